@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs every Debian package Plaudit needs to build, test and benchmark.
+# Idempotent: does nothing (and needs no network) when all packages are present.
+set -euo pipefail
+
+PKGS=(
+  build-essential cmake ninja-build pkg-config
+  libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
+  libhiredis-dev libsqlite3-dev sqlite3 libpq-dev libsodium-dev libgumbo-dev
+  libspdlog-dev libfmt-dev libcli11-dev libtomlplusplus-dev libexpected-dev
+  prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
+  redis-server redis-tools postgresql postgresql-client wrk curl
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+# Boost 1.74's dev headers conflict with 1.81's; remove them if present.
+if dpkg-query -W -f='${Status}' libboost1.74-dev 2>/dev/null | grep -q "install ok installed"; then
+  missing+=("libboost1.74-dev-")
+fi
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+APT=($SUDO apt-get -o DPkg::Lock::Timeout=600 -y -q)
+"${APT[@]}" update -q >/dev/null
+"${APT[@]}" install --no-install-recommends "${missing[@]}"
+# The packaged redis-server/postgresql services are not used: tests and the embedded
+# mode start private servers. Stop them where they were auto-started, if possible.
+if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
+  $SUDO systemctl disable --now redis-server >/dev/null 2>&1 || true
+fi

@@ -1,0 +1,63 @@
+#include "api/ops.hpp"
+
+#include <boost/asio/experimental/awaitable_operators.hpp>
+
+#include "http/errors.hpp"
+
+namespace plaudit::api {
+
+using http_api::Request;
+using http_api::Response;
+using namespace boost::asio::experimental::awaitable_operators;
+
+namespace {
+
+Awaitable<Status> PingRedis(redis::Client* client) {
+  // argv is a named variable: GCC 12 miscompiles a braced list inside co_await.
+  std::vector<std::string> argv{"PING"};
+  auto r = co_await client->Command(std::move(argv));
+  if (!r) co_return tl::unexpected(r.error());
+  if (r->is_error()) co_return Fail(ErrorCode::kUnavailable, r->str);
+  co_return Status{};
+}
+
+Awaitable<Status> PingSql(sql::Store* store) { co_return co_await store->Ping(); }
+
+}  // namespace
+
+void RegisterOps(http_api::Router& router, OpsDeps deps) {
+  router.Add(http::verb::get, "/healthz", [](Request&) -> Awaitable<Response> {
+    co_return http_api::JsonResponse(http::status::ok, {{"status", "ok"}});
+  });
+
+  // Both checks run concurrently; each is bounded by its client's timeout, so /readyz
+  // answers within ~1 s even when a backend hangs.
+  router.Add(http::verb::get, "/readyz", [deps](Request&) -> Awaitable<Response> {
+    auto [redis, sql] = co_await (PingRedis(deps.redis) && PingSql(deps.store));
+    boost::json::object body;
+    body["redis"] = redis ? "ok" : "unavailable";
+    body["database"] = sql ? "ok" : "unavailable";
+    if (redis && sql) {
+      body["status"] = "ready";
+      co_return http_api::JsonResponse(http::status::ok, body);
+    }
+    std::string message;
+    if (!redis) message += "redis: " + redis.error().message;
+    if (!sql) message += std::string(message.empty() ? "" : "; ") + "database: " + sql.error().message;
+    auto r = http_api::ErrorResponse(http::status::service_unavailable, "unavailable", message);
+    auto v = boost::json::parse(r.body).as_object();
+    v["redis"] = body["redis"];
+    v["database"] = body["database"];
+    r.body = boost::json::serialize(v);
+    co_return r;
+  });
+
+  router.Add(http::verb::get, "/metrics", [deps](Request&) -> Awaitable<Response> {
+    Response r;
+    r.body = deps.metrics->Serialize();
+    r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    co_return r;
+  });
+}
+
+}  // namespace plaudit::api

@@ -1,0 +1,65 @@
+#pragma once
+// Wiring and lifetimes: config → embedded Redis (if needed) → SQL store (migrated) → Redis
+// client → routes → HTTP server; and the reverse on shutdown.
+//
+// Threading: one io_context run on one thread serves HTTP and talks to Redis; SQL calls run
+// on the store's own pool. One event-loop thread per process is deliberate: there are no
+// locks on the request path, and concurrent requests share Redis round trips. A bigger box
+// runs several plauditd processes on one Redis and one database (nothing relies on
+// process-local state for correctness).
+#include <atomic>
+#include <memory>
+#include <optional>
+
+#include "app/embedded_redis.hpp"
+#include "common/net.hpp"
+#include "common/result.hpp"
+#include "config/config.hpp"
+#include "http/metrics.hpp"
+#include "http/router.hpp"
+#include "http/server.hpp"
+#include "redis/client.hpp"
+#include "sql/store.hpp"
+
+namespace plaudit::app {
+
+class App {
+ public:
+  explicit App(config::Config config);
+  ~App();
+
+  // Starts everything and listens. Routes added to router() before Start() are served too.
+  Status Start();
+  // Serves on the calling thread until a graceful stop completes; returns the exit code.
+  // With handle_signals, SIGINT and SIGTERM begin the graceful stop.
+  int Run(bool handle_signals = true);
+  // Begins the graceful stop; safe from any thread.
+  void RequestStop();
+
+  uint16_t port() const;
+  net::io_context& io() { return ioc_; }
+  http_api::Router& router() { return router_; }
+  redis::Client& redis() { return *redis_; }
+  sql::Store& store() { return *store_; }
+  http_api::Metrics& metrics() { return metrics_; }
+  const config::Config& config() const { return config_; }
+
+ private:
+  void BeginStop();
+
+  config::Config config_;
+  net::io_context ioc_{1};
+  http_api::Metrics metrics_;
+  http_api::Router router_;
+  std::unique_ptr<EmbeddedRedis> embedded_redis_;
+  std::unique_ptr<sql::Store> store_;
+  std::shared_ptr<redis::Client> redis_;
+  std::unique_ptr<http_api::Server> server_;
+  std::optional<net::signal_set> signals_;
+  bool stopping_ = false;
+};
+
+// Opens the configured store (SQLite default path resolved) without migrating.
+Result<std::unique_ptr<sql::Store>> OpenStore(const config::Config& config);
+
+}  // namespace plaudit::app

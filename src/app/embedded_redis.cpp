@@ -1,0 +1,169 @@
+#include "app/embedded_redis.hpp"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <thread>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+
+namespace plaudit::app {
+namespace {
+
+bool SocketAccepts(const std::filesystem::path& path) {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
+  bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  ::close(fd);
+  return ok;
+}
+
+bool IsRedisProcess(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
+  std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return cmdline.find("redis-server") != std::string::npos;
+}
+
+bool Alive(pid_t pid) { return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM); }
+
+}  // namespace
+
+EmbeddedRedis::EmbeddedRedis(std::filesystem::path data_dir, std::string redis_server_bin)
+    : dir_((std::filesystem::absolute(data_dir) / "redis").lexically_normal()),
+      bin_(std::move(redis_server_bin)) {
+  socket_path_ = dir_ / "redis.sock";
+  pid_path_ = dir_ / "redis.pid";
+}
+
+EmbeddedRedis::~EmbeddedRedis() { Stop(); }
+
+void EmbeddedRedis::StopStale() {
+  std::ifstream in(pid_path_);
+  pid_t old = -1;
+  if (!(in >> old) || old <= 0 || old == ::getpid()) {
+    return;
+  }
+  if (!Alive(old) || !IsRedisProcess(old)) {
+    return;
+  }
+  spdlog::warn("a redis-server (pid {}) from an earlier run still holds {}; stopping it", old,
+               dir_.string());
+  ::kill(old, SIGTERM);
+  for (int i = 0; i < 1000 && Alive(old); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (Alive(old)) {
+    ::kill(old, SIGKILL);
+    for (int i = 0; i < 200 && Alive(old); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+}
+
+Status EmbeddedRedis::Start(std::chrono::milliseconds timeout) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir_, ec);
+  if (ec) {
+    return Fail(ErrorCode::kUnavailable, "cannot create " + dir_.string() + ": " + ec.message());
+  }
+  if (socket_path_.string().size() >= sizeof(sockaddr_un::sun_path)) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "data dir path too long for a Unix socket: " + socket_path_.string());
+  }
+  StopStale();
+  std::filesystem::remove(socket_path_, ec);
+
+  std::vector<std::string> args = {
+      bin_,
+      "--port", "0",
+      "--unixsocket", socket_path_.string(),
+      "--unixsocketperm", "700",
+      "--dir", dir_.string(),
+      "--pidfile", pid_path_.string(),
+      "--logfile", (dir_ / "redis.log").string(),
+      "--daemonize", "no",
+      "--save", "",
+      "--appendonly", "yes",
+      "--appendfsync", "everysec",
+      "--auto-aof-rewrite-percentage", "100",
+      "--auto-aof-rewrite-min-size", "64mb",
+      // Like records are bucketed small hashes (see docs/architecture.md); keep them compact.
+      "--hash-max-listpack-entries", "512",
+  };
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  const pid_t parent = ::getpid();
+  pid_ = ::fork();
+  if (pid_ < 0) {
+    return Fail(ErrorCode::kUnavailable, "fork failed");
+  }
+  if (pid_ == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) {
+      ::_exit(1);  // the parent died between fork and prctl
+    }
+    ::setpgid(0, 0);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::execvp(argv[0], argv.data());
+    ::_exit(127);
+  }
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (Exited()) {
+      return Fail(ErrorCode::kUnavailable,
+                  "redis-server exited at start-up; see " + (dir_ / "redis.log").string() +
+                      " (is redis-server installed? run scripts/install-deps.sh)");
+    }
+    if (SocketAccepts(socket_path_)) {
+      spdlog::info("embedded redis-server (pid {}) on {}", pid_, socket_path_.string());
+      return {};
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  Stop();
+  return Fail(ErrorCode::kUnavailable, "redis-server did not start within the timeout");
+}
+
+bool EmbeddedRedis::Exited() {
+  if (pid_ <= 0) return true;
+  int status = 0;
+  pid_t r = ::waitpid(pid_, &status, WNOHANG);
+  if (r == pid_ || (r < 0 && errno == ECHILD)) {
+    pid_ = -1;
+    return true;
+  }
+  return false;
+}
+
+void EmbeddedRedis::Stop(std::chrono::milliseconds grace) {
+  if (pid_ <= 0) return;
+  ::kill(pid_, SIGTERM);
+  auto deadline = std::chrono::steady_clock::now() + grace;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (Exited()) {
+      spdlog::info("embedded redis-server stopped");
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  spdlog::warn("embedded redis-server did not stop in time; killing it");
+  ::kill(pid_, SIGKILL);
+  ::waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+}
+
+}  // namespace plaudit::app

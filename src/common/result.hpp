@@ -1,0 +1,58 @@
+#pragma once
+// Expected failures are values, not exceptions (see STYLE.md): every service and store call
+// returns Result<T>. The error codes are canonical and transport-neutral; only
+// src/http/error_map knows which HTTP status each one becomes.
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <tl/expected.hpp>
+
+namespace plaudit {
+
+enum class ErrorCode {
+  kInvalidArgument,   // malformed or out-of-range input
+  kInvalidJson,       // body is not JSON (or not the expected JSON shape at the top)
+  kNotFound,          // no such object, or one the caller may not see
+  kAlreadyExists,     // unique constraint (username taken)
+  kPermissionDenied,  // authenticated but not allowed
+  kUnauthenticated,   // missing, invalid or expired credentials
+  kRateLimited,       // too many requests
+  kUnavailable,       // Redis or the database cannot be reached (or timed out)
+  kInternal,          // a bug or an unexpected reply
+};
+
+struct Error {
+  ErrorCode code = ErrorCode::kInternal;
+  std::string message;
+  int retry_after_seconds = 0;  // for kRateLimited
+
+  friend bool operator==(const Error&, const Error&) = default;
+};
+
+template <class T>
+using Result = tl::expected<T, Error>;
+
+// Success of a Result<void>-like call.
+using Status = tl::expected<void, Error>;
+
+inline tl::unexpected<Error> Fail(ErrorCode code, std::string message) {
+  return tl::unexpected<Error>(Error{code, std::move(message)});
+}
+
+inline std::string_view ErrorCodeName(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kInvalidArgument: return "invalid_argument";
+    case ErrorCode::kInvalidJson: return "invalid_json";
+    case ErrorCode::kNotFound: return "not_found";
+    case ErrorCode::kAlreadyExists: return "already_exists";
+    case ErrorCode::kPermissionDenied: return "permission_denied";
+    case ErrorCode::kUnauthenticated: return "unauthenticated";
+    case ErrorCode::kRateLimited: return "rate_limited";
+    case ErrorCode::kUnavailable: return "unavailable";
+    case ErrorCode::kInternal: return "internal";
+  }
+  return "internal";
+}
+
+}  // namespace plaudit

@@ -1,0 +1,14 @@
+#pragma once
+// Wall-clock times as milliseconds since the Unix epoch (how SQL stores them) and their
+// RFC 3339 form in the API: 2026-11-29T21:30:00.123Z (UTC, always milliseconds).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace plaudit {
+
+int64_t NowMs();
+std::string FormatTimeMs(int64_t epoch_ms);
+
+}  // namespace plaudit

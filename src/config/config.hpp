@@ -1,0 +1,43 @@
+#pragma once
+// plauditd's settings (API.md "Running plauditd"). Each comes from, in order of precedence:
+// the command-line flag, the TOML file given with --config, the PLAUDIT_* environment
+// variable, the default. Unknown flags or file keys fail start-up.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace plaudit::config {
+
+struct Config {
+  std::string host = "127.0.0.1";
+  uint16_t port = 8080;
+  std::string data_dir = "./var";
+  std::string redis_url;     // empty: start an embedded redis-server child
+  std::string database_url;  // empty: SQLite at <data_dir>/plaudit.db
+  int flush_interval_ms = 1000;
+  std::string bootstrap_admin;  // "name:password" or empty
+  std::string log_level = "info";
+  bool rate_limits = true;
+  size_t max_body = 1 << 20;
+  std::string redis_server_bin = "redis-server";  // for embedded mode
+  int sql_pool_size = 2;
+};
+
+enum class Command { kServe, kMigrate, kFlush, kRebuildCache, kUserAdd };
+
+struct Invocation {
+  Config config;
+  Command command = Command::kServe;
+  std::string user_name;  // user add NAME
+  std::string user_role = "user";
+};
+
+// Parses argv. On --help or a parse error, returns nullopt with `exit_code` set (0 for help)
+// and the message already printed.
+std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_code);
+
+// The SQLite URL used when no --database is given.
+std::string DefaultDatabaseUrl(const Config& config);
+
+}  // namespace plaudit::config

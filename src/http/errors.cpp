@@ -1,0 +1,59 @@
+#include "http/errors.hpp"
+
+#include <string>
+
+namespace plaudit::http_api {
+namespace {
+
+struct Mapping {
+  ErrorCode code;
+  http::status status;
+  std::string_view api_code;
+};
+
+// Keep in step with the error table of API.md.
+constexpr Mapping kMappings[] = {
+    {ErrorCode::kInvalidArgument, http::status::bad_request, "invalid_field"},
+    {ErrorCode::kInvalidJson, http::status::bad_request, "invalid_json"},
+    {ErrorCode::kUnauthenticated, http::status::unauthorized, "unauthenticated"},
+    {ErrorCode::kPermissionDenied, http::status::forbidden, "forbidden"},
+    {ErrorCode::kNotFound, http::status::not_found, "not_found"},
+    {ErrorCode::kAlreadyExists, http::status::conflict, "conflict"},
+    {ErrorCode::kRateLimited, http::status::too_many_requests, "rate_limited"},
+    {ErrorCode::kUnavailable, http::status::service_unavailable, "unavailable"},
+    {ErrorCode::kInternal, http::status::internal_server_error, "internal"},
+};
+
+const Mapping& Find(ErrorCode code) {
+  for (const auto& m : kMappings) {
+    if (m.code == code) {
+      return m;
+    }
+  }
+  return kMappings[std::size(kMappings) - 1];
+}
+
+}  // namespace
+
+http::status StatusFor(ErrorCode code) { return Find(code).status; }
+std::string_view ApiCodeFor(ErrorCode code) { return Find(code).api_code; }
+
+Response ErrorResponse(http::status status, std::string_view code, std::string_view message) {
+  boost::json::object err;
+  err["code"] = code;
+  err["message"] = message;
+  boost::json::object body;
+  body["error"] = std::move(err);
+  return JsonResponse(status, body);
+}
+
+Response ErrorResponse(const Error& error) {
+  const Mapping& m = Find(error.code);
+  Response r = ErrorResponse(m.status, m.api_code, error.message);
+  if (error.code == ErrorCode::kRateLimited) {
+    r.headers.emplace_back("Retry-After", std::to_string(std::max(1, error.retry_after_seconds)));
+  }
+  return r;
+}
+
+}  // namespace plaudit::http_api

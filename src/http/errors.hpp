@@ -1,0 +1,19 @@
+#pragma once
+// The one table that turns errors into HTTP statuses and API.md error bodies:
+// {"error": {"code": "<snake_case>", "message": "<human text>"}}.
+#include <string_view>
+
+#include "common/result.hpp"
+#include "http/request.hpp"
+
+namespace plaudit::http_api {
+
+// A service error → its HTTP response (status, error body, Retry-After for rate limits).
+Response ErrorResponse(const Error& error);
+// An HTTP-level error that no service produces (404 route, 405, 413, 415, 431, 400 parse).
+Response ErrorResponse(http::status status, std::string_view code, std::string_view message);
+
+http::status StatusFor(ErrorCode code);
+std::string_view ApiCodeFor(ErrorCode code);
+
+}  // namespace plaudit::http_api

@@ -1,0 +1,78 @@
+#include "http/metrics.hpp"
+
+#include <prometheus/text_serializer.h>
+
+namespace plaudit::http_api {
+namespace {
+
+prometheus::Histogram::BucketBoundaries LatencyBuckets() {
+  return {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+          2.5};
+}
+
+}  // namespace
+
+Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
+  requests_ = &prometheus::BuildCounter()
+                   .Name("plaudit_http_requests_total")
+                   .Help("HTTP requests by route pattern, method and status")
+                   .Register(*registry_);
+  request_seconds_ = &prometheus::BuildHistogram()
+                          .Name("plaudit_http_request_duration_seconds")
+                          .Help("HTTP request latency by route pattern")
+                          .Register(*registry_);
+  redis_seconds_ = &prometheus::BuildHistogram()
+                        .Name("plaudit_redis_command_duration_seconds")
+                        .Help("Redis command latency (send to reply) by command")
+                        .Register(*registry_);
+  sql_seconds_ = &prometheus::BuildHistogram()
+                      .Name("plaudit_sql_call_duration_seconds")
+                      .Help("Latency of one call to the SQL store, queueing included")
+                      .Register(*registry_)
+                      .Add({}, LatencyBuckets());
+}
+
+void Metrics::ObserveRequest(std::string_view route, std::string_view method, int status,
+                             double seconds) {
+  std::string key;
+  key.reserve(route.size() + method.size() + 8);
+  key.append(route).append(" ").append(method).append(" ").append(std::to_string(status));
+  std::lock_guard lock(mu_);
+  auto it = request_counters_.find(key);
+  if (it == request_counters_.end()) {
+    auto& c = requests_->Add({{"route", std::string(route)},
+                              {"method", std::string(method)},
+                              {"status", std::to_string(status)}});
+    it = request_counters_.emplace(key, &c).first;
+  }
+  it->second->Increment();
+  std::string rkey(route);
+  auto hit = request_histograms_.find(rkey);
+  if (hit == request_histograms_.end()) {
+    auto& h = request_seconds_->Add({{"route", rkey}}, LatencyBuckets());
+    hit = request_histograms_.emplace(rkey, &h).first;
+  }
+  hit->second->Observe(seconds);
+}
+
+void Metrics::ObserveRedis(std::string_view command, double seconds) {
+  std::string key(command);
+  for (auto& c : key) {
+    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  std::lock_guard lock(mu_);
+  auto it = redis_histograms_.find(key);
+  if (it == redis_histograms_.end()) {
+    auto& h = redis_seconds_->Add({{"command", key}}, LatencyBuckets());
+    it = redis_histograms_.emplace(key, &h).first;
+  }
+  it->second->Observe(seconds);
+}
+
+void Metrics::ObserveSql(double seconds) { sql_seconds_->Observe(seconds); }
+
+std::string Metrics::Serialize() const {
+  return prometheus::TextSerializer().Serialize(registry_->Collect());
+}
+
+}  // namespace plaudit::http_api

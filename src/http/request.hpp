@@ -1,0 +1,49 @@
+#pragma once
+// What a handler sees of an HTTP request, and what it returns.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <boost/json.hpp>
+
+#include "common/net.hpp"
+#include "common/result.hpp"
+
+namespace plaudit::http_api {
+
+using RawRequest = http::request<http::string_body>;
+
+struct Request {
+  const RawRequest& raw;
+  std::string_view path;   // decoded-free path part of the target, e.g. /api/v1/articles/7
+  std::string_view query;  // the part after '?', may be empty
+  std::vector<std::pair<std::string, std::string>> path_params;  // {id} → "7"
+  std::string client_address;
+
+  // A path parameter by name ("id"), or empty.
+  std::string_view Param(std::string_view name) const;
+  // A path parameter parsed as a positive 64-bit id; kInvalidArgument otherwise.
+  Result<int64_t> IdParam(std::string_view name) const;
+  // A query parameter (percent-decoded), or nullopt when absent.
+  std::optional<std::string> Query(std::string_view name) const;
+  // The header value, or empty.
+  std::string_view Header(http::field field) const;
+  // The body as a JSON object: kInvalidJson when it is not JSON or not an object;
+  // an Error with code kUnsupportedMediaType semantics is signalled by UnsupportedMediaType().
+  Result<boost::json::object> JsonBody() const;
+  bool HasJsonContentType() const;
+};
+
+struct Response {
+  http::status status = http::status::ok;
+  std::string body;  // JSON text (empty for 204)
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string content_type = "application/json; charset=utf-8";
+};
+
+Response JsonResponse(http::status status, const boost::json::value& body);
+Response NoContent();
+
+}  // namespace plaudit::http_api

@@ -1,0 +1,82 @@
+#include "http/router.hpp"
+
+namespace plaudit::http_api {
+namespace {
+
+std::vector<std::string_view> Split(std::string_view path) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < path.size()) {
+    if (path[i] == '/') {
+      ++i;
+      continue;
+    }
+    size_t j = path.find('/', i);
+    if (j == std::string_view::npos) {
+      j = path.size();
+    }
+    out.push_back(path.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+bool IsParam(std::string_view seg) {
+  return seg.size() >= 2 && seg.front() == '{' && seg.back() == '}';
+}
+
+}  // namespace
+
+void Router::Add(http::verb method, std::string pattern, Handler handler) {
+  Route r{method, pattern, {}, std::move(handler)};
+  for (auto seg : Split(r.pattern)) {
+    r.segments.emplace_back(seg);
+  }
+  routes_.push_back(std::move(r));
+}
+
+Router::Match Router::Find(http::verb method, std::string_view path) const {
+  Match result;
+  result.pattern = "unmatched";
+  auto segs = Split(path);
+  // A trailing slash is a different resource; refuse it rather than guess.
+  if (path.size() > 1 && path.back() == '/') {
+    return result;
+  }
+  for (const auto& route : routes_) {
+    if (route.segments.size() != segs.size()) {
+      continue;
+    }
+    bool ok = true;
+    for (size_t i = 0; i < segs.size() && ok; ++i) {
+      ok = IsParam(route.segments[i]) ? !segs[i].empty() : route.segments[i] == segs[i];
+    }
+    if (!ok) {
+      continue;
+    }
+    // HEAD is served by the GET handler (the server drops the body).
+    bool method_ok = route.method == method ||
+                     (method == http::verb::head && route.method == http::verb::get);
+    if (!method_ok) {
+      if (result.kind == Match::Kind::kNotFound) {
+        result.kind = Match::Kind::kMethodNotAllowed;
+        result.pattern = route.pattern;
+      }
+      continue;
+    }
+    result.kind = Match::Kind::kFound;
+    result.handler = &route.handler;
+    result.pattern = route.pattern;
+    result.params.clear();
+    for (size_t i = 0; i < segs.size(); ++i) {
+      if (IsParam(route.segments[i])) {
+        const auto& s = route.segments[i];
+        result.params.emplace_back(s.substr(1, s.size() - 2), std::string(segs[i]));
+      }
+    }
+    return result;
+  }
+  return result;
+}
+
+}  // namespace plaudit::http_api

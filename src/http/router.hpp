@@ -1,0 +1,39 @@
+#pragma once
+// Routes by method and path pattern. A pattern is a '/'-separated path whose segments are
+// literals or `{name}` parameters ("/api/v1/articles/{id}/like"). Matching is exact per
+// segment; a path that matches a pattern under another method yields 405, none yields 404.
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "http/request.hpp"
+
+namespace plaudit::http_api {
+
+using Handler = std::function<Awaitable<Response>(Request&)>;
+
+class Router {
+ public:
+  void Add(http::verb method, std::string pattern, Handler handler);
+
+  struct Match {
+    enum class Kind { kFound, kNotFound, kMethodNotAllowed };
+    Kind kind = Kind::kNotFound;
+    const Handler* handler = nullptr;
+    std::string_view pattern;  // the route, for metrics labels ("unmatched" otherwise)
+    std::vector<std::pair<std::string, std::string>> params;
+  };
+  Match Find(http::verb method, std::string_view path) const;
+
+ private:
+  struct Route {
+    http::verb method;
+    std::string pattern;
+    std::vector<std::string> segments;
+    Handler handler;
+  };
+  std::vector<Route> routes_;
+};
+
+}  // namespace plaudit::http_api

@@ -1,0 +1,125 @@
+#include "redis/asio_adapter.hpp"
+
+#include <hiredis/async.h>
+#include <hiredis/hiredis.h>
+
+#include <memory>
+#include <utility>
+
+namespace plaudit::redis {
+namespace {
+
+// The state behind ac->ev.data. hiredis holds a raw pointer to it; `self_` keeps it alive
+// until hiredis calls Cleanup, and each outstanding async_wait holds another reference.
+class AsioEvents : public std::enable_shared_from_this<AsioEvents> {
+ public:
+  AsioEvents(redisAsyncContext* ac, const net::any_io_executor& ex, std::function<void()> on_flush)
+      : ac_(ac), fd_(ex), on_flush_(std::move(on_flush)) {}
+
+  bool Assign(int fd) {
+    boost::system::error_code ec;
+    fd_.assign(fd, ec);
+    return !ec;
+  }
+
+  void Install() {
+    self_ = shared_from_this();
+    ac_->ev.data = this;
+    ac_->ev.addRead = [](void* p) { static_cast<AsioEvents*>(p)->AddRead(); };
+    ac_->ev.delRead = [](void* p) { static_cast<AsioEvents*>(p)->want_read_ = false; };
+    ac_->ev.addWrite = [](void* p) { static_cast<AsioEvents*>(p)->AddWrite(); };
+    ac_->ev.delWrite = [](void* p) { static_cast<AsioEvents*>(p)->want_write_ = false; };
+    ac_->ev.cleanup = [](void* p) { static_cast<AsioEvents*>(p)->Cleanup(); };
+  }
+
+ private:
+  void AddRead() {
+    want_read_ = true;
+    if (!read_waiting_) {
+      WaitRead();
+    }
+  }
+
+  void AddWrite() {
+    want_write_ = true;
+    if (!write_waiting_) {
+      WaitWrite();
+    }
+  }
+
+  void WaitRead() {
+    read_waiting_ = true;
+    fd_.async_wait(net::posix::descriptor_base::wait_read,
+                   [self = shared_from_this()](boost::system::error_code ec) {
+                     self->read_waiting_ = false;
+                     if (ec || !self->alive_ || !self->want_read_) {
+                       return;
+                     }
+                     // May free the context (and so call Cleanup) before it returns.
+                     redisAsyncHandleRead(self->ac_);
+                     if (self->alive_ && self->want_read_ && !self->read_waiting_) {
+                       self->WaitRead();
+                     }
+                   });
+  }
+
+  void WaitWrite() {
+    write_waiting_ = true;
+    fd_.async_wait(net::posix::descriptor_base::wait_write,
+                   [self = shared_from_this()](boost::system::error_code ec) {
+                     self->write_waiting_ = false;
+                     if (ec || !self->alive_ || !self->want_write_) {
+                       return;
+                     }
+                     // The first write event only completes the connect; count real flushes.
+                     if ((self->ac_->c.flags & REDIS_CONNECTED) && sdslen(self->ac_->c.obuf) > 0 &&
+                         self->on_flush_) {
+                       self->on_flush_();
+                     }
+                     redisAsyncHandleWrite(self->ac_);
+                     if (self->alive_ && self->want_write_ && !self->write_waiting_) {
+                       self->WaitWrite();
+                     }
+                   });
+  }
+
+  // hiredis is freeing the context and will close the fd itself.
+  void Cleanup() {
+    alive_ = false;
+    want_read_ = false;
+    want_write_ = false;
+    ac_->ev = {};  // hiredis must not reach this object through its hooks any more
+    ac_ = nullptr;
+    on_flush_ = nullptr;
+    // release() deregisters the fd and aborts the pending waits without closing it.
+    fd_.release();
+    auto keep = std::move(self_);  // may destroy *this when this function returns
+  }
+
+  redisAsyncContext* ac_;
+  net::posix::stream_descriptor fd_;
+  std::function<void()> on_flush_;
+  std::shared_ptr<AsioEvents> self_;
+  bool alive_ = true;
+  bool want_read_ = false;
+  bool want_write_ = false;
+  bool read_waiting_ = false;
+  bool write_waiting_ = false;
+};
+
+}  // namespace
+
+bool AttachAsio(redisAsyncContext* ac, const net::any_io_executor& ex,
+                std::function<void()> on_flush) {
+  if (ac->ev.data != nullptr) {
+    return false;
+  }
+  auto events = std::make_shared<AsioEvents>(ac, ex, std::move(on_flush));
+  if (!events->Assign(ac->c.fd)) {
+    return false;
+  }
+  events->Install();
+  return true;
+}
+
+}  // namespace plaudit::redis

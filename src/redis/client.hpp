@@ -1,0 +1,96 @@
+#pragma once
+// Asynchronous Redis client on the caller's Asio executor, built on the hiredis async API.
+//
+// Design: one connection, many commands in flight. hiredis writes commands in order and
+// answers callbacks in order, so every concurrent coroutine that calls Command() shares the
+// socket's round trips (pipelining): N requests waiting on Redis cost one write and one read
+// syscall batch, not N round trips. All methods must be called from the executor the client
+// was created on (the server runs its io_context on one thread; see docs/architecture.md).
+//
+// Lifetime: only the owner's shared_ptr keeps the client alive; dropping it closes the
+// connection and fails in-flight commands with kUnavailable. Destroy it before its io_context.
+// Create() sets SIGPIPE to SIG_IGN: hiredis writes with write(2), and a Redis that
+// went away must cost a reconnect, not the process.
+//
+// Failure model: when Redis is down, calls fail at once with ErrorCode::kUnavailable while
+// a background loop reconnects with exponential backoff; a command that gets no answer
+// within `command_timeout` also fails with kUnavailable (its late reply is discarded).
+// A Redis error reply (e.g. WRONGTYPE) is not a transport failure: it is returned as a
+// Reply of type kError.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/net.hpp"
+#include "common/result.hpp"
+#include "redis/reply.hpp"
+
+namespace plaudit::redis {
+
+struct ClientOptions {
+  // redis://host:port[/db] or unix:///path/to/redis.sock[?db=N] (no AUTH yet).
+  std::string url = "redis://127.0.0.1:6379";
+  std::chrono::milliseconds connect_timeout{1000};
+  std::chrono::milliseconds command_timeout{1000};
+  std::chrono::milliseconds reconnect_min{50};
+  std::chrono::milliseconds reconnect_max{2000};
+};
+
+// A Lua script from src/redis/lua/, addressed by its file name ("like.lua"). Its SHA1 is not
+// computed here (no SHA1 in our dependencies): each Client learns it from SCRIPT LOAD on first
+// use and caches it by name and source.
+struct Script {
+  std::string name;
+  std::string source;
+  Script(std::string name, std::string source);
+};
+
+// Counters for tests and metrics: how many round trips a request type costs.
+struct ClientStats {
+  uint64_t commands_sent = 0;    // every command written to the socket (incl. SCRIPT LOAD)
+  uint64_t batches_flushed = 0;  // write batches (one per event-loop turn with pending writes)
+  uint64_t reconnects = 0;
+  uint64_t timeouts = 0;
+};
+
+class Client : public std::enable_shared_from_this<Client> {
+ public:
+  // Throws std::invalid_argument when options.url is not a supported URL (start-up only).
+  static std::shared_ptr<Client> Create(net::any_io_executor ex, ClientOptions options);
+  virtual ~Client() = default;
+
+  // Starts connecting (returns immediately); the connection is retried in the background.
+  virtual void Start() = 0;
+  // Closes the connection and fails pending commands; no reconnect after this.
+  virtual void Stop() = 0;
+  virtual bool connected() const = 0;
+  // Waits until connected (true) or until `timeout` passes or the client is stopped (false).
+  // For start-up readiness and tests; requests should call Command() and handle kUnavailable.
+  virtual Awaitable<bool> WaitConnected(std::chrono::milliseconds timeout) = 0;
+
+  // Sends one command (binary-safe argv) and awaits its reply.
+  virtual Awaitable<Result<Reply>> Command(std::vector<std::string> argv) = 0;
+  // Sends several commands back to back (one write) and awaits all replies, in order.
+  virtual Awaitable<Result<std::vector<Reply>>> Pipeline(
+      std::vector<std::vector<std::string>> commands) = 0;
+  // EVALSHA with SCRIPT LOAD on first use and after NOSCRIPT (e.g. after SCRIPT FLUSH or a
+  // Redis restart), then retries once. `script` must outlive the call (GetScript()'s do).
+  virtual Awaitable<Result<Reply>> Eval(const Script& script, std::vector<std::string> keys,
+                                        std::vector<std::string> args) = 0;
+
+  virtual const ClientStats& stats() const = 0;
+  // Called with the latency of each command that got a reply (for /metrics); may be empty.
+  // Runs inside the reply path: it must not call back into the client.
+  virtual void SetLatencyObserver(
+      std::function<void(std::string_view command, double seconds)>) = 0;
+};
+
+// The scripts of src/redis/lua/ (embedded at build time), by file name; throws if missing.
+const Script& GetScript(std::string_view file_name);
+
+}  // namespace plaudit::redis

@@ -1,0 +1,23 @@
+#include "redis/reply.hpp"
+
+#include <charconv>
+
+namespace plaudit::redis {
+
+std::optional<int64_t> Reply::AsInt() const {
+  if (type == Type::kInteger) {
+    return integer;
+  }
+  if (type != Type::kString || str.empty()) {
+    return std::nullopt;
+  }
+  int64_t value = 0;
+  const char* end = str.data() + str.size();
+  auto [ptr, ec] = std::from_chars(str.data(), end, value);
+  if (ec != std::errc() || ptr != end) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+}  // namespace plaudit::redis

@@ -1,0 +1,23 @@
+#pragma once
+// A Redis reply copied out of hiredis (hiredis frees its own reply when the callback returns).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace plaudit::redis {
+
+struct Reply {
+  enum class Type { kNil, kInteger, kString, kStatus, kError, kArray };
+  Type type = Type::kNil;
+  int64_t integer = 0;
+  std::string str;  // kString, kStatus, kError
+  std::vector<Reply> elements;
+
+  bool is_nil() const { return type == Type::kNil; }
+  bool is_error() const { return type == Type::kError; }
+  // The integer of an integer reply, or of a string reply holding a decimal number.
+  std::optional<int64_t> AsInt() const;
+};
+
+}  // namespace plaudit::redis

@@ -1,0 +1,259 @@
+// SQLite connection: WAL, foreign keys, a 5 s busy timeout, and a per-connection cache of
+// prepared statements keyed by the SQL text callers pass (their named constants).
+#include <sqlite3.h>
+
+#include <cctype>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "sql/connection_impl.hpp"
+
+namespace plaudit::sql {
+
+namespace {
+
+// Statements built at run time could grow the cache without bound; named constants never
+// come close to this.
+constexpr size_t kMaxCachedStatements = 256;
+constexpr int kBusyTimeoutMs = 5000;
+
+struct DbCloser {
+  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+};
+struct StmtFinalizer {
+  void operator()(sqlite3_stmt* stmt) const { sqlite3_finalize(stmt); }
+};
+using DbPtr = std::unique_ptr<sqlite3, DbCloser>;
+using StmtPtr = std::unique_ptr<sqlite3_stmt, StmtFinalizer>;
+
+ErrorCode CodeFor(int rc) {
+  switch (rc) {
+    case SQLITE_CONSTRAINT_UNIQUE:
+    case SQLITE_CONSTRAINT_PRIMARYKEY:
+    case SQLITE_CONSTRAINT_ROWID:
+      return ErrorCode::kAlreadyExists;
+    default:
+      break;
+  }
+  switch (rc & 0xff) {
+    case SQLITE_CONSTRAINT:  // NOT NULL, CHECK, FOREIGN KEY
+      return ErrorCode::kInvalidArgument;
+    case SQLITE_BUSY:  // still locked after the busy timeout
+    case SQLITE_LOCKED:
+    case SQLITE_IOERR:
+    case SQLITE_CANTOPEN:
+    case SQLITE_FULL:
+    case SQLITE_PROTOCOL:
+      return ErrorCode::kUnavailable;
+    default:
+      return ErrorCode::kInternal;
+  }
+}
+
+// Errors after which the handle is not worth keeping.
+bool IsFatal(int rc) {
+  switch (rc & 0xff) {
+    case SQLITE_IOERR:
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+    case SQLITE_CANTOPEN:
+      return true;
+    default:
+      return false;
+  }
+}
+
+class SqliteConnection final : public DbConnection {
+ public:
+  explicit SqliteConnection(DbPtr db) : db_(std::move(db)) {}
+
+  Dialect dialect() const override { return Dialect::kSqlite; }
+
+  Result<Rows> Query(std::string_view sql, const std::vector<Value>& params) override {
+    auto prepared = Prepare(sql);
+    if (!prepared) {
+      return tl::unexpected(prepared.error());
+    }
+    sqlite3_stmt* stmt = *prepared;
+    // Cached statements must go back clean whatever happens below. Bindings may point into
+    // `params` (SQLITE_STATIC), so they are cleared before Query returns.
+    struct Reset {
+      sqlite3_stmt* stmt;
+      ~Reset() {
+        sqlite3_reset(stmt);
+        sqlite3_clear_bindings(stmt);
+      }
+    } reset{stmt};
+
+    const int expected = sqlite3_bind_parameter_count(stmt);
+    if (static_cast<int>(params.size()) != expected) {
+      return Fail(ErrorCode::kInternal, "sqlite: statement takes " + std::to_string(expected) +
+                                            " parameters, got " + std::to_string(params.size()));
+    }
+    for (int i = 0; i < expected; ++i) {
+      if (int rc = Bind(stmt, i + 1, params[i]); rc != SQLITE_OK) {
+        return Failure(rc);
+      }
+    }
+
+    Rows rows;
+    const int ncols = sqlite3_column_count(stmt);
+    rows.columns.reserve(ncols);
+    for (int c = 0; c < ncols; ++c) {
+      const char* name = sqlite3_column_name(stmt, c);
+      rows.columns.emplace_back(name ? name : "");
+    }
+    while (true) {
+      int rc = sqlite3_step(stmt);
+      if (rc == SQLITE_DONE) {
+        break;
+      }
+      if (rc != SQLITE_ROW) {
+        return Failure(sqlite3_extended_errcode(db_.get()));
+      }
+      Row row;
+      row.reserve(ncols);
+      for (int c = 0; c < ncols; ++c) {
+        row.push_back(Column(stmt, c));
+      }
+      rows.rows.push_back(std::move(row));
+    }
+    rows.affected = sqlite3_stmt_readonly(stmt) ? 0 : sqlite3_changes64(db_.get());
+    return rows;
+  }
+
+  Status ExecScript(std::string_view sql) override {
+    std::string text(sql);
+    char* message = nullptr;
+    int rc = sqlite3_exec(db_.get(), text.c_str(), nullptr, nullptr, &message);
+    if (rc == SQLITE_OK) {
+      return {};
+    }
+    std::string what = message ? message : sqlite3_errstr(rc);
+    sqlite3_free(message);
+    return Failure(sqlite3_extended_errcode(db_.get()), what);
+  }
+
+  bool Alive() override { return !broken(); }
+
+  void EndJob() override {
+    if (!sqlite3_get_autocommit(db_.get())) {
+      (void)ExecScript("ROLLBACK");
+    }
+  }
+
+ protected:
+  // IMMEDIATE takes the write lock up front: a deferred transaction that reads and then
+  // writes fails with SQLITE_BUSY_SNAPSHOT under WAL instead of waiting for the lock.
+  std::string BeginStatement() const override { return "BEGIN IMMEDIATE"; }
+
+ private:
+  Result<sqlite3_stmt*> Prepare(std::string_view sql) {
+    std::string key(sql);
+    if (auto it = statements_.find(key); it != statements_.end()) {
+      return it->second.get();
+    }
+    std::string rewritten = RewritePlaceholders(sql);
+    sqlite3_stmt* raw = nullptr;
+    const char* tail = nullptr;
+    int rc = sqlite3_prepare_v3(db_.get(), rewritten.c_str(), static_cast<int>(rewritten.size()),
+                                SQLITE_PREPARE_PERSISTENT, &raw, &tail);
+    StmtPtr stmt(raw);
+    if (rc != SQLITE_OK) {
+      return Failure(sqlite3_extended_errcode(db_.get()));
+    }
+    if (!stmt) {
+      return Fail(ErrorCode::kInternal, "sqlite: empty statement");
+    }
+    for (; tail && *tail; ++tail) {
+      if (!std::isspace(static_cast<unsigned char>(*tail)) && *tail != ';') {
+        return Fail(ErrorCode::kInternal, "sqlite: Query takes one statement; use ExecScript");
+      }
+    }
+    if (statements_.size() >= kMaxCachedStatements) {
+      statements_.clear();
+    }
+    return statements_.emplace(std::move(key), std::move(stmt)).first->second.get();
+  }
+
+  static int Bind(sqlite3_stmt* stmt, int index, const Value& value) {
+    if (std::holds_alternative<std::nullptr_t>(value)) {
+      return sqlite3_bind_null(stmt, index);
+    }
+    if (auto* i = std::get_if<int64_t>(&value)) {
+      return sqlite3_bind_int64(stmt, index, *i);
+    }
+    if (auto* d = std::get_if<double>(&value)) {
+      return sqlite3_bind_double(stmt, index, *d);
+    }
+    const auto& s = std::get<std::string>(value);
+    return sqlite3_bind_text64(stmt, index, s.data(), s.size(), SQLITE_STATIC, SQLITE_UTF8);
+  }
+
+  static Value Column(sqlite3_stmt* stmt, int c) {
+    switch (sqlite3_column_type(stmt, c)) {
+      case SQLITE_INTEGER:
+        return static_cast<int64_t>(sqlite3_column_int64(stmt, c));
+      case SQLITE_FLOAT:
+        return sqlite3_column_double(stmt, c);
+      case SQLITE_TEXT: {
+        auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, c));
+        int len = sqlite3_column_bytes(stmt, c);
+        return text ? std::string(text, len) : std::string();
+      }
+      case SQLITE_BLOB: {
+        auto* blob = static_cast<const char*>(sqlite3_column_blob(stmt, c));
+        int len = sqlite3_column_bytes(stmt, c);
+        return blob ? std::string(blob, len) : std::string();
+      }
+      default:
+        return nullptr;
+    }
+  }
+
+  tl::unexpected<Error> Failure(int rc, std::string what = {}) {
+    if (IsFatal(rc)) {
+      MarkBroken();
+    }
+    if (what.empty()) {
+      what = sqlite3_errmsg(db_.get());
+    }
+    return Fail(CodeFor(rc), "sqlite: " + what);
+  }
+
+  DbPtr db_;  // declared first: destroyed after the statements that belong to it
+  std::unordered_map<std::string, StmtPtr> statements_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<DbConnection>> OpenSqlite(const std::string& path) {
+  if (path.empty()) {
+    return Fail(ErrorCode::kInvalidArgument, "sqlite: empty database path");
+  }
+  sqlite3* raw = nullptr;
+  // NOMUTEX: a connection is only ever used by one pool thread at a time.
+  int rc =
+      sqlite3_open_v2(path.c_str(), &raw,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  DbPtr db(raw);
+  if (rc != SQLITE_OK) {
+    std::string what = db ? sqlite3_errmsg(db.get()) : sqlite3_errstr(rc);
+    return Fail(ErrorCode::kUnavailable, "sqlite: cannot open database: " + what);
+  }
+  sqlite3_extended_result_codes(db.get(), 1);
+  sqlite3_busy_timeout(db.get(), kBusyTimeoutMs);
+  char* message = nullptr;
+  rc = sqlite3_exec(db.get(),
+                    "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;",
+                    nullptr, nullptr, &message);
+  if (rc != SQLITE_OK) {
+    std::string what = message ? message : sqlite3_errstr(rc);
+    sqlite3_free(message);
+    return Fail(ErrorCode::kUnavailable, "sqlite: cannot set up database: " + what);
+  }
+  return std::make_unique<SqliteConnection>(std::move(db));
+}
+
+}  // namespace plaudit::sql

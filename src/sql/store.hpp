@@ -1,0 +1,107 @@
+#pragma once
+// The durable record: SQLite (embedded default) or PostgreSQL behind one interface.
+//
+// Calls never run on the I/O thread: Store::Run() hands a function to a small pool of
+// threads, each owning one connection, and resumes the awaiting coroutine on its own
+// executor with the result. Queries are written once in PostgreSQL's `$1, $2` placeholder
+// style and bound as parameters, never spliced into the text; the SQLite connection
+// rewrites `$n` to `?n`. Where the two dialects differ, callers ask dialect().
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "common/net.hpp"
+#include "common/result.hpp"
+
+namespace plaudit::sql {
+
+enum class Dialect { kSqlite, kPostgres };
+
+using Value = std::variant<std::nullptr_t, int64_t, double, std::string>;
+using Row = std::vector<Value>;
+
+struct Rows {
+  std::vector<std::string> columns;
+  std::vector<Row> rows;
+  int64_t affected = 0;  // rows changed by INSERT/UPDATE/DELETE
+};
+
+// Helpers to read a Value: Int(v) for integers (also parses numeric text, as libpq returns
+// text), Text(v) for strings; IsNull(v).
+int64_t Int(const Value& v);
+double Real(const Value& v);
+std::string Text(const Value& v);
+bool IsNull(const Value& v);
+
+// One database connection. Used only on a pool thread, inside Store::Run().
+class Connection {
+ public:
+  virtual ~Connection() = default;
+  virtual Dialect dialect() const = 0;
+  // Runs one statement with bound parameters. Unique/primary-key violations map to
+  // ErrorCode::kAlreadyExists, other constraint violations (NOT NULL, CHECK, FOREIGN KEY) to
+  // kInvalidArgument, lost connections and lock timeouts to kUnavailable, others to
+  // kInternal. On PostgreSQL a parameter whose type the statement does not fix (`$1 IS NULL`)
+  // needs a cast (`$1::text`); text parameters cannot contain NUL bytes (kInvalidArgument).
+  // Error messages never quote parameter values.
+  virtual Result<Rows> Query(std::string_view sql, const std::vector<Value>& params = {}) = 0;
+  // Runs several statements without parameters (migrations).
+  virtual Status ExecScript(std::string_view sql) = 0;
+  // Runs fn inside BEGIN ... COMMIT (BEGIN IMMEDIATE on SQLite); rolls back when fn returns
+  // an error or throws. Nested calls use savepoints.
+  virtual Status Transaction(const std::function<Status(Connection&)>& fn) = 0;
+};
+
+struct StoreOptions {
+  // sqlite:///abs/path/file.db or postgresql://user:pass@host:port/db
+  // (postgresql://...?host=/socket/dir works too: it is handed to libpq as is).
+  std::string url;
+  int pool_size = 2;
+};
+
+class Store {
+ public:
+  static Result<std::unique_ptr<Store>> Open(StoreOptions options);
+  virtual ~Store() = default;
+  virtual Dialect dialect() const = 0;
+
+  // Runs fn on a pool thread with a connection and awaits its result; the caller resumes on
+  // its own executor. kUnavailable when no connection can be had (database unreachable, or
+  // the store is closed); an exception thrown by fn becomes kInternal. A broken connection
+  // is reopened on the next call, and a transaction fn leaves open is rolled back.
+  template <class T>
+  Awaitable<Result<T>> Run(std::function<Result<T>(Connection&)> fn);
+
+  // Applies migrations from src/sql/migrations/ not yet recorded in schema_migrations, in
+  // order, each in its own transaction. Idempotent. Returns how many were applied.
+  // Synchronous: for start-up and `plauditd migrate`.
+  virtual Result<int> Migrate() = 0;
+  // `SELECT 1` through Run() (the pooled connection is checked first, and reopened if the
+  // server closed it). kUnavailable when the database is unreachable.
+  virtual Awaitable<Status> Ping() = 0;
+  // Stops the pool threads (pending work completes first). Idempotent; also run by the
+  // destructor. Run() after Close() fails with kUnavailable.
+  virtual void Close() = 0;
+
+  // Called on a pool thread with each Run()'s latency in seconds, queueing included (for
+  // /metrics). Set before the first Run(); must be thread-safe.
+  void SetLatencyObserver(std::function<void(double)> observer) {
+    latency_observer_ = std::move(observer);
+  }
+
+ protected:
+  std::function<void(double)> latency_observer_;
+
+  // Runs job on a pool thread; the job receives a connection, or nullptr when the
+  // database cannot be reached (the job must then report kUnavailable).
+  virtual void Submit(std::function<void(Connection*)> job) = 0;
+};
+
+}  // namespace plaudit::sql
+
+#include "sql/store_run.hpp"

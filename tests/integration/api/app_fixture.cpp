@@ -1,0 +1,45 @@
+#include "app_fixture.hpp"
+
+#include <stdexcept>
+
+#include "app/app.hpp"
+
+namespace plaudit::testing {
+
+AppUnderTest::AppUnderTest(RedisServer& redis, std::string database_url) {
+  config::Config c;
+  c.redis_url = redis.unix_url();
+  c.database_url = std::move(database_url);
+  Boot(std::move(c));
+}
+
+AppUnderTest::AppUnderTest(RedisServer& redis, const config::Config& config) {
+  config::Config c = config;
+  if (c.redis_url.empty()) c.redis_url = redis.unix_url();
+  Boot(std::move(c));
+}
+
+void AppUnderTest::Boot(config::Config c) {
+  c.port = 0;
+  c.data_dir = (dir_.path() / "data").string();
+  c.log_level = "warn";
+  app_ = std::make_unique<app::App>(std::move(c));
+  auto st = app_->Start();
+  if (!st) {
+    throw std::runtime_error("app start failed: " + st.error().message);
+  }
+  thread_ = std::thread([this] { app_->Run(false); });
+}
+
+AppUnderTest::~AppUnderTest() { Stop(); }
+
+void AppUnderTest::Stop() {
+  if (thread_.joinable()) {
+    app_->RequestStop();
+    thread_.join();
+  }
+}
+
+uint16_t AppUnderTest::port() const { return app_->port(); }
+
+}  // namespace plaudit::testing

@@ -1,0 +1,126 @@
+// Operations endpoints of a whole App, in-process over real HTTP, on SQLite and on
+// PostgreSQL: readiness follows Redis and the database going away and coming back.
+#include <signal.h>
+
+#include <gtest/gtest.h>
+
+#include "app/app.hpp"
+#include "app_fixture.hpp"
+#include "support/postgres_server.hpp"
+
+namespace plaudit::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+enum class Db { kSqlite, kPostgres };
+
+class OpsTest : public ::testing::TestWithParam<Db> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Db::kPostgres) {
+      auto& pg = PostgresServer::Shared();
+      db_url_ = pg.url(pg.CreateDatabase());
+    }
+    app_ = std::make_unique<AppUnderTest>(redis_, db_url_);
+  }
+
+  RedisServer redis_;
+  std::string db_url_;
+  std::unique_ptr<AppUnderTest> app_;
+};
+
+bool EventuallyStatus(HttpClient& c, const std::string& target, int status) {
+  return WaitFor([&] { return c.Get(target).status == status; }, 10s);
+}
+
+TEST_P(OpsTest, HealthzAndReadyzAnswer200) {
+  auto c = app_->Client();
+  auto h = c.Get("/healthz");
+  EXPECT_EQ(h.status, 200);
+  EXPECT_EQ(h.Json().at("status").as_string(), "ok");
+  ASSERT_TRUE(EventuallyStatus(c, "/readyz", 200));
+  auto r = c.Get("/readyz");
+  EXPECT_EQ(r.Json().at("redis").as_string(), "ok");
+  EXPECT_EQ(r.Json().at("database").as_string(), "ok");
+}
+
+TEST_P(OpsTest, UnknownRouteAndWrongMethod) {
+  auto c = app_->Client();
+  EXPECT_EQ(c.Get("/api/v1/nothing-here").ErrorCode(), "not_found");
+  auto r = c.Post("/healthz", "{}");
+  EXPECT_EQ(r.status, 405);
+  EXPECT_EQ(r.ErrorCode(), "method_not_allowed");
+}
+
+TEST_P(OpsTest, RedisDownGives503QuicklyThenRecoversWithoutRestart) {
+  auto c = app_->Client();
+  ASSERT_TRUE(EventuallyStatus(c, "/readyz", 200));
+  redis_.Stop();
+  auto start = std::chrono::steady_clock::now();
+  auto r = c.Get("/readyz");
+  auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(r.status, 503);
+  EXPECT_EQ(r.ErrorCode(), "unavailable");
+  EXPECT_EQ(r.Json().at("redis").as_string(), "unavailable");
+  EXPECT_EQ(r.Json().at("database").as_string(), "ok");
+  EXPECT_LT(took, 2s);
+  EXPECT_EQ(c.Get("/healthz").status, 200);  // the process itself is fine
+
+  redis_.Start();
+  EXPECT_TRUE(EventuallyStatus(c, "/readyz", 200));
+}
+
+TEST_P(OpsTest, HungRedisGives503WithinTwoSeconds) {
+  auto c = app_->Client();
+  ASSERT_TRUE(EventuallyStatus(c, "/readyz", 200));
+  // A stopped process keeps its socket open: commands are accepted but never answered.
+  ASSERT_EQ(::kill(redis_.pid(), SIGSTOP), 0);
+  auto start = std::chrono::steady_clock::now();
+  auto r = c.Get("/readyz");
+  auto took = std::chrono::steady_clock::now() - start;
+  ::kill(redis_.pid(), SIGCONT);
+  EXPECT_EQ(r.status, 503);
+  EXPECT_EQ(r.Json().at("redis").as_string(), "unavailable");
+  EXPECT_LT(took, 2s);
+  EXPECT_TRUE(EventuallyStatus(c, "/readyz", 200));
+}
+
+TEST_P(OpsTest, MetricsExposeRequestsAndRedisLatency) {
+  auto c = app_->Client();
+  ASSERT_TRUE(EventuallyStatus(c, "/readyz", 200));
+  auto m = c.Get("/metrics");
+  ASSERT_EQ(m.status, 200);
+  EXPECT_NE(m.Header("content-type").find("text/plain"), std::string::npos);
+  EXPECT_NE(m.body.find(R"(plaudit_http_requests_total{method="GET",route="/readyz",status="200"})"),
+            std::string::npos)
+      << m.body;
+  EXPECT_NE(m.body.find(R"(plaudit_redis_command_duration_seconds_count{command="PING"})"),
+            std::string::npos);
+  EXPECT_NE(m.body.find("plaudit_sql_call_duration_seconds_count"), std::string::npos);
+}
+
+TEST(OpsPostgres, DatabaseDownNamesTheDatabaseThenRecovers) {
+  RedisServer redis;
+  PostgresServer pg;
+  AppUnderTest app(redis, pg.url(pg.CreateDatabase()));
+  auto c = app.Client();
+  ASSERT_TRUE(EventuallyStatus(c, "/readyz", 200));
+  pg.Stop();
+  auto start = std::chrono::steady_clock::now();
+  auto r = c.Get("/readyz");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
+  EXPECT_EQ(r.status, 503);
+  EXPECT_EQ(r.Json().at("database").as_string(), "unavailable");
+  EXPECT_EQ(r.Json().at("redis").as_string(), "ok");
+  pg.Start();
+  EXPECT_TRUE(EventuallyStatus(c, "/readyz", 200));
+}
+
+INSTANTIATE_TEST_SUITE_P(Databases, OpsTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
+                         [](const auto& info) {
+                           return info.param == Db::kSqlite ? "Sqlite" : "Postgres";
+                         });
+
+}  // namespace
+}  // namespace plaudit::testing

@@ -1,0 +1,211 @@
+// The real plauditd binary as a child process: zero-configuration embedded mode, crash and
+// restart on the same data dir, graceful SIGTERM, configuration sources, subcommands.
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "support/http_client.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
+namespace plaudit::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+std::string ReadFile(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+bool Alive(pid_t pid) { return pid > 0 && ::kill(pid, 0) == 0; }
+
+class PlauditdTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<Process> Start(std::vector<std::string> args, int port) {
+    std::vector<std::string> argv = {PLAUDITD_PATH, "--data-dir", data_dir(), "--port",
+                                     std::to_string(port)};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return std::make_unique<Process>(argv, log_path());
+  }
+
+  // Runs plauditd to completion and returns its exit status.
+  int RunToEnd(std::vector<std::string> args) {
+    std::vector<std::string> argv = {PLAUDITD_PATH};
+    argv.insert(argv.end(), args.begin(), args.end());
+    Process p(argv, log_path());
+    return p.Wait(30s).value_or(-1);
+  }
+
+  bool Ready(int port) {
+    return WaitFor(
+        [&] {
+          try {
+            return HttpClient("127.0.0.1", port).Get("/readyz").status == 200;
+          } catch (...) {
+            return false;
+          }
+        },
+        20s);
+  }
+
+  std::string RedisCli(const std::string& args) {
+    std::string cmd = "redis-cli -s '" + (fs::path(data_dir()) / "redis/redis.sock").string() +
+                      "' " + args + " 2>&1";
+    std::string out;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    char buf[512];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
+    ::pclose(p);
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    return out;
+  }
+
+  pid_t RedisChildPid() {
+    std::ifstream in(fs::path(data_dir()) / "redis/redis.pid");
+    pid_t pid = -1;
+    in >> pid;
+    return pid;
+  }
+
+  std::string data_dir() const { return (dir_.path() / "data").string(); }
+  std::string log_path() const { return (dir_.path() / "plauditd.log").string(); }
+  std::string Log() const { return ReadFile(log_path()); }
+
+  TempDir dir_{"plaudit-app"};
+};
+
+TEST_F(PlauditdTest, ZeroConfigEmbeddedModeServesAndStopsCleanly) {
+  int port = FreeTcpPort();
+  auto p = Start({}, port);
+  ASSERT_TRUE(Ready(port)) << Log();
+  EXPECT_TRUE(fs::exists(fs::path(data_dir()) / "plaudit.db"));
+  EXPECT_TRUE(fs::exists(fs::path(data_dir()) / "redis/redis.sock"));
+  pid_t child = RedisChildPid();
+  ASSERT_GT(child, 0);
+  EXPECT_TRUE(Alive(child));
+  EXPECT_EQ(RedisCli("CONFIG GET appendonly"), "appendonly\nyes");
+  EXPECT_EQ(RedisCli("CONFIG GET appendfsync"), "appendfsync\neverysec");
+
+  p->Signal(SIGTERM);
+  auto status = p->Wait(15s);
+  ASSERT_TRUE(status.has_value()) << Log();
+  EXPECT_EQ(*status, 0) << Log();
+  EXPECT_TRUE(WaitFor([&] { return !Alive(child); }, 10s)) << "embedded redis lingered";
+}
+
+TEST_F(PlauditdTest, SigkillThenRestartKeepsRedisDataAndLeavesNoStaleChild) {
+  int port = FreeTcpPort();
+  auto p = Start({}, port);
+  ASSERT_TRUE(Ready(port)) << Log();
+  pid_t child = RedisChildPid();
+  ASSERT_EQ(RedisCli("SET plaudit:test:durable hello"), "OK");
+
+  p->Signal(SIGKILL);
+  p->Wait(10s);
+  // The child must not go on serving a stale socket: it shuts down (persisting) by itself.
+  EXPECT_TRUE(WaitFor([&] { return !Alive(child); }, 10s)) << "embedded redis lingered";
+
+  // Same port, right away (SO_REUSEADDR), same data dir.
+  auto again = Start({}, port);
+  ASSERT_TRUE(Ready(port)) << Log();
+  EXPECT_NE(RedisChildPid(), child);
+  EXPECT_EQ(RedisCli("GET plaudit:test:durable"), "hello");
+  EXPECT_EQ(again->Stop(15s), 0);
+}
+
+TEST_F(PlauditdTest, ReplacesALeftoverRedisServerWithoutLosingItsData) {
+  // A redis-server from an earlier run that is still alive (as if it had missed its
+  // parent's death) holds the socket and pidfile.
+  fs::path rdir = fs::path(data_dir()) / "redis";
+  fs::create_directories(rdir);
+  auto stale = std::make_unique<Process>(
+      std::vector<std::string>{"redis-server", "--port", "0", "--unixsocket",
+                               (rdir / "redis.sock").string(), "--dir", rdir.string(),
+                               "--pidfile", (rdir / "redis.pid").string(), "--appendonly",
+                               "yes", "--save", ""},
+      (dir_.path() / "stale.log").string());
+  ASSERT_TRUE(WaitFor([&] { return UnixSocketAccepts((rdir / "redis.sock").string()); }, 10s));
+  ASSERT_TRUE(WaitFor([&] { return RedisChildPid() == stale->pid(); }, 5s));
+  ASSERT_EQ(RedisCli("SET plaudit:test:left over"), "OK");
+
+  int port = FreeTcpPort();
+  auto p = Start({}, port);
+  ASSERT_TRUE(Ready(port)) << Log();
+  EXPECT_TRUE(stale->Wait(10s).has_value()) << "the leftover server was not stopped";
+  EXPECT_NE(RedisChildPid(), stale->pid());
+  EXPECT_EQ(RedisCli("GET plaudit:test:left"), "over");
+  EXPECT_EQ(p->Stop(15s), 0);
+}
+
+TEST_F(PlauditdTest, ConfigFileEnvAndFlagsInThatPrecedence) {
+  int file_port = FreeTcpPort();
+  fs::path cfg = dir_.path() / "plaudit.toml";
+  std::ofstream(cfg) << "port = " << file_port << "\nlog-level = \"debug\"\n";
+  std::vector<std::string> argv = {PLAUDITD_PATH, "--config", cfg.string(), "--data-dir",
+                                   data_dir()};
+  {
+    Process p(argv, log_path());
+    EXPECT_TRUE(Ready(file_port)) << Log();
+    EXPECT_EQ(p.Stop(15s), 0);
+  }
+  int flag_port = FreeTcpPort();
+  argv.push_back("--port");
+  argv.push_back(std::to_string(flag_port));
+  {
+    Process p(argv, log_path());
+    EXPECT_TRUE(Ready(flag_port)) << Log();
+    EXPECT_EQ(p.Stop(15s), 0);
+  }
+  int env_port = FreeTcpPort();
+  ::setenv("PLAUDIT_PORT", std::to_string(env_port).c_str(), 1);
+  {
+    Process p({PLAUDITD_PATH, "--data-dir", data_dir()}, log_path());
+    EXPECT_TRUE(Ready(env_port)) << Log();
+    EXPECT_EQ(p.Stop(15s), 0);
+  }
+  ::unsetenv("PLAUDIT_PORT");
+}
+
+TEST_F(PlauditdTest, UnknownFlagOrConfigKeyFailsStartUp) {
+  EXPECT_NE(RunToEnd({"--data-dir", data_dir(), "--no-such-flag", "1"}), 0);
+  fs::path cfg = dir_.path() / "bad.toml";
+  std::ofstream(cfg) << "prot = 9000\n";
+  EXPECT_NE(RunToEnd({"--config", cfg.string(), "--data-dir", data_dir()}), 0);
+  EXPECT_NE(RunToEnd({"--data-dir", data_dir(), "--log-level", "loud"}), 0);
+  EXPECT_NE(RunToEnd({"--data-dir", data_dir(), "--rate-limits", "maybe"}), 0);
+  EXPECT_FALSE(fs::exists(fs::path(data_dir()) / "plaudit.db"));  // nothing was started
+}
+
+TEST_F(PlauditdTest, MigrateIsIdempotent) {
+  EXPECT_EQ(RunToEnd({"migrate", "--data-dir", data_dir()}), 0) << Log();
+  EXPECT_TRUE(fs::exists(fs::path(data_dir()) / "plaudit.db"));
+  EXPECT_EQ(RunToEnd({"migrate", "--data-dir", data_dir()}), 0) << Log();
+  EXPECT_NE(Log().find("migrations applied: 0"), std::string::npos) << Log();
+}
+
+TEST_F(PlauditdTest, UnfinishedSubcommandsSaySoAndFail) {
+  for (auto cmd : {std::vector<std::string>{"flush"}, {"rebuild-cache"}}) {
+    cmd.insert(cmd.end(), {"--data-dir", data_dir()});
+    EXPECT_EQ(RunToEnd(cmd), 2);
+  }
+  EXPECT_NE(Log().find("not implemented"), std::string::npos);
+}
+
+TEST_F(PlauditdTest, PortInUseFailsStartUpWithAClearError) {
+  int port = FreeTcpPort();
+  auto first = Start({}, port);
+  ASSERT_TRUE(Ready(port)) << Log();
+  std::string other = (dir_.path() / "other").string();
+  EXPECT_EQ(RunToEnd({"--data-dir", other, "--port", std::to_string(port)}), 1);
+  EXPECT_NE(Log().find("cannot listen"), std::string::npos) << Log();
+  EXPECT_EQ(first->Stop(15s), 0);
+}
+
+}  // namespace
+}  // namespace plaudit::testing

@@ -1,0 +1,245 @@
+// The HTTP server and router over real sockets: statuses and error bodies of API.md, size
+// caps, timeouts, keep-alive, handler failures and the graceful drain.
+#include <future>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "http/errors.hpp"
+#include "http/server.hpp"
+#include "support/http_client.hpp"
+
+namespace plaudit::http_api {
+namespace {
+
+using testing::HttpClient;
+
+class ServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    router_.Add(http::verb::get, "/items/{id}", [](Request& r) -> Awaitable<Response> {
+      auto id = r.IdParam("id");
+      if (!id) co_return ErrorResponse(id.error());
+      co_return JsonResponse(http::status::ok,
+                             {{"id", *id}, {"q", r.Query("q").value_or("")}});
+    });
+    router_.Add(http::verb::post, "/echo", [](Request& r) -> Awaitable<Response> {
+      auto body = r.JsonBody();
+      if (!body) co_return ErrorResponse(body.error());
+      co_return JsonResponse(http::status::created, *body);
+    });
+    router_.Add(http::verb::get, "/throw", [](Request&) -> Awaitable<Response> {
+      throw std::runtime_error("boom");
+      co_return Response{};
+    });
+    router_.Add(http::verb::get, "/slow", [this](Request&) -> Awaitable<Response> {
+      net::steady_timer t(ioc_, std::chrono::milliseconds(400));
+      co_await t.async_wait(net::use_awaitable);
+      co_return JsonResponse(http::status::ok, {{"slow", true}});
+    });
+    ServerOptions opts;
+    opts.port = 0;
+    opts.max_body = 1024;
+    opts.max_header = 2048;
+    opts.header_timeout = std::chrono::milliseconds(300);
+    opts.idle_timeout = std::chrono::milliseconds(5000);
+    server_ = std::make_unique<Server>(ioc_, opts, router_, &metrics_);
+    ASSERT_TRUE(server_->Listen());
+    server_->Start();
+    thread_ = std::thread([this] { ioc_.run(); });
+  }
+
+  void TearDown() override {
+    if (!stopped_) {
+      std::promise<void> drained;
+      net::post(ioc_, [&] { server_->Shutdown([&] { drained.set_value(); }); });
+      drained.get_future().wait_for(std::chrono::seconds(15));
+    }
+    ioc_.stop();
+    thread_.join();
+  }
+
+  HttpClient Client() { return HttpClient("127.0.0.1", server_->port()); }
+
+  net::io_context ioc_;
+  Router router_;
+  Metrics metrics_;
+  std::unique_ptr<Server> server_;
+  std::thread thread_;
+  bool stopped_ = false;
+};
+
+TEST_F(ServerTest, RoutesWithPathParamsAndQuery) {
+  auto c = Client();
+  auto r = c.Get("/items/42?q=a%20b");
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.Json().at("id").as_int64(), 42);
+  EXPECT_EQ(r.Json().at("q").as_string(), "a b");
+  EXPECT_EQ(r.Header("content-type"), "application/json; charset=utf-8");
+}
+
+TEST_F(ServerTest, BadPathIdIs400WithErrorBody) {
+  auto c = Client();
+  for (const char* bad : {"/items/abc", "/items/0", "/items/-3", "/items/99999999999999999999"}) {
+    auto r = c.Get(bad);
+    EXPECT_EQ(r.status, 400) << bad;
+    EXPECT_EQ(r.ErrorCode(), "invalid_field") << bad;
+  }
+}
+
+TEST_F(ServerTest, UnknownRouteIs404) {
+  auto c = Client();
+  auto r = c.Get("/nope");
+  EXPECT_EQ(r.status, 404);
+  EXPECT_EQ(r.ErrorCode(), "not_found");
+  EXPECT_EQ(c.Get("/items/1/").status, 404);
+}
+
+TEST_F(ServerTest, WrongMethodIs405) {
+  auto c = Client();
+  auto r = c.Delete("/items/1");
+  EXPECT_EQ(r.status, 405);
+  EXPECT_EQ(r.ErrorCode(), "method_not_allowed");
+}
+
+TEST_F(ServerTest, JsonBodyEchoes) {
+  auto c = Client();
+  auto r = c.Post("/echo", R"({"a":[1,2,{"b":"ü"}]})");
+  ASSERT_EQ(r.status, 201);
+  EXPECT_EQ(r.Json().at("a").as_array().size(), 3u);
+}
+
+TEST_F(ServerTest, MalformedJsonIs400) {
+  auto c = Client();
+  for (const char* bad : {"{", "[1,2]", "nul", "{\"a\":}", ""}) {
+    auto r = c.Send(http::verb::post, "/echo", bad, "application/json");
+    EXPECT_EQ(r.status, 400) << bad;
+    EXPECT_EQ(r.ErrorCode(), "invalid_json") << bad;
+  }
+}
+
+TEST_F(ServerTest, NonJsonWriteIs415) {
+  auto c = Client();
+  auto r = c.Send(http::verb::post, "/echo", "a=1", "application/x-www-form-urlencoded");
+  EXPECT_EQ(r.status, 415);
+  EXPECT_EQ(r.ErrorCode(), "unsupported_media_type");
+  r = c.Send(http::verb::post, "/echo", "{}", "");
+  EXPECT_EQ(r.status, 415);
+  // Parameters and case of the media type do not matter.
+  r = c.Send(http::verb::post, "/echo", "{}", "Application/JSON; charset=utf-8");
+  EXPECT_EQ(r.status, 201);
+}
+
+TEST_F(ServerTest, OversizedBodyIs413WithoutReadingIt) {
+  // The header promises 10 MB but no body is sent: the answer must come anyway.
+  std::string raw = HttpClient::Raw("127.0.0.1", server_->port(),
+                                    "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                                    "application/json\r\nContent-Length: 10000000\r\n\r\n",
+                                    2000);
+  EXPECT_NE(raw.find("HTTP/1.1 413"), std::string::npos) << raw;
+  EXPECT_NE(raw.find("payload_too_large"), std::string::npos) << raw;
+  // A body just over the limit sent in full is refused too; one at the limit is accepted.
+  auto c = Client();
+  std::string big = "{\"a\":\"" + std::string(1024, 'x') + "\"}";
+  EXPECT_EQ(c.Post("/echo", big).status, 413);
+  std::string fits = "{\"a\":\"" + std::string(1024 - 8, 'x') + "\"}";
+  ASSERT_EQ(fits.size(), 1024u);
+  EXPECT_EQ(Client().Post("/echo", fits).status, 201);
+}
+
+TEST_F(ServerTest, ChunkedBodyOverLimitIs413) {
+  std::string chunk(1500, 'x');
+  char hex[16];
+  std::snprintf(hex, sizeof(hex), "%zx", chunk.size());
+  std::string raw = HttpClient::Raw(
+      "127.0.0.1", server_->port(),
+      "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: "
+      "chunked\r\n\r\n" + std::string(hex) + "\r\n" + chunk + "\r\n0\r\n\r\n",
+      2000);
+  EXPECT_NE(raw.find("HTTP/1.1 413"), std::string::npos) << raw.substr(0, 200);
+}
+
+TEST_F(ServerTest, HugeHeaderIs431) {
+  std::string raw = HttpClient::Raw(
+      "127.0.0.1", server_->port(),
+      "GET /items/1 HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(4096, 'a') + "\r\n\r\n", 2000);
+  EXPECT_NE(raw.find("HTTP/1.1 431"), std::string::npos) << raw.substr(0, 200);
+}
+
+TEST_F(ServerTest, GarbageRequestIs400) {
+  std::string raw = HttpClient::Raw("127.0.0.1", server_->port(), "HELLO THERE\r\n\r\n", 2000);
+  EXPECT_NE(raw.find("HTTP/1.1 400"), std::string::npos) << raw;
+  EXPECT_NE(raw.find("bad_request"), std::string::npos) << raw;
+}
+
+TEST_F(ServerTest, SlowHeaderIsCutOffByTimeout) {
+  auto start = std::chrono::steady_clock::now();
+  std::string raw = HttpClient::Raw("127.0.0.1", server_->port(), "GET /items/1 HTTP/1.1\r\nHo",
+                                    5000);
+  auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(raw, "");
+  EXPECT_LT(took, std::chrono::milliseconds(3000));  // closed by the server, not our timeout
+}
+
+TEST_F(ServerTest, ThrowingHandlerIs500AndServerLivesOn) {
+  auto c = Client();
+  auto r = c.Get("/throw");
+  EXPECT_EQ(r.status, 500);
+  EXPECT_EQ(r.ErrorCode(), "internal");
+  EXPECT_EQ(c.Get("/items/7").status, 200);
+}
+
+TEST_F(ServerTest, KeepAliveReusesOneConnection) {
+  auto c = Client();
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_EQ(c.Get("/items/" + std::to_string(i + 1)).status, 200);
+  }
+  std::promise<size_t> open;
+  net::post(ioc_, [&] { open.set_value(server_->open_connections()); });
+  EXPECT_EQ(open.get_future().get(), 1u);
+}
+
+TEST_F(ServerTest, HeadServesGetWithoutBody) {
+  auto c = Client();
+  auto r = c.Send(http::verb::head, "/items/5");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "");
+  EXPECT_NE(r.Header("content-length"), "0");
+}
+
+TEST_F(ServerTest, ShutdownFinishesInFlightRequestsThenStops) {
+  auto slow = std::async(std::launch::async, [&] { return Client().Get("/slow"); });
+  // Wait until the slow request is being served.
+  for (int i = 0; i < 200; ++i) {
+    std::promise<size_t> open;
+    net::post(ioc_, [&] { open.set_value(server_->open_connections()); });
+    if (open.get_future().get() == 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  auto idle = Client();
+  ASSERT_EQ(idle.Get("/items/1").status, 200);  // an idle keep-alive connection
+  std::promise<void> drained;
+  net::post(ioc_, [&] { server_->Shutdown([&] { drained.set_value(); }); });
+  auto r = slow.get();
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.Header("connection"), "close");
+  EXPECT_EQ(drained.get_future().wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  stopped_ = true;
+  EXPECT_THROW(Client().Get("/items/1"), std::exception);  // no longer accepting
+}
+
+TEST_F(ServerTest, MetricsCountRequestsByRouteAndStatus) {
+  auto c = Client();
+  c.Get("/items/1");
+  c.Get("/items/2");
+  c.Get("/nope");
+  std::string text = metrics_.Serialize();
+  EXPECT_NE(text.find(R"(plaudit_http_requests_total{method="GET",route="/items/{id}",status="200"} 2)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(R"(route="unmatched",status="404"} 1)"), std::string::npos);
+  EXPECT_NE(text.find("plaudit_http_request_duration_seconds_bucket"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace plaudit::http_api

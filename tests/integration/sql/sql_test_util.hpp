@@ -1,0 +1,79 @@
+#pragma once
+// Shared by the sql_tests suites: every test runs against SQLite (a temp file) and
+// PostgreSQL (a fresh database on the binary's shared server).
+#include <gtest/gtest.h>
+
+#include <exception>
+#include <optional>
+#include <string>
+
+#include "common/net.hpp"
+#include "sql/store.hpp"
+#include "support/postgres_server.hpp"
+#include "support/temp_dir.hpp"
+
+namespace plaudit::sql::test {
+
+// Runs `aw` to completion on a private io_context on this thread.
+template <class T>
+T RunSync(Awaitable<T> aw) {
+  net::io_context ioc;
+  std::optional<T> out;
+  net::co_spawn(
+      ioc, [&]() -> Awaitable<void> { out.emplace(co_await std::move(aw)); },
+      [](std::exception_ptr e) {
+        if (e) {
+          std::rethrow_exception(e);
+        }
+      });
+  ioc.run();
+  return std::move(*out);
+}
+
+inline Result<Rows> Query(Store& store, std::string sql, std::vector<Value> params = {}) {
+  return RunSync(store.Run<Rows>([sql = std::move(sql), params = std::move(params)](
+                                     Connection& conn) { return conn.Query(sql, params); }));
+}
+
+inline std::string DialectName(const ::testing::TestParamInfo<Dialect>& info) {
+  return info.param == Dialect::kSqlite ? "Sqlite" : "Postgres";
+}
+
+class SqlTest : public ::testing::TestWithParam<Dialect> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Dialect::kSqlite) {
+      url_ = "sqlite://" + (dir_.path() / "plaudit.db").string();
+    } else {
+      auto& server = plaudit::testing::PostgresServer::Shared();
+      url_ = server.url(server.CreateDatabase());
+    }
+  }
+
+  std::unique_ptr<Store> OpenStore(int pool_size = 2) {
+    auto store = Store::Open({.url = url_, .pool_size = pool_size});
+    if (!store) {
+      ADD_FAILURE() << "Store::Open(" << url_ << "): " << store.error().message;
+      return nullptr;
+    }
+    EXPECT_EQ((*store)->dialect(), GetParam());
+    return std::move(*store);
+  }
+
+  // Opens a store and creates table t (id, n BIGINT, s TEXT).
+  std::unique_ptr<Store> OpenWithTable(int pool_size = 2) {
+    auto store = OpenStore(pool_size);
+    if (store) {
+      auto created = Query(*store,
+                           "CREATE TABLE t (id INTEGER PRIMARY KEY, n BIGINT, s TEXT, "
+                           "r DOUBLE PRECISION)");
+      EXPECT_TRUE(created) << created.error().message;
+    }
+    return store;
+  }
+
+  plaudit::testing::TempDir dir_{"plaudit-sql"};
+  std::string url_;
+};
+
+}  // namespace plaudit::sql::test

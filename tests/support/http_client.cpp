@@ -1,0 +1,118 @@
+#include "support/http_client.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <sys/socket.h>
+#include <sys/time.h>
+
+namespace plaudit::testing {
+
+boost::json::value HttpResponse::Json() const { return boost::json::parse(body); }
+
+std::string HttpResponse::Header(const std::string& lower_name) const {
+  auto it = headers.find(lower_name);
+  return it == headers.end() ? std::string{} : it->second;
+}
+
+std::string HttpResponse::ErrorCode() const {
+  boost::system::error_code ec;
+  auto v = boost::json::parse(body, ec);
+  if (ec || !v.is_object()) return {};
+  auto* err = v.as_object().if_contains("error");
+  if (!err || !err->is_object()) return {};
+  auto* code = err->as_object().if_contains("code");
+  auto* msg = err->as_object().if_contains("message");
+  if (!code || !code->is_string() || !msg || !msg->is_string()) return {};
+  return std::string(code->as_string());
+}
+
+HttpClient::HttpClient(std::string host, uint16_t port) : host_(std::move(host)), port_(port) {}
+HttpClient::~HttpClient() = default;
+
+void HttpClient::Connect() {
+  tcp::resolver resolver(ioc_);
+  stream_ = std::make_unique<beast::tcp_stream>(ioc_);
+  stream_->connect(resolver.resolve(host_, std::to_string(port_)));
+  // A server that never answers fails the test instead of hanging it.
+  timeval tv{30, 0};
+  ::setsockopt(stream_->socket().native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  buffer_.clear();
+}
+
+HttpResponse HttpClient::Send(http::verb method, const std::string& target, const std::string& body,
+                              const std::string& content_type, const Headers& headers) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (!stream_) Connect();
+    http::request<http::string_body> req{method, target, 11};
+    req.set(http::field::host, host_);
+    req.keep_alive(true);
+    if (!content_type.empty()) req.set(http::field::content_type, content_type);
+    for (const auto& [k, v] : headers) req.set(k, v);
+    req.body() = body;
+    req.prepare_payload();
+    boost::system::error_code ec;
+    http::write(*stream_, req, ec);
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(64 << 20);
+    if (method == http::verb::head) parser.skip(true);
+    if (!ec) http::read(*stream_, buffer_, parser, ec);
+    if (ec) {
+      // A keep-alive connection the server closed: reconnect once.
+      stream_.reset();
+      if (attempt == 0) continue;
+      throw std::runtime_error("HTTP request failed: " + ec.message());
+    }
+    auto& res = parser.get();
+    HttpResponse out;
+    out.status = static_cast<int>(res.result_int());
+    out.body = res.body();
+    for (const auto& f : res) {
+      std::string name(f.name_string());
+      std::transform(name.begin(), name.end(), name.begin(), ::tolower);
+      out.headers[name] = std::string(f.value());
+    }
+    if (!res.keep_alive()) stream_.reset();
+    return out;
+  }
+  throw std::runtime_error("unreachable");
+}
+
+HttpResponse HttpClient::Get(const std::string& t, const Headers& h) {
+  return Send(http::verb::get, t, "", "", h);
+}
+HttpResponse HttpClient::Post(const std::string& t, const std::string& j, const Headers& h) {
+  return Send(http::verb::post, t, j, "application/json", h);
+}
+HttpResponse HttpClient::Put(const std::string& t, const std::string& j, const Headers& h) {
+  return Send(http::verb::put, t, j, j.empty() ? "" : "application/json", h);
+}
+HttpResponse HttpClient::Patch(const std::string& t, const std::string& j, const Headers& h) {
+  return Send(http::verb::patch, t, j, "application/json", h);
+}
+HttpResponse HttpClient::Delete(const std::string& t, const Headers& h) {
+  return Send(http::verb::delete_, t, "", "", h);
+}
+
+std::string HttpClient::Raw(const std::string& host, uint16_t port, const std::string& bytes,
+                            int timeout_ms) {
+  net::io_context ioc;
+  tcp::resolver resolver(ioc);
+  beast::tcp_stream stream(ioc);
+  stream.connect(resolver.resolve(host, std::to_string(port)));
+  // Blocking reads ignore Beast's expiry: bound them with SO_RCVTIMEO instead.
+  timeval tv{timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+  ::setsockopt(stream.socket().native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  boost::system::error_code ec;
+  net::write(stream.socket(), net::buffer(bytes), ec);
+  std::string out;
+  char buf[4096];
+  while (true) {
+    size_t n = stream.read_some(net::buffer(buf), ec);
+    out.append(buf, n);
+    if (ec) break;
+  }
+  return out;
+}
+
+}  // namespace plaudit::testing

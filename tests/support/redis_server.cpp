@@ -1,0 +1,63 @@
+#include "support/redis_server.hpp"
+
+#include <array>
+#include <cstdio>
+#include <stdexcept>
+
+namespace plaudit::testing {
+
+RedisServer::RedisServer() {
+  socket_ = (dir_.path() / "redis.sock").string();
+  port_ = FreeTcpPort();
+  Start();
+}
+
+RedisServer::~RedisServer() { Stop(); }
+
+void RedisServer::Start() {
+  if (proc_) {
+    return;
+  }
+  std::string bin = FindExecutable("redis-server", {"/usr/bin", "/usr/local/bin"});
+  if (bin.empty()) {
+    throw std::runtime_error("redis-server not found: run scripts/install-deps.sh");
+  }
+  proc_ = std::make_unique<Process>(
+      std::vector<std::string>{bin, "--port", std::to_string(port_), "--bind", "127.0.0.1",
+                               "--unixsocket", socket_, "--unixsocketperm", "700", "--dir",
+                               dir_.path().string(), "--save", "", "--appendonly", "no",
+                               "--daemonize", "no", "--loglevel", "warning"},
+      (dir_.path() / "redis.log").string());
+  if (!WaitFor([&] { return UnixSocketAccepts(socket_); }, std::chrono::seconds(10))) {
+    throw std::runtime_error("redis-server did not start; see " +
+                             (dir_.path() / "redis.log").string());
+  }
+}
+
+void RedisServer::Stop() {
+  if (proc_) {
+    proc_->Stop();
+    proc_.reset();
+  }
+}
+
+std::string RedisServer::Cli(const std::string& args) const {
+  std::string cmd = "redis-cli -s '" + socket_ + "' " + args + " 2>&1";
+  std::string out;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) {
+    throw std::runtime_error("popen redis-cli failed");
+  }
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) {
+    out.append(buf.data(), n);
+  }
+  ::pclose(p);
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) {
+    out.pop_back();
+  }
+  return out;
+}
+
+}  // namespace plaudit::testing

@@ -1,0 +1,38 @@
+#pragma once
+// A private redis-server for one test suite: Unix socket and TCP port on 127.0.0.1 in a
+// temp dir, no persistence. Tests may stop and restart it to simulate outages.
+#include <memory>
+#include <string>
+
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
+namespace plaudit::testing {
+
+class RedisServer {
+ public:
+  RedisServer();
+  ~RedisServer();
+
+  void Start();  // (re)starts on the same socket and port; waits until it accepts
+  void Stop();   // SIGTERM and wait: simulates Redis going away
+  bool running() const { return proc_ != nullptr; }
+  // The redis-server's pid (-1 when stopped), e.g. to SIGSTOP it and simulate a hung server.
+  pid_t pid() const { return proc_ ? proc_->pid() : -1; }
+
+  const std::string& socket_path() const { return socket_; }
+  int port() const { return port_; }
+  std::string unix_url() const { return "unix://" + socket_; }
+  std::string tcp_url() const { return "redis://127.0.0.1:" + std::to_string(port_); }
+
+  // Runs redis-cli against the server and returns its stdout (trailing newline removed).
+  std::string Cli(const std::string& args) const;
+
+ private:
+  TempDir dir_{"plaudit-redis"};
+  std::string socket_;
+  int port_ = 0;
+  std::unique_ptr<Process> proc_;
+};
+
+}  // namespace plaudit::testing
