@@ -10,7 +10,8 @@ function(plaudit_embed target ns dir ext)
     COMMAND ${CMAKE_COMMAND} -DOUT=${out} -DNS=${ns} "-DFILES=${files}"
             -P ${CMAKE_SOURCE_DIR}/cmake/EmbedGen.cmake
     DEPENDS ${files} ${CMAKE_SOURCE_DIR}/cmake/EmbedGen.cmake
-    COMMENT "Embedding ${ext} files from ${dir}")
+    COMMENT "Embedding ${ext} files from ${dir}"
+    VERBATIM)
   add_library(${target} STATIC ${out})
   target_include_directories(${target} PUBLIC ${CMAKE_SOURCE_DIR}/src)
 endfunction()

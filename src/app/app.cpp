@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "api/ops.hpp"
+#include "api/users.hpp"
 
 namespace plaudit::app {
 
@@ -22,6 +23,31 @@ Result<std::unique_ptr<sql::Store>> OpenStore(const config::Config& config) {
   }
   opts.pool_size = config.sql_pool_size;
   return sql::Store::Open(opts);
+}
+
+domain::PasswordHashOptions HashOptions(const config::Config& config) {
+  auto o = config.password_hash == "minimal" ? domain::PasswordHashOptions::Minimal()
+                                             : domain::PasswordHashOptions::Interactive();
+  o.threads = config.password_hash_threads;
+  o.max_pending = config.password_hash_queue;
+  return o;
+}
+
+Status BootstrapAdmin(sql::Store& store, const config::Config& config) {
+  if (config.bootstrap_admin.empty()) return {};
+  auto colon = config.bootstrap_admin.find(':');
+  if (colon == std::string::npos) {
+    return Fail(ErrorCode::kInvalidArgument, "--bootstrap-admin must be name:password");
+  }
+  std::string name = config.bootstrap_admin.substr(0, colon);
+  std::string password = config.bootstrap_admin.substr(colon + 1);
+  auto created = domain::EnsureUser(store, name, password, domain::Role::kAdmin,
+                                    HashOptions(config));
+  if (!created) {
+    return Fail(created.error().code, "--bootstrap-admin: " + created.error().message);
+  }
+  if (*created) spdlog::info("created admin user '{}'", name);
+  return {};
 }
 
 App::App(config::Config config) : config_(std::move(config)) {}
@@ -72,6 +98,12 @@ Status App::Start() {
       [m = &metrics_](std::string_view cmd, double s) { m->ObserveRedis(cmd, s); });
   redis_->Start();
 
+  if (auto st = BootstrapAdmin(*store_, config_); !st) {
+    return st;
+  }
+  if (auto st = WireServices(); !st) {
+    return st;
+  }
   api::RegisterOps(router_, {redis_.get(), store_.get(), &metrics_});
 
   http_api::ServerOptions sopts;
@@ -84,6 +116,41 @@ Status App::Start() {
   }
   server_->Start();
   spdlog::info("plauditd listening on http://{}:{}", config_.host, server_->port());
+  return {};
+}
+
+Status App::WireServices() {
+  struct Named {
+    const char* flag;
+    const std::string& text;
+    redis::Limit* out;
+  };
+  redis::Limit login_user, login_addr, writes_user, requests_addr;
+  for (const Named& n : {Named{"--limit-login-user", config_.limit_login_user, &login_user},
+                         Named{"--limit-login-address", config_.limit_login_address, &login_addr},
+                         Named{"--limit-writes-user", config_.limit_writes_user, &writes_user},
+                         Named{"--limit-requests-address", config_.limit_requests_address,
+                               &requests_addr}}) {
+    auto l = redis::ParseLimit(n.text);
+    if (!l) return Fail(ErrorCode::kInvalidArgument, std::string(n.flag) + ": " + l.error().message);
+    *n.out = *l;
+  }
+  if (!config_.rate_limits) {
+    login_user = login_addr = writes_user = requests_addr = redis::Limit{};
+  }
+
+  hasher_ = std::make_unique<domain::PasswordHasher>(HashOptions(config_));
+  sessions_ = std::make_unique<redis::SessionStore>(
+      *redis_, std::chrono::seconds(config_.session_ttl_s));
+  limiter_ = std::make_unique<redis::RateLimiter>(*redis_);
+  user_table_ = std::make_unique<sql::UserTable>(*store_);
+  users_ = std::make_unique<domain::UserService>(*user_table_, *sessions_, *hasher_, *limiter_,
+                                                 domain::LoginLimits{login_user, login_addr});
+  guard_ = std::make_unique<api::Guard>(
+      *users_, *limiter_, api::GuardLimits{config_.rate_limits, requests_addr, writes_user});
+
+  api::ApiContext ctx{guard_.get(), users_.get(), config_.session_ttl_s};
+  api::RegisterUsers(router_, ctx);
   return {};
 }
 

@@ -11,15 +11,21 @@
 #include <memory>
 #include <optional>
 
+#include "api/guard.hpp"
 #include "app/embedded_redis.hpp"
 #include "common/net.hpp"
 #include "common/result.hpp"
 #include "config/config.hpp"
+#include "domain/password_hasher.hpp"
+#include "domain/users.hpp"
 #include "http/metrics.hpp"
 #include "http/router.hpp"
 #include "http/server.hpp"
 #include "redis/client.hpp"
+#include "redis/rate_limiter.hpp"
+#include "redis/sessions.hpp"
 #include "sql/store.hpp"
+#include "sql/users.hpp"
 
 namespace plaudit::app {
 
@@ -46,6 +52,7 @@ class App {
 
  private:
   void BeginStop();
+  Status WireServices();
 
   config::Config config_;
   net::io_context ioc_{1};
@@ -54,6 +61,12 @@ class App {
   std::unique_ptr<EmbeddedRedis> embedded_redis_;
   std::unique_ptr<sql::Store> store_;
   std::shared_ptr<redis::Client> redis_;
+  std::unique_ptr<domain::PasswordHasher> hasher_;
+  std::unique_ptr<redis::SessionStore> sessions_;
+  std::unique_ptr<redis::RateLimiter> limiter_;
+  std::unique_ptr<sql::UserTable> user_table_;
+  std::unique_ptr<domain::UserService> users_;
+  std::unique_ptr<api::Guard> guard_;
   std::unique_ptr<http_api::Server> server_;
   std::optional<net::signal_set> signals_;
   bool stopping_ = false;
@@ -61,5 +74,9 @@ class App {
 
 // Opens the configured store (SQLite default path resolved) without migrating.
 Result<std::unique_ptr<sql::Store>> OpenStore(const config::Config& config);
+// The Argon2id cost and bounds of the config.
+domain::PasswordHashOptions HashOptions(const config::Config& config);
+// Creates the --bootstrap-admin user ("name:password") if it does not exist yet.
+Status BootstrapAdmin(sql::Store& store, const config::Config& config);
 
 }  // namespace plaudit::app

@@ -1,5 +1,8 @@
 #include "app/commands.hpp"
 
+#include <iostream>
+#include <string>
+
 #include <spdlog/spdlog.h>
 
 #include "app/app.hpp"
@@ -32,6 +35,40 @@ int Migrate(const config::Config& config) {
   return 0;
 }
 
+int UserAdd(const config::Invocation& inv) {
+  // The password comes from stdin (first line), never from argv where `ps` would show it.
+  std::string password;
+  if (!std::getline(std::cin, password)) {
+    spdlog::error("user add: expected the password on standard input");
+    return 1;
+  }
+  if (!password.empty() && password.back() == '\r') password.pop_back();
+  auto role = domain::ParseRole(inv.user_role);
+  auto store = OpenStore(inv.config);
+  if (!store) {
+    spdlog::error("cannot open database: {}", store.error().message);
+    return 1;
+  }
+  auto migrated = (*store)->Migrate();
+  if (!migrated) {
+    spdlog::error("migration failed: {}", migrated.error().message);
+    return 1;
+  }
+  auto created = domain::EnsureUser(**store, inv.user_name, password,
+                                    role.value_or(domain::Role::kUser), HashOptions(inv.config));
+  (*store)->Close();
+  if (!created) {
+    spdlog::error("user add: {}", created.error().message);
+    return 1;
+  }
+  if (!*created) {
+    spdlog::error("user add: user '{}' already exists", inv.user_name);
+    return 1;
+  }
+  spdlog::info("created user '{}' with role {}", inv.user_name, inv.user_role);
+  return 0;
+}
+
 int NotImplemented(const char* what) {
   spdlog::error("'{}' is not implemented yet", what);
   return 2;
@@ -45,7 +82,7 @@ int RunCommand(const config::Invocation& inv) {
     case config::Command::kMigrate: return Migrate(inv.config);
     case config::Command::kFlush: return NotImplemented("flush");
     case config::Command::kRebuildCache: return NotImplemented("rebuild-cache");
-    case config::Command::kUserAdd: return NotImplemented("user add");
+    case config::Command::kUserAdd: return UserAdd(inv);
   }
   return 2;
 }

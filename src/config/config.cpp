@@ -56,6 +56,39 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
 
+  app.add_option("--session-ttl-s", c.session_ttl_s, "session lifetime, sliding, in seconds")
+      ->envname("PLAUDIT_SESSION_TTL_S")
+      ->check(CLI::Range(int64_t{1}, int64_t{366} * 24 * 3600))
+      ->capture_default_str();
+  app.add_option("--password-hash", c.password_hash,
+                 "Argon2id cost: interactive (64 MiB, ~0.1 s) or minimal (tests only)")
+      ->envname("PLAUDIT_PASSWORD_HASH")
+      ->check(CLI::IsMember({"interactive", "minimal"}))
+      ->capture_default_str();
+  app.add_option("--password-hash-threads", c.password_hash_threads, "concurrent password hashes")
+      ->envname("PLAUDIT_PASSWORD_HASH_THREADS")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  app.add_option("--password-hash-queue", c.password_hash_queue,
+                 "password hashes waiting or running before logins get 429")
+      ->envname("PLAUDIT_PASSWORD_HASH_QUEUE")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  app.add_option("--limit-login-user", c.limit_login_user, "failed logins per username")
+      ->envname("PLAUDIT_LIMIT_LOGIN_USER")
+      ->capture_default_str();
+  app.add_option("--limit-login-address", c.limit_login_address,
+                 "failed logins per client address")
+      ->envname("PLAUDIT_LIMIT_LOGIN_ADDRESS")
+      ->capture_default_str();
+  app.add_option("--limit-writes-user", c.limit_writes_user, "writes per user")
+      ->envname("PLAUDIT_LIMIT_WRITES_USER")
+      ->capture_default_str();
+  app.add_option("--limit-requests-address", c.limit_requests_address,
+                 "requests per client address")
+      ->envname("PLAUDIT_LIMIT_REQUESTS_ADDRESS")
+      ->capture_default_str();
+
   auto* serve = app.add_subcommand("serve", "run the server (the default)");
   auto* migrate = app.add_subcommand("migrate", "apply database migrations and exit");
   auto* flush = app.add_subcommand("flush", "run one write-behind pass and exit");

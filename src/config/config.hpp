@@ -22,6 +22,15 @@ struct Config {
   size_t max_body = 1 << 20;
   std::string redis_server_bin = "redis-server";  // for embedded mode
   int sql_pool_size = 2;
+  int64_t session_ttl_s = 30 * 24 * 3600;  // sliding
+  std::string password_hash = "interactive";  // Argon2id cost: interactive | minimal (tests)
+  int password_hash_threads = 2;              // concurrent hashes (each 64 MiB at interactive)
+  int password_hash_queue = 64;               // waiting + running; beyond it logins get 429
+  // Rate limits, "COUNT/PERIOD" (PERIOD: 500ms, 90s, 15m, 2h) or "off".
+  std::string limit_login_user = "10/15m";      // failed logins per username
+  std::string limit_login_address = "50/15m";   // failed logins per client address
+  std::string limit_writes_user = "120/1m";     // writes per user
+  std::string limit_requests_address = "1200/1m";  // requests per client address
 };
 
 enum class Command { kServe, kMigrate, kFlush, kRebuildCache, kUserAdd };

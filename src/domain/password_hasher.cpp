@@ -38,38 +38,57 @@ PasswordHasher::~PasswordHasher() {
   pool_.join();
 }
 
-template <class F>
-auto PasswordHasher::Offload(F fn) -> Awaitable<Result<decltype(fn())>> {
-  using T = decltype(fn());
+template <class T>
+Awaitable<Result<T>> PasswordHasher::Offload(std::function<T()> fn) {
   if (pending_.fetch_add(1) >= options_.max_pending) {
     pending_.fetch_sub(1);
     Error e{ErrorCode::kRateLimited, "too many password checks in progress; retry shortly", 1};
     co_return tl::unexpected(e);
   }
-  // co_spawn on the pool runs fn there and resumes this coroutine on its own executor.
-  auto result = co_await net::co_spawn(
-      pool_.get_executor(),
-      [fn = std::move(fn)]() -> Awaitable<Result<T>> {
-        try {
-          co_return fn();
-        } catch (const std::exception& e) {
-          co_return Fail(ErrorCode::kUnavailable, e.what());
-        }
-      },
-      net::use_awaitable);
+  // The same hand-off as sql::Store::Run: the job runs on the pool, and its result is posted
+  // back to the awaiting coroutine's executor (kept alive as outstanding work meanwhile).
+  auto initiate = [this](auto handler, std::function<T()> fn) {
+    using Handler = decltype(handler);
+    auto executor = net::prefer(net::get_associated_executor(handler),
+                                net::execution::outstanding_work.tracked);
+    struct State {
+      Handler handler;
+      decltype(executor) work;
+    };
+    auto state = std::make_shared<State>(State{std::move(handler), std::move(executor)});
+    net::post(pool_, [state = std::move(state), fn = std::move(fn)]() mutable {
+      Result<T> result;
+      try {
+        result = fn();
+      } catch (const std::exception& e) {
+        result = Fail(ErrorCode::kUnavailable, e.what());
+      }
+      auto target = net::prefer(state->work, net::execution::outstanding_work.untracked);
+      net::post(target, [state = std::move(state), result = std::move(result)]() mutable {
+        std::move(state->handler)(std::move(result));
+      });
+    });
+  };
+  auto result = co_await net::async_initiate<decltype(net::use_awaitable), void(Result<T>)>(
+      std::move(initiate), net::use_awaitable, std::move(fn));
   pending_.fetch_sub(1);
   co_return result;
 }
 
 Awaitable<Result<std::string>> PasswordHasher::Hash(std::string password) {
-  co_return co_await Offload(
-      [this, password = std::move(password)] { return HashNow(password, options_); });
+  // A named std::function: GCC 12 double-destroys a lambda temporary with non-trivial
+  // captures that is converted inside a co_await expression.
+  std::function<std::string()> job = [this, password = std::move(password)] {
+    return HashNow(password, options_);
+  };
+  co_return co_await Offload<std::string>(std::move(job));
 }
 
 Awaitable<Result<bool>> PasswordHasher::Verify(std::string encoded, std::string password) {
-  co_return co_await Offload([encoded = std::move(encoded), password = std::move(password)] {
+  std::function<bool()> job = [encoded = std::move(encoded), password = std::move(password)] {
     return crypto_pwhash_str_verify(encoded.c_str(), password.data(), password.size()) == 0;
-  });
+  };
+  co_return co_await Offload<bool>(std::move(job));
 }
 
 Awaitable<Result<bool>> PasswordHasher::VerifyDummy(std::string password) {

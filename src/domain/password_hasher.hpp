@@ -8,6 +8,7 @@
 // exhausted machine.
 #include <atomic>
 #include <cstddef>
+#include <functional>
 #include <string>
 
 #include "common/net.hpp"
@@ -42,8 +43,9 @@ class PasswordHasher {
   const PasswordHashOptions& options() const { return options_; }
 
  private:
-  template <class F>
-  auto Offload(F fn) -> Awaitable<Result<decltype(fn())>>;
+  // Runs fn on the pool, bounded by max_pending; resumes on the caller's executor.
+  template <class T>
+  Awaitable<Result<T>> Offload(std::function<T()> fn);
 
   PasswordHashOptions options_;
   net::thread_pool pool_;

@@ -10,6 +10,7 @@ AppUnderTest::AppUnderTest(RedisServer& redis, std::string database_url) {
   config::Config c;
   c.redis_url = redis.unix_url();
   c.database_url = std::move(database_url);
+  c.password_hash = "minimal";  // Argon2id at full cost would make every test slow
   Boot(std::move(c));
 }
 

@@ -189,6 +189,34 @@ TEST_F(PlauditdTest, MigrateIsIdempotent) {
   EXPECT_NE(Log().find("migrations applied: 0"), std::string::npos) << Log();
 }
 
+TEST_F(PlauditdTest, UserAddReadsThePasswordFromStdinAndTheUserCanLogIn) {
+  auto run_sh = [&](const std::string& cmd) {
+    Process p({"sh", "-c", cmd}, log_path());
+    return p.Wait(30s).value_or(-1);
+  };
+  std::string base = std::string("printf 'pass-from-stdin\\n' | '") + PLAUDITD_PATH +
+                     "' user add writer --role author --password-hash minimal --data-dir '" +
+                     data_dir() + "'";
+  EXPECT_EQ(run_sh(base), 0) << Log();
+  EXPECT_EQ(run_sh(base), 1) << "a second add of the same user must fail";
+  EXPECT_NE(run_sh(std::string("printf 'short\\n' | '") + PLAUDITD_PATH +
+                   "' user add other --data-dir '" + data_dir() + "'"),
+            0);
+  EXPECT_EQ(Log().find("pass-from-stdin"), std::string::npos);  // never logged
+
+  int port = FreeTcpPort();
+  auto p = Start({"--bootstrap-admin", "boss:boss-password", "--password-hash", "minimal"}, port);
+  ASSERT_TRUE(Ready(port)) << Log();
+  HttpClient c("127.0.0.1", port);
+  auto r = c.Post("/api/v1/sessions", R"({"username":"writer","password":"pass-from-stdin"})");
+  ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_EQ(r.Json().at("user").at("role").as_string(), "author");
+  r = c.Post("/api/v1/sessions", R"({"username":"boss","password":"boss-password"})");
+  ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_EQ(r.Json().at("user").at("role").as_string(), "admin");
+  EXPECT_EQ(p->Stop(15s), 0);
+}
+
 TEST_F(PlauditdTest, UnfinishedSubcommandsSaySoAndFail) {
   for (auto cmd : {std::vector<std::string>{"flush"}, {"rebuild-cache"}}) {
     cmd.insert(cmd.end(), {"--data-dir", data_dir()});

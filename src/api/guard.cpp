@@ -1,0 +1,99 @@
+#include "api/guard.hpp"
+
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <spdlog/spdlog.h>
+
+namespace plaudit::api {
+
+using namespace boost::asio::experimental::awaitable_operators;
+
+std::optional<std::string> BearerToken(std::string_view h) {
+  if (h.empty()) return std::nullopt;
+  constexpr std::string_view kScheme = "bearer";
+  if (h.size() < kScheme.size()) return std::string{};
+  for (size_t i = 0; i < kScheme.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(h[i])) != kScheme[i]) return std::string{};
+  }
+  std::string_view rest = h.substr(kScheme.size());
+  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  while (!rest.empty() && rest.back() == ' ') rest.remove_suffix(1);
+  return std::string(rest);
+}
+
+std::optional<std::string> CookieValue(std::string_view header, std::string_view name) {
+  while (!header.empty()) {
+    size_t semi = header.find(';');
+    std::string_view pair = header.substr(0, semi);
+    header = semi == std::string_view::npos ? std::string_view{} : header.substr(semi + 1);
+    while (!pair.empty() && pair.front() == ' ') pair.remove_prefix(1);
+    size_t eq = pair.find('=');
+    if (eq != std::string_view::npos && pair.substr(0, eq) == name) {
+      std::string_view v = pair.substr(eq + 1);
+      if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
+      return std::string(v);
+    }
+  }
+  return std::nullopt;
+}
+
+Guard::Guard(domain::UserService& users, redis::RateLimiter& limiter, GuardLimits limits)
+    : users_(users), limiter_(limiter), limits_(limits) {}
+
+namespace {
+
+Awaitable<Status> LimitAddress(redis::RateLimiter& limiter, bool enabled, redis::Limit limit,
+                               std::string address) {
+  if (!enabled || !limit.enabled()) co_return Status{};
+  co_return co_await limiter.Enforce("req-addr", address, limit, "too many requests");
+}
+
+Awaitable<Result<std::optional<domain::Principal>>> Identify(domain::UserService& users,
+                                                             std::string token) {
+  if (token.empty()) co_return std::optional<domain::Principal>{};
+  co_return co_await users.Authenticate(std::move(token));
+}
+
+}  // namespace
+
+Awaitable<Result<Caller>> Guard::Admit(const http_api::Request& request, Access access) {
+  Caller caller;
+  caller.address = request.client_address;
+  auto bearer = BearerToken(request.Header(http::field::authorization));
+  std::optional<std::string> cookie;
+  if (!bearer) cookie = CookieValue(request.Header(http::field::cookie), kSessionCookie);
+  std::string token = bearer ? *bearer : cookie.value_or("");
+
+  // The address limit and the session lookup are independent: one pipelined round trip.
+  auto [limited, identity] =
+      co_await (LimitAddress(limiter_, limits_.enabled, limits_.requests_per_address,
+                             caller.address) &&
+                Identify(users_, token));
+  if (!limited) {
+    if (limited.error().code == ErrorCode::kRateLimited) co_return tl::unexpected(limited.error());
+    spdlog::warn("rate limiter unavailable, letting request through: {}", limited.error().message);
+  }
+  if (!identity) {
+    if (token.empty()) co_return tl::unexpected(identity.error());
+    co_return Fail(identity.error().code == ErrorCode::kUnavailable ? ErrorCode::kUnavailable
+                                                                    : ErrorCode::kInternal,
+                   "cannot check the session: " + identity.error().message);
+  }
+  if (*identity) {
+    caller.principal = std::move(*identity);
+    caller.token = token;
+  } else if (bearer) {
+    co_return Fail(ErrorCode::kUnauthenticated, "invalid or expired token");
+  }
+
+  if (access != Access::kPublic && !caller.principal) {
+    co_return Fail(ErrorCode::kUnauthenticated, "sign in first");
+  }
+  if (access == Access::kWrite && limits_.enabled && limits_.writes_per_user.enabled()) {
+    auto st = co_await limiter_.Enforce("write-user", std::to_string(caller.principal->id),
+                                        limits_.writes_per_user, "too many writes");
+    if (!st && st.error().code == ErrorCode::kRateLimited) co_return tl::unexpected(st.error());
+  }
+  co_return caller;
+}
+
+}  // namespace plaudit::api

@@ -1,0 +1,13 @@
+#pragma once
+// API.md "Users and sessions": /api/v1/users, /api/v1/sessions.
+#include "api/context.hpp"
+#include "http/router.hpp"
+
+namespace plaudit::api {
+
+void RegisterUsers(http_api::Router& router, ApiContext ctx);
+
+boost::json::object UserJson(const domain::User& user);        // what the user sees of self
+boost::json::object PublicUserJson(const domain::User& user);  // what anyone sees
+
+}  // namespace plaudit::api

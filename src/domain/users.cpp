@@ -1,0 +1,178 @@
+#include "domain/users.hpp"
+
+#include <sodium.h>
+
+#include "common/time.hpp"
+
+namespace plaudit::domain {
+
+User ToUser(const sql::UserRow& row) {
+  User u;
+  u.id = row.id;
+  u.username = row.username;
+  u.display_name = row.display_name;
+  u.role = ParseRole(row.role).value_or(Role::kUser);
+  u.created_at_ms = row.created_at_ms;
+  return u;
+}
+
+UserService::UserService(sql::UserTable& users, redis::SessionStore& sessions,
+                         PasswordHasher& hasher, redis::RateLimiter& limiter, LoginLimits limits)
+    : users_(users), sessions_(sessions), hasher_(hasher), limiter_(limiter), limits_(limits) {}
+
+Awaitable<Result<User>> UserService::Register(std::string username, std::string password,
+                                              std::string display_name) {
+  if (auto st = ValidateUsername(username); !st) co_return tl::unexpected(st.error());
+  if (auto st = ValidatePassword(password); !st) co_return tl::unexpected(st.error());
+  auto display = NormalizeDisplayName(display_name, username);
+  if (!display) co_return tl::unexpected(display.error());
+  // Refuse a taken name before paying for a hash; the unique index still decides races.
+  auto existing = co_await users_.FindByKey(UsernameKey(username));
+  if (!existing) co_return tl::unexpected(existing.error());
+  if (*existing) co_return Fail(ErrorCode::kAlreadyExists, "username is taken");
+
+  auto hash = co_await hasher_.Hash(std::move(password));
+  if (!hash) co_return tl::unexpected(hash.error());
+  sql::UserRow row;
+  row.username = username;
+  row.username_key = UsernameKey(username);
+  row.display_name = std::move(*display);
+  row.password_hash = std::move(*hash);
+  row.role = std::string(RoleName(Role::kUser));
+  row.created_at_ms = NowMs();
+  auto inserted = co_await users_.Insert(std::move(row));
+  if (!inserted) co_return tl::unexpected(inserted.error());
+  co_return ToUser(*inserted);
+}
+
+Awaitable<Result<Session>> UserService::Login(std::string username, std::string password,
+                                              std::string client_address) {
+  if (username.empty() || password.empty() || username.size() > 64 || password.size() > 4096) {
+    co_return Fail(ErrorCode::kUnauthenticated, "wrong username or password");
+  }
+  const std::string key = UsernameKey(username);
+  // Both failed-login budgets: per username and per client address. (A named vector, not
+  // a braced list in the range-for: GCC 12 mishandles those across co_await.)
+  struct Budget {
+    std::string scope;
+    std::string id;
+    redis::Limit limit;
+  };
+  std::vector<Budget> budgets;
+  budgets.push_back({"login-user", key, limits_.per_username});
+  budgets.push_back({"login-addr", client_address, limits_.per_address});
+  // Check (without spending) both before any password work.
+  for (const Budget& b : budgets) {
+    if (!b.limit.enabled()) continue;
+    auto d = co_await limiter_.Check(b.scope, b.id, b.limit, /*consume=*/false);
+    if (!d) co_return tl::unexpected(d.error());
+    if (!d->allowed) {
+      Error e{ErrorCode::kRateLimited, "too many failed logins; try again later",
+              static_cast<int>((d->retry_after_ms + 999) / 1000)};
+      co_return tl::unexpected(e);
+    }
+  }
+
+  auto row = co_await users_.FindByKey(key);
+  if (!row) co_return tl::unexpected(row.error());
+  Result<bool> ok = *row ? co_await hasher_.Verify((*row)->password_hash, password)
+                         : co_await hasher_.VerifyDummy(password);
+  if (!ok) co_return tl::unexpected(ok.error());
+  if (!*row || !*ok) {
+    for (const Budget& b : budgets) {
+      if (!b.limit.enabled()) continue;
+      auto d = co_await limiter_.Check(b.scope, b.id, b.limit, /*consume=*/true);
+      if (!d) co_return tl::unexpected(d.error());
+    }
+    co_return Fail(ErrorCode::kUnauthenticated, "wrong username or password");
+  }
+
+  Session s;
+  s.user = ToUser(**row);
+  s.token = redis::SessionStore::NewToken();
+  s.expires_at_ms = NowMs() + sessions_.ttl().count();
+  redis::SessionData data{s.user.id, s.user.username, s.user.display_name,
+                          std::string(RoleName(s.user.role))};
+  if (auto st = co_await sessions_.Create(s.token, data); !st) {
+    co_return tl::unexpected(st.error());
+  }
+  co_return s;
+}
+
+Awaitable<Status> UserService::Logout(std::string token, const Principal& who) {
+  co_return co_await sessions_.Delete(token, who.id);
+}
+
+Awaitable<Result<std::optional<Principal>>> UserService::Authenticate(std::string token) {
+  // Tokens are 43 base64url characters; anything else cannot be a session.
+  if (token.size() != 43) co_return std::optional<Principal>{};
+  auto d = co_await sessions_.Get(token);
+  if (!d) co_return tl::unexpected(d.error());
+  if (!*d) co_return std::optional<Principal>{};
+  auto role = ParseRole((*d)->role);
+  if (!role) co_return std::optional<Principal>{};
+  co_return std::optional<Principal>(
+      Principal{(*d)->user_id, (*d)->username, (*d)->display_name, *role});
+}
+
+Awaitable<Result<User>> UserService::Get(int64_t id) {
+  auto row = co_await users_.FindById(id);
+  if (!row) co_return tl::unexpected(row.error());
+  if (!*row) co_return Fail(ErrorCode::kNotFound, "no such user");
+  co_return ToUser(**row);
+}
+
+Awaitable<Result<User>> UserService::SetRole(const Principal& actor, int64_t id, Role role) {
+  if (!HasRole(actor.role, Role::kAdmin)) {
+    co_return Fail(ErrorCode::kPermissionDenied, "only an admin may change roles");
+  }
+  auto updated = co_await users_.SetRole(id, std::string(RoleName(role)), NowMs());
+  if (!updated) co_return tl::unexpected(updated.error());
+  if (!*updated) co_return Fail(ErrorCode::kNotFound, "no such user");
+  // SQL is the record; the sessions follow. If Redis fails here the caller gets the error
+  // and may retry: the update is idempotent.
+  if (auto st = co_await sessions_.SetRole(id, RoleName(role)); !st) {
+    co_return tl::unexpected(st.error());
+  }
+  co_return co_await Get(id);
+}
+
+Result<bool> EnsureUser(sql::Store& store, const std::string& username,
+                        const std::string& password, Role role,
+                        const PasswordHashOptions& hash_options) {
+  if (auto st = ValidateUsername(username); !st) return tl::unexpected(st.error());
+  if (auto st = ValidatePassword(password); !st) return tl::unexpected(st.error());
+  if (sodium_init() < 0) return Fail(ErrorCode::kInternal, "libsodium failed to initialise");
+  net::io_context ioc;
+  auto fut = net::co_spawn(
+      ioc,
+      [&]() -> Awaitable<Result<bool>> {
+        std::function<Result<bool>(sql::Connection&)> job =
+            [&](sql::Connection& c) -> Result<bool> {
+          auto existing = sql::UserTable::FindByKey(c, UsernameKey(username));
+          if (!existing) return tl::unexpected(existing.error());
+          if (*existing) return false;
+          char out[crypto_pwhash_STRBYTES];
+          if (crypto_pwhash_str(out, password.data(), password.size(), hash_options.ops_limit,
+                                hash_options.mem_limit) != 0) {
+            return Fail(ErrorCode::kInternal, "password hashing failed");
+          }
+          sql::UserRow row;
+          row.username = username;
+          row.username_key = UsernameKey(username);
+          row.display_name = username;
+          row.password_hash = out;
+          row.role = std::string(RoleName(role));
+          row.created_at_ms = NowMs();
+          auto inserted = sql::UserTable::Insert(c, std::move(row));
+          if (!inserted) return tl::unexpected(inserted.error());
+          return true;
+        };
+        co_return co_await store.Run<bool>(std::move(job));
+      },
+      net::use_future);
+  ioc.run();
+  return fut.get();
+}
+
+}  // namespace plaudit::domain

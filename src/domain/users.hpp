@@ -1,0 +1,66 @@
+#pragma once
+// Accounts and sessions (API.md "Users and sessions").
+//
+// Identity always comes from a session token: the service never takes a user id or role
+// from a request body. Passwords are Argon2id hashes (PasswordHasher, off the I/O thread);
+// sessions are Redis hashes keyed by a hash of the token (redis::SessionStore); failed
+// logins are rate limited per username and per client address.
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "common/net.hpp"
+#include "common/result.hpp"
+#include "domain/password_hasher.hpp"
+#include "domain/user.hpp"
+#include "redis/rate_limiter.hpp"
+#include "redis/sessions.hpp"
+#include "sql/users.hpp"
+
+namespace plaudit::domain {
+
+struct LoginLimits {
+  redis::Limit per_username;
+  redis::Limit per_address;
+};
+
+struct Session {
+  std::string token;
+  int64_t expires_at_ms = 0;
+  User user;
+};
+
+class UserService {
+ public:
+  UserService(sql::UserTable& users, redis::SessionStore& sessions, PasswordHasher& hasher,
+              redis::RateLimiter& limiter, LoginLimits limits);
+
+  Awaitable<Result<User>> Register(std::string username, std::string password,
+                                   std::string display_name);
+  // Wrong username or password → kUnauthenticated (the same answer, and about the same time,
+  // for both). Over the failed-login limit → kRateLimited.
+  Awaitable<Result<Session>> Login(std::string username, std::string password,
+                                   std::string client_address);
+  Awaitable<Status> Logout(std::string token, const Principal& who);
+  // The principal of a session token; nullopt when no such (live) session.
+  Awaitable<Result<std::optional<Principal>>> Authenticate(std::string token);
+  Awaitable<Result<User>> Get(int64_t id);
+  // Admin only; the change reaches the user's live sessions at once.
+  Awaitable<Result<User>> SetRole(const Principal& actor, int64_t id, Role role);
+
+ private:
+  sql::UserTable& users_;
+  redis::SessionStore& sessions_;
+  PasswordHasher& hasher_;
+  redis::RateLimiter& limiter_;
+  LoginLimits limits_;
+};
+
+User ToUser(const sql::UserRow& row);
+
+// Creates `username` with `role` if no such user exists (bootstrap admin, `user add`).
+// Synchronous, for start-up and the command line. Returns true when created.
+Result<bool> EnsureUser(sql::Store& store, const std::string& username,
+                        const std::string& password, Role role, const PasswordHashOptions& hash);
+
+}  // namespace plaudit::domain

@@ -1,0 +1,111 @@
+#include "redis/sessions.hpp"
+
+#include <sodium.h>
+
+#include "common/time.hpp"
+#include "redis/keys.hpp"
+
+namespace plaudit::redis {
+namespace {
+
+Status CheckReply(const Result<Reply>& r) {
+  if (!r) return tl::unexpected(r.error());
+  if (r->is_error()) return Fail(ErrorCode::kInternal, "redis: " + r->str);
+  return {};
+}
+
+}  // namespace
+
+SessionStore::SessionStore(Client& client, std::chrono::milliseconds ttl, int max_sessions)
+    : client_(client), ttl_(ttl), max_sessions_(max_sessions) {
+  if (sodium_init() < 0) {
+    throw std::runtime_error("libsodium failed to initialise");
+  }
+}
+
+std::string SessionStore::NewToken() {
+  unsigned char raw[32];
+  randombytes_buf(raw, sizeof(raw));
+  char out[sodium_base64_ENCODED_LEN(32, sodium_base64_VARIANT_URLSAFE_NO_PADDING)];
+  sodium_bin2base64(out, sizeof(out), raw, sizeof(raw), sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+  return out;
+}
+
+std::string SessionStore::HashToken(std::string_view token) {
+  unsigned char digest[32];
+  crypto_generichash(digest, sizeof(digest), reinterpret_cast<const unsigned char*>(token.data()),
+                     token.size(), nullptr, 0);
+  char hex[65];
+  sodium_bin2hex(hex, sizeof(hex), digest, sizeof(digest));
+  return hex;
+}
+
+Awaitable<Status> SessionStore::Create(std::string_view token, const SessionData& d) {
+  std::string hash = HashToken(token);
+  std::string key = keys::Session(hash);
+  std::vector<std::vector<std::string>> cmds{
+      {"HSET", key, "uid", std::to_string(d.user_id), "username", d.username, "display",
+       d.display_name, "role", d.role},
+      {"PEXPIRE", key, std::to_string(ttl_.count())}};
+  auto written = co_await client_.Pipeline(std::move(cmds));
+  if (!written) co_return tl::unexpected(written.error());
+  for (const auto& r : *written) {
+    if (r.is_error()) co_return Fail(ErrorCode::kInternal, "redis: " + r.str);
+  }
+  std::vector<std::string> index_keys{keys::UserSessions(d.user_id)};
+  std::vector<std::string> args{hash, std::to_string(NowMs()), std::to_string(max_sessions_),
+                                std::to_string(ttl_.count())};
+  auto evicted =
+      co_await client_.Eval(GetScript("session_index_add.lua"), std::move(index_keys), std::move(args));
+  if (auto st = CheckReply(evicted); !st) co_return st;
+  if (!evicted->elements.empty()) {
+    std::vector<std::string> del{"DEL"};
+    for (const auto& e : evicted->elements) del.push_back(keys::Session(e.str));
+    auto r = co_await client_.Command(std::move(del));
+    if (auto st = CheckReply(r); !st) co_return st;
+  }
+  co_return Status{};
+}
+
+Awaitable<Result<std::optional<SessionData>>> SessionStore::Get(std::string_view token) {
+  std::vector<std::string> k{keys::Session(HashToken(token))};
+  // Refresh once the session has aged by 1/30 of its TTL (a day for the default 30 days).
+  int64_t refresh_below = ttl_.count() - std::max<int64_t>(1, ttl_.count() / 30);
+  std::vector<std::string> args{std::to_string(ttl_.count()), std::to_string(refresh_below)};
+  auto r = co_await client_.Eval(GetScript("session_get.lua"), std::move(k), std::move(args));
+  if (!r) co_return tl::unexpected(r.error());
+  if (r->is_error()) co_return Fail(ErrorCode::kInternal, "redis: " + r->str);
+  if (r->is_nil() || r->elements.size() != 4) co_return std::optional<SessionData>{};
+  SessionData d;
+  auto uid = r->elements[0].AsInt();
+  if (!uid) co_return std::optional<SessionData>{};
+  d.user_id = *uid;
+  d.username = r->elements[1].str;
+  d.display_name = r->elements[2].str;
+  d.role = r->elements[3].str;
+  co_return std::optional<SessionData>(std::move(d));
+}
+
+Awaitable<Status> SessionStore::Delete(std::string_view token, int64_t user_id) {
+  std::string hash = HashToken(token);
+  std::vector<std::vector<std::string>> cmds{{"DEL", keys::Session(hash)},
+                                             {"ZREM", keys::UserSessions(user_id), hash}};
+  auto r = co_await client_.Pipeline(std::move(cmds));
+  if (!r) co_return tl::unexpected(r.error());
+  co_return Status{};
+}
+
+Awaitable<Status> SessionStore::SetRole(int64_t user_id, std::string_view role) {
+  std::vector<std::string> range{"ZRANGE", keys::UserSessions(user_id), "0", "-1"};
+  auto members = co_await client_.Command(std::move(range));
+  if (auto st = CheckReply(members); !st) co_return st;
+  for (const auto& m : members->elements) {
+    std::vector<std::string> k{keys::Session(m.str)};
+    std::vector<std::string> args{"role", std::string(role)};
+    auto r = co_await client_.Eval(GetScript("session_set_fields.lua"), std::move(k), std::move(args));
+    if (auto st = CheckReply(r); !st) co_return st;
+  }
+  co_return Status{};
+}
+
+}  // namespace plaudit::redis

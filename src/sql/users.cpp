@@ -1,0 +1,89 @@
+#include "sql/users.hpp"
+
+namespace plaudit::sql {
+namespace {
+
+constexpr std::string_view kInsertUser =
+    "INSERT INTO users (username, username_key, display_name, password_hash, role, created_at, "
+    "updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING id";
+constexpr std::string_view kSelectColumns =
+    "SELECT id, username, username_key, display_name, password_hash, role, created_at "
+    "FROM users ";
+constexpr std::string_view kWhereKey = "WHERE username_key = $1";
+constexpr std::string_view kWhereId = "WHERE id = $1";
+constexpr std::string_view kSetRole = "UPDATE users SET role = $2, updated_at = $3 WHERE id = $1";
+
+UserRow FromRow(const Row& r) {
+  UserRow u;
+  u.id = Int(r[0]);
+  u.username = Text(r[1]);
+  u.username_key = Text(r[2]);
+  u.display_name = Text(r[3]);
+  u.password_hash = Text(r[4]);
+  u.role = Text(r[5]);
+  u.created_at_ms = Int(r[6]);
+  return u;
+}
+
+Result<std::optional<UserRow>> FindOne(Connection& c, std::string_view where, Value param) {
+  std::string sql = std::string(kSelectColumns) + std::string(where);
+  auto rows = c.Query(sql, {std::move(param)});
+  if (!rows) return tl::unexpected(rows.error());
+  if (rows->rows.empty()) return std::optional<UserRow>{};
+  return std::optional<UserRow>(FromRow(rows->rows[0]));
+}
+
+}  // namespace
+
+Result<UserRow> UserTable::Insert(Connection& c, UserRow row) {
+  auto rows = c.Query(kInsertUser, {row.username, row.username_key, row.display_name,
+                                    row.password_hash, row.role, row.created_at_ms});
+  if (!rows) {
+    if (rows.error().code == ErrorCode::kAlreadyExists) {
+      return Fail(ErrorCode::kAlreadyExists, "username is taken");
+    }
+    return tl::unexpected(rows.error());
+  }
+  if (rows->rows.empty()) return Fail(ErrorCode::kInternal, "insert returned no id");
+  row.id = Int(rows->rows[0][0]);
+  return row;
+}
+
+Result<std::optional<UserRow>> UserTable::FindByKey(Connection& c, const std::string& key) {
+  return FindOne(c, kWhereKey, key);
+}
+
+// Jobs are named std::function variables, never lambda temporaries inside co_await: GCC 12
+// destroys such a temporary twice when its captures are not trivial.
+
+Awaitable<Result<UserRow>> UserTable::Insert(UserRow row) {
+  std::function<Result<UserRow>(Connection&)> job = [row = std::move(row)](Connection& c) {
+    return Insert(c, row);
+  };
+  co_return co_await store_.Run<UserRow>(std::move(job));
+}
+
+Awaitable<Result<std::optional<UserRow>>> UserTable::FindByKey(std::string key) {
+  std::function<Result<std::optional<UserRow>>(Connection&)> job =
+      [key = std::move(key)](Connection& c) { return FindOne(c, kWhereKey, key); };
+  co_return co_await store_.Run<std::optional<UserRow>>(std::move(job));
+}
+
+Awaitable<Result<std::optional<UserRow>>> UserTable::FindById(int64_t id) {
+  std::function<Result<std::optional<UserRow>>(Connection&)> job = [id](Connection& c) {
+    return FindOne(c, kWhereId, id);
+  };
+  co_return co_await store_.Run<std::optional<UserRow>>(std::move(job));
+}
+
+Awaitable<Result<bool>> UserTable::SetRole(int64_t id, std::string role, int64_t now_ms) {
+  std::function<Result<bool>(Connection&)> job =
+      [id, role = std::move(role), now_ms](Connection& c) -> Result<bool> {
+    auto r = c.Query(kSetRole, {id, role, now_ms});
+    if (!r) return tl::unexpected(r.error());
+    return r->affected > 0;
+  };
+  co_return co_await store_.Run<bool>(std::move(job));
+}
+
+}  // namespace plaudit::sql

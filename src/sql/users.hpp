@@ -1,0 +1,40 @@
+#pragma once
+// The users table (migration 002). Queries are named constants in users.cpp.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "sql/store.hpp"
+
+namespace plaudit::sql {
+
+struct UserRow {
+  int64_t id = 0;
+  std::string username;
+  std::string username_key;
+  std::string display_name;
+  std::string password_hash;
+  std::string role;
+  int64_t created_at_ms = 0;
+};
+
+class UserTable {
+ public:
+  explicit UserTable(Store& store) : store_(store) {}
+
+  // Inserts and returns the row with its new id; kAlreadyExists when the username is taken.
+  Awaitable<Result<UserRow>> Insert(UserRow row);
+  Awaitable<Result<std::optional<UserRow>>> FindByKey(std::string username_key);
+  Awaitable<Result<std::optional<UserRow>>> FindById(int64_t id);
+  // Returns false when there is no such user.
+  Awaitable<Result<bool>> SetRole(int64_t id, std::string role, int64_t now_ms);
+
+  // The same on a connection (for start-up and CLI code that runs without an event loop).
+  static Result<UserRow> Insert(Connection& c, UserRow row);
+  static Result<std::optional<UserRow>> FindByKey(Connection& c, const std::string& key);
+
+ private:
+  Store& store_;
+};
+
+}  // namespace plaudit::sql

@@ -1,0 +1,60 @@
+#pragma once
+// Base for API tests that run on both databases: a private redis-server, a fresh SQLite file
+// or PostgreSQL database per test, the app in-process, and helpers for accounts.
+#include <gtest/gtest.h>
+
+#include "app/app.hpp"
+#include "app_fixture.hpp"
+#include "support/postgres_server.hpp"
+
+namespace plaudit::testing {
+
+enum class Db { kSqlite, kPostgres };
+
+inline std::string DbName(const ::testing::TestParamInfo<Db>& info) {
+  return info.param == Db::kSqlite ? "Sqlite" : "Postgres";
+}
+
+class ApiTest : public ::testing::TestWithParam<Db> {
+ protected:
+  // Override to change the app's settings before it starts.
+  virtual void Configure(config::Config& c) {}
+
+  void SetUp() override {
+    config::Config c;
+    c.password_hash = "minimal";
+    c.bootstrap_admin = "root:rootpassword";
+    if (GetParam() == Db::kPostgres) {
+      auto& pg = PostgresServer::Shared();
+      c.database_url = pg.url(pg.CreateDatabase());
+    }
+    Configure(c);
+    app_ = std::make_unique<AppUnderTest>(redis_, c);
+  }
+
+  HttpClient Client() { return app_->Client(); }
+
+  static HttpClient::Headers Bearer(const std::string& token) {
+    return {{"Authorization", "Bearer " + token}};
+  }
+
+  // Registers a user and returns its id (fails the test otherwise).
+  int64_t Register(const std::string& name, const std::string& password = "password123") {
+    auto r = Client().Post("/api/v1/users",
+                           R"({"username":")" + name + R"(","password":")" + password + R"("})");
+    EXPECT_EQ(r.status, 201) << r.body;
+    return r.status == 201 ? r.Json().at("id").as_int64() : 0;
+  }
+
+  std::string Login(const std::string& name, const std::string& password = "password123") {
+    auto r = Client().Post("/api/v1/sessions",
+                           R"({"username":")" + name + R"(","password":")" + password + R"("})");
+    EXPECT_EQ(r.status, 201) << r.body;
+    return r.status == 201 ? std::string(r.Json().at("token").as_string()) : std::string{};
+  }
+
+  RedisServer redis_;
+  std::unique_ptr<AppUnderTest> app_;
+};
+
+}  // namespace plaudit::testing
