@@ -43,10 +43,10 @@ for _ in $(seq 1 200); do
   sleep 0.05
 done
 
-# run NAME URL [LUA] → appends one JSON object line to $WORK/rows
+# run NAME URL [LUA] [CONNECTIONS] → appends one JSON object line to $WORK/rows
 run() {
-  local name=$1 url=$2 script=${3:-}
-  local args=(-t"$THREADS" -c"$CONN" -d"$DUR" --latency)
+  local name=$1 url=$2 script=${3:-} conns=${4:-$CONN}
+  local args=(-t"$THREADS" -c"$conns" -d"$DUR" --latency)
   [ -n "$script" ] && args+=(-s "$script")
   wrk "${args[@]}" "$url" >"$WORK/$name.txt" 2>&1
   local rps p50 p99 errors
@@ -62,6 +62,18 @@ run() {
 run hello "http://127.0.0.1:$HELLO_PORT/"
 run healthz "http://127.0.0.1:$PORT/healthz"
 run readyz "http://127.0.0.1:$PORT/readyz"
+
+# Logins: Argon2id at the interactive cost (64 MiB, ~0.1 s each) on the bounded hashing
+# pool; 4 connections, since each login is CPU-bound by design.
+curl -fsS -X POST -H 'Content-Type: application/json' \
+  -d '{"username":"bench","password":"bench-password"}' \
+  "http://127.0.0.1:$PORT/api/v1/users" >/dev/null
+cat >"$WORK/login.lua" <<'LUA'
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '{"username":"bench","password":"bench-password"}'
+LUA
+run login "http://127.0.0.1:$PORT/api/v1/sessions" "$WORK/login.lua" 4
 
 HELLO_RPS=$(awk -F'"rps":' '/"scenario":"hello"/ {split($2,a,","); print a[1]}' "$WORK/rows")
 {
@@ -98,6 +110,8 @@ Scenarios:
 - `hello`: the reference server, fixed JSON body.
 - `healthz`: plauditd's `GET /healthz` (router, metrics, JSON), no Redis or SQL.
 - `readyz`: `GET /readyz`, one Redis PING and one SQL `SELECT 1` on the pool per request.
+- `login`: `POST /api/v1/sessions` with a correct password, 4 connections: Argon2id
+  (interactive: 64 MiB, opslimit 2) on the hashing pool (2 threads, 64 queued at most).
 
 Reproduce: `make bench` (or `BENCH_DURATION=30s make bench`).
 TAIL

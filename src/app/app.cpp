@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "api/articles.hpp"
 #include "api/ops.hpp"
 #include "api/users.hpp"
 
@@ -68,6 +69,26 @@ App::~App() {
 }
 
 Status App::Start() {
+  if (auto st = StartBackend(); !st) {
+    return st;
+  }
+  api::RegisterOps(router_, {redis_.get(), store_.get(), &metrics_});
+
+  http_api::ServerOptions sopts;
+  sopts.host = config_.host;
+  sopts.port = config_.port;
+  sopts.max_body = config_.max_body;
+  server_ = std::make_unique<http_api::Server>(ioc_, sopts, router_, &metrics_);
+  if (auto st = server_->Listen(); !st) {
+    return st;
+  }
+  server_->Start();
+  flusher_->Start();
+  spdlog::info("plauditd listening on http://{}:{}", config_.host, server_->port());
+  return {};
+}
+
+Status App::StartBackend() {
   std::string redis_url = config_.redis_url;
   if (redis_url.empty()) {
     embedded_redis_ = std::make_unique<EmbeddedRedis>(config_.data_dir, config_.redis_server_bin);
@@ -101,22 +122,7 @@ Status App::Start() {
   if (auto st = BootstrapAdmin(*store_, config_); !st) {
     return st;
   }
-  if (auto st = WireServices(); !st) {
-    return st;
-  }
-  api::RegisterOps(router_, {redis_.get(), store_.get(), &metrics_});
-
-  http_api::ServerOptions sopts;
-  sopts.host = config_.host;
-  sopts.port = config_.port;
-  sopts.max_body = config_.max_body;
-  server_ = std::make_unique<http_api::Server>(ioc_, sopts, router_, &metrics_);
-  if (auto st = server_->Listen(); !st) {
-    return st;
-  }
-  server_->Start();
-  spdlog::info("plauditd listening on http://{}:{}", config_.host, server_->port());
-  return {};
+  return WireServices();
 }
 
 Status App::WireServices() {
@@ -149,8 +155,15 @@ Status App::WireServices() {
   guard_ = std::make_unique<api::Guard>(
       *users_, *limiter_, api::GuardLimits{config_.rate_limits, requests_addr, writes_user});
 
-  api::ApiContext ctx{guard_.get(), users_.get(), config_.session_ttl_s};
+  article_table_ = std::make_unique<sql::ArticleTable>(*store_);
+  article_cache_ = std::make_unique<redis::ArticleCache>(*redis_);
+  articles_ = std::make_unique<domain::ArticleService>(*article_table_, *article_cache_);
+  flusher_ = std::make_unique<flush::Flusher>(ioc_.get_executor(), *articles_,
+                                              std::chrono::milliseconds(config_.flush_interval_ms));
+
+  api::ApiContext ctx{guard_.get(), users_.get(), articles_.get(), config_.session_ttl_s};
   api::RegisterUsers(router_, ctx);
+  api::RegisterArticles(router_, ctx);
   return {};
 }
 
@@ -184,10 +197,22 @@ void App::BeginStop() {
     signals_->cancel(ec);
   }
   auto finish = [this] {
-    // The write-behind flusher's final pass runs here once it exists.
-    redis_->Stop();
-    spdlog::info("drained; stopping");
-    ioc_.stop();
+    // Requests are drained: run the last write-behind pass, then let go of Redis.
+    flusher_->Stop();
+    net::co_spawn(
+        ioc_,
+        [this]() -> Awaitable<void> {
+          auto r = co_await flusher_->FlushNow();
+          if (!r) {
+            spdlog::error("final flush failed: {}", r.error().message);
+          } else {
+            spdlog::info("final flush: {} view counts", r->views);
+          }
+          redis_->Stop();
+          spdlog::info("drained; stopping");
+          ioc_.stop();
+        },
+        net::detached);
   };
   if (server_) {
     server_->Shutdown(finish);

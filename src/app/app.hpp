@@ -17,7 +17,11 @@
 #include "common/result.hpp"
 #include "config/config.hpp"
 #include "domain/password_hasher.hpp"
+#include "domain/articles.hpp"
 #include "domain/users.hpp"
+#include "flush/flusher.hpp"
+#include "redis/article_cache.hpp"
+#include "sql/articles.hpp"
 #include "http/metrics.hpp"
 #include "http/router.hpp"
 #include "http/server.hpp"
@@ -36,6 +40,8 @@ class App {
 
   // Starts everything and listens. Routes added to router() before Start() are served too.
   Status Start();
+  // Starts Redis, SQL and the services, without HTTP (for one-shot subcommands).
+  Status StartBackend();
   // Serves on the calling thread until a graceful stop completes; returns the exit code.
   // With handle_signals, SIGINT and SIGTERM begin the graceful stop.
   int Run(bool handle_signals = true);
@@ -49,6 +55,8 @@ class App {
   sql::Store& store() { return *store_; }
   http_api::Metrics& metrics() { return metrics_; }
   const config::Config& config() const { return config_; }
+  flush::Flusher& flusher() { return *flusher_; }
+  domain::ArticleService& articles() { return *articles_; }
 
  private:
   void BeginStop();
@@ -67,6 +75,10 @@ class App {
   std::unique_ptr<sql::UserTable> user_table_;
   std::unique_ptr<domain::UserService> users_;
   std::unique_ptr<api::Guard> guard_;
+  std::unique_ptr<sql::ArticleTable> article_table_;
+  std::unique_ptr<redis::ArticleCache> article_cache_;
+  std::unique_ptr<domain::ArticleService> articles_;
+  std::unique_ptr<flush::Flusher> flusher_;
   std::unique_ptr<http_api::Server> server_;
   std::optional<net::signal_set> signals_;
   bool stopping_ = false;

@@ -1,5 +1,12 @@
 #include "app/commands.hpp"
 
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <functional>
 #include <iostream>
 #include <string>
 
@@ -69,9 +76,70 @@ int UserAdd(const config::Invocation& inv) {
   return 0;
 }
 
-int NotImplemented(const char* what) {
-  spdlog::error("'{}' is not implemented yet", what);
-  return 2;
+bool SocketAccepts(const std::filesystem::path& path);
+
+// Runs `job` once against Redis and SQL, without HTTP. In embedded mode it uses the running
+// server's Redis when there is one (never a second server on the same data), else starts
+// Redis from its AOF.
+int RunOneShot(config::Config config, const char* what,
+               std::function<Awaitable<Status>(App&)> job) {
+  if (config.redis_url.empty()) {
+    auto sock =
+        (std::filesystem::absolute(config.data_dir) / "redis" / "redis.sock").lexically_normal();
+    if (SocketAccepts(sock)) config.redis_url = "unix://" + sock.string();
+  }
+  App app(config);
+  if (auto st = app.StartBackend(); !st) {
+    spdlog::error("{}: {}", what, st.error().message);
+    return 1;
+  }
+  int code = 1;
+  net::co_spawn(
+      app.io(),
+      [&]() -> Awaitable<void> {
+        if (!co_await app.redis().WaitConnected(std::chrono::seconds(5))) {
+          spdlog::error("{}: redis unavailable", what);
+        } else if (auto st = co_await job(app); !st) {
+          spdlog::error("{}: {}", what, st.error().message);
+        } else {
+          code = 0;
+        }
+        app.redis().Stop();
+        app.io().stop();
+      },
+      net::detached);
+  app.io().run();
+  return code;
+}
+
+int Flush(const config::Config& config) {
+  return RunOneShot(config, "flush", [](App& app) -> Awaitable<Status> {
+    auto r = co_await app.flusher().FlushNow();
+    if (!r) co_return tl::unexpected(r.error());
+    spdlog::info("flushed: {} view counts", r->views);
+    co_return Status{};
+  });
+}
+
+int RebuildCache(const config::Config& config) {
+  return RunOneShot(config, "rebuild-cache", [](App& app) -> Awaitable<Status> {
+    // Articles, bodies and comment indexes refill on first use; the list indexes are the
+    // part worth building ahead of traffic.
+    auto st = co_await app.articles().RebuildIndexes();
+    if (st) spdlog::info("rebuilt the published list indexes");
+    co_return st;
+  });
+}
+
+bool SocketAccepts(const std::filesystem::path& path) {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
+  bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  ::close(fd);
+  return ok;
 }
 
 }  // namespace
@@ -80,8 +148,8 @@ int RunCommand(const config::Invocation& inv) {
   switch (inv.command) {
     case config::Command::kServe: return Serve(inv.config);
     case config::Command::kMigrate: return Migrate(inv.config);
-    case config::Command::kFlush: return NotImplemented("flush");
-    case config::Command::kRebuildCache: return NotImplemented("rebuild-cache");
+    case config::Command::kFlush: return Flush(inv.config);
+    case config::Command::kRebuildCache: return RebuildCache(inv.config);
     case config::Command::kUserAdd: return UserAdd(inv);
   }
   return 2;

@@ -75,8 +75,13 @@ Awaitable<Result<Session>> UserService::Login(std::string username, std::string 
 
   auto row = co_await users_.FindByKey(key);
   if (!row) co_return tl::unexpected(row.error());
-  Result<bool> ok = *row ? co_await hasher_.Verify((*row)->password_hash, password)
-                         : co_await hasher_.VerifyDummy(password);
+  // if/else, not ?: — GCC 12 destroys the temporaries of a co_await inside ?: twice.
+  Result<bool> ok = false;
+  if (*row) {
+    ok = co_await hasher_.Verify((*row)->password_hash, password);
+  } else {
+    ok = co_await hasher_.VerifyDummy(password);
+  }
   if (!ok) co_return tl::unexpected(ok.error());
   if (!*row || !*ok) {
     for (const Budget& b : budgets) {

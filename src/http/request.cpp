@@ -2,7 +2,6 @@
 
 #include <charconv>
 
-#include <boost/url/parse_query.hpp>
 
 #include "http/errors.hpp"
 
@@ -27,19 +26,49 @@ Result<int64_t> Request::IdParam(std::string_view name) const {
   return id;
 }
 
+namespace {
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// application/x-www-form-urlencoded decoding ('+' is a space). A malformed escape is kept
+// as it is. (Boost.URL 1.81's pct_string_view::decode() returned a wrong length here when
+// the value ended the buffer, so this small decoder stands in for it.)
+std::string DecodeComponent(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '+') {
+      out.push_back(' ');
+    } else if (c == '%' && i + 2 < s.size() && HexValue(s[i + 1]) >= 0 &&
+               HexValue(s[i + 2]) >= 0) {
+      out.push_back(static_cast<char>(HexValue(s[i + 1]) * 16 + HexValue(s[i + 2])));
+      i += 2;
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::optional<std::string> Request::Query(std::string_view name) const {
-  if (query.empty()) {
-    return std::nullopt;
-  }
-  auto params = boost::urls::parse_query(query);
-  if (!params) {
-    return std::nullopt;
-  }
-  boost::urls::encoding_opts opts;
-  opts.space_as_plus = true;  // HTML forms and many clients send ' ' as '+'
-  for (auto p : *params) {
-    if (p.key.decode(opts) == name) {
-      return p.value.decode(opts);
+  std::string_view rest = query;
+  while (!rest.empty()) {
+    size_t amp = rest.find('&');
+    std::string_view pair = rest.substr(0, amp);
+    rest = amp == std::string_view::npos ? std::string_view{} : rest.substr(amp + 1);
+    size_t eq = pair.find('=');
+    std::string_view key = pair.substr(0, eq);
+    std::string_view value = eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1);
+    if (DecodeComponent(key) == name) {
+      return DecodeComponent(value);
     }
   }
   return std::nullopt;

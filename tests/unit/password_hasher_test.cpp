@@ -39,8 +39,9 @@ TEST(PasswordHasher, BoundsConcurrentHashesAndRefusesTheRest) {
   for (int i = 0; i < 6; ++i) {
     net::co_spawn(
         ioc,
-        [&]() -> Awaitable<void> {
-          auto r = co_await h.Hash("password-" + std::to_string(i));
+        [&, i]() -> Awaitable<void> {
+          std::string password = "password-" + std::to_string(i);
+          auto r = co_await h.Hash(std::move(password));
           if (r) {
             ++ok;
           } else {

@@ -217,12 +217,20 @@ TEST_F(PlauditdTest, UserAddReadsThePasswordFromStdinAndTheUserCanLogIn) {
   EXPECT_EQ(p->Stop(15s), 0);
 }
 
-TEST_F(PlauditdTest, UnfinishedSubcommandsSaySoAndFail) {
-  for (auto cmd : {std::vector<std::string>{"flush"}, {"rebuild-cache"}}) {
-    cmd.insert(cmd.end(), {"--data-dir", data_dir()});
-    EXPECT_EQ(RunToEnd(cmd), 2);
-  }
-  EXPECT_NE(Log().find("not implemented"), std::string::npos);
+TEST_F(PlauditdTest, FlushAndRebuildCacheRunOnceAndExit) {
+  // With no server running they start the embedded Redis from its AOF themselves...
+  EXPECT_EQ(RunToEnd({"flush", "--data-dir", data_dir()}), 0) << Log();
+  EXPECT_EQ(RunToEnd({"rebuild-cache", "--data-dir", data_dir()}), 0) << Log();
+  // ...and with one running they use its Redis instead of replacing it.
+  int port = FreeTcpPort();
+  auto p = Start({}, port);
+  ASSERT_TRUE(Ready(port)) << Log();
+  pid_t child = RedisChildPid();
+  EXPECT_EQ(RunToEnd({"flush", "--data-dir", data_dir()}), 0) << Log();
+  EXPECT_EQ(RedisChildPid(), child);
+  EXPECT_TRUE(Alive(child));
+  EXPECT_EQ(HttpClient("127.0.0.1", port).Get("/readyz").status, 200);
+  EXPECT_EQ(p->Stop(15s), 0);
 }
 
 TEST_F(PlauditdTest, PortInUseFailsStartUpWithAClearError) {

@@ -1,0 +1,203 @@
+#include "api/articles.hpp"
+
+#include "api/json_fields.hpp"
+#include "api/paging.hpp"
+#include "common/time.hpp"
+#include "http/errors.hpp"
+
+namespace plaudit::api {
+
+using http_api::ErrorResponse;
+using http_api::JsonResponse;
+using http_api::Request;
+using http_api::Response;
+
+boost::json::object ArticleJson(const domain::Article& a) {
+  boost::json::object o;
+  o["id"] = a.id;
+  o["kind"] = domain::KindName(a.kind);
+  o["title"] = a.title;
+  o["summary"] = a.summary;
+  if (a.content) o["content"] = *a.content;
+  o["status"] = domain::StatusName(a.status);
+  o["pinned"] = a.pinned;
+  o["allowComments"] = a.allow_comments;
+  o["author"] = {{"id", a.author_id},
+                 {"username", a.author_username},
+                 {"displayName", a.author_display_name}};
+  o["createdAt"] = FormatTimeMs(a.created_at_ms);
+  o["updatedAt"] = FormatTimeMs(a.updated_at_ms);
+  if (a.published_at_ms) {
+    o["publishedAt"] = FormatTimeMs(*a.published_at_ms);
+  } else {
+    o["publishedAt"] = nullptr;
+  }
+  o["viewCount"] = a.view_count;
+  o["likeCount"] = a.like_count;
+  o["commentCount"] = a.comment_count;
+  o["liked"] = a.liked;
+  return o;
+}
+
+namespace {
+
+// Parses a create/update body. Only these fields are accepted: anything else (notably
+// authorId, author, id and the counters) is refused, so nothing a client sends about
+// identity or server-owned state is ever obeyed.
+Result<domain::ArticleInput> ParseInput(const boost::json::object& body, bool create) {
+  static const std::vector<std::string_view> kCreateFields = {
+      "title", "content", "kind", "status", "pinned", "allowComments"};
+  for (const auto& field : body) {
+    bool known = false;
+    for (auto f : kCreateFields) known = known || field.key() == f;
+    if (!known || (!create && field.key() == "kind")) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  "field '" + std::string(field.key()) + "' cannot be set");
+    }
+  }
+  domain::ArticleInput in;
+  auto title = OptionalString(body, "title");
+  if (!title) return tl::unexpected(title.error());
+  in.title = std::move(*title);
+  auto content = OptionalString(body, "content");
+  if (!content) return tl::unexpected(content.error());
+  in.content = std::move(*content);
+  auto kind = OptionalString(body, "kind");
+  if (!kind) return tl::unexpected(kind.error());
+  if (*kind) {
+    in.kind = domain::ParseKind(**kind);
+    if (!in.kind) return Fail(ErrorCode::kInvalidArgument, "kind must be article or post");
+  }
+  auto status = OptionalString(body, "status");
+  if (!status) return tl::unexpected(status.error());
+  if (*status) {
+    in.status = domain::ParseStatus(**status);
+    if (!in.status) return Fail(ErrorCode::kInvalidArgument, "status must be draft or published");
+  }
+  auto pinned = OptionalBool(body, "pinned");
+  if (!pinned) return tl::unexpected(pinned.error());
+  in.pinned = *pinned;
+  auto allow = OptionalBool(body, "allowComments");
+  if (!allow) return tl::unexpected(allow.error());
+  in.allow_comments = *allow;
+  return in;
+}
+
+Result<std::optional<domain::ArticleKind>> KindParam(const Request& req) {
+  auto kind = req.Query("kind");
+  if (!kind || kind->empty()) return std::optional<domain::ArticleKind>{};
+  auto k = domain::ParseKind(*kind);
+  if (!k) return Fail(ErrorCode::kInvalidArgument, "kind must be article or post");
+  return std::optional<domain::ArticleKind>(*k);
+}
+
+Awaitable<Response> Create(ApiContext ctx, Request& req) {
+  auto caller = co_await ctx.guard->Admit(req, Access::kWrite);
+  if (!caller) co_return ErrorResponse(caller.error());
+  auto body = req.JsonBody();
+  if (!body) co_return ErrorResponse(body.error());
+  auto in = ParseInput(*body, true);
+  if (!in) co_return ErrorResponse(in.error());
+  auto a = co_await ctx.articles->Create(*caller->principal, std::move(*in));
+  if (!a) co_return ErrorResponse(a.error());
+  co_return JsonResponse(http::status::created, ArticleJson(*a));
+}
+
+Awaitable<Response> Get(ApiContext ctx, Request& req) {
+  auto caller = co_await ctx.guard->Admit(req, Access::kPublic);
+  if (!caller) co_return ErrorResponse(caller.error());
+  auto id = req.IdParam("id");
+  if (!id) co_return ErrorResponse(id.error());
+  auto a = co_await ctx.articles->Get(caller->principal, *id, /*count_view=*/true);
+  if (!a) co_return ErrorResponse(a.error());
+  co_return JsonResponse(http::status::ok, ArticleJson(*a));
+}
+
+Awaitable<Response> Patch(ApiContext ctx, Request& req) {
+  auto caller = co_await ctx.guard->Admit(req, Access::kWrite);
+  if (!caller) co_return ErrorResponse(caller.error());
+  auto id = req.IdParam("id");
+  if (!id) co_return ErrorResponse(id.error());
+  auto body = req.JsonBody();
+  if (!body) co_return ErrorResponse(body.error());
+  auto in = ParseInput(*body, false);
+  if (!in) co_return ErrorResponse(in.error());
+  auto a = co_await ctx.articles->Update(*caller->principal, *id, std::move(*in));
+  if (!a) co_return ErrorResponse(a.error());
+  co_return JsonResponse(http::status::ok, ArticleJson(*a));
+}
+
+Awaitable<Response> Delete(ApiContext ctx, Request& req) {
+  auto caller = co_await ctx.guard->Admit(req, Access::kWrite);
+  if (!caller) co_return ErrorResponse(caller.error());
+  auto id = req.IdParam("id");
+  if (!id) co_return ErrorResponse(id.error());
+  if (auto st = co_await ctx.articles->Delete(*caller->principal, *id); !st) {
+    co_return ErrorResponse(st.error());
+  }
+  co_return http_api::NoContent();
+}
+
+Awaitable<Response> List(ApiContext ctx, Request& req) {
+  auto caller = co_await ctx.guard->Admit(req, Access::kPublic);
+  if (!caller) co_return ErrorResponse(caller.error());
+  auto paging = ParsePaging(req);
+  if (!paging) co_return ErrorResponse(paging.error());
+  auto kind = KindParam(req);
+  if (!kind) co_return ErrorResponse(kind.error());
+  // Named optional first: GCC 12 garbles `temporary.value_or(...)` inside a coroutine.
+  std::optional<std::string> status_param = req.Query("status");
+  std::string status = status_param ? *status_param : "published";
+  Result<domain::PageResult<domain::Article>> page = domain::PageResult<domain::Article>{};
+  if (status == "published") {
+    page = co_await ctx.articles->ListPublished(*kind, *paging);
+  } else if (status == "draft" || status == "all") {
+    if (!caller->principal) {
+      co_return ErrorResponse(Error{ErrorCode::kUnauthenticated, "sign in to list your own"});
+    }
+    page = co_await ctx.articles->ListOwn(*caller->principal, status == "draft", *kind, *paging);
+  } else {
+    co_return ErrorResponse(
+        Error{ErrorCode::kInvalidArgument, "status must be published, draft or all"});
+  }
+  if (!page) co_return ErrorResponse(page.error());
+  co_return JsonResponse(http::status::ok, PageJson(*page, *paging, ArticleJson));
+}
+
+Awaitable<Response> Changes(ApiContext ctx, Request& req) {
+  auto caller = co_await ctx.guard->Admit(req, Access::kAuthenticated);
+  if (!caller) co_return ErrorResponse(caller.error());
+  auto limit = IntParam(req, "limit", 100, 1, 1000);
+  if (!limit) co_return ErrorResponse(limit.error());
+  std::optional<std::string> after = req.Query("after");
+  std::string after_cursor = after ? *after : "";
+  auto page = co_await ctx.articles->Changes(*caller->principal, after_cursor, *limit);
+  if (!page) co_return ErrorResponse(page.error());
+  boost::json::array items;
+  for (const auto& ev : page->items) {
+    items.push_back({{"cursor", ev.cursor},
+                     {"articleId", ev.article_id},
+                     {"op", ev.op},
+                     {"at", FormatTimeMs(ev.at_ms)}});
+  }
+  co_return JsonResponse(http::status::ok,
+                         {{"items", std::move(items)}, {"nextCursor", page->next_cursor}});
+}
+
+template <auto Fn>
+http_api::Handler Bind(ApiContext ctx) {
+  return [ctx](Request& req) -> Awaitable<Response> { co_return co_await Fn(ctx, req); };
+}
+
+}  // namespace
+
+void RegisterArticles(http_api::Router& router, ApiContext ctx) {
+  router.Add(http::verb::post, "/api/v1/articles", Bind<Create>(ctx));
+  router.Add(http::verb::get, "/api/v1/articles", Bind<List>(ctx));
+  router.Add(http::verb::get, "/api/v1/articles/{id}", Bind<Get>(ctx));
+  router.Add(http::verb::patch, "/api/v1/articles/{id}", Bind<Patch>(ctx));
+  router.Add(http::verb::delete_, "/api/v1/articles/{id}", Bind<Delete>(ctx));
+  router.Add(http::verb::get, "/api/v1/changes", Bind<Changes>(ctx));
+}
+
+}  // namespace plaudit::api

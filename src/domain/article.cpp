@@ -1,0 +1,49 @@
+#include "domain/article.hpp"
+
+#include "text/utf8.hpp"
+
+namespace plaudit::domain {
+
+std::string_view KindName(ArticleKind k) { return k == ArticleKind::kArticle ? "article" : "post"; }
+
+std::optional<ArticleKind> ParseKind(std::string_view s) {
+  if (s == "article") return ArticleKind::kArticle;
+  if (s == "post") return ArticleKind::kPost;
+  return std::nullopt;
+}
+
+std::string_view StatusName(ArticleStatus s) {
+  return s == ArticleStatus::kPublished ? "published" : "draft";
+}
+
+std::optional<ArticleStatus> ParseStatus(std::string_view s) {
+  if (s == "published") return ArticleStatus::kPublished;
+  if (s == "draft") return ArticleStatus::kDraft;
+  return std::nullopt;
+}
+
+Result<std::string> NormalizeTitle(std::string_view title) {
+  std::string_view t = text::Trim(title);
+  auto n = text::CodePoints(t);
+  if (!n) return Fail(ErrorCode::kInvalidArgument, "title must be valid UTF-8");
+  if (*n == 0 || *n > 200) {
+    return Fail(ErrorCode::kInvalidArgument, "title must be 1 to 200 characters");
+  }
+  for (unsigned char c : t) {
+    if (c < 0x20 || c == 0x7F) {
+      return Fail(ErrorCode::kInvalidArgument, "title must not contain control characters");
+    }
+  }
+  return std::string(t);
+}
+
+bool CanSee(const Article& a, const std::optional<Principal>& viewer) {
+  if (a.status == ArticleStatus::kPublished) return true;
+  return viewer && (viewer->id == a.author_id || HasRole(viewer->role, Role::kAdmin));
+}
+
+bool CanEdit(const Article& a, const Principal& viewer) {
+  return viewer.id == a.author_id || HasRole(viewer.role, Role::kAdmin);
+}
+
+}  // namespace plaudit::domain

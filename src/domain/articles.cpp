@@ -1,0 +1,512 @@
+#include "domain/articles.hpp"
+
+#include <sodium.h>
+#include <spdlog/spdlog.h>
+
+#include "common/time.hpp"
+#include "domain/cursor.hpp"
+#include "text/sanitizer.hpp"
+
+namespace plaudit::domain {
+namespace {
+
+int64_t ToInt(const redis::ArticleFields& f, const char* name, int64_t fallback = 0) {
+  auto it = f.find(name);
+  if (it == f.end() || it->second.empty()) return fallback;
+  try {
+    return std::stoll(it->second);
+  } catch (...) {
+    return fallback;
+  }
+}
+
+std::string ListName(std::optional<ArticleKind> kind) {
+  return kind ? std::string(KindName(*kind)) : std::string("all");
+}
+
+int64_t ScoreOf(const Article& a) {
+  return redis::ArticleCache::ListScore(a.pinned, a.published_at_ms.value_or(0));
+}
+
+bool Listed(const Article& a) { return a.status == ArticleStatus::kPublished; }
+
+}  // namespace
+
+redis::ArticleFields ToFields(const Article& a) {
+  return {{"id", std::to_string(a.id)},
+          {"kind", std::string(KindName(a.kind))},
+          {"author_id", std::to_string(a.author_id)},
+          {"author_username", a.author_username},
+          {"author_display", a.author_display_name},
+          {"title", a.title},
+          {"summary", a.summary},
+          {"status", std::string(StatusName(a.status))},
+          {"pinned", a.pinned ? "1" : "0"},
+          {"allow_comments", a.allow_comments ? "1" : "0"},
+          {"created_at", std::to_string(a.created_at_ms)},
+          {"updated_at", std::to_string(a.updated_at_ms)},
+          {"published_at", a.published_at_ms ? std::to_string(*a.published_at_ms) : ""},
+          {"views", std::to_string(a.view_count)},
+          {"likes", std::to_string(a.like_count)},
+          {"comments", std::to_string(a.comment_count)}};
+}
+
+std::optional<Article> FromFields(const redis::ArticleFields& f) {
+  if (!f.count("id")) return std::nullopt;
+  Article a;
+  a.id = ToInt(f, "id");
+  auto kind = ParseKind(f.count("kind") ? f.at("kind") : "");
+  auto status = ParseStatus(f.count("status") ? f.at("status") : "");
+  if (a.id <= 0 || !kind || !status) return std::nullopt;
+  a.kind = *kind;
+  a.status = *status;
+  a.author_id = ToInt(f, "author_id");
+  a.author_username = f.count("author_username") ? f.at("author_username") : "";
+  a.author_display_name = f.count("author_display") ? f.at("author_display") : "";
+  a.title = f.count("title") ? f.at("title") : "";
+  a.summary = f.count("summary") ? f.at("summary") : "";
+  a.pinned = ToInt(f, "pinned") != 0;
+  a.allow_comments = ToInt(f, "allow_comments", 1) != 0;
+  a.created_at_ms = ToInt(f, "created_at");
+  a.updated_at_ms = ToInt(f, "updated_at");
+  if (f.count("published_at") && !f.at("published_at").empty()) {
+    a.published_at_ms = ToInt(f, "published_at");
+  }
+  a.view_count = ToInt(f, "views");
+  a.like_count = ToInt(f, "likes");
+  a.comment_count = ToInt(f, "comments");
+  return a;
+}
+
+Article FromRow(const sql::ArticleRow& r) {
+  Article a;
+  a.id = r.id;
+  a.kind = ParseKind(r.kind).value_or(ArticleKind::kPost);
+  a.author_id = r.author_id;
+  a.author_username = r.author_username;
+  a.author_display_name = r.author_display_name;
+  a.title = r.title;
+  a.summary = r.summary;
+  a.status = ParseStatus(r.status).value_or(ArticleStatus::kDraft);
+  a.pinned = r.pinned;
+  a.allow_comments = r.allow_comments;
+  a.created_at_ms = r.created_at_ms;
+  a.updated_at_ms = r.updated_at_ms;
+  a.published_at_ms = r.published_at_ms;
+  a.view_count = r.view_count;
+  a.like_count = r.like_count;
+  a.comment_count = r.comment_count;
+  return a;
+}
+
+namespace {
+
+sql::ArticleRow ToRow(const Article& a) {
+  sql::ArticleRow r;
+  r.id = a.id;
+  r.kind = std::string(KindName(a.kind));
+  r.author_id = a.author_id;
+  r.title = a.title;
+  r.summary = a.summary;
+  r.content = a.content.value_or("");
+  r.status = std::string(StatusName(a.status));
+  r.pinned = a.pinned;
+  r.allow_comments = a.allow_comments;
+  r.created_at_ms = a.created_at_ms;
+  r.updated_at_ms = a.updated_at_ms;
+  r.published_at_ms = a.published_at_ms;
+  return r;
+}
+
+// Sets title/content (sanitised, with the summary) from input; the rest is the caller's.
+Status ApplyText(Article& a, const ArticleInput& in) {
+  if (in.title) {
+    auto t = NormalizeTitle(*in.title);
+    if (!t) return tl::unexpected(t.error());
+    a.title = std::move(*t);
+  }
+  if (in.content) {
+    if (in.content->size() > kMaxContentBytes) {
+      return Fail(ErrorCode::kInvalidArgument, "content must be at most 512 KiB");
+    }
+    auto clean = text::SanitizeHtml(*in.content);
+    if (!clean) return tl::unexpected(clean.error());
+    a.content = std::move(clean->html);
+    a.summary = text::Summary(clean->text);
+  }
+  return {};
+}
+
+}  // namespace
+
+ArticleService::ArticleService(sql::ArticleTable& table, redis::ArticleCache& cache)
+    : table_(table), cache_(cache) {
+  unsigned char raw[8];
+  randombytes_buf(raw, sizeof(raw));
+  char hex[17];
+  sodium_bin2hex(hex, sizeof(hex), raw, sizeof(raw));
+  instance_id_ = hex;
+}
+
+Awaitable<Result<int64_t>> ArticleService::AllocateId(bool reseed) {
+  int64_t floor = -1;
+  if (reseed) {
+    auto max = co_await table_.MaxId();
+    if (!max) co_return tl::unexpected(max.error());
+    floor = *max;
+  }
+  auto id = co_await cache_.NextId(floor);
+  if (!id) co_return tl::unexpected(id.error());
+  if (*id) co_return **id;
+  if (reseed) co_return Fail(ErrorCode::kInternal, "id sequence did not resume");
+  co_return co_await AllocateId(true);
+}
+
+Awaitable<Result<Article>> ArticleService::Create(const Principal& who, ArticleInput in) {
+  Article a;
+  a.kind = in.kind.value_or(HasRole(who.role, Role::kAuthor) ? ArticleKind::kArticle
+                                                              : ArticleKind::kPost);
+  if (a.kind == ArticleKind::kArticle && !HasRole(who.role, Role::kAuthor)) {
+    co_return Fail(ErrorCode::kPermissionDenied, "only authors may write articles; write a post");
+  }
+  if (in.pinned.value_or(false) && !HasRole(who.role, Role::kAdmin)) {
+    co_return Fail(ErrorCode::kPermissionDenied, "only an admin may pin");
+  }
+  if (!in.title) co_return Fail(ErrorCode::kInvalidArgument, "field 'title' is required");
+  if (!in.content) co_return Fail(ErrorCode::kInvalidArgument, "field 'content' is required");
+  if (auto st = ApplyText(a, in); !st) co_return tl::unexpected(st.error());
+  a.author_id = who.id;
+  a.author_username = who.username;
+  a.author_display_name = who.display_name;
+  a.status = in.status.value_or(ArticleStatus::kDraft);
+  a.pinned = in.pinned.value_or(false);
+  a.allow_comments = in.allow_comments.value_or(true);
+  a.created_at_ms = a.updated_at_ms = NowMs();
+  if (a.status == ArticleStatus::kPublished) a.published_at_ms = a.created_at_ms;
+
+  auto id = co_await AllocateId(false);
+  if (!id) co_return tl::unexpected(id.error());
+  a.id = *id;
+  auto inserted = co_await table_.Insert(ToRow(a));
+  if (!inserted && inserted.error().code == ErrorCode::kAlreadyExists) {
+    // Redis came back with an old sequence: resume above SQL's highest id and retry once.
+    spdlog::warn("article id {} already in SQL; reseeding the sequence", a.id);
+    id = co_await AllocateId(true);
+    if (!id) co_return tl::unexpected(id.error());
+    a.id = *id;
+    inserted = co_await table_.Insert(ToRow(a));
+  }
+  if (!inserted) co_return tl::unexpected(inserted.error());
+  if (auto st = co_await Reflect(a, false, std::nullopt, "create"); !st) {
+    co_return tl::unexpected(st.error());
+  }
+  co_return a;
+}
+
+Awaitable<Status> ArticleService::Reflect(const Article& a, bool was_listed,
+                                          std::optional<int64_t> old_score,
+                                          std::string_view op) {
+  const std::string* body = a.content ? &*a.content : nullptr;
+  if (op == "create") {
+    if (auto st = co_await cache_.Put(a.id, ToFields(a), body); !st) co_return st;
+  } else {
+    auto fields = ToFields(a);
+    // Counters are owned by Redis (views) and other services; never overwrite them here.
+    fields.erase("views");
+    fields.erase("likes");
+    fields.erase("comments");
+    if (auto st = co_await cache_.Update(a.id, fields, body); !st) co_return st;
+  }
+  // Named vectors, not braced lists, in range-fors around co_await (GCC 12).
+  const std::vector<std::string> lists{"all", std::string(KindName(a.kind))};
+  if (Listed(a)) {
+    for (const std::string& list : lists) {
+      if (auto st = co_await cache_.IndexAdd(list, a.id, ScoreOf(a)); !st) co_return st;
+    }
+  } else if (was_listed) {
+    for (const std::string& list : lists) {
+      if (auto st = co_await cache_.IndexRemove(list, a.id); !st) co_return st;
+    }
+  }
+  (void)old_score;
+  co_return co_await cache_.AppendChange(a.id, op, a.updated_at_ms);
+}
+
+Awaitable<Result<Article>> ArticleService::LoadIntoCache(int64_t id) {
+  std::function<Awaitable<Result<Article>>()> loader = [this, id]() -> Awaitable<Result<Article>> {
+    auto row = co_await table_.Find(id, /*with_content=*/true);
+    if (!row) co_return tl::unexpected(row.error());
+    if (!*row) co_return Fail(ErrorCode::kNotFound, "no such article");
+    Article a = FromRow(**row);
+    a.content = (*row)->content;
+    if (auto st = co_await cache_.Put(id, ToFields(a), &*a.content); !st) {
+      co_return tl::unexpected(st.error());
+    }
+    co_return a;
+  };
+  co_return co_await loads_.Do(id, std::move(loader));
+}
+
+Awaitable<Result<Article>> ArticleService::Get(const std::optional<Principal>& viewer, int64_t id,
+                                               bool count_view) {
+  auto cached = co_await cache_.Get(id, count_view, /*with_body=*/true);
+  if (!cached) co_return tl::unexpected(cached.error());
+  if (!*cached) {
+    auto loaded = co_await LoadIntoCache(id);
+    if (!loaded) co_return tl::unexpected(loaded.error());
+    // Read again through Redis so the view is counted by the same atomic script.
+    cached = co_await cache_.Get(id, count_view, /*with_body=*/true);
+    if (!cached) co_return tl::unexpected(cached.error());
+    if (!*cached) co_return Fail(ErrorCode::kUnavailable, "article cache did not fill");
+  }
+  auto a = FromFields((*cached)->fields);
+  if (!a) co_return Fail(ErrorCode::kInternal, "corrupt cached article");
+  if (!CanSee(*a, viewer)) co_return Fail(ErrorCode::kNotFound, "no such article");
+  if ((*cached)->body) {
+    a->content = std::move((*cached)->body);
+  } else {
+    auto row = co_await table_.Find(id, true);
+    if (!row) co_return tl::unexpected(row.error());
+    if (!*row) co_return Fail(ErrorCode::kNotFound, "no such article");
+    a->content = (*row)->content;
+    auto refill = co_await cache_.Update(id, {}, &*a->content);
+    if (!refill) spdlog::warn("could not refill body of article {}", id);
+  }
+  co_return *a;
+}
+
+Awaitable<Result<Article>> ArticleService::Update(const Principal& who, int64_t id,
+                                                  ArticleInput in) {
+  auto current = co_await Get(who, id, /*count_view=*/false);
+  if (!current) co_return tl::unexpected(current.error());
+  Article a = std::move(*current);
+  if (!CanEdit(a, who)) co_return Fail(ErrorCode::kPermissionDenied, "not your article");
+  if (in.kind && *in.kind != a.kind) {
+    co_return Fail(ErrorCode::kInvalidArgument, "field 'kind' cannot be changed");
+  }
+  if (in.pinned && *in.pinned != a.pinned && !HasRole(who.role, Role::kAdmin)) {
+    co_return Fail(ErrorCode::kPermissionDenied, "only an admin may pin");
+  }
+  const bool was_listed = Listed(a);
+  const ArticleStatus old_status = a.status;
+  if (auto st = ApplyText(a, in); !st) co_return tl::unexpected(st.error());
+  if (in.status) a.status = *in.status;
+  if (in.pinned) a.pinned = *in.pinned;
+  if (in.allow_comments) a.allow_comments = *in.allow_comments;
+  a.updated_at_ms = NowMs();
+  if (a.status == ArticleStatus::kPublished && !a.published_at_ms) {
+    a.published_at_ms = a.updated_at_ms;  // the first publication only
+  }
+  auto updated = co_await table_.Update(ToRow(a));
+  if (!updated) co_return tl::unexpected(updated.error());
+  if (!*updated) co_return Fail(ErrorCode::kNotFound, "no such article");
+  std::string_view op = "update";
+  if (old_status != a.status) {
+    op = a.status == ArticleStatus::kPublished ? "publish" : "unpublish";
+  }
+  if (auto st = co_await Reflect(a, was_listed, std::nullopt, op); !st) {
+    co_return tl::unexpected(st.error());
+  }
+  co_return a;
+}
+
+Awaitable<Status> ArticleService::Delete(const Principal& who, int64_t id) {
+  auto current = co_await Get(who, id, /*count_view=*/false);
+  if (!current) co_return tl::unexpected(current.error());
+  if (!CanEdit(*current, who)) co_return Fail(ErrorCode::kPermissionDenied, "not your article");
+  auto deleted = co_await table_.Delete(id);
+  if (!deleted) co_return tl::unexpected(deleted.error());
+  // Whether or not SQL still had it (a retried delete), clear every trace from Redis.
+  if (auto st = co_await cache_.Remove(id); !st) co_return st;
+  const std::vector<std::string> lists{"all", std::string(KindName(current->kind))};
+  for (const std::string& list : lists) {
+    if (auto st = co_await cache_.IndexRemove(list, id); !st) co_return st;
+  }
+  if (*deleted) co_return co_await cache_.AppendChange(id, "delete", NowMs());
+  co_return Status{};
+}
+
+Awaitable<Status> ArticleService::RebuildIndexes() {
+  std::function<Awaitable<Result<bool>>()> rebuild = [this]() -> Awaitable<Result<bool>> {
+    auto locked = co_await cache_.TryLockRebuild(instance_id_);
+    if (!locked) co_return tl::unexpected(locked.error());
+    if (!*locked) co_return false;  // another instance is rebuilding
+    if (auto st = co_await cache_.BeginRebuild(); !st) co_return tl::unexpected(st.error());
+    int64_t after = 0;
+    size_t total = 0;
+    while (true) {
+      auto chunk = co_await table_.PublishedAfter(after, 2000);
+      if (!chunk) co_return tl::unexpected(chunk.error());
+      if (chunk->empty()) break;
+      std::vector<redis::ListEntry> all, articles, posts;
+      for (const auto& e : *chunk) {
+        redis::ListEntry le{e.id, redis::ArticleCache::ListScore(e.pinned, e.published_at_ms)};
+        all.push_back(le);
+        (e.kind == "article" ? articles : posts).push_back(le);
+        after = e.id;
+      }
+      total += chunk->size();
+      if (auto st = co_await cache_.RebuildAdd("all", all); !st) {
+        co_return tl::unexpected(st.error());
+      }
+      if (auto st = co_await cache_.RebuildAdd("article", articles); !st) {
+        co_return tl::unexpected(st.error());
+      }
+      if (auto st = co_await cache_.RebuildAdd("post", posts); !st) {
+        co_return tl::unexpected(st.error());
+      }
+    }
+    if (auto st = co_await cache_.FinishRebuild(instance_id_); !st) {
+      co_return tl::unexpected(st.error());
+    }
+    spdlog::info("rebuilt published list indexes from SQL ({} articles)", total);
+    co_return true;
+  };
+  auto r = co_await rebuilds_.Do(0, std::move(rebuild));
+  if (!r) co_return tl::unexpected(r.error());
+  co_return Status{};
+}
+
+Awaitable<Result<std::vector<Article>>> ArticleService::Hydrate(const std::vector<int64_t>& ids) {
+  auto fields = co_await cache_.GetMany(ids);
+  if (!fields) co_return tl::unexpected(fields.error());
+  std::vector<int64_t> missing;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if ((*fields)[i].empty()) missing.push_back(ids[i]);
+  }
+  std::map<int64_t, Article> loaded;
+  if (!missing.empty()) {
+    // One SQL query for every miss on the page; the bodies are filled on first full read.
+    auto rows = co_await table_.FindMany(missing);
+    if (!rows) co_return tl::unexpected(rows.error());
+    for (const auto& row : *rows) {
+      Article a = FromRow(row);
+      if (auto st = co_await cache_.Put(a.id, ToFields(a), nullptr); !st) {
+        co_return tl::unexpected(st.error());
+      }
+      loaded.emplace(a.id, std::move(a));
+    }
+  }
+  std::vector<Article> out;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (auto a = FromFields((*fields)[i])) {
+      out.push_back(std::move(*a));
+    } else if (auto it = loaded.find(ids[i]); it != loaded.end()) {
+      out.push_back(it->second);
+    }  // else: deleted meanwhile; skipped
+  }
+  co_return out;
+}
+
+Awaitable<Result<PageResult<Article>>> ArticleService::ListPublished(
+    std::optional<ArticleKind> kind, PageRequest req) {
+  const std::string list = ListName(kind);
+  std::optional<std::pair<int64_t, int64_t>> after;  // (score, id)
+  if (req.cursor) {
+    auto raw = DecodeCursor(*req.cursor);
+    long long score = 0, id = 0;
+    char tag = 0;
+    if (!raw || std::sscanf(raw->c_str(), "%c%lld.%lld", &tag, &score, &id) != 3 || tag != 'p' ||
+        id <= 0) {
+      co_return Fail(ErrorCode::kInvalidArgument, "invalid cursor");
+    }
+    after = std::pair{score, id};
+  }
+  Result<std::optional<redis::ListPage>> page = std::optional<redis::ListPage>{};
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    // if/else, not ?: — GCC 12 destroys the temporaries of a co_await inside ?: twice.
+    if (after) {
+      page = co_await cache_.PageAfter(list, after->first, after->second, req.size + 1);
+    } else {
+      page = co_await cache_.Page(list, (req.page - 1) * req.size, req.size + 1);
+    }
+    if (!page) co_return tl::unexpected(page.error());
+    if (*page) break;
+    if (auto st = co_await RebuildIndexes(); !st) co_return tl::unexpected(st.error());
+  }
+  if (!*page) co_return Fail(ErrorCode::kUnavailable, "list index is being rebuilt; retry");
+  auto& entries = (*page)->entries;
+  bool more = static_cast<int64_t>(entries.size()) > req.size;
+  if (more) entries.resize(static_cast<size_t>(req.size));
+  std::vector<int64_t> ids;
+  for (const auto& e : entries) ids.push_back(e.id);
+  auto items = co_await Hydrate(ids);
+  if (!items) co_return tl::unexpected(items.error());
+  PageResult<Article> out;
+  out.total = (*page)->total;
+  out.items = std::move(*items);
+  if (more && !entries.empty()) {
+    const auto& last = entries.back();
+    out.next_cursor = EncodeCursor("p" + std::to_string(last.score) + "." + std::to_string(last.id));
+  }
+  co_return out;
+}
+
+Awaitable<Result<PageResult<Article>>> ArticleService::ListOwn(const Principal& who,
+                                                               bool drafts_only,
+                                                               std::optional<ArticleKind> kind,
+                                                               PageRequest req) {
+  sql::AuthorListQuery q;
+  if (!HasRole(who.role, Role::kAdmin)) q.author_id = who.id;
+  if (drafts_only) q.status = "draft";
+  if (kind) q.kind = std::string(KindName(*kind));
+  q.limit = req.size + 1;
+  q.offset = (req.page - 1) * req.size;
+  if (req.cursor) {
+    auto raw = DecodeCursor(*req.cursor);
+    long long id = 0;
+    char tag = 0;
+    if (!raw || std::sscanf(raw->c_str(), "%c%lld", &tag, &id) != 2 || tag != 'o' || id <= 0) {
+      co_return Fail(ErrorCode::kInvalidArgument, "invalid cursor");
+    }
+    q.before_id = id;
+  }
+  auto rows = co_await table_.ListForAuthor(q);
+  if (!rows) co_return tl::unexpected(rows.error());
+  PageResult<Article> out;
+  out.total = rows->second;
+  bool more = static_cast<int64_t>(rows->first.size()) > req.size;
+  if (more) rows->first.resize(static_cast<size_t>(req.size));
+  for (const auto& r : rows->first) out.items.push_back(FromRow(r));
+  if (more && !out.items.empty()) out.next_cursor = EncodeCursor("o" + std::to_string(out.items.back().id));
+  co_return out;
+}
+
+Awaitable<Result<ChangePage>> ArticleService::Changes(const Principal& who, std::string after,
+                                                      int64_t limit) {
+  if (!HasRole(who.role, Role::kAdmin)) {
+    co_return Fail(ErrorCode::kPermissionDenied, "the change feed is for admins");
+  }
+  if (after.empty()) after = "0-0";
+  unsigned long long ms = 0, seq = 0;
+  char extra = 0;
+  if (std::sscanf(after.c_str(), "%llu-%llu%c", &ms, &seq, &extra) != 2) {
+    co_return Fail(ErrorCode::kInvalidArgument, "invalid cursor");
+  }
+  auto events = co_await cache_.Changes(after, limit);
+  if (!events) co_return tl::unexpected(events.error());
+  ChangePage page;
+  page.next_cursor = events->empty() ? after : events->back().cursor;
+  page.items = std::move(*events);
+  co_return page;
+}
+
+Awaitable<Result<int64_t>> ArticleService::FlushViews() {
+  int64_t total = 0;
+  while (true) {
+    auto batch = co_await cache_.TakeDirtyViews(1000);
+    if (!batch) co_return tl::unexpected(batch.error());
+    if (batch->empty()) break;
+    auto copy = *batch;
+    auto st = co_await table_.SetViewCounts(std::move(copy));
+    if (!st) {
+      for (const auto& [id, n] : *batch) co_await cache_.MarkViewed(id);
+      co_return tl::unexpected(st.error());
+    }
+    total += static_cast<int64_t>(batch->size());
+    if (batch->size() < 1000) break;
+  }
+  co_return total;
+}
+
+}  // namespace plaudit::domain

@@ -1,0 +1,72 @@
+#pragma once
+// Articles and posts: SQL is the record, Redis the hot path (see redis/article_cache.hpp).
+//
+// Write order: an acknowledged create/update/delete is committed in SQL first, then
+// reflected in Redis. If Redis fails after the commit the call returns kUnavailable and is
+// safe to retry (every step is idempotent); a cache entry Redis never got is simply
+// missing and is rebuilt from SQL on the next read. Reads fill misses from SQL once per
+// key in this process (SingleFlight), and list indexes are rebuilt under a Redis lock so
+// several instances do not rebuild at once.
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "domain/article.hpp"
+#include "domain/single_flight.hpp"
+#include "redis/article_cache.hpp"
+#include "sql/articles.hpp"
+
+namespace plaudit::domain {
+
+struct ChangePage {
+  std::vector<redis::ChangeEvent> items;
+  std::string next_cursor;
+};
+
+class ArticleService {
+ public:
+  ArticleService(sql::ArticleTable& table, redis::ArticleCache& cache);
+
+  Awaitable<Result<Article>> Create(const Principal& who, ArticleInput input);
+  // The full article; counts a view when `count_view` (published articles only).
+  Awaitable<Result<Article>> Get(const std::optional<Principal>& viewer, int64_t id,
+                                 bool count_view);
+  Awaitable<Result<Article>> Update(const Principal& who, int64_t id, ArticleInput input);
+  Awaitable<Status> Delete(const Principal& who, int64_t id);
+  // The published list (kind nullopt: both kinds), pinned first, newest first.
+  Awaitable<Result<PageResult<Article>>> ListPublished(std::optional<ArticleKind> kind,
+                                                       PageRequest page);
+  // The caller's own articles (admins: everyone's); drafts only or every status.
+  Awaitable<Result<PageResult<Article>>> ListOwn(const Principal& who, bool drafts_only,
+                                                 std::optional<ArticleKind> kind,
+                                                 PageRequest page);
+  Awaitable<Result<ChangePage>> Changes(const Principal& who, std::string after, int64_t limit);
+
+  // Moves view counts from Redis to SQL (absolute values). Returns how many articles.
+  Awaitable<Result<int64_t>> FlushViews();
+  // Rebuilds the published list indexes from SQL (once, under a lock).
+  Awaitable<Status> RebuildIndexes();
+
+  // For tests: how many SQL loads the single-flight groups ran.
+  int article_loads() const { return loads_.loads(); }
+
+ private:
+  Awaitable<Result<int64_t>> AllocateId(bool reseed);
+  Awaitable<Result<Article>> LoadIntoCache(int64_t id);
+  Awaitable<Status> Reflect(const Article& a, bool was_listed, std::optional<int64_t> old_score,
+                            std::string_view op);
+  Awaitable<Result<std::vector<Article>>> Hydrate(const std::vector<int64_t>& ids);
+
+  sql::ArticleTable& table_;
+  redis::ArticleCache& cache_;
+  SingleFlight<int64_t, Article> loads_;
+  SingleFlight<int, bool> rebuilds_;
+  std::string instance_id_;
+};
+
+// Mapping between the cache's fields, SQL rows and the domain type.
+redis::ArticleFields ToFields(const Article& a);
+std::optional<Article> FromFields(const redis::ArticleFields& f);
+Article FromRow(const sql::ArticleRow& row);
+
+}  // namespace plaudit::domain

@@ -1,0 +1,48 @@
+#include "flush/flusher.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace plaudit::flush {
+
+Flusher::Flusher(net::any_io_executor ex, domain::ArticleService& articles,
+                 std::chrono::milliseconds interval)
+    : articles_(articles), interval_(interval), timer_(ex) {}
+
+Awaitable<Result<FlushReport>> Flusher::FlushNow() {
+  std::function<Awaitable<Result<FlushReport>>()> pass = [this]() -> Awaitable<Result<FlushReport>> {
+    FlushReport report;
+    auto views = co_await articles_.FlushViews();
+    if (!views) co_return tl::unexpected(views.error());
+    report.views = *views;
+    co_return report;
+  };
+  co_return co_await pass_.Do(0, std::move(pass));
+}
+
+void Flusher::Start() {
+  stopped_ = false;
+  Arm();
+}
+
+void Flusher::Stop() {
+  stopped_ = true;
+  timer_.cancel();
+}
+
+void Flusher::Arm() {
+  if (stopped_) return;
+  timer_.expires_after(interval_);
+  timer_.async_wait([this](boost::system::error_code ec) {
+    if (ec || stopped_) return;
+    net::co_spawn(
+        timer_.get_executor(),
+        [this]() -> Awaitable<void> {
+          auto r = co_await FlushNow();
+          if (!r) spdlog::warn("flush pass failed: {}", r.error().message);
+          Arm();
+        },
+        net::detached);
+  });
+}
+
+}  // namespace plaudit::flush

@@ -1,0 +1,40 @@
+#pragma once
+// The write-behind flusher: moves counters that are taken in Redis (view counts now; like
+// states and counts with the likes feature) to SQL, every --flush-interval-ms, on demand
+// (`plauditd flush`, tests), and once more at shutdown. Passes write absolute values, so a
+// pass that is repeated or interrupted changes nothing. Several instances may run it.
+#include <chrono>
+#include <functional>
+#include <optional>
+
+#include "common/net.hpp"
+#include "common/result.hpp"
+#include "domain/articles.hpp"
+
+namespace plaudit::flush {
+
+struct FlushReport {
+  int64_t views = 0;  // articles whose view count was written
+};
+
+class Flusher {
+ public:
+  Flusher(net::any_io_executor ex, domain::ArticleService& articles,
+          std::chrono::milliseconds interval);
+
+  // One pass now. Concurrent calls share the pass in progress.
+  Awaitable<Result<FlushReport>> FlushNow();
+  void Start();  // the periodic timer
+  void Stop();
+
+ private:
+  void Arm();
+
+  domain::ArticleService& articles_;
+  std::chrono::milliseconds interval_;
+  net::steady_timer timer_;
+  bool stopped_ = true;
+  domain::SingleFlight<int, FlushReport> pass_;
+};
+
+}  // namespace plaudit::flush

@@ -1,0 +1,296 @@
+#include "redis/article_cache.hpp"
+
+#include <cstdio>
+
+#include <boost/asio/experimental/awaitable_operators.hpp>
+
+#include "redis/keys.hpp"
+
+namespace plaudit::redis {
+
+using namespace boost::asio::experimental::awaitable_operators;
+
+namespace {
+
+// Every cached field of an article, in the order article_view.lua returns them.
+const std::vector<std::string> kArticleFields = {
+    "id",     "kind",   "author_id",      "author_username", "author_display", "title",
+    "summary", "status", "pinned",        "allow_comments",  "created_at",     "updated_at",
+    "published_at", "views", "likes", "comments"};
+
+constexpr std::string_view kLists[] = {"all", "article", "post"};
+const std::string kSentinel = ListMember(0);
+
+Status ReplyOk(const Result<Reply>& r) {
+  if (!r) return tl::unexpected(r.error());
+  if (r->is_error()) return Fail(ErrorCode::kInternal, "redis: " + r->str);
+  return {};
+}
+
+Status AllOk(const Result<std::vector<Reply>>& r) {
+  if (!r) return tl::unexpected(r.error());
+  for (const auto& x : *r) {
+    if (x.is_error()) return Fail(ErrorCode::kInternal, "redis: " + x.str);
+  }
+  return {};
+}
+
+ArticleFields ToFields(const Reply& arr) {
+  ArticleFields f;
+  for (size_t i = 0; i < arr.elements.size() && i < kArticleFields.size(); ++i) {
+    if (!arr.elements[i].is_nil()) f[kArticleFields[i]] = arr.elements[i].str;
+  }
+  return f;
+}
+
+Result<std::optional<ListPage>> ToPage(const Result<Reply>& r) {
+  if (auto st = ReplyOk(r); !st) return tl::unexpected(st.error());
+  if (r->is_nil() || r->elements.size() != 2) return std::optional<ListPage>{};
+  ListPage page;
+  page.total = r->elements[0].integer;
+  const auto& items = r->elements[1].elements;
+  for (size_t i = 0; i + 1 < items.size(); i += 2) {
+    ListEntry e;
+    e.id = std::stoll(items[i].str);
+    e.score = static_cast<int64_t>(std::stod(items[i + 1].str));
+    page.entries.push_back(e);
+  }
+  return std::optional<ListPage>(std::move(page));
+}
+
+}  // namespace
+
+std::string ListMember(int64_t id) {
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "%019lld", static_cast<long long>(id));
+  return buf;
+}
+
+const std::vector<std::string>& ArticleCache::FieldNames() { return kArticleFields; }
+
+int64_t ArticleCache::ListScore(bool pinned, int64_t published_at_ms) {
+  return (pinned ? (int64_t{1} << 51) : 0) + published_at_ms;
+}
+
+Awaitable<Result<std::optional<int64_t>>> ArticleCache::NextId(int64_t floor) {
+  std::vector<std::string> keys{std::string(keys::kArticleSeq)};
+  std::vector<std::string> args{std::to_string(floor)};
+  auto r = co_await client_.Eval(GetScript("next_id.lua"), std::move(keys), std::move(args));
+  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  if (r->is_nil()) co_return std::optional<int64_t>{};
+  co_return std::optional<int64_t>(r->integer);
+}
+
+Awaitable<Result<std::optional<ArticleCache::Cached>>> ArticleCache::Get(int64_t id,
+                                                                         bool count_view,
+                                                                         bool with_body) {
+  // The script and the body read leave in one write: one round trip.
+  std::vector<std::string> keys{keys::Article(id)};
+  std::vector<std::string> args{count_view ? "1" : "0"};
+  args.insert(args.end(), kArticleFields.begin(), kArticleFields.end());
+  auto fields_reply = client_.Eval(GetScript("article_view.lua"), std::move(keys), std::move(args));
+  if (with_body) {
+    std::vector<std::string> get{"GET", keys::ArticleBody(id)};
+    // Both awaited together: they leave in one write, one round trip.
+    auto both = co_await (std::move(fields_reply) && client_.Command(std::move(get)));
+    Result<Reply>& f = std::get<0>(both);
+    Result<Reply>& b = std::get<1>(both);
+    if (auto st = ReplyOk(f); !st) co_return tl::unexpected(st.error());
+    if (auto st = ReplyOk(b); !st) co_return tl::unexpected(st.error());
+    if (f->is_nil()) co_return std::optional<Cached>{};
+    Cached c{ToFields(*f), b->is_nil() ? std::nullopt : std::optional<std::string>(b->str)};
+    if (count_view && c.fields["status"] == "published") {
+      if (auto st = co_await MarkViewed(id); !st) co_return tl::unexpected(st.error());
+    }
+    co_return std::optional<Cached>(std::move(c));
+  }
+  auto f = co_await std::move(fields_reply);
+  if (auto st = ReplyOk(f); !st) co_return tl::unexpected(st.error());
+  if (f->is_nil()) co_return std::optional<Cached>{};
+  co_return std::optional<Cached>(Cached{ToFields(*f), std::nullopt});
+}
+
+Awaitable<Result<std::vector<ArticleFields>>> ArticleCache::GetMany(
+    const std::vector<int64_t>& ids) {
+  std::vector<std::vector<std::string>> cmds;
+  for (int64_t id : ids) {
+    std::vector<std::string> cmd{"HMGET", keys::Article(id)};
+    cmd.insert(cmd.end(), kArticleFields.begin(), kArticleFields.end());
+    cmds.push_back(std::move(cmd));
+  }
+  std::vector<ArticleFields> out;
+  if (cmds.empty()) co_return out;
+  auto r = co_await client_.Pipeline(std::move(cmds));
+  if (auto st = AllOk(r); !st) co_return tl::unexpected(st.error());
+  for (const auto& reply : *r) {
+    ArticleFields f = ToFields(reply);
+    if (!f.count("id")) f.clear();  // not cached
+    out.push_back(std::move(f));
+  }
+  co_return out;
+}
+
+Awaitable<Status> ArticleCache::Put(int64_t id, const ArticleFields& fields,
+                                    const std::string* body) {
+  std::vector<std::string> hset{"HSET", keys::Article(id)};
+  for (const auto& [k, v] : fields) {
+    hset.push_back(k);
+    hset.push_back(v);
+  }
+  std::vector<std::vector<std::string>> cmds{std::move(hset)};
+  if (body) cmds.push_back({"SET", keys::ArticleBody(id), *body});
+  co_return AllOk(co_await client_.Pipeline(std::move(cmds)));
+}
+
+Awaitable<Status> ArticleCache::Update(int64_t id, const ArticleFields& fields,
+                                       const std::string* body) {
+  std::vector<std::string> keys{keys::Article(id)};
+  std::vector<std::string> args;
+  for (const auto& [k, v] : fields) {
+    args.push_back(k);
+    args.push_back(v);
+  }
+  auto r = co_await client_.Eval(GetScript("hash_update.lua"), std::move(keys), std::move(args));
+  if (auto st = ReplyOk(r); !st) co_return st;
+  if (body) {
+    // The body may be cached without its hash (or not at all); overwrite it either way.
+    std::vector<std::string> set{"SET", keys::ArticleBody(id), *body};
+    co_return ReplyOk(co_await client_.Command(std::move(set)));
+  }
+  co_return Status{};
+}
+
+Awaitable<Status> ArticleCache::Remove(int64_t id) {
+  std::vector<std::vector<std::string>> cmds{
+      {"DEL", keys::Article(id)},
+      {"DEL", keys::ArticleBody(id)},
+      {"SREM", std::string(keys::kViewsDirty), std::to_string(id)}};
+  co_return AllOk(co_await client_.Pipeline(std::move(cmds)));
+}
+
+Awaitable<Result<std::optional<ListPage>>> ArticleCache::Page(std::string_view list,
+                                                              int64_t start, int64_t count) {
+  std::vector<std::string> keys{keys::PublishedList(list)};
+  std::vector<std::string> args{kSentinel, "rank", std::to_string(start), std::to_string(count)};
+  co_return ToPage(co_await client_.Eval(GetScript("list_page.lua"), std::move(keys), std::move(args)));
+}
+
+Awaitable<Result<std::optional<ListPage>>> ArticleCache::PageAfter(std::string_view list,
+                                                                   int64_t score, int64_t id,
+                                                                   int64_t count) {
+  std::vector<std::string> keys{keys::PublishedList(list)};
+  std::vector<std::string> args{kSentinel, "after", std::to_string(score), ListMember(id),
+                                std::to_string(count)};
+  co_return ToPage(co_await client_.Eval(GetScript("list_page.lua"), std::move(keys), std::move(args)));
+}
+
+Awaitable<Status> ArticleCache::IndexAdd(std::string_view list, int64_t id, int64_t score) {
+  std::vector<std::string> keys{keys::PublishedList(list), keys::PublishedListRebuild(list)};
+  std::vector<std::string> args{"add", ListMember(id), std::to_string(score)};
+  co_return ReplyOk(co_await client_.Eval(GetScript("index_update.lua"), std::move(keys), std::move(args)));
+}
+
+Awaitable<Status> ArticleCache::IndexRemove(std::string_view list, int64_t id) {
+  std::vector<std::string> keys{keys::PublishedList(list), keys::PublishedListRebuild(list)};
+  std::vector<std::string> args{"rem", ListMember(id)};
+  co_return ReplyOk(co_await client_.Eval(GetScript("index_update.lua"), std::move(keys), std::move(args)));
+}
+
+Awaitable<Result<bool>> ArticleCache::TryLockRebuild(const std::string& owner) {
+  std::vector<std::string> cmd{"SET", std::string(keys::kPublishedListLock), owner, "NX", "PX",
+                               "30000"};
+  auto r = co_await client_.Command(std::move(cmd));
+  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  co_return !r->is_nil();
+}
+
+Awaitable<Status> ArticleCache::BeginRebuild() {
+  std::vector<std::vector<std::string>> cmds;
+  for (auto list : kLists) {
+    cmds.push_back({"DEL", keys::PublishedListRebuild(list)});
+    cmds.push_back({"ZADD", keys::PublishedListRebuild(list), "-inf", kSentinel});
+  }
+  co_return AllOk(co_await client_.Pipeline(std::move(cmds)));
+}
+
+Awaitable<Status> ArticleCache::RebuildAdd(std::string_view list,
+                                           const std::vector<ListEntry>& entries) {
+  if (entries.empty()) co_return Status{};
+  std::vector<std::string> cmd{"ZADD", keys::PublishedListRebuild(list)};
+  for (const auto& e : entries) {
+    cmd.push_back(std::to_string(e.score));
+    cmd.push_back(ListMember(e.id));
+  }
+  co_return ReplyOk(co_await client_.Command(std::move(cmd)));
+}
+
+Awaitable<Status> ArticleCache::FinishRebuild(const std::string& owner) {
+  std::vector<std::vector<std::string>> cmds;
+  for (auto list : kLists) {
+    cmds.push_back({"RENAME", keys::PublishedListRebuild(list), keys::PublishedList(list)});
+  }
+  cmds.push_back({"DEL", std::string(keys::kPublishedListLock)});
+  co_return AllOk(co_await client_.Pipeline(std::move(cmds)));
+}
+
+Awaitable<Status> ArticleCache::MarkViewed(int64_t id) {
+  std::vector<std::string> cmd{"SADD", std::string(keys::kViewsDirty), std::to_string(id)};
+  co_return ReplyOk(co_await client_.Command(std::move(cmd)));
+}
+
+Awaitable<Result<std::vector<std::pair<int64_t, int64_t>>>> ArticleCache::TakeDirtyViews(
+    int64_t max) {
+  std::vector<std::string> pop{"SPOP", std::string(keys::kViewsDirty), std::to_string(max)};
+  auto ids = co_await client_.Command(std::move(pop));
+  if (auto st = ReplyOk(ids); !st) co_return tl::unexpected(st.error());
+  std::vector<std::pair<int64_t, int64_t>> out;
+  if (ids->elements.empty()) co_return out;
+  std::vector<std::vector<std::string>> cmds;
+  for (const auto& e : ids->elements) cmds.push_back({"HGET", keys::Article(std::stoll(e.str)), "views"});
+  auto views = co_await client_.Pipeline(std::move(cmds));
+  if (auto st = AllOk(views); !st) {
+    // Put the marks back so a later pass retries them.
+    std::vector<std::string> back{"SADD", std::string(keys::kViewsDirty)};
+    for (const auto& e : ids->elements) back.push_back(e.str);
+    co_await client_.Command(std::move(back));
+    co_return tl::unexpected(st.error());
+  }
+  for (size_t i = 0; i < ids->elements.size(); ++i) {
+    auto n = (*views)[i].AsInt();
+    if (n) out.emplace_back(std::stoll(ids->elements[i].str), *n);
+  }
+  co_return out;
+}
+
+Awaitable<Status> ArticleCache::AppendChange(int64_t article_id, std::string_view op,
+                                             int64_t at_ms) {
+  std::vector<std::string> cmd{"XADD",   std::string(keys::kChanges), "MAXLEN", "~", "100000", "*",
+                               "article", std::to_string(article_id), "op",     std::string(op),
+                               "at",      std::to_string(at_ms)};
+  co_return ReplyOk(co_await client_.Command(std::move(cmd)));
+}
+
+Awaitable<Result<std::vector<ChangeEvent>>> ArticleCache::Changes(std::string_view after,
+                                                                  int64_t limit) {
+  std::vector<std::string> cmd{"XRANGE", std::string(keys::kChanges), "(" + std::string(after),
+                               "+", "COUNT", std::to_string(limit)};
+  auto r = co_await client_.Command(std::move(cmd));
+  if (!r) co_return tl::unexpected(r.error());
+  if (r->is_error()) co_return Fail(ErrorCode::kInvalidArgument, "invalid cursor");
+  std::vector<ChangeEvent> out;
+  for (const auto& entry : r->elements) {
+    if (entry.elements.size() != 2) continue;
+    ChangeEvent ev;
+    ev.cursor = entry.elements[0].str;
+    const auto& kv = entry.elements[1].elements;
+    for (size_t i = 0; i + 1 < kv.size(); i += 2) {
+      if (kv[i].str == "article") ev.article_id = std::stoll(kv[i + 1].str);
+      if (kv[i].str == "op") ev.op = kv[i + 1].str;
+      if (kv[i].str == "at") ev.at_ms = std::stoll(kv[i + 1].str);
+    }
+    out.push_back(std::move(ev));
+  }
+  co_return out;
+}
+
+}  // namespace plaudit::redis

@@ -1,0 +1,92 @@
+#pragma once
+// Articles in Redis (seed 001's layout, fixed): a HASH of the list fields plus the view
+// count, the content as a separate STRING (list pages never load bodies), ZSET indexes of
+// published articles ordered pinned first then newest, and a Stream of changes. All of it
+// is a cache of SQL except unflushed view counts; see docs/architecture.md.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.hpp"
+#include "redis/client.hpp"
+
+namespace plaudit::redis {
+
+// The cached fields of one article, by name (see kArticleFields in article_cache.cpp).
+using ArticleFields = std::map<std::string, std::string>;
+
+struct ListEntry {
+  int64_t id = 0;
+  int64_t score = 0;
+};
+
+struct ListPage {
+  int64_t total = 0;
+  std::vector<ListEntry> entries;
+};
+
+struct ChangeEvent {
+  std::string cursor;  // the stream id
+  int64_t article_id = 0;
+  std::string op;
+  int64_t at_ms = 0;
+};
+
+class ArticleCache {
+ public:
+  explicit ArticleCache(Client& client) : client_(client) {}
+
+  static const std::vector<std::string>& FieldNames();
+  // pinned·2^51 + published ms: pinned first, then newest (exact in a double).
+  static int64_t ListScore(bool pinned, int64_t published_at_ms);
+
+  // Next article id (see next_id.lua); floor -1 when unknown. nullopt: sequence missing.
+  Awaitable<Result<std::optional<int64_t>>> NextId(int64_t floor);
+
+  // The cached fields and body; counts a view when asked (published articles only).
+  // nullopt when not cached. Missing body → empty optional body.
+  struct Cached {
+    ArticleFields fields;
+    std::optional<std::string> body;
+  };
+  Awaitable<Result<std::optional<Cached>>> Get(int64_t id, bool count_view, bool with_body);
+  // Fields for many ids in one round trip; a missing article is an empty map.
+  Awaitable<Result<std::vector<ArticleFields>>> GetMany(const std::vector<int64_t>& ids);
+  // Writes the whole cached article (fill after a miss, or after a create).
+  Awaitable<Status> Put(int64_t id, const ArticleFields& fields, const std::string* body);
+  // Updates fields (and body) of a cached article only if it is cached.
+  Awaitable<Status> Update(int64_t id, const ArticleFields& fields, const std::string* body);
+  Awaitable<Status> Remove(int64_t id);
+
+  // One page of a published list ("all", "article", "post"); nullopt when the index is
+  // missing and must be rebuilt.
+  Awaitable<Result<std::optional<ListPage>>> Page(std::string_view list, int64_t start,
+                                                  int64_t count);
+  Awaitable<Result<std::optional<ListPage>>> PageAfter(std::string_view list, int64_t score,
+                                                       int64_t id, int64_t count);
+  // Adds to / removes from a list index (and its twin being rebuilt), if present.
+  Awaitable<Status> IndexAdd(std::string_view list, int64_t id, int64_t score);
+  Awaitable<Status> IndexRemove(std::string_view list, int64_t id);
+  // Rebuild protocol: TryLock → BeginRebuild → RebuildAdd… → FinishRebuild (atomic swap).
+  Awaitable<Result<bool>> TryLockRebuild(const std::string& owner);
+  Awaitable<Status> BeginRebuild();
+  Awaitable<Status> RebuildAdd(std::string_view list, const std::vector<ListEntry>& entries);
+  Awaitable<Status> FinishRebuild(const std::string& owner);
+
+  // Views: ids whose counts changed since the last flush (removed when taken).
+  Awaitable<Status> MarkViewed(int64_t id);
+  Awaitable<Result<std::vector<std::pair<int64_t, int64_t>>>> TakeDirtyViews(int64_t max);
+
+  // Change feed.
+  Awaitable<Status> AppendChange(int64_t article_id, std::string_view op, int64_t at_ms);
+  Awaitable<Result<std::vector<ChangeEvent>>> Changes(std::string_view after, int64_t limit);
+
+ private:
+  Client& client_;
+};
+
+std::string ListMember(int64_t id);  // 19-digit zero-padded id
+
+}  // namespace plaudit::redis

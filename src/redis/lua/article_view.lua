@@ -1,0 +1,10 @@
+-- Reads an article's cached fields and counts a view of a published one, atomically.
+-- KEYS[1] pl:art:{id}; ARGV[1] '1' to count a view; ARGV[2..] the fields to return.
+-- Returns nil when the article is not cached (the caller loads it from SQL).
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return false
+end
+if ARGV[1] == '1' and redis.call('HGET', KEYS[1], 'status') == 'published' then
+  redis.call('HINCRBY', KEYS[1], 'views', 1)
+end
+return redis.call('HMGET', KEYS[1], unpack(ARGV, 2))

@@ -1,0 +1,213 @@
+#include "sql/articles.hpp"
+
+namespace plaudit::sql {
+namespace {
+
+// Jobs are named std::function variables, never lambda temporaries inside co_await: GCC 12
+// destroys such a temporary twice when its captures are not trivial.
+
+constexpr std::string_view kInsert =
+    "INSERT INTO articles (id, kind, author_id, title, summary, content, status, pinned, "
+    "allow_comments, created_at, updated_at, published_at) "
+    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
+constexpr std::string_view kUpdate =
+    "UPDATE articles SET title = $2, summary = $3, content = $4, status = $5, pinned = $6, "
+    "allow_comments = $7, updated_at = $8, published_at = $9 WHERE id = $1";
+constexpr std::string_view kDelete = "DELETE FROM articles WHERE id = $1";
+constexpr std::string_view kColumns =
+    "SELECT a.id, a.kind, a.author_id, u.username, u.display_name, a.title, a.summary, "
+    "a.status, a.pinned, a.allow_comments, a.created_at, a.updated_at, a.published_at, "
+    "a.view_count, a.like_count, a.comment_count";
+constexpr std::string_view kFrom = " FROM articles a JOIN users u ON u.id = a.author_id ";
+constexpr std::string_view kMaxId = "SELECT COALESCE(MAX(id), 0) FROM articles";
+constexpr std::string_view kPublishedAfter =
+    "SELECT id, kind, pinned, published_at FROM articles "
+    "WHERE status = 'published' AND id > $1 ORDER BY id LIMIT $2";
+constexpr std::string_view kSetViews =
+    "UPDATE articles SET view_count = $2 WHERE id = $1 AND view_count < $2";
+
+Value Bool(bool b) { return int64_t{b ? 1 : 0}; }
+
+ArticleRow FromRow(const Row& r, bool with_content) {
+  ArticleRow a;
+  a.id = Int(r[0]);
+  a.kind = Text(r[1]);
+  a.author_id = Int(r[2]);
+  a.author_username = Text(r[3]);
+  a.author_display_name = Text(r[4]);
+  a.title = Text(r[5]);
+  a.summary = Text(r[6]);
+  a.status = Text(r[7]);
+  a.pinned = Int(r[8]) != 0;
+  a.allow_comments = Int(r[9]) != 0;
+  a.created_at_ms = Int(r[10]);
+  a.updated_at_ms = Int(r[11]);
+  if (!IsNull(r[12])) a.published_at_ms = Int(r[12]);
+  a.view_count = Int(r[13]);
+  a.like_count = Int(r[14]);
+  a.comment_count = Int(r[15]);
+  if (with_content) a.content = Text(r[16]);
+  return a;
+}
+
+Value PublishedAt(const ArticleRow& a) {
+  return a.published_at_ms ? Value{*a.published_at_ms} : Value{nullptr};
+}
+
+}  // namespace
+
+Awaitable<Status> ArticleTable::Insert(ArticleRow a) {
+  std::function<Result<bool>(Connection&)> job = [a = std::move(a)](Connection& c) -> Result<bool> {
+    auto r = c.Query(kInsert, {a.id, a.kind, a.author_id, a.title, a.summary, a.content, a.status,
+                               Bool(a.pinned), Bool(a.allow_comments), a.created_at_ms,
+                               a.updated_at_ms, PublishedAt(a)});
+    if (!r) return tl::unexpected(r.error());
+    return true;
+  };
+  auto r = co_await store_.Run<bool>(std::move(job));
+  if (!r) co_return tl::unexpected(r.error());
+  co_return Status{};
+}
+
+Awaitable<Result<bool>> ArticleTable::Update(ArticleRow a) {
+  std::function<Result<bool>(Connection&)> job = [a = std::move(a)](Connection& c) -> Result<bool> {
+    auto r = c.Query(kUpdate, {a.id, a.title, a.summary, a.content, a.status, Bool(a.pinned),
+                               Bool(a.allow_comments), a.updated_at_ms, PublishedAt(a)});
+    if (!r) return tl::unexpected(r.error());
+    return r->affected > 0;
+  };
+  co_return co_await store_.Run<bool>(std::move(job));
+}
+
+Awaitable<Result<bool>> ArticleTable::Delete(int64_t id) {
+  std::function<Result<bool>(Connection&)> job = [id](Connection& c) -> Result<bool> {
+    bool deleted = false;
+    auto st = c.Transaction([&](Connection& tx) -> Status {
+      // Rows that hang off an article (comments, likes) are deleted here too as their
+      // tables arrive, in this same transaction.
+      auto r = tx.Query(kDelete, {id});
+      if (!r) return tl::unexpected(r.error());
+      deleted = r->affected > 0;
+      return {};
+    });
+    if (!st) return tl::unexpected(st.error());
+    return deleted;
+  };
+  co_return co_await store_.Run<bool>(std::move(job));
+}
+
+Awaitable<Result<std::optional<ArticleRow>>> ArticleTable::Find(int64_t id, bool with_content) {
+  std::function<Result<std::optional<ArticleRow>>(Connection&)> job =
+      [id, with_content](Connection& c) -> Result<std::optional<ArticleRow>> {
+    std::string sql = std::string(kColumns) + (with_content ? ", a.content" : "") +
+                      std::string(kFrom) + "WHERE a.id = $1";
+    auto r = c.Query(sql, {id});
+    if (!r) return tl::unexpected(r.error());
+    if (r->rows.empty()) return std::optional<ArticleRow>{};
+    return std::optional<ArticleRow>(FromRow(r->rows[0], with_content));
+  };
+  co_return co_await store_.Run<std::optional<ArticleRow>>(std::move(job));
+}
+
+Awaitable<Result<std::vector<ArticleRow>>> ArticleTable::FindMany(std::vector<int64_t> ids) {
+  std::function<Result<std::vector<ArticleRow>>(Connection&)> job =
+      [ids = std::move(ids)](Connection& c) -> Result<std::vector<ArticleRow>> {
+    std::vector<ArticleRow> out;
+    if (ids.empty()) return out;
+    std::string sql = std::string(kColumns) + std::string(kFrom) + "WHERE a.id IN (";
+    std::vector<Value> params;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      sql += (i ? ", $" : "$") + std::to_string(i + 1);
+      params.emplace_back(ids[i]);
+    }
+    sql += ")";
+    auto r = c.Query(sql, params);
+    if (!r) return tl::unexpected(r.error());
+    for (const auto& row : r->rows) out.push_back(FromRow(row, false));
+    return out;
+  };
+  co_return co_await store_.Run<std::vector<ArticleRow>>(std::move(job));
+}
+
+Awaitable<Result<int64_t>> ArticleTable::MaxId() {
+  std::function<Result<int64_t>(Connection&)> job = [](Connection& c) -> Result<int64_t> {
+    auto r = c.Query(kMaxId);
+    if (!r) return tl::unexpected(r.error());
+    return Int(r->rows.at(0).at(0));
+  };
+  co_return co_await store_.Run<int64_t>(std::move(job));
+}
+
+Awaitable<Result<std::vector<PublishedEntry>>> ArticleTable::PublishedAfter(int64_t after_id,
+                                                                            int64_t limit) {
+  std::function<Result<std::vector<PublishedEntry>>(Connection&)> job =
+      [after_id, limit](Connection& c) -> Result<std::vector<PublishedEntry>> {
+    auto r = c.Query(kPublishedAfter, {after_id, limit});
+    if (!r) return tl::unexpected(r.error());
+    std::vector<PublishedEntry> out;
+    for (const auto& row : r->rows) {
+      out.push_back({Int(row[0]), Text(row[1]), Int(row[2]) != 0, Int(row[3])});
+    }
+    return out;
+  };
+  co_return co_await store_.Run<std::vector<PublishedEntry>>(std::move(job));
+}
+
+Awaitable<Result<std::pair<std::vector<ArticleRow>, int64_t>>> ArticleTable::ListForAuthor(
+    AuthorListQuery q) {
+  using Out = std::pair<std::vector<ArticleRow>, int64_t>;
+  std::function<Result<Out>(Connection&)> job = [q = std::move(q)](Connection& c) -> Result<Out> {
+    // Only fixed fragments are appended; every value is a bound parameter.
+    std::string where = "WHERE 1 = 1";
+    std::vector<Value> params;
+    auto add = [&](std::string_view column, Value v) {
+      params.push_back(std::move(v));
+      where += " AND " + std::string(column) + " = $" + std::to_string(params.size());
+    };
+    if (q.author_id) add("a.author_id", *q.author_id);
+    if (q.status) add("a.status", *q.status);
+    if (q.kind) add("a.kind", *q.kind);
+    auto count = c.Query("SELECT COUNT(*) FROM articles a " + where, params);
+    if (!count) return tl::unexpected(count.error());
+    std::string page_where = where;
+    std::vector<Value> page_params = params;
+    if (q.before_id) {
+      page_params.push_back(*q.before_id);
+      page_where += " AND a.id < $" + std::to_string(page_params.size());
+    }
+    page_params.push_back(q.limit);
+    std::string sql = std::string(kColumns) + std::string(kFrom) + page_where +
+                      " ORDER BY a.id DESC LIMIT $" + std::to_string(page_params.size());
+    if (!q.before_id) {
+      page_params.push_back(q.offset);
+      sql += " OFFSET $" + std::to_string(page_params.size());
+    }
+    auto rows = c.Query(sql, page_params);
+    if (!rows) return tl::unexpected(rows.error());
+    Out out;
+    for (const auto& row : rows->rows) out.first.push_back(FromRow(row, false));
+    out.second = Int(count->rows.at(0).at(0));
+    return out;
+  };
+  co_return co_await store_.Run<Out>(std::move(job));
+}
+
+Awaitable<Status> ArticleTable::SetViewCounts(std::vector<std::pair<int64_t, int64_t>> views) {
+  std::function<Result<bool>(Connection&)> job =
+      [views = std::move(views)](Connection& c) -> Result<bool> {
+    auto st = c.Transaction([&](Connection& tx) -> Status {
+      for (const auto& [id, n] : views) {
+        auto r = tx.Query(kSetViews, {id, n});
+        if (!r) return tl::unexpected(r.error());
+      }
+      return {};
+    });
+    if (!st) return tl::unexpected(st.error());
+    return true;
+  };
+  auto r = co_await store_.Run<bool>(std::move(job));
+  if (!r) co_return tl::unexpected(r.error());
+  co_return Status{};
+}
+
+}  // namespace plaudit::sql

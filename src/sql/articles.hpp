@@ -1,0 +1,74 @@
+#pragma once
+// The articles table (migration 003). Queries are named constants in articles.cpp.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sql/store.hpp"
+
+namespace plaudit::sql {
+
+struct ArticleRow {
+  int64_t id = 0;
+  std::string kind;
+  int64_t author_id = 0;
+  std::string author_username;      // joined from users
+  std::string author_display_name;  // joined from users
+  std::string title;
+  std::string summary;
+  std::string content;  // empty when not selected
+  std::string status;
+  bool pinned = false;
+  bool allow_comments = true;
+  int64_t created_at_ms = 0;
+  int64_t updated_at_ms = 0;
+  std::optional<int64_t> published_at_ms;
+  int64_t view_count = 0;
+  int64_t like_count = 0;
+  int64_t comment_count = 0;
+};
+
+// A member of the published list: what its Redis index needs.
+struct PublishedEntry {
+  int64_t id = 0;
+  std::string kind;
+  bool pinned = false;
+  int64_t published_at_ms = 0;
+};
+
+struct AuthorListQuery {
+  std::optional<int64_t> author_id;  // nullopt: every author (admins)
+  std::optional<std::string> status;  // "draft", or nullopt for all statuses
+  std::optional<std::string> kind;
+  int64_t offset = 0;
+  int64_t limit = 20;
+  std::optional<int64_t> before_id;  // cursor: ids below this one
+};
+
+class ArticleTable {
+ public:
+  explicit ArticleTable(Store& store) : store_(store) {}
+
+  // kAlreadyExists when the id is taken (a Redis sequence behind SQL).
+  Awaitable<Status> Insert(ArticleRow row);
+  // Writes every editable column of `row` (by id). Returns false when there is no such row.
+  Awaitable<Result<bool>> Update(ArticleRow row);
+  Awaitable<Result<bool>> Delete(int64_t id);
+  Awaitable<Result<std::optional<ArticleRow>>> Find(int64_t id, bool with_content);
+  // Rows for `ids` (any order; missing ids are absent), without content.
+  Awaitable<Result<std::vector<ArticleRow>>> FindMany(std::vector<int64_t> ids);
+  Awaitable<Result<int64_t>> MaxId();
+  // Published articles after `after_id`, by id, at most `limit` (to rebuild list indexes).
+  Awaitable<Result<std::vector<PublishedEntry>>> PublishedAfter(int64_t after_id, int64_t limit);
+  // Lists by author/status from SQL (the caller's drafts: low traffic), newest id first;
+  // with the total count.
+  Awaitable<Result<std::pair<std::vector<ArticleRow>, int64_t>>> ListForAuthor(AuthorListQuery q);
+  // Sets absolute view counts (never lowers one: a replayed older value is harmless).
+  Awaitable<Status> SetViewCounts(std::vector<std::pair<int64_t, int64_t>> id_views);
+
+ private:
+  Store& store_;
+};
+
+}  // namespace plaudit::sql
