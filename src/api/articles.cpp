@@ -41,6 +41,31 @@ boost::json::object ArticleJson(const domain::Article& a) {
 
 namespace {
 
+int64_t UserIdOf(const Caller& c) { return c.principal ? c.principal->id : 0; }
+
+// Fills likeCount and liked from the like service (the live Redis counts).
+Awaitable<Status> AddLikes(ApiContext ctx, const Caller& caller, domain::Article& a) {
+  const redis::LikeTarget target{'a', a.id, a.id};
+  auto s = co_await ctx.likes->Get(UserIdOf(caller), target);
+  if (!s) co_return tl::unexpected(s.error());
+  a.like_count = s->count;
+  a.liked = s->liked;
+  co_return Status{};
+}
+
+Awaitable<Status> AddLikes(ApiContext ctx, const Caller& caller,
+                           std::vector<domain::Article>& items) {
+  std::vector<redis::LikeTarget> targets;
+  for (const auto& a : items) targets.push_back({'a', a.id, a.id});
+  auto states = co_await ctx.likes->GetMany(UserIdOf(caller), std::move(targets));
+  if (!states) co_return tl::unexpected(states.error());
+  for (size_t i = 0; i < items.size(); ++i) {
+    items[i].like_count = (*states)[i].count;
+    items[i].liked = (*states)[i].liked;
+  }
+  co_return Status{};
+}
+
 // Parses a create/update body. Only these fields are accepted: anything else (notably
 // authorId, author, id and the counters) is refused, so nothing a client sends about
 // identity or server-owned state is ever obeyed.
@@ -110,6 +135,7 @@ Awaitable<Response> Get(ApiContext ctx, Request& req) {
   if (!id) co_return ErrorResponse(id.error());
   auto a = co_await ctx.articles->Get(caller->principal, *id, /*count_view=*/true);
   if (!a) co_return ErrorResponse(a.error());
+  if (auto st = co_await AddLikes(ctx, *caller, *a); !st) co_return ErrorResponse(st.error());
   co_return JsonResponse(http::status::ok, ArticleJson(*a));
 }
 
@@ -124,6 +150,7 @@ Awaitable<Response> Patch(ApiContext ctx, Request& req) {
   if (!in) co_return ErrorResponse(in.error());
   auto a = co_await ctx.articles->Update(*caller->principal, *id, std::move(*in));
   if (!a) co_return ErrorResponse(a.error());
+  if (auto st = co_await AddLikes(ctx, *caller, *a); !st) co_return ErrorResponse(st.error());
   co_return JsonResponse(http::status::ok, ArticleJson(*a));
 }
 
@@ -161,6 +188,9 @@ Awaitable<Response> List(ApiContext ctx, Request& req) {
         Error{ErrorCode::kInvalidArgument, "status must be published, draft or all"});
   }
   if (!page) co_return ErrorResponse(page.error());
+  if (auto st = co_await AddLikes(ctx, *caller, page->items); !st) {
+    co_return ErrorResponse(st.error());
+  }
   co_return JsonResponse(http::status::ok, PageJson(*page, *paging, ArticleJson));
 }
 

@@ -2,6 +2,7 @@
 // What handlers need, wired once by src/app/app.cpp.
 #include "api/guard.hpp"
 #include "domain/articles.hpp"
+#include "domain/likes.hpp"
 #include "domain/users.hpp"
 
 namespace plaudit::api {
@@ -10,6 +11,7 @@ struct ApiContext {
   Guard* guard = nullptr;
   domain::UserService* users = nullptr;
   domain::ArticleService* articles = nullptr;
+  domain::LikeService* likes = nullptr;
   int64_t session_ttl_seconds = 0;
 };
 

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "api/articles.hpp"
+#include "api/likes.hpp"
 #include "api/ops.hpp"
 #include "api/users.hpp"
 
@@ -158,12 +159,20 @@ Status App::WireServices() {
   article_table_ = std::make_unique<sql::ArticleTable>(*store_);
   article_cache_ = std::make_unique<redis::ArticleCache>(*redis_);
   articles_ = std::make_unique<domain::ArticleService>(*article_table_, *article_cache_);
-  flusher_ = std::make_unique<flush::Flusher>(ioc_.get_executor(), *articles_,
+  like_store_ = std::make_unique<redis::LikeStore>(*redis_);
+  like_table_ = std::make_unique<sql::LikeTable>(*store_);
+  likes_ = std::make_unique<domain::LikeService>(*like_store_, *like_table_);
+  flusher_ = std::make_unique<flush::Flusher>(ioc_.get_executor(), *articles_, *likes_,
                                               std::chrono::milliseconds(config_.flush_interval_ms));
+  flusher_->on_report = [m = &metrics_](const flush::FlushReport& r) {
+    m->SetBacklog(r.like_backlog, r.oldest_unflushed_seconds);
+  };
 
-  api::ApiContext ctx{guard_.get(), users_.get(), articles_.get(), config_.session_ttl_s};
+  api::ApiContext ctx{guard_.get(), users_.get(), articles_.get(), likes_.get(),
+                      config_.session_ttl_s};
   api::RegisterUsers(router_, ctx);
   api::RegisterArticles(router_, ctx);
+  api::RegisterLikes(router_, ctx);
   return {};
 }
 
@@ -206,7 +215,8 @@ void App::BeginStop() {
           if (!r) {
             spdlog::error("final flush failed: {}", r.error().message);
           } else {
-            spdlog::info("final flush: {} view counts", r->views);
+            spdlog::info("final flush: {} view counts, {} like states", r->views,
+                         r->like_changes);
           }
           redis_->Stop();
           spdlog::info("drained; stopping");

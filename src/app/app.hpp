@@ -18,10 +18,13 @@
 #include "config/config.hpp"
 #include "domain/password_hasher.hpp"
 #include "domain/articles.hpp"
+#include "domain/likes.hpp"
 #include "domain/users.hpp"
 #include "flush/flusher.hpp"
 #include "redis/article_cache.hpp"
+#include "redis/like_store.hpp"
 #include "sql/articles.hpp"
+#include "sql/likes.hpp"
 #include "http/metrics.hpp"
 #include "http/router.hpp"
 #include "http/server.hpp"
@@ -57,6 +60,7 @@ class App {
   const config::Config& config() const { return config_; }
   flush::Flusher& flusher() { return *flusher_; }
   domain::ArticleService& articles() { return *articles_; }
+  domain::LikeService& likes() { return *likes_; }
 
  private:
   void BeginStop();
@@ -78,6 +82,9 @@ class App {
   std::unique_ptr<sql::ArticleTable> article_table_;
   std::unique_ptr<redis::ArticleCache> article_cache_;
   std::unique_ptr<domain::ArticleService> articles_;
+  std::unique_ptr<redis::LikeStore> like_store_;
+  std::unique_ptr<sql::LikeTable> like_table_;
+  std::unique_ptr<domain::LikeService> likes_;
   std::unique_ptr<flush::Flusher> flusher_;
   std::unique_ptr<http_api::Server> server_;
   std::optional<net::signal_set> signals_;

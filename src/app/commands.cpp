@@ -116,7 +116,11 @@ int Flush(const config::Config& config) {
   return RunOneShot(config, "flush", [](App& app) -> Awaitable<Status> {
     auto r = co_await app.flusher().FlushNow();
     if (!r) co_return tl::unexpected(r.error());
-    spdlog::info("flushed: {} view counts", r->views);
+    spdlog::info("flushed: {} view counts, {} like states", r->views, r->like_changes);
+    // Then reconcile: recompute SQL like counts from the rows and repair drift.
+    auto fixed = co_await app.likes().Reconcile();
+    if (!fixed) co_return tl::unexpected(fixed.error());
+    spdlog::info("reconciled like counts: {} fixed", *fixed);
     co_return Status{};
   });
 }

@@ -5,8 +5,8 @@
 namespace plaudit::flush {
 
 Flusher::Flusher(net::any_io_executor ex, domain::ArticleService& articles,
-                 std::chrono::milliseconds interval)
-    : articles_(articles), interval_(interval), timer_(ex) {}
+                 domain::LikeService& likes, std::chrono::milliseconds interval)
+    : articles_(articles), likes_(likes), interval_(interval), timer_(ex) {}
 
 Awaitable<Result<FlushReport>> Flusher::FlushNow() {
   std::function<Awaitable<Result<FlushReport>>()> pass = [this]() -> Awaitable<Result<FlushReport>> {
@@ -14,6 +14,12 @@ Awaitable<Result<FlushReport>> Flusher::FlushNow() {
     auto views = co_await articles_.FlushViews();
     if (!views) co_return tl::unexpected(views.error());
     report.views = *views;
+    auto likes = co_await likes_.Flush();
+    if (!likes) co_return tl::unexpected(likes.error());
+    report.like_changes = likes->changes;
+    report.like_backlog = likes->backlog;
+    report.oldest_unflushed_seconds = likes->oldest_age_seconds;
+    if (on_report) on_report(report);
     co_return report;
   };
   co_return co_await pass_.Do(0, std::move(pass));

@@ -10,17 +10,24 @@
 #include "common/net.hpp"
 #include "common/result.hpp"
 #include "domain/articles.hpp"
+#include "domain/likes.hpp"
 
 namespace plaudit::flush {
 
 struct FlushReport {
-  int64_t views = 0;  // articles whose view count was written
+  int64_t views = 0;         // articles whose view count was written
+  int64_t like_changes = 0;  // like states written
+  int64_t like_backlog = 0;  // dirty like buckets when the pass began
+  double oldest_unflushed_seconds = 0;
 };
 
 class Flusher {
  public:
-  Flusher(net::any_io_executor ex, domain::ArticleService& articles,
+  Flusher(net::any_io_executor ex, domain::ArticleService& articles, domain::LikeService& likes,
           std::chrono::milliseconds interval);
+
+  // Called after each pass with its report (for /metrics).
+  std::function<void(const FlushReport&)> on_report;
 
   // One pass now. Concurrent calls share the pass in progress.
   Awaitable<Result<FlushReport>> FlushNow();
@@ -31,6 +38,7 @@ class Flusher {
   void Arm();
 
   domain::ArticleService& articles_;
+  domain::LikeService& likes_;
   std::chrono::milliseconds interval_;
   net::steady_timer timer_;
   bool stopped_ = true;

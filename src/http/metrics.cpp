@@ -30,6 +30,21 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
                       .Help("Latency of one call to the SQL store, queueing included")
                       .Register(*registry_)
                       .Add({}, LatencyBuckets());
+  backlog_ = &prometheus::BuildGauge()
+                  .Name("plaudit_writebehind_backlog")
+                  .Help("Like buckets with changes not yet flushed to SQL (last pass)")
+                  .Register(*registry_)
+                  .Add({});
+  backlog_age_ = &prometheus::BuildGauge()
+                      .Name("plaudit_writebehind_oldest_age_seconds")
+                      .Help("Age of the oldest like change not yet flushed to SQL (last pass)")
+                      .Register(*registry_)
+                      .Add({});
+}
+
+void Metrics::SetBacklog(int64_t dirty_buckets, double oldest_unflushed_seconds) {
+  backlog_->Set(static_cast<double>(dirty_buckets));
+  backlog_age_->Set(oldest_unflushed_seconds);
 }
 
 void Metrics::ObserveRequest(std::string_view route, std::string_view method, int status,

@@ -24,6 +24,8 @@ class Metrics {
   void ObserveRedis(std::string_view command, double seconds);
   // Thread-safe (called from SQL pool threads).
   void ObserveSql(double seconds);
+  // The write-behind backlog as of the last flush pass.
+  void SetBacklog(int64_t dirty_buckets, double oldest_unflushed_seconds);
 
   prometheus::Registry& registry() { return *registry_; }
   // The text exposition format of every metric.
@@ -35,6 +37,8 @@ class Metrics {
   prometheus::Family<prometheus::Histogram>* request_seconds_;
   prometheus::Family<prometheus::Histogram>* redis_seconds_;
   prometheus::Histogram* sql_seconds_;
+  prometheus::Gauge* backlog_;
+  prometheus::Gauge* backlog_age_;
 
   std::mutex mu_;  // guards the caches (requests come from one thread, but be safe)
   std::unordered_map<std::string, prometheus::Counter*> request_counters_;

@@ -18,6 +18,16 @@
 // | pl:arts:{pub}:lock       | STRING | who is rebuilding the list indexes           | 30 s       |
 // | pl:views:dirty           | SET    | ids of articles with unflushed view counts   | none       |
 // | pl:changes               | STREAM | change feed for search indexers, ~100k long  | none       |
+// | pl:lk:{lN}:<t>:<bucket>  | SET    | user ids liking target t (a<id>/c<id>) whose | none       |
+// |                          |        | id >> 8 == bucket; member 0 = loaded (intset) |            |
+// | pl:lc:{lN}:<t>           | STRING | like count of t                              | none       |
+// | pl:lp:{lN}:<t>:<bucket>  | HASH   | pending like changes uid → "state:seq"        | none       |
+// | pl:lf:{lN}:<t>:<bucket>  | HASH   | the same, claimed by a flush in progress     | none       |
+// | pl:ld:{lN}               | ZSET   | dirty buckets "<t>:<bucket>" by first change | none       |
+// | pl:lfi:{lN}              | SET    | claimed buckets not yet confirmed in SQL      | none       |
+// | pl:lseq:{lN}             | STRING | last change seq of the shard (µs, increasing) | none       |
+//   N = shard of the target's article (article id % 256): an article's likes and its
+//   comments' likes share one hash slot with their shard's dirty index.
 //
 // Single-key operations need no hash tag. Scripts touch one key each (cluster-ready).
 // Token hashes are BLAKE2b-256 of the bearer token, hex: Redis never holds a usable token.
@@ -48,5 +58,25 @@ inline std::string PublishedListRebuild(std::string_view list) {
 inline constexpr std::string_view kPublishedListLock = "pl:arts:{pub}:lock";
 inline constexpr std::string_view kViewsDirty = "pl:views:dirty";
 inline constexpr std::string_view kChanges = "pl:changes";
+
+inline constexpr int kLikeShards = 256;
+inline constexpr int kLikeBucketShift = 8;  // 256 users (+ the loaded mark) per bucket: an intset
+inline int LikeShard(int64_t article_id) { return static_cast<int>(article_id % kLikeShards); }
+inline std::string LikeTag(int shard) { return "{l" + std::to_string(shard) + "}"; }
+inline std::string LikeBucket(int shard, std::string_view member) {
+  return "pl:lk:" + LikeTag(shard) + ":" + std::string(member);
+}
+inline std::string LikeCount(int shard, std::string_view target) {
+  return "pl:lc:" + LikeTag(shard) + ":" + std::string(target);
+}
+inline std::string LikePending(int shard, std::string_view member) {
+  return "pl:lp:" + LikeTag(shard) + ":" + std::string(member);
+}
+inline std::string LikeInFlight(int shard, std::string_view member) {
+  return "pl:lf:" + LikeTag(shard) + ":" + std::string(member);
+}
+inline std::string LikeDirty(int shard) { return "pl:ld:" + LikeTag(shard); }
+inline std::string LikeInFlightSet(int shard) { return "pl:lfi:" + LikeTag(shard); }
+inline std::string LikeSeq(int shard) { return "pl:lseq:" + LikeTag(shard); }
 
 }  // namespace plaudit::redis::keys

@@ -14,6 +14,8 @@ constexpr std::string_view kUpdate =
     "UPDATE articles SET title = $2, summary = $3, content = $4, status = $5, pinned = $6, "
     "allow_comments = $7, updated_at = $8, published_at = $9 WHERE id = $1";
 constexpr std::string_view kDelete = "DELETE FROM articles WHERE id = $1";
+constexpr std::string_view kDeleteLikes =
+    "DELETE FROM likes WHERE target_type = 'a' AND target_id = $1";
 constexpr std::string_view kColumns =
     "SELECT a.id, a.kind, a.author_id, u.username, u.display_name, a.title, a.summary, "
     "a.status, a.pinned, a.allow_comments, a.created_at, a.updated_at, a.published_at, "
@@ -85,6 +87,8 @@ Awaitable<Result<bool>> ArticleTable::Delete(int64_t id) {
     auto st = c.Transaction([&](Connection& tx) -> Status {
       // Rows that hang off an article (comments, likes) are deleted here too as their
       // tables arrive, in this same transaction.
+      auto likes = tx.Query(kDeleteLikes, {id});
+      if (!likes) return tl::unexpected(likes.error());
       auto r = tx.Query(kDelete, {id});
       if (!r) return tl::unexpected(r.error());
       deleted = r->affected > 0;

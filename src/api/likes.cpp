@@ -1,0 +1,119 @@
+#include "api/likes.hpp"
+
+#include <charconv>
+
+#include "http/errors.hpp"
+
+namespace plaudit::api {
+
+using http_api::ErrorResponse;
+using http_api::JsonResponse;
+using http_api::Request;
+using http_api::Response;
+
+namespace {
+
+constexpr size_t kMaxBatchIds = 100;
+
+Response StateJson(const domain::LikeState& s) {
+  return JsonResponse(http::status::ok, {{"liked", s.liked}, {"likeCount", s.count}});
+}
+
+// PUT (like = true) / DELETE (like = false) of an article's like by the caller.
+Awaitable<Response> SetArticleLike(ApiContext ctx, Request& req, bool like) {
+  auto caller = co_await ctx.guard->Admit(req, Access::kWrite);
+  if (!caller) co_return ErrorResponse(caller.error());
+  auto id = req.IdParam("id");
+  if (!id) co_return ErrorResponse(id.error());
+  // Only what the caller can see can be liked (drafts: their author and admins).
+  auto article = co_await ctx.articles->Get(caller->principal, *id, /*count_view=*/false);
+  if (!article) co_return ErrorResponse(article.error());
+  const redis::LikeTarget target{'a', *id, *id};
+  auto s = co_await ctx.likes->Set(*caller->principal, target, like);
+  if (!s) co_return ErrorResponse(s.error());
+  co_return StateJson(*s);
+}
+
+Awaitable<Response> Like(ApiContext ctx, Request& req) { co_return co_await SetArticleLike(ctx, req, true); }
+Awaitable<Response> Unlike(ApiContext ctx, Request& req) { co_return co_await SetArticleLike(ctx, req, false); }
+
+Awaitable<Response> GetArticleLike(ApiContext ctx, Request& req) {
+  auto caller = co_await ctx.guard->Admit(req, Access::kPublic);
+  if (!caller) co_return ErrorResponse(caller.error());
+  auto id = req.IdParam("id");
+  if (!id) co_return ErrorResponse(id.error());
+  auto article = co_await ctx.articles->Get(caller->principal, *id, /*count_view=*/false);
+  if (!article) co_return ErrorResponse(article.error());
+  const redis::LikeTarget target{'a', *id, *id};
+  auto s = co_await ctx.likes->Get(caller->principal ? caller->principal->id : 0, target);
+  if (!s) co_return ErrorResponse(s.error());
+  co_return StateJson(*s);
+}
+
+Result<std::vector<int64_t>> ParseIds(const std::optional<std::string>& raw, std::string_view name) {
+  std::vector<int64_t> ids;
+  if (!raw || raw->empty()) return ids;
+  std::string_view rest = *raw;
+  while (true) {
+    size_t comma = rest.find(',');
+    std::string_view part = rest.substr(0, comma);
+    int64_t id = 0;
+    auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), id);
+    if (part.empty() || ec != std::errc() || ptr != part.data() + part.size() || id <= 0) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  std::string(name) + " must be a comma-separated list of positive ids");
+    }
+    ids.push_back(id);
+    if (ids.size() > kMaxBatchIds) break;
+    if (comma == std::string_view::npos) break;
+    rest = rest.substr(comma + 1);
+  }
+  return ids;
+}
+
+// GET /api/v1/likes?article=1,2&comment=7: the caller's likes for a whole page at once.
+Awaitable<Response> Batch(ApiContext ctx, Request& req) {
+  auto caller = co_await ctx.guard->Admit(req, Access::kPublic);
+  if (!caller) co_return ErrorResponse(caller.error());
+  std::optional<std::string> article_param = req.Query("article");
+  std::optional<std::string> comment_param = req.Query("comment");
+  auto articles = ParseIds(article_param, "article");
+  if (!articles) co_return ErrorResponse(articles.error());
+  auto comments = ParseIds(comment_param, "comment");
+  if (!comments) co_return ErrorResponse(comments.error());
+  if (articles->size() + comments->size() > kMaxBatchIds) {
+    co_return ErrorResponse(Error{ErrorCode::kInvalidArgument, "at most 100 ids in all"});
+  }
+  std::vector<redis::LikeTarget> targets;
+  for (int64_t id : *articles) targets.push_back({'a', id, id});
+  const int64_t uid = caller->principal ? caller->principal->id : 0;
+  auto states = co_await ctx.likes->GetMany(uid, std::move(targets));
+  if (!states) co_return ErrorResponse(states.error());
+  boost::json::object article_out, comment_out;
+  for (size_t i = 0; i < articles->size(); ++i) {
+    article_out[std::to_string((*articles)[i])] = {{"liked", (*states)[i].liked},
+                                                   {"likeCount", (*states)[i].count}};
+  }
+  // Comments arrive with the comments feature; until then every comment id is unknown.
+  for (int64_t id : *comments) {
+    comment_out[std::to_string(id)] = {{"liked", false}, {"likeCount", 0}};
+  }
+  co_return JsonResponse(http::status::ok,
+                         {{"article", std::move(article_out)}, {"comment", std::move(comment_out)}});
+}
+
+template <auto Fn>
+http_api::Handler Bind(ApiContext ctx) {
+  return [ctx](Request& req) -> Awaitable<Response> { co_return co_await Fn(ctx, req); };
+}
+
+}  // namespace
+
+void RegisterLikes(http_api::Router& router, ApiContext ctx) {
+  router.Add(http::verb::put, "/api/v1/articles/{id}/like", Bind<Like>(ctx));
+  router.Add(http::verb::delete_, "/api/v1/articles/{id}/like", Bind<Unlike>(ctx));
+  router.Add(http::verb::get, "/api/v1/articles/{id}/like", Bind<GetArticleLike>(ctx));
+  router.Add(http::verb::get, "/api/v1/likes", Bind<Batch>(ctx));
+}
+
+}  // namespace plaudit::api

@@ -1,0 +1,187 @@
+#include "domain/likes.hpp"
+
+#include <map>
+
+#include "common/time.hpp"
+#include "common/when_all.hpp"
+#include "redis/keys.hpp"
+
+namespace plaudit::domain {
+namespace {
+
+constexpr int64_t kClaimBatch = 200;      // buckets per claim
+constexpr int kMaxClaimsPerShard = 100;  // bounds one pass's work per shard
+
+std::pair<char, int64_t> ParseTarget(const std::string& name) {
+  return {name.empty() ? 'a' : name[0], name.size() > 1 ? std::stoll(name.substr(1)) : 0};
+}
+
+}  // namespace
+
+LikeService::LikeService(redis::LikeStore& store, sql::LikeTable& table)
+    : store_(store), table_(table) {}
+
+Awaitable<Status> LikeService::LoadMissing(const redis::LikeTarget& t, int64_t user_id,
+                                           const redis::LikeReading& seen, bool* exists) {
+  const bool need_bucket = seen.state == -1 && user_id > 0;
+  const bool need_count = seen.count == -2;
+  const int64_t bucket = redis::LikeBucketOf(user_id);
+  std::string key = t.Name() + ":" + std::to_string(bucket) + (need_bucket ? "b" : "") +
+                    (need_count ? "c" : "");
+  std::function<Awaitable<Result<bool>>()> load = [this, t, user_id, need_bucket, need_count,
+                                                   bucket]() -> Awaitable<Result<bool>> {
+    // The count decides existence: an unknown target is never cached.
+    auto count = co_await table_.Count(t.type, t.id);
+    if (!count) co_return tl::unexpected(count.error());
+    if (!*count) co_return false;
+    std::optional<std::vector<int64_t>> likers;
+    if (need_bucket) {
+      const int64_t lo = bucket << redis::keys::kLikeBucketShift;
+      const int64_t hi = ((bucket + 1) << redis::keys::kLikeBucketShift) - 1;
+      auto rows = co_await table_.Likers(t.type, t.id, lo, hi);
+      if (!rows) co_return tl::unexpected(rows.error());
+      likers = std::move(*rows);
+    }
+    std::optional<int64_t> c;
+    if (need_count) c = **count;
+    if (auto st = co_await store_.Load(t, user_id, likers, c); !st) {
+      co_return tl::unexpected(st.error());
+    }
+    co_return true;
+  };
+  auto r = co_await loads_.Do(key, std::move(load));
+  if (!r) co_return tl::unexpected(r.error());
+  *exists = *r;
+  co_return Status{};
+}
+
+Awaitable<Result<LikeState>> LikeService::Set(const Principal& who, const redis::LikeTarget& t,
+                                              bool like, const std::string* hot_index,
+                                              const std::string* hot_member) {
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    auto r = co_await store_.Set(t, who.id, like, hot_index, hot_member);
+    if (!r) co_return tl::unexpected(r.error());
+    if (r->state >= 0) co_return LikeState{r->state == 1, r->count};
+    // A miss: learn what is missing, load it from SQL, and try again. Never count blind.
+    auto seen = co_await store_.Get(t, who.id);
+    if (!seen) co_return tl::unexpected(seen.error());
+    bool exists = true;
+    if (auto st = co_await LoadMissing(t, who.id, *seen, &exists); !st) {
+      co_return tl::unexpected(st.error());
+    }
+    if (!exists) co_return Fail(ErrorCode::kNotFound, "no such target");
+  }
+  co_return Fail(ErrorCode::kUnavailable, "like state kept disappearing; retry");
+}
+
+Awaitable<Result<LikeState>> LikeService::Get(int64_t user_id, const redis::LikeTarget& t) {
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    auto r = co_await store_.Get(t, user_id);
+    if (!r) co_return tl::unexpected(r.error());
+    if (r->state >= 0 && r->count >= 0) co_return LikeState{r->state == 1, r->count};
+    bool exists = true;
+    if (auto st = co_await LoadMissing(t, user_id, *r, &exists); !st) {
+      co_return tl::unexpected(st.error());
+    }
+    if (!exists) co_return LikeState{false, 0};
+  }
+  co_return Fail(ErrorCode::kUnavailable, "like state kept disappearing; retry");
+}
+
+Awaitable<Result<std::vector<LikeState>>> LikeService::GetMany(
+    int64_t user_id, std::vector<redis::LikeTarget> targets) {
+  std::vector<Awaitable<Result<LikeState>>> ops;
+  ops.reserve(targets.size());
+  for (const auto& t : targets) ops.push_back(Get(user_id, t));
+  auto results = co_await WhenAll(std::move(ops));
+  std::vector<LikeState> out;
+  for (auto& r : results) {
+    if (!r) co_return tl::unexpected(r.error());
+    out.push_back(*r);
+  }
+  co_return out;
+}
+
+Awaitable<Result<int64_t>> LikeService::FlushShard(int shard) {
+  int64_t written = 0;
+  for (int round = 0; round < kMaxClaimsPerShard; ++round) {
+    // Batches left in flight by an earlier pass first, then new ones.
+    auto members = co_await store_.Members(shard, /*in_flight=*/true, kClaimBatch);
+    if (!members) co_return tl::unexpected(members.error());
+    if (members->empty()) {
+      members = co_await store_.Members(shard, /*in_flight=*/false, kClaimBatch);
+      if (!members) co_return tl::unexpected(members.error());
+    }
+    if (members->empty()) break;
+    auto claimed = co_await store_.Claim(shard, *members);
+    if (!claimed) co_return tl::unexpected(claimed.error());
+    std::vector<sql::LikeChange> changes;
+    std::vector<sql::LikeCountChange> counts;
+    std::vector<std::string> done;
+    std::map<std::string, int64_t> target_counts;
+    for (const auto& b : claimed->second) {
+      auto [type, id] = ParseTarget(b.target);
+      for (const auto& [uid, value] : b.changes) {
+        auto colon = value.find(':');
+        sql::LikeChange ch;
+        ch.type = type;
+        ch.target_id = id;
+        ch.user_id = uid;
+        ch.valid = value.substr(0, colon) == "1";
+        ch.seq = std::stoll(value.substr(colon + 1));
+        changes.push_back(ch);
+      }
+      if (b.count) target_counts[b.target] = *b.count;
+      done.push_back(b.target + ":" + std::to_string(b.bucket));
+    }
+    for (const auto& [name, count] : target_counts) {
+      auto [type, id] = ParseTarget(name);
+      counts.push_back({type, id, count, claimed->first});
+    }
+    if (!changes.empty() || !counts.empty()) {
+      auto applied = co_await table_.Apply(std::move(changes), std::move(counts));
+      if (!applied) co_return tl::unexpected(applied.error());
+      written += *applied;
+    }
+    if (fail_after_commit && fail_after_commit()) {
+      co_return Fail(ErrorCode::kInternal, "flush aborted after commit (test hook)");
+    }
+    if (!done.empty()) {
+      if (auto st = co_await store_.Done(shard, done); !st) co_return tl::unexpected(st.error());
+    }
+  }
+  co_return written;
+}
+
+Awaitable<Result<LikeFlushReport>> LikeService::Flush() {
+  LikeFlushReport report;
+  auto stats = co_await store_.Stats();
+  if (!stats) co_return tl::unexpected(stats.error());
+  int64_t oldest = 0;
+  for (const auto& s : *stats) {
+    report.backlog += s.dirty + s.in_flight;
+    if (s.oldest_ms && (oldest == 0 || *s.oldest_ms < oldest)) oldest = *s.oldest_ms;
+  }
+  if (oldest > 0) report.oldest_age_seconds = std::max<double>(0, (NowMs() - oldest) / 1000.0);
+  for (const auto& s : *stats) {
+    if (s.dirty == 0 && s.in_flight == 0) continue;
+    auto n = co_await FlushShard(s.shard);
+    if (!n) co_return tl::unexpected(n.error());
+    report.changes += *n;
+    report.buckets += s.dirty + s.in_flight;
+  }
+  co_return report;
+}
+
+Awaitable<Result<int64_t>> LikeService::Reconcile() {
+  auto fixed = co_await table_.Reconcile();
+  if (!fixed) co_return tl::unexpected(fixed.error());
+  for (int64_t id : *fixed) {
+    // The cached count came from the wrong value: let it reload from the repaired row.
+    const redis::LikeTarget target{'a', id, id};  // named: no braced list inside co_await
+    if (auto st = co_await store_.DropCount(target); !st) co_return tl::unexpected(st.error());
+  }
+  co_return static_cast<int64_t>(fixed->size());
+}
+
+}  // namespace plaudit::domain

@@ -1,0 +1,151 @@
+#include "redis/like_store.hpp"
+
+#include "redis/keys.hpp"
+
+namespace plaudit::redis {
+namespace {
+
+Status ReplyOk(const Result<Reply>& r) {
+  if (!r) return tl::unexpected(r.error());
+  if (r->is_error()) return Fail(ErrorCode::kInternal, "redis: " + r->str);
+  return {};
+}
+
+std::string Member(const LikeTarget& t, int64_t bucket) {
+  return t.Name() + ":" + std::to_string(bucket);
+}
+
+Result<LikeReading> ToReading(const Result<Reply>& r) {
+  if (auto st = ReplyOk(r); !st) return tl::unexpected(st.error());
+  if (r->elements.size() != 2) return Fail(ErrorCode::kInternal, "unexpected like reply");
+  return LikeReading{static_cast<int>(r->elements[0].integer), r->elements[1].integer};
+}
+
+}  // namespace
+
+int LikeTarget::Shard() const { return keys::LikeShard(article_id); }
+int64_t LikeBucketOf(int64_t user_id) { return user_id >> keys::kLikeBucketShift; }
+
+Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_id, bool like,
+                                              const std::string* hot_index,
+                                              const std::string* hot_member) {
+  const int s = t.Shard();
+  const std::string member = Member(t, LikeBucketOf(user_id));
+  std::vector<std::string> keys{keys::LikeBucket(s, member), keys::LikeCount(s, t.Name()),
+                                keys::LikePending(s, member), keys::LikeDirty(s),
+                                keys::LikeSeq(s)};
+  std::vector<std::string> args{std::to_string(user_id), like ? "1" : "0", member};
+  if (hot_index && hot_member) {
+    keys.push_back(*hot_index);
+    args.push_back(*hot_member);
+  }
+  co_return ToReading(co_await client_.Eval(GetScript("like_set.lua"), std::move(keys), std::move(args)));
+}
+
+Awaitable<Result<LikeReading>> LikeStore::Get(const LikeTarget& t, int64_t user_id) {
+  const int s = t.Shard();
+  std::vector<std::string> keys{keys::LikeBucket(s, Member(t, LikeBucketOf(user_id))),
+                                keys::LikeCount(s, t.Name())};
+  std::vector<std::string> args{std::to_string(user_id)};
+  co_return ToReading(co_await client_.Eval(GetScript("like_get.lua"), std::move(keys), std::move(args)));
+}
+
+Awaitable<Status> LikeStore::Load(const LikeTarget& t, int64_t user_id,
+                                  const std::optional<std::vector<int64_t>>& likers,
+                                  std::optional<int64_t> count) {
+  const int s = t.Shard();
+  const std::string member = Member(t, LikeBucketOf(user_id));
+  std::vector<std::string> keys{keys::LikeBucket(s, member), keys::LikeCount(s, t.Name()),
+                                keys::LikePending(s, member), keys::LikeInFlight(s, member)};
+  std::vector<std::string> args{likers ? "1" : "0", count ? std::to_string(*count) : ""};
+  if (likers) {
+    for (int64_t uid : *likers) args.push_back(std::to_string(uid));
+  }
+  co_return ReplyOk(co_await client_.Eval(GetScript("like_load.lua"), std::move(keys), std::move(args)));
+}
+
+Awaitable<Status> LikeStore::DropCount(const LikeTarget& t) {
+  std::vector<std::string> cmd{"DEL", keys::LikeCount(t.Shard(), t.Name())};
+  co_return ReplyOk(co_await client_.Command(std::move(cmd)));
+}
+
+Awaitable<Result<std::vector<LikeShardStat>>> LikeStore::Stats() {
+  std::vector<std::vector<std::string>> cmds;
+  for (int s = 0; s < keys::kLikeShards; ++s) {
+    cmds.push_back({"ZCARD", keys::LikeDirty(s)});
+    cmds.push_back({"SCARD", keys::LikeInFlightSet(s)});
+    cmds.push_back({"ZRANGE", keys::LikeDirty(s), "0", "0", "WITHSCORES"});
+  }
+  auto r = co_await client_.Pipeline(std::move(cmds));
+  if (!r) co_return tl::unexpected(r.error());
+  std::vector<LikeShardStat> out;
+  for (int s = 0; s < keys::kLikeShards; ++s) {
+    const auto& zcard = (*r)[3 * s];
+    const auto& scard = (*r)[3 * s + 1];
+    const auto& oldest = (*r)[3 * s + 2];
+    if (zcard.is_error() || scard.is_error() || oldest.is_error()) {
+      co_return Fail(ErrorCode::kInternal, "redis: like shard stats failed");
+    }
+    LikeShardStat st{s, zcard.integer, scard.integer, std::nullopt};
+    if (oldest.elements.size() == 2) st.oldest_ms = static_cast<int64_t>(std::stod(oldest.elements[1].str));
+    out.push_back(st);
+  }
+  co_return out;
+}
+
+Awaitable<Result<std::vector<std::string>>> LikeStore::Members(int shard, bool in_flight,
+                                                               int64_t max) {
+  std::vector<std::string> cmd;
+  if (in_flight) {
+    cmd = {"SRANDMEMBER", keys::LikeInFlightSet(shard), std::to_string(max)};
+  } else {
+    cmd = {"ZRANGE", keys::LikeDirty(shard), "0", std::to_string(max - 1)};
+  }
+  auto r = co_await client_.Command(std::move(cmd));
+  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  std::vector<std::string> out;
+  for (const auto& e : r->elements) out.push_back(e.str);
+  co_return out;
+}
+
+Awaitable<Result<std::pair<int64_t, std::vector<ClaimedBucket>>>> LikeStore::Claim(
+    int shard, const std::vector<std::string>& members) {
+  std::vector<std::string> keys{keys::LikeDirty(shard), keys::LikeInFlightSet(shard),
+                                keys::LikeSeq(shard)};
+  for (const auto& m : members) {
+    auto colon = m.rfind(':');
+    keys.push_back(keys::LikePending(shard, m));
+    keys.push_back(keys::LikeInFlight(shard, m));
+    keys.push_back(keys::LikeCount(shard, m.substr(0, colon)));
+  }
+  std::vector<std::string> args(members.begin(), members.end());
+  auto r = co_await client_.Eval(GetScript("like_claim.lua"), std::move(keys), std::move(args));
+  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  if (r->elements.size() != 2) co_return Fail(ErrorCode::kInternal, "unexpected claim reply");
+  std::pair<int64_t, std::vector<ClaimedBucket>> out;
+  out.first = r->elements[0].AsInt().value_or(0);
+  for (const auto& item : r->elements[1].elements) {
+    if (item.elements.size() != 3) continue;
+    ClaimedBucket b;
+    const std::string& m = item.elements[0].str;
+    auto colon = m.rfind(':');
+    b.target = m.substr(0, colon);
+    b.bucket = std::stoll(m.substr(colon + 1));
+    if (!item.elements[1].str.empty()) b.count = item.elements[1].AsInt();
+    const auto& kv = item.elements[2].elements;
+    for (size_t i = 0; i + 1 < kv.size(); i += 2) {
+      b.changes.emplace_back(std::stoll(kv[i].str), kv[i + 1].str);
+    }
+    out.second.push_back(std::move(b));
+  }
+  co_return out;
+}
+
+Awaitable<Status> LikeStore::Done(int shard, const std::vector<std::string>& members) {
+  std::vector<std::string> keys{keys::LikeInFlightSet(shard)};
+  for (const auto& m : members) keys.push_back(keys::LikeInFlight(shard, m));
+  std::vector<std::string> args(members.begin(), members.end());
+  co_return ReplyOk(co_await client_.Eval(GetScript("like_done.lua"), std::move(keys), std::move(args)));
+}
+
+}  // namespace plaudit::redis

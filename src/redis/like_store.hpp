@@ -1,0 +1,75 @@
+#pragma once
+// Like states and counts in Redis (see like_set.lua for the one atomic step, keys.hpp for
+// the layout). Records are bucketed by user id (256 per SET, intset-encoded, ~5 bytes a
+// like) so that no key grows with a target's or a user's popularity.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.hpp"
+#include "redis/client.hpp"
+
+namespace plaudit::redis {
+
+struct LikeTarget {
+  char type = 'a';         // 'a' article, 'c' comment
+  int64_t id = 0;          // the article's or comment's id
+  int64_t article_id = 0;  // decides the shard (== id for an article)
+
+  std::string Name() const { return std::string(1, type) + std::to_string(id); }
+  int Shard() const;
+};
+
+int64_t LikeBucketOf(int64_t user_id);
+
+struct LikeReading {
+  int state = -1;      // 1 liked, 0 not, -1 bucket not loaded
+  int64_t count = -2;  // -2: count not loaded
+};
+
+struct ClaimedBucket {
+  std::string target;  // "a42"
+  int64_t bucket = 0;
+  std::optional<int64_t> count;  // the target's count when claimed
+  std::vector<std::pair<int64_t, std::string>> changes;  // uid → "state:seq"
+};
+
+struct LikeShardStat {
+  int shard = 0;
+  int64_t dirty = 0;
+  int64_t in_flight = 0;
+  std::optional<int64_t> oldest_ms;  // first change time of the oldest dirty bucket
+};
+
+class LikeStore {
+ public:
+  explicit LikeStore(Client& client) : client_(client) {}
+
+  // The atomic like/unlike. With `hot_index`, also sets the target's score in that ZSET
+  // (a comment's hot order) to the new count, in the same step.
+  Awaitable<Result<LikeReading>> Set(const LikeTarget& t, int64_t user_id, bool like,
+                                     const std::string* hot_index = nullptr,
+                                     const std::string* hot_member = nullptr);
+  Awaitable<Result<LikeReading>> Get(const LikeTarget& t, int64_t user_id);
+  // Loads SQL's state for the user's bucket (when `likers` is given) and/or the count.
+  Awaitable<Status> Load(const LikeTarget& t, int64_t user_id,
+                         const std::optional<std::vector<int64_t>>& likers,
+                         std::optional<int64_t> count);
+  // Forgets the cached count (after reconciliation fixed SQL's).
+  Awaitable<Status> DropCount(const LikeTarget& t);
+
+  // Flusher side.
+  Awaitable<Result<std::vector<LikeShardStat>>> Stats();
+  Awaitable<Result<std::vector<std::string>>> Members(int shard, bool in_flight, int64_t max);
+  Awaitable<Result<std::pair<int64_t, std::vector<ClaimedBucket>>>> Claim(
+      int shard, const std::vector<std::string>& members);
+  Awaitable<Status> Done(int shard, const std::vector<std::string>& members);
+
+  Client& client() { return client_; }
+
+ private:
+  Client& client_;
+};
+
+}  // namespace plaudit::redis

@@ -1,0 +1,130 @@
+#include "sql/likes.hpp"
+
+#include <algorithm>
+
+#include "common/time.hpp"
+
+namespace plaudit::sql {
+namespace {
+
+// Jobs are named std::function variables, never lambda temporaries inside co_await (GCC 12).
+
+constexpr std::string_view kLikers =
+    "SELECT user_id FROM likes WHERE target_type = $1 AND target_id = $2 AND user_id >= $3 "
+    "AND user_id <= $4 AND valid = 1";
+constexpr std::string_view kArticleCount = "SELECT like_count FROM articles WHERE id = $1";
+constexpr std::string_view kUpsertHead =
+    "INSERT INTO likes (target_type, target_id, user_id, valid, seq, updated_at) VALUES ";
+constexpr std::string_view kUpsertTail =
+    " ON CONFLICT (target_type, target_id, user_id) DO UPDATE SET valid = excluded.valid, "
+    "seq = excluded.seq, updated_at = excluded.updated_at WHERE likes.seq < excluded.seq";
+constexpr std::string_view kSetArticleCount =
+    "UPDATE articles SET like_count = $2, like_seq = $3 WHERE id = $1 AND like_seq < $3";
+constexpr std::string_view kArticleDrift =
+    "SELECT a.id, (SELECT COUNT(*) FROM likes l WHERE l.target_type = 'a' AND "
+    "l.target_id = a.id AND l.valid = 1) AS actual FROM articles a WHERE a.like_count <> "
+    "(SELECT COUNT(*) FROM likes l WHERE l.target_type = 'a' AND l.target_id = a.id AND "
+    "l.valid = 1)";
+constexpr std::string_view kFixArticleCount = "UPDATE articles SET like_count = $2 WHERE id = $1";
+// Rows of deleted articles that a flush wrote after the delete (their Redis state outlived it).
+constexpr std::string_view kOrphanLikes =
+    "DELETE FROM likes WHERE target_type = 'a' AND NOT EXISTS "
+    "(SELECT 1 FROM articles a WHERE a.id = likes.target_id)";
+
+// Rows per INSERT: few enough statements to be fast, few enough parameters for any driver.
+constexpr size_t kRowsPerStatement = 200;
+
+}  // namespace
+
+Awaitable<Result<std::vector<int64_t>>> LikeTable::Likers(char type, int64_t target_id,
+                                                          int64_t lo, int64_t hi) {
+  std::function<Result<std::vector<int64_t>>(Connection&)> job =
+      [type, target_id, lo, hi](Connection& c) -> Result<std::vector<int64_t>> {
+    auto r = c.Query(kLikers, {std::string(1, type), target_id, lo, hi});
+    if (!r) return tl::unexpected(r.error());
+    std::vector<int64_t> out;
+    for (const auto& row : r->rows) out.push_back(Int(row[0]));
+    return out;
+  };
+  co_return co_await store_.Run<std::vector<int64_t>>(std::move(job));
+}
+
+Awaitable<Result<std::optional<int64_t>>> LikeTable::Count(char type, int64_t target_id) {
+  std::function<Result<std::optional<int64_t>>(Connection&)> job =
+      [type, target_id](Connection& c) -> Result<std::optional<int64_t>> {
+    if (type != 'a') return std::optional<int64_t>{};  // comments arrive with their table
+    auto r = c.Query(kArticleCount, {target_id});
+    if (!r) return tl::unexpected(r.error());
+    if (r->rows.empty()) return std::optional<int64_t>{};
+    return std::optional<int64_t>(Int(r->rows[0][0]));
+  };
+  co_return co_await store_.Run<std::optional<int64_t>>(std::move(job));
+}
+
+Awaitable<Result<int64_t>> LikeTable::Apply(std::vector<LikeChange> changes,
+                                            std::vector<LikeCountChange> counts) {
+  std::function<Result<int64_t>(Connection&)> job =
+      [changes = std::move(changes), counts = std::move(counts)](Connection& c) -> Result<int64_t> {
+    int64_t written = 0;
+    const int64_t now = NowMs();
+    auto st = c.Transaction([&](Connection& tx) -> Status {
+      for (size_t start = 0; start < changes.size(); start += kRowsPerStatement) {
+        size_t end = std::min(changes.size(), start + kRowsPerStatement);
+        std::string sql(kUpsertHead);
+        std::vector<Value> params;
+        params.reserve((end - start) * 6);
+        for (size_t i = start; i < end; ++i) {
+          const auto& ch = changes[i];
+          size_t p = params.size();
+          sql += (i == start ? "($" : ", ($") + std::to_string(p + 1) + ", $" +
+                 std::to_string(p + 2) + ", $" + std::to_string(p + 3) + ", $" +
+                 std::to_string(p + 4) + ", $" + std::to_string(p + 5) + ", $" +
+                 std::to_string(p + 6) + ")";
+          params.emplace_back(std::string(1, ch.type));
+          params.emplace_back(ch.target_id);
+          params.emplace_back(ch.user_id);
+          params.emplace_back(int64_t{ch.valid ? 1 : 0});
+          params.emplace_back(ch.seq);
+          params.emplace_back(now);
+        }
+        sql += kUpsertTail;
+        auto r = tx.Query(sql, params);
+        if (!r) return tl::unexpected(r.error());
+        written += r->affected;
+      }
+      for (const auto& cnt : counts) {
+        if (cnt.type != 'a') continue;  // comment counts arrive with the comments table
+        auto r = tx.Query(kSetArticleCount, {cnt.target_id, cnt.count, cnt.seq});
+        if (!r) return tl::unexpected(r.error());
+      }
+      return {};
+    });
+    if (!st) return tl::unexpected(st.error());
+    return written;
+  };
+  co_return co_await store_.Run<int64_t>(std::move(job));
+}
+
+Awaitable<Result<std::vector<int64_t>>> LikeTable::Reconcile() {
+  std::function<Result<std::vector<int64_t>>(Connection&)> job =
+      [](Connection& c) -> Result<std::vector<int64_t>> {
+    std::vector<int64_t> fixed;
+    auto st = c.Transaction([&](Connection& tx) -> Status {
+      auto orphans = tx.Query(kOrphanLikes);
+      if (!orphans) return tl::unexpected(orphans.error());
+      auto drift = tx.Query(kArticleDrift);
+      if (!drift) return tl::unexpected(drift.error());
+      for (const auto& row : drift->rows) {
+        auto r = tx.Query(kFixArticleCount, {Int(row[0]), Int(row[1])});
+        if (!r) return tl::unexpected(r.error());
+        fixed.push_back(Int(row[0]));
+      }
+      return {};
+    });
+    if (!st) return tl::unexpected(st.error());
+    return fixed;
+  };
+  co_return co_await store_.Run<std::vector<int64_t>>(std::move(job));
+}
+
+}  // namespace plaudit::sql

@@ -1,0 +1,307 @@
+// API.md "Likes" and the invariants behind them: exactly-once counts under storms, misses
+// that consult SQL, bucketed keys, and a write-behind flush that can be repeated or
+// interrupted without losing or doubling anything. Real Redis, SQLite and PostgreSQL.
+#include <random>
+#include <thread>
+
+#include "api_test_base.hpp"
+#include "redis/keys.hpp"
+
+namespace plaudit::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+class LikesTest : public ApiTest {
+ protected:
+  void Configure(config::Config& c) override { c.rate_limits = false; }
+
+  void SetUp() override {
+    ApiTest::SetUp();
+    Register("poster");
+    poster_ = Login("poster");
+  }
+
+  int64_t NewArticle(const std::string& title = "liked thing") {
+    auto r = Client().Post("/api/v1/articles",
+                           R"({"title":")" + title + R"(","content":"c","status":"published"})",
+                           Bearer(poster_));
+    EXPECT_EQ(r.status, 201) << r.body;
+    return r.Json().at("id").as_int64();
+  }
+
+  static std::string LikePath(int64_t id) { return "/api/v1/articles/" + std::to_string(id) + "/like"; }
+
+  template <class T>
+  T OnLoop(Awaitable<T> op) {
+    return net::co_spawn(app_->app().io(), std::move(op), net::use_future).get();
+  }
+
+  domain::LikeFlushReport FlushLikes() {
+    auto r = OnLoop(app_->app().likes().Flush());
+    EXPECT_TRUE(r) << (r ? "" : r.error().message);
+    return r ? *r : domain::LikeFlushReport{};
+  }
+
+  // SQL's view: (valid rows, stored like_count) of an article.
+  std::pair<int64_t, int64_t> SqlLikes(int64_t article) {
+    std::function<Result<std::pair<int64_t, int64_t>>(sql::Connection&)> job =
+        [article](sql::Connection& c) -> Result<std::pair<int64_t, int64_t>> {
+      auto rows = c.Query(
+          "SELECT COUNT(*) FROM likes WHERE target_type = 'a' AND target_id = $1 AND valid = 1",
+          {article});
+      if (!rows) return tl::unexpected(rows.error());
+      auto count = c.Query("SELECT like_count FROM articles WHERE id = $1", {article});
+      if (!count) return tl::unexpected(count.error());
+      return std::pair{sql::Int(rows->rows[0][0]), sql::Int(count->rows[0][0])};
+    };
+    auto r = OnLoop(app_->app().store().Run<std::pair<int64_t, int64_t>>(std::move(job)));
+    EXPECT_TRUE(r);
+    return r ? *r : std::pair<int64_t, int64_t>{-1, -1};
+  }
+
+  void FlushAllRedisAndRelogin() {
+    ASSERT_EQ(redis_.Cli("FLUSHALL"), "OK");
+    poster_ = Login("poster");
+  }
+
+  std::string poster_;
+};
+
+TEST_P(LikesTest, RepeatLikeKeepsCountAtOneAndUnlikeIsIdempotent) {
+  int64_t id = NewArticle();
+  auto c = Client();
+  auto r = c.Put(LikePath(id), "", Bearer(poster_));
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.body, R"({"liked":true,"likeCount":1})");
+  EXPECT_EQ(c.Put(LikePath(id), "", Bearer(poster_)).body, R"({"liked":true,"likeCount":1})");
+  EXPECT_EQ(c.Get(LikePath(id), Bearer(poster_)).body, R"({"liked":true,"likeCount":1})");
+  EXPECT_EQ(c.Get(LikePath(id)).body, R"({"liked":false,"likeCount":1})");  // anonymous
+  auto a = c.Get("/api/v1/articles/" + std::to_string(id), Bearer(poster_)).Json();
+  EXPECT_EQ(a.at("likeCount").as_int64(), 1);
+  EXPECT_TRUE(a.at("liked").as_bool());
+  EXPECT_EQ(c.Delete(LikePath(id), Bearer(poster_)).body, R"({"liked":false,"likeCount":0})");
+  EXPECT_EQ(c.Delete(LikePath(id), Bearer(poster_)).body, R"({"liked":false,"likeCount":0})");
+  // Unliking what you never liked changes nothing.
+  Register("other");
+  std::string other = Login("other");
+  EXPECT_EQ(c.Delete(LikePath(id), Bearer(other)).body, R"({"liked":false,"likeCount":0})");
+}
+
+TEST_P(LikesTest, BadTargetsAndAnonymousWritesChangeNothing) {
+  int64_t id = NewArticle();
+  auto c = Client();
+  EXPECT_EQ(c.Put(LikePath(id)).status, 401);
+  EXPECT_EQ(c.Put(LikePath(999999), "", Bearer(poster_)).status, 404);
+  EXPECT_EQ(c.Put("/api/v1/articles/abc/like", "", Bearer(poster_)).status, 400);
+  Register("nosy");
+  std::string nosy = Login("nosy");
+  auto draft = c.Post("/api/v1/articles", R"({"title":"d","content":"c"})", Bearer(poster_));
+  int64_t draft_id = draft.Json().at("id").as_int64();
+  EXPECT_EQ(c.Put(LikePath(draft_id), "", Bearer(nosy)).status, 404);  // can't see, can't like
+  EXPECT_EQ(c.Send(http::verb::put, LikePath(id), "x", "text/plain", Bearer(poster_)).status, 415);
+  EXPECT_EQ(c.Get(LikePath(id)).body, R"({"liked":false,"likeCount":0})");
+}
+
+TEST_P(LikesTest, StormOfLikesAndUnlikesKeepsCountsEqualToStates) {
+  constexpr int kUsers = 50, kTargets = 10, kThreads = 16, kOpsPerThread = 120;
+  std::vector<int64_t> articles;
+  for (int i = 0; i < kTargets; ++i) articles.push_back(NewArticle("t" + std::to_string(i)));
+  std::vector<std::string> tokens;
+  for (int u = 0; u < kUsers; ++u) {
+    Register("storm" + std::to_string(u));
+    tokens.push_back(Login("storm" + std::to_string(u)));
+  }
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937 rng(1234 + t);
+      HttpClient c = Client();
+      for (int i = 0; i < kOpsPerThread; ++i) {
+        const auto& token = tokens[rng() % kUsers];
+        std::string path = LikePath(articles[rng() % kTargets]);
+        auto r = rng() % 2 ? c.Put(path, "", Bearer(token)) : c.Delete(path, Bearer(token));
+        if (r.status != 200) ++failures;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  ASSERT_EQ(failures.load(), 0);
+
+  // Redis: every count equals the number of users whose state is true.
+  std::string ids;
+  for (int64_t a : articles) ids += (ids.empty() ? "" : ",") + std::to_string(a);
+  std::map<int64_t, int64_t> liked_by;
+  std::map<int64_t, int64_t> counts;
+  auto c = Client();
+  for (const auto& token : tokens) {
+    auto r = c.Get("/api/v1/likes?article=" + ids, Bearer(token));
+    ASSERT_EQ(r.status, 200);
+    auto json = r.Json();
+    for (int64_t a : articles) {
+      const auto& s = json.at("article").at(std::to_string(a));
+      liked_by[a] += s.at("liked").as_bool() ? 1 : 0;
+      counts[a] = s.at("likeCount").as_int64();
+    }
+  }
+  int64_t total = 0;
+  for (int64_t a : articles) {
+    EXPECT_EQ(counts[a], liked_by[a]) << "article " << a;
+    total += liked_by[a];
+  }
+  EXPECT_GT(total, 0);
+
+  // SQL after a flush: rows == count == Redis.
+  FlushLikes();
+  for (int64_t a : articles) {
+    auto [rows, stored] = SqlLikes(a);
+    EXPECT_EQ(rows, liked_by[a]) << "article " << a;
+    EXPECT_EQ(stored, liked_by[a]) << "article " << a;
+  }
+  // And a second flush has nothing left to write.
+  EXPECT_EQ(FlushLikes().changes, 0);
+}
+
+TEST_P(LikesTest, FlushRepeatedOrInterruptedLosesAndDoublesNothing) {
+  int64_t id = NewArticle();
+  std::vector<std::string> tokens;
+  for (int u = 0; u < 3; ++u) {
+    Register("flusher" + std::to_string(u));
+    tokens.push_back(Login("flusher" + std::to_string(u)));
+  }
+  auto c = Client();
+  c.Put(LikePath(id), "", Bearer(tokens[0]));
+  c.Put(LikePath(id), "", Bearer(tokens[1]));
+
+  // The flusher dies between its SQL commit and its Redis cleanup.
+  app_->app().likes().fail_after_commit = [] { return true; };
+  auto aborted = OnLoop(app_->app().likes().Flush());
+  EXPECT_FALSE(aborted);
+  app_->app().likes().fail_after_commit = nullptr;
+  EXPECT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{2, 2}));
+  // A change that arrives while that batch is still in flight...
+  c.Put(LikePath(id), "", Bearer(tokens[2]));
+  c.Delete(LikePath(id), Bearer(tokens[0]));
+  // ...is neither lost nor confused with it when the next pass runs the batch again.
+  FlushLikes();
+  EXPECT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{2, 2}));
+  EXPECT_EQ(redis_.Cli("SCARD " + redis::keys::LikeInFlightSet(redis::keys::LikeShard(id))), "0");
+  EXPECT_EQ(FlushLikes().changes, 0);
+  EXPECT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{2, 2}));
+  EXPECT_EQ(c.Get(LikePath(id)).Json().at("likeCount").as_int64(), 2);
+}
+
+TEST_P(LikesTest, FlushAllAfterAFlushLosesNoneAndARepeatLikeDoesNotDoubleCount) {
+  int64_t id = NewArticle();
+  std::vector<std::string> tokens;
+  for (int u = 0; u < 3; ++u) {
+    Register("repeat" + std::to_string(u));
+    tokens.push_back(Login("repeat" + std::to_string(u)));
+  }
+  auto c = Client();
+  c.Put(LikePath(id), "", Bearer(tokens[0]));
+  c.Put(LikePath(id), "", Bearer(tokens[1]));
+  FlushLikes();
+  ASSERT_EQ(redis_.Cli("FLUSHALL"), "OK");
+  for (int u = 0; u < 3; ++u) tokens[u] = Login("repeat" + std::to_string(u));
+  // The count and the states come back from SQL; a repeat like is recognised as one.
+  EXPECT_EQ(c.Get(LikePath(id), Bearer(tokens[0])).body, R"({"liked":true,"likeCount":2})");
+  EXPECT_EQ(c.Put(LikePath(id), "", Bearer(tokens[1])).body, R"({"liked":true,"likeCount":2})");
+  EXPECT_EQ(c.Put(LikePath(id), "", Bearer(tokens[2])).body, R"({"liked":true,"likeCount":3})");
+  EXPECT_EQ(c.Delete(LikePath(id), Bearer(tokens[0])).body, R"({"liked":false,"likeCount":2})");
+  FlushLikes();
+  EXPECT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{2, 2}));
+}
+
+TEST_P(LikesTest, LikeIsOneRedisCommandWhenWarm) {
+  int64_t id = NewArticle();
+  domain::Principal who{4242, "ghost", "ghost", domain::Role::kUser};
+  const redis::LikeTarget target{'a', id, id};
+  ASSERT_TRUE(OnLoop(app_->app().likes().Set(who, target, true)));  // loads the bucket
+  auto before = OnLoop([&]() -> Awaitable<uint64_t> {
+    co_return app_->app().redis().stats().commands_sent;
+  }());
+  auto r = OnLoop(app_->app().likes().Set(who, target, false));
+  ASSERT_TRUE(r);
+  EXPECT_FALSE(r->liked);
+  auto after = OnLoop([&]() -> Awaitable<uint64_t> {
+    co_return app_->app().redis().stats().commands_sent;
+  }());
+  EXPECT_EQ(after - before, 1u);
+}
+
+TEST_P(LikesTest, LikeRecordsStayInSmallIntsetBuckets) {
+  int64_t id = NewArticle();
+  // 1,500 synthetic users across six buckets (ids need not be registered for the store).
+  for (int64_t uid = 1; uid <= 1500; ++uid) {
+    domain::Principal who{uid, "u", "u", domain::Role::kUser};
+    const redis::LikeTarget target{'a', id, id};
+    ASSERT_TRUE(OnLoop(app_->app().likes().Set(who, target, true)));
+  }
+  std::string keys = redis_.Cli("--scan --pattern 'pl:lk:*'");
+  int buckets = 0;
+  std::istringstream in(keys);
+  for (std::string key; std::getline(in, key);) {
+    ++buckets;
+    EXPECT_LE(std::stoll(redis_.Cli("SCARD '" + key + "'")), 257) << key;
+    EXPECT_EQ(redis_.Cli("OBJECT ENCODING '" + key + "'"), "intset") << key;
+  }
+  EXPECT_EQ(buckets, 6);
+  EXPECT_EQ(Client().Get(LikePath(id)).Json().at("likeCount").as_int64(), 1500);
+  FlushLikes();
+  EXPECT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{1500, 1500}));
+}
+
+TEST_P(LikesTest, BatchStatusForAPage) {
+  int64_t a1 = NewArticle("one"), a2 = NewArticle("two");
+  auto c = Client();
+  c.Put(LikePath(a2), "", Bearer(poster_));
+  auto r = c.Get("/api/v1/likes?article=" + std::to_string(a1) + "," + std::to_string(a2) +
+                     ",999999&comment=7,8",
+                 Bearer(poster_));
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto j = r.Json();
+  EXPECT_EQ(j.at("article").at(std::to_string(a1)).at("liked").as_bool(), false);
+  EXPECT_EQ(j.at("article").at(std::to_string(a2)).at("liked").as_bool(), true);
+  EXPECT_EQ(j.at("article").at(std::to_string(a2)).at("likeCount").as_int64(), 1);
+  EXPECT_EQ(j.at("article").at("999999").at("likeCount").as_int64(), 0);
+  EXPECT_EQ(j.at("comment").at("7").at("liked").as_bool(), false);
+  std::string many;
+  for (int i = 1; i <= 101; ++i) many += (i > 1 ? "," : "") + std::to_string(i);
+  EXPECT_EQ(c.Get("/api/v1/likes?article=" + many).status, 400);
+  EXPECT_EQ(c.Get("/api/v1/likes?article=1,x").status, 400);
+  EXPECT_EQ(c.Get("/api/v1/likes?article=0").status, 400);
+  // Lists carry likes too.
+  auto list = c.Get("/api/v1/articles", Bearer(poster_)).Json();
+  EXPECT_EQ(list.at("items").at(0).at("id").as_int64(), a2);
+  EXPECT_TRUE(list.at("items").at(0).at("liked").as_bool());
+}
+
+TEST_P(LikesTest, MetricsShowTheBacklogAndReconcileRepairsDrift) {
+  int64_t id = NewArticle();
+  Client().Put(LikePath(id), "", Bearer(poster_));
+  auto report = FlushLikes();
+  EXPECT_EQ(report.backlog, 1);
+  auto m = Client().Get("/metrics").body;
+  EXPECT_NE(m.find("plaudit_writebehind_backlog"), std::string::npos);
+  EXPECT_NE(m.find("plaudit_writebehind_oldest_age_seconds"), std::string::npos);
+  // Drift in SQL (a hand edit, a bug): reconcile recomputes the count from the rows.
+  std::function<Result<bool>(sql::Connection&)> corrupt = [id](sql::Connection& c) -> Result<bool> {
+    auto r = c.Query("UPDATE articles SET like_count = 99 WHERE id = $1", {id});
+    if (!r) return tl::unexpected(r.error());
+    return true;
+  };
+  ASSERT_TRUE(OnLoop(app_->app().store().Run<bool>(std::move(corrupt))));
+  auto fixed = OnLoop(app_->app().likes().Reconcile());
+  ASSERT_TRUE(fixed);
+  EXPECT_EQ(*fixed, 1);
+  EXPECT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{1, 1}));
+  EXPECT_EQ(*OnLoop(app_->app().likes().Reconcile()), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Databases, LikesTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
+                         DbName);
+
+}  // namespace
+}  // namespace plaudit::testing
