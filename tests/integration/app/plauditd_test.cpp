@@ -119,6 +119,52 @@ TEST_F(PlauditdTest, SigkillThenRestartKeepsRedisDataAndLeavesNoStaleChild) {
   EXPECT_EQ(again->Stop(15s), 0);
 }
 
+TEST_F(PlauditdTest, SigkillRightAfterAcknowledgedLikesLosesNone) {
+  // No periodic flush during the test: the likes live only in Redis when plauditd dies.
+  const std::vector<std::string> flags = {"--password-hash", "minimal", "--rate-limits", "off",
+                                          "--flush-interval-ms", "3600000"};
+  int port = FreeTcpPort();
+  auto p = Start(flags, port);
+  ASSERT_TRUE(Ready(port)) << Log();
+  HttpClient c("127.0.0.1", port);
+  std::vector<std::string> tokens;
+  for (std::string name : {"alpha", "bravo"}) {
+    ASSERT_EQ(c.Post("/api/v1/users", R"({"username":")" + name + R"(","password":"password123"})")
+                  .status,
+              201);
+    auto s = c.Post("/api/v1/sessions", R"({"username":")" + name + R"(","password":"password123"})");
+    tokens.emplace_back(s.Json().at("token").as_string());
+  }
+  auto post = c.Post("/api/v1/articles", R"({"title":"t","content":"c","status":"published"})",
+                     {{"Authorization", "Bearer " + tokens[0]}});
+  ASSERT_EQ(post.status, 201) << post.body;
+  std::string like = "/api/v1/articles/" + std::to_string(post.Json().at("id").as_int64()) + "/like";
+  for (const auto& t : tokens) {
+    ASSERT_EQ(c.Put(like, "", {{"Authorization", "Bearer " + t}}).status, 200);
+  }
+  pid_t child = RedisChildPid();
+  p->Signal(SIGKILL);
+  p->Wait(10s);
+  ASSERT_TRUE(WaitFor([&] { return !Alive(child); }, 10s));
+
+  auto again = Start(flags, port);
+  ASSERT_TRUE(Ready(port)) << Log();
+  HttpClient c2("127.0.0.1", port);
+  EXPECT_EQ(c2.Get(like).body, R"({"liked":false,"likeCount":2})");
+  // A repeat like after the crash is still one like.
+  EXPECT_EQ(c2.Put(like, "", {{"Authorization", "Bearer " + tokens[1]}}).body,
+            R"({"liked":true,"likeCount":2})");
+  EXPECT_EQ(again->Stop(15s), 0);  // drains and runs the final flush into SQL
+
+  // With Redis emptied, the likes come back from SQL.
+  auto third = Start(flags, port);
+  ASSERT_TRUE(Ready(port)) << Log();
+  ASSERT_EQ(RedisCli("FLUSHALL"), "OK");
+  HttpClient c3("127.0.0.1", port);
+  EXPECT_EQ(c3.Get(like).body, R"({"liked":false,"likeCount":2})");
+  EXPECT_EQ(third->Stop(15s), 0);
+}
+
 TEST_F(PlauditdTest, ReplacesALeftoverRedisServerWithoutLosingItsData) {
   // A redis-server from an earlier run that is still alive (as if it had missed its
   // parent's death) holds the socket and pidfile.
