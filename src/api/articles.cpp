@@ -1,5 +1,7 @@
 #include "api/articles.hpp"
 
+#include "api/bind.hpp"
+
 #include "api/json_fields.hpp"
 #include "api/paging.hpp"
 #include "common/time.hpp"
@@ -212,11 +214,6 @@ Awaitable<Response> Changes(ApiContext ctx, Request& req) {
   }
   co_return JsonResponse(http::status::ok,
                          {{"items", std::move(items)}, {"nextCursor", page->next_cursor}});
-}
-
-template <auto Fn>
-http_api::Handler Bind(ApiContext ctx) {
-  return [ctx](Request& req) -> Awaitable<Response> { co_return co_await Fn(ctx, req); };
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "api/bind.hpp"
 #include "http/errors.hpp"
 
 namespace plaudit::api {
@@ -100,11 +101,6 @@ Awaitable<Response> Batch(ApiContext ctx, Request& req) {
   }
   co_return JsonResponse(http::status::ok,
                          {{"article", std::move(article_out)}, {"comment", std::move(comment_out)}});
-}
-
-template <auto Fn>
-http_api::Handler Bind(ApiContext ctx) {
-  return [ctx](Request& req) -> Awaitable<Response> { co_return co_await Fn(ctx, req); };
 }
 
 }  // namespace

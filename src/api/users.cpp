@@ -1,5 +1,7 @@
 #include "api/users.hpp"
 
+#include "api/bind.hpp"
+
 #include "api/json_fields.hpp"
 #include "common/time.hpp"
 #include "http/errors.hpp"
@@ -126,11 +128,6 @@ Awaitable<Response> PatchUser(ApiContext ctx, Request& req) {
   auto user = co_await ctx.users->SetRole(*caller->principal, *id, *role);
   if (!user) co_return ErrorResponse(user.error());
   co_return JsonResponse(http::status::ok, UserJson(*user));
-}
-
-template <auto Fn>
-http_api::Handler Bind(ApiContext ctx) {
-  return [ctx](Request& req) -> Awaitable<Response> { co_return co_await Fn(ctx, req); };
 }
 
 }  // namespace

@@ -1,10 +1,5 @@
 #include "app/commands.hpp"
 
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <unistd.h>
-
-#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -76,7 +71,6 @@ int UserAdd(const config::Invocation& inv) {
   return 0;
 }
 
-bool SocketAccepts(const std::filesystem::path& path);
 
 // Runs `job` once against Redis and SQL, without HTTP. In embedded mode it uses the running
 // server's Redis when there is one (never a second server on the same data), else starts
@@ -86,7 +80,7 @@ int RunOneShot(config::Config config, const char* what,
   if (config.redis_url.empty()) {
     auto sock =
         (std::filesystem::absolute(config.data_dir) / "redis" / "redis.sock").lexically_normal();
-    if (SocketAccepts(sock)) config.redis_url = "unix://" + sock.string();
+    if (UnixSocketAccepts(sock)) config.redis_url = "unix://" + sock.string();
   }
   App app(config);
   if (auto st = app.StartBackend(); !st) {
@@ -135,16 +129,6 @@ int RebuildCache(const config::Config& config) {
   });
 }
 
-bool SocketAccepts(const std::filesystem::path& path) {
-  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return false;
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
-  bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-  ::close(fd);
-  return ok;
-}
 
 }  // namespace
 

@@ -15,9 +15,7 @@
 #include <spdlog/spdlog.h>
 
 namespace plaudit::app {
-namespace {
-
-bool SocketAccepts(const std::filesystem::path& path) {
+bool UnixSocketAccepts(const std::filesystem::path& path) {
   int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return false;
   sockaddr_un addr{};
@@ -27,6 +25,8 @@ bool SocketAccepts(const std::filesystem::path& path) {
   ::close(fd);
   return ok;
 }
+
+namespace {
 
 bool IsRedisProcess(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
@@ -128,7 +128,7 @@ Status EmbeddedRedis::Start(std::chrono::milliseconds timeout) {
                   "redis-server exited at start-up; see " + (dir_ / "redis.log").string() +
                       " (is redis-server installed? run scripts/install-deps.sh)");
     }
-    if (SocketAccepts(socket_path_)) {
+    if (UnixSocketAccepts(socket_path_)) {
       spdlog::info("embedded redis-server (pid {}) on {}", pid_, socket_path_.string());
       return {};
     }
