@@ -27,7 +27,8 @@ Awaitable<Response> SetArticleLike(ApiContext ctx, Request& req, bool like) {
   auto id = req.IdParam("id");
   if (!id) co_return ErrorResponse(id.error());
   // Only what the caller can see can be liked (drafts: their author and admins).
-  auto article = co_await ctx.articles->Get(caller->principal, *id, /*count_view=*/false);
+  auto article = co_await ctx.articles->Get(caller->principal, *id, /*count_view=*/false,
+                                            /*with_body=*/false);
   if (!article) co_return ErrorResponse(article.error());
   const redis::LikeTarget target{'a', *id, *id};
   auto s = co_await ctx.likes->Set(*caller->principal, target, like);
@@ -43,7 +44,8 @@ Awaitable<Response> GetArticleLike(ApiContext ctx, Request& req) {
   if (!caller) co_return ErrorResponse(caller.error());
   auto id = req.IdParam("id");
   if (!id) co_return ErrorResponse(id.error());
-  auto article = co_await ctx.articles->Get(caller->principal, *id, /*count_view=*/false);
+  auto article = co_await ctx.articles->Get(caller->principal, *id, /*count_view=*/false,
+                                            /*with_body=*/false);
   if (!article) co_return ErrorResponse(article.error());
   const redis::LikeTarget target{'a', *id, *id};
   auto s = co_await ctx.likes->Get(caller->principal ? caller->principal->id : 0, target);

@@ -248,20 +248,21 @@ Awaitable<Result<Article>> ArticleService::LoadIntoCache(int64_t id) {
 }
 
 Awaitable<Result<Article>> ArticleService::Get(const std::optional<Principal>& viewer, int64_t id,
-                                               bool count_view) {
-  auto cached = co_await cache_.Get(id, count_view, /*with_body=*/true);
+                                               bool count_view, bool with_body) {
+  auto cached = co_await cache_.Get(id, count_view, with_body);
   if (!cached) co_return tl::unexpected(cached.error());
   if (!*cached) {
     auto loaded = co_await LoadIntoCache(id);
     if (!loaded) co_return tl::unexpected(loaded.error());
     // Read again through Redis so the view is counted by the same atomic script.
-    cached = co_await cache_.Get(id, count_view, /*with_body=*/true);
+    cached = co_await cache_.Get(id, count_view, with_body);
     if (!cached) co_return tl::unexpected(cached.error());
     if (!*cached) co_return Fail(ErrorCode::kUnavailable, "article cache did not fill");
   }
   auto a = FromFields((*cached)->fields);
   if (!a) co_return Fail(ErrorCode::kInternal, "corrupt cached article");
   if (!CanSee(*a, viewer)) co_return Fail(ErrorCode::kNotFound, "no such article");
+  if (!with_body) co_return *a;
   if ((*cached)->body) {
     a->content = std::move((*cached)->body);
   } else {

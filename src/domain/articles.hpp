@@ -28,9 +28,10 @@ class ArticleService {
   ArticleService(sql::ArticleTable& table, redis::ArticleCache& cache);
 
   Awaitable<Result<Article>> Create(const Principal& who, ArticleInput input);
-  // The full article; counts a view when `count_view` (published articles only).
+  // The article (with its content unless `with_body` is false); counts a view when
+  // `count_view` (published articles only).
   Awaitable<Result<Article>> Get(const std::optional<Principal>& viewer, int64_t id,
-                                 bool count_view);
+                                 bool count_view, bool with_body = true);
   Awaitable<Result<Article>> Update(const Principal& who, int64_t id, ArticleInput input);
   Awaitable<Status> Delete(const Principal& who, int64_t id);
   // The published list (kind nullopt: both kinds), pinned first, newest first.
