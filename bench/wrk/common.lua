@@ -1,0 +1,39 @@
+-- Shared by the scenario scripts (wrk runs each script once per thread, in its own Lua state).
+-- Loaded with: local bench = dofile(os.getenv("BENCH_WRK_DIR") .. "/common.lua")
+-- Env: BENCH_IDS (file, one article id a line), BENCH_TOKENS (file, one session token a line),
+-- written by bench/run.sh while seeding.
+local M = {}
+
+function M.lines(var)
+  local path = os.getenv(var)
+  if not path or path == "" then error(var .. " is not set") end
+  local out = {}
+  for line in io.lines(path) do
+    if line ~= "" then out[#out + 1] = line end
+  end
+  if #out == 0 then error(path .. " is empty") end
+  return out
+end
+
+-- A different sequence per thread and per run.
+local addr = tonumber((tostring({}):match("0x(%x+)")) or "0", 16) or 0
+math.randomseed(os.time() + addr % 1000003)
+for _ = 1, 10 do math.random() end
+
+function M.pick(list) return list[math.random(#list)] end
+
+-- PUT or DELETE (at random) of a random user's like on one article: `id` fixed (hot), or
+-- a random one of `ids` (spread).
+function M.like_requests(id)
+  local ids = M.lines("BENCH_IDS")
+  local tokens = M.lines("BENCH_TOKENS")
+  local headers = {}
+  return function()
+    local target = id or M.pick(ids)
+    headers["Authorization"] = "Bearer " .. M.pick(tokens)
+    local method = math.random(2) == 1 and "PUT" or "DELETE"
+    return wrk.format(method, "/api/v1/articles/" .. target .. "/like", headers)
+  end
+end
+
+return M
