@@ -1,7 +1,7 @@
 #pragma once
 // Like states and counts in Redis (see like_set.lua for the one atomic step, keys.hpp for
-// the layout). Records are bucketed by user id (256 per SET, intset-encoded, ~5 bytes a
-// like) so that no key grows with a target's or a user's popularity.
+// the layout). Records are bucketed by user id (256 per SET, intset-encoded) so that no key
+// grows with a target's or a user's popularity.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -2,6 +2,9 @@
 // prepared statements keyed by the SQL text callers pass (their named constants).
 #include <sqlite3.h>
 
+#include <chrono>
+#include <thread>
+
 #include <cctype>
 #include <memory>
 #include <string>
@@ -245,9 +248,21 @@ Result<std::unique_ptr<DbConnection>> OpenSqlite(const std::string& path) {
   sqlite3_extended_result_codes(db.get(), 1);
   sqlite3_busy_timeout(db.get(), kBusyTimeoutMs);
   char* message = nullptr;
-  rc = sqlite3_exec(db.get(),
-                    "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;",
-                    nullptr, nullptr, &message);
+  // Switching a fresh file to WAL takes an exclusive lock, and SQLite may answer BUSY at
+  // once instead of calling the busy handler when two connections open together (two pool
+  // threads on a new database): retry for up to the busy timeout.
+  for (int waited_ms = 0;; waited_ms += 10) {
+    rc = sqlite3_exec(db.get(),
+                      "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;",
+                      nullptr, nullptr, &message);
+    const int primary = rc & 0xff;
+    if ((primary != SQLITE_BUSY && primary != SQLITE_LOCKED) || waited_ms >= kBusyTimeoutMs) {
+      break;
+    }
+    sqlite3_free(message);
+    message = nullptr;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   if (rc != SQLITE_OK) {
     std::string what = message ? message : sqlite3_errstr(rc);
     sqlite3_free(message);

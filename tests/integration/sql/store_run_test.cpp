@@ -104,6 +104,36 @@ TEST_P(StoreRun, TwoIoContextsShareOneStore) {
   EXPECT_EQ(wrong_thread, 0);
 }
 
+// Regression: two pool threads opening their first connections to a brand-new SQLite file
+// raced on switching it to WAL, and one of them gave up at once with "database is locked".
+TEST(SqliteOpen, ManyPoolThreadsOpeningAFreshFileAllSucceed) {
+  for (int round = 0; round < 10; ++round) {
+    plaudit::testing::TempDir dir{"plaudit-sqlite-race"};
+    auto store = Store::Open({.url = "sqlite://" + (dir.path() / "fresh.db").string(),
+                              .pool_size = 8});
+    ASSERT_TRUE(store);
+    net::io_context ioc;
+    std::atomic<int> ok{0};
+    for (int i = 0; i < 64; ++i) {
+      net::co_spawn(
+          ioc,
+          [&, i]() -> Awaitable<void> {
+            std::function<Result<int64_t>(Connection&)> job =
+                [i](Connection& conn) -> Result<int64_t> {
+              auto rows = conn.Query("SELECT $1 + 0", {int64_t{i}});
+              if (!rows) return tl::unexpected(rows.error());
+              return Int(rows->rows[0][0]);
+            };
+            auto r = co_await (*store)->Run<int64_t>(std::move(job));
+            if (r && *r == i) ++ok;
+          },
+          net::detached);
+    }
+    ioc.run();
+    EXPECT_EQ(ok, 64) << "round " << round;
+  }
+}
+
 TEST_P(StoreRun, ExceptionFromFnBecomesInternal) {
   auto store = OpenStore();
   ASSERT_TRUE(store);
