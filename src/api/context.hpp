@@ -2,6 +2,7 @@
 // What handlers need, wired once by src/app/app.cpp.
 #include "api/guard.hpp"
 #include "domain/articles.hpp"
+#include "domain/comments.hpp"
 #include "domain/likes.hpp"
 #include "domain/users.hpp"
 
@@ -12,6 +13,7 @@ struct ApiContext {
   domain::UserService* users = nullptr;
   domain::ArticleService* articles = nullptr;
   domain::LikeService* likes = nullptr;
+  domain::CommentService* comments = nullptr;
   int64_t session_ttl_seconds = 0;
 };
 

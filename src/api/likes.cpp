@@ -89,6 +89,8 @@ Awaitable<Response> Batch(ApiContext ctx, Request& req) {
   }
   std::vector<redis::LikeTarget> targets;
   for (int64_t id : *articles) targets.push_back({'a', id, id});
+  // A comment id carries its article's shard, so it stands in for the article id.
+  for (int64_t id : *comments) targets.push_back({'c', id, id});
   const int64_t uid = caller->principal ? caller->principal->id : 0;
   auto states = co_await ctx.likes->GetMany(uid, std::move(targets));
   if (!states) co_return ErrorResponse(states.error());
@@ -97,9 +99,9 @@ Awaitable<Response> Batch(ApiContext ctx, Request& req) {
     article_out[std::to_string((*articles)[i])] = {{"liked", (*states)[i].liked},
                                                    {"likeCount", (*states)[i].count}};
   }
-  // Comments arrive with the comments feature; until then every comment id is unknown.
-  for (int64_t id : *comments) {
-    comment_out[std::to_string(id)] = {{"liked", false}, {"likeCount", 0}};
+  for (size_t i = 0; i < comments->size(); ++i) {
+    const auto& s = (*states)[articles->size() + i];
+    comment_out[std::to_string((*comments)[i])] = {{"liked", s.liked}, {"likeCount", s.count}};
   }
   co_return JsonResponse(http::status::ok,
                          {{"article", std::move(article_out)}, {"comment", std::move(comment_out)}});

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "api/articles.hpp"
+#include "api/comments.hpp"
 #include "api/likes.hpp"
 #include "api/ops.hpp"
 #include "api/users.hpp"
@@ -162,17 +163,24 @@ Status App::WireServices() {
   like_store_ = std::make_unique<redis::LikeStore>(*redis_);
   like_table_ = std::make_unique<sql::LikeTable>(*store_);
   likes_ = std::make_unique<domain::LikeService>(*like_store_, *like_table_);
+  comment_table_ = std::make_unique<sql::CommentTable>(*store_);
+  comment_cache_ = std::make_unique<redis::CommentCache>(*redis_);
+  comments_ = std::make_unique<domain::CommentService>(
+      *comment_table_, *comment_cache_, *article_cache_, *article_table_, *articles_, *likes_,
+      config_.comment_edit_window_s * 1000);
   flusher_ = std::make_unique<flush::Flusher>(ioc_.get_executor(), *articles_, *likes_,
                                               std::chrono::milliseconds(config_.flush_interval_ms));
+  flusher_->repair = [c = comments_.get()] { return c->RepairPending(); };
   flusher_->on_report = [m = &metrics_](const flush::FlushReport& r) {
     m->SetBacklog(r.like_backlog, r.oldest_unflushed_seconds);
   };
 
-  api::ApiContext ctx{guard_.get(), users_.get(), articles_.get(), likes_.get(),
-                      config_.session_ttl_s};
+  api::ApiContext ctx{guard_.get(),  users_.get(), articles_.get(), likes_.get(),
+                      comments_.get(), config_.session_ttl_s};
   api::RegisterUsers(router_, ctx);
   api::RegisterArticles(router_, ctx);
   api::RegisterLikes(router_, ctx);
+  api::RegisterComments(router_, ctx);
   return {};
 }
 

@@ -18,12 +18,14 @@
 #include "config/config.hpp"
 #include "domain/password_hasher.hpp"
 #include "domain/articles.hpp"
+#include "domain/comments.hpp"
 #include "domain/likes.hpp"
 #include "domain/users.hpp"
 #include "flush/flusher.hpp"
 #include "redis/article_cache.hpp"
 #include "redis/like_store.hpp"
 #include "sql/articles.hpp"
+#include "sql/comments.hpp"
 #include "sql/likes.hpp"
 #include "http/metrics.hpp"
 #include "http/router.hpp"
@@ -61,6 +63,7 @@ class App {
   flush::Flusher& flusher() { return *flusher_; }
   domain::ArticleService& articles() { return *articles_; }
   domain::LikeService& likes() { return *likes_; }
+  domain::CommentService& comments() { return *comments_; }
 
  private:
   void BeginStop();
@@ -85,6 +88,9 @@ class App {
   std::unique_ptr<redis::LikeStore> like_store_;
   std::unique_ptr<sql::LikeTable> like_table_;
   std::unique_ptr<domain::LikeService> likes_;
+  std::unique_ptr<sql::CommentTable> comment_table_;
+  std::unique_ptr<redis::CommentCache> comment_cache_;
+  std::unique_ptr<domain::CommentService> comments_;
   std::unique_ptr<flush::Flusher> flusher_;
   std::unique_ptr<http_api::Server> server_;
   std::optional<net::signal_set> signals_;

@@ -74,6 +74,11 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
       ->envname("PLAUDIT_PASSWORD_HASH_QUEUE")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
+  app.add_option("--comment-edit-window-s", c.comment_edit_window_s,
+                 "seconds after posting during which an author may edit a comment")
+      ->envname("PLAUDIT_COMMENT_EDIT_WINDOW_S")
+      ->check(CLI::Range(int64_t{0}, int64_t{366} * 24 * 3600))
+      ->capture_default_str();
   app.add_option("--limit-login-user", c.limit_login_user, "failed logins per username")
       ->envname("PLAUDIT_LIMIT_LOGIN_USER")
       ->capture_default_str();

@@ -26,6 +26,7 @@ struct Config {
   std::string password_hash = "interactive";  // Argon2id cost: interactive | minimal (tests)
   int password_hash_threads = 2;              // concurrent hashes (each 64 MiB at interactive)
   int password_hash_queue = 64;               // waiting + running; beyond it logins get 429
+  int64_t comment_edit_window_s = 15 * 60;    // how long an author may edit a comment
   // Rate limits, "COUNT/PERIOD" (PERIOD: 500ms, 90s, 15m, 2h) or "off".
   std::string limit_login_user = "10/15m";      // failed logins per username
   std::string limit_login_address = "50/15m";   // failed logins per client address

@@ -30,6 +30,7 @@ struct Article {
   int64_t view_count = 0;
   int64_t like_count = 0;
   int64_t comment_count = 0;
+  int64_t comment_ver = 0;  // version of comment_count: the cache keeps only the newest
   bool liked = false;
 };
 

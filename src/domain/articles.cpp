@@ -48,7 +48,8 @@ redis::ArticleFields ToFields(const Article& a) {
           {"published_at", a.published_at_ms ? std::to_string(*a.published_at_ms) : ""},
           {"views", std::to_string(a.view_count)},
           {"likes", std::to_string(a.like_count)},
-          {"comments", std::to_string(a.comment_count)}};
+          {"comments", std::to_string(a.comment_count)},
+          {"comments_ver", std::to_string(a.comment_ver)}};
 }
 
 std::optional<Article> FromFields(const redis::ArticleFields& f) {
@@ -75,6 +76,7 @@ std::optional<Article> FromFields(const redis::ArticleFields& f) {
   a.view_count = ToInt(f, "views");
   a.like_count = ToInt(f, "likes");
   a.comment_count = ToInt(f, "comments");
+  a.comment_ver = ToInt(f, "comments_ver");
   return a;
 }
 
@@ -96,6 +98,7 @@ Article FromRow(const sql::ArticleRow& r) {
   a.view_count = r.view_count;
   a.like_count = r.like_count;
   a.comment_count = r.comment_count;
+  a.comment_ver = r.comment_ver;
   return a;
 }
 
@@ -215,6 +218,7 @@ Awaitable<Status> ArticleService::Reflect(const Article& a, bool was_listed,
     fields.erase("views");
     fields.erase("likes");
     fields.erase("comments");
+    fields.erase("comments_ver");
     if (auto st = co_await cache_.Update(a.id, fields, body); !st) co_return st;
   }
   // Named vectors, not braced lists, in range-fors around co_await (GCC 12).

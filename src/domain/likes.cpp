@@ -176,9 +176,10 @@ Awaitable<Result<LikeFlushReport>> LikeService::Flush() {
 Awaitable<Result<int64_t>> LikeService::Reconcile() {
   auto fixed = co_await table_.Reconcile();
   if (!fixed) co_return tl::unexpected(fixed.error());
-  for (int64_t id : *fixed) {
+  for (const auto& [type, id] : *fixed) {
     // The cached count came from the wrong value: let it reload from the repaired row.
-    const redis::LikeTarget target{'a', id, id};  // named: no braced list inside co_await
+    // A comment's id carries its article's shard, so it stands in for the article id.
+    const redis::LikeTarget target{type, id, id};  // named: no braced list inside co_await
     if (auto st = co_await store_.DropCount(target); !st) co_return tl::unexpected(st.error());
   }
   co_return static_cast<int64_t>(fixed->size());

@@ -19,6 +19,11 @@ Awaitable<Result<FlushReport>> Flusher::FlushNow() {
     report.like_changes = likes->changes;
     report.like_backlog = likes->backlog;
     report.oldest_unflushed_seconds = likes->oldest_age_seconds;
+    if (repair) {
+      auto pending = co_await repair();
+      if (!pending) co_return tl::unexpected(pending.error());
+      report.repairs_pending = *pending;
+    }
     if (on_report) on_report(report);
     co_return report;
   };

@@ -19,6 +19,7 @@ struct FlushReport {
   int64_t like_changes = 0;  // like states written
   int64_t like_backlog = 0;  // dirty like buckets when the pass began
   double oldest_unflushed_seconds = 0;
+  int64_t repairs_pending = 0;  // cache invalidations still failing (see `repair`)
 };
 
 class Flusher {
@@ -26,6 +27,9 @@ class Flusher {
   Flusher(net::any_io_executor ex, domain::ArticleService& articles, domain::LikeService& likes,
           std::chrono::milliseconds interval);
 
+  // Called in each pass to retry cache repairs that failed after committed writes (the
+  // comment service's); returns how many are still pending. May be empty.
+  std::function<Awaitable<Result<int64_t>>()> repair;
   // Called after each pass with its report (for /metrics).
   std::function<void(const FlushReport&)> on_report;
 

@@ -16,7 +16,7 @@ namespace {
 const std::vector<std::string> kArticleFields = {
     "id",     "kind",   "author_id",      "author_username", "author_display", "title",
     "summary", "status", "pinned",        "allow_comments",  "created_at",     "updated_at",
-    "published_at", "views", "likes", "comments"};
+    "published_at", "views", "likes", "comments", "comments_ver"};
 
 constexpr std::string_view kLists[] = {"all", "article", "post"};
 const std::string kSentinel = ListMember(0);
@@ -160,11 +160,21 @@ Awaitable<Status> ArticleCache::Update(int64_t id, const ArticleFields& fields,
   co_return Status{};
 }
 
+Awaitable<Status> ArticleCache::SetCommentCount(int64_t id, int64_t count, int64_t ver) {
+  std::vector<std::string> keys{keys::Article(id)};
+  std::vector<std::string> args{"comments_ver", std::to_string(ver), "comments",
+                                std::to_string(count)};
+  co_return ReplyOk(co_await client_.Eval(GetScript("hash_set_newer.lua"), std::move(keys),
+                                          std::move(args)));
+}
+
 Awaitable<Status> ArticleCache::Remove(int64_t id) {
   std::vector<std::vector<std::string>> cmds{
       {"DEL", keys::Article(id)},
       {"DEL", keys::ArticleBody(id)},
-      {"SREM", std::string(keys::kViewsDirty), std::to_string(id)}};
+      {"SREM", std::string(keys::kViewsDirty), std::to_string(id)},
+      // Its comments' cache: without the meta key nothing reads or extends the rest.
+      {"DEL", keys::CommentMeta(id), keys::CommentsByTime(id), keys::CommentsByLikes(id)}};
   co_return AllOk(co_await client_.Pipeline(std::move(cmds)));
 }
 

@@ -59,6 +59,8 @@ class ArticleCache {
   // Updates fields (and body) of a cached article only if it is cached.
   Awaitable<Status> Update(int64_t id, const ArticleFields& fields, const std::string* body);
   Awaitable<Status> Remove(int64_t id);
+  // Sets the cached comment count if the article is cached and `ver` is newer than its own.
+  Awaitable<Status> SetCommentCount(int64_t id, int64_t count, int64_t ver);
 
   // One page of a published list ("all", "article", "post"); nullopt when the index is
   // missing and must be rebuilt.

@@ -26,8 +26,19 @@
 // | pl:ld:{lN}               | ZSET   | dirty buckets "<t>:<bucket>" by first change | none       |
 // | pl:lfi:{lN}              | SET    | claimed buckets not yet confirmed in SQL      | none       |
 // | pl:lseq:{lN}             | STRING | last change seq of the shard (µs, increasing) | none       |
-//   N = shard of the target's article (article id % 256): an article's likes and its
-//   comments' likes share one hash slot with their shard's dirty index.
+// | pl:seq:comment           | STRING | last comment sequence number (INCR); a       | none       |
+// |                          |        | comment id is seq·256 + its article's shard  |            |
+// | pl:cm:{lN}:<cid>         | HASH   | a comment's fields, reply count, version     | none       |
+// | pl:cmeta:{lN}:<aid>      | HASH   | state of an article's comment cache:         | none       |
+// |                          |        | building (owner, lease) or ready             |            |
+// | pl:ct:{lN}:<aid>         | ZSET   | listed top-level comments, score = id        | none       |
+// | pl:ch:{lN}:<aid>         | ZSET   | the same, score = like count                 | none       |
+// | pl:crt:{lN}:<cid>        | ZSET   | listed replies of a top-level comment, by id  | none       |
+// | pl:crh:{lN}:<cid>        | ZSET   | the same, score = like count                 | none       |
+//   N = shard of the target's article (article id % 256): an article's likes, its comments,
+//   their indexes and their likes share one hash slot with their shard's dirty index, so a
+//   comment like moves the comment in its hot index in the same script. ZSET members are
+//   19-digit zero-padded ids, so equal scores order by id.
 //
 // Single-key operations need no hash tag. Scripts touch one key each (cluster-ready).
 // Token hashes are BLAKE2b-256 of the bearer token, hex: Redis never holds a usable token.
@@ -78,5 +89,29 @@ inline std::string LikeInFlight(int shard, std::string_view member) {
 inline std::string LikeDirty(int shard) { return "pl:ld:" + LikeTag(shard); }
 inline std::string LikeInFlightSet(int shard) { return "pl:lfi:" + LikeTag(shard); }
 inline std::string LikeSeq(int shard) { return "pl:lseq:" + LikeTag(shard); }
+
+// Comments: a comment id's low 8 bits are its article's shard (see CommentIdFor).
+inline constexpr std::string_view kCommentSeq = "pl:seq:comment";
+inline int64_t CommentIdFor(int64_t seq, int64_t article_id) {
+  return seq * kLikeShards + LikeShard(article_id);
+}
+inline std::string Comment(int64_t comment_id) {
+  return "pl:cm:" + LikeTag(LikeShard(comment_id)) + ":" + std::to_string(comment_id);
+}
+inline std::string CommentMeta(int64_t article_id) {
+  return "pl:cmeta:" + LikeTag(LikeShard(article_id)) + ":" + std::to_string(article_id);
+}
+inline std::string CommentsByTime(int64_t article_id) {
+  return "pl:ct:" + LikeTag(LikeShard(article_id)) + ":" + std::to_string(article_id);
+}
+inline std::string CommentsByLikes(int64_t article_id) {
+  return "pl:ch:" + LikeTag(LikeShard(article_id)) + ":" + std::to_string(article_id);
+}
+inline std::string RepliesByTime(int64_t comment_id) {
+  return "pl:crt:" + LikeTag(LikeShard(comment_id)) + ":" + std::to_string(comment_id);
+}
+inline std::string RepliesByLikes(int64_t comment_id) {
+  return "pl:crh:" + LikeTag(LikeShard(comment_id)) + ":" + std::to_string(comment_id);
+}
 
 }  // namespace plaudit::redis::keys

@@ -16,10 +16,14 @@ constexpr std::string_view kUpdate =
 constexpr std::string_view kDelete = "DELETE FROM articles WHERE id = $1";
 constexpr std::string_view kDeleteLikes =
     "DELETE FROM likes WHERE target_type = 'a' AND target_id = $1";
+constexpr std::string_view kDeleteCommentLikes =
+    "DELETE FROM likes WHERE target_type = 'c' AND target_id IN "
+    "(SELECT id FROM comments WHERE article_id = $1)";
+constexpr std::string_view kDeleteComments = "DELETE FROM comments WHERE article_id = $1";
 constexpr std::string_view kColumns =
     "SELECT a.id, a.kind, a.author_id, u.username, u.display_name, a.title, a.summary, "
     "a.status, a.pinned, a.allow_comments, a.created_at, a.updated_at, a.published_at, "
-    "a.view_count, a.like_count, a.comment_count";
+    "a.view_count, a.like_count, a.comment_count, a.comment_ver";
 constexpr std::string_view kFrom = " FROM articles a JOIN users u ON u.id = a.author_id ";
 constexpr std::string_view kMaxId = "SELECT COALESCE(MAX(id), 0) FROM articles";
 constexpr std::string_view kPublishedAfter =
@@ -48,7 +52,8 @@ ArticleRow FromRow(const Row& r, bool with_content) {
   a.view_count = Int(r[13]);
   a.like_count = Int(r[14]);
   a.comment_count = Int(r[15]);
-  if (with_content) a.content = Text(r[16]);
+  a.comment_ver = Int(r[16]);
+  if (with_content) a.content = Text(r[17]);
   return a;
 }
 
@@ -85,10 +90,12 @@ Awaitable<Result<bool>> ArticleTable::Delete(int64_t id) {
   std::function<Result<bool>(Connection&)> job = [id](Connection& c) -> Result<bool> {
     bool deleted = false;
     auto st = c.Transaction([&](Connection& tx) -> Status {
-      // Rows that hang off an article (comments, likes) are deleted here too as their
-      // tables arrive, in this same transaction.
-      auto likes = tx.Query(kDeleteLikes, {id});
-      if (!likes) return tl::unexpected(likes.error());
+      // Rows that hang off an article (its likes, its comments and their likes) go in the
+      // same transaction.
+      for (auto sql : {kDeleteLikes, kDeleteCommentLikes, kDeleteComments}) {
+        auto r = tx.Query(sql, {id});
+        if (!r) return tl::unexpected(r.error());
+      }
       auto r = tx.Query(kDelete, {id});
       if (!r) return tl::unexpected(r.error());
       deleted = r->affected > 0;

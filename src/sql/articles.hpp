@@ -27,6 +27,7 @@ struct ArticleRow {
   int64_t view_count = 0;
   int64_t like_count = 0;
   int64_t comment_count = 0;
+  int64_t comment_ver = 0;  // version of comment_count (see migration 005)
 };
 
 // A member of the published list: what its Redis index needs.

@@ -13,6 +13,9 @@ constexpr std::string_view kLikers =
     "SELECT user_id FROM likes WHERE target_type = $1 AND target_id = $2 AND user_id >= $3 "
     "AND user_id <= $4 AND valid = 1";
 constexpr std::string_view kArticleCount = "SELECT like_count FROM articles WHERE id = $1";
+// A deleted comment keeps its row (a placeholder, or a tombstone): it has no likeable count.
+constexpr std::string_view kCommentCount =
+    "SELECT like_count FROM comments WHERE id = $1 AND deleted = 0";
 constexpr std::string_view kUpsertHead =
     "INSERT INTO likes (target_type, target_id, user_id, valid, seq, updated_at) VALUES ";
 constexpr std::string_view kUpsertTail =
@@ -20,16 +23,27 @@ constexpr std::string_view kUpsertTail =
     "seq = excluded.seq, updated_at = excluded.updated_at WHERE likes.seq < excluded.seq";
 constexpr std::string_view kSetArticleCount =
     "UPDATE articles SET like_count = $2, like_seq = $3 WHERE id = $1 AND like_seq < $3";
+constexpr std::string_view kSetCommentCount =
+    "UPDATE comments SET like_count = $2, like_seq = $3 WHERE id = $1 AND like_seq < $3";
 constexpr std::string_view kArticleDrift =
     "SELECT a.id, (SELECT COUNT(*) FROM likes l WHERE l.target_type = 'a' AND "
     "l.target_id = a.id AND l.valid = 1) AS actual FROM articles a WHERE a.like_count <> "
     "(SELECT COUNT(*) FROM likes l WHERE l.target_type = 'a' AND l.target_id = a.id AND "
     "l.valid = 1)";
 constexpr std::string_view kFixArticleCount = "UPDATE articles SET like_count = $2 WHERE id = $1";
+constexpr std::string_view kCommentDrift =
+    "SELECT c.id, (SELECT COUNT(*) FROM likes l WHERE l.target_type = 'c' AND "
+    "l.target_id = c.id AND l.valid = 1) AS actual FROM comments c WHERE c.like_count <> "
+    "(SELECT COUNT(*) FROM likes l WHERE l.target_type = 'c' AND l.target_id = c.id AND "
+    "l.valid = 1)";
+constexpr std::string_view kFixCommentCount = "UPDATE comments SET like_count = $2 WHERE id = $1";
 // Rows of deleted articles that a flush wrote after the delete (their Redis state outlived it).
 constexpr std::string_view kOrphanLikes =
     "DELETE FROM likes WHERE target_type = 'a' AND NOT EXISTS "
     "(SELECT 1 FROM articles a WHERE a.id = likes.target_id)";
+constexpr std::string_view kOrphanCommentLikes =
+    "DELETE FROM likes WHERE target_type = 'c' AND NOT EXISTS "
+    "(SELECT 1 FROM comments c WHERE c.id = likes.target_id)";
 
 // Rows per INSERT: few enough statements to be fast, few enough parameters for any driver.
 constexpr size_t kRowsPerStatement = 200;
@@ -52,8 +66,7 @@ Awaitable<Result<std::vector<int64_t>>> LikeTable::Likers(char type, int64_t tar
 Awaitable<Result<std::optional<int64_t>>> LikeTable::Count(char type, int64_t target_id) {
   std::function<Result<std::optional<int64_t>>(Connection&)> job =
       [type, target_id](Connection& c) -> Result<std::optional<int64_t>> {
-    if (type != 'a') return std::optional<int64_t>{};  // comments arrive with their table
-    auto r = c.Query(kArticleCount, {target_id});
+    auto r = c.Query(type == 'a' ? kArticleCount : kCommentCount, {target_id});
     if (!r) return tl::unexpected(r.error());
     if (r->rows.empty()) return std::optional<int64_t>{};
     return std::optional<int64_t>(Int(r->rows[0][0]));
@@ -93,8 +106,8 @@ Awaitable<Result<int64_t>> LikeTable::Apply(std::vector<LikeChange> changes,
         written += r->affected;
       }
       for (const auto& cnt : counts) {
-        if (cnt.type != 'a') continue;  // comment counts arrive with the comments table
-        auto r = tx.Query(kSetArticleCount, {cnt.target_id, cnt.count, cnt.seq});
+        auto r = tx.Query(cnt.type == 'a' ? kSetArticleCount : kSetCommentCount,
+                          {cnt.target_id, cnt.count, cnt.seq});
         if (!r) return tl::unexpected(r.error());
       }
       return {};
@@ -105,26 +118,32 @@ Awaitable<Result<int64_t>> LikeTable::Apply(std::vector<LikeChange> changes,
   co_return co_await store_.Run<int64_t>(std::move(job));
 }
 
-Awaitable<Result<std::vector<int64_t>>> LikeTable::Reconcile() {
-  std::function<Result<std::vector<int64_t>>(Connection&)> job =
-      [](Connection& c) -> Result<std::vector<int64_t>> {
-    std::vector<int64_t> fixed;
+Awaitable<Result<std::vector<std::pair<char, int64_t>>>> LikeTable::Reconcile() {
+  using Fixed = std::vector<std::pair<char, int64_t>>;
+  std::function<Result<Fixed>(Connection&)> job = [](Connection& c) -> Result<Fixed> {
+    Fixed fixed;
     auto st = c.Transaction([&](Connection& tx) -> Status {
-      auto orphans = tx.Query(kOrphanLikes);
-      if (!orphans) return tl::unexpected(orphans.error());
-      auto drift = tx.Query(kArticleDrift);
-      if (!drift) return tl::unexpected(drift.error());
-      for (const auto& row : drift->rows) {
-        auto r = tx.Query(kFixArticleCount, {Int(row[0]), Int(row[1])});
+      for (auto orphans : {kOrphanLikes, kOrphanCommentLikes}) {
+        auto r = tx.Query(orphans);
         if (!r) return tl::unexpected(r.error());
-        fixed.push_back(Int(row[0]));
+      }
+      const std::pair<char, std::pair<std::string_view, std::string_view>> kinds[] = {
+          {'a', {kArticleDrift, kFixArticleCount}}, {'c', {kCommentDrift, kFixCommentCount}}};
+      for (const auto& [type, queries] : kinds) {
+        auto drift = tx.Query(queries.first);
+        if (!drift) return tl::unexpected(drift.error());
+        for (const auto& row : drift->rows) {
+          auto r = tx.Query(queries.second, {Int(row[0]), Int(row[1])});
+          if (!r) return tl::unexpected(r.error());
+          fixed.emplace_back(type, Int(row[0]));
+        }
       }
       return {};
     });
     if (!st) return tl::unexpected(st.error());
     return fixed;
   };
-  co_return co_await store_.Run<std::vector<int64_t>>(std::move(job));
+  co_return co_await store_.Run<Fixed>(std::move(job));
 }
 
 }  // namespace plaudit::sql

@@ -36,8 +36,8 @@ class LikeTable {
   // by a newer seq, so replays and reorders are harmless. Returns rows written.
   Awaitable<Result<int64_t>> Apply(std::vector<LikeChange> changes,
                                    std::vector<LikeCountChange> counts);
-  // Recomputes like counts from the rows; returns the articles whose count was wrong.
-  Awaitable<Result<std::vector<int64_t>>> Reconcile();
+  // Recomputes like counts from the rows; returns the targets (type, id) whose count was wrong.
+  Awaitable<Result<std::vector<std::pair<char, int64_t>>>> Reconcile();
 
  private:
   Store& store_;

@@ -39,7 +39,9 @@ if want ~= has then
   redis.call('HSET', KEYS[3], ARGV[1], want .. ':' .. seq)
   redis.call('ZADD', KEYS[4], 'NX', math.floor(now_us / 1000), ARGV[3])
   if KEYS[6] then
-    redis.call('ZADD', KEYS[6], count, ARGV[4])
+    -- XX: only moves a listed comment; an unlisted one or a cache being rebuilt (which
+    -- reads this count) is left alone.
+    redis.call('ZADD', KEYS[6], 'XX', count, ARGV[4])
   end
 end
 return {want, count}

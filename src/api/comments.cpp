@@ -1,0 +1,212 @@
+#include "api/comments.hpp"
+
+#include "api/bind.hpp"
+#include "api/json_fields.hpp"
+#include "api/paging.hpp"
+#include "common/time.hpp"
+#include "http/errors.hpp"
+
+namespace plaudit::api {
+
+using http_api::ErrorResponse;
+using http_api::JsonResponse;
+using http_api::Request;
+using http_api::Response;
+
+namespace {
+
+boost::json::object UserJson(const domain::CommentUser& u) {
+  return {{"id", u.id}, {"username", u.username}, {"displayName", u.display_name}};
+}
+
+boost::json::object CommentWithReplies(const domain::Comment& c) {
+  boost::json::object o = CommentJson(c);
+  boost::json::array replies;
+  for (const auto& r : c.replies) replies.push_back(CommentJson(r));
+  o["replies"] = std::move(replies);
+  return o;
+}
+
+Result<domain::CommentSort> SortParam(const Request& req, domain::CommentSort fallback) {
+  std::optional<std::string> sort = req.Query("sort");
+  if (!sort || sort->empty()) return fallback;
+  auto s = domain::ParseCommentSort(*sort);
+  if (!s) return Fail(ErrorCode::kInvalidArgument, "sort must be new, old or hot");
+  return *s;
+}
+
+// Only these fields are accepted; identity (author) comes from the session alone.
+Result<domain::CommentInput> ParseCreate(const boost::json::object& body) {
+  for (const auto& field : body) {
+    if (field.key() != "body" && field.key() != "parentId" && field.key() != "replyToUserId") {
+      return Fail(ErrorCode::kInvalidArgument,
+                  "field '" + std::string(field.key()) + "' cannot be set");
+    }
+  }
+  domain::CommentInput in;
+  auto text = RequiredString(body, "body");
+  if (!text) return tl::unexpected(text.error());
+  in.body = std::move(*text);
+  auto parent = OptionalId(body, "parentId");
+  if (!parent) return tl::unexpected(parent.error());
+  in.parent_id = *parent;
+  auto reply_to = OptionalId(body, "replyToUserId");
+  if (!reply_to) return tl::unexpected(reply_to.error());
+  in.reply_to_user_id = *reply_to;
+  return in;
+}
+
+Awaitable<Response> Create(ApiContext ctx, Request& req) {
+  auto caller = co_await ctx.guard->Admit(req, Access::kWrite);
+  if (!caller) co_return ErrorResponse(caller.error());
+  auto id = req.IdParam("id");
+  if (!id) co_return ErrorResponse(id.error());
+  auto body = req.JsonBody();
+  if (!body) co_return ErrorResponse(body.error());
+  auto in = ParseCreate(*body);
+  if (!in) co_return ErrorResponse(in.error());
+  auto c = co_await ctx.comments->Create(*caller->principal, *id, std::move(*in));
+  if (!c) co_return ErrorResponse(c.error());
+  co_return JsonResponse(http::status::created, CommentJson(*c));
+}
+
+Awaitable<Response> List(ApiContext ctx, Request& req) {
+  auto caller = co_await ctx.guard->Admit(req, Access::kPublic);
+  if (!caller) co_return ErrorResponse(caller.error());
+  auto id = req.IdParam("id");
+  if (!id) co_return ErrorResponse(id.error());
+  auto paging = ParsePaging(req);
+  if (!paging) co_return ErrorResponse(paging.error());
+  auto sort = SortParam(req, domain::CommentSort::kNew);
+  if (!sort) co_return ErrorResponse(sort.error());
+  auto replies = IntParam(req, "replies", 3, 0, domain::kMaxInlineReplies);
+  if (!replies) co_return ErrorResponse(replies.error());
+  auto page = co_await ctx.comments->List(caller->principal, *id, *sort, *paging, *replies);
+  if (!page) co_return ErrorResponse(page.error());
+  co_return JsonResponse(http::status::ok, PageJson(*page, *paging, CommentWithReplies));
+}
+
+Awaitable<Response> Replies(ApiContext ctx, Request& req) {
+  auto caller = co_await ctx.guard->Admit(req, Access::kPublic);
+  if (!caller) co_return ErrorResponse(caller.error());
+  auto id = req.IdParam("id");
+  if (!id) co_return ErrorResponse(id.error());
+  auto paging = ParsePaging(req);
+  if (!paging) co_return ErrorResponse(paging.error());
+  auto sort = SortParam(req, domain::CommentSort::kOld);
+  if (!sort) co_return ErrorResponse(sort.error());
+  auto page = co_await ctx.comments->Replies(caller->principal, *id, *sort, *paging);
+  if (!page) co_return ErrorResponse(page.error());
+  co_return JsonResponse(http::status::ok, PageJson(*page, *paging, CommentJson));
+}
+
+Awaitable<Response> Get(ApiContext ctx, Request& req) {
+  auto caller = co_await ctx.guard->Admit(req, Access::kPublic);
+  if (!caller) co_return ErrorResponse(caller.error());
+  auto id = req.IdParam("id");
+  if (!id) co_return ErrorResponse(id.error());
+  auto c = co_await ctx.comments->Get(caller->principal, *id);
+  if (!c) co_return ErrorResponse(c.error());
+  co_return JsonResponse(http::status::ok, CommentJson(*c));
+}
+
+Awaitable<Response> Patch(ApiContext ctx, Request& req) {
+  auto caller = co_await ctx.guard->Admit(req, Access::kWrite);
+  if (!caller) co_return ErrorResponse(caller.error());
+  auto id = req.IdParam("id");
+  if (!id) co_return ErrorResponse(id.error());
+  auto body = req.JsonBody();
+  if (!body) co_return ErrorResponse(body.error());
+  for (const auto& field : *body) {
+    if (field.key() != "body") {
+      co_return ErrorResponse(Error{ErrorCode::kInvalidArgument,
+                                    "field '" + std::string(field.key()) + "' cannot be set"});
+    }
+  }
+  auto text = RequiredString(*body, "body");
+  if (!text) co_return ErrorResponse(text.error());
+  auto c = co_await ctx.comments->Edit(*caller->principal, *id, std::move(*text));
+  if (!c) co_return ErrorResponse(c.error());
+  co_return JsonResponse(http::status::ok, CommentJson(*c));
+}
+
+Awaitable<Response> Delete(ApiContext ctx, Request& req) {
+  auto caller = co_await ctx.guard->Admit(req, Access::kWrite);
+  if (!caller) co_return ErrorResponse(caller.error());
+  auto id = req.IdParam("id");
+  if (!id) co_return ErrorResponse(id.error());
+  if (auto st = co_await ctx.comments->Delete(*caller->principal, *id); !st) {
+    co_return ErrorResponse(st.error());
+  }
+  co_return http_api::NoContent();
+}
+
+Response StateJson(const domain::LikeState& s) {
+  return JsonResponse(http::status::ok, {{"liked", s.liked}, {"likeCount", s.count}});
+}
+
+Awaitable<Response> SetLike(ApiContext ctx, Request& req, bool like) {
+  auto caller = co_await ctx.guard->Admit(req, Access::kWrite);
+  if (!caller) co_return ErrorResponse(caller.error());
+  auto id = req.IdParam("id");
+  if (!id) co_return ErrorResponse(id.error());
+  auto s = co_await ctx.comments->SetLike(*caller->principal, *id, like);
+  if (!s) co_return ErrorResponse(s.error());
+  co_return StateJson(*s);
+}
+
+Awaitable<Response> Like(ApiContext ctx, Request& req) { co_return co_await SetLike(ctx, req, true); }
+Awaitable<Response> Unlike(ApiContext ctx, Request& req) { co_return co_await SetLike(ctx, req, false); }
+
+Awaitable<Response> GetLike(ApiContext ctx, Request& req) {
+  auto caller = co_await ctx.guard->Admit(req, Access::kPublic);
+  if (!caller) co_return ErrorResponse(caller.error());
+  auto id = req.IdParam("id");
+  if (!id) co_return ErrorResponse(id.error());
+  auto s = co_await ctx.comments->GetLike(caller->principal, *id);
+  if (!s) co_return ErrorResponse(s.error());
+  co_return StateJson(*s);
+}
+
+}  // namespace
+
+boost::json::object CommentJson(const domain::Comment& c) {
+  boost::json::object o;
+  o["id"] = c.id;
+  o["articleId"] = c.article_id;
+  if (c.parent_id) {
+    o["parentId"] = *c.parent_id;
+  } else {
+    o["parentId"] = nullptr;
+  }
+  o["author"] = UserJson(c.author);
+  if (c.reply_to) {
+    o["replyTo"] = UserJson(*c.reply_to);
+  } else {
+    o["replyTo"] = nullptr;
+  }
+  // Plain text as given: Boost.JSON escapes it for JSON, and whatever renders it as HTML
+  // must escape it there (it is never sanitised into markup here).
+  o["body"] = c.body;
+  o["createdAt"] = FormatTimeMs(c.created_at_ms);
+  o["updatedAt"] = FormatTimeMs(c.updated_at_ms);
+  o["likeCount"] = c.like_count;
+  o["replyCount"] = c.reply_count;
+  o["liked"] = c.liked;
+  o["deleted"] = c.deleted;
+  return o;
+}
+
+void RegisterComments(http_api::Router& router, ApiContext ctx) {
+  router.Add(http::verb::post, "/api/v1/articles/{id}/comments", Bind<Create>(ctx));
+  router.Add(http::verb::get, "/api/v1/articles/{id}/comments", Bind<List>(ctx));
+  router.Add(http::verb::get, "/api/v1/comments/{id}", Bind<Get>(ctx));
+  router.Add(http::verb::patch, "/api/v1/comments/{id}", Bind<Patch>(ctx));
+  router.Add(http::verb::delete_, "/api/v1/comments/{id}", Bind<Delete>(ctx));
+  router.Add(http::verb::get, "/api/v1/comments/{id}/replies", Bind<Replies>(ctx));
+  router.Add(http::verb::put, "/api/v1/comments/{id}/like", Bind<Like>(ctx));
+  router.Add(http::verb::delete_, "/api/v1/comments/{id}/like", Bind<Unlike>(ctx));
+  router.Add(http::verb::get, "/api/v1/comments/{id}/like", Bind<GetLike>(ctx));
+}
+
+}  // namespace plaudit::api

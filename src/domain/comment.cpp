@@ -1,0 +1,31 @@
+#include "domain/comment.hpp"
+
+#include "text/utf8.hpp"
+
+namespace plaudit::domain {
+
+std::optional<CommentSort> ParseCommentSort(std::string_view s) {
+  if (s == "new") return CommentSort::kNew;
+  if (s == "old") return CommentSort::kOld;
+  if (s == "hot") return CommentSort::kHot;
+  return std::nullopt;
+}
+
+Result<std::string> NormalizeCommentBody(std::string_view body) {
+  auto n = text::CodePoints(body);
+  if (!n) return Fail(ErrorCode::kInvalidArgument, "body must be valid UTF-8");
+  for (unsigned char ch : body) {
+    if ((ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') || ch == 0x7f) {
+      return Fail(ErrorCode::kInvalidArgument, "body must not contain control characters");
+    }
+  }
+  std::string_view trimmed = text::Trim(body);
+  auto len = text::CodePoints(trimmed);
+  if (!len || *len == 0) return Fail(ErrorCode::kInvalidArgument, "body must not be blank");
+  if (*len > kMaxCommentCodePoints) {
+    return Fail(ErrorCode::kInvalidArgument, "body must be at most 10000 characters");
+  }
+  return std::string(trimmed);
+}
+
+}  // namespace plaudit::domain

@@ -1,0 +1,97 @@
+#pragma once
+// Comments: SQL is the record, Redis the hot path (see redis/comment_cache.hpp).
+//
+// Write order: each create/edit/delete is one SQL transaction that also keeps the parent's
+// reply count and the article's comment count exact, then one atomic Redis script that
+// applies the changed rows (versioned, so it can never go back in time), then the article's
+// cached count (versioned too). A write whose Redis step fails is still acknowledged: it is
+// committed, and the article's comment cache is invalidated so the next read rebuilds it
+// from SQL; if even that fails, the invalidation is retried by the flusher (RepairPending).
+//
+// Reads: a page is a fixed number of pipelined round trips whatever its size: the index page,
+// then the top-level comments with their first reply ids and like states, then the replies
+// with theirs. A missing cache (FLUSHALL, restart) is rebuilt from SQL in chunks under a
+// Redis lease (one rebuilder across instances, single-flight within this one), so a 100k
+// comment rebuild interleaves with other requests instead of blocking them.
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "domain/article.hpp"
+#include "domain/articles.hpp"
+#include "domain/comment.hpp"
+#include "domain/likes.hpp"
+#include "domain/single_flight.hpp"
+#include "redis/comment_cache.hpp"
+#include "sql/comments.hpp"
+
+namespace plaudit::domain {
+
+class CommentService {
+ public:
+  CommentService(sql::CommentTable& table, redis::CommentCache& cache,
+                 redis::ArticleCache& article_cache, sql::ArticleTable& article_table,
+                 ArticleService& articles, LikeService& likes, int64_t edit_window_ms);
+
+  Awaitable<Result<Comment>> Create(const Principal& who, int64_t article_id, CommentInput in);
+  Awaitable<Result<Comment>> Get(const std::optional<Principal>& viewer, int64_t id);
+  Awaitable<Result<Comment>> Edit(const Principal& who, int64_t id, std::string body);
+  Awaitable<Status> Delete(const Principal& who, int64_t id);
+  // Top-level comments of an article, each with its first `replies` replies (oldest first).
+  Awaitable<Result<PageResult<Comment>>> List(const std::optional<Principal>& viewer,
+                                              int64_t article_id, CommentSort sort,
+                                              PageRequest page, int64_t replies);
+  Awaitable<Result<PageResult<Comment>>> Replies(const std::optional<Principal>& viewer,
+                                                 int64_t comment_id, CommentSort sort,
+                                                 PageRequest page);
+  Awaitable<Result<LikeState>> SetLike(const Principal& who, int64_t id, bool like);
+  Awaitable<Result<LikeState>> GetLike(const std::optional<Principal>& viewer, int64_t id);
+
+  // Retries cache invalidations that failed after a committed write. Returns how many are
+  // still pending.
+  Awaitable<Result<int64_t>> RepairPending();
+
+  // Test hook: when it returns true, a write's Redis step is skipped and treated as failed.
+  std::function<bool()> fail_reflect;
+  // For tests: how many rebuilds of an article's comment cache ran in this process.
+  int rebuilds() const { return rebuilds_.loads(); }
+
+ private:
+  Awaitable<Result<int64_t>> AllocateId(int64_t article_id, bool reseed);
+  // The comment from the cache, or SQL (filling the cache); any state, even deleted.
+  Awaitable<Result<Comment>> Load(int64_t id);
+  // The comment if the viewer may see it (listed, on an article they can see).
+  Awaitable<Result<Comment>> Visible(const std::optional<Principal>& viewer, int64_t id);
+  Awaitable<Status> Reflect(const sql::CommentWrite& w);
+  Awaitable<Status> AfterCommit(const sql::CommentWrite& w);
+  Awaitable<Status> Repair(int64_t article_id);
+  Awaitable<Status> EnsureLoaded(int64_t article_id);
+  Awaitable<Result<PageResult<Comment>>> PageOf(const std::optional<Principal>& viewer,
+                                                int64_t article_id,
+                                                std::optional<int64_t> parent,
+                                                CommentSort sort, PageRequest page,
+                                                int64_t replies);
+  // Fills comments for `ids` (cache, then SQL for misses), skipping unlisted ones.
+  Awaitable<Result<std::vector<Comment>>> Hydrate(
+      const std::vector<int64_t>& ids, std::vector<redis::CommentFields> fields);
+  Awaitable<Status> AddLikes(int64_t user_id, std::vector<Comment*> comments);
+
+  sql::CommentTable& table_;
+  redis::CommentCache& cache_;
+  redis::ArticleCache& article_cache_;
+  sql::ArticleTable& article_table_;
+  ArticleService& articles_;
+  LikeService& likes_;
+  int64_t edit_window_ms_;
+  std::string owner_;
+  SingleFlight<int64_t, bool> rebuilds_;
+  std::set<int64_t> pending_repairs_;
+};
+
+// Mapping between the cache's fields, SQL rows and the domain type.
+redis::CommentFields CommentToFields(const sql::CommentRow& row);
+std::optional<Comment> CommentFromFields(const redis::CommentFields& f);
+Comment CommentFromRow(const sql::CommentRow& row);
+
+}  // namespace plaudit::domain

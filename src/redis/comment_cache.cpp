@@ -1,0 +1,178 @@
+#include "redis/comment_cache.hpp"
+
+#include "redis/keys.hpp"
+
+namespace plaudit::redis {
+namespace {
+
+const std::vector<std::string> kCommentFields = {
+    "id",      "article",           "parent",           "author_id", "author_username",
+    "author_display", "reply_to_id", "reply_to_username", "reply_to_display", "body",
+    "created", "updated",           "deleted",          "replies",   "likes",
+    "ver"};
+
+Status ReplyOk(const Result<Reply>& r) {
+  if (!r) return tl::unexpected(r.error());
+  if (r->is_error()) return Fail(ErrorCode::kInternal, "redis: " + r->str);
+  return {};
+}
+
+Status AllOk(const Result<std::vector<Reply>>& r) {
+  if (!r) return tl::unexpected(r.error());
+  for (const auto& x : *r) {
+    if (x.is_error()) return Fail(ErrorCode::kInternal, "redis: " + x.str);
+  }
+  return {};
+}
+
+CommentFields ToFields(const Reply& arr) {
+  CommentFields f;
+  for (size_t i = 0; i < arr.elements.size() && i < kCommentFields.size(); ++i) {
+    if (!arr.elements[i].is_nil()) f[kCommentFields[i]] = arr.elements[i].str;
+  }
+  if (!f.count("id") || !f.count("ver")) f.clear();  // not cached (or a partial write)
+  return f;
+}
+
+std::vector<std::string> HmGet(int64_t id) {
+  std::vector<std::string> cmd{"HMGET", keys::Comment(id)};
+  cmd.insert(cmd.end(), kCommentFields.begin(), kCommentFields.end());
+  return cmd;
+}
+
+std::string IndexKey(int64_t article_id, std::optional<int64_t> parent, CommentIndex index) {
+  if (parent) {
+    return index == CommentIndex::kByTime ? keys::RepliesByTime(*parent)
+                                          : keys::RepliesByLikes(*parent);
+  }
+  return index == CommentIndex::kByTime ? keys::CommentsByTime(article_id)
+                                        : keys::CommentsByLikes(article_id);
+}
+
+}  // namespace
+
+const std::vector<std::string>& CommentCache::FieldNames() { return kCommentFields; }
+
+std::string CommentCache::LikesIndexOf(int64_t article_id, std::optional<int64_t> parent) {
+  return IndexKey(article_id, parent, CommentIndex::kByLikes);
+}
+
+Awaitable<Result<std::optional<int64_t>>> CommentCache::NextSeq(int64_t floor) {
+  std::vector<std::string> keys{std::string(keys::kCommentSeq)};
+  std::vector<std::string> args{std::to_string(floor)};
+  auto r = co_await client_.Eval(GetScript("next_id.lua"), std::move(keys), std::move(args));
+  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  if (r->is_nil()) co_return std::optional<int64_t>{};
+  co_return std::optional<int64_t>(r->integer);
+}
+
+Awaitable<Status> CommentCache::Put(int64_t article_id, const std::vector<CommentPut>& comments) {
+  if (comments.empty()) co_return Status{};
+  std::vector<std::string> keys{keys::CommentMeta(article_id)};
+  std::vector<std::string> args;
+  for (const auto& c : comments) {
+    keys.push_back(keys::Comment(c.id));
+    keys.push_back(IndexKey(article_id, c.parent_id, CommentIndex::kByTime));
+    keys.push_back(IndexKey(article_id, c.parent_id, CommentIndex::kByLikes));
+    keys.push_back(keys::LikeCount(keys::LikeShard(c.id), "c" + std::to_string(c.id)));
+    args.push_back(ListMember(c.id));
+    args.push_back(std::to_string(c.id));
+    args.push_back(std::to_string(c.fields.size()));
+    for (const auto& [k, v] : c.fields) {
+      args.push_back(k);
+      args.push_back(v);
+    }
+  }
+  co_return ReplyOk(co_await client_.Eval(GetScript("comment_put.lua"), std::move(keys),
+                                          std::move(args)));
+}
+
+Awaitable<Result<std::vector<CommentFields>>> CommentCache::GetMany(
+    const std::vector<int64_t>& ids) {
+  std::vector<CommentFields> out;
+  if (ids.empty()) co_return out;
+  std::vector<std::vector<std::string>> cmds;
+  for (int64_t id : ids) cmds.push_back(HmGet(id));
+  auto r = co_await client_.Pipeline(std::move(cmds));
+  if (auto st = AllOk(r); !st) co_return tl::unexpected(st.error());
+  for (const auto& reply : *r) out.push_back(ToFields(reply));
+  co_return out;
+}
+
+Awaitable<Result<std::pair<std::vector<CommentFields>, std::vector<std::vector<int64_t>>>>>
+CommentCache::GetWithReplies(const std::vector<int64_t>& ids, int64_t replies) {
+  using Out = std::pair<std::vector<CommentFields>, std::vector<std::vector<int64_t>>>;
+  Out out;
+  if (ids.empty()) co_return out;
+  std::vector<std::vector<std::string>> cmds;
+  for (int64_t id : ids) {
+    cmds.push_back(HmGet(id));
+    if (replies > 0) {
+      cmds.push_back({"ZRANGE", keys::RepliesByTime(id), "0", std::to_string(replies - 1)});
+    }
+  }
+  auto r = co_await client_.Pipeline(std::move(cmds));
+  if (auto st = AllOk(r); !st) co_return tl::unexpected(st.error());
+  const size_t step = replies > 0 ? 2 : 1;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    out.first.push_back(ToFields((*r)[i * step]));
+    std::vector<int64_t> reply_ids;
+    if (replies > 0) {
+      for (const auto& m : (*r)[i * step + 1].elements) reply_ids.push_back(std::stoll(m.str));
+    }
+    out.second.push_back(std::move(reply_ids));
+  }
+  co_return out;
+}
+
+Awaitable<Result<std::optional<ListPage>>> CommentCache::RunPage(int64_t article_id,
+                                                                 std::optional<int64_t> parent,
+                                                                 CommentIndex index,
+                                                                 std::vector<std::string> args) {
+  std::vector<std::string> keys{keys::CommentMeta(article_id), IndexKey(article_id, parent, index)};
+  auto r = co_await client_.Eval(GetScript("comment_page.lua"), std::move(keys), std::move(args));
+  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  if (r->is_nil() || r->elements.size() != 2) co_return std::optional<ListPage>{};
+  ListPage page;
+  page.total = r->elements[0].integer;
+  const auto& items = r->elements[1].elements;
+  for (size_t i = 0; i + 1 < items.size(); i += 2) {
+    page.entries.push_back({std::stoll(items[i].str),
+                            static_cast<int64_t>(std::stod(items[i + 1].str))});
+  }
+  co_return std::optional<ListPage>(std::move(page));
+}
+
+Awaitable<Result<std::optional<ListPage>>> CommentCache::Page(int64_t article_id,
+                                                              std::optional<int64_t> parent,
+                                                              CommentIndex index,
+                                                              bool descending, int64_t start,
+                                                              int64_t count) {
+  std::vector<std::string> args{descending ? "desc" : "asc", "rank", std::to_string(start),
+                                std::to_string(count)};
+  co_return co_await RunPage(article_id, parent, index, std::move(args));
+}
+
+Awaitable<Result<std::optional<ListPage>>> CommentCache::PageAfter(
+    int64_t article_id, std::optional<int64_t> parent, CommentIndex index, bool descending,
+    int64_t score, int64_t id, int64_t count) {
+  std::vector<std::string> args{descending ? "desc" : "asc", "after", std::to_string(score),
+                                ListMember(id), std::to_string(count)};
+  co_return co_await RunPage(article_id, parent, index, std::move(args));
+}
+
+Awaitable<Result<std::string>> CommentCache::Meta(int64_t article_id, std::string_view op,
+                                                  const std::string& owner, int64_t lease_ms) {
+  std::vector<std::string> keys{keys::CommentMeta(article_id)};
+  std::vector<std::string> args{std::string(op), owner, std::to_string(lease_ms)};
+  auto r = co_await client_.Eval(GetScript("comment_meta.lua"), std::move(keys), std::move(args));
+  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  co_return r->str;
+}
+
+Awaitable<Status> CommentCache::Invalidate(int64_t article_id) {
+  std::vector<std::string> cmd{"DEL", keys::CommentMeta(article_id)};
+  co_return ReplyOk(co_await client_.Command(std::move(cmd)));
+}
+
+}  // namespace plaudit::redis

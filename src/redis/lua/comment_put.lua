@@ -1,0 +1,41 @@
+-- Writes comment states into an article's comment cache: the one Redis step of a comment
+-- write (the comment and its top-level comment together) and of a rebuild from SQL.
+-- Every state carries its SQL row version; an older or equal one never replaces a newer one,
+-- so writes and rebuilds may arrive in any order. Index entries follow the newest state:
+-- a comment is listed while it is live, or deleted but still has live replies (placeholder).
+-- They are kept only while the article's comment cache exists (meta present): otherwise
+-- the next read rebuilds everything from SQL, which already holds these rows.
+-- KEYS[1] pl:cmeta:{s}:<aid>; then per comment: hash, time index, likes index, like count.
+-- ARGV per comment: member (19-digit id), time score (id), n, then n field/value pairs
+-- (they include 'ver', 'deleted', 'replies' and 'likes', the SQL like count).
+-- Returns how many states were newer than the cached ones.
+local live = redis.call('EXISTS', KEYS[1]) == 1
+local applied = 0
+local a = 1
+for k = 2, #KEYS, 4 do
+  local hash, by_time, by_likes, like_count = KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
+  local member, score, n = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2])
+  local first, last = a + 3, a + 2 + 2 * n
+  a = last + 1
+  local ver = 0
+  for i = first, last, 2 do
+    if ARGV[i] == 'ver' then ver = tonumber(ARGV[i + 1]) end
+  end
+  if ver > tonumber(redis.call('HGET', hash, 'ver') or '0') then
+    redis.call('HSET', hash, unpack(ARGV, first, last))
+    applied = applied + 1
+  end
+  if live then
+    local f = redis.call('HMGET', hash, 'deleted', 'replies', 'likes')
+    if f[1] == '0' or tonumber(f[2] or '0') > 0 then
+      -- The live like count wins over SQL's (it may hold likes not yet flushed).
+      local likes = redis.call('GET', like_count) or f[3] or '0'
+      redis.call('ZADD', by_time, score, member)
+      redis.call('ZADD', by_likes, likes, member)
+    else
+      redis.call('ZREM', by_time, member)
+      redis.call('ZREM', by_likes, member)
+    end
+  end
+end
+return applied

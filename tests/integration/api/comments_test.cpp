@@ -1,0 +1,481 @@
+// API.md "Comments" over real HTTP, Redis and SQLite/PostgreSQL: two-level threads, the three
+// orders, offset and cursor paging, edit and delete rules with exact counts, comment likes
+// moving the hot order, the cache rebuilt from SQL after FLUSHALL (once, identically for
+// concurrent readers), a write whose Redis step fails, and the round-trip bound of a page.
+#include <future>
+#include <set>
+#include <thread>
+
+#include "api_test_base.hpp"
+
+namespace plaudit::testing {
+namespace {
+
+class CommentsTest : public ApiTest {
+ protected:
+  void Configure(config::Config& c) override { c.rate_limits = false; }
+
+  void SetUp() override {
+    ApiTest::SetUp();
+    alice_id_ = Register("alice");
+    bob_id_ = Register("bob");
+    alice_ = Login("alice");
+    bob_ = Login("bob");
+    root_ = Login("root", "rootpassword");
+    article_ = NewArticle(R"("status":"published")");
+  }
+
+  int64_t NewArticle(const std::string& extra) {
+    auto r = Client().Post("/api/v1/articles", R"({"title":"t","content":"c",)" + extra + "}",
+                           Bearer(alice_));
+    EXPECT_EQ(r.status, 201) << r.body;
+    return r.status == 201 ? r.Json().at("id").as_int64() : 0;
+  }
+
+  static std::string CommentsPath(int64_t article) {
+    return "/api/v1/articles/" + std::to_string(article) + "/comments";
+  }
+  static std::string CommentPath(int64_t id) { return "/api/v1/comments/" + std::to_string(id); }
+
+  HttpResponse PostComment(const std::string& token, const std::string& json,
+                           int64_t article = 0) {
+    return Client().Post(CommentsPath(article ? article : article_), json, Bearer(token));
+  }
+
+  int64_t Comment(const std::string& token, const std::string& body,
+                  std::optional<int64_t> parent = std::nullopt) {
+    std::string json = R"({"body":")" + body + "\"";
+    if (parent) json += R"(,"parentId":)" + std::to_string(*parent);
+    auto r = PostComment(token, json + "}");
+    EXPECT_EQ(r.status, 201) << r.body;
+    return r.status == 201 ? r.Json().at("id").as_int64() : 0;
+  }
+
+  boost::json::object List(const std::string& query, const std::string& token = "") {
+    auto r = Client().Get(CommentsPath(article_) + query,
+                          token.empty() ? HttpClient::Headers{} : Bearer(token));
+    EXPECT_EQ(r.status, 200) << r.body;
+    return r.status == 200 ? r.Json().as_object() : boost::json::object{};
+  }
+
+  static std::vector<int64_t> Ids(const boost::json::object& page) {
+    std::vector<int64_t> out;
+    const auto& items = page.at("items").as_array();
+    for (const auto& item : items) out.push_back(item.at("id").as_int64());
+    return out;
+  }
+
+  int64_t ArticleCommentCount(int64_t article = 0) {
+    auto r = Client().Get("/api/v1/articles/" + std::to_string(article ? article : article_));
+    EXPECT_EQ(r.status, 200) << r.body;
+    return r.status == 200 ? r.Json().at("commentCount").as_int64() : -1;
+  }
+
+  template <class T>
+  T OnLoop(Awaitable<T> op) {
+    return net::co_spawn(app_->app().io(), std::move(op), net::use_future).get();
+  }
+
+  // The Redis client's write batches so far (read on the event loop that owns it).
+  uint64_t RedisBatches() {
+    std::promise<uint64_t> p;
+    net::post(app_->app().io(), [&] { p.set_value(app_->app().redis().stats().batches_flushed); });
+    return p.get_future().get();
+  }
+
+  int64_t SqlInt(const std::string& query, int64_t id) {
+    std::function<Result<int64_t>(sql::Connection&)> job =
+        [query, id](sql::Connection& c) -> Result<int64_t> {
+      auto r = c.Query(query, {id});
+      if (!r) return tl::unexpected(r.error());
+      return sql::Int(r->rows.at(0).at(0));
+    };
+    auto r = OnLoop(app_->app().store().Run<int64_t>(std::move(job)));
+    EXPECT_TRUE(r);
+    return r ? *r : -1;
+  }
+
+  int64_t alice_id_ = 0, bob_id_ = 0;
+  std::string alice_, bob_, root_;
+  int64_t article_ = 0;
+};
+
+TEST_P(CommentsTest, TopLevelRepliesAndReplyToAReply) {
+  auto r = PostComment(bob_, R"({"body":"  first!  "})");
+  ASSERT_EQ(r.status, 201) << r.body;
+  auto top = r.Json().as_object();
+  const int64_t top_id = top.at("id").as_int64();
+  EXPECT_EQ(top.at("articleId").as_int64(), article_);
+  EXPECT_TRUE(top.at("parentId").is_null());
+  EXPECT_TRUE(top.at("replyTo").is_null());
+  EXPECT_EQ(top.at("body").as_string(), "first!");  // trimmed
+  EXPECT_EQ(top.at("author").at("username").as_string(), "bob");
+  EXPECT_EQ(top.at("likeCount").as_int64(), 0);
+  EXPECT_EQ(top.at("replyCount").as_int64(), 0);
+  EXPECT_FALSE(top.at("liked").as_bool());
+  EXPECT_FALSE(top.at("deleted").as_bool());
+  EXPECT_EQ(top.at("createdAt").as_string().size(), 24u);
+
+  // A reply to the top-level comment naming whom it answers.
+  r = PostComment(alice_, R"({"body":"reply","parentId":)" + std::to_string(top_id) +
+                              R"(,"replyToUserId":)" + std::to_string(bob_id_) + "}");
+  ASSERT_EQ(r.status, 201) << r.body;
+  const int64_t reply_id = r.Json().at("id").as_int64();
+  EXPECT_EQ(r.Json().at("parentId").as_int64(), top_id);
+  EXPECT_EQ(r.Json().at("replyTo").at("username").as_string(), "bob");
+
+  // A reply to that reply goes under the same top-level comment and answers its author.
+  r = PostComment(bob_, R"({"body":"reply to reply","parentId":)" + std::to_string(reply_id) + "}");
+  ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_EQ(r.Json().at("parentId").as_int64(), top_id);
+  EXPECT_EQ(r.Json().at("replyTo").at("id").as_int64(), alice_id_);
+
+  auto page = List("");
+  ASSERT_EQ(page.at("items").as_array().size(), 1u);
+  const auto& item = page.at("items").as_array()[0];
+  EXPECT_EQ(item.at("id").as_int64(), top_id);
+  EXPECT_EQ(item.at("replyCount").as_int64(), 2);
+  ASSERT_EQ(item.at("replies").as_array().size(), 2u);
+  EXPECT_EQ(item.at("replies").as_array()[0].at("id").as_int64(), reply_id);  // oldest first
+  EXPECT_EQ(page.at("total").as_int64(), 1);
+  EXPECT_EQ(ArticleCommentCount(), 3);
+
+  auto got = Client().Get(CommentPath(reply_id));
+  ASSERT_EQ(got.status, 200) << got.body;
+  EXPECT_EQ(got.Json().at("body").as_string(), "reply");
+}
+
+TEST_P(CommentsTest, BodiesArePlainTextReturnedAsGiven) {
+  const std::string body = R"(<script>alert(\"x\")</script> & <b>bold</b> 你好)";
+  auto r = PostComment(bob_, R"({"body":")" + body + R"("})");
+  ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_EQ(r.Json().at("body").as_string(), "<script>alert(\"x\")</script> & <b>bold</b> 你好");
+  auto got = Client().Get(CommentPath(r.Json().at("id").as_int64()));
+  EXPECT_EQ(got.Json().at("body").as_string(), r.Json().at("body").as_string());
+}
+
+TEST_P(CommentsTest, BadInputIsRefusedAndChangesNothing) {
+  const int64_t other_article = NewArticle(R"("status":"published")");
+  const int64_t foreign = Comment(bob_, "on the other article");
+  (void)foreign;
+  // Move that comment's article: create it on the other article instead.
+  auto fr = PostComment(bob_, R"({"body":"elsewhere"})", other_article);
+  ASSERT_EQ(fr.status, 201);
+  const int64_t elsewhere = fr.Json().at("id").as_int64();
+  const int64_t before = ArticleCommentCount();
+  const int64_t total_before = List("").at("total").as_int64();
+
+  EXPECT_EQ(PostComment(bob_, R"({"body":"   "})").status, 400);
+  EXPECT_EQ(PostComment(bob_, R"({"body":""})").status, 400);
+  EXPECT_EQ(PostComment(bob_, R"({"body":")" + std::string(10001, 'x') + R"("})").status, 400);
+  EXPECT_EQ(PostComment(bob_, R"({"body":")" + std::string(10000, 'x') + R"("})").status, 201);
+  EXPECT_EQ(PostComment(bob_, R"({"body":"x","parentId":999999999})").status, 400);
+  EXPECT_EQ(PostComment(bob_, R"({"body":"x","parentId":)" + std::to_string(elsewhere) + "}").status,
+            400);
+  EXPECT_EQ(PostComment(bob_, R"({"body":"x","replyToUserId":999999})").status, 400);
+  EXPECT_EQ(PostComment(bob_, R"({"body":"x","authorId":1})").status, 400);
+  EXPECT_EQ(PostComment(bob_, R"({"body":12})").status, 400);
+  EXPECT_EQ(PostComment(bob_, R"({"body":"a\u0000b"})").status, 400);
+  EXPECT_EQ(Client().Post(CommentsPath(article_), R"({"body":"anon"})").status, 401);
+  EXPECT_EQ(PostComment(bob_, R"({"body":"x"})", 987654321).status, 404);
+  // Closed and unpublished articles refuse comments.
+  const int64_t closed = NewArticle(R"("status":"published","allowComments":false)");
+  EXPECT_EQ(PostComment(bob_, R"({"body":"x"})", closed).status, 403);
+  const int64_t draft = NewArticle(R"("status":"draft")");
+  EXPECT_EQ(PostComment(alice_, R"({"body":"x"})", draft).status, 403);
+  EXPECT_EQ(PostComment(bob_, R"({"body":"x"})", draft).status, 404);  // bob cannot see it
+  EXPECT_EQ(Client().Get(CommentsPath(article_) + "?sort=top").status, 400);
+  EXPECT_EQ(Client().Get(CommentsPath(article_) + "?replies=21").status, 400);
+  EXPECT_EQ(Client().Get(CommentsPath(article_) + "?cursor=bogus").status, 400);
+
+  EXPECT_EQ(ArticleCommentCount(), before + 1);  // only the 10,000-character one
+  EXPECT_EQ(List("").at("total").as_int64(), total_before + 1);
+  EXPECT_EQ(ArticleCommentCount(closed), 0);
+}
+
+TEST_P(CommentsTest, ThousandCommentsPageByOffsetAndCursorExactlyOnceInOrder) {
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 1000; ++i) ids.push_back(Comment(bob_, "c" + std::to_string(i)));
+  const std::vector<int64_t> newest_first(ids.rbegin(), ids.rend());
+
+  std::vector<int64_t> by_offset;
+  for (int page = 1; page <= 10; ++page) {
+    auto p = List("?sort=new&size=100&replies=0&page=" + std::to_string(page));
+    EXPECT_EQ(p.at("total").as_int64(), 1000);
+    auto got = Ids(p);
+    by_offset.insert(by_offset.end(), got.begin(), got.end());
+  }
+  EXPECT_EQ(by_offset, newest_first);
+
+  // Cursor walk while new comments keep arriving: it still yields each original once.
+  std::vector<int64_t> by_cursor;
+  std::string query = "?sort=new&size=70&replies=0";
+  for (int guard = 0; guard < 50; ++guard) {
+    auto p = List(query);
+    auto got = Ids(p);
+    by_cursor.insert(by_cursor.end(), got.begin(), got.end());
+    Comment(alice_, "arrives mid-walk");
+    if (p.at("nextCursor").is_null()) break;
+    EXPECT_TRUE(p.at("page").is_null() || query.find("cursor") == std::string::npos);
+    query = "?sort=new&size=70&replies=0&cursor=" + std::string(p.at("nextCursor").as_string());
+  }
+  EXPECT_EQ(by_cursor, newest_first);
+
+  // Oldest first by cursor as well.
+  std::vector<int64_t> oldest;
+  query = "?sort=old&size=100&replies=0";
+  for (int guard = 0; guard < 50; ++guard) {
+    auto p = List(query);
+    auto got = Ids(p);
+    oldest.insert(oldest.end(), got.begin(), got.end());
+    if (p.at("nextCursor").is_null()) break;
+    query = "?sort=old&size=100&replies=0&cursor=" + std::string(p.at("nextCursor").as_string());
+  }
+  ASSERT_GE(oldest.size(), 1000u);
+  EXPECT_EQ(std::vector<int64_t>(oldest.begin(), oldest.begin() + 1000), ids);
+  EXPECT_EQ(std::set<int64_t>(oldest.begin(), oldest.end()).size(), oldest.size());
+}
+
+TEST_P(CommentsTest, HotOrderFollowsLikesAndUnlikesAtOnce) {
+  const int64_t a = Comment(bob_, "a");
+  const int64_t b = Comment(bob_, "b");
+  const int64_t c = Comment(bob_, "c");
+  // All at zero likes: newest first.
+  EXPECT_EQ(Ids(List("?sort=hot")), (std::vector<int64_t>{c, b, a}));
+  auto like = [&](const std::string& token, int64_t id, bool on) {
+    auto r = on ? Client().Put(CommentPath(id) + "/like", "", Bearer(token))
+                : Client().Delete(CommentPath(id) + "/like", Bearer(token));
+    EXPECT_EQ(r.status, 200) << r.body;
+    return r.Json().at("likeCount").as_int64();
+  };
+  EXPECT_EQ(like(alice_, a, true), 1);
+  EXPECT_EQ(like(alice_, a, true), 1);  // twice: still one
+  EXPECT_EQ(Ids(List("?sort=hot")), (std::vector<int64_t>{a, c, b}));
+  EXPECT_EQ(like(bob_, b, true), 1);
+  EXPECT_EQ(like(alice_, b, true), 2);
+  EXPECT_EQ(Ids(List("?sort=hot")), (std::vector<int64_t>{b, a, c}));
+  EXPECT_EQ(like(alice_, b, false), 1);  // b and a tie at 1: newer (b) first
+  EXPECT_EQ(Ids(List("?sort=hot")), (std::vector<int64_t>{b, a, c}));
+  EXPECT_EQ(like(bob_, b, false), 0);
+  EXPECT_EQ(like(bob_, b, false), 0);
+  EXPECT_EQ(Ids(List("?sort=hot")), (std::vector<int64_t>{a, c, b}));
+
+  auto page = List("?sort=hot", alice_);
+  EXPECT_TRUE(page.at("items").as_array()[0].at("liked").as_bool());
+  EXPECT_EQ(page.at("items").as_array()[0].at("likeCount").as_int64(), 1);
+  auto batch = Client().Get("/api/v1/likes?comment=" + std::to_string(a) + "," +
+                                std::to_string(b) + ",999999999",
+                            Bearer(alice_));
+  ASSERT_EQ(batch.status, 200) << batch.body;
+  EXPECT_TRUE(batch.Json().at("comment").at(std::to_string(a)).at("liked").as_bool());
+  EXPECT_EQ(batch.Json().at("comment").at(std::to_string(b)).at("likeCount").as_int64(), 0);
+  EXPECT_EQ(batch.Json().at("comment").at("999999999").at("likeCount").as_int64(), 0);
+
+  // Replies have their own hot order.
+  const int64_t r1 = Comment(bob_, "r1", a);
+  const int64_t r2 = Comment(bob_, "r2", a);
+  like(alice_, r1, true);
+  auto rp = Client().Get(CommentPath(a) + "/replies?sort=hot");
+  ASSERT_EQ(rp.status, 200) << rp.body;
+  EXPECT_EQ(Ids(rp.Json().as_object()), (std::vector<int64_t>{r1, r2}));
+
+  // The flusher writes comment likes and counts to SQL.
+  auto flushed = OnLoop(app_->app().flusher().FlushNow());
+  ASSERT_TRUE(flushed);
+  EXPECT_EQ(SqlInt("SELECT like_count FROM comments WHERE id = $1", a), 1);
+  EXPECT_EQ(SqlInt("SELECT COUNT(*) FROM likes WHERE target_type = 'c' AND target_id = $1 AND "
+                   "valid = 1",
+                   r1),
+            1);
+  // After FLUSHALL the counts come back from SQL and a repeat like does not double.
+  ASSERT_EQ(redis_.Cli("FLUSHALL"), "OK");
+  alice_ = Login("alice");
+  EXPECT_EQ(like(alice_, a, true), 1);
+  EXPECT_EQ(Ids(List("?sort=hot&replies=0")).front(), a);
+}
+
+TEST_P(CommentsTest, InlineRepliesAndReplyPages) {
+  const int64_t top = Comment(bob_, "top");
+  std::vector<int64_t> replies;
+  for (int i = 0; i < 7; ++i) replies.push_back(Comment(alice_, "r" + std::to_string(i), top));
+  auto page = List("?replies=2");
+  const auto& item = page.at("items").as_array()[0];
+  EXPECT_EQ(item.at("replyCount").as_int64(), 7);
+  ASSERT_EQ(item.at("replies").as_array().size(), 2u);
+  EXPECT_EQ(item.at("replies").as_array()[1].at("id").as_int64(), replies[1]);
+  EXPECT_TRUE(List("?replies=0").at("items").as_array()[0].at("replies").as_array().empty());
+
+  std::vector<int64_t> walked;
+  std::string query = "?size=3";
+  for (int guard = 0; guard < 10; ++guard) {
+    auto r = Client().Get(CommentPath(top) + "/replies" + query);
+    ASSERT_EQ(r.status, 200) << r.body;
+    auto p = r.Json().as_object();
+    EXPECT_EQ(p.at("total").as_int64(), 7);
+    auto got = Ids(p);
+    walked.insert(walked.end(), got.begin(), got.end());
+    if (p.at("nextCursor").is_null()) break;
+    query = "?size=3&cursor=" + std::string(p.at("nextCursor").as_string());
+  }
+  EXPECT_EQ(walked, replies);  // default order: oldest first
+  auto newest = Client().Get(CommentPath(top) + "/replies?sort=new&page=2&size=5");
+  EXPECT_EQ(Ids(newest.Json().as_object()), (std::vector<int64_t>{replies[1], replies[0]}));
+}
+
+TEST_P(CommentsTest, EditRules) {
+  const int64_t id = Comment(bob_, "original");
+  auto r = Client().Patch(CommentPath(id), R"({"body":"edited"})", Bearer(bob_));
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.Json().at("body").as_string(), "edited");
+  EXPECT_EQ(Client().Patch(CommentPath(id), R"({"body":"nope"})", Bearer(alice_)).status, 403);
+  EXPECT_EQ(Client().Patch(CommentPath(id), R"({"body":"nope"})").status, 401);
+  EXPECT_EQ(Client().Patch(CommentPath(id), R"({"body":" "})", Bearer(bob_)).status, 400);
+  EXPECT_EQ(Client().Patch(CommentPath(id), R"({"body":"x","parentId":1})", Bearer(bob_)).status, 400);
+  EXPECT_EQ(Client().Patch(CommentPath(999999999), R"({"body":"x"})", Bearer(bob_)).status, 404);
+  r = Client().Patch(CommentPath(id), R"({"body":"by admin"})", Bearer(root_));
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(Client().Get(CommentPath(id)).Json().at("body").as_string(), "by admin");
+  EXPECT_EQ(Ids(List("")).size(), 1u);
+}
+
+class CommentsNoEditWindowTest : public CommentsTest {
+ protected:
+  void Configure(config::Config& c) override {
+    CommentsTest::Configure(c);
+    c.comment_edit_window_s = 0;
+  }
+};
+
+TEST_P(CommentsNoEditWindowTest, AuthorCannotEditAfterTheWindowButAdminCan) {
+  const int64_t id = Comment(bob_, "original");
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));  // past a window of 0 s
+  auto r = Client().Patch(CommentPath(id), R"({"body":"late"})", Bearer(bob_));
+  EXPECT_EQ(r.status, 403) << r.body;
+  EXPECT_EQ(Client().Patch(CommentPath(id), R"({"body":"admin"})", Bearer(root_)).status, 200);
+  EXPECT_EQ(Client().Delete(CommentPath(id), Bearer(bob_)).status, 204);  // deleting is not timed
+}
+
+TEST_P(CommentsTest, DeleteLeavesPlaceholdersOnlyWhileRepliesRemainAndCountsStayExact) {
+  const int64_t lonely = Comment(bob_, "lonely");
+  const int64_t top = Comment(bob_, "top");
+  const int64_t r1 = Comment(alice_, "r1", top);
+  const int64_t r2 = Comment(alice_, "r2", top);
+  EXPECT_EQ(ArticleCommentCount(), 4);
+
+  EXPECT_EQ(Client().Delete(CommentPath(lonely), Bearer(alice_)).status, 403);
+  EXPECT_EQ(Client().Delete(CommentPath(lonely), Bearer(bob_)).status, 204);
+  EXPECT_EQ(Client().Delete(CommentPath(lonely), Bearer(bob_)).status, 404);
+  EXPECT_EQ(Client().Get(CommentPath(lonely)).status, 404);
+  EXPECT_EQ(Ids(List("")), (std::vector<int64_t>{top}));
+  EXPECT_EQ(ArticleCommentCount(), 3);
+
+  EXPECT_EQ(Client().Delete(CommentPath(top), Bearer(root_)).status, 204);  // admin
+  auto page = List("");
+  ASSERT_EQ(Ids(page), (std::vector<int64_t>{top}));
+  const auto& placeholder = page.at("items").as_array()[0];
+  EXPECT_TRUE(placeholder.at("deleted").as_bool());
+  EXPECT_EQ(placeholder.at("body").as_string(), "");
+  EXPECT_EQ(placeholder.at("replyCount").as_int64(), 2);
+  EXPECT_EQ(placeholder.at("replies").as_array().size(), 2u);
+  EXPECT_EQ(ArticleCommentCount(), 2);
+  EXPECT_EQ(Client().Put(CommentPath(top) + "/like", "", Bearer(alice_)).status, 404);
+  EXPECT_EQ(Client().Patch(CommentPath(top), R"({"body":"back"})", Bearer(bob_)).status, 404);
+
+  EXPECT_EQ(Client().Delete(CommentPath(r1), Bearer(alice_)).status, 204);
+  page = List("");
+  EXPECT_EQ(page.at("items").as_array()[0].at("replyCount").as_int64(), 1);
+  EXPECT_EQ(Client().Delete(CommentPath(r2), Bearer(alice_)).status, 204);
+  EXPECT_TRUE(Ids(List("")).empty());  // the placeholder goes with its last reply
+  EXPECT_EQ(List("").at("total").as_int64(), 0);
+  EXPECT_EQ(ArticleCommentCount(), 0);
+  EXPECT_EQ(SqlInt("SELECT comment_count FROM articles WHERE id = $1", article_), 0);
+  EXPECT_EQ(SqlInt("SELECT reply_count FROM comments WHERE id = $1", top), 0);
+}
+
+TEST_P(CommentsTest, FlushAllThenConcurrentReadsRebuildOnceWithIdenticalPages) {
+  const int64_t top = Comment(bob_, "top");
+  for (int i = 0; i < 30; ++i) Comment(alice_, "c" + std::to_string(i));
+  for (int i = 0; i < 5; ++i) Comment(alice_, "r" + std::to_string(i), top);
+  Client().Put(CommentPath(top) + "/like", "", Bearer(alice_));
+  ASSERT_TRUE(OnLoop(app_->app().flusher().FlushNow()));  // FLUSHALL loses what is unflushed
+  const std::string query = "?sort=hot&size=10&replies=3";
+  const std::string expected = Client().Get(CommentsPath(article_) + query).body;
+  ASSERT_NE(expected.find(R"("likeCount":1,"replyCount":5)"), std::string::npos) << expected;
+
+  ASSERT_EQ(redis_.Cli("FLUSHALL"), "OK");
+  const int rebuilds_before = app_->app().comments().rebuilds();
+  std::vector<std::string> bodies(20);
+  std::vector<int> statuses(20);
+  std::vector<std::thread> readers;
+  for (int i = 0; i < 20; ++i) {
+    readers.emplace_back([&, i] {
+      auto r = app_->Client().Get(CommentsPath(article_) + query);
+      statuses[i] = r.status;
+      bodies[i] = r.body;
+    });
+  }
+  for (auto& t : readers) t.join();
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_EQ(statuses[i], 200) << bodies[i];
+    EXPECT_TRUE(bodies[i] == expected) << "reader " << i << ":\n" << bodies[i].substr(0, 400);
+  }
+  EXPECT_EQ(app_->app().comments().rebuilds() - rebuilds_before, 1);
+  EXPECT_EQ(ArticleCommentCount(), 36);
+}
+
+TEST_P(CommentsTest, APageCostsAFixedNumberOfRedisRoundTripsWhateverItsSize) {
+  std::vector<int64_t> tops;
+  for (int i = 0; i < 20; ++i) {
+    tops.push_back(Comment(bob_, "top" + std::to_string(i)));
+    for (int j = 0; j < 3; ++j) Comment(alice_, "r", tops.back());
+  }
+  auto client = Client();
+  auto batches_for = [&](const std::string& query) {
+    client.Get(CommentsPath(article_) + query, Bearer(alice_));  // warm: every load done
+    const uint64_t before = RedisBatches();
+    auto r = client.Get(CommentsPath(article_) + query, Bearer(alice_));
+    EXPECT_EQ(r.status, 200);
+    return RedisBatches() - before;
+  };
+  const uint64_t small = batches_for("?size=1&replies=3");
+  const uint64_t large = batches_for("?size=20&replies=3");
+  // Session, article, index page, comments with reply ids, replies with like states.
+  EXPECT_LE(large, 5u);
+  EXPECT_EQ(small, large);
+  EXPECT_EQ(Ids(List("?size=20&replies=3")).size(), 20u);
+}
+
+TEST_P(CommentsTest, ACommittedCommentSurvivesAFailedRedisStep) {
+  Comment(bob_, "before");
+  List("");  // the cache is live
+  std::atomic<bool> fail{true};
+  app_->app().comments().fail_reflect = [&] { return fail.load(); };
+  auto r = PostComment(bob_, R"({"body":"committed while Redis failed"})");
+  ASSERT_EQ(r.status, 201) << r.body;
+  const int64_t id = r.Json().at("id").as_int64();
+  fail = false;
+  auto page = List("");
+  EXPECT_EQ(Ids(page).front(), id);
+  EXPECT_EQ(page.at("total").as_int64(), 2);
+  EXPECT_EQ(ArticleCommentCount(), 2);
+  app_->app().comments().fail_reflect = nullptr;
+}
+
+TEST_P(CommentsTest, DeletingTheArticleTakesItsCommentsAlong) {
+  const int64_t id = Comment(bob_, "soon gone");
+  Client().Put(CommentPath(id) + "/like", "", Bearer(alice_));
+  OnLoop(app_->app().flusher().FlushNow());
+  ASSERT_EQ(Client().Delete("/api/v1/articles/" + std::to_string(article_), Bearer(alice_)).status,
+            204);
+  EXPECT_EQ(Client().Get(CommentPath(id)).status, 404);
+  EXPECT_EQ(Client().Get(CommentsPath(article_)).status, 404);
+  EXPECT_EQ(SqlInt("SELECT COUNT(*) FROM comments WHERE article_id = $1", article_), 0);
+  EXPECT_EQ(SqlInt("SELECT COUNT(*) FROM likes WHERE target_type = 'c' AND target_id = $1", id), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Db, CommentsTest, ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
+INSTANTIATE_TEST_SUITE_P(Db, CommentsNoEditWindowTest,
+                         ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
+
+}  // namespace
+}  // namespace plaudit::testing
