@@ -427,37 +427,48 @@ Awaitable<Result<std::vector<Comment>>> CommentService::Hydrate(
   co_return out;
 }
 
-Awaitable<Result<PageResult<Comment>>> CommentService::PageOf(
-    const std::optional<Principal>& viewer, int64_t article_id, std::optional<int64_t> parent,
-    CommentSort sort, PageRequest req, int64_t replies) {
+Result<std::optional<std::pair<int64_t, int64_t>>> CommentService::ParseCursor(
+    CommentSort sort, const PageRequest& req) {
+  using After = std::optional<std::pair<int64_t, int64_t>>;  // (score, id)
+  if (!req.cursor) return After{};
+  auto raw = DecodeCursor(*req.cursor);
+  long long score = 0, id = 0;
+  char tag = 0;
+  if (!raw || std::sscanf(raw->c_str(), "%c%lld.%lld", &tag, &score, &id) != 3 ||
+      tag != SortTag(sort) || id <= 0) {
+    return Fail(ErrorCode::kInvalidArgument, "invalid cursor");
+  }
+  return After(std::pair<int64_t, int64_t>{score, id});
+}
+
+Awaitable<Result<std::optional<redis::ListPage>>> CommentService::FetchPage(
+    int64_t article_id, std::optional<int64_t> parent, CommentSort sort, PageRequest req,
+    std::optional<std::pair<int64_t, int64_t>> after) {
   const auto index =
       sort == CommentSort::kHot ? redis::CommentIndex::kByLikes : redis::CommentIndex::kByTime;
   const bool desc = sort != CommentSort::kOld;
-  std::optional<std::pair<int64_t, int64_t>> after;  // (score, id)
-  if (req.cursor) {
-    auto raw = DecodeCursor(*req.cursor);
-    long long score = 0, id = 0;
-    char tag = 0;
-    if (!raw || std::sscanf(raw->c_str(), "%c%lld.%lld", &tag, &score, &id) != 3 ||
-        tag != SortTag(sort) || id <= 0) {
-      co_return Fail(ErrorCode::kInvalidArgument, "invalid cursor");
-    }
-    after = std::pair<int64_t, int64_t>{score, id};
+  if (after) {
+    co_return co_await cache_.PageAfter(article_id, parent, index, desc, after->first,
+                                        after->second, req.size + 1);
   }
-  Result<std::optional<redis::ListPage>> page = std::optional<redis::ListPage>{};
+  co_return co_await cache_.Page(article_id, parent, index, desc, (req.page - 1) * req.size,
+                                 req.size + 1);
+}
+
+Awaitable<Result<PageResult<Comment>>> CommentService::PageOf(
+    const std::optional<Principal>& viewer, int64_t article_id, std::optional<int64_t> parent,
+    CommentSort sort, PageRequest req, int64_t replies,
+    Result<std::optional<redis::ListPage>> page) {
+  auto after = ParseCursor(sort, req);
+  if (!after) co_return tl::unexpected(after.error());
   for (int attempt = 0; attempt < 3; ++attempt) {
-    // if/else, not ?: — GCC 12 destroys the temporaries of a co_await inside ?: twice.
-    if (after) {
-      page = co_await cache_.PageAfter(article_id, parent, index, desc, after->first,
-                                       after->second, req.size + 1);
-    } else {
-      page = co_await cache_.Page(article_id, parent, index, desc, (req.page - 1) * req.size,
-                                  req.size + 1);
-    }
     if (!page) co_return tl::unexpected(page.error());
     if (*page) break;
+    // The article's comment cache is missing: rebuild it from SQL, then read again.
     if (auto st = co_await EnsureLoaded(article_id); !st) co_return tl::unexpected(st.error());
+    page = co_await FetchPage(article_id, parent, sort, req, *after);
   }
+  if (!page) co_return tl::unexpected(page.error());
   if (!*page) co_return Fail(ErrorCode::kUnavailable, "comments are being rebuilt; retry");
   auto& entries = (*page)->entries;
   const bool more = static_cast<int64_t>(entries.size()) > req.size;
@@ -514,18 +525,29 @@ Awaitable<Result<PageResult<Comment>>> CommentService::PageOf(
 Awaitable<Result<PageResult<Comment>>> CommentService::List(
     const std::optional<Principal>& viewer, int64_t article_id, CommentSort sort,
     PageRequest page, int64_t replies) {
-  auto article = co_await articles_.Get(viewer, article_id, false, false);
+  auto after = ParseCursor(sort, page);
+  if (!after) co_return tl::unexpected(after.error());
+  // The article check and the index page leave together: one round trip.
+  auto article_op = articles_.Get(viewer, article_id, false, false);
+  auto page_op = FetchPage(article_id, std::nullopt, sort, page, *after);
+  auto both = co_await (std::move(article_op) && std::move(page_op));
+  auto& article = std::get<0>(both);
   if (!article) co_return tl::unexpected(article.error());
-  co_return co_await PageOf(viewer, article_id, std::nullopt, sort, std::move(page), replies);
+  co_return co_await PageOf(viewer, article_id, std::nullopt, sort, std::move(page), replies,
+                            std::move(std::get<1>(both)));
 }
 
 Awaitable<Result<PageResult<Comment>>> CommentService::Replies(
     const std::optional<Principal>& viewer, int64_t comment_id, CommentSort sort,
     PageRequest page) {
+  auto after = ParseCursor(sort, page);
+  if (!after) co_return tl::unexpected(after.error());
   auto c = co_await Visible(viewer, comment_id);
   if (!c) co_return tl::unexpected(c.error());
   // A reply has no replies of its own (they sit under its top-level comment): an empty page.
-  co_return co_await PageOf(viewer, c->article_id, c->id, sort, std::move(page), 0);
+  auto first = co_await FetchPage(c->article_id, c->id, sort, page, *after);
+  co_return co_await PageOf(viewer, c->article_id, c->id, sort, std::move(page), 0,
+                            std::move(first));
 }
 
 }  // namespace plaudit::domain
