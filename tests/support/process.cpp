@@ -11,6 +11,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <random>
 #include <stdexcept>
 #include <thread>
 
@@ -99,17 +100,23 @@ bool UnixSocketAccepts(const std::string& path) {
 }
 
 int FreeTcpPort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  int port = ntohs(addr.sin_port);
-  ::close(fd);
-  return port;
+  // Below the kernel's ephemeral range (32768+ by default), which is where every server bound
+  // to port 0 (the in-process apps of parallel test binaries) lands: a port picked here cannot
+  // be taken by one of those between this check and the caller's bind.
+  static std::mt19937 rng(std::random_device{}());
+  std::uniform_int_distribution<int> pick(20000, 32000);
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    const int port = pick(rng);
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    const bool free = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+    ::close(fd);
+    if (free) return port;
+  }
+  throw std::runtime_error("no free TCP port in 20000-32000");
 }
 
 std::string FindExecutable(const std::string& name, const std::vector<std::string>& extra_dirs) {

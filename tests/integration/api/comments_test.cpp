@@ -474,6 +474,104 @@ TEST_P(CommentsTest, DeletingTheArticleTakesItsCommentsAlong) {
   EXPECT_EQ(SqlInt("SELECT COUNT(*) FROM likes WHERE target_type = 'c' AND target_id = $1", id), 0);
 }
 
+TEST_P(CommentsTest, ConcurrentRepliesAndDeletesKeepEveryCountExact) {
+  const int64_t top = Comment(bob_, "top");
+  List("");  // the cache is live: the storm goes through the incremental Redis path
+  constexpr int kThreads = 8, kPerThread = 15;
+  std::vector<std::vector<int64_t>> made(kThreads);
+  std::vector<std::thread> writers;
+  for (int t = 0; t < kThreads; ++t) {
+    writers.emplace_back([&, t] {
+      auto client = app_->Client();
+      const std::string& token = t % 2 ? alice_ : bob_;
+      for (int i = 0; i < kPerThread; ++i) {
+        auto r = client.Post(CommentsPath(article_),
+                             R"({"body":"r","parentId":)" + std::to_string(top) + "}",
+                             Bearer(token));
+        if (r.status == 201) made[t].push_back(r.Json().at("id").as_int64());
+        // Every third reply is deleted again, twice at once from two connections.
+        if (i % 3 == 2 && !made[t].empty()) {
+          const int64_t victim = made[t].back();
+          auto other = app_->Client();
+          std::thread twin([&] { other.Delete(CommentPath(victim), Bearer(token)); });
+          client.Delete(CommentPath(victim), Bearer(token));
+          twin.join();
+        }
+      }
+    });
+  }
+  for (auto& w : writers) w.join();
+  size_t created = 0;
+  for (const auto& m : made) created += m.size();
+  ASSERT_EQ(created, static_cast<size_t>(kThreads * kPerThread));
+  const int64_t live_replies = kThreads * (kPerThread - kPerThread / 3);
+  auto page = List("?replies=0");
+  EXPECT_EQ(page.at("items").as_array()[0].at("replyCount").as_int64(), live_replies);
+  EXPECT_EQ(ArticleCommentCount(), live_replies + 1);
+  EXPECT_EQ(SqlInt("SELECT reply_count FROM comments WHERE id = $1", top), live_replies);
+  EXPECT_EQ(SqlInt("SELECT COUNT(*) FROM comments WHERE parent_id = $1 AND deleted = 0", top),
+            live_replies);
+  EXPECT_EQ(SqlInt("SELECT comment_count FROM articles WHERE id = $1", article_), live_replies + 1);
+  auto replies = Client().Get(CommentPath(top) + "/replies?size=100");
+  EXPECT_EQ(replies.Json().at("total").as_int64(), live_replies);
+  // And the same after the cache is rebuilt from SQL.
+  ASSERT_EQ(redis_.Cli("FLUSHALL"), "OK");
+  EXPECT_EQ(List("?replies=0").at("items").as_array()[0].at("replyCount").as_int64(),
+            live_replies);
+  EXPECT_EQ(ArticleCommentCount(), live_replies + 1);
+}
+
+TEST_P(CommentsTest, RebuildingAHundredThousandCommentsDoesNotBlockOtherRequests) {
+  // 100,000 comments straight into SQL (ids carry the article's shard), then the first read
+  // rebuilds the cache. While it runs, other requests must be answered.
+  const int64_t quiet = NewArticle(R"("status":"published")");
+  ASSERT_EQ(PostComment(bob_, R"({"body":"on another article"})", quiet).status, 201);
+  std::function<Result<int64_t>(sql::Connection&)> load =
+      [article = article_, author = bob_id_](sql::Connection& c) -> Result<int64_t> {
+    auto r = c.Query(
+        "INSERT INTO comments (id, article_id, parent_id, author_id, body, created_at, updated_at) "
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000) "
+        "SELECT (1000000 + i) * 256 + $1 % 256, $1, NULL, $2, 'bulk', i, i FROM n",
+        {article, author});
+    if (!r) return tl::unexpected(r.error());
+    auto a = c.Query("UPDATE articles SET comment_count = 100000, comment_ver = 1 WHERE id = $1",
+                     {article});
+    if (!a) return tl::unexpected(a.error());
+    return r->affected;
+  };
+  auto inserted = OnLoop(app_->app().store().Run<int64_t>(std::move(load)));
+  ASSERT_TRUE(inserted) << inserted.error().message;
+  ASSERT_EQ(*inserted, 100000);
+  ASSERT_EQ(redis_.Cli("FLUSHALL"), "OK");
+
+  HttpResponse big;
+  std::thread reader([&] { big = app_->Client().Get(CommentsPath(article_) + "?size=5"); });
+  // Wait until the rebuild holds its lease, then use the server meanwhile.
+  const std::string meta = "pl:cmeta:{l" + std::to_string(article_ % 256) + "}:" +
+                           std::to_string(article_);
+  bool building = false;
+  for (int i = 0; i < 2000 && !building; ++i) {
+    building = redis_.Cli("HGET " + meta + " state") == "building";
+    if (!building) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(building) << "the rebuild never started";
+  int answered_during_rebuild = 0;
+  auto other = app_->Client();
+  for (int i = 0; i < 20; ++i) {
+    auto h = other.Get("/healthz");
+    auto q = other.Get(CommentsPath(quiet));
+    EXPECT_EQ(h.status, 200);
+    EXPECT_EQ(q.status, 200) << q.body;
+    if (redis_.Cli("HGET " + meta + " state") == "building") ++answered_during_rebuild;
+  }
+  reader.join();
+  EXPECT_GT(answered_during_rebuild, 0) << "the rebuild finished before anything else ran";
+  ASSERT_EQ(big.status, 200) << big.body;
+  EXPECT_EQ(big.Json().at("total").as_int64(), 100000);
+  EXPECT_EQ(Ids(big.Json().as_object()).size(), 5u);
+  EXPECT_EQ(redis_.Cli("HGET " + meta + " state"), "ready");
+}
+
 INSTANTIATE_TEST_SUITE_P(Db, CommentsTest, ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
 INSTANTIATE_TEST_SUITE_P(Db, CommentsNoEditWindowTest,
                          ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
