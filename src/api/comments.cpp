@@ -1,5 +1,7 @@
 #include "api/comments.hpp"
 
+#include <boost/asio/experimental/awaitable_operators.hpp>
+
 #include "api/bind.hpp"
 #include "api/json_fields.hpp"
 #include "api/paging.hpp"
@@ -14,6 +16,8 @@ using http_api::Request;
 using http_api::Response;
 
 namespace {
+
+using namespace boost::asio::experimental::awaitable_operators;
 
 boost::json::object UserJson(const domain::CommentUser& u) {
   return {{"id", u.id}, {"username", u.username}, {"displayName", u.display_name}};
@@ -146,11 +150,20 @@ Response StateJson(const domain::LikeState& s) {
 }
 
 Awaitable<Response> SetLike(ApiContext ctx, Request& req, bool like) {
-  auto caller = co_await ctx.guard->Admit(req, Access::kWrite);
-  if (!caller) co_return ErrorResponse(caller.error());
   auto id = req.IdParam("id");
-  if (!id) co_return ErrorResponse(id.error());
-  auto s = co_await ctx.comments->SetLike(*caller->principal, *id, like);
+  if (!id) {
+    auto caller = co_await ctx.guard->Admit(req, Access::kWrite);
+    co_return ErrorResponse(caller ? id.error() : caller.error());
+  }
+  // The session lookup and the comment read are independent: one round trip for both.
+  auto admit_op = ctx.guard->Admit(req, Access::kWrite);
+  auto comment_op = ctx.comments->Peek(*id);
+  auto both = co_await (std::move(admit_op) && std::move(comment_op));
+  auto& caller = std::get<0>(both);
+  auto& comment = std::get<1>(both);
+  if (!caller) co_return ErrorResponse(caller.error());
+  if (!comment) co_return ErrorResponse(comment.error());
+  auto s = co_await ctx.comments->SetLike(*caller->principal, *comment, like);
   if (!s) co_return ErrorResponse(s.error());
   co_return StateJson(*s);
 }

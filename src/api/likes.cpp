@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include <boost/asio/experimental/awaitable_operators.hpp>
+
 #include "api/bind.hpp"
 #include "http/errors.hpp"
 
@@ -14,6 +16,8 @@ using http_api::Response;
 
 namespace {
 
+using namespace boost::asio::experimental::awaitable_operators;
+
 constexpr size_t kMaxBatchIds = 100;
 
 Response StateJson(const domain::LikeState& s) {
@@ -22,14 +26,23 @@ Response StateJson(const domain::LikeState& s) {
 
 // PUT (like = true) / DELETE (like = false) of an article's like by the caller.
 Awaitable<Response> SetArticleLike(ApiContext ctx, Request& req, bool like) {
-  auto caller = co_await ctx.guard->Admit(req, Access::kWrite);
-  if (!caller) co_return ErrorResponse(caller.error());
   auto id = req.IdParam("id");
-  if (!id) co_return ErrorResponse(id.error());
-  // Only what the caller can see can be liked (drafts: their author and admins).
-  auto article = co_await ctx.articles->Get(caller->principal, *id, /*count_view=*/false,
-                                            /*with_body=*/false);
+  if (!id) {
+    auto caller = co_await ctx.guard->Admit(req, Access::kWrite);
+    co_return ErrorResponse(caller ? id.error() : caller.error());
+  }
+  // The session lookup and the article read are independent: one round trip for both.
+  auto admit_op = ctx.guard->Admit(req, Access::kWrite);
+  auto article_op = ctx.articles->Peek(*id);
+  auto both = co_await (std::move(admit_op) && std::move(article_op));
+  auto& caller = std::get<0>(both);
+  auto& article = std::get<1>(both);
+  if (!caller) co_return ErrorResponse(caller.error());
   if (!article) co_return ErrorResponse(article.error());
+  // Only what the caller can see can be liked (drafts: their author and admins).
+  if (!domain::CanSee(*article, caller->principal)) {
+    co_return ErrorResponse(Error{ErrorCode::kNotFound, "no such article"});
+  }
   const redis::LikeTarget target{'a', *id, *id};
   auto s = co_await ctx.likes->Set(*caller->principal, target, like);
   if (!s) co_return ErrorResponse(s.error());

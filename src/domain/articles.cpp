@@ -251,8 +251,9 @@ Awaitable<Result<Article>> ArticleService::LoadIntoCache(int64_t id) {
   co_return co_await loads_.Do(id, std::move(loader));
 }
 
-Awaitable<Result<Article>> ArticleService::Get(const std::optional<Principal>& viewer, int64_t id,
-                                               bool count_view, bool with_body) {
+Awaitable<Result<redis::ArticleCache::Cached>> ArticleService::Cached(int64_t id,
+                                                                     bool count_view,
+                                                                     bool with_body) {
   auto cached = co_await cache_.Get(id, count_view, with_body);
   if (!cached) co_return tl::unexpected(cached.error());
   if (!*cached) {
@@ -263,12 +264,27 @@ Awaitable<Result<Article>> ArticleService::Get(const std::optional<Principal>& v
     if (!cached) co_return tl::unexpected(cached.error());
     if (!*cached) co_return Fail(ErrorCode::kUnavailable, "article cache did not fill");
   }
-  auto a = FromFields((*cached)->fields);
+  co_return std::move(**cached);
+}
+
+Awaitable<Result<Article>> ArticleService::Peek(int64_t id) {
+  auto cached = co_await Cached(id, /*count_view=*/false, /*with_body=*/false);
+  if (!cached) co_return tl::unexpected(cached.error());
+  auto a = FromFields(cached->fields);
+  if (!a) co_return Fail(ErrorCode::kInternal, "corrupt cached article");
+  co_return *a;
+}
+
+Awaitable<Result<Article>> ArticleService::Get(const std::optional<Principal>& viewer, int64_t id,
+                                               bool count_view, bool with_body) {
+  auto cached = co_await Cached(id, count_view, with_body);
+  if (!cached) co_return tl::unexpected(cached.error());
+  auto a = FromFields(cached->fields);
   if (!a) co_return Fail(ErrorCode::kInternal, "corrupt cached article");
   if (!CanSee(*a, viewer)) co_return Fail(ErrorCode::kNotFound, "no such article");
   if (!with_body) co_return *a;
-  if ((*cached)->body) {
-    a->content = std::move((*cached)->body);
+  if (cached->body) {
+    a->content = std::move(cached->body);
   } else {
     auto row = co_await table_.Find(id, true);
     if (!row) co_return tl::unexpected(row.error());

@@ -32,6 +32,9 @@ class ArticleService {
   // `count_view` (published articles only).
   Awaitable<Result<Article>> Get(const std::optional<Principal>& viewer, int64_t id,
                                  bool count_view, bool with_body = true);
+  // The article whoever may see it (no view counted, no body): for callers that check
+  // CanSee themselves, e.g. while the session lookup runs beside it.
+  Awaitable<Result<Article>> Peek(int64_t id);
   Awaitable<Result<Article>> Update(const Principal& who, int64_t id, ArticleInput input);
   Awaitable<Status> Delete(const Principal& who, int64_t id);
   // The published list (kind nullopt: both kinds), pinned first, newest first.
@@ -54,6 +57,9 @@ class ArticleService {
  private:
   Awaitable<Result<int64_t>> AllocateId(bool reseed);
   Awaitable<Result<Article>> LoadIntoCache(int64_t id);
+  // The cached fields (and body), filled from SQL on a miss.
+  Awaitable<Result<redis::ArticleCache::Cached>> Cached(int64_t id, bool count_view,
+                                                        bool with_body);
   Awaitable<Status> Reflect(const Article& a, bool was_listed, std::optional<int64_t> old_score,
                             std::string_view op);
   Awaitable<Result<std::vector<Article>>> Hydrate(const std::vector<int64_t>& ids);

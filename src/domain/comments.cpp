@@ -308,14 +308,29 @@ Awaitable<Status> CommentService::Delete(const Principal& who, int64_t id) {
 }
 
 Awaitable<Result<LikeState>> CommentService::SetLike(const Principal& who, int64_t id, bool like) {
-  auto c = co_await Visible(who, id);
+  auto c = co_await Load(id);
   if (!c) co_return tl::unexpected(c.error());
-  if (c->deleted) co_return Fail(ErrorCode::kNotFound, "no such comment");
-  const std::string index = redis::CommentCache::LikesIndexOf(c->article_id, c->parent_id);
-  const std::string member = redis::ListMember(id);
-  const redis::LikeTarget target = TargetOf(id);
+  co_return co_await SetLike(who, *c, like);
+}
+
+Awaitable<Result<LikeState>> CommentService::SetLike(const Principal& who, const Comment& c,
+                                                     bool like) {
+  if (c.deleted) co_return Fail(ErrorCode::kNotFound, "no such comment");
+  auto article = co_await articles_.Peek(c.article_id);
+  if (!article) {
+    if (article.error().code == ErrorCode::kNotFound) {
+      co_return Fail(ErrorCode::kNotFound, "no such comment");
+    }
+    co_return tl::unexpected(article.error());
+  }
+  if (!CanSee(*article, who)) co_return Fail(ErrorCode::kNotFound, "no such comment");
+  const std::string index = redis::CommentCache::LikesIndexOf(c.article_id, c.parent_id);
+  const std::string member = redis::ListMember(c.id);
+  const redis::LikeTarget target = TargetOf(c.id);
   co_return co_await likes_.Set(who, target, like, &index, &member);
 }
+
+Awaitable<Result<Comment>> CommentService::Peek(int64_t id) { co_return co_await Load(id); }
 
 Awaitable<Result<LikeState>> CommentService::GetLike(const std::optional<Principal>& viewer,
                                                      int64_t id) {

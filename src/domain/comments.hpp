@@ -46,6 +46,10 @@ class CommentService {
                                                  int64_t comment_id, CommentSort sort,
                                                  PageRequest page);
   Awaitable<Result<LikeState>> SetLike(const Principal& who, int64_t id, bool like);
+  // The same for a comment read with Peek (while the session lookup ran beside it).
+  Awaitable<Result<LikeState>> SetLike(const Principal& who, const Comment& c, bool like);
+  // The comment in any state (even deleted), without any visibility check.
+  Awaitable<Result<Comment>> Peek(int64_t id);
   Awaitable<Result<LikeState>> GetLike(const std::optional<Principal>& viewer, int64_t id);
 
   // Retries cache invalidations that failed after a committed write. Returns how many are
