@@ -1,24 +1,28 @@
 #!/usr/bin/env bash
-# Bytes per like record in Redis at 1,000,000 records, in Plaudit's layout (src/redis/keys.hpp):
-#   pl:lk:{l<shard>}:a<target>:<bucket>  SET of integer user ids whose id >> 8 == bucket,
-#                                        plus member 0 (the "loaded" mark)
+# Bytes per like record in Redis at 1,000,000 records, in Plaudit's real layout: the records
+# are written by the real scripts (src/redis/lua/like_load.lua, then like_set.lua once per
+# like), so this measures what plauditd stores, not an imitation:
+#   pl:lk:{l<shard>}:a<target>:s         one SET of every liker while a target has ≤ 256
+#   pl:lk:{l<shard>}:a<target>:<uid>>8>  after a target outgrew it: SETs by user-id bucket
 #   pl:lc:{l<shard>}:a<target>           STRING, the like count
 # shard = target % 256. 100,000 users × 10,000 targets, each target liked by 100 distinct
 # random users (fixed seed) → 1,000,000 records. A private redis-server (no TCP, no
-# persistence) is loaded with `redis-cli --pipe` from an awk generator; the figure is
-# (used_memory after − before) / records. For comparison it also loads the same records as
-# one SET per target (no user buckets), the layout MEASURED.md calls "intset, 5.3 B".
+# persistence) is loaded with `redis-cli --pipe` from an awk generator. The pending-change
+# hashes, dirty index and seqs that like_set.lua also writes are then deleted, as a flush
+# would, and the figure is (used_memory after − before) / records. For comparison it also
+# loads the same records as one plain SET per target (MEASURED.md's "intset, 5.3 B") and in
+# the earlier layout (every target bucketed by user id >> 8 from its first like).
 #
 # Prints human lines on stderr and one JSON object on stdout. Env: LIKE_USERS (100000),
 # LIKE_TARGETS (10000), LIKE_PER_TARGET (100), LIKE_SEED (1).
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 USERS=${LIKE_USERS:-100000}
 TARGETS=${LIKE_TARGETS:-10000}
 PER_TARGET=${LIKE_PER_TARGET:-100}
 SEED=${LIKE_SEED:-1}
 RECORDS=$((TARGETS * PER_TARGET))
-
 DIR=$(mktemp -d /tmp/plaudit-likemem-XXXXXX)
 SOCK=$DIR/redis.sock
 redis_pid=
@@ -45,17 +49,34 @@ used_memory() {
   rcli INFO memory | tr -d '\r' | awk -F: '$1=="used_memory" {print $2}'
 }
 
-# gen MODE → RESP commands on stdout. MODE: bucketed | pertarget | counts
+SET_SHA=$(rcli SCRIPT LOAD "$(cat src/redis/lua/like_set.lua)")
+LOAD_SHA=$(rcli SCRIPT LOAD "$(cat src/redis/lua/like_load.lua)")
+
+# gen MODE → RESP commands on stdout. MODE: scripts | pertarget | bucketed
 gen() {
   awk -v mode="$1" -v users="$USERS" -v targets="$TARGETS" -v per="$PER_TARGET" \
-    -v seed="$SEED" 'BEGIN {
+    -v seed="$SEED" -v set_sha="$SET_SHA" -v load_sha="$LOAD_SHA" '
+  function bulk(s) { s = s ""; return "$" length(s) "\r\n" s "\r\n" }
+  function cmd(n, a,   i, out) {
+    out = "*" n "\r\n"
+    for (i = 1; i <= n; i++) out = out bulk(a[i])
+    printf "%s", out
+  }
+  BEGIN {
     srand(seed)
     for (t = 1; t <= targets; t++) {
-      shard = t % 256
-      if (mode == "counts") {
-        key = "pl:lc:{l" shard "}:a" t
-        printf "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n", length(key), key, length(per ""), per
-        continue
+      tag = "{l" (t % 256) "}"
+      name = "a" t
+      if (mode == "scripts") {
+        # like_load.lua: SQL has no likers yet (small mode), count 0.
+        split("", a)
+        a[1] = "EVALSHA"; a[2] = load_sha; a[3] = 8
+        a[4] = "pl:lk:" tag ":" name ":s"; a[5] = "pl:lb:" tag ":" name
+        a[6] = "pl:lk:" tag ":" name ":0"; a[7] = "pl:lc:" tag ":" name
+        a[8] = "pl:lp:" tag ":" name ":s"; a[9] = "pl:lf:" tag ":" name ":s"
+        a[10] = "pl:lp:" tag ":" name ":0"; a[11] = "pl:lf:" tag ":" name ":0"
+        a[12] = "small"; a[13] = 0; a[14] = 0; a[15] = 255
+        cmd(15, a)
       }
       split("", seen)
       n = 0
@@ -64,10 +85,21 @@ gen() {
         if (uid > users || (uid in seen)) continue
         seen[uid] = 1
         n++
-        if (mode == "bucketed") key = "pl:lk:{l" shard "}:a" t ":" int(uid / 256)
-        else key = "pl:lk:{l" shard "}:a" t
-        u = uid ""
-        printf "*4\r\n$4\r\nSADD\r\n$%d\r\n%s\r\n$1\r\n0\r\n$%d\r\n%s\r\n", length(key), key, length(u), u
+        b = int(uid / 256)
+        split("", a)
+        if (mode == "scripts") {
+          a[1] = "EVALSHA"; a[2] = set_sha; a[3] = 8
+          a[4] = "pl:lk:" tag ":" name ":s"; a[5] = "pl:lb:" tag ":" name
+          a[6] = "pl:lk:" tag ":" name ":" b; a[7] = "pl:lc:" tag ":" name
+          a[8] = "pl:lp:" tag ":" name ":s"; a[9] = "pl:lp:" tag ":" name ":" b
+          a[10] = "pl:ld:" tag; a[11] = "pl:lseq:" tag
+          a[12] = uid; a[13] = 1; a[14] = name ":s"; a[15] = name ":" b
+          cmd(15, a)
+        } else {
+          a[1] = "SADD"; a[3] = 0; a[4] = uid
+          a[2] = (mode == "bucketed") ? "pl:lk:" tag ":" name ":" b : "pl:lk:" tag ":" name
+          cmd(4, a)
+        }
       }
     }
   }'
@@ -82,6 +114,16 @@ load() {  # MODE → loads, checks the reply count
   fi
 }
 
+del_matching() {  # PATTERN → deletes those keys server-side (SCAN, bounded batches)
+  rcli EVAL "local c = '0'
+repeat
+  local r = redis.call('SCAN', c, 'MATCH', ARGV[1], 'COUNT', 10000)
+  c = r[1]
+  for _, k in ipairs(r[2]) do redis.call('DEL', k) end
+until c == '0'
+return 1" 0 "$1" >/dev/null
+}
+
 records_loaded() {  # sum of SCARD over pl:lk:* minus the 0 marks (server-side SCAN: exact check)
   rcli EVAL "local c, s = '0', 0
 repeat
@@ -92,16 +134,30 @@ until c == '0'
 return s" 0
 }
 
+count_keys() {  # PATTERN → how many keys match
+  rcli EVAL "local c, n = '0', 0
+repeat
+  local r = redis.call('SCAN', c, 'MATCH', ARGV[1], 'COUNT', 10000)
+  c = r[1]
+  n = n + #r[2]
+until c == '0'
+return n" 0 "$1"
+}
+
 base=$(used_memory)
 t0=$(date +%s.%N)
-load bucketed
+load scripts
 t1=$(date +%s.%N)
-after_likes=$(used_memory)
-like_keys=$(rcli DBSIZE)
-records=$(records_loaded)
-encodings=$(rcli OBJECT ENCODING "$(rcli RANDOMKEY)")
-load counts
+# What a flush leaves: no pending changes, no dirty index, (seqs are 256 tiny keys).
+del_matching 'pl:lp:*'
+del_matching 'pl:ld:*'
+del_matching 'pl:lseq:*'
 after_counts=$(used_memory)
+like_keys=$(count_keys 'pl:lk:*')
+records=$(records_loaded)
+encodings=$(rcli OBJECT ENCODING "$(rcli --scan --pattern 'pl:lk:*' | head -1)")
+del_matching 'pl:lc:*'
+after_likes=$(used_memory)
 
 rcli FLUSHALL SYNC >/dev/null
 base2=$(used_memory)
@@ -109,16 +165,23 @@ load pertarget
 after_pertarget=$(used_memory)
 pertarget_keys=$(rcli DBSIZE)
 
+rcli FLUSHALL SYNC >/dev/null
+base3=$(used_memory)
+load bucketed
+after_bucketed=$(used_memory)
+
 awk -v base="$base" -v likes="$after_likes" -v counts="$after_counts" -v rec="$records" \
   -v keys="$like_keys" -v targets="$TARGETS" -v base2="$base2" -v pt="$after_pertarget" \
+  -v base3="$base3" -v bk="$after_bucketed" \
   -v ptkeys="$pertarget_keys" -v enc="$encodings" -v secs="$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b-a}')" '
 BEGIN {
   per_like = (likes - base) / rec
   per_like_counts = (counts - base) / rec
   per_count_key = (counts - likes) / targets
   per_like_pt = (pt - base2) / rec
-  printf "like records: %d in %d SET keys (%s, %.1f records/key), loaded in %s s\n", rec, keys, enc, rec / keys, secs > "/dev/stderr"
-  printf "  bucketed layout (pl:lk:{lN}:a<t>:<uid>>8): %.1f bytes/like; with the %d count keys: %.1f bytes/like (%.0f bytes per count key)\n", per_like, targets, per_like_counts, per_count_key > "/dev/stderr"
-  printf "  for comparison, one SET per target (%d keys): %.1f bytes/like\n", ptkeys, per_like_pt > "/dev/stderr"
-  printf "{\"records\":%d,\"like_keys\":%d,\"encoding\":\"%s\",\"used_memory_before\":%d,\"used_memory_likes\":%d,\"used_memory_with_counts\":%d,\"bytes_per_like\":%.2f,\"bytes_per_like_with_counts\":%.2f,\"bytes_per_count_key\":%.1f,\"per_target_set_keys\":%d,\"bytes_per_like_per_target_set\":%.2f}\n", rec, keys, enc, base, likes, counts, per_like, per_like_counts, per_count_key, ptkeys, per_like_pt
+  per_like_bk = (bk - base3) / rec
+  printf "like records: %d in %d SET keys (%s, %.1f records/key), written by like_set.lua in %s s\n", rec, keys, enc, rec / keys, secs > "/dev/stderr"
+  printf "  Plaudit layout (one set per target up to 256 likers): %.1f bytes/like; with the %d count keys: %.1f bytes/like (%.0f bytes per count key)\n", per_like, targets, per_like_counts, per_count_key > "/dev/stderr"
+  printf "  for comparison, one plain SET per target (%d keys): %.1f bytes/like; bucketed by user id >> 8 from the first like: %.1f bytes/like\n", ptkeys, per_like_pt, per_like_bk > "/dev/stderr"
+  printf "{\"records\":%d,\"like_keys\":%d,\"encoding\":\"%s\",\"used_memory_before\":%d,\"used_memory_likes\":%d,\"used_memory_with_counts\":%d,\"bytes_per_like\":%.2f,\"bytes_per_like_with_counts\":%.2f,\"bytes_per_count_key\":%.1f,\"per_target_set_keys\":%d,\"bytes_per_like_per_target_set\":%.2f,\"bytes_per_like_bucketed_from_first_like\":%.2f}\n", rec, keys, enc, base, likes, counts, per_like, per_like_counts, per_count_key, ptkeys, per_like_pt, per_like_bk
 }'

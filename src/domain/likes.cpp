@@ -11,6 +11,7 @@ namespace {
 
 constexpr int64_t kClaimBatch = 200;      // buckets per claim
 constexpr int kMaxClaimsPerShard = 100;  // bounds one pass's work per shard
+constexpr int64_t kSmallLikers = 256;    // like_set.lua splits a target's set beyond this
 
 std::pair<char, int64_t> ParseTarget(const std::string& name) {
   return {name.empty() ? 'a' : name[0], name.size() > 1 ? std::stoll(name.substr(1)) : 0};
@@ -34,13 +35,20 @@ Awaitable<Status> LikeService::LoadMissing(const redis::LikeTarget& t, int64_t u
     auto count = co_await table_.Count(t.type, t.id);
     if (!count) co_return tl::unexpected(count.error());
     if (!*count) co_return false;
-    std::optional<std::vector<int64_t>> likers;
+    std::optional<redis::LikerLoad> likers;
     if (need_bucket) {
-      const int64_t lo = bucket << redis::keys::kLikeBucketShift;
-      const int64_t hi = ((bucket + 1) << redis::keys::kLikeBucketShift) - 1;
-      auto rows = co_await table_.Likers(t.type, t.id, lo, hi);
-      if (!rows) co_return tl::unexpected(rows.error());
-      likers = std::move(*rows);
+      // Up to 256 likers: all of them, one set (small mode). More: the user's bucket only.
+      auto all = co_await table_.Likers(t.type, t.id, 0, INT64_MAX, kSmallLikers + 1);
+      if (!all) co_return tl::unexpected(all.error());
+      if (static_cast<int64_t>(all->size()) <= kSmallLikers) {
+        likers = redis::LikerLoad{true, std::move(*all)};
+      } else {
+        const int64_t lo = bucket << redis::keys::kLikeBucketShift;
+        const int64_t hi = ((bucket + 1) << redis::keys::kLikeBucketShift) - 1;
+        auto rows = co_await table_.Likers(t.type, t.id, lo, hi, kSmallLikers + 1);
+        if (!rows) co_return tl::unexpected(rows.error());
+        likers = redis::LikerLoad{false, std::move(*rows)};
+      }
     }
     std::optional<int64_t> c;
     if (need_count) c = **count;
@@ -132,7 +140,7 @@ Awaitable<Result<int64_t>> LikeService::FlushShard(int shard) {
         changes.push_back(ch);
       }
       if (b.count) target_counts[b.target] = *b.count;
-      done.push_back(b.target + ":" + std::to_string(b.bucket));
+      done.push_back(b.target + ":" + b.bucket);
     }
     for (const auto& [name, count] : target_counts) {
       auto [type, id] = ParseTarget(name);

@@ -21,9 +21,10 @@
 // | pl:lk:{lN}:<t>:<bucket>  | SET    | user ids liking target t (a<id>/c<id>) whose | none       |
 // |                          |        | id >> 8 == bucket; member 0 = loaded (intset) |            |
 // | pl:lc:{lN}:<t>           | STRING | like count of t                              | none       |
-// | pl:lp:{lN}:<t>:<bucket>  | HASH   | pending like changes uid → "state:seq"        | none       |
-// | pl:lf:{lN}:<t>:<bucket>  | HASH   | the same, claimed by a flush in progress     | none       |
-// | pl:ld:{lN}               | ZSET   | dirty buckets "<t>:<bucket>" by first change | none       |
+// | pl:lp:{lN}:<t>:<b>       | HASH   | pending like changes uid → "state:seq"; b is  | none       |
+// |                          |        | "s" (small mode) or the user-id bucket        |            |
+// | pl:lf:{lN}:<t>:<b>       | HASH   | the same, claimed by a flush in progress     | none       |
+// | pl:ld:{lN}               | ZSET   | dirty buckets "<t>:<b>" by first change      | none       |
 // | pl:lfi:{lN}              | SET    | claimed buckets not yet confirmed in SQL      | none       |
 // | pl:lseq:{lN}             | STRING | last change seq of the shard (µs, increasing) | none       |
 // | pl:seq:comment           | STRING | last comment sequence number (INCR); a       | none       |
@@ -76,6 +77,9 @@ inline int LikeShard(int64_t article_id) { return static_cast<int>(article_id % 
 inline std::string LikeTag(int shard) { return "{l" + std::to_string(shard) + "}"; }
 inline std::string LikeBucket(int shard, std::string_view member) {
   return "pl:lk:" + LikeTag(shard) + ":" + std::string(member);
+}
+inline std::string LikeBig(int shard, std::string_view target) {
+  return "pl:lb:" + LikeTag(shard) + ":" + std::string(target);
 }
 inline std::string LikeCount(int shard, std::string_view target) {
   return "pl:lc:" + LikeTag(shard) + ":" + std::string(target);

@@ -14,6 +14,8 @@ Status ReplyOk(const Result<Reply>& r) {
 std::string Member(const LikeTarget& t, int64_t bucket) {
   return t.Name() + ":" + std::to_string(bucket);
 }
+// The member of a target's small-mode records (one set for every liker; see like_set.lua).
+std::string SmallMember(const LikeTarget& t) { return t.Name() + ":s"; }
 
 Result<LikeReading> ToReading(const Result<Reply>& r) {
   if (auto st = ReplyOk(r); !st) return tl::unexpected(st.error());
@@ -30,11 +32,13 @@ Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_
                                               const std::string* hot_index,
                                               const std::string* hot_member) {
   const int s = t.Shard();
-  const std::string member = Member(t, LikeBucketOf(user_id));
-  std::vector<std::string> keys{keys::LikeBucket(s, member), keys::LikeCount(s, t.Name()),
-                                keys::LikePending(s, member), keys::LikeDirty(s),
-                                keys::LikeSeq(s)};
-  std::vector<std::string> args{std::to_string(user_id), like ? "1" : "0", member};
+  const std::string small = SmallMember(t);
+  const std::string bucket = Member(t, LikeBucketOf(user_id));
+  std::vector<std::string> keys{keys::LikeBucket(s, small),  keys::LikeBig(s, t.Name()),
+                                keys::LikeBucket(s, bucket), keys::LikeCount(s, t.Name()),
+                                keys::LikePending(s, small), keys::LikePending(s, bucket),
+                                keys::LikeDirty(s),          keys::LikeSeq(s)};
+  std::vector<std::string> args{std::to_string(user_id), like ? "1" : "0", small, bucket};
   if (hot_index && hot_member) {
     keys.push_back(*hot_index);
     args.push_back(*hot_member);
@@ -44,22 +48,31 @@ Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_
 
 Awaitable<Result<LikeReading>> LikeStore::Get(const LikeTarget& t, int64_t user_id) {
   const int s = t.Shard();
-  std::vector<std::string> keys{keys::LikeBucket(s, Member(t, LikeBucketOf(user_id))),
+  std::vector<std::string> keys{keys::LikeBucket(s, SmallMember(t)), keys::LikeBig(s, t.Name()),
+                                keys::LikeBucket(s, Member(t, LikeBucketOf(user_id))),
                                 keys::LikeCount(s, t.Name())};
   std::vector<std::string> args{std::to_string(user_id)};
   co_return ToReading(co_await client_.Eval(GetScript("like_get.lua"), std::move(keys), std::move(args)));
 }
 
 Awaitable<Status> LikeStore::Load(const LikeTarget& t, int64_t user_id,
-                                  const std::optional<std::vector<int64_t>>& likers,
+                                  const std::optional<LikerLoad>& likers,
                                   std::optional<int64_t> count) {
   const int s = t.Shard();
-  const std::string member = Member(t, LikeBucketOf(user_id));
-  std::vector<std::string> keys{keys::LikeBucket(s, member), keys::LikeCount(s, t.Name()),
-                                keys::LikePending(s, member), keys::LikeInFlight(s, member)};
-  std::vector<std::string> args{likers ? "1" : "0", count ? std::to_string(*count) : ""};
+  const std::string small = SmallMember(t);
+  const int64_t b = LikeBucketOf(user_id);
+  const std::string bucket = Member(t, b);
+  std::vector<std::string> keys{keys::LikeBucket(s, small),     keys::LikeBig(s, t.Name()),
+                                keys::LikeBucket(s, bucket),    keys::LikeCount(s, t.Name()),
+                                keys::LikePending(s, small),    keys::LikeInFlight(s, small),
+                                keys::LikePending(s, bucket),   keys::LikeInFlight(s, bucket)};
+  std::string mode;
+  if (likers) mode = likers->all ? "small" : "big";
+  std::vector<std::string> args{mode, count ? std::to_string(*count) : "",
+                                std::to_string(b << keys::kLikeBucketShift),
+                                std::to_string(((b + 1) << keys::kLikeBucketShift) - 1)};
   if (likers) {
-    for (int64_t uid : *likers) args.push_back(std::to_string(uid));
+    for (int64_t uid : likers->user_ids) args.push_back(std::to_string(uid));
   }
   co_return ReplyOk(co_await client_.Eval(GetScript("like_load.lua"), std::move(keys), std::move(args)));
 }
@@ -130,7 +143,7 @@ Awaitable<Result<std::pair<int64_t, std::vector<ClaimedBucket>>>> LikeStore::Cla
     const std::string& m = item.elements[0].str;
     auto colon = m.rfind(':');
     b.target = m.substr(0, colon);
-    b.bucket = std::stoll(m.substr(colon + 1));
+    b.bucket = m.substr(colon + 1);
     if (!item.elements[1].str.empty()) b.count = item.elements[1].AsInt();
     const auto& kv = item.elements[2].elements;
     for (size_t i = 0; i + 1 < kv.size(); i += 2) {

@@ -1,7 +1,8 @@
 #pragma once
 // Like states and counts in Redis (see like_set.lua for the one atomic step, keys.hpp for
-// the layout). Records are bucketed by user id (256 per SET, intset-encoded) so that no key
-// grows with a target's or a user's popularity.
+// the layout). A target's records are one intset while it has at most 256 likers, then
+// buckets by user id (256 ids per SET, intset-encoded), so no key grows with a target's or
+// a user's popularity and thinly liked targets cost about 5 bytes a like.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -24,13 +25,20 @@ struct LikeTarget {
 int64_t LikeBucketOf(int64_t user_id);
 
 struct LikeReading {
-  int state = -1;      // 1 liked, 0 not, -1 bucket not loaded
+  int state = -1;      // 1 liked, 0 not, -1 the user's records not loaded
   int64_t count = -2;  // -2: count not loaded
+};
+
+// SQL's likers to load: every liker of the target (`all`, at most 256: small mode) or those
+// of the user's bucket (big mode).
+struct LikerLoad {
+  bool all = false;
+  std::vector<int64_t> user_ids;
 };
 
 struct ClaimedBucket {
   std::string target;  // "a42"
-  int64_t bucket = 0;
+  std::string bucket;  // "s" (small mode) or the user-id bucket
   std::optional<int64_t> count;  // the target's count when claimed
   std::vector<std::pair<int64_t, std::string>> changes;  // uid → "state:seq"
 };
@@ -52,10 +60,9 @@ class LikeStore {
                                      const std::string* hot_index = nullptr,
                                      const std::string* hot_member = nullptr);
   Awaitable<Result<LikeReading>> Get(const LikeTarget& t, int64_t user_id);
-  // Loads SQL's state for the user's bucket (when `likers` is given) and/or the count.
+  // Loads SQL's likers (when given) and/or the count.
   Awaitable<Status> Load(const LikeTarget& t, int64_t user_id,
-                         const std::optional<std::vector<int64_t>>& likers,
-                         std::optional<int64_t> count);
+                         const std::optional<LikerLoad>& likers, std::optional<int64_t> count);
   // Forgets the cached count (after reconciliation fixed SQL's).
   Awaitable<Status> DropCount(const LikeTarget& t);
 

@@ -11,7 +11,7 @@ namespace {
 
 constexpr std::string_view kLikers =
     "SELECT user_id FROM likes WHERE target_type = $1 AND target_id = $2 AND user_id >= $3 "
-    "AND user_id <= $4 AND valid = 1";
+    "AND user_id <= $4 AND valid = 1 ORDER BY user_id LIMIT $5";
 constexpr std::string_view kArticleCount = "SELECT like_count FROM articles WHERE id = $1";
 // A deleted comment keeps its row (a placeholder, or a tombstone): it has no likeable count.
 constexpr std::string_view kCommentCount =
@@ -51,10 +51,10 @@ constexpr size_t kRowsPerStatement = 200;
 }  // namespace
 
 Awaitable<Result<std::vector<int64_t>>> LikeTable::Likers(char type, int64_t target_id,
-                                                          int64_t lo, int64_t hi) {
+                                                          int64_t lo, int64_t hi, int64_t limit) {
   std::function<Result<std::vector<int64_t>>(Connection&)> job =
-      [type, target_id, lo, hi](Connection& c) -> Result<std::vector<int64_t>> {
-    auto r = c.Query(kLikers, {std::string(1, type), target_id, lo, hi});
+      [type, target_id, lo, hi, limit](Connection& c) -> Result<std::vector<int64_t>> {
+    auto r = c.Query(kLikers, {std::string(1, type), target_id, lo, hi, limit});
     if (!r) return tl::unexpected(r.error());
     std::vector<int64_t> out;
     for (const auto& row : r->rows) out.push_back(Int(row[0]));

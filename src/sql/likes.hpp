@@ -27,9 +27,9 @@ class LikeTable {
  public:
   explicit LikeTable(Store& store) : store_(store) {}
 
-  // User ids in [lo, hi] whose like of the target is valid.
+  // User ids in [lo, hi] whose like of the target is valid, lowest first, at most `limit`.
   Awaitable<Result<std::vector<int64_t>>> Likers(char type, int64_t target_id, int64_t lo,
-                                                 int64_t hi);
+                                                 int64_t hi, int64_t limit);
   // The stored like count; nullopt when the target does not exist.
   Awaitable<Result<std::optional<int64_t>>> Count(char type, int64_t target_id);
   // Writes absolute states and counts in one transaction; a row or count is replaced only

@@ -1,25 +1,65 @@
--- Loads a like bucket and/or count from SQL's state, unless someone already did, then
--- replays changes not yet in SQL (in flight, then pending) on top.
--- KEYS[1] bucket set, KEYS[2] count, KEYS[3] pending hash, KEYS[4] in-flight hash
--- ARGV[1] '1' to load the bucket, ARGV[2] the SQL count or '' (not loading it),
--- ARGV[3..] the user ids SQL has as liking in this bucket.
-if ARGV[1] == '1' and redis.call('SISMEMBER', KEYS[1], 0) == 0 then
-  redis.call('SADD', KEYS[1], 0)
-  for i = 3, #ARGV do
-    redis.call('SADD', KEYS[1], ARGV[i])
-  end
-  for _, key in ipairs({KEYS[4], KEYS[3]}) do
-    local changes = redis.call('HGETALL', key)
-    for i = 1, #changes, 2 do
-      if string.sub(changes[i + 1], 1, 1) == '1' then
-        redis.call('SADD', KEYS[1], changes[i])
-      else
-        redis.call('SREM', KEYS[1], changes[i])
+-- Loads a target's like records and/or count from SQL's state, unless someone already did,
+-- then replays changes not yet in SQL (pending and in flight, newest seq per user) on top.
+-- KEYS[1] small-mode set, KEYS[2] big-mode mark, KEYS[3] the user's big-mode bucket,
+-- KEYS[4] count, KEYS[5] small pending, KEYS[6] small in-flight, KEYS[7] bucket pending,
+-- KEYS[8] bucket in-flight.
+-- ARGV[1] 'small' (ARGV[5..] are ALL of SQL's likers: at most 256), 'big' (ARGV[5..] are
+-- SQL's likers in the user's bucket), or '' (count only); ARGV[2] the SQL count or '';
+-- ARGV[3], ARGV[4] the bucket's user id range [lo, hi].
+-- If the target was split meanwhile, a 'small' list still fills the bucket (it holds every
+-- liker); if it was loaded small meanwhile, a 'big' list is not needed.
+local lo, hi = tonumber(ARGV[3]), tonumber(ARGV[4])
+local function replay(set, only_bucket)
+  local newest = {}
+  for _, key in ipairs({KEYS[6], KEYS[5], KEYS[8], KEYS[7]}) do
+    local kv = redis.call('HGETALL', key)
+    for i = 1, #kv, 2 do
+      local uid = tonumber(kv[i])
+      if not only_bucket or (uid >= lo and uid <= hi) then
+        local colon = string.find(kv[i + 1], ':', 1, true)
+        local seq = tonumber(string.sub(kv[i + 1], colon + 1))
+        local cur = newest[kv[i]]
+        if not cur or seq > cur[2] then
+          newest[kv[i]] = {string.sub(kv[i + 1], 1, colon - 1), seq}
+        end
       end
     end
   end
+  for uid, v in pairs(newest) do
+    if v[1] == '1' then
+      redis.call('SADD', set, uid)
+    else
+      redis.call('SREM', set, uid)
+    end
+  end
+end
+local function fill_bucket()
+  redis.call('SADD', KEYS[3], 0)
+  for i = 5, #ARGV do
+    local uid = tonumber(ARGV[i])
+    if uid >= lo and uid <= hi then
+      redis.call('SADD', KEYS[3], ARGV[i])
+    end
+  end
+  replay(KEYS[3], true)
+end
+if ARGV[1] ~= '' and redis.call('EXISTS', KEYS[1]) == 0 then
+  if redis.call('EXISTS', KEYS[2]) == 1 then
+    if redis.call('SISMEMBER', KEYS[3], 0) == 0 then
+      fill_bucket()
+    end
+  elseif ARGV[1] == 'small' then
+    redis.call('SADD', KEYS[1], 0)
+    for i = 5, #ARGV do
+      redis.call('SADD', KEYS[1], ARGV[i])
+    end
+    replay(KEYS[1], false)
+  else
+    redis.call('SET', KEYS[2], 1)
+    fill_bucket()
+  end
 end
 if ARGV[2] ~= '' then
-  redis.call('SET', KEYS[2], ARGV[2], 'NX')
+  redis.call('SET', KEYS[4], ARGV[2], 'NX')
 end
 return 1

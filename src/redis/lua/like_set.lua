@@ -1,47 +1,73 @@
 -- Sets one user's like on one target and keeps its count exact: the one atomic step of a
 -- like or unlike (invariant 1). All keys share the target's shard hash tag.
--- KEYS[1] pl:lk:{s}:<t>:<bucket>  SET of user ids liking t in this bucket; member 0 marks
---                                 the bucket as loaded from SQL
--- KEYS[2] pl:lc:{s}:<t>           the like count
--- KEYS[3] pl:lp:{s}:<t>:<bucket>  pending changes for the flusher: uid → "state:seq"
--- KEYS[4] pl:ld:{s}               dirty index: member "<t>:<bucket>", score = first change ms
--- KEYS[5] pl:lseq:{s}             last change seq of the shard
--- KEYS[6] (optional) a ZSET to move t in by the count (a comment's hot order)
--- ARGV[1] user id, ARGV[2] '1' like / '0' unlike, ARGV[3] the dirty member,
--- ARGV[4] (with KEYS[6]) the ZSET member
--- Returns {state, count}, or {-1, 0} when the bucket is not loaded, {-2, 0} when the count
--- is not loaded: the caller loads them from SQL and calls again (a miss never counts).
-if redis.call('SISMEMBER', KEYS[1], 0) == 0 then
+--
+-- Records: while a target has at most 256 likers they live in ONE set (small mode, about
+-- 5 bytes a like); past that the set is split once into sets by user id >> 8 (big mode,
+-- at most 256 likers each), so no key grows with popularity and every set stays an intset.
+-- KEYS[1] pl:lk:{s}:<t>:s        small-mode SET of liker ids, member 0 = loaded from SQL
+-- KEYS[2] pl:lb:{s}:<t>          big-mode mark (exists once the target was split)
+-- KEYS[3] pl:lk:{s}:<t>:<bucket> big-mode SET of the user's bucket, member 0 = loaded
+-- KEYS[4] pl:lc:{s}:<t>          the like count
+-- KEYS[5] pl:lp:{s}:<t>:s        pending changes (small mode): uid → "state:seq"
+-- KEYS[6] pl:lp:{s}:<t>:<bucket> pending changes (big mode)
+-- KEYS[7] pl:ld:{s}              dirty index: member "<t>:s" or "<t>:<bucket>", score = ms
+-- KEYS[8] pl:lseq:{s}            last change seq of the shard
+-- KEYS[9] (optional) a ZSET to move t in by the count (a comment's hot order)
+-- ARGV[1] user id, ARGV[2] '1' like / '0' unlike, ARGV[3] "<t>:s", ARGV[4] "<t>:<bucket>",
+-- ARGV[5] (with KEYS[9]) the ZSET member
+-- Returns {state, count}, or {-1, 0} when the user's records are not loaded, {-2, 0} when
+-- the count is not loaded: the caller loads them from SQL and calls again (a miss never
+-- counts).
+local set, pending, member
+local small = redis.call('EXISTS', KEYS[1]) == 1
+if small then
+  set, pending, member = KEYS[1], KEYS[5], ARGV[3]
+elseif redis.call('EXISTS', KEYS[2]) == 1 and redis.call('SISMEMBER', KEYS[3], 0) == 1 then
+  set, pending, member = KEYS[3], KEYS[6], ARGV[4]
+else
   return {-1, 0}
 end
-local count = redis.call('GET', KEYS[2])
+local count = redis.call('GET', KEYS[4])
 if not count then
   return {-2, 0}
 end
 count = tonumber(count)
 local want = tonumber(ARGV[2])
-local has = redis.call('SISMEMBER', KEYS[1], ARGV[1])
+local has = redis.call('SISMEMBER', set, ARGV[1])
 if want ~= has then
   if want == 1 then
-    redis.call('SADD', KEYS[1], ARGV[1])
-    count = redis.call('INCR', KEYS[2])
+    redis.call('SADD', set, ARGV[1])
+    count = redis.call('INCR', KEYS[4])
   else
-    redis.call('SREM', KEYS[1], ARGV[1])
-    count = redis.call('DECR', KEYS[2])
+    redis.call('SREM', set, ARGV[1])
+    count = redis.call('DECR', KEYS[4])
   end
   -- A shard-wide, strictly increasing seq: microseconds, never below the last one, so it
   -- keeps increasing across a Redis restart too.
   local t = redis.call('TIME')
   local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
-  local last = tonumber(redis.call('GET', KEYS[5]) or '0')
+  local last = tonumber(redis.call('GET', KEYS[8]) or '0')
   local seq = string.format('%.0f', math.max(now_us, last + 1))
-  redis.call('SET', KEYS[5], seq)
-  redis.call('HSET', KEYS[3], ARGV[1], want .. ':' .. seq)
-  redis.call('ZADD', KEYS[4], 'NX', math.floor(now_us / 1000), ARGV[3])
-  if KEYS[6] then
+  redis.call('SET', KEYS[8], seq)
+  redis.call('HSET', pending, ARGV[1], want .. ':' .. seq)
+  redis.call('ZADD', KEYS[7], 'NX', math.floor(now_us / 1000), member)
+  if KEYS[9] then
     -- XX: only moves a listed comment; an unlisted one or a cache being rebuilt (which
     -- reads this count) is left alone.
-    redis.call('ZADD', KEYS[6], 'XX', count, ARGV[4])
+    redis.call('ZADD', KEYS[9], 'XX', count, ARGV[5])
+  end
+  if small and redis.call('SCARD', set) > 257 then
+    -- Split once into big-mode buckets: bounded work (257 members). The bucket keys are
+    -- built here from KEYS[1]'s prefix; they share its hash tag, so this stays in one slot.
+    -- Pending small-mode changes stay where they are: the flusher writes them as usual.
+    local prefix = string.sub(KEYS[1], 1, -2)
+    for _, uid in ipairs(redis.call('SMEMBERS', set)) do
+      if uid ~= '0' then
+        redis.call('SADD', prefix .. math.floor(tonumber(uid) / 256), 0, uid)
+      end
+    end
+    redis.call('DEL', set)
+    redis.call('SET', KEYS[2], 1)
   end
 end
 return {want, count}

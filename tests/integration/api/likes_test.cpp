@@ -253,6 +253,74 @@ TEST_P(LikesTest, LikeRecordsStayInSmallIntsetBuckets) {
   EXPECT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{1500, 1500}));
 }
 
+TEST_P(LikesTest, ASmallTargetKeepsOneSetAndABigOneSplitsWithoutLosingAChange) {
+  auto set = [&](int64_t target, int64_t uid, bool like) {
+    domain::Principal who{uid, "u", "u", domain::Role::kUser};
+    const redis::LikeTarget t{'a', target, target};
+    auto r = OnLoop(app_->app().likes().Set(who, t, like));
+    EXPECT_TRUE(r) << (r ? "" : r.error().message);
+    return r ? *r : domain::LikeState{};
+  };
+  auto get = [&](int64_t target, int64_t uid) {
+    const redis::LikeTarget t{'a', target, target};
+    auto r = OnLoop(app_->app().likes().Get(uid, t));
+    EXPECT_TRUE(r);
+    return r ? *r : domain::LikeState{};
+  };
+  auto keys_of = [&](int64_t target) {
+    std::string tag = "{l" + std::to_string(target % 256) + "}";
+    std::string keys = redis_.Cli("--scan --pattern 'pl:lk:" + tag + ":a" + std::to_string(target) + ":*'");
+    std::vector<std::string> out;
+    std::istringstream in(keys);
+    for (std::string key; std::getline(in, key);) out.push_back(key);
+    return out;
+  };
+
+  // 100 likers: one intset holding them all (plus the loaded mark).
+  const int64_t small = NewArticle("small");
+  for (int64_t uid = 1000; uid < 1100; ++uid) set(small, uid, true);
+  auto small_keys = keys_of(small);
+  ASSERT_EQ(small_keys.size(), 1u);
+  EXPECT_EQ(small_keys[0].substr(small_keys[0].size() - 2), ":s");
+  EXPECT_EQ(redis_.Cli("SCARD '" + small_keys[0] + "'"), "101");
+  EXPECT_EQ(redis_.Cli("OBJECT ENCODING '" + small_keys[0] + "'"), "intset");
+
+  // User 600 likes and that reaches SQL; then unlikes (pending, small mode); then 257 others
+  // like, which splits the set. 600's bucket is not among the split ones: when it loads
+  // from SQL (still "liked") the pending unlike must be replayed on top.
+  const int64_t big = NewArticle("big");
+  set(big, 600, true);
+  FlushLikes();
+  EXPECT_FALSE(set(big, 600, false).liked);
+  for (int64_t uid = 1; uid <= 257; ++uid) EXPECT_EQ(set(big, uid, true).count, uid);
+  for (const auto& key : keys_of(big)) {
+    EXPECT_NE(key.substr(key.size() - 2), ":s") << "the small set should be gone";
+    EXPECT_LE(std::stoll(redis_.Cli("SCARD '" + key + "'")), 257) << key;
+    EXPECT_EQ(redis_.Cli("OBJECT ENCODING '" + key + "'"), "intset") << key;
+  }
+  EXPECT_FALSE(get(big, 600).liked);
+  EXPECT_EQ(get(big, 600).count, 257);
+  EXPECT_TRUE(get(big, 5).liked);
+  EXPECT_TRUE(get(big, 257).liked);
+  EXPECT_FALSE(set(big, 600, false).liked);  // still nothing to undo
+  EXPECT_EQ(set(big, 5, false).count, 256);
+  EXPECT_EQ(set(big, 5, true).count, 257);
+  EXPECT_EQ(set(big, 900, true).count, 258);  // a bucket no split created
+  FlushLikes();
+  EXPECT_EQ(SqlLikes(big), (std::pair<int64_t, int64_t>{258, 258}));
+
+  // From SQL again, in big mode.
+  FlushAllRedisAndRelogin();
+  EXPECT_FALSE(get(big, 600).liked);
+  EXPECT_TRUE(get(big, 900).liked);
+  EXPECT_EQ(set(big, 5, true).count, 258);  // a repeat like does not double
+  EXPECT_EQ(set(big, 601, true).count, 259);
+  EXPECT_EQ(get(small, 1050).count, 100);
+  EXPECT_TRUE(get(small, 1050).liked);
+  FlushLikes();
+  EXPECT_EQ(SqlLikes(big), (std::pair<int64_t, int64_t>{259, 259}));
+}
+
 TEST_P(LikesTest, BatchStatusForAPage) {
   int64_t a1 = NewArticle("one"), a2 = NewArticle("two");
   auto c = Client();
