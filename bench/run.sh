@@ -3,21 +3,34 @@
 # same cores, and writes bench/results/<date>.json and docs/benchmarks.md.
 #   BENCH_DURATION (default 10s)   BENCH_CONNECTIONS (default 64)   BENCH_THREADS (default 1)
 #   BUILD_DIR (default build)
+#   BENCH_DEEP_COMMENTS (default 1000000): comments on the deep-page article
+#   BENCH_LUA_DIR (default src/redis/lua): the Lua scripts the plauditd binary embeds (to name
+#     EVALSHA calls, and for the redis-benchmark reference); must match BUILD_DIR's binary
+#   BENCH_DEEP_DURATION (default 3s): wrk duration per deep-page point (8 connections)
 #   BENCH_FLUSH_PG: auto (default: PostgreSQL flush bench when initdb is installed), 1 (required),
 #                   0 (skip). BENCH_DB=postgresql means BENCH_FLUSH_PG=1.
 #
-# Steps (about 2.5 minutes on 2 cores with the defaults):
+# Steps (about 6 minutes on 2 cores with the defaults):
 #   1. bench/hello and plauditd (embedded Redis + SQLite; --rate-limits off --password-hash
 #      minimal --bootstrap-admin benchadmin:benchpassword), seeded through the API with curl:
-#      author 'bench', 200 published articles, 1,000 users with one session token each.
+#      author 'bench', 200 published articles, 1,000 users with one session token each; then
+#      3 more articles: one comment page (20 top-level comments × 3 replies, 40 comment
+#      likes), one for comment writes, one left for the deep pages (step 3b).
 #   2. wrk scenarios (bench/wrk/*.lua), each bounded by BENCH_DURATION. Around each one:
 #      Redis INFO (commandstats, total_commands_processed) before/after → commands per request;
 #      then a 1 s probe at 8 connections under MONITOR → the commands plauditd itself sends per
-#      request, by name (EVALSHA shown as its script's file name).
+#      request, by name (EVALSHA shown as its script's file name); then 1 s at 1 connection
+#      with Redis INFO total_reads_processed around it → Redis round trips per request.
+#      plauditd's VmRSS is sampled during the like and comment scenarios.
 #   3. redis-benchmark reference: like_set.lua by EVALSHA on the same embedded Redis.
+#   3b. Deep pages: BENCH_DEEP_COMMENTS comments bulk-loaded into the SQLite file (sqlite3
+#      CLI), the first GET timed (a rebuild of the Redis comment cache from SQL), Redis
+#      used_memory per comment, then wrk (8 connections, BENCH_DEEP_DURATION each) on page 1
+#      and on pages 1k … 999,980 deep by cursor and by offset; docs/bench-depth.png.
 #   4. bench_flush (sql::LikeTable::Apply) on SQLite and on a private PostgreSQL server.
 #   5. bench/like_memory.sh: bytes per like record at 1,000,000 records.
-#   6. bench/results/<date>.json, docs/benchmarks.md, docs/bench-throughput.png (gnuplot).
+#   6. bench/results/<date>.json, docs/benchmarks.md, docs/bench-throughput.png and
+#      docs/bench-depth.png (gnuplot).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -27,6 +40,9 @@ CONN=${BENCH_CONNECTIONS:-64}
 THREADS=${BENCH_THREADS:-1}
 BUILD=${BUILD_DIR:-build}
 FLUSH_PG=${BENCH_FLUSH_PG:-auto}
+DEEP_N=${BENCH_DEEP_COMMENTS:-1000000}
+LUA_DIR=${BENCH_LUA_DIR:-src/redis/lua}
+DEEP_DUR=${BENCH_DEEP_DURATION:-3s}
 [ "${BENCH_DB:-}" = postgresql ] && FLUSH_PG=1
 STAMP=$(date -u +%Y-%m-%dT%H-%M-%SZ)
 WORK=$(mktemp -d /tmp/plaudit-bench-XXXXXX)
@@ -66,6 +82,8 @@ for target in bench_hello plauditd bench_flush; do
     cmake --build "$BUILD" -j2 --target "$target" >&2
   fi
 done
+
+command -v sqlite3 >/dev/null || { echo "the sqlite3 CLI is needed: bash scripts/install-deps.sh" >&2; exit 1; }
 
 wait_port_line() {  # file regex → prints the port once the log names it
   for _ in $(seq 1 300); do
@@ -164,11 +182,81 @@ check=$(curl -fsS -X PUT -H "Authorization: Bearer $(head -1 "$WORK/tokens.txt")
 grep -q '"liked":true' <<<"$check" || { echo "like check failed: $check" >&2; exit 1; }
 echo "seeded 1 author, $N_IDS articles, $N_TOKENS users with sessions in ${SEED_SECS}s" >&2
 
-export BENCH_WRK_DIR=$ROOT/bench/wrk BENCH_IDS=$WORK/ids.txt BENCH_TOKENS=$WORK/tokens.txt
-export BENCH_HOT_ID=$HOT_ID
+# Comments: three more published articles. PAGE_ID gets one comment page (20 top-level
+# comments by user 1, 3 replies each by user 2, and 0-4 likes per top-level comment so that
+# the hot order differs from the new one); CREATE_ID takes comment_create's writes; DEEP_ID
+# is left untouched (its comment cache never built) until step 4 bulk-loads it in SQLite.
+CSEED_START=$SECONDS
+new_article() {
+  post_json /articles "{\"title\":\"$1\",\"content\":\"<p>$1</p>\",\"status\":\"published\"}" \
+    "$AUTHOR_TOKEN" | sed -nE 's/^\{"id":([0-9]+).*/\1/p'
+}
+PAGE_ID=$(new_article "Bench comment page")
+CREATE_ID=$(new_article "Bench comment writes")
+DEEP_ID=$(new_article "Bench deep comments")
+TOKEN1=$(sed -n 1p "$WORK/tokens.txt")
+TOKEN2=$(sed -n 2p "$WORK/tokens.txt")
+seq 1 20 | awk '{ printf "{\"body\":\"Top-level comment %d: a sentence or two of ordinary reader feedback on the article.\"}\n", $1 }' |
+  curl_posts "/articles/$PAGE_ID/comments" "$TOKEN1" | sed -nE 's/^\{"id":([0-9]+).*/\1/p' \
+  >"$WORK/comment_ids.txt"
+awk '{ for (r = 1; r <= 3; r++) printf "{\"body\":\"Reply %d to comment %s: a short answer.\",\"parentId\":%s}\n", r, $1, $1 }' \
+  "$WORK/comment_ids.txt" | curl_posts "/articles/$PAGE_ID/comments" "$TOKEN2" |
+  grep -c '"parentId":[0-9]' >"$WORK/replies.count" || true
+# Likes: top-level comment k liked by users 1 .. k % 5 (one curl, one keep-alive connection).
+awk -v api="$API" 'FNR == NR { tok[FNR] = $1; next }
+  { for (u = 1; u <= FNR % 5; u++) {
+      if (n++) print "next"
+      print "url = \"" api "/comments/" $1 "/like\""
+      print "request = \"PUT\""
+      print "header = \"Authorization: Bearer " tok[u] "\""
+      print "write-out = \"\\n\""
+    } }' <(head -4 "$WORK/tokens.txt") "$WORK/comment_ids.txt" >"$WORK/clikes.conf"
+N_CLIKES=$(curl -sS -K "$WORK/clikes.conf" | grep -c '"liked":true' || true)
+N_COMMENTS=$(grep -c . "$WORK/comment_ids.txt" || true)
+N_REPLIES=$(cat "$WORK/replies.count")
+if [ -z "$PAGE_ID" ] || [ -z "$CREATE_ID" ] || [ -z "$DEEP_ID" ] || [ "$N_COMMENTS" -ne 20 ] ||
+  [ "$N_REPLIES" -ne 60 ] || [ "$N_CLIKES" -ne 40 ]; then
+  echo "comment seeding failed: articles '$PAGE_ID' '$CREATE_ID' '$DEEP_ID', $N_COMMENTS comments, $N_REPLIES replies, $N_CLIKES likes" >&2
+  exit 1
+fi
+check=$(curl -fsS "$API/articles/$PAGE_ID/comments?sort=new&size=20&replies=3")
+if [ "$(grep -o '"parentId":[0-9]' <<<"$check" | wc -l)" -ne 60 ] ||
+  ! grep -q '"total":20' <<<"$check"; then
+  echo "comment page check failed: ${check:0:300}" >&2
+  exit 1
+fi
+# hot: the top-level like counts (the first likeCount after each "parentId":null) must run
+# 4,4,4,4,3,… down to 0, 40 in all.
+hot_counts=$(curl -fsS "$API/articles/$PAGE_ID/comments?sort=hot&size=20&replies=3" |
+  sed 's/"parentId":null/\n/g' | tail -n +2 |
+  awk 'match($0, /"likeCount":[0-9]+/) { print substr($0, RSTART + 12, RLENGTH - 12) }' | paste -sd' ')
+if [ "$hot_counts" != "4 4 4 4 3 3 3 3 2 2 2 2 1 1 1 1 0 0 0 0" ]; then
+  echo "hot order check failed: top-level like counts $hot_counts" >&2
+  exit 1
+fi
+CSEED_SECS=$((SECONDS - CSEED_START))
+echo "seeded article $PAGE_ID with $N_COMMENTS comments, $N_REPLIES replies, $N_CLIKES comment likes in ${CSEED_SECS}s" >&2
 
-# sha1 → script file name, to name the EVALSHA calls seen by MONITOR.
-for f in src/redis/lua/*.lua; do
+export BENCH_WRK_DIR=$ROOT/bench/wrk BENCH_IDS=$WORK/ids.txt BENCH_TOKENS=$WORK/tokens.txt
+export BENCH_HOT_ID=$HOT_ID BENCH_PAGE_ID=$PAGE_ID BENCH_CREATE_ID=$CREATE_ID
+export BENCH_COMMENT_IDS=$WORK/comment_ids.txt
+
+# sha1 → script file name, to name the EVALSHA calls seen by MONITOR. The binary embeds the
+# scripts verbatim: say so when LUA_DIR holds other versions (a source tree ahead of the build).
+LUA_NOTE=""
+if command -v python3 >/dev/null; then
+  LUA_STALE=$(python3 - "$BUILD/plauditd" "$LUA_DIR"/*.lua <<'PY'
+import sys
+binary = open(sys.argv[1], "rb").read()
+print(" ".join(f.rsplit("/", 1)[-1] for f in sys.argv[2:] if open(f, "rb").read() not in binary))
+PY
+)
+  if [ -n "$LUA_STALE" ]; then
+    LUA_NOTE="Warning: $LUA_STALE in \`$LUA_DIR\` differ from the scripts embedded in \`$BUILD/plauditd\` (EVALSHA names below may be missing, the redis-benchmark reference ran another version); set BENCH_LUA_DIR."
+    echo "$LUA_NOTE" >&2
+  fi
+fi
+for f in "$LUA_DIR"/*.lua; do
   echo "$(sha1sum <"$f" | cut -c1-40) $(basename "$f" .lua)"
 done >"$WORK/shas.txt"
 
@@ -177,7 +265,8 @@ done >"$WORK/shas.txt"
 redis_snap() {  # file ← "command calls" lines and "_total N"
   rcli INFO all | tr -d '\r' | awk -F'[:=,]' '
     /^cmdstat_/ { sub(/^cmdstat_/, "", $1); print $1, $3 }
-    /^total_commands_processed:/ { print "_total", $2 }' >"$1"
+    /^total_commands_processed:/ { print "_total", $2 }
+    /^total_reads_processed:/ { print "_reads", $2 }' >"$1"
 }
 # before after requests → "all-commands-per-request evalsha-per-request" (the INFO call that
 # takes the second snapshot is not counted)
@@ -189,6 +278,66 @@ redis_delta() {
       printf "%.2f %.2f\n", (d["_total"] - 1) / n, (d["evalsha"] + d["evalsha_ro"]) / n
     }' "$1" "$2"
 }
+# Redis round trips per request. plauditd's Redis client writes every command issued in one
+# event-loop turn (a pipeline, or the concurrent operations of one request) with one write(2)
+# on its Redis socket, then waits for the replies: so, with one request at a time, its writes on
+# that socket per request are the request's sequential waits on Redis. Counted with strace
+# (write/writev/sendmsg on plauditd's Unix-socket fds, between wrk's start and end), less the
+# flusher's idle rate. Without strace: Redis' read events (INFO total_reads_processed) instead,
+# an upper bound, since Redis reads at most 16 KB per event and splits a larger batch.
+RT_METHOD=none
+if command -v strace >/dev/null && command -v ss >/dev/null; then RT_METHOD=strace; else RT_METHOD=reads; fi
+redis_fds() {  # plauditd's connected Unix-socket fds (its Redis connection), "6|7"
+  ss -xp 2>/dev/null | grep "pid=$PLAUDITD_PID," | grep -oE "pid=$PLAUDITD_PID,fd=[0-9]+" |
+    cut -d= -f3 | paste -sd'|'
+}
+# SECONDS_TO_WATCH [WRK ARGS...] → "writes start end" (writes on the Redis fds in [start, end],
+# the times wrk ran, when wrk args are given; else the whole window)
+strace_writes() {
+  local secs=$1; shift
+  local fds out=$WORK/strace.out sp t0 t1
+  fds=$(redis_fds)
+  strace -f -qq -ttt -e trace=write,writev,sendmsg,sendto -e signal=none -o "$out" \
+    -p "$PLAUDITD_PID" 2>/dev/null &
+  sp=$!
+  sleep 0.5  # attached to every thread
+  t0=$(date +%s.%N)
+  if [ $# -gt 0 ]; then wrk "$@" >"$WORK/strace.wrk.txt" 2>&1; else sleep "$secs"; fi
+  t1=$(date +%s.%N)
+  sleep 0.1
+  kill -INT "$sp" 2>/dev/null || true
+  wait "$sp" 2>/dev/null || true
+  awk -v t0="$t0" -v t1="$t1" -v re="^(write|writev|sendmsg|sendto)[(](${fds:-x}),"  \
+    '$2 >= t0 && $2 <= t1 && $3 ~ re { n++ } END { print n + 0, t0, t1 }' "$out"
+}
+# NAME URL [LUA] → round trips per request (wrk, 1 connection, 1 s)
+round_trips() {
+  local name=$1 url=$2 script=${3:-}
+  local args=(-t1 -c1 -d1s)
+  [ -n "$script" ] && args+=(-s "$script")
+  if [ "$RT_METHOD" = strace ]; then
+    local writes t0 t1
+    read -r writes t0 t1 < <(strace_writes 0 "${args[@]}" "$url")
+    cp "$WORK/strace.wrk.txt" "$WORK/$name.rt.txt"
+    awk -v w="$writes" -v n="$(awk '/requests in/ {print $1}' "$WORK/$name.rt.txt")" \
+      -v idle="${IDLE_WRITES:-0}" -v secs="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" \
+      'BEGIN { r = w - idle * secs; if (n > 0) printf "%.2f\n", (r < 0 ? 0 : r) / n; else print "null" }'
+    return
+  fi
+  redis_snap "$WORK/$name.rt.before"
+  local t0 t1
+  t0=$(date +%s.%N)
+  wrk "${args[@]}" "$url" >"$WORK/$name.rt.txt" 2>&1
+  t1=$(date +%s.%N)
+  redis_snap "$WORK/$name.rt.after"
+  awk -v n="$(awk '/requests in/ {print $1}' "$WORK/$name.rt.txt")" -v idle="${IDLE_READS:-0}" \
+    -v secs="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" '
+    FNR == NR { b[$1] = $2; next }
+    $1 == "_reads" { r = $2 - b["_reads"] - 1 - idle * secs }
+    END { if (n > 0) printf "%.2f\n", (r < 0 ? 0 : r) / n; else print "null" }' \
+    "$WORK/$name.rt.before" "$WORK/$name.rt.after"
+}
+
 # NAME URL [LUA] → "client-commands-per-request|breakdown": what plauditd sent to Redis per
 # request, by command (EVALSHA by script name), from MONITOR during a 1 s run at 8 connections.
 # Background work in that second (the flusher) is included and named.
@@ -239,7 +388,7 @@ run() {
   [ $on_plauditd = 1 ] && redis_snap "$WORK/$name.before"
   wrk "${args[@]}" "$url" >"$WORK/$name.txt" 2>&1
   [ $on_plauditd = 1 ] && redis_snap "$WORK/$name.after"
-  local rps p50 p99 errors requests all_cmds=null evalsha=null client=null breakdown=""
+  local rps p50 p99 errors requests all_cmds=null evalsha=null client=null breakdown="" rt=null
   rps=$(awk '/^Requests\/sec:/ {print $2}' "$WORK/$name.txt")
   p50=$(awk '$1=="50%" {print $2}' "$WORK/$name.txt")
   p99=$(awk '$1=="99%" {print $2}' "$WORK/$name.txt")
@@ -251,11 +400,31 @@ run() {
     p=$(probe "$name" "$url" "$script")
     client=${p%%|*}
     breakdown=${p#*|}
+    rt=$(round_trips "$name" "$url" "$script")
   fi
-  printf '{"scenario":"%s","rps":%s,"p50":"%s","p99":"%s","non2xx":%s,"connections":%s,"requests":%s,"redis_cmds_per_req":%s,"evalsha_per_req":%s,"client_cmds_per_req":%s,"client_cmds":"%s"}\n' \
+  printf '{"scenario":"%s","rps":%s,"p50":"%s","p99":"%s","non2xx":%s,"connections":%s,"requests":%s,"redis_cmds_per_req":%s,"evalsha_per_req":%s,"client_cmds_per_req":%s,"client_cmds":"%s","round_trips_per_req":%s}\n' \
     "$name" "${rps:-0}" "$p50" "$p99" "${errors:-0}" "$conns" "${requests:-0}" "$all_cmds" \
-    "$evalsha" "$client" "$breakdown" >>"$WORK/rows"
-  echo "$name: $rps req/s, p50 $p50, p99 $p99, non-2xx ${errors:-0}${breakdown:+; Redis per request: $all_cmds commands ($evalsha EVALSHA), sent by plauditd: $breakdown}" >&2
+    "$evalsha" "$client" "$breakdown" "$rt" >>"$WORK/rows"
+  echo "$name: $rps req/s, p50 $p50, p99 $p99, non-2xx ${errors:-0}${breakdown:+; Redis per request: $all_cmds commands ($evalsha EVALSHA), $rt round trips, sent by plauditd: $breakdown}" >&2
+}
+
+# rss_start NAME / rss_stop NAME VAR: VAR ← plauditd's largest VmRSS (MiB) in between, sampled
+# every 0.2 s from /proc.
+rss_start() {
+  ( while [ -r "/proc/$PLAUDITD_PID/status" ]; do
+      awk '$1 == "VmRSS:" { print $2 }' "/proc/$PLAUDITD_PID/status" 2>/dev/null || true
+      sleep 0.2
+    done ) >"$WORK/rss.$1" &
+  eval "RSS_PID_$1=\$!"
+  pids+=("$!")
+}
+rss_stop() {
+  local pid_var=RSS_PID_$1
+  local pid=${!pid_var}
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  forget_pid "$pid"
+  printf -v "$2" '%s' "$(sort -n "$WORK/rss.$1" | tail -1 | awk '{ printf "%.1f", $1 / 1024 }')"
 }
 
 # What an idle plauditd sends to Redis (the flusher's periodic pass), to read the figures below.
@@ -264,16 +433,34 @@ sleep 3
 redis_snap "$WORK/idle.after"
 IDLE_CMDS=$(awk 'FNR == NR { b[$1] = $2; next } $1 == "_total" { printf "%.0f", ($2 - b["_total"] - 1) / 3 }' \
   "$WORK/idle.before" "$WORK/idle.after")
-echo "idle plauditd: $IDLE_CMDS Redis commands/s" >&2
+IDLE_READS=$(awk 'FNR == NR { b[$1] = $2; next } $1 == "_reads" { printf "%.2f", ($2 - b["_reads"] - 1) / 3 }' \
+  "$WORK/idle.before" "$WORK/idle.after")
+IDLE_WRITES=0
+if [ "$RT_METHOD" = strace ]; then
+  read -r IDLE_WRITES t0 t1 < <(strace_writes 2)
+  IDLE_WRITES=$(awk -v w="$IDLE_WRITES" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", w / (b - a) }')
+fi
+IDLE_RT=$([ "$RT_METHOD" = strace ] && echo "$IDLE_WRITES" || echo "$IDLE_READS")
+echo "idle plauditd: $IDLE_CMDS Redis commands/s in $IDLE_RT round trips/s" >&2
 
 run hello "http://127.0.0.1:$HELLO_PORT/"
 run healthz "http://127.0.0.1:$PORT/healthz"
 run readyz "http://127.0.0.1:$PORT/readyz"
 run article_get "http://127.0.0.1:$PORT/" bench/wrk/article_get.lua
 run article_list "http://127.0.0.1:$PORT/api/v1/articles?size=20" bench/wrk/article_list.lua
+rss_start like
 run like_put_spread "http://127.0.0.1:$PORT/" bench/wrk/like_put_spread.lua
 run like_put_hot "http://127.0.0.1:$PORT/" bench/wrk/like_put_hot.lua
 run like_status "http://127.0.0.1:$PORT/" bench/wrk/like_status.lua
+run comment_page_new "http://127.0.0.1:$PORT/" bench/wrk/comment_page_new.lua
+run comment_page_hot "http://127.0.0.1:$PORT/" bench/wrk/comment_page_hot.lua
+run comment_like_status "http://127.0.0.1:$PORT/" bench/wrk/comment_like_status.lua
+run comment_create "http://127.0.0.1:$PORT/" bench/wrk/comment_create.lua
+rss_stop like RSS_LIKE_MIB
+# The comment page signed in: the session lookup and the caller's like states on top.
+PAGE_RT_AUTH=$(BENCH_COMMENT_AUTH=1 round_trips comment_page_new_auth "http://127.0.0.1:$PORT/" \
+  bench/wrk/comment_page_new.lua)
+echo "plauditd max RSS during the like and comment scenarios: $RSS_LIKE_MIB MiB; comment page signed in: $PAGE_RT_AUTH Redis round trips per request" >&2
 # Logins at --password-hash minimal (a benchmark rig setting): the login path, not Argon2id's
 # interactive cost; 4 connections.
 run login "http://127.0.0.1:$PORT/api/v1/sessions" bench/wrk/login.lua 4
@@ -283,7 +470,7 @@ run login "http://127.0.0.1:$PORT/api/v1/sessions" bench/wrk/login.lua 4
 # -r 100000: __rand_int__ becomes a random 12-digit, zero-padded user id (so a string member,
 # not an intset one); each call likes (ARGV[2] = 1): the first call per user writes, repeats
 # only read. k1 holds member 0 and k2 a count, so no call takes the "not loaded" exit.
-LIKE_SHA=$(rcli -x SCRIPT LOAD <src/redis/lua/like_set.lua | tr -d '\r')
+LIKE_SHA=$(rcli -x SCRIPT LOAD <"$LUA_DIR/like_set.lua" | tr -d '\r')
 rb_like() {  # PIPELINE → "ops_per_s writes"
   rcli DEL 'k1{x}' 'k2{x}' 'k3{x}' 'k4{x}' 'k5{x}' >/dev/null
   rcli SADD 'k1{x}' 0 >/dev/null
@@ -305,6 +492,107 @@ RBPING1=$(rb_ping 1)
 RBPING16=$(rb_ping 16)
 REDIS_VERSION=$(rcli INFO server | tr -d '\r' | awk -F: '$1=="redis_version" {print $2}')
 echo "redis-benchmark EVALSHA like_set.lua: $RB1 ops/s unpipelined ($RB1_WRITES of 200000 wrote), $RB16 ops/s with -P 16 ($RB16_WRITES wrote)" >&2
+
+# ---------------------------------------------------------------------------------------------
+# 3b. Deep comment pages: DEEP_N top-level comments on DEEP_ID, bulk-loaded straight into the
+# SQLite file (WAL: an external writer is fine) while plauditd runs; its comment cache was
+# never built, so the first read rebuilds it from SQL. Ids as plauditd makes them
+# (seq * 256 + shard), seq 1,000,001 .. 1,000,000 + DEEP_N (far above the live sequence);
+# created_at = i, so comment i is the i-th oldest and, for sort=new (score = id), the d-th
+# newest is i = DEEP_N - d + 1.
+DEEP_START=$SECONDS
+DEEP_SHARD=$((DEEP_ID % 256))
+deep_comment_id() { echo $(((1000000 + $1) * 256 + DEEP_SHARD)); }
+redis_info() { rcli INFO "$1" | tr -d '\r' | awk -F: -v k="$2" '$1 == k { print $2 }'; }
+# Waits (at most 180 s) for an AOF rewrite or RDB save of the embedded Redis to end, so that
+# its fork does not share the cores with what is timed next. → seconds waited
+persistence_idle() {
+  local t0=$SECONDS
+  for _ in $(seq 1 900); do
+    [ "$(redis_info persistence aof_rewrite_in_progress)" = 0 ] &&
+      [ "$(redis_info persistence rdb_bgsave_in_progress)" = 0 ] &&
+      [ "$(redis_info persistence aof_rewrite_scheduled)" = 0 ] && break
+    sleep 0.2
+  done
+  echo $((SECONDS - t0))
+}
+t0=$(date +%s.%N)
+sqlite3 -bail "$DATA/plaudit.db" >"$WORK/deep_load.txt" 2>&1 <<SQL
+.timeout 10000
+BEGIN;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $DEEP_N)
+INSERT INTO comments (id, article_id, parent_id, author_id, body, created_at, updated_at)
+  SELECT (1000000 + i) * 256 + $DEEP_SHARD, $DEEP_ID, NULL, $AUTHOR_ID, 'bulk', i, i FROM n;
+UPDATE articles SET comment_count = $DEEP_N, comment_ver = 1 WHERE id = $DEEP_ID;
+COMMIT;
+SELECT count(*) FROM comments WHERE article_id = $DEEP_ID;
+SQL
+DEEP_LOAD_SECS=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+if [ "$(tail -1 "$WORK/deep_load.txt")" != "$DEEP_N" ]; then
+  echo "bulk load failed:" >&2; cat "$WORK/deep_load.txt" >&2; exit 1
+fi
+echo "bulk-loaded $DEEP_N comments on article $DEEP_ID into SQLite in ${DEEP_LOAD_SECS}s" >&2
+persistence_idle >/dev/null
+DEEP_MEM_BEFORE=$(redis_info memory used_memory)
+rss_start deep
+DEEP_URL="$API/articles/$DEEP_ID/comments?sort=new&size=20"
+read -r code DEEP_REBUILD_SECS < <(curl -sS -m 600 -o "$WORK/deep_first.json" \
+  -w '%{http_code} %{time_total}\n' "$DEEP_URL") || true
+if [ "$code" != 200 ] || ! grep -q "\"total\":$DEEP_N," "$WORK/deep_first.json"; then
+  echo "first deep page failed: HTTP $code $(head -c 300 "$WORK/deep_first.json")" >&2
+  exit 1
+fi
+DEEP_REBUILD_SECS=$(awk -v s="$DEEP_REBUILD_SECS" 'BEGIN { printf "%.1f", s }')
+DEEP_MEM_AFTER=$(redis_info memory used_memory)
+DEEP_BPC=$(awk -v a="$DEEP_MEM_BEFORE" -v b="$DEEP_MEM_AFTER" -v n="$DEEP_N" 'BEGIN { printf "%.0f", (b - a) / n }')
+DEEP_MEM_MIB=$(awk -v b="$DEEP_MEM_AFTER" 'BEGIN { printf "%.0f", b / 1048576 }')
+echo "rebuild of $DEEP_N comments from SQL (first GET): ${DEEP_REBUILD_SECS}s; Redis used_memory $DEEP_MEM_BEFORE → $DEEP_MEM_AFTER bytes ($DEEP_BPC bytes per comment)" >&2
+DEEP_PERSIST_WAIT=$(persistence_idle)
+[ "$DEEP_PERSIST_WAIT" -gt 0 ] && echo "waited ${DEEP_PERSIST_WAIT}s for Redis' AOF rewrite" >&2
+
+# The cursor of depth d (after the d newest): base64url, unpadded, of "n<score>.<id>" with
+# score = id of the d-th newest comment.
+deep_cursor() {
+  local id
+  id=$(deep_comment_id $((DEEP_N - $1 + 1)))
+  printf 'n%s.%s' "$id" "$id" | base64 -w0 | tr '+/' '-_' | tr -d '='
+}
+DEPTHS=()
+for d in 1000 10000 50000 100000 500000 $((DEEP_N - 20)); do
+  if [ "$d" -gt 0 ] && [ "$d" -le $((DEEP_N - 20)) ] && [[ " ${DEPTHS[*]} " != *" $d "* ]]; then
+    DEPTHS+=("$d")
+  fi
+done
+# One check: the page after the first depth's cursor, and the same page by offset, must both
+# start with the next-newest comment and hold 20 of them in order.
+first_ids() { grep -oE '"id":[0-9]+,"articleId"' | grep -oE '[0-9]+' | awk -v n="$1" 'NR <= n' | paste -sd' '; }
+d=${DEPTHS[0]}
+want=$(for k in $(seq 0 19); do deep_comment_id $((DEEP_N - d - k)); done | paste -sd' ')
+got_cursor=$(curl -fsS "$DEEP_URL&cursor=$(deep_cursor "$d")" | first_ids 20)
+got_offset=$(curl -fsS "$API/articles/$DEEP_ID/comments?sort=new&size=20&page=$((d / 20 + 1))" | first_ids 20)
+if [ "$got_cursor" = "$want" ] && [ "$got_offset" = "$want" ]; then
+  DEEP_CHECK="ok: the page after depth $d's cursor and page $((d / 20 + 1)) by offset both hold ids ${want%% *} … ${want##* } (the $((d + 1))th to $((d + 20))th newest)"
+else
+  DEEP_CHECK="MISMATCH at depth $d: expected ${want%% *} … ${want##* }, cursor gave '${got_cursor:0:40}…', offset gave '${got_offset:0:40}…'"
+fi
+echo "cursor check: $DEEP_CHECK" >&2
+
+# depth_point MODE DEPTH URL → a line "mode depth rps p50 p99 non2xx" in $WORK/depth.dat
+depth_point() {
+  wrk -t1 -c8 -d"$DEEP_DUR" --latency "$3" >"$WORK/depth.$1.$2.txt" 2>&1
+  local f=$WORK/depth.$1.$2.txt
+  echo "$1 $2 $(awk '/^Requests\/sec:/ {print $2}' "$f") $(awk '$1=="50%" {print $2}' "$f") $(awk '$1=="99%" {print $2}' "$f") $(awk '/Non-2xx or 3xx responses:/ {print $5}' "$f" | grep . || echo 0)" |
+    tee -a "$WORK/depth.dat" | awk '{ print "deep page: " $1 " at depth " $2 ": " $3 " req/s, p50 " $4 ", p99 " $5 ", non-2xx " $6 }' >&2
+}
+: >"$WORK/depth.dat"
+depth_point first 0 "$DEEP_URL"
+for d in "${DEPTHS[@]}"; do
+  depth_point cursor "$d" "$DEEP_URL&cursor=$(deep_cursor "$d")"
+  depth_point offset "$d" "$API/articles/$DEEP_ID/comments?sort=new&size=20&page=$((d / 20 + 1))"
+done
+rss_stop deep RSS_DEEP_MIB
+DEEP_SECS=$((SECONDS - DEEP_START))
+echo "plauditd max RSS during the rebuild and the deep pages: $RSS_DEEP_MIB MiB; deep section ${DEEP_SECS}s" >&2
 
 # plauditd's part is done: stop it (drain, last flush, embedded Redis stops with it).
 kill -TERM "$PLAUDITD_PID"
@@ -371,12 +659,27 @@ BPL_COUNT_KEY=$(jnum bytes_per_count_key)
 
 # ---------------------------------------------------------------------------------------------
 # 6. Results and report.
+if [ "$RT_METHOD" = strace ]; then
+  RT_DOC="plauditd's writes on its Redis socket per request (strace, write/writev/sendmsg on
+  that fd) during another 1 s run at **1** connection, one request at a time, less the idle
+  flusher's ($IDLE_WRITES writes/s). plauditd's client writes every command issued in one
+  event-loop turn (a pipeline, or the concurrent operations of one request) with one write and
+  then waits for the replies, so this is the number of times a request waits on Redis in
+  sequence. Under concurrency requests share writes."
+else
+  RT_DOC="Redis read events (\`total_reads_processed\`) per request during another 1 s run at
+  **1** connection, one request at a time, less the idle rate ($IDLE_READS/s) and the \`INFO\`
+  call (strace was not installed). An upper bound of the round trips: Redis reads at most 16 KB
+  per event, so a larger pipeline counts twice or more."
+fi
 LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 field() { sed -E "s/.*\"$2\":(\"([^\"]*)\"|([^,}]*)).*/\2\3/" <<<"$1"; }
 row_of() { grep "\"scenario\":\"$1\"" "$WORK/rows"; }
 HELLO_RPS=$(field "$(row_of hello)" rps)
 ratio_of() { awk -v a="$(field "$(row_of "$1")" rps)" -v b="$HELLO_RPS" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 to_ms() { awk -v s="$1" 'BEGIN { n = s + 0; if (s ~ /us$/) n /= 1000; else if (s ~ /ms$/) n += 0; else if (s ~ /s$/) n *= 1000; printf "%.2f", n }'; }
+commas() { sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<<"$1"; }
+DEEP_N_FMT=$(commas "$DEEP_N")
 met() { if [ "$1" = 1 ]; then echo "**met**"; else echo "**not met**"; fi; }
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { print (a != "" && a != "null" && a + 0 >= b + 0) ? 1 : 0 }'; }
 lt() { awk -v a="$1" -v b="$2" 'BEGIN { print (a != "" && a != "null" && a + 0 < b + 0) ? 1 : 0 }'; }
@@ -406,6 +709,20 @@ else
   TARGET_ROWS+=("| flush, PostgreSQL | ≥ 30,000 changes/s | not measured (no initdb, or BENCH_FLUSH_PG=0) | **unknown** |")
 fi
 add_target "memory per like record (1,000,000)" "≤ 24 bytes" "$BPL bytes ($BPL_COUNTS with count keys)" "$(lt "$BPL" 24.0001)"
+depth_field() { awk -v m="$1" -v d="$2" -v k="$3" '$1 == m && $2 == d { print $k }' "$WORK/depth.dat"; }
+DEEP_FIRST_P50=$(depth_field first 0 4)
+DEEP_50K_P50=$(depth_field cursor 50000 4)
+if [ -n "$DEEP_50K_P50" ]; then
+  first_ms=$(to_ms "$DEEP_FIRST_P50")
+  deep_ms=$(to_ms "$DEEP_50K_P50")
+  DEEP_RATIO=$(awk -v a="$deep_ms" -v b="$first_ms" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }')
+  add_target "comment page 50,000 deep by cursor ($DEEP_N_FMT comments)" "p50 ≤ 1.5× the first page's" \
+    "p50 $DEEP_50K_P50 vs $DEEP_FIRST_P50 (${DEEP_RATIO}×); by offset $(depth_field offset 50000 4)" \
+    "$(awk -v r="$DEEP_RATIO" 'BEGIN { print (r != "n/a" && r + 0 <= 1.5) ? 1 : 0 }')"
+else
+  DEEP_RATIO=null
+  TARGET_ROWS+=("| comment page 50,000 deep by cursor | p50 ≤ 1.5× the first page's | not measured (BENCH_DEEP_COMMENTS=$DEEP_N < 50,020) | **unknown** |")
+fi
 
 {
   echo "{\"date\":\"$STAMP\",\"cores\":$(nproc),\"loadavg_start\":\"$LOAD_START\",\"loadavg_end\":\"$LOAD_END\",\"connections\":$CONN,\"threads\":$THREADS,\"duration\":\"$DUR\","
@@ -416,6 +733,16 @@ add_target "memory per like record (1,000,000)" "≤ 24 bytes" "$BPL bytes ($BPL
   echo "\"redis_benchmark\":{\"redis_version\":\"$REDIS_VERSION\",\"script\":\"like_set.lua\",\"clients\":50,\"requests\":200000,\"unpipelined_ops\":$RB1,\"unpipelined_writes\":${RB1_WRITES:-0},\"pipelined16_ops\":$RB16,\"pipelined16_writes\":${RB16_WRITES:-0},\"ping_unpipelined_ops\":${RBPING1:-0},\"ping_pipelined16_ops\":${RBPING16:-0}},"
   echo "\"flush\":{\"sqlite_changes_per_s\":${FLUSH_SQLITE:-0},\"postgresql_changes_per_s\":$FLUSH_PG_RATE},"
   echo "\"like_memory\":$LIKEMEM,"
+  echo "\"comments\":{\"page_article\":$PAGE_ID,\"top_level\":$N_COMMENTS,\"replies\":$N_REPLIES,\"likes\":$N_CLIKES,\"seed_seconds\":$CSEED_SECS,"
+  echo " \"page_round_trips_anonymous\":$(field "$(row_of comment_page_new)" round_trips_per_req),\"page_round_trips_signed_in\":${PAGE_RT_AUTH:-null},"
+  echo " \"rss_max_mib_like_and_comment_scenarios\":${RSS_LIKE_MIB:-null},\"rss_max_mib_rebuild_and_deep_pages\":${RSS_DEEP_MIB:-null},"
+  echo " \"deep\":{\"comments\":$DEEP_N,\"article\":$DEEP_ID,\"sqlite_bulk_load_seconds\":$DEEP_LOAD_SECS,\"rebuild_seconds\":$DEEP_REBUILD_SECS,"
+  echo "  \"redis_used_memory_before\":$DEEP_MEM_BEFORE,\"redis_used_memory_after\":$DEEP_MEM_AFTER,\"redis_bytes_per_comment\":$DEEP_BPC,"
+  echo "  \"aof_rewrite_wait_seconds\":$DEEP_PERSIST_WAIT,\"wrk\":\"-t1 -c8 -d$DEEP_DUR\",\"cursor_check\":\"$DEEP_CHECK\",\"cursor_50k_over_first_p50\":$DEEP_RATIO,"
+  echo "  \"points\":["
+  awk '{ printf "%s{\"mode\":\"%s\",\"depth\":%s,\"rps\":%s,\"p50\":\"%s\",\"p99\":\"%s\",\"non2xx\":%s}", (NR > 1 ? ",\n   " : "   "), $1, $2, $3, $4, $5, $6 } END { print "" }' "$WORK/depth.dat"
+  echo "  ]}},"
+  echo "\"total_seconds\":$((SECONDS - BENCH_START)),"
   echo "\"targets\":[$(IFS=,; echo "${targets_json[*]}")]"
   echo "}"
 } >"$RESULTS"
@@ -449,6 +776,38 @@ The dashed line is \`hello\`."
     CHART_NOTE="No chart: gnuplot failed ($(head -1 "$WORK/gnuplot.log"))."
   fi
 fi
+# Chart: p50 latency of one comment page vs its depth, by cursor and by offset (log x).
+DEPTH_CHART_NOTE="No depth chart: gnuplot is not installed."
+if command -v gnuplot >/dev/null; then
+  for m in cursor offset; do
+    awk -v m="$m" '$1 == m {
+        v = $4; n = v + 0
+        if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n += 0; else if (v ~ /s$/) n *= 1000
+        print $2, n }' "$WORK/depth.dat" >"$WORK/depth.$m.dat"
+  done
+  first_ms=$(to_ms "$(depth_field first 0 4)")
+  if gnuplot <<GP 2>"$WORK/gnuplot-depth.log"; then
+set terminal pngcairo size 900,460 font "sans,10" noenhanced
+set output "docs/bench-depth.png"
+set title "comment page (sort=new, size=20) p50 vs depth, $DEEP_N_FMT comments (wrk -t1 -c8 -d$DEEP_DUR, $STAMP)"
+set logscale x 10
+set xlabel "depth (comments before the page)"
+set format x "%.0s%c"
+set ylabel "p50 latency (ms)"
+set yrange [0:*]
+set xrange [500:$((DEEP_N * 2))]
+set grid lc rgb "#dddddd"
+set key below horizontal
+plot "$WORK/depth.cursor.dat" using 1:2 with linespoints lw 2 pt 7 lc rgb "#4477aa" title "by cursor", \
+     "$WORK/depth.offset.dat" using 1:2 with linespoints lw 2 pt 5 lc rgb "#ee7733" title "by offset (page=)", \
+     $first_ms with lines dt 2 lc rgb "#228833" title "page 1", \
+     1.5 * $first_ms with lines dt 4 lw 2 lc rgb "#cc3311" title "1.5 × page 1 (target)"
+GP
+    DEPTH_CHART_NOTE="![p50 latency vs depth](bench-depth.png)"
+  else
+    DEPTH_CHART_NOTE="No depth chart: gnuplot failed ($(head -1 "$WORK/gnuplot-depth.log"))."
+  fi
+fi
 
 {
   cat <<HDR
@@ -456,6 +815,9 @@ fi
 
 Generated by \`make bench\` (bench/run.sh) on $(date -u +%Y-%m-%d), $(nproc) cores,
 \`wrk -t$THREADS -c$CONN -d$DUR --latency\`; wrk shares the cores with the servers.
+plauditd: \`$BUILD/plauditd\` (built $(date -u -r "$BUILD/plauditd" '+%Y-%m-%d %H:%M UTC'); tree at
+$(git rev-parse --short HEAD 2>/dev/null || echo unknown)), Lua scripts named from \`$LUA_DIR\`. $LUA_NOTE
+Whole run: **$((SECONDS - BENCH_START)) s** (\`make bench\` must stay under 15 minutes on 2 cores).
 Raw figures: \`$RESULTS\`. Every scenario is also given as a ratio to \`hello\`, a minimal
 Beast/Asio server from the same stack (bench/hello) measured in the same run, so the
 figures compare across noisy machines. Load average (1/5/15 min) at the start of this run:
@@ -497,18 +859,19 @@ MID
   separate 1 s run at 8 connections (\`[lua]\` lines, i.e. commands inside scripts, not
   counted); EVALSHA calls are named by their script. Background flusher calls in that second
   appear by name (e.g. \`like_claim.lua\`).
+- *round trips*: $RT_DOC
 
 An idle plauditd sends $IDLE_CMDS commands/s (measured over 3 s before the scenarios): the
 flusher's pass every second (\`scard\`, \`zcard\`, \`zrange\` below are its per-shard checks,
 \`spop\` the view counts); at low request rates this dominates *all*.
 
-| scenario | all | EVALSHA | sent by plauditd | sent by plauditd, by command |
-|---|---|---|---|---|
+| scenario | all | EVALSHA | sent by plauditd | round trips | sent by plauditd, by command |
+|---|---|---|---|---|---|
 MID
   while IFS= read -r row; do
     name=$(field "$row" scenario)
     [ "$(field "$row" redis_cmds_per_req)" = null ] && continue
-    echo "| $name | $(field "$row" redis_cmds_per_req) | $(field "$row" evalsha_per_req) | $(field "$row" client_cmds_per_req) | $(field "$row" client_cmds) |"
+    echo "| $name | $(field "$row" redis_cmds_per_req) | $(field "$row" evalsha_per_req) | $(field "$row" client_cmds_per_req) | $(field "$row" round_trips_per_req) | $(field "$row" client_cmds) |"
   done <"$WORK/rows"
   like_row=$(row_of like_put_spread)
   cat <<MID
@@ -517,6 +880,65 @@ A like was expected to cost ~2 commands (\`like_set.lua\` + the \`session_get.lu
 Measured (\`like_put_spread\`): $(field "$like_row" client_cmds_per_req) commands sent per request —
 $(field "$like_row" client_cmds) — and $(field "$like_row" redis_cmds_per_req) commands
 executed in Redis per request counting those inside scripts and the flusher's.
+MID
+  cnew=$(row_of comment_page_new)
+  chot=$(row_of comment_page_hot)
+  ccreate=$(row_of comment_create)
+  clikes=$(row_of comment_like_status)
+  cat <<MID
+
+## Comments
+
+Seeded through the API after the articles (${CSEED_SECS} s): article $PAGE_ID with $N_COMMENTS top-level comments
+(user 1) × 3 replies each (user 2), and top-level comment *k* liked by *k* mod 5 users
+($N_CLIKES comment likes, so \`hot\` differs from \`new\`); article $CREATE_ID for \`comment_create\`'s
+writes; article $DEEP_ID for the deep pages below.
+
+| | req/s | ratio to hello | p50 | p99 | non-2xx |
+|---|---|---|---|---|---|
+| \`comment_page_new\` (20 comments + 60 replies, anonymous) | $(field "$cnew" rps) | $(ratio_of comment_page_new) | $(field "$cnew" p50) | $(field "$cnew" p99) | $(field "$cnew" non2xx) |
+| \`comment_page_hot\` | $(field "$chot" rps) | $(ratio_of comment_page_hot) | $(field "$chot" p50) | $(field "$chot" p99) | $(field "$chot" non2xx) |
+| \`comment_like_status\` (20 comment ids, signed in) | $(field "$clikes" rps) | $(ratio_of comment_like_status) | $(field "$clikes" p50) | $(field "$clikes" p99) | $(field "$clikes" non2xx) |
+| \`comment_create\` (top-level, signed in) | $(field "$ccreate" rps) | $(ratio_of comment_create) | $(field "$ccreate" p50) | $(field "$ccreate" p99) | $(field "$ccreate" non2xx) |
+
+**Redis round trips per comment page** (\`sort=new\`, 20 comments with 3 replies each):
+$(field "$cnew" round_trips_per_req) anonymous, ${PAGE_RT_AUTH:-n/a} signed in (a random user's token: the session lookup
+comes first). Commands sent per anonymous page: $(field "$cnew" client_cmds_per_req) — $(field "$cnew" client_cmds).
+
+**plauditd resident memory** (VmRSS sampled every 0.2 s): at most **$RSS_LIKE_MIB MiB** during the like
+and comment scenarios (\`like_put_spread\` … \`comment_create\`, $CONN connections), at most
+**$RSS_DEEP_MIB MiB** during the rebuild of $DEEP_N_FMT comments and the deep-page runs.
+
+### Deep pages: $DEEP_N_FMT comments on one article
+
+Bulk-loaded straight into the SQLite file with the \`sqlite3\` CLI while plauditd ran (one
+recursive-CTE \`INSERT\`, ${DEEP_LOAD_SECS} s): top-level comments, ids as plauditd makes them
+(\`(1000000 + i) × 256 + $DEEP_ID % 256\`), body \`bulk\`; then \`comment_count = $DEEP_N\`. The
+article's comment cache had never been built, so the first \`GET\` of its comments rebuilt it
+from SQL.
+
+- **rebuild of $DEEP_N_FMT comments from SQL: $DEEP_REBUILD_SECS s** (the first \`GET\`, timed by curl).
+- **Redis used_memory**: $(commas "$DEEP_MEM_BEFORE") → $(commas "$DEEP_MEM_AFTER") bytes ($DEEP_MEM_MIB MiB) — **$DEEP_BPC bytes per comment**
+  (comment hash of 16 fields + its entries in the time and likes indexes).
+- Waited ${DEEP_PERSIST_WAIT} s afterwards for the AOF rewrite the rebuild triggered, before timing pages.
+- Cursor check — $DEEP_CHECK.
+
+\`sort=new&size=20\`, anonymous, \`wrk -t1 -c8 -d$DEEP_DUR --latency\` per point. *Cursor*: the
+\`nextCursor\` a client holds after the first *depth* comments (base64url of
+\`n<id>.<id>\`, built from the known id); *offset*: \`page=depth/20+1\`. These comments have no
+replies, so a page is 20 comments and 20 like states (the seeded page above: 80 and 80).
+
+| depth | by cursor: req/s | p50 | p99 | by offset: req/s | p50 | p99 |
+|---|---|---|---|---|---|---|
+| 0 (page 1) | $(depth_field first 0 3) | $(depth_field first 0 4) | $(depth_field first 0 5) | | | |
+MID
+  for d in "${DEPTHS[@]}"; do
+    echo "| $(commas "$d") | $(depth_field cursor "$d" 3) | $(depth_field cursor "$d" 4) | $(depth_field cursor "$d" 5) | $(depth_field offset "$d" 3) | $(depth_field offset "$d" 4) | $(depth_field offset "$d" 5) |"
+  done
+  cat <<MID
+
+Target: the page 50,000 deep by cursor within 1.5× the first page's p50 — see Targets; chart
+under Charts.
 MID
   cat <<MID
 
@@ -568,9 +990,14 @@ With 100 likers spread over 100,000 users, a target's likers fall in ~100 differ
 256 ids, so nearly every record is a key of its own (key, dict entry, object and a 2-member
 intset) instead of 4 bytes inside a shared intset.
 
-## Chart
+## Charts
 
 $CHART_NOTE
+
+$DEPTH_CHART_NOTE
+
+p50 latency of one comment page (\`sort=new&size=20\`) against its depth in the $DEEP_N_FMT-comment
+article, by cursor and by offset; dashed: page 1, dotted: the 1.5× target.
 
 ## Scenarios
 - \`hello\`: the reference server, fixed JSON body.
@@ -583,12 +1010,20 @@ $CHART_NOTE
 - \`like_put_hot\`: the same, every request on one article (id $HOT_ID).
 - \`like_status\`: \`GET /api/v1/likes?article=<20 consecutive seeded ids>\` with a random user's
   token.
+- \`comment_page_new\`: \`GET /api/v1/articles/$PAGE_ID/comments?sort=new&size=20&replies=3\`, the
+  seeded page (20 top-level comments, 3 replies each), anonymous.
+- \`comment_page_hot\`: the same with \`sort=hot\` (by likes, then newest).
+- \`comment_like_status\`: \`GET /api/v1/likes?comment=<the page's 20 top-level ids>\` with a random
+  user's token.
+- \`comment_create\`: \`POST /api/v1/articles/$CREATE_ID/comments\` \`{"body": …}\` (~100 characters),
+  a top-level comment by a random user's token, on an article of its own.
 - \`login\`: \`POST /api/v1/sessions\` with a correct password, 4 connections. With
   \`--password-hash minimal\` this is the login path at the minimal Argon2id cost, not the
   interactive cost (64 MiB, ~0.1 s) production uses.
 
-Scripts: \`bench/wrk/*.lua\` (ids and tokens from the files named by \`BENCH_IDS\` and
-\`BENCH_TOKENS\`, written while seeding).
+Scripts: \`bench/wrk/*.lua\` (ids and tokens from the files named by \`BENCH_IDS\`,
+\`BENCH_TOKENS\` and \`BENCH_COMMENT_IDS\`, article ids from \`BENCH_PAGE_ID\` and
+\`BENCH_CREATE_ID\`, written while seeding).
 
 ## Reproduce
 
@@ -596,6 +1031,7 @@ Scripts: \`bench/wrk/*.lua\` (ids and tokens from the files named by \`BENCH_IDS
 make bench                                    # or: bash bench/run.sh (needs a release build in build/)
 BENCH_DURATION=30s BENCH_CONNECTIONS=64 make bench
 BENCH_FLUSH_PG=0 bash bench/run.sh            # skip PostgreSQL; BENCH_FLUSH_PG=1 requires it
+BENCH_DEEP_COMMENTS=100000 BENCH_DEEP_DURATION=2s bash bench/run.sh   # a smaller deep article
 ./build/bench_flush                           # SQLite in a temp dir
 ./build/bench_flush 'postgresql://user@/db?host=/socket/dir&port=5432'   # an empty database
 bash bench/like_memory.sh                     # bytes per like record

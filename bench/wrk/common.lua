@@ -1,6 +1,8 @@
 -- Shared by the scenario scripts (wrk runs each script once per thread, in its own Lua state).
 -- Loaded with: local bench = dofile(os.getenv("BENCH_WRK_DIR") .. "/common.lua")
 -- Env: BENCH_IDS (file, one article id a line), BENCH_TOKENS (file, one session token a line),
+-- BENCH_PAGE_ID (the article with the seeded comment page), BENCH_COMMENT_IDS (file, its 20
+-- top-level comment ids), BENCH_CREATE_ID (the article comment_create writes to), all
 -- written by bench/run.sh while seeding.
 local M = {}
 
@@ -33,6 +35,29 @@ function M.like_requests(id)
     headers["Authorization"] = "Bearer " .. M.pick(tokens)
     local method = math.random(2) == 1 and "PUT" or "DELETE"
     return wrk.format(method, "/api/v1/articles/" .. target .. "/like", headers)
+  end
+end
+
+function M.env(var)
+  local v = os.getenv(var)
+  if not v or v == "" then error(var .. " is not set") end
+  return v
+end
+
+-- GET /api/v1/articles/{BENCH_PAGE_ID}/comments?sort=<sort>&size=20&replies=3: the seeded
+-- 20-comment page with 3 replies each. Anonymous, or with BENCH_COMMENT_AUTH=1 as a random
+-- seeded user (Bearer token: the session lookup and the caller's own like states).
+function M.comment_page(sort)
+  local path = "/api/v1/articles/" .. M.env("BENCH_PAGE_ID") .. "/comments?sort=" .. sort ..
+      "&size=20&replies=3"
+  if os.getenv("BENCH_COMMENT_AUTH") ~= "1" then
+    return function() return wrk.format("GET", path) end
+  end
+  local tokens = M.lines("BENCH_TOKENS")
+  local headers = {}
+  return function()
+    headers["Authorization"] = "Bearer " .. M.pick(tokens)
+    return wrk.format("GET", path, headers)
   end
 end
 
