@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
+#include <cstdlib>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
@@ -78,12 +80,37 @@ std::vector<std::string> PidFileLines(const std::string& path) {
   return lines;
 }
 
+// Servers left by test processes that died without stopping them: as root the postmaster
+// runs under runuser, which drops the parent-death signal, so a crashed test binary leaves
+// it running. Each server's directory names its owning test process (owner.pid); any whose
+// owner is gone is stopped (SIGINT: fast shutdown) and removed.
+void StopStaleServers() {
+  const char* base = std::getenv("TMPDIR");
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(base && *base ? base : "/tmp", ec)) {
+    if (entry.path().filename().string().rfind("plaudit-pg-", 0) != 0) continue;
+    const fs::path owner_file = entry.path() / "owner.pid";
+    if (!fs::exists(owner_file)) continue;
+    const pid_t owner = static_cast<pid_t>(std::atol(ReadFile(owner_file.string()).c_str()));
+    if (owner <= 0 || ::kill(owner, 0) == 0 || errno != ESRCH) continue;
+    const std::string pidfile = (entry.path() / "data" / "postmaster.pid").string();
+    const auto lines = PidFileLines(pidfile);
+    if (!lines.empty() && std::atol(lines[0].c_str()) > 0) {
+      ::kill(static_cast<pid_t>(std::atol(lines[0].c_str())), SIGINT);
+      for (int i = 0; i < 100 && fs::exists(pidfile); ++i) ::usleep(50 * 1000);
+    }
+    fs::remove_all(entry.path(), ec);
+  }
+}
+
 }  // namespace
 
 PostgresServer::PostgresServer() {
+  StopStaleServers();
   bin_dir_ = FindPostgresBinDir();
   as_root_ = ::geteuid() == 0;
   const fs::path root = dir_.path();
+  std::ofstream(root / "owner.pid") << ::getpid() << "\n";
   data_dir_ = (root / "data").string();
   socket_dir_ = (root / "sock").string();
   log_path_ = (root / "postgres.log").string();
