@@ -121,11 +121,16 @@ int Flush(const config::Config& config) {
 
 int RebuildCache(const config::Config& config) {
   return RunOneShot(config, "rebuild-cache", [](App& app) -> Awaitable<Status> {
-    // Articles, bodies and comment indexes refill on first use; the list indexes are the
-    // part worth building ahead of traffic.
+    // Articles and bodies refill on first use; the list indexes are the part worth building
+    // ahead of traffic. Comment caches are dropped: each thread rebuilds from SQL (versioned,
+    // under its lease) on its next read, which also repairs any a double fault left stale.
     auto st = co_await app.articles().RebuildIndexes();
-    if (st) spdlog::info("rebuilt the published list indexes");
-    co_return st;
+    if (!st) co_return st;
+    spdlog::info("rebuilt the published list indexes");
+    auto dropped = co_await app.comments().InvalidateAll();
+    if (!dropped) co_return tl::unexpected(dropped.error());
+    spdlog::info("dropped {} comment caches; they rebuild from SQL on their next read", *dropped);
+    co_return Status{};
   });
 }
 

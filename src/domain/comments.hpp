@@ -52,6 +52,10 @@ class CommentService {
   Awaitable<Result<Comment>> Peek(int64_t id);
   Awaitable<Result<LikeState>> GetLike(const std::optional<Principal>& viewer, int64_t id);
 
+  // Makes every article's comment cache rebuild from SQL on its next read (plauditd
+  // rebuild-cache). Returns how many article caches were dropped.
+  Awaitable<Result<int64_t>> InvalidateAll() { co_return co_await cache_.InvalidateAll(); }
+
   // Retries cache invalidations that failed after a committed write. Returns how many are
   // still pending.
   Awaitable<Result<int64_t>> RepairPending();

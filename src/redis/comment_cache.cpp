@@ -175,4 +175,25 @@ Awaitable<Status> CommentCache::Invalidate(int64_t article_id) {
   co_return ReplyOk(co_await client_.Command(std::move(cmd)));
 }
 
+Awaitable<Result<int64_t>> CommentCache::InvalidateAll() {
+  // SCAN in bounded steps: never KEYS, and each DEL is a batch of at most 1,000 keys.
+  int64_t dropped = 0;
+  std::string cursor = "0";
+  do {
+    std::vector<std::string> scan{"SCAN", cursor, "MATCH", "pl:cmeta:*", "COUNT", "1000"};
+    auto r = co_await client_.Command(std::move(scan));
+    if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+    if (r->elements.size() != 2) co_return Fail(ErrorCode::kInternal, "unexpected SCAN reply");
+    cursor = r->elements[0].str;
+    std::vector<std::string> del{"DEL"};
+    for (const auto& k : r->elements[1].elements) del.push_back(k.str);
+    if (del.size() > 1) {
+      auto d = co_await client_.Command(std::move(del));
+      if (auto st = ReplyOk(d); !st) co_return tl::unexpected(st.error());
+      dropped += d->integer;
+    }
+  } while (cursor != "0");
+  co_return dropped;
+}
+
 }  // namespace plaudit::redis

@@ -64,6 +64,8 @@ class CommentCache {
                                       const std::string& owner, int64_t lease_ms);
   // Forgets an article's comment cache: the next read rebuilds it from SQL.
   Awaitable<Status> Invalidate(int64_t article_id);
+  // The same for every article (SCAN, bounded steps); returns how many were dropped.
+  Awaitable<Result<int64_t>> InvalidateAll();
 
   // The key of the index a comment is listed in by likes (for like_set.lua's hot move).
   static std::string LikesIndexOf(int64_t article_id, std::optional<int64_t> parent);

@@ -572,6 +572,25 @@ TEST_P(CommentsTest, RebuildingAHundredThousandCommentsDoesNotBlockOtherRequests
   EXPECT_EQ(redis_.Cli("HGET " + meta + " state"), "ready");
 }
 
+TEST_P(CommentsTest, DroppingEveryCommentCacheRebuildsThreadsFromSql) {
+  const int64_t id = Comment(bob_, "the record");
+  ASSERT_EQ(Ids(List("")).size(), 1u);
+  // Simulate a cache that missed writes (a double fault): an older version of the comment
+  // and an index that lost it.
+  const std::string key = "pl:cm:{l" + std::to_string(id % 256) + "}:" + std::to_string(id);
+  ASSERT_EQ(redis_.Cli("HSET " + key + " body stale ver 0"), "0");
+  ASSERT_EQ(redis_.Cli("DEL pl:ct:{l" + std::to_string(article_ % 256) + "}:" +
+                       std::to_string(article_)),
+            "1");
+  EXPECT_TRUE(Ids(List("")).empty());
+  auto dropped = OnLoop(app_->app().comments().InvalidateAll());
+  ASSERT_TRUE(dropped);
+  EXPECT_EQ(*dropped, 1);
+  auto page = List("");
+  EXPECT_EQ(Ids(page), (std::vector<int64_t>{id}));
+  EXPECT_EQ(page.at("items").as_array()[0].at("body").as_string(), "the record");
+}
+
 INSTANTIATE_TEST_SUITE_P(Db, CommentsTest, ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
 INSTANTIATE_TEST_SUITE_P(Db, CommentsNoEditWindowTest,
                          ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
