@@ -268,11 +268,20 @@ Awaitable<Result<redis::ArticleCache::Cached>> ArticleService::Cached(int64_t id
 }
 
 Awaitable<Result<Article>> ArticleService::Peek(int64_t id) {
-  auto cached = co_await Cached(id, /*count_view=*/false, /*with_body=*/false);
-  if (!cached) co_return tl::unexpected(cached.error());
-  auto a = FromFields(cached->fields);
-  if (!a) co_return Fail(ErrorCode::kInternal, "corrupt cached article");
-  co_return *a;
+  auto fields = co_await cache_.GetAccess(id);
+  if (!fields) co_return tl::unexpected(fields.error());
+  if (fields->empty()) {
+    auto loaded = co_await LoadIntoCache(id);
+    if (!loaded) co_return tl::unexpected(loaded.error());
+    co_return *loaded;
+  }
+  auto status = ParseStatus((*fields)["status"]);
+  if (!status) co_return Fail(ErrorCode::kInternal, "corrupt cached article");
+  Article a;
+  a.id = ToInt(*fields, "id");
+  a.status = *status;
+  a.author_id = ToInt(*fields, "author_id");
+  co_return a;
 }
 
 Awaitable<Result<Article>> ArticleService::Get(const std::optional<Principal>& viewer, int64_t id,

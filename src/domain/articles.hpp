@@ -32,8 +32,8 @@ class ArticleService {
   // `count_view` (published articles only).
   Awaitable<Result<Article>> Get(const std::optional<Principal>& viewer, int64_t id,
                                  bool count_view, bool with_body = true);
-  // The article whoever may see it (no view counted, no body): for callers that check
-  // CanSee themselves, e.g. while the session lookup runs beside it.
+  // Who may see the article, for callers that check CanSee themselves (e.g. while the
+  // session lookup runs beside it): ONLY id, status and author_id are filled.
   Awaitable<Result<Article>> Peek(int64_t id);
   Awaitable<Result<Article>> Update(const Principal& who, int64_t id, ArticleInput input);
   Awaitable<Status> Delete(const Principal& who, int64_t id);

@@ -110,6 +110,20 @@ Awaitable<Result<std::optional<ArticleCache::Cached>>> ArticleCache::Get(int64_t
   co_return std::optional<Cached>(Cached{ToFields(*f), std::nullopt});
 }
 
+Awaitable<Result<ArticleFields>> ArticleCache::GetAccess(int64_t id) {
+  static const std::vector<std::string> kAccess = {"id", "status", "author_id"};
+  std::vector<std::string> cmd{"HMGET", keys::Article(id)};
+  cmd.insert(cmd.end(), kAccess.begin(), kAccess.end());
+  auto r = co_await client_.Command(std::move(cmd));
+  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  ArticleFields f;
+  for (size_t i = 0; i < r->elements.size() && i < kAccess.size(); ++i) {
+    if (!r->elements[i].is_nil()) f[kAccess[i]] = r->elements[i].str;
+  }
+  if (!f.count("id") || !f.count("status")) f.clear();
+  co_return f;
+}
+
 Awaitable<Result<std::vector<ArticleFields>>> ArticleCache::GetMany(
     const std::vector<int64_t>& ids) {
   std::vector<std::vector<std::string>> cmds;

@@ -52,6 +52,9 @@ class ArticleCache {
     std::optional<std::string> body;
   };
   Awaitable<Result<std::optional<Cached>>> Get(int64_t id, bool count_view, bool with_body);
+  // Just the fields that decide who may see the article (id, status, author_id): a cheap
+  // HMGET for the like path. Empty when not cached.
+  Awaitable<Result<ArticleFields>> GetAccess(int64_t id);
   // Fields for many ids in one round trip; a missing article is an empty map.
   Awaitable<Result<std::vector<ArticleFields>>> GetMany(const std::vector<int64_t>& ids);
   // Writes the whole cached article (fill after a miss, or after a create).
