@@ -6,11 +6,12 @@
 #   BENCH_DEEP_COMMENTS (default 1000000): comments on the deep-page article
 #   BENCH_LUA_DIR (default src/redis/lua): the Lua scripts the plauditd binary embeds (to name
 #     EVALSHA calls, and for the redis-benchmark reference); must match BUILD_DIR's binary
-#   BENCH_DEEP_DURATION (default 3s): wrk duration per deep-page point (8 connections)
+#   BENCH_DEEP_DURATION (default 2s), BENCH_DEEP_ROUNDS (default 3): wrk duration per deep-page
+#     point (8 connections), and rounds over all points (each point: the median)
 #   BENCH_FLUSH_PG: auto (default: PostgreSQL flush bench when initdb is installed), 1 (required),
 #                   0 (skip). BENCH_DB=postgresql means BENCH_FLUSH_PG=1.
 #
-# Steps (about 6 minutes on 2 cores with the defaults):
+# Steps (about 7 minutes on 2 cores with the defaults):
 #   1. bench/hello and plauditd (embedded Redis + SQLite; --rate-limits off --password-hash
 #      minimal --bootstrap-admin benchadmin:benchpassword), seeded through the API with curl:
 #      author 'bench', 200 published articles, 1,000 users with one session token each; then
@@ -42,7 +43,8 @@ BUILD=${BUILD_DIR:-build}
 FLUSH_PG=${BENCH_FLUSH_PG:-auto}
 DEEP_N=${BENCH_DEEP_COMMENTS:-1000000}
 LUA_DIR=${BENCH_LUA_DIR:-src/redis/lua}
-DEEP_DUR=${BENCH_DEEP_DURATION:-3s}
+DEEP_DUR=${BENCH_DEEP_DURATION:-2s}
+DEEP_ROUNDS=${BENCH_DEEP_ROUNDS:-3}
 [ "${BENCH_DB:-}" = postgresql ] && FLUSH_PG=1
 STAMP=$(date -u +%Y-%m-%dT%H-%M-%SZ)
 WORK=$(mktemp -d /tmp/plaudit-bench-XXXXXX)
@@ -112,6 +114,7 @@ for _ in $(seq 1 200); do
   sleep 0.05
 done
 rcli() { redis-cli -s "$SOCK" "$@"; }
+to_ms() { awk -v s="$1" 'BEGIN { n = s + 0; if (s ~ /us$/) n /= 1000; else if (s ~ /ms$/) n += 0; else if (s ~ /s$/) n *= 1000; printf "%.2f", n }'; }
 
 # ---------------------------------------------------------------------------------------------
 # 1. Seed through the API: a few curl processes, each sending its share of the requests on
@@ -244,8 +247,15 @@ export BENCH_COMMENT_IDS=$WORK/comment_ids.txt
 # sha1 → script file name, to name the EVALSHA calls seen by MONITOR. The binary embeds the
 # scripts verbatim: say so when LUA_DIR holds other versions (a source tree ahead of the build).
 LUA_NOTE=""
+SRC_LUA_STALE=""
 if command -v python3 >/dev/null; then
   LUA_STALE=$(python3 - "$BUILD/plauditd" "$LUA_DIR"/*.lua <<'PY'
+import sys
+binary = open(sys.argv[1], "rb").read()
+print(" ".join(f.rsplit("/", 1)[-1] for f in sys.argv[2:] if open(f, "rb").read() not in binary))
+PY
+)
+  SRC_LUA_STALE=$(python3 - "$BUILD/plauditd" src/redis/lua/*.lua <<'PY'
 import sys
 binary = open(sys.argv[1], "rb").read()
 print(" ".join(f.rsplit("/", 1)[-1] for f in sys.argv[2:] if open(f, "rb").read() not in binary))
@@ -289,7 +299,7 @@ RT_METHOD=none
 if command -v strace >/dev/null && command -v ss >/dev/null; then RT_METHOD=strace; else RT_METHOD=reads; fi
 redis_fds() {  # plauditd's connected Unix-socket fds (its Redis connection), "6|7"
   ss -xp 2>/dev/null | grep "pid=$PLAUDITD_PID," | grep -oE "pid=$PLAUDITD_PID,fd=[0-9]+" |
-    cut -d= -f3 | paste -sd'|'
+    cut -d= -f3 | paste -sd'|' || true
 }
 # SECONDS_TO_WATCH [WRK ARGS...] → "writes start end" (writes on the Redis fds in [start, end],
 # the times wrk ran, when wrk args are given; else the whole window)
@@ -536,13 +546,42 @@ persistence_idle >/dev/null
 DEEP_MEM_BEFORE=$(redis_info memory used_memory)
 rss_start deep
 DEEP_URL="$API/articles/$DEEP_ID/comments?sort=new&size=20"
-read -r code DEEP_REBUILD_SECS < <(curl -sS -m 600 -o "$WORK/deep_first.json" \
-  -w '%{http_code} %{time_total}\n' "$DEEP_URL") || true
-if [ "$code" != 200 ] || ! grep -q "\"total\":$DEEP_N," "$WORK/deep_first.json"; then
-  echo "first deep page failed: HTTP $code $(head -c 300 "$WORK/deep_first.json")" >&2
-  exit 1
-fi
+# A second reader of the same article 2 s into the rebuild: does it wait, or fail?
+( sleep 2; curl -sS -m 600 -o "$WORK/deep_second.json" -w '%{http_code} %{time_total}\n' \
+    "$DEEP_URL&replies=0" >"$WORK/deep_second.txt" 2>&1 || true ) &
+SECOND_PID=$!
+pids+=("$SECOND_PID")
+# The first GET rebuilds; if it fails (the whole rebuild fails with any one Redis call), the
+# next GET starts the rebuild again: up to 3 attempts, every failure reported.
+DEEP_FAILS=""
+PLOG_LINES=$(wc -l <"$WORK/plauditd.log")
+for attempt in 1 2 3; do
+  code=000
+  read -r code DEEP_REBUILD_SECS < <(curl -sS -m 600 -o "$WORK/deep_first.json" \
+    -w '%{http_code} %{time_total}\n' "$DEEP_URL") || true
+  [ "$code" = 200 ] && grep -q "\"total\":$DEEP_N," "$WORK/deep_first.json" && break
+  fail="attempt $attempt: HTTP $code after $(awk -v s="${DEEP_REBUILD_SECS:-0}" 'BEGIN { printf "%.1f", s }') s ($(grep -oE '"message":"[^"]*"' "$WORK/deep_first.json" 2>/dev/null | cut -d'"' -f4 | head -1))"
+  DEEP_FAILS="${DEEP_FAILS:+$DEEP_FAILS; }$fail"
+  echo "first deep page failed, $fail; $(head -c 300 "$WORK/deep_first.json")" >&2
+  if [ "$attempt" = 3 ]; then
+    tail -n +"$PLOG_LINES" "$WORK/plauditd.log" | grep -vE ' info ' | tail -20 >&2 || true
+    grep -iE 'fsync|too long|slow' "$DATA/redis/redis.log" | tail -10 >&2 || true
+    exit 1
+  fi
+done
 DEEP_REBUILD_SECS=$(awk -v s="$DEEP_REBUILD_SECS" 'BEGIN { printf "%.1f", s }')
+# What plauditd and its Redis logged meanwhile, besides info lines (kept for the report).
+DEEP_PLOG=$(tail -n +"$PLOG_LINES" "$WORK/plauditd.log" | grep -vE ' info ' | cut -c1-200 | head -5 |
+  sed 's/["\\]//g' | paste -sd'|' || true)
+DEEP_RLOG=$(grep -ciE 'fsync is taking too long|too long' "$DATA/redis/redis.log" || true)
+wait "$SECOND_PID" 2>/dev/null || true
+forget_pid "$SECOND_PID"
+read -r code2 secs2 <"$WORK/deep_second.txt" || true
+DEEP_SECOND="HTTP ${code2:-none} after $(awk -v s="${secs2:-0}" 'BEGIN { printf "%.1f", s }') s"
+if [ "${code2:-}" != 200 ]; then
+  DEEP_SECOND="$DEEP_SECOND ($(grep -oE '"message":"[^"]*"' "$WORK/deep_second.json" 2>/dev/null | cut -d'"' -f4 | head -1))"
+fi
+echo "a second reader, 2 s into the rebuild: $DEEP_SECOND" >&2
 DEEP_MEM_AFTER=$(redis_info memory used_memory)
 DEEP_BPC=$(awk -v a="$DEEP_MEM_BEFORE" -v b="$DEEP_MEM_AFTER" -v n="$DEEP_N" 'BEGIN { printf "%.0f", (b - a) / n }')
 DEEP_MEM_MIB=$(awk -v b="$DEEP_MEM_AFTER" 'BEGIN { printf "%.0f", b / 1048576 }')
@@ -565,7 +604,7 @@ for d in 1000 10000 50000 100000 500000 $((DEEP_N - 20)); do
 done
 # One check: the page after the first depth's cursor, and the same page by offset, must both
 # start with the next-newest comment and hold 20 of them in order.
-first_ids() { grep -oE '"id":[0-9]+,"articleId"' | grep -oE '[0-9]+' | awk -v n="$1" 'NR <= n' | paste -sd' '; }
+first_ids() { { grep -oE '"id":[0-9]+,"articleId"' || true; } | grep -oE '[0-9]+' | awk -v n="$1" 'NR <= n' | paste -sd' ' || true; }
 d=${DEPTHS[0]}
 want=$(for k in $(seq 0 19); do deep_comment_id $((DEEP_N - d - k)); done | paste -sd' ')
 got_cursor=$(curl -fsS "$DEEP_URL&cursor=$(deep_cursor "$d")" | first_ids 20)
@@ -577,19 +616,37 @@ else
 fi
 echo "cursor check: $DEEP_CHECK" >&2
 
-# depth_point MODE DEPTH URL → a line "mode depth rps p50 p99 non2xx" in $WORK/depth.dat
+# depth_point ROUND MODE DEPTH URL → a line "round mode depth rps p50_ms p99_ms non2xx" in
+# $WORK/depth.raw
 depth_point() {
-  wrk -t1 -c8 -d"$DEEP_DUR" --latency "$3" >"$WORK/depth.$1.$2.txt" 2>&1
-  local f=$WORK/depth.$1.$2.txt
-  echo "$1 $2 $(awk '/^Requests\/sec:/ {print $2}' "$f") $(awk '$1=="50%" {print $2}' "$f") $(awk '$1=="99%" {print $2}' "$f") $(awk '/Non-2xx or 3xx responses:/ {print $5}' "$f" | grep . || echo 0)" |
-    tee -a "$WORK/depth.dat" | awk '{ print "deep page: " $1 " at depth " $2 ": " $3 " req/s, p50 " $4 ", p99 " $5 ", non-2xx " $6 }' >&2
+  local f=$WORK/depth.$1.$2.$3.txt
+  wrk -t1 -c8 -d"$DEEP_DUR" --latency "$4" >"$f" 2>&1
+  echo "$1 $2 $3 $(awk '/^Requests\/sec:/ {print $2}' "$f") $(to_ms "$(awk '$1=="50%" {print $2}' "$f")") $(to_ms "$(awk '$1=="99%" {print $2}' "$f")") $(awk '/Non-2xx or 3xx responses:/ {print $5}' "$f" | grep . || echo 0)" |
+    tee -a "$WORK/depth.raw" |
+    awk '{ print "deep page, round " $1 ": " $2 " at depth " $3 ": " $4 " req/s, p50 " $5 " ms, p99 " $6 " ms, non-2xx " $7 }' >&2
 }
-: >"$WORK/depth.dat"
-depth_point first 0 "$DEEP_URL"
-for d in "${DEPTHS[@]}"; do
-  depth_point cursor "$d" "$DEEP_URL&cursor=$(deep_cursor "$d")"
-  depth_point offset "$d" "$API/articles/$DEEP_ID/comments?sort=new&size=20&page=$((d / 20 + 1))"
+# DEEP_ROUNDS rounds, each: page 1, then every depth by cursor and by offset; every point is the
+# median over the rounds, so that the shared machine's load drifts over all points alike.
+: >"$WORK/depth.raw"
+wrk -t1 -c8 -d1s "$DEEP_URL" >/dev/null 2>&1 || true  # warm-up, not counted
+for r in $(seq 1 "$DEEP_ROUNDS"); do
+  depth_point "$r" first 0 "$DEEP_URL"
+  for d in "${DEPTHS[@]}"; do
+    depth_point "$r" cursor "$d" "$DEEP_URL&cursor=$(deep_cursor "$d")"
+    depth_point "$r" offset "$d" "$API/articles/$DEEP_ID/comments?sort=new&size=20&page=$((d / 20 + 1))"
+  done
 done
+# → $WORK/depth.dat: "mode depth rps p50 p99 non2xx" (medians; p50 and p99 as "N.NNms"; the
+# non-2xx summed), in measuring order; $WORK/depth.rounds: "mode depth p50,p50,…" per round.
+median() { tr ' ' '\n' | { grep . || true; } | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+: >"$WORK/depth.dat"
+: >"$WORK/depth.rounds"
+while read -r m d; do
+  pts=$(awk -v m="$m" -v d="$d" '$2 == m && $3 == d' "$WORK/depth.raw")
+  echo "$m $d $(awk '{print $4}' <<<"$pts" | paste -sd' ' | median) $(awk '{print $5}' <<<"$pts" | paste -sd' ' | median)ms $(awk '{print $6}' <<<"$pts" | paste -sd' ' | median)ms $(awk '{ n += $7 } END { print n + 0 }' <<<"$pts")" >>"$WORK/depth.dat"
+  echo "$m $d $(awk '{print $5}' <<<"$pts" | paste -sd',')" >>"$WORK/depth.rounds"
+done < <(awk '$1 == 1 { print $2, $3 }' "$WORK/depth.raw")
+awk '{ print "deep page, median of '"$DEEP_ROUNDS"': " $1 " at depth " $2 ": " $3 " req/s, p50 " $4 ", p99 " $5 ", non-2xx " $6 }' "$WORK/depth.dat" >&2
 rss_stop deep RSS_DEEP_MIB
 DEEP_SECS=$((SECONDS - DEEP_START))
 echo "plauditd max RSS during the rebuild and the deep pages: $RSS_DEEP_MIB MiB; deep section ${DEEP_SECS}s" >&2
@@ -656,6 +713,15 @@ BPL_COUNTS=$(jnum bytes_per_like_with_counts)
 BPL_KEYS=$(jnum like_keys)
 BPL_PER_TARGET=$(jnum bytes_per_like_per_target_set)
 BPL_COUNT_KEY=$(jnum bytes_per_count_key)
+BPL_BUCKETED=$(jnum bytes_per_like_bucketed_from_first_like)
+# like_memory.sh runs the like scripts of src/redis/lua: say so when they are not the binary's.
+BPL_NOTE=""
+BPL_TEXT_NOTE=""
+if [[ " $SRC_LUA_STALE " == *" like_set.lua "* || " $SRC_LUA_STALE " == *" like_load.lua "* ]]; then
+  BPL_NOTE=" (src/redis/lua's like scripts, which differ from the plauditd binary measured above)"
+  BPL_TEXT_NOTE=" Note: src/redis/lua's like scripts differ from the ones in the plauditd binary measured
+above; this is the source tree's layout."
+fi
 
 # ---------------------------------------------------------------------------------------------
 # 6. Results and report.
@@ -677,7 +743,6 @@ field() { sed -E "s/.*\"$2\":(\"([^\"]*)\"|([^,}]*)).*/\2\3/" <<<"$1"; }
 row_of() { grep "\"scenario\":\"$1\"" "$WORK/rows"; }
 HELLO_RPS=$(field "$(row_of hello)" rps)
 ratio_of() { awk -v a="$(field "$(row_of "$1")" rps)" -v b="$HELLO_RPS" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
-to_ms() { awk -v s="$1" 'BEGIN { n = s + 0; if (s ~ /us$/) n /= 1000; else if (s ~ /ms$/) n += 0; else if (s ~ /s$/) n *= 1000; printf "%.2f", n }'; }
 commas() { sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<<"$1"; }
 DEEP_N_FMT=$(commas "$DEEP_N")
 met() { if [ "$1" = 1 ]; then echo "**met**"; else echo "**not met**"; fi; }
@@ -708,7 +773,7 @@ if [ "$FLUSH_PG_RATE" != null ]; then
 else
   TARGET_ROWS+=("| flush, PostgreSQL | ≥ 30,000 changes/s | not measured (no initdb, or BENCH_FLUSH_PG=0) | **unknown** |")
 fi
-add_target "memory per like record (1,000,000)" "≤ 24 bytes" "$BPL bytes ($BPL_COUNTS with count keys)" "$(lt "$BPL" 24.0001)"
+add_target "memory per like record (1,000,000)" "≤ 24 bytes" "$BPL bytes ($BPL_COUNTS with count keys)$BPL_NOTE" "$(lt "$BPL" 24.0001)"
 depth_field() { awk -v m="$1" -v d="$2" -v k="$3" '$1 == m && $2 == d { print $k }' "$WORK/depth.dat"; }
 DEEP_FIRST_P50=$(depth_field first 0 4)
 DEEP_50K_P50=$(depth_field cursor 50000 4)
@@ -738,9 +803,12 @@ fi
   echo " \"rss_max_mib_like_and_comment_scenarios\":${RSS_LIKE_MIB:-null},\"rss_max_mib_rebuild_and_deep_pages\":${RSS_DEEP_MIB:-null},"
   echo " \"deep\":{\"comments\":$DEEP_N,\"article\":$DEEP_ID,\"sqlite_bulk_load_seconds\":$DEEP_LOAD_SECS,\"rebuild_seconds\":$DEEP_REBUILD_SECS,"
   echo "  \"redis_used_memory_before\":$DEEP_MEM_BEFORE,\"redis_used_memory_after\":$DEEP_MEM_AFTER,\"redis_bytes_per_comment\":$DEEP_BPC,"
-  echo "  \"aof_rewrite_wait_seconds\":$DEEP_PERSIST_WAIT,\"wrk\":\"-t1 -c8 -d$DEEP_DUR\",\"cursor_check\":\"$DEEP_CHECK\",\"cursor_50k_over_first_p50\":$DEEP_RATIO,"
+  echo "  \"aof_rewrite_wait_seconds\":$DEEP_PERSIST_WAIT,\"wrk\":\"-t1 -c8 -d$DEEP_DUR\",\"rounds\":$DEEP_ROUNDS,\"concurrent_reader\":\"$DEEP_SECOND\",\"rebuild_failures\":\"$DEEP_FAILS\",\"redis_slow_fsync_warnings\":${DEEP_RLOG:-0},\"cursor_check\":\"$DEEP_CHECK\",\"cursor_50k_over_first_p50\":$DEEP_RATIO,"
   echo "  \"points\":["
   awk '{ printf "%s{\"mode\":\"%s\",\"depth\":%s,\"rps\":%s,\"p50\":\"%s\",\"p99\":\"%s\",\"non2xx\":%s}", (NR > 1 ? ",\n   " : "   "), $1, $2, $3, $4, $5, $6 } END { print "" }' "$WORK/depth.dat"
+  echo "  ],"
+  echo "  \"raw\":["
+  awk '{ printf "%s{\"round\":%s,\"mode\":\"%s\",\"depth\":%s,\"rps\":%s,\"p50_ms\":%s,\"p99_ms\":%s,\"non2xx\":%s}", (NR > 1 ? ",\n   " : "   "), $1, $2, $3, $4, $5, $6, $7 } END { print "" }' "$WORK/depth.raw"
   echo "  ]}},"
   echo "\"total_seconds\":$((SECONDS - BENCH_START)),"
   echo "\"targets\":[$(IFS=,; echo "${targets_json[*]}")]"
@@ -789,7 +857,7 @@ if command -v gnuplot >/dev/null; then
   if gnuplot <<GP 2>"$WORK/gnuplot-depth.log"; then
 set terminal pngcairo size 900,460 font "sans,10" noenhanced
 set output "docs/bench-depth.png"
-set title "comment page (sort=new, size=20) p50 vs depth, $DEEP_N_FMT comments (wrk -t1 -c8 -d$DEEP_DUR, $STAMP)"
+set title "comment page (sort=new, size=20) p50 vs depth, $DEEP_N_FMT comments (wrk -t1 -c8 -d$DEEP_DUR, median of $DEEP_ROUNDS, $STAMP)"
 set logscale x 10
 set xlabel "depth (comments before the page)"
 set format x "%.0s%c"
@@ -917,13 +985,22 @@ recursive-CTE \`INSERT\`, ${DEEP_LOAD_SECS} s): top-level comments, ids as plaud
 article's comment cache had never been built, so the first \`GET\` of its comments rebuilt it
 from SQL.
 
-- **rebuild of $DEEP_N_FMT comments from SQL: $DEEP_REBUILD_SECS s** (the first \`GET\`, timed by curl).
+- **rebuild of $DEEP_N_FMT comments from SQL: $DEEP_REBUILD_SECS s** (the first \`GET\`, timed by curl).$([ -n "$DEEP_FAILS" ] && echo "
+  **The rebuild failed before it succeeded**: $DEEP_FAILS. A failed rebuild is lost
+  whole; the next read starts again from the first row. plauditd logged: \`${DEEP_PLOG:-nothing above info}\`;
+  Redis logged $DEEP_RLOG slow-fsync warnings.")
 - **Redis used_memory**: $(commas "$DEEP_MEM_BEFORE") → $(commas "$DEEP_MEM_AFTER") bytes ($DEEP_MEM_MIB MiB) — **$DEEP_BPC bytes per comment**
   (comment hash of 16 fields + its entries in the time and likes indexes).
+- A second reader of the same article's comments, sent 2 s into the rebuild
+  (\`GET /api/v1/articles/$DEEP_ID/comments?sort=new&size=20&replies=0\` → ${DEEP_SECOND}: readers in the same process join the
+  running rebuild and get its result; readers in another plauditd process would wait at most
+  400 × 25 ms for its lease, then get 503).
 - Waited ${DEEP_PERSIST_WAIT} s afterwards for the AOF rewrite the rebuild triggered, before timing pages.
 - Cursor check — $DEEP_CHECK.
 
-\`sort=new&size=20\`, anonymous, \`wrk -t1 -c8 -d$DEEP_DUR --latency\` per point. *Cursor*: the
+\`sort=new&size=20\`, anonymous, \`wrk -t1 -c8 -d$DEEP_DUR --latency\` per point; $DEEP_ROUNDS rounds over all points
+(page 1, then each depth by cursor and by offset; after 1 s of page 1 not counted), each figure
+the median of its rounds, so that the shared machine's changing load falls on all points alike. *Cursor*: the
 \`nextCursor\` a client holds after the first *depth* comments (base64url of
 \`n<id>.<id>\`, built from the known id); *offset*: \`page=depth/20+1\`. These comments have no
 replies, so a page is 20 comments and 20 like states (the seeded page above: 80 and 80).
@@ -938,7 +1015,8 @@ MID
   cat <<MID
 
 Target: the page 50,000 deep by cursor within 1.5× the first page's p50 — see Targets; chart
-under Charts.
+under Charts. p50 per round (ms): page 1: $(awk '$1 == "first" { print $3 }' "$WORK/depth.rounds"); 50,000 deep by cursor:
+$(awk '$1 == "cursor" && $2 == 50000 { print $3 }' "$WORK/depth.rounds"); by offset: $(awk '$1 == "offset" && $2 == 50000 { print $3 }' "$WORK/depth.rounds").
 MID
   cat <<MID
 
@@ -974,21 +1052,23 @@ article, 10% unlikes), new rows each; only the Apply calls are timed.
 
 ## Memory per like record
 
-bench/like_memory.sh: a private \`redis-server\` (no persistence) loaded by
-\`redis-cli --pipe\` with 1,000,000 like records in Plaudit's layout: 100,000 users × 10,000
-targets, each target liked by 100 distinct random users; keys
-\`pl:lk:{l<target % 256>}:a<target>:<uid >> 8>\` (SET of integer ids plus member 0), then one
-\`pl:lc:{l<shard>}:a<target>\` count per target. Figure: (used_memory after − before) / records.
+bench/like_memory.sh: a private \`redis-server\` (no persistence) with 1,000,000 like records
+written by the real scripts of \`src/redis/lua\` (\`like_load.lua\`, then \`like_set.lua\` once per
+like, by \`redis-cli --pipe\`): 100,000 users × 10,000 targets, each target liked by 100
+distinct random users; the pending-change records a flush would remove are then deleted, then
+one \`pl:lc:{l<shard>}:a<target>\` count per target. Figure: (used_memory after − before) /
+records.$BPL_TEXT_NOTE
 
 | layout | keys | bytes per like |
 |---|---|---|
-| Plaudit (bucketed by \`uid >> 8\`) | $BPL_KEYS | $BPL |
+| Plaudit (src/redis/lua: one SET per target up to 256 likers, then user-id buckets) | $BPL_KEYS | $BPL |
 | the same + 10,000 count keys | +10,000 | $BPL_COUNTS ($BPL_COUNT_KEY per count key) |
-| for comparison: one SET per target, no user buckets | 10,000 | $BPL_PER_TARGET |
+| for comparison: one plain SET per target | 10,000 | $BPL_PER_TARGET |
+| for comparison: bucketed by \`uid >> 8\` from the first like (the earlier layout) | | ${BPL_BUCKETED:-n/a} |
 
-With 100 likers spread over 100,000 users, a target's likers fall in ~100 different buckets of
-256 ids, so nearly every record is a key of its own (key, dict entry, object and a 2-member
-intset) instead of 4 bytes inside a shared intset.
+With 100 likers spread over 100,000 users, bucketing from the first like puts a target's likers
+in ~100 different buckets of 256 ids, so nearly every record is a key of its own (key, dict
+entry, object and a 2-member intset) instead of 4 bytes inside a shared intset.
 
 ## Charts
 
@@ -997,7 +1077,7 @@ $CHART_NOTE
 $DEPTH_CHART_NOTE
 
 p50 latency of one comment page (\`sort=new&size=20\`) against its depth in the $DEEP_N_FMT-comment
-article, by cursor and by offset; dashed: page 1, dotted: the 1.5× target.
+article, by cursor and by offset; dashed: page 1, dash-dot: the 1.5× target.
 
 ## Scenarios
 - \`hello\`: the reference server, fixed JSON body.
