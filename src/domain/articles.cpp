@@ -5,20 +5,11 @@
 
 #include "common/time.hpp"
 #include "domain/cursor.hpp"
+#include "domain/fields.hpp"
 #include "text/sanitizer.hpp"
 
 namespace plaudit::domain {
 namespace {
-
-int64_t ToInt(const redis::ArticleFields& f, const char* name, int64_t fallback = 0) {
-  auto it = f.find(name);
-  if (it == f.end() || it->second.empty()) return fallback;
-  try {
-    return std::stoll(it->second);
-  } catch (...) {
-    return fallback;
-  }
-}
 
 std::string ListName(std::optional<ArticleKind> kind) {
   return kind ? std::string(KindName(*kind)) : std::string("all");
@@ -55,28 +46,28 @@ redis::ArticleFields ToFields(const Article& a) {
 std::optional<Article> FromFields(const redis::ArticleFields& f) {
   if (!f.count("id")) return std::nullopt;
   Article a;
-  a.id = ToInt(f, "id");
-  auto kind = ParseKind(f.count("kind") ? f.at("kind") : "");
-  auto status = ParseStatus(f.count("status") ? f.at("status") : "");
+  a.id = FieldInt(f, "id");
+  auto kind = ParseKind(FieldStr(f, "kind"));
+  auto status = ParseStatus(FieldStr(f, "status"));
   if (a.id <= 0 || !kind || !status) return std::nullopt;
   a.kind = *kind;
   a.status = *status;
-  a.author_id = ToInt(f, "author_id");
-  a.author_username = f.count("author_username") ? f.at("author_username") : "";
-  a.author_display_name = f.count("author_display") ? f.at("author_display") : "";
-  a.title = f.count("title") ? f.at("title") : "";
-  a.summary = f.count("summary") ? f.at("summary") : "";
-  a.pinned = ToInt(f, "pinned") != 0;
-  a.allow_comments = ToInt(f, "allow_comments", 1) != 0;
-  a.created_at_ms = ToInt(f, "created_at");
-  a.updated_at_ms = ToInt(f, "updated_at");
+  a.author_id = FieldInt(f, "author_id");
+  a.author_username = FieldStr(f, "author_username");
+  a.author_display_name = FieldStr(f, "author_display");
+  a.title = FieldStr(f, "title");
+  a.summary = FieldStr(f, "summary");
+  a.pinned = FieldInt(f, "pinned") != 0;
+  a.allow_comments = FieldInt(f, "allow_comments", 1) != 0;
+  a.created_at_ms = FieldInt(f, "created_at");
+  a.updated_at_ms = FieldInt(f, "updated_at");
   if (f.count("published_at") && !f.at("published_at").empty()) {
-    a.published_at_ms = ToInt(f, "published_at");
+    a.published_at_ms = FieldInt(f, "published_at");
   }
-  a.view_count = ToInt(f, "views");
-  a.like_count = ToInt(f, "likes");
-  a.comment_count = ToInt(f, "comments");
-  a.comment_ver = ToInt(f, "comments_ver");
+  a.view_count = FieldInt(f, "views");
+  a.like_count = FieldInt(f, "likes");
+  a.comment_count = FieldInt(f, "comments");
+  a.comment_ver = FieldInt(f, "comments_ver");
   return a;
 }
 
@@ -278,9 +269,9 @@ Awaitable<Result<Article>> ArticleService::Peek(int64_t id) {
   auto status = ParseStatus((*fields)["status"]);
   if (!status) co_return Fail(ErrorCode::kInternal, "corrupt cached article");
   Article a;
-  a.id = ToInt(*fields, "id");
+  a.id = FieldInt(*fields, "id");
   a.status = *status;
-  a.author_id = ToInt(*fields, "author_id");
+  a.author_id = FieldInt(*fields, "author_id");
   co_return a;
 }
 

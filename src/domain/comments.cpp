@@ -10,6 +10,7 @@
 #include "common/time.hpp"
 #include "common/when_all.hpp"
 #include "domain/cursor.hpp"
+#include "domain/fields.hpp"
 #include "redis/keys.hpp"
 
 namespace plaudit::domain {
@@ -22,21 +23,6 @@ constexpr int64_t kRebuildChunk = 1000;   // SQL rows per query while rebuilding
 constexpr size_t kPutsPerScript = 100;    // comments per comment_put.lua call
 constexpr int64_t kLeaseMs = 30000;       // a rebuilder that stops renewing loses it after this
 constexpr int kWaitRounds = 400;          // × 25 ms: how long a reader waits on another rebuild
-
-int64_t ToInt(const redis::CommentFields& f, const char* name, int64_t fallback = 0) {
-  auto it = f.find(name);
-  if (it == f.end() || it->second.empty()) return fallback;
-  try {
-    return std::stoll(it->second);
-  } catch (...) {
-    return fallback;
-  }
-}
-
-std::string Str(const redis::CommentFields& f, const char* name) {
-  auto it = f.find(name);
-  return it == f.end() ? std::string() : it->second;
-}
 
 char SortTag(CommentSort s) {
   switch (s) {
@@ -82,21 +68,21 @@ redis::CommentFields CommentToFields(const sql::CommentRow& r) {
 std::optional<Comment> CommentFromFields(const redis::CommentFields& f) {
   if (f.empty()) return std::nullopt;
   Comment c;
-  c.id = ToInt(f, "id");
-  c.article_id = ToInt(f, "article");
+  c.id = FieldInt(f, "id");
+  c.article_id = FieldInt(f, "article");
   if (c.id <= 0 || c.article_id <= 0) return std::nullopt;
-  if (int64_t p = ToInt(f, "parent"); p > 0) c.parent_id = p;
-  c.author = {ToInt(f, "author_id"), Str(f, "author_username"), Str(f, "author_display")};
-  if (int64_t r = ToInt(f, "reply_to_id"); r > 0) {
-    c.reply_to = CommentUser{r, Str(f, "reply_to_username"), Str(f, "reply_to_display")};
+  if (int64_t p = FieldInt(f, "parent"); p > 0) c.parent_id = p;
+  c.author = {FieldInt(f, "author_id"), FieldStr(f, "author_username"), FieldStr(f, "author_display")};
+  if (int64_t r = FieldInt(f, "reply_to_id"); r > 0) {
+    c.reply_to = CommentUser{r, FieldStr(f, "reply_to_username"), FieldStr(f, "reply_to_display")};
   }
-  c.body = Str(f, "body");
-  c.created_at_ms = ToInt(f, "created");
-  c.updated_at_ms = ToInt(f, "updated");
-  c.deleted = ToInt(f, "deleted") != 0;
-  c.reply_count = ToInt(f, "replies");
-  c.like_count = ToInt(f, "likes");
-  c.ver = ToInt(f, "ver");
+  c.body = FieldStr(f, "body");
+  c.created_at_ms = FieldInt(f, "created");
+  c.updated_at_ms = FieldInt(f, "updated");
+  c.deleted = FieldInt(f, "deleted") != 0;
+  c.reply_count = FieldInt(f, "replies");
+  c.like_count = FieldInt(f, "likes");
+  c.ver = FieldInt(f, "ver");
   return c;
 }
 

@@ -21,20 +21,6 @@ const std::vector<std::string> kArticleFields = {
 constexpr std::string_view kLists[] = {"all", "article", "post"};
 const std::string kSentinel = ListMember(0);
 
-Status ReplyOk(const Result<Reply>& r) {
-  if (!r) return tl::unexpected(r.error());
-  if (r->is_error()) return Fail(ErrorCode::kInternal, "redis: " + r->str);
-  return {};
-}
-
-Status AllOk(const Result<std::vector<Reply>>& r) {
-  if (!r) return tl::unexpected(r.error());
-  for (const auto& x : *r) {
-    if (x.is_error()) return Fail(ErrorCode::kInternal, "redis: " + x.str);
-  }
-  return {};
-}
-
 ArticleFields ToFields(const Reply& arr) {
   ArticleFields f;
   for (size_t i = 0; i < arr.elements.size() && i < kArticleFields.size(); ++i) {

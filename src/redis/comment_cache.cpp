@@ -11,20 +11,6 @@ const std::vector<std::string> kCommentFields = {
     "created", "updated",           "deleted",          "replies",   "likes",
     "ver"};
 
-Status ReplyOk(const Result<Reply>& r) {
-  if (!r) return tl::unexpected(r.error());
-  if (r->is_error()) return Fail(ErrorCode::kInternal, "redis: " + r->str);
-  return {};
-}
-
-Status AllOk(const Result<std::vector<Reply>>& r) {
-  if (!r) return tl::unexpected(r.error());
-  for (const auto& x : *r) {
-    if (x.is_error()) return Fail(ErrorCode::kInternal, "redis: " + x.str);
-  }
-  return {};
-}
-
 CommentFields ToFields(const Reply& arr) {
   CommentFields f;
   for (size_t i = 0; i < arr.elements.size() && i < kCommentFields.size(); ++i) {

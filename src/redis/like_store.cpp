@@ -5,12 +5,6 @@
 namespace plaudit::redis {
 namespace {
 
-Status ReplyOk(const Result<Reply>& r) {
-  if (!r) return tl::unexpected(r.error());
-  if (r->is_error()) return Fail(ErrorCode::kInternal, "redis: " + r->str);
-  return {};
-}
-
 std::string Member(const LikeTarget& t, int64_t bucket) {
   return t.Name() + ":" + std::to_string(bucket);
 }

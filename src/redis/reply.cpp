@@ -20,4 +20,18 @@ std::optional<int64_t> Reply::AsInt() const {
   return value;
 }
 
+Status ReplyOk(const Result<Reply>& r) {
+  if (!r) return tl::unexpected(r.error());
+  if (r->is_error()) return Fail(ErrorCode::kInternal, "redis: " + r->str);
+  return {};
+}
+
+Status AllOk(const Result<std::vector<Reply>>& r) {
+  if (!r) return tl::unexpected(r.error());
+  for (const auto& x : *r) {
+    if (x.is_error()) return Fail(ErrorCode::kInternal, "redis: " + x.str);
+  }
+  return {};
+}
+
 }  // namespace plaudit::redis

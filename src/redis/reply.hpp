@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "common/result.hpp"
+
 namespace plaudit::redis {
 
 struct Reply {
@@ -19,5 +21,11 @@ struct Reply {
   // The integer of an integer reply, or of a string reply holding a decimal number.
   std::optional<int64_t> AsInt() const;
 };
+
+// A transport failure stays as it is; a Redis error reply (e.g. WRONGTYPE, a script error)
+// becomes kInternal naming it.
+Status ReplyOk(const Result<Reply>& r);
+// The same for every reply of a pipeline.
+Status AllOk(const Result<std::vector<Reply>>& r);
 
 }  // namespace plaudit::redis

@@ -125,13 +125,9 @@ Awaitable<Result<std::vector<ArticleRow>>> ArticleTable::FindMany(std::vector<in
       [ids = std::move(ids)](Connection& c) -> Result<std::vector<ArticleRow>> {
     std::vector<ArticleRow> out;
     if (ids.empty()) return out;
-    std::string sql = std::string(kColumns) + std::string(kFrom) + "WHERE a.id IN (";
     std::vector<Value> params;
-    for (size_t i = 0; i < ids.size(); ++i) {
-      sql += (i ? ", $" : "$") + std::to_string(i + 1);
-      params.emplace_back(ids[i]);
-    }
-    sql += ")";
+    const std::string sql =
+        std::string(kColumns) + std::string(kFrom) + "WHERE a.id IN " + InList(ids, params);
     auto r = c.Query(sql, params);
     if (!r) return tl::unexpected(r.error());
     for (const auto& row : r->rows) out.push_back(FromRow(row, false));

@@ -37,6 +37,8 @@ int64_t Int(const Value& v);
 double Real(const Value& v);
 std::string Text(const Value& v);
 bool IsNull(const Value& v);
+// Appends `ids` to `params` and returns their placeholders as "($k, $k+1, …)" for an IN list.
+std::string InList(const std::vector<int64_t>& ids, std::vector<Value>& params);
 
 // One database connection. Used only on a pool thread, inside Store::Run().
 class Connection {

@@ -87,4 +87,13 @@ std::string Text(const Value& v) {
 
 bool IsNull(const Value& v) { return std::holds_alternative<std::nullptr_t>(v); }
 
+std::string InList(const std::vector<int64_t>& ids, std::vector<Value>& params) {
+  std::string out = "(";
+  for (size_t i = 0; i < ids.size(); ++i) {
+    params.emplace_back(ids[i]);
+    out += (i ? ", $" : "$") + std::to_string(params.size());
+  }
+  return out + ")";
+}
+
 }  // namespace plaudit::sql
