@@ -98,14 +98,25 @@ Awaitable<Result<LikeState>> LikeService::Get(int64_t user_id, const redis::Like
 
 Awaitable<Result<std::vector<LikeState>>> LikeService::GetMany(
     int64_t user_id, std::vector<redis::LikeTarget> targets) {
-  std::vector<Awaitable<Result<LikeState>>> ops;
-  ops.reserve(targets.size());
-  for (const auto& t : targets) ops.push_back(Get(user_id, t));
-  auto results = co_await WhenAll(std::move(ops));
-  std::vector<LikeState> out;
-  for (auto& r : results) {
-    if (!r) co_return tl::unexpected(r.error());
-    out.push_back(*r);
+  auto readings = co_await store_.GetMany(targets, user_id);
+  if (!readings) co_return tl::unexpected(readings.error());
+  std::vector<LikeState> out(targets.size());
+  // Whatever is not loaded goes through Get (which loads it from SQL), all at once.
+  std::vector<size_t> misses;
+  std::vector<Awaitable<Result<LikeState>>> loads;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const auto& r = (*readings)[i];
+    if (r.state >= 0 && r.count >= 0) {
+      out[i] = LikeState{r.state == 1, r.count};
+    } else {
+      misses.push_back(i);
+      loads.push_back(Get(user_id, targets[i]));
+    }
+  }
+  auto loaded = co_await WhenAll(std::move(loads));
+  for (size_t j = 0; j < misses.size(); ++j) {
+    if (!loaded[j]) co_return tl::unexpected(loaded[j].error());
+    out[misses[j]] = *loaded[j];
   }
   co_return out;
 }

@@ -1,5 +1,8 @@
 #include "redis/like_store.hpp"
 
+#include <map>
+
+#include "common/when_all.hpp"
 #include "redis/keys.hpp"
 
 namespace plaudit::redis {
@@ -41,12 +44,45 @@ Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_
 }
 
 Awaitable<Result<LikeReading>> LikeStore::Get(const LikeTarget& t, int64_t user_id) {
-  const int s = t.Shard();
-  std::vector<std::string> keys{keys::LikeBucket(s, SmallMember(t)), keys::LikeBig(s, t.Name()),
-                                keys::LikeBucket(s, Member(t, LikeBucketOf(user_id))),
-                                keys::LikeCount(s, t.Name())};
-  std::vector<std::string> args{std::to_string(user_id)};
-  co_return ToReading(co_await client_.Eval(GetScript("like_get.lua"), std::move(keys), std::move(args)));
+  const std::vector<LikeTarget> one{t};
+  auto r = co_await GetMany(one, user_id);
+  if (!r) co_return tl::unexpected(r.error());
+  co_return r->front();
+}
+
+Awaitable<Result<std::vector<LikeReading>>> LikeStore::GetMany(
+    const std::vector<LikeTarget>& targets, int64_t user_id) {
+  // One like_get.lua call per shard (a comment page is one shard: one call), all sent at
+  // once: one round trip.
+  std::map<int, std::vector<size_t>> by_shard;
+  for (size_t i = 0; i < targets.size(); ++i) by_shard[targets[i].Shard()].push_back(i);
+  std::vector<Awaitable<Result<Reply>>> calls;
+  std::vector<const std::vector<size_t>*> order;
+  for (const auto& [s, idx] : by_shard) {
+    std::vector<std::string> keys;
+    for (size_t i : idx) {
+      const LikeTarget& t = targets[i];
+      keys.push_back(keys::LikeBucket(s, SmallMember(t)));
+      keys.push_back(keys::LikeBig(s, t.Name()));
+      keys.push_back(keys::LikeBucket(s, Member(t, LikeBucketOf(user_id))));
+      keys.push_back(keys::LikeCount(s, t.Name()));
+    }
+    std::vector<std::string> args{std::to_string(user_id)};
+    calls.push_back(client_.Eval(GetScript("like_get.lua"), std::move(keys), std::move(args)));
+    order.push_back(&idx);
+  }
+  auto replies = co_await WhenAll(std::move(calls));
+  std::vector<LikeReading> out(targets.size());
+  for (size_t c = 0; c < replies.size(); ++c) {
+    if (auto st = ReplyOk(replies[c]); !st) co_return tl::unexpected(st.error());
+    const auto& e = replies[c]->elements;
+    const auto& idx = *order[c];
+    if (e.size() != 2 * idx.size()) co_return Fail(ErrorCode::kInternal, "unexpected like reply");
+    for (size_t j = 0; j < idx.size(); ++j) {
+      out[idx[j]] = LikeReading{static_cast<int>(e[2 * j].integer), e[2 * j + 1].integer};
+    }
+  }
+  co_return out;
 }
 
 Awaitable<Status> LikeStore::Load(const LikeTarget& t, int64_t user_id,

@@ -60,6 +60,9 @@ class LikeStore {
                                      const std::string* hot_index = nullptr,
                                      const std::string* hot_member = nullptr);
   Awaitable<Result<LikeReading>> Get(const LikeTarget& t, int64_t user_id);
+  // Many targets: one script call per shard, all in one round trip. In target order.
+  Awaitable<Result<std::vector<LikeReading>>> GetMany(const std::vector<LikeTarget>& targets,
+                                                      int64_t user_id);
   // Loads SQL's likers (when given) and/or the count.
   Awaitable<Status> Load(const LikeTarget& t, int64_t user_id,
                          const std::optional<LikerLoad>& likers, std::optional<int64_t> count);

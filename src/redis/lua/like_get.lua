@@ -1,17 +1,23 @@
--- One user's like state and the count of one target (see like_set.lua for the layout).
--- KEYS[1] small-mode set, KEYS[2] big-mode mark, KEYS[3] the user's big-mode bucket,
--- KEYS[4] count; ARGV[1] user id ('0' for anonymous).
--- Returns {state or -1 when the user's records are not loaded, count or -2 when not loaded}.
-local state = -1
-if ARGV[1] == '0' then
-  state = 0
-elseif redis.call('EXISTS', KEYS[1]) == 1 then
-  state = redis.call('SISMEMBER', KEYS[1], ARGV[1])
-elseif redis.call('EXISTS', KEYS[2]) == 1 and redis.call('SISMEMBER', KEYS[3], 0) == 1 then
-  state = redis.call('SISMEMBER', KEYS[3], ARGV[1])
+-- One user's like states and the counts of several targets of one shard (see like_set.lua
+-- for the layout): a comment page's likes are one call.
+-- KEYS per target (4 each): small-mode set, big-mode mark, the user's big-mode bucket, count.
+-- ARGV[1] user id ('0' for anonymous).
+-- Returns {state, count, state, count, ...}: state -1 when the user's records are not
+-- loaded, count -2 when the count is not loaded.
+local uid = ARGV[1]
+local out = {}
+for k = 1, #KEYS, 4 do
+  local state = -1
+  if uid == '0' then
+    state = 0
+  elseif redis.call('EXISTS', KEYS[k]) == 1 then
+    state = redis.call('SISMEMBER', KEYS[k], uid)
+  elseif redis.call('EXISTS', KEYS[k + 1]) == 1 and
+      redis.call('SISMEMBER', KEYS[k + 2], 0) == 1 then
+    state = redis.call('SISMEMBER', KEYS[k + 2], uid)
+  end
+  local count = redis.call('GET', KEYS[k + 3])
+  out[#out + 1] = state
+  out[#out + 1] = count and tonumber(count) or -2
 end
-local count = redis.call('GET', KEYS[4])
-if not count then
-  return {state, -2}
-end
-return {state, tonumber(count)}
+return out
