@@ -23,6 +23,7 @@ constexpr int64_t kRebuildChunk = 1000;   // SQL rows per query while rebuilding
 constexpr size_t kPutsPerScript = 100;    // comments per comment_put.lua call
 constexpr int64_t kLeaseMs = 30000;       // a rebuilder that stops renewing loses it after this
 constexpr int kWaitRounds = 400;          // × 25 ms: how long a reader waits on another rebuild
+constexpr int kChunkAttempts = 3;         // tries per rebuild chunk before giving up
 
 char SortTag(CommentSort s) {
   switch (s) {
@@ -360,7 +361,6 @@ Awaitable<Status> CommentService::EnsureLoaded(int64_t article_id) {
         auto rows = co_await table_.ListForArticle(article_id, after, kRebuildChunk);
         if (!rows) co_return tl::unexpected(rows.error());
         if (rows->empty()) break;
-        std::vector<Awaitable<Status>> puts;
         std::vector<std::vector<redis::CommentPut>> batches;
         for (size_t i = 0; i < rows->size(); i += kPutsPerScript) {
           const std::vector<sql::CommentRow> part(
@@ -368,12 +368,24 @@ Awaitable<Status> CommentService::EnsureLoaded(int64_t article_id) {
               rows->begin() + static_cast<std::ptrdiff_t>(std::min(rows->size(), i + kPutsPerScript)));
           batches.push_back(PutsOf(part));
         }
-        // The batches outlive the puts (they are awaited below): one pipelined write.
-        for (const auto& b : batches) puts.push_back(cache_.Put(article_id, b));
-        auto results = co_await WhenAll(std::move(puts));
-        for (auto& r : results) {
-          if (!r) co_return tl::unexpected(r.error());
+        // The batches outlive the puts (they are awaited below): one pipelined write. A
+        // failed chunk (a Redis timeout on a loaded box) is sent again rather than throwing
+        // away the rows already copied: puts are versioned, so repeating one is harmless.
+        Status chunk_ok = Fail(ErrorCode::kUnavailable, "comment rebuild chunk not written");
+        for (int attempt = 0; attempt < kChunkAttempts && !chunk_ok; ++attempt) {
+          std::vector<Awaitable<Status>> puts;
+          for (const auto& b : batches) puts.push_back(cache_.Put(article_id, b));
+          auto results = co_await WhenAll(std::move(puts));
+          chunk_ok = Status{};
+          for (auto& r : results) {
+            if (!r) chunk_ok = r;
+          }
+          if (!chunk_ok) {
+            spdlog::warn("comment rebuild of article {}: chunk after id {} failed ({}), attempt {}",
+                         article_id, after, chunk_ok.error().message, attempt + 1);
+          }
         }
+        if (!chunk_ok) co_return tl::unexpected(chunk_ok.error());
         total += rows->size();
         after = rows->back().id;
         auto renewed = co_await cache_.Meta(article_id, "renew", owner_, kLeaseMs);
