@@ -1,5 +1,6 @@
 #include "domain/comments.hpp"
 
+#include <charconv>
 #include <cstdio>
 #include <map>
 
@@ -10,7 +11,6 @@
 #include "common/time.hpp"
 #include "common/when_all.hpp"
 #include "domain/cursor.hpp"
-#include "domain/fields.hpp"
 #include "redis/keys.hpp"
 
 namespace plaudit::domain {
@@ -66,24 +66,37 @@ redis::CommentFields CommentToFields(const sql::CommentRow& r) {
           {"ver", std::to_string(r.ver)}};
 }
 
-std::optional<Comment> CommentFromFields(const redis::CommentFields& f) {
-  if (f.empty()) return std::nullopt;
+namespace {
+
+int64_t RecordInt(const std::string& v) {
+  if (v.empty()) return 0;
+  int64_t out = 0;
+  auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  return ec == std::errc() ? out : 0;
+}
+
+}  // namespace
+
+std::optional<Comment> CommentFromRecord(redis::CommentRecord&& rec) {
+  using namespace redis;
   Comment c;
-  c.id = FieldInt(f, "id");
-  c.article_id = FieldInt(f, "article");
+  c.id = RecordInt(rec[kCmId]);
+  c.article_id = RecordInt(rec[kCmArticle]);
   if (c.id <= 0 || c.article_id <= 0) return std::nullopt;
-  if (int64_t p = FieldInt(f, "parent"); p > 0) c.parent_id = p;
-  c.author = {FieldInt(f, "author_id"), FieldStr(f, "author_username"), FieldStr(f, "author_display")};
-  if (int64_t r = FieldInt(f, "reply_to_id"); r > 0) {
-    c.reply_to = CommentUser{r, FieldStr(f, "reply_to_username"), FieldStr(f, "reply_to_display")};
+  if (int64_t p = RecordInt(rec[kCmParent]); p > 0) c.parent_id = p;
+  c.author = {RecordInt(rec[kCmAuthorId]), std::move(rec[kCmAuthorUsername]),
+              std::move(rec[kCmAuthorDisplay])};
+  if (int64_t r = RecordInt(rec[kCmReplyToId]); r > 0) {
+    c.reply_to = CommentUser{r, std::move(rec[kCmReplyToUsername]),
+                             std::move(rec[kCmReplyToDisplay])};
   }
-  c.body = FieldStr(f, "body");
-  c.created_at_ms = FieldInt(f, "created");
-  c.updated_at_ms = FieldInt(f, "updated");
-  c.deleted = FieldInt(f, "deleted") != 0;
-  c.reply_count = FieldInt(f, "replies");
-  c.like_count = FieldInt(f, "likes");
-  c.ver = FieldInt(f, "ver");
+  c.body = std::move(rec[kCmBody]);
+  c.created_at_ms = RecordInt(rec[kCmCreated]);
+  c.updated_at_ms = RecordInt(rec[kCmUpdated]);
+  c.deleted = RecordInt(rec[kCmDeleted]) != 0;
+  c.reply_count = RecordInt(rec[kCmReplies]);
+  c.like_count = RecordInt(rec[kCmLikes]);
+  c.ver = RecordInt(rec[kCmVer]);
   return c;
 }
 
@@ -222,7 +235,9 @@ Awaitable<Result<Comment>> CommentService::Load(int64_t id) {
   const std::vector<int64_t> ids{id};
   auto cached = co_await cache_.GetMany(ids);
   if (!cached) co_return tl::unexpected(cached.error());
-  if (auto c = CommentFromFields(cached->front())) co_return *c;
+  if (cached->front()) {
+    if (auto c = CommentFromRecord(std::move(*cached->front()))) co_return *c;
+  }
   auto row = co_await table_.Find(id);
   if (!row) co_return tl::unexpected(row.error());
   if (!*row) co_return Fail(ErrorCode::kNotFound, "no such comment");
@@ -409,10 +424,10 @@ Awaitable<Status> CommentService::EnsureLoaded(int64_t article_id) {
 }
 
 Awaitable<Result<std::vector<Comment>>> CommentService::Hydrate(
-    const std::vector<int64_t>& ids, std::vector<redis::CommentFields> fields) {
+    const std::vector<int64_t>& ids, std::vector<redis::CachedComment> cached) {
   std::vector<int64_t> missing;
   for (size_t i = 0; i < ids.size(); ++i) {
-    if (fields[i].empty()) missing.push_back(ids[i]);
+    if (!cached[i]) missing.push_back(ids[i]);
   }
   std::map<int64_t, Comment> loaded;
   if (!missing.empty()) {
@@ -429,7 +444,8 @@ Awaitable<Result<std::vector<Comment>>> CommentService::Hydrate(
   }
   std::vector<Comment> out;
   for (size_t i = 0; i < ids.size(); ++i) {
-    std::optional<Comment> c = CommentFromFields(fields[i]);
+    std::optional<Comment> c;
+    if (cached[i]) c = CommentFromRecord(std::move(*cached[i]));
     if (!c) {
       auto it = loaded.find(ids[i]);
       if (it == loaded.end()) continue;  // gone meanwhile

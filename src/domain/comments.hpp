@@ -90,7 +90,7 @@ class CommentService {
                                                 Result<std::optional<redis::ListPage>> first);
   // Fills comments for `ids` (cache, then SQL for misses), skipping unlisted ones.
   Awaitable<Result<std::vector<Comment>>> Hydrate(
-      const std::vector<int64_t>& ids, std::vector<redis::CommentFields> fields);
+      const std::vector<int64_t>& ids, std::vector<redis::CachedComment> cached);
   Awaitable<Status> AddLikes(int64_t user_id, std::vector<Comment*> comments);
 
   sql::CommentTable& table_;
@@ -107,7 +107,7 @@ class CommentService {
 
 // Mapping between the cache's fields, SQL rows and the domain type.
 redis::CommentFields CommentToFields(const sql::CommentRow& row);
-std::optional<Comment> CommentFromFields(const redis::CommentFields& f);
+std::optional<Comment> CommentFromRecord(redis::CommentRecord&& rec);
 Comment CommentFromRow(const sql::CommentRow& row);
 
 }  // namespace plaudit::domain

@@ -5,19 +5,22 @@
 namespace plaudit::redis {
 namespace {
 
+// In CommentField order (comment_cache.hpp).
 const std::vector<std::string> kCommentFields = {
     "id",      "article",           "parent",           "author_id", "author_username",
     "author_display", "reply_to_id", "reply_to_username", "reply_to_display", "body",
     "created", "updated",           "deleted",          "replies",   "likes",
     "ver"};
 
-CommentFields ToFields(const Reply& arr) {
-  CommentFields f;
-  for (size_t i = 0; i < arr.elements.size() && i < kCommentFields.size(); ++i) {
-    if (!arr.elements[i].is_nil()) f[kCommentFields[i]] = arr.elements[i].str;
+// Moves the strings out of an HMGET reply (no copies).
+CachedComment ToRecord(Reply&& arr) {
+  if (arr.elements.size() != kCmFieldCount || arr.elements[kCmId].is_nil() ||
+      arr.elements[kCmVer].is_nil()) {
+    return std::nullopt;  // not cached
   }
-  if (!f.count("id") || !f.count("ver")) f.clear();  // not cached (or a partial write)
-  return f;
+  CommentRecord rec;
+  for (size_t i = 0; i < kCmFieldCount; ++i) rec[i] = std::move(arr.elements[i].str);
+  return rec;
 }
 
 std::vector<std::string> HmGet(int64_t id) {
@@ -73,21 +76,21 @@ Awaitable<Status> CommentCache::Put(int64_t article_id, const std::vector<Commen
                                           std::move(args)));
 }
 
-Awaitable<Result<std::vector<CommentFields>>> CommentCache::GetMany(
+Awaitable<Result<std::vector<CachedComment>>> CommentCache::GetMany(
     const std::vector<int64_t>& ids) {
-  std::vector<CommentFields> out;
+  std::vector<CachedComment> out;
   if (ids.empty()) co_return out;
   std::vector<std::vector<std::string>> cmds;
   for (int64_t id : ids) cmds.push_back(HmGet(id));
   auto r = co_await client_.Pipeline(std::move(cmds));
   if (auto st = AllOk(r); !st) co_return tl::unexpected(st.error());
-  for (const auto& reply : *r) out.push_back(ToFields(reply));
+  for (auto& reply : *r) out.push_back(ToRecord(std::move(reply)));
   co_return out;
 }
 
-Awaitable<Result<std::pair<std::vector<CommentFields>, std::vector<std::vector<int64_t>>>>>
+Awaitable<Result<std::pair<std::vector<CachedComment>, std::vector<std::vector<int64_t>>>>>
 CommentCache::GetWithReplies(const std::vector<int64_t>& ids, int64_t replies) {
-  using Out = std::pair<std::vector<CommentFields>, std::vector<std::vector<int64_t>>>;
+  using Out = std::pair<std::vector<CachedComment>, std::vector<std::vector<int64_t>>>;
   Out out;
   if (ids.empty()) co_return out;
   std::vector<std::vector<std::string>> cmds;
@@ -101,7 +104,7 @@ CommentCache::GetWithReplies(const std::vector<int64_t>& ids, int64_t replies) {
   if (auto st = AllOk(r); !st) co_return tl::unexpected(st.error());
   const size_t step = replies > 0 ? 2 : 1;
   for (size_t i = 0; i < ids.size(); ++i) {
-    out.first.push_back(ToFields((*r)[i * step]));
+    out.first.push_back(ToRecord(std::move((*r)[i * step])));
     std::vector<int64_t> reply_ids;
     if (replies > 0) {
       for (const auto& m : (*r)[i * step + 1].elements) reply_ids.push_back(std::stoll(m.str));
