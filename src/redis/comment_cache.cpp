@@ -1,5 +1,7 @@
 #include "redis/comment_cache.hpp"
 
+#include <algorithm>
+
 #include "redis/keys.hpp"
 
 namespace plaudit::redis {
@@ -21,12 +23,6 @@ CachedComment ToRecord(Reply&& arr) {
   CommentRecord rec;
   for (size_t i = 0; i < kCmFieldCount; ++i) rec[i] = std::move(arr.elements[i].str);
   return rec;
-}
-
-std::vector<std::string> HmGet(int64_t id) {
-  std::vector<std::string> cmd{"HMGET", keys::Comment(id)};
-  cmd.insert(cmd.end(), kCommentFields.begin(), kCommentFields.end());
-  return cmd;
 }
 
 std::string IndexKey(int64_t article_id, std::optional<int64_t> parent, CommentIndex index) {
@@ -78,14 +74,9 @@ Awaitable<Status> CommentCache::Put(int64_t article_id, const std::vector<Commen
 
 Awaitable<Result<std::vector<CachedComment>>> CommentCache::GetMany(
     const std::vector<int64_t>& ids) {
-  std::vector<CachedComment> out;
-  if (ids.empty()) co_return out;
-  std::vector<std::vector<std::string>> cmds;
-  for (int64_t id : ids) cmds.push_back(HmGet(id));
-  auto r = co_await client_.Pipeline(std::move(cmds));
-  if (auto st = AllOk(r); !st) co_return tl::unexpected(st.error());
-  for (auto& reply : *r) out.push_back(ToRecord(std::move(reply)));
-  co_return out;
+  auto r = co_await GetWithReplies(ids, 0);
+  if (!r) co_return tl::unexpected(r.error());
+  co_return std::move(r->first);
 }
 
 Awaitable<Result<std::pair<std::vector<CachedComment>, std::vector<std::vector<int64_t>>>>>
@@ -93,21 +84,24 @@ CommentCache::GetWithReplies(const std::vector<int64_t>& ids, int64_t replies) {
   using Out = std::pair<std::vector<CachedComment>, std::vector<std::vector<int64_t>>>;
   Out out;
   if (ids.empty()) co_return out;
-  std::vector<std::vector<std::string>> cmds;
-  for (int64_t id : ids) {
-    cmds.push_back(HmGet(id));
-    if (replies > 0) {
-      cmds.push_back({"ZRANGE", keys::RepliesByTime(id), "0", std::to_string(replies - 1)});
-    }
+  std::vector<std::string> keys;
+  for (int64_t id : ids) keys.push_back(keys::Comment(id));
+  if (replies > 0) {
+    for (int64_t id : ids) keys.push_back(keys::RepliesByTime(id));
   }
-  auto r = co_await client_.Pipeline(std::move(cmds));
-  if (auto st = AllOk(r); !st) co_return tl::unexpected(st.error());
+  std::vector<std::string> args{std::to_string(std::max<int64_t>(replies, 0))};
+  args.insert(args.end(), kCommentFields.begin(), kCommentFields.end());
+  auto r = co_await client_.Eval(GetScript("comment_get.lua"), std::move(keys), std::move(args));
+  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
   const size_t step = replies > 0 ? 2 : 1;
+  if (r->elements.size() != ids.size() * step) {
+    co_return Fail(ErrorCode::kInternal, "unexpected comment_get reply");
+  }
   for (size_t i = 0; i < ids.size(); ++i) {
-    out.first.push_back(ToRecord(std::move((*r)[i * step])));
+    out.first.push_back(ToRecord(std::move(r->elements[i * step])));
     std::vector<int64_t> reply_ids;
     if (replies > 0) {
-      for (const auto& m : (*r)[i * step + 1].elements) reply_ids.push_back(std::stoll(m.str));
+      for (const auto& m : r->elements[i * step + 1].elements) reply_ids.push_back(std::stoll(m.str));
     }
     out.second.push_back(std::move(reply_ids));
   }
