@@ -1,7 +1,5 @@
 #include "api/comments.hpp"
 
-#include <boost/asio/experimental/awaitable_operators.hpp>
-
 #include "api/bind.hpp"
 #include "api/json_fields.hpp"
 #include "api/paging.hpp"
@@ -16,8 +14,6 @@ using http_api::Request;
 using http_api::Response;
 
 namespace {
-
-using namespace boost::asio::experimental::awaitable_operators;
 
 boost::json::object UserJson(const domain::CommentUser& u) {
   return {{"id", u.id}, {"username", u.username}, {"displayName", u.display_name}};
@@ -145,42 +141,6 @@ Awaitable<Response> Delete(ApiContext ctx, Request& req) {
   co_return http_api::NoContent();
 }
 
-Response StateJson(const domain::LikeState& s) {
-  return JsonResponse(http::status::ok, {{"liked", s.liked}, {"likeCount", s.count}});
-}
-
-Awaitable<Response> SetLike(ApiContext ctx, Request& req, bool like) {
-  auto id = req.IdParam("id");
-  if (!id) {
-    auto caller = co_await ctx.guard->Admit(req, Access::kWrite);
-    co_return ErrorResponse(caller ? id.error() : caller.error());
-  }
-  // The session lookup and the comment read are independent: one round trip for both.
-  auto admit_op = ctx.guard->Admit(req, Access::kWrite);
-  auto comment_op = ctx.comments->Peek(*id);
-  auto both = co_await (std::move(admit_op) && std::move(comment_op));
-  auto& caller = std::get<0>(both);
-  auto& comment = std::get<1>(both);
-  if (!caller) co_return ErrorResponse(caller.error());
-  if (!comment) co_return ErrorResponse(comment.error());
-  auto s = co_await ctx.comments->SetLike(*caller->principal, *comment, like);
-  if (!s) co_return ErrorResponse(s.error());
-  co_return StateJson(*s);
-}
-
-Awaitable<Response> Like(ApiContext ctx, Request& req) { co_return co_await SetLike(ctx, req, true); }
-Awaitable<Response> Unlike(ApiContext ctx, Request& req) { co_return co_await SetLike(ctx, req, false); }
-
-Awaitable<Response> GetLike(ApiContext ctx, Request& req) {
-  auto caller = co_await ctx.guard->Admit(req, Access::kPublic);
-  if (!caller) co_return ErrorResponse(caller.error());
-  auto id = req.IdParam("id");
-  if (!id) co_return ErrorResponse(id.error());
-  auto s = co_await ctx.comments->GetLike(caller->principal, *id);
-  if (!s) co_return ErrorResponse(s.error());
-  co_return StateJson(*s);
-}
-
 }  // namespace
 
 boost::json::object CommentJson(const domain::Comment& c) {
@@ -217,9 +177,6 @@ void RegisterComments(http_api::Router& router, ApiContext ctx) {
   router.Add(http::verb::patch, "/api/v1/comments/{id}", Bind<Patch>(ctx));
   router.Add(http::verb::delete_, "/api/v1/comments/{id}", Bind<Delete>(ctx));
   router.Add(http::verb::get, "/api/v1/comments/{id}/replies", Bind<Replies>(ctx));
-  router.Add(http::verb::put, "/api/v1/comments/{id}/like", Bind<Like>(ctx));
-  router.Add(http::verb::delete_, "/api/v1/comments/{id}/like", Bind<Unlike>(ctx));
-  router.Add(http::verb::get, "/api/v1/comments/{id}/like", Bind<GetLike>(ctx));
 }
 
 }  // namespace plaudit::api

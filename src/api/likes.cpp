@@ -2,8 +2,6 @@
 
 #include <charconv>
 
-#include <boost/asio/experimental/awaitable_operators.hpp>
-
 #include "api/bind.hpp"
 #include "http/errors.hpp"
 
@@ -15,8 +13,6 @@ using http_api::Request;
 using http_api::Response;
 
 namespace {
-
-using namespace boost::asio::experimental::awaitable_operators;
 
 constexpr size_t kMaxBatchIds = 100;
 
@@ -31,20 +27,49 @@ Awaitable<Response> SetArticleLike(ApiContext ctx, Request& req, bool like) {
     auto caller = co_await ctx.guard->Admit(req, Access::kWrite);
     co_return ErrorResponse(caller ? id.error() : caller.error());
   }
-  // The session lookup and the article read are independent: one round trip for both.
-  auto admit_op = ctx.guard->Admit(req, Access::kWrite);
   auto article_op = ctx.articles->Peek(*id);
-  auto both = co_await (std::move(admit_op) && std::move(article_op));
-  auto& caller = std::get<0>(both);
-  auto& article = std::get<1>(both);
-  if (!caller) co_return ErrorResponse(caller.error());
-  if (!article) co_return ErrorResponse(article.error());
+  auto both = co_await AdmitAlongside(*ctx.guard, req, Access::kWrite, std::move(article_op));
+  if (!both) co_return ErrorResponse(both.error());
+  const auto& [caller, article] = *both;
   // Only what the caller can see can be liked (drafts: their author and admins).
-  if (!domain::CanSee(*article, caller->principal)) {
+  if (!domain::CanSee(article, caller.principal)) {
     co_return ErrorResponse(Error{ErrorCode::kNotFound, "no such article"});
   }
   const redis::LikeTarget target{'a', *id, *id};
-  auto s = co_await ctx.likes->Set(*caller->principal, target, like);
+  auto s = co_await ctx.likes->Set(*caller.principal, target, like);
+  if (!s) co_return ErrorResponse(s.error());
+  co_return StateJson(*s);
+}
+
+// PUT / DELETE of a comment's like: the comment service also moves it in its hot order.
+Awaitable<Response> SetCommentLike(ApiContext ctx, Request& req, bool like) {
+  auto id = req.IdParam("id");
+  if (!id) {
+    auto caller = co_await ctx.guard->Admit(req, Access::kWrite);
+    co_return ErrorResponse(caller ? id.error() : caller.error());
+  }
+  auto comment_op = ctx.comments->Peek(*id);
+  auto both = co_await AdmitAlongside(*ctx.guard, req, Access::kWrite, std::move(comment_op));
+  if (!both) co_return ErrorResponse(both.error());
+  const auto& [caller, comment] = *both;
+  auto s = co_await ctx.comments->SetLike(*caller.principal, comment, like);
+  if (!s) co_return ErrorResponse(s.error());
+  co_return StateJson(*s);
+}
+
+Awaitable<Response> LikeComment(ApiContext ctx, Request& req) {
+  co_return co_await SetCommentLike(ctx, req, true);
+}
+Awaitable<Response> UnlikeComment(ApiContext ctx, Request& req) {
+  co_return co_await SetCommentLike(ctx, req, false);
+}
+
+Awaitable<Response> GetCommentLike(ApiContext ctx, Request& req) {
+  auto caller = co_await ctx.guard->Admit(req, Access::kPublic);
+  if (!caller) co_return ErrorResponse(caller.error());
+  auto id = req.IdParam("id");
+  if (!id) co_return ErrorResponse(id.error());
+  auto s = co_await ctx.comments->GetLike(caller->principal, *id);
   if (!s) co_return ErrorResponse(s.error());
   co_return StateJson(*s);
 }
@@ -126,6 +151,9 @@ void RegisterLikes(http_api::Router& router, ApiContext ctx) {
   router.Add(http::verb::put, "/api/v1/articles/{id}/like", Bind<Like>(ctx));
   router.Add(http::verb::delete_, "/api/v1/articles/{id}/like", Bind<Unlike>(ctx));
   router.Add(http::verb::get, "/api/v1/articles/{id}/like", Bind<GetArticleLike>(ctx));
+  router.Add(http::verb::put, "/api/v1/comments/{id}/like", Bind<LikeComment>(ctx));
+  router.Add(http::verb::delete_, "/api/v1/comments/{id}/like", Bind<UnlikeComment>(ctx));
+  router.Add(http::verb::get, "/api/v1/comments/{id}/like", Bind<GetCommentLike>(ctx));
   router.Add(http::verb::get, "/api/v1/likes", Bind<Batch>(ctx));
 }
 

@@ -424,14 +424,8 @@ Awaitable<Result<PageResult<Article>>> ArticleService::ListPublished(
   const std::string list = ListName(kind);
   std::optional<std::pair<int64_t, int64_t>> after;  // (score, id)
   if (req.cursor) {
-    auto raw = DecodeCursor(*req.cursor);
-    long long score = 0, id = 0;
-    char tag = 0;
-    if (!raw || std::sscanf(raw->c_str(), "%c%lld.%lld", &tag, &score, &id) != 3 || tag != 'p' ||
-        id <= 0) {
-      co_return Fail(ErrorCode::kInvalidArgument, "invalid cursor");
-    }
-    after = std::pair{score, id};
+    after = DecodeScoreCursor(*req.cursor, 'p');
+    if (!after) co_return Fail(ErrorCode::kInvalidArgument, "invalid cursor");
   }
   Result<std::optional<redis::ListPage>> page = std::optional<redis::ListPage>{};
   for (int attempt = 0; attempt < 2; ++attempt) {
@@ -458,7 +452,7 @@ Awaitable<Result<PageResult<Article>>> ArticleService::ListPublished(
   out.items = std::move(*items);
   if (more && !entries.empty()) {
     const auto& last = entries.back();
-    out.next_cursor = EncodeCursor("p" + std::to_string(last.score) + "." + std::to_string(last.id));
+    out.next_cursor = EncodeScoreCursor('p', last.score, last.id);
   }
   co_return out;
 }

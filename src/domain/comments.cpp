@@ -1,7 +1,6 @@
 #include "domain/comments.hpp"
 
 #include <charconv>
-#include <cstdio>
 #include <map>
 
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -231,7 +230,7 @@ Awaitable<Result<int64_t>> CommentService::RepairPending() {
   co_return static_cast<int64_t>(pending_repairs_.size());
 }
 
-Awaitable<Result<Comment>> CommentService::Load(int64_t id) {
+Awaitable<Result<Comment>> CommentService::Peek(int64_t id) {
   const std::vector<int64_t> ids{id};
   auto cached = co_await cache_.GetMany(ids);
   if (!cached) co_return tl::unexpected(cached.error());
@@ -251,7 +250,7 @@ Awaitable<Result<Comment>> CommentService::Load(int64_t id) {
 
 Awaitable<Result<Comment>> CommentService::Visible(const std::optional<Principal>& viewer,
                                                    int64_t id) {
-  auto c = co_await Load(id);
+  auto c = co_await Peek(id);
   if (!c) co_return tl::unexpected(c.error());
   if (!c->Listed()) co_return Fail(ErrorCode::kNotFound, "no such comment");
   auto article = co_await articles_.Get(viewer, c->article_id, false, false);
@@ -309,12 +308,6 @@ Awaitable<Status> CommentService::Delete(const Principal& who, int64_t id) {
   co_return co_await AfterCommit(*w);
 }
 
-Awaitable<Result<LikeState>> CommentService::SetLike(const Principal& who, int64_t id, bool like) {
-  auto c = co_await Load(id);
-  if (!c) co_return tl::unexpected(c.error());
-  co_return co_await SetLike(who, *c, like);
-}
-
 Awaitable<Result<LikeState>> CommentService::SetLike(const Principal& who, const Comment& c,
                                                      bool like) {
   if (c.deleted) co_return Fail(ErrorCode::kNotFound, "no such comment");
@@ -331,8 +324,6 @@ Awaitable<Result<LikeState>> CommentService::SetLike(const Principal& who, const
   const redis::LikeTarget target = TargetOf(c.id);
   co_return co_await likes_.Set(who, target, like, &index, &member);
 }
-
-Awaitable<Result<Comment>> CommentService::Peek(int64_t id) { co_return co_await Load(id); }
 
 Awaitable<Result<LikeState>> CommentService::GetLike(const std::optional<Principal>& viewer,
                                                      int64_t id) {
@@ -460,14 +451,9 @@ Result<std::optional<std::pair<int64_t, int64_t>>> CommentService::ParseCursor(
     CommentSort sort, const PageRequest& req) {
   using After = std::optional<std::pair<int64_t, int64_t>>;  // (score, id)
   if (!req.cursor) return After{};
-  auto raw = DecodeCursor(*req.cursor);
-  long long score = 0, id = 0;
-  char tag = 0;
-  if (!raw || std::sscanf(raw->c_str(), "%c%lld.%lld", &tag, &score, &id) != 3 ||
-      tag != SortTag(sort) || id <= 0) {
-    return Fail(ErrorCode::kInvalidArgument, "invalid cursor");
-  }
-  return After(std::pair<int64_t, int64_t>{score, id});
+  After after = DecodeScoreCursor(*req.cursor, SortTag(sort));
+  if (!after) return Fail(ErrorCode::kInvalidArgument, "invalid cursor");
+  return after;
 }
 
 Awaitable<Result<std::optional<redis::ListPage>>> CommentService::FetchPage(
@@ -545,8 +531,7 @@ Awaitable<Result<PageResult<Comment>>> CommentService::PageOf(
   }
   if (more && !entries.empty()) {
     const auto& last = entries.back();
-    out.next_cursor = EncodeCursor(std::string(1, SortTag(sort)) + std::to_string(last.score) +
-                                   "." + std::to_string(last.id));
+    out.next_cursor = EncodeScoreCursor(SortTag(sort), last.score, last.id);
   }
   co_return out;
 }

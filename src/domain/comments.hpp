@@ -45,10 +45,10 @@ class CommentService {
   Awaitable<Result<PageResult<Comment>>> Replies(const std::optional<Principal>& viewer,
                                                  int64_t comment_id, CommentSort sort,
                                                  PageRequest page);
-  Awaitable<Result<LikeState>> SetLike(const Principal& who, int64_t id, bool like);
-  // The same for a comment read with Peek (while the session lookup ran beside it).
+  // Likes or unlikes a comment read with Peek (the session lookup may run beside that read).
   Awaitable<Result<LikeState>> SetLike(const Principal& who, const Comment& c, bool like);
-  // The comment in any state (even deleted), without any visibility check.
+  // The comment in any state (even deleted), from the cache or SQL (filling the cache),
+  // without any visibility check.
   Awaitable<Result<Comment>> Peek(int64_t id);
   Awaitable<Result<LikeState>> GetLike(const std::optional<Principal>& viewer, int64_t id);
 
@@ -67,8 +67,6 @@ class CommentService {
 
  private:
   Awaitable<Result<int64_t>> AllocateId(int64_t article_id, bool reseed);
-  // The comment from the cache, or SQL (filling the cache); any state, even deleted.
-  Awaitable<Result<Comment>> Load(int64_t id);
   // The comment if the viewer may see it (listed, on an article they can see).
   Awaitable<Result<Comment>> Visible(const std::optional<Principal>& viewer, int64_t id);
   Awaitable<Status> Reflect(const sql::CommentWrite& w);

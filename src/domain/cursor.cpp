@@ -2,6 +2,7 @@
 
 #include <sodium.h>
 
+#include <cstdio>
 #include <vector>
 
 namespace plaudit::domain {
@@ -23,6 +24,21 @@ std::optional<std::string> DecodeCursor(std::string_view cursor) {
     return std::nullopt;
   }
   return std::string(out.begin(), out.begin() + static_cast<long>(len));
+}
+
+std::string EncodeScoreCursor(char tag, int64_t score, int64_t id) {
+  return EncodeCursor(std::string(1, tag) + std::to_string(score) + "." + std::to_string(id));
+}
+
+std::optional<std::pair<int64_t, int64_t>> DecodeScoreCursor(std::string_view cursor, char tag) {
+  auto raw = DecodeCursor(cursor);
+  long long score = 0, id = 0;
+  char got = 0;
+  if (!raw || std::sscanf(raw->c_str(), "%c%lld.%lld", &got, &score, &id) != 3 || got != tag ||
+      id <= 0) {
+    return std::nullopt;
+  }
+  return std::pair<int64_t, int64_t>{score, id};
 }
 
 }  // namespace plaudit::domain
