@@ -6,7 +6,7 @@
 
 namespace plaudit::testing {
 
-RedisServer::RedisServer() {
+RedisServer::RedisServer(std::vector<std::string> extra_args) : extra_args_(std::move(extra_args)) {
   socket_ = (dir_.path() / "redis.sock").string();
   port_ = FreeTcpPort();
   Start();
@@ -22,12 +22,12 @@ void RedisServer::Start() {
   if (bin.empty()) {
     throw std::runtime_error("redis-server not found: run scripts/install-deps.sh");
   }
-  proc_ = std::make_unique<Process>(
-      std::vector<std::string>{bin, "--port", std::to_string(port_), "--bind", "127.0.0.1",
-                               "--unixsocket", socket_, "--unixsocketperm", "700", "--dir",
-                               dir_.path().string(), "--save", "", "--appendonly", "no",
-                               "--daemonize", "no", "--loglevel", "warning"},
-      (dir_.path() / "redis.log").string());
+  std::vector<std::string> argv{bin, "--port", std::to_string(port_), "--bind", "127.0.0.1",
+                                "--unixsocket", socket_, "--unixsocketperm", "700", "--dir",
+                                dir_.path().string(), "--save", "", "--appendonly", "no",
+                                "--daemonize", "no", "--loglevel", "warning"};
+  argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
+  proc_ = std::make_unique<Process>(argv, (dir_.path() / "redis.log").string());
   if (!WaitFor([&] { return UnixSocketAccepts(socket_); }, std::chrono::seconds(10))) {
     throw std::runtime_error("redis-server did not start; see " +
                              (dir_.path() / "redis.log").string());

@@ -3,6 +3,7 @@
 // temp dir, no persistence. Tests may stop and restart it to simulate outages.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
@@ -11,7 +12,8 @@ namespace plaudit::testing {
 
 class RedisServer {
  public:
-  RedisServer();
+  // `extra_args` are appended to redis-server's command line (e.g. cluster mode).
+  explicit RedisServer(std::vector<std::string> extra_args = {});
   ~RedisServer();
 
   void Start();  // (re)starts on the same socket and port; waits until it accepts
@@ -32,6 +34,7 @@ class RedisServer {
   TempDir dir_{"plaudit-redis"};
   std::string socket_;
   int port_ = 0;
+  std::vector<std::string> extra_args_;
   std::unique_ptr<Process> proc_;
 };
 
