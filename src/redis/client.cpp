@@ -334,18 +334,27 @@ class ClientImpl final : public Client {
     argv.push_back(std::to_string(keys.size()));
     argv.insert(argv.end(), keys.begin(), keys.end());
     argv.insert(argv.end(), args.begin(), args.end());
-    Commands first{argv};
+    Commands first;
+    first.push_back(std::move(argv));
     auto reply = co_await Send<Result<Reply>>(weak, ex, std::move(first));
     if (!IsNoScript(reply)) {
       co_return reply;
     }
-    // SCRIPT FLUSH, a Redis restart or a failover emptied the script cache: load and retry.
+    // SCRIPT FLUSH, a Redis restart or a failover emptied the script cache: load and retry
+    // (the argv is rebuilt: the first one was moved into the send).
     auto loaded = co_await LoadScript(weak, ex, script);
     if (!loaded) {
       co_return tl::unexpected(loaded.error());
     }
-    argv[1] = std::move(*loaded);
-    Commands retry{std::move(argv)};
+    std::vector<std::string> again;
+    again.reserve(3 + keys.size() + args.size());
+    again.push_back("EVALSHA");
+    again.push_back(std::move(*loaded));
+    again.push_back(std::to_string(keys.size()));
+    again.insert(again.end(), keys.begin(), keys.end());
+    again.insert(again.end(), args.begin(), args.end());
+    Commands retry;
+    retry.push_back(std::move(again));
     co_return co_await Send<Result<Reply>>(weak, ex, std::move(retry));
   }
 
@@ -400,6 +409,24 @@ class ClientImpl final : public Client {
     }
     pending_.push_back(req);
     ArmTimeoutTimer();
+    unflushed_ += commands.size();
+    if (options_.eager_flush_commands > 0 && unflushed_ >= options_.eager_flush_commands) {
+      FlushNow();
+    }
+  }
+
+  // Writes hiredis's output buffer now instead of at the end of the loop turn, so that Redis
+  // starts on these commands while this thread goes on parsing requests (see
+  // ClientOptions::eager_flush_commands). Never called from inside a hiredis callback: a
+  // write error frees the context, which fails the pending requests through posted
+  // completions and HandleDisconnect.
+  void FlushNow() {
+    unflushed_ = 0;
+    if (ac_ == nullptr || sdslen(ac_->c.obuf) == 0) {
+      return;
+    }
+    ++stats_.batches_flushed;
+    redisAsyncHandleWrite(ac_);
   }
 
   // Appends one command to hiredis's output buffer; the adapter flushes it on the next write
@@ -503,7 +530,10 @@ class ClientImpl final : public Client {
       return;
     }
     ac->data = this;
-    if (!AttachAsio(ac, ex_, [this] { ++stats_.batches_flushed; })) {
+    if (!AttachAsio(ac, ex_, [this] {
+          ++stats_.batches_flushed;
+          unflushed_ = 0;
+        })) {
       redisAsyncFree(ac);
       ConnectFailed("cannot watch the socket");
       return;
@@ -682,6 +712,7 @@ class ClientImpl final : public Client {
   std::deque<Request*> pending_;  // unanswered requests, oldest (earliest deadline) first
   std::unordered_map<std::string, std::pair<std::string, std::string>>
       shas_;                            // name -> source, sha
+  size_t unflushed_ = 0;                // commands appended since the last write
   std::vector<const char*> argv_ptrs_;  // scratch for Write
   std::vector<size_t> argv_lens_;
   ClientStats stats_;

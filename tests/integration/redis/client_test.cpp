@@ -142,6 +142,55 @@ TEST_F(RedisClient, ConcurrentCommandsShareWriteBatches) {
   EXPECT_LT(batches, sent / 10) << sent << " commands in " << batches << " batches";
 }
 
+// eager_flush_commands: a burst of commands from many coroutines in one loop turn leaves in
+// writes of that many commands (Redis starts on the first ones while the rest are still being
+// produced); 0 keeps the whole burst in one end-of-turn write. Replies still pair up with
+// their callers, and one Pipeline() always leaves in a single write.
+TEST_F(RedisClient, EagerFlushSplitsABurstButNeverAPipeline) {
+  constexpr int kBurst = 100;
+  for (size_t eager : {size_t{0}, size_t{10}}) {
+    ClientOptions options;
+    options.eager_flush_commands = eager;
+    auto client = Connect(Server().unix_url(), options);
+    auto before = client->stats();
+    int finished = 0;
+    int correct = 0;
+    for (int i = 0; i < kBurst; ++i) {
+      net::co_spawn(
+          ctx_,
+          [&client, &correct, i, eager]() -> Awaitable<void> {
+            std::vector<std::string> argv{"ECHO", std::to_string(eager) + ":" + std::to_string(i)};
+            auto r = co_await client->Command(std::move(argv));
+            if (r && r->str == std::to_string(eager) + ":" + std::to_string(i)) ++correct;
+          },
+          [&finished](std::exception_ptr) { ++finished; });
+    }
+    auto deadline = Clock::now() + 30s;
+    while (finished < kBurst && Clock::now() < deadline) RunFor(5ms);
+    ASSERT_EQ(finished, kBurst);
+    EXPECT_EQ(correct, kBurst);
+    auto after = client->stats();
+    uint64_t batches = after.batches_flushed - before.batches_flushed;
+    EXPECT_EQ(after.commands_sent - before.commands_sent, uint64_t{kBurst});
+    if (eager == 0) {
+      EXPECT_LE(batches, 2u) << "a burst in one loop turn should leave together";
+    } else {
+      // 10 eager writes of 10; at most one more for a remainder.
+      EXPECT_GE(batches, uint64_t{kBurst} / eager);
+      EXPECT_LE(batches, uint64_t{kBurst} / eager + 1);
+    }
+
+    std::vector<std::vector<std::string>> many;
+    for (int i = 0; i < 40; ++i) many.push_back({"ECHO", std::to_string(i)});
+    auto mid = client->stats();
+    auto replies = Run(client->Pipeline(std::move(many)));
+    ASSERT_TRUE(replies);
+    ASSERT_EQ(replies->size(), 40u);
+    EXPECT_EQ((*replies)[39].str, "39");
+    EXPECT_EQ(client->stats().batches_flushed - mid.batches_flushed, 1u);
+  }
+}
+
 TEST_F(RedisClient, PipelineReturnsRepliesInOrder) {
   auto client = Connect(Server().unix_url());
   auto before = client->stats();
