@@ -3,7 +3,8 @@
 //
 // | key                      | type   | holds                                        | TTL        |
 // |--------------------------|--------|----------------------------------------------|------------|
-// | pl:sess:<token-hash>     | HASH   | uid, username, display, role of one session  | session    |
+// | pl:sess:<token-hash>     | HASH   | uid, username, display, role of one session; | session    |
+// |                          |        | ref = when its expiry next slides (ms)       |            |
 // | pl:usess:<uid>           | ZSET   | token hashes of a user's sessions, by login  | session    |
 // |                          |        | time; capped (oldest sessions are evicted)   |            |
 // | pl:rl:<scope>:<id>       | STRING | GCRA theoretical arrival time (ms) of a      | ≤ period   |

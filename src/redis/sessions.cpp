@@ -45,7 +45,7 @@ Awaitable<Status> SessionStore::Create(std::string_view token, const SessionData
   std::string key = keys::Session(hash);
   std::vector<std::vector<std::string>> cmds{
       {"HSET", key, "uid", std::to_string(d.user_id), "username", d.username, "display",
-       d.display_name, "role", d.role},
+       d.display_name, "role", d.role, "ref", std::to_string(NextSlideMs())},
       {"PEXPIRE", key, std::to_string(ttl_.count())}};
   auto written = co_await client_.Pipeline(std::move(cmds));
   if (!written) co_return tl::unexpected(written.error());
@@ -67,23 +67,39 @@ Awaitable<Status> SessionStore::Create(std::string_view token, const SessionData
   co_return Status{};
 }
 
+// One plain HMGET per lookup (a script call costs Redis several times more). The hash's
+// `ref` field says when the expiry should next slide: once the session has aged by 1/30 of
+// its TTL (a day for the default 30 days), session_touch.lua slides it and moves `ref`.
+// A session from before `ref` existed slides on its first lookup.
 Awaitable<Result<std::optional<SessionData>>> SessionStore::Get(std::string_view token) {
-  std::vector<std::string> k{keys::Session(HashToken(token))};
-  // Refresh once the session has aged by 1/30 of its TTL (a day for the default 30 days).
-  int64_t refresh_below = ttl_.count() - std::max<int64_t>(1, ttl_.count() / 30);
-  std::vector<std::string> args{std::to_string(ttl_.count()), std::to_string(refresh_below)};
-  auto r = co_await client_.Eval(GetScript("session_get.lua"), std::move(k), std::move(args));
+  std::string key = keys::Session(HashToken(token));
+  std::vector<std::string> argv{"HMGET", key, "uid", "username", "display", "role", "ref"};
+  auto r = co_await client_.Command(std::move(argv));
   if (!r) co_return tl::unexpected(r.error());
   if (r->is_error()) co_return Fail(ErrorCode::kInternal, "redis: " + r->str);
-  if (r->is_nil() || r->elements.size() != 4) co_return std::optional<SessionData>{};
-  SessionData d;
+  if (r->elements.size() != 5) co_return std::optional<SessionData>{};
   auto uid = r->elements[0].AsInt();
   if (!uid) co_return std::optional<SessionData>{};
+  auto ref = r->elements[4].AsInt();
+  if (!ref || NowMs() >= *ref) {
+    std::vector<std::string> k{key};
+    std::vector<std::string> args{std::to_string(ttl_.count()), std::to_string(NextSlideMs())};
+    auto touched =
+        co_await client_.Eval(GetScript("session_touch.lua"), std::move(k), std::move(args));
+    if (!touched) co_return tl::unexpected(touched.error());
+    if (touched->is_error()) co_return Fail(ErrorCode::kInternal, "redis: " + touched->str);
+    if (touched->AsInt() != 1) co_return std::optional<SessionData>{};  // expired meanwhile
+  }
+  SessionData d;
   d.user_id = *uid;
-  d.username = r->elements[1].str;
-  d.display_name = r->elements[2].str;
-  d.role = r->elements[3].str;
+  d.username = std::move(r->elements[1].str);
+  d.display_name = std::move(r->elements[2].str);
+  d.role = std::move(r->elements[3].str);
   co_return std::optional<SessionData>(std::move(d));
+}
+
+int64_t SessionStore::NextSlideMs() const {
+  return NowMs() + std::max<int64_t>(1, ttl_.count() / 30);
 }
 
 Awaitable<Status> SessionStore::Delete(std::string_view token, int64_t user_id) {

@@ -39,6 +39,8 @@ class SessionStore {
   std::chrono::milliseconds ttl() const { return ttl_; }
 
  private:
+  int64_t NextSlideMs() const;  // when a session's expiry should next slide
+
   Client& client_;
   std::chrono::milliseconds ttl_;
   int max_sessions_;

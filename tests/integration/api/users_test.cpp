@@ -1,5 +1,6 @@
 // API.md "Users and sessions" over real HTTP, on SQLite and PostgreSQL.
 #include "api_test_base.hpp"
+#include "common/time.hpp"
 #include "redis/sessions.hpp"
 
 namespace plaudit::testing {
@@ -159,6 +160,33 @@ TEST_P(UsersTest, RedisHoldsOnlyAHashOfTheToken) {
   int64_t ttl = std::stoll(redis_.Cli("PTTL pl:sess:" + redis::SessionStore::HashToken(token)));
   EXPECT_GT(ttl, 29LL * 24 * 3600 * 1000);
   EXPECT_LE(ttl, 30LL * 24 * 3600 * 1000);
+}
+
+// A lookup is one HMGET; the expiry slides only once `ref` (the next slide time) has passed,
+// and a session written before `ref` existed slides on its first lookup.
+TEST_P(UsersTest, SessionExpirySlidesOnlyWhenDue) {
+  Register("flo");
+  std::string token = Login("flo");
+  std::string key = "pl:sess:" + redis::SessionStore::HashToken(token);
+  auto c = Client();
+  constexpr int64_t kDay = 24LL * 3600 * 1000;
+  // Not due: the shortened expiry stays as it is.
+  ASSERT_EQ(redis_.Cli("PEXPIRE " + key + " 100000"), "1");
+  ASSERT_EQ(c.Get("/api/v1/users/me", Bearer(token)).status, 200);
+  EXPECT_LE(std::stoll(redis_.Cli("PTTL " + key)), 100000);
+  // Due: slid back to the full lifetime, and the next slide is about a day away.
+  ASSERT_EQ(redis_.Cli("HSET " + key + " ref 1"), "0");
+  ASSERT_EQ(c.Get("/api/v1/users/me", Bearer(token)).status, 200);
+  EXPECT_GT(std::stoll(redis_.Cli("PTTL " + key)), 29 * kDay);
+  int64_t ref = std::stoll(redis_.Cli("HGET " + key + " ref"));
+  EXPECT_GT(ref, NowMs() + kDay - 60000);
+  EXPECT_LE(ref, NowMs() + kDay);
+  // No `ref` at all (an older session): slides and gains one.
+  ASSERT_EQ(redis_.Cli("HDEL " + key + " ref"), "1");
+  ASSERT_EQ(redis_.Cli("PEXPIRE " + key + " 100000"), "1");
+  ASSERT_EQ(c.Get("/api/v1/users/me", Bearer(token)).status, 200);
+  EXPECT_GT(std::stoll(redis_.Cli("PTTL " + key)), 29 * kDay);
+  EXPECT_NE(redis_.Cli("HGET " + key + " ref"), "");
 }
 
 TEST_P(UsersTest, RolesAreAdminOnlyAndReachLiveSessionsAtOnce) {
