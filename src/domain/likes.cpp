@@ -66,10 +66,25 @@ Awaitable<Status> LikeService::LoadMissing(const redis::LikeTarget& t, int64_t u
 Awaitable<Result<LikeState>> LikeService::Set(const Principal& who, const redis::LikeTarget& t,
                                               bool like, const std::string* hot_index,
                                               const std::string* hot_member) {
+  auto r = co_await SetImpl(who, t, like, hot_index, hot_member, false);
+  if (!r) co_return tl::unexpected(r.error());
+  if (!*r) co_return Fail(ErrorCode::kInternal, "like refused without a condition");
+  co_return **r;
+}
+
+Awaitable<Result<std::optional<LikeState>>> LikeService::SetIfPublished(
+    const Principal& who, const redis::LikeTarget& article, bool like) {
+  co_return co_await SetImpl(who, article, like, nullptr, nullptr, true);
+}
+
+Awaitable<Result<std::optional<LikeState>>> LikeService::SetImpl(
+    const Principal& who, const redis::LikeTarget& t, bool like, const std::string* hot_index,
+    const std::string* hot_member, bool require_published) {
   for (int attempt = 0; attempt < 4; ++attempt) {
-    auto r = co_await store_.Set(t, who.id, like, hot_index, hot_member);
+    auto r = co_await store_.Set(t, who.id, like, hot_index, hot_member, require_published);
     if (!r) co_return tl::unexpected(r.error());
-    if (r->state >= 0) co_return LikeState{r->state == 1, r->count};
+    if (r->state == -3) co_return std::optional<LikeState>{};
+    if (r->state >= 0) co_return std::optional<LikeState>(LikeState{r->state == 1, r->count});
     // A miss: learn what is missing, load it from SQL, and try again. Never count blind.
     auto seen = co_await store_.Get(t, who.id);
     if (!seen) co_return tl::unexpected(seen.error());

@@ -43,6 +43,12 @@ class LikeService {
   Awaitable<Result<LikeState>> Set(const Principal& who, const redis::LikeTarget& target,
                                    bool like, const std::string* hot_index = nullptr,
                                    const std::string* hot_member = nullptr);
+  // An article like in one script call when the article's cache says it is published (so
+  // anyone may see it). nullopt, with nothing changed, when the cache does not say so (a
+  // draft, or not cached): the caller checks visibility itself and calls Set.
+  Awaitable<Result<std::optional<LikeState>>> SetIfPublished(const Principal& who,
+                                                             const redis::LikeTarget& article,
+                                                             bool like);
   // `user_id` 0: anonymous. A target unknown to SQL answers {false, 0}.
   Awaitable<Result<LikeState>> Get(int64_t user_id, const redis::LikeTarget& target);
   // Many targets in one pipelined round trip (plus loads for misses).
@@ -58,6 +64,11 @@ class LikeService {
   std::function<bool()> fail_after_commit;
 
  private:
+  Awaitable<Result<std::optional<LikeState>>> SetImpl(const Principal& who,
+                                                      const redis::LikeTarget& target, bool like,
+                                                      const std::string* hot_index,
+                                                      const std::string* hot_member,
+                                                      bool require_published);
   Awaitable<Status> LoadMissing(const redis::LikeTarget& t, int64_t user_id,
                                 const redis::LikeReading& seen, bool* target_exists);
   Awaitable<Result<int64_t>> FlushShard(int shard);

@@ -10,8 +10,8 @@
 // | pl:rl:<scope>:<id>       | STRING | GCRA theoretical arrival time (ms) of a      | ≤ period   |
 // |                          |        | rate limit                                   |            |
 // | pl:seq:article           | STRING | last article id handed out (INCR)            | none       |
-// | pl:art:{<id>}            | HASH   | an article's list fields and its view count  | none       |
-// | pl:art:{<id>}:body       | STRING | an article's sanitised HTML content          | none       |
+// | pl:art:{lN}:<id>         | HASH   | an article's list fields and its view count  | none       |
+// | pl:art:{lN}:<id>:body    | STRING | an article's sanitised HTML content          | none       |
 // | pl:arts:{pub}:<list>     | ZSET   | published list index: all, article, post;    | none       |
 // |                          |        | score = pinned·2^51 + publishedAt ms, member  |            |
 // |                          |        | = 19-digit id; sentinel member at -inf       |            |
@@ -37,9 +37,10 @@
 // | pl:ch:{lN}:<aid>         | ZSET   | the same, score = like count                 | none       |
 // | pl:crt:{lN}:<cid>        | ZSET   | listed replies of a top-level comment, by id  | none       |
 // | pl:crh:{lN}:<cid>        | ZSET   | the same, score = like count                 | none       |
-//   N = shard of the target's article (article id % 256): an article's likes, its comments,
-//   their indexes and their likes share one hash slot with their shard's dirty index, so a
-//   comment like moves the comment in its hot index in the same script. ZSET members are
+//   N = shard of the target's article (article id % 256): an article's cache hash, its likes,
+//   its comments, their indexes and their likes share one hash slot with their shard's dirty
+//   index, so a comment like moves the comment in its hot index in the same script, and an
+//   article like checks the article is published in the same script. ZSET members are
 //   19-digit zero-padded ids, so equal scores order by id.
 //
 // Single-key operations need no hash tag. Scripts touch one key each (cluster-ready).
@@ -59,7 +60,14 @@ inline std::string UserSessions(int64_t user_id) {
 inline constexpr std::string_view kRateLimitPrefix = "pl:rl:";
 
 inline constexpr std::string_view kArticleSeq = "pl:seq:article";
-inline std::string Article(int64_t id) { return "pl:art:{" + std::to_string(id) + "}"; }
+inline constexpr int kLikeShards = 256;
+inline int LikeShard(int64_t article_id) { return static_cast<int>(article_id % kLikeShards); }
+inline std::string LikeTag(int shard) { return "{l" + std::to_string(shard) + "}"; }
+// An article's hash carries its like shard's tag, so like_set.lua can check in the same step
+// that the article is published.
+inline std::string Article(int64_t id) {
+  return "pl:art:" + LikeTag(LikeShard(id)) + ":" + std::to_string(id);
+}
 inline std::string ArticleBody(int64_t id) { return Article(id) + ":body"; }
 // list: "all", "article" or "post".
 inline std::string PublishedList(std::string_view list) {
@@ -72,10 +80,7 @@ inline constexpr std::string_view kPublishedListLock = "pl:arts:{pub}:lock";
 inline constexpr std::string_view kViewsDirty = "pl:views:dirty";
 inline constexpr std::string_view kChanges = "pl:changes";
 
-inline constexpr int kLikeShards = 256;
 inline constexpr int kLikeBucketShift = 8;  // 256 users (+ the loaded mark) per bucket: an intset
-inline int LikeShard(int64_t article_id) { return static_cast<int>(article_id % kLikeShards); }
-inline std::string LikeTag(int shard) { return "{l" + std::to_string(shard) + "}"; }
 inline std::string LikeBucket(int shard, std::string_view member) {
   return "pl:lk:" + LikeTag(shard) + ":" + std::string(member);
 }

@@ -27,7 +27,8 @@ int64_t LikeBucketOf(int64_t user_id) { return user_id >> keys::kLikeBucketShift
 
 Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_id, bool like,
                                               const std::string* hot_index,
-                                              const std::string* hot_member) {
+                                              const std::string* hot_member,
+                                              bool require_published) {
   const int s = t.Shard();
   const std::string small = SmallMember(t);
   const std::string bucket = Member(t, LikeBucketOf(user_id));
@@ -38,7 +39,12 @@ Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_
   std::vector<std::string> args{std::to_string(user_id), like ? "1" : "0", small, bucket};
   if (hot_index && hot_member) {
     keys.push_back(*hot_index);
+    args.push_back("hot");
     args.push_back(*hot_member);
+  } else if (require_published && t.type == 'a') {
+    // The article's cache hash shares the target's shard tag (keys::Article).
+    keys.push_back(keys::Article(t.id));
+    args.push_back("pub");
   }
   co_return ToReading(co_await client_.Eval(GetScript("like_set.lua"), std::move(keys), std::move(args)));
 }

@@ -25,7 +25,8 @@ struct LikeTarget {
 int64_t LikeBucketOf(int64_t user_id);
 
 struct LikeReading {
-  int state = -1;      // 1 liked, 0 not, -1 the user's records not loaded
+  int state = -1;      // 1 liked, 0 not, -1 the user's records not loaded, -3 (Set with
+                       // require_published) the article is not cached as published
   int64_t count = -2;  // -2: count not loaded
 };
 
@@ -55,10 +56,13 @@ class LikeStore {
   explicit LikeStore(Client& client) : client_(client) {}
 
   // The atomic like/unlike. With `hot_index`, also sets the target's score in that ZSET
-  // (a comment's hot order) to the new count, in the same step.
+  // (a comment's hot order) to the new count, in the same step. With `require_published`
+  // (an article target), changes nothing and answers state -3 unless the article's cache
+  // hash says it is published: a like then needs no separate visibility check.
   Awaitable<Result<LikeReading>> Set(const LikeTarget& t, int64_t user_id, bool like,
                                      const std::string* hot_index = nullptr,
-                                     const std::string* hot_member = nullptr);
+                                     const std::string* hot_member = nullptr,
+                                     bool require_published = false);
   Awaitable<Result<LikeReading>> Get(const LikeTarget& t, int64_t user_id);
   // Many targets: one script call per shard, all in one round trip. In target order.
   Awaitable<Result<std::vector<LikeReading>>> GetMany(const std::vector<LikeTarget>& targets,

@@ -1,5 +1,5 @@
 -- Reads an article's cached fields and counts a view of a published one, atomically.
--- KEYS[1] pl:art:{id}; ARGV[1] '1' to count a view; ARGV[2..] the fields to return.
+-- KEYS[1] pl:art:{lN}:<id>; ARGV[1] '1' to count a view; ARGV[2..] the fields to return.
 -- Returns nil when the article is not cached (the caller loads it from SQL).
 if redis.call('EXISTS', KEYS[1]) == 0 then
   return false

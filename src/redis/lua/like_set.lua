@@ -12,12 +12,18 @@
 -- KEYS[6] pl:lp:{s}:<t>:<bucket> pending changes (big mode)
 -- KEYS[7] pl:ld:{s}              dirty index: member "<t>:s" or "<t>:<bucket>", score = ms
 -- KEYS[8] pl:lseq:{s}            last change seq of the shard
--- KEYS[9] (optional) a ZSET to move t in by the count (a comment's hot order)
--- ARGV[1] user id, ARGV[2] '1' like / '0' unlike, ARGV[3] "<t>:s", ARGV[4] "<t>:<bucket>",
--- ARGV[5] (with KEYS[9]) the ZSET member
+-- KEYS[9] (optional) with ARGV[5] = 'hot': a ZSET to move t in by the count (a comment's hot
+--         order), ARGV[6] the member; with ARGV[5] = 'pub': the article's cache hash, which
+--         must say status 'published' (everyone may like a published article; anything
+--         else, or an article not cached, is for the caller to check: it answers -3)
+-- ARGV[1] user id, ARGV[2] '1' like / '0' unlike, ARGV[3] "<t>:s", ARGV[4] "<t>:<bucket>"
 -- Returns {state, count}, or {-1, 0} when the user's records are not loaded, {-2, 0} when
 -- the count is not loaded: the caller loads them from SQL and calls again (a miss never
--- counts).
+-- counts); {-3, 0} when ARGV[5] = 'pub' and the article is not cached as published.
+-- Every miss changes nothing.
+if ARGV[5] == 'pub' and redis.call('HGET', KEYS[9], 'status') ~= 'published' then
+  return {-3, 0}
+end
 local set, pending, member
 local small = redis.call('EXISTS', KEYS[1]) == 1
 if small then
@@ -51,10 +57,10 @@ if want ~= has then
   redis.call('SET', KEYS[8], seq)
   redis.call('HSET', pending, ARGV[1], want .. ':' .. seq)
   redis.call('ZADD', KEYS[7], 'NX', math.floor(now_us / 1000), member)
-  if KEYS[9] then
+  if ARGV[5] == 'hot' then
     -- XX: only moves a listed comment; an unlisted one or a cache being rebuilt (which
     -- reads this count) is left alone.
-    redis.call('ZADD', KEYS[9], 'XX', count, ARGV[5])
+    redis.call('ZADD', KEYS[9], 'XX', count, ARGV[6])
   end
   if small and redis.call('SCARD', set) > 257 then
     -- Split once into big-mode buckets: bounded work (257 members). The bucket keys are

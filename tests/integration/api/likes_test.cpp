@@ -231,6 +231,44 @@ TEST_P(LikesTest, LikeIsOneRedisCommandWhenWarm) {
   EXPECT_EQ(after - before, 1u);
 }
 
+// Over HTTP a warm like of a published article is the session lookup and one script call,
+// which checks the article's cached status itself. A draft (or an article unpublished after
+// it was cached) takes the full check: its author may like it, nobody else, and a refused
+// like changes nothing.
+TEST_P(LikesTest, ArticleLikeChecksPublishedInTheLikeScript) {
+  int64_t id = NewArticle();
+  Register("fan");
+  std::string fan = Login("fan");
+  auto c = Client();
+  ASSERT_EQ(c.Put(LikePath(id), "", Bearer(fan)).status, 200);  // warms session, bucket, count
+  auto commands = [&] {
+    return OnLoop([&]() -> Awaitable<uint64_t> {
+      co_return app_->app().redis().stats().commands_sent;
+    }());
+  };
+  auto before = commands();
+  auto r = c.Delete(LikePath(id), Bearer(fan));
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, R"({"liked":false,"likeCount":0})");
+  EXPECT_EQ(commands() - before, 2u) << "session HMGET + like_set.lua";
+  ASSERT_EQ(c.Put(LikePath(id), "", Bearer(fan)).body, R"({"liked":true,"likeCount":1})");
+
+  // Unpublished: the cache now says draft, so the script refuses and the full check runs.
+  std::string path = "/api/v1/articles/" + std::to_string(id);
+  ASSERT_EQ(c.Patch(path, R"({"status":"draft"})", Bearer(poster_)).status, 200);
+  EXPECT_EQ(c.Delete(LikePath(id), Bearer(fan)).status, 404);
+  EXPECT_EQ(c.Put(LikePath(id), "", Bearer(poster_)).body, R"({"liked":true,"likeCount":2})");
+  // Not cached at all (FLUSHALL after a flush): loaded from SQL and checked the same way.
+  ASSERT_TRUE(OnLoop(app_->app().flusher().FlushNow()));
+  ASSERT_EQ(redis_.Cli("FLUSHALL"), "OK");
+  fan = Login("fan");
+  std::string poster = Login("poster");
+  EXPECT_EQ(c.Put(LikePath(id), "", Bearer(fan)).status, 404);
+  EXPECT_EQ(c.Delete(LikePath(id), Bearer(poster)).body, R"({"liked":false,"likeCount":1})");
+  ASSERT_EQ(c.Patch(path, R"({"status":"published"})", Bearer(poster)).status, 200);
+  EXPECT_EQ(c.Delete(LikePath(id), Bearer(fan)).body, R"({"liked":false,"likeCount":0})");
+}
+
 TEST_P(LikesTest, LikeRecordsStayInSmallIntsetBuckets) {
   int64_t id = NewArticle();
   // 1,500 synthetic users across six buckets (ids need not be registered for the store).
