@@ -479,17 +479,20 @@ run login "http://127.0.0.1:$PORT/api/v1/sessions" bench/wrk/login.lua 4
 # 3. redis-benchmark reference: like_set.lua on the same embedded Redis (AOF everysec).
 # -r 100000: __rand_int__ becomes a random 12-digit, zero-padded user id (so a string member,
 # not an intset one); each call likes (ARGV[2] = 1): the first call per user writes, repeats
-# only read. k1 holds member 0 and k2 a count, so no call takes the "not loaded" exit.
+# only read. The 8 keys are set up in big mode (k2 the split mark, k3 the user's bucket with
+# its loaded mark 0, k4 the count), so no call takes a "not loaded" exit and no call splits.
 LIKE_SHA=$(rcli -x SCRIPT LOAD <"$LUA_DIR/like_set.lua" | tr -d '\r')
+LIKE_KEYS=('k1{x}' 'k2{x}' 'k3{x}' 'k4{x}' 'k5{x}' 'k6{x}' 'k7{x}' 'k8{x}')
 rb_like() {  # PIPELINE → "ops_per_s writes"
-  rcli DEL 'k1{x}' 'k2{x}' 'k3{x}' 'k4{x}' 'k5{x}' >/dev/null
-  rcli SADD 'k1{x}' 0 >/dev/null
-  rcli SET 'k2{x}' 0 >/dev/null
+  rcli DEL "${LIKE_KEYS[@]}" >/dev/null
+  rcli SET 'k2{x}' 1 >/dev/null
+  rcli SADD 'k3{x}' 0 >/dev/null
+  rcli SET 'k4{x}' 0 >/dev/null
   local ops
   ops=$(redis-benchmark -s "$SOCK" -c 50 -n 200000 -r 100000 -P "$1" -q \
-      evalsha "$LIKE_SHA" 5 'k1{x}' 'k2{x}' 'k3{x}' 'k4{x}' 'k5{x}' __rand_int__ 1 m 2>&1 |
+      evalsha "$LIKE_SHA" 8 "${LIKE_KEYS[@]}" __rand_int__ 1 t:s t:b 2>&1 |
     tr '\r' '\n' | grep -oE '[0-9.]+ requests per second' | tail -1 | awk '{print $1}')
-  echo "${ops:-0} $(rcli GET 'k2{x}' | tr -d '\r')"
+  echo "${ops:-0} $(rcli GET 'k4{x}' | tr -d '\r')"
 }
 rb_ping() {  # PIPELINE → ops/s of PING (the same Redis' floor cost per call, for scale)
   redis-benchmark -s "$SOCK" -c 50 -n 100000 -P "$1" -q -t ping_mbulk 2>&1 |
@@ -497,7 +500,7 @@ rb_ping() {  # PIPELINE → ops/s of PING (the same Redis' floor cost per call, 
 }
 read -r RB1 RB1_WRITES < <(rb_like 1)
 read -r RB16 RB16_WRITES < <(rb_like 16)
-rcli DEL 'k1{x}' 'k2{x}' 'k3{x}' 'k4{x}' 'k5{x}' >/dev/null
+rcli DEL "${LIKE_KEYS[@]}" >/dev/null
 RBPING1=$(rb_ping 1)
 RBPING16=$(rb_ping 16)
 REDIS_VERSION=$(rcli INFO server | tr -d '\r' | awk -F: '$1=="redis_version" {print $2}')
@@ -1116,9 +1119,9 @@ BENCH_DEEP_COMMENTS=100000 BENCH_DEEP_DURATION=2s bash bench/run.sh   # a smalle
 ./build/bench_flush 'postgresql://user@/db?host=/socket/dir&port=5432'   # an empty database
 bash bench/like_memory.sh                     # bytes per like record
 redis-cli -s <sock> -x SCRIPT LOAD < src/redis/lua/like_set.lua
-redis-cli -s <sock> SADD 'k1{x}' 0; redis-cli -s <sock> SET 'k2{x}' 0
+redis-cli -s <sock> SET 'k2{x}' 1; redis-cli -s <sock> SADD 'k3{x}' 0; redis-cli -s <sock> SET 'k4{x}' 0
 redis-benchmark -s <sock> -c 50 -n 200000 -r 100000 -q [-P 16] \\
-  evalsha <sha> 5 'k1{x}' 'k2{x}' 'k3{x}' 'k4{x}' 'k5{x}' __rand_int__ 1 m
+  evalsha <sha> 8 'k1{x}' 'k2{x}' 'k3{x}' 'k4{x}' 'k5{x}' 'k6{x}' 'k7{x}' 'k8{x}' __rand_int__ 1 t:s t:b
 \`\`\`
 Whole run: $((SECONDS - BENCH_START)) s.
 MID
