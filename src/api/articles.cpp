@@ -1,5 +1,7 @@
 #include "api/articles.hpp"
 
+#include <boost/asio/experimental/awaitable_operators.hpp>
+
 #include "api/bind.hpp"
 
 #include "api/json_fields.hpp"
@@ -9,6 +11,7 @@
 
 namespace plaudit::api {
 
+using namespace boost::asio::experimental::awaitable_operators;
 using http_api::ErrorResponse;
 using http_api::JsonResponse;
 using http_api::Request;
@@ -135,9 +138,18 @@ Awaitable<Response> Get(ApiContext ctx, Request& req) {
   if (!caller) co_return ErrorResponse(caller.error());
   auto id = req.IdParam("id");
   if (!id) co_return ErrorResponse(id.error());
-  auto a = co_await ctx.articles->Get(caller->principal, *id, /*count_view=*/true);
+  // The article and its like state are read together (one round trip when both are
+  // cached); the like state of an article the caller may not see is dropped unread.
+  const redis::LikeTarget target{'a', *id, *id};
+  auto article_op = ctx.articles->Get(caller->principal, *id, /*count_view=*/true);
+  auto likes_op = ctx.likes->Get(UserIdOf(*caller), target);
+  auto both = co_await (std::move(article_op) && std::move(likes_op));
+  auto& a = std::get<0>(both);
+  auto& s = std::get<1>(both);
   if (!a) co_return ErrorResponse(a.error());
-  if (auto st = co_await AddLikes(ctx, *caller, *a); !st) co_return ErrorResponse(st.error());
+  if (!s) co_return ErrorResponse(s.error());
+  a->like_count = s->count;
+  a->liked = s->liked;
   co_return JsonResponse(http::status::ok, ArticleJson(*a));
 }
 

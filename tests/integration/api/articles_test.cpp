@@ -345,6 +345,43 @@ TEST_P(ArticlesTest, ViewsAreCountedAndFlushedToSql) {
             0);
 }
 
+// A warm article read is one Redis round trip (the fields script, the body, the view mark
+// and the like state leave in one write), plus the session lookup when signed in; and the
+// view is still counted once per read.
+class ArticleRoundTripTest : public ArticlesTest {
+ protected:
+  // Rate limits off: each limit is a Redis call of its own, counted separately.
+  void Configure(config::Config& c) override { c.rate_limits = false; }
+};
+
+TEST_P(ArticleRoundTripTest, AWarmArticleReadIsOneRoundTrip) {
+  int64_t id = CreatePublished("quick");
+  auto c = Client();
+  std::string path = "/api/v1/articles/" + std::to_string(id);
+  ASSERT_EQ(c.Get(path).status, 200);  // warms the cache and the like count
+  ASSERT_EQ(c.Get(path, Bearer(reader_)).status, 200);  // and the reader's like records
+  auto batches = [&] {
+    std::promise<uint64_t> p;
+    net::post(app_->app().io(), [&] { p.set_value(app_->app().redis().stats().batches_flushed); });
+    return p.get_future().get();
+  };
+  uint64_t before = batches();
+  auto r = c.Get(path);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(batches() - before, 1u);
+  EXPECT_EQ(r.Json().at("viewCount").as_int64(), 3);
+  EXPECT_EQ(r.Json().at("likeCount").as_int64(), 0);
+  before = batches();
+  r = c.Get(path, Bearer(reader_));
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(batches() - before, 2u);
+  EXPECT_FALSE(r.Json().at("liked").as_bool());
+  EXPECT_EQ(r.Json().at("viewCount").as_int64(), 4);
+  Flush();
+  FlushAllRedis();
+  EXPECT_EQ(c.Get(path).Json().at("viewCount").as_int64(), 5);
+}
+
 TEST_P(ArticlesTest, ChangeFeedIsOrderedResumableAndAdminOnly) {
   auto c = Client();
   int64_t id = CreatePublished("feed");
@@ -378,6 +415,8 @@ TEST_P(ArticlesTest, ChangeFeedIsOrderedResumableAndAdminOnly) {
 
 INSTANTIATE_TEST_SUITE_P(Databases, ArticlesTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
                          DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, ArticleRoundTripTest,
+                         ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
 
 }  // namespace
 }  // namespace plaudit::testing
