@@ -382,6 +382,27 @@ TEST_P(LikesTest, BatchStatusForAPage) {
   auto list = c.Get("/api/v1/articles", Bearer(poster_)).Json();
   EXPECT_EQ(list.at("items").at(0).at("id").as_int64(), a2);
   EXPECT_TRUE(list.at("items").at(0).at("liked").as_bool());
+
+  // Anonymous readers get the counts only (plain reads); counts missing from Redis (after a
+  // flush and FLUSHALL) come back from SQL, and unknown targets count 0.
+  ASSERT_TRUE(OnLoop(app_->app().flusher().FlushNow()));
+  ASSERT_EQ(redis_.Cli("FLUSHALL"), "OK");
+  std::string anon_path = "/api/v1/likes?article=" + std::to_string(a1) + "," +
+                          std::to_string(a2) + ",999999";
+  for (int pass = 0; pass < 2; ++pass) {  // loaded from SQL, then from Redis
+    auto anon = c.Get(anon_path);
+    ASSERT_EQ(anon.status, 200) << anon.body;
+    auto aj = anon.Json().at("article");
+    EXPECT_EQ(aj.at(std::to_string(a2)).at("likeCount").as_int64(), 1);
+    EXPECT_FALSE(aj.at(std::to_string(a2)).at("liked").as_bool());
+    EXPECT_EQ(aj.at(std::to_string(a1)).at("likeCount").as_int64(), 0);
+    EXPECT_EQ(aj.at("999999").at("likeCount").as_int64(), 0);
+  }
+  EXPECT_EQ(redis_.Cli("GET pl:lc:{l" + std::to_string(a2 % 256) + "}:a" + std::to_string(a2)),
+            "1");
+  auto anon_list = c.Get("/api/v1/articles").Json();
+  EXPECT_EQ(anon_list.at("items").at(0).at("likeCount").as_int64(), 1);
+  EXPECT_FALSE(anon_list.at("items").at(0).at("liked").as_bool());
 }
 
 TEST_P(LikesTest, MetricsShowTheBacklogAndReconcileRepairsDrift) {
