@@ -1,8 +1,7 @@
 #include "redis/like_store.hpp"
 
-#include <map>
+#include <algorithm>
 
-#include "common/when_all.hpp"
 #include "redis/keys.hpp"
 
 namespace plaudit::redis {
@@ -76,35 +75,74 @@ Awaitable<Result<std::vector<LikeReading>>> LikeStore::GetMany(
     }
     co_return out;
   }
-  // One like_get.lua call per shard (a comment page is one shard: one call), all sent at
-  // once: one round trip.
-  std::map<int, std::vector<size_t>> by_shard;
-  for (size_t i = 0; i < targets.size(); ++i) by_shard[targets[i].Shard()].push_back(i);
-  std::vector<Awaitable<Result<Reply>>> calls;
-  std::vector<const std::vector<size_t>*> order;
-  for (const auto& [s, idx] : by_shard) {
+  const int first_shard = targets.empty() ? 0 : targets.front().Shard();
+  const bool one_shard = targets.size() > 1 &&
+                         std::all_of(targets.begin(), targets.end(), [&](const LikeTarget& t) {
+                           return t.Shard() == first_shard;
+                         });
+  if (one_shard) {
+    // A comment page (its comments share the article's shard): one like_get.lua call reads
+    // every state atomically, instead of four commands per comment.
     std::vector<std::string> keys;
-    for (size_t i : idx) {
-      const LikeTarget& t = targets[i];
-      keys.push_back(keys::LikeBucket(s, SmallMember(t)));
-      keys.push_back(keys::LikeBig(s, t.Name()));
-      keys.push_back(keys::LikeBucket(s, Member(t, LikeBucketOf(user_id))));
-      keys.push_back(keys::LikeCount(s, t.Name()));
+    keys.reserve(4 * targets.size());
+    for (const LikeTarget& t : targets) {
+      keys.push_back(keys::LikeBucket(first_shard, SmallMember(t)));
+      keys.push_back(keys::LikeBig(first_shard, t.Name()));
+      keys.push_back(keys::LikeBucket(first_shard, Member(t, LikeBucketOf(user_id))));
+      keys.push_back(keys::LikeCount(first_shard, t.Name()));
     }
     std::vector<std::string> args{std::to_string(user_id)};
-    calls.push_back(client_.Eval(GetScript("like_get.lua"), std::move(keys), std::move(args)));
-    order.push_back(&idx);
-  }
-  auto replies = co_await WhenAll(std::move(calls));
-  std::vector<LikeReading> out(targets.size());
-  for (size_t c = 0; c < replies.size(); ++c) {
-    if (auto st = ReplyOk(replies[c]); !st) co_return tl::unexpected(st.error());
-    const auto& e = replies[c]->elements;
-    const auto& idx = *order[c];
-    if (e.size() != 2 * idx.size()) co_return Fail(ErrorCode::kInternal, "unexpected like reply");
-    for (size_t j = 0; j < idx.size(); ++j) {
-      out[idx[j]] = LikeReading{static_cast<int>(e[2 * j].integer), e[2 * j + 1].integer};
+    auto r = co_await client_.Eval(GetScript("like_get.lua"), std::move(keys), std::move(args));
+    if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+    const auto& e = r->elements;
+    if (e.size() != 2 * targets.size()) co_return Fail(ErrorCode::kInternal, "unexpected like reply");
+    std::vector<LikeReading> out(targets.size());
+    for (size_t j = 0; j < targets.size(); ++j) {
+      out[j] = LikeReading{static_cast<int>(e[2 * j].integer), e[2 * j + 1].integer};
     }
+    co_return out;
+  }
+  // Targets across shards (an article list, one target per shard), or a single one: four
+  // plain commands per target in one pipeline (one round trip; a script call per shard cost
+  // Redis several times more, and plauditd a request each). They are not one snapshot: a
+  // like or a split may land between them, so each value is one that held a moment apart, as
+  // with two separate requests; a set seen as not loaded is a miss (load, read again).
+  const std::string uid = std::to_string(user_id);
+  std::vector<std::vector<std::string>> cmds;
+  cmds.reserve(4 * targets.size());
+  for (const LikeTarget& t : targets) {
+    const int s = t.Shard();
+    cmds.push_back({"SMISMEMBER", keys::LikeBucket(s, SmallMember(t)), uid, "0"});
+    cmds.push_back({"EXISTS", keys::LikeBig(s, t.Name())});
+    cmds.push_back({"SMISMEMBER", keys::LikeBucket(s, Member(t, LikeBucketOf(user_id))), uid, "0"});
+    cmds.push_back({"GET", keys::LikeCount(s, t.Name())});
+  }
+  std::vector<LikeReading> out(targets.size());
+  if (cmds.empty()) co_return out;
+  auto replies = co_await client_.Pipeline(std::move(cmds));
+  if (auto st = AllOk(replies); !st) co_return tl::unexpected(st.error());
+  // SMISMEMBER answers {uid is a member, 0 (the loaded mark) is a member}.
+  auto flags = [](const Reply& r, bool* member, bool* loaded) {
+    if (r.elements.size() != 2) return false;
+    *member = r.elements[0].integer == 1;
+    *loaded = r.elements[1].integer == 1;
+    return true;
+  };
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const Reply* r = &(*replies)[4 * i];
+    bool small_has = false, small_loaded = false, bucket_has = false, bucket_loaded = false;
+    if (!flags(r[0], &small_has, &small_loaded) || !flags(r[2], &bucket_has, &bucket_loaded)) {
+      co_return Fail(ErrorCode::kInternal, "unexpected like reply");
+    }
+    int state = -1;
+    if (small_loaded) {
+      state = small_has ? 1 : 0;
+    } else if (r[1].integer == 1 && bucket_loaded) {
+      state = bucket_has ? 1 : 0;
+    }
+    std::optional<int64_t> n = r[3].is_nil() ? std::nullopt : r[3].AsInt();
+    if (!r[3].is_nil() && !n) co_return Fail(ErrorCode::kInternal, "corrupt like count");
+    out[i] = LikeReading{state, n ? *n : -2};
   }
   co_return out;
 }
