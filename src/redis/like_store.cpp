@@ -57,24 +57,6 @@ Awaitable<Result<LikeReading>> LikeStore::Get(const LikeTarget& t, int64_t user_
 
 Awaitable<Result<std::vector<LikeReading>>> LikeStore::GetMany(
     const std::vector<LikeTarget>& targets, int64_t user_id) {
-  if (user_id == 0) {
-    // Anonymous: only the counts, one plain GET each in one pipeline (a script call per
-    // shard costs Redis several times more, and plauditd a request per shard).
-    std::vector<std::vector<std::string>> gets;
-    gets.reserve(targets.size());
-    for (const LikeTarget& t : targets) gets.push_back({"GET", keys::LikeCount(t.Shard(), t.Name())});
-    std::vector<LikeReading> out(targets.size());
-    if (gets.empty()) co_return out;
-    auto counts = co_await client_.Pipeline(std::move(gets));
-    if (auto st = AllOk(counts); !st) co_return tl::unexpected(st.error());
-    for (size_t i = 0; i < targets.size(); ++i) {
-      const Reply& c = (*counts)[i];
-      std::optional<int64_t> n = c.is_nil() ? std::nullopt : c.AsInt();
-      if (!c.is_nil() && !n) co_return Fail(ErrorCode::kInternal, "corrupt like count");
-      out[i] = LikeReading{0, n ? *n : -2};
-    }
-    co_return out;
-  }
   const int first_shard = targets.empty() ? 0 : targets.front().Shard();
   const bool one_shard = targets.size() > 1 &&
                          std::all_of(targets.begin(), targets.end(), [&](const LikeTarget& t) {
@@ -99,6 +81,24 @@ Awaitable<Result<std::vector<LikeReading>>> LikeStore::GetMany(
     std::vector<LikeReading> out(targets.size());
     for (size_t j = 0; j < targets.size(); ++j) {
       out[j] = LikeReading{static_cast<int>(e[2 * j].integer), e[2 * j + 1].integer};
+    }
+    co_return out;
+  }
+  if (user_id == 0) {
+    // Anonymous, across shards: only the counts, one plain GET each in one pipeline (a
+    // script call per shard costs Redis several times more, and plauditd a request each).
+    std::vector<std::vector<std::string>> gets;
+    gets.reserve(targets.size());
+    for (const LikeTarget& t : targets) gets.push_back({"GET", keys::LikeCount(t.Shard(), t.Name())});
+    std::vector<LikeReading> out(targets.size());
+    if (gets.empty()) co_return out;
+    auto counts = co_await client_.Pipeline(std::move(gets));
+    if (auto st = AllOk(counts); !st) co_return tl::unexpected(st.error());
+    for (size_t i = 0; i < targets.size(); ++i) {
+      const Reply& c = (*counts)[i];
+      std::optional<int64_t> n = c.is_nil() ? std::nullopt : c.AsInt();
+      if (!c.is_nil() && !n) co_return Fail(ErrorCode::kInternal, "corrupt like count");
+      out[i] = LikeReading{0, n ? *n : -2};
     }
     co_return out;
   }

@@ -82,6 +82,12 @@ class CommentsTest : public ApiTest {
     net::post(app_->app().io(), [&] { p.set_value(app_->app().redis().stats().batches_flushed); });
     return p.get_future().get();
   }
+  // The commands it has sent so far.
+  uint64_t RedisCommands() {
+    std::promise<uint64_t> p;
+    net::post(app_->app().io(), [&] { p.set_value(app_->app().redis().stats().commands_sent); });
+    return p.get_future().get();
+  }
 
   int64_t SqlInt(const std::string& query, int64_t id) {
     std::function<Result<int64_t>(sql::Connection&)> job =
@@ -444,6 +450,22 @@ TEST_P(CommentsTest, APageCostsAFixedNumberOfRedisRoundTripsWhateverItsSize) {
   EXPECT_LE(large, 4u);
   EXPECT_EQ(small, large);
   EXPECT_EQ(Ids(List("?size=20&replies=3")).size(), 20u);
+
+  // Commands per page are constant too, signed in or not (no command per comment).
+  for (bool signed_in : {true, false}) {
+    auto commands_for = [&](const std::string& query) {
+      std::string path = CommentsPath(article_) + query;
+      if (signed_in) client.Get(path, Bearer(alice_)); else client.Get(path);  // warm
+      const uint64_t before = RedisCommands();
+      auto r = signed_in ? client.Get(path, Bearer(alice_)) : client.Get(path);
+      EXPECT_EQ(r.status, 200);
+      return RedisCommands() - before;
+    };
+    const uint64_t one = commands_for("?size=1&replies=3");
+    const uint64_t twenty = commands_for("?size=20&replies=3");
+    EXPECT_EQ(one, twenty) << (signed_in ? "signed in" : "anonymous");
+    EXPECT_LE(twenty, 8u) << (signed_in ? "signed in" : "anonymous");
+  }
 }
 
 TEST_P(CommentsTest, ACommittedCommentSurvivesAFailedRedisStep) {
