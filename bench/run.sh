@@ -947,7 +947,7 @@ MID
   like_row=$(row_of like_put_spread)
   cat <<MID
 
-A like was expected to cost ~2 commands (\`like_set.lua\` + the \`session_get.lua\` lookup).
+A like is expected to cost 2 commands: the session HMGET and \`like_set.lua\` (which checks the article is published itself).
 Measured (\`like_put_spread\`): $(field "$like_row" client_cmds_per_req) commands sent per request —
 $(field "$like_row" client_cmds) — and $(field "$like_row" redis_cmds_per_req) commands
 executed in Redis per request counting those inside scripts and the flusher's.
@@ -1026,10 +1026,12 @@ MID
 ## redis-benchmark reference (same run, same Redis)
 
 \`like_set.lua\` loaded with \`SCRIPT LOAD\` into plauditd's embedded Redis $REDIS_VERSION
-(Unix socket, AOF everysec), 50 clients, 200,000 calls, after \`SADD k1{x} 0\` and
-\`SET k2{x} 0\`. \`-r 100000\` makes \`__rand_int__\` a random user id (12-digit, zero-padded:
-a string member, so \`k1{x}\` is a hashtable here, not an intset); every call likes, so the
-first call per user writes (SADD, INCR, TIME, SET, HSET, ZADD) and repeats only read.
+(Unix socket, AOF everysec), 50 clients, 200,000 calls on the script's 8 keys set up in big
+mode (\`SET k2{x} 1\`: split mark; \`SADD k3{x} 0\`: the bucket, loaded; \`SET k4{x} 0\`: the
+count). \`-r 100000\` makes \`__rand_int__\` a random user id (12-digit, zero-padded: a string
+member, so \`k3{x}\` is a hashtable here, not an intset); every call likes, so the first call
+per user writes (SADD, INCR, TIME, GET, SET, HSET, ZADD) and repeats only read. (Before
+2026-11-30 this reference passed 5 keys and measured only the script's not-loaded exit.)
 
 | run | ops/s | calls that wrote |
 |---|---|---|
