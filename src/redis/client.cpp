@@ -327,6 +327,21 @@ class ClientImpl final : public Client {
       }
       sha = std::move(*loaded);
     }
+    auto reply = co_await Send<Result<Reply>>(weak, ex, EvalShaCommand(sha, keys, args));
+    if (!IsNoScript(reply)) {
+      co_return reply;
+    }
+    // SCRIPT FLUSH, a Redis restart or a failover emptied the script cache: load and retry.
+    auto loaded = co_await LoadScript(weak, ex, script);
+    if (!loaded) {
+      co_return tl::unexpected(loaded.error());
+    }
+    co_return co_await Send<Result<Reply>>(weak, ex, EvalShaCommand(*loaded, keys, args));
+  }
+
+  // EVALSHA sha numkeys keys... args..., as a one-command batch for Send.
+  static Commands EvalShaCommand(const std::string& sha, const std::vector<std::string>& keys,
+                                 const std::vector<std::string>& args) {
     std::vector<std::string> argv;
     argv.reserve(3 + keys.size() + args.size());
     argv.push_back("EVALSHA");
@@ -334,28 +349,9 @@ class ClientImpl final : public Client {
     argv.push_back(std::to_string(keys.size()));
     argv.insert(argv.end(), keys.begin(), keys.end());
     argv.insert(argv.end(), args.begin(), args.end());
-    Commands first;
-    first.push_back(std::move(argv));
-    auto reply = co_await Send<Result<Reply>>(weak, ex, std::move(first));
-    if (!IsNoScript(reply)) {
-      co_return reply;
-    }
-    // SCRIPT FLUSH, a Redis restart or a failover emptied the script cache: load and retry
-    // (the argv is rebuilt: the first one was moved into the send).
-    auto loaded = co_await LoadScript(weak, ex, script);
-    if (!loaded) {
-      co_return tl::unexpected(loaded.error());
-    }
-    std::vector<std::string> again;
-    again.reserve(3 + keys.size() + args.size());
-    again.push_back("EVALSHA");
-    again.push_back(std::move(*loaded));
-    again.push_back(std::to_string(keys.size()));
-    again.insert(again.end(), keys.begin(), keys.end());
-    again.insert(again.end(), args.begin(), args.end());
-    Commands retry;
-    retry.push_back(std::move(again));
-    co_return co_await Send<Result<Reply>>(weak, ex, std::move(retry));
+    Commands one;
+    one.push_back(std::move(argv));
+    return one;
   }
 
   std::string KnownSha(const Script& script) const {
