@@ -2,15 +2,33 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "http/errors.hpp"
+#include "http/wire.hpp"
 
 namespace plaudit::http_api {
 
-// Per-connection state the server needs to see during shutdown.
+using Clock = std::chrono::steady_clock;
+
+// Per-connection state the server needs to see during shutdown and for timeouts.
 struct Server::Connection {
-  beast::tcp_stream* stream = nullptr;
+  tcp::socket* socket = nullptr;
   bool busy = false;  // between reading a request's header and writing its response
+  // When the current read or write must have finished; the sweep closes the connection
+  // after it. max() while a handler runs (handlers bound their own waits).
+  Clock::time_point deadline = Clock::time_point::max();
 };
+
+namespace {
+
+// A sweep period fine enough for the shortest timeout (a quarter of it), at most a second.
+std::chrono::milliseconds SweepPeriod(const ServerOptions& o) {
+  auto shortest = std::min({o.header_timeout, o.body_timeout, o.idle_timeout});
+  return std::clamp(shortest / 4, std::chrono::milliseconds(5), std::chrono::milliseconds(1000));
+}
+
+}  // namespace
 
 Server::Server(net::io_context& ioc, ServerOptions options, const Router& router,
                Metrics* metrics)
@@ -19,7 +37,9 @@ Server::Server(net::io_context& ioc, ServerOptions options, const Router& router
       router_(router),
       metrics_(metrics),
       acceptor_(ioc),
-      drain_timer_(ioc) {}
+      drain_timer_(ioc),
+      sweep_timer_(ioc),
+      sweep_period_(SweepPeriod(options_)) {}
 
 Status Server::Listen() {
   boost::system::error_code ec;
@@ -50,6 +70,27 @@ void Server::Start() {
       }
     }
   });
+  ArmSweep();
+}
+
+void Server::ArmSweep() {
+  sweep_timer_.expires_after(sweep_period_);
+  sweep_timer_.async_wait([this](boost::system::error_code ec) {
+    if (ec) return;  // cancelled: the server may be gone, touch nothing
+    Sweep();
+    ArmSweep();
+  });
+}
+
+void Server::Sweep() {
+  const auto now = Clock::now();
+  for (Connection* c : connections_) {
+    if (c->deadline <= now) {
+      // Fails the pending read or write with operation_aborted; its loop then ends.
+      boost::system::error_code ignored;
+      c->socket->close(ignored);
+    }
+  }
 }
 
 Awaitable<void> Server::Accept() {
@@ -67,6 +108,8 @@ Awaitable<void> Server::Accept() {
       continue;
     }
     socket.set_option(tcp::no_delay(true), ec);
+    // Writes are tried in place first (see WriteResponse); they must not block the loop.
+    socket.non_blocking(true, ec);
     net::co_spawn(ioc_, Serve(std::move(socket)), net::detached);
   }
 }
@@ -78,134 +121,171 @@ bool IsWrite(http::verb v) {
          v == http::verb::delete_;
 }
 
-http::response<http::string_body> ToMessage(Response&& r, unsigned version, bool keep_alive,
-                                            bool head) {
-  http::response<http::string_body> res{r.status, version};
-  res.set(http::field::server, "plaudit");
-  if (!r.content_type.empty()) {
-    res.set(http::field::content_type, r.content_type);
+using Parser = http::request_parser<http::string_body>;
+
+// Hands the buffered bytes to the parser. need_more comes back as a clear `ec` with the
+// parser not yet at `want_done` (the header, or the whole message): read more and call again.
+void Feed(Parser& parser, beast::flat_buffer& buffer, bool whole_message,
+          boost::system::error_code& ec) {
+  while (buffer.size() > 0 && !(whole_message ? parser.is_done() : parser.is_header_done())) {
+    size_t used = parser.put(buffer.data(), ec);
+    buffer.consume(used);
+    if (ec == http::error::need_more) {
+      ec = {};
+      return;
+    }
+    if (ec) return;
   }
-  for (auto& [k, v] : r.headers) {
-    res.insert(k, v);
+}
+
+// Writes what it can without waiting; returns how many bytes went out.
+size_t SendNow(tcp::socket& socket, std::string_view bytes, boost::system::error_code& ec) {
+  size_t sent = socket.write_some(net::buffer(bytes.data(), bytes.size()), ec);
+  if (ec == net::error::would_block || ec == net::error::try_again) {
+    ec = {};
   }
-  res.keep_alive(keep_alive);
-  res.body() = std::move(r.body);
-  res.prepare_payload();
-  if (head) {
-    res.body().clear();  // Content-Length stays that of the GET body
-  }
-  return res;
+  return sent;
 }
 
 }  // namespace
 
+Awaitable<void> Server::WriteResponse(Connection& conn, std::string bytes,
+                                      boost::system::error_code& ec) {
+  size_t sent = SendNow(*conn.socket, bytes, ec);
+  if (ec || sent == bytes.size()) co_return;
+  // The peer's window is full: wait for it, under the body timeout.
+  conn.deadline = Clock::now() + options_.body_timeout;
+  co_await net::async_write(*conn.socket, net::buffer(bytes.data() + sent, bytes.size() - sent),
+                            net::redirect_error(net::use_awaitable, ec));
+}
+
+Awaitable<void> Server::ReplyAndClose(Connection& conn, Response response, unsigned version) {
+  boost::system::error_code ec;
+  co_await WriteResponse(conn, SerializeResponse(response, version, false, false), ec);
+}
+
 Awaitable<void> Server::Serve(tcp::socket socket) {
-  beast::tcp_stream stream(std::move(socket));
   Connection conn;
-  conn.stream = &stream;
+  conn.socket = &socket;
   connections_.insert(&conn);
   std::string remote;
   {
     boost::system::error_code ec;
-    auto ep = stream.socket().remote_endpoint(ec);
+    auto ep = socket.remote_endpoint(ec);
     if (!ec) remote = ep.address().to_string();
   }
   beast::flat_buffer buffer;
   boost::system::error_code ec;
-  auto reply_and_close = [&](Response r, unsigned version) -> Awaitable<void> {
-    auto msg = ToMessage(std::move(r), version, false, false);
-    stream.expires_after(options_.header_timeout);
-    boost::system::error_code wec;
-    co_await http::async_write(stream, msg, net::redirect_error(net::use_awaitable, wec));
-  };
 
   while (!shutting_down_) {
-    http::request_parser<http::string_body> parser;
+    Parser parser;
     parser.header_limit(static_cast<std::uint32_t>(options_.max_header));
     parser.body_limit(options_.max_body);
     conn.busy = false;
-    if (buffer.size() == 0) {
-      // Keep-alive wait for the first bytes of the next request, under the idle timeout;
-      // the rest of the header must then arrive within the (shorter) header timeout.
-      stream.expires_after(options_.idle_timeout);
-      size_t n = co_await stream.async_read_some(buffer.prepare(4096),
+    // The header: the keep-alive wait for its first bytes is under the idle timeout, the
+    // rest under the (shorter) header timeout. Bytes already buffered (a pipelined request)
+    // are parsed without waiting.
+    bool begun = buffer.size() > 0;
+    conn.deadline = Clock::now() + (begun ? options_.header_timeout : options_.idle_timeout);
+    bool read_failed = false;
+    while (true) {
+      Feed(parser, buffer, false, ec);
+      if (ec || parser.is_header_done()) break;
+      size_t n = co_await socket.async_read_some(buffer.prepare(4096),
                                                  net::redirect_error(net::use_awaitable, ec));
       buffer.commit(n);
       if (ec) {
+        read_failed = true;  // closed, reset, timed out or cancelled: nothing to answer
         break;
       }
+      if (!begun) {
+        begun = true;
+        conn.deadline = Clock::now() + options_.header_timeout;
+      }
     }
-    stream.expires_after(options_.header_timeout);
-    co_await http::async_read_header(stream, buffer, parser,
-                                     net::redirect_error(net::use_awaitable, ec));
+    if (read_failed) break;
     if (ec) {
       if (ec == http::error::body_limit) {
         // Content-Length above the limit: refused before a byte of the body is read.
-        co_await reply_and_close(
+        co_await ReplyAndClose(
+            conn,
             ErrorResponse(http::status::payload_too_large, "payload_too_large",
                           "request body exceeds " + std::to_string(options_.max_body) + " bytes"),
             11);
         if (metrics_) metrics_->ObserveRequest("unmatched", "", 413, 0);
       } else if (ec == http::error::header_limit) {
-        co_await reply_and_close(ErrorResponse(http::status::request_header_fields_too_large,
-                                               "header_too_large", "request header too large"),
-                                 11);
-      } else if (ec != http::error::end_of_stream && ec != beast::error::timeout &&
-                 ec != net::error::operation_aborted && ec != net::error::eof &&
-                 ec != net::error::connection_reset && ec != net::error::bad_descriptor) {
-        co_await reply_and_close(
-            ErrorResponse(http::status::bad_request, "bad_request", "malformed HTTP request"),
+        co_await ReplyAndClose(conn,
+                               ErrorResponse(http::status::request_header_fields_too_large,
+                                             "header_too_large", "request header too large"),
+                               11);
+      } else {
+        co_await ReplyAndClose(
+            conn, ErrorResponse(http::status::bad_request, "bad_request", "malformed HTTP request"),
             11);
       }
       break;
     }
     conn.busy = true;
-    auto started = std::chrono::steady_clock::now();
+    auto started = Clock::now();
     auto& req = parser.get();
     const unsigned version = req.version();
     const bool head = req.method() == http::verb::head;
 
     if (!parser.is_done()) {
       if (beast::iequals(req[http::field::expect], "100-continue")) {
-        http::response<http::empty_body> cont{http::status::continue_, version};
-        co_await http::async_write(stream, cont, net::redirect_error(net::use_awaitable, ec));
+        const char* cont = version == 10 ? "HTTP/1.0 100 Continue\r\n\r\n"
+                                         : "HTTP/1.1 100 Continue\r\n\r\n";
+        co_await WriteResponse(conn, cont, ec);
         if (ec) break;
       }
-      stream.expires_after(options_.body_timeout);
-      co_await http::async_read(stream, buffer, parser,
-                                net::redirect_error(net::use_awaitable, ec));
+      conn.deadline = Clock::now() + options_.body_timeout;
+      parser.eager(true);
+      while (true) {
+        Feed(parser, buffer, true, ec);
+        if (ec || parser.is_done()) break;
+        size_t n = co_await socket.async_read_some(buffer.prepare(4096),
+                                                   net::redirect_error(net::use_awaitable, ec));
+        buffer.commit(n);
+        if (ec) {
+          read_failed = true;
+          break;
+        }
+      }
+      if (read_failed) break;
       if (ec == http::error::body_limit) {
-        co_await reply_and_close(
+        co_await ReplyAndClose(
+            conn,
             ErrorResponse(http::status::payload_too_large, "payload_too_large",
                           "request body exceeds " + std::to_string(options_.max_body) + " bytes"),
             version);
         break;
       }
       if (ec) {
+        co_await ReplyAndClose(
+            conn, ErrorResponse(http::status::bad_request, "bad_request", "malformed HTTP request"),
+            version);
         break;
       }
     }
 
+    conn.deadline = Clock::time_point::max();
     std::string_view route = "unmatched";
     Response response = co_await Dispatch(req, remote, route);
     const int status = static_cast<int>(response.status);
     const bool keep_alive = req.keep_alive() && !shutting_down_;
-    std::string method(req.method_string());
-    auto msg = ToMessage(std::move(response), version, keep_alive, head);
     if (metrics_) {
       // Observed before the write, so a client that has its answer sees it counted.
-      std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
-      metrics_->ObserveRequest(route, method, status, took.count());
+      std::chrono::duration<double> took = Clock::now() - started;
+      metrics_->ObserveRequest(route, req.method_string(), status, took.count());
     }
-    stream.expires_after(options_.body_timeout);
-    co_await http::async_write(stream, msg, net::redirect_error(net::use_awaitable, ec));
+    co_await WriteResponse(conn, SerializeResponse(response, version, keep_alive, head), ec);
     if (ec || !keep_alive) {
       break;
     }
   }
   conn.busy = false;
-  stream.socket().shutdown(tcp::socket::shutdown_send, ec);
-  stream.close();
+  socket.shutdown(tcp::socket::shutdown_send, ec);
+  socket.close(ec);
   connections_.erase(&conn);
   MaybeDrained();
 }
@@ -249,7 +329,7 @@ void Server::Shutdown(std::function<void()> on_drained, std::chrono::millisecond
   // Idle keep-alive connections are closed now; busy ones close after their response.
   for (Connection* c : connections_) {
     if (!c->busy) {
-      c->stream->socket().cancel(ec);
+      c->socket->cancel(ec);
     }
   }
   drain_timer_.expires_after(deadline);
@@ -257,8 +337,8 @@ void Server::Shutdown(std::function<void()> on_drained, std::chrono::millisecond
     if (ec) return;
     for (Connection* c : connections_) {
       boost::system::error_code ignored;
-      c->stream->socket().cancel(ignored);
-      c->stream->socket().close(ignored);
+      c->socket->cancel(ignored);
+      c->socket->close(ignored);
     }
   });
   net::post(ioc_, [this] { MaybeDrained(); });
@@ -267,6 +347,7 @@ void Server::Shutdown(std::function<void()> on_drained, std::chrono::millisecond
 void Server::MaybeDrained() {
   if (shutting_down_ && connections_.empty() && on_drained_) {
     drain_timer_.cancel();
+    sweep_timer_.cancel();
     auto fn = std::move(on_drained_);
     on_drained_ = nullptr;
     fn();

@@ -181,6 +181,41 @@ TEST_F(ServerTest, SlowHeaderIsCutOffByTimeout) {
   EXPECT_LT(took, std::chrono::milliseconds(3000));  // closed by the server, not our timeout
 }
 
+// The connection loop parses what is already buffered before it reads again: two requests
+// sent in one write are both answered, in order.
+TEST_F(ServerTest, PipelinedRequestsInOneWriteAreAllAnswered) {
+  std::string raw = HttpClient::Raw("127.0.0.1", server_->port(),
+                                    "GET /items/1 HTTP/1.1\r\nHost: x\r\n\r\n"
+                                    "GET /items/2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                                    2000);
+  auto first = raw.find(R"({"id":1,)");
+  auto second = raw.find(R"({"id":2,)");
+  ASSERT_NE(first, std::string::npos) << raw;
+  ASSERT_NE(second, std::string::npos) << raw;
+  EXPECT_LT(first, second);
+  EXPECT_EQ(raw.rfind("HTTP/1.1 200 OK\r\n", 0), 0u);
+  EXPECT_NE(raw.find("Connection: close\r\n", first), std::string::npos);
+}
+
+TEST_F(ServerTest, ExpectContinueGetsAnInterimResponse) {
+  std::string raw = HttpClient::Raw(
+      "127.0.0.1", server_->port(),
+      "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: "
+      "100-continue\r\nContent-Length: 7\r\nConnection: close\r\n\r\n{\"a\":1}",
+      2000);
+  EXPECT_EQ(raw.rfind("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\n", 0), 0u) << raw;
+  EXPECT_NE(raw.find(R"({"a":1})"), std::string::npos);
+}
+
+TEST_F(ServerTest, Http10IsAnsweredIn10AndClosed) {
+  auto start = std::chrono::steady_clock::now();
+  std::string raw =
+      HttpClient::Raw("127.0.0.1", server_->port(), "GET /items/3 HTTP/1.0\r\n\r\n", 3000);
+  EXPECT_EQ(raw.rfind("HTTP/1.0 200 OK\r\n", 0), 0u) << raw;
+  EXPECT_NE(raw.find("Content-Length: "), std::string::npos);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(2000));
+}
+
 TEST_F(ServerTest, ThrowingHandlerIs500AndServerLivesOn) {
   auto c = Client();
   auto r = c.Get("/throw");

@@ -1,0 +1,57 @@
+#include "http/wire.hpp"
+
+#include <charconv>
+
+namespace plaudit::http_api {
+namespace {
+
+void AppendClean(std::string& out, std::string_view text) {
+  for (char c : text) {
+    if (c != '\r' && c != '\n') out.push_back(c);
+  }
+}
+
+void AppendField(std::string& out, std::string_view name, std::string_view value) {
+  AppendClean(out, name);
+  out.append(": ");
+  AppendClean(out, value);
+  out.append("\r\n");
+}
+
+void AppendNumber(std::string& out, uint64_t n) {
+  char digits[24];
+  auto [end, ec] = std::to_chars(digits, digits + sizeof(digits), n);
+  out.append(digits, end);
+}
+
+bool HasNoPayload(http::status s) {
+  return http::to_status_class(s) == http::status_class::informational ||
+         s == http::status::no_content || s == http::status::not_modified;
+}
+
+}  // namespace
+
+std::string SerializeResponse(const Response& r, unsigned version, bool keep_alive, bool head) {
+  const bool no_payload = HasNoPayload(r.status);
+  std::string out;
+  out.reserve(160 + r.body.size());
+  out.append(version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ");
+  AppendNumber(out, static_cast<unsigned>(r.status));
+  out.push_back(' ');
+  out.append(http::obsolete_reason(r.status));
+  out.append("\r\nServer: plaudit\r\n");
+  if (!r.content_type.empty()) AppendField(out, "Content-Type", r.content_type);
+  for (const auto& [name, value] : r.headers) AppendField(out, name, value);
+  if (!no_payload) {
+    out.append("Content-Length: ");
+    AppendNumber(out, r.body.size());
+    out.append("\r\n");
+  }
+  if (version >= 11 && !keep_alive) out.append("Connection: close\r\n");
+  if (version < 11 && keep_alive) out.append("Connection: keep-alive\r\n");
+  out.append("\r\n");
+  if (!head && !no_payload) out.append(r.body);
+  return out;
+}
+
+}  // namespace plaudit::http_api
