@@ -59,6 +59,9 @@ App::~App() {
   if (server_) {
     server_.reset();
   }
+  if (subscriber_) {
+    subscriber_->Stop();
+  }
   if (redis_) {
     redis_->Stop();
   }
@@ -99,6 +102,7 @@ Status App::StartBackend() {
     }
     redis_url = embedded_redis_->url();
   }
+  redis_url_ = redis_url;
 
   auto store = OpenStore(config_);
   if (!store) {
@@ -149,7 +153,16 @@ Status App::WireServices() {
 
   hasher_ = std::make_unique<domain::PasswordHasher>(HashOptions(config_));
   sessions_ = std::make_unique<redis::SessionStore>(
-      *redis_, std::chrono::seconds(config_.session_ttl_s));
+      *redis_, std::chrono::seconds(config_.session_ttl_s), 32,
+      redis::SessionCacheOptions{std::chrono::milliseconds(config_.session_cache_ms)});
+  if (config_.session_cache_ms > 0) {
+    // Logouts and role changes in any plauditd reach this one's session cache through it.
+    subscriber_ = redis::Subscriber::Create(
+        ioc_.get_executor(), redis_url_, redis::SessionStore::kInvalidationChannel,
+        {[s = sessions_.get()](std::string_view m) { s->OnInvalidation(m); },
+         [s = sessions_.get()](bool up) { s->SetCacheLive(up); }});
+    subscriber_->Start();
+  }
   limiter_ = std::make_unique<redis::RateLimiter>(*redis_);
   user_table_ = std::make_unique<sql::UserTable>(*store_);
   users_ = std::make_unique<domain::UserService>(*user_table_, *sessions_, *hasher_, *limiter_,
@@ -226,6 +239,7 @@ void App::BeginStop() {
             spdlog::info("final flush: {} view counts, {} like states", r->views,
                          r->like_changes);
           }
+          if (subscriber_) subscriber_->Stop();
           redis_->Stop();
           spdlog::info("drained; stopping");
           ioc_.stop();

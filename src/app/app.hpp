@@ -24,6 +24,8 @@
 #include "flush/flusher.hpp"
 #include "redis/article_cache.hpp"
 #include "redis/like_store.hpp"
+#include "redis/sessions.hpp"
+#include "redis/subscriber.hpp"
 #include "sql/articles.hpp"
 #include "sql/comments.hpp"
 #include "sql/likes.hpp"
@@ -57,6 +59,7 @@ class App {
   net::io_context& io() { return ioc_; }
   http_api::Router& router() { return router_; }
   redis::Client& redis() { return *redis_; }
+  redis::SessionStore& sessions() { return *sessions_; }
   sql::Store& store() { return *store_; }
   http_api::Metrics& metrics() { return metrics_; }
   const config::Config& config() const { return config_; }
@@ -78,6 +81,8 @@ class App {
   std::shared_ptr<redis::Client> redis_;
   std::unique_ptr<domain::PasswordHasher> hasher_;
   std::unique_ptr<redis::SessionStore> sessions_;
+  std::shared_ptr<redis::Subscriber> subscriber_;  // session invalidations (with the cache)
+  std::string redis_url_;                          // the one in use (embedded or given)
   std::unique_ptr<redis::RateLimiter> limiter_;
   std::unique_ptr<sql::UserTable> user_table_;
   std::unique_ptr<domain::UserService> users_;

@@ -60,6 +60,12 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
       ->envname("PLAUDIT_SESSION_TTL_S")
       ->check(CLI::Range(int64_t{1}, int64_t{366} * 24 * 3600))
       ->capture_default_str();
+  app.add_option("--session-cache-ms", c.session_cache_ms,
+                 "how long a process may reuse a session it read from Redis; 0 = never "
+                 "(logout and role changes reach every process at once either way)")
+      ->envname("PLAUDIT_SESSION_CACHE_MS")
+      ->check(CLI::Range(0, 60'000))
+      ->capture_default_str();
   app.add_option("--password-hash", c.password_hash,
                  "Argon2id cost: interactive (64 MiB, ~0.1 s) or minimal (tests only)")
       ->envname("PLAUDIT_PASSWORD_HASH")

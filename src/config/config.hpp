@@ -23,6 +23,8 @@ struct Config {
   std::string redis_server_bin = "redis-server";  // for embedded mode
   int sql_pool_size = 2;
   int64_t session_ttl_s = 30 * 24 * 3600;  // sliding
+  // How long a session read from Redis may be reused by this process (redis/session_cache.hpp).
+  int session_cache_ms = 1000;
   std::string password_hash = "interactive";  // Argon2id cost: interactive | minimal (tests)
   int password_hash_threads = 2;              // concurrent hashes (each 64 MiB at interactive)
   int password_hash_queue = 64;               // waiting + running; beyond it logins get 429

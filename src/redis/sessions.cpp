@@ -16,8 +16,10 @@ Status CheckReply(const Result<Reply>& r) {
 
 }  // namespace
 
-SessionStore::SessionStore(Client& client, std::chrono::milliseconds ttl, int max_sessions)
-    : client_(client), ttl_(ttl), max_sessions_(max_sessions) {
+SessionStore::SessionStore(Client& client, std::chrono::milliseconds ttl, int max_sessions,
+                           SessionCacheOptions cache)
+    : client_(client), ttl_(ttl), max_sessions_(max_sessions), cache_max_age_(cache.max_age) {
+  if (cache.max_age.count() > 0) cache_.emplace(cache.capacity);
   if (sodium_init() < 0) {
     throw std::runtime_error("libsodium failed to initialise");
   }
@@ -59,10 +61,16 @@ Awaitable<Status> SessionStore::Create(std::string_view token, const SessionData
       co_await client_.Eval(GetScript("session_index_add.lua"), std::move(index_keys), std::move(args));
   if (auto st = CheckReply(evicted); !st) co_return st;
   if (!evicted->elements.empty()) {
+    std::vector<std::vector<std::string>> cmds;
     std::vector<std::string> del{"DEL"};
-    for (const auto& e : evicted->elements) del.push_back(keys::Session(e.str));
-    auto r = co_await client_.Command(std::move(del));
-    if (auto st = CheckReply(r); !st) co_return st;
+    for (const auto& e : evicted->elements) {
+      del.push_back(keys::Session(e.str));
+      if (cache_) cache_->EraseToken(e.str);
+      cmds.push_back({"PUBLISH", kInvalidationChannel, SessionCache::TokenMessage(e.str)});
+    }
+    cmds.insert(cmds.begin(), std::move(del));
+    auto r = co_await client_.Pipeline(std::move(cmds));
+    if (auto st = AllOk(r); !st) co_return st;
   }
   co_return Status{};
 }
@@ -70,17 +78,32 @@ Awaitable<Status> SessionStore::Create(std::string_view token, const SessionData
 // One plain HMGET per lookup (a script call costs Redis several times more). The hash's
 // `ref` field says when the expiry should next slide: once the session has aged by 1/30 of
 // its TTL (a day for the default 30 days), session_touch.lua slides it and moves `ref`.
-// A session from before `ref` existed slides on its first lookup.
-Awaitable<Result<std::optional<SessionData>>> SessionStore::Get(std::string_view token) {
-  std::string key = keys::Session(HashToken(token));
-  std::vector<std::string> argv{"HMGET", key, "uid", "username", "display", "role", "ref"};
-  auto r = co_await client_.Command(std::move(argv));
-  if (!r) co_return tl::unexpected(r.error());
-  if (r->is_error()) co_return Fail(ErrorCode::kInternal, "redis: " + r->str);
-  if (r->elements.size() != 5) co_return std::optional<SessionData>{};
-  auto uid = r->elements[0].AsInt();
+// A session from before `ref` existed slides on its first lookup. With the cache usable, a
+// hit costs no Redis command, and a miss adds PTTL to the same round trip so the entry
+// cannot outlive the key.
+Awaitable<Result<std::optional<SessionData>>> SessionStore::Get(std::string_view token_view) {
+  const bool use_cache = CacheUsable();
+  std::string token(token_view);
+  if (use_cache) {
+    if (const SessionData* hit = cache_->Find(token, SessionCache::Clock::now())) {
+      ++cache_hits_;
+      co_return std::optional<SessionData>(*hit);
+    }
+  }
+  std::string hash = HashToken(token);
+  const uint64_t epoch = cache_ ? cache_->epoch() : 0;
+  std::string key = keys::Session(hash);
+  std::vector<std::vector<std::string>> cmds{
+      {"HMGET", key, "uid", "username", "display", "role", "ref"}};
+  if (use_cache) cmds.push_back({"PTTL", key});
+  auto replies = co_await client_.Pipeline(std::move(cmds));
+  if (auto st = AllOk(replies); !st) co_return tl::unexpected(st.error());
+  Reply& r = replies->front();
+  if (r.elements.size() != 5) co_return std::optional<SessionData>{};
+  auto uid = r.elements[0].AsInt();
   if (!uid) co_return std::optional<SessionData>{};
-  auto ref = r->elements[4].AsInt();
+  int64_t pttl_ms = use_cache ? replies->back().AsInt().value_or(-2) : -2;
+  auto ref = r.elements[4].AsInt();
   if (!ref || NowMs() >= *ref) {
     std::vector<std::string> k{key};
     std::vector<std::string> args{std::to_string(ttl_.count()), std::to_string(NextSlideMs())};
@@ -89,13 +112,34 @@ Awaitable<Result<std::optional<SessionData>>> SessionStore::Get(std::string_view
     if (!touched) co_return tl::unexpected(touched.error());
     if (touched->is_error()) co_return Fail(ErrorCode::kInternal, "redis: " + touched->str);
     if (touched->AsInt() != 1) co_return std::optional<SessionData>{};  // expired meanwhile
+    pttl_ms = ttl_.count();
   }
   SessionData d;
   d.user_id = *uid;
-  d.username = std::move(r->elements[1].str);
-  d.display_name = std::move(r->elements[2].str);
-  d.role = std::move(r->elements[3].str);
+  d.username = std::move(r.elements[1].str);
+  d.display_name = std::move(r.elements[2].str);
+  d.role = std::move(r.elements[3].str);
+  // -1 (no expiry) cannot happen to a session; -2 (gone meanwhile): not stored.
+  if (use_cache && pttl_ms > 0 && CacheUsable()) {
+    auto now = SessionCache::Clock::now();
+    auto life = std::min<std::chrono::milliseconds>(cache_max_age_,
+                                                    std::chrono::milliseconds(pttl_ms));
+    cache_->Put(token, hash, d, now + life, epoch, now);
+  }
   co_return std::optional<SessionData>(std::move(d));
+}
+
+bool SessionStore::CacheUsable() const {
+  return cache_ && cache_live_ && client_.connected();
+}
+
+void SessionStore::SetCacheLive(bool subscribed) {
+  cache_live_ = subscribed;
+  if (cache_) cache_->Clear();
+}
+
+void SessionStore::OnInvalidation(std::string_view message) {
+  if (cache_) cache_->Apply(message);
 }
 
 int64_t SessionStore::NextSlideMs() const {
@@ -104,8 +148,12 @@ int64_t SessionStore::NextSlideMs() const {
 
 Awaitable<Status> SessionStore::Delete(std::string_view token, int64_t user_id) {
   std::string hash = HashToken(token);
-  std::vector<std::vector<std::string>> cmds{{"DEL", keys::Session(hash)},
-                                             {"ZREM", keys::UserSessions(user_id), hash}};
+  // Gone from this process's cache before Redis is even asked; the others hear it published.
+  if (cache_) cache_->EraseToken(hash);
+  std::vector<std::vector<std::string>> cmds{
+      {"DEL", keys::Session(hash)},
+      {"ZREM", keys::UserSessions(user_id), hash},
+      {"PUBLISH", kInvalidationChannel, SessionCache::TokenMessage(hash)}};
   auto r = co_await client_.Pipeline(std::move(cmds));
   if (!r) co_return tl::unexpected(r.error());
   co_return Status{};
@@ -121,6 +169,12 @@ Awaitable<Status> SessionStore::SetRole(int64_t user_id, std::string_view role) 
     auto r = co_await client_.Eval(GetScript("session_set_fields.lua"), std::move(k), std::move(args));
     if (auto st = CheckReply(r); !st) co_return st;
   }
+  // After the hashes changed: a lookup that read the old role is dropped or not stored.
+  if (cache_) cache_->EraseUser(user_id);
+  std::vector<std::string> publish{"PUBLISH", kInvalidationChannel,
+                                   SessionCache::UserMessage(user_id)};
+  auto published = co_await client_.Command(std::move(publish));
+  if (auto st = CheckReply(published); !st) co_return st;
   co_return Status{};
 }
 

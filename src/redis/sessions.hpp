@@ -2,6 +2,7 @@
 // Sessions live in Redis only (rebuildable state: if Redis is emptied, users log in again).
 // A session is found by the BLAKE2b-256 hash of its token, so a Redis dump holds no usable
 // token. Each user's sessions are indexed (capped) so a role change reaches them at once.
+// Optionally fronted by a short-lived per-process SessionCache (see session_cache.hpp).
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -10,19 +11,23 @@
 
 #include "common/result.hpp"
 #include "redis/client.hpp"
+#include "redis/session_cache.hpp"
+#include "redis/sessions_data.hpp"
 
 namespace plaudit::redis {
 
-struct SessionData {
-  int64_t user_id = 0;
-  std::string username;
-  std::string display_name;
-  std::string role;
+struct SessionCacheOptions {
+  std::chrono::milliseconds max_age{0};  // 0: no cache, every lookup reads Redis
+  size_t capacity = 100'000;             // sessions (about 200 bytes each)
 };
 
 class SessionStore {
  public:
-  SessionStore(Client& client, std::chrono::milliseconds ttl, int max_sessions_per_user = 32);
+  // The channel invalidations are published on (SessionCache::Apply's messages).
+  static constexpr const char* kInvalidationChannel = "pl:inval:sessions";
+
+  SessionStore(Client& client, std::chrono::milliseconds ttl, int max_sessions_per_user = 32,
+               SessionCacheOptions cache = {});
 
   // A fresh random token (256 bits, base64url) for a new session.
   static std::string NewToken();
@@ -38,12 +43,26 @@ class SessionStore {
 
   std::chrono::milliseconds ttl() const { return ttl_; }
 
+  // Wired to the Subscriber of kInvalidationChannel (no effect without a cache).
+  void SetCacheLive(bool subscribed);
+  void OnInvalidation(std::string_view message);
+  // For tests and metrics: lookups answered from the cache.
+  uint64_t cache_hits() const { return cache_hits_; }
+  // Whether lookups use the cache now (configured, subscribed and Redis connected).
+  bool cache_live() const { return CacheUsable(); }
+
  private:
+  // Whether lookups may use the cache right now.
+  bool CacheUsable() const;
   int64_t NextSlideMs() const;  // when a session's expiry should next slide
 
   Client& client_;
   std::chrono::milliseconds ttl_;
   int max_sessions_;
+  std::chrono::milliseconds cache_max_age_;
+  std::optional<SessionCache> cache_;  // set when cache max_age > 0
+  bool cache_live_ = false;
+  uint64_t cache_hits_ = 0;
 };
 
 }  // namespace plaudit::redis

@@ -1,5 +1,6 @@
 #include "app_fixture.hpp"
 
+#include <future>
 #include <stdexcept>
 
 #include "app/app.hpp"
@@ -30,6 +31,28 @@ void AppUnderTest::Boot(config::Config c) {
     throw std::runtime_error("app start failed: " + st.error().message);
   }
   thread_ = std::thread([this] { app_->Run(false); });
+  // The session cache is used only once its invalidation channel is subscribed; tests that
+  // count Redis commands or rely on the cache must not race the subscription.
+  if (app_->config().session_cache_ms > 0 && !WaitForSessionCache(std::chrono::seconds(10))) {
+    throw std::runtime_error("the session cache's subscription did not come up");
+  }
+}
+
+bool AppUnderTest::WaitForSessionCache(std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::promise<bool> live;
+    net::post(app_->io(), [&] { live.set_value(app_->sessions().cache_live()); });
+    if (live.get_future().get()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
+
+uint64_t AppUnderTest::SessionCacheHits() {
+  std::promise<uint64_t> hits;
+  net::post(app_->io(), [&] { hits.set_value(app_->sessions().cache_hits()); });
+  return hits.get_future().get();
 }
 
 AppUnderTest::~AppUnderTest() { Stop(); }

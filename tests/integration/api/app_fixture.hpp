@@ -1,6 +1,8 @@
 #pragma once
 // Runs a whole plauditd App in-process on port 0 against a private redis-server and a
 // given database, on its own thread, for API tests over real HTTP.
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <thread>
@@ -29,6 +31,10 @@ class AppUnderTest {
   uint16_t port() const;
   HttpClient Client() const { return HttpClient("127.0.0.1", port()); }
   app::App& app() { return *app_; }
+  // Until the session cache is in use (its subscription is up); false after `timeout`.
+  bool WaitForSessionCache(std::chrono::milliseconds timeout);
+  // Session lookups this app answered from its cache.
+  uint64_t SessionCacheHits();
 
  private:
   void Boot(config::Config config);

@@ -91,8 +91,21 @@ TEST_F(ClusterModeTest, EveryFeatureRunsOnAClusterModeRedis) {
   ASSERT_TRUE(dropped) << dropped.error().message;
   EXPECT_EQ(*dropped, 1);
   EXPECT_EQ(c.Get("/api/v1/articles/" + article + "/comments").status, 200);
-  EXPECT_EQ(c.Delete("/api/v1/articles/" + article, Bearer(token)).status,
-            401);  // the session went with FLUSHALL
+  // The session went with FLUSHALL: at once in Redis, within the session cache's age here.
+  EXPECT_TRUE(WaitFor([&] { return c.Get("/api/v1/users/me", Bearer(token)).status == 401; },
+                      std::chrono::seconds(5)));
+  EXPECT_EQ(c.Delete("/api/v1/articles/" + article, Bearer(token)).status, 401);
+
+  // Logout reaches the session cache through pub/sub, which a cluster carries too.
+  auto relogin = c.Post("/api/v1/sessions", R"({"username":"ann","password":"password123"})");
+  ASSERT_EQ(relogin.status, 201) << relogin.body;
+  const std::string again(relogin.Json().at("token").as_string());
+  ASSERT_EQ(c.Get("/api/v1/users/me", Bearer(again)).status, 200);
+  uint64_t hits = app_->SessionCacheHits();
+  ASSERT_EQ(c.Get("/api/v1/users/me", Bearer(again)).status, 200);
+  EXPECT_EQ(app_->SessionCacheHits(), hits + 1);
+  ASSERT_EQ(c.Delete("/api/v1/sessions/current", Bearer(again)).status, 204);
+  EXPECT_EQ(c.Get("/api/v1/users/me", Bearer(again)).status, 401);
 }
 
 }  // namespace

@@ -136,7 +136,14 @@ TEST_P(UsersTest, InvalidBearerIs401EverywhereButBadCookieIsAnonymous) {
   EXPECT_EQ(c.Get("/api/v1/users/me").ErrorCode(), "unauthenticated");
 }
 
-TEST_P(UsersTest, ExpiredSessionIs401) {
+// Without the session cache (--session-cache-ms 0) every lookup reads Redis, so a session
+// key that expires or is deleted there ends the session at once.
+class UncachedSessionsTest : public UsersTest {
+ protected:
+  void Configure(config::Config& c) override { c.session_cache_ms = 0; }
+};
+
+TEST_P(UncachedSessionsTest, ExpiredSessionIs401) {
   Register("erin");
   std::string token = Login("erin");
   auto c = Client();
@@ -164,7 +171,7 @@ TEST_P(UsersTest, RedisHoldsOnlyAHashOfTheToken) {
 
 // A lookup is one HMGET; the expiry slides only once `ref` (the next slide time) has passed,
 // and a session written before `ref` existed slides on its first lookup.
-TEST_P(UsersTest, SessionExpirySlidesOnlyWhenDue) {
+TEST_P(UncachedSessionsTest, SessionExpirySlidesOnlyWhenDue) {
   Register("flo");
   std::string token = Login("flo");
   std::string key = "pl:sess:" + redis::SessionStore::HashToken(token);
@@ -239,6 +246,106 @@ TEST_P(UsersTest, RedisDownIs503Not401) {
   EXPECT_EQ(c.Get("/api/v1/users/me", Bearer(token)).status, 401);
   EXPECT_FALSE(Login("ivy").empty());
 }
+
+// With the session cache (the default): an entry never outlives the session's Redis expiry,
+// and a session ended behind plauditd's back (a key expired or deleted by hand) ends within
+// the cache's age; logout ends it at once.
+TEST_P(UsersTest, ACachedSessionNeverOutlivesItsRedisExpiry) {
+  Register("erin");
+  std::string token = Login("erin");
+  std::string key = "pl:sess:" + redis::SessionStore::HashToken(token);
+  auto c = Client();
+  ASSERT_EQ(redis_.Cli("PEXPIRE " + key + " 300"), "1");
+  ASSERT_EQ(c.Get("/api/v1/users/me", Bearer(token)).status, 200);
+  uint64_t hits = app_->SessionCacheHits();
+  ASSERT_EQ(c.Get("/api/v1/users/me", Bearer(token)).status, 200);
+  EXPECT_EQ(app_->SessionCacheHits(), hits + 1);
+  ASSERT_TRUE(WaitFor([&] { return redis_.Cli("EXISTS " + key) == "0"; }, 2s));
+  EXPECT_EQ(c.Get("/api/v1/users/me", Bearer(token)).status, 401);
+}
+
+TEST_P(UsersTest, ASessionDeletedInRedisEndsWithinTheCacheAge) {
+  Register("ezra");
+  std::string token = Login("ezra");
+  auto c = Client();
+  ASSERT_EQ(c.Get("/api/v1/users/me", Bearer(token)).status, 200);
+  ASSERT_EQ(redis_.Cli("DEL pl:sess:" + redis::SessionStore::HashToken(token)), "1");
+  auto deleted = std::chrono::steady_clock::now();
+  ASSERT_TRUE(WaitFor([&] { return c.Get("/api/v1/users/me", Bearer(token)).status == 401; },
+                      5s));
+  EXPECT_LE(std::chrono::steady_clock::now() - deleted,
+            std::chrono::milliseconds(app_->app().config().session_cache_ms + 500));
+}
+
+// Other processes hear of a logout or a role change on the invalidation channel; a cache
+// age of a minute leaves pub/sub as the only way these can pass.
+class SessionCacheTest : public UsersTest {
+ protected:
+  void Configure(config::Config& c) override { c.session_cache_ms = 60'000; }
+
+  // A second plauditd on the same Redis and database.
+  std::unique_ptr<AppUnderTest> Second() {
+    config::Config c = app_->app().config();
+    if (c.database_url.empty()) c.database_url = config::DefaultDatabaseUrl(c);
+    c.bootstrap_admin.clear();
+    return std::make_unique<AppUnderTest>(redis_, c);
+  }
+};
+
+TEST_P(SessionCacheTest, LogoutInOneProcessEndsTheSessionInAnother) {
+  Register("kim");
+  std::string token = Login("kim");
+  auto other = Second();
+  auto c2 = other->Client();
+  ASSERT_EQ(c2.Get("/api/v1/users/me", Bearer(token)).status, 200);
+  uint64_t hits = other->SessionCacheHits();
+  ASSERT_EQ(c2.Get("/api/v1/users/me", Bearer(token)).status, 200);
+  ASSERT_EQ(other->SessionCacheHits(), hits + 1);  // the other process has it cached
+  ASSERT_EQ(Client().Delete("/api/v1/sessions/current", Bearer(token)).status, 204);
+  EXPECT_TRUE(WaitFor([&] { return c2.Get("/api/v1/users/me", Bearer(token)).status == 401; },
+                      3s));
+}
+
+TEST_P(SessionCacheTest, RoleChangeInOneProcessReachesAnother) {
+  int64_t lee = Register("lee");
+  std::string token = Login("lee");
+  std::string admin = Login("root", "rootpassword");
+  auto other = Second();
+  auto c2 = other->Client();
+  ASSERT_EQ(c2.Get("/api/v1/users/me", Bearer(token)).Json().at("role").as_string(), "user");
+  ASSERT_EQ(c2.Get("/api/v1/users/me", Bearer(token)).Json().at("role").as_string(), "user");
+  ASSERT_EQ(Client()
+                .Patch("/api/v1/users/" + std::to_string(lee), R"({"role":"author"})",
+                       Bearer(admin))
+                .status,
+            200);
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        auto r = c2.Get("/api/v1/users/me", Bearer(token));
+        return r.status == 200 && r.Json().at("role").as_string() == "author";
+      },
+      3s));
+}
+
+// Messages missed while the subscription was down cannot be replayed: losing it empties
+// the cache, which stays unused until it is back.
+TEST_P(SessionCacheTest, LosingTheSubscriptionEmptiesTheCache) {
+  Register("max");
+  std::string token = Login("max");
+  auto c = Client();
+  ASSERT_EQ(c.Get("/api/v1/users/me", Bearer(token)).status, 200);
+  ASSERT_EQ(redis_.Cli("DEL pl:sess:" + redis::SessionStore::HashToken(token)), "1");
+  ASSERT_EQ(c.Get("/api/v1/users/me", Bearer(token)).status, 200);  // still cached
+  ASSERT_EQ(redis_.Cli("CLIENT KILL TYPE pubsub"), "1");
+  EXPECT_TRUE(WaitFor([&] { return c.Get("/api/v1/users/me", Bearer(token)).status == 401; },
+                      3s));
+  EXPECT_TRUE(app_->WaitForSessionCache(5s));  // and it comes back
+}
+
+INSTANTIATE_TEST_SUITE_P(Databases, UncachedSessionsTest,
+                         ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, SessionCacheTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
+                         DbName);
 
 INSTANTIATE_TEST_SUITE_P(Databases, UsersTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
                          DbName);

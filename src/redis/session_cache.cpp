@@ -1,0 +1,90 @@
+#include "redis/session_cache.hpp"
+
+#include <charconv>
+#include <iterator>
+
+namespace plaudit::redis {
+
+const SessionData* SessionCache::Find(const std::string& token, Clock::time_point now) {
+  auto it = entries_.find(token);
+  if (it == entries_.end()) return nullptr;
+  if (it->second.valid_until <= now) {
+    Erase(it);
+    return nullptr;
+  }
+  return &it->second.data;
+}
+
+void SessionCache::Put(const std::string& token, const std::string& token_hash,
+                       const SessionData& data, Clock::time_point valid_until,
+                       uint64_t epoch_at_lookup, Clock::time_point now) {
+  if (epoch_at_lookup != epoch_ || valid_until <= now || capacity_ == 0) return;
+  if (auto it = entries_.find(token); it != entries_.end()) Erase(it);
+  if (entries_.size() >= capacity_) {
+    for (auto it = entries_.begin(); it != entries_.end();) {
+      auto next = std::next(it);
+      if (it->second.valid_until <= now) Erase(it);
+      it = next;
+    }
+    if (entries_.size() >= capacity_) {
+      entries_.clear();
+      tokens_.clear();
+    }
+  }
+  entries_.emplace(token, Entry{data, token_hash, valid_until});
+  tokens_[token_hash] = token;
+}
+
+void SessionCache::Erase(Entries::iterator it) {
+  tokens_.erase(it->second.token_hash);
+  entries_.erase(it);
+}
+
+void SessionCache::Apply(std::string_view message) {
+  if (message.starts_with("t:")) {
+    EraseToken(std::string(message.substr(2)));
+    return;
+  }
+  if (message.starts_with("u:")) {
+    std::string_view digits = message.substr(2);
+    int64_t uid = 0;
+    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), uid);
+    if (!digits.empty() && ec == std::errc() && ptr == digits.data() + digits.size()) {
+      EraseUser(uid);
+      return;
+    }
+  }
+  Clear();
+}
+
+void SessionCache::EraseToken(const std::string& token_hash) {
+  ++epoch_;
+  auto t = tokens_.find(token_hash);
+  if (t == tokens_.end()) return;
+  auto it = entries_.find(t->second);
+  if (it != entries_.end()) Erase(it);
+}
+
+void SessionCache::EraseUser(int64_t user_id) {
+  ++epoch_;
+  // A role change is rare and the cache is bounded: a scan beats a third index.
+  for (auto it = entries_.begin(); it != entries_.end();) {
+    auto next = std::next(it);
+    if (it->second.data.user_id == user_id) Erase(it);
+    it = next;
+  }
+}
+
+void SessionCache::Clear() {
+  ++epoch_;
+  entries_.clear();
+  tokens_.clear();
+}
+
+std::string SessionCache::TokenMessage(std::string_view token_hash) {
+  return "t:" + std::string(token_hash);
+}
+
+std::string SessionCache::UserMessage(int64_t user_id) { return "u:" + std::to_string(user_id); }
+
+}  // namespace plaudit::redis

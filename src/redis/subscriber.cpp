@@ -1,0 +1,179 @@
+// The hiredis-backed Subscriber (see subscriber.hpp). Same shape as the Client: the owner's
+// shared_ptr is the only strong reference, timers hold weak_ptrs, and a context is never
+// freed from inside one of its own callbacks.
+#include "redis/subscriber.hpp"
+
+#include <hiredis/async.h>
+#include <hiredis/hiredis.h>
+#include <spdlog/spdlog.h>
+
+#include "redis/asio_adapter.hpp"
+#include "redis/endpoint.hpp"
+
+namespace plaudit::redis {
+namespace {
+
+constexpr std::chrono::milliseconds kConnectTimeout{1000};
+constexpr std::chrono::milliseconds kBackoffMin{50};
+constexpr std::chrono::milliseconds kBackoffMax{2000};
+
+class SubscriberImpl final : public Subscriber,
+                             public std::enable_shared_from_this<SubscriberImpl> {
+ public:
+  SubscriberImpl(net::any_io_executor ex, Endpoint endpoint, std::string channel,
+                 SubscriberHandlers handlers)
+      : ex_(std::move(ex)),
+        endpoint_(std::move(endpoint)),
+        channel_(std::move(channel)),
+        handlers_(std::move(handlers)),
+        timer_(ex_) {}
+
+  ~SubscriberImpl() override { Stop(); }
+
+  void Start() override {
+    if (!started_ && !stopped_) {
+      started_ = true;
+      Connect();
+    }
+  }
+
+  void Stop() override {
+    stopped_ = true;
+    handlers_ = {};
+    timer_.cancel();
+    subscribed_ = false;
+    FreeContext();
+  }
+
+  bool subscribed() const override { return subscribed_; }
+
+ private:
+  void Connect() {
+    if (stopped_) return;
+    redisAsyncContext* ac = endpoint_.unix_path.empty()
+                                ? redisAsyncConnect(endpoint_.host.c_str(), endpoint_.port)
+                                : redisAsyncConnectUnix(endpoint_.unix_path.c_str());
+    if (ac == nullptr || ac->err != 0 || !AttachAsio(ac, ex_, nullptr)) {
+      if (ac != nullptr) redisAsyncFree(ac);
+      Retry("cannot connect");
+      return;
+    }
+    ac->data = this;
+    ac_ = ac;
+    ++generation_;
+    redisAsyncSetConnectCallback(ac, &OnConnect);
+    redisAsyncSetDisconnectCallback(ac, &OnDisconnect);
+    // Queued now, written once connected; its first reply confirms the subscription.
+    const char* argv[] = {"SUBSCRIBE", channel_.c_str()};
+    size_t lens[] = {9, channel_.size()};
+    if (redisAsyncCommandArgv(ac, &OnReply, nullptr, 2, argv, lens) != REDIS_OK) {
+      FreeContext();
+      Retry("cannot queue SUBSCRIBE");
+      return;
+    }
+    // hiredis 0.14 has no connect timeout; this one also covers the SUBSCRIBE reply.
+    timer_.expires_after(kConnectTimeout);
+    timer_.async_wait([weak = weak_from_this(), gen = generation_](boost::system::error_code ec) {
+      auto self = weak.lock();
+      if (ec || !self || self->generation_ != gen || self->subscribed_ || self->ac_ == nullptr) {
+        return;
+      }
+      self->FreeContext();
+      self->Retry("connect timeout");
+    });
+  }
+
+  static void OnConnect(const redisAsyncContext* ac, int status) {
+    auto* self = static_cast<SubscriberImpl*>(ac->data);
+    if (status != REDIS_OK && self->ac_ == ac) {
+      // hiredis frees the context right after this callback.
+      self->ac_ = nullptr;
+      ++self->generation_;
+      self->Retry(ac->c.errstr);
+    }
+  }
+
+  static void OnDisconnect(const redisAsyncContext* ac, int) {
+    auto* self = static_cast<SubscriberImpl*>(ac->data);
+    if (self->ac_ != ac) return;  // we freed it ourselves
+    self->ac_ = nullptr;
+    ++self->generation_;
+    self->SetSubscribed(false);
+    self->Retry("connection lost");
+  }
+
+  // Every reply on a subscribed connection: ["subscribe", channel, n] once, then
+  // ["message", channel, payload] per message. NULL when the context is being freed.
+  static void OnReply(redisAsyncContext* ac, void* reply, void*) {
+    auto* r = static_cast<redisReply*>(reply);
+    auto* self = static_cast<SubscriberImpl*>(ac->data);
+    if (r == nullptr || self == nullptr || self->ac_ != ac) return;
+    if (r->type != REDIS_REPLY_ARRAY || r->elements != 3 ||
+        r->element[0]->type != REDIS_REPLY_STRING) {
+      return;
+    }
+    std::string_view kind(r->element[0]->str, r->element[0]->len);
+    if (kind == "subscribe") {
+      self->backoff_ = kBackoffMin;
+      self->timer_.cancel();
+      self->SetSubscribed(true);
+    } else if (kind == "message" && r->element[2]->type == REDIS_REPLY_STRING &&
+               self->handlers_.on_message) {
+      self->handlers_.on_message(std::string_view(r->element[2]->str, r->element[2]->len));
+    }
+  }
+
+  void SetSubscribed(bool up) {
+    if (subscribed_ == up) return;
+    subscribed_ = up;
+    if (up) {
+      spdlog::info("redis: subscribed to {}", channel_);
+    } else {
+      spdlog::warn("redis: subscription to {} lost", channel_);
+    }
+    if (handlers_.on_state) handlers_.on_state(up);
+  }
+
+  void Retry(const std::string& reason) {
+    if (stopped_) return;
+    spdlog::debug("redis: subscriber for {}: {}", endpoint_.Describe(), reason);
+    auto delay = backoff_;
+    backoff_ = std::min(backoff_ * 2, kBackoffMax);
+    timer_.expires_after(delay);
+    timer_.async_wait([weak = weak_from_this()](boost::system::error_code ec) {
+      auto self = weak.lock();
+      if (!ec && self && self->ac_ == nullptr) self->Connect();
+    });
+  }
+
+  // Not from inside a hiredis callback. Pending callbacks run with a NULL reply.
+  void FreeContext() {
+    redisAsyncContext* ac = ac_;
+    if (ac == nullptr) return;
+    ac_ = nullptr;
+    ++generation_;
+    redisAsyncFree(ac);
+  }
+
+  net::any_io_executor ex_;
+  Endpoint endpoint_;
+  std::string channel_;
+  SubscriberHandlers handlers_;
+  net::steady_timer timer_;
+  redisAsyncContext* ac_ = nullptr;
+  uint64_t generation_ = 0;
+  std::chrono::milliseconds backoff_ = kBackoffMin;
+  bool started_ = false;
+  bool stopped_ = false;
+  bool subscribed_ = false;
+};
+
+}  // namespace
+
+std::shared_ptr<Subscriber> Subscriber::Create(net::any_io_executor ex, const std::string& url,
+                                               std::string channel, SubscriberHandlers handlers) {
+  return std::make_shared<SubscriberImpl>(std::move(ex), ParseUrl(url), std::move(channel),
+                                          std::move(handlers));
+}
+
+}  // namespace plaudit::redis

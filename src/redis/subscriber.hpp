@@ -1,0 +1,38 @@
+#pragma once
+// One Redis pub/sub channel, listened to on a connection of its own (a connection in
+// subscribe mode can run no other command), reconnecting with backoff for as long as it runs.
+//
+// The contract the session cache builds on: on_state(true) once the subscription is
+// confirmed, on_state(false) as soon as the connection is lost. A message published while
+// the state was false may have been missed; so may one published just before on_state(true),
+// which is why a listener resets what it derived from messages on either transition.
+// All calls and callbacks happen on the executor given to Create().
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/net.hpp"
+
+namespace plaudit::redis {
+
+struct SubscriberHandlers {
+  std::function<void(std::string_view payload)> on_message;
+  std::function<void(bool subscribed)> on_state;
+};
+
+class Subscriber {
+ public:
+  // Throws std::invalid_argument when `url` is not a supported Redis URL (start-up only).
+  static std::shared_ptr<Subscriber> Create(net::any_io_executor ex, const std::string& url,
+                                            std::string channel, SubscriberHandlers handlers);
+  virtual ~Subscriber() = default;
+
+  virtual void Start() = 0;
+  // Closes the connection; no callback runs after Stop() returns.
+  virtual void Stop() = 0;
+  virtual bool subscribed() const = 0;
+};
+
+}  // namespace plaudit::redis
