@@ -898,10 +898,10 @@ figures are low and noisy; the ratios are the comparable part.
 plauditd ran embedded (own \`redis-server\` with AOF everysec, SQLite in WAL) with
 \`--rate-limits off --password-hash minimal\`, everything else default (flush every 1 s, so
 the like scenarios include the write-behind flusher's work; session cache 1 s, so a warm
-like is one Redis command, a cold one two). The like scenarios draw 8192 random
-(user, article, PUT/DELETE) requests when wrk starts and send them in turn
-(bench/wrk/common.lua): building each in Lua cost wrk ~2 µs of CPU per request on the
-cores the servers share (−12% likes/s in an A/B, 2026-11-30). Seeded through the API with
+like is one Redis command, a cold one two). The like scenarios' requests are assembled
+from heads and Authorization lines formatted when wrk starts (bench/wrk/common.lua); user,
+article and method are still drawn at random per request. Calling wrk.format per request
+cost wrk ~2 µs of CPU on the cores the servers share. Seeded through the API with
 curl (4 processes at a time, one keep-alive connection each) in ${SEED_SECS} s: 1 author, $N_IDS published articles (~1.6 KB of HTML
 each), $N_TOKENS users with one session each.
 
