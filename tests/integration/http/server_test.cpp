@@ -244,21 +244,24 @@ TEST_F(ServerTest, HeadServesGetWithoutBody) {
 
 TEST_F(ServerTest, ShutdownFinishesInFlightRequestsThenStops) {
   auto slow = std::async(std::launch::async, [&] { return Client().Get("/slow"); });
-  // Wait until the slow request is being served.
-  for (int i = 0; i < 200; ++i) {
+  // Wait until the slow request is being served (generously: under ASan and a loaded box
+  // the client thread can take a while to connect).
+  bool in_flight = false;
+  for (int i = 0; i < 2000 && !in_flight; ++i) {
     std::promise<size_t> open;
     net::post(ioc_, [&] { open.set_value(server_->open_connections()); });
-    if (open.get_future().get() == 1) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    in_flight = open.get_future().get() == 1;
+    if (!in_flight) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+  ASSERT_TRUE(in_flight);
   auto idle = Client();
   ASSERT_EQ(idle.Get("/items/1").status, 200);  // an idle keep-alive connection
-  std::promise<void> drained;
-  net::post(ioc_, [&] { server_->Shutdown([&] { drained.set_value(); }); });
+  auto drained = std::make_shared<std::promise<void>>();
+  net::post(ioc_, [&, drained] { server_->Shutdown([drained] { drained->set_value(); }); });
   auto r = slow.get();
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.Header("connection"), "close");
-  EXPECT_EQ(drained.get_future().wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  EXPECT_EQ(drained->get_future().wait_for(std::chrono::seconds(5)), std::future_status::ready);
   stopped_ = true;
   EXPECT_THROW(Client().Get("/items/1"), std::exception);  // no longer accepting
 }
