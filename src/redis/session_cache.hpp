@@ -1,8 +1,8 @@
 #pragma once
 // Sessions recently read from Redis, kept in this process for at most `max_age` so that a
 // signed-in burst (a page load, a run of likes) does not read the same hash again and again:
-// on a like, the session read was a fifth of plauditd's CPU and a second Redis round trip
-// (docs/benchmarks.md).
+// on a like, the session read was ~15% of plauditd's CPU and a second Redis round trip
+// (A/B of two builds, 1000 users: 25.9 -> 22.0 us of plauditd CPU per like, +18% likes/s).
 //
 // What keeps it correct (docs/architecture.md "Session cache"):
 // - an entry never outlives the session's expiry as Redis reported it (PTTL), nor max_age;
