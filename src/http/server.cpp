@@ -121,11 +121,9 @@ bool IsWrite(http::verb v) {
          v == http::verb::delete_;
 }
 
-using Parser = http::request_parser<http::string_body>;
-
 // Hands the buffered bytes to the parser. need_more comes back as a clear `ec` with the
 // parser not yet at `want_done` (the header, or the whole message): read more and call again.
-void Feed(Parser& parser, beast::flat_buffer& buffer, bool whole_message,
+void Feed(RequestParser& parser, beast::flat_buffer& buffer, bool whole_message,
           boost::system::error_code& ec) {
   while (buffer.size() > 0 && !(whole_message ? parser.is_done() : parser.is_header_done())) {
     size_t used = parser.put(buffer.data(), ec);
@@ -164,6 +162,40 @@ Awaitable<void> Server::ReplyAndClose(Connection& conn, Response response, unsig
   co_await WriteResponse(conn, SerializeResponse(response, version, false, false), ec);
 }
 
+// Until the parser has the header (or, `whole`, the message); a parse error comes back in
+// `ec`. False when the connection failed (closed, reset, timed out, cancelled): nothing to
+// answer. The header's first bytes move its deadline from the idle to the header timeout.
+Awaitable<bool> Server::ReadMessage(Connection& conn, RequestParser& parser,
+                                    beast::flat_buffer& buffer, bool whole,
+                                    boost::system::error_code& ec) {
+  bool begun = whole || buffer.size() > 0;
+  while (true) {
+    Feed(parser, buffer, whole, ec);
+    if (ec || (whole ? parser.is_done() : parser.is_header_done())) co_return true;
+    size_t n = co_await conn.socket->async_read_some(buffer.prepare(4096),
+                                                     net::redirect_error(net::use_awaitable, ec));
+    buffer.commit(n);
+    if (ec) co_return false;
+    if (!begun) {
+      begun = true;
+      conn.deadline = Clock::now() + options_.header_timeout;
+    }
+  }
+}
+
+Response Server::ParseErrorResponse(const boost::system::error_code& ec) const {
+  if (ec == http::error::body_limit) {
+    // A Content-Length above the limit is refused before a byte of the body is read.
+    return ErrorResponse(http::status::payload_too_large, "payload_too_large",
+                         "request body exceeds " + std::to_string(options_.max_body) + " bytes");
+  }
+  if (ec == http::error::header_limit) {
+    return ErrorResponse(http::status::request_header_fields_too_large, "header_too_large",
+                         "request header too large");
+  }
+  return ErrorResponse(http::status::bad_request, "bad_request", "malformed HTTP request");
+}
+
 Awaitable<void> Server::Serve(tcp::socket socket) {
   Connection conn;
   conn.socket = &socket;
@@ -178,50 +210,21 @@ Awaitable<void> Server::Serve(tcp::socket socket) {
   boost::system::error_code ec;
 
   while (!shutting_down_) {
-    Parser parser;
+    RequestParser parser;
     parser.header_limit(static_cast<std::uint32_t>(options_.max_header));
     parser.body_limit(options_.max_body);
     conn.busy = false;
     // The header: the keep-alive wait for its first bytes is under the idle timeout, the
     // rest under the (shorter) header timeout. Bytes already buffered (a pipelined request)
     // are parsed without waiting.
-    bool begun = buffer.size() > 0;
-    conn.deadline = Clock::now() + (begun ? options_.header_timeout : options_.idle_timeout);
-    bool read_failed = false;
-    while (true) {
-      Feed(parser, buffer, false, ec);
-      if (ec || parser.is_header_done()) break;
-      size_t n = co_await socket.async_read_some(buffer.prepare(4096),
-                                                 net::redirect_error(net::use_awaitable, ec));
-      buffer.commit(n);
-      if (ec) {
-        read_failed = true;  // closed, reset, timed out or cancelled: nothing to answer
-        break;
-      }
-      if (!begun) {
-        begun = true;
-        conn.deadline = Clock::now() + options_.header_timeout;
-      }
-    }
-    if (read_failed) break;
+    conn.deadline = Clock::now() +
+                    (buffer.size() > 0 ? options_.header_timeout : options_.idle_timeout);
+    bool connected = co_await ReadMessage(conn, parser, buffer, /*whole=*/false, ec);
+    if (!connected) break;
     if (ec) {
-      if (ec == http::error::body_limit) {
-        // Content-Length above the limit: refused before a byte of the body is read.
-        co_await ReplyAndClose(
-            conn,
-            ErrorResponse(http::status::payload_too_large, "payload_too_large",
-                          "request body exceeds " + std::to_string(options_.max_body) + " bytes"),
-            11);
-        if (metrics_) metrics_->ObserveRequest("unmatched", "", 413, 0);
-      } else if (ec == http::error::header_limit) {
-        co_await ReplyAndClose(conn,
-                               ErrorResponse(http::status::request_header_fields_too_large,
-                                             "header_too_large", "request header too large"),
-                               11);
-      } else {
-        co_await ReplyAndClose(
-            conn, ErrorResponse(http::status::bad_request, "bad_request", "malformed HTTP request"),
-            11);
+      co_await ReplyAndClose(conn, ParseErrorResponse(ec), 11);
+      if (ec == http::error::body_limit && metrics_) {
+        metrics_->ObserveRequest("unmatched", "", 413, 0);
       }
       break;
     }
@@ -240,30 +243,10 @@ Awaitable<void> Server::Serve(tcp::socket socket) {
       }
       conn.deadline = Clock::now() + options_.body_timeout;
       parser.eager(true);
-      while (true) {
-        Feed(parser, buffer, true, ec);
-        if (ec || parser.is_done()) break;
-        size_t n = co_await socket.async_read_some(buffer.prepare(4096),
-                                                   net::redirect_error(net::use_awaitable, ec));
-        buffer.commit(n);
-        if (ec) {
-          read_failed = true;
-          break;
-        }
-      }
-      if (read_failed) break;
-      if (ec == http::error::body_limit) {
-        co_await ReplyAndClose(
-            conn,
-            ErrorResponse(http::status::payload_too_large, "payload_too_large",
-                          "request body exceeds " + std::to_string(options_.max_body) + " bytes"),
-            version);
-        break;
-      }
+      connected = co_await ReadMessage(conn, parser, buffer, /*whole=*/true, ec);
+      if (!connected) break;
       if (ec) {
-        co_await ReplyAndClose(
-            conn, ErrorResponse(http::status::bad_request, "bad_request", "malformed HTTP request"),
-            version);
+        co_await ReplyAndClose(conn, ParseErrorResponse(ec), version);
         break;
       }
     }

@@ -35,6 +35,8 @@ struct ServerOptions {
   std::chrono::milliseconds idle_timeout{60'000};    // keep-alive wait for the next request
 };
 
+using RequestParser = http::request_parser<http::string_body>;
+
 class Server {
  public:
   Server(net::io_context& ioc, ServerOptions options, const Router& router, Metrics* metrics);
@@ -62,6 +64,11 @@ class Server {
   Awaitable<void> WriteResponse(Connection& conn, std::string bytes,
                                 boost::system::error_code& ec);
   Awaitable<void> ReplyAndClose(Connection& conn, Response response, unsigned version);
+  Awaitable<bool> ReadMessage(Connection& conn, RequestParser& parser,
+                              beast::flat_buffer& buffer, bool whole,
+                              boost::system::error_code& ec);
+  // 413, 431 or 400 for a request the parser refused.
+  Response ParseErrorResponse(const boost::system::error_code& ec) const;
   Awaitable<Response> Dispatch(RawRequest& req, const std::string& remote,
                                std::string_view& route);
   void MaybeDrained();

@@ -5,7 +5,7 @@
 
 namespace plaudit::redis {
 
-const SessionData* SessionCache::Find(const std::string& token, Clock::time_point now) {
+const SessionData* SessionCache::Find(std::string_view token, Clock::time_point now) {
   auto it = entries_.find(token);
   if (it == entries_.end()) return nullptr;
   if (it->second.valid_until <= now) {

@@ -31,7 +31,7 @@ class SessionCache {
 
   // The live entry for a token, or nullptr (an expired one is dropped). Keyed by the token
   // itself so that a hit needs no BLAKE2b; invalidations name the hash (what Redis holds).
-  const SessionData* Find(const std::string& token, Clock::time_point now);
+  const SessionData* Find(std::string_view token, Clock::time_point now);
   // Stores a lookup's result unless something was invalidated since `epoch_at_lookup`.
   // Full: expired entries are dropped first, then everything (the cache only saves reads).
   void Put(const std::string& token, const std::string& token_hash, const SessionData& data,
@@ -57,7 +57,12 @@ class SessionCache {
     std::string token_hash;
     Clock::time_point valid_until;
   };
-  using Entries = std::unordered_map<std::string, Entry>;
+  // Transparent, so a lookup by the request's string_view allocates nothing.
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using Entries = std::unordered_map<std::string, Entry, Hash, std::equal_to<>>;
 
   void Erase(Entries::iterator it);
 

@@ -83,13 +83,13 @@ Awaitable<Status> SessionStore::Create(std::string_view token, const SessionData
 // cannot outlive the key.
 Awaitable<Result<std::optional<SessionData>>> SessionStore::Get(std::string_view token_view) {
   const bool use_cache = CacheUsable();
-  std::string token(token_view);
   if (use_cache) {
-    if (const SessionData* hit = cache_->Find(token, SessionCache::Clock::now())) {
+    if (const SessionData* hit = cache_->Find(token_view, SessionCache::Clock::now())) {
       ++cache_hits_;
       co_return std::optional<SessionData>(*hit);
     }
   }
+  std::string token(token_view);  // the view may not outlive the first suspension
   std::string hash = HashToken(token);
   const uint64_t epoch = cache_ ? cache_->epoch() : 0;
   std::string key = keys::Session(hash);
