@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/time.hpp"
 #include "redis/keys.hpp"
 
 namespace plaudit::redis {
@@ -35,7 +36,8 @@ Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_
                                 keys::LikeBucket(s, bucket), keys::LikeCount(s, t.Name()),
                                 keys::LikePending(s, small), keys::LikePending(s, bucket),
                                 keys::LikeDirty(s),          keys::LikeSeq(s)};
-  std::vector<std::string> args{std::to_string(user_id), like ? "1" : "0", small, bucket};
+  std::vector<std::string> args{std::to_string(user_id), like ? "1" : "0", small, bucket,
+                                std::to_string(NowMs())};
   if (hot_index && hot_member) {
     keys.push_back(*hot_index);
     args.push_back("hot");

@@ -12,23 +12,33 @@
 -- KEYS[6] pl:lp:{s}:<t>:<bucket> pending changes (big mode)
 -- KEYS[7] pl:ld:{s}              dirty index: member "<t>:s" or "<t>:<bucket>", score = ms
 -- KEYS[8] pl:lseq:{s}            last change seq of the shard
--- KEYS[9] (optional) with ARGV[5] = 'hot': a ZSET to move t in by the count (a comment's hot
---         order), ARGV[6] the member; with ARGV[5] = 'pub': the article's cache hash, which
+-- KEYS[9] (optional) with ARGV[6] = 'hot': a ZSET to move t in by the count (a comment's hot
+--         order), ARGV[7] the member; with ARGV[6] = 'pub': the article's cache hash, which
 --         must say status 'published' (everyone may like a published article; anything
 --         else, or an article not cached, is for the caller to check: it answers -3)
--- ARGV[1] user id, ARGV[2] '1' like / '0' unlike, ARGV[3] "<t>:s", ARGV[4] "<t>:<bucket>"
+-- ARGV[1] user id, ARGV[2] '1' like / '0' unlike, ARGV[3] "<t>:s", ARGV[4] "<t>:<bucket>",
+-- ARGV[5] the caller's clock in ms (the dirty index's score: when the bucket first changed)
 -- Returns {state, count}, or {-1, 0} when the user's records are not loaded, {-2, 0} when
 -- the count is not loaded: the caller loads them from SQL and calls again (a miss never
--- counts); {-3, 0} when ARGV[5] = 'pub' and the article is not cached as published.
+-- counts); {-3, 0} when ARGV[6] = 'pub' and the article is not cached as published.
 -- Every miss changes nothing.
-if ARGV[5] == 'pub' and redis.call('HGET', KEYS[9], 'status') ~= 'published' then
+--
+-- Each redis.call costs a command lookup and argument objects, so the common path is kept
+-- to few calls: a like that changes nothing is 3 (HGET, SMISMEMBER, GET), one that does 9.
+if ARGV[6] == 'pub' and redis.call('HGET', KEYS[9], 'status') ~= 'published' then
   return {-3, 0}
 end
 local set, pending, member
-local small = redis.call('EXISTS', KEYS[1]) == 1
+-- {member 0: the loaded mark, the user}; a small set always holds 0 while it exists.
+local flags = redis.call('SMISMEMBER', KEYS[1], 0, ARGV[1])
+local small = flags[1] == 1
 if small then
   set, pending, member = KEYS[1], KEYS[5], ARGV[3]
-elseif redis.call('EXISTS', KEYS[2]) == 1 and redis.call('SISMEMBER', KEYS[3], 0) == 1 then
+elseif redis.call('EXISTS', KEYS[2]) == 1 then
+  flags = redis.call('SMISMEMBER', KEYS[3], 0, ARGV[1])
+  if flags[1] ~= 1 then
+    return {-1, 0}
+  end
   set, pending, member = KEYS[3], KEYS[6], ARGV[4]
 else
   return {-1, 0}
@@ -37,43 +47,46 @@ local count = redis.call('GET', KEYS[4])
 if not count then
   return {-2, 0}
 end
-count = tonumber(count)
 local want = tonumber(ARGV[2])
-local has = redis.call('SISMEMBER', set, ARGV[1])
-if want ~= has then
-  if want == 1 then
-    redis.call('SADD', set, ARGV[1])
-    count = redis.call('INCR', KEYS[4])
-  else
-    redis.call('SREM', set, ARGV[1])
-    count = redis.call('DECR', KEYS[4])
-  end
-  -- A shard-wide, strictly increasing seq: microseconds, never below the last one, so it
-  -- keeps increasing across a Redis restart too.
+if want == flags[2] then
+  return {want, tonumber(count)}
+end
+if want == 1 then
+  redis.call('SADD', set, ARGV[1])
+  count = redis.call('INCR', KEYS[4])
+else
+  redis.call('SREM', set, ARGV[1])
+  count = redis.call('DECR', KEYS[4])
+end
+-- A shard-wide, strictly increasing seq, kept at or below the clock in µs: INCR adds 1 per
+-- change, and a shard cannot take a change per µs (Redis runs one script at a time, each
+-- several µs), so it never passes the time. When the key is gone (FLUSHALL, a Redis that
+-- lost its data) INCR answers 1 and the seq resumes from the clock, above every seq SQL
+-- holds, which were all at or below the clock when written.
+local seq = redis.call('INCR', KEYS[8])
+if seq < 1000000000000000 then
   local t = redis.call('TIME')
-  local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
-  local last = tonumber(redis.call('GET', KEYS[8]) or '0')
-  local seq = string.format('%.0f', math.max(now_us, last + 1))
-  redis.call('SET', KEYS[8], seq)
-  redis.call('HSET', pending, ARGV[1], want .. ':' .. seq)
-  redis.call('ZADD', KEYS[7], 'NX', math.floor(now_us / 1000), member)
-  if ARGV[5] == 'hot' then
-    -- XX: only moves a listed comment; an unlisted one or a cache being rebuilt (which
-    -- reads this count) is left alone.
-    redis.call('ZADD', KEYS[9], 'XX', count, ARGV[6])
-  end
-  if small and redis.call('SCARD', set) > 257 then
-    -- Split once into big-mode buckets: bounded work (257 members). The bucket keys are
-    -- built here from KEYS[1]'s prefix; they share its hash tag, so this stays in one slot.
-    -- Pending small-mode changes stay where they are: the flusher writes them as usual.
-    local prefix = string.sub(KEYS[1], 1, -2)
-    for _, uid in ipairs(redis.call('SMEMBERS', set)) do
-      if uid ~= '0' then
-        redis.call('SADD', prefix .. math.floor(tonumber(uid) / 256), 0, uid)
-      end
+  seq = math.max(seq, tonumber(t[1]) * 1000000 + tonumber(t[2]))
+  redis.call('SET', KEYS[8], string.format('%d', seq))
+end
+redis.call('HSET', pending, ARGV[1], string.format('%d:%d', want, seq))
+redis.call('ZADD', KEYS[7], 'NX', ARGV[5], member)
+if ARGV[6] == 'hot' then
+  -- XX: only moves a listed comment; an unlisted one or a cache being rebuilt (which
+  -- reads this count) is left alone.
+  redis.call('ZADD', KEYS[9], 'XX', count, ARGV[7])
+end
+if small and want == 1 and redis.call('SCARD', set) > 257 then
+  -- Split once into big-mode buckets: bounded work (257 members). The bucket keys are
+  -- built here from KEYS[1]'s prefix; they share its hash tag, so this stays in one slot.
+  -- Pending small-mode changes stay where they are: the flusher writes them as usual.
+  local prefix = string.sub(KEYS[1], 1, -2)
+  for _, uid in ipairs(redis.call('SMEMBERS', set)) do
+    if uid ~= '0' then
+      redis.call('SADD', prefix .. math.floor(tonumber(uid) / 256), 0, uid)
     end
-    redis.call('DEL', set)
-    redis.call('SET', KEYS[2], 1)
   end
+  redis.call('DEL', set)
+  redis.call('SET', KEYS[2], 1)
 end
 return {want, count}
