@@ -18,7 +18,7 @@ using http_api::Request;
 using http_api::Response;
 
 boost::json::object ArticleJson(const domain::Article& a) {
-  boost::json::object o;
+  boost::json::object o(18);  // the fields below: no rehash while they are added
   o["id"] = a.id;
   o["kind"] = domain::KindName(a.kind);
   o["title"] = a.title;

@@ -9,6 +9,7 @@
 namespace plaudit {
 
 int64_t NowMs();
+// Years 0000 to 9999 (RFC 3339's range).
 std::string FormatTimeMs(int64_t epoch_ms);
 
 }  // namespace plaudit

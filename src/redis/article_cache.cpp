@@ -114,18 +114,21 @@ Awaitable<Result<ArticleFields>> ArticleCache::GetAccess(int64_t id) {
 
 Awaitable<Result<std::vector<ArticleFields>>> ArticleCache::GetMany(
     const std::vector<int64_t>& ids) {
+  // HGETALL, not HMGET of the 17 names: Redis walks the small hash once instead of searching
+  // it per name, and plauditd formats 2 arguments instead of 19 per article (an article list
+  // page is 20 of these; both costs showed in its profile).
   std::vector<std::vector<std::string>> cmds;
-  for (int64_t id : ids) {
-    std::vector<std::string> cmd{"HMGET", keys::Article(id)};
-    cmd.insert(cmd.end(), kArticleFields.begin(), kArticleFields.end());
-    cmds.push_back(std::move(cmd));
-  }
+  cmds.reserve(ids.size());
+  for (int64_t id : ids) cmds.push_back({"HGETALL", keys::Article(id)});
   std::vector<ArticleFields> out;
   if (cmds.empty()) co_return out;
   auto r = co_await client_.Pipeline(std::move(cmds));
   if (auto st = AllOk(r); !st) co_return tl::unexpected(st.error());
+  out.reserve(r->size());
   for (const auto& reply : *r) {
-    ArticleFields f = ToFields(reply);
+    ArticleFields f;
+    const auto& kv = reply.elements;
+    for (size_t i = 0; i + 1 < kv.size(); i += 2) f.emplace(kv[i].str, kv[i + 1].str);
     if (!f.count("id")) f.clear();  // not cached
     out.push_back(std::move(f));
   }

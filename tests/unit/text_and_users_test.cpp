@@ -36,6 +36,10 @@ TEST(Time, FormatsRfc3339WithMilliseconds) {
   EXPECT_EQ(FormatTimeMs(0), "1970-01-01T00:00:00.000Z");
   EXPECT_EQ(FormatTimeMs(1795987800123), "2026-11-29T21:30:00.123Z");
   EXPECT_EQ(FormatTimeMs(-1), "1969-12-31T23:59:59.999Z");
+  EXPECT_EQ(FormatTimeMs(951782400000), "2000-02-29T00:00:00.000Z");   // leap day
+  EXPECT_EQ(FormatTimeMs(1798761599999), "2026-12-31T23:59:59.999Z");  // last ms of a year
+  EXPECT_EQ(FormatTimeMs(253402300799999), "9999-12-31T23:59:59.999Z");
+  EXPECT_EQ(FormatTimeMs(-62135596800000), "0001-01-01T00:00:00.000Z");
 }
 
 TEST(UserRules, Usernames) {
