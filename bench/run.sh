@@ -79,7 +79,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for target in bench_hello plauditd bench_flush; do
+for target in bench_hello plauditd bench_flush bench_resp; do
   if [ ! -x "$BUILD/$target" ]; then
     cmake --build "$BUILD" -j2 --target "$target" >&2
   fi
@@ -660,6 +660,18 @@ wait "$PLAUDITD_PID" 2>/dev/null || true
 forget_pid "$PLAUDITD_PID"
 
 # ---------------------------------------------------------------------------------------------
+# RESP framing (Google Benchmark): plauditd's FormatCommand against hiredis's formatter, the
+# ratio measured in the same process.
+RESP_CSV=$("$BUILD/bench_resp" --benchmark_min_time=0.5 --benchmark_format=csv 2>/dev/null | grep '^"')
+resp_ns() { awk -F, -v n="\"$1\"" '$1 == n { printf "%.0f", $3 }' <<<"$RESP_CSV"; }
+RESP_ROWS=""
+for case in like_evalsha hmget_17; do
+  h=$(resp_ns "Hiredis/$case"); p=$(resp_ns "Plaudit/$case")
+  RESP_ROWS+="| $case | ${h:-?} | ${p:-?} | $(awk -v h="${h:-0}" -v p="${p:-0}" 'BEGIN { if (p > 0) printf "%.2f", p / h; else print "?" }') |"$'\n'
+done
+echo "resp framing (ns, hiredis vs plauditd): $(tr '\n' ' ' <<<"$RESP_ROWS")" >&2
+
+# ---------------------------------------------------------------------------------------------
 # 4. Write-behind flush throughput: sql::LikeTable::Apply, 200,000 changes in batches of 10,000.
 FLUSH_SQLITE_LINE=$("$BUILD/bench_flush")
 FLUSH_SQLITE=$(grep -oE 'changes_per_s=[0-9]+' <<<"$FLUSH_SQLITE_LINE" | cut -d= -f2)
@@ -1048,6 +1060,18 @@ For scale: MEASURED.md found ~47k like-script calls/s unpipelined (121k with \`-
 quiet box of this kind, Redis then using a whole core. A \`like_put_spread\` request above
 sends $(field "$(row_of like_put_spread)" client_cmds_per_req) commands (EVALSHA: $(field "$(row_of like_put_spread)" evalsha_per_req) per request).
 
+## RESP framing of a command
+
+\`bench_resp\` (bench/resp_bench.cpp, Google Benchmark, \`--benchmark_min_time=0.5\`): CPU per
+command to frame it for Redis, with hiredis's \`redisFormatSdsCommandArgv\` (what
+\`redisAsyncCommandArgv\` ran for every command until 2026-11-30) and with plauditd's
+\`redis::FormatCommand\` (src/redis/resp.cpp, handed to \`redisAsyncFormattedCommand\`).
+\`like_evalsha\`: a warm like's \`like_set.lua\` call (18 arguments); \`hmget_17\`: an HMGET of
+17 fields.
+
+| command | hiredis, ns | plauditd, ns | ratio |
+|---|---|---|---|
+${RESP_ROWS}
 ## Write-behind flush throughput
 
 \`bench_flush\` (bench/flush_bench.cpp): \`sql::LikeTable::Apply\` with 200,000 like changes in

@@ -32,6 +32,7 @@
 
 #include "redis/asio_adapter.hpp"
 #include "redis/endpoint.hpp"
+#include "redis/resp.hpp"
 
 namespace plaudit::redis {
 namespace {
@@ -370,14 +371,9 @@ class ClientImpl final : public Client {
   // Appends one command to hiredis's output buffer; the adapter flushes it on the next write
   // event, together with every other command appended in the same loop turn.
   bool Write(const std::vector<std::string>& argv, redisCallbackFn* fn, void* privdata) {
-    argv_ptrs_.clear();
-    argv_lens_.clear();
-    for (const auto& a : argv) {
-      argv_ptrs_.push_back(a.data());
-      argv_lens_.push_back(a.size());
-    }
-    if (redisAsyncCommandArgv(ac_, fn, privdata, static_cast<int>(argv.size()), argv_ptrs_.data(),
-                              argv_lens_.data()) != REDIS_OK) {
+    FormatCommand(argv, formatted_);
+    if (redisAsyncFormattedCommand(ac_, fn, privdata, formatted_.data(), formatted_.size()) !=
+        REDIS_OK) {
       return false;
     }
     ++stats_.commands_sent;
@@ -651,8 +647,7 @@ class ClientImpl final : public Client {
   std::unordered_map<std::string, std::pair<std::string, std::string>>
       shas_;                            // name -> source, sha
   size_t unflushed_ = 0;                // commands appended since the last write
-  std::vector<const char*> argv_ptrs_;  // scratch for Write
-  std::vector<size_t> argv_lens_;
+  std::string formatted_;  // scratch for Write: one command's RESP bytes
   ClientStats stats_;
   std::function<void(std::string_view, double)> observer_;
 };

@@ -1,0 +1,45 @@
+// plauditd frames its Redis commands itself (redis/resp.hpp); the bytes must be exactly what
+// hiredis's own formatter produces, for ordinary, empty, binary and large arguments.
+#include "redis/resp.hpp"
+
+#include <gtest/gtest.h>
+#include <hiredis/hiredis.h>
+
+namespace plaudit::redis {
+namespace {
+
+std::string HiredisFormat(const std::vector<std::string>& argv) {
+  std::vector<const char*> ptrs;
+  std::vector<size_t> lens;
+  for (const auto& a : argv) {
+    ptrs.push_back(a.data());
+    lens.push_back(a.size());
+  }
+  char* cmd = nullptr;
+  int n = redisFormatCommandArgv(&cmd, static_cast<int>(argv.size()), ptrs.data(), lens.data());
+  EXPECT_GT(n, 0);
+  std::string out(cmd, static_cast<size_t>(n));
+  redisFreeCommand(cmd);
+  return out;
+}
+
+TEST(Resp, FramesCommandsExactlyAsHiredisDoes) {
+  std::string out = "left over from the last command";
+  FormatCommand({"PING"}, out);
+  EXPECT_EQ(out, "*1\r\n$4\r\nPING\r\n");
+  const std::vector<std::vector<std::string>> cases = {
+      {"SET", "k", "v"},
+      {"SET", "", ""},
+      {"HSET", "pl:lp:{l7}:a7:s", "42", "1:1795987800123456"},
+      {"SET", "bin", std::string("a\0b\r\n\xff", 6)},
+      {"SET", "big", std::string(100000, 'x')},
+      std::vector<std::string>(300, "arg"),
+  };
+  for (const auto& argv : cases) {
+    FormatCommand(argv, out);
+    EXPECT_EQ(out, HiredisFormat(argv)) << argv.size() << " arguments, first " << argv[0];
+  }
+}
+
+}  // namespace
+}  // namespace plaudit::redis
