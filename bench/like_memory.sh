@@ -94,7 +94,8 @@ gen() {
           a[8] = "pl:lp:" tag ":" name ":s"; a[9] = "pl:lp:" tag ":" name ":" b
           a[10] = "pl:ld:" tag; a[11] = "pl:lseq:" tag
           a[12] = uid; a[13] = 1; a[14] = name ":s"; a[15] = name ":" b
-          cmd(15, a)
+          a[16] = 1796000000000  # ARGV[5]: the clock in ms, the dirty index score
+          cmd(16, a)
         } else {
           a[1] = "SADD"; a[3] = 0; a[4] = uid
           a[2] = (mode == "bucketed") ? "pl:lk:" tag ":" name ":" b : "pl:lk:" tag ":" name
