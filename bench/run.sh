@@ -665,9 +665,9 @@ forget_pid "$PLAUDITD_PID"
 RESP_CSV=$("$BUILD/bench_resp" --benchmark_min_time=0.5 --benchmark_format=csv 2>/dev/null | grep '^"')
 resp_ns() { awk -F, -v n="\"$1\"" '$1 == n { printf "%.0f", $3 }' <<<"$RESP_CSV"; }
 RESP_ROWS=""
-for case in like_evalsha hmget_17; do
-  h=$(resp_ns "Hiredis/$case"); p=$(resp_ns "Plaudit/$case")
-  RESP_ROWS+="| $case | ${h:-?} | ${p:-?} | $(awk -v h="${h:-0}" -v p="${p:-0}" 'BEGIN { if (p > 0) printf "%.2f", p / h; else print "?" }') |"$'\n'
+for command_name in like_evalsha hmget_17; do
+  h=$(resp_ns "Hiredis/$command_name"); p=$(resp_ns "Plaudit/$command_name")
+  RESP_ROWS+="| $command_name | ${h:-?} | ${p:-?} | $(awk -v h="${h:-0}" -v p="${p:-0}" 'BEGIN { if (p > 0) printf "%.2f", p / h; else print "?" }') |"$'\n'
 done
 echo "resp framing (ns, hiredis vs plauditd): $(tr '\n' ' ' <<<"$RESP_ROWS")" >&2
 
