@@ -32,6 +32,7 @@
 
 #include "redis/asio_adapter.hpp"
 #include "redis/endpoint.hpp"
+#include "redis/reply_reader.hpp"
 #include "redis/resp.hpp"
 
 namespace plaudit::redis {
@@ -56,39 +57,6 @@ struct AnyHandler {
   AnyHandler(const AnyHandler&) = delete;
   AnyHandler& operator=(const AnyHandler&) = delete;
 };
-
-Reply ConvertReply(const redisReply* r) {
-  Reply out;
-  switch (r->type) {
-    case REDIS_REPLY_STRING:
-      out.type = Reply::Type::kString;
-      out.str.assign(r->str, r->len);
-      break;
-    case REDIS_REPLY_STATUS:
-      out.type = Reply::Type::kStatus;
-      out.str.assign(r->str, r->len);
-      break;
-    case REDIS_REPLY_ERROR:
-      out.type = Reply::Type::kError;
-      out.str.assign(r->str, r->len);
-      break;
-    case REDIS_REPLY_INTEGER:
-      out.type = Reply::Type::kInteger;
-      out.integer = r->integer;
-      break;
-    case REDIS_REPLY_ARRAY:
-      out.type = Reply::Type::kArray;
-      out.elements.reserve(r->elements);
-      for (size_t i = 0; i < r->elements; ++i) {
-        out.elements.push_back(ConvertReply(r->element[i]));
-      }
-      break;
-    default:  // REDIS_REPLY_NIL
-      out.type = Reply::Type::kNil;
-      break;
-  }
-  return out;
-}
 
 // Completes `handler` later, never inside the caller's stack: posted to the client's executor,
 // then dispatched to the handler's own (the same one, unless the caller bound another).
@@ -381,18 +349,17 @@ class ClientImpl final : public Client {
   }
 
   static void OnReply(redisAsyncContext* ac, void* reply, void* privdata) {
-    static_cast<ClientImpl*>(ac->data)->HandleReply(static_cast<Request*>(privdata),
-                                                    static_cast<redisReply*>(reply));
+    static_cast<ClientImpl*>(ac->data)->HandleReply(static_cast<Request*>(privdata), reply);
   }
 
-  void HandleReply(Request* req, const redisReply* reply) {
+  void HandleReply(Request* req, void* reply) {
     --req->in_hiredis;
     if (!req->done) {
       if (reply == nullptr) {
         FinishRequest(req, Fail(ErrorCode::kUnavailable, "redis connection lost"));
       } else {
         size_t index = req->replies.size();
-        req->replies.push_back(ConvertReply(reply));
+        req->replies.push_back(TakeReply(reply));
         if (observer_ && index < req->names.size()) {
           observer_(req->names[index],
                     std::chrono::duration<double>(Clock::now() - req->start).count());
@@ -464,6 +431,7 @@ class ClientImpl final : public Client {
       return;
     }
     ac->data = this;
+    UseReplyReader(ac->c.reader);  // replies arrive as Reply, built once (reply_reader.hpp)
     if (!AttachAsio(ac, ex_, [this] {
           ++stats_.batches_flushed;
           unflushed_ = 0;
@@ -516,19 +484,18 @@ class ClientImpl final : public Client {
   }
 
   static void OnSelect(redisAsyncContext* ac, void* reply, void* privdata) {
-    static_cast<ClientImpl*>(ac->data)->HandleSelect(static_cast<redisReply*>(reply),
-                                                     reinterpret_cast<uint64_t>(privdata));
+    static_cast<ClientImpl*>(ac->data)->HandleSelect(reply, reinterpret_cast<uint64_t>(privdata));
   }
 
-  void HandleSelect(const redisReply* reply, uint64_t gen) {
-    if (reply == nullptr || gen != generation_ || state_ != State::kConnecting) {
+  void HandleSelect(void* raw, uint64_t gen) {
+    if (raw == nullptr || gen != generation_ || state_ != State::kConnecting) {
       return;  // the context is going away; its disconnect path decides what happens next
     }
-    if (reply->type == REDIS_REPLY_STATUS) {
+    const Reply reply = TakeReply(raw);
+    if (reply.type == Reply::Type::kStatus) {
       MarkConnected();
     } else {
-      PostDrop(gen, "SELECT " + std::to_string(endpoint_.db) +
-                        " failed: " + std::string(reply->str ? reply->str : "", reply->len));
+      PostDrop(gen, "SELECT " + std::to_string(endpoint_.db) + " failed: " + reply.str);
     }
   }
 

@@ -1,5 +1,5 @@
 #pragma once
-// A Redis reply copied out of hiredis (hiredis frees its own reply when the callback returns).
+// A Redis reply, built while hiredis parses it (redis/reply_reader.hpp).
 #include <cstdint>
 #include <optional>
 #include <string>
