@@ -1,22 +1,26 @@
 #pragma once
 // Reading cached Redis hash fields (name → value) into domain values.
+#include <charconv>
 #include <cstdint>
 #include <map>
 #include <string>
 
 namespace plaudit::domain {
 
-using CachedFields = std::map<std::string, std::string>;
+// std::less<>: a lookup by a field's literal name compares in place, building no std::string
+// (an article-list page looks up 17 names in each of 20 articles).
+using CachedFields = std::map<std::string, std::string, std::less<>>;
 
 // The field as an integer; `fallback` when absent, empty or not a number.
 inline int64_t FieldInt(const CachedFields& f, const char* name, int64_t fallback = 0) {
   auto it = f.find(name);
   if (it == f.end() || it->second.empty()) return fallback;
-  try {
-    return std::stoll(it->second);
-  } catch (...) {
-    return fallback;
-  }
+  // from_chars, not stoll: no exception machinery on a bad value, and the whole text must be
+  // the number (stoll took "12abc" as 12).
+  int64_t value = 0;
+  const char* end = it->second.data() + it->second.size();
+  auto [ptr, ec] = std::from_chars(it->second.data(), end, value);
+  return ec == std::errc() && ptr == end ? value : fallback;
 }
 
 // The field's text; empty when absent.

@@ -125,10 +125,12 @@ Awaitable<Result<std::vector<ArticleFields>>> ArticleCache::GetMany(
   auto r = co_await client_.Pipeline(std::move(cmds));
   if (auto st = AllOk(r); !st) co_return tl::unexpected(st.error());
   out.reserve(r->size());
-  for (const auto& reply : *r) {
+  for (auto& reply : *r) {
     ArticleFields f;
-    const auto& kv = reply.elements;
-    for (size_t i = 0; i + 1 < kv.size(); i += 2) f.emplace(kv[i].str, kv[i + 1].str);
+    auto& kv = reply.elements;  // ours: the strings move into the map
+    for (size_t i = 0; i + 1 < kv.size(); i += 2) {
+      f.emplace(std::move(kv[i].str), std::move(kv[i + 1].str));
+    }
     if (!f.count("id")) f.clear();  // not cached
     out.push_back(std::move(f));
   }

@@ -15,7 +15,7 @@
 namespace plaudit::redis {
 
 // The cached fields of one article, by name (see kArticleFields in article_cache.cpp).
-using ArticleFields = std::map<std::string, std::string>;
+using ArticleFields = std::map<std::string, std::string, std::less<>>;  // == domain::CachedFields
 
 struct ListEntry {
   int64_t id = 0;

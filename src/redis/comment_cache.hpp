@@ -22,7 +22,7 @@ namespace plaudit::redis {
 
 // The cached fields of one comment, by name, as written (see kCommentFields in
 // comment_cache.cpp).
-using CommentFields = std::map<std::string, std::string>;
+using CommentFields = std::map<std::string, std::string, std::less<>>;  // == domain::CachedFields
 
 // The same fields as read: by position (a page reads ~80 comments; a map per comment was a
 // large share of its allocations). Absent fields are empty.
