@@ -43,33 +43,70 @@ redis::ArticleFields ToFields(const Article& a) {
           {"comments_ver", std::to_string(a.comment_ver)}};
 }
 
-std::optional<Article> FromFields(const redis::ArticleFields& f) {
-  if (!f.count("id")) return std::nullopt;
+namespace {
+
+// One pass over (field, value) pairs, from a map or from Redis's order. Absent fields read as
+// empty; every integer as ParseIntOr, allow_comments defaulting to 1.
+template <class Pairs>
+std::optional<Article> FromPairs(const Pairs& fields) {
   Article a;
-  a.id = FieldInt(f, "id");
-  auto kind = ParseKind(FieldStr(f, "kind"));
-  auto status = ParseStatus(FieldStr(f, "status"));
-  if (a.id <= 0 || !kind || !status) return std::nullopt;
-  a.kind = *kind;
-  a.status = *status;
-  a.author_id = FieldInt(f, "author_id");
-  a.author_username = FieldStr(f, "author_username");
-  a.author_display_name = FieldStr(f, "author_display");
-  a.title = FieldStr(f, "title");
-  a.summary = FieldStr(f, "summary");
-  a.pinned = FieldInt(f, "pinned") != 0;
-  a.allow_comments = FieldInt(f, "allow_comments", 1) != 0;
-  a.created_at_ms = FieldInt(f, "created_at");
-  a.updated_at_ms = FieldInt(f, "updated_at");
-  if (f.count("published_at") && !f.at("published_at").empty()) {
-    a.published_at_ms = FieldInt(f, "published_at");
+  bool has_id = false;
+  std::string_view kind, status, allow_comments, published_at;
+  for (const auto& [key, value] : fields) {
+    const std::string_view k = key;
+    if (k == "id") {
+      has_id = true;
+      a.id = ParseIntOr(value, 0);
+    } else if (k == "kind") {
+      kind = value;
+    } else if (k == "status") {
+      status = value;
+    } else if (k == "author_id") {
+      a.author_id = ParseIntOr(value, 0);
+    } else if (k == "author_username") {
+      a.author_username = value;
+    } else if (k == "author_display") {
+      a.author_display_name = value;
+    } else if (k == "title") {
+      a.title = value;
+    } else if (k == "summary") {
+      a.summary = value;
+    } else if (k == "pinned") {
+      a.pinned = ParseIntOr(value, 0) != 0;
+    } else if (k == "allow_comments") {
+      allow_comments = value;
+    } else if (k == "created_at") {
+      a.created_at_ms = ParseIntOr(value, 0);
+    } else if (k == "updated_at") {
+      a.updated_at_ms = ParseIntOr(value, 0);
+    } else if (k == "published_at") {
+      published_at = value;
+    } else if (k == "views") {
+      a.view_count = ParseIntOr(value, 0);
+    } else if (k == "likes") {
+      a.like_count = ParseIntOr(value, 0);
+    } else if (k == "comments") {
+      a.comment_count = ParseIntOr(value, 0);
+    } else if (k == "comments_ver") {
+      a.comment_ver = ParseIntOr(value, 0);
+    }
   }
-  a.view_count = FieldInt(f, "views");
-  a.like_count = FieldInt(f, "likes");
-  a.comment_count = FieldInt(f, "comments");
-  a.comment_ver = FieldInt(f, "comments_ver");
+  if (!has_id) return std::nullopt;
+  auto parsed_kind = ParseKind(kind);
+  auto parsed_status = ParseStatus(status);
+  if (a.id <= 0 || !parsed_kind || !parsed_status) return std::nullopt;
+  a.kind = *parsed_kind;
+  a.status = *parsed_status;
+  a.allow_comments = ParseIntOr(allow_comments, 1) != 0;
+  if (!published_at.empty()) a.published_at_ms = ParseIntOr(published_at, 0);
   return a;
 }
+
+}  // namespace
+
+std::optional<Article> FromFields(const redis::ArticleFields& f) { return FromPairs(f); }
+
+std::optional<Article> FromFields(const redis::ArticleFieldList& f) { return FromPairs(f); }
 
 Article FromRow(const sql::ArticleRow& r) {
   Article a;

@@ -74,6 +74,7 @@ class ArticleService {
 // Mapping between the cache's fields, SQL rows and the domain type.
 redis::ArticleFields ToFields(const Article& a);
 std::optional<Article> FromFields(const redis::ArticleFields& f);
+std::optional<Article> FromFields(const redis::ArticleFieldList& f);
 Article FromRow(const sql::ArticleRow& row);
 
 }  // namespace plaudit::domain

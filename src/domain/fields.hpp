@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 
 namespace plaudit::domain {
 
@@ -11,16 +12,20 @@ namespace plaudit::domain {
 // (an article-list page looks up 17 names in each of 20 articles).
 using CachedFields = std::map<std::string, std::string, std::less<>>;
 
+// A field's text as an integer; `fallback` when empty or not wholly a decimal number.
+// from_chars, not stoll: no exception machinery on a bad value, and "12abc" is not 12.
+inline int64_t ParseIntOr(std::string_view text, int64_t fallback) {
+  if (text.empty()) return fallback;
+  int64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  return ec == std::errc() && ptr == end ? value : fallback;
+}
+
 // The field as an integer; `fallback` when absent, empty or not a number.
 inline int64_t FieldInt(const CachedFields& f, const char* name, int64_t fallback = 0) {
   auto it = f.find(name);
-  if (it == f.end() || it->second.empty()) return fallback;
-  // from_chars, not stoll: no exception machinery on a bad value, and the whole text must be
-  // the number (stoll took "12abc" as 12).
-  int64_t value = 0;
-  const char* end = it->second.data() + it->second.size();
-  auto [ptr, ec] = std::from_chars(it->second.data(), end, value);
-  return ec == std::errc() && ptr == end ? value : fallback;
+  return it == f.end() ? fallback : ParseIntOr(it->second, fallback);
 }
 
 // The field's text; empty when absent.

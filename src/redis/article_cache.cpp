@@ -112,7 +112,7 @@ Awaitable<Result<ArticleFields>> ArticleCache::GetAccess(int64_t id) {
   co_return f;
 }
 
-Awaitable<Result<std::vector<ArticleFields>>> ArticleCache::GetMany(
+Awaitable<Result<std::vector<ArticleFieldList>>> ArticleCache::GetMany(
     const std::vector<int64_t>& ids) {
   // HGETALL, not HMGET of the 17 names: Redis walks the small hash once instead of searching
   // it per name, and plauditd formats 2 arguments instead of 19 per article (an article list
@@ -120,18 +120,21 @@ Awaitable<Result<std::vector<ArticleFields>>> ArticleCache::GetMany(
   std::vector<std::vector<std::string>> cmds;
   cmds.reserve(ids.size());
   for (int64_t id : ids) cmds.push_back({"HGETALL", keys::Article(id)});
-  std::vector<ArticleFields> out;
+  std::vector<ArticleFieldList> out;
   if (cmds.empty()) co_return out;
   auto r = co_await client_.Pipeline(std::move(cmds));
   if (auto st = AllOk(r); !st) co_return tl::unexpected(st.error());
   out.reserve(r->size());
   for (auto& reply : *r) {
-    ArticleFields f;
-    auto& kv = reply.elements;  // ours: the strings move into the map
+    ArticleFieldList f;
+    auto& kv = reply.elements;  // ours: the strings move out
+    f.reserve(kv.size() / 2);
+    bool has_id = false;
     for (size_t i = 0; i + 1 < kv.size(); i += 2) {
-      f.emplace(std::move(kv[i].str), std::move(kv[i + 1].str));
+      has_id = has_id || kv[i].str == "id";
+      f.emplace_back(std::move(kv[i].str), std::move(kv[i + 1].str));
     }
-    if (!f.count("id")) f.clear();  // not cached
+    if (!has_id) f.clear();  // not cached
     out.push_back(std::move(f));
   }
   co_return out;
