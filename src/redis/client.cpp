@@ -316,15 +316,17 @@ class ClientImpl final : public Client {
     }
     pending_.push_back(req);
     ArmTimeoutTimer();
-    unflushed_ += commands.size();
-    if (options_.eager_flush_commands > 0 && unflushed_ >= options_.eager_flush_commands) {
+    // Calls, not commands: a comment page's pipeline of 60 HMGETs and the like script issued
+    // beside it must leave in one write (one round trip), not be split by an eager flush.
+    ++unflushed_;
+    if (options_.eager_flush_requests > 0 && unflushed_ >= options_.eager_flush_requests) {
       FlushNow();
     }
   }
 
   // Writes hiredis's output buffer now instead of at the end of the loop turn, so that Redis
   // starts on these commands while this thread goes on parsing requests (see
-  // ClientOptions::eager_flush_commands). Never called from inside a hiredis callback: a
+  // ClientOptions::eager_flush_requests). Never called from inside a hiredis callback: a
   // write error frees the context, which fails the pending requests through posted
   // completions and HandleDisconnect.
   void FlushNow() {
@@ -613,7 +615,7 @@ class ClientImpl final : public Client {
   std::deque<Request*> pending_;  // unanswered requests, oldest (earliest deadline) first
   std::unordered_map<std::string, std::pair<std::string, std::string>>
       shas_;                            // name -> source, sha
-  size_t unflushed_ = 0;                // commands appended since the last write
+  size_t unflushed_ = 0;                // calls appended since the last write
   std::string formatted_;  // scratch for Write: one command's RESP bytes
   ClientStats stats_;
   std::function<void(std::string_view, double)> observer_;

@@ -44,7 +44,10 @@ struct ClientOptions {
   // connections, writing only at the end of each turn left the two processes taking turns
   // (a third of the 2 cores idle): 16 gave ~1.3x likes/s (bench/run.sh, docs/benchmarks.md).
   // 0 = only at the end of the turn. A single Pipeline() always leaves in one write.
-  size_t eager_flush_commands = 16;
+  // Counted in calls (a Command, an Eval or a whole Pipeline), not commands, so that one big
+  // pipeline does not flush alone and leave the call issued beside it (a comment page's
+  // replies and its like states) for a second write.
+  size_t eager_flush_requests = 16;
 };
 
 // A Lua script from src/redis/lua/, addressed by its file name ("like.lua"). Its SHA1 is not

@@ -84,24 +84,33 @@ CommentCache::GetWithReplies(const std::vector<int64_t>& ids, int64_t replies) {
   using Out = std::pair<std::vector<CachedComment>, std::vector<std::vector<int64_t>>>;
   Out out;
   if (ids.empty()) co_return out;
-  std::vector<std::string> keys;
-  for (int64_t id : ids) keys.push_back(keys::Comment(id));
-  if (replies > 0) {
-    for (int64_t id : ids) keys.push_back(keys::RepliesByTime(id));
-  }
-  std::vector<std::string> args{std::to_string(std::max<int64_t>(replies, 0))};
-  args.insert(args.end(), kCommentFields.begin(), kCommentFields.end());
-  auto r = co_await client_.Eval(GetScript("comment_get.lua"), std::move(keys), std::move(args));
-  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  // Plain commands in one pipeline (one round trip), not a script: inside Lua each HMGET's
+  // arguments and reply are converted twice, and a 20 × 3 page cost Redis ~900 µs in 2
+  // script calls against ~250 µs as 80 HMGETs and 20 ZRANGEs (INFO commandstats). Each
+  // comment is still read atomically; the page was never one snapshot of all of them.
   const size_t step = replies > 0 ? 2 : 1;
-  if (r->elements.size() != ids.size() * step) {
-    co_return Fail(ErrorCode::kInternal, "unexpected comment_get reply");
+  std::vector<std::vector<std::string>> cmds;
+  cmds.reserve(ids.size() * step);
+  const std::string last_reply = std::to_string(std::max<int64_t>(replies, 1) - 1);
+  for (int64_t id : ids) {
+    std::vector<std::string> hmget;
+    hmget.reserve(2 + kCommentFields.size());
+    hmget.push_back("HMGET");
+    hmget.push_back(keys::Comment(id));
+    hmget.insert(hmget.end(), kCommentFields.begin(), kCommentFields.end());
+    cmds.push_back(std::move(hmget));
+    if (replies > 0) cmds.push_back({"ZRANGE", keys::RepliesByTime(id), "0", last_reply});
+  }
+  auto r = co_await client_.Pipeline(std::move(cmds));
+  if (auto st = AllOk(r); !st) co_return tl::unexpected(st.error());
+  if (r->size() != ids.size() * step) {
+    co_return Fail(ErrorCode::kInternal, "unexpected comment reply count");
   }
   for (size_t i = 0; i < ids.size(); ++i) {
-    out.first.push_back(ToRecord(std::move(r->elements[i * step])));
+    out.first.push_back(ToRecord(std::move((*r)[i * step])));
     std::vector<int64_t> reply_ids;
     if (replies > 0) {
-      for (const auto& m : r->elements[i * step + 1].elements) reply_ids.push_back(std::stoll(m.str));
+      for (const auto& m : (*r)[i * step + 1].elements) reply_ids.push_back(std::stoll(m.str));
     }
     out.second.push_back(std::move(reply_ids));
   }

@@ -54,9 +54,10 @@ class CommentCache {
 
   // Applies comment states of one article in one atomic script (see comment_put.lua).
   Awaitable<Status> Put(int64_t article_id, const std::vector<CommentPut>& comments);
-  // Comments of ONE article (one hash slot) for many ids: one script call (comment_get.lua).
+  // Comments of ONE article (one hash slot) for many ids: one pipeline of HMGETs.
   Awaitable<Result<std::vector<CachedComment>>> GetMany(const std::vector<int64_t>& ids);
-  // The same, plus the first `replies` reply ids (oldest first) of each, in one round trip.
+  // The same, plus the first `replies` reply ids (oldest first) of each (a ZRANGE each), in
+  // the same round trip.
   Awaitable<Result<std::pair<std::vector<CachedComment>, std::vector<std::vector<int64_t>>>>>
   GetWithReplies(const std::vector<int64_t>& ids, int64_t replies);
 

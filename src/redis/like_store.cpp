@@ -64,6 +64,44 @@ Awaitable<Result<std::vector<LikeReading>>> LikeStore::GetMany(
                          std::all_of(targets.begin(), targets.end(), [&](const LikeTarget& t) {
                            return t.Shard() == first_shard;
                          });
+  if (user_id == 0) {
+    // Anonymous: only the counts. One shard (a comment page, whose comments share their
+    // article's shard): one MGET, where like_get.lua took four keys per comment (320 for a
+    // 20 × 3 page) to read the same counts. Across shards (an article list): a plain GET
+    // each in one pipeline, since MGET must stay in one hash slot (a script call per shard
+    // cost Redis several times more, and plauditd a request each).
+    std::vector<LikeReading> out(targets.size());
+    if (targets.empty()) co_return out;
+    std::vector<Reply> counts;
+    if (one_shard) {
+      std::vector<std::string> mget;
+      mget.reserve(1 + targets.size());
+      mget.push_back("MGET");
+      for (const LikeTarget& t : targets) mget.push_back(keys::LikeCount(first_shard, t.Name()));
+      auto r = co_await client_.Command(std::move(mget));
+      if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+      if (r->elements.size() != targets.size()) {
+        co_return Fail(ErrorCode::kInternal, "unexpected MGET reply");
+      }
+      counts = std::move(r->elements);
+    } else {
+      std::vector<std::vector<std::string>> gets;
+      gets.reserve(targets.size());
+      for (const LikeTarget& t : targets) {
+        gets.push_back({"GET", keys::LikeCount(t.Shard(), t.Name())});
+      }
+      auto r = co_await client_.Pipeline(std::move(gets));
+      if (auto st = AllOk(r); !st) co_return tl::unexpected(st.error());
+      counts = std::move(*r);
+    }
+    for (size_t i = 0; i < targets.size(); ++i) {
+      const Reply& c = counts[i];
+      std::optional<int64_t> n = c.is_nil() ? std::nullopt : c.AsInt();
+      if (!c.is_nil() && !n) co_return Fail(ErrorCode::kInternal, "corrupt like count");
+      out[i] = LikeReading{0, n ? *n : -2};
+    }
+    co_return out;
+  }
   if (one_shard) {
     // A comment page (its comments share the article's shard): one like_get.lua call reads
     // every state atomically, instead of four commands per comment.
@@ -83,24 +121,6 @@ Awaitable<Result<std::vector<LikeReading>>> LikeStore::GetMany(
     std::vector<LikeReading> out(targets.size());
     for (size_t j = 0; j < targets.size(); ++j) {
       out[j] = LikeReading{static_cast<int>(e[2 * j].integer), e[2 * j + 1].integer};
-    }
-    co_return out;
-  }
-  if (user_id == 0) {
-    // Anonymous, across shards: only the counts, one plain GET each in one pipeline (a
-    // script call per shard costs Redis several times more, and plauditd a request each).
-    std::vector<std::vector<std::string>> gets;
-    gets.reserve(targets.size());
-    for (const LikeTarget& t : targets) gets.push_back({"GET", keys::LikeCount(t.Shard(), t.Name())});
-    std::vector<LikeReading> out(targets.size());
-    if (gets.empty()) co_return out;
-    auto counts = co_await client_.Pipeline(std::move(gets));
-    if (auto st = AllOk(counts); !st) co_return tl::unexpected(st.error());
-    for (size_t i = 0; i < targets.size(); ++i) {
-      const Reply& c = (*counts)[i];
-      std::optional<int64_t> n = c.is_nil() ? std::nullopt : c.AsInt();
-      if (!c.is_nil() && !n) co_return Fail(ErrorCode::kInternal, "corrupt like count");
-      out[i] = LikeReading{0, n ? *n : -2};
     }
     co_return out;
   }

@@ -451,7 +451,10 @@ TEST_P(CommentsTest, APageCostsAFixedNumberOfRedisRoundTripsWhateverItsSize) {
   EXPECT_EQ(small, large);
   EXPECT_EQ(Ids(List("?size=20&replies=3")).size(), 20u);
 
-  // Commands per page are constant too, signed in or not (no command per comment).
+  // Commands grow only with the comments read, signed in or not: per top-level comment an
+  // HMGET and its reply-id ZRANGE, an HMGET per inline reply (5 per comment here); the like
+  // states stay one command for the whole page. (A script once read them all in one call,
+  // but cost Redis ~3x the CPU of these plain commands; see docs/architecture.md.)
   for (bool signed_in : {true, false}) {
     auto commands_for = [&](const std::string& query) {
       std::string path = CommentsPath(article_) + query;
@@ -463,8 +466,8 @@ TEST_P(CommentsTest, APageCostsAFixedNumberOfRedisRoundTripsWhateverItsSize) {
     };
     const uint64_t one = commands_for("?size=1&replies=3");
     const uint64_t twenty = commands_for("?size=20&replies=3");
-    EXPECT_EQ(one, twenty) << (signed_in ? "signed in" : "anonymous");
-    EXPECT_LE(twenty, 8u) << (signed_in ? "signed in" : "anonymous");
+    EXPECT_LE(one, 8u + 5u) << (signed_in ? "signed in" : "anonymous");
+    EXPECT_EQ(twenty - one, 19u * 5u) << (signed_in ? "signed in" : "anonymous");
   }
 }
 

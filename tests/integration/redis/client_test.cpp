@@ -142,7 +142,7 @@ TEST_F(RedisClient, ConcurrentCommandsShareWriteBatches) {
   EXPECT_LT(batches, sent / 10) << sent << " commands in " << batches << " batches";
 }
 
-// eager_flush_commands: a burst of commands from many coroutines in one loop turn leaves in
+// eager_flush_requests: a burst of commands from many coroutines in one loop turn leaves in
 // writes of that many commands (Redis starts on the first ones while the rest are still being
 // produced); 0 keeps the whole burst in one end-of-turn write. Replies still pair up with
 // their callers, and one Pipeline() always leaves in a single write.
@@ -150,7 +150,7 @@ TEST_F(RedisClient, EagerFlushSplitsABurstButNeverAPipeline) {
   constexpr int kBurst = 100;
   for (size_t eager : {size_t{0}, size_t{10}}) {
     ClientOptions options;
-    options.eager_flush_commands = eager;
+    options.eager_flush_requests = eager;
     auto client = Connect(Server().unix_url(), options);
     auto before = client->stats();
     int finished = 0;
