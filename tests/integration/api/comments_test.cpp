@@ -2,6 +2,8 @@
 // orders, offset and cursor paging, edit and delete rules with exact counts, comment likes
 // moving the hot order, the cache rebuilt from SQL after FLUSHALL (once, identically for
 // concurrent readers), a write whose Redis step fails, and the round-trip bound of a page.
+#include <algorithm>
+#include <cstdint>
 #include <future>
 #include <set>
 #include <thread>
@@ -456,13 +458,19 @@ TEST_P(CommentsTest, APageCostsAFixedNumberOfRedisRoundTripsWhateverItsSize) {
   // states stay one command for the whole page. (A script once read them all in one call,
   // but cost Redis ~3x the CPU of these plain commands; see docs/architecture.md.)
   for (bool signed_in : {true, false}) {
+    // The fewest of 3 reads: the counter is the whole client's, and a flusher pass that
+    // lands inside one read's window only ever adds to it (seen under ASan).
     auto commands_for = [&](const std::string& query) {
       std::string path = CommentsPath(article_) + query;
       if (signed_in) client.Get(path, Bearer(alice_)); else client.Get(path);  // warm
-      const uint64_t before = RedisCommands();
-      auto r = signed_in ? client.Get(path, Bearer(alice_)) : client.Get(path);
-      EXPECT_EQ(r.status, 200);
-      return RedisCommands() - before;
+      uint64_t fewest = UINT64_MAX;
+      for (int k = 0; k < 3; ++k) {
+        const uint64_t before = RedisCommands();
+        auto r = signed_in ? client.Get(path, Bearer(alice_)) : client.Get(path);
+        EXPECT_EQ(r.status, 200);
+        fewest = std::min(fewest, RedisCommands() - before);
+      }
+      return fewest;
     };
     const uint64_t one = commands_for("?size=1&replies=3");
     const uint64_t twenty = commands_for("?size=20&replies=3");
