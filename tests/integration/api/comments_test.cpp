@@ -438,12 +438,18 @@ TEST_P(CommentsTest, APageCostsAFixedNumberOfRedisRoundTripsWhateverItsSize) {
     for (int j = 0; j < 3; ++j) Comment(alice_, "r", tops.back());
   }
   auto client = Client();
+  // The fewest of 3 reads: the counters are the whole client's, and a flusher pass that lands
+  // inside one read's window only ever adds to them (seen on a loaded box and under ASan).
   auto batches_for = [&](const std::string& query) {
     client.Get(CommentsPath(article_) + query, Bearer(alice_));  // warm: every load done
-    const uint64_t before = RedisBatches();
-    auto r = client.Get(CommentsPath(article_) + query, Bearer(alice_));
-    EXPECT_EQ(r.status, 200);
-    return RedisBatches() - before;
+    uint64_t fewest = UINT64_MAX;
+    for (int k = 0; k < 3; ++k) {
+      const uint64_t before = RedisBatches();
+      auto r = client.Get(CommentsPath(article_) + query, Bearer(alice_));
+      EXPECT_EQ(r.status, 200);
+      fewest = std::min(fewest, RedisBatches() - before);
+    }
+    return fewest;
   };
   const uint64_t small = batches_for("?size=1&replies=3");
   const uint64_t large = batches_for("?size=20&replies=3");
@@ -458,8 +464,7 @@ TEST_P(CommentsTest, APageCostsAFixedNumberOfRedisRoundTripsWhateverItsSize) {
   // states stay one command for the whole page. (A script once read them all in one call,
   // but cost Redis ~3x the CPU of these plain commands; see docs/architecture.md.)
   for (bool signed_in : {true, false}) {
-    // The fewest of 3 reads: the counter is the whole client's, and a flusher pass that
-    // lands inside one read's window only ever adds to it (seen under ASan).
+    // The fewest of 3 reads, as above.
     auto commands_for = [&](const std::string& query) {
       std::string path = CommentsPath(article_) + query;
       if (signed_in) client.Get(path, Bearer(alice_)); else client.Get(path);  // warm
