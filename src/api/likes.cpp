@@ -16,8 +16,17 @@ namespace {
 
 constexpr size_t kMaxBatchIds = 100;
 
+// {"liked":…,"likeCount":…}, written directly: the answer to every like and unlike, where a
+// boost::json object cost a dozen allocations to say two fields.
 Response StateJson(const domain::LikeState& s) {
-  return JsonResponse(http::status::ok, {{"liked", s.liked}, {"likeCount", s.count}});
+  Response r;
+  r.body.reserve(48);
+  r.body.append(s.liked ? R"({"liked":true,"likeCount":)" : R"({"liked":false,"likeCount":)");
+  char digits[24];
+  auto [end, ec] = std::to_chars(digits, digits + sizeof digits, s.count);
+  r.body.append(digits, end);
+  r.body.push_back('}');
+  return r;
 }
 
 // PUT (like = true) / DELETE (like = false) of an article's like by the caller. Warm and

@@ -108,16 +108,32 @@ Awaitable<Status> UserService::Logout(std::string token, const Principal& who) {
   co_return co_await sessions_.Delete(token, who.id);
 }
 
+namespace {
+
+// Tokens are 43 base64url characters; anything else cannot be a session.
+constexpr size_t kTokenSize = 43;
+
+std::optional<Principal> ToPrincipal(const redis::SessionData& d) {
+  auto role = ParseRole(d.role);
+  if (!role) return std::nullopt;
+  return Principal{d.user_id, d.username, d.display_name, *role};
+}
+
+}  // namespace
+
 Awaitable<Result<std::optional<Principal>>> UserService::Authenticate(std::string token) {
-  // Tokens are 43 base64url characters; anything else cannot be a session.
-  if (token.size() != 43) co_return std::optional<Principal>{};
+  if (token.size() != kTokenSize) co_return std::optional<Principal>{};
   auto d = co_await sessions_.Get(token);
   if (!d) co_return tl::unexpected(d.error());
   if (!*d) co_return std::optional<Principal>{};
-  auto role = ParseRole((*d)->role);
-  if (!role) co_return std::optional<Principal>{};
-  co_return std::optional<Principal>(
-      Principal{(*d)->user_id, (*d)->username, (*d)->display_name, *role});
+  co_return ToPrincipal(**d);
+}
+
+std::optional<std::optional<Principal>> UserService::AuthenticateCached(std::string_view token) {
+  if (token.size() != kTokenSize) return std::optional<Principal>{};
+  const redis::SessionData* d = sessions_.FindCached(token);
+  if (!d) return std::nullopt;
+  return ToPrincipal(*d);
 }
 
 Awaitable<Result<User>> UserService::Get(int64_t id) {

@@ -44,6 +44,9 @@ class UserService {
   Awaitable<Status> Logout(std::string token, const Principal& who);
   // The principal of a session token; nullopt when no such (live) session.
   Awaitable<Result<std::optional<Principal>>> Authenticate(std::string token);
+  // What Authenticate answers, when the session cache already knows the token (no Redis
+  // read, no coroutine); nullopt when it must ask Authenticate.
+  std::optional<std::optional<Principal>> AuthenticateCached(std::string_view token);
   Awaitable<Result<User>> Get(int64_t id);
   // Admin only; the change reaches the user's live sessions at once.
   Awaitable<Result<User>> SetRole(const Principal& actor, int64_t id, Role role);

@@ -2,6 +2,9 @@
 
 #include <prometheus/text_serializer.h>
 
+#include <algorithm>
+#include <cctype>
+
 namespace plaudit::http_api {
 namespace {
 
@@ -49,37 +52,38 @@ void Metrics::SetBacklog(int64_t dirty_buckets, double oldest_unflushed_seconds)
 
 void Metrics::ObserveRequest(std::string_view route, std::string_view method, int status,
                              double seconds) {
-  std::string key;
-  key.reserve(route.size() + method.size() + 8);
-  key.append(route).append(" ").append(method).append(" ").append(std::to_string(status));
   std::lock_guard lock(mu_);
-  auto it = request_counters_.find(key);
-  if (it == request_counters_.end()) {
-    auto& c = requests_->Add({{"route", std::string(route)},
-                              {"method", std::string(method)},
-                              {"status", std::to_string(status)}});
-    it = request_counters_.emplace(key, &c).first;
+  auto it = routes_.find(route);
+  if (it == routes_.end()) {
+    RouteMetrics m;
+    m.seconds = &request_seconds_->Add({{"route", std::string(route)}}, LatencyBuckets());
+    it = routes_.emplace(std::string(route), std::move(m)).first;
   }
-  it->second->Increment();
-  std::string rkey(route);
-  auto hit = request_histograms_.find(rkey);
-  if (hit == request_histograms_.end()) {
-    auto& h = request_seconds_->Add({{"route", rkey}}, LatencyBuckets());
-    hit = request_histograms_.emplace(rkey, &h).first;
+  RouteMetrics& m = it->second;
+  auto c = std::find_if(m.counts.begin(), m.counts.end(), [&](const RouteMetrics::Count& c) {
+    return c.status == status && c.method == method;
+  });
+  if (c == m.counts.end()) {
+    auto& counter = requests_->Add({{"route", std::string(route)},
+                                    {"method", std::string(method)},
+                                    {"status", std::to_string(status)}});
+    c = m.counts.insert(m.counts.end(), {std::string(method), status, &counter});
   }
-  hit->second->Observe(seconds);
+  c->counter->Increment();
+  m.seconds->Observe(seconds);
 }
 
 void Metrics::ObserveRedis(std::string_view command, double seconds) {
-  std::string key(command);
-  for (auto& c : key) {
-    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  }
   std::lock_guard lock(mu_);
-  auto it = redis_histograms_.find(key);
+  auto it = redis_histograms_.find(command);
   if (it == redis_histograms_.end()) {
-    auto& h = redis_seconds_->Add({{"command", key}}, LatencyBuckets());
-    it = redis_histograms_.emplace(key, &h).first;
+    // Labelled upper-case: "get" and "GET" are one series (Add returns the same histogram).
+    std::string label(command);
+    for (auto& ch : label) {
+      ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    }
+    auto& h = redis_seconds_->Add({{"command", label}}, LatencyBuckets());
+    it = redis_histograms_.emplace(std::string(command), &h).first;
   }
   it->second->Observe(seconds);
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
@@ -40,10 +41,26 @@ class Metrics {
   prometheus::Gauge* backlog_;
   prometheus::Gauge* backlog_age_;
 
+  // Looked up by string_view: observing a request or a Redis command builds no string.
+  struct ViewHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  template <class V>
+  using ViewMap = std::unordered_map<std::string, V, ViewHash, std::equal_to<>>;
+  struct RouteMetrics {
+    prometheus::Histogram* seconds = nullptr;
+    struct Count {
+      std::string method;
+      int status;
+      prometheus::Counter* counter;
+    };
+    std::vector<Count> counts;  // a route sees few (method, status) pairs: a scan is enough
+  };
+
   std::mutex mu_;  // guards the caches (requests come from one thread, but be safe)
-  std::unordered_map<std::string, prometheus::Counter*> request_counters_;
-  std::unordered_map<std::string, prometheus::Histogram*> request_histograms_;
-  std::unordered_map<std::string, prometheus::Histogram*> redis_histograms_;
+  ViewMap<RouteMetrics> routes_;
+  ViewMap<prometheus::Histogram*> redis_histograms_;  // by the command as sent
 };
 
 }  // namespace plaudit::http_api

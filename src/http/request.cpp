@@ -122,7 +122,7 @@ Response JsonResponse(http::status status, const boost::json::value& body) {
 Response NoContent() {
   Response r;
   r.status = http::status::no_content;
-  r.content_type.clear();
+  r.content_type = {};
   return r;
 }
 

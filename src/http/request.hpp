@@ -40,7 +40,8 @@ struct Response {
   http::status status = http::status::ok;
   std::string body;  // JSON text (empty for 204)
   std::vector<std::pair<std::string, std::string>> headers;
-  std::string content_type = "application/json; charset=utf-8";
+  // Always a literal (static storage): a std::string here cost an allocation per response.
+  std::string_view content_type = "application/json; charset=utf-8";
 };
 
 Response JsonResponse(http::status status, const boost::json::value& body);

@@ -1,10 +1,15 @@
 #include "http/router.hpp"
 
+#include <boost/container/small_vector.hpp>
+
 namespace plaudit::http_api {
 namespace {
 
-std::vector<std::string_view> Split(std::string_view path) {
-  std::vector<std::string_view> out;
+// On the stack for any path of up to 8 segments (every route has fewer).
+using Segments = boost::container::small_vector<std::string_view, 8>;
+
+Segments Split(std::string_view path) {
+  Segments out;
   size_t i = 0;
   while (i < path.size()) {
     if (path[i] == '/') {
@@ -32,6 +37,9 @@ void Router::Add(http::verb method, std::string pattern, Handler handler) {
   for (auto seg : Split(r.pattern)) {
     r.segments.emplace_back(seg);
   }
+  const size_t n = r.segments.size();
+  if (by_size_.size() <= n) by_size_.resize(n + 1);
+  by_size_[n].push_back(routes_.size());
   routes_.push_back(std::move(r));
 }
 
@@ -43,10 +51,11 @@ Router::Match Router::Find(http::verb method, std::string_view path) const {
   if (path.size() > 1 && path.back() == '/') {
     return result;
   }
-  for (const auto& route : routes_) {
-    if (route.segments.size() != segs.size()) {
-      continue;
-    }
+  if (segs.size() >= by_size_.size()) {
+    return result;
+  }
+  for (size_t index : by_size_[segs.size()]) {
+    const Route& route = routes_[index];
     bool ok = true;
     for (size_t i = 0; i < segs.size() && ok; ++i) {
       ok = IsParam(route.segments[i]) ? !segs[i].empty() : route.segments[i] == segs[i];

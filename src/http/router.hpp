@@ -34,6 +34,9 @@ class Router {
     Handler handler;
   };
   std::vector<Route> routes_;
+  // Indexes into routes_ by segment count, in the order added: a path is only compared with
+  // the routes it could match (first added wins, as before).
+  std::vector<std::vector<size_t>> by_size_;
 };
 
 }  // namespace plaudit::http_api

@@ -26,6 +26,7 @@
 #include <boost/asio/any_completion_handler.hpp>
 #include <charconv>
 #include <deque>
+#include <iterator>
 #include <stdexcept>
 #include <unordered_map>
 #include <utility>
@@ -167,13 +168,29 @@ class ClientImpl final : public Client {
     return net::async_initiate<const net::use_awaitable_t<>, void(Value)>(
         [weak = std::move(weak), ex = std::move(ex)](auto handler, Commands commands) {
           if (auto self = weak.lock()) {
-            self->Submit(std::move(commands), AnyHandler(Handler(std::move(handler))));
+            self->Submit(commands, AnyHandler(Handler(std::move(handler))));
           } else {
             PostCompletion(ex, std::move(handler),
                            Value(Fail(ErrorCode::kUnavailable, "redis client destroyed")));
           }
         },
         net::use_awaitable, std::move(commands));
+  }
+
+  // Send for one command the caller keeps (alive until the reply: it lives in the awaiting
+  // coroutine's frame), so that a retry can send it again without a copy.
+  static Awaitable<Result<Reply>> SendKept(std::weak_ptr<ClientImpl> weak, net::any_io_executor ex,
+                                           const Commands* commands) {
+    return net::async_initiate<const net::use_awaitable_t<>, void(Result<Reply>)>(
+        [weak = std::move(weak), ex = std::move(ex)](auto handler, const Commands* commands) {
+          if (auto self = weak.lock()) {
+            self->Submit(*commands, AnyHandler(ReplyHandler(std::move(handler))));
+          } else {
+            PostCompletion(ex, std::move(handler),
+                           Result<Reply>(Fail(ErrorCode::kUnavailable, "redis client destroyed")));
+          }
+        },
+        net::use_awaitable, commands);
   }
 
   static Awaitable<bool> WaitConnectedImpl(std::weak_ptr<ClientImpl> weak,
@@ -238,7 +255,9 @@ class ClientImpl final : public Client {
       }
       sha = std::move(*loaded);
     }
-    auto reply = co_await Send<Result<Reply>>(weak, ex, EvalShaCommand(sha, keys, args));
+    // Built once; Submit only reads it, so a NOSCRIPT retry resends it with the new sha.
+    const Commands command = EvalShaCommand(std::move(sha), std::move(keys), std::move(args));
+    auto reply = co_await SendKept(weak, ex, &command);
     if (!IsNoScript(reply)) {
       co_return reply;
     }
@@ -247,19 +266,21 @@ class ClientImpl final : public Client {
     if (!loaded) {
       co_return tl::unexpected(loaded.error());
     }
-    co_return co_await Send<Result<Reply>>(weak, ex, EvalShaCommand(*loaded, keys, args));
+    Commands retry = command;
+    retry.front()[1] = std::move(*loaded);
+    co_return co_await SendKept(weak, ex, &retry);
   }
 
-  // EVALSHA sha numkeys keys... args..., as a one-command batch for Send.
-  static Commands EvalShaCommand(const std::string& sha, const std::vector<std::string>& keys,
-                                 const std::vector<std::string>& args) {
+  // EVALSHA sha numkeys keys... args..., as a one-command batch (keys and args moved in).
+  static Commands EvalShaCommand(std::string sha, std::vector<std::string> keys,
+                                 std::vector<std::string> args) {
     std::vector<std::string> argv;
     argv.reserve(3 + keys.size() + args.size());
     argv.push_back("EVALSHA");
-    argv.push_back(sha);
+    argv.push_back(std::move(sha));
     argv.push_back(std::to_string(keys.size()));
-    argv.insert(argv.end(), keys.begin(), keys.end());
-    argv.insert(argv.end(), args.begin(), args.end());
+    std::move(keys.begin(), keys.end(), std::back_inserter(argv));
+    std::move(args.begin(), args.end(), std::back_inserter(argv));
     Commands one;
     one.push_back(std::move(argv));
     return one;
@@ -274,7 +295,7 @@ class ClientImpl final : public Client {
     return it->second.second;
   }
 
-  void Submit(Commands commands, AnyHandler handler) {
+  void Submit(const Commands& commands, AnyHandler handler) {
     bool is_single = static_cast<bool>(handler.one);
     if (commands.empty()) {
       if (is_single) {

@@ -45,36 +45,56 @@
 //
 // Single-key operations need no hash tag. Scripts touch one key each (cluster-ready).
 // Token hashes are BLAKE2b-256 of the bearer token, hex: Redis never holds a usable token.
+#include <charconv>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace plaudit::redis::keys {
 
-inline std::string Session(std::string_view token_hash) {
-  return "pl:sess:" + std::string(token_hash);
+// Keys are built on every request (a like builds eight), so each is one allocation: the
+// pieces are measured, then copied once. Chained `+` made a temporary per piece.
+struct Num {
+  explicit Num(int64_t v) : len(static_cast<size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf)) {}
+  char buf[20];
+  size_t len;
+};
+inline std::string_view Piece(std::string_view s) { return s; }
+inline std::string_view Piece(const Num& n) { return {n.buf, n.len}; }
+template <class... Parts>
+std::string Cat(const Parts&... parts) {
+  const std::string_view pieces[] = {Piece(parts)...};
+  size_t size = 0;
+  for (std::string_view p : pieces) size += p.size();
+  std::string out;
+  out.reserve(size);
+  for (std::string_view p : pieces) out.append(p);
+  return out;
 }
-inline std::string UserSessions(int64_t user_id) {
-  return "pl:usess:" + std::to_string(user_id);
-}
+
+inline std::string Session(std::string_view token_hash) { return Cat("pl:sess:", token_hash); }
+inline std::string UserSessions(int64_t user_id) { return Cat("pl:usess:", Num(user_id)); }
 inline constexpr std::string_view kRateLimitPrefix = "pl:rl:";
 
 inline constexpr std::string_view kArticleSeq = "pl:seq:article";
 inline constexpr int kLikeShards = 256;
 inline int LikeShard(int64_t article_id) { return static_cast<int>(article_id % kLikeShards); }
-inline std::string LikeTag(int shard) { return "{l" + std::to_string(shard) + "}"; }
+inline std::string LikeTag(int shard) { return Cat("{l", Num(shard), "}"); }
+// "<prefix>{l<shard>}:<rest>": a key in a like shard's hash slot.
+template <class Rest>
+std::string InShard(std::string_view prefix, int shard, const Rest& rest) {
+  return Cat(prefix, "{l", Num(shard), "}:", rest);
+}
 // An article's hash carries its like shard's tag, so like_set.lua can check in the same step
 // that the article is published.
-inline std::string Article(int64_t id) {
-  return "pl:art:" + LikeTag(LikeShard(id)) + ":" + std::to_string(id);
+inline std::string Article(int64_t id) { return InShard("pl:art:", LikeShard(id), Num(id)); }
+inline std::string ArticleBody(int64_t id) {
+  return Cat("pl:art:{l", Num(LikeShard(id)), "}:", Num(id), ":body");
 }
-inline std::string ArticleBody(int64_t id) { return Article(id) + ":body"; }
 // list: "all", "article" or "post".
-inline std::string PublishedList(std::string_view list) {
-  return "pl:arts:{pub}:" + std::string(list);
-}
+inline std::string PublishedList(std::string_view list) { return Cat("pl:arts:{pub}:", list); }
 inline std::string PublishedListRebuild(std::string_view list) {
-  return PublishedList(list) + ":new";
+  return Cat("pl:arts:{pub}:", list, ":new");
 }
 inline constexpr std::string_view kPublishedListLock = "pl:arts:{pub}:lock";
 inline constexpr std::string_view kViewsDirty = "pl:views:dirty";
@@ -82,23 +102,23 @@ inline constexpr std::string_view kChanges = "pl:changes";
 
 inline constexpr int kLikeBucketShift = 8;  // 256 users (+ the loaded mark) per bucket: an intset
 inline std::string LikeBucket(int shard, std::string_view member) {
-  return "pl:lk:" + LikeTag(shard) + ":" + std::string(member);
+  return InShard("pl:lk:", shard, member);
 }
 inline std::string LikeBig(int shard, std::string_view target) {
-  return "pl:lb:" + LikeTag(shard) + ":" + std::string(target);
+  return InShard("pl:lb:", shard, target);
 }
 inline std::string LikeCount(int shard, std::string_view target) {
-  return "pl:lc:" + LikeTag(shard) + ":" + std::string(target);
+  return InShard("pl:lc:", shard, target);
 }
 inline std::string LikePending(int shard, std::string_view member) {
-  return "pl:lp:" + LikeTag(shard) + ":" + std::string(member);
+  return InShard("pl:lp:", shard, member);
 }
 inline std::string LikeInFlight(int shard, std::string_view member) {
-  return "pl:lf:" + LikeTag(shard) + ":" + std::string(member);
+  return InShard("pl:lf:", shard, member);
 }
-inline std::string LikeDirty(int shard) { return "pl:ld:" + LikeTag(shard); }
-inline std::string LikeInFlightSet(int shard) { return "pl:lfi:" + LikeTag(shard); }
-inline std::string LikeSeq(int shard) { return "pl:lseq:" + LikeTag(shard); }
+inline std::string LikeDirty(int shard) { return Cat("pl:ld:{l", Num(shard), "}"); }
+inline std::string LikeInFlightSet(int shard) { return Cat("pl:lfi:{l", Num(shard), "}"); }
+inline std::string LikeSeq(int shard) { return Cat("pl:lseq:{l", Num(shard), "}"); }
 
 // Comments: a comment id's low 8 bits are its article's shard (see CommentIdFor).
 inline constexpr std::string_view kCommentSeq = "pl:seq:comment";
@@ -106,22 +126,22 @@ inline int64_t CommentIdFor(int64_t seq, int64_t article_id) {
   return seq * kLikeShards + LikeShard(article_id);
 }
 inline std::string Comment(int64_t comment_id) {
-  return "pl:cm:" + LikeTag(LikeShard(comment_id)) + ":" + std::to_string(comment_id);
+  return InShard("pl:cm:", LikeShard(comment_id), Num(comment_id));
 }
 inline std::string CommentMeta(int64_t article_id) {
-  return "pl:cmeta:" + LikeTag(LikeShard(article_id)) + ":" + std::to_string(article_id);
+  return InShard("pl:cmeta:", LikeShard(article_id), Num(article_id));
 }
 inline std::string CommentsByTime(int64_t article_id) {
-  return "pl:ct:" + LikeTag(LikeShard(article_id)) + ":" + std::to_string(article_id);
+  return InShard("pl:ct:", LikeShard(article_id), Num(article_id));
 }
 inline std::string CommentsByLikes(int64_t article_id) {
-  return "pl:ch:" + LikeTag(LikeShard(article_id)) + ":" + std::to_string(article_id);
+  return InShard("pl:ch:", LikeShard(article_id), Num(article_id));
 }
 inline std::string RepliesByTime(int64_t comment_id) {
-  return "pl:crt:" + LikeTag(LikeShard(comment_id)) + ":" + std::to_string(comment_id);
+  return InShard("pl:crt:", LikeShard(comment_id), Num(comment_id));
 }
 inline std::string RepliesByLikes(int64_t comment_id) {
-  return "pl:crh:" + LikeTag(LikeShard(comment_id)) + ":" + std::to_string(comment_id);
+  return InShard("pl:crh:", LikeShard(comment_id), Num(comment_id));
 }
 
 }  // namespace plaudit::redis::keys

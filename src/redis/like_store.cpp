@@ -9,10 +9,10 @@ namespace plaudit::redis {
 namespace {
 
 std::string Member(const LikeTarget& t, int64_t bucket) {
-  return t.Name() + ":" + std::to_string(bucket);
+  return keys::Cat(t.Name(), ":", keys::Num(bucket));
 }
 // The member of a target's small-mode records (one set for every liker; see like_set.lua).
-std::string SmallMember(const LikeTarget& t) { return t.Name() + ":s"; }
+std::string SmallMember(const LikeTarget& t) { return keys::Cat(t.Name(), ":s"); }
 
 Result<LikeReading> ToReading(const Result<Reply>& r) {
   if (auto st = ReplyOk(r); !st) return tl::unexpected(st.error());
@@ -23,6 +23,7 @@ Result<LikeReading> ToReading(const Result<Reply>& r) {
 }  // namespace
 
 int LikeTarget::Shard() const { return keys::LikeShard(article_id); }
+std::string LikeTarget::Name() const { return keys::Cat(std::string_view(&type, 1), keys::Num(id)); }
 int64_t LikeBucketOf(int64_t user_id) { return user_id >> keys::kLikeBucketShift; }
 
 Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_id, bool like,
@@ -30,14 +31,27 @@ Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_
                                               const std::string* hot_member,
                                               bool require_published) {
   const int s = t.Shard();
-  const std::string small = SmallMember(t);
-  const std::string bucket = Member(t, LikeBucketOf(user_id));
-  std::vector<std::string> keys{keys::LikeBucket(s, small),  keys::LikeBig(s, t.Name()),
-                                keys::LikeBucket(s, bucket), keys::LikeCount(s, t.Name()),
-                                keys::LikePending(s, small), keys::LikePending(s, bucket),
-                                keys::LikeDirty(s),          keys::LikeSeq(s)};
-  std::vector<std::string> args{std::to_string(user_id), like ? "1" : "0", small, bucket,
-                                std::to_string(NowMs())};
+  const std::string name = t.Name();
+  std::string small = keys::Cat(name, ":s");
+  std::string bucket = keys::Cat(name, ":", keys::Num(LikeBucketOf(user_id)));
+  // Built in place (no initializer lists: those copy every string once more).
+  std::vector<std::string> keys;
+  keys.reserve(9);
+  keys.push_back(keys::LikeBucket(s, small));
+  keys.push_back(keys::LikeBig(s, name));
+  keys.push_back(keys::LikeBucket(s, bucket));
+  keys.push_back(keys::LikeCount(s, name));
+  keys.push_back(keys::LikePending(s, small));
+  keys.push_back(keys::LikePending(s, bucket));
+  keys.push_back(keys::LikeDirty(s));
+  keys.push_back(keys::LikeSeq(s));
+  std::vector<std::string> args;
+  args.reserve(7);
+  args.push_back(std::to_string(user_id));
+  args.push_back(like ? "1" : "0");
+  args.push_back(std::move(small));
+  args.push_back(std::move(bucket));
+  args.push_back(std::to_string(NowMs()));
   if (hot_index && hot_member) {
     keys.push_back(*hot_index);
     args.push_back("hot");

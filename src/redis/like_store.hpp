@@ -18,7 +18,7 @@ struct LikeTarget {
   int64_t id = 0;          // the article's or comment's id
   int64_t article_id = 0;  // decides the shard (== id for an article)
 
-  std::string Name() const { return std::string(1, type) + std::to_string(id); }
+  std::string Name() const;
   int Shard() const;
 };
 

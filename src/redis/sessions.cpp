@@ -81,11 +81,17 @@ Awaitable<Status> SessionStore::Create(std::string_view token, const SessionData
 // A session from before `ref` existed slides on its first lookup. With the cache usable, a
 // hit costs no Redis command, and a miss adds PTTL to the same round trip so the entry
 // cannot outlive the key.
+const SessionData* SessionStore::FindCached(std::string_view token) {
+  if (!CacheUsable()) return nullptr;
+  const SessionData* hit = cache_->Find(token, SessionCache::Clock::now());
+  if (hit) ++cache_hits_;
+  return hit;
+}
+
 Awaitable<Result<std::optional<SessionData>>> SessionStore::Get(std::string_view token_view) {
   const bool use_cache = CacheUsable();
   if (use_cache) {
-    if (const SessionData* hit = cache_->Find(token_view, SessionCache::Clock::now())) {
-      ++cache_hits_;
+    if (const SessionData* hit = FindCached(token_view)) {
       co_return std::optional<SessionData>(*hit);
     }
   }

@@ -33,7 +33,7 @@ TEST(WireTest, ClosingHttp11SaysCloseAndHttp10KeepAliveSaysKeepAlive) {
 TEST(WireTest, NoContentHasNeitherLengthNorBody) {
   Response r;
   r.status = http::status::no_content;
-  r.content_type.clear();
+  r.content_type = {};
   r.headers.push_back({"Set-Cookie", "plaudit_session=; Max-Age=0"});
   EXPECT_EQ(SerializeResponse(r, 11, true, false),
             "HTTP/1.1 204 No Content\r\nServer: plaudit\r\n"
