@@ -1,11 +1,18 @@
 #include "http/wire.hpp"
 
 #include <charconv>
+#include <cstring>
 
 namespace plaudit::http_api {
 namespace {
 
 void AppendClean(std::string& out, std::string_view text) {
+  // Almost every value is clean: one scan, one append.
+  if (!std::memchr(text.data(), '\r', text.size()) &&
+      !std::memchr(text.data(), '\n', text.size())) {
+    out.append(text);
+    return;
+  }
   for (char c : text) {
     if (c != '\r' && c != '\n') out.push_back(c);
   }

@@ -47,6 +47,7 @@
 // Token hashes are BLAKE2b-256 of the bearer token, hex: Redis never holds a usable token.
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -66,9 +67,12 @@ std::string Cat(const Parts&... parts) {
   const std::string_view pieces[] = {Piece(parts)...};
   size_t size = 0;
   for (std::string_view p : pieces) size += p.size();
-  std::string out;
-  out.reserve(size);
-  for (std::string_view p : pieces) out.append(p);
+  std::string out(size, '\0');
+  char* at = out.data();
+  for (std::string_view p : pieces) {
+    if (!p.empty()) std::memcpy(at, p.data(), p.size());
+    at += p.size();
+  }
   return out;
 }
 
