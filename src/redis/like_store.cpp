@@ -234,18 +234,15 @@ Awaitable<Result<std::vector<LikeShardStat>>> LikeStore::Stats() {
   co_return out;
 }
 
-Awaitable<Result<std::vector<std::string>>> LikeStore::Members(int shard, bool in_flight,
-                                                               int64_t max) {
-  std::vector<std::string> cmd;
-  if (in_flight) {
-    cmd = {"SRANDMEMBER", keys::LikeInFlightSet(shard), std::to_string(max)};
-  } else {
-    cmd = {"ZRANGE", keys::LikeDirty(shard), "0", std::to_string(max - 1)};
-  }
-  auto r = co_await client_.Command(std::move(cmd));
-  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
-  std::vector<std::string> out;
-  for (const auto& e : r->elements) out.push_back(e.str);
+Awaitable<Result<LikeStore::ShardMembers>> LikeStore::Members(int shard, int64_t max) {
+  std::vector<std::vector<std::string>> cmds;
+  cmds.push_back({"SRANDMEMBER", keys::LikeInFlightSet(shard), std::to_string(max)});
+  cmds.push_back({"ZRANGE", keys::LikeDirty(shard), "0", std::to_string(max - 1)});
+  auto r = co_await client_.Pipeline(std::move(cmds));
+  if (auto st = AllOk(r); !st) co_return tl::unexpected(st.error());
+  ShardMembers out;
+  for (auto& e : (*r)[0].elements) out.in_flight.push_back(std::move(e.str));
+  for (auto& e : (*r)[1].elements) out.dirty.push_back(std::move(e.str));
   co_return out;
 }
 

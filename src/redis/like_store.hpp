@@ -75,7 +75,13 @@ class LikeStore {
 
   // Flusher side.
   Awaitable<Result<std::vector<LikeShardStat>>> Stats();
-  Awaitable<Result<std::vector<std::string>>> Members(int shard, bool in_flight, int64_t max);
+  // Up to `max` in-flight buckets of the shard (left by an earlier pass) and up to `max`
+  // dirty ones, oldest first: one round trip.
+  struct ShardMembers {
+    std::vector<std::string> in_flight;
+    std::vector<std::string> dirty;
+  };
+  Awaitable<Result<ShardMembers>> Members(int shard, int64_t max);
   Awaitable<Result<std::pair<int64_t, std::vector<ClaimedBucket>>>> Claim(
       int shard, const std::vector<std::string>& members);
   Awaitable<Status> Done(int shard, const std::vector<std::string>& members);
