@@ -5,6 +5,7 @@
 #include "api/bind.hpp"
 
 #include "api/json_fields.hpp"
+#include "api/json_text.hpp"
 #include "api/paging.hpp"
 #include "common/time.hpp"
 #include "http/errors.hpp"
@@ -42,6 +43,69 @@ boost::json::object ArticleJson(const domain::Article& a) {
   o["commentCount"] = a.comment_count;
   o["liked"] = a.liked;
   return o;
+}
+
+void AppendArticleJson(std::string& out, const domain::Article& a) {
+  namespace j = json_text;
+  out.push_back('{');
+  j::Key(out, "id"), j::Int(out, a.id);
+  out.push_back(','), j::Key(out, "kind"), j::String(out, domain::KindName(a.kind));
+  out.push_back(','), j::Key(out, "title"), j::String(out, a.title);
+  out.push_back(','), j::Key(out, "summary"), j::String(out, a.summary);
+  if (a.content) out.push_back(','), j::Key(out, "content"), j::String(out, *a.content);
+  out.push_back(','), j::Key(out, "status"), j::String(out, domain::StatusName(a.status));
+  out.push_back(','), j::Key(out, "pinned"), j::Bool(out, a.pinned);
+  out.push_back(','), j::Key(out, "allowComments"), j::Bool(out, a.allow_comments);
+  out.push_back(','), j::Key(out, "author");
+  out.push_back('{');
+  j::Key(out, "id"), j::Int(out, a.author_id);
+  out.push_back(','), j::Key(out, "username"), j::String(out, a.author_username);
+  out.push_back(','), j::Key(out, "displayName"), j::String(out, a.author_display_name);
+  out.push_back('}');
+  out.push_back(','), j::Key(out, "createdAt"), j::String(out, FormatTimeMs(a.created_at_ms));
+  out.push_back(','), j::Key(out, "updatedAt"), j::String(out, FormatTimeMs(a.updated_at_ms));
+  out.push_back(','), j::Key(out, "publishedAt");
+  if (a.published_at_ms) {
+    j::String(out, FormatTimeMs(*a.published_at_ms));
+  } else {
+    j::Null(out);
+  }
+  out.push_back(','), j::Key(out, "viewCount"), j::Int(out, a.view_count);
+  out.push_back(','), j::Key(out, "likeCount"), j::Int(out, a.like_count);
+  out.push_back(','), j::Key(out, "commentCount"), j::Int(out, a.comment_count);
+  out.push_back(','), j::Key(out, "liked"), j::Bool(out, a.liked);
+  out.push_back('}');
+}
+
+std::string ArticlePageText(const domain::PageResult<domain::Article>& page,
+                            const domain::PageRequest& req) {
+  namespace j = json_text;
+  std::string out;
+  out.reserve(128 + 640 * page.items.size());
+  out.append("{");
+  j::Key(out, "items");
+  out.push_back('[');
+  for (size_t i = 0; i < page.items.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    AppendArticleJson(out, page.items[i]);
+  }
+  out.push_back(']');
+  out.push_back(','), j::Key(out, "page");
+  if (req.cursor) {
+    j::Null(out);
+  } else {
+    j::Int(out, req.page);
+  }
+  out.push_back(','), j::Key(out, "size"), j::Int(out, req.size);
+  out.push_back(','), j::Key(out, "total"), j::Int(out, page.total);
+  out.push_back(','), j::Key(out, "nextCursor");
+  if (page.next_cursor) {
+    j::String(out, *page.next_cursor);
+  } else {
+    j::Null(out);
+  }
+  out.push_back('}');
+  return out;
 }
 
 namespace {
@@ -205,7 +269,11 @@ Awaitable<Response> List(ApiContext ctx, Request& req) {
   if (auto st = co_await AddLikes(ctx, *caller, page->items); !st) {
     co_return ErrorResponse(st.error());
   }
-  co_return JsonResponse(http::status::ok, PageJson(*page, *paging, ArticleJson));
+  // Written as text (ArticlePageText): the boost::json objects of a 20-article page cost
+  // ~40% of a list request's instructions to build, serialise and destroy (callgrind).
+  Response r;
+  r.body = ArticlePageText(*page, *paging);
+  co_return r;
 }
 
 Awaitable<Response> Changes(ApiContext ctx, Request& req) {

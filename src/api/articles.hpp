@@ -8,5 +8,10 @@ namespace plaudit::api {
 
 void RegisterArticles(http_api::Router& router, ApiContext ctx);
 boost::json::object ArticleJson(const domain::Article& a);
+// The same JSON as ArticleJson, as text appended to `out` (the list's hot path).
+void AppendArticleJson(std::string& out, const domain::Article& a);
+// PageJson(page, req, ArticleJson) as text.
+std::string ArticlePageText(const domain::PageResult<domain::Article>& page,
+                            const domain::PageRequest& req);
 
 }  // namespace plaudit::api

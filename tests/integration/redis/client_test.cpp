@@ -191,6 +191,35 @@ TEST_F(RedisClient, EagerFlushSplitsABurstButNeverAPipeline) {
   }
 }
 
+// The adapter hands hiredis's reader each read 2 KiB at a time (asio_adapter.cpp): replies
+// of every size, split across those pieces and across reads, come back whole and in order.
+TEST_F(RedisClient, RepliesSpanningReadPiecesArriveWholeAndInOrder) {
+  auto client = Connect(Server().unix_url());
+  std::mt19937 rng(7);
+  std::vector<std::string> values;
+  std::vector<std::vector<std::string>> sets;
+  std::vector<std::vector<std::string>> gets;
+  for (int i = 0; i < 400; ++i) {
+    // 0 B to ~6 KiB, so replies start and end anywhere in a 2 KiB piece and a 16 KiB read.
+    std::string v(static_cast<size_t>(rng() % 6000), '\0');
+    for (auto& c : v) c = static_cast<char>(rng());
+    sets.push_back({"SET", "span:" + std::to_string(i), v});
+    gets.push_back({"GET", "span:" + std::to_string(i)});
+    gets.push_back({"ECHO", std::to_string(i)});  // small replies between the big ones
+    values.push_back(std::move(v));
+  }
+  auto set = Run(client->Pipeline(std::move(sets)));
+  ASSERT_TRUE(set);
+  auto got = Run(client->Pipeline(std::move(gets)));
+  ASSERT_TRUE(got);
+  ASSERT_EQ(got->size(), 2 * values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    ASSERT_EQ((*got)[2 * i].type, Reply::Type::kString) << i;
+    EXPECT_TRUE((*got)[2 * i].str == values[i]) << "value " << i << " differs";
+    EXPECT_EQ((*got)[2 * i + 1].str, std::to_string(i));
+  }
+}
+
 TEST_F(RedisClient, PipelineReturnsRepliesInOrder) {
   auto client = Connect(Server().unix_url());
   auto before = client->stats();

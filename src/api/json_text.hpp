@@ -1,0 +1,24 @@
+#pragma once
+// JSON text written straight into a string, for the hot list responses: building a
+// boost::json object per item, then serialising and destroying it, was most of an article
+// list request's instructions (callgrind, 2026-11-30). Escaping follows RFC 8259 as
+// boost::json::serialize does: '"', '\\' and control characters; other bytes (UTF-8) as is.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace plaudit::api::json_text {
+
+// "text", quoted and escaped.
+void String(std::string& out, std::string_view text);
+void Int(std::string& out, int64_t n);
+inline void Bool(std::string& out, bool b) { out.append(b ? "true" : "false"); }
+inline void Null(std::string& out) { out.append("null"); }
+// `"key":` (keys are literals of plain ASCII: not escaped).
+inline void Key(std::string& out, std::string_view key) {
+  out.push_back('"');
+  out.append(key);
+  out.append("\":");
+}
+
+}  // namespace plaudit::api::json_text

@@ -1,0 +1,104 @@
+// The article list writes its JSON as text (api::ArticlePageText); it must say exactly what
+// the boost::json objects of ArticleJson and PageJson say, escapes included.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include "api/articles.hpp"
+#include "api/json_text.hpp"
+#include "api/paging.hpp"
+
+namespace plaudit::api {
+namespace {
+
+domain::Article Plain() {
+  domain::Article a;
+  a.id = 42;
+  a.kind = domain::ArticleKind::kArticle;
+  a.author_id = 7;
+  a.author_username = "ada";
+  a.author_display_name = "Ada L.";
+  a.title = "Hello";
+  a.summary = "A first post.";
+  a.status = domain::ArticleStatus::kPublished;
+  a.pinned = true;
+  a.allow_comments = false;
+  a.created_at_ms = 1'700'000'000'123;
+  a.updated_at_ms = 1'700'000'100'000;
+  a.published_at_ms = 1'700'000'050'000;
+  a.view_count = 12;
+  a.like_count = 3;
+  a.comment_count = 9'007'199'254'740'993;  // above 2^53: must stay an exact integer
+  a.liked = true;
+  return a;
+}
+
+domain::Article Tricky() {
+  domain::Article a = Plain();
+  a.id = 9'000'000'000'000'000'001;
+  a.kind = domain::ArticleKind::kPost;
+  a.title = std::string("quote \" backslash \\ slash / nul ") + '\0' + " end";
+  a.summary = "tab\tnewline\nreturn\rbell\x07 unit\x1f del\x7f";
+  a.author_display_name = "caf\xc3\xa9 \xe2\x80\x94 \xf0\x9f\x98\x80";  // café — 😀 (UTF-8)
+  a.content = "<p>body \"with\" markup</p>";
+  a.status = domain::ArticleStatus::kDraft;
+  a.published_at_ms.reset();
+  a.pinned = false;
+  a.liked = false;
+  a.view_count = 0;
+  return a;
+}
+
+boost::json::value Parse(const std::string& text) {
+  boost::system::error_code ec;
+  boost::json::value v = boost::json::parse(text, ec);
+  EXPECT_FALSE(ec) << ec.message() << " in " << text;
+  return v;
+}
+
+TEST(ArticleJsonText, SaysWhatArticleJsonSays) {
+  for (const domain::Article& a : {Plain(), Tricky()}) {
+    std::string text;
+    AppendArticleJson(text, a);
+    EXPECT_EQ(Parse(text), boost::json::value(ArticleJson(a))) << text;
+  }
+}
+
+TEST(ArticleJsonText, EscapesLikeBoostJson) {
+  const std::string all_bytes = [] {
+    std::string s;
+    for (int c = 0; c < 256; ++c) s.push_back(static_cast<char>(c));
+    return s;
+  }();
+  std::string text;
+  json_text::String(text, all_bytes.substr(0, 128));  // ASCII: control characters and all
+  EXPECT_EQ(text, boost::json::serialize(boost::json::value(all_bytes.substr(0, 128))));
+  text.clear();
+  json_text::String(text, "");
+  EXPECT_EQ(text, "\"\"");
+}
+
+TEST(ArticleJsonText, APageSaysWhatPageJsonSays) {
+  domain::PageResult<domain::Article> page;
+  page.items = {Plain(), Tricky(), Plain()};
+  page.total = 57;
+  page.next_cursor = "c:1700000050000:42";
+  domain::PageRequest by_page;
+  by_page.page = 3;
+  by_page.size = 3;
+  domain::PageRequest by_cursor;
+  by_cursor.size = 3;
+  by_cursor.cursor = "c:1700000100000:40";
+  for (const auto& req : {by_page, by_cursor}) {
+    EXPECT_EQ(Parse(ArticlePageText(page, req)),
+              boost::json::value(PageJson(page, req, ArticleJson)));
+  }
+  domain::PageResult<domain::Article> empty;
+  EXPECT_EQ(Parse(ArticlePageText(empty, by_page)),
+            boost::json::value(PageJson(empty, by_page, ArticleJson)));
+  EXPECT_EQ(ArticlePageText(empty, by_page),
+            R"({"items":[],"page":3,"size":3,"total":0,"nextCursor":null})");
+}
+
+}  // namespace
+}  // namespace plaudit::api
