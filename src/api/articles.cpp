@@ -79,33 +79,7 @@ void AppendArticleJson(std::string& out, const domain::Article& a) {
 
 std::string ArticlePageText(const domain::PageResult<domain::Article>& page,
                             const domain::PageRequest& req) {
-  namespace j = json_text;
-  std::string out;
-  out.reserve(128 + 640 * page.items.size());
-  out.append("{");
-  j::Key(out, "items");
-  out.push_back('[');
-  for (size_t i = 0; i < page.items.size(); ++i) {
-    if (i > 0) out.push_back(',');
-    AppendArticleJson(out, page.items[i]);
-  }
-  out.push_back(']');
-  out.push_back(','), j::Key(out, "page");
-  if (req.cursor) {
-    j::Null(out);
-  } else {
-    j::Int(out, req.page);
-  }
-  out.push_back(','), j::Key(out, "size"), j::Int(out, req.size);
-  out.push_back(','), j::Key(out, "total"), j::Int(out, page.total);
-  out.push_back(','), j::Key(out, "nextCursor");
-  if (page.next_cursor) {
-    j::String(out, *page.next_cursor);
-  } else {
-    j::Null(out);
-  }
-  out.push_back('}');
-  return out;
+  return PageText(page, req, AppendArticleJson, 640);
 }
 
 namespace {

@@ -2,6 +2,7 @@
 
 #include "api/bind.hpp"
 #include "api/json_fields.hpp"
+#include "api/json_text.hpp"
 #include "api/paging.hpp"
 #include "common/time.hpp"
 #include "http/errors.hpp"
@@ -17,14 +18,6 @@ namespace {
 
 boost::json::object UserJson(const domain::CommentUser& u) {
   return {{"id", u.id}, {"username", u.username}, {"displayName", u.display_name}};
-}
-
-boost::json::object CommentWithReplies(const domain::Comment& c) {
-  boost::json::object o = CommentJson(c);
-  boost::json::array replies;
-  for (const auto& r : c.replies) replies.push_back(CommentJson(r));
-  o["replies"] = std::move(replies);
-  return o;
 }
 
 Result<domain::CommentSort> SortParam(const Request& req, domain::CommentSort fallback) {
@@ -83,7 +76,12 @@ Awaitable<Response> List(ApiContext ctx, Request& req) {
   if (!replies) co_return ErrorResponse(replies.error());
   auto page = co_await ctx.comments->List(caller->principal, *id, *sort, *paging, *replies);
   if (!page) co_return ErrorResponse(page.error());
-  co_return JsonResponse(http::status::ok, PageJson(*page, *paging, CommentWithReplies));
+  // Written as text, as the article list is (json_text.hpp): ~60 comment objects a page.
+  Response r;
+  r.body = PageText(
+      *page, *paging,
+      [](std::string& out, const domain::Comment& c) { AppendCommentJson(out, c, true); }, 1024);
+  co_return r;
 }
 
 Awaitable<Response> Replies(ApiContext ctx, Request& req) {
@@ -97,7 +95,10 @@ Awaitable<Response> Replies(ApiContext ctx, Request& req) {
   if (!sort) co_return ErrorResponse(sort.error());
   auto page = co_await ctx.comments->Replies(caller->principal, *id, *sort, *paging);
   if (!page) co_return ErrorResponse(page.error());
-  co_return JsonResponse(http::status::ok, PageJson(*page, *paging, CommentJson));
+  Response r;
+  r.body = PageText(*page, *paging,
+                    [](std::string& out, const domain::Comment& c) { AppendCommentJson(out, c); });
+  co_return r;
 }
 
 Awaitable<Response> Get(ApiContext ctx, Request& req) {
@@ -168,6 +169,56 @@ boost::json::object CommentJson(const domain::Comment& c) {
   o["liked"] = c.liked;
   o["deleted"] = c.deleted;
   return o;
+}
+
+namespace {
+
+void AppendUserJson(std::string& out, const domain::CommentUser& u) {
+  namespace j = json_text;
+  out.push_back('{');
+  j::Key(out, "id"), j::Int(out, u.id);
+  out.push_back(','), j::Key(out, "username"), j::String(out, u.username);
+  out.push_back(','), j::Key(out, "displayName"), j::String(out, u.display_name);
+  out.push_back('}');
+}
+
+}  // namespace
+
+void AppendCommentJson(std::string& out, const domain::Comment& c, bool with_replies) {
+  namespace j = json_text;
+  out.push_back('{');
+  j::Key(out, "id"), j::Int(out, c.id);
+  out.push_back(','), j::Key(out, "articleId"), j::Int(out, c.article_id);
+  out.push_back(','), j::Key(out, "parentId");
+  if (c.parent_id) {
+    j::Int(out, *c.parent_id);
+  } else {
+    j::Null(out);
+  }
+  out.push_back(','), j::Key(out, "author"), AppendUserJson(out, c.author);
+  out.push_back(','), j::Key(out, "replyTo");
+  if (c.reply_to) {
+    AppendUserJson(out, *c.reply_to);
+  } else {
+    j::Null(out);
+  }
+  out.push_back(','), j::Key(out, "body"), j::String(out, c.body);
+  out.push_back(','), j::Key(out, "createdAt"), j::String(out, FormatTimeMs(c.created_at_ms));
+  out.push_back(','), j::Key(out, "updatedAt"), j::String(out, FormatTimeMs(c.updated_at_ms));
+  out.push_back(','), j::Key(out, "likeCount"), j::Int(out, c.like_count);
+  out.push_back(','), j::Key(out, "replyCount"), j::Int(out, c.reply_count);
+  out.push_back(','), j::Key(out, "liked"), j::Bool(out, c.liked);
+  out.push_back(','), j::Key(out, "deleted"), j::Bool(out, c.deleted);
+  if (with_replies) {
+    out.push_back(','), j::Key(out, "replies");
+    out.push_back('[');
+    for (size_t i = 0; i < c.replies.size(); ++i) {
+      if (i > 0) out.push_back(',');
+      AppendCommentJson(out, c.replies[i]);
+    }
+    out.push_back(']');
+  }
+  out.push_back('}');
 }
 
 void RegisterComments(http_api::Router& router, ApiContext ctx) {

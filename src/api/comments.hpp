@@ -8,5 +8,8 @@ namespace plaudit::api {
 
 void RegisterComments(http_api::Router& router, ApiContext ctx);
 boost::json::object CommentJson(const domain::Comment& c);
+// The same JSON as CommentJson, as text appended to `out`; with `with_replies`, followed by
+// "replies": [the inline replies] (a list page's top-level comments).
+void AppendCommentJson(std::string& out, const domain::Comment& c, bool with_replies = false);
 
 }  // namespace plaudit::api

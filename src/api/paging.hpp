@@ -1,5 +1,8 @@
 #pragma once
 // API.md paging parameters: page (1-based), size (1–100, default 20), or cursor.
+#include <string>
+
+#include "api/json_text.hpp"
 #include "common/result.hpp"
 #include "domain/article.hpp"
 #include "http/request.hpp"
@@ -33,6 +36,39 @@ boost::json::object PageJson(const domain::PageResult<T>& page, const domain::Pa
     o["nextCursor"] = nullptr;
   }
   return o;
+}
+
+// PageJson as text: `append(out, item)` writes each item's JSON (see json_text.hpp).
+template <class T, class Append>
+std::string PageText(const domain::PageResult<T>& page, const domain::PageRequest& req,
+                     Append append, size_t bytes_per_item = 512) {
+  namespace j = json_text;
+  std::string out;
+  out.reserve(128 + bytes_per_item * page.items.size());
+  out.push_back('{');
+  j::Key(out, "items");
+  out.push_back('[');
+  for (size_t i = 0; i < page.items.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    append(out, page.items[i]);
+  }
+  out.push_back(']');
+  out.push_back(','), j::Key(out, "page");
+  if (req.cursor) {
+    j::Null(out);
+  } else {
+    j::Int(out, req.page);
+  }
+  out.push_back(','), j::Key(out, "size"), j::Int(out, req.size);
+  out.push_back(','), j::Key(out, "total"), j::Int(out, page.total);
+  out.push_back(','), j::Key(out, "nextCursor");
+  if (page.next_cursor) {
+    j::String(out, *page.next_cursor);
+  } else {
+    j::Null(out);
+  }
+  out.push_back('}');
+  return out;
 }
 
 }  // namespace plaudit::api

@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 
 #include "api/articles.hpp"
+#include "api/comments.hpp"
 #include "api/json_text.hpp"
 #include "api/paging.hpp"
 
@@ -98,6 +99,60 @@ TEST(ArticleJsonText, APageSaysWhatPageJsonSays) {
             boost::json::value(PageJson(empty, by_page, ArticleJson)));
   EXPECT_EQ(ArticlePageText(empty, by_page),
             R"({"items":[],"page":3,"size":3,"total":0,"nextCursor":null})");
+}
+
+}  // namespace
+}  // namespace plaudit::api
+
+namespace plaudit::api {
+namespace {
+
+domain::Comment AComment(int64_t id, bool top) {
+  domain::Comment c;
+  c.id = id;
+  c.article_id = 42;
+  if (!top) c.parent_id = 513;
+  c.author = {7, "ada", "Ada \"the first\" L."};
+  if (!top && id % 2 == 0) c.reply_to = domain::CommentUser{8, "bob", "B\xc3\xb6" "b\n"};
+  c.body = top ? "Top-level: <b>not markup</b> & \\ \t tab" : "a reply";
+  c.created_at_ms = 1'700'000'000'000 + id;
+  c.updated_at_ms = c.created_at_ms + 5;
+  c.like_count = id % 5;
+  c.reply_count = top ? 4 : 0;
+  c.liked = id % 3 == 0;
+  c.deleted = id == 1027;
+  return c;
+}
+
+TEST(CommentJsonText, SaysWhatCommentJsonSays) {
+  for (const domain::Comment& c : {AComment(513, true), AComment(1027, false),
+                                   AComment(1028, false)}) {
+    std::string text;
+    AppendCommentJson(text, c);
+    EXPECT_EQ(Parse(text), boost::json::value(CommentJson(c))) << text;
+  }
+}
+
+TEST(CommentJsonText, APageOfThreadsSaysWhatCommentJsonAndItsRepliesSay) {
+  domain::PageResult<domain::Comment> page;
+  for (int64_t top = 0; top < 3; ++top) {
+    domain::Comment c = AComment(513 + 256 * top, true);
+    for (int64_t r = 0; r < top; ++r) c.replies.push_back(AComment(2000 + 256 * r, false));
+    page.items.push_back(std::move(c));
+  }
+  page.total = 3;
+  domain::PageRequest req;
+  const auto text = PageText(page, req, [](std::string& out, const domain::Comment& c) {
+    AppendCommentJson(out, c, true);
+  });
+  auto expected = PageJson(page, req, [](const domain::Comment& c) {
+    boost::json::object o = CommentJson(c);
+    boost::json::array replies;
+    for (const auto& r : c.replies) replies.push_back(CommentJson(r));
+    o["replies"] = std::move(replies);
+    return o;
+  });
+  EXPECT_EQ(Parse(text), boost::json::value(expected)) << text;
 }
 
 }  // namespace
