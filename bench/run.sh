@@ -29,6 +29,7 @@
 #      used_memory per comment, then wrk (8 connections, BENCH_DEEP_DURATION each) on page 1
 #      and on pages 1k … 999,980 deep by cursor and by offset; docs/bench-depth.png.
 #   4. bench_flush (sql::LikeTable::Apply) on SQLite and on a private PostgreSQL server.
+#   3c. bench/instructions.sh: instructions per like request and per hello request (callgrind).
 #   5. bench/like_memory.sh: bytes per like record at 1,000,000 records.
 #   6. bench/results/<date>.json, docs/benchmarks.md, docs/bench-throughput.png and
 #      docs/bench-depth.png (gnuplot).
@@ -660,6 +661,20 @@ wait "$PLAUDITD_PID" 2>/dev/null || true
 forget_pid "$PLAUDITD_PID"
 
 # ---------------------------------------------------------------------------------------------
+# 3c. Instructions per request (callgrind): plauditd restarted on the same data under the
+# like_put_spread mix, and bench_hello, each under valgrind (bench/instructions.sh).
+INSTR_LINE=""
+if command -v valgrind >/dev/null; then
+  INSTR_LINE=$(bash bench/instructions.sh "$BUILD" "$DATA" "$WORK/ids.txt" "$WORK/tokens.txt" \
+    2>"$WORK/instr.err") || { cat "$WORK/instr.err" >&2; INSTR_LINE=""; }
+fi
+instr_field() { grep -oE "$1=[0-9]+" <<<"$INSTR_LINE" | cut -d= -f2 || true; }
+INSTR_LIKE=$(instr_field like_instr_per_req)
+INSTR_HELLO=$(instr_field hello_instr_per_req)
+INSTR_RATIO=$(awk -v l="${INSTR_LIKE:-0}" -v h="${INSTR_HELLO:-0}" 'BEGIN { if (l > 0 && h > 0) printf "%.2f", l / h; else print "null" }')
+echo "instructions per request (callgrind): like_put_spread ${INSTR_LIKE:-?}, hello ${INSTR_HELLO:-?} ($INSTR_RATIO×)" >&2
+
+# ---------------------------------------------------------------------------------------------
 # RESP framing (Google Benchmark): plauditd's FormatCommand against hiredis's formatter, the
 # ratio measured in the same process.
 RESP_CSV=$("$BUILD/bench_resp" --benchmark_min_time=0.5 --benchmark_format=csv 2>/dev/null | grep '^"')
@@ -813,6 +828,7 @@ fi
   echo "\"redis_benchmark\":{\"redis_version\":\"$REDIS_VERSION\",\"script\":\"like_set.lua\",\"clients\":50,\"requests\":200000,\"unpipelined_ops\":$RB1,\"unpipelined_writes\":${RB1_WRITES:-0},\"pipelined16_ops\":$RB16,\"pipelined16_writes\":${RB16_WRITES:-0},\"ping_unpipelined_ops\":${RBPING1:-0},\"ping_pipelined16_ops\":${RBPING16:-0}},"
   echo "\"flush\":{\"sqlite_changes_per_s\":${FLUSH_SQLITE:-0},\"postgresql_changes_per_s\":$FLUSH_PG_RATE},"
   echo "\"like_memory\":$LIKEMEM,"
+  echo "\"instructions_per_request\":{\"like_put_spread\":${INSTR_LIKE:-null},\"like_requests\":$(instr_field like_requests | grep . || echo null),\"hello\":${INSTR_HELLO:-null},\"hello_requests\":$(instr_field hello_requests | grep . || echo null),\"ratio\":$INSTR_RATIO},"
   echo "\"comments\":{\"page_article\":$PAGE_ID,\"top_level\":$N_COMMENTS,\"replies\":$N_REPLIES,\"likes\":$N_CLIKES,\"seed_seconds\":$CSEED_SECS,"
   echo " \"page_round_trips_anonymous\":$(field "$(row_of comment_page_new)" round_trips_per_req),\"page_round_trips_signed_in\":${PAGE_RT_AUTH:-null},"
   echo " \"rss_max_mib_like_and_comment_scenarios\":${RSS_LIKE_MIB:-null},\"rss_max_mib_rebuild_and_deep_pages\":${RSS_DEEP_MIB:-null},"
@@ -1060,6 +1076,28 @@ For scale: MEASURED.md found ~47k like-script calls/s unpipelined (121k with \`-
 quiet box of this kind, Redis then using a whole core. A \`like_put_spread\` request above
 sends $(field "$(row_of like_put_spread)" client_cmds_per_req) commands (EVALSHA: $(field "$(row_of like_put_spread)" evalsha_per_req) per request).
 
+## Instructions per like
+
+\`bench/instructions.sh\`: plauditd restarted on this run's data under
+\`valgrind --tool=callgrind\`, driven by \`wrk -t1 -c64\` with the \`like_put_spread\` mix for
+5 s after a 2 s warm-up, and \`bench_hello\` the same way with plain GETs. Instructions of
+every thread (the write-behind flusher's SQL work included) over the requests wrk completed.
+Unlike req/s on this shared box, the count repeats: three runs of the script on one data dir
+(50 articles, 200 users) gave 39,060–39,353 per like and 24,676–24,756 per hello request
+(2026-11-30). It is the figure to compare when a change touches the request path; the
+req/s figures above move with the machine.
+
+| server | instructions per request | requests counted |
+|---|---|---|
+| plauditd, \`like_put_spread\` | ${INSTR_LIKE:-not measured (valgrind missing)} | $(instr_field like_requests) |
+| hello | ${INSTR_HELLO:-not measured} | $(instr_field hello_requests) |
+| ratio | $INSTR_RATIO | |
+
+History (the same method by hand, on a smaller seed: 50 articles, 200 users, 10 s): 54,060
+per like at c9a69e2 (2026-11-30); 39,854 after the like-path work of fc245c4 (Asio frames on
+\`operator new\`, one-allocation keys, cached sessions answered in place, 8 cached flush
+statement shapes).
+
 ## RESP framing of a command
 
 \`bench_resp\` (bench/resp_bench.cpp, Google Benchmark, \`--benchmark_min_time=0.5\`): CPU per
@@ -1148,6 +1186,7 @@ BENCH_DEEP_COMMENTS=100000 BENCH_DEEP_DURATION=2s bash bench/run.sh   # a smalle
 ./build/bench_flush                           # SQLite in a temp dir
 ./build/bench_flush 'postgresql://user@/db?host=/socket/dir&port=5432'   # an empty database
 bash bench/like_memory.sh                     # bytes per like record
+bash bench/instructions.sh build <stopped seeded data dir> <ids file> <tokens file>   # callgrind
 redis-cli -s <sock> -x SCRIPT LOAD < src/redis/lua/like_set.lua
 redis-cli -s <sock> SET 'k2{x}' 1; redis-cli -s <sock> SADD 'k3{x}' 0; redis-cli -s <sock> SET 'k4{x}' 0
 redis-benchmark -s <sock> -c 50 -n 200000 -r 100000 -q [-P 16] \\

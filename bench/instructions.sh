@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Instructions per request, counted by callgrind: unlike req/s on a shared 2-core box (hello
+# moved between 49k and 95k req/s within minutes), an instruction count repeats, so it shows
+# what a change to the request path costs or saves. Two servers, each under
+# `valgrind --tool=callgrind`, each driven by `wrk -t1 -c64` for INSTR_DURATION (default 5s)
+# after a 2 s warm-up, counters zeroed between the two (callgrind_control -z):
+#   - plauditd on DATA (a data dir seeded by bench/run.sh and stopped), with the like_put_spread
+#     mix (bench/wrk/like_put_spread.lua): every thread's instructions, so the write-behind
+#     flusher's SQL work in that window is included;
+#   - bench_hello (the reference server), plain GETs.
+# Usage: bench/instructions.sh BUILD_DIR DATA_DIR IDS_FILE TOKENS_FILE
+# Prints one line: like_instr_per_req=N like_requests=N hello_instr_per_req=N hello_requests=N
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=$1 DATA=$2 IDS=$3 TOKENS=$4
+DUR=${INSTR_DURATION:-5s}
+command -v valgrind >/dev/null && command -v callgrind_control >/dev/null ||
+  { echo "valgrind is needed: bash scripts/install-deps.sh" >&2; exit 1; }
+WORK=$(mktemp -d /tmp/plaudit-instr-XXXXXX)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+wait_port_line() {  # file regex → the port once the log names it (valgrind starts slowly)
+  local port
+  for _ in $(seq 1 600); do
+    if port=$(grep -oE "$2" "$1" 2>/dev/null | grep -oE '[0-9]+$' | head -1) && [ -n "$port" ]; then
+      echo "$port"; return 0
+    fi
+    sleep 0.1
+  done
+  echo "no port in $1" >&2; cat "$1" >&2; return 1
+}
+
+# measure NAME PID URL [wrk args…] → "instructions requests"
+measure() {
+  local name=$1 pid=$2 url=$3
+  shift 3
+  wrk -t1 -c64 -d2s "$@" "$url" >/dev/null
+  callgrind_control -z "$pid" >/dev/null 2>&1
+  wrk -t1 -c64 -d"$DUR" "$@" "$url" >"$WORK/$name.wrk"
+  callgrind_control -d "$pid" >/dev/null 2>&1
+  local dump=$WORK/$name.out.1 total=""
+  for _ in $(seq 1 100); do
+    total=$(awk '$1 == "totals:" || $1 == "summary:" { print $2; exit }' "$dump" 2>/dev/null || true)
+    [ -n "$total" ] && break
+    sleep 0.1
+  done
+  local requests
+  requests=$(awk '/ requests in / { print $1 }' "$WORK/$name.wrk")
+  [ -n "$total" ] && [ "${requests:-0}" -gt 0 ] ||
+    { echo "no callgrind count for $name" >&2; cat "$WORK/$name.wrk" >&2; return 1; }
+  echo "$total $requests"
+}
+
+valgrind --tool=callgrind --callgrind-out-file="$WORK/like.out" "$BUILD/plauditd" \
+  --data-dir "$DATA" --port 0 --rate-limits off --password-hash minimal --log-level info \
+  >"$WORK/plauditd.log" 2>&1 &
+PL=$!
+pids+=("$PL")
+PORT=$(wait_port_line "$WORK/plauditd.log" 'listening on http://127.0.0.1:[0-9]+')
+for _ in $(seq 1 300); do
+  curl -fsS "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break
+  sleep 0.1
+done
+read -r LIKE_I LIKE_N < <(BENCH_WRK_DIR=$PWD/bench/wrk BENCH_IDS=$IDS BENCH_TOKENS=$TOKENS \
+  measure like "$PL" "http://127.0.0.1:$PORT/" -s bench/wrk/like_put_spread.lua)
+[ -n "${LIKE_N:-}" ] || exit 1
+kill -TERM "$PL"
+wait "$PL" 2>/dev/null || true
+
+valgrind --tool=callgrind --callgrind-out-file="$WORK/hello.out" "$BUILD/bench_hello" 0 \
+  >"$WORK/hello.log" 2>&1 &
+HL=$!
+pids+=("$HL")
+HPORT=$(wait_port_line "$WORK/hello.log" 'listening on [0-9]+')
+read -r HELLO_I HELLO_N < <(measure hello "$HL" "http://127.0.0.1:$HPORT/")
+[ -n "${HELLO_N:-}" ] || exit 1
+
+echo "like_instr_per_req=$((LIKE_I / LIKE_N)) like_requests=$LIKE_N" \
+  "hello_instr_per_req=$((HELLO_I / HELLO_N)) hello_requests=$HELLO_N"
