@@ -79,8 +79,10 @@ class AsioEvents : public std::enable_shared_from_this<AsioEvents> {
   }
 
   // redisAsyncHandleRead, but feeding the reader kFeedChunk bytes at a time. Anything but
-  // data (the connect step, EOF, an error) is left to hiredis itself, which reads again, sees
-  // the same condition and disconnects as it would have.
+  // data (the connect step, EOF, an error) is left to hiredis itself, which reads again and
+  // disconnects as it would have. One difference: after a read error (a reset) hiredis's own
+  // read usually sees EOF, so the disconnect is logged as "Server closed the connection"
+  // rather than with the errno; the requests in flight fail the same way.
   void HandleRead() {
     redisContext* c = &ac_->c;
     if (!(c->flags & REDIS_CONNECTED)) {
