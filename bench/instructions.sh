@@ -25,16 +25,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-wait_port_line() {  # file regex → the port once the log names it (valgrind starts slowly)
-  local port
-  for _ in $(seq 1 600); do
-    if port=$(grep -oE "$2" "$1" 2>/dev/null | grep -oE '[0-9]+$' | head -1) && [ -n "$port" ]; then
-      echo "$port"; return 0
-    fi
-    sleep 0.1
-  done
-  echo "no port in $1" >&2; cat "$1" >&2; return 1
-}
+source bench/lib.sh  # wait_port_line
 
 # measure NAME PID URL [wrk args…] → "instructions requests"
 measure() {
@@ -62,7 +53,7 @@ valgrind --tool=callgrind --callgrind-out-file="$WORK/like.out" "$BUILD/plauditd
   >"$WORK/plauditd.log" 2>&1 &
 PL=$!
 pids+=("$PL")
-PORT=$(wait_port_line "$WORK/plauditd.log" 'listening on http://127.0.0.1:[0-9]+')
+PORT=$(wait_port_line "$WORK/plauditd.log" 'listening on http://127.0.0.1:[0-9]+' 60)
 for _ in $(seq 1 300); do
   curl -fsS "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break
   sleep 0.1
@@ -77,7 +68,7 @@ valgrind --tool=callgrind --callgrind-out-file="$WORK/hello.out" "$BUILD/bench_h
   >"$WORK/hello.log" 2>&1 &
 HL=$!
 pids+=("$HL")
-HPORT=$(wait_port_line "$WORK/hello.log" 'listening on [0-9]+')
+HPORT=$(wait_port_line "$WORK/hello.log" 'listening on [0-9]+' 60)
 read -r HELLO_I HELLO_N < <(measure hello "$HL" "http://127.0.0.1:$HPORT/")
 [ -n "${HELLO_N:-}" ] || exit 1
 

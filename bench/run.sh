@@ -88,15 +88,7 @@ done
 
 command -v sqlite3 >/dev/null || { echo "the sqlite3 CLI is needed: bash scripts/install-deps.sh" >&2; exit 1; }
 
-wait_port_line() {  # file regex → prints the port once the log names it
-  for _ in $(seq 1 300); do
-    if port=$(grep -oE "$2" "$1" 2>/dev/null | grep -oE '[0-9]+$' | head -1) && [ -n "$port" ]; then
-      echo "$port"; return 0
-    fi
-    sleep 0.05
-  done
-  echo "no port in $1" >&2; cat "$1" >&2; return 1
-}
+source bench/lib.sh  # wait_port_line
 
 "$BUILD/bench_hello" 0 >"$WORK/hello.log" 2>&1 &
 pids+=($!)

@@ -211,12 +211,8 @@ void AppendCommentJson(std::string& out, const domain::Comment& c, bool with_rep
   out.push_back(','), j::Key(out, "deleted"), j::Bool(out, c.deleted);
   if (with_replies) {
     out.push_back(','), j::Key(out, "replies");
-    out.push_back('[');
-    for (size_t i = 0; i < c.replies.size(); ++i) {
-      if (i > 0) out.push_back(',');
-      AppendCommentJson(out, c.replies[i]);
-    }
-    out.push_back(']');
+    j::Array(out, c.replies,
+             [](std::string& o, const domain::Comment& r) { AppendCommentJson(o, r); });
   }
   out.push_back('}');
 }

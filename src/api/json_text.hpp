@@ -21,4 +21,17 @@ inline void Key(std::string& out, std::string_view key) {
   out.append("\":");
 }
 
+// [item, item, …]: `append(out, item)` writes each one.
+template <class Items, class Append>
+void Array(std::string& out, const Items& items, Append append) {
+  out.push_back('[');
+  bool first = true;
+  for (const auto& item : items) {
+    if (!first) out.push_back(',');
+    first = false;
+    append(out, item);
+  }
+  out.push_back(']');
+}
+
 }  // namespace plaudit::api::json_text

@@ -47,12 +47,7 @@ std::string PageText(const domain::PageResult<T>& page, const domain::PageReques
   out.reserve(128 + bytes_per_item * page.items.size());
   out.push_back('{');
   j::Key(out, "items");
-  out.push_back('[');
-  for (size_t i = 0; i < page.items.size(); ++i) {
-    if (i > 0) out.push_back(',');
-    append(out, page.items[i]);
-  }
-  out.push_back(']');
+  j::Array(out, page.items, append);
   out.push_back(','), j::Key(out, "page");
   if (req.cursor) {
     j::Null(out);
