@@ -34,7 +34,7 @@ local function replay(set, only_bucket)
   end
 end
 local function fill_bucket()
-  redis.call('SADD', KEYS[3], 0)
+  redis.call('SADD', KEYS[3], '0')
   for i = 5, #ARGV do
     local uid = tonumber(ARGV[i])
     if uid >= lo and uid <= hi then
@@ -49,7 +49,7 @@ if ARGV[1] ~= '' and redis.call('EXISTS', KEYS[1]) == 0 then
       fill_bucket()
     end
   elseif ARGV[1] == 'small' then
-    redis.call('SADD', KEYS[1], 0)
+    redis.call('SADD', KEYS[1], '0')
     for i = 5, #ARGV do
       redis.call('SADD', KEYS[1], ARGV[i])
     end

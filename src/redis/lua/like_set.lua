@@ -5,7 +5,8 @@
 -- 5 bytes a like); past that the set is split once into sets by user id >> 8 (big mode,
 -- at most 256 likers each), so no key grows with popularity and every set stays an intset.
 -- KEYS[1] pl:lk:{s}:<t>:s        small-mode SET of liker ids, member 0 = loaded from SQL
--- KEYS[2] pl:lb:{s}:<t>          big-mode mark (exists once the target was split)
+-- KEYS[2] pl:lb:{s}:<t>          big-mode mark (exists once the target was split; set here,
+--                                 not read: a bucket holding 0 implies it)
 -- KEYS[3] pl:lk:{s}:<t>:<bucket> big-mode SET of the user's bucket, member 0 = loaded
 -- KEYS[4] pl:lc:{s}:<t>          the like count
 -- KEYS[5] pl:lp:{s}:<t>:s        pending changes (small mode): uid → "state:seq"
@@ -24,24 +25,27 @@
 -- Every miss changes nothing.
 --
 -- Each redis.call costs a command lookup and argument objects, so the common path is kept
--- to few calls: a like that changes nothing is 3 (HGET, SMISMEMBER, GET), one that does 9.
+-- to few calls: a like that changes nothing is 3 (HGET, SMISMEMBER, GET), one that does 9;
+-- in big mode (past 256 likers) one more SMISMEMBER each.
 if ARGV[6] == 'pub' and redis.call('HGET', KEYS[9], 'status') ~= 'published' then
   return {-3, 0}
 end
 local set, pending, member
--- {member 0: the loaded mark, the user}; a small set always holds 0 while it exists.
-local flags = redis.call('SMISMEMBER', KEYS[1], 0, ARGV[1])
+-- {member 0: the loaded mark, the user}; a small set always holds 0 while it exists. The
+-- mark is the string '0': a Lua number would be formatted by Redis (%.17g) on every call.
+local flags = redis.call('SMISMEMBER', KEYS[1], '0', ARGV[1])
 local small = flags[1] == 1
 if small then
   set, pending, member = KEYS[1], KEYS[5], ARGV[3]
-elseif redis.call('EXISTS', KEYS[2]) == 1 then
-  flags = redis.call('SMISMEMBER', KEYS[3], 0, ARGV[1])
+else
+  -- Big mode needs no EXISTS of the mark KEYS[2]: a bucket is only ever created together
+  -- with the mark (the split below, like_load.lua), so a bucket holding 0 implies it. Not
+  -- loaded, or small mode not loaded, is a miss either way (2 calls, as before).
+  flags = redis.call('SMISMEMBER', KEYS[3], '0', ARGV[1])
   if flags[1] ~= 1 then
     return {-1, 0}
   end
   set, pending, member = KEYS[3], KEYS[6], ARGV[4]
-else
-  return {-1, 0}
 end
 local count = redis.call('GET', KEYS[4])
 if not count then
@@ -83,7 +87,7 @@ if small and want == 1 and redis.call('SCARD', set) > 257 then
   local prefix = string.sub(KEYS[1], 1, -2)
   for _, uid in ipairs(redis.call('SMEMBERS', set)) do
     if uid ~= '0' then
-      redis.call('SADD', prefix .. math.floor(tonumber(uid) / 256), 0, uid)
+      redis.call('SADD', prefix .. math.floor(tonumber(uid) / 256), '0', uid)
     end
   end
   redis.call('DEL', set)
