@@ -40,7 +40,7 @@ if small then
 else
   -- Big mode needs no EXISTS of the mark KEYS[2]: a bucket is only ever created together
   -- with the mark (the split below, like_load.lua), so a bucket holding 0 implies it. Not
-  -- loaded, or small mode not loaded, is a miss either way (2 calls, as before).
+  -- loaded, or small mode not loaded, is a miss either way.
   flags = redis.call('SMISMEMBER', KEYS[3], '0', ARGV[1])
   if flags[1] ~= 1 then
     return {-1, 0}

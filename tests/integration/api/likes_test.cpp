@@ -320,6 +320,12 @@ TEST_P(LikesTest, ASmallTargetKeepsOneSetAndABigOneSplitsWithoutLosingAChange) {
     for (std::string key; std::getline(in, key);) out.push_back(key);
     return out;
   };
+  // like_set.lua tells big mode by a bucket's 0 member alone, trusting that no bucket exists
+  // without the big-mode mark: check that wherever buckets are made (split, load from SQL).
+  auto big_mark = [&](int64_t target) {
+    return redis_.Cli("EXISTS 'pl:lb:{l" + std::to_string(target % 256) + "}:a" +
+                      std::to_string(target) + "'");
+  };
 
   // 100 likers: one intset holding them all (plus the loaded mark).
   const int64_t small = NewArticle("small");
@@ -338,6 +344,7 @@ TEST_P(LikesTest, ASmallTargetKeepsOneSetAndABigOneSplitsWithoutLosingAChange) {
   FlushLikes();
   EXPECT_FALSE(set(big, 600, false).liked);
   for (int64_t uid = 1; uid <= 257; ++uid) EXPECT_EQ(set(big, uid, true).count, uid);
+  EXPECT_EQ(big_mark(big), "1") << "the split sets the big-mode mark";
   for (const auto& key : keys_of(big)) {
     EXPECT_NE(key.substr(key.size() - 2), ":s") << "the small set should be gone";
     EXPECT_LE(std::stoll(redis_.Cli("SCARD '" + key + "'")), 257) << key;
@@ -356,8 +363,10 @@ TEST_P(LikesTest, ASmallTargetKeepsOneSetAndABigOneSplitsWithoutLosingAChange) {
 
   // From SQL again, in big mode.
   FlushAllRedisAndRelogin();
+  EXPECT_EQ(big_mark(big), "0");
   EXPECT_FALSE(get(big, 600).liked);
   EXPECT_TRUE(get(big, 900).liked);
+  EXPECT_EQ(big_mark(big), "1") << "a bucket loaded from SQL comes with the big-mode mark";
   EXPECT_EQ(set(big, 5, true).count, 258);  // a repeat like does not double
   EXPECT_EQ(set(big, 601, true).count, 259);
   EXPECT_EQ(get(small, 1050).count, 100);

@@ -91,6 +91,7 @@ TEST_F(PlauditdTest, ZeroConfigEmbeddedModeServesAndStopsCleanly) {
   EXPECT_TRUE(Alive(child));
   EXPECT_EQ(RedisCli("CONFIG GET appendonly"), "appendonly\nyes");
   EXPECT_EQ(RedisCli("CONFIG GET appendfsync"), "appendfsync\neverysec");
+  EXPECT_EQ(RedisCli("CONFIG GET latency-tracking"), "latency-tracking\nno");
 
   p->Signal(SIGTERM);
   auto status = p->Wait(15s);
