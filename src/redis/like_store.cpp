@@ -120,10 +120,9 @@ Awaitable<Result<std::vector<LikeReading>>> LikeStore::GetMany(
     // A comment page (its comments share the article's shard): one like_get.lua call reads
     // every state atomically, instead of four commands per comment.
     std::vector<std::string> keys;
-    keys.reserve(4 * targets.size());
+    keys.reserve(3 * targets.size());
     for (const LikeTarget& t : targets) {
       keys.push_back(keys::LikeBucket(first_shard, SmallMember(t)));
-      keys.push_back(keys::LikeBig(first_shard, t.Name()));
       keys.push_back(keys::LikeBucket(first_shard, Member(t, LikeBucketOf(user_id))));
       keys.push_back(keys::LikeCount(first_shard, t.Name()));
     }
@@ -138,18 +137,19 @@ Awaitable<Result<std::vector<LikeReading>>> LikeStore::GetMany(
     }
     co_return out;
   }
-  // Targets across shards (an article list, one target per shard), or a single one: four
+  // Targets across shards (an article list, one target per shard), or a single one: three
   // plain commands per target in one pipeline (one round trip; a script call per shard cost
   // Redis several times more, and plauditd a request each). They are not one snapshot: a
   // like or a split may land between them, so each value is one that held a moment apart, as
   // with two separate requests; a set seen as not loaded is a miss (load, read again).
   const std::string uid = std::to_string(user_id);
+  // No EXISTS of the big-mode mark: as in like_set.lua, a bucket holding 0 implies it (a
+  // bucket is only ever created with the mark), and the small set is asked first.
   std::vector<std::vector<std::string>> cmds;
-  cmds.reserve(4 * targets.size());
+  cmds.reserve(3 * targets.size());
   for (const LikeTarget& t : targets) {
     const int s = t.Shard();
     cmds.push_back({"SMISMEMBER", keys::LikeBucket(s, SmallMember(t)), uid, "0"});
-    cmds.push_back({"EXISTS", keys::LikeBig(s, t.Name())});
     cmds.push_back({"SMISMEMBER", keys::LikeBucket(s, Member(t, LikeBucketOf(user_id))), uid, "0"});
     cmds.push_back({"GET", keys::LikeCount(s, t.Name())});
   }
@@ -165,19 +165,19 @@ Awaitable<Result<std::vector<LikeReading>>> LikeStore::GetMany(
     return true;
   };
   for (size_t i = 0; i < targets.size(); ++i) {
-    const Reply* r = &(*replies)[4 * i];
+    const Reply* r = &(*replies)[3 * i];
     bool small_has = false, small_loaded = false, bucket_has = false, bucket_loaded = false;
-    if (!flags(r[0], &small_has, &small_loaded) || !flags(r[2], &bucket_has, &bucket_loaded)) {
+    if (!flags(r[0], &small_has, &small_loaded) || !flags(r[1], &bucket_has, &bucket_loaded)) {
       co_return Fail(ErrorCode::kInternal, "unexpected like reply");
     }
     int state = -1;
     if (small_loaded) {
       state = small_has ? 1 : 0;
-    } else if (r[1].integer == 1 && bucket_loaded) {
+    } else if (bucket_loaded) {
       state = bucket_has ? 1 : 0;
     }
-    std::optional<int64_t> n = r[3].is_nil() ? std::nullopt : r[3].AsInt();
-    if (!r[3].is_nil() && !n) co_return Fail(ErrorCode::kInternal, "corrupt like count");
+    std::optional<int64_t> n = r[2].is_nil() ? std::nullopt : r[2].AsInt();
+    if (!r[2].is_nil() && !n) co_return Fail(ErrorCode::kInternal, "corrupt like count");
     out[i] = LikeReading{state, n ? *n : -2};
   }
   co_return out;

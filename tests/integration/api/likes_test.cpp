@@ -354,6 +354,22 @@ TEST_P(LikesTest, ASmallTargetKeepsOneSetAndABigOneSplitsWithoutLosingAChange) {
   EXPECT_EQ(get(big, 600).count, 257);
   EXPECT_TRUE(get(big, 5).liked);
   EXPECT_TRUE(get(big, 257).liked);
+  // A batch within one shard (a comment page: like_get.lua) reads big and small mode alike,
+  // loading a bucket no one has read yet (user 800's) from SQL.
+  auto page = [&](int64_t target, int64_t uid) {
+    std::vector<redis::LikeTarget> ts{{'a', target, target}, {'c', 7, target}};
+    auto r = OnLoop(app_->app().likes().GetMany(uid, ts));
+    EXPECT_TRUE(r) << (r ? "" : r.error().message);
+    return r && r->size() == 2 ? (*r)[0] : domain::LikeState{true, -1};
+  };
+  EXPECT_TRUE(page(big, 5).liked);
+  EXPECT_EQ(page(big, 5).count, 257);
+  EXPECT_FALSE(page(big, 600).liked);
+  EXPECT_FALSE(page(big, 800).liked);
+  EXPECT_EQ(page(big, 800).count, 257);
+  EXPECT_TRUE(page(small, 1001).liked);
+  EXPECT_FALSE(page(small, 5).liked);
+  EXPECT_EQ(page(small, 5).count, 100);
   EXPECT_FALSE(set(big, 600, false).liked);  // still nothing to undo
   EXPECT_EQ(set(big, 5, false).count, 256);
   EXPECT_EQ(set(big, 5, true).count, 257);
