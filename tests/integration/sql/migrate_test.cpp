@@ -83,6 +83,61 @@ TEST_P(Migrate, MetaTableIsUsable) {
   EXPECT_EQ(Text(rows->rows[0][0]), "test");
 }
 
+// 006 rebuilds SQLite's likes table WITHOUT ROWID (clustered by target). A database made
+// before it, with likes in the old rowid table, keeps every row across the upgrade.
+TEST_P(Migrate, LikesTableUpgradeKeepsEveryRow) {
+  auto store = OpenStore();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->Migrate());
+  // Back to version 5: the likes table as 004 made it, with rows, and 006 not recorded.
+  ASSERT_TRUE(Query(*store, "DELETE FROM schema_migrations WHERE version = 6"));
+  if (GetParam() == Dialect::kSqlite) {
+    ASSERT_TRUE(Query(*store, "DROP TABLE likes"));
+    ASSERT_TRUE(Query(*store,
+                      "CREATE TABLE likes (target_type TEXT NOT NULL CHECK (target_type IN "
+                      "('a', 'c')), target_id BIGINT NOT NULL, user_id BIGINT NOT NULL, valid "
+                      "INTEGER NOT NULL, seq BIGINT NOT NULL, updated_at BIGINT NOT NULL, "
+                      "PRIMARY KEY (target_type, target_id, user_id))"));
+  }
+  for (int64_t uid = 1; uid <= 300; ++uid) {
+    auto r = Query(*store,
+                   "INSERT INTO likes (target_type, target_id, user_id, valid, seq, updated_at) "
+                   "VALUES ($1, $2, $3, $4, $5, $6)",
+                   {uid % 2 ? "a"s : "c"s, int64_t{uid % 7}, uid, int64_t{uid % 3 ? 1 : 0},
+                    uid * 10, int64_t{1700000000000}});
+    ASSERT_TRUE(r) << r.error().message;
+  }
+  auto before = Query(*store, "SELECT target_type, target_id, user_id, valid, seq FROM likes "
+                              "ORDER BY 1, 2, 3");
+  ASSERT_TRUE(before);
+  ASSERT_EQ(before->rows.size(), 300u);
+
+  auto upgraded = store->Migrate();
+  ASSERT_TRUE(upgraded) << upgraded.error().message;
+  EXPECT_EQ(*upgraded, 1);
+  ExpectRecorded(*store);
+  auto after = Query(*store, "SELECT target_type, target_id, user_id, valid, seq FROM likes "
+                             "ORDER BY 1, 2, 3");
+  ASSERT_TRUE(after);
+  ASSERT_EQ(after->rows.size(), before->rows.size());
+  for (size_t i = 0; i < after->rows.size(); ++i) {
+    EXPECT_EQ(Text(after->rows[i][0]), Text(before->rows[i][0]));
+    for (size_t c = 1; c < 5; ++c) EXPECT_EQ(Int(after->rows[i][c]), Int(before->rows[i][c]));
+  }
+  // The primary key still refuses a duplicate.
+  auto dup = Query(*store,
+                   "INSERT INTO likes (target_type, target_id, user_id, valid, seq, updated_at) "
+                   "VALUES ('a', 1, 1, 1, 1, 1)");
+  ASSERT_FALSE(dup);
+  EXPECT_EQ(dup.error().code, ErrorCode::kAlreadyExists);
+  if (GetParam() == Dialect::kSqlite) {
+    auto sql = Query(*store, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'likes'");
+    ASSERT_TRUE(sql);
+    ASSERT_EQ(sql->rows.size(), 1u);
+    EXPECT_NE(Text(sql->rows[0][0]).find("WITHOUT ROWID"), std::string::npos) << Text(sql->rows[0][0]);
+  }
+}
+
 TEST_P(Migrate, ConcurrentMigrationsNeitherFailNorDoubleApply) {
   constexpr int kProcesses = 4;
   std::vector<std::unique_ptr<Store>> stores;
