@@ -998,6 +998,16 @@ no Redis, no SQL) measured in the same run. Step 2b runs $PAIR_ROUNDS rounds of 
 two \`/healthz\` runs around it, so drift of the shared box over minutes cancels. The target
 row above takes the median ratio and the median p99 over the rounds.
 
+Why likes lose more to this box than \`/healthz\` does (2026-12-01, \`perf sched record -- sleep 2\`
+during \`like_put_spread\`, then \`perf sched latency\` and \`perf sched timehist\`): over 2 s,
+CPU 0 was idle 333 ms (17%) while CPU 1 ran Redis (820 ms), wrk (674 ms) and plauditd
+(508 ms) with no idle time; Redis waited 0.44 ms on average (up to 4.8 ms) to run after
+being woken, wrk 0.28 ms, plauditd 0.07 ms. This VM's 2 vCPUs expose no cache topology (no
+/sys/devices/system/cpu/cpu0/cache), which likely leaves the scheduler without a shared-cache
+domain in which to move a woken task to the idle CPU; only periodic load balancing does. \`/healthz\` has two busy tasks for two
+CPUs and does not suffer from it; a like has three. Pinning plauditd and Redis to separate
+CPUs (taskset, a test only) gave +6-9% req/s.
+
 | round | scenario | req/s | p99 ms | non-2xx | /healthz before | /healthz after | ratio |
 |---|---|---|---|---|---|---|---|
 MID
