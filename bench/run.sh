@@ -6,7 +6,7 @@
 #   BENCH_DEEP_COMMENTS (default 1000000): comments on the deep-page article
 #   BENCH_LUA_DIR (default src/redis/lua): the Lua scripts the plauditd binary embeds (to name
 #     EVALSHA calls, and for the redis-benchmark reference); must match BUILD_DIR's binary
-#   BENCH_PAIR_DURATION (default 5s), BENCH_PAIR_ROUNDS (default 3): the like target's runs
+#   BENCH_PAIR_DURATION (default 5s), BENCH_PAIR_ROUNDS (default 5): the like target's runs
 #     against /healthz, interleaved (step 2b)
 #   BENCH_DEEP_DURATION (default 2s), BENCH_DEEP_ROUNDS (default 3): wrk duration per deep-page
 #     point (8 connections), and rounds over all points (each point: the median)
@@ -52,7 +52,7 @@ LUA_DIR=${BENCH_LUA_DIR:-src/redis/lua}
 DEEP_DUR=${BENCH_DEEP_DURATION:-2s}
 DEEP_ROUNDS=${BENCH_DEEP_ROUNDS:-3}
 PAIR_DUR=${BENCH_PAIR_DURATION:-5s}
-PAIR_ROUNDS=${BENCH_PAIR_ROUNDS:-3}
+PAIR_ROUNDS=${BENCH_PAIR_ROUNDS:-5}
 [ "${BENCH_DB:-}" = postgresql ] && FLUSH_PG=1
 STAMP=$(date -u +%Y-%m-%dT%H-%M-%SZ)
 WORK=$(mktemp -d /tmp/plaudit-bench-XXXXXX)
