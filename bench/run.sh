@@ -115,6 +115,13 @@ for _ in $(seq 1 200); do
 done
 rcli() { redis-cli -s "$SOCK" "$@"; }
 to_ms() { awk -v s="$1" 'BEGIN { n = s + 0; if (s ~ /us$/) n /= 1000; else if (s ~ /ms$/) n += 0; else if (s ~ /s$/) n *= 1000; printf "%.2f", n }'; }
+# wrk_summary FILE → "rps p50 p99 non2xx requests" from wrk --latency output (latencies as wrk
+# prints them, e.g. 1.75ms; 0 for what is missing).
+wrk_summary() {
+  awk '/^Requests\/sec:/ { r = $2 } $1 == "50%" { p50 = $2 } $1 == "99%" { p99 = $2 }
+       /Non-2xx or 3xx responses:/ { e = $5 } / requests in / { n = $1 }
+       END { print (r == "" ? 0 : r), (p50 == "" ? 0 : p50), (p99 == "" ? 0 : p99), e + 0, n + 0 }' "$1"
+}
 
 # ---------------------------------------------------------------------------------------------
 # 1. Seed through the API: a few curl processes, each sending its share of the requests on
@@ -399,11 +406,7 @@ run() {
   wrk "${args[@]}" "$url" >"$WORK/$name.txt" 2>&1
   [ $on_plauditd = 1 ] && redis_snap "$WORK/$name.after"
   local rps p50 p99 errors requests all_cmds=null evalsha=null client=null breakdown="" rt=null
-  rps=$(awk '/^Requests\/sec:/ {print $2}' "$WORK/$name.txt")
-  p50=$(awk '$1=="50%" {print $2}' "$WORK/$name.txt")
-  p99=$(awk '$1=="99%" {print $2}' "$WORK/$name.txt")
-  errors=$(awk '/Non-2xx or 3xx responses:/ {print $5}' "$WORK/$name.txt")
-  requests=$(awk '/requests in/ {print $1}' "$WORK/$name.txt")
+  read -r rps p50 p99 errors requests < <(wrk_summary "$WORK/$name.txt")
   if [ $on_plauditd = 1 ]; then
     read -r all_cmds evalsha < <(redis_delta "$WORK/$name.before" "$WORK/$name.after" "${requests:-0}")
     local p
@@ -483,10 +486,8 @@ run login "http://127.0.0.1:$PORT/api/v1/sessions" bench/wrk/login.lua 4
 wrk_line() {  # URL [SCRIPT] → "rps p99_ms non2xx"
   wrk -t"$THREADS" -c"$CONN" -d"$PAIR_DUR" --latency ${2:+-s "$2"} "$1" >"$WORK/pair.txt" 2>&1
   local rps p99 n2
-  rps=$(awk '/^Requests\/sec:/ {print $2}' "$WORK/pair.txt")
-  p99=$(awk '$1=="99%" {print $2}' "$WORK/pair.txt")
-  n2=$(awk '/Non-2xx or 3xx responses:/ {print $5}' "$WORK/pair.txt")
-  echo "${rps:-0} $(to_ms "${p99:-0}") ${n2:-0}"
+  read -r rps _ p99 n2 _ < <(wrk_summary "$WORK/pair.txt")
+  echo "$rps $(to_ms "$p99") $n2"
 }
 : >"$WORK/pairs"
 for round in $(seq 1 "$PAIR_ROUNDS"); do
@@ -659,7 +660,9 @@ echo "cursor check: $DEEP_CHECK" >&2
 depth_point() {
   local f=$WORK/depth.$1.$2.$3.txt
   wrk -t1 -c8 -d"$DEEP_DUR" --latency "$4" >"$f" 2>&1
-  echo "$1 $2 $3 $(awk '/^Requests\/sec:/ {print $2}' "$f") $(to_ms "$(awk '$1=="50%" {print $2}' "$f")") $(to_ms "$(awk '$1=="99%" {print $2}' "$f")") $(awk '/Non-2xx or 3xx responses:/ {print $5}' "$f" | grep . || echo 0)" |
+  local rps p50 p99 n2
+  read -r rps p50 p99 n2 _ < <(wrk_summary "$f")
+  echo "$1 $2 $3 $rps $(to_ms "$p50") $(to_ms "$p99") $n2" |
     tee -a "$WORK/depth.raw" |
     awk '{ print "deep page, round " $1 ": " $2 " at depth " $3 ": " $4 " req/s, p50 " $5 " ms, p99 " $6 " ms, non-2xx " $7 }' >&2
 }
@@ -1004,9 +1007,9 @@ CPU 0 was idle 333 ms (17%) while CPU 1 ran Redis (820 ms), wrk (674 ms) and pla
 (508 ms) with no idle time; Redis waited 0.44 ms on average (up to 4.8 ms) to run after
 being woken, wrk 0.28 ms, plauditd 0.07 ms. This VM's 2 vCPUs expose no cache topology (no
 /sys/devices/system/cpu/cpu0/cache), which likely leaves the scheduler without a shared-cache
-domain in which to move a woken task to the idle CPU; only periodic load balancing does. \`/healthz\` has two busy tasks for two
-CPUs and does not suffer from it; a like has three. Pinning plauditd and Redis to separate
-CPUs (taskset, a test only) gave +6-9% req/s.
+domain in which to move a woken task to the idle CPU; only periodic load balancing does.
+\`/healthz\` has two busy tasks for two CPUs and does not suffer from it; a like has three.
+Pinning plauditd and Redis to separate CPUs (taskset, a test only) gave +6-9% req/s.
 
 | round | scenario | req/s | p99 ms | non-2xx | /healthz before | /healthz after | ratio |
 |---|---|---|---|---|---|---|---|

@@ -118,7 +118,7 @@ Awaitable<Result<std::vector<LikeReading>>> LikeStore::GetMany(
   }
   if (one_shard) {
     // A comment page (its comments share the article's shard): one like_get.lua call reads
-    // every state atomically, instead of four commands per comment.
+    // every state atomically, instead of three commands per comment.
     std::vector<std::string> keys;
     keys.reserve(3 * targets.size());
     for (const LikeTarget& t : targets) {
