@@ -143,7 +143,15 @@ Awaitable<Result<std::vector<ArticleFieldList>>> ArticleCache::GetMany(
 Awaitable<Status> ArticleCache::Put(int64_t id, const ArticleFields& fields,
                                     const std::string* body) {
   std::vector<std::string> hset{"HSET", keys::Article(id)};
+  // 'status' first: like_set.lua reads it on every article like, and HGET scans a small
+  // (listpack) hash from the front; in name order it was the 13th field of 17 (~1,900 more
+  // Redis instructions a like, callgrind).
+  if (auto it = fields.find("status"); it != fields.end()) {
+    hset.push_back(it->first);
+    hset.push_back(it->second);
+  }
   for (const auto& [k, v] : fields) {
+    if (k == "status") continue;
     hset.push_back(k);
     hset.push_back(v);
   }

@@ -14,13 +14,41 @@ std::string Member(const LikeTarget& t, int64_t bucket) {
 // The member of a target's small-mode records (one set for every liker; see like_set.lua).
 std::string SmallMember(const LikeTarget& t) { return keys::Cat(t.Name(), ":s"); }
 
-Result<LikeReading> ToReading(const Result<Reply>& r) {
+// like_set.lua's answer: state + 2·big + 4·count, or 'miss' / 'unpublished'.
+Result<LikeReading> ToReading(const Result<Reply>& r, bool* big) {
   if (auto st = ReplyOk(r); !st) return tl::unexpected(st.error());
-  if (r->elements.size() != 2) return Fail(ErrorCode::kInternal, "unexpected like reply");
-  return LikeReading{static_cast<int>(r->elements[0].integer), r->elements[1].integer};
+  if (r->type == Reply::Type::kInteger) {
+    const int64_t low = ((r->integer % 4) + 4) % 4;  // a drifted count may be negative
+    *big = (low & 2) != 0;
+    return LikeReading{static_cast<int>(low & 1), (r->integer - low) / 4};
+  }
+  if (r->str == "miss") return LikeReading{-1, -2};
+  if (r->str == "unpublished") return LikeReading{-3, 0};
+  return Fail(ErrorCode::kInternal, "unexpected like reply");
 }
 
 }  // namespace
+
+uint64_t LikeModeHints::Tag(const LikeTarget& t) {
+  // Fibonacci hashing: the top bits pick the slot; | 1 keeps a used slot non-zero.
+  const uint64_t key = (static_cast<uint64_t>(t.id) << 1) | (t.type == 'c' ? 1 : 0);
+  return (key * 0x9E3779B97F4A7C15ULL) | 1;
+}
+
+bool LikeModeHints::Big(const LikeTarget& t) const {
+  const uint64_t tag = Tag(t);
+  return slots_[tag >> (64 - kSlotBits)] == tag;
+}
+
+void LikeModeHints::Record(const LikeTarget& t, bool big) {
+  const uint64_t tag = Tag(t);
+  uint64_t& slot = slots_[tag >> (64 - kSlotBits)];
+  if (big) {
+    slot = tag;
+  } else if (slot == tag) {
+    slot = 0;
+  }
+}
 
 int LikeTarget::Shard() const { return keys::LikeShard(article_id); }
 std::string LikeTarget::Name() const { return keys::Cat(std::string_view(&type, 1), keys::Num(id)); }
@@ -36,9 +64,8 @@ Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_
   std::string bucket = keys::Cat(name, ":", keys::Num(LikeBucketOf(user_id)));
   // Built in place (no initializer lists: those copy every string once more).
   std::vector<std::string> keys;
-  keys.reserve(9);
+  keys.reserve(8);
   keys.push_back(keys::LikeBucket(s, small));
-  keys.push_back(keys::LikeBig(s, name));
   keys.push_back(keys::LikeBucket(s, bucket));
   keys.push_back(keys::LikeCount(s, name));
   keys.push_back(keys::LikePending(s, small));
@@ -46,12 +73,11 @@ Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_
   keys.push_back(keys::LikeDirty(s));
   keys.push_back(keys::LikeSeq(s));
   std::vector<std::string> args;
-  args.reserve(7);
+  args.reserve(6);
   args.push_back(std::to_string(user_id));
   args.push_back(like ? "1" : "0");
-  args.push_back(std::move(small));
-  args.push_back(std::move(bucket));
   args.push_back(std::to_string(NowMs()));
+  args.push_back(hints_.Big(t) ? "big" : "s");
   if (hot_index && hot_member) {
     keys.push_back(*hot_index);
     args.push_back("hot");
@@ -61,7 +87,11 @@ Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_
     keys.push_back(keys::Article(t.id));
     args.push_back("pub");
   }
-  co_return ToReading(co_await client_.Eval(GetScript("like_set.lua"), std::move(keys), std::move(args)));
+  bool big = false;
+  auto reading = ToReading(
+      co_await client_.Eval(GetScript("like_set.lua"), std::move(keys), std::move(args)), &big);
+  if (reading && reading->state >= 0) hints_.Record(t, big);
+  co_return reading;
 }
 
 Awaitable<Result<LikeReading>> LikeStore::Get(const LikeTarget& t, int64_t user_id) {

@@ -253,6 +253,12 @@ TEST_P(LikesTest, ArticleLikeChecksPublishedInTheLikeScript) {
       co_return app_->app().redis().stats().commands_sent;
     }());
   };
+  // The script's HGET finds 'status' first in the article's cached hash (it scans from the
+  // front).
+  std::string tag = "{l" + std::to_string(id % 256) + "}";
+  EXPECT_EQ(redis_.Cli("HKEYS 'pl:art:" + tag + ":" + std::to_string(id) + "'")
+                .substr(0, 7),
+            "status\n");
   auto before = commands();
   auto r = c.Delete(LikePath(id), Bearer(fan));
   ASSERT_EQ(r.status, 200);
@@ -389,6 +395,51 @@ TEST_P(LikesTest, ASmallTargetKeepsOneSetAndABigOneSplitsWithoutLosingAChange) {
   EXPECT_TRUE(get(small, 1050).liked);
   FlushLikes();
   EXPECT_EQ(SqlLikes(big), (std::pair<int64_t, int64_t>{259, 259}));
+}
+
+// like_set.lua reads the set this process last saw the target in first (LikeModeHints): a
+// like on a split target is one SMISMEMBER, not two. A wrong guess (the target loaded small
+// again after FLUSHALL) costs the second read and still counts right.
+TEST_P(LikesTest, ALikeReadsTheModeItSawLastFirstAndAWrongGuessOnlyCostsACall) {
+  auto set = [&](int64_t target, int64_t uid, bool like) {
+    domain::Principal who{uid, "u", "u", domain::Role::kUser};
+    const redis::LikeTarget t{'a', target, target};
+    auto r = OnLoop(app_->app().likes().Set(who, t, like));
+    EXPECT_TRUE(r) << (r ? "" : r.error().message);
+    return r ? *r : domain::LikeState{};
+  };
+  auto smismember_calls = [&] {
+    std::string stats = redis_.Cli("INFO commandstats");
+    auto at = stats.find("cmdstat_smismember:calls=");
+    if (at == std::string::npos) return int64_t{0};
+    return static_cast<int64_t>(
+        std::stoll(stats.substr(at + std::string("cmdstat_smismember:calls=").size())));
+  };
+  const int64_t id = NewArticle();
+  for (int64_t uid = 1; uid <= 300; ++uid) set(id, uid, true);  // splits at 258
+  auto before = smismember_calls();
+  EXPECT_EQ(set(id, 301, true).count, 301);
+  EXPECT_EQ(smismember_calls() - before, 1) << "big mode, guessed: the bucket alone";
+  before = smismember_calls();
+  EXPECT_EQ(set(id, 5, true).count, 301);  // unchanged
+  EXPECT_EQ(smismember_calls() - before, 1);
+
+  // Back under 257 likers in SQL, then Redis emptied: the target loads small, while this
+  // process still guesses big.
+  for (int64_t uid = 1; uid <= 200; ++uid) set(id, uid, false);
+  FlushLikes();
+  ASSERT_EQ(redis_.Cli("FLUSHALL"), "OK");
+  EXPECT_EQ(set(id, 150, true).count, 102);  // miss, load (small), retry: bucket, then small
+  EXPECT_EQ(redis_.Cli("EXISTS 'pl:lb:{l" + std::to_string(id % 256) + "}:a" +
+                       std::to_string(id) + "'"),
+            "0")
+      << "loaded small";
+  before = smismember_calls();
+  EXPECT_EQ(set(id, 151, true).count, 103);
+  EXPECT_EQ(smismember_calls() - before, 1) << "the guess follows the last answer";
+  EXPECT_EQ(set(id, 150, false).count, 102);
+  FlushLikes();
+  EXPECT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{102, 102}));
 }
 
 TEST_P(LikesTest, BatchStatusForAPage) {
