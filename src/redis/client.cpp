@@ -233,7 +233,7 @@ class ClientImpl final : public Client {
                      "redis SCRIPT LOAD " + script.name + " failed: " + reply->str);
     }
     if (auto self = weak.lock()) {
-      self->shas_[script.name] = {script.source, reply->str};
+      self->shas_[script.source_hash] = reply->str;
     }
     co_return std::move(reply->str);
   }
@@ -287,12 +287,10 @@ class ClientImpl final : public Client {
   }
 
   std::string KnownSha(const Script& script) const {
-    auto it = shas_.find(script.name);
-    // Compare the source too: two Script objects may share a name (tests, reloads).
-    if (it == shas_.end() || it->second.first != script.source) {
-      return {};
-    }
-    return it->second.second;
+    // By the source's hash, not the name: two Script objects may share a name (tests,
+    // reloads) and must not share a sha.
+    auto it = shas_.find(script.source_hash);
+    return it == shas_.end() ? std::string() : it->second;
   }
 
   void Submit(const Commands& commands, AnyHandler handler) {
@@ -634,8 +632,7 @@ class ClientImpl final : public Client {
   net::steady_timer timeout_timer_;
   bool timer_armed_ = false;
   std::deque<Request*> pending_;  // unanswered requests, oldest (earliest deadline) first
-  std::unordered_map<std::string, std::pair<std::string, std::string>>
-      shas_;                            // name -> source, sha
+  std::unordered_map<size_t, std::string> shas_;  // Script::source_hash -> sha
   size_t unflushed_ = 0;                // calls appended since the last write
   std::string formatted_;  // scratch for Write: one command's RESP bytes
   ClientStats stats_;

@@ -87,9 +87,10 @@ Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_
     keys.push_back(keys::Article(t.id));
     args.push_back("pub");
   }
+  static const Script& kLikeSet = GetScript("like_set.lua");  // not a map lookup a like
   bool big = false;
   auto reading = ToReading(
-      co_await client_.Eval(GetScript("like_set.lua"), std::move(keys), std::move(args)), &big);
+      co_await client_.Eval(kLikeSet, std::move(keys), std::move(args)), &big);
   if (reading && reading->state >= 0) hints_.Record(t, big);
   co_return reading;
 }

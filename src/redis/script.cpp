@@ -1,3 +1,4 @@
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -9,7 +10,9 @@
 namespace plaudit::redis {
 
 Script::Script(std::string name, std::string source)
-    : name(std::move(name)), source(std::move(source)) {}
+    : name(std::move(name)),
+      source(std::move(source)),
+      source_hash(std::hash<std::string>{}(this->source)) {}
 
 const Script& GetScript(std::string_view file_name) {
   // Built once, never modified: safe to read from any thread.
