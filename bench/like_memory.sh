@@ -88,14 +88,15 @@ gen() {
         b = int(uid / 256)
         split("", a)
         if (mode == "scripts") {
-          a[1] = "EVALSHA"; a[2] = set_sha; a[3] = 8
-          a[4] = "pl:lk:" tag ":" name ":s"; a[5] = "pl:lb:" tag ":" name
-          a[6] = "pl:lk:" tag ":" name ":" b; a[7] = "pl:lc:" tag ":" name
-          a[8] = "pl:lp:" tag ":" name ":s"; a[9] = "pl:lp:" tag ":" name ":" b
-          a[10] = "pl:ld:" tag; a[11] = "pl:lseq:" tag
-          a[12] = uid; a[13] = 1; a[14] = name ":s"; a[15] = name ":" b
-          a[16] = 1796000000000  # ARGV[5]: the clock in ms, the dirty index score
-          cmd(16, a)
+          a[1] = "EVALSHA"; a[2] = set_sha; a[3] = 7
+          a[4] = "pl:lk:" tag ":" name ":s"; a[5] = "pl:lk:" tag ":" name ":" b
+          a[6] = "pl:lc:" tag ":" name
+          a[7] = "pl:lp:" tag ":" name ":s"; a[8] = "pl:lp:" tag ":" name ":" b
+          a[9] = "pl:ld:" tag; a[10] = "pl:lseq:" tag
+          a[11] = uid; a[12] = 1
+          a[13] = 1796000000000  # ARGV[3]: the clock in ms, the dirty index score
+          a[14] = "s"            # ARGV[4]: the mode guess (small; a wrong one only costs a read)
+          cmd(14, a)
         } else {
           a[1] = "SADD"; a[3] = 0; a[4] = uid
           a[2] = (mode == "bucketed") ? "pl:lk:" tag ":" name ":" b : "pl:lk:" tag ":" name
@@ -156,6 +157,13 @@ del_matching 'pl:lseq:*'
 after_counts=$(used_memory)
 like_keys=$(count_keys 'pl:lk:*')
 records=$(records_loaded)
+# Every like must have landed: a script whose arguments no longer match (its layout changed)
+# answers "miss" to every call without an error, which would measure an empty Redis.
+expected=$((TARGETS * PER_TARGET))
+if [ "$records" != "$expected" ]; then
+  echo "like_memory: $records like records in Redis, expected $expected" >&2
+  exit 1
+fi
 encodings=$(rcli OBJECT ENCODING "$(rcli --scan --pattern 'pl:lk:*' | head -1)")
 del_matching 'pl:lc:*'
 after_likes=$(used_memory)

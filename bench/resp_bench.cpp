@@ -14,10 +14,14 @@
 namespace {
 
 std::vector<std::string> LikeArgv() {
-  return {"EVALSHA", "2f3b6a1c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a", "9", "pl:lk:{l42}:a1042:s",
-          "pl:lb:{l42}:a1042", "pl:lk:{l42}:a1042:3", "pl:lc:{l42}:a1042", "pl:lp:{l42}:a1042:s",
-          "pl:lp:{l42}:a1042:3", "pl:ld:{l42}", "pl:lseq:{l42}", "pl:art:{l42}:1042", "812", "1",
-          "a1042:s", "a1042:3", "1796000000000", "pub"};
+  return {"EVALSHA",          "2f3b6a1c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a",
+          "8",                "pl:lk:{l42}:a1042:s",
+          "pl:lk:{l42}:a1042:3", "pl:lc:{l42}:a1042",
+          "pl:lp:{l42}:a1042:s", "pl:lp:{l42}:a1042:3",
+          "pl:ld:{l42}",      "pl:lseq:{l42}",
+          "pl:art:{l42}:1042", "812",
+          "1",                "1796000000000",
+          "big",              "pub"};
 }
 
 std::vector<std::string> HmgetArgv() {

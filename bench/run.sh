@@ -515,20 +515,22 @@ pair_errors() { awk -v s="$1" '$2 == s { n += $5 } END { print n + 0 }' "$WORK/p
 # 3. redis-benchmark reference: like_set.lua on the same embedded Redis (AOF everysec).
 # -r 100000: __rand_int__ becomes a random 12-digit, zero-padded user id (so a string member,
 # not an intset one); each call likes (ARGV[2] = 1): the first call per user writes, repeats
-# only read. The 8 keys are set up in big mode (k2 the split mark, k3 the user's bucket with
-# its loaded mark 0, k4 the count), so no call takes a "not loaded" exit and no call splits.
+# only read. The 7 keys are set up in big mode (the user's bucket with its loaded mark 0, the
+# count) and named like plauditd's (the script derives the dirty-index member from the set
+# key), so no call takes a "not loaded" exit and no call splits; ARGV[4] 'big' is the mode
+# guess plauditd passes once it has seen the target split.
 LIKE_SHA=$(rcli -x SCRIPT LOAD <"$LUA_DIR/like_set.lua" | tr -d '\r')
-LIKE_KEYS=('k1{x}' 'k2{x}' 'k3{x}' 'k4{x}' 'k5{x}' 'k6{x}' 'k7{x}' 'k8{x}')
+LIKE_KEYS=('pl:lk:{x}:t:s' 'pl:lk:{x}:t:0' 'pl:lc:{x}:t' 'pl:lp:{x}:t:s' 'pl:lp:{x}:t:0'
+  'pl:ld:{x}' 'pl:lseq:{x}')
 rb_like() {  # PIPELINE → "ops_per_s writes"
   rcli DEL "${LIKE_KEYS[@]}" >/dev/null
-  rcli SET 'k2{x}' 1 >/dev/null
-  rcli SADD 'k3{x}' 0 >/dev/null
-  rcli SET 'k4{x}' 0 >/dev/null
+  rcli SADD 'pl:lk:{x}:t:0' 0 >/dev/null
+  rcli SET 'pl:lc:{x}:t' 0 >/dev/null
   local ops
   ops=$(redis-benchmark -s "$SOCK" -c 50 -n 200000 -r 100000 -P "$1" -q \
-      evalsha "$LIKE_SHA" 8 "${LIKE_KEYS[@]}" __rand_int__ 1 t:s t:b 1795000000000 2>&1 |
+      evalsha "$LIKE_SHA" 7 "${LIKE_KEYS[@]}" __rand_int__ 1 1795000000000 big 2>&1 |
     tr '\r' '\n' | grep -oE '[0-9.]+ requests per second' | tail -1 | awk '{print $1}')
-  echo "${ops:-0} $(rcli GET 'k4{x}' | tr -d '\r')"
+  echo "${ops:-0} $(rcli GET 'pl:lc:{x}:t' | tr -d '\r')"
 }
 rb_ping() {  # PIPELINE → ops/s of PING (the same Redis' floor cost per call, for scale)
   redis-benchmark -s "$SOCK" -c 50 -n 100000 -P "$1" -q -t ping_mbulk 2>&1 |
@@ -708,8 +710,9 @@ fi
 instr_field() { grep -oE "$1=[0-9]+" <<<"$INSTR_LINE" | cut -d= -f2 || true; }
 INSTR_LIKE=$(instr_field like_instr_per_req)
 INSTR_HELLO=$(instr_field hello_instr_per_req)
+INSTR_REDIS=$(instr_field redis_script_instr_per_like)
 INSTR_RATIO=$(awk -v l="${INSTR_LIKE:-0}" -v h="${INSTR_HELLO:-0}" 'BEGIN { if (l > 0 && h > 0) printf "%.2f", l / h; else print "null" }')
-echo "instructions per request (callgrind): like_put_spread ${INSTR_LIKE:-?}, hello ${INSTR_HELLO:-?} ($INSTR_RATIO×)" >&2
+echo "instructions per request (callgrind): like_put_spread ${INSTR_LIKE:-?} (+ ${INSTR_REDIS:-?} in redis-server's scripts), hello ${INSTR_HELLO:-?} ($INSTR_RATIO×)" >&2
 
 # ---------------------------------------------------------------------------------------------
 # RESP framing (Google Benchmark): plauditd's FormatCommand against hiredis's formatter, the
@@ -868,7 +871,7 @@ fi
   echo "]},"
   echo "\"flush\":{\"sqlite_changes_per_s\":${FLUSH_SQLITE:-0},\"postgresql_changes_per_s\":$FLUSH_PG_RATE},"
   echo "\"like_memory\":$LIKEMEM,"
-  echo "\"instructions_per_request\":{\"like_put_spread\":${INSTR_LIKE:-null},\"like_requests\":$(instr_field like_requests | grep . || echo null),\"hello\":${INSTR_HELLO:-null},\"hello_requests\":$(instr_field hello_requests | grep . || echo null),\"ratio\":$INSTR_RATIO},"
+  echo "\"instructions_per_request\":{\"like_put_spread\":${INSTR_LIKE:-null},\"like_requests\":$(instr_field like_requests | grep . || echo null),\"redis_scripts_per_like\":${INSTR_REDIS:-null},\"redis_requests\":$(instr_field redis_requests | grep . || echo null),\"hello\":${INSTR_HELLO:-null},\"hello_requests\":$(instr_field hello_requests | grep . || echo null),\"ratio\":$INSTR_RATIO},"
   echo "\"comments\":{\"page_article\":$PAGE_ID,\"top_level\":$N_COMMENTS,\"replies\":$N_REPLIES,\"likes\":$N_CLIKES,\"seed_seconds\":$CSEED_SECS,"
   echo " \"page_round_trips_anonymous\":$(field "$(row_of comment_page_new)" round_trips_per_req),\"page_round_trips_signed_in\":${PAGE_RT_AUTH:-null},"
   echo " \"rss_max_mib_like_and_comment_scenarios\":${RSS_LIKE_MIB:-null},\"rss_max_mib_rebuild_and_deep_pages\":${RSS_DEEP_MIB:-null},"
@@ -1123,12 +1126,13 @@ MID
 ## redis-benchmark reference (same run, same Redis)
 
 \`like_set.lua\` loaded with \`SCRIPT LOAD\` into plauditd's embedded Redis $REDIS_VERSION
-(Unix socket, AOF everysec), 50 clients, 200,000 calls on the script's 8 keys set up in big
-mode (\`SET k2{x} 1\`: split mark; \`SADD k3{x} 0\`: the bucket, loaded; \`SET k4{x} 0\`: the
-count). \`-r 100000\` makes \`__rand_int__\` a random user id (12-digit, zero-padded: a string
-member, so \`k3{x}\` is a hashtable here, not an intset); every call likes, so the first call
-per user writes (SADD, INCR, INCR of the seq, HSET, ZADD) and repeats only read. (Before
-2026-11-30 this reference passed 5 keys and measured only the script's not-loaded exit.)
+(Unix socket, AOF everysec), 50 clients, 200,000 calls on the script's 7 keys set up in big
+mode (\`SADD pl:lk:{x}:t:0 0\`: the bucket, loaded; \`SET pl:lc:{x}:t 0\`: the count), with
+the mode guess \`big\`. \`-r 100000\` makes \`__rand_int__\` a random user id (12-digit,
+zero-padded: a string member, so the bucket is a hashtable here, not an intset); every call
+likes, so the first call per user writes (SADD, INCR, INCR of the seq, HSET, ZADD) and
+repeats only read. (Before 2026-11-30 this reference passed 5 keys and measured only the
+script's not-loaded exit; before 2026-12-01 it passed 8 keys and 5 arguments.)
 
 | run | ops/s | calls that wrote |
 |---|---|---|
@@ -1157,6 +1161,18 @@ req/s figures above move with the machine.
 | plauditd, \`like_put_spread\` | ${INSTR_LIKE:-not measured (valgrind missing)} | $(instr_field like_requests) |
 | hello | ${INSTR_HELLO:-not measured} | $(instr_field hello_requests) |
 | ratio | $INSTR_RATIO | |
+| redis-server behind plauditd: its scripts, per \`like_put_spread\` request | ${INSTR_REDIS:-not measured} | $(instr_field redis_requests) |
+
+The last row is a second pass: plauditd native, its embedded redis-server under callgrind
+(\`--redis-server-bin\` names a wrapper that execs valgrind), counting \`evalShaCommand\`
+inclusive (the Lua run, its \`redis.call\`s, their AOF propagation; \`like_claim.lua\` and
+\`like_done.lua\` of the flusher included) over the likes wrk completed. Not the whole
+process: slowed ~50×, Redis's timers (cron, expiry, rehashing this run's million-key data
+set) weigh per like what they never weigh at full speed. Redis 7.0 charges scripts by the
+call (~2,300 instructions besides the command) and by the argument (~1,000); a returned
+table costs ~5,500 to convert (see \`like_set.lua\`'s header). By hand on 2026-12-01 (15 s,
+a smaller data set): \`evalShaCommand\` 74.0k per like before 4c646b0, 60.7k after; the whole
+process 108k → 88.5k.
 
 History (the same method by hand, on a smaller seed: 50 articles, 200 users, 10 s): 54,060
 per like at c9a69e2 (2026-11-30); 39,854 after the like-path work of fc245c4 (Asio frames on
@@ -1169,7 +1185,7 @@ statement shapes).
 command to frame it for Redis, with hiredis's \`redisFormatSdsCommandArgv\` (what
 \`redisAsyncCommandArgv\` ran for every command until 2026-11-30) and with plauditd's
 \`redis::FormatCommand\` (src/redis/resp.cpp, handed to \`redisAsyncFormattedCommand\`).
-\`like_evalsha\`: a warm like's \`like_set.lua\` call (18 arguments); \`hmget_17\`: an HMGET of
+\`like_evalsha\`: a warm like's \`like_set.lua\` call (16 arguments); \`hmget_17\`: an HMGET of
 17 fields.
 
 | command | hiredis, ns | plauditd, ns | ratio |
@@ -1253,9 +1269,9 @@ BENCH_DEEP_COMMENTS=100000 BENCH_DEEP_DURATION=2s bash bench/run.sh   # a smalle
 bash bench/like_memory.sh                     # bytes per like record
 bash bench/instructions.sh build <stopped seeded data dir> <ids file> <tokens file>   # callgrind
 redis-cli -s <sock> -x SCRIPT LOAD < src/redis/lua/like_set.lua
-redis-cli -s <sock> SET 'k2{x}' 1; redis-cli -s <sock> SADD 'k3{x}' 0; redis-cli -s <sock> SET 'k4{x}' 0
-redis-benchmark -s <sock> -c 50 -n 200000 -r 100000 -q [-P 16] \\
-  evalsha <sha> 8 'k1{x}' 'k2{x}' 'k3{x}' 'k4{x}' 'k5{x}' 'k6{x}' 'k7{x}' 'k8{x}' __rand_int__ 1 t:s t:b 1795000000000
+redis-cli -s <sock> SADD 'pl:lk:{x}:t:0' 0; redis-cli -s <sock> SET 'pl:lc:{x}:t' 0
+redis-benchmark -s <sock> -c 50 -n 200000 -r 100000 -q [-P 16] evalsha <sha> 7 'pl:lk:{x}:t:s' \\
+  'pl:lk:{x}:t:0' 'pl:lc:{x}:t' 'pl:lp:{x}:t:s' 'pl:lp:{x}:t:0' 'pl:ld:{x}' 'pl:lseq:{x}' __rand_int__ 1 1795000000000 big
 \`\`\`
 Whole run: $((SECONDS - BENCH_START)) s.
 MID
