@@ -29,7 +29,7 @@
 -- into Lua); each script argument ~1,000 (KEYS and ARGV are Lua tables grown one element at
 -- a time); a table returned ~5,500 (the reply conversion probes it for 'err', 'ok' and five
 -- more fields), an integer almost nothing. Hence few calls (a like that changes nothing is 3:
--- HGET, SMISMEMBER, GET; one that does 8), no argument that can be derived here (the dirty
+-- HGET, SMISMEMBER, GET; one that does 8, or 7 when it replaces an unflushed change), no argument that can be derived here (the dirty
 -- index members, the big-mode mark), and one integer back.
 if ARGV[5] == 'pub' and redis.call('HGET', KEYS[8], 'status') ~= 'published' then
   return 'unpublished'
@@ -83,10 +83,15 @@ if seq < 1000000000000000 then
   redis.call('SET', KEYS[7], string.format('%d', seq))
 end
 local pending = small and KEYS[4] or KEYS[5]
-redis.call('HSET', pending, ARGV[1], string.format('%d:%d', want, seq))
--- The dirty index member is the set key's tail: "pl:lk:{s}:" + "<t>:s" or "<t>:<bucket>".
-local member = string.sub(set, string.find(set, '}:', 1, true) + 2)
-redis.call('ZADD', KEYS[6], 'NX', ARGV[3], member)
+-- HSET answers 0 when it replaced this user's earlier unflushed change: the pending hash
+-- existed, so its member is in the dirty index already (like_claim.lua renames a pending hash
+-- away and drops its member in one step; nothing else creates or removes either), and the
+-- ZADD is skipped. Under a hot target's like/unlike churn most changes are such repeats.
+if redis.call('HSET', pending, ARGV[1], string.format('%d:%d', want, seq)) == 1 then
+  -- The dirty index member is the set key's tail: "pl:lk:{s}:" + "<t>:s" or "<t>:<bucket>".
+  local member = string.sub(set, string.find(set, '}:', 1, true) + 2)
+  redis.call('ZADD', KEYS[6], 'NX', ARGV[3], member)
+end
 if ARGV[5] == 'hot' then
   -- XX: only moves a listed comment; an unlisted one or a cache being rebuilt (which
   -- reads this count) is left alone.

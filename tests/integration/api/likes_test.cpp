@@ -442,6 +442,56 @@ TEST_P(LikesTest, ALikeReadsTheModeItSawLastFirstAndAWrongGuessOnlyCostsACall) {
   EXPECT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{102, 102}));
 }
 
+// Only explicit flushes: the periodic pass could claim a pending hash between two changes.
+class LikesNoTimerTest : public LikesTest {
+ protected:
+  void Configure(config::Config& c) override {
+    LikesTest::Configure(c);
+    c.flush_interval_ms = 3'600'000;
+  }
+};
+
+// A change that replaces the same user's unflushed one skips the dirty-index ZADD (its
+// bucket is dirty already); the flush still writes the last state and leaves nothing dirty,
+// and the next change marks the bucket again.
+TEST_P(LikesNoTimerTest, ARepeatChangeBeforeAFlushLeavesTheBucketDirtyOnce) {
+  auto set = [&](int64_t target, int64_t uid, bool like) {
+    domain::Principal who{uid, "u", "u", domain::Role::kUser};
+    const redis::LikeTarget t{'a', target, target};
+    auto r = OnLoop(app_->app().likes().Set(who, t, like));
+    EXPECT_TRUE(r) << (r ? "" : r.error().message);
+    return r ? *r : domain::LikeState{};
+  };
+  auto zadd_calls = [&] {
+    std::string stats = redis_.Cli("INFO commandstats");
+    auto at = stats.find("cmdstat_zadd:calls=");
+    if (at == std::string::npos) return int64_t{0};
+    return static_cast<int64_t>(std::stoll(stats.substr(at + std::string("cmdstat_zadd:calls=").size())));
+  };
+  const int64_t id = NewArticle();
+  const std::string dirty = "pl:ld:{l" + std::to_string(id % 256) + "}";
+  ASSERT_TRUE(set(id, 7, true).liked);  // warms: loads the user's records and the count
+  FlushLikes();
+  ASSERT_EQ(redis_.Cli("ZCARD '" + dirty + "'"), "0");
+  auto before = zadd_calls();
+  EXPECT_FALSE(set(id, 7, false).liked);
+  EXPECT_EQ(zadd_calls() - before, 1) << "the first change marks the bucket dirty";
+  EXPECT_TRUE(set(id, 7, true).liked);
+  EXPECT_FALSE(set(id, 7, false).liked);
+  EXPECT_EQ(zadd_calls() - before, 1) << "repeats find it dirty already";
+  EXPECT_EQ(redis_.Cli("ZCARD '" + dirty + "'"), "1");
+  EXPECT_EQ(set(id, 8, true).count, 1);  // another user in the same pending hash
+  EXPECT_EQ(zadd_calls() - before, 2);
+  FlushLikes();
+  EXPECT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{1, 1}));
+  EXPECT_EQ(redis_.Cli("ZCARD '" + dirty + "'"), "0");
+  EXPECT_TRUE(set(id, 7, true).liked);
+  EXPECT_EQ(zadd_calls() - before, 3) << "after the flush the bucket is marked again";
+  EXPECT_EQ(redis_.Cli("ZCARD '" + dirty + "'"), "1");
+  FlushLikes();
+  EXPECT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{2, 2}));
+}
+
 TEST_P(LikesTest, BatchStatusForAPage) {
   int64_t a1 = NewArticle("one"), a2 = NewArticle("two");
   auto c = Client();
@@ -512,6 +562,8 @@ TEST_P(LikesTest, MetricsShowTheBacklogAndReconcileRepairsDrift) {
 
 INSTANTIATE_TEST_SUITE_P(Databases, LikesTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
                          DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, LikesNoTimerTest,
+                         ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
 
 }  // namespace
 }  // namespace plaudit::testing
