@@ -37,6 +37,24 @@ class LikesTest : public ApiTest {
     return net::co_spawn(app_->app().io(), std::move(op), net::use_future).get();
   }
 
+  // A like or unlike of article `target` by user `uid` through the service (no session).
+  domain::LikeState SetLike(int64_t target, int64_t uid, bool like) {
+    domain::Principal who{uid, "u", "u", domain::Role::kUser};
+    const redis::LikeTarget t{'a', target, target};
+    auto r = OnLoop(app_->app().likes().Set(who, t, like));
+    EXPECT_TRUE(r) << (r ? "" : r.error().message);
+    return r ? *r : domain::LikeState{};
+  }
+
+  // How many times Redis ran `command` (INFO commandstats, inside scripts too).
+  int64_t RedisCalls(const std::string& command) {
+    const std::string stats = redis_.Cli("INFO commandstats");
+    const std::string field = "cmdstat_" + command + ":calls=";
+    auto at = stats.find(field);
+    if (at == std::string::npos) return 0;
+    return static_cast<int64_t>(std::stoll(stats.substr(at + field.size())));
+  }
+
   domain::LikeFlushReport FlushLikes() {
     auto r = OnLoop(app_->app().likes().Flush());
     EXPECT_TRUE(r) << (r ? "" : r.error().message);
@@ -305,13 +323,7 @@ TEST_P(LikesTest, LikeRecordsStayInSmallIntsetBuckets) {
 }
 
 TEST_P(LikesTest, ASmallTargetKeepsOneSetAndABigOneSplitsWithoutLosingAChange) {
-  auto set = [&](int64_t target, int64_t uid, bool like) {
-    domain::Principal who{uid, "u", "u", domain::Role::kUser};
-    const redis::LikeTarget t{'a', target, target};
-    auto r = OnLoop(app_->app().likes().Set(who, t, like));
-    EXPECT_TRUE(r) << (r ? "" : r.error().message);
-    return r ? *r : domain::LikeState{};
-  };
+  auto set = [&](int64_t target, int64_t uid, bool like) { return SetLike(target, uid, like); };
   auto get = [&](int64_t target, int64_t uid) {
     const redis::LikeTarget t{'a', target, target};
     auto r = OnLoop(app_->app().likes().Get(uid, t));
@@ -401,20 +413,8 @@ TEST_P(LikesTest, ASmallTargetKeepsOneSetAndABigOneSplitsWithoutLosingAChange) {
 // like on a split target is one SMISMEMBER, not two. A wrong guess (the target loaded small
 // again after FLUSHALL) costs the second read and still counts right.
 TEST_P(LikesTest, ALikeReadsTheModeItSawLastFirstAndAWrongGuessOnlyCostsACall) {
-  auto set = [&](int64_t target, int64_t uid, bool like) {
-    domain::Principal who{uid, "u", "u", domain::Role::kUser};
-    const redis::LikeTarget t{'a', target, target};
-    auto r = OnLoop(app_->app().likes().Set(who, t, like));
-    EXPECT_TRUE(r) << (r ? "" : r.error().message);
-    return r ? *r : domain::LikeState{};
-  };
-  auto smismember_calls = [&] {
-    std::string stats = redis_.Cli("INFO commandstats");
-    auto at = stats.find("cmdstat_smismember:calls=");
-    if (at == std::string::npos) return int64_t{0};
-    return static_cast<int64_t>(
-        std::stoll(stats.substr(at + std::string("cmdstat_smismember:calls=").size())));
-  };
+  auto set = [&](int64_t target, int64_t uid, bool like) { return SetLike(target, uid, like); };
+  auto smismember_calls = [&] { return RedisCalls("smismember"); };
   const int64_t id = NewArticle();
   for (int64_t uid = 1; uid <= 300; ++uid) set(id, uid, true);  // splits at 258
   auto before = smismember_calls();
@@ -455,19 +455,8 @@ class LikesNoTimerTest : public LikesTest {
 // bucket is dirty already); the flush still writes the last state and leaves nothing dirty,
 // and the next change marks the bucket again.
 TEST_P(LikesNoTimerTest, ARepeatChangeBeforeAFlushLeavesTheBucketDirtyOnce) {
-  auto set = [&](int64_t target, int64_t uid, bool like) {
-    domain::Principal who{uid, "u", "u", domain::Role::kUser};
-    const redis::LikeTarget t{'a', target, target};
-    auto r = OnLoop(app_->app().likes().Set(who, t, like));
-    EXPECT_TRUE(r) << (r ? "" : r.error().message);
-    return r ? *r : domain::LikeState{};
-  };
-  auto zadd_calls = [&] {
-    std::string stats = redis_.Cli("INFO commandstats");
-    auto at = stats.find("cmdstat_zadd:calls=");
-    if (at == std::string::npos) return int64_t{0};
-    return static_cast<int64_t>(std::stoll(stats.substr(at + std::string("cmdstat_zadd:calls=").size())));
-  };
+  auto set = [&](int64_t target, int64_t uid, bool like) { return SetLike(target, uid, like); };
+  auto zadd_calls = [&] { return RedisCalls("zadd"); };
   const int64_t id = NewArticle();
   const std::string dirty = "pl:ld:{l" + std::to_string(id % 256) + "}";
   ASSERT_TRUE(set(id, 7, true).liked);  // warms: loads the user's records and the count
