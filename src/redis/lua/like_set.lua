@@ -29,8 +29,9 @@
 -- into Lua); each script argument ~1,000 (KEYS and ARGV are Lua tables grown one element at
 -- a time); a table returned ~5,500 (the reply conversion probes it for 'err', 'ok' and five
 -- more fields), an integer almost nothing. Hence few calls (a like that changes nothing is 3:
--- HGET, SMISMEMBER, GET; one that does 8, or 7 when it replaces an unflushed change), no argument that can be derived here (the dirty
--- index members, the big-mode mark), and one integer back.
+-- HGET, SMISMEMBER, GET; one that does 8, or 7 when it replaces an unflushed change), no
+-- argument that can be derived here (the dirty index members, the big-mode mark), and one
+-- integer back.
 if ARGV[5] == 'pub' and redis.call('HGET', KEYS[8], 'status') ~= 'published' then
   return 'unpublished'
 end
