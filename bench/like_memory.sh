@@ -8,9 +8,9 @@
 # shard = target % 256. 100,000 users × 10,000 targets, each target liked by 100 distinct
 # random users (fixed seed) → 1,000,000 records. A private redis-server (no TCP, no
 # persistence) is loaded with `redis-cli --pipe` from an awk generator. The pending-change
-# hashes, dirty index and seqs that like_set.lua also writes are then deleted, as a flush
-# would, and the figure is (used_memory after − before) / records. For comparison it also
-# loads the same records as one plain SET per target (MEASURED.md's "intset, 5.3 B") and in
+# hashes and dirty index that like_set.lua also writes are then deleted, as a flush would,
+# and the figure is (used_memory after − before) / records. For comparison it also loads
+# the same records as one plain SET per target (MEASURED.md's "intset, 5.3 B") and in
 # the earlier layout (every target bucketed by user id >> 8 from its first like).
 #
 # Prints human lines on stderr and one JSON object on stdout. Env: LIKE_USERS (100000),
@@ -88,15 +88,14 @@ gen() {
         b = int(uid / 256)
         split("", a)
         if (mode == "scripts") {
-          a[1] = "EVALSHA"; a[2] = set_sha; a[3] = 7
-          a[4] = "pl:lk:" tag ":" name ":s"; a[5] = "pl:lk:" tag ":" name ":" b
-          a[6] = "pl:lc:" tag ":" name
-          a[7] = "pl:lp:" tag ":" name ":s"; a[8] = "pl:lp:" tag ":" name ":" b
-          a[9] = "pl:ld:" tag; a[10] = "pl:lseq:" tag
-          a[11] = uid; a[12] = 1
-          a[13] = 1796000000000  # ARGV[3]: the clock in ms, the dirty index score
-          a[14] = "s"            # ARGV[4]: the mode guess (small; a wrong one only costs a read)
-          cmd(14, a)
+          # KEYS[1] the small set (the script builds every other key of the target from it)
+          a[1] = "EVALSHA"; a[2] = set_sha; a[3] = 1
+          a[4] = "pl:lk:" tag ":" name ":s"
+          a[5] = uid; a[6] = 1
+          a[7] = 1796000000000  # ARGV[3]: the clock in ms, the dirty index score
+          a[8] = b              # ARGV[4]: the bucket of the user
+          a[9] = "s"            # ARGV[5]: the mode guess (small; a wrong one only costs a read)
+          cmd(9, a)
         } else {
           a[1] = "SADD"; a[3] = 0; a[4] = uid
           a[2] = (mode == "bucketed") ? "pl:lk:" tag ":" name ":" b : "pl:lk:" tag ":" name
@@ -150,10 +149,9 @@ base=$(used_memory)
 t0=$(date +%s.%N)
 load scripts
 t1=$(date +%s.%N)
-# What a flush leaves: no pending changes, no dirty index, (seqs are 256 tiny keys).
+# What a flush leaves: no pending changes, no dirty index.
 del_matching 'pl:lp:*'
 del_matching 'pl:ld:*'
-del_matching 'pl:lseq:*'
 after_counts=$(used_memory)
 like_keys=$(count_keys 'pl:lk:*')
 records=$(records_loaded)

@@ -515,10 +515,11 @@ pair_errors() { awk -v s="$1" '$2 == s { n += $5 } END { print n + 0 }' "$WORK/p
 # 3. redis-benchmark reference: like_set.lua on the same embedded Redis (AOF everysec).
 # -r 100000: __rand_int__ becomes a random 12-digit, zero-padded user id (so a string member,
 # not an intset one); each call likes (ARGV[2] = 1): the first call per user writes, repeats
-# only read. The 7 keys are set up in big mode (the user's bucket with its loaded mark 0, the
-# count) and named like plauditd's (the script derives the dirty-index member from the set
-# key), so no call takes a "not loaded" exit and no call splits; ARGV[4] 'big' is the mode
-# guess plauditd passes once it has seen the target split.
+# only read. The keys are set up in big mode (the user's bucket with its loaded mark 0, the
+# count) and named like plauditd's (the script builds every key but the small set's from that
+# one, and ARGV[4] names the bucket: 0 for every user here), so no call takes a "not loaded"
+# exit and no call splits; ARGV[5] 'big' is the mode guess plauditd passes once it has seen
+# the target split.
 LIKE_SHA=$(rcli -x SCRIPT LOAD <"$LUA_DIR/like_set.lua" | tr -d '\r')
 LIKE_KEYS=('pl:lk:{x}:t:s' 'pl:lk:{x}:t:0' 'pl:lc:{x}:t' 'pl:lp:{x}:t:s' 'pl:lp:{x}:t:0'
   'pl:ld:{x}' 'pl:lseq:{x}')
@@ -528,7 +529,7 @@ rb_like() {  # PIPELINE → "ops_per_s writes"
   rcli SET 'pl:lc:{x}:t' 0 >/dev/null
   local ops
   ops=$(redis-benchmark -s "$SOCK" -c 50 -n 200000 -r 100000 -P "$1" -q \
-      evalsha "$LIKE_SHA" 7 "${LIKE_KEYS[@]}" __rand_int__ 1 1795000000000 big 2>&1 |
+      evalsha "$LIKE_SHA" 1 'pl:lk:{x}:t:s' __rand_int__ 1 1795000000000 0 big 2>&1 |
     tr '\r' '\n' | grep -oE '[0-9.]+ requests per second' | tail -1 | awk '{print $1}')
   echo "${ops:-0} $(rcli GET 'pl:lc:{x}:t' | tr -d '\r')"
 }
@@ -1185,7 +1186,7 @@ statement shapes).
 command to frame it for Redis, with hiredis's \`redisFormatSdsCommandArgv\` (what
 \`redisAsyncCommandArgv\` ran for every command until 2026-11-30) and with plauditd's
 \`redis::FormatCommand\` (src/redis/resp.cpp, handed to \`redisAsyncFormattedCommand\`).
-\`like_evalsha\`: a warm like's \`like_set.lua\` call (16 arguments); \`hmget_17\`: an HMGET of
+\`like_evalsha\`: a warm like's \`like_set.lua\` call (11 arguments); \`hmget_17\`: an HMGET of
 17 fields.
 
 | command | hiredis, ns | plauditd, ns | ratio |
@@ -1270,8 +1271,8 @@ bash bench/like_memory.sh                     # bytes per like record
 bash bench/instructions.sh build <stopped seeded data dir> <ids file> <tokens file>   # callgrind
 redis-cli -s <sock> -x SCRIPT LOAD < src/redis/lua/like_set.lua
 redis-cli -s <sock> SADD 'pl:lk:{x}:t:0' 0; redis-cli -s <sock> SET 'pl:lc:{x}:t' 0
-redis-benchmark -s <sock> -c 50 -n 200000 -r 100000 -q [-P 16] evalsha <sha> 7 'pl:lk:{x}:t:s' \\
-  'pl:lk:{x}:t:0' 'pl:lc:{x}:t' 'pl:lp:{x}:t:s' 'pl:lp:{x}:t:0' 'pl:ld:{x}' 'pl:lseq:{x}' __rand_int__ 1 1795000000000 big
+redis-benchmark -s <sock> -c 50 -n 200000 -r 100000 -q [-P 16] evalsha <sha> 1 'pl:lk:{x}:t:s' \\
+  __rand_int__ 1 1795000000000 0 big
 \`\`\`
 Whole run: $((SECONDS - BENCH_START)) s.
 MID

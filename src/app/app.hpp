@@ -66,6 +66,8 @@ class App {
   flush::Flusher& flusher() { return *flusher_; }
   domain::ArticleService& articles() { return *articles_; }
   domain::LikeService& likes() { return *likes_; }
+  redis::LikeStore& like_store() { return *like_store_; }
+  sql::LikeTable& like_table() { return *like_table_; }
   domain::CommentService& comments() { return *comments_; }
 
  private:

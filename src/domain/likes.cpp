@@ -1,6 +1,8 @@
 #include "domain/likes.hpp"
 
 #include <map>
+#include <set>
+#include <tuple>
 
 #include "common/time.hpp"
 #include "common/when_all.hpp"
@@ -15,6 +17,49 @@ constexpr int64_t kSmallLikers = 256;    // like_set.lua splits a target's set b
 
 std::pair<char, int64_t> ParseTarget(const std::string& name) {
   return {name.empty() ? 'a' : name[0], name.size() > 1 ? std::stoll(name.substr(1)) : 0};
+}
+
+// The SQL rows of one claim: each change as an absolute state with its hash's seq (a value
+// written before the seq moved to the claim carries its own, "state:seq"). A user can show
+// up twice for one target, in its small-mode hash and in a bucket's (a split came between
+// the changes): one statement must not upsert a row twice (PostgreSQL refuses it), so only
+// the newer, higher-seq change is kept.
+std::vector<sql::LikeChange> ClaimedChanges(const std::vector<redis::ClaimedBucket>& buckets,
+                                            int64_t fallback_seq) {
+  std::vector<sql::LikeChange> out;
+  std::set<std::string> small_targets;
+  bool twice = false;
+  for (const auto& b : buckets) {
+    if (b.bucket == "s") small_targets.insert(b.target);
+  }
+  for (const auto& b : buckets) {
+    if (b.bucket != "s" && small_targets.count(b.target) != 0) twice = true;
+    auto [type, id] = ParseTarget(b.target);
+    for (const auto& [uid, value] : b.changes) {
+      const auto colon = value.find(':');
+      sql::LikeChange ch;
+      ch.type = type;
+      ch.target_id = id;
+      ch.user_id = uid;
+      ch.valid = value.compare(0, colon, "1") == 0;
+      ch.seq = b.seq                           ? *b.seq
+               : colon != std::string::npos ? std::stoll(value.substr(colon + 1))
+                                            : fallback_seq;
+      out.push_back(ch);
+    }
+  }
+  if (!twice) return out;
+  std::map<std::tuple<char, int64_t, int64_t>, size_t> newest;
+  std::vector<sql::LikeChange> kept;
+  for (const auto& ch : out) {
+    auto [it, fresh] = newest.try_emplace({ch.type, ch.target_id, ch.user_id}, kept.size());
+    if (fresh) {
+      kept.push_back(ch);
+    } else if (kept[it->second].seq < ch.seq) {
+      kept[it->second] = ch;
+    }
+  }
+  return kept;
 }
 
 }  // namespace
@@ -152,22 +197,11 @@ Awaitable<Result<int64_t>> LikeService::FlushShard(int shard) {
     const bool last = !resuming && static_cast<int64_t>(members.size()) < kClaimBatch;
     auto claimed = co_await store_.Claim(shard, members);
     if (!claimed) co_return tl::unexpected(claimed.error());
-    std::vector<sql::LikeChange> changes;
+    std::vector<sql::LikeChange> changes = ClaimedChanges(claimed->second, claimed->first);
     std::vector<sql::LikeCountChange> counts;
     std::vector<std::string> done;
     std::map<std::string, int64_t> target_counts;
     for (const auto& b : claimed->second) {
-      auto [type, id] = ParseTarget(b.target);
-      for (const auto& [uid, value] : b.changes) {
-        auto colon = value.find(':');
-        sql::LikeChange ch;
-        ch.type = type;
-        ch.target_id = id;
-        ch.user_id = uid;
-        ch.valid = value.substr(0, colon) == "1";
-        ch.seq = std::stoll(value.substr(colon + 1));
-        changes.push_back(ch);
-      }
       if (b.count) target_counts[b.target] = *b.count;
       done.push_back(b.target + ":" + b.bucket);
     }

@@ -22,12 +22,14 @@
 // | pl:lk:{lN}:<t>:<bucket>  | SET    | user ids liking target t (a<id>/c<id>) whose | none       |
 // |                          |        | id >> 8 == bucket; member 0 = loaded (intset) |            |
 // | pl:lc:{lN}:<t>           | STRING | like count of t                              | none       |
-// | pl:lp:{lN}:<t>:<b>       | HASH   | pending like changes uid → "state:seq"; b is  | none       |
-// |                          |        | "s" (small mode) or the user-id bucket        |            |
-// | pl:lf:{lN}:<t>:<b>       | HASH   | the same, claimed by a flush in progress     | none       |
+// | pl:lp:{lN}:<t>:<b>       | HASH   | pending like changes uid → state "1"/"0";    | none       |
+// |                          |        | b is "s" (small mode) or the user-id bucket   |            |
+// | pl:lf:{lN}:<t>:<b>       | HASH   | the same, claimed by a flush in progress,    | none       |
+// |                          |        | plus field "#": the claim's seq               |            |
 // | pl:ld:{lN}               | ZSET   | dirty buckets "<t>:<b>" by first change      | none       |
 // | pl:lfi:{lN}              | SET    | claimed buckets not yet confirmed in SQL      | none       |
-// | pl:lseq:{lN}             | STRING | last change seq of the shard (µs, increasing) | none       |
+// | pl:lseq:{lN}             | STRING | last seq a claim of the shard took; grows,   | none       |
+// |                          |        | seeded from the clock in µs                   |            |
 // | pl:seq:comment           | STRING | last comment sequence number (INCR); a       | none       |
 // |                          |        | comment id is seq·256 + its article's shard  |            |
 // | pl:cm:{lN}:<cid>         | HASH   | a comment's fields, reply count, version     | none       |

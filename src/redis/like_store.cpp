@@ -58,25 +58,17 @@ Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_
                                               const std::string* hot_index,
                                               const std::string* hot_member,
                                               bool require_published) {
-  const int s = t.Shard();
-  const std::string name = t.Name();
-  std::string small = keys::Cat(name, ":s");
-  std::string bucket = keys::Cat(name, ":", keys::Num(LikeBucketOf(user_id)));
-  // Built in place (no initializer lists: those copy every string once more).
+  // like_set.lua builds every other key of the target from the small set's (one argument
+  // each costs Redis more than a concatenation there; see the script's header).
   std::vector<std::string> keys;
-  keys.reserve(8);
-  keys.push_back(keys::LikeBucket(s, small));
-  keys.push_back(keys::LikeBucket(s, bucket));
-  keys.push_back(keys::LikeCount(s, name));
-  keys.push_back(keys::LikePending(s, small));
-  keys.push_back(keys::LikePending(s, bucket));
-  keys.push_back(keys::LikeDirty(s));
-  keys.push_back(keys::LikeSeq(s));
+  keys.reserve(2);
+  keys.push_back(keys::LikeBucket(t.Shard(), SmallMember(t)));
   std::vector<std::string> args;
-  args.reserve(6);
+  args.reserve(7);
   args.push_back(std::to_string(user_id));
   args.push_back(like ? "1" : "0");
   args.push_back(std::to_string(NowMs()));
+  args.push_back(std::to_string(LikeBucketOf(user_id)));
   args.push_back(hints_.Big(t) ? "big" : "s");
   if (hot_index && hot_member) {
     keys.push_back(*hot_index);
@@ -303,7 +295,11 @@ Awaitable<Result<std::pair<int64_t, std::vector<ClaimedBucket>>>> LikeStore::Cla
     if (!item.elements[1].str.empty()) b.count = item.elements[1].AsInt();
     const auto& kv = item.elements[2].elements;
     for (size_t i = 0; i + 1 < kv.size(); i += 2) {
-      b.changes.emplace_back(std::stoll(kv[i].str), kv[i + 1].str);
+      if (kv[i].str == "#") {
+        b.seq = kv[i + 1].AsInt();
+      } else {
+        b.changes.emplace_back(std::stoll(kv[i].str), kv[i + 1].str);
+      }
     }
     out.second.push_back(std::move(b));
   }

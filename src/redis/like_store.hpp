@@ -42,7 +42,9 @@ struct ClaimedBucket {
   std::string target;  // "a42"
   std::string bucket;  // "s" (small mode) or the user-id bucket
   std::optional<int64_t> count;  // the target's count when claimed
-  std::vector<std::pair<int64_t, std::string>> changes;  // uid → "state:seq"
+  std::optional<int64_t> seq;    // the seq like_claim.lua stamped the hash with ('#')
+  // uid → state ("1" or "0"; "1:<seq>" in hashes written before the seq moved to the claim)
+  std::vector<std::pair<int64_t, std::string>> changes;
 };
 
 struct LikeShardStat {

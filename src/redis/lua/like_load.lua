@@ -1,5 +1,5 @@
 -- Loads a target's like records and/or count from SQL's state, unless someone already did,
--- then replays changes not yet in SQL (pending and in flight, newest seq per user) on top.
+-- then replays changes not yet in SQL (pending and in flight, the newest per user) on top.
 -- KEYS[1] small-mode set, KEYS[2] big-mode mark, KEYS[3] the user's big-mode bucket,
 -- KEYS[4] count, KEYS[5] small pending, KEYS[6] small in-flight, KEYS[7] bucket pending,
 -- KEYS[8] bucket in-flight.
@@ -9,24 +9,25 @@
 -- If the target was split meanwhile, a 'small' list still fills the bucket (it holds every
 -- liker); if it was loaded small meanwhile, a 'big' list is not needed.
 local lo, hi = tonumber(ARGV[3]), tonumber(ARGV[4])
+-- Changes are replayed oldest hash first, so a later hash's change of a user wins: small-mode
+-- in flight, small-mode pending, then the bucket's (the split ended small mode, so every
+-- bucket change is newer). Values are the state ('1'/'0', or '1:<seq>' from before the seq
+-- moved to the claim); field '#' is the claim's seq stamp.
 local function replay(set, only_bucket)
   local newest = {}
   for _, key in ipairs({KEYS[6], KEYS[5], KEYS[8], KEYS[7]}) do
     local kv = redis.call('HGETALL', key)
     for i = 1, #kv, 2 do
-      local uid = tonumber(kv[i])
-      if not only_bucket or (uid >= lo and uid <= hi) then
-        local colon = string.find(kv[i + 1], ':', 1, true)
-        local seq = tonumber(string.sub(kv[i + 1], colon + 1))
-        local cur = newest[kv[i]]
-        if not cur or seq > cur[2] then
-          newest[kv[i]] = {string.sub(kv[i + 1], 1, colon - 1), seq}
+      if kv[i] ~= '#' then
+        local uid = tonumber(kv[i])
+        if not only_bucket or (uid >= lo and uid <= hi) then
+          newest[kv[i]] = string.sub(kv[i + 1], 1, 1)
         end
       end
     end
   end
-  for uid, v in pairs(newest) do
-    if v[1] == '1' then
+  for uid, state in pairs(newest) do
+    if state == '1' then
       redis.call('SADD', set, uid)
     else
       redis.call('SREM', set, uid)

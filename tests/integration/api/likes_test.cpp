@@ -481,6 +481,101 @@ TEST_P(LikesNoTimerTest, ARepeatChangeBeforeAFlushLeavesTheBucketDirtyOnce) {
   EXPECT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{2, 2}));
 }
 
+// A change is recorded as its state alone; the claim stamps each hash with a seq. A user's
+// change before a split sits in the target's small-mode hash, the next one in a bucket's:
+// even when the flusher is handed the bucket first, the small-mode hash is claimed first
+// (with the lower seq), and the one statement that writes both upserts the row once.
+TEST_P(LikesNoTimerTest, AChangeAfterASplitWinsOverTheOneBeforeItWhateverTheClaimOrder) {
+  auto set = [&](int64_t target, int64_t uid, bool like) { return SetLike(target, uid, like); };
+  const int64_t id = NewArticle();
+  const std::string tag = "{l" + std::to_string(id % 256) + "}";
+  const std::string t = "a" + std::to_string(id);
+  for (int64_t uid = 1; uid <= 256; ++uid) set(id, uid, true);
+  FlushLikes();
+  EXPECT_EQ(set(id, 600, true).count, 257);  // small-mode pending 600 → 1; the 257th splits
+  ASSERT_EQ(redis_.Cli("EXISTS 'pl:lb:" + tag + ":" + t + "'"), "1");
+  EXPECT_EQ(set(id, 600, false).count, 256);  // bucket 2's pending: 600 → 0
+  EXPECT_EQ(redis_.Cli("HGET 'pl:lp:" + tag + ":" + t + ":s' 600"), "1") << "a state, no seq";
+  EXPECT_EQ(redis_.Cli("HGET 'pl:lp:" + tag + ":" + t + ":2' 600"), "0");
+  // Bucket 2 first in the dirty index, so first in the claim's batch; both rows of 600 then
+  // fall in one statement.
+  ASSERT_EQ(redis_.Cli("ZADD 'pl:ld:" + tag + "' XX 0 " + t + ":2"), "0");
+  ASSERT_EQ(redis_.Cli("ZRANGE 'pl:ld:" + tag + "' 0 -1"), t + ":2\n" + t + ":s");
+  FlushLikes();
+  EXPECT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{256, 256}));
+  EXPECT_EQ(redis_.Cli("ZCARD 'pl:ld:" + tag + "'"), "0");
+  EXPECT_EQ(redis_.Cli("SCARD 'pl:lfi:" + tag + "'"), "0");
+  // From SQL alone, 600 stays unliked and the count right.
+  FlushAllRedisAndRelogin();
+  EXPECT_FALSE(set(id, 600, false).liked);
+  EXPECT_EQ(set(id, 601, true).count, 257);
+  FlushLikes();
+  EXPECT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{257, 257}));
+}
+
+// The same order when the small-mode hash cannot be claimed yet (its in-flight hash, left by
+// a pass, still blocks it): the bucket stays dirty and is stamped after it.
+TEST_P(LikesNoTimerTest, ABucketWaitsWhileItsTargetsSmallModeChangesAreBlocked) {
+  auto set = [&](int64_t target, int64_t uid, bool like) { return SetLike(target, uid, like); };
+  const int64_t id = NewArticle();
+  const int shard = static_cast<int>(id % 256);
+  const std::string tag = "{l" + std::to_string(shard) + "}";
+  const std::string t = "a" + std::to_string(id);
+  for (int64_t uid = 1; uid <= 255; ++uid) set(id, uid, true);
+  FlushLikes();
+  EXPECT_EQ(set(id, 599, true).count, 256);
+  std::vector<std::string> small{t + ":s"};
+  ASSERT_TRUE(OnLoop(app_->app().like_store().Claim(shard, small)));  // left in flight
+  EXPECT_EQ(set(id, 600, true).count, 257);  // small-mode pending again; the 257th splits
+  ASSERT_EQ(redis_.Cli("EXISTS 'pl:lb:" + tag + ":" + t + "'"), "1");
+  EXPECT_EQ(set(id, 600, false).count, 256);  // bucket 2's pending
+  std::vector<std::string> bucket{t + ":2"};
+  auto claimed = OnLoop(app_->app().like_store().Claim(shard, bucket));
+  ASSERT_TRUE(claimed);
+  EXPECT_TRUE(claimed->second.empty()) << "nothing stamped before the small-mode changes";
+  EXPECT_FALSE(redis_.Cli("ZSCORE 'pl:ld:" + tag + "' " + t + ":2").empty()) << "still dirty";
+  FlushLikes();
+  EXPECT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{256, 256}));
+  EXPECT_EQ(redis_.Cli("ZCARD 'pl:ld:" + tag + "'"), "0");
+}
+
+// A retaken in-flight hash keeps the seq it was stamped with: a pass that died after its
+// commit leaves it, a newer change of the same user is claimed later, and whichever of the
+// two SQL writes comes last, the newer change stays.
+TEST_P(LikesNoTimerTest, ARetakenClaimKeepsItsSeqSoANewerChangeStays) {
+  auto set = [&](int64_t target, int64_t uid, bool like) { return SetLike(target, uid, like); };
+  const int64_t id = NewArticle();
+  const std::string tag = "{l" + std::to_string(id % 256) + "}";
+  const std::string inflight = "pl:lf:" + tag + ":a" + std::to_string(id) + ":s";
+  ASSERT_TRUE(set(id, 7, true).liked);
+  FlushLikes();
+  EXPECT_FALSE(set(id, 7, false).liked);
+  // Claim by hand (what a pass does first), and leave the batch in flight.
+  std::vector<std::string> members{"a" + std::to_string(id) + ":s"};
+  auto claimed = OnLoop(app_->app().like_store().Claim(static_cast<int>(id % 256), members));
+  ASSERT_TRUE(claimed);
+  ASSERT_EQ(claimed->second.size(), 1u);
+  ASSERT_TRUE(claimed->second[0].seq.has_value());
+  const std::string stamp = redis_.Cli("HGET '" + inflight + "' '#'");
+  EXPECT_EQ(stamp, std::to_string(*claimed->second[0].seq));
+  auto retaken = OnLoop(app_->app().like_store().Claim(static_cast<int>(id % 256), members));
+  ASSERT_TRUE(retaken);
+  ASSERT_EQ(retaken->second.size(), 1u);
+  EXPECT_EQ(retaken->second[0].seq, claimed->second[0].seq) << "a retake keeps the stamp";
+  EXPECT_GT(retaken->first, claimed->first) << "each claim's count seq is newer";
+  EXPECT_TRUE(set(id, 7, true).liked);  // newer: a fresh pending hash
+  FlushLikes();  // retakes the in-flight hash (stamp kept), then claims the pending one
+  EXPECT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{1, 1}));
+  EXPECT_EQ(redis_.Cli("EXISTS '" + inflight + "'"), "0");
+  // The old batch written once more, as a late duplicate pass would: it changes nothing.
+  sql::LikeChange old{'a', id, 7, false, std::stoll(stamp)};
+  std::vector<sql::LikeChange> replay{old};
+  auto again = OnLoop(app_->app().like_table().Apply(std::move(replay), {}));
+  ASSERT_TRUE(again);
+  EXPECT_EQ(*again, 0);
+  EXPECT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{1, 1}));
+}
+
 TEST_P(LikesTest, BatchStatusForAPage) {
   int64_t a1 = NewArticle("one"), a2 = NewArticle("two");
   auto c = Client();
