@@ -100,8 +100,11 @@ RPID=$(cat "$DATA/redis/redis.pid")
 read -r REDIS_I REDIS_N < <(BENCH_WRK_DIR=$PWD/bench/wrk BENCH_IDS=$IDS BENCH_TOKENS=$TOKENS \
   measure redis "$RPID" "http://127.0.0.1:$RPORT/" -s bench/wrk/like_put_spread.lua)
 [ -n "${REDIS_N:-}" ] || exit 1
+# awk reads to the end: leaving early would kill callgrind_annotate with SIGPIPE mid-write, and
+# under pipefail the failed pipeline ended this script without a word (make bench's
+# instructions rows read "not measured" on a big profile, 2026-12-01).
 REDIS_SCRIPT_I=$(callgrind_annotate --inclusive=yes --threshold=100 "$WORK/redis.out.1" 2>/dev/null |
-  awk '$NF ~ /^\[/ && $(NF-1) ~ /:evalShaCommand$/ { gsub(",", "", $1); print $1; exit }')
+  awk '!found && $NF ~ /^\[/ && $(NF-1) ~ /:evalShaCommand$/ { gsub(",", "", $1); print $1; found = 1 }')
 [ -n "$REDIS_SCRIPT_I" ] || { echo "no evalShaCommand in redis-server's profile" >&2; exit 1; }
 kill -TERM "$PR"
 wait "$PR" 2>/dev/null || true

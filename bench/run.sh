@@ -1159,7 +1159,7 @@ req/s figures above move with the machine.
 
 | server | instructions per request | requests counted |
 |---|---|---|
-| plauditd, \`like_put_spread\` | ${INSTR_LIKE:-not measured (valgrind missing)} | $(instr_field like_requests) |
+| plauditd, \`like_put_spread\` | ${INSTR_LIKE:-not measured (no valgrind, or bench/instructions.sh failed: see make bench's output)} | $(instr_field like_requests) |
 | hello | ${INSTR_HELLO:-not measured} | $(instr_field hello_requests) |
 | ratio | $INSTR_RATIO | |
 | redis-server behind plauditd: its scripts, per \`like_put_spread\` request | ${INSTR_REDIS:-not measured} | $(instr_field redis_requests) |
