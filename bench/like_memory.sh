@@ -91,11 +91,11 @@ gen() {
           # KEYS[1] the small set (the script builds every other key of the target from it)
           a[1] = "EVALSHA"; a[2] = set_sha; a[3] = 1
           a[4] = "pl:lk:" tag ":" name ":s"
-          a[5] = uid; a[6] = 1
-          a[7] = 1796000000000  # ARGV[3]: the clock in ms, the dirty index score
-          a[8] = b              # ARGV[4]: the bucket of the user
-          a[9] = "s"            # ARGV[5]: the mode guess (small; a wrong one only costs a read)
-          cmd(9, a)
+          a[5] = 1796000000000  # ARGV[1]: the clock in ms, the dirty index score
+          a[6] = "s"            # ARGV[2]: the mode guess (small; a wrong one only costs a read)
+          a[7] = ""             # ARGV[3]: the kind (no published check, no hot order)
+          a[8] = uid; a[9] = 1; a[10] = b  # one like: user, like, the bucket of the user
+          cmd(10, a)
         } else {
           a[1] = "SADD"; a[3] = 0; a[4] = uid
           a[2] = (mode == "bucketed") ? "pl:lk:" tag ":" name ":" b : "pl:lk:" tag ":" name

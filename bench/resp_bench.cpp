@@ -14,12 +14,12 @@
 namespace {
 
 std::vector<std::string> LikeArgv() {
-  return {"EVALSHA", "2f3b6a1c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a",
-          "2",       "pl:lk:{l42}:a1042:s",
-          "pl:art:{l42}:1042", "812",
-          "1",       "1796000000000",
-          "3",       "big",
-          "pub"};
+  return {"EVALSHA",       "2f3b6a1c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a",
+          "2",             "pl:lk:{l42}:a1042:s",
+          "pl:art:{l42}:1042", "1796000000000",
+          "big",           "pub",
+          "812",           "1",
+          "3"};
 }
 
 std::vector<std::string> HmgetArgv() {

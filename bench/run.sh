@@ -517,9 +517,9 @@ pair_errors() { awk -v s="$1" '$2 == s { n += $5 } END { print n + 0 }' "$WORK/p
 # not an intset one); each call likes (ARGV[2] = 1): the first call per user writes, repeats
 # only read. The keys are set up in big mode (the user's bucket with its loaded mark 0, the
 # count) and named like plauditd's (the script builds every key but the small set's from that
-# one, and ARGV[4] names the bucket: 0 for every user here), so no call takes a "not loaded"
-# exit and no call splits; ARGV[5] 'big' is the mode guess plauditd passes once it has seen
-# the target split.
+# one, and the third value of a like names the bucket: 0 for every user here), so no call
+# takes a "not loaded" exit and no call splits; ARGV[2] 'big' is the mode guess plauditd
+# passes once it has seen the target split. One like a call, as a target liked now and then.
 LIKE_SHA=$(rcli -x SCRIPT LOAD <"$LUA_DIR/like_set.lua" | tr -d '\r')
 LIKE_KEYS=('pl:lk:{x}:t:s' 'pl:lk:{x}:t:0' 'pl:lc:{x}:t' 'pl:lp:{x}:t:s' 'pl:lp:{x}:t:0'
   'pl:ld:{x}' 'pl:lseq:{x}')
@@ -529,7 +529,7 @@ rb_like() {  # PIPELINE → "ops_per_s writes"
   rcli SET 'pl:lc:{x}:t' 0 >/dev/null
   local ops
   ops=$(redis-benchmark -s "$SOCK" -c 50 -n 200000 -r 100000 -P "$1" -q \
-      evalsha "$LIKE_SHA" 1 'pl:lk:{x}:t:s' __rand_int__ 1 1795000000000 0 big 2>&1 |
+      evalsha "$LIKE_SHA" 1 'pl:lk:{x}:t:s' 1795000000000 big '' __rand_int__ 1 0 2>&1 |
     tr '\r' '\n' | grep -oE '[0-9.]+ requests per second' | tail -1 | awk '{print $1}')
   echo "${ops:-0} $(rcli GET 'pl:lc:{x}:t' | tr -d '\r')"
 }
@@ -1272,7 +1272,7 @@ bash bench/instructions.sh build <stopped seeded data dir> <ids file> <tokens fi
 redis-cli -s <sock> -x SCRIPT LOAD < src/redis/lua/like_set.lua
 redis-cli -s <sock> SADD 'pl:lk:{x}:t:0' 0; redis-cli -s <sock> SET 'pl:lc:{x}:t' 0
 redis-benchmark -s <sock> -c 50 -n 200000 -r 100000 -q [-P 16] evalsha <sha> 1 'pl:lk:{x}:t:s' \\
-  __rand_int__ 1 1795000000000 0 big
+  1795000000000 big '' __rand_int__ 1 0
 \`\`\`
 Whole run: $((SECONDS - BENCH_START)) s.
 MID

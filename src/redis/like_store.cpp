@@ -14,19 +14,6 @@ std::string Member(const LikeTarget& t, int64_t bucket) {
 // The member of a target's small-mode records (one set for every liker; see like_set.lua).
 std::string SmallMember(const LikeTarget& t) { return keys::Cat(t.Name(), ":s"); }
 
-// like_set.lua's answer: state + 2·big + 4·count, or 'miss' / 'unpublished'.
-Result<LikeReading> ToReading(const Result<Reply>& r, bool* big) {
-  if (auto st = ReplyOk(r); !st) return tl::unexpected(st.error());
-  if (r->type == Reply::Type::kInteger) {
-    const int64_t low = ((r->integer % 4) + 4) % 4;  // a drifted count may be negative
-    *big = (low & 2) != 0;
-    return LikeReading{static_cast<int>(low & 1), (r->integer - low) / 4};
-  }
-  if (r->str == "miss") return LikeReading{-1, -2};
-  if (r->str == "unpublished") return LikeReading{-3, 0};
-  return Fail(ErrorCode::kInternal, "unexpected like reply");
-}
-
 }  // namespace
 
 uint64_t LikeModeHints::Tag(const LikeTarget& t) {
@@ -53,39 +40,6 @@ void LikeModeHints::Record(const LikeTarget& t, bool big) {
 int LikeTarget::Shard() const { return keys::LikeShard(article_id); }
 std::string LikeTarget::Name() const { return keys::Cat(std::string_view(&type, 1), keys::Num(id)); }
 int64_t LikeBucketOf(int64_t user_id) { return user_id >> keys::kLikeBucketShift; }
-
-Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_id, bool like,
-                                              const std::string* hot_index,
-                                              const std::string* hot_member,
-                                              bool require_published) {
-  // like_set.lua builds every other key of the target from the small set's (one argument
-  // each costs Redis more than a concatenation there; see the script's header).
-  std::vector<std::string> keys;
-  keys.reserve(2);
-  keys.push_back(keys::LikeBucket(t.Shard(), SmallMember(t)));
-  std::vector<std::string> args;
-  args.reserve(7);
-  args.push_back(std::to_string(user_id));
-  args.push_back(like ? "1" : "0");
-  args.push_back(std::to_string(NowMs()));
-  args.push_back(std::to_string(LikeBucketOf(user_id)));
-  args.push_back(hints_.Big(t) ? "big" : "s");
-  if (hot_index && hot_member) {
-    keys.push_back(*hot_index);
-    args.push_back("hot");
-    args.push_back(*hot_member);
-  } else if (require_published && t.type == 'a') {
-    // The article's cache hash shares the target's shard tag (keys::Article).
-    keys.push_back(keys::Article(t.id));
-    args.push_back("pub");
-  }
-  static const Script& kLikeSet = GetScript("like_set.lua");  // not a map lookup a like
-  bool big = false;
-  auto reading = ToReading(
-      co_await client_.Eval(kLikeSet, std::move(keys), std::move(args)), &big);
-  if (reading && reading->state >= 0) hints_.Record(t, big);
-  co_return reading;
-}
 
 Awaitable<Result<LikeReading>> LikeStore::Get(const LikeTarget& t, int64_t user_id) {
   const std::vector<LikeTarget> one{t};

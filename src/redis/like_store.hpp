@@ -6,7 +6,10 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <boost/asio/any_completion_handler.hpp>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "common/result.hpp"
@@ -77,6 +80,8 @@ class LikeStore {
   // (a comment's hot order) to the new count, in the same step. With `require_published`
   // (an article target), changes nothing and answers state -3 unless the article's cache
   // hash says it is published: a like then needs no separate visibility check.
+  // While a call for the same target is in flight, likes of it wait and then go together in
+  // one like_set.lua call, each answered as if alone (like_set.cpp).
   Awaitable<Result<LikeReading>> Set(const LikeTarget& t, int64_t user_id, bool like,
                                      const std::string* hot_index = nullptr,
                                      const std::string* hot_member = nullptr,
@@ -107,8 +112,33 @@ class LikeStore {
   Client& client() { return client_; }
 
  private:
+  // What the likes of one like_set.lua call share: the target and the script's kind.
+  struct SetCall {
+    LikeTarget target;
+    std::string small;      // the target's small-mode set key (KEYS[1])
+    std::string extra_key;  // KEYS[2]: the hot index or the article's cache hash, or ""
+    std::string kind;       // "", "hot" or "pub"
+    std::string hot_member;
+  };
+  struct QueuedLike {
+    int64_t user_id = 0;
+    bool like = false;
+    net::any_completion_handler<void(Result<LikeReading>)> done;
+  };
+  using Likes = std::vector<std::pair<int64_t, bool>>;  // (user id, like) in order
+
+  Awaitable<Result<std::vector<LikeReading>>> SendSet(const SetCall& call, const Likes& likes);
+  // After a call for `queue` returned: sends what queued meanwhile as one call, or forgets
+  // the queue when nothing did.
+  void SendQueued(const std::string& queue, SetCall call, const net::any_io_executor& ex);
+  Awaitable<void> SendBatch(std::string queue, SetCall call, std::vector<QueuedLike> batch,
+                            net::any_io_executor ex);
+
   Client& client_;
   LikeModeHints hints_;
+  // Targets (small set key + kind) with a like_set.lua call in flight, and the likes that
+  // arrived meanwhile, in order. Used by the I/O thread only.
+  std::unordered_map<std::string, std::vector<QueuedLike>> queued_;
 };
 
 }  // namespace plaudit::redis

@@ -1,5 +1,8 @@
--- Sets one user's like on one target and keeps its count exact: the one atomic step of a
--- like or unlike (invariant 1). All keys share the target's shard hash tag.
+-- Sets users' likes on one target and keeps its count exact: the one atomic step of a like
+-- or unlike (invariant 1). Several users' changes of the same target may come in one call,
+-- applied in order as if one at a time (LikeStore queues a target's likes while a call for
+-- it is in flight: a viral target's likes then share a call). All keys share the target's
+-- shard hash tag.
 --
 -- Records: while a target has at most 256 likers they live in ONE set (small mode, about
 -- 5 bytes a like); past that the set is split once into sets by user id >> 8 (big mode,
@@ -7,23 +10,25 @@
 -- KEYS[1] pl:lk:{s}:<t>:s  small-mode SET of liker ids, member 0 = loaded from SQL. Every
 --         other key of the target is built here from its tail "{s}:<t>", so it carries the
 --         same hash tag (one slot, as on Redis Cluster; ClusterModeTest):
---         pl:lk:{s}:<t>:<bucket> big-mode SET of the user's bucket, member 0 = loaded
+--         pl:lk:{s}:<t>:<bucket> big-mode SET of a user's bucket, member 0 = loaded
 --         pl:lc:{s}:<t>          the like count
 --         pl:lp:{s}:<t>:s        pending changes (small mode): uid -> state ('1' or '0')
 --         pl:lp:{s}:<t>:<bucket> pending changes (big mode)
 --         pl:ld:{s}              dirty index: member "<t>:s" or "<t>:<bucket>", score = ms
--- KEYS[2] (optional) with ARGV[6] = 'hot': a ZSET to move t in by the count (a comment's hot
---         order), ARGV[7] the member; with ARGV[6] = 'pub': the article's cache hash, which
---         must say status 'published' (everyone may like a published article; anything
---         else, or an article not cached, is for the caller to check)
--- ARGV[1] user id, ARGV[2] '1' like / '0' unlike, ARGV[3] the caller's clock in ms (the
--- dirty index's score: when the bucket first changed), ARGV[4] the user's bucket (user id
--- >> 8), ARGV[5] 'big' when the caller saw this target in big mode last time, else 's':
--- only the order of the two reads below (a wrong guess costs one call, never a wrong answer).
--- Returns the integer state + 2*big + 4*count (big 1 in big mode), or the string 'miss' when
--- the user's records or the count are not loaded (the caller loads them from SQL and calls
--- again: a miss never counts), 'unpublished' when ARGV[6] = 'pub' and the article is not
--- cached as published. Every miss changes nothing.
+-- KEYS[2] (optional) with ARGV[3] = 'hot': a ZSET to move t in by the count (a comment's hot
+--         order), ARGV[#ARGV] the member; with ARGV[3] = 'pub': the article's cache hash,
+--         which must say status 'published' (everyone may like a published article;
+--         anything else, or an article not cached, is for the caller to check)
+-- ARGV[1] the caller's clock in ms (the dirty index's score: when a bucket first changed),
+-- ARGV[2] 'big' when the caller saw this target in big mode last time, else 's': only the
+-- order of the two reads below (a wrong guess costs one call, never a wrong answer),
+-- ARGV[3] '', 'hot' or 'pub'; then per like: user id, '1' like / '0' unlike, the user's
+-- bucket (user id >> 8).
+-- Returns, for one like, the integer state + 2*big + 4*count (big 1 in big mode) or the
+-- string 'miss' when the user's records are not loaded; for several, a table of those.
+-- 'miss' alone when the count is not loaded, 'unpublished' when ARGV[3] = 'pub' and the
+-- article is not cached as published: for every like of the call. The caller loads what
+-- missed from SQL and calls again: a miss never counts, and changes nothing.
 --
 -- Costs, from callgrind of redis-server 7.0 under likes: each redis.call is ~2,300
 -- instructions besides its command (argument objects, command lookup, the reply turned back
@@ -34,88 +39,123 @@
 -- call (redis-benchmark -P 16 of both shapes doing the same three reads, 2026-12-01); a
 -- table returned ~5,500 (the reply conversion probes it for 'err', 'ok' and five more
 -- fields), an integer almost nothing. Hence few calls (a like that changes nothing is 3:
--- HGET, SMISMEMBER, GET; one that does 7, or 6 when it replaces an unflushed change), no
--- argument that can be derived here, and one integer back.
+-- HGET, SMISMEMBER, GET; one that does 7, or 6 when it replaces an unflushed change; the
+-- HGET, the GET and the count's INCRBY are paid once per call), no argument that can be
+-- derived here, and one integer back for one like.
 local base = string.sub(KEYS[1], 7, -3)  -- "{s}:<t>"
-if ARGV[6] == 'pub' and redis.call('HGET', KEYS[2], 'status') ~= 'published' then
+local kind = ARGV[3]
+if kind == 'pub' and redis.call('HGET', KEYS[2], 'status') ~= 'published' then
   return 'unpublished'
 end
--- {member 0: the loaded mark, the user}; a small set always holds 0 while it exists, a
--- bucket once it is loaded. The mark is the string '0': a Lua number would be formatted by
--- Redis (%.17g) on every call. The two modes exclude each other: the small set exists only
--- while the big-mode mark pl:lb:{s}:<t> does not, and buckets are only ever created together
--- with the mark (the split below, like_load.lua; Redis must not evict single keys), so
--- either read order finds the same one. Big mode needs no EXISTS of the mark: a bucket
--- holding 0 implies it.
--- The bucket's key is built only when it is read (in small mode, when the guess was wrong).
-local set = KEYS[1]
-if ARGV[5] == 'big' then
-  set = 'pl:lk:' .. base .. ':' .. ARGV[4]
-end
-local flags = redis.call('SMISMEMBER', set, '0', ARGV[1])
-if flags[1] ~= 1 then
-  if set == KEYS[1] then
-    set = 'pl:lk:' .. base .. ':' .. ARGV[4]
-  else
-    set = KEYS[1]
-  end
-  flags = redis.call('SMISMEMBER', set, '0', ARGV[1])
-  if flags[1] ~= 1 then
-    return 'miss'  -- neither loaded
-  end
-end
-local small = set == KEYS[1]
-local big = small and 0 or 1
 local count_key = 'pl:lc:' .. base
 local count = redis.call('GET', count_key)
 if not count then
   return 'miss'
 end
-local want = tonumber(ARGV[2])
-if want == flags[2] then
-  return want + 2 * big + 4 * tonumber(count)
+count = tonumber(count)
+local start = count
+local last = #ARGV
+if kind == 'hot' then
+  last = last - 1
 end
-if want == 1 then
-  redis.call('SADD', set, ARGV[1])
-  count = redis.call('INCR', count_key)
-else
-  redis.call('SREM', set, ARGV[1])
-  count = redis.call('DECR', count_key)
-end
-local tail = small and ':s' or ':' .. ARGV[4]  -- the bucket's name: "s" or the number
-local pending = 'pl:lp:' .. base .. tail
--- The pending change is the state alone: its order among the target's changes is the
--- order of the hashes (like_claim.lua gives each claimed hash a seq; like_load.lua replays
--- them oldest first). A seq per change cost an INCR and a string.format on every change:
--- ~8% of Redis's instructions a like (callgrind, like_put_spread, 2026-12-01).
--- HSET answers 0 when it replaced this user's earlier unflushed change: the pending hash
--- existed, so its member is in the dirty index already (like_claim.lua renames a pending hash
--- away and drops its member in one step; nothing else creates or removes either), and the
--- ZADD is skipped. Under a hot target's like/unlike churn most changes are such repeats.
-if redis.call('HSET', pending, ARGV[1], ARGV[2]) == 1 then
-  -- The dirty index pl:ld:{s}, member "<t>:s" or "<t>:<bucket>".
-  local close = string.find(base, '}', 1, true)
-  redis.call('ZADD', 'pl:ld:' .. string.sub(base, 1, close), 'NX', ARGV[3],
-             string.sub(base, close + 2) .. tail)
-end
-if ARGV[6] == 'hot' then
-  -- XX: only moves a listed comment; an unlisted one or a cache being rebuilt (which
-  -- reads this count) is left alone.
-  redis.call('ZADD', KEYS[2], 'XX', count, ARGV[7])
-end
-if small and want == 1 and redis.call('SCARD', set) > 257 then
-  -- Split once into big-mode buckets: bounded work (257 members). The bucket keys and the
-  -- mark are built here from KEYS[1] ("pl:lk:{s}:<t>:s"); they share its hash tag, so this
-  -- stays in one slot. Pending small-mode changes stay where they are: like_claim.lua
-  -- claims them before (never after) the bucket hashes, which hold every newer change.
-  local prefix = string.sub(KEYS[1], 1, -2)
-  for _, uid in ipairs(redis.call('SMEMBERS', set)) do
-    if uid ~= '0' then
-      redis.call('SADD', prefix .. math.floor(tonumber(uid) / 256), '0', uid)
-    end
+local guess_big = ARGV[2] == 'big'
+-- One like's answer, or a table of them: a table costs Redis ~5,500 instructions to return,
+-- and a like of a target nobody else is liking right now is one like a call.
+local many = last > 6
+local out = many and {} or nil
+local answer
+for i = 4, last, 3 do
+  local uid, bucket = ARGV[i], ARGV[i + 2]
+  -- {member 0: the loaded mark, the user}; a small set always holds 0 while it exists, a
+  -- bucket once it is loaded. The mark is the string '0': a Lua number would be formatted by
+  -- Redis (%.17g) on every call. The two modes exclude each other: the small set exists only
+  -- while the big-mode mark pl:lb:{s}:<t> does not, and buckets are only ever created
+  -- together with the mark (the split below, like_load.lua; Redis must not evict single
+  -- keys), so either read order finds the same one. Big mode needs no EXISTS of the mark: a
+  -- bucket holding 0 implies it. A bucket's key is built only when it is read.
+  local set = KEYS[1]
+  if guess_big then
+    set = 'pl:lk:' .. base .. ':' .. bucket
   end
-  redis.call('DEL', set)
-  redis.call('SET', 'pl:lb:' .. base, 1)
-  big = 1
+  local flags = redis.call('SMISMEMBER', set, '0', uid)
+  if flags[1] ~= 1 then
+    if set == KEYS[1] then
+      set = 'pl:lk:' .. base .. ':' .. bucket
+    else
+      set = KEYS[1]
+    end
+    flags = redis.call('SMISMEMBER', set, '0', uid)
+  end
+  if flags[1] ~= 1 then
+    answer = 'miss'  -- neither loaded
+  else
+    local small = set == KEYS[1]
+    local want = tonumber(ARGV[i + 1])
+    if want ~= flags[2] then
+      if want == 1 then
+        redis.call('SADD', set, uid)
+        count = count + 1
+      else
+        redis.call('SREM', set, uid)
+        count = count - 1
+      end
+      local tail = small and ':s' or ':' .. bucket  -- the bucket's name: "s" or the number
+      -- The pending change is the state alone: its order among the target's changes is the
+      -- order of the hashes (like_claim.lua gives each claimed hash a seq; like_load.lua
+      -- replays them oldest first). A seq per change cost an INCR and a string.format on
+      -- every change: ~8% of Redis's instructions a like (callgrind, 2026-12-01).
+      -- HSET answers 0 when it replaced this user's earlier unflushed change: the pending
+      -- hash existed, so its member is in the dirty index already (like_claim.lua renames a
+      -- pending hash away and drops its member in one step; nothing else creates or removes
+      -- either), and the ZADD is skipped. Under a hot target's like/unlike churn most
+      -- changes are such repeats.
+      if redis.call('HSET', 'pl:lp:' .. base .. tail, uid, ARGV[i + 1]) == 1 then
+        -- The dirty index pl:ld:{s}, member "<t>:s" or "<t>:<bucket>".
+        local close = string.find(base, '}', 1, true)
+        redis.call('ZADD', 'pl:ld:' .. string.sub(base, 1, close), 'NX', ARGV[1],
+                   string.sub(base, close + 2) .. tail)
+      end
+      if small and want == 1 and redis.call('SCARD', set) > 257 then
+        -- Split once into big-mode buckets: bounded work (257 members). The bucket keys and
+        -- the mark are built here from KEYS[1] ("pl:lk:{s}:<t>:s"); they share its hash
+        -- tag, so this stays in one slot. Pending small-mode changes stay where they are:
+        -- like_claim.lua claims them before (never after) the bucket hashes, which hold
+        -- every newer change.
+        local prefix = string.sub(KEYS[1], 1, -2)
+        for _, member in ipairs(redis.call('SMEMBERS', set)) do
+          if member ~= '0' then
+            redis.call('SADD', prefix .. math.floor(tonumber(member) / 256), '0', member)
+          end
+        end
+        redis.call('DEL', set)
+        redis.call('SET', 'pl:lb:' .. base, 1)
+        small = false
+        guess_big = true
+      end
+    end
+    answer = want + (small and 0 or 2) + 4 * count
+  end
+  if many then
+    out[#out + 1] = answer
+  end
 end
-return want + 2 * big + 4 * count
+if count ~= start then
+  -- INCR/DECR for one change: INCRBY's increment is a Lua number, which Redis formats with
+  -- %.17g on the way in.
+  if count == start + 1 then
+    redis.call('INCR', count_key)
+  elseif count == start - 1 then
+    redis.call('DECR', count_key)
+  else
+    redis.call('INCRBY', count_key, count - start)
+  end
+  if kind == 'hot' then
+    -- XX: only moves a listed comment; an unlisted one or a cache being rebuilt (which
+    -- reads this count) is left alone.
+    redis.call('ZADD', KEYS[2], 'XX', count, ARGV[#ARGV])
+  end
+end
+if many then
+  return out
+end
+return answer

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "api_test_base.hpp"
+#include "common/when_all.hpp"
 #include "redis/keys.hpp"
 
 namespace plaudit::testing {
@@ -479,6 +480,47 @@ TEST_P(LikesNoTimerTest, ARepeatChangeBeforeAFlushLeavesTheBucketDirtyOnce) {
   EXPECT_EQ(redis_.Cli("ZCARD '" + dirty + "'"), "1");
   FlushLikes();
   EXPECT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{2, 2}));
+}
+
+// Likes of one target that arrive while a call for it is in flight wait and share the next
+// call (a viral target's likes), each answered as if alone, in order: a like and an unlike
+// of one user in one call, a repeat that changes nothing.
+TEST_P(LikesNoTimerTest, LikesOfOneTargetInFlightTogetherShareACallAndEachIsAnsweredInOrder) {
+  const int64_t id = NewArticle();
+  ASSERT_TRUE(SetLike(id, 1, true).liked);  // warms: the small set and the count
+  const redis::LikeTarget t{'a', id, id};
+  std::vector<std::pair<int64_t, bool>> ops;
+  for (int64_t uid = 2; uid <= 41; ++uid) ops.emplace_back(uid, true);
+  ops.emplace_back(7, false);
+  ops.emplace_back(1, true);
+  std::vector<domain::Principal> who;  // outlive the calls, which keep references
+  who.reserve(ops.size());
+  for (const auto& op : ops) who.push_back({op.first, "u", "u", domain::Role::kUser});
+  const int64_t evalsha_before = RedisCalls("evalsha");
+  auto results = OnLoop([&]() -> Awaitable<std::vector<Result<domain::LikeState>>> {
+    std::vector<Awaitable<Result<domain::LikeState>>> calls;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      calls.push_back(app_->app().likes().Set(who[i], t, ops[i].second));
+    }
+    co_return co_await WhenAll(std::move(calls));
+  }());
+  const int64_t calls = RedisCalls("evalsha") - evalsha_before;
+  ASSERT_EQ(results.size(), ops.size());
+  for (size_t i = 0; i < 40; ++i) {
+    ASSERT_TRUE(results[i]) << i;
+    EXPECT_TRUE(results[i]->liked) << i;
+    EXPECT_EQ(results[i]->count, static_cast<int64_t>(i) + 2) << i;
+  }
+  ASSERT_TRUE(results[40] && results[41]);
+  EXPECT_FALSE(results[40]->liked);
+  EXPECT_EQ(results[40]->count, 40);
+  EXPECT_TRUE(results[41]->liked);
+  EXPECT_EQ(results[41]->count, 40);
+  EXPECT_LT(calls, static_cast<int64_t>(ops.size()) / 4) << "likes in flight together share calls";
+  EXPECT_EQ(redis_.Cli("GET 'pl:lc:{l" + std::to_string(id % 256) + "}:a" + std::to_string(id) + "'"),
+            "40");
+  FlushLikes();
+  EXPECT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{40, 40}));
 }
 
 // A change is recorded as its state alone; the claim stamps each hash with a seq. A user's

@@ -1,0 +1,170 @@
+// LikeStore::Set: the like/unlike step (like_set.lua), and the queue that lets likes of one
+// target share a call.
+//
+// Why a queue: a viral target takes likes from many users at once, and each like_set.lua
+// call costs Redis ~72k instructions, most of them the call itself (parsing, the script's
+// KEYS/ARGV tables, the AOF's MULTI/EXEC, the article's status, the count) rather than the
+// user's own records. So while one call for a target is in flight, further likes of it wait
+// and then go in one call, which applies them in order as if one at a time and answers each
+// (group commit: a target liked now and then pays nothing, since its like finds no call in
+// flight and goes at once). All the likes of a call share one target, so one hash slot.
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <exception>
+
+#include "common/time.hpp"
+#include "redis/keys.hpp"
+#include "redis/like_store.hpp"  // declares LikeStore::Set (like_store.cpp has the rest)
+
+namespace plaudit::redis {
+namespace {
+
+// One answer of like_set.lua: state + 2·big + 4·count, or 'miss' / 'unpublished'.
+Result<LikeReading> ToReading(const Reply& r, bool* big) {
+  if (r.type == Reply::Type::kInteger) {
+    const int64_t low = ((r.integer % 4) + 4) % 4;  // a drifted count may be negative
+    *big = (low & 2) != 0;
+    return LikeReading{static_cast<int>(low & 1), (r.integer - low) / 4};
+  }
+  if (r.str == "miss") return LikeReading{-1, -2};
+  if (r.str == "unpublished") return LikeReading{-3, 0};
+  return Fail(ErrorCode::kInternal, "unexpected like reply");
+}
+
+}  // namespace
+
+Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_id, bool like,
+                                              const std::string* hot_index,
+                                              const std::string* hot_member,
+                                              bool require_published) {
+  SetCall call;
+  call.target = t;
+  call.small = keys::LikeBucket(t.Shard(), keys::Cat(t.Name(), ":s"));
+  if (hot_index && hot_member) {
+    call.kind = "hot";
+    call.extra_key = *hot_index;
+    call.hot_member = *hot_member;
+  } else if (require_published && t.type == 'a') {
+    // The article's cache hash shares the target's shard tag (keys::Article).
+    call.kind = "pub";
+    call.extra_key = keys::Article(t.id);
+  }
+  std::string queue = call.small;
+  queue += call.kind;
+  if (auto it = queued_.find(queue); it != queued_.end()) {
+    // A call for this target is in flight: wait for the next, with the others that wait.
+    co_return co_await net::async_initiate<const net::use_awaitable_t<>,
+                                           void(Result<LikeReading>)>(
+        [this, &queue, user_id, like](auto handler) {
+          queued_[queue].push_back(QueuedLike{user_id, like, std::move(handler)});
+        },
+        net::use_awaitable);
+  }
+  queued_.emplace(queue, std::vector<QueuedLike>{});
+  auto ex = co_await net::this_coro::executor;
+  const Likes one{{user_id, like}};
+  Result<std::vector<LikeReading>> readings = Fail(ErrorCode::kInternal, "like not sent");
+  try {
+    readings = co_await SendSet(call, one);
+  } catch (...) {
+    SendQueued(queue, std::move(call), ex);  // whatever happened, the waiters go on
+    throw;
+  }
+  SendQueued(queue, std::move(call), ex);
+  if (!readings) co_return tl::unexpected(readings.error());
+  co_return readings->front();
+}
+
+void LikeStore::SendQueued(const std::string& queue, SetCall call,
+                           const net::any_io_executor& ex) {
+  auto it = queued_.find(queue);
+  if (it == queued_.end()) return;
+  if (it->second.empty()) {
+    queued_.erase(it);
+    return;
+  }
+  std::vector<QueuedLike> batch = std::move(it->second);
+  it->second.clear();  // stays: a call is in flight again
+  net::co_spawn(ex, SendBatch(queue, std::move(call), std::move(batch), ex), net::detached);
+}
+
+Awaitable<void> LikeStore::SendBatch(std::string queue, SetCall call,
+                                     std::vector<QueuedLike> batch, net::any_io_executor ex) {
+  Likes likes;
+  likes.reserve(batch.size());
+  for (const auto& q : batch) likes.emplace_back(q.user_id, q.like);
+  Result<std::vector<LikeReading>> readings = Fail(ErrorCode::kInternal, "likes not sent");
+  try {
+    readings = co_await SendSet(call, likes);
+  } catch (const std::exception& e) {
+    readings = Fail(ErrorCode::kInternal, e.what());  // answered below like any failure
+  }
+  for (size_t i = 0; i < batch.size(); ++i) {
+    Result<LikeReading> r = readings ? Result<LikeReading>((*readings)[i])
+                                     : Result<LikeReading>(tl::unexpected(readings.error()));
+    // Posted, never called here: each waiter resumes on its own turn.
+    net::post(ex, [h = std::move(batch[i].done), r = std::move(r)]() mutable {
+      std::move(h)(std::move(r));
+    });
+  }
+  SendQueued(queue, std::move(call), ex);
+}
+
+Awaitable<Result<std::vector<LikeReading>>> LikeStore::SendSet(const SetCall& call,
+                                                               const Likes& likes) {
+  // like_set.lua builds every other key of the target from the small set's (one argument
+  // each costs Redis more than a concatenation there; see the script's header).
+  std::vector<std::string> keys;
+  keys.reserve(2);
+  keys.push_back(call.small);
+  if (!call.extra_key.empty()) keys.push_back(call.extra_key);
+  std::vector<std::string> args;
+  args.reserve(4 + 3 * likes.size());
+  args.push_back(std::to_string(NowMs()));
+  args.push_back(hints_.Big(call.target) ? "big" : "s");
+  args.push_back(call.kind);
+  for (const auto& [user_id, like] : likes) {
+    args.push_back(std::to_string(user_id));
+    args.push_back(like ? "1" : "0");
+    args.push_back(std::to_string(LikeBucketOf(user_id)));
+  }
+  if (call.kind == "hot") args.push_back(call.hot_member);
+  static const Script& kLikeSet = GetScript("like_set.lua");  // not a map lookup a like
+  auto r = co_await client_.Eval(kLikeSet, std::move(keys), std::move(args));
+  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  std::vector<LikeReading> out;
+  out.reserve(likes.size());
+  bool big = false;
+  bool seen = false;
+  auto add = [&](const Reply& one) -> Status {
+    bool b = false;
+    auto reading = ToReading(one, &b);
+    if (!reading) return tl::unexpected(reading.error());
+    if (reading->state >= 0) {
+      big = b;
+      seen = true;
+    }
+    out.push_back(*reading);
+    return {};
+  };
+  if (r->type == Reply::Type::kArray) {
+    if (r->elements.size() != likes.size()) {
+      co_return Fail(ErrorCode::kInternal, "unexpected like reply");
+    }
+    for (const auto& e : r->elements) {
+      if (auto st = add(e); !st) co_return tl::unexpected(st.error());
+    }
+  } else {
+    // One like's answer, or one for all of them ('miss' of the count, 'unpublished').
+    if (auto st = add(*r); !st) co_return tl::unexpected(st.error());
+    if (likes.size() > 1 && out.front().state >= 0) {
+      co_return Fail(ErrorCode::kInternal, "unexpected like reply");
+    }
+    const LikeReading all = out.front();
+    out.assign(likes.size(), all);
+  }
+  if (seen) hints_.Record(call.target, big);
+  co_return out;
+}
+
+}  // namespace plaudit::redis
