@@ -4,10 +4,13 @@
 // Why a queue: a viral target takes likes from many users at once, and each like_set.lua
 // call costs Redis ~72k instructions, most of them the call itself (parsing, the script's
 // KEYS/ARGV tables, the AOF's MULTI/EXEC, the article's status, the count) rather than the
-// user's own records. So while one call for a target is in flight, further likes of it wait
-// and then go in one call, which applies them in order as if one at a time and answers each
-// (group commit: a target liked now and then pays nothing, since its like finds no call in
-// flight and goes at once). All the likes of a call share one target, so one hash slot.
+// user's own records. So while a call for a target is in flight, further likes of it that
+// arrive in one loop turn go together in one call at the turn's end, which applies them in
+// order as if one at a time and answers each (a target liked now and then pays nothing: its
+// like finds no call in flight and goes at once). They do not wait for the call in flight to
+// come back: that cost a round trip of latency to every like that found its target busy, a
+// fifth of them under like_put_spread (p99 1.7 -> 2.2-3.5 ms). All the likes of a call share
+// one target, so one hash slot.
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <exception>
@@ -51,40 +54,56 @@ Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_
   }
   std::string queue = call.small;
   queue += call.kind;
+  auto ex = co_await net::this_coro::executor;
   if (auto it = queued_.find(queue); it != queued_.end()) {
-    // A call for this target is in flight: wait for the next, with the others that wait.
+    // A call for this target is in flight: go with the others that arrive in this loop
+    // turn, in one call at its end (no wait for the call in flight to come back).
+    Queue& q = it->second;
+    if (!q.flush_posted) {
+      q.flush_posted = true;
+      net::post(ex, [this, queue, call, ex]() mutable { SendQueued(queue, std::move(call), ex); });
+    }
     co_return co_await net::async_initiate<const net::use_awaitable_t<>,
                                            void(Result<LikeReading>)>(
-        [this, &queue, user_id, like](auto handler) {
-          queued_[queue].push_back(QueuedLike{user_id, like, std::move(handler)});
+        [&q, user_id, like](auto handler) {
+          q.waiting.push_back(QueuedLike{user_id, like, std::move(handler)});
         },
         net::use_awaitable);
   }
-  queued_.emplace(queue, std::vector<QueuedLike>{});
-  auto ex = co_await net::this_coro::executor;
+  queued_[queue].in_flight = 1;
   const Likes one{{user_id, like}};
   Result<std::vector<LikeReading>> readings = Fail(ErrorCode::kInternal, "like not sent");
   try {
     readings = co_await SendSet(call, one);
   } catch (...) {
-    SendQueued(queue, std::move(call), ex);  // whatever happened, the waiters go on
+    Answered(queue);
     throw;
   }
-  SendQueued(queue, std::move(call), ex);
+  Answered(queue);
   if (!readings) co_return tl::unexpected(readings.error());
   co_return readings->front();
+}
+
+void LikeStore::Answered(const std::string& queue) {
+  auto it = queued_.find(queue);
+  if (it == queued_.end()) return;
+  Queue& q = it->second;
+  if (--q.in_flight <= 0 && !q.flush_posted && q.waiting.empty()) queued_.erase(it);
 }
 
 void LikeStore::SendQueued(const std::string& queue, SetCall call,
                            const net::any_io_executor& ex) {
   auto it = queued_.find(queue);
   if (it == queued_.end()) return;
-  if (it->second.empty()) {
-    queued_.erase(it);
+  Queue& q = it->second;
+  q.flush_posted = false;
+  std::vector<QueuedLike> batch = std::move(q.waiting);
+  q.waiting.clear();
+  if (batch.empty()) {
+    if (q.in_flight <= 0) queued_.erase(it);
     return;
   }
-  std::vector<QueuedLike> batch = std::move(it->second);
-  it->second.clear();  // stays: a call is in flight again
+  ++q.in_flight;
   net::co_spawn(ex, SendBatch(queue, std::move(call), std::move(batch), ex), net::detached);
 }
 
@@ -107,7 +126,7 @@ Awaitable<void> LikeStore::SendBatch(std::string queue, SetCall call,
       std::move(h)(std::move(r));
     });
   }
-  SendQueued(queue, std::move(call), ex);
+  Answered(queue);
 }
 
 Awaitable<Result<std::vector<LikeReading>>> LikeStore::SendSet(const SetCall& call,

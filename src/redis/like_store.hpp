@@ -127,18 +127,25 @@ class LikeStore {
   };
   using Likes = std::vector<std::pair<int64_t, bool>>;  // (user id, like) in order
 
+  // A target (small set key + kind) with like_set.lua calls in flight.
+  struct Queue {
+    int in_flight = 0;               // calls sent, not yet answered
+    bool flush_posted = false;       // `waiting` goes at the end of this loop turn
+    std::vector<QueuedLike> waiting;  // arrived while a call was in flight, in order
+  };
+
   Awaitable<Result<std::vector<LikeReading>>> SendSet(const SetCall& call, const Likes& likes);
-  // After a call for `queue` returned: sends what queued meanwhile as one call, or forgets
-  // the queue when nothing did.
+  // At the end of the loop turn in which likes queued: sends them as one call.
   void SendQueued(const std::string& queue, SetCall call, const net::any_io_executor& ex);
   Awaitable<void> SendBatch(std::string queue, SetCall call, std::vector<QueuedLike> batch,
                             net::any_io_executor ex);
+  // A call for `queue` was answered: forgets the queue once nothing is in flight or waiting.
+  void Answered(const std::string& queue);
 
   Client& client_;
   LikeModeHints hints_;
-  // Targets (small set key + kind) with a like_set.lua call in flight, and the likes that
-  // arrived meanwhile, in order. Used by the I/O thread only.
-  std::unordered_map<std::string, std::vector<QueuedLike>> queued_;
+  // Targets with a call in flight, and the likes that arrived meanwhile. I/O thread only.
+  std::unordered_map<std::string, Queue> queued_;
 };
 
 }  // namespace plaudit::redis
