@@ -1127,11 +1127,11 @@ MID
 ## redis-benchmark reference (same run, same Redis)
 
 \`like_set.lua\` loaded with \`SCRIPT LOAD\` into plauditd's embedded Redis $REDIS_VERSION
-(Unix socket, AOF everysec), 50 clients, 200,000 calls on the script's 7 keys set up in big
+(Unix socket, AOF everysec), 50 clients, 200,000 calls on the script's keys set up in big
 mode (\`SADD pl:lk:{x}:t:0 0\`: the bucket, loaded; \`SET pl:lc:{x}:t 0\`: the count), with
 the mode guess \`big\`. \`-r 100000\` makes \`__rand_int__\` a random user id (12-digit,
 zero-padded: a string member, so the bucket is a hashtable here, not an intset); every call
-likes, so the first call per user writes (SADD, INCR, INCR of the seq, HSET, ZADD) and
+likes, so the first call per user writes (SADD, INCR, HSET, ZADD) and
 repeats only read. (Before 2026-11-30 this reference passed 5 keys and measured only the
 script's not-loaded exit; before 2026-12-01 it passed 8 keys and 5 arguments.)
 
@@ -1159,7 +1159,7 @@ req/s figures above move with the machine.
 
 | server | instructions per request | requests counted |
 |---|---|---|
-| plauditd, \`like_put_spread\` | ${INSTR_LIKE:-not measured (no valgrind, or bench/instructions.sh failed: see make bench's output)} | $(instr_field like_requests) |
+| plauditd, \`like_put_spread\` | ${INSTR_LIKE:-not measured (no valgrind, or bench/instructions.sh failed: see the output of make bench)} | $(instr_field like_requests) |
 | hello | ${INSTR_HELLO:-not measured} | $(instr_field hello_requests) |
 | ratio | $INSTR_RATIO | |
 | redis-server behind plauditd: its scripts, per \`like_put_spread\` request | ${INSTR_REDIS:-not measured} | $(instr_field redis_requests) |
