@@ -55,7 +55,8 @@ Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_
   std::string queue = call.small;
   queue += call.kind;
   auto ex = co_await net::this_coro::executor;
-  if (auto it = queued_.find(queue); it != queued_.end()) {
+  auto [it, idle] = queued_.try_emplace(queue);  // one lookup a like, found or made
+  if (!idle) {
     // A call for this target is in flight: go with the others that arrive in this loop
     // turn, in one call at its end (no wait for the call in flight to come back).
     Queue& q = it->second;
@@ -70,7 +71,7 @@ Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_
         },
         net::use_awaitable);
   }
-  queued_[queue].in_flight = 1;
+  it->second.in_flight = 1;
   const Likes one{{user_id, like}};
   Result<std::vector<LikeReading>> readings = Fail(ErrorCode::kInternal, "like not sent");
   try {
