@@ -970,8 +970,7 @@ figures are low and noisy; the ratios are the comparable part.
 plauditd ran embedded (own \`redis-server\` with AOF everysec, SQLite in WAL) with
 \`--rate-limits off --password-hash minimal\`, everything else default (flush every 1 s, so
 the like scenarios include the write-behind flusher's work; session cache 1 s, so a warm
-like is one Redis command, a cold one two; \`--cpu-affinity auto\`: the Redis child on one
-CPU, plauditd's I/O thread on the other, wrk and every other thread on either). The like scenarios' requests are assembled
+like is one Redis command, a cold one two). The like scenarios' requests are assembled
 from heads and Authorization lines formatted when wrk starts (bench/wrk/common.lua); user,
 article and method are still drawn at random per request. Calling wrk.format per request
 cost wrk ~2 µs of CPU on the cores the servers share. Seeded through the API with

@@ -97,10 +97,7 @@ Status App::StartBackend() {
   std::string redis_url = config_.redis_url;
   if (redis_url.empty()) {
     embedded_redis_ = std::make_unique<EmbeddedRedis>(config_.data_dir, config_.redis_server_bin);
-    const std::vector<int> cpus = AllowedCpus();
-    if (config_.cpu_affinity) placement_ = PlanCpuPlacement(cpus);
-    if (auto st = embedded_redis_->Start(std::chrono::seconds(15), placement_.redis, CpuList(cpus));
-        !st) {
+    if (auto st = embedded_redis_->Start(); !st) {
       return st;
     }
     redis_url = embedded_redis_->url();
@@ -211,18 +208,6 @@ int App::Run(bool handle_signals) {
         BeginStop();
       }
     });
-  }
-  if (placement_.valid()) {
-    // Here, not at start-up: the SQL and hashing threads were started by now and keep every
-    // CPU; only this thread, which runs the io_context, is pinned.
-    if (auto st = PinCallingThread(placement_.io); st) {
-      spdlog::info(
-          "cpu placement: embedded redis-server on CPU {}, the I/O thread on CPU {} "
-          "(--cpu-affinity off leaves it to the kernel)",
-          placement_.redis, placement_.io);
-    } else {
-      spdlog::warn("{}", st.error().message);
-    }
   }
   ioc_.run();
   return 0;

@@ -12,7 +12,6 @@
 #include <optional>
 
 #include "api/guard.hpp"
-#include "app/cpu_placement.hpp"
 #include "app/embedded_redis.hpp"
 #include "common/net.hpp"
 #include "common/result.hpp"
@@ -80,7 +79,6 @@ class App {
   http_api::Metrics metrics_;
   http_api::Router router_;
   std::unique_ptr<EmbeddedRedis> embedded_redis_;
-  CpuPlacement placement_;  // embedded mode with --cpu-affinity auto on 2+ CPUs
   std::unique_ptr<sql::Store> store_;
   std::shared_ptr<redis::Client> redis_;
   std::unique_ptr<domain::PasswordHasher> hasher_;

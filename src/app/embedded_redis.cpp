@@ -70,7 +70,7 @@ void EmbeddedRedis::StopStale() {
   }
 }
 
-Status EmbeddedRedis::Start(std::chrono::milliseconds timeout, int cpu, const std::string& all_cpus) {
+Status EmbeddedRedis::Start(std::chrono::milliseconds timeout) {
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   if (ec) {
@@ -103,14 +103,6 @@ Status EmbeddedRedis::Start(std::chrono::milliseconds timeout, int cpu, const st
       // embedded child, and recording them was ~1.3% of its CPU under likes (perf).
       "--latency-tracking", "no",
   };
-  if (cpu >= 0) {
-    // Redis's own placement options: server_cpulist pins the main thread only. A forked
-    // AOF rewrite (or BGSAVE) child would inherit that one CPU, so it gets them all.
-    args.insert(args.end(), {"--server_cpulist", std::to_string(cpu)});
-    if (!all_cpus.empty()) {
-      args.insert(args.end(), {"--aof_rewrite_cpulist", all_cpus, "--bgsave_cpulist", all_cpus});
-    }
-  }
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -28,11 +28,8 @@ class EmbeddedRedis {
   EmbeddedRedis(const EmbeddedRedis&) = delete;
   EmbeddedRedis& operator=(const EmbeddedRedis&) = delete;
 
-  // Starts the child and waits until its socket accepts connections. With `cpu` >= 0 its
-  // main thread runs on that CPU only (redis-server's server_cpulist); its background
-  // threads and forked children keep `all_cpus` (app/cpu_placement.hpp).
-  Status Start(std::chrono::milliseconds timeout = std::chrono::seconds(15), int cpu = -1,
-               const std::string& all_cpus = "");
+  // Starts the child and waits until its socket accepts connections.
+  Status Start(std::chrono::milliseconds timeout = std::chrono::seconds(15));
   // SIGTERM (Redis persists and exits), then SIGKILL after `grace`.
   void Stop(std::chrono::milliseconds grace = std::chrono::seconds(10));
   // True when the child has exited (reaps it).

@@ -51,13 +51,6 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
                  "redis-server executable for the embedded mode")
       ->envname("PLAUDIT_REDIS_SERVER_BIN")
       ->capture_default_str();
-  std::string cpu_affinity = "auto";
-  app.add_option("--cpu-affinity", cpu_affinity,
-                 "auto: in embedded mode, run redis-server and the I/O thread on different "
-                 "CPUs (one plauditd per box); off: leave placement to the kernel")
-      ->envname("PLAUDIT_CPU_AFFINITY")
-      ->check(CLI::IsMember({"auto", "off"}))
-      ->capture_default_str();
   app.add_option("--sql-pool-size", c.sql_pool_size, "SQL connections (one thread each)")
       ->envname("PLAUDIT_SQL_POOL_SIZE")
       ->check(CLI::Range(1, 64))
@@ -126,7 +119,6 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
     return std::nullopt;
   }
   c.rate_limits = rate_limits == "on";
-  c.cpu_affinity = cpu_affinity == "auto";
   if (migrate->parsed()) inv.command = Command::kMigrate;
   if (flush->parsed()) inv.command = Command::kFlush;
   if (rebuild->parsed()) inv.command = Command::kRebuildCache;

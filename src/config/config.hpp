@@ -22,9 +22,6 @@ struct Config {
   size_t max_body = 1 << 20;
   std::string redis_server_bin = "redis-server";  // for embedded mode
   int sql_pool_size = 2;
-  // Embedded mode: the redis-server child and the I/O thread on different CPUs
-  // (app/cpu_placement.hpp). --cpu-affinity auto | off.
-  bool cpu_affinity = true;
   int64_t session_ttl_s = 30 * 24 * 3600;  // sliding
   // How long a session read from Redis may be reused by this process (redis/session_cache.hpp).
   int session_cache_ms = 1000;

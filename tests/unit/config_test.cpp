@@ -31,22 +31,6 @@ TEST(Config, DefaultsMatchApiMd) {
   EXPECT_EQ(c.log_level, "info");
   EXPECT_TRUE(c.rate_limits);
   EXPECT_EQ(c.max_body, 1048576u);
-  EXPECT_TRUE(c.cpu_affinity);
-}
-
-TEST(Config, CpuAffinityIsAutoOrOff) {
-  int code = -1;
-  auto inv = ParseArgs({"--cpu-affinity", "off"}, code);
-  ASSERT_TRUE(inv);
-  EXPECT_FALSE(inv->config.cpu_affinity);
-  inv = ParseArgs({"--cpu-affinity", "auto"}, code);
-  ASSERT_TRUE(inv);
-  EXPECT_TRUE(inv->config.cpu_affinity);
-  ::testing::internal::CaptureStderr();
-  inv = ParseArgs({"--cpu-affinity", "2"}, code);
-  ::testing::internal::GetCapturedStderr();
-  EXPECT_FALSE(inv);
-  EXPECT_NE(code, 0);
 }
 
 TEST(Config, FlagsAreParsed) {

@@ -100,58 +100,6 @@ TEST_F(PlauditdTest, ZeroConfigEmbeddedModeServesAndStopsCleanly) {
   EXPECT_TRUE(WaitFor([&] { return !Alive(child); }, 10s)) << "embedded redis lingered";
 }
 
-// "Cpus_allowed_list" of /proc/<pid>/task/<tid>/status, e.g. "0-1".
-std::string CpusAllowed(pid_t pid, pid_t tid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("Cpus_allowed_list:", 0) == 0) {
-      auto v = line.substr(line.find(':') + 1);
-      return v.substr(v.find_first_not_of(" \t"));
-    }
-  }
-  return "";
-}
-
-// --cpu-affinity auto (the default): the embedded Redis's main thread and plauditd's I/O
-// thread (its main thread) each on one CPU, not the same; everything else keeps them all.
-TEST_F(PlauditdTest, EmbeddedRedisAndTheIoThreadRunOnDifferentCpus) {
-  const std::string all = CpusAllowed(::getpid(), ::getpid());
-  if (all.find_first_of(",-") == std::string::npos) GTEST_SKIP() << "one CPU: " << all;
-  int port = FreeTcpPort();
-  auto p = Start({}, port);
-  ASSERT_TRUE(Ready(port)) << Log();
-  pid_t redis = RedisChildPid();
-  ASSERT_GT(redis, 0);
-  const std::string redis_cpu = CpusAllowed(redis, redis);
-  // Pinned just before the I/O loop starts; /readyz answering means it has.
-  const std::string io_cpu = CpusAllowed(p->pid(), p->pid());
-  EXPECT_EQ(redis_cpu.find_first_of(",-"), std::string::npos) << redis_cpu;
-  EXPECT_EQ(io_cpu.find_first_of(",-"), std::string::npos) << io_cpu;
-  EXPECT_NE(redis_cpu, io_cpu);
-  // The SQL threads (and every other one) were not pinned.
-  int others = 0;
-  for (const auto& t : fs::directory_iterator("/proc/" + std::to_string(p->pid()) + "/task")) {
-    pid_t tid = std::stoi(t.path().filename().string());
-    if (tid == p->pid()) continue;
-    ++others;
-    EXPECT_EQ(CpusAllowed(p->pid(), tid), all);
-  }
-  EXPECT_GT(others, 0);
-  // Redis's forked children (AOF rewrite) get every CPU back.
-  EXPECT_EQ(RedisCli("CONFIG GET aof_rewrite_cpulist"), "aof_rewrite_cpulist\n" + all);
-  EXPECT_EQ(p->Stop(15s), 0);
-
-  // off: nothing is pinned.
-  auto q = Start({"--cpu-affinity", "off"}, port);
-  ASSERT_TRUE(Ready(port)) << Log();
-  redis = RedisChildPid();
-  EXPECT_EQ(CpusAllowed(redis, redis), all);
-  EXPECT_EQ(CpusAllowed(q->pid(), q->pid()), all);
-  EXPECT_EQ(RedisCli("CONFIG GET server_cpulist"), "server_cpulist");  // unset
-  EXPECT_EQ(q->Stop(15s), 0);
-}
-
 TEST_F(PlauditdTest, SigkillThenRestartKeepsRedisDataAndLeavesNoStaleChild) {
   int port = FreeTcpPort();
   auto p = Start({}, port);
