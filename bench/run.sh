@@ -1005,15 +1005,28 @@ no Redis, no SQL) measured in the same run. Step 2b runs $PAIR_ROUNDS rounds of 
 two \`/healthz\` runs around it, so drift of the shared box over minutes cancels. The target
 row above takes the median ratio and the median p99 over the rounds.
 
-Why likes lose more to this box than \`/healthz\` does (2026-12-01, \`perf sched record -- sleep 2\`
-during \`like_put_spread\`, then \`perf sched latency\` and \`perf sched timehist\`): over 2 s,
-CPU 0 was idle 333 ms (17%) while CPU 1 ran Redis (820 ms), wrk (674 ms) and plauditd
-(508 ms) with no idle time; Redis waited 0.44 ms on average (up to 4.8 ms) to run after
-being woken, wrk 0.28 ms, plauditd 0.07 ms. This VM's 2 vCPUs expose no cache topology (no
-/sys/devices/system/cpu/cpu0/cache), which likely leaves the scheduler without a shared-cache
-domain in which to move a woken task to the idle CPU; only periodic load balancing does.
-\`/healthz\` has two busy tasks for two CPUs and does not suffer from it; a like has three.
-Pinning plauditd and Redis to separate CPUs (taskset, a test only) gave +6-9% req/s.
+Why likes lose more to this box than \`/healthz\` does. CPU time per request from /proc
+(utime/stime of each process around 5 s wrk runs, 2026-12-01, session 20):
+
+| µs a request | plauditd user | plauditd sys | Redis | wrk | box idle |
+|---|---|---|---|---|---|
+| /healthz | 1.0-1.3 | 4.3-6.1 | 0 | 5.4-7.2 | 1-2% |
+| like_put_spread | 3.8-5.1 | 5.5-6.8 | 5.9-7.4 | 6.5-7.8 | 15-20% |
+| like_put_hot | 2.7-3.5 | 5.5-7.5 | 3.2-4.0 | 6.3-7.7 | 11-13% |
+
+A spread like costs the 2 cores ~24 µs against /healthz's ~11.5, and leaves them idler:
+/healthz has two busy tasks for two CPUs, a like three (plauditd, Redis, wrk), which wake
+one another through sockets. \`perf sched timehist\` shows the kernel putting a woken Redis
+on plauditd's CPU (a "sync" wakeup) where the two then take turns for 20-130 µs each while
+the other CPU idles, Redis waiting up to ~0.5 ms; the SQL flush threads cost ~0.6 µs a like.
+Earlier (other VM): over 2 s CPU 0 idle 17% while CPU 1 ran Redis, wrk and plauditd.
+At /healthz's idle a spread like would need ≤ ~23 µs of box CPU for 0.5×; at its own ~17%,
+≤ ~19.5 µs. Pinning the Redis child and plauditd's I/O thread to separate CPUs helped
+like_put_spread 6-19% in short alternating runs (taskset), but as the default in a full
+make bench (2026-12-01T11:37Z) spread stayed at 0.396× and like_put_hot fell to 74-86k
+req/s with p99 3.8-6.7 ms (Redis, pinned, waits behind whatever else lands on its CPU):
+reverted. What batching could give, bounded by fewer targets (one run each, same harness):
+like_put_spread over 16 articles 76.9k req/s, over 4 articles 92.2k, over 200 ~65-69k.
 
 | round | scenario | req/s | p99 ms | non-2xx | /healthz before | /healthz after | ratio |
 |---|---|---|---|---|---|---|---|

@@ -61,7 +61,8 @@ Awaitable<Result<Caller>> Guard::Admit(const http_api::Request& request, Access 
   auto bearer = BearerToken(request.Header(http::field::authorization));
   std::optional<std::string> cookie;
   if (!bearer) cookie = CookieValue(request.Header(http::field::cookie), kSessionCookie);
-  std::string token = bearer ? *bearer : cookie.value_or("");
+  // Moved out: `bearer` is only tested for presence below.
+  std::string token = bearer ? std::move(*bearer) : std::move(cookie).value_or("");
 
   // The address limit and the session lookup are independent: one pipelined round trip.
   // Without an address limit the session lookup runs alone (a parallel group costs two
@@ -98,7 +99,7 @@ Awaitable<Result<Caller>> Guard::Admit(const http_api::Request& request, Access 
   }
   if (*identity) {
     caller.principal = std::move(*identity);
-    caller.token = token;
+    caller.token = std::move(token);  // not read below
   } else if (bearer) {
     co_return Fail(ErrorCode::kUnauthenticated, "invalid or expired token");
   }

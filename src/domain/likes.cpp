@@ -117,9 +117,11 @@ Awaitable<Result<LikeState>> LikeService::Set(const Principal& who, const redis:
   co_return **r;
 }
 
+// Not a coroutine: SetImpl's own awaitable, without a frame around it (the caller awaits it
+// at once, while `who` and `article` are alive).
 Awaitable<Result<std::optional<LikeState>>> LikeService::SetIfPublished(
     const Principal& who, const redis::LikeTarget& article, bool like) {
-  co_return co_await SetImpl(who, article, like, nullptr, nullptr, true);
+  return SetImpl(who, article, like, nullptr, nullptr, true);
 }
 
 Awaitable<Result<std::optional<LikeState>>> LikeService::SetImpl(

@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <boost/asio/any_completion_handler.hpp>
+#include <boost/container/small_vector.hpp>
 #include <charconv>
 #include <deque>
 #include <iterator>
@@ -70,14 +71,23 @@ void PostCompletion(const net::any_io_executor& io_ex, Handler handler, Value va
   });
 }
 
-void Complete(const net::any_io_executor& io_ex, AnyHandler handler,
-              Result<std::vector<Reply>> result) {
+// A request's replies: inline for one command (most calls: a script, a GET), so that a
+// call's reply needs no vector allocated for it.
+using Replies = boost::container::small_vector<Reply, 1>;
+
+void Complete(const net::any_io_executor& io_ex, AnyHandler handler, Result<Replies> result) {
   if (handler.one) {
     Result<Reply> one = result ? Result<Reply>(std::move(result->front()))
                                : Result<Reply>(tl::unexpected(std::move(result.error())));
     PostCompletion(io_ex, std::move(handler.one), std::move(one));
+  } else if (result) {
+    PostCompletion(io_ex, std::move(handler.many),
+                   Result<std::vector<Reply>>(std::vector<Reply>(
+                       std::make_move_iterator(result->begin()),
+                       std::make_move_iterator(result->end()))));
   } else {
-    PostCompletion(io_ex, std::move(handler.many), std::move(result));
+    PostCompletion(io_ex, std::move(handler.many),
+                   Result<std::vector<Reply>>(tl::unexpected(std::move(result.error()))));
   }
 }
 
@@ -85,8 +95,9 @@ void Complete(const net::any_io_executor& io_ex, AnyHandler handler,
 struct Request {
   explicit Request(AnyHandler h) : handler(std::move(h)) {}
   AnyHandler handler;
-  std::vector<Reply> replies;
-  std::vector<std::string> names;  // argv[0] per command, kept only for the latency observer
+  Replies replies;
+  // argv[0] per command, kept only for the latency observer.
+  boost::container::small_vector<std::string, 1> names;
   size_t expected = 0;             // number of commands
   int in_hiredis = 0;              // commands whose hiredis callback has not run yet
   bool done = false;               // the caller has been answered
@@ -299,7 +310,7 @@ class ClientImpl final : public Client {
       if (is_single) {
         Complete(ex_, std::move(handler), Fail(ErrorCode::kInvalidArgument, "empty redis command"));
       } else {
-        Complete(ex_, std::move(handler), std::vector<Reply>{});
+        Complete(ex_, std::move(handler), Replies{});
       }
       return;
     }
@@ -393,7 +404,7 @@ class ClientImpl final : public Client {
     MaybeDelete(req);
   }
 
-  void FinishRequest(Request* req, Result<std::vector<Reply>> result) {
+  void FinishRequest(Request* req, Result<Replies> result) {
     req->done = true;
     if (!pending_.empty() && pending_.front() == req) {
       pending_.pop_front();

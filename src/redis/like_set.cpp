@@ -34,6 +34,11 @@ Result<LikeReading> ToReading(const Reply& r, bool* big) {
   return Fail(ErrorCode::kInternal, "unexpected like reply");
 }
 
+const Script& LikeSetScript() {
+  static const Script& script = GetScript("like_set.lua");  // not a map lookup a like
+  return script;
+}
+
 }  // namespace
 
 Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_id, bool like,
@@ -52,8 +57,7 @@ Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_
     call.kind = "pub";
     call.extra_key = keys::Article(t.id);
   }
-  std::string queue = call.small;
-  queue += call.kind;
+  const QueueKey queue{t.id, t.type, call.kind.empty() ? '\0' : call.kind[0]};
   auto ex = co_await net::this_coro::executor;
   auto [it, idle] = queued_.try_emplace(queue);  // one lookup a like, found or made
   if (!idle) {
@@ -72,27 +76,32 @@ Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_
         net::use_awaitable);
   }
   it->second.in_flight = 1;
-  const Likes one{{user_id, like}};
-  Result<std::vector<LikeReading>> readings = Fail(ErrorCode::kInternal, "like not sent");
+  // The script is awaited here, not through SendSet: a nested coroutine frame per like.
+  const std::pair<int64_t, bool> one[1] = {{user_id, like}};
+  std::vector<std::string> keys;
+  std::vector<std::string> args;
+  SetArguments(call, one, keys, args);
+  Result<Reply> r = Fail(ErrorCode::kInternal, "like not sent");
   try {
-    readings = co_await SendSet(call, one);
+    r = co_await client_.Eval(LikeSetScript(), std::move(keys), std::move(args));
   } catch (...) {
     Answered(queue);
     throw;
   }
   Answered(queue);
+  auto readings = ReadSet(call, 1, r);
   if (!readings) co_return tl::unexpected(readings.error());
   co_return readings->front();
 }
 
-void LikeStore::Answered(const std::string& queue) {
+void LikeStore::Answered(const QueueKey& queue) {
   auto it = queued_.find(queue);
   if (it == queued_.end()) return;
   Queue& q = it->second;
   if (--q.in_flight <= 0 && !q.flush_posted && q.waiting.empty()) queued_.erase(it);
 }
 
-void LikeStore::SendQueued(const std::string& queue, SetCall call,
+void LikeStore::SendQueued(const QueueKey& queue, SetCall call,
                            const net::any_io_executor& ex) {
   auto it = queued_.find(queue);
   if (it == queued_.end()) return;
@@ -108,7 +117,7 @@ void LikeStore::SendQueued(const std::string& queue, SetCall call,
   net::co_spawn(ex, SendBatch(queue, std::move(call), std::move(batch), ex), net::detached);
 }
 
-Awaitable<void> LikeStore::SendBatch(std::string queue, SetCall call,
+Awaitable<void> LikeStore::SendBatch(QueueKey queue, SetCall call,
                                      std::vector<QueuedLike> batch, net::any_io_executor ex) {
   Likes likes;
   likes.reserve(batch.size());
@@ -130,15 +139,13 @@ Awaitable<void> LikeStore::SendBatch(std::string queue, SetCall call,
   Answered(queue);
 }
 
-Awaitable<Result<std::vector<LikeReading>>> LikeStore::SendSet(const SetCall& call,
-                                                               const Likes& likes) {
+void LikeStore::SetArguments(const SetCall& call, LikeSpan likes, std::vector<std::string>& keys,
+                             std::vector<std::string>& args) {
   // like_set.lua builds every other key of the target from the small set's (one argument
   // each costs Redis more than a concatenation there; see the script's header).
-  std::vector<std::string> keys;
   keys.reserve(2);
   keys.push_back(call.small);
   if (!call.extra_key.empty()) keys.push_back(call.extra_key);
-  std::vector<std::string> args;
   args.reserve(4 + 3 * likes.size());
   args.push_back(std::to_string(NowMs()));
   args.push_back(hints_.Big(call.target) ? "big" : "s");
@@ -149,11 +156,13 @@ Awaitable<Result<std::vector<LikeReading>>> LikeStore::SendSet(const SetCall& ca
     args.push_back(std::to_string(LikeBucketOf(user_id)));
   }
   if (call.kind == "hot") args.push_back(call.hot_member);
-  static const Script& kLikeSet = GetScript("like_set.lua");  // not a map lookup a like
-  auto r = co_await client_.Eval(kLikeSet, std::move(keys), std::move(args));
-  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+}
+
+Result<std::vector<LikeReading>> LikeStore::ReadSet(const SetCall& call, size_t likes,
+                                                    const Result<Reply>& r) {
+  if (auto st = ReplyOk(r); !st) return tl::unexpected(st.error());
   std::vector<LikeReading> out;
-  out.reserve(likes.size());
+  out.reserve(likes);
   bool big = false;
   bool seen = false;
   auto add = [&](const Reply& one) -> Status {
@@ -168,23 +177,30 @@ Awaitable<Result<std::vector<LikeReading>>> LikeStore::SendSet(const SetCall& ca
     return {};
   };
   if (r->type == Reply::Type::kArray) {
-    if (r->elements.size() != likes.size()) {
-      co_return Fail(ErrorCode::kInternal, "unexpected like reply");
-    }
+    if (r->elements.size() != likes) return Fail(ErrorCode::kInternal, "unexpected like reply");
     for (const auto& e : r->elements) {
-      if (auto st = add(e); !st) co_return tl::unexpected(st.error());
+      if (auto st = add(e); !st) return tl::unexpected(st.error());
     }
   } else {
     // One like's answer, or one for all of them ('miss' of the count, 'unpublished').
-    if (auto st = add(*r); !st) co_return tl::unexpected(st.error());
-    if (likes.size() > 1 && out.front().state >= 0) {
-      co_return Fail(ErrorCode::kInternal, "unexpected like reply");
+    if (auto st = add(*r); !st) return tl::unexpected(st.error());
+    if (likes > 1 && out.front().state >= 0) {
+      return Fail(ErrorCode::kInternal, "unexpected like reply");
     }
     const LikeReading all = out.front();
-    out.assign(likes.size(), all);
+    out.assign(likes, all);
   }
   if (seen) hints_.Record(call.target, big);
-  co_return out;
+  return out;
+}
+
+Awaitable<Result<std::vector<LikeReading>>> LikeStore::SendSet(const SetCall& call,
+                                                               LikeSpan likes) {
+  std::vector<std::string> keys;
+  std::vector<std::string> args;
+  SetArguments(call, likes, keys, args);
+  auto r = co_await client_.Eval(LikeSetScript(), std::move(keys), std::move(args));
+  co_return ReadSet(call, likes.size(), r);
 }
 
 }  // namespace plaudit::redis

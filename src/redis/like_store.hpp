@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <boost/asio/any_completion_handler.hpp>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -126,26 +127,48 @@ class LikeStore {
     net::any_completion_handler<void(Result<LikeReading>)> done;
   };
   using Likes = std::vector<std::pair<int64_t, bool>>;  // (user id, like) in order
+  using LikeSpan = std::span<const std::pair<int64_t, bool>>;
 
-  // A target (small set key + kind) with like_set.lua calls in flight.
+  // Which likes may share a like_set.lua call: one target, one kind of call. Numbers, not
+  // the key's text: an idle target's like makes and drops its entry, and a string key cost
+  // an allocation, a hash over ~20 bytes and a copy for it.
+  struct QueueKey {
+    int64_t id = 0;
+    char type = 'a';
+    char kind = 0;  // 0, 'h' (hot), 'p' (pub): SetCall::kind's first letter
+    bool operator==(const QueueKey&) const = default;
+  };
+  struct QueueKeyHash {
+    size_t operator()(const QueueKey& k) const noexcept {
+      return std::hash<int64_t>{}(k.id) ^ (static_cast<size_t>(k.type) << 56) ^
+             (static_cast<size_t>(k.kind) << 48);
+    }
+  };
+  // A target with like_set.lua calls in flight.
   struct Queue {
     int in_flight = 0;               // calls sent, not yet answered
     bool flush_posted = false;       // `waiting` goes at the end of this loop turn
     std::vector<QueuedLike> waiting;  // arrived while a call was in flight, in order
   };
 
-  Awaitable<Result<std::vector<LikeReading>>> SendSet(const SetCall& call, const Likes& likes);
+  // like_set.lua's arguments for these likes of `call`'s target, and its answer read back
+  // (plain functions: a single like awaits the call itself, one coroutine frame fewer).
+  void SetArguments(const SetCall& call, LikeSpan likes, std::vector<std::string>& keys,
+                    std::vector<std::string>& args);
+  Result<std::vector<LikeReading>> ReadSet(const SetCall& call, size_t likes,
+                                           const Result<Reply>& r);
+  Awaitable<Result<std::vector<LikeReading>>> SendSet(const SetCall& call, LikeSpan likes);
   // At the end of the loop turn in which likes queued: sends them as one call.
-  void SendQueued(const std::string& queue, SetCall call, const net::any_io_executor& ex);
-  Awaitable<void> SendBatch(std::string queue, SetCall call, std::vector<QueuedLike> batch,
+  void SendQueued(const QueueKey& queue, SetCall call, const net::any_io_executor& ex);
+  Awaitable<void> SendBatch(QueueKey queue, SetCall call, std::vector<QueuedLike> batch,
                             net::any_io_executor ex);
   // A call for `queue` was answered: forgets the queue once nothing is in flight or waiting.
-  void Answered(const std::string& queue);
+  void Answered(const QueueKey& queue);
 
   Client& client_;
   LikeModeHints hints_;
   // Targets with a call in flight, and the likes that arrived meanwhile. I/O thread only.
-  std::unordered_map<std::string, Queue> queued_;
+  std::unordered_map<QueueKey, Queue, QueueKeyHash> queued_;
 };
 
 }  // namespace plaudit::redis

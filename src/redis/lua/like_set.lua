@@ -90,7 +90,7 @@ for i = 4, last, 3 do
     answer = 'miss'  -- neither loaded
   else
     local small = set == KEYS[1]
-    local want = tonumber(ARGV[i + 1])
+    local want = ARGV[i + 1] == '1' and 1 or 0  -- not tonumber: a strtod a like
     if want ~= flags[2] then
       if want == 1 then
         redis.call('SADD', set, uid)
