@@ -41,5 +41,26 @@ TEST(Resp, FramesCommandsExactlyAsHiredisDoes) {
   }
 }
 
+TEST(Resp, FramesEvalShaFromItsPartsAsHiredisDoes) {
+  const std::string sha(40, 'f');
+  struct Case {
+    std::vector<std::string> keys, args;
+  };
+  const std::vector<Case> cases = {
+      {{}, {}},
+      {{"pl:lk:{l7}:a7:s"}, {"1795987800123", "big", "pub", "42", "1", "0"}},
+      {{"k1", "k2"}, {"", std::string("a\0b\r\n", 5)}},
+      {std::vector<std::string>(12, "key"), {std::string(70000, 'x')}},
+  };
+  std::string out = "left over";
+  for (const auto& c : cases) {
+    FormatEvalSha(sha, c.keys, c.args, out);
+    std::vector<std::string> argv = {"EVALSHA", sha, std::to_string(c.keys.size())};
+    argv.insert(argv.end(), c.keys.begin(), c.keys.end());
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    EXPECT_EQ(out, HiredisFormat(argv)) << c.keys.size() << " keys, " << c.args.size() << " args";
+  }
+}
+
 }  // namespace
 }  // namespace plaudit::redis
