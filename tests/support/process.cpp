@@ -99,24 +99,44 @@ bool UnixSocketAccepts(const std::string& path) {
   return ok;
 }
 
+namespace {
+
+bool TcpPortFree(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  const bool free = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  ::close(fd);
+  return free;
+}
+
+// A port in [lo, hi] that is free, and whose port + `also` is too when `also` > 0.
+int PickFreePort(int lo, int hi, int also) {
+  static std::mt19937 rng(std::random_device{}());
+  std::uniform_int_distribution<int> pick(lo, hi);
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    const int port = pick(rng);
+    if (TcpPortFree(port) && (also == 0 || TcpPortFree(port + also))) return port;
+  }
+  throw std::runtime_error("no free TCP port in " + std::to_string(lo) + "-" +
+                           std::to_string(hi));
+}
+
+}  // namespace
+
 int FreeTcpPort() {
   // Below the kernel's ephemeral range (32768+ by default), which is where every server bound
   // to port 0 (the in-process apps of parallel test binaries) lands: a port picked here cannot
   // be taken by one of those between this check and the caller's bind.
-  static std::mt19937 rng(std::random_device{}());
-  std::uniform_int_distribution<int> pick(20000, 32000);
-  for (int attempt = 0; attempt < 1000; ++attempt) {
-    const int port = pick(rng);
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    const bool free = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-    ::close(fd);
-    if (free) return port;
-  }
-  throw std::runtime_error("no free TCP port in 20000-32000");
+  return PickFreePort(20000, 32000, 0);
+}
+
+int FreeClusterTcpPort() {
+  // A cluster-mode redis-server also listens on port + 10000 (its cluster bus) and exits at
+  // start-up when it cannot: both must be free, and both below the ephemeral range.
+  return PickFreePort(20000, 22000, 10000);
 }
 
 std::string FindExecutable(const std::string& name, const std::vector<std::string>& extra_dirs) {

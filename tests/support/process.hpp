@@ -41,6 +41,8 @@ bool WaitFor(Pred pred, std::chrono::milliseconds timeout);
 bool UnixSocketAccepts(const std::string& path);
 // Returns a TCP port on 127.0.0.1 that was free a moment ago.
 int FreeTcpPort();
+// The same for a cluster-mode redis-server: the port and port + 10000 (its cluster bus).
+int FreeClusterTcpPort();
 // Whether an executable is found in PATH or at the absolute path.
 std::string FindExecutable(const std::string& name, const std::vector<std::string>& extra_dirs = {});
 

@@ -1,5 +1,6 @@
 #include "support/redis_server.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <stdexcept>
@@ -8,7 +9,9 @@ namespace plaudit::testing {
 
 RedisServer::RedisServer(std::vector<std::string> extra_args) : extra_args_(std::move(extra_args)) {
   socket_ = (dir_.path() / "redis.sock").string();
-  port_ = FreeTcpPort();
+  const bool cluster =
+      std::find(extra_args_.begin(), extra_args_.end(), "--cluster-enabled") != extra_args_.end();
+  port_ = cluster ? FreeClusterTcpPort() : FreeTcpPort();
   Start();
 }
 
