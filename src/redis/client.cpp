@@ -264,22 +264,13 @@ class ClientImpl final : public Client {
         [weak = std::move(weak), ex = std::move(ex), &script](
             auto handler, std::vector<std::string> keys, std::vector<std::string> args) {
           auto self = weak.lock();
-          const std::string* sha = nullptr;
-          if (self) {
-            auto it = self->shas_.find(script.source_hash);
-            if (it != self->shas_.end()) sha = &it->second;
-          }
-          if (sha == nullptr) {
-            // Gone since Eval looked (a reset); the slow path loads it.
-            auto h = std::move(handler);
-            net::co_spawn(ex, EvalImpl(weak, ex, script, std::move(keys), std::move(args)),
-                          [h = std::move(h)](std::exception_ptr e, Result<Reply> r) mutable {
-                            if (e) r = Fail(ErrorCode::kInternal, "redis eval failed");
-                            std::move(h)(std::move(r));
-                          });
+          if (!self) {
+            PostCompletion(ex, std::move(handler),
+                           Result<Reply>(Fail(ErrorCode::kUnavailable, "redis client destroyed")));
             return;
           }
-          FormatEvalSha(*sha, keys, args, self->formatted_);
+          // Eval saw the sha, and shas_ only grows.
+          FormatEvalSha(self->shas_.at(script.source_hash), keys, args, self->formatted_);
           auto handler_ex = net::get_associated_executor(handler, ex);
           auto done = [weak, ex, &script, keys = std::move(keys), args = std::move(args),
                        h = std::move(handler)](Result<Reply> r) mutable {
@@ -287,7 +278,9 @@ class ClientImpl final : public Client {
               std::move(h)(std::move(r));
               return;
             }
-            net::co_spawn(ex, EvalAfterNoScript(weak, ex, script, std::move(keys), std::move(args)),
+            net::co_spawn(ex,
+                          EvalAfterNoScript(weak, ex, script,
+                                            EvalShaCommand("", std::move(keys), std::move(args))),
                           [h = std::move(h)](std::exception_ptr e, Result<Reply> r) mutable {
                             if (e) r = Fail(ErrorCode::kInternal, "redis eval failed");
                             std::move(h)(std::move(r));
@@ -299,15 +292,15 @@ class ClientImpl final : public Client {
         net::use_awaitable, std::move(keys), std::move(args));
   }
 
-  // After a NOSCRIPT: load the script, then send the call once more.
+  // SCRIPT FLUSH, a Redis restart or a failover emptied the script cache: load the script,
+  // then send `command` (an EVALSHA of it) once more with the new sha.
   static Awaitable<Result<Reply>> EvalAfterNoScript(std::weak_ptr<ClientImpl> weak,
                                                     net::any_io_executor ex, const Script& script,
-                                                    std::vector<std::string> keys,
-                                                    std::vector<std::string> args) {
+                                                    Commands command) {
     auto loaded = co_await LoadScript(weak, ex, script);
     if (!loaded) co_return tl::unexpected(loaded.error());
-    const Commands retry = EvalShaCommand(std::move(*loaded), std::move(keys), std::move(args));
-    co_return co_await SendKept(weak, ex, &retry);
+    command.front()[1] = std::move(*loaded);
+    co_return co_await SendKept(weak, ex, &command);
   }
 
   // `script` must outlive the call (GetScript's scripts live for the whole process).
@@ -333,14 +326,7 @@ class ClientImpl final : public Client {
     if (!IsNoScript(reply)) {
       co_return reply;
     }
-    // SCRIPT FLUSH, a Redis restart or a failover emptied the script cache: load and retry.
-    auto loaded = co_await LoadScript(weak, ex, script);
-    if (!loaded) {
-      co_return tl::unexpected(loaded.error());
-    }
-    Commands retry = command;
-    retry.front()[1] = std::move(*loaded);
-    co_return co_await SendKept(weak, ex, &retry);
+    co_return co_await EvalAfterNoScript(weak, ex, script, command);
   }
 
   // EVALSHA sha numkeys keys... args..., as a one-command batch (keys and args moved in).
