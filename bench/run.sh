@@ -36,6 +36,8 @@
 #   4. bench_flush (sql::LikeTable::Apply) on SQLite and on a private PostgreSQL server.
 #   3c. bench/instructions.sh: instructions per like request and per hello request (callgrind).
 #   5. bench/like_memory.sh: bytes per like record at 1,000,000 records.
+#   5b. bench/like_script.sh: Redis CPU per like_set.lua call in isolation, against a no-op
+#      script with the same arguments (docs/benchmarks.md "Redis CPU per like script call").
 #   6. bench/results/<date>.json, docs/benchmarks.md, docs/bench-throughput.png and
 #      docs/bench-depth.png (gnuplot).
 set -euo pipefail
@@ -795,6 +797,22 @@ above; this is the source tree's layout."
 fi
 
 # ---------------------------------------------------------------------------------------------
+# 5b. Redis CPU per like_set.lua call, in isolation (a private redis-server set up as the
+# embedded child), against a no-op script with the same arguments.
+LIKESCRIPT=$(bash bench/like_script.sh 2>"$WORK/likescript.txt") || {
+  cat "$WORK/likescript.txt" >&2
+  echo "bench/like_script.sh failed" >&2
+  exit 1
+}
+cat "$WORK/likescript.txt" >&2
+LS_NOOP=$(grep -oE '"noop_us":[0-9.]+' <<<"$LIKESCRIPT" | cut -d: -f2)
+LS_SINGLE=$(grep -oE '"single_us":[0-9.]+' <<<"$LIKESCRIPT" | cut -d: -f2)
+LS_RATIO=$(grep -oE '"single_over_noop":[0-9.]+' <<<"$LIKESCRIPT" | cut -d: -f2)
+LS_BATCH=$(grep -oE '"batch4_us_per_call":[0-9.]+' <<<"$LIKESCRIPT" | cut -d: -f2)
+LS_BATCH_LIKE=$(grep -oE '"batch4_us_per_like":[0-9.]+' <<<"$LIKESCRIPT" | cut -d: -f2)
+LS_ROUNDS=$(grep '  rounds:' "$WORK/likescript.txt" | sed 's/^ *rounds: //')
+
+# ---------------------------------------------------------------------------------------------
 # 6. Results and report.
 if [ "$RT_METHOD" = strace ]; then
   RT_DOC="plauditd's writes on its Redis socket per request (strace, write/writev/sendmsg on
@@ -872,6 +890,7 @@ fi
   echo "]},"
   echo "\"flush\":{\"sqlite_changes_per_s\":${FLUSH_SQLITE:-0},\"postgresql_changes_per_s\":$FLUSH_PG_RATE},"
   echo "\"like_memory\":$LIKEMEM,"
+  echo "\"like_script\":$LIKESCRIPT,"
   echo "\"instructions_per_request\":{\"like_put_spread\":${INSTR_LIKE:-null},\"like_requests\":$(instr_field like_requests | grep . || echo null),\"redis_scripts_per_like\":${INSTR_REDIS:-null},\"redis_requests\":$(instr_field redis_requests | grep . || echo null),\"hello\":${INSTR_HELLO:-null},\"hello_requests\":$(instr_field hello_requests | grep . || echo null),\"ratio\":$INSTR_RATIO},"
   echo "\"comments\":{\"page_article\":$PAGE_ID,\"top_level\":$N_COMMENTS,\"replies\":$N_REPLIES,\"likes\":$N_CLIKES,\"seed_seconds\":$CSEED_SECS,"
   echo " \"page_round_trips_anonymous\":$(field "$(row_of comment_page_new)" round_trips_per_req),\"page_round_trips_signed_in\":${PAGE_RT_AUTH:-null},"
@@ -1027,6 +1046,18 @@ make bench (2026-12-01T11:37Z) spread stayed at 0.396× and like_put_hot fell to
 req/s with p99 3.8-6.7 ms (Redis, pinned, waits behind whatever else lands on its CPU):
 reverted. What batching could give, bounded by fewer targets (one run each, same harness):
 like_put_spread over 16 articles 76.9k req/s, over 4 articles 92.2k, over 200 ~65-69k.
+
+What did not move like_put_spread (session 21, 2026-12-01, 5 s alternating runs beside
+/healthz, each setting in 2-3 runs): the Redis client's eager flush (write after 0, 4, 8, 16
+or 64 calls: 65-68k req/s, idle 17-21% for all); SCHED_BATCH for Redis, or for Redis and
+plauditd (57-70k, idle 18-19%); SCHED_IDLE for Redis, or for all three including wrk (so that
+no task is cache-hot to the load balancer: 68-70k, idle 15-19%); no flush at all during the run
+(\`--flush-interval-ms 600000\`: 0.41-0.48× against 0.42-0.46× with the 1 s flush in the same
+series); \`hash-max-listpack-entries\` 128 instead of 512 (within the noise). The idle share is
+not the scheduler's placement alone, then, and the flusher costs the like path little. What
+is left is the per-like work itself: "Redis CPU per like script call" below puts the script
+call's floor at about a third of a spread like's Redis time, and batching (which a busy
+target's queue does) saves a further ~40% a like; spread likes rarely share a target.
 
 | round | scenario | req/s | p99 ms | non-2xx | /healthz before | /healthz after | ratio |
 |---|---|---|---|---|---|---|---|
@@ -1236,6 +1267,29 @@ With 100 likers spread over 100,000 users, bucketing from the first like puts a 
 in ~100 different buckets of 256 ids, so nearly every record is a key of its own (key, dict
 entry, object and a 2-member intset) instead of 4 bytes inside a shared intset.
 
+## Redis CPU per like script call
+
+bench/like_script.sh: \`src/redis/lua/like_set.lua\` sent by \`redis-cli --pipe\` into a private
+\`redis-server\` started as plauditd's embedded child is (AOF everysec with automatic rewrite,
+hash-max-listpack-entries 512, no latency tracking), on the \`like_put_spread\` shape (200 published articles, 1,000 users, like or unlike at
+random; every target past 256 likers, so in big mode), against \`return 1\` called with the same
+keys and arguments in the same run; pending hashes and dirty indexes are dropped every 50,000
+calls as a flush would. Redis CPU (INFO cpu, user + sys) per call, median of
+$(grep -oE '"rounds":[0-9]+' <<<"$LIKESCRIPT" | cut -d: -f2) rounds of $(grep -oE '"calls":[0-9]+' <<<"$LIKESCRIPT" | cut -d: -f2) calls
+(rounds: $LS_ROUNDS):
+
+| call | µs of Redis CPU | |
+|---|---|---|
+| no-op script, an article like's 2 keys and 6 arguments | $LS_NOOP | 1× |
+| \`like_set.lua\`, one like (a spread like) | $LS_SINGLE | ${LS_RATIO}× |
+| \`like_set.lua\`, four likes of one target (a busy target's queue) | $LS_BATCH a call, $LS_BATCH_LIKE a like | |
+
+So about $LS_NOOP µs of a spread like's Redis time is the script call itself (parsing the
+request, EVALSHA, the KEYS/ARGV tables, the reply), the rest its commands (the published
+check, the count, the state, and for a change the set, the pending hash, the dirty index, the
+count's INCR, and their AOF propagation). Batching saves the call and the per-target reads;
+the per-like commands stay.
+
 ## Charts
 
 $CHART_NOTE
@@ -1281,6 +1335,7 @@ BENCH_DEEP_COMMENTS=100000 BENCH_DEEP_DURATION=2s bash bench/run.sh   # a smalle
 ./build/bench_flush                           # SQLite in a temp dir
 ./build/bench_flush 'postgresql://user@/db?host=/socket/dir&port=5432'   # an empty database
 bash bench/like_memory.sh                     # bytes per like record
+bash bench/like_script.sh                     # Redis CPU per like_set.lua call (~20 s)
 bash bench/instructions.sh build <stopped seeded data dir> <ids file> <tokens file>   # callgrind
 redis-cli -s <sock> -x SCRIPT LOAD < src/redis/lua/like_set.lua
 redis-cli -s <sock> SADD 'pl:lk:{x}:t:0' 0; redis-cli -s <sock> SET 'pl:lc:{x}:t' 0
