@@ -1056,8 +1056,8 @@ no task is cache-hot to the load balancer: 68-70k, idle 15-19%); no flush at all
 series); \`hash-max-listpack-entries\` 128 instead of 512 (within the noise). The idle share is
 not the scheduler's placement alone, then, and the flusher costs the like path little. What
 is left is the per-like work itself: "Redis CPU per like script call" below puts the script
-call's floor at about a third of a spread like's Redis time, and batching (which a busy
-target's queue does) saves a further ~40% a like; spread likes rarely share a target.
+call's floor at ~30% of a spread like's Redis time, and batching (which a busy target's
+queue does) saves ~37% a like; spread likes rarely find their target busy.
 
 | round | scenario | req/s | p99 ms | non-2xx | /healthz before | /healthz after | ratio |
 |---|---|---|---|---|---|---|---|
