@@ -1044,8 +1044,14 @@ At /healthz's idle a spread like would need ≤ ~23 µs of box CPU for 0.5×; at
 like_put_spread 6-19% in short alternating runs (taskset), but as the default in a full
 make bench (2026-12-01T11:37Z) spread stayed at 0.396× and like_put_hot fell to 74-86k
 req/s with p99 3.8-6.7 ms (Redis, pinned, waits behind whatever else lands on its CPU):
-reverted. What batching could give, bounded by fewer targets (one run each, same harness):
-like_put_spread over 16 articles 76.9k req/s, over 4 articles 92.2k, over 200 ~65-69k.
+reverted. What batching could give, bounded by fewer targets (the like_put_spread mix over the first N
+seeded articles only, so that a busy target's queue batches more; 2 runs each beside /healthz,
+ratio over the mean of the /healthz runs around it, session 21): 200 articles 0.41×, 64
+articles 0.42-0.44×, 16 articles 0.45-0.48×, 8 articles 0.50-0.51×, 4 articles 0.51-0.52×
+(86k req/s). Any shard layout that let spread likes share script calls (coarser shard tags,
+one call for several targets of a shard) is bounded by these: it would reach 0.5× only with
+the likes of all articles in 4-8 hash slots, which is what the 256 like shards exist to
+avoid (Redis Cluster could then spread likes over at most that many nodes).
 
 What did not move like_put_spread (session 21, 2026-12-01, 5 s alternating runs beside
 /healthz, each setting in 2-3 runs): the Redis client's eager flush (write after 0, 4, 8, 16
