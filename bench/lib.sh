@@ -12,3 +12,30 @@ wait_port_line() {
   done
   echo "no port in $1" >&2; cat "$1" >&2; return 1
 }
+
+# start_private_redis DIR [redis-server options…]: a redis-server of the bench's own on
+# DIR/redis.sock (no TCP, no RDB snapshots), its log in DIR/redis.log; sets redis_pid and
+# returns once it answers PING. stop_private_redis stops it (safe to call twice, or before
+# a start: for an EXIT trap).
+start_private_redis() {
+  local dir=$1
+  shift
+  redis-server --port 0 --unixsocket "$dir/redis.sock" --unixsocketperm 700 --save '' \
+    --dir "$dir" --logfile "$dir/redis.log" "$@" &
+  redis_pid=$!
+  for _ in $(seq 1 200); do
+    redis-cli -s "$dir/redis.sock" PING >/dev/null 2>&1 && return 0
+    sleep 0.02
+  done
+  echo "redis-server did not start in $dir" >&2
+  cat "$dir/redis.log" >&2 || true
+  return 1
+}
+
+stop_private_redis() {
+  if [ -n "${redis_pid:-}" ]; then
+    kill "$redis_pid" 2>/dev/null || true
+    wait "$redis_pid" 2>/dev/null || true
+    redis_pid=
+  fi
+}

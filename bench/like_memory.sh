@@ -23,25 +23,16 @@ TARGETS=${LIKE_TARGETS:-10000}
 PER_TARGET=${LIKE_PER_TARGET:-100}
 SEED=${LIKE_SEED:-1}
 RECORDS=$((TARGETS * PER_TARGET))
+source bench/lib.sh  # start_private_redis
 DIR=$(mktemp -d /tmp/plaudit-likemem-XXXXXX)
 SOCK=$DIR/redis.sock
-redis_pid=
 cleanup() {
-  if [ -n "$redis_pid" ]; then
-    kill "$redis_pid" 2>/dev/null || true
-    wait "$redis_pid" 2>/dev/null || true
-  fi
+  stop_private_redis
   rm -rf "$DIR"
 }
 trap cleanup EXIT
 
-redis-server --port 0 --unixsocket "$SOCK" --unixsocketperm 700 --save '' --appendonly no \
-  --dir "$DIR" --logfile "$DIR/redis.log" &
-redis_pid=$!
-for _ in $(seq 1 200); do
-  redis-cli -s "$SOCK" PING >/dev/null 2>&1 && break
-  sleep 0.02
-done
+start_private_redis "$DIR" --appendonly no
 rcli() { redis-cli -s "$SOCK" "$@"; }
 
 used_memory() {

@@ -28,28 +28,19 @@ ROUNDS=${LIKE_SCRIPT_ROUNDS:-3}
 SEED=${LIKE_SCRIPT_SEED:-1}
 ARTICLES=200
 USERS=1000
+source bench/lib.sh  # start_private_redis
 DIR=$(mktemp -d /tmp/plaudit-likescript-XXXXXX)
 SOCK=$DIR/redis.sock
-redis_pid=
 cleanup() {
-  if [ -n "$redis_pid" ]; then
-    kill "$redis_pid" 2>/dev/null || true
-    wait "$redis_pid" 2>/dev/null || true
-  fi
+  stop_private_redis
   rm -rf "$DIR"
 }
 trap cleanup EXIT
 
 # As src/app/embedded_redis.cpp starts its child (the settings that change a like's cost).
-redis-server --port 0 --unixsocket "$SOCK" --unixsocketperm 700 --save '' --appendonly yes \
-  --appendfsync everysec --auto-aof-rewrite-percentage 100 --auto-aof-rewrite-min-size 64mb \
-  --hash-max-listpack-entries 512 --latency-tracking no --dir "$DIR" \
-  --logfile "$DIR/redis.log" &
-redis_pid=$!
-for _ in $(seq 1 200); do
-  redis-cli -s "$SOCK" PING >/dev/null 2>&1 && break
-  sleep 0.02
-done
+start_private_redis "$DIR" --appendonly yes --appendfsync everysec \
+  --auto-aof-rewrite-percentage 100 --auto-aof-rewrite-min-size 64mb \
+  --hash-max-listpack-entries 512 --latency-tracking no
 rcli() { redis-cli -s "$SOCK" "$@"; }
 
 SET_SHA=$(rcli SCRIPT LOAD "$(cat src/redis/lua/like_set.lua)")
@@ -122,7 +113,17 @@ median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print v[in
 # A first pass warms the script cache and grows the likers to their steady size: ~500 of the
 # 1,000 users a target, so every target has split into big-mode buckets (as in make bench's
 # like_put_spread), and the measured rounds guess 'big' as plauditd then does.
-run single 0 s >/dev/null
+big_targets() {
+  rcli EVAL "local n = 0
+for a = 1, tonumber(ARGV[1]) do
+  n = n + redis.call('EXISTS', 'pl:lb:{l' .. (a % 256) .. '}:a' .. a)
+end
+return n" 0 "$ARTICLES"
+}
+for w in 1 2 3 4 5 6 7 8; do
+  run single "-$w" s >/dev/null
+  [ "$(big_targets)" = "$ARTICLES" ] && break
+done
 declare -A seen
 for r in $(seq 1 "$ROUNDS"); do
   for mix in noop single batch4; do
