@@ -39,3 +39,11 @@ stop_private_redis() {
     redis_pid=
   fi
 }
+
+# private_redis_workdir NAME: DIR (a new /tmp/plaudit-NAME-XXXXXX), SOCK (DIR/redis.sock, for
+# start_private_redis DIR), and an EXIT trap that stops that server and removes DIR.
+private_redis_workdir() {
+  DIR=$(mktemp -d "/tmp/plaudit-$1-XXXXXX")
+  SOCK=$DIR/redis.sock
+  trap 'stop_private_redis; rm -rf "$DIR"' EXIT
+}

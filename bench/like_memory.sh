@@ -23,14 +23,8 @@ TARGETS=${LIKE_TARGETS:-10000}
 PER_TARGET=${LIKE_PER_TARGET:-100}
 SEED=${LIKE_SEED:-1}
 RECORDS=$((TARGETS * PER_TARGET))
-source bench/lib.sh  # start_private_redis
-DIR=$(mktemp -d /tmp/plaudit-likemem-XXXXXX)
-SOCK=$DIR/redis.sock
-cleanup() {
-  stop_private_redis
-  rm -rf "$DIR"
-}
-trap cleanup EXIT
+source bench/lib.sh  # private_redis_workdir, start_private_redis
+private_redis_workdir likemem
 
 start_private_redis "$DIR" --appendonly no
 rcli() { redis-cli -s "$SOCK" "$@"; }

@@ -28,14 +28,8 @@ ROUNDS=${LIKE_SCRIPT_ROUNDS:-3}
 SEED=${LIKE_SCRIPT_SEED:-1}
 ARTICLES=200
 USERS=1000
-source bench/lib.sh  # start_private_redis
-DIR=$(mktemp -d /tmp/plaudit-likescript-XXXXXX)
-SOCK=$DIR/redis.sock
-cleanup() {
-  stop_private_redis
-  rm -rf "$DIR"
-}
-trap cleanup EXIT
+source bench/lib.sh  # private_redis_workdir, start_private_redis
+private_redis_workdir likescript
 
 # As src/app/embedded_redis.cpp starts its child (the settings that change a like's cost).
 start_private_redis "$DIR" --appendonly yes --appendfsync everysec \
