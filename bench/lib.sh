@@ -47,3 +47,7 @@ private_redis_workdir() {
   SOCK=$DIR/redis.sock
   trap 'stop_private_redis; rm -rf "$DIR"' EXIT
 }
+
+# median: of the numbers on stdin (space or line separated; an even count: the mean of the two
+# middle ones).
+median() { tr ' ' '\n' | { grep . || true; } | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

@@ -28,7 +28,7 @@ ROUNDS=${LIKE_SCRIPT_ROUNDS:-3}
 SEED=${LIKE_SCRIPT_SEED:-1}
 ARTICLES=200
 USERS=1000
-source bench/lib.sh  # private_redis_workdir, start_private_redis
+source bench/lib.sh  # private_redis_workdir, start_private_redis, median
 private_redis_workdir likescript
 
 # As src/app/embedded_redis.cpp starts its child (the settings that change a like's cost).
@@ -102,11 +102,9 @@ run() {  # MIX ROUND GUESS → µs of Redis CPU per call
   awk -v a="$before" -v b="$after" -v n="$CALLS" 'BEGIN { printf "%.3f", (b - a) * 1e6 / n }'
 }
 
-median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-
-# A first pass warms the script cache and grows the likers to their steady size: ~500 of the
-# 1,000 users a target, so every target has split into big-mode buckets (as in make bench's
-# like_put_spread), and the measured rounds guess 'big' as plauditd then does.
+# Warm-up passes load the script and grow the likers to their steady size: ~500 of the 1,000
+# users a target, until every target has split into big-mode buckets (as in make bench's
+# like_put_spread); the measured rounds then guess 'big' as plauditd does.
 big_targets() {
   rcli EVAL "local n = 0
 for a = 1, tonumber(ARGV[1]) do
@@ -128,21 +126,22 @@ NOOP=$(median <<<"${seen[noop]}")
 SINGLE=$(median <<<"${seen[single]}")
 BATCH=$(median <<<"${seen[batch4]}")
 BATCH_PER_LIKE=$(awk -v b="$BATCH" 'BEGIN { printf "%.3f", b / 4 }')
+RATIO=$(awk -v s="$SINGLE" -v n="$NOOP" 'BEGIN { printf "%.2f", s / n }')
 
 # The counts must equal the liker sets (the small set or the buckets, minus their 0 marks),
 # likes must have happened, and the targets must be in big mode as the rounds guessed.
-CHECK=$(rcli EVAL "local counts, likers, big = 0, 0, 0
+CHECK=$(rcli EVAL "local counts, likers = 0, 0
 for a = 1, tonumber(ARGV[1]) do
   local t = '{l' .. (a % 256) .. '}:a' .. a
   counts = counts + tonumber(redis.call('GET', 'pl:lc:' .. t))
-  if redis.call('EXISTS', 'pl:lb:' .. t) == 1 then big = big + 1 end
   for _, b in ipairs({'s', '0', '1', '2', '3'}) do
     local n = redis.call('SCARD', 'pl:lk:' .. t .. ':' .. b)
     if n > 0 then likers = likers + n - 1 end
   end
 end
-return counts .. ' ' .. likers .. ' ' .. big" 0 "$ARTICLES")
-read -r COUNTS LIKERS BIG <<<"$CHECK"
+return counts .. ' ' .. likers" 0 "$ARTICLES")
+read -r COUNTS LIKERS <<<"$CHECK"
+BIG=$(big_targets)
 if [ "$COUNTS" != "$LIKERS" ] || [ "$COUNTS" -le 0 ] || [ "$BIG" != "$ARTICLES" ]; then
   echo "like_script: counts $COUNTS, likers $LIKERS, $BIG of $ARTICLES targets in big mode:" \
     "the mix did not run as meant" >&2
@@ -152,10 +151,9 @@ fi
 {
   echo "like_script: Redis CPU per call (median of $ROUNDS × $CALLS calls; counts $COUNTS = likers, $BIG targets in big mode):"
   echo "  noop   (return 1, same args)  $NOOP µs"
-  echo "  single (like_set.lua, 1 like) $SINGLE µs ($(awk -v s="$SINGLE" -v n="$NOOP" 'BEGIN { printf "%.2f", s / n }')× noop)"
+  echo "  single (like_set.lua, 1 like) $SINGLE µs (${RATIO}× noop)"
   echo "  batch4 (like_set.lua, 4 likes of one target) $BATCH µs a call, $BATCH_PER_LIKE µs a like"
   echo "  rounds: noop${seen[noop]}; single${seen[single]}; batch4${seen[batch4]}"
 } >&2
 printf '{"calls":%s,"rounds":%s,"noop_us":%s,"single_us":%s,"batch4_us_per_call":%s,"batch4_us_per_like":%s,"single_over_noop":%s}\n' \
-  "$CALLS" "$ROUNDS" "$NOOP" "$SINGLE" "$BATCH" "$BATCH_PER_LIKE" \
-  "$(awk -v s="$SINGLE" -v n="$NOOP" 'BEGIN { printf "%.2f", s / n }')"
+  "$CALLS" "$ROUNDS" "$NOOP" "$SINGLE" "$BATCH" "$BATCH_PER_LIKE" "$RATIO"

@@ -97,7 +97,7 @@ done
 
 command -v sqlite3 >/dev/null || { echo "the sqlite3 CLI is needed: bash scripts/install-deps.sh" >&2; exit 1; }
 
-source bench/lib.sh  # wait_port_line
+source bench/lib.sh  # wait_port_line, median
 
 "$BUILD/bench_hello" 0 >"$WORK/hello.log" 2>&1 &
 pids+=($!)
@@ -684,7 +684,6 @@ for r in $(seq 1 "$DEEP_ROUNDS"); do
 done
 # → $WORK/depth.dat: "mode depth rps p50 p99 non2xx" (medians; p50 and p99 as "N.NNms"; the
 # non-2xx summed), in measuring order; $WORK/depth.rounds: "mode depth p50,p50,…" per round.
-median() { tr ' ' '\n' | { grep . || true; } | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 : >"$WORK/depth.dat"
 : >"$WORK/depth.rounds"
 while read -r m d; do
