@@ -232,7 +232,7 @@ void App::BeginStop() {
     net::co_spawn(
         ioc_,
         [this]() -> Awaitable<void> {
-          auto r = co_await flusher_->FlushNow();
+          auto r = co_await flusher_->FlushAll();
           if (!r) {
             spdlog::error("final flush failed: {}", r.error().message);
           } else {

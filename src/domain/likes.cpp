@@ -14,6 +14,24 @@ namespace {
 constexpr int64_t kClaimBatch = 200;      // buckets per claim
 constexpr int kMaxClaimsPerShard = 100;  // bounds one pass's work per shard
 constexpr int64_t kSmallLikers = 256;    // like_set.lua splits a target's set beyond this
+constexpr int kLoadRounds = 8;           // reads of SQL per load while flushes move the epoch
+
+using redis::LikerLoad;
+
+// A target's count as Redis must hold it: SQL's (which equals SQL's valid rows) with every
+// change not yet in SQL applied, each user's newest one counted against that user's row.
+// SQL's count and rows come from one snapshot; `changes` were listed before SQL was read and
+// cannot change while the count is missing (like_set.lua misses without it), and the epoch
+// check in like_load.lua rejects the result if any of them left Redis meanwhile.
+int64_t CountWithUnflushed(const sql::LikeCountState& sql,
+                           const std::vector<std::pair<int64_t, bool>>& changes) {
+  const std::set<int64_t> liked(sql.liked.begin(), sql.liked.end());
+  int64_t count = *sql.count;
+  for (const auto& [uid, now] : changes) {
+    count += (now ? 1 : 0) - (liked.count(uid) != 0 ? 1 : 0);
+  }
+  return count;
+}
 
 std::pair<char, int64_t> ParseTarget(const std::string& name) {
   return {name.empty() ? 'a' : name[0], name.size() > 1 ? std::stoll(name.substr(1)) : 0};
@@ -24,8 +42,7 @@ std::pair<char, int64_t> ParseTarget(const std::string& name) {
 // up twice for one target, in its small-mode hash and in a bucket's (a split came between
 // the changes): one statement must not upsert a row twice (PostgreSQL refuses it), so only
 // the newer, higher-seq change is kept.
-std::vector<sql::LikeChange> ClaimedChanges(const std::vector<redis::ClaimedBucket>& buckets,
-                                            int64_t fallback_seq) {
+std::vector<sql::LikeChange> ClaimedChanges(const std::vector<redis::ClaimedBucket>& buckets) {
   std::vector<sql::LikeChange> out;
   std::set<std::string> small_targets;
   bool twice = false;
@@ -42,9 +59,11 @@ std::vector<sql::LikeChange> ClaimedChanges(const std::vector<redis::ClaimedBuck
       ch.target_id = id;
       ch.user_id = uid;
       ch.valid = value.compare(0, colon, "1") == 0;
+      // A hash without a stamp was written before the seq moved to the claim: each value
+      // carries its own.
       ch.seq = b.seq                           ? *b.seq
                : colon != std::string::npos ? std::stoll(value.substr(colon + 1))
-                                            : fallback_seq;
+                                            : 0;
       out.push_back(ch);
     }
   }
@@ -76,31 +95,42 @@ Awaitable<Status> LikeService::LoadMissing(const redis::LikeTarget& t, int64_t u
                     (need_count ? "c" : "");
   std::function<Awaitable<Result<bool>>()> load = [this, t, user_id, need_bucket, need_count,
                                                    bucket]() -> Awaitable<Result<bool>> {
-    // The count decides existence: an unknown target is never cached.
-    auto count = co_await table_.Count(t.type, t.id);
-    if (!count) co_return tl::unexpected(count.error());
-    if (!*count) co_return false;
-    std::optional<redis::LikerLoad> likers;
-    if (need_bucket) {
-      // Up to 256 likers: all of them, one set (small mode). More: the user's bucket only.
-      auto all = co_await table_.Likers(t.type, t.id, 0, INT64_MAX, kSmallLikers + 1);
-      if (!all) co_return tl::unexpected(all.error());
-      if (static_cast<int64_t>(all->size()) <= kSmallLikers) {
-        likers = redis::LikerLoad{true, std::move(*all)};
-      } else {
-        const int64_t lo = bucket << redis::keys::kLikeBucketShift;
-        const int64_t hi = ((bucket + 1) << redis::keys::kLikeBucketShift) - 1;
-        auto rows = co_await table_.Likers(t.type, t.id, lo, hi, kSmallLikers + 1);
-        if (!rows) co_return tl::unexpected(rows.error());
-        likers = redis::LikerLoad{false, std::move(*rows)};
+    // Redis first (the epoch, and for a count the changes not yet in SQL), then SQL, then
+    // Redis again, which installs nothing if the epoch moved meanwhile: then SQL's answer
+    // may lack changes whose last copy in Redis is gone (a flush committed and cleaned up in
+    // between), so read both again. A few rounds at most: the epoch moves once per flush of
+    // the shard.
+    for (int round = 0; round < kLoadRounds; ++round) {
+      auto unflushed = co_await store_.ReadUnflushed(t, need_count);
+      if (!unflushed) co_return tl::unexpected(unflushed.error());
+      std::vector<int64_t> users;
+      for (const auto& [uid, liked] : unflushed->changes) users.push_back(uid);
+      // The count decides existence: an unknown target is never cached.
+      auto sql = co_await table_.CountState(t.type, t.id, std::move(users));
+      if (!sql) co_return tl::unexpected(sql.error());
+      if (!sql->count) co_return false;
+      std::optional<LikerLoad> likers;
+      if (need_bucket) {
+        // Up to 256 likers: all of them, one set (small mode). More: the user's bucket only.
+        auto all = co_await table_.Likers(t.type, t.id, 0, INT64_MAX, kSmallLikers + 1);
+        if (!all) co_return tl::unexpected(all.error());
+        if (static_cast<int64_t>(all->size()) <= kSmallLikers) {
+          likers = LikerLoad{true, std::move(*all)};
+        } else {
+          const int64_t lo = bucket << redis::keys::kLikeBucketShift;
+          const int64_t hi = ((bucket + 1) << redis::keys::kLikeBucketShift) - 1;
+          auto rows = co_await table_.Likers(t.type, t.id, lo, hi, kSmallLikers + 1);
+          if (!rows) co_return tl::unexpected(rows.error());
+          likers = LikerLoad{false, std::move(*rows)};
+        }
       }
+      std::optional<int64_t> count;
+      if (need_count) count = CountWithUnflushed(*sql, unflushed->changes);
+      auto loaded = co_await store_.Load(t, user_id, likers, count, unflushed->epoch);
+      if (!loaded) co_return tl::unexpected(loaded.error());
+      if (*loaded) co_return true;
     }
-    std::optional<int64_t> c;
-    if (need_count) c = **count;
-    if (auto st = co_await store_.Load(t, user_id, likers, c); !st) {
-      co_return tl::unexpected(st.error());
-    }
-    co_return true;
+    co_return Fail(ErrorCode::kUnavailable, "like state kept changing while loading; retry");
   };
   auto r = co_await loads_.Do(key, std::move(load));
   if (!r) co_return tl::unexpected(r.error());
@@ -199,28 +229,18 @@ Awaitable<Result<int64_t>> LikeService::FlushShard(int shard) {
     const bool last = !resuming && static_cast<int64_t>(members.size()) < kClaimBatch;
     auto claimed = co_await store_.Claim(shard, members);
     if (!claimed) co_return tl::unexpected(claimed.error());
-    std::vector<sql::LikeChange> changes = ClaimedChanges(claimed->second, claimed->first);
-    std::vector<sql::LikeCountChange> counts;
-    std::vector<std::string> done;
-    std::map<std::string, int64_t> target_counts;
-    for (const auto& b : claimed->second) {
-      if (b.count) target_counts[b.target] = *b.count;
-      done.push_back(b.target + ":" + b.bucket);
-    }
-    for (const auto& [name, count] : target_counts) {
-      auto [type, id] = ParseTarget(name);
-      counts.push_back({type, id, count, claimed->first});
-    }
-    if (!changes.empty() || !counts.empty()) {
-      auto applied = co_await table_.Apply(std::move(changes), std::move(counts));
+    if (after_claim) co_await after_claim();
+    std::vector<sql::LikeChange> changes = ClaimedChanges(*claimed);
+    if (!changes.empty()) {
+      auto applied = co_await table_.Apply(std::move(changes));
       if (!applied) co_return tl::unexpected(applied.error());
       written += *applied;
     }
     if (fail_after_commit && fail_after_commit()) {
       co_return Fail(ErrorCode::kInternal, "flush aborted after commit (test hook)");
     }
-    if (!done.empty()) {
-      if (auto st = co_await store_.Done(shard, done); !st) co_return tl::unexpected(st.error());
+    if (!claimed->empty()) {
+      if (auto st = co_await store_.Done(shard, *claimed); !st) co_return tl::unexpected(st.error());
     }
     if (last) break;
   }

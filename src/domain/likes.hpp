@@ -62,6 +62,8 @@ class LikeService {
   // Test hook: called after a batch's SQL commit, before its Redis cleanup; returning true
   // aborts the pass there, as a crash would.
   std::function<bool()> fail_after_commit;
+  // Test hook: awaited after each claim, before its SQL write (what else happens meanwhile).
+  std::function<Awaitable<void>()> after_claim;
 
  private:
   Awaitable<Result<std::optional<LikeState>>> SetImpl(const Principal& who,

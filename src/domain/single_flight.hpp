@@ -37,6 +37,8 @@ class SingleFlight {
     co_return result;
   }
 
+  bool InFlight(const Key& key) const { return flights_.count(key) != 0; }
+
   // For tests: how many loads ran and how many callers waited on another's load.
   int loads() const { return loads_; }
   int waiters() const { return waiters_; }

@@ -3,6 +3,13 @@
 #include <spdlog/spdlog.h>
 
 namespace plaudit::flush {
+namespace {
+
+// FlushAll's bound: a pass ends a shard after 100 claims of 200 buckets, so a backlog
+// beyond that takes more than one pass; the last one starts with none left.
+constexpr int kMaxFinalPasses = 5;
+
+}  // namespace
 
 Flusher::Flusher(net::any_io_executor ex, domain::ArticleService& articles,
                  domain::LikeService& likes, std::chrono::milliseconds interval)
@@ -28,6 +35,18 @@ Awaitable<Result<FlushReport>> Flusher::FlushNow() {
     co_return report;
   };
   co_return co_await pass_.Do(0, std::move(pass));
+}
+
+Awaitable<Result<FlushReport>> Flusher::FlushAll() {
+  if (pass_.InFlight(0)) {
+    auto joined = co_await FlushNow();
+    if (!joined) co_return joined;
+  }
+  Result<FlushReport> last = co_await FlushNow();
+  for (int pass = 1; pass < kMaxFinalPasses && last && last->like_backlog > 0; ++pass) {
+    last = co_await FlushNow();
+  }
+  co_return last;
 }
 
 void Flusher::Start() {

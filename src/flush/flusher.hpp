@@ -35,6 +35,10 @@ class Flusher {
 
   // One pass now. Concurrent calls share the pass in progress.
   Awaitable<Result<FlushReport>> FlushNow();
+  // The shutdown flush: waits for a pass in progress (it may have claimed its shards before
+  // the last likes arrived), then runs passes until one starts with nothing left (at most
+  // a few), so everything acknowledged before the call is in SQL when it returns.
+  Awaitable<Result<FlushReport>> FlushAll();
   void Start();  // the periodic timer
   void Stop();
 

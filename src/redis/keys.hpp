@@ -28,8 +28,10 @@
 // |                          |        | plus field "#": the claim's seq               |            |
 // | pl:ld:{lN}               | ZSET   | dirty buckets "<t>:<b>" by first change      | none       |
 // | pl:lfi:{lN}              | SET    | claimed buckets not yet confirmed in SQL      | none       |
-// | pl:lseq:{lN}             | STRING | last seq a claim of the shard took; grows,   | none       |
-// |                          |        | seeded from the clock in µs                   |            |
+// | pl:lseq:{lN}             | STRING | last seq a claim of the shard took:          | none       |
+// |                          |        | max(INCR, the clock in µs)                    |            |
+// | pl:lep:{lN}              | STRING | epoch: moves when unflushed changes leave     | none       |
+// |                          |        | Redis (a done) or a count is dropped          |            |
 // | pl:seq:comment           | STRING | last comment sequence number (INCR); a       | none       |
 // |                          |        | comment id is seq·256 + its article's shard  |            |
 // | pl:cm:{lN}:<cid>         | HASH   | a comment's fields, reply count, version     | none       |
@@ -125,6 +127,7 @@ inline std::string LikeInFlight(int shard, std::string_view member) {
 inline std::string LikeDirty(int shard) { return Cat("pl:ld:{l", Num(shard), "}"); }
 inline std::string LikeInFlightSet(int shard) { return Cat("pl:lfi:{l", Num(shard), "}"); }
 inline std::string LikeSeq(int shard) { return Cat("pl:lseq:{l", Num(shard), "}"); }
+inline std::string LikeEpoch(int shard) { return Cat("pl:lep:{l", Num(shard), "}"); }
 
 // Comments: a comment id's low 8 bits are its article's shard (see CommentIdFor).
 inline constexpr std::string_view kCommentSeq = "pl:seq:comment";

@@ -160,9 +160,29 @@ Awaitable<Result<std::vector<LikeReading>>> LikeStore::GetMany(
   co_return out;
 }
 
-Awaitable<Status> LikeStore::Load(const LikeTarget& t, int64_t user_id,
-                                  const std::optional<LikerLoad>& likers,
-                                  std::optional<int64_t> count) {
+Awaitable<Result<LikeStore::Unflushed>> LikeStore::ReadUnflushed(const LikeTarget& t,
+                                                                 bool changes) {
+  const int s = t.Shard();
+  std::vector<std::string> keys{keys::LikeBucket(s, SmallMember(t)), keys::LikeDirty(s),
+                                keys::LikeInFlightSet(s), keys::LikeEpoch(s)};
+  std::vector<std::string> args{changes ? "1" : "0"};
+  auto r = co_await client_.Eval(GetScript("like_unflushed.lua"), std::move(keys), std::move(args));
+  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  const auto& e = r->elements;
+  if (e.empty() || e.size() % 2 != 1) co_return Fail(ErrorCode::kInternal, "unexpected like reply");
+  Unflushed out;
+  out.epoch = e[0].str;
+  for (size_t i = 1; i + 1 < e.size(); i += 2) {
+    auto uid = e[i].AsInt();
+    if (!uid) co_return Fail(ErrorCode::kInternal, "corrupt pending like");
+    out.changes.emplace_back(*uid, e[i + 1].str == "1");
+  }
+  co_return out;
+}
+
+Awaitable<Result<bool>> LikeStore::Load(const LikeTarget& t, int64_t user_id,
+                                        const std::optional<LikerLoad>& likers,
+                                        std::optional<int64_t> count, const std::string& epoch) {
   const int s = t.Shard();
   const std::string small = SmallMember(t);
   const int64_t b = LikeBucketOf(user_id);
@@ -170,21 +190,26 @@ Awaitable<Status> LikeStore::Load(const LikeTarget& t, int64_t user_id,
   std::vector<std::string> keys{keys::LikeBucket(s, small),     keys::LikeBig(s, t.Name()),
                                 keys::LikeBucket(s, bucket),    keys::LikeCount(s, t.Name()),
                                 keys::LikePending(s, small),    keys::LikeInFlight(s, small),
-                                keys::LikePending(s, bucket),   keys::LikeInFlight(s, bucket)};
+                                keys::LikePending(s, bucket),   keys::LikeInFlight(s, bucket),
+                                keys::LikeEpoch(s)};
   std::string mode;
   if (likers) mode = likers->all ? "small" : "big";
   std::vector<std::string> args{mode, count ? std::to_string(*count) : "",
                                 std::to_string(b << keys::kLikeBucketShift),
-                                std::to_string(((b + 1) << keys::kLikeBucketShift) - 1)};
+                                std::to_string(((b + 1) << keys::kLikeBucketShift) - 1), epoch};
   if (likers) {
     for (int64_t uid : likers->user_ids) args.push_back(std::to_string(uid));
   }
-  co_return ReplyOk(co_await client_.Eval(GetScript("like_load.lua"), std::move(keys), std::move(args)));
+  auto r = co_await client_.Eval(GetScript("like_load.lua"), std::move(keys), std::move(args));
+  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  co_return r->str != "retry";
 }
 
 Awaitable<Status> LikeStore::DropCount(const LikeTarget& t) {
-  std::vector<std::string> cmd{"DEL", keys::LikeCount(t.Shard(), t.Name())};
-  co_return ReplyOk(co_await client_.Command(std::move(cmd)));
+  std::vector<std::string> keys{keys::LikeCount(t.Shard(), t.Name()), keys::LikeEpoch(t.Shard())};
+  std::vector<std::string> args;  // named: no braced list inside co_await (GCC 12)
+  co_return ReplyOk(co_await client_.Eval(GetScript("like_forget_count.lua"), std::move(keys),
+                                          std::move(args)));
 }
 
 Awaitable<Result<std::vector<LikeShardStat>>> LikeStore::Stats() {
@@ -223,31 +248,26 @@ Awaitable<Result<LikeStore::ShardMembers>> LikeStore::Members(int shard, int64_t
   co_return out;
 }
 
-Awaitable<Result<std::pair<int64_t, std::vector<ClaimedBucket>>>> LikeStore::Claim(
+Awaitable<Result<std::vector<ClaimedBucket>>> LikeStore::Claim(
     int shard, const std::vector<std::string>& members) {
   std::vector<std::string> keys{keys::LikeDirty(shard), keys::LikeInFlightSet(shard),
                                 keys::LikeSeq(shard)};
   for (const auto& m : members) {
-    auto colon = m.rfind(':');
     keys.push_back(keys::LikePending(shard, m));
     keys.push_back(keys::LikeInFlight(shard, m));
-    keys.push_back(keys::LikeCount(shard, m.substr(0, colon)));
   }
   std::vector<std::string> args(members.begin(), members.end());
   auto r = co_await client_.Eval(GetScript("like_claim.lua"), std::move(keys), std::move(args));
   if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
-  if (r->elements.size() != 2) co_return Fail(ErrorCode::kInternal, "unexpected claim reply");
-  std::pair<int64_t, std::vector<ClaimedBucket>> out;
-  out.first = r->elements[0].AsInt().value_or(0);
-  for (const auto& item : r->elements[1].elements) {
-    if (item.elements.size() != 3) continue;
+  std::vector<ClaimedBucket> out;
+  for (const auto& item : r->elements) {
+    if (item.elements.size() != 2) co_return Fail(ErrorCode::kInternal, "unexpected claim reply");
     ClaimedBucket b;
     const std::string& m = item.elements[0].str;
     auto colon = m.rfind(':');
     b.target = m.substr(0, colon);
     b.bucket = m.substr(colon + 1);
-    if (!item.elements[1].str.empty()) b.count = item.elements[1].AsInt();
-    const auto& kv = item.elements[2].elements;
+    const auto& kv = item.elements[1].elements;
     for (size_t i = 0; i + 1 < kv.size(); i += 2) {
       if (kv[i].str == "#") {
         b.seq = kv[i + 1].AsInt();
@@ -255,15 +275,20 @@ Awaitable<Result<std::pair<int64_t, std::vector<ClaimedBucket>>>> LikeStore::Cla
         b.changes.emplace_back(std::stoll(kv[i].str), kv[i + 1].str);
       }
     }
-    out.second.push_back(std::move(b));
+    out.push_back(std::move(b));
   }
   co_return out;
 }
 
-Awaitable<Status> LikeStore::Done(int shard, const std::vector<std::string>& members) {
-  std::vector<std::string> keys{keys::LikeInFlightSet(shard)};
-  for (const auto& m : members) keys.push_back(keys::LikeInFlight(shard, m));
-  std::vector<std::string> args(members.begin(), members.end());
+Awaitable<Status> LikeStore::Done(int shard, const std::vector<ClaimedBucket>& claimed) {
+  std::vector<std::string> keys{keys::LikeInFlightSet(shard), keys::LikeEpoch(shard)};
+  std::vector<std::string> args;
+  for (const auto& b : claimed) {
+    std::string m = keys::Cat(b.target, ":", b.bucket);
+    keys.push_back(keys::LikeInFlight(shard, m));
+    args.push_back(std::move(m));
+    args.push_back(b.seq ? std::to_string(*b.seq) : std::string());
+  }
   co_return ReplyOk(co_await client_.Eval(GetScript("like_done.lua"), std::move(keys), std::move(args)));
 }
 

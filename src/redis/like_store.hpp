@@ -45,8 +45,7 @@ struct LikerLoad {
 struct ClaimedBucket {
   std::string target;  // "a42"
   std::string bucket;  // "s" (small mode) or the user-id bucket
-  std::optional<int64_t> count;  // the target's count when claimed
-  std::optional<int64_t> seq;    // the seq like_claim.lua stamped the hash with ('#')
+  std::optional<int64_t> seq;  // the seq like_claim.lua stamped the hash with ('#')
   // uid → state ("1" or "0"; "1:<seq>" in hashes written before the seq moved to the claim)
   std::vector<std::pair<int64_t, std::string>> changes;
 };
@@ -91,10 +90,20 @@ class LikeStore {
   // Many targets: one script call per shard, all in one round trip. In target order.
   Awaitable<Result<std::vector<LikeReading>>> GetMany(const std::vector<LikeTarget>& targets,
                                                       int64_t user_id);
-  // Loads SQL's likers (when given) and/or the count.
-  Awaitable<Status> Load(const LikeTarget& t, int64_t user_id,
-                         const std::optional<LikerLoad>& likers, std::optional<int64_t> count);
-  // Forgets the cached count (after reconciliation fixed SQL's).
+  // What a load from SQL must read first: the shard's epoch and, with `changes`, every
+  // user's newest change of the target not yet confirmed in SQL (uid, liked).
+  struct Unflushed {
+    std::string epoch;
+    std::vector<std::pair<int64_t, bool>> changes;
+  };
+  Awaitable<Result<Unflushed>> ReadUnflushed(const LikeTarget& t, bool changes);
+  // Installs SQL's likers (when given) and/or the count unless already there, replaying the
+  // changes not yet in SQL on top. false (nothing changed): the epoch moved since `epoch`
+  // was read, so SQL must be read again.
+  Awaitable<Result<bool>> Load(const LikeTarget& t, int64_t user_id,
+                               const std::optional<LikerLoad>& likers,
+                               std::optional<int64_t> count, const std::string& epoch);
+  // Forgets the cached count (after reconciliation fixed SQL's); moves the epoch.
   Awaitable<Status> DropCount(const LikeTarget& t);
 
   // Flusher side.
@@ -106,9 +115,11 @@ class LikeStore {
     std::vector<std::string> dirty;
   };
   Awaitable<Result<ShardMembers>> Members(int shard, int64_t max);
-  Awaitable<Result<std::pair<int64_t, std::vector<ClaimedBucket>>>> Claim(
-      int shard, const std::vector<std::string>& members);
-  Awaitable<Status> Done(int shard, const std::vector<std::string>& members);
+  Awaitable<Result<std::vector<ClaimedBucket>>> Claim(int shard,
+                                                      const std::vector<std::string>& members);
+  // Deletes the in-flight hashes of these claimed buckets that still carry the stamp their
+  // claim read (another flusher may have finished them and a newer claim taken the name).
+  Awaitable<Status> Done(int shard, const std::vector<ClaimedBucket>& claimed);
 
   Client& client() { return client_; }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <tuple>
 
 #include "common/time.hpp"
 
@@ -23,22 +24,35 @@ constexpr std::string_view kUpsertHead =
 constexpr std::string_view kUpsertTail =
     " ON CONFLICT (target_type, target_id, user_id) DO UPDATE SET valid = excluded.valid, "
     "seq = excluded.seq, updated_at = excluded.updated_at WHERE likes.seq < excluded.seq";
-constexpr std::string_view kSetArticleCount =
-    "UPDATE articles SET like_count = $2, like_seq = $3 WHERE id = $1 AND like_seq < $3";
-constexpr std::string_view kSetCommentCount =
-    "UPDATE comments SET like_count = $2, like_seq = $3 WHERE id = $1 AND like_seq < $3";
+// Valid rows of some users of one target (the users are appended as an IN list).
+constexpr std::string_view kLikedAmong =
+    "SELECT user_id FROM likes WHERE target_type = $1 AND target_id = $2 AND valid = 1 "
+    "AND user_id IN ";
+// PostgreSQL reads each statement of a READ COMMITTED transaction from a new snapshot; the
+// count and the rows must come from one.
+constexpr std::string_view kSnapshot = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ";
 constexpr std::string_view kArticleDrift =
     "SELECT a.id, (SELECT COUNT(*) FROM likes l WHERE l.target_type = 'a' AND "
     "l.target_id = a.id AND l.valid = 1) AS actual FROM articles a WHERE a.like_count <> "
     "(SELECT COUNT(*) FROM likes l WHERE l.target_type = 'a' AND l.target_id = a.id AND "
     "l.valid = 1)";
-constexpr std::string_view kFixArticleCount = "UPDATE articles SET like_count = $2 WHERE id = $1";
+// The repair counts the rows again in its own statement, after the target's row is locked
+// (PostgreSQL: FOR UPDATE; SQLite's transaction holds the write lock): a flush committing
+// meanwhile either came before the lock, so its rows are counted, or comes after the repair's
+// commit, and its triggers then add its own changes to the repaired count.
+constexpr std::string_view kLockArticle = "SELECT id FROM articles WHERE id = $1 FOR UPDATE";
+constexpr std::string_view kFixArticleCount =
+    "UPDATE articles SET like_count = (SELECT COUNT(*) FROM likes l WHERE l.target_type = 'a' "
+    "AND l.target_id = $1 AND l.valid = 1) WHERE id = $1";
 constexpr std::string_view kCommentDrift =
     "SELECT c.id, (SELECT COUNT(*) FROM likes l WHERE l.target_type = 'c' AND "
     "l.target_id = c.id AND l.valid = 1) AS actual FROM comments c WHERE c.like_count <> "
     "(SELECT COUNT(*) FROM likes l WHERE l.target_type = 'c' AND l.target_id = c.id AND "
     "l.valid = 1)";
-constexpr std::string_view kFixCommentCount = "UPDATE comments SET like_count = $2 WHERE id = $1";
+constexpr std::string_view kLockComment = "SELECT id FROM comments WHERE id = $1 FOR UPDATE";
+constexpr std::string_view kFixCommentCount =
+    "UPDATE comments SET like_count = (SELECT COUNT(*) FROM likes l WHERE l.target_type = 'c' "
+    "AND l.target_id = $1 AND l.valid = 1) WHERE id = $1";
 // Rows of deleted articles that a flush wrote after the delete (their Redis state outlived it).
 constexpr std::string_view kOrphanLikes =
     "DELETE FROM likes WHERE target_type = 'a' AND NOT EXISTS "
@@ -108,10 +122,48 @@ Awaitable<Result<std::optional<int64_t>>> LikeTable::Count(char type, int64_t ta
   co_return co_await store_.Run<std::optional<int64_t>>(std::move(job));
 }
 
-Awaitable<Result<int64_t>> LikeTable::Apply(std::vector<LikeChange> changes,
-                                            std::vector<LikeCountChange> counts) {
+Awaitable<Result<LikeCountState>> LikeTable::CountState(char type, int64_t target_id,
+                                                        std::vector<int64_t> users) {
+  std::function<Result<LikeCountState>(Connection&)> job =
+      [type, target_id, users = std::move(users)](Connection& c) -> Result<LikeCountState> {
+    LikeCountState out;
+    auto st = c.Transaction([&](Connection& tx) -> Status {
+      if (tx.dialect() == Dialect::kPostgres) {
+        if (auto r = tx.Query(kSnapshot); !r) return tl::unexpected(r.error());
+      }
+      auto count = tx.Query(type == 'a' ? kArticleCount : kCommentCount, {target_id});
+      if (!count) return tl::unexpected(count.error());
+      if (count->rows.empty()) return {};
+      out.count = Int(count->rows[0][0]);
+      // Power-of-two pieces, as for the upsert: SQLite's per-connection statement cache then
+      // holds 8 texts, not one per list length.
+      for (size_t start = 0, rows = 0; start < users.size(); start += rows) {
+        rows = PieceRows(users.size() - start);
+        std::vector<int64_t> piece(users.begin() + static_cast<std::ptrdiff_t>(start),
+                                   users.begin() + static_cast<std::ptrdiff_t>(start + rows));
+        std::vector<Value> params{std::string(1, type), target_id};
+        const std::string sql = std::string(kLikedAmong) + InList(piece, params);
+        auto found = tx.Query(sql, params);
+        if (!found) return tl::unexpected(found.error());
+        for (const auto& row : found->rows) out.liked.push_back(Int(row[0]));
+      }
+      return {};
+    });
+    if (!st) return tl::unexpected(st.error());
+    return out;
+  };
+  co_return co_await store_.Run<LikeCountState>(std::move(job));
+}
+
+Awaitable<Result<int64_t>> LikeTable::Apply(std::vector<LikeChange> changes) {
+  // Primary-key order: two flushers writing overlapping rows lock them (and, through the
+  // count triggers, their targets' rows) in the same order, so neither waits for the other
+  // in a cycle (PostgreSQL would abort one as a deadlock).
+  std::sort(changes.begin(), changes.end(), [](const LikeChange& a, const LikeChange& b) {
+    return std::tie(a.type, a.target_id, a.user_id) < std::tie(b.type, b.target_id, b.user_id);
+  });
   std::function<Result<int64_t>(Connection&)> job =
-      [changes = std::move(changes), counts = std::move(counts)](Connection& c) -> Result<int64_t> {
+      [changes = std::move(changes)](Connection& c) -> Result<int64_t> {
     int64_t written = 0;
     const int64_t now = NowMs();
     auto st = c.Transaction([&](Connection& tx) -> Status {
@@ -133,11 +185,6 @@ Awaitable<Result<int64_t>> LikeTable::Apply(std::vector<LikeChange> changes,
         if (!r) return tl::unexpected(r.error());
         written += r->affected;
       }
-      for (const auto& cnt : counts) {
-        auto r = tx.Query(cnt.type == 'a' ? kSetArticleCount : kSetCommentCount,
-                          {cnt.target_id, cnt.count, cnt.seq});
-        if (!r) return tl::unexpected(r.error());
-      }
       return {};
     });
     if (!st) return tl::unexpected(st.error());
@@ -155,15 +202,24 @@ Awaitable<Result<std::vector<std::pair<char, int64_t>>>> LikeTable::Reconcile() 
         auto r = tx.Query(orphans);
         if (!r) return tl::unexpected(r.error());
       }
-      const std::pair<char, std::pair<std::string_view, std::string_view>> kinds[] = {
-          {'a', {kArticleDrift, kFixArticleCount}}, {'c', {kCommentDrift, kFixCommentCount}}};
-      for (const auto& [type, queries] : kinds) {
-        auto drift = tx.Query(queries.first);
+      struct Kind {
+        char type;
+        std::string_view drift, lock, fix;
+      };
+      const Kind kinds[] = {{'a', kArticleDrift, kLockArticle, kFixArticleCount},
+                            {'c', kCommentDrift, kLockComment, kFixCommentCount}};
+      const bool lock = tx.dialect() == Dialect::kPostgres;
+      for (const Kind& k : kinds) {
+        auto drift = tx.Query(k.drift);
         if (!drift) return tl::unexpected(drift.error());
         for (const auto& row : drift->rows) {
-          auto r = tx.Query(queries.second, {Int(row[0]), Int(row[1])});
+          const int64_t id = Int(row[0]);
+          if (lock) {
+            if (auto r = tx.Query(k.lock, {id}); !r) return tl::unexpected(r.error());
+          }
+          auto r = tx.Query(k.fix, {id});
           if (!r) return tl::unexpected(r.error());
-          fixed.emplace_back(type, Int(row[0]));
+          fixed.emplace_back(k.type, id);
         }
       }
       return {};

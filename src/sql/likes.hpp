@@ -16,11 +16,11 @@ struct LikeChange {
   int64_t seq = 0;
 };
 
-struct LikeCountChange {
-  char type = 'a';
-  int64_t target_id = 0;
-  int64_t count = 0;
-  int64_t seq = 0;
+// What a count load needs from SQL, read in one snapshot: the stored count (which triggers
+// keep equal to the valid rows, migration 007) and which of some users' rows are valid.
+struct LikeCountState {
+  std::optional<int64_t> count;  // nullopt: no such target
+  std::vector<int64_t> liked;    // those of the asked users whose row is valid
 };
 
 class LikeTable {
@@ -32,10 +32,14 @@ class LikeTable {
                                                  int64_t hi, int64_t limit);
   // The stored like count; nullopt when the target does not exist.
   Awaitable<Result<std::optional<int64_t>>> Count(char type, int64_t target_id);
-  // Writes absolute states and counts in one transaction; a row or count is replaced only
-  // by a newer seq, so replays and reorders are harmless. Returns rows written.
-  Awaitable<Result<int64_t>> Apply(std::vector<LikeChange> changes,
-                                   std::vector<LikeCountChange> counts);
+  // The count and, of `users`, those whose like is valid: one consistent snapshot.
+  Awaitable<Result<LikeCountState>> CountState(char type, int64_t target_id,
+                                               std::vector<int64_t> users);
+  // Writes absolute states in one transaction; a row is replaced only by a newer seq, so
+  // replays and reorders are harmless, and the targets' counts follow the rows (triggers).
+  // Rows are written in primary-key order, so concurrent writers lock them in one order
+  // (no deadlock on PostgreSQL). Returns rows written.
+  Awaitable<Result<int64_t>> Apply(std::vector<LikeChange> changes);
   // Recomputes like counts from the rows; returns the targets (type, id) whose count was wrong.
   Awaitable<Result<std::vector<std::pair<char, int64_t>>>> Reconcile();
 

@@ -253,7 +253,7 @@ Result<std::unique_ptr<DbConnection>> OpenSqlite(const std::string& path) {
   // threads on a new database): retry for up to the busy timeout.
   for (int waited_ms = 0;; waited_ms += 10) {
     rc = sqlite3_exec(db.get(),
-                      "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;",
+                      "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;",
                       nullptr, nullptr, &message);
     const int primary = rc & 0xff;
     if ((primary != SQLITE_BUSY && primary != SQLITE_LOCKED) || waited_ms >= kBusyTimeoutMs) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <stdexcept>
 
 namespace plaudit::testing {
@@ -42,6 +43,25 @@ void RedisServer::Stop() {
     proc_->Stop();
     proc_.reset();
   }
+}
+
+std::string RedisServer::SaveSnapshot() {
+  if (Cli("SAVE") != "OK") {
+    throw std::runtime_error("redis SAVE failed");
+  }
+  const auto dump = dir_.path() / "dump.rdb";
+  const auto kept = dir_.path() / ("snapshot-" + std::to_string(++snapshots_) + ".rdb");
+  std::filesystem::rename(dump, kept);
+  return kept.string();
+}
+
+void RedisServer::RestartFrom(const std::string& snapshot) {
+  Stop();  // no save points: a SIGTERM writes nothing
+  const auto dump = dir_.path() / "dump.rdb";
+  std::filesystem::copy_file(snapshot, dump, std::filesystem::copy_options::overwrite_existing);
+  Start();
+  // Loaded: later restarts of this server start empty again, as before.
+  std::filesystem::remove(dump);
 }
 
 std::string RedisServer::Cli(const std::string& args) const {

@@ -27,6 +27,12 @@ class RedisServer {
   std::string unix_url() const { return "unix://" + socket_; }
   std::string tcp_url() const { return "redis://127.0.0.1:" + std::to_string(port_); }
 
+  // A snapshot of the whole dataset now (SAVE), kept aside under a file of its own.
+  std::string SaveSnapshot();
+  // Restarts the server from a snapshot SaveSnapshot() kept: Redis comes back older, as
+  // after a restore from a backup or a failover to a lagging replica.
+  void RestartFrom(const std::string& snapshot);
+
   // Runs redis-cli against the server and returns its stdout (trailing newline removed).
   std::string Cli(const std::string& args) const;
 
@@ -36,6 +42,7 @@ class RedisServer {
   int port_ = 0;
   std::vector<std::string> extra_args_;
   std::unique_ptr<Process> proc_;
+  int snapshots_ = 0;
 };
 
 }  // namespace plaudit::testing

@@ -1,7 +1,33 @@
--- After the SQL commit of a claimed batch: forget the in-flight hashes.
--- KEYS[1] in-flight set, KEYS[2..] the in-flight hashes; ARGV the members.
-for i = 1, #ARGV do
-  redis.call('DEL', KEYS[i + 1])
-  redis.call('SREM', KEYS[1], ARGV[i])
+-- After the SQL commit of a claimed batch: forget the in-flight hashes that batch claimed.
+-- KEYS[1] in-flight set, KEYS[2] the shard's epoch, KEYS[3..] the in-flight hashes;
+-- ARGV per hash: the member and the stamp ('#') its claim read ('' for a hash without one).
+-- Only a hash still carrying that stamp is deleted: a second flusher may have retaken it,
+-- written and deleted it, and a later claim made a new in-flight hash of the same name,
+-- whose changes may not be in SQL yet (issue 23, defect 4). Deleting unflushed changes'
+-- last copy in Redis bumps the epoch, which tells a load that read SQL before this commit
+-- to read again (like_load.lua).
+-- A missing epoch (FLUSHALL) restarts from the clock in µs, never from a value seen before.
+local function bump_epoch(key)
+  if redis.call('EXISTS', key) == 0 then
+    local t = redis.call('TIME')
+    redis.call('SET', key, string.format('%d', tonumber(t[1]) * 1000000 + tonumber(t[2])))
+  else
+    redis.call('INCR', key)
+  end
 end
-return 1
+local deleted = 0
+for i = 3, #KEYS do
+  local m, stamp = ARGV[2 * i - 5], ARGV[2 * i - 4]
+  local have = redis.call('HGET', KEYS[i], '#')
+  if have == stamp or (not have and stamp == '' and redis.call('EXISTS', KEYS[i]) == 1) then
+    redis.call('DEL', KEYS[i])
+    redis.call('SREM', KEYS[1], m)
+    deleted = deleted + 1
+  elseif not have and redis.call('EXISTS', KEYS[i]) == 0 then
+    redis.call('SREM', KEYS[1], m)  -- done by another flusher already
+  end
+end
+if deleted > 0 then
+  bump_epoch(KEYS[2])
+end
+return deleted

@@ -2,12 +2,23 @@
 -- then replays changes not yet in SQL (pending and in flight, the newest per user) on top.
 -- KEYS[1] small-mode set, KEYS[2] big-mode mark, KEYS[3] the user's big-mode bucket,
 -- KEYS[4] count, KEYS[5] small pending, KEYS[6] small in-flight, KEYS[7] bucket pending,
--- KEYS[8] bucket in-flight.
--- ARGV[1] 'small' (ARGV[5..] are ALL of SQL's likers: at most 256), 'big' (ARGV[5..] are
--- SQL's likers in the user's bucket), or '' (count only); ARGV[2] the SQL count or '';
--- ARGV[3], ARGV[4] the bucket's user id range [lo, hi].
+-- KEYS[8] bucket in-flight, KEYS[9] the shard's epoch.
+-- ARGV[1] 'small' (ARGV[6..] are ALL of SQL's likers: at most 256), 'big' (ARGV[6..] are
+-- SQL's likers in the user's bucket), or '' (count only); ARGV[2] the count or '': SQL's
+-- count with every unflushed change of the target applied (the caller computed it from
+-- like_unflushed.lua's list and SQL's rows of those users); ARGV[3], ARGV[4] the bucket's
+-- user id range [lo, hi]; ARGV[5] the epoch like_unflushed.lua answered before SQL was read.
+-- Returns 1, or 'retry' (changing nothing) when the epoch moved: since SQL was read, a flush
+-- may have committed changes and deleted their last copy here (like_done.lua), or a count was
+-- dropped; what SQL answered then no longer adds up with what is left to replay (issue 23,
+-- defects 2 and 5). While the count is missing no like of the target can change anything
+-- (like_set.lua answers 'miss'), so the caller's list of unflushed changes still holds when
+-- the epoch has not moved.
 -- If the target was split meanwhile, a 'small' list still fills the bucket (it holds every
 -- liker); if it was loaded small meanwhile, a 'big' list is not needed.
+if redis.call('GET', KEYS[9]) ~= ARGV[5] then
+  return 'retry'
+end
 local lo, hi = tonumber(ARGV[3]), tonumber(ARGV[4])
 -- Changes are replayed oldest hash first, so a later hash's change of a user wins: small-mode
 -- in flight, small-mode pending, then the bucket's (the split ended small mode, so every
@@ -36,7 +47,7 @@ local function replay(set, only_bucket)
 end
 local function fill_bucket()
   redis.call('SADD', KEYS[3], '0')
-  for i = 5, #ARGV do
+  for i = 6, #ARGV do
     local uid = tonumber(ARGV[i])
     if uid >= lo and uid <= hi then
       redis.call('SADD', KEYS[3], ARGV[i])
@@ -51,7 +62,7 @@ if ARGV[1] ~= '' and redis.call('EXISTS', KEYS[1]) == 0 then
     end
   elseif ARGV[1] == 'small' then
     redis.call('SADD', KEYS[1], '0')
-    for i = 5, #ARGV do
+    for i = 6, #ARGV do
       redis.call('SADD', KEYS[1], ARGV[i])
     end
     replay(KEYS[1], false)
