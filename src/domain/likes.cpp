@@ -5,6 +5,8 @@
 #include <tuple>
 
 #include "common/time.hpp"
+#include <spdlog/spdlog.h>
+
 #include "common/when_all.hpp"
 #include "redis/keys.hpp"
 
@@ -157,6 +159,9 @@ Awaitable<Result<std::optional<LikeState>>> LikeService::SetIfPublished(
 Awaitable<Result<std::optional<LikeState>>> LikeService::SetImpl(
     const Principal& who, const redis::LikeTarget& t, bool like, const std::string* hot_index,
     const std::string* hot_member, bool require_published) {
+  if (!Checked()) {
+    if (auto st = co_await CheckRedis(); !st) co_return tl::unexpected(st.error());
+  }
   for (int attempt = 0; attempt < 4; ++attempt) {
     auto r = co_await store_.Set(t, who.id, like, hot_index, hot_member, require_published);
     if (!r) co_return tl::unexpected(r.error());
@@ -175,6 +180,9 @@ Awaitable<Result<std::optional<LikeState>>> LikeService::SetImpl(
 }
 
 Awaitable<Result<LikeState>> LikeService::Get(int64_t user_id, const redis::LikeTarget& t) {
+  if (!Checked()) {
+    if (auto st = co_await CheckRedis(); !st) co_return tl::unexpected(st.error());
+  }
   for (int attempt = 0; attempt < 3; ++attempt) {
     auto r = co_await store_.Get(t, user_id);
     if (!r) co_return tl::unexpected(r.error());
@@ -190,6 +198,9 @@ Awaitable<Result<LikeState>> LikeService::Get(int64_t user_id, const redis::Like
 
 Awaitable<Result<std::vector<LikeState>>> LikeService::GetMany(
     int64_t user_id, std::vector<redis::LikeTarget> targets) {
+  if (!Checked()) {
+    if (auto st = co_await CheckRedis(); !st) co_return tl::unexpected(st.error());
+  }
   auto readings = co_await store_.GetMany(targets, user_id);
   if (!readings) co_return tl::unexpected(readings.error());
   std::vector<LikeState> out(targets.size());
@@ -247,7 +258,52 @@ Awaitable<Result<int64_t>> LikeService::FlushShard(int shard) {
   co_return written;
 }
 
+Awaitable<Result<bool>> LikeService::CheckRedis() {
+  std::function<Awaitable<Result<bool>>()> check = [this]() -> Awaitable<Result<bool>> {
+    const uint64_t generation = store_.Generation();
+    // SQL first: Redis's shard seqs only grow, so read after SQL's they are at least as high
+    // unless Redis lost writes (another flusher committing meanwhile cannot make a false
+    // alarm).
+    auto seqs = co_await table_.ShardSeqs();
+    if (!seqs) {
+      // Likes are write-behind so that they go on while SQL is away; so do they here, and
+      // the check is tried again at most once a second.
+      spdlog::warn("likes: cannot read SQL to check Redis against it: {}", seqs.error().message);
+      check_failed_ms_ = NowMs();
+      co_return false;
+    }
+    auto stale = co_await store_.CheckShards(*seqs);
+    if (!stale) co_return tl::unexpected(stale.error());
+    if (!stale->empty()) {
+      spdlog::warn(
+          "likes: {} shard(s) of Redis are older than SQL (a restore from an older snapshot, a "
+          "failover to a lagging replica?): recovering them",
+          stale->size());
+      // Their in-flight changes (those the older Redis had pending are in flight now) go to
+      // SQL first, where each stays only if nothing newer is there; then the stale sets,
+      // counts and caches go, and reload from SQL.
+      for (int shard : *stale) {
+        auto n = co_await FlushShard(shard);
+        if (!n) co_return tl::unexpected(n.error());
+      }
+      if (auto st = co_await store_.FinishRecovery(*stale); !st) co_return tl::unexpected(st.error());
+      spdlog::info("likes: recovered {} shard(s) from SQL", stale->size());
+    }
+    checked_ = generation;
+    co_return true;
+  };
+  if (check_failed_ms_ != 0 && NowMs() - check_failed_ms_ < 1000) co_return false;
+  co_return co_await checks_.Do(0, std::move(check));
+}
+
 Awaitable<Result<LikeFlushReport>> LikeService::Flush() {
+  // Never claim on an unchecked Redis: a claim raises the shard seq above SQL's, which would
+  // hide that this Redis came back older.
+  if (!Checked()) {
+    auto checked = co_await CheckRedis();
+    if (!checked) co_return tl::unexpected(checked.error());
+    if (!*checked) co_return Fail(ErrorCode::kUnavailable, "cannot check Redis against SQL");
+  }
   LikeFlushReport report;
   auto stats = co_await store_.Stats();
   if (!stats) co_return tl::unexpected(stats.error());

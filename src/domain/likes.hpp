@@ -74,10 +74,19 @@ class LikeService {
   Awaitable<Status> LoadMissing(const redis::LikeTarget& t, int64_t user_id,
                                 const redis::LikeReading& seen, bool* target_exists);
   Awaitable<Result<int64_t>> FlushShard(int shard);
+  // Before the first like or flush on each connection to Redis: shards of a Redis that came
+  // back older than SQL are recovered first (docs/architecture.md, "After Redis comes back
+  // older"). An integer compare while the connection is the one checked. false: SQL could
+  // not be read, so nothing was checked (likes go on; flushes wait).
+  Awaitable<Result<bool>> CheckRedis();
+  bool Checked() const { return checked_ == store_.Generation(); }
 
   redis::LikeStore& store_;
   sql::LikeTable& table_;
   SingleFlight<std::string, bool> loads_;
+  SingleFlight<int, bool> checks_;
+  uint64_t checked_ = UINT64_MAX;  // the connection generation last checked
+  int64_t check_failed_ms_ = 0;    // when the last check could not read SQL
 };
 
 }  // namespace plaudit::domain

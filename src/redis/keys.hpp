@@ -32,6 +32,8 @@
 // |                          |        | max(INCR, the clock in µs)                    |            |
 // | pl:lep:{lN}              | STRING | epoch: moves when unflushed changes leave     | none       |
 // |                          |        | Redis (a done) or a count is dropped          |            |
+// | pl:lrm:{lN}              | STRING | the shard is recovering from a Redis that     | none       |
+// |                          |        | came back older than SQL                      |            |
 // | pl:seq:comment           | STRING | last comment sequence number (INCR); a       | none       |
 // |                          |        | comment id is seq·256 + its article's shard  |            |
 // | pl:cm:{lN}:<cid>         | HASH   | a comment's fields, reply count, version     | none       |
@@ -128,6 +130,27 @@ inline std::string LikeDirty(int shard) { return Cat("pl:ld:{l", Num(shard), "}"
 inline std::string LikeInFlightSet(int shard) { return Cat("pl:lfi:{l", Num(shard), "}"); }
 inline std::string LikeSeq(int shard) { return Cat("pl:lseq:{l", Num(shard), "}"); }
 inline std::string LikeEpoch(int shard) { return Cat("pl:lep:{l", Num(shard), "}"); }
+inline std::string LikeRecoveryMark(int shard) { return Cat("pl:lrm:{l", Num(shard), "}"); }
+
+// The shard of a key that only caches SQL's state (like sets, counts and marks, article and
+// comment caches), or -1 for any other key (unflushed like changes, the shard's seq, epoch
+// and indexes of the write-behind, sessions, ...). Dropped when a shard recovers from a
+// Redis that came back older than SQL (like_recover.lua).
+inline int CachedShardOf(std::string_view key) {
+  static constexpr std::string_view kCaches[] = {"pl:lk:", "pl:lb:",  "pl:lc:",    "pl:art:",
+                                                 "pl:cm:", "pl:cmeta:", "pl:ct:", "pl:ch:",
+                                                 "pl:crt:", "pl:crh:"};
+  for (std::string_view prefix : kCaches) {
+    if (key.substr(0, prefix.size()) != prefix) continue;
+    std::string_view rest = key.substr(prefix.size());
+    if (rest.size() < 4 || rest[0] != '{' || rest[1] != 'l') return -1;
+    int shard = 0;
+    auto [end, ec] = std::from_chars(rest.data() + 2, rest.data() + rest.size(), shard);
+    if (ec != std::errc{} || end == rest.data() + rest.size() || *end != '}') return -1;
+    return shard >= 0 && shard < kLikeShards ? shard : -1;
+  }
+  return -1;
+}
 
 // Comments: a comment id's low 8 bits are its article's shard (see CommentIdFor).
 inline constexpr std::string_view kCommentSeq = "pl:seq:comment";

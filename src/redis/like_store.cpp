@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/time.hpp"
+#include "common/when_all.hpp"
 #include "redis/keys.hpp"
 
 namespace plaudit::redis {
@@ -208,7 +209,7 @@ Awaitable<Result<bool>> LikeStore::Load(const LikeTarget& t, int64_t user_id,
 Awaitable<Status> LikeStore::DropCount(const LikeTarget& t) {
   std::vector<std::string> keys{keys::LikeCount(t.Shard(), t.Name()), keys::LikeEpoch(t.Shard())};
   std::vector<std::string> args;  // named: no braced list inside co_await (GCC 12)
-  co_return ReplyOk(co_await client_.Eval(GetScript("like_forget_count.lua"), std::move(keys),
+  co_return ReplyOk(co_await client_.Eval(GetScript("like_forget.lua"), std::move(keys),
                                           std::move(args)));
 }
 
@@ -290,6 +291,64 @@ Awaitable<Status> LikeStore::Done(int shard, const std::vector<ClaimedBucket>& c
     args.push_back(b.seq ? std::to_string(*b.seq) : std::string());
   }
   co_return ReplyOk(co_await client_.Eval(GetScript("like_done.lua"), std::move(keys), std::move(args)));
+}
+
+Awaitable<Result<std::vector<int>>> LikeStore::CheckShards(const std::vector<int64_t>& sql_seqs) {
+  std::vector<Awaitable<Result<Reply>>> calls;
+  for (int s = 0; s < keys::kLikeShards; ++s) {
+    std::vector<std::string> keys{keys::LikeSeq(s), keys::LikeDirty(s), keys::LikeInFlightSet(s),
+                                  keys::LikeEpoch(s), keys::LikeRecoveryMark(s)};
+    const int64_t sql = static_cast<size_t>(s) < sql_seqs.size() ? sql_seqs[static_cast<size_t>(s)] : 0;
+    std::vector<std::string> args{std::to_string(sql)};
+    calls.push_back(client_.Eval(GetScript("like_recover.lua"), std::move(keys), std::move(args)));
+  }
+  auto replies = co_await WhenAll(std::move(calls));  // one round trip
+  std::vector<int> out;
+  for (int s = 0; s < keys::kLikeShards; ++s) {
+    const auto& r = replies[static_cast<size_t>(s)];
+    if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+    if (r->integer == 1) out.push_back(s);
+  }
+  co_return out;
+}
+
+Awaitable<Status> LikeStore::FinishRecovery(const std::vector<int>& shards) {
+  if (shards.empty()) co_return Status{};
+  std::vector<bool> recovering(keys::kLikeShards, false);
+  for (int s : shards) recovering[static_cast<size_t>(s)] = true;
+  std::string cursor = "0";
+  do {
+    std::vector<std::string> scan{"SCAN", cursor, "MATCH", "pl:*", "COUNT", "1000"};
+    auto r = co_await client_.Command(std::move(scan));
+    if (auto st = ReplyOk(r); !st) co_return st;
+    if (r->elements.size() != 2) co_return Fail(ErrorCode::kInternal, "unexpected SCAN reply");
+    cursor = r->elements[0].str;
+    std::vector<std::vector<std::string>> drops;
+    for (const auto& key : r->elements[1].elements) {
+      const int s = keys::CachedShardOf(key.str);
+      if (s >= 0 && recovering[static_cast<size_t>(s)]) drops.push_back({"UNLINK", key.str});
+    }
+    if (!drops.empty()) {
+      if (auto st = AllOk(co_await client_.Pipeline(std::move(drops))); !st) co_return st;
+    }
+  } while (cursor != "0");
+  // The published lists may name articles whose state the older Redis had: rebuilt on read.
+  std::vector<std::vector<std::string>> lists;
+  for (std::string_view list : {"all", "article", "post"}) {
+    lists.push_back({"UNLINK", keys::PublishedList(list)});
+  }
+  if (auto st = AllOk(co_await client_.Pipeline(std::move(lists))); !st) co_return st;
+  std::vector<Awaitable<Result<Reply>>> clears;
+  for (int s : shards) {
+    std::vector<std::string> keys{keys::LikeRecoveryMark(s), keys::LikeEpoch(s)};
+    std::vector<std::string> args;
+    clears.push_back(client_.Eval(GetScript("like_forget.lua"), std::move(keys), std::move(args)));
+  }
+  auto cleared = co_await WhenAll(std::move(clears));
+  for (const auto& r : cleared) {
+    if (auto st = ReplyOk(r); !st) co_return st;
+  }
+  co_return Status{};
 }
 
 }  // namespace plaudit::redis

@@ -121,6 +121,18 @@ class LikeStore {
   // claim read (another flusher may have finished them and a newer claim taken the name).
   Awaitable<Status> Done(int shard, const std::vector<ClaimedBucket>& claimed);
 
+  // After Redis came back older than SQL (docs/architecture.md). The connection's
+  // generation: it changes whenever the client reconnects, when such a Redis can appear.
+  uint64_t Generation() const { return client_.stats().reconnects; }
+  // Checks every shard's seq against SQL's highest committed seqs (one per shard) and starts
+  // the recovery of those behind (like_recover.lua); returns the shards to recover, which
+  // includes those another process began to recover and has not finished.
+  Awaitable<Result<std::vector<int>>> CheckShards(const std::vector<int64_t>& sql_seqs);
+  // Ends the recovery of these shards once their in-flight changes are in SQL: drops every
+  // key that caches SQL's state in them (SCAN, once over the keyspace) and the published
+  // lists, then clears their marks.
+  Awaitable<Status> FinishRecovery(const std::vector<int>& shards);
+
   Client& client() { return client_; }
 
  private:

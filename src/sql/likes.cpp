@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <map>
 #include <tuple>
 
 #include "common/time.hpp"
@@ -24,6 +25,11 @@ constexpr std::string_view kUpsertHead =
 constexpr std::string_view kUpsertTail =
     " ON CONFLICT (target_type, target_id, user_id) DO UPDATE SET valid = excluded.valid, "
     "seq = excluded.seq, updated_at = excluded.updated_at WHERE likes.seq < excluded.seq";
+// The highest seq committed per like shard (migration 008), raised in each flush transaction.
+constexpr std::string_view kRaiseShardSeq =
+    "INSERT INTO like_shards (shard, seq) VALUES ($1, $2) ON CONFLICT (shard) DO UPDATE SET "
+    "seq = excluded.seq WHERE like_shards.seq < excluded.seq";
+constexpr std::string_view kShardSeqs = "SELECT shard, seq FROM like_shards";
 // Valid rows of some users of one target (the users are appended as an IN list).
 constexpr std::string_view kLikedAmong =
     "SELECT user_id FROM likes WHERE target_type = $1 AND target_id = $2 AND valid = 1 "
@@ -67,6 +73,9 @@ constexpr std::string_view kOrphanCommentLikes =
 // of them, more than SQLite's statement cache kept warm: a 100-row statement took ~2M
 // instructions to prepare, three quarters of a flush's CPU (callgrind, a like storm).
 constexpr size_t kMaxRowsLog2 = 7;
+// A like target's shard is its id (or its comment's article id, which shares the low bits)
+// modulo 256, as in Redis (redis/keys.hpp kLikeShards).
+constexpr int64_t kShards = 256;
 constexpr size_t kRowsPerStatement = size_t{1} << kMaxRowsLog2;
 
 // The rows of the next piece of a batch with `left` rows still to write (left > 0).
@@ -185,12 +194,36 @@ Awaitable<Result<int64_t>> LikeTable::Apply(std::vector<LikeChange> changes) {
         if (!r) return tl::unexpected(r.error());
         written += r->affected;
       }
+      // The shards' highest seqs, after the rows (the same lock order for every flusher).
+      std::map<int64_t, int64_t> shard_seqs;
+      for (const auto& ch : changes) {
+        int64_t& top = shard_seqs[ch.target_id % kShards];
+        top = std::max(top, ch.seq);
+      }
+      for (const auto& [shard, seq] : shard_seqs) {
+        if (auto r = tx.Query(kRaiseShardSeq, {shard, seq}); !r) return tl::unexpected(r.error());
+      }
       return {};
     });
     if (!st) return tl::unexpected(st.error());
     return written;
   };
   co_return co_await store_.Run<int64_t>(std::move(job));
+}
+
+Awaitable<Result<std::vector<int64_t>>> LikeTable::ShardSeqs() {
+  std::function<Result<std::vector<int64_t>>(Connection&)> job =
+      [](Connection& c) -> Result<std::vector<int64_t>> {
+    auto r = c.Query(kShardSeqs);
+    if (!r) return tl::unexpected(r.error());
+    std::vector<int64_t> out(kShards, 0);
+    for (const auto& row : r->rows) {
+      const int64_t shard = Int(row[0]);
+      if (shard >= 0 && shard < kShards) out[static_cast<size_t>(shard)] = Int(row[1]);
+    }
+    return out;
+  };
+  co_return co_await store_.Run<std::vector<int64_t>>(std::move(job));
 }
 
 Awaitable<Result<std::vector<std::pair<char, int64_t>>>> LikeTable::Reconcile() {

@@ -60,7 +60,11 @@ void RedisServer::RestartFrom(const std::string& snapshot) {
   const auto dump = dir_.path() / "dump.rdb";
   std::filesystem::copy_file(snapshot, dump, std::filesystem::copy_options::overwrite_existing);
   Start();
-  // Loaded: later restarts of this server start empty again, as before.
+  // The socket accepts before the data is loaded (PING answers LOADING until then); once
+  // loaded, the file goes, so that later restarts of this server start empty, as before.
+  if (!WaitFor([&] { return Cli("PING") == "PONG"; }, std::chrono::seconds(10))) {
+    throw std::runtime_error("redis-server did not load " + snapshot);
+  }
   std::filesystem::remove(dump);
 }
 

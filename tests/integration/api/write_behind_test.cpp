@@ -231,6 +231,58 @@ TEST_P(WriteBehindTest, TheShutdownFlushWritesLikesThatArrivedDuringAPassInProgr
   EXPECT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{2, 2}));
 }
 
+// Redis restored from a snapshot older than SQL: its sets and counts, and the changes it had
+// pending then, are older than what SQL holds now. Before plauditd serves or flushes a like
+// on the new connection it finds the shards behind SQL, writes their in-flight and pending
+// changes where nothing newer is in SQL, and drops their sets and counts, which reload.
+TEST_P(WriteBehindTest, ARedisBackFromAnOlderSnapshotIsRecoveredFromSql) {
+  const int64_t id = NewArticle();
+  for (int64_t uid = 1; uid <= 3; ++uid) SetLike(id, uid, true);
+  FlushLikes();
+  SetLike(id, 5, true);  // pending when the snapshot is taken
+  SetLike(id, 6, true);  // likewise, and nothing newer later
+  const std::string snapshot = redis_.SaveSnapshot();
+  FlushLikes();
+  SetLike(id, 1, false);
+  SetLike(id, 4, true);
+  SetLike(id, 5, false);  // newer than the snapshot's pending like of user 5
+  FlushLikes();
+  ASSERT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{4, 4}));  // 2, 3, 4, 6
+  redis_.RestartFrom(snapshot);  // Redis: 1, 2, 3 liked, 5 and 6 pending
+  WaitForRedis();
+  EXPECT_FALSE(GetLike(id, 1).liked) << "the older Redis's state was served";
+  EXPECT_TRUE(GetLike(id, 4).liked);
+  EXPECT_FALSE(GetLike(id, 5).liked) << "an old pending change won over a newer one in SQL";
+  EXPECT_TRUE(GetLike(id, 6).liked);
+  EXPECT_EQ(GetLike(id, 2).count, 4);
+  EXPECT_EQ(SetLike(id, 1, true).count, 5);  // after the recovery: newer than all of SQL
+  FlushLikes();
+  EXPECT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{5, 5}));
+  FlushAllRedisAndRelogin();
+  EXPECT_EQ(GetLike(id, 1).count, 5);
+  EXPECT_TRUE(GetLike(id, 1).liked);
+  EXPECT_FALSE(GetLike(id, 5).liked);
+}
+
+// A reconnect to a Redis that was emptied (FLUSHALL) is no rollback: the likes made since
+// are newer than SQL and stay so.
+TEST_P(WriteBehindTest, AReconnectAfterFlushAllKeepsTheLikesMadeSince) {
+  const int64_t id = NewArticle();
+  SetLike(id, 1, true);
+  FlushLikes();
+  SetLike(id, 1, false);
+  FlushLikes();  // SQL: user 1 unliked
+  FlushAllRedisAndRelogin();
+  EXPECT_TRUE(SetLike(id, 1, true).liked);  // pending; the shard has no seq in Redis
+  const uint64_t before = app_->app().like_store().Generation();
+  redis_.Cli("CLIENT KILL TYPE normal");  // the app reconnects and checks Redis again
+  ASSERT_TRUE(WaitFor([&] { return app_->app().like_store().Generation() != before; }, 10s));
+  WaitForRedis();
+  EXPECT_TRUE(GetLike(id, 1).liked);
+  FlushLikes();
+  EXPECT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{1, 1}));
+}
+
 INSTANTIATE_TEST_SUITE_P(Databases, WriteBehindTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
                          DbName);
 
