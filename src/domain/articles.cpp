@@ -372,7 +372,7 @@ Awaitable<Status> ArticleService::Delete(const Principal& who, int64_t id) {
   auto current = co_await Get(who, id, /*count_view=*/false);
   if (!current) co_return tl::unexpected(current.error());
   if (!CanEdit(*current, who)) co_return Fail(ErrorCode::kPermissionDenied, "not your article");
-  auto deleted = co_await table_.Delete(id);
+  auto deleted = co_await table_.Delete(id, NowMs());
   if (!deleted) co_return tl::unexpected(deleted.error());
   // Whether or not SQL still had it (a retried delete), clear every trace from Redis.
   if (auto st = co_await cache_.Remove(id); !st) co_return st;
