@@ -171,8 +171,10 @@ Status App::WireServices() {
       *users_, *limiter_, api::GuardLimits{config_.rate_limits, requests_addr, writes_user});
 
   article_table_ = std::make_unique<sql::ArticleTable>(*store_);
+  change_table_ = std::make_unique<sql::ChangeTable>(*store_);
   article_cache_ = std::make_unique<redis::ArticleCache>(*redis_);
-  articles_ = std::make_unique<domain::ArticleService>(*article_table_, *article_cache_);
+  articles_ = std::make_unique<domain::ArticleService>(*article_table_, *change_table_,
+                                                       *article_cache_);
   like_store_ = std::make_unique<redis::LikeStore>(*redis_);
   like_table_ = std::make_unique<sql::LikeTable>(*store_);
   likes_ = std::make_unique<domain::LikeService>(*like_store_, *like_table_);

@@ -90,6 +90,7 @@ class App {
   std::unique_ptr<domain::UserService> users_;
   std::unique_ptr<api::Guard> guard_;
   std::unique_ptr<sql::ArticleTable> article_table_;
+  std::unique_ptr<sql::ChangeTable> change_table_;
   std::unique_ptr<redis::ArticleCache> article_cache_;
   std::unique_ptr<domain::ArticleService> articles_;
   std::unique_ptr<redis::LikeStore> like_store_;

@@ -170,8 +170,9 @@ Status ApplyText(Article& a, const ArticleInput& in) {
 
 }  // namespace
 
-ArticleService::ArticleService(sql::ArticleTable& table, redis::ArticleCache& cache)
-    : table_(table), cache_(cache) {
+ArticleService::ArticleService(sql::ArticleTable& table, sql::ChangeTable& changes,
+                               redis::ArticleCache& cache)
+    : table_(table), changes_(changes), cache_(cache) {
   unsigned char raw[8];
   randombytes_buf(raw, sizeof(raw));
   char hex[17];
@@ -228,17 +229,15 @@ Awaitable<Result<Article>> ArticleService::Create(const Principal& who, ArticleI
     inserted = co_await table_.Insert(ToRow(a));
   }
   if (!inserted) co_return tl::unexpected(inserted.error());
-  if (auto st = co_await Reflect(a, false, std::nullopt, "create"); !st) {
+  if (auto st = co_await Reflect(a, false, /*created=*/true); !st) {
     co_return tl::unexpected(st.error());
   }
   co_return a;
 }
 
-Awaitable<Status> ArticleService::Reflect(const Article& a, bool was_listed,
-                                          std::optional<int64_t> old_score,
-                                          std::string_view op) {
+Awaitable<Status> ArticleService::Reflect(const Article& a, bool was_listed, bool created) {
   const std::string* body = a.content ? &*a.content : nullptr;
-  if (op == "create") {
+  if (created) {
     if (auto st = co_await cache_.Put(a.id, ToFields(a), body); !st) co_return st;
   } else {
     auto fields = ToFields(a);
@@ -260,8 +259,7 @@ Awaitable<Status> ArticleService::Reflect(const Article& a, bool was_listed,
       if (auto st = co_await cache_.IndexRemove(list, a.id); !st) co_return st;
     }
   }
-  (void)old_score;
-  co_return co_await cache_.AppendChange(a.id, op, a.updated_at_ms);
+  co_return Status{};
 }
 
 Awaitable<Result<Article>> ArticleService::LoadIntoCache(int64_t id) {
@@ -346,7 +344,6 @@ Awaitable<Result<Article>> ArticleService::Update(const Principal& who, int64_t 
     co_return Fail(ErrorCode::kPermissionDenied, "only an admin may pin");
   }
   const bool was_listed = Listed(a);
-  const ArticleStatus old_status = a.status;
   if (auto st = ApplyText(a, in); !st) co_return tl::unexpected(st.error());
   if (in.status) a.status = *in.status;
   if (in.pinned) a.pinned = *in.pinned;
@@ -358,11 +355,7 @@ Awaitable<Result<Article>> ArticleService::Update(const Principal& who, int64_t 
   auto updated = co_await table_.Update(ToRow(a));
   if (!updated) co_return tl::unexpected(updated.error());
   if (!*updated) co_return Fail(ErrorCode::kNotFound, "no such article");
-  std::string_view op = "update";
-  if (old_status != a.status) {
-    op = a.status == ArticleStatus::kPublished ? "publish" : "unpublish";
-  }
-  if (auto st = co_await Reflect(a, was_listed, std::nullopt, op); !st) {
+  if (auto st = co_await Reflect(a, was_listed, /*created=*/false); !st) {
     co_return tl::unexpected(st.error());
   }
   co_return a;
@@ -372,7 +365,7 @@ Awaitable<Status> ArticleService::Delete(const Principal& who, int64_t id) {
   auto current = co_await Get(who, id, /*count_view=*/false);
   if (!current) co_return tl::unexpected(current.error());
   if (!CanEdit(*current, who)) co_return Fail(ErrorCode::kPermissionDenied, "not your article");
-  auto deleted = co_await table_.Delete(id);
+  auto deleted = co_await table_.Delete(id, NowMs());
   if (!deleted) co_return tl::unexpected(deleted.error());
   // Whether or not SQL still had it (a retried delete), clear every trace from Redis.
   if (auto st = co_await cache_.Remove(id); !st) co_return st;
@@ -380,7 +373,6 @@ Awaitable<Status> ArticleService::Delete(const Principal& who, int64_t id) {
   for (const std::string& list : lists) {
     if (auto st = co_await cache_.IndexRemove(list, id); !st) co_return st;
   }
-  if (*deleted) co_return co_await cache_.AppendChange(id, "delete", NowMs());
   co_return Status{};
 }
 
@@ -529,17 +521,27 @@ Awaitable<Result<ChangePage>> ArticleService::Changes(const Principal& who, std:
   if (!HasRole(who.role, Role::kAdmin)) {
     co_return Fail(ErrorCode::kPermissionDenied, "the change feed is for admins");
   }
-  if (after.empty()) after = "0-0";
-  unsigned long long ms = 0, seq = 0;
-  char extra = 0;
-  if (std::sscanf(after.c_str(), "%llu-%llu%c", &ms, &seq, &extra) != 2) {
-    co_return Fail(ErrorCode::kInvalidArgument, "invalid cursor");
+  auto cursor = ParseChangeCursor(after);
+  if (!cursor) co_return Fail(ErrorCode::kInvalidArgument, "invalid cursor");
+  Result<std::vector<sql::ChangeRow>> rows = std::vector<sql::ChangeRow>{};
+  // if/else, not ?: around co_await (GCC 12).
+  if (cursor->from_ms) {
+    rows = co_await changes_.FromTime(*cursor->from_ms, limit);
+  } else {
+    rows = co_await changes_.After(*cursor->after_id, limit);
   }
-  auto events = co_await cache_.Changes(after, limit);
-  if (!events) co_return tl::unexpected(events.error());
+  if (!rows) co_return tl::unexpected(rows.error());
   ChangePage page;
-  page.next_cursor = events->empty() ? after : events->back().cursor;
-  page.items = std::move(*events);
+  for (auto& row : *rows) {
+    page.items.push_back({std::to_string(row.id), row.article_id, std::move(row.op), row.at_ms});
+  }
+  if (!page.items.empty()) {
+    page.next_cursor = page.items.back().cursor;
+  } else if (cursor->from_ms) {
+    page.next_cursor = after;  // nothing at or after that time yet: resume there again
+  } else {
+    page.next_cursor = std::to_string(*cursor->after_id);
+  }
   co_return page;
 }
 

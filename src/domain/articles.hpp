@@ -7,6 +7,9 @@
 // missing and is rebuilt from SQL on the next read. Reads fill misses from SQL once per
 // key in this process (SingleFlight), and list indexes are rebuilt under a Redis lock so
 // several instances do not rebuild at once.
+//
+// The change feed is SQL's: ArticleTable appends each change to an outbox table in the
+// change's own transaction (sql/article_changes.hpp), and Changes() pages that table.
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,18 +17,27 @@
 #include "domain/article.hpp"
 #include "domain/single_flight.hpp"
 #include "redis/article_cache.hpp"
+#include "sql/article_changes.hpp"
 #include "sql/articles.hpp"
 
 namespace plaudit::domain {
 
+struct ChangeEvent {
+  std::string cursor;  // the outbox id, in decimal
+  int64_t article_id = 0;
+  std::string op;
+  int64_t at_ms = 0;
+};
+
 struct ChangePage {
-  std::vector<redis::ChangeEvent> items;
-  std::string next_cursor;
+  std::vector<ChangeEvent> items;
+  std::string next_cursor;  // where to resume, also when items is empty
 };
 
 class ArticleService {
  public:
-  ArticleService(sql::ArticleTable& table, redis::ArticleCache& cache);
+  ArticleService(sql::ArticleTable& table, sql::ChangeTable& changes,
+                 redis::ArticleCache& cache);
 
   Awaitable<Result<Article>> Create(const Principal& who, ArticleInput input);
   // The article (with its content unless `with_body` is false); counts a view when
@@ -44,6 +56,8 @@ class ArticleService {
   Awaitable<Result<PageResult<Article>>> ListOwn(const Principal& who, bool drafts_only,
                                                  std::optional<ArticleKind> kind,
                                                  PageRequest page);
+  // The change feed (admins): up to `limit` changes after the cursor `after` (see
+  // ParseChangeCursor: a decimal outbox id, "" for the start, or an old "<ms>-<seq>").
   Awaitable<Result<ChangePage>> Changes(const Principal& who, std::string after, int64_t limit);
 
   // Moves view counts from Redis to SQL (absolute values). Returns how many articles.
@@ -60,11 +74,12 @@ class ArticleService {
   // The cached fields (and body), filled from SQL on a miss.
   Awaitable<Result<redis::ArticleCache::Cached>> Cached(int64_t id, bool count_view,
                                                         bool with_body);
-  Awaitable<Status> Reflect(const Article& a, bool was_listed, std::optional<int64_t> old_score,
-                            std::string_view op);
+  // Writes a committed change to Redis (the change feed is already in SQL).
+  Awaitable<Status> Reflect(const Article& a, bool was_listed, bool created);
   Awaitable<Result<std::vector<Article>>> Hydrate(const std::vector<int64_t>& ids);
 
   sql::ArticleTable& table_;
+  sql::ChangeTable& changes_;
   redis::ArticleCache& cache_;
   SingleFlight<int64_t, Article> loads_;
   SingleFlight<int, bool> rebuilds_;

@@ -2,7 +2,10 @@
 
 #include <sodium.h>
 
+#include <algorithm>
+#include <charconv>
 #include <cstdio>
+#include <limits>
 #include <vector>
 
 namespace plaudit::domain {
@@ -39,6 +42,44 @@ std::optional<std::pair<int64_t, int64_t>> DecodeScoreCursor(std::string_view cu
     return std::nullopt;
   }
   return std::pair<int64_t, int64_t>{score, id};
+}
+
+namespace {
+
+// All of `s` as an unsigned decimal: digits only, no sign or space, within uint64_t.
+std::optional<uint64_t> Digits(std::string_view s) {
+  if (s.empty() || s.find_first_not_of("0123456789") != std::string_view::npos) {
+    return std::nullopt;
+  }
+  uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+std::optional<ChangeCursor> ParseChangeCursor(std::string_view cursor) {
+  constexpr uint64_t kMax = std::numeric_limits<int64_t>::max();
+  ChangeCursor out;
+  if (cursor.empty()) {
+    out.after_id = 0;
+    return out;
+  }
+  const size_t dash = cursor.find('-');
+  if (dash == std::string_view::npos) {
+    auto id = Digits(cursor);
+    if (!id || *id > kMax) return std::nullopt;
+    out.after_id = static_cast<int64_t>(*id);
+    return out;
+  }
+  // A stream id: both parts are 64-bit unsigned in Redis. The sequence only ordered entries
+  // within one ms; resuming at the ms may repeat a few changes of that ms, never skip one.
+  auto ms = Digits(cursor.substr(0, dash));
+  auto seq = Digits(cursor.substr(dash + 1));
+  if (!ms || !seq) return std::nullopt;
+  out.from_ms = static_cast<int64_t>(std::min(*ms, kMax));
+  return out;
 }
 
 }  // namespace plaudit::domain

@@ -290,35 +290,4 @@ Awaitable<Result<std::vector<std::pair<int64_t, int64_t>>>> ArticleCache::TakeDi
   co_return out;
 }
 
-Awaitable<Status> ArticleCache::AppendChange(int64_t article_id, std::string_view op,
-                                             int64_t at_ms) {
-  std::vector<std::string> cmd{"XADD",   std::string(keys::kChanges), "MAXLEN", "~", "100000", "*",
-                               "article", std::to_string(article_id), "op",     std::string(op),
-                               "at",      std::to_string(at_ms)};
-  co_return ReplyOk(co_await client_.Command(std::move(cmd)));
-}
-
-Awaitable<Result<std::vector<ChangeEvent>>> ArticleCache::Changes(std::string_view after,
-                                                                  int64_t limit) {
-  std::vector<std::string> cmd{"XRANGE", std::string(keys::kChanges), "(" + std::string(after),
-                               "+", "COUNT", std::to_string(limit)};
-  auto r = co_await client_.Command(std::move(cmd));
-  if (!r) co_return tl::unexpected(r.error());
-  if (r->is_error()) co_return Fail(ErrorCode::kInvalidArgument, "invalid cursor");
-  std::vector<ChangeEvent> out;
-  for (const auto& entry : r->elements) {
-    if (entry.elements.size() != 2) continue;
-    ChangeEvent ev;
-    ev.cursor = entry.elements[0].str;
-    const auto& kv = entry.elements[1].elements;
-    for (size_t i = 0; i + 1 < kv.size(); i += 2) {
-      if (kv[i].str == "article") ev.article_id = std::stoll(kv[i + 1].str);
-      if (kv[i].str == "op") ev.op = kv[i + 1].str;
-      if (kv[i].str == "at") ev.at_ms = std::stoll(kv[i + 1].str);
-    }
-    out.push_back(std::move(ev));
-  }
-  co_return out;
-}
-
 }  // namespace plaudit::redis

@@ -1,8 +1,9 @@
 #pragma once
 // Articles in Redis (seed 001's layout, fixed): a HASH of the list fields plus the view
 // count, the content as a separate STRING (list pages never load bodies), ZSET indexes of
-// published articles ordered pinned first then newest, and a Stream of changes. All of it
-// is a cache of SQL except unflushed view counts; see docs/architecture.md.
+// published articles ordered pinned first then newest. All of it is a cache of SQL except
+// unflushed view counts; see docs/architecture.md. (The change feed is SQL's own: see
+// sql/article_changes.hpp.)
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -28,13 +29,6 @@ struct ListEntry {
 struct ListPage {
   int64_t total = 0;
   std::vector<ListEntry> entries;
-};
-
-struct ChangeEvent {
-  std::string cursor;  // the stream id
-  int64_t article_id = 0;
-  std::string op;
-  int64_t at_ms = 0;
 };
 
 class ArticleCache {
@@ -86,10 +80,6 @@ class ArticleCache {
   // Views: ids whose counts changed since the last flush (removed when taken).
   Awaitable<Status> MarkViewed(int64_t id);
   Awaitable<Result<std::vector<std::pair<int64_t, int64_t>>>> TakeDirtyViews(int64_t max);
-
-  // Change feed.
-  Awaitable<Status> AppendChange(int64_t article_id, std::string_view op, int64_t at_ms);
-  Awaitable<Result<std::vector<ChangeEvent>>> Changes(std::string_view after, int64_t limit);
 
  private:
   Client& client_;

@@ -18,7 +18,6 @@
 // | pl:arts:{pub}:<list>:new | ZSET   | the same, while being rebuilt from SQL       | none       |
 // | pl:arts:{pub}:lock       | STRING | who is rebuilding the list indexes           | 30 s       |
 // | pl:views:dirty           | SET    | ids of articles with unflushed view counts   | none       |
-// | pl:changes               | STREAM | change feed for search indexers, ~100k long  | none       |
 // | pl:lk:{lN}:<t>:<bucket>  | SET    | user ids liking target t (a<id>/c<id>) whose | none       |
 // |                          |        | id >> 8 == bucket; member 0 = loaded (intset) |            |
 // | pl:lc:{lN}:<t>           | STRING | like count of t                              | none       |
@@ -108,7 +107,6 @@ inline std::string PublishedListRebuild(std::string_view list) {
 }
 inline constexpr std::string_view kPublishedListLock = "pl:arts:{pub}:lock";
 inline constexpr std::string_view kViewsDirty = "pl:views:dirty";
-inline constexpr std::string_view kChanges = "pl:changes";
 
 inline constexpr int kLikeBucketShift = 8;  // 256 users (+ the loaded mark) per bucket: an intset
 inline std::string LikeBucket(int shard, std::string_view member) {

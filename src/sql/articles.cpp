@@ -14,6 +14,13 @@ constexpr std::string_view kUpdate =
     "UPDATE articles SET title = $2, summary = $3, content = $4, status = $5, pinned = $6, "
     "allow_comments = $7, updated_at = $8, published_at = $9 WHERE id = $1";
 constexpr std::string_view kDelete = "DELETE FROM articles WHERE id = $1";
+// The status an update replaces, read in its transaction so the recorded op follows the
+// committed rows, not what the caller read before (two concurrent publishes of one draft: one
+// "publish", one "update"). PostgreSQL locks the row; SQLite's BEGIN IMMEDIATE already holds
+// the database's write lock.
+constexpr std::string_view kStatusForUpdatePg =
+    "SELECT status FROM articles WHERE id = $1 FOR UPDATE";
+constexpr std::string_view kStatusForUpdateSqlite = "SELECT status FROM articles WHERE id = $1";
 constexpr std::string_view kDeleteLikes =
     "DELETE FROM likes WHERE target_type = 'a' AND target_id = $1";
 constexpr std::string_view kDeleteCommentLikes =
@@ -64,11 +71,18 @@ Value PublishedAt(const ArticleRow& a) {
 }  // namespace
 
 Awaitable<Status> ArticleTable::Insert(ArticleRow a) {
-  std::function<Result<bool>(Connection&)> job = [a = std::move(a)](Connection& c) -> Result<bool> {
-    auto r = c.Query(kInsert, {a.id, a.kind, a.author_id, a.title, a.summary, a.content, a.status,
-                               Bool(a.pinned), Bool(a.allow_comments), a.created_at_ms,
-                               a.updated_at_ms, PublishedAt(a)});
-    if (!r) return tl::unexpected(r.error());
+  std::function<Result<bool>(Connection&)> job =
+      [a = std::move(a), retention = retention_](Connection& c) -> Result<bool> {
+    auto st = c.Transaction([&](Connection& tx) -> Status {
+      auto r = tx.Query(kInsert, {a.id, a.kind, a.author_id, a.title, a.summary, a.content,
+                                  a.status, Bool(a.pinned), Bool(a.allow_comments), a.created_at_ms,
+                                  a.updated_at_ms, PublishedAt(a)});
+      if (!r) return tl::unexpected(r.error());
+      auto change = AppendChange(tx, a.id, "create", a.created_at_ms, retention);
+      if (!change) return tl::unexpected(change.error());
+      return {};
+    });
+    if (!st) return tl::unexpected(st.error());
     return true;
   };
   auto r = co_await store_.Run<bool>(std::move(job));
@@ -77,17 +91,34 @@ Awaitable<Status> ArticleTable::Insert(ArticleRow a) {
 }
 
 Awaitable<Result<bool>> ArticleTable::Update(ArticleRow a) {
-  std::function<Result<bool>(Connection&)> job = [a = std::move(a)](Connection& c) -> Result<bool> {
-    auto r = c.Query(kUpdate, {a.id, a.title, a.summary, a.content, a.status, Bool(a.pinned),
-                               Bool(a.allow_comments), a.updated_at_ms, PublishedAt(a)});
-    if (!r) return tl::unexpected(r.error());
-    return r->affected > 0;
+  std::function<Result<bool>(Connection&)> job =
+      [a = std::move(a), retention = retention_](Connection& c) -> Result<bool> {
+    bool found = false;
+    auto st = c.Transaction([&](Connection& tx) -> Status {
+      const auto status_sql =
+          tx.dialect() == Dialect::kPostgres ? kStatusForUpdatePg : kStatusForUpdateSqlite;
+      auto old = tx.Query(status_sql, {a.id});
+      if (!old) return tl::unexpected(old.error());
+      if (old->rows.empty()) return {};
+      auto r = tx.Query(kUpdate, {a.id, a.title, a.summary, a.content, a.status, Bool(a.pinned),
+                                  Bool(a.allow_comments), a.updated_at_ms, PublishedAt(a)});
+      if (!r) return tl::unexpected(r.error());
+      if (r->affected == 0) return {};
+      found = true;
+      auto change = AppendChange(tx, a.id, UpdateOp(Text(old->rows[0][0]), a.status),
+                                 a.updated_at_ms, retention);
+      if (!change) return tl::unexpected(change.error());
+      return {};
+    });
+    if (!st) return tl::unexpected(st.error());
+    return found;
   };
   co_return co_await store_.Run<bool>(std::move(job));
 }
 
-Awaitable<Result<bool>> ArticleTable::Delete(int64_t id) {
-  std::function<Result<bool>(Connection&)> job = [id](Connection& c) -> Result<bool> {
+Awaitable<Result<bool>> ArticleTable::Delete(int64_t id, int64_t at_ms) {
+  std::function<Result<bool>(Connection&)> job =
+      [id, at_ms, retention = retention_](Connection& c) -> Result<bool> {
     bool deleted = false;
     auto st = c.Transaction([&](Connection& tx) -> Status {
       // Rows that hang off an article (its likes, its comments and their likes) go in the
@@ -99,6 +130,9 @@ Awaitable<Result<bool>> ArticleTable::Delete(int64_t id) {
       auto r = tx.Query(kDelete, {id});
       if (!r) return tl::unexpected(r.error());
       deleted = r->affected > 0;
+      if (!deleted) return {};
+      auto change = AppendChange(tx, id, "delete", at_ms, retention);
+      if (!change) return tl::unexpected(change.error());
       return {};
     });
     if (!st) return tl::unexpected(st.error());

@@ -1,10 +1,13 @@
 #pragma once
 // The articles table (migration 003). Queries are named constants in articles.cpp.
+// Every create, update and delete also appends its change to the outbox (migration 007,
+// sql/article_changes.hpp) in the same transaction.
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "sql/article_changes.hpp"
 #include "sql/store.hpp"
 
 namespace plaudit::sql {
@@ -49,13 +52,19 @@ struct AuthorListQuery {
 
 class ArticleTable {
  public:
-  explicit ArticleTable(Store& store) : store_(store) {}
+  explicit ArticleTable(Store& store, ChangeRetention retention = {})
+      : store_(store), retention_(retention) {}
 
-  // kAlreadyExists when the id is taken (a Redis sequence behind SQL).
+  // Records a "create" change at the row's created_at. kAlreadyExists when the id is taken
+  // (a Redis sequence behind SQL); then nothing is written.
   Awaitable<Status> Insert(ArticleRow row);
-  // Writes every editable column of `row` (by id). Returns false when there is no such row.
+  // Writes every editable column of `row` (by id) and records the change at its updated_at:
+  // "publish"/"unpublish" when the status differs from the committed one it replaces, else
+  // "update". Returns false (and records nothing) when there is no such row.
   Awaitable<Result<bool>> Update(ArticleRow row);
-  Awaitable<Result<bool>> Delete(int64_t id);
+  // Deletes the article and what hangs off it, and records a "delete" change at `at_ms`.
+  // Returns false (and records nothing) when there was no such row.
+  Awaitable<Result<bool>> Delete(int64_t id, int64_t at_ms);
   Awaitable<Result<std::optional<ArticleRow>>> Find(int64_t id, bool with_content);
   // Rows for `ids` (any order; missing ids are absent), without content.
   Awaitable<Result<std::vector<ArticleRow>>> FindMany(std::vector<int64_t> ids);
@@ -70,6 +79,7 @@ class ArticleTable {
 
  private:
   Store& store_;
+  ChangeRetention retention_;
 };
 
 }  // namespace plaudit::sql

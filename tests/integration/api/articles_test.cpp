@@ -1,7 +1,11 @@
 // API.md "Articles and posts" over real HTTP, on SQLite and PostgreSQL, with Redis lost at
 // awkward moments.
+#include <algorithm>
+#include <atomic>
+#include <ctime>
 #include <future>
 #include <set>
+#include <thread>
 
 #include "api_test_base.hpp"
 
@@ -413,8 +417,272 @@ TEST_P(ArticlesTest, ChangeFeedIsOrderedResumableAndAdminOnly) {
   EXPECT_EQ(c.Get("/api/v1/changes?limit=1001", Bearer(admin_)).status, 400);
 }
 
+// One item of GET /api/v1/changes.
+struct FeedItem {
+  std::string cursor;
+  int64_t article_id = 0;
+  std::string op;
+  std::string at;
+};
+
+// "2026-11-29T21:30:00.123Z" → ms since the epoch (the API's RFC 3339 form, always UTC).
+int64_t ParseApiTimeMs(const std::string& s) {
+  std::tm tm{};
+  int ms = 0;
+  EXPECT_EQ(std::sscanf(s.c_str(), "%d-%d-%dT%d:%d:%d.%dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                        &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms),
+            7)
+      << s;
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return static_cast<int64_t>(timegm(&tm)) * 1000 + ms;
+}
+
+// Reads one page of the feed after `after`; `next` gets nextCursor.
+std::vector<FeedItem> FeedPage(HttpClient& c, const std::string& token, const std::string& after,
+                               int limit, std::string* next) {
+  std::string target = "/api/v1/changes?limit=" + std::to_string(limit);
+  if (!after.empty()) target += "&after=" + after;
+  auto r = c.Get(target, {{"Authorization", "Bearer " + token}});
+  EXPECT_EQ(r.status, 200) << target << " → " << r.body;
+  std::vector<FeedItem> out;
+  if (r.status != 200) return out;
+  auto json = r.Json();
+  for (const auto& ev : json.at("items").as_array()) {
+    out.push_back({std::string(ev.at("cursor").as_string()), ev.at("articleId").as_int64(),
+                   std::string(ev.at("op").as_string()), std::string(ev.at("at").as_string())});
+  }
+  if (next) *next = std::string(json.at("nextCursor").as_string());
+  return out;
+}
+
+// The whole feed after `after`, in pages of `limit`.
+std::vector<FeedItem> WholeFeed(HttpClient& c, const std::string& token, int limit = 1000,
+                                std::string after = "") {
+  std::vector<FeedItem> all;
+  for (int pages = 0; pages < 10000; ++pages) {
+    std::string next;
+    auto page = FeedPage(c, token, after, limit, &next);
+    if (page.empty()) break;
+    EXPECT_EQ(next, page.back().cursor);
+    all.insert(all.end(), page.begin(), page.end());
+    after = next;
+  }
+  return all;
+}
+
+// Cursors are decimal outbox ids, strictly increasing along the feed.
+void ExpectIncreasingIds(const std::vector<FeedItem>& items) {
+  int64_t last = 0;
+  for (const auto& it : items) {
+    ASSERT_FALSE(it.cursor.empty());
+    ASSERT_EQ(it.cursor.find_first_not_of("0123456789"), std::string::npos) << it.cursor;
+    int64_t id = std::stoll(it.cursor);
+    EXPECT_GT(id, last) << "cursor " << it.cursor << " after " << last;
+    last = id;
+  }
+}
+
+std::vector<std::string> OpsOf(const std::vector<FeedItem>& items, int64_t article_id) {
+  std::vector<std::string> ops;
+  for (const auto& it : items) {
+    if (it.article_id == article_id) ops.push_back(it.op);
+  }
+  return ops;
+}
+
+// The feed is SQL's (an outbox row in the article's own transaction), so losing Redis loses
+// none of it.
+TEST_P(ArticlesTest, ChangeFeedSurvivesRedisFlushAll) {
+  auto c = Client();
+  int64_t a = CreatePublished("kept a");
+  int64_t b = CreatePublished("kept b");
+  std::string path_a = "/api/v1/articles/" + std::to_string(a);
+  ASSERT_EQ(c.Patch(path_a, R"({"title":"kept a 2"})", Bearer(author_)).status, 200);
+  auto before = WholeFeed(c, admin_);
+  ASSERT_EQ(before.size(), 3u);
+  FlushAllRedis();
+  auto after = WholeFeed(c, admin_);
+  ASSERT_EQ(after.size(), before.size());
+  for (size_t i = 0; i < after.size(); ++i) {
+    EXPECT_EQ(after[i].cursor, before[i].cursor);
+    EXPECT_EQ(after[i].op, before[i].op);
+    EXPECT_EQ(after[i].article_id, before[i].article_id);
+  }
+  // Changes after the flush continue the same feed.
+  ASSERT_EQ(c.Patch(path_a, R"({"status":"draft"})", Bearer(author_)).status, 200);
+  ASSERT_EQ(c.Delete("/api/v1/articles/" + std::to_string(b), Bearer(author_)).status, 204);
+  auto all = WholeFeed(c, admin_, 2);
+  ExpectIncreasingIds(all);
+  EXPECT_EQ(OpsOf(all, a), (std::vector<std::string>{"create", "update", "unpublish"}));
+  EXPECT_EQ(OpsOf(all, b), (std::vector<std::string>{"create", "delete"}));
+  EXPECT_EQ(all.size(), 5u);
+}
+
+// A write whose Redis step fails after the SQL commit answers an error (5xx), but the change
+// is committed and so is its feed entry: indexers still hear of it.
+TEST_P(ArticlesTest, AChangeWhoseRedisStepFailsAfterTheCommitIsStillInTheFeed) {
+  auto c = Client();
+  int64_t id = CreatePublished("fragile");
+  std::string path = "/api/v1/articles/" + std::to_string(id);
+  ASSERT_EQ(c.Get(path).status, 200);
+  // The published index as a STRING: the index update after the commit fails (WRONGTYPE).
+  ASSERT_EQ(redis_.Cli("SET pl:arts:{pub}:all broken"), "OK");
+  auto r = c.Patch(path, R"({"title":"fragile 2"})", Bearer(author_));
+  EXPECT_GE(r.status, 500) << r.body;
+  r = c.Delete(path, Bearer(author_));
+  EXPECT_GE(r.status, 500) << r.body;
+  ASSERT_EQ(redis_.Cli("DEL pl:arts:{pub}:all"), "1");
+  auto feed = WholeFeed(c, admin_);
+  ExpectIncreasingIds(feed);
+  EXPECT_EQ(OpsOf(feed, id), (std::vector<std::string>{"create", "update", "delete"}));
+  EXPECT_EQ(c.Get(path, Bearer(admin_)).status, 404);  // the delete did commit
+}
+
+// Stream cursors ("<ms>-<seq>") from before the outbox resume at the first change whose
+// `at` is at or after <ms>; anything else that is not a decimal id is a 400 that changes
+// nothing.
+TEST_P(ArticlesTest, AnOldStreamCursorResumesAndGarbageCursorsAre400) {
+  auto c = Client();
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 4; ++i) {
+    ids.push_back(CreatePublished("old" + std::to_string(i)));
+    ASSERT_EQ(c.Patch("/api/v1/articles/" + std::to_string(ids.back()),
+                      R"({"title":"old again"})", Bearer(author_))
+                  .status,
+              200);
+  }
+  auto all = WholeFeed(c, admin_);
+  ASSERT_EQ(all.size(), 8u);
+  ExpectIncreasingIds(all);
+  EXPECT_EQ(WholeFeed(c, admin_, 3, "0-0").size(), all.size());  // the old start
+  for (size_t k : {size_t{0}, size_t{3}, size_t{5}, size_t{7}}) {
+    const int64_t ms = ParseApiTimeMs(all[k].at);
+    size_t first = 0;  // the first change at or after ms
+    while (ParseApiTimeMs(all[first].at) < ms) ++first;
+    std::string next;
+    const std::string old_cursor = std::to_string(ms) + "-" + std::to_string(k);
+    auto page = FeedPage(c, admin_, old_cursor, 2, &next);
+    ASSERT_FALSE(page.empty()) << old_cursor;
+    EXPECT_EQ(page[0].cursor, all[first].cursor) << old_cursor;
+    EXPECT_EQ(next, page.back().cursor);  // from here on, decimal ids
+    auto rest = WholeFeed(c, admin_, 2, old_cursor);
+    EXPECT_EQ(rest.size(), all.size() - first) << old_cursor;
+  }
+  // Nothing at or after it yet: empty, and the resume point is the cursor itself.
+  const std::string future = std::to_string(ParseApiTimeMs(all.back().at) + 86'400'000) + "-0";
+  std::string next;
+  EXPECT_TRUE(FeedPage(c, admin_, future, 10, &next).empty());
+  EXPECT_EQ(next, future);
+  // A decimal cursor past the end: empty, resume point unchanged.
+  EXPECT_TRUE(FeedPage(c, admin_, all.back().cursor, 10, &next).empty());
+  EXPECT_EQ(next, all.back().cursor);
+  EXPECT_TRUE(FeedPage(c, admin_, "", 10, &next).size() == all.size());
+
+  const std::vector<std::string> garbage{
+      "bogus", "-1",   "1-",   "-",    "-0",  "1-2-3", "1.5", "%2B1", "%201", "1%20",
+      "0x10",  "1e3",  "1-x",  "x-1",  "1--1", "99999999999999999999",
+      "18446744073709551616-0", "1-18446744073709551616", "%C2%B9"};
+  for (const auto& g : garbage) {
+    auto r = c.Get("/api/v1/changes?after=" + g, Bearer(admin_));
+    EXPECT_EQ(r.status, 400) << g << " → " << r.body;
+    EXPECT_EQ(r.ErrorCode(), "invalid_field") << g;
+  }
+  auto again = WholeFeed(c, admin_);
+  ASSERT_EQ(again.size(), all.size());
+  for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(again[i].cursor, all[i].cursor);
+}
+
+// Writers on several threads while an indexer pages the feed: every change appears exactly
+// once, in id order, and each article's ops come in the order its writes were made.
+class ChangeFeedConcurrencyTest : public ArticlesTest {
+ protected:
+  void Configure(config::Config& c) override { c.rate_limits = false; }
+};
+
+TEST_P(ChangeFeedConcurrencyTest, PagingSeesEveryChangeOnceInOrderUnderConcurrentWriters) {
+  constexpr int kWriters = 4;
+  const std::vector<std::string> patches{R"({"title":"t2"})", R"({"status":"published"})",
+                                         R"({"title":"t3"})", R"({"status":"draft"})",
+                                         R"({"status":"published"})"};
+  const std::vector<std::string> expected_ops{"create", "update", "publish",
+                                              "update", "unpublish", "publish"};
+  std::atomic<bool> writing{true};
+  std::vector<FeedItem> seen;
+  std::thread reader([&] {
+    auto c = Client();
+    std::string after;
+    auto poll = [&] {
+      std::string next;
+      auto page = FeedPage(c, admin_, after, 3, &next);
+      seen.insert(seen.end(), page.begin(), page.end());
+      if (!next.empty()) after = next;
+      return page.size();
+    };
+    while (writing.load()) poll();
+    while (poll() > 0) {
+    }
+  });
+  std::vector<std::future<int64_t>> writers;
+  for (int w = 0; w < kWriters; ++w) {
+    writers.push_back(std::async(std::launch::async, [&, w]() -> int64_t {
+      auto c = Client();
+      auto r = c.Post("/api/v1/articles",
+                      R"({"title":"w)" + std::to_string(w) + R"(","content":"c"})",
+                      Bearer(author_));
+      EXPECT_EQ(r.status, 201) << r.body;
+      if (r.status != 201) return 0;
+      int64_t id = r.Json().at("id").as_int64();
+      for (const auto& p : patches) {
+        auto u = c.Patch("/api/v1/articles/" + std::to_string(id), p, Bearer(author_));
+        EXPECT_EQ(u.status, 200) << u.body;
+      }
+      return id;
+    }));
+  }
+  std::vector<int64_t> ids;
+  for (auto& w : writers) ids.push_back(w.get());
+  writing = false;
+  reader.join();
+  ExpectIncreasingIds(seen);
+  EXPECT_EQ(seen.size(), static_cast<size_t>(kWriters) * expected_ops.size());
+  for (int64_t id : ids) EXPECT_EQ(OpsOf(seen, id), expected_ops) << "article " << id;
+  // A fresh reader in pages of any size sees the same feed.
+  auto c = Client();
+  auto again = WholeFeed(c, admin_, 5);
+  ASSERT_EQ(again.size(), seen.size());
+  for (size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(again[i].cursor, seen[i].cursor);
+}
+
+// The op is decided from the committed row, not from what each request read before
+// writing: of several concurrent publishes of one draft exactly one is a `publish`.
+TEST_P(ChangeFeedConcurrencyTest, ConcurrentPublishesOfOneDraftRecordOnePublish) {
+  auto o = Create(author_, R"({"title":"race","content":"c"})");
+  ASSERT_TRUE(o.contains("id"));
+  const int64_t id = o.at("id").as_int64();
+  std::vector<std::future<int>> patches;
+  for (int i = 0; i < 6; ++i) {
+    patches.push_back(std::async(std::launch::async, [&] {
+      return Client()
+          .Patch("/api/v1/articles/" + std::to_string(id), R"({"status":"published"})",
+                 Bearer(author_))
+          .status;
+    }));
+  }
+  for (auto& p : patches) EXPECT_EQ(p.get(), 200);
+  auto c = Client();
+  auto ops = OpsOf(WholeFeed(c, admin_), id);
+  ASSERT_EQ(ops.size(), 7u);
+  EXPECT_EQ(ops[0], "create");
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "publish"), 1);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "update"), 5);
+  EXPECT_EQ(ops[1], "publish");
+}
+
 INSTANTIATE_TEST_SUITE_P(Databases, ArticlesTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
                          DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, ChangeFeedConcurrencyTest,
+                         ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
 INSTANTIATE_TEST_SUITE_P(Databases, ArticleRoundTripTest,
                          ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
 

@@ -1,0 +1,70 @@
+#include "sql/article_changes.hpp"
+
+namespace plaudit::sql {
+namespace {
+
+// Jobs are named std::function variables, never lambda temporaries inside co_await (GCC 12).
+
+// The counter's row lock is held to COMMIT; see article_changes.hpp for why.
+constexpr std::string_view kClaimId =
+    "UPDATE article_change_seq SET last_id = last_id + 1 WHERE one = 1 RETURNING last_id";
+constexpr std::string_view kInsert =
+    "INSERT INTO article_changes (id, article_id, op, at) VALUES ($1, $2, $3, $4)";
+constexpr std::string_view kTrim = "DELETE FROM article_changes WHERE id <= $1";
+constexpr std::string_view kAfter =
+    "SELECT id, article_id, op, at FROM article_changes WHERE id > $1 ORDER BY id LIMIT $2";
+// Scans from the oldest row to the first with at >= $1: after an upgrade that is the first
+// row (the outbox starts then), and the table is bounded by retention in any case.
+constexpr std::string_view kFromTime =
+    "SELECT id, article_id, op, at FROM article_changes WHERE id >= "
+    "(SELECT id FROM article_changes WHERE at >= $1 ORDER BY id LIMIT 1) ORDER BY id LIMIT $2";
+
+Result<std::vector<ChangeRow>> ToChanges(Result<Rows> r) {
+  if (!r) return tl::unexpected(r.error());
+  std::vector<ChangeRow> out;
+  out.reserve(r->rows.size());
+  for (const auto& row : r->rows) {
+    out.push_back({Int(row[0]), Int(row[1]), Text(row[2]), Int(row[3])});
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<int64_t> AppendChange(Connection& tx, int64_t article_id, std::string_view op, int64_t at_ms,
+                             const ChangeRetention& retention) {
+  auto claimed = tx.Query(kClaimId);
+  if (!claimed) return tl::unexpected(claimed.error());
+  if (claimed->rows.empty()) return Fail(ErrorCode::kInternal, "article_change_seq is empty");
+  const int64_t id = Int(claimed->rows[0][0]);
+  auto inserted = tx.Query(kInsert, {id, article_id, std::string(op), at_ms});
+  if (!inserted) return tl::unexpected(inserted.error());
+  if (retention.trim_every > 0 && id % retention.trim_every == 0 && id > retention.keep) {
+    auto trimmed = tx.Query(kTrim, {id - retention.keep});
+    if (!trimmed) return tl::unexpected(trimmed.error());
+  }
+  return id;
+}
+
+std::string_view UpdateOp(std::string_view old_status, std::string_view new_status) {
+  if (old_status == new_status) return "update";
+  return new_status == "published" ? "publish" : "unpublish";
+}
+
+Awaitable<Result<std::vector<ChangeRow>>> ChangeTable::After(int64_t after_id, int64_t limit) {
+  std::function<Result<std::vector<ChangeRow>>(Connection&)> job =
+      [after_id, limit](Connection& c) -> Result<std::vector<ChangeRow>> {
+    return ToChanges(c.Query(kAfter, {after_id, limit}));
+  };
+  co_return co_await store_.Run<std::vector<ChangeRow>>(std::move(job));
+}
+
+Awaitable<Result<std::vector<ChangeRow>>> ChangeTable::FromTime(int64_t at_ms, int64_t limit) {
+  std::function<Result<std::vector<ChangeRow>>(Connection&)> job =
+      [at_ms, limit](Connection& c) -> Result<std::vector<ChangeRow>> {
+    return ToChanges(c.Query(kFromTime, {at_ms, limit}));
+  };
+  co_return co_await store_.Run<std::vector<ChangeRow>>(std::move(job));
+}
+
+}  // namespace plaudit::sql
