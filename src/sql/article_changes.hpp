@@ -1,5 +1,5 @@
 #pragma once
-// The article change feed's outbox (migration 007): one row per article change, written by
+// The article change feed's outbox (migration 009): one row per article change, written by
 // ArticleTable in the change's own transaction, read by id for GET /api/v1/changes.
 //
 // Why it loses nothing: the row commits or rolls back with the change itself, so neither a

@@ -1,6 +1,6 @@
 #pragma once
 // The articles table (migration 003). Queries are named constants in articles.cpp.
-// Every create, update and delete also appends its change to the outbox (migration 007,
+// Every create, update and delete also appends its change to the outbox (migration 009,
 // sql/article_changes.hpp) in the same transaction.
 #include <cstdint>
 #include <optional>

@@ -1,4 +1,4 @@
-// The article change outbox (migration 007, sql/article_changes.hpp) on SQLite and
+// The article change outbox (migration 009, sql/article_changes.hpp) on SQLite and
 // PostgreSQL: each change is recorded in its article's transaction with the op the committed
 // rows decide, ids become visible in id order even under concurrent transactions, and
 // retention keeps the newest rows.
