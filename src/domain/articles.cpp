@@ -271,8 +271,13 @@ Awaitable<Result<Article>> ArticleService::LoadIntoCache(int64_t id) {
     if (!*row) co_return Fail(ErrorCode::kNotFound, "no such article");
     Article a = FromRow(**row);
     a.content = (*row)->content;
-    if (auto st = co_await cache_.Put(id, ToFields(a), &*a.content); !st) {
-      co_return tl::unexpected(st.error());
+    // A fill, not a write: a racing fill or view may have cached newer fields meanwhile.
+    const redis::ArticleFields fields = ToFields(a);
+    auto cached = co_await cache_.Fill(id, fields, &*a.content);
+    if (!cached) co_return tl::unexpected(cached.error());
+    if (auto live = FromFields(*cached)) {
+      live->content = std::move(a.content);
+      co_return *live;
     }
     co_return a;
   };
@@ -327,7 +332,9 @@ Awaitable<Result<Article>> ArticleService::Get(const std::optional<Principal>& v
     if (!row) co_return tl::unexpected(row.error());
     if (!*row) co_return Fail(ErrorCode::kNotFound, "no such article");
     a->content = (*row)->content;
-    auto refill = co_await cache_.Update(id, {}, &*a->content);
+    // SET NX: an update may have cached a newer body since the row was read.
+    const redis::ArticleFields no_fields;
+    auto refill = co_await cache_.Fill(id, no_fields, &*a->content);
     if (!refill) spdlog::warn("could not refill body of article {}", id);
   }
   co_return *a;
@@ -439,10 +446,12 @@ Awaitable<Result<std::vector<Article>>> ArticleService::Hydrate(const std::vecto
     if (!rows) co_return tl::unexpected(rows.error());
     for (const auto& row : *rows) {
       Article a = FromRow(row);
-      if (auto st = co_await cache_.Put(a.id, ToFields(a), nullptr); !st) {
-        co_return tl::unexpected(st.error());
-      }
-      loaded.emplace(a.id, std::move(a));
+      // A fill: the article page may have filled it (and counted views) since GetMany.
+      const redis::ArticleFields row_fields = ToFields(a);
+      auto cached = co_await cache_.Fill(a.id, row_fields, nullptr);
+      if (!cached) co_return tl::unexpected(cached.error());
+      auto live = FromFields(*cached);
+      loaded.emplace(a.id, live ? std::move(*live) : std::move(a));
     }
   }
   std::vector<Article> out;

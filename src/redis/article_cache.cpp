@@ -160,6 +160,38 @@ Awaitable<Status> ArticleCache::Put(int64_t id, const ArticleFields& fields,
   co_return AllOk(co_await client_.Pipeline(std::move(cmds)));
 }
 
+Awaitable<Result<ArticleFieldList>> ArticleCache::Fill(int64_t id, const ArticleFields& fields,
+                                                       const std::string* body) {
+  std::vector<std::string> keys{keys::Article(id), keys::ArticleBody(id)};
+  std::vector<std::string> args;
+  args.reserve(2 + 2 * fields.size());
+  if (body) {
+    args.push_back("1");
+    args.push_back(*body);
+  } else {
+    args.push_back("0");
+  }
+  // 'status' first, as in Put.
+  if (auto it = fields.find("status"); it != fields.end()) {
+    args.push_back(it->first);
+    args.push_back(it->second);
+  }
+  for (const auto& [k, v] : fields) {
+    if (k == "status") continue;
+    args.push_back(k);
+    args.push_back(v);
+  }
+  auto r = co_await client_.Eval(GetScript("article_fill.lua"), std::move(keys), std::move(args));
+  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  ArticleFieldList out;
+  auto& kv = r->elements;
+  out.reserve(kv.size() / 2);
+  for (size_t i = 0; i + 1 < kv.size(); i += 2) {
+    out.emplace_back(std::move(kv[i].str), std::move(kv[i + 1].str));
+  }
+  co_return out;
+}
+
 Awaitable<Status> ArticleCache::Update(int64_t id, const ArticleFields& fields,
                                        const std::string* body) {
   std::vector<std::string> keys{keys::Article(id)};

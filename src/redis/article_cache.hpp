@@ -60,8 +60,16 @@ class ArticleCache {
   Awaitable<Result<ArticleFields>> GetAccess(int64_t id);
   // Fields for many ids in one round trip; a missing article is an empty list.
   Awaitable<Result<std::vector<ArticleFieldList>>> GetMany(const std::vector<int64_t>& ids);
-  // Writes the whole cached article (fill after a miss, or after a create).
+  // Writes the whole cached article, replacing what is there: only for a create (a fresh id,
+  // so nothing newer can be cached).
   Awaitable<Status> Put(int64_t id, const ArticleFields& fields, const std::string* body);
+  // Fills the cache from SQL after a miss without overwriting anything newer
+  // (article_fill.lua): the hash only if absent (one that exists may hold views counted
+  // since the row was read, and a newer status), the body only if absent. Empty `fields`:
+  // the body alone. Returns the cached fields after the fill (the ones written, or the ones
+  // that were there); empty for a body-only fill.
+  Awaitable<Result<ArticleFieldList>> Fill(int64_t id, const ArticleFields& fields,
+                                           const std::string* body);
   // Updates fields (and body) of a cached article only if it is cached.
   Awaitable<Status> Update(int64_t id, const ArticleFields& fields, const std::string* body);
   Awaitable<Status> Remove(int64_t id);

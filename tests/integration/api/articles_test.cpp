@@ -4,6 +4,7 @@
 #include <set>
 
 #include "api_test_base.hpp"
+#include "redis/keys.hpp"
 
 namespace plaudit::testing {
 namespace {
@@ -66,6 +67,47 @@ class ArticlesTest : public ApiTest {
   void Flush() {
     auto fut = net::co_spawn(app_->app().io(), app_->app().flusher().FlushNow(), net::use_future);
     ASSERT_TRUE(fut.get());
+  }
+
+  template <class T>
+  T OnLoop(Awaitable<T> op) {
+    return net::co_spawn(app_->app().io(), std::move(op), net::use_future).get();
+  }
+
+  // SQL's stored view count of an article (-1 if unreadable).
+  int64_t SqlViews(int64_t id) {
+    std::function<Result<int64_t>(sql::Connection&)> job =
+        [id](sql::Connection& c) -> Result<int64_t> {
+      auto r = c.Query("SELECT view_count FROM articles WHERE id = $1", {id});
+      if (!r) return tl::unexpected(r.error());
+      return sql::Int(r->rows.at(0).at(0));
+    };
+    auto r = OnLoop(app_->app().store().Run<int64_t>(std::move(job)));
+    EXPECT_TRUE(r);
+    return r ? *r : -1;
+  }
+
+  // The view count in the article's cache hash (-1 if it is not cached).
+  int64_t RedisViews(int64_t id) {
+    const std::string v = redis_.Cli("HGET " + redis::keys::Article(id) + " views");
+    return v.empty() ? -1 : std::stoll(v);
+  }
+
+  // The article as SQL has it now, with its content: what a fill reads.
+  sql::ArticleRow SqlRow(int64_t id) {
+    sql::ArticleTable table(app_->app().store());
+    auto row = OnLoop(table.Find(id, /*with_content=*/true));
+    EXPECT_TRUE(row && *row);
+    return row && *row ? **row : sql::ArticleRow{};
+  }
+
+  // A fill of the article's cache from `row`, as LoadIntoCache or a list page's Hydrate
+  // does after a miss, racing with whatever changed since the row was read.
+  void FillFrom(const sql::ArticleRow& row, bool with_body) {
+    redis::ArticleCache cache(app_->app().redis());
+    const redis::ArticleFields fields = domain::ToFields(domain::FromRow(row));
+    auto filled = OnLoop(cache.Fill(row.id, fields, with_body ? &row.content : nullptr));
+    ASSERT_TRUE(filled) << filled.error().message;
   }
 
   std::string admin_, author_, reader_;
@@ -343,6 +385,65 @@ TEST_P(ArticlesTest, ViewsAreCountedAndFlushedToSql) {
                 .at("viewCount")
                 .as_int64(),
             0);
+}
+
+// Defect 6 of issue 23: a fill (after a miss) that read SQL before views were counted, an
+// article was published or its content changed must not take any of that back.
+TEST_P(ArticlesTest, AFillFromAnOlderRowOverwritesNothingNewer) {
+  auto draft = Create(author_, R"({"title":"slow fill","content":"<p>old</p>"})");
+  ASSERT_TRUE(draft.contains("id"));
+  const int64_t id = draft.at("id").as_int64();
+  const std::string path = "/api/v1/articles/" + std::to_string(id);
+  const sql::ArticleRow stale = SqlRow(id);  // a draft with 0 views and the old content
+  auto c = Client();
+  ASSERT_EQ(
+      c.Patch(path, R"({"status":"published","content":"<p>new</p>"})", Bearer(author_)).status,
+      200);
+  for (int i = 1; i <= 3; ++i) ASSERT_EQ(c.Get(path).Json().at("viewCount").as_int64(), i);
+  ASSERT_EQ(SqlViews(id), 0);  // not flushed: the 3 views live only in Redis
+
+  FillFrom(stale, /*with_body=*/true);   // an article page's fill, late
+  FillFrom(stale, /*with_body=*/false);  // a list page's fill, late
+  EXPECT_EQ(RedisViews(id), 3);
+  auto r = c.Get(path);  // anonymous: only a published article answers
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.Json().at("viewCount").as_int64(), 4);
+  EXPECT_EQ(r.Json().at("status").as_string(), "published");
+  EXPECT_EQ(r.Json().at("content").as_string(), "<p>new</p>");
+  Flush();
+  EXPECT_EQ(SqlViews(id), 4);
+}
+
+// After FLUSHALL, fills from SQL's row (views flushed so far) race with views counted on
+// the first fill: a second fill of the same row never lowers them.
+TEST_P(ArticlesTest, ViewsCountedAfterAFillSurviveASecondFill) {
+  const int64_t id = CreatePublished("refilled");
+  const std::string path = "/api/v1/articles/" + std::to_string(id);
+  auto c = Client();
+  for (int i = 1; i <= 2; ++i) c.Get(path);
+  Flush();
+  ASSERT_EQ(SqlViews(id), 2);
+  FlushAllRedis();
+  const sql::ArticleRow row = SqlRow(id);  // 2 views
+  for (int i = 3; i <= 6; ++i) ASSERT_EQ(c.Get(path).Json().at("viewCount").as_int64(), i);
+  FillFrom(row, /*with_body=*/true);
+  EXPECT_EQ(RedisViews(id), 6);
+  EXPECT_EQ(c.Get(path).Json().at("viewCount").as_int64(), 7);
+  Flush();
+  EXPECT_EQ(SqlViews(id), 7);
+}
+
+// A list page fills hashes without bodies; the first full read fills the body, once.
+TEST_P(ArticlesTest, ABodyMissingFromTheCacheIsFilledOnFirstRead) {
+  const int64_t id = CreatePublished("listed first");
+  FlushAllRedis();
+  ASSERT_EQ(ListIds(""), std::vector<int64_t>{id});  // fills the hash, not the body
+  const std::string body_key = redis::keys::ArticleBody(id);
+  ASSERT_EQ(redis_.Cli("EXISTS " + body_key), "0");
+  auto r = Client().Get("/api/v1/articles/" + std::to_string(id));
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.Json().at("content").as_string(), "<p>listed first</p>");
+  EXPECT_EQ(redis_.Cli("GET " + body_key), "<p>listed first</p>");
 }
 
 // A warm article read is one Redis round trip (the fields script, the body, the view mark
