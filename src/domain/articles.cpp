@@ -553,19 +553,33 @@ Awaitable<Result<ChangePage>> ArticleService::Changes(const Principal& who, std:
 }
 
 Awaitable<Result<int64_t>> ArticleService::FlushViews() {
+  // Each round: claim a batch (what is in flight first), commit its counts, confirm it. A
+  // round that found less than a full batch took everything dirty at that moment; views
+  // that arrive while it writes wait for the next pass.
+  constexpr int64_t kBatch = 1000;
+  constexpr int kMaxRounds = 100;
   int64_t total = 0;
-  while (true) {
-    auto batch = co_await cache_.TakeDirtyViews(1000);
-    if (!batch) co_return tl::unexpected(batch.error());
-    if (batch->empty()) break;
-    auto copy = *batch;
-    auto st = co_await table_.SetViewCounts(std::move(copy));
-    if (!st) {
-      for (const auto& [id, n] : *batch) co_await cache_.MarkViewed(id);
-      co_return tl::unexpected(st.error());
+  for (int round = 0; round < kMaxRounds; ++round) {
+    auto claimed = co_await cache_.ClaimViews(kBatch);
+    if (!claimed) co_return tl::unexpected(claimed.error());
+    if (claimed->empty()) break;
+    std::vector<std::pair<int64_t, int64_t>> counts;
+    counts.reserve(claimed->size());
+    for (const auto& v : *claimed) {
+      if (v.views) counts.emplace_back(v.id, *v.views);
     }
-    total += static_cast<int64_t>(batch->size());
-    if (batch->size() < 1000) break;
+    if (fail_after_view_claim && fail_after_view_claim()) {
+      co_return Fail(ErrorCode::kInternal, "views flush aborted after claim (test hook)");
+    }
+    const auto written = static_cast<int64_t>(counts.size());
+    if (!counts.empty()) {
+      // On failure the batch stays in flight; the next pass writes it.
+      auto st = co_await table_.SetViewCounts(std::move(counts));
+      if (!st) co_return tl::unexpected(st.error());
+    }
+    if (auto st = co_await cache_.ViewsDone(*claimed); !st) co_return tl::unexpected(st.error());
+    total += written;
+    if (static_cast<int64_t>(claimed->size()) < kBatch) break;
   }
   co_return total;
 }

@@ -7,6 +7,7 @@
 // missing and is rebuilt from SQL on the next read. Reads fill misses from SQL once per
 // key in this process (SingleFlight), and list indexes are rebuilt under a Redis lock so
 // several instances do not rebuild at once.
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,8 +47,13 @@ class ArticleService {
                                                  PageRequest page);
   Awaitable<Result<ChangePage>> Changes(const Principal& who, std::string after, int64_t limit);
 
-  // Moves view counts from Redis to SQL (absolute values). Returns how many articles.
+  // Moves view counts from Redis to SQL (absolute values): claim → commit → done, so a pass
+  // that dies anywhere loses nothing and passes may run at once (see view_claim.lua).
+  // Returns how many articles' counts it wrote.
   Awaitable<Result<int64_t>> FlushViews();
+  // Test hook: called after a views claim, before its SQL commit; returning true aborts the
+  // pass there, as a crash would.
+  std::function<bool()> fail_after_view_claim;
   // Rebuilds the published list indexes from SQL (once, under a lock).
   Awaitable<Status> RebuildIndexes();
 

@@ -91,9 +91,17 @@ class ArticleCache {
   Awaitable<Status> RebuildAdd(std::string_view list, const std::vector<ListEntry>& entries);
   Awaitable<Status> FinishRebuild(const std::string& owner);
 
-  // Views: ids whose counts changed since the last flush (removed when taken).
-  Awaitable<Status> MarkViewed(int64_t id);
-  Awaitable<Result<std::vector<std::pair<int64_t, int64_t>>>> TakeDirtyViews(int64_t max);
+  // Views, flushed with claim → commit → done (view_claim.lua): ClaimViews takes up to `max`
+  // ids (those left in flight by an earlier or concurrent pass first) and reads their
+  // current counts; after the SQL commit, ViewsDone confirms them. Until then the ids stay
+  // in flight, and a later pass takes them again.
+  struct ClaimedView {
+    int64_t id = 0;
+    std::string seq;               // the claim it holds
+    std::optional<int64_t> views;  // nullopt: no longer cached (deleted, or Redis emptied)
+  };
+  Awaitable<Result<std::vector<ClaimedView>>> ClaimViews(int64_t max);
+  Awaitable<Status> ViewsDone(const std::vector<ClaimedView>& claimed);
 
   // Change feed.
   Awaitable<Status> AppendChange(int64_t article_id, std::string_view op, int64_t at_ms);
