@@ -20,8 +20,8 @@
 // | pl:vd:{views}            | SET    | ids of articles with unflushed view counts   | none       |
 // | pl:vf:{views}            | ZSET   | ids claimed by a flush, not yet confirmed in | none       |
 // |                          |        | SQL; score = the claim's seq                 |            |
-// | pl:vseq:{views}          | STRING | last seq a views claim took; grows, seeded   | none       |
-// |                          |        | from the clock in µs                         |            |
+// | pl:vseq:{views}          | STRING | last seq a views claim took:                 | none       |
+// |                          |        | max(INCR, the clock in µs)                   |            |
 // | pl:changes               | STREAM | change feed for search indexers, ~100k long  | none       |
 // | pl:lk:{lN}:<t>:<bucket>  | SET    | user ids liking target t (a<id>/c<id>) whose | none       |
 // |                          |        | id >> 8 == bucket; member 0 = loaded (intset) |            |

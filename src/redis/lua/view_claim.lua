@@ -14,13 +14,15 @@
 -- flight restamps it (s'), so a pass that holds s and commits an older count cannot confirm
 -- it: the id stays in flight until a pass holding s' commits a count read after s'.
 local function next_seq()
-  -- Strictly increasing, also across a FLUSHALL (then it resumes from the clock in µs, which
-  -- no earlier seq has passed), so a pass that still holds a seq from before never matches
-  -- a new claim.
+  -- max(INCR, the clock in µs): strictly increasing, and never handed out twice even when the
+  -- key is gone (FLUSHALL) or older (a Redis restored from an older snapshot), since the
+  -- clock has passed every earlier seq. So a pass that still holds a seq from before never
+  -- matches, and confirms, a new claim.
   local seq = redis.call('INCR', KEYS[3])
-  if seq < 1000000000000000 then
-    local t = redis.call('TIME')
-    seq = math.max(seq, tonumber(t[1]) * 1000000 + tonumber(t[2]))
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  if now > seq then
+    seq = now
     redis.call('SET', KEYS[3], string.format('%d', seq))
   end
   return string.format('%d', seq)
