@@ -269,8 +269,13 @@ Awaitable<Result<Article>> ArticleService::LoadIntoCache(int64_t id) {
     if (!*row) co_return Fail(ErrorCode::kNotFound, "no such article");
     Article a = FromRow(**row);
     a.content = (*row)->content;
-    if (auto st = co_await cache_.Put(id, ToFields(a), &*a.content); !st) {
-      co_return tl::unexpected(st.error());
+    // A fill, not a write: a racing fill or view may have cached newer fields meanwhile.
+    const redis::ArticleFields fields = ToFields(a);
+    auto cached = co_await cache_.Fill(id, fields, &*a.content);
+    if (!cached) co_return tl::unexpected(cached.error());
+    if (auto live = FromFields(*cached)) {
+      live->content = std::move(a.content);
+      co_return *live;
     }
     co_return a;
   };
@@ -325,7 +330,9 @@ Awaitable<Result<Article>> ArticleService::Get(const std::optional<Principal>& v
     if (!row) co_return tl::unexpected(row.error());
     if (!*row) co_return Fail(ErrorCode::kNotFound, "no such article");
     a->content = (*row)->content;
-    auto refill = co_await cache_.Update(id, {}, &*a->content);
+    // SET NX: an update may have cached a newer body since the row was read.
+    const redis::ArticleFields no_fields;
+    auto refill = co_await cache_.Fill(id, no_fields, &*a->content);
     if (!refill) spdlog::warn("could not refill body of article {}", id);
   }
   co_return *a;
@@ -431,10 +438,12 @@ Awaitable<Result<std::vector<Article>>> ArticleService::Hydrate(const std::vecto
     if (!rows) co_return tl::unexpected(rows.error());
     for (const auto& row : *rows) {
       Article a = FromRow(row);
-      if (auto st = co_await cache_.Put(a.id, ToFields(a), nullptr); !st) {
-        co_return tl::unexpected(st.error());
-      }
-      loaded.emplace(a.id, std::move(a));
+      // A fill: the article page may have filled it (and counted views) since GetMany.
+      const redis::ArticleFields row_fields = ToFields(a);
+      auto cached = co_await cache_.Fill(a.id, row_fields, nullptr);
+      if (!cached) co_return tl::unexpected(cached.error());
+      auto live = FromFields(*cached);
+      loaded.emplace(a.id, live ? std::move(*live) : std::move(a));
     }
   }
   std::vector<Article> out;
@@ -546,19 +555,33 @@ Awaitable<Result<ChangePage>> ArticleService::Changes(const Principal& who, std:
 }
 
 Awaitable<Result<int64_t>> ArticleService::FlushViews() {
+  // Each round: claim a batch (what is in flight first), commit its counts, confirm it. A
+  // round that found less than a full batch took everything dirty at that moment; views
+  // that arrive while it writes wait for the next pass.
+  constexpr int64_t kBatch = 1000;
+  constexpr int kMaxRounds = 100;
   int64_t total = 0;
-  while (true) {
-    auto batch = co_await cache_.TakeDirtyViews(1000);
-    if (!batch) co_return tl::unexpected(batch.error());
-    if (batch->empty()) break;
-    auto copy = *batch;
-    auto st = co_await table_.SetViewCounts(std::move(copy));
-    if (!st) {
-      for (const auto& [id, n] : *batch) co_await cache_.MarkViewed(id);
-      co_return tl::unexpected(st.error());
+  for (int round = 0; round < kMaxRounds; ++round) {
+    auto claimed = co_await cache_.ClaimViews(kBatch);
+    if (!claimed) co_return tl::unexpected(claimed.error());
+    if (claimed->empty()) break;
+    std::vector<std::pair<int64_t, int64_t>> counts;
+    counts.reserve(claimed->size());
+    for (const auto& v : *claimed) {
+      if (v.views) counts.emplace_back(v.id, *v.views);
     }
-    total += static_cast<int64_t>(batch->size());
-    if (batch->size() < 1000) break;
+    if (fail_after_view_claim && fail_after_view_claim()) {
+      co_return Fail(ErrorCode::kInternal, "views flush aborted after claim (test hook)");
+    }
+    const auto written = static_cast<int64_t>(counts.size());
+    if (!counts.empty()) {
+      // On failure the batch stays in flight; the next pass writes it.
+      auto st = co_await table_.SetViewCounts(std::move(counts));
+      if (!st) co_return tl::unexpected(st.error());
+    }
+    if (auto st = co_await cache_.ViewsDone(*claimed); !st) co_return tl::unexpected(st.error());
+    total += written;
+    if (static_cast<int64_t>(claimed->size()) < kBatch) break;
   }
   co_return total;
 }

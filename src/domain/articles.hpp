@@ -10,6 +10,7 @@
 //
 // The change feed is SQL's: ArticleTable appends each change to an outbox table in the
 // change's own transaction (sql/article_changes.hpp), and Changes() pages that table.
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -60,8 +61,13 @@ class ArticleService {
   // ParseChangeCursor: a decimal outbox id, "" for the start, or an old "<ms>-<seq>").
   Awaitable<Result<ChangePage>> Changes(const Principal& who, std::string after, int64_t limit);
 
-  // Moves view counts from Redis to SQL (absolute values). Returns how many articles.
+  // Moves view counts from Redis to SQL (absolute values): claim → commit → done, so a pass
+  // that dies anywhere loses nothing and passes may run at once (see view_claim.lua).
+  // Returns how many articles' counts it wrote.
   Awaitable<Result<int64_t>> FlushViews();
+  // Test hook: called after a views claim, before its SQL commit; returning true aborts the
+  // pass there, as a crash would.
+  std::function<bool()> fail_after_view_claim;
   // Rebuilds the published list indexes from SQL (once, under a lock).
   Awaitable<Status> RebuildIndexes();
 

@@ -75,12 +75,15 @@ Awaitable<Result<std::optional<ArticleCache::Cached>>> ArticleCache::Get(int64_t
   std::vector<std::string> args{count_view ? "1" : "0"};
   args.insert(args.end(), kArticleFields.begin(), kArticleFields.end());
   auto fields_reply = client_.Eval(GetScript("article_view.lua"), std::move(keys), std::move(args));
-  if (with_body) {
-    // The view mark goes out before the script says whether a view was counted: a mark for
-    // a draft or an uncached article is harmless (the flusher rewrites SQL's own value, or
-    // skips an article with no cached count).
-    std::vector<std::vector<std::string>> reads{{"GET", keys::ArticleBody(id)}};
-    if (count_view) reads.push_back({"SADD", std::string(keys::kViewsDirty), std::to_string(id)});
+  // The view mark goes out after the script (same connection, so Redis runs it after the
+  // increment: a flush that claims the id reads a count that holds this view) and before
+  // the script says whether a view was counted: a mark for a draft or an uncached article
+  // is harmless (the flusher rewrites SQL's own value, or skips an article with no cached
+  // count).
+  std::vector<std::vector<std::string>> reads;
+  if (with_body) reads.push_back({"GET", keys::ArticleBody(id)});
+  if (count_view) reads.push_back({"SADD", std::string(keys::kViewsDirty), std::to_string(id)});
+  if (!reads.empty()) {
     auto reads_reply = client_.Pipeline(std::move(reads));
     auto both = co_await (std::move(fields_reply) && std::move(reads_reply));
     Result<Reply>& f = std::get<0>(both);
@@ -88,9 +91,9 @@ Awaitable<Result<std::optional<ArticleCache::Cached>>> ArticleCache::Get(int64_t
     if (auto st = ReplyOk(f); !st) co_return tl::unexpected(st.error());
     if (auto st = AllOk(rest); !st) co_return tl::unexpected(st.error());
     if (f->is_nil()) co_return std::optional<Cached>{};
-    const Reply& b = rest->front();
-    Cached c{ToFields(*f), b.is_nil() ? std::nullopt : std::optional<std::string>(b.str)};
-    co_return std::optional<Cached>(std::move(c));
+    std::optional<std::string> body;
+    if (with_body && !rest->front().is_nil()) body = std::move(rest->front().str);
+    co_return std::optional<Cached>(Cached{ToFields(*f), std::move(body)});
   }
   auto f = co_await std::move(fields_reply);
   if (auto st = ReplyOk(f); !st) co_return tl::unexpected(st.error());
@@ -160,6 +163,38 @@ Awaitable<Status> ArticleCache::Put(int64_t id, const ArticleFields& fields,
   co_return AllOk(co_await client_.Pipeline(std::move(cmds)));
 }
 
+Awaitable<Result<ArticleFieldList>> ArticleCache::Fill(int64_t id, const ArticleFields& fields,
+                                                       const std::string* body) {
+  std::vector<std::string> keys{keys::Article(id), keys::ArticleBody(id)};
+  std::vector<std::string> args;
+  args.reserve(2 + 2 * fields.size());
+  if (body) {
+    args.push_back("1");
+    args.push_back(*body);
+  } else {
+    args.push_back("0");
+  }
+  // 'status' first, as in Put.
+  if (auto it = fields.find("status"); it != fields.end()) {
+    args.push_back(it->first);
+    args.push_back(it->second);
+  }
+  for (const auto& [k, v] : fields) {
+    if (k == "status") continue;
+    args.push_back(k);
+    args.push_back(v);
+  }
+  auto r = co_await client_.Eval(GetScript("article_fill.lua"), std::move(keys), std::move(args));
+  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  ArticleFieldList out;
+  auto& kv = r->elements;
+  out.reserve(kv.size() / 2);
+  for (size_t i = 0; i + 1 < kv.size(); i += 2) {
+    out.emplace_back(std::move(kv[i].str), std::move(kv[i + 1].str));
+  }
+  co_return out;
+}
+
 Awaitable<Status> ArticleCache::Update(int64_t id, const ArticleFields& fields,
                                        const std::string* body) {
   std::vector<std::string> keys{keys::Article(id)};
@@ -191,6 +226,7 @@ Awaitable<Status> ArticleCache::Remove(int64_t id) {
       {"DEL", keys::Article(id)},
       {"DEL", keys::ArticleBody(id)},
       {"SREM", std::string(keys::kViewsDirty), std::to_string(id)},
+      {"ZREM", std::string(keys::kViewsInFlight), std::to_string(id)},
       // Its comments' cache: without the meta key nothing reads or extends the rest.
       {"DEL", keys::CommentMeta(id), keys::CommentsByTime(id), keys::CommentsByLikes(id)}};
   co_return AllOk(co_await client_.Pipeline(std::move(cmds)));
@@ -261,33 +297,49 @@ Awaitable<Status> ArticleCache::FinishRebuild(const std::string& owner) {
   co_return AllOk(co_await client_.Pipeline(std::move(cmds)));
 }
 
-Awaitable<Status> ArticleCache::MarkViewed(int64_t id) {
-  std::vector<std::string> cmd{"SADD", std::string(keys::kViewsDirty), std::to_string(id)};
-  co_return ReplyOk(co_await client_.Command(std::move(cmd)));
-}
-
-Awaitable<Result<std::vector<std::pair<int64_t, int64_t>>>> ArticleCache::TakeDirtyViews(
-    int64_t max) {
-  std::vector<std::string> pop{"SPOP", std::string(keys::kViewsDirty), std::to_string(max)};
-  auto ids = co_await client_.Command(std::move(pop));
-  if (auto st = ReplyOk(ids); !st) co_return tl::unexpected(st.error());
-  std::vector<std::pair<int64_t, int64_t>> out;
-  if (ids->elements.empty()) co_return out;
-  std::vector<std::vector<std::string>> cmds;
-  for (const auto& e : ids->elements) cmds.push_back({"HGET", keys::Article(std::stoll(e.str)), "views"});
-  auto views = co_await client_.Pipeline(std::move(cmds));
-  if (auto st = AllOk(views); !st) {
-    // Put the marks back so a later pass retries them.
-    std::vector<std::string> back{"SADD", std::string(keys::kViewsDirty)};
-    for (const auto& e : ids->elements) back.push_back(e.str);
-    co_await client_.Command(std::move(back));
-    co_return tl::unexpected(st.error());
+Awaitable<Result<std::vector<ArticleCache::ClaimedView>>> ArticleCache::ClaimViews(int64_t max) {
+  std::vector<std::string> keys{std::string(keys::kViewsDirty), std::string(keys::kViewsInFlight),
+                                std::string(keys::kViewsSeq)};
+  std::vector<std::string> args{std::to_string(max)};
+  auto r = co_await client_.Eval(GetScript("view_claim.lua"), std::move(keys), std::move(args));
+  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  std::vector<ClaimedView> out;
+  const auto& items = r->elements;
+  if (items.empty()) co_return out;
+  out.reserve(items.size() / 2);
+  std::vector<std::vector<std::string>> reads;
+  reads.reserve(items.size() / 2);
+  for (size_t i = 0; i + 1 < items.size(); i += 2) {
+    auto id = items[i].AsInt();
+    if (!id || *id <= 0) continue;  // not an id; it stays in flight, harmless
+    ClaimedView v;
+    v.id = *id;
+    v.seq = items[i + 1].str;
+    reads.push_back({"HGET", keys::Article(v.id), "views"});
+    out.push_back(std::move(v));
   }
-  for (size_t i = 0; i < ids->elements.size(); ++i) {
-    auto n = (*views)[i].AsInt();
-    if (n) out.emplace_back(std::stoll(ids->elements[i].str), *n);
+  if (out.empty()) co_return out;
+  // Read after the claim: every view marked before it is in these counts. A failure here
+  // leaves the ids in flight for the next pass.
+  auto views = co_await client_.Pipeline(std::move(reads));
+  if (auto st = AllOk(views); !st) co_return tl::unexpected(st.error());
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (auto n = (*views)[i].AsInt()) out[i].views = *n;
   }
   co_return out;
+}
+
+Awaitable<Status> ArticleCache::ViewsDone(const std::vector<ClaimedView>& claimed) {
+  if (claimed.empty()) co_return Status{};
+  std::vector<std::string> keys{std::string(keys::kViewsInFlight)};
+  std::vector<std::string> args;
+  args.reserve(2 * claimed.size());
+  for (const auto& v : claimed) {
+    args.push_back(std::to_string(v.id));
+    args.push_back(v.seq);
+  }
+  co_return ReplyOk(
+      co_await client_.Eval(GetScript("view_done.lua"), std::move(keys), std::move(args)));
 }
 
 }  // namespace plaudit::redis

@@ -54,8 +54,16 @@ class ArticleCache {
   Awaitable<Result<ArticleFields>> GetAccess(int64_t id);
   // Fields for many ids in one round trip; a missing article is an empty list.
   Awaitable<Result<std::vector<ArticleFieldList>>> GetMany(const std::vector<int64_t>& ids);
-  // Writes the whole cached article (fill after a miss, or after a create).
+  // Writes the whole cached article, replacing what is there: only for a create (a fresh id,
+  // so nothing newer can be cached).
   Awaitable<Status> Put(int64_t id, const ArticleFields& fields, const std::string* body);
+  // Fills the cache from SQL after a miss without overwriting anything newer
+  // (article_fill.lua): the hash only if absent (one that exists may hold views counted
+  // since the row was read, and a newer status), the body only if absent. Empty `fields`:
+  // the body alone. Returns the cached fields after the fill (the ones written, or the ones
+  // that were there); empty for a body-only fill.
+  Awaitable<Result<ArticleFieldList>> Fill(int64_t id, const ArticleFields& fields,
+                                           const std::string* body);
   // Updates fields (and body) of a cached article only if it is cached.
   Awaitable<Status> Update(int64_t id, const ArticleFields& fields, const std::string* body);
   Awaitable<Status> Remove(int64_t id);
@@ -77,9 +85,17 @@ class ArticleCache {
   Awaitable<Status> RebuildAdd(std::string_view list, const std::vector<ListEntry>& entries);
   Awaitable<Status> FinishRebuild(const std::string& owner);
 
-  // Views: ids whose counts changed since the last flush (removed when taken).
-  Awaitable<Status> MarkViewed(int64_t id);
-  Awaitable<Result<std::vector<std::pair<int64_t, int64_t>>>> TakeDirtyViews(int64_t max);
+  // Views, flushed with claim → commit → done (view_claim.lua): ClaimViews takes up to `max`
+  // ids (those left in flight by an earlier or concurrent pass first) and reads their
+  // current counts; after the SQL commit, ViewsDone confirms them. Until then the ids stay
+  // in flight, and a later pass takes them again.
+  struct ClaimedView {
+    int64_t id = 0;
+    std::string seq;               // the claim it holds
+    std::optional<int64_t> views;  // nullopt: no longer cached (deleted, or Redis emptied)
+  };
+  Awaitable<Result<std::vector<ClaimedView>>> ClaimViews(int64_t max);
+  Awaitable<Status> ViewsDone(const std::vector<ClaimedView>& claimed);
 
  private:
   Client& client_;

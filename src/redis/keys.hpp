@@ -17,7 +17,11 @@
 // |                          |        | = 19-digit id; sentinel member at -inf       |            |
 // | pl:arts:{pub}:<list>:new | ZSET   | the same, while being rebuilt from SQL       | none       |
 // | pl:arts:{pub}:lock       | STRING | who is rebuilding the list indexes           | 30 s       |
-// | pl:views:dirty           | SET    | ids of articles with unflushed view counts   | none       |
+// | pl:vd:{views}            | SET    | ids of articles with unflushed view counts   | none       |
+// | pl:vf:{views}            | ZSET   | ids claimed by a flush, not yet confirmed in | none       |
+// |                          |        | SQL; score = the claim's seq                 |            |
+// | pl:vseq:{views}          | STRING | last seq a views claim took:                 | none       |
+// |                          |        | max(INCR, the clock in µs)                   |            |
 // | pl:lk:{lN}:<t>:<bucket>  | SET    | user ids liking target t (a<id>/c<id>) whose | none       |
 // |                          |        | id >> 8 == bucket; member 0 = loaded (intset) |            |
 // | pl:lc:{lN}:<t>           | STRING | like count of t                              | none       |
@@ -48,7 +52,8 @@
 //   article like checks the article is published in the same script. ZSET members are
 //   19-digit zero-padded ids, so equal scores order by id.
 //
-// Single-key operations need no hash tag. Scripts touch one key each (cluster-ready).
+// Single-key operations need no hash tag. Each script touches the keys of one hash slot
+// (cluster-ready).
 // Token hashes are BLAKE2b-256 of the bearer token, hex: Redis never holds a usable token.
 #include <charconv>
 #include <cstdint>
@@ -106,7 +111,11 @@ inline std::string PublishedListRebuild(std::string_view list) {
   return Cat("pl:arts:{pub}:", list, ":new");
 }
 inline constexpr std::string_view kPublishedListLock = "pl:arts:{pub}:lock";
-inline constexpr std::string_view kViewsDirty = "pl:views:dirty";
+// The flusher's view claim (view_claim.lua) moves ids from the dirty set to the in-flight
+// one atomically, so the three share the {views} tag.
+inline constexpr std::string_view kViewsDirty = "pl:vd:{views}";
+inline constexpr std::string_view kViewsInFlight = "pl:vf:{views}";
+inline constexpr std::string_view kViewsSeq = "pl:vseq:{views}";
 
 inline constexpr int kLikeBucketShift = 8;  // 256 users (+ the loaded mark) per bucket: an intset
 inline std::string LikeBucket(int shard, std::string_view member) {

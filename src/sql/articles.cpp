@@ -1,5 +1,7 @@
 #include "sql/articles.hpp"
 
+#include <algorithm>
+
 namespace plaudit::sql {
 namespace {
 
@@ -234,6 +236,9 @@ Awaitable<Result<std::pair<std::vector<ArticleRow>, int64_t>>> ArticleTable::Lis
 }
 
 Awaitable<Status> ArticleTable::SetViewCounts(std::vector<std::pair<int64_t, int64_t>> views) {
+  // In id order: two flush passes (two instances) may write overlapping batches at once,
+  // and rows locked in one order cannot deadlock on PostgreSQL.
+  std::sort(views.begin(), views.end());
   std::function<Result<bool>(Connection&)> job =
       [views = std::move(views)](Connection& c) -> Result<bool> {
     auto st = c.Transaction([&](Connection& tx) -> Status {

@@ -46,5 +46,12 @@ TEST(Keys, UnshardedKeysKeepTheirDocumentedNames) {
   EXPECT_EQ(PublishedListRebuild("post"), "pl:arts:{pub}:post:new");
 }
 
+// view_claim.lua moves ids between these in one script: one hash slot, one tag.
+TEST(Keys, ViewFlushKeysShareOneHashTag) {
+  EXPECT_EQ(kViewsDirty, "pl:vd:{views}");
+  EXPECT_EQ(kViewsInFlight, "pl:vf:{views}");
+  EXPECT_EQ(kViewsSeq, "pl:vseq:{views}");
+}
+
 }  // namespace
 }  // namespace plaudit::redis::keys

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "api_test_base.hpp"
+#include "redis/keys.hpp"
 
 namespace plaudit::testing {
 namespace {
@@ -70,6 +71,47 @@ class ArticlesTest : public ApiTest {
   void Flush() {
     auto fut = net::co_spawn(app_->app().io(), app_->app().flusher().FlushNow(), net::use_future);
     ASSERT_TRUE(fut.get());
+  }
+
+  template <class T>
+  T OnLoop(Awaitable<T> op) {
+    return net::co_spawn(app_->app().io(), std::move(op), net::use_future).get();
+  }
+
+  // SQL's stored view count of an article (-1 if unreadable).
+  int64_t SqlViews(int64_t id) {
+    std::function<Result<int64_t>(sql::Connection&)> job =
+        [id](sql::Connection& c) -> Result<int64_t> {
+      auto r = c.Query("SELECT view_count FROM articles WHERE id = $1", {id});
+      if (!r) return tl::unexpected(r.error());
+      return sql::Int(r->rows.at(0).at(0));
+    };
+    auto r = OnLoop(app_->app().store().Run<int64_t>(std::move(job)));
+    EXPECT_TRUE(r);
+    return r ? *r : -1;
+  }
+
+  // The view count in the article's cache hash (-1 if it is not cached).
+  int64_t RedisViews(int64_t id) {
+    const std::string v = redis_.Cli("HGET " + redis::keys::Article(id) + " views");
+    return v.empty() ? -1 : std::stoll(v);
+  }
+
+  // The article as SQL has it now, with its content: what a fill reads.
+  sql::ArticleRow SqlRow(int64_t id) {
+    sql::ArticleTable table(app_->app().store());
+    auto row = OnLoop(table.Find(id, /*with_content=*/true));
+    EXPECT_TRUE(row && *row);
+    return row && *row ? **row : sql::ArticleRow{};
+  }
+
+  // A fill of the article's cache from `row`, as LoadIntoCache or a list page's Hydrate
+  // does after a miss, racing with whatever changed since the row was read.
+  void FillFrom(const sql::ArticleRow& row, bool with_body) {
+    redis::ArticleCache cache(app_->app().redis());
+    const redis::ArticleFields fields = domain::ToFields(domain::FromRow(row));
+    auto filled = OnLoop(cache.Fill(row.id, fields, with_body ? &row.content : nullptr));
+    ASSERT_TRUE(filled) << filled.error().message;
   }
 
   std::string admin_, author_, reader_;
@@ -347,6 +389,191 @@ TEST_P(ArticlesTest, ViewsAreCountedAndFlushedToSql) {
                 .at("viewCount")
                 .as_int64(),
             0);
+}
+
+// Defect 6 of issue 23: a fill (after a miss) that read SQL before views were counted, an
+// article was published or its content changed must not take any of that back.
+TEST_P(ArticlesTest, AFillFromAnOlderRowOverwritesNothingNewer) {
+  auto draft = Create(author_, R"({"title":"slow fill","content":"<p>old</p>"})");
+  ASSERT_TRUE(draft.contains("id"));
+  const int64_t id = draft.at("id").as_int64();
+  const std::string path = "/api/v1/articles/" + std::to_string(id);
+  const sql::ArticleRow stale = SqlRow(id);  // a draft with 0 views and the old content
+  auto c = Client();
+  ASSERT_EQ(
+      c.Patch(path, R"({"status":"published","content":"<p>new</p>"})", Bearer(author_)).status,
+      200);
+  for (int i = 1; i <= 3; ++i) ASSERT_EQ(c.Get(path).Json().at("viewCount").as_int64(), i);
+  ASSERT_EQ(SqlViews(id), 0);  // not flushed: the 3 views live only in Redis
+
+  FillFrom(stale, /*with_body=*/true);   // an article page's fill, late
+  FillFrom(stale, /*with_body=*/false);  // a list page's fill, late
+  EXPECT_EQ(RedisViews(id), 3);
+  auto r = c.Get(path);  // anonymous: only a published article answers
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.Json().at("viewCount").as_int64(), 4);
+  EXPECT_EQ(r.Json().at("status").as_string(), "published");
+  EXPECT_EQ(r.Json().at("content").as_string(), "<p>new</p>");
+  Flush();
+  EXPECT_EQ(SqlViews(id), 4);
+}
+
+// After FLUSHALL, fills from SQL's row (views flushed so far) race with views counted on
+// the first fill: a second fill of the same row never lowers them.
+TEST_P(ArticlesTest, ViewsCountedAfterAFillSurviveASecondFill) {
+  const int64_t id = CreatePublished("refilled");
+  const std::string path = "/api/v1/articles/" + std::to_string(id);
+  auto c = Client();
+  for (int i = 1; i <= 2; ++i) c.Get(path);
+  Flush();
+  ASSERT_EQ(SqlViews(id), 2);
+  FlushAllRedis();
+  const sql::ArticleRow row = SqlRow(id);  // 2 views
+  for (int i = 3; i <= 6; ++i) ASSERT_EQ(c.Get(path).Json().at("viewCount").as_int64(), i);
+  FillFrom(row, /*with_body=*/true);
+  EXPECT_EQ(RedisViews(id), 6);
+  EXPECT_EQ(c.Get(path).Json().at("viewCount").as_int64(), 7);
+  Flush();
+  EXPECT_EQ(SqlViews(id), 7);
+}
+
+// A list page fills hashes without bodies; the first full read fills the body, once.
+TEST_P(ArticlesTest, ABodyMissingFromTheCacheIsFilledOnFirstRead) {
+  const int64_t id = CreatePublished("listed first");
+  FlushAllRedis();
+  ASSERT_EQ(ListIds(""), std::vector<int64_t>{id});  // fills the hash, not the body
+  const std::string body_key = redis::keys::ArticleBody(id);
+  ASSERT_EQ(redis_.Cli("EXISTS " + body_key), "0");
+  auto r = Client().Get("/api/v1/articles/" + std::to_string(id));
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.Json().at("content").as_string(), "<p>listed first</p>");
+  EXPECT_EQ(redis_.Cli("GET " + body_key), "<p>listed first</p>");
+}
+
+// Defect 7 of issue 23: the view flush claims ids (claim → commit → done), so a pass killed
+// between its claim and its SQL commit leaves them for the next pass; SPOP lost them.
+class ViewFlushTest : public ArticlesTest {
+ protected:
+  void Configure(config::Config& c) override { c.rate_limits = false; }
+
+  Result<int64_t> FlushViews() { return OnLoop(app_->app().articles().FlushViews()); }
+
+  std::string InFlight() { return redis_.Cli("ZCARD " + std::string(redis::keys::kViewsInFlight)); }
+  std::string Dirty() { return redis_.Cli("SCARD " + std::string(redis::keys::kViewsDirty)); }
+};
+
+TEST_P(ViewFlushTest, APassKilledAfterItsClaimLosesNoViews) {
+  const int64_t id = CreatePublished("killed flush");
+  const std::string path = "/api/v1/articles/" + std::to_string(id);
+  auto c = Client();
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(c.Get(path).status, 200);
+
+  app_->app().articles().fail_after_view_claim = [] { return true; };
+  EXPECT_FALSE(FlushViews());  // dies after the claim, before the SQL commit
+  app_->app().articles().fail_after_view_claim = nullptr;
+  EXPECT_EQ(SqlViews(id), 0);
+  EXPECT_EQ(InFlight(), "1");
+
+  // No view in between: nothing marks the article dirty again, the claim alone keeps it.
+  auto written = FlushViews();
+  ASSERT_TRUE(written) << written.error().message;
+  EXPECT_EQ(*written, 1);
+  EXPECT_EQ(SqlViews(id), 3);
+  EXPECT_EQ(InFlight(), "0");
+  EXPECT_EQ(Dirty(), "0");
+
+  // A view counted while a claim is in flight is marked dirty again and written later.
+  app_->app().articles().fail_after_view_claim = [] { return true; };
+  ASSERT_EQ(c.Get(path).status, 200);
+  EXPECT_FALSE(FlushViews());
+  app_->app().articles().fail_after_view_claim = nullptr;
+  ASSERT_EQ(c.Get(path).status, 200);
+  ASSERT_TRUE(FlushViews());
+  EXPECT_EQ(SqlViews(id), 5);
+  EXPECT_EQ(RedisViews(id), 5);
+  auto again = FlushViews();
+  ASSERT_TRUE(again);
+  EXPECT_EQ(*again, 0);  // nothing left
+}
+
+// Two passes (two instances) interleaved at their worst: A claims, a view arrives, B claims
+// the id again, A commits its older count and confirms, B dies. B's claim must survive A's
+// confirmation, so the next pass writes the newer count.
+TEST_P(ViewFlushTest, AnOlderClaimsConfirmationKeepsANewerClaimInFlight) {
+  const int64_t id = CreatePublished("two passes");
+  const std::string path = "/api/v1/articles/" + std::to_string(id);
+  auto c = Client();
+  ASSERT_EQ(c.Get(path).status, 200);
+  redis::ArticleCache cache(app_->app().redis());
+  sql::ArticleTable table(app_->app().store());
+
+  auto a = OnLoop(cache.ClaimViews(1000));
+  ASSERT_TRUE(a);
+  ASSERT_EQ(a->size(), 1u);
+  EXPECT_EQ(a->front().views, std::optional<int64_t>(1));
+  ASSERT_EQ(c.Get(path).status, 200);  // view 2, after A's read
+  auto b = OnLoop(cache.ClaimViews(1000));
+  ASSERT_TRUE(b);
+  ASSERT_EQ(b->size(), 1u);
+  EXPECT_EQ(b->front().views, std::optional<int64_t>(2));
+  std::vector<std::pair<int64_t, int64_t>> older{{id, *a->front().views}};
+  ASSERT_TRUE(OnLoop(table.SetViewCounts(std::move(older))));
+  ASSERT_TRUE(OnLoop(cache.ViewsDone(*a)));
+  EXPECT_EQ(InFlight(), "1");  // B's claim, not yet in SQL
+  // B dies here. The next pass takes its claim again.
+  ASSERT_TRUE(FlushViews());
+  EXPECT_EQ(SqlViews(id), 2);
+  EXPECT_EQ(InFlight(), "0");
+  // B's late confirmation (if it was only slow) confirms nothing newer than what it wrote.
+  ASSERT_TRUE(OnLoop(cache.ViewsDone(*b)));
+  EXPECT_EQ(InFlight(), "0");
+}
+
+TEST_P(ViewFlushTest, ConcurrentPassesWhileViewsArriveEndWithSqlEqualToRedis) {
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 4; ++i) ids.push_back(CreatePublished("busy" + std::to_string(i)));
+  std::atomic<bool> viewing{true};
+  std::atomic<int64_t> views{0};
+  std::vector<std::thread> viewers;
+  for (int t = 0; t < 3; ++t) {
+    viewers.emplace_back([&, t] {
+      auto c = Client();
+      for (size_t k = 0; viewing || k < 20; ++k) {
+        if (c.Get("/api/v1/articles/" + std::to_string(ids[(t + k) % ids.size()])).status == 200) {
+          ++views;
+        }
+      }
+    });
+  }
+  auto pair_of_passes = [&] {
+    auto first =
+        net::co_spawn(app_->app().io(), app_->app().articles().FlushViews(), net::use_future);
+    auto second =
+        net::co_spawn(app_->app().io(), app_->app().articles().FlushViews(), net::use_future);
+    auto r1 = first.get();
+    auto r2 = second.get();
+    EXPECT_TRUE(r1) << r1.error().message;
+    EXPECT_TRUE(r2) << r2.error().message;
+  };
+  // Passes run while at least 300 views arrive (a deadline keeps a stuck run finite).
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  int pairs = 0;
+  while ((views < 300 || pairs < 10) && std::chrono::steady_clock::now() < deadline) {
+    pair_of_passes();
+    ++pairs;
+  }
+  viewing = false;
+  for (auto& v : viewers) v.join();
+  pair_of_passes();  // the last views, still two passes at once
+
+  int64_t redis_total = 0;
+  for (int64_t id : ids) {
+    EXPECT_EQ(SqlViews(id), RedisViews(id)) << id;
+    redis_total += RedisViews(id);
+  }
+  EXPECT_EQ(redis_total, views.load());
+  EXPECT_EQ(InFlight(), "0");
+  EXPECT_EQ(Dirty(), "0");
 }
 
 // A warm article read is one Redis round trip (the fields script, the body, the view mark
@@ -683,6 +910,8 @@ INSTANTIATE_TEST_SUITE_P(Databases, ArticlesTest, ::testing::Values(Db::kSqlite,
                          DbName);
 INSTANTIATE_TEST_SUITE_P(Databases, ChangeFeedConcurrencyTest,
                          ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, ViewFlushTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
+                         DbName);
 INSTANTIATE_TEST_SUITE_P(Databases, ArticleRoundTripTest,
                          ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
 
