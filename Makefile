@@ -1,5 +1,5 @@
 # Thin wrappers over CMake presets; see README.md.
-.PHONY: deps build run test test-debug bench clean format
+.PHONY: deps build run test test-debug bench soak clean format
 
 JOBS ?= $(shell nproc)
 ARGS ?=
@@ -24,6 +24,19 @@ test-debug: deps
 
 bench: build
 	bash bench/run.sh
+
+# The model-based fault test (tests/integration/app/fault_test.cpp) alone, for longer:
+#   make soak SEED=1234 MINUTES=10 [FAULTS=flushall,redis-kill] [DB=sqlite|postgresql]
+# MINUTES of faults per database (default 5); no SEED: one derived from the time (printed).
+SEED ?=
+MINUTES ?= 5
+FAULTS ?= all
+DB ?= *
+soak: deps
+	@test -f build/build.ninja || cmake --preset release >/dev/null
+	cmake --build build -j $(JOBS) --target app_tests plauditd
+	PLAUDIT_FAULT_SEED=$(SEED) PLAUDIT_FAULT_SECONDS=$$(( $(MINUTES) * 60 )) \
+	  PLAUDIT_FAULTS=$(FAULTS) ./build/app_tests --gtest_filter='Databases/FaultTest.*/$(DB)'
 
 clean:
 	rm -rf build build-debug

@@ -178,6 +178,8 @@ Status App::WireServices() {
   like_store_ = std::make_unique<redis::LikeStore>(*redis_);
   like_table_ = std::make_unique<sql::LikeTable>(*store_);
   likes_ = std::make_unique<domain::LikeService>(*like_store_, *like_table_);
+  articles_->redis_checked = [l = likes_.get()] { return l->Checked(); };
+  articles_->check_redis = [l = likes_.get()] { return l->CheckRedis(); };
   comment_table_ = std::make_unique<sql::CommentTable>(*store_);
   comment_cache_ = std::make_unique<redis::CommentCache>(*redis_);
   comments_ = std::make_unique<domain::CommentService>(

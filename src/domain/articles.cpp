@@ -285,6 +285,10 @@ Awaitable<Result<Article>> ArticleService::LoadIntoCache(int64_t id) {
 Awaitable<Result<redis::ArticleCache::Cached>> ArticleService::Cached(int64_t id,
                                                                      bool count_view,
                                                                      bool with_body) {
+  if (count_view && redis_checked && !redis_checked()) {
+    auto checked = co_await check_redis();
+    if (!checked) co_return tl::unexpected(checked.error());
+  }
   auto cached = co_await cache_.Get(id, count_view, with_body);
   if (!cached) co_return tl::unexpected(cached.error());
   if (!*cached) {

@@ -68,6 +68,12 @@ class ArticleService {
   // Test hook: called after a views claim, before its SQL commit; returning true aborts the
   // pass there, as a crash would.
   std::function<bool()> fail_after_view_claim;
+
+  // Views are counted only on a Redis connection that LikeService checked against SQL: a
+  // Redis that came back older has article hashes with older (lower) counts, which its
+  // recovery drops (LikeService::CheckRedis). Set by the wiring; empty: no check.
+  std::function<bool()> redis_checked;
+  std::function<Awaitable<Result<bool>>()> check_redis;
   // Rebuilds the published list indexes from SQL (once, under a lock).
   Awaitable<Status> RebuildIndexes();
 

@@ -59,6 +59,14 @@ class LikeService {
   // Recomputes SQL counts from the rows; returns how many were fixed.
   Awaitable<Result<int64_t>> Reconcile();
 
+  // Before the first like, view or flush on each connection to Redis: shards of a Redis that
+  // came back older than SQL are recovered first (docs/architecture.md, "After Redis comes
+  // back older"). Checked() is an integer compare while the connection is the one checked.
+  // CheckRedis() false: SQL could not be read, so nothing was checked (likes go on; flushes
+  // wait).
+  bool Checked() const { return checked_ == store_.Generation(); }
+  Awaitable<Result<bool>> CheckRedis();
+
   // Test hook: called after a batch's SQL commit, before its Redis cleanup; returning true
   // aborts the pass there, as a crash would.
   std::function<bool()> fail_after_commit;
@@ -74,12 +82,6 @@ class LikeService {
   Awaitable<Status> LoadMissing(const redis::LikeTarget& t, int64_t user_id,
                                 const redis::LikeReading& seen, bool* target_exists);
   Awaitable<Result<int64_t>> FlushShard(int shard);
-  // Before the first like or flush on each connection to Redis: shards of a Redis that came
-  // back older than SQL are recovered first (docs/architecture.md, "After Redis comes back
-  // older"). An integer compare while the connection is the one checked. false: SQL could
-  // not be read, so nothing was checked (likes go on; flushes wait).
-  Awaitable<Result<bool>> CheckRedis();
-  bool Checked() const { return checked_ == store_.Generation(); }
 
   redis::LikeStore& store_;
   sql::LikeTable& table_;

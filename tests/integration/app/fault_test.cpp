@@ -1,0 +1,1771 @@
+// Issue 23: a model-based fault test of likes and views against the real binaries.
+//
+// Real servers only, all started here in a temp dir: a redis-server on a Unix socket with
+// `appendonly yes` + `appendfsync always` (so its SIGKILL loses nothing acknowledged), SQLite
+// or PostgreSQL, and `plauditd serve` (plus, as faults, a second instance and `plauditd
+// flush` processes). 320 users, 4 articles with 2 comments each; two targets are liked by
+// every user in a warm-up so they start in big mode (> 256 likers), two start small and
+// cross 256 under traffic.
+//
+// Client threads like/unlike, read like states and view articles, and keep a REFERENCE
+// MODEL of what 2xx responses acknowledged: per (user, target) the last acknowledged state,
+// or UNCERTAIN when a request got no answer or a 5xx (either state is then acceptable) until
+// the next acknowledged write of that pair; per article the views acknowledged and the views
+// attempted without an answer. Each user belongs to one thread (user i to thread i % 8), so
+// a pair's model entry is only ever touched by the thread that sends its requests. Reads
+// during the run are checked against the model at once.
+//
+// A fault loop driven by a seeded RNG injects faults at random moments (FaultKind), and
+// after half of them (and within every FLUSHALL and rollback) runs a CHECKPOINT: clients
+// paused, the API must match the model (each pair, each count), then after `plauditd flush`
+// (nothing in flight) SQL must match it too, reconcile must have found nothing to repair,
+// and view counts must satisfy acknowledged <= SQL <= acknowledged + unanswered, API == SQL.
+//
+// At the end: the primary (the only instance left) is SIGTERMed under traffic, and SQL alone
+// must then hold every acknowledged change (its last flush, no reconcile); restarted, the API
+// must match the model before any flush; after one `plauditd flush` API == SQL == model for
+// every pair and count (uncertain pairs: API == SQL, counts == the users liking); after a
+// FLUSHALL the API, reloaded from SQL, must say the same.
+//
+// Replay and isolate with the environment:
+//   PLAUDIT_FAULT_SEED=<n>       the fault schedule and client choices (printed every run)
+//   PLAUDIT_FAULT_SECONDS=<s>    length of the fault phase per database (default 40)
+//   PLAUDIT_FAULTS=a,b           enabled kinds (default all): flushall, redis-kill,
+//                                redis-rollback, server-kill, extra-flush, second-instance;
+//                                `none`: traffic only (a baseline for the harness itself)
+//   PLAUDIT_FAULT_FLUSH_MS=<ms>  plauditd serve's --flush-interval-ms (default 200)
+//   PLAUDIT_FAULT_KEEP_LOGS=1    keep the servers' logs also when the test passes
+// `make soak SEED=... MINUTES=...` runs this test alone for longer.
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <cerrno>
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <boost/json.hpp>
+#include <gtest/gtest.h>
+
+#include "common/net.hpp"
+#include "support/postgres_server.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
+namespace plaudit::testing {
+namespace {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+// ---------------------------------------------------------------------------------------
+// Settings
+
+enum class FaultKind { kFlushAll, kRedisKill, kRedisRollback, kServerKill, kExtraFlush, kSecond };
+constexpr std::array<std::pair<FaultKind, const char*>, 6> kFaultNames = {{
+    {FaultKind::kFlushAll, "flushall"},
+    {FaultKind::kRedisKill, "redis-kill"},
+    {FaultKind::kRedisRollback, "redis-rollback"},
+    {FaultKind::kServerKill, "server-kill"},
+    {FaultKind::kExtraFlush, "extra-flush"},
+    {FaultKind::kSecond, "second-instance"},
+}};
+
+const char* Name(FaultKind k) {
+  for (const auto& [kind, name] : kFaultNames) {
+    if (kind == k) return name;
+  }
+  return "?";
+}
+
+constexpr int kUsers = 320;    // > 256 so that hot targets go to big mode
+constexpr int kThreads = 8;    // users are partitioned among them: user i belongs to i % kThreads
+constexpr int kArticles = 4;
+constexpr int kCommentsPerArticle = 2;
+constexpr int kDefaultSeconds = 40;
+
+struct Settings {
+  uint64_t seed = 0;
+  int seconds = kDefaultSeconds;
+  std::vector<FaultKind> faults;
+  std::string faults_text;
+  bool keep_logs = false;
+  int flush_ms = 200;
+  std::string error;  // a bad setting
+};
+
+Settings ReadSettings() {
+  static const Settings settings = [] {
+    Settings s;
+    if (const char* v = std::getenv("PLAUDIT_FAULT_SEED"); v && *v) {
+      s.seed = std::strtoull(v, nullptr, 10);
+    } else {
+      s.seed = static_cast<uint64_t>(
+                   std::chrono::system_clock::now().time_since_epoch().count()) %
+               1000000007ULL;
+    }
+    if (const char* v = std::getenv("PLAUDIT_FAULT_SECONDS"); v && *v) {
+      s.seconds = std::max(1, std::atoi(v));
+    }
+    std::string list;
+    if (const char* v = std::getenv("PLAUDIT_FAULTS"); v && *v) list = v;
+    if (list == "none") {
+      s.faults_text = "none";  // traffic only: a baseline for the harness itself
+    } else if (list.empty() || list == "all") {
+      for (const auto& [kind, name] : kFaultNames) s.faults.push_back(kind);
+      s.faults_text = "all";
+    } else {
+      std::stringstream in(list);
+      std::string item;
+      while (std::getline(in, item, ',')) {
+        if (item.empty()) continue;
+        bool found = false;
+        for (const auto& [kind, name] : kFaultNames) {
+          if (item == name) {
+            if (std::find(s.faults.begin(), s.faults.end(), kind) == s.faults.end()) {
+              s.faults.push_back(kind);
+            }
+            found = true;
+          }
+        }
+        if (!found) s.error += "unknown fault kind '" + item + "'; ";
+      }
+      if (s.faults.empty() && s.error.empty()) s.error = "PLAUDIT_FAULTS names no fault kind";
+      s.faults_text = list;
+    }
+    if (!s.error.empty()) {
+      s.error += "known kinds: flushall, redis-kill, redis-rollback, server-kill, extra-flush, "
+                 "second-instance";
+    }
+    if (const char* v = std::getenv("PLAUDIT_FAULT_FLUSH_MS"); v && *v) {
+      s.flush_ms = std::max(1, std::atoi(v));
+    }
+    if (const char* v = std::getenv("PLAUDIT_FAULT_KEEP_LOGS"); v && *v && *v != '0') {
+      s.keep_logs = true;
+    }
+    return s;
+  }();
+  return settings;
+}
+
+// ---------------------------------------------------------------------------------------
+// Small helpers
+
+std::string ShellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+// Runs a shell command and returns its stdout (trailing newlines removed) and exit status.
+std::pair<std::string, int> Shell(const std::string& cmd) {
+  std::string out;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return {"popen failed", -1};
+  std::array<char, 8192> buf{};
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  int st = ::pclose(p);
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return {out, st};
+}
+
+std::string TailOf(const fs::path& p, size_t lines) {
+  std::ifstream in(p);
+  std::vector<std::string> all;
+  std::string line;
+  while (std::getline(in, line)) all.push_back(line);
+  std::string out;
+  for (size_t i = all.size() > lines ? all.size() - lines : 0; i < all.size(); ++i) {
+    out += "    | " + all[i] + "\n";
+  }
+  return out;
+}
+
+std::vector<std::vector<std::string>> SplitRows(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::stringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    std::vector<std::string> cols;
+    size_t start = 0;
+    while (true) {
+      size_t bar = line.find('|', start);
+      cols.push_back(line.substr(start, bar == std::string::npos ? std::string::npos : bar - start));
+      if (bar == std::string::npos) break;
+      start = bar + 1;
+    }
+    rows.push_back(std::move(cols));
+  }
+  return rows;
+}
+
+// ---------------------------------------------------------------------------------------
+// A blocking HTTP client that never retries by itself, and says whether a request that got
+// no answer may have reached the server: kNotSent (could not connect: nothing happened),
+// kLost (sent, or partly sent, but no response: it may or may not have been applied),
+// kAnswered.
+
+struct Reply {
+  enum Kind { kNotSent, kLost, kAnswered } kind = kNotSent;
+  int status = 0;
+  std::string body;
+  std::string error;
+  bool ok() const { return kind == kAnswered && status >= 200 && status < 300; }
+  bool uncertain() const { return kind == kLost || (kind == kAnswered && status >= 500); }
+};
+
+class Conn {
+ public:
+  explicit Conn(int port = 0) : port_(port) {}
+  int port() const { return port_; }
+  void Retarget(int port) {
+    if (port != port_) {
+      Close();
+      port_ = port;
+    }
+  }
+
+  Reply Send(http::verb method, const std::string& target, const std::string& token = "",
+             const std::string& body = "") {
+    Reply r;
+    if (sock_ && !StillOpen()) Close();
+    if (!sock_) {
+      boost::system::error_code ec;
+      sock_.emplace(ioc_);
+      sock_->connect(tcp::endpoint(net::ip::address_v4::loopback(), static_cast<uint16_t>(port_)),
+                     ec);
+      if (ec) {
+        Close();
+        r.kind = Reply::kNotSent;
+        r.error = "connect: " + ec.message();
+        return r;
+      }
+      timeval tv{15, 0};
+      ::setsockopt(sock_->native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+      ::setsockopt(sock_->native_handle(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+      buffer_.clear();
+    }
+    http::request<http::string_body> req{method, target, 11};
+    req.set(http::field::host, "127.0.0.1");
+    req.keep_alive(true);
+    if (!token.empty()) req.set(http::field::authorization, "Bearer " + token);
+    if (!body.empty()) req.set(http::field::content_type, "application/json");
+    req.body() = body;
+    req.prepare_payload();
+    boost::system::error_code ec;
+    http::write(*sock_, req, ec);
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(16 << 20);
+    if (!ec) http::read(*sock_, buffer_, parser, ec);
+    if (ec) {
+      Close();
+      r.kind = Reply::kLost;
+      r.error = ec.message();
+      return r;
+    }
+    auto& res = parser.get();
+    r.kind = Reply::kAnswered;
+    r.status = static_cast<int>(res.result_int());
+    r.body = res.body();
+    if (!res.keep_alive()) Close();
+    return r;
+  }
+
+  void Close() {
+    if (sock_) {
+      boost::system::error_code ec;
+      sock_->close(ec);
+      sock_.reset();
+    }
+    buffer_.clear();
+  }
+
+ private:
+  // A kept-alive connection whose server went away (killed, restarted) reads as EOF or an
+  // error before anything is sent: reconnect instead of losing the request on it.
+  bool StillOpen() {
+    char c;
+    ssize_t n = ::recv(sock_->native_handle(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n == 0) return false;
+    if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK;
+    return true;  // unexpected bytes: keep them for the parser
+  }
+
+  int port_;
+  net::io_context ioc_;
+  std::optional<tcp::socket> sock_;
+  beast::flat_buffer buffer_;
+};
+
+std::optional<json::value> ParseJson(const std::string& body) {
+  boost::system::error_code ec;
+  auto v = json::parse(body, ec);
+  if (ec) return std::nullopt;
+  return v;
+}
+
+bool Ready(int port, std::chrono::milliseconds timeout) {
+  Conn c(port);
+  return WaitFor([&] { return c.Send(http::verb::get, "/readyz").status == 200; }, timeout);
+}
+
+// ---------------------------------------------------------------------------------------
+// A redis-server whose persistence the test controls: AOF with fsync always in its own dir,
+// SIGKILL, restart from the AOF, and restart from an older RDB snapshot.
+
+class FaultRedis {
+ public:
+  explicit FaultRedis(fs::path dir) : dir_(std::move(dir)) {
+    fs::create_directories(dir_);
+    socket_ = (dir_ / "redis.sock").string();
+  }
+  ~FaultRedis() {
+    if (proc_) proc_->Signal(SIGKILL);
+  }
+
+  std::string url() const { return "unix://" + socket_; }
+  bool running() { return proc_ && proc_->Running(); }
+
+  // Starts redis-server and waits until it answers PING (data loaded). appendonly = false is
+  // only for loading an RDB snapshot (then EnableAof()).
+  bool Start(bool appendonly = true) {
+    std::string bin = FindExecutable("redis-server", {"/usr/bin", "/usr/local/bin"});
+    if (bin.empty()) throw std::runtime_error("redis-server not found");
+    std::vector<std::string> argv{bin,
+                                  "--port", "0",
+                                  "--unixsocket", socket_,
+                                  "--unixsocketperm", "700",
+                                  "--dir", dir_.string(),
+                                  "--dbfilename", "dump.rdb",
+                                  "--appenddirname", "appendonlydir",
+                                  "--appendonly", appendonly ? "yes" : "no",
+                                  "--appendfsync", "always",
+                                  "--save", "",
+                                  "--daemonize", "no",
+                                  "--loglevel", "notice"};
+    proc_ = std::make_unique<Process>(argv, (dir_ / "redis.log").string());
+    return WaitFor([&] { return Cli("PING") == "PONG"; }, 20s);
+  }
+
+  void Kill() {
+    if (!proc_) return;
+    proc_->Signal(SIGKILL);
+    proc_->Wait(10s);
+    proc_.reset();
+  }
+
+  // SAVE (synchronous: the snapshot is the state at this instant) and keep a copy aside.
+  bool Snapshot(const fs::path& dest) {
+    if (Cli("SAVE") != "OK") return false;
+    std::error_code ec;
+    fs::copy_file(dir_ / "dump.rdb", dest, fs::copy_options::overwrite_existing, ec);
+    return !ec;
+  }
+
+  // SIGKILL, then start from `snapshot` alone: the AOF is removed, the RDB loaded with
+  // appendonly off, and the AOF switched back on (a rewrite from the loaded data), so that
+  // later restarts load the restored state plus what follows.
+  std::string RestoreSnapshot(const fs::path& snapshot) {
+    Kill();
+    std::error_code ec;
+    fs::remove_all(dir_ / "appendonlydir", ec);
+    fs::copy_file(snapshot, dir_ / "dump.rdb", fs::copy_options::overwrite_existing, ec);
+    if (ec) return "copying the snapshot failed: " + ec.message();
+    if (!Start(/*appendonly=*/false)) return "redis-server did not start from the snapshot";
+    if (Cli("CONFIG SET appendonly yes") != "OK") return "CONFIG SET appendonly yes failed";
+    const bool rewritten = WaitFor(
+        [&] {
+          std::string info = Cli("INFO persistence");
+          return info.find("aof_rewrite_in_progress:0") != std::string::npos &&
+                 info.find("aof_rewrite_scheduled:0") != std::string::npos &&
+                 info.find("aof_last_bgrewrite_status:ok") != std::string::npos &&
+                 fs::exists(dir_ / "appendonlydir" / "appendonly.aof.manifest");
+        },
+        20s);
+    return rewritten ? "" : "the AOF rewrite after the restore did not finish";
+  }
+
+  std::string Cli(const std::string& args) const {
+    return Shell("redis-cli -s " + ShellQuote(socket_) + " " + args + " 2>&1").first;
+  }
+
+ private:
+  fs::path dir_;
+  std::string socket_;
+  std::unique_ptr<Process> proc_;
+};
+
+// ---------------------------------------------------------------------------------------
+// The reference model and the findings.
+
+struct Target {
+  char type;  // 'a' article, 'c' comment
+  int64_t id;
+  int article;       // index of the article (its own index for an article)
+  double p_like;     // a write is PUT with this probability, else DELETE
+  bool warm;         // every user likes it before the faults start (big mode from the start)
+  std::string Label() const { return std::string(type == 'a' ? "article " : "comment ") + std::to_string(id); }
+  std::string LikePath() const {
+    return std::string(type == 'a' ? "/api/v1/articles/" : "/api/v1/comments/") +
+           std::to_string(id) + "/like";
+  }
+};
+
+struct User {
+  std::string name;
+  std::string password;
+  int64_t id = 0;
+  std::string token;
+};
+
+struct Pair {
+  bool liked = false;
+  bool uncertain = false;
+  int64_t at_ms = -1;  // when the model's state was acknowledged (ms since the test's start)
+  char op = ' ';       // 'W' warm-up PUT, '+' PUT, '-' DELETE
+  char via = ' ';      // 'P' primary, 'S' second instance
+  int64_t uncertain_since_ms = -1;
+};
+
+struct ThreadStats {
+  uint64_t writes_acked = 0, reads = 0, lost = 0, server_errors = 0, unauthenticated = 0,
+           not_sent = 0, logins = 0, via_second = 0;
+  std::vector<uint64_t> views_acked = std::vector<uint64_t>(kArticles, 0);
+  std::vector<uint64_t> views_unacked = std::vector<uint64_t>(kArticles, 0);
+};
+
+class Findings {
+ public:
+  void Add(const std::string& kind, const std::string& text) {
+    std::lock_guard lock(m_);
+    auto& list = by_kind_[kind];
+    ++count_[kind];
+    if (list.size() < 25) list.push_back(text);
+  }
+  bool empty() const {
+    std::lock_guard lock(m_);
+    return count_.empty();
+  }
+  size_t Count() const {
+    std::lock_guard lock(m_);
+    size_t n = 0;
+    for (const auto& [kind, c] : count_) n += c;
+    return n;
+  }
+  std::string Text() const {
+    std::lock_guard lock(m_);
+    std::string out;
+    for (const auto& [kind, n] : count_) {
+      out += "  [" + kind + "] " + std::to_string(n) + " finding(s)\n";
+      for (const auto& line : by_kind_.at(kind)) out += "    " + line + "\n";
+      if (n > by_kind_.at(kind).size()) {
+        out += "    ... and " + std::to_string(n - by_kind_.at(kind).size()) + " more\n";
+      }
+    }
+    return out;
+  }
+  std::string Summary() const {
+    std::lock_guard lock(m_);
+    std::string out;
+    for (const auto& [kind, n] : count_) out += kind + "=" + std::to_string(n) + " ";
+    return out;
+  }
+
+ private:
+  mutable std::mutex m_;
+  std::map<std::string, std::vector<std::string>> by_kind_;
+  std::map<std::string, size_t> count_;
+};
+
+class FaultLog {
+ public:
+  explicit FaultLog(Clock::time_point t0) : t0_(t0) {}
+  int64_t Now() const {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0_).count();
+  }
+  void Add(const std::string& what) {
+    std::lock_guard lock(m_);
+    events_.emplace_back(Now(), what);
+  }
+  // The last `n` events at or before `ms`.
+  std::string Before(int64_t ms, size_t n) const {
+    std::lock_guard lock(m_);
+    std::vector<std::string> picked;
+    for (const auto& [t, what] : events_) {
+      if (t <= ms) picked.push_back(Stamp(t) + " " + what);
+    }
+    std::string out;
+    for (size_t i = picked.size() > n ? picked.size() - n : 0; i < picked.size(); ++i) {
+      out += (out.empty() ? "" : "; ") + picked[i];
+    }
+    return out.empty() ? "none" : out;
+  }
+  std::string All() const {
+    std::lock_guard lock(m_);
+    std::string out;
+    for (const auto& [t, what] : events_) out += "    " + Stamp(t) + " " + what + "\n";
+    return out;
+  }
+  static std::string Stamp(int64_t ms) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "t=%lld.%03llds", static_cast<long long>(ms / 1000),
+                  static_cast<long long>(ms % 1000));
+    return buf;
+  }
+
+ private:
+  Clock::time_point t0_;
+  mutable std::mutex m_;
+  std::vector<std::pair<int64_t, std::string>> events_;
+};
+
+// Clients park here while a fault needs them quiet (a flush that must see everything).
+class Gate {
+ public:
+  void Join() {
+    std::lock_guard lock(m_);
+    ++active_;
+  }
+  void Leave() {
+    std::lock_guard lock(m_);
+    --active_;
+    cv_.notify_all();
+  }
+  void Checkpoint() {
+    std::unique_lock lock(m_);
+    if (!pause_) return;
+    ++parked_;
+    cv_.notify_all();
+    cv_.wait(lock, [&] { return !pause_; });
+    --parked_;
+  }
+  bool Pause(std::chrono::milliseconds timeout) {
+    std::unique_lock lock(m_);
+    pause_ = true;
+    return cv_.wait_for(lock, timeout, [&] { return parked_ >= active_; });
+  }
+  void Resume() {
+    std::lock_guard lock(m_);
+    pause_ = false;
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool pause_ = false;
+  int parked_ = 0;
+  int active_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------
+// The test.
+
+class FaultTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    settings_ = ReadSettings();
+    redis_ = std::make_unique<FaultRedis>(dir_.path() / "redis");
+  }
+
+  void TearDown() override {
+    const bool keep = settings_.keep_logs || HasFailure();
+    if (keep) {
+      fs::path dest = fs::temp_directory_path() /
+                      ("plaudit-fault-" + std::to_string(settings_.seed) + "-" + GetParam());
+      std::error_code ec;
+      fs::remove_all(dest, ec);
+      fs::create_directories(dest, ec);
+      for (const auto& e : fs::recursive_directory_iterator(dir_.path(), ec)) {
+        if (e.is_regular_file() && e.path().extension() == ".log") {
+          fs::copy_file(e.path(), dest / e.path().filename(), fs::copy_options::overwrite_existing,
+                        ec);
+        }
+      }
+      std::printf("[fault] logs kept in %s\n", dest.c_str());
+    }
+    if (second_) second_->Signal(SIGKILL);
+    if (primary_) primary_->Signal(SIGKILL);
+  }
+
+  // --- processes -------------------------------------------------------------------------
+
+  std::vector<std::string> BackendFlags() const {
+    return {"--redis", redis_->url(), "--database", db_url_};
+  }
+
+  std::unique_ptr<Process> StartServe(int port, const std::string& log_name) {
+    std::vector<std::string> argv = {PLAUDITD_PATH, "serve"};
+    for (auto& f : BackendFlags()) argv.push_back(f);
+    const std::vector<std::string> flags = {
+        "--port",          std::to_string(port), "--rate-limits",       "off",
+        "--password-hash", "minimal",            "--flush-interval-ms", std::to_string(settings_.flush_ms),
+        "--bootstrap-admin", "admin:admin-password", "--log-level",     "info"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    return std::make_unique<Process>(argv, (dir_.path() / log_name).string());
+  }
+
+  struct FlushRun {
+    std::string error;  // "" when it exited 0
+    int64_t fixed = -1;  // "reconciled like counts: N fixed"
+  };
+
+  // Runs `plauditd flush` (one write-behind pass, then reconcile) to completion.
+  FlushRun RunFlush(const std::string& why) {
+    FlushRun out;
+    int n = ++flush_runs_;
+    fs::path log = dir_.path() / ("flush-" + std::to_string(n) + ".log");
+    std::vector<std::string> argv = {PLAUDITD_PATH, "flush"};
+    for (auto& f : BackendFlags()) argv.push_back(f);
+    Process p(argv, log.string());
+    auto st = p.Wait(90s);
+    if (!st) {
+      p.Signal(SIGKILL);
+      out.error = "plauditd flush #" + std::to_string(n) + " (" + why +
+                  ") did not finish in 90 s:\n" + TailOf(log, 8);
+      return out;
+    }
+    if (*st != 0) {
+      out.error = "plauditd flush #" + std::to_string(n) + " (" + why + ") exited " +
+                  std::to_string(*st) + ":\n" + TailOf(log, 8);
+      return out;
+    }
+    std::ifstream in(log);
+    std::string line;
+    const std::string key = "reconciled like counts: ";
+    while (std::getline(in, line)) {
+      if (auto at = line.find(key); at != std::string::npos) {
+        out.fixed = std::atoll(line.c_str() + at + key.size());
+      }
+    }
+    return out;
+  }
+
+  // --- SQL -------------------------------------------------------------------------------
+
+  std::vector<std::vector<std::string>> Sql(const std::string& query) {
+    std::string out;
+    if (GetParam() == "sqlite") {
+      auto [text, st] = Shell("sqlite3 -batch -noheader -separator '|' -cmd '.timeout 10000' " +
+                              ShellQuote(sqlite_path_.string()) + " " + ShellQuote(query) +
+                              " 2>&1");
+      if (st != 0) throw std::runtime_error("sqlite3 failed (" + query + "): " + text);
+      out = text;
+    } else {
+      out = PostgresServer::Shared().Psql(pg_db_, query);
+    }
+    return SplitRows(out);
+  }
+
+  // --- API helpers for setup and checks (not model traffic) ------------------------------
+
+  // Retries a request that got no answer, a 5xx or (with `user`) a 401 after logging in again.
+  Reply Reliable(Conn& c, http::verb method, const std::string& target, User* user,
+                 const std::string& body = "") {
+    Reply r;
+    for (int attempt = 0; attempt < 300; ++attempt) {
+      if (user && user->token.empty() && !Login(c, *user)) {
+        std::this_thread::sleep_for(20ms);
+        continue;
+      }
+      r = c.Send(method, target, user ? user->token : "", body);
+      if (r.kind == Reply::kAnswered && r.status == 401 && user) {
+        user->token.clear();
+        continue;
+      }
+      if (r.kind == Reply::kAnswered && r.status < 500) return r;
+      std::this_thread::sleep_for(20ms);
+    }
+    return r;
+  }
+
+  bool Login(Conn& c, User& u) {
+    json::object body{{"username", u.name}, {"password", u.password}};
+    Reply r = c.Send(http::verb::post, "/api/v1/sessions", "", json::serialize(body));
+    if (r.kind != Reply::kAnswered || r.status != 201) return false;
+    auto v = ParseJson(r.body);
+    if (!v) return false;
+    u.token = std::string(v->at("token").as_string());
+    return true;
+  }
+
+  std::string BatchQuery() const {
+    std::string a, c;
+    for (const auto& t : targets_) {
+      std::string& s = t.type == 'a' ? a : c;
+      s += (s.empty() ? "" : ",") + std::to_string(t.id);
+    }
+    return "/api/v1/likes?article=" + a + "&comment=" + c;
+  }
+
+  // liked/likeCount of every target from one batch answer; false when it is malformed.
+  bool ParseBatch(const std::string& body, std::vector<int>& liked, std::vector<int64_t>& count) {
+    auto v = ParseJson(body);
+    if (!v || !v->is_object()) return false;
+    liked.assign(targets_.size(), -1);
+    count.assign(targets_.size(), -1);
+    try {
+      for (size_t i = 0; i < targets_.size(); ++i) {
+        const auto& t = targets_[i];
+        const auto& e =
+            v->at(t.type == 'a' ? "article" : "comment").at(std::to_string(t.id)).as_object();
+        liked[i] = e.at("liked").as_bool() ? 1 : 0;
+        count[i] = e.at("likeCount").to_number<int64_t>();
+      }
+    } catch (...) {
+      return false;
+    }
+    return true;
+  }
+
+  // --- observed states and their comparisons ---------------------------------------------
+
+  struct ApiState {
+    bool ok = false;
+    std::vector<std::vector<int>> liked;  // [user][target], each user's own view
+    std::vector<int64_t> count;           // [target], read anonymously
+    std::map<int64_t, int64_t> views;     // article id -> viewCount (from the list: no view)
+  };
+  struct SqlState {
+    bool ok = false;
+    std::vector<std::vector<int>> valid;  // [user][target]: -1 no row, else `valid`
+    std::vector<std::vector<std::string>> seq;
+    std::vector<int64_t> count, rows;     // [target]: like_count, rows with valid = 1
+    std::map<int64_t, int64_t> views;     // article id -> view_count
+  };
+
+  ApiState ReadApi(const std::string& stage, const std::string& label);
+  SqlState ReadSql(const std::string& stage, const std::string& label);
+  void CompareApiModel(const std::string& stage, const std::string& label, const ApiState& api);
+  void CompareSqlModel(const std::string& stage, const std::string& label, const SqlState& sql);
+  void CompareApiSql(const std::string& stage, const std::string& label, const ApiState& api,
+                     const SqlState& sql);
+  void CompareViews(const std::string& stage, const std::string& label, const SqlState& sql,
+                    const ApiState* api);
+  bool ViewsMatch(const SqlState& sql, const ApiState& api) const;
+  void SettleViews(SqlState& sql, const ApiState& api);
+  std::string Mode(size_t k) {
+    const auto& t = targets_[k];
+    std::string big = redis_->Cli("EXISTS 'pl:lb:{l" + std::to_string(t.id % 256) + "}:" +
+                                  t.type + std::to_string(t.id) + "'");
+    return big == "1" ? "big mode" : big == "0" ? "small mode (or not loaded)" : "mode unknown";
+  }
+
+  // --- the parts of the test -------------------------------------------------------------
+
+  void Prepare();
+  void ClientThread(int index);
+  void OneClientOp(int index, std::mt19937_64& rng, Conn& primary, Conn& second,
+                   ThreadStats& stats);
+  void FaultPhase();
+  bool Checkpoint(const std::string& why, bool* flushed = nullptr);
+  void StopClients();
+  void FinalChecks();
+
+  std::string Where(int user_index, size_t target_index) const {
+    const auto& u = users_[user_index];
+    return "user " + u.name + " (id " + std::to_string(u.id) + ", thread " +
+           std::to_string(user_index % kThreads) + ") " + targets_[target_index].Label();
+  }
+  std::string PairText(const Pair& p) const {
+    if (p.uncertain) {
+      return std::string("uncertain since ") + FaultLog::Stamp(p.uncertain_since_ms) +
+             " (last ack " + (p.liked ? "liked" : "not liked") + ")";
+    }
+    if (p.at_ms < 0) return "not liked (never written)";
+    return std::string(p.liked ? "liked" : "not liked") + " (acked " + FaultLog::Stamp(p.at_ms) +
+           " by " + (p.op == 'W' ? "warm-up PUT" : p.op == '+' ? "PUT" : "DELETE") + " via " +
+           (p.via == 'S' ? "second instance" : "primary") + ")";
+  }
+  // "[<label> at t=..., last faults: ...]"
+  std::string Context(const std::string& label) const {
+    const int64_t now = log_->Now();
+    return "[" + label + ", " + FaultLog::Stamp(now) + "; last faults: " + log_->Before(now, 3) +
+           "]";
+  }
+
+  Settings settings_;
+  TempDir dir_{"plaudit-fault"};
+  std::unique_ptr<FaultRedis> redis_;
+  std::string db_url_;
+  std::string pg_db_;
+  fs::path sqlite_path_;
+  int primary_port_ = 0;
+  std::unique_ptr<Process> primary_;
+  std::unique_ptr<Process> second_;
+  std::atomic<int> second_port_{0};  // clients of odd threads use it while non-zero
+  std::atomic<int> flush_runs_{0};
+  int serve_runs_ = 0;
+  int checkpoints_ = 0;
+
+  std::vector<Target> targets_;
+  std::vector<User> users_;
+  std::vector<std::vector<Pair>> model_;  // [user][target]; written only by the user's thread
+  std::vector<ThreadStats> stats_ = std::vector<ThreadStats>(kThreads);
+  std::map<std::string, int> fault_counts_;
+
+  Gate gate_;
+  std::vector<std::thread> clients_;
+  std::atomic<bool> stop_clients_{false};
+  Findings findings_;
+  std::unique_ptr<FaultLog> log_;
+};
+
+void FaultTest::Prepare() {
+  // Redis, the database, the primary plauditd.
+  ASSERT_TRUE(redis_->Start()) << TailOf(dir_.path() / "redis" / "redis.log", 20);
+  if (GetParam() == "sqlite") {
+    sqlite_path_ = dir_.path() / "plaudit.db";
+    db_url_ = "sqlite://" + sqlite_path_.string();
+  } else {
+    auto& pg = PostgresServer::Shared();
+    pg_db_ = pg.CreateDatabase();
+    db_url_ = pg.url(pg_db_);
+  }
+  primary_port_ = FreeTcpPort();
+  primary_ = StartServe(primary_port_, "plauditd-primary.log");
+  ASSERT_TRUE(Ready(primary_port_, 30s)) << TailOf(dir_.path() / "plauditd-primary.log", 30);
+
+  // Articles and comments, by the bootstrap admin.
+  Conn c(primary_port_);
+  User admin{"admin", "admin-password", 0, ""};
+  ASSERT_TRUE(Login(c, admin));
+  // Per target: the probability that a write is a like (so about that share of the 320
+  // users like it), and whether every user likes it in the warm-up so that it starts in big
+  // mode. 0.8-0.82 of 320 is 256-262: those start small and cross the 256-liker split under
+  // traffic, again after each reload from SQL (FLUSHALL) that finds them at or below 256.
+  const double article_p[kArticles] = {0.9, 0.5, 0.82, 0.3};
+  const bool article_warm[kArticles] = {true, false, false, false};
+  const double comment_p[kArticles][kCommentsPerArticle] = {
+      {0.5, 0.88}, {0.8, 0.5}, {0.5, 0.2}, {0.5, 0.6}};
+  const bool comment_warm[kArticles][kCommentsPerArticle] = {
+      {false, true}, {false, false}, {false, false}, {false, false}};
+  for (int a = 0; a < kArticles; ++a) {
+    json::object body{{"title", "Fault article " + std::to_string(a)},
+                      {"content", "<p>body of article " + std::to_string(a) + "</p>"},
+                      {"status", "published"}};
+    Reply r = Reliable(c, http::verb::post, "/api/v1/articles", &admin, json::serialize(body));
+    ASSERT_EQ(r.status, 201) << r.body;
+    int64_t id = ParseJson(r.body)->at("id").as_int64();
+    targets_.push_back({'a', id, a, article_p[a], article_warm[a]});
+    for (int k = 0; k < kCommentsPerArticle; ++k) {
+      json::object cb{{"body", "comment " + std::to_string(k) + " on " + std::to_string(id)}};
+      Reply rc = Reliable(c, http::verb::post,
+                          "/api/v1/articles/" + std::to_string(id) + "/comments", &admin,
+                          json::serialize(cb));
+      ASSERT_EQ(rc.status, 201) << rc.body;
+      targets_.push_back({'c', ParseJson(rc.body)->at("id").as_int64(), a, comment_p[a][k],
+                          comment_warm[a][k]});
+    }
+  }
+
+  // Users: registered, logged in and warmed up by their own threads.
+  users_.resize(kUsers);
+  model_.assign(kUsers, std::vector<Pair>(targets_.size()));
+  for (int i = 0; i < kUsers; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "fu%04d", i);
+    users_[i].name = name;
+    users_[i].password = "password-" + std::string(name);
+  }
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      Conn conn(primary_port_);
+      for (int i = t; i < kUsers; i += kThreads) {
+        User& u = users_[i];
+        json::object body{{"username", u.name}, {"password", u.password}};
+        Reply r = Reliable(conn, http::verb::post, "/api/v1/users", nullptr, json::serialize(body));
+        if (r.status != 201) {
+          errors[t] = "register " + u.name + ": " + std::to_string(r.status) + " " + r.body;
+          return;
+        }
+        u.id = ParseJson(r.body)->at("id").as_int64();
+        for (size_t k = 0; k < targets_.size(); ++k) {
+          if (!targets_[k].warm) continue;
+          Reply lr = Reliable(conn, http::verb::put, targets_[k].LikePath(), &u);
+          if (lr.status != 200) {
+            errors[t] = "warm-up like " + u.name + " " + targets_[k].Label() + ": " +
+                        std::to_string(lr.status) + " " + lr.body;
+            return;
+          }
+          model_[i][k] = Pair{true, false, log_->Now(), 'W', 'P', -1};
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (const auto& e : errors) ASSERT_TRUE(e.empty()) << e;
+}
+
+void FaultTest::ClientThread(int index) {
+  std::mt19937_64 rng(settings_.seed * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(index) + 1);
+  Conn primary(primary_port_);
+  Conn second(0);
+  try {
+    while (!stop_clients_.load()) {
+      gate_.Checkpoint();
+      if (stop_clients_.load()) break;
+      OneClientOp(index, rng, primary, second, stats_[index]);
+    }
+  } catch (const std::exception& e) {
+    findings_.Add("harness", "client thread " + std::to_string(index) + " threw: " + e.what());
+  }
+  gate_.Leave();
+}
+
+void FaultTest::OneClientOp(int index, std::mt19937_64& rng, Conn& primary, Conn& second,
+                            ThreadStats& stats) {
+  // A user of this thread: its pairs are touched by no other thread.
+  const int per_thread = (kUsers - index + kThreads - 1) / kThreads;
+  const int ui = index + kThreads * static_cast<int>(rng() % per_thread);
+  User& u = users_[ui];
+
+  const int sp = second_port_.load();
+  const bool use_second = sp != 0 && index % 2 == 1;
+  Conn* conn = &primary;
+  if (use_second) {
+    second.Retarget(sp);
+    conn = &second;
+    ++stats.via_second;
+  }
+  const char via = use_second ? 'S' : 'P';
+
+  auto backoff = [&] { std::this_thread::sleep_for(std::chrono::milliseconds(5 + rng() % 15)); };
+
+  if (u.token.empty()) {
+    ++stats.logins;
+    if (!Login(*conn, u)) backoff();
+    return;
+  }
+
+  const size_t ti = rng() % targets_.size();
+  const Target& t = targets_[ti];
+  Pair& pair = model_[ui][ti];
+  const int op = static_cast<int>(rng() % 100);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+
+  // How a failed request changes the model; true when it got a usable (2xx) answer.
+  auto handle_failure = [&](const Reply& r, bool is_write, int view_article) -> bool {
+    if (r.kind == Reply::kNotSent) {  // could not connect: nothing happened
+      ++stats.not_sent;
+      backoff();
+      return false;
+    }
+    if (r.uncertain()) {  // no answer, or a 5xx: it may or may not have happened
+      if (r.kind == Reply::kLost) ++stats.lost; else ++stats.server_errors;
+      if (is_write && !pair.uncertain) {
+        pair.uncertain = true;
+        pair.uncertain_since_ms = log_->Now();
+      }
+      if (view_article >= 0) ++stats.views_unacked[view_article];
+      backoff();
+      return false;
+    }
+    if (r.status == 401) {  // the session is gone (FLUSHALL, rollback): nothing happened
+      ++stats.unauthenticated;
+      u.token.clear();
+      return false;
+    }
+    if (r.status < 200 || r.status >= 300) {
+      findings_.Add("unexpected-status", Where(ui, ti) + ": HTTP " + std::to_string(r.status) +
+                                             " " + r.body.substr(0, 200) + " " +
+                                             Context("during the run"));
+      return false;
+    }
+    return true;
+  };
+
+  auto check_read = [&](bool api_liked, const std::string& what, size_t k) {
+    const Pair& p = model_[ui][k];
+    if (p.uncertain || api_liked == p.liked) return;
+    findings_.Add("read-during-run",
+                  Where(ui, k) + " " + what + " via " +
+                      (via == 'S' ? "second instance" : "primary") + ": API liked=" +
+                      (api_liked ? "true" : "false") + ", model " + PairText(p) + " " +
+                      Context("during the run"));
+  };
+
+  if (op < 55) {
+    // Like or unlike.
+    const bool like = unit(rng) < t.p_like;
+    Reply r = conn->Send(like ? http::verb::put : http::verb::delete_, t.LikePath(), u.token);
+    if (!handle_failure(r, /*is_write=*/true, -1)) return;
+    auto v = ParseJson(r.body);
+    bool answered = like;
+    try {
+      answered = v->at("liked").as_bool();
+      (void)v->at("likeCount").to_number<int64_t>();
+    } catch (...) {
+      findings_.Add("bad-body", Where(ui, ti) + ": " + r.body.substr(0, 200));
+    }
+    if (answered != like) {
+      findings_.Add("write-answer", Where(ui, ti) + " " + (like ? "PUT" : "DELETE") +
+                                        " answered liked=" + (answered ? "true" : "false") + " " +
+                                        Context("during the run"));
+    }
+    pair = Pair{like, false, log_->Now(), like ? '+' : '-', via, -1};
+    ++stats.writes_acked;
+  } else if (op < 75) {
+    // The like state of one target.
+    Reply r = conn->Send(http::verb::get, t.LikePath(), u.token);
+    if (!handle_failure(r, false, -1)) return;
+    ++stats.reads;
+    auto v = ParseJson(r.body);
+    try {
+      check_read(v->at("liked").as_bool(), "GET " + t.LikePath(), ti);
+    } catch (...) {
+      findings_.Add("bad-body", Where(ui, ti) + ": " + r.body.substr(0, 200));
+    }
+  } else if (op < 85) {
+    // Every target at once.
+    Reply r = conn->Send(http::verb::get, BatchQuery(), u.token);
+    if (!handle_failure(r, false, -1)) return;
+    ++stats.reads;
+    std::vector<int> liked;
+    std::vector<int64_t> count;
+    if (!ParseBatch(r.body, liked, count)) {
+      findings_.Add("bad-body", "batch for " + u.name + ": " + r.body.substr(0, 200));
+      return;
+    }
+    for (size_t k = 0; k < targets_.size(); ++k) check_read(liked[k] == 1, "GET /api/v1/likes", k);
+  } else {
+    // View an article (counts a view; also answers the caller's like).
+    const size_t ai = (rng() % kArticles) * (1 + kCommentsPerArticle);
+    const Target& a = targets_[ai];
+    Reply r = conn->Send(http::verb::get, "/api/v1/articles/" + std::to_string(a.id), u.token);
+    if (!handle_failure(r, false, a.article)) return;
+    ++stats.views_acked[a.article];
+    auto v = ParseJson(r.body);
+    try {
+      check_read(v->at("liked").as_bool(), "GET /api/v1/articles/" + std::to_string(a.id), ai);
+    } catch (...) {
+      findings_.Add("bad-body", "article view: " + r.body.substr(0, 200));
+    }
+  }
+}
+
+// Every user's like states (read by kThreads threads, each for its own users), the counts
+// as an anonymous reader sees them, and the view counts from the article list.
+FaultTest::ApiState FaultTest::ReadApi(const std::string& stage, const std::string& label) {
+  ApiState api;
+  Conn c(primary_port_);
+  Reply anon = Reliable(c, http::verb::get, BatchQuery(), nullptr);
+  std::vector<int> unused;
+  if (anon.status != 200 || !ParseBatch(anon.body, unused, api.count)) {
+    findings_.Add(stage + ": api", "anonymous batch read failed: " + std::to_string(anon.status) +
+                                       " " + anon.body.substr(0, 200) + " " + Context(label));
+    return api;
+  }
+  api.liked.assign(kUsers, std::vector<int>(targets_.size(), -1));
+  std::atomic<bool> ok{true};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < kThreads; ++t) {
+    readers.emplace_back([&, t] {
+      Conn conn(primary_port_);
+      for (int i = t; i < kUsers; i += kThreads) {
+        Reply r = Reliable(conn, http::verb::get, BatchQuery(), &users_[i]);
+        std::vector<int64_t> counts;
+        if (r.status != 200 || !ParseBatch(r.body, api.liked[i], counts)) {
+          findings_.Add(stage + ": api", "batch read of " + users_[i].name + " failed: " +
+                                             std::to_string(r.status) + " " +
+                                             r.body.substr(0, 200) + " " + Context(label));
+          ok = false;
+          return;
+        }
+        for (size_t k = 0; k < targets_.size(); ++k) {
+          if (counts[k] != api.count[k]) {
+            findings_.Add(stage + ": count", targets_[k].Label() + ": likeCount read by " +
+                                                 users_[i].name + " = " +
+                                                 std::to_string(counts[k]) +
+                                                 ", read anonymously = " +
+                                                 std::to_string(api.count[k]) + " " +
+                                                 Context(label));
+          }
+        }
+      }
+    });
+  }
+  for (auto& r : readers) r.join();
+  Reply list = Reliable(c, http::verb::get, "/api/v1/articles?size=100", nullptr);
+  try {
+    auto v = ParseJson(list.body);
+    if (!v || list.status != 200) throw std::runtime_error("status");
+    for (const auto& item : v->at("items").as_array()) {
+      api.views[item.at("id").as_int64()] = item.at("viewCount").to_number<int64_t>();
+    }
+  } catch (...) {
+    findings_.Add(stage + ": api", "article list failed: " + std::to_string(list.status) + " " +
+                                       list.body.substr(0, 200) + " " + Context(label));
+    return api;
+  }
+  api.ok = ok.load();
+  return api;
+}
+
+FaultTest::SqlState FaultTest::ReadSql(const std::string& stage, const std::string& label) {
+  SqlState sql;
+  const size_t nt = targets_.size();
+  std::map<std::pair<char, int64_t>, size_t> index;
+  for (size_t k = 0; k < nt; ++k) index[{targets_[k].type, targets_[k].id}] = k;
+  std::map<int64_t, int> user_index;
+  for (int i = 0; i < kUsers; ++i) user_index[users_[i].id] = i;
+  sql.count.assign(nt, -1);
+  sql.rows.assign(nt, 0);
+  sql.valid.assign(kUsers, std::vector<int>(nt, -1));
+  sql.seq.assign(kUsers, std::vector<std::string>(nt));
+  try {
+    for (const auto& row : Sql("SELECT id, like_count, view_count FROM articles")) {
+      const int64_t id = std::stoll(row.at(0));
+      sql.views[id] = std::stoll(row.at(2));
+      if (auto it = index.find({'a', id}); it != index.end()) {
+        sql.count[it->second] = std::stoll(row.at(1));
+      }
+    }
+    for (const auto& row : Sql("SELECT id, like_count FROM comments")) {
+      if (auto it = index.find({'c', std::stoll(row.at(0))}); it != index.end()) {
+        sql.count[it->second] = std::stoll(row.at(1));
+      }
+    }
+    for (const auto& row : Sql("SELECT target_type, target_id, user_id, valid, seq FROM likes")) {
+      auto it = index.find({row.at(0).at(0), std::stoll(row.at(1))});
+      auto ut = user_index.find(std::stoll(row.at(2)));
+      if (it == index.end() || ut == user_index.end()) {
+        findings_.Add(stage + ": sql", "a likes row of an unknown target or user: " + row.at(0) +
+                                           " " + row.at(1) + " user " + row.at(2) + " " +
+                                           Context(label));
+        continue;
+      }
+      const int valid = std::stoi(row.at(3));
+      sql.valid[ut->second][it->second] = valid;
+      sql.seq[ut->second][it->second] = row.at(4);
+      if (valid == 1) ++sql.rows[it->second];
+    }
+  } catch (const std::exception& e) {
+    findings_.Add("harness", std::string("reading SQL failed: ") + e.what());
+    return sql;
+  }
+  sql.ok = true;
+  return sql;
+}
+
+// The API (Redis) against the model: each certain pair's state, each target's count against
+// the model's true states (+ uncertain ones) and against the users the API says like it.
+void FaultTest::CompareApiModel(const std::string& stage, const std::string& label,
+                                const ApiState& api) {
+  if (!api.ok) return;
+  for (size_t k = 0; k < targets_.size(); ++k) {
+    int64_t api_users = 0, model_true = 0, uncertain = 0;
+    for (int i = 0; i < kUsers; ++i) {
+      api_users += api.liked[i][k] == 1;
+      const Pair& p = model_[i][k];
+      if (p.uncertain) ++uncertain; else model_true += p.liked;
+    }
+    const bool ok = api.count[k] == api_users && api_users >= model_true &&
+                    api_users <= model_true + uncertain;
+    if (!ok) {
+      findings_.Add(stage + ": count (API vs model)",
+                    targets_[k].Label() + " [" + Mode(k) + "]: API likeCount=" +
+                        std::to_string(api.count[k]) + ", users the API says like it: " +
+                        std::to_string(api_users) + ", model: " + std::to_string(model_true) +
+                        " (+" + std::to_string(uncertain) + " uncertain) " + Context(label));
+    }
+  }
+  for (int i = 0; i < kUsers; ++i) {
+    for (size_t k = 0; k < targets_.size(); ++k) {
+      const Pair& p = model_[i][k];
+      if (!p.uncertain && api.liked[i][k] != static_cast<int>(p.liked)) {
+        findings_.Add(stage + ": pair (API vs model)",
+                      Where(i, k) + ": API liked=" + (api.liked[i][k] ? "true" : "false") +
+                          ", model " + PairText(p) + " " + Context(label));
+      }
+    }
+  }
+}
+
+std::string SqlPairText(int valid, const std::string& seq) {
+  return valid < 0 ? std::string("no row") : "valid=" + std::to_string(valid) + " seq=" + seq;
+}
+
+// SQL against the model: rows of certain pairs, like_count == rows == the model's count.
+void FaultTest::CompareSqlModel(const std::string& stage, const std::string& label,
+                                const SqlState& sql) {
+  if (!sql.ok) return;
+  for (size_t k = 0; k < targets_.size(); ++k) {
+    int64_t model_true = 0, uncertain = 0;
+    for (int i = 0; i < kUsers; ++i) {
+      const Pair& p = model_[i][k];
+      if (p.uncertain) ++uncertain; else model_true += p.liked;
+    }
+    const bool ok = sql.count[k] == sql.rows[k] && sql.rows[k] >= model_true &&
+                    sql.rows[k] <= model_true + uncertain;
+    if (!ok) {
+      findings_.Add(stage + ": count (SQL vs model)",
+                    targets_[k].Label() + " [" + Mode(k) + "]: SQL like_count=" +
+                        std::to_string(sql.count[k]) + ", SQL rows valid=1: " +
+                        std::to_string(sql.rows[k]) + ", model: " + std::to_string(model_true) +
+                        " (+" + std::to_string(uncertain) + " uncertain) " + Context(label));
+    }
+  }
+  for (int i = 0; i < kUsers; ++i) {
+    for (size_t k = 0; k < targets_.size(); ++k) {
+      const Pair& p = model_[i][k];
+      const int sv = sql.valid[i][k] == 1 ? 1 : 0;
+      if (!p.uncertain && sv != static_cast<int>(p.liked)) {
+        findings_.Add(stage + ": pair (SQL vs model)",
+                      Where(i, k) + ": SQL " + SqlPairText(sql.valid[i][k], sql.seq[i][k]) +
+                          ", model " + PairText(p) + " " + Context(label));
+      }
+    }
+  }
+}
+
+// The API against SQL, uncertain pairs included: each pair, each count.
+void FaultTest::CompareApiSql(const std::string& stage, const std::string& label,
+                              const ApiState& api, const SqlState& sql) {
+  if (!api.ok || !sql.ok) return;
+  for (size_t k = 0; k < targets_.size(); ++k) {
+    if (api.count[k] != sql.count[k]) {
+      findings_.Add(stage + ": count (API vs SQL)",
+                    targets_[k].Label() + " [" + Mode(k) + "]: API likeCount=" +
+                        std::to_string(api.count[k]) + ", SQL like_count=" +
+                        std::to_string(sql.count[k]) + ", SQL rows valid=1: " +
+                        std::to_string(sql.rows[k]) + " " + Context(label));
+    }
+  }
+  for (int i = 0; i < kUsers; ++i) {
+    for (size_t k = 0; k < targets_.size(); ++k) {
+      const int sv = sql.valid[i][k] == 1 ? 1 : 0;
+      if (api.liked[i][k] != sv) {
+        findings_.Add(stage + ": pair (API vs SQL)",
+                      Where(i, k) + ": API liked=" + (api.liked[i][k] ? "true" : "false") +
+                          ", SQL " + SqlPairText(sql.valid[i][k], sql.seq[i][k]) + ", model " +
+                          PairText(model_[i][k]) + " " + Context(label));
+      }
+    }
+  }
+}
+
+// Views: acknowledged <= SQL <= acknowledged + unanswered attempts, and API == SQL.
+void FaultTest::CompareViews(const std::string& stage, const std::string& label,
+                             const SqlState& sql, const ApiState* api) {
+  if (!sql.ok) return;
+  for (int a = 0; a < kArticles; ++a) {
+    const int64_t id = targets_[a * (1 + kCommentsPerArticle)].id;
+    int64_t acked = 0, unacked = 0;
+    for (const auto& s : stats_) {
+      acked += static_cast<int64_t>(s.views_acked[a]);
+      unacked += static_cast<int64_t>(s.views_unacked[a]);
+    }
+    const int64_t sv = sql.views.count(id) ? sql.views.at(id) : -1;
+    const int64_t av = api && api->views.count(id) ? api->views.at(id) : -1;
+    const bool api_bad = api && api->ok && av != sv;
+    if (api_bad || sv < acked || sv > acked + unacked) {
+      findings_.Add(stage + ": views",
+                    "article " + std::to_string(id) + ": SQL view_count=" + std::to_string(sv) +
+                        (api ? ", API viewCount=" + std::to_string(av) : std::string()) +
+                        ", acknowledged views=" + std::to_string(acked) + " (+" +
+                        std::to_string(unacked) + " unanswered)" +
+                        (sv >= 0 && sv < acked ? ", lost " + std::to_string(acked - sv) : "") +
+                        " " + Context(label));
+    }
+  }
+}
+
+// With the clients paused: the API must match the model; after `plauditd flush` (nothing
+// in flight, nothing arriving) SQL must too, with no count left to repair by reconcile.
+// Leaves the clients paused; false when they could not be paused. *flushed: whether the
+// flush succeeded (only then may a fault empty or roll back Redis without losing anything).
+bool FaultTest::Checkpoint(const std::string& why, bool* flushed) {
+  if (flushed) *flushed = false;
+  if (!gate_.Pause(30s)) {
+    findings_.Add("fault-step", "clients did not pause within 30 s " + Context(why));
+    gate_.Resume();
+    return false;
+  }
+  ++checkpoints_;
+  const std::string label = "checkpoint " + why;
+  const size_t before = findings_.Count();
+  struct LogResult {
+    FaultTest* self;
+    std::string label;
+    size_t before;
+    ~LogResult() {
+      const size_t n = self->findings_.Count() - before;
+      self->log_->Add(label + (n == 0 ? ": ok" : ": " + std::to_string(n) + " finding(s)"));
+    }
+  } log_result{this, label, before};
+  ApiState api = ReadApi("checkpoint", label);
+  CompareApiModel("checkpoint", label, api);
+  FlushRun f = RunFlush(label);
+  if (!f.error.empty()) {
+    findings_.Add("fault-step", f.error + " " + Context(label));
+    return true;
+  }
+  if (flushed) *flushed = true;
+  if (f.fixed > 0) {
+    findings_.Add("checkpoint: reconcile repaired counts",
+                  "plauditd flush with nothing in flight reconciled " + std::to_string(f.fixed) +
+                      " like count(s): SQL counts disagreed with the rows after its flush pass " +
+                      Context(label));
+  }
+  SqlState sql = ReadSql("checkpoint", label);
+  CompareSqlModel("checkpoint", label, sql);
+  ApiState views_only;  // the list's view counts after the flush
+  {
+    Conn c(primary_port_);
+    Reply list = Reliable(c, http::verb::get, "/api/v1/articles?size=100", nullptr);
+    if (auto v = ParseJson(list.body); v && list.status == 200) {
+      views_only.ok = true;
+      for (const auto& item : v->at("items").as_array()) {
+        views_only.views[item.at("id").as_int64()] = item.at("viewCount").to_number<int64_t>();
+      }
+    }
+  }
+  // Another flusher's pass (the servers' own) may hold view counts it took from Redis and
+  // has not committed yet: give it a moment (polling SQL) before calling views lost.
+  SettleViews(sql, views_only);
+  CompareViews("checkpoint", label, sql, &views_only);
+  return true;
+}
+
+bool FaultTest::ViewsMatch(const SqlState& sql, const ApiState& api) const {
+  for (int a = 0; a < kArticles; ++a) {
+    const int64_t id = targets_[a * (1 + kCommentsPerArticle)].id;
+    auto s = sql.views.find(id);
+    auto v = api.views.find(id);
+    if (s == sql.views.end() || v == api.views.end() || s->second != v->second) return false;
+  }
+  return true;
+}
+
+void FaultTest::SettleViews(SqlState& sql, const ApiState& api) {
+  if (!sql.ok || !api.ok || ViewsMatch(sql, api)) return;
+  WaitFor(
+      [&] {
+        try {
+          std::map<int64_t, int64_t> views;
+          for (const auto& row : Sql("SELECT id, view_count FROM articles")) {
+            views[std::stoll(row.at(0))] = std::stoll(row.at(1));
+          }
+          sql.views = std::move(views);
+        } catch (...) {
+        }
+        return ViewsMatch(sql, api);
+      },
+      3s);
+}
+
+void FaultTest::FaultPhase() {
+  std::mt19937_64 rng(settings_.seed);
+  const auto deadline = Clock::now() + std::chrono::seconds(settings_.seconds);
+  const bool rollback_on =
+      std::find(settings_.faults.begin(), settings_.faults.end(), FaultKind::kRedisRollback) !=
+      settings_.faults.end();
+  const fs::path snapshot = dir_.path() / "snapshot.rdb";
+  bool have_snapshot = false;
+  int second_steps_left = 0;
+  int step = 0;
+
+  auto note = [&](const std::string& kind, const std::string& what) {
+    log_->Add(what);
+    ++fault_counts_[kind];
+  };
+  auto problem = [&](const std::string& what) {
+    findings_.Add("fault-step", what + " " + Context("fault step"));
+    log_->Add("PROBLEM: " + what);
+  };
+  auto ms_since = [](Clock::time_point t) {
+    return std::to_string(
+        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count());
+  };
+  auto stop_second = [&](bool kill) {
+    if (!second_) return;
+    auto t = Clock::now();
+    int code;
+    if (kill) {
+      second_->Signal(SIGKILL);
+      code = second_->Wait(10s).value_or(-1);
+    } else {
+      second_->Signal(SIGTERM);
+      auto st = second_->Wait(20s);
+      if (!st) {
+        problem("second instance did not exit within 20 s of SIGTERM (SIGKILLed)");
+        second_->Signal(SIGKILL);
+        st = second_->Wait(10s);
+      }
+      code = st.value_or(-1);
+      if (code != 0) problem("second instance exited " + std::to_string(code) + " after SIGTERM");
+    }
+    second_port_.store(0);
+    second_.reset();
+    note("second-instance", std::string("second instance stopped by ") +
+                                (kill ? "SIGKILL" : "SIGTERM") + " under traffic (exit " +
+                                std::to_string(code) + ", " + ms_since(t) + " ms)");
+  };
+
+  if (settings_.faults.empty()) {
+    std::this_thread::sleep_until(deadline);  // PLAUDIT_FAULTS=none: traffic only
+    log_->Add("no faults (PLAUDIT_FAULTS=none)");
+    if (Checkpoint("after traffic only")) gate_.Resume();
+    return;
+  }
+  while (Clock::now() < deadline) {
+    const auto delay = std::chrono::milliseconds(150 + rng() % 1100);
+    std::this_thread::sleep_for(delay);  // the schedule itself, not a wait for background work
+    ++step;
+    const bool check_after = rng() % 2 == 0;
+
+    if (second_ && --second_steps_left <= 0) stop_second(rng() % 10 < 4);
+
+    if (rollback_on && (!have_snapshot || rng() % 100 < 15)) {
+      auto t = Clock::now();
+      if (redis_->Snapshot(snapshot)) {
+        have_snapshot = true;
+        note("snapshot", "snapshot of Redis taken (SAVE, " + ms_since(t) + " ms)");
+      } else {
+        problem("SAVE for a snapshot failed: " + redis_->Cli("SAVE"));
+      }
+      continue;
+    }
+
+    const FaultKind kind = settings_.faults[rng() % settings_.faults.size()];
+    const auto t = Clock::now();
+    bool checked = false;  // this fault ran a checkpoint itself
+    switch (kind) {
+      case FaultKind::kFlushAll: {
+        // Paused: check, flush everything, empty Redis, resume: reloads race live traffic.
+        bool flushed = false;
+        if (!Checkpoint("before FLUSHALL", &flushed)) break;
+        checked = true;
+        if (!flushed) {  // emptying Redis now could lose acknowledged changes: skip it
+          gate_.Resume();
+          problem("FLUSHALL skipped: the flush before it failed");
+          break;
+        }
+        std::string r = redis_->Cli("FLUSHALL");
+        gate_.Resume();
+        if (r != "OK") problem("FLUSHALL answered " + r);
+        note(Name(kind), "flushall (clients paused, checkpoint + plauditd flush, FLUSHALL; " +
+                             ms_since(t) + " ms)");
+        break;
+      }
+      case FaultKind::kRedisKill: {
+        redis_->Kill();
+        const bool up = redis_->Start();
+        if (!up) problem("redis-server did not restart from its AOF");
+        note(Name(kind), "redis SIGKILL + restart from AOF (" + ms_since(t) + " ms)");
+        break;
+      }
+      case FaultKind::kRedisRollback: {
+        // Paused: check, flush everything to SQL, then Redis comes back with older data.
+        bool flushed = false;
+        if (!Checkpoint("before the Redis rollback", &flushed)) break;
+        checked = true;
+        if (!flushed) {
+          gate_.Resume();
+          problem("rollback skipped: the flush before it failed");
+          break;
+        }
+        std::string err = redis_->RestoreSnapshot(snapshot);
+        gate_.Resume();
+        if (!err.empty()) problem("rollback: " + err);
+        note(Name(kind), "redis SIGKILL + restart from the older snapshot (clients paused, "
+                         "checkpoint + plauditd flush first; " + ms_since(t) + " ms)");
+        break;
+      }
+      case FaultKind::kServerKill: {
+        primary_->Signal(SIGKILL);
+        primary_->Wait(10s);
+        primary_ = StartServe(primary_port_,
+                              "plauditd-primary-" + std::to_string(++serve_runs_) + ".log");
+        if (!Ready(primary_port_, 30s)) problem("primary plauditd not ready 30 s after restart");
+        note(Name(kind), "primary plauditd SIGKILL under traffic + restart (" + ms_since(t) +
+                             " ms)");
+        break;
+      }
+      case FaultKind::kExtraFlush: {
+        // 1-3 runners each running `plauditd flush` back to back for 0.5-2.5 s.
+        const int n = 1 + static_cast<int>(rng() % 3);
+        const auto burst = std::chrono::milliseconds(500 + rng() % 2000);
+        const auto until = Clock::now() + burst;
+        std::vector<std::thread> runs;
+        std::vector<std::vector<std::string>> errs(n);
+        std::atomic<int> total{0};
+        for (int i = 0; i < n; ++i) {
+          runs.emplace_back([&, i] {
+            for (int j = 0; j < 50 && Clock::now() < until; ++j) {
+              ++total;
+              FlushRun f = RunFlush("concurrent, under traffic");
+              if (!f.error.empty()) errs[i].push_back(f.error);
+            }
+          });
+        }
+        for (auto& r : runs) r.join();
+        for (const auto& list : errs) {
+          for (const auto& e : list) problem(e);
+        }
+        note(Name(kind), std::to_string(total.load()) + " plauditd flush runs by " +
+                             std::to_string(n) + " concurrent runner(s) under traffic (" +
+                             ms_since(t) + " ms)");
+        break;
+      }
+      case FaultKind::kSecond: {
+        if (second_) {
+          note(Name(kind), "(second instance already up)");
+          break;
+        }
+        const int port = FreeTcpPort();
+        second_ = StartServe(port, "plauditd-second-" + std::to_string(++serve_runs_) + ".log");
+        if (!Ready(port, 30s)) {
+          problem("second instance not ready within 30 s");
+          second_->Signal(SIGKILL);
+          second_->Wait(10s);
+          second_.reset();
+          break;
+        }
+        second_steps_left = 1 + static_cast<int>(rng() % 4);
+        second_port_.store(port);
+        note(Name(kind), "second instance started on port " + std::to_string(port) +
+                             ", odd client threads use it for " +
+                             std::to_string(second_steps_left) + " step(s)");
+        break;
+      }
+    }
+    if (check_after && !checked) {
+      if (Checkpoint(std::string("after ") + Name(kind))) gate_.Resume();
+    }
+  }
+  if (second_) stop_second(false);
+  log_->Add("fault phase over after " + std::to_string(step) + " steps, " +
+            std::to_string(checkpoints_) + " checkpoints");
+}
+
+void FaultTest::StopClients() {
+  stop_clients_.store(true);
+  gate_.Resume();
+  for (auto& c : clients_) {
+    if (c.joinable()) c.join();
+  }
+  clients_.clear();
+}
+
+void FaultTest::FinalChecks() {
+  // Redis and the primary up.
+  if (!redis_->running() || redis_->Cli("PING") != "PONG") {
+    findings_.Add("harness", "Redis was down at the end; restarting it");
+    redis_->Kill();
+    ASSERT_TRUE(redis_->Start());
+  }
+  if (!primary_->Running() || !Ready(primary_port_, 30s)) {
+    findings_.Add("fault-step", "primary plauditd not ready at the end; restarting it");
+    primary_->Signal(SIGKILL);
+    primary_->Wait(10s);
+    primary_ = StartServe(primary_port_, "plauditd-primary-final.log");
+    ASSERT_TRUE(Ready(primary_port_, 30s));
+  }
+
+  // 1. SIGTERM of the only instance while the clients still run: it finishes the requests in
+  // flight and runs a last flush, so SQL alone must then hold every acknowledged change.
+  log_->Add("final: SIGTERM of the primary (the only instance) under traffic");
+  primary_->Signal(SIGTERM);
+  auto st = primary_->Wait(30s);
+  if (!st || *st != 0) {
+    findings_.Add("final: SIGTERM", "primary plauditd after SIGTERM: " +
+                                        (st ? "exit " + std::to_string(*st)
+                                            : std::string("no exit in 30 s (SIGKILLed)")) +
+                                        " " + Context("final SIGTERM"));
+    if (!st) {
+      primary_->Signal(SIGKILL);
+      primary_->Wait(10s);
+    }
+  }
+  StopClients();
+  log_->Add("final: clients stopped");
+  {
+    const std::string label = "after SIGTERM of the only instance (its last flush), before any "
+                              "other flush";
+    SqlState sql = ReadSql("final: after SIGTERM", label);
+    CompareSqlModel("final: after SIGTERM", label, sql);
+    CompareViews("final: after SIGTERM", label, sql, nullptr);
+  }
+
+  // 2. Restarted, before any flush: Redis must still agree with the model.
+  primary_ = StartServe(primary_port_, "plauditd-primary-final.log");
+  ASSERT_TRUE(Ready(primary_port_, 30s)) << TailOf(dir_.path() / "plauditd-primary-final.log", 30);
+  log_->Add("final: primary restarted");
+  {
+    const std::string label = "after the restart, before any flush";
+    ApiState api = ReadApi("final: after restart", label);
+    CompareApiModel("final: after restart", label, api);
+  }
+
+  // 3. One `plauditd flush` to completion: API == SQL == model.
+  FlushRun f = RunFlush("final");
+  if (!f.error.empty()) findings_.Add("final", f.error);
+  if (f.fixed > 0) {
+    findings_.Add("final: reconcile repaired counts",
+                  "the final plauditd flush (nothing in flight) reconciled " +
+                      std::to_string(f.fixed) + " like count(s)");
+  }
+  log_->Add("final: plauditd flush done");
+  {
+    const std::string label = "after the final plauditd flush";
+    ApiState api = ReadApi("final: after flush", label);
+    SqlState sql = ReadSql("final: after flush", label);
+    CompareApiModel("final: after flush", label, api);
+    CompareSqlModel("final: after flush", label, sql);
+    CompareApiSql("final: after flush", label, api, sql);
+    SettleViews(sql, api);
+    CompareViews("final: after flush", label, sql, &api);
+    int64_t most = 0;
+    for (auto n : sql.rows) most = std::max(most, n);
+    if (sql.ok && most <= 256) {
+      findings_.Add("harness", "no target ended with more than 256 likers: big mode not covered");
+    }
+  }
+
+  // 4. Redis emptied: everything must reload from SQL the same.
+  std::string r = redis_->Cli("FLUSHALL");
+  if (r != "OK") findings_.Add("harness", "final FLUSHALL answered " + r);
+  log_->Add("final: FLUSHALL");
+  {
+    const std::string label = "after the final FLUSHALL (reloaded from SQL)";
+    ApiState api = ReadApi("final: after FLUSHALL", label);
+    SqlState sql = ReadSql("final: after FLUSHALL", label);
+    CompareApiModel("final: after FLUSHALL", label, api);
+    CompareApiSql("final: after FLUSHALL", label, api, sql);
+    CompareViews("final: after FLUSHALL", label, sql, &api);
+  }
+
+  // 5. A graceful stop with nothing to do still ends with 0.
+  primary_->Signal(SIGTERM);
+  auto last = primary_->Wait(20s);
+  if (!last || *last != 0) {
+    findings_.Add("final: SIGTERM", "idle primary plauditd after SIGTERM: " +
+                                        (last ? "exit " + std::to_string(*last)
+                                              : std::string("no exit in 20 s")));
+  }
+}
+
+TEST_P(FaultTest, AcknowledgedLikesAndViewsSurviveFaults) {
+  ASSERT_TRUE(settings_.error.empty()) << settings_.error;
+  const auto started = Clock::now();
+  log_ = std::make_unique<FaultLog>(started);
+  std::printf("[fault] %s: seed %llu, %d s of faults, kinds %s, flush interval %d ms\n",
+              GetParam().c_str(), static_cast<unsigned long long>(settings_.seed),
+              settings_.seconds, settings_.faults_text.c_str(), settings_.flush_ms);
+  std::fflush(stdout);
+
+  Prepare();
+  if (HasFatalFailure()) return;
+  log_->Add("setup done: " + std::to_string(kUsers) + " users, " +
+            std::to_string(targets_.size()) + " targets");
+
+  for (int t = 0; t < kThreads; ++t) gate_.Join();  // before any fault can ask for a pause
+  for (int t = 0; t < kThreads; ++t) clients_.emplace_back([this, t] { ClientThread(t); });
+  FaultPhase();
+  FinalChecks();
+  StopClients();  // when FinalChecks stopped early
+
+  ThreadStats total;
+  for (const auto& s : stats_) {
+    total.writes_acked += s.writes_acked;
+    total.reads += s.reads;
+    total.lost += s.lost;
+    total.server_errors += s.server_errors;
+    total.unauthenticated += s.unauthenticated;
+    total.not_sent += s.not_sent;
+    total.logins += s.logins;
+    total.via_second += s.via_second;
+    for (int a = 0; a < kArticles; ++a) total.views_acked[a] += s.views_acked[a];
+  }
+  std::string kinds;
+  for (const auto& [k, n] : fault_counts_) kinds += k + "=" + std::to_string(n) + " ";
+  uint64_t views = 0;
+  for (auto v : total.views_acked) views += v;
+  const auto secs = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
+  std::printf(
+      "[fault] %s: seed %llu, %.1f s; faults: %s(%d checkpoints)\n[fault]   acked writes %llu, "
+      "reads %llu, views %llu, lost %llu, 5xx %llu, 401 %llu, not sent %llu, via second %llu\n"
+      "[fault]   findings: %s\n",
+      GetParam().c_str(), static_cast<unsigned long long>(settings_.seed), secs.count() / 1000.0,
+      kinds.c_str(), checkpoints_, (unsigned long long)total.writes_acked,
+      (unsigned long long)total.reads, (unsigned long long)views, (unsigned long long)total.lost,
+      (unsigned long long)total.server_errors, (unsigned long long)total.unauthenticated,
+      (unsigned long long)total.not_sent, (unsigned long long)total.via_second,
+      findings_.empty() ? "none" : findings_.Summary().c_str());
+  std::fflush(stdout);
+
+  // What the servers and flush runs logged as warnings or errors, by message.
+  std::map<std::string, std::pair<int, std::string>> logged;  // message -> count, first file
+  std::error_code ec;
+  for (const auto& e : fs::recursive_directory_iterator(dir_.path(), ec)) {
+    if (!e.is_regular_file() || e.path().extension() != ".log" ||
+        e.path().filename() == "redis.log") {
+      continue;
+    }
+    std::ifstream in(e.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      for (const char* level : {" warning ", " error ", " critical "}) {
+        if (auto at = line.find(level); at != std::string::npos && at < 32) {
+          auto& [n, file] = logged[line.substr(at + 1)];
+          if (n++ == 0) file = e.path().filename().string() + " " + line.substr(0, at);
+        }
+      }
+    }
+  }
+  std::string logged_text;
+  for (const auto& [msg, v] : logged) {
+    logged_text += "    " + std::to_string(v.first) + "x " + msg.substr(0, 300) + " (first: " +
+                   v.second + ")\n";
+  }
+  if (!logged_text.empty()) {
+    std::printf("[fault]   logged by plauditd:\n%s", logged_text.c_str());
+    std::fflush(stdout);
+  }
+
+  EXPECT_TRUE(findings_.empty())
+      << "Fault test on " << GetParam() << " failed.\n  Replay: PLAUDIT_FAULT_SEED="
+      << settings_.seed << " PLAUDIT_FAULT_SECONDS=" << settings_.seconds << " PLAUDIT_FAULTS="
+      << settings_.faults_text << " build/tests/app_tests --gtest_filter='*FaultTest*/"
+      << GetParam() << "'\n  (the fault schedule follows from the seed; thread timing does not)\n"
+      << "Findings (the first of each kind; stage: what):\n"
+      << findings_.Text() << "Fault sequence (t = since the test started):\n"
+      << log_->All() << "Warnings and errors logged by plauditd (serve and flush):\n"
+      << (logged_text.empty() ? "    none\n" : logged_text);
+}
+
+INSTANTIATE_TEST_SUITE_P(Databases, FaultTest, ::testing::Values("sqlite", "postgresql"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace plaudit::testing
