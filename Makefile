@@ -36,7 +36,7 @@ soak: deps
 	@test -f build/build.ninja || cmake --preset release >/dev/null
 	cmake --build build -j $(JOBS) --target app_tests plauditd
 	PLAUDIT_FAULT_SEED=$(SEED) PLAUDIT_FAULT_SECONDS=$$(( $(MINUTES) * 60 )) \
-	  PLAUDIT_FAULTS=$(FAULTS) ./build/app_tests --gtest_filter='Databases/FaultTest.*/$(DB)'
+	  PLAUDIT_FAULTS=$(FAULTS) ./build/tests/app_tests --gtest_filter='Databases/FaultTest.*/$(DB)'
 
 clean:
 	rm -rf build build-debug
