@@ -37,6 +37,7 @@
 // |                          |        | Redis (a done) or a count is dropped          |            |
 // | pl:lrm:{lN}              | STRING | the shard is recovering from a Redis that     | none       |
 // |                          |        | came back older than SQL                      |            |
+// | pl:lbm:{lN}              | STRING | a check saw this dataset (gone: emptied)      | none       |
 // | pl:seq:comment           | STRING | last comment sequence number (INCR); a       | none       |
 // |                          |        | comment id is seq·256 + its article's shard  |            |
 // | pl:cm:{lN}:<cid>         | HASH   | a comment's fields, reply count, version     | none       |
@@ -138,6 +139,7 @@ inline std::string LikeInFlightSet(int shard) { return Cat("pl:lfi:{l", Num(shar
 inline std::string LikeSeq(int shard) { return Cat("pl:lseq:{l", Num(shard), "}"); }
 inline std::string LikeEpoch(int shard) { return Cat("pl:lep:{l", Num(shard), "}"); }
 inline std::string LikeRecoveryMark(int shard) { return Cat("pl:lrm:{l", Num(shard), "}"); }
+inline std::string LikeBirthMark(int shard) { return Cat("pl:lbm:{l", Num(shard), "}"); }
 
 // The shard of a key that only caches SQL's state (like sets, counts and marks, article and
 // comment caches), or -1 for any other key (unflushed like changes, the shard's seq, epoch

@@ -297,7 +297,8 @@ Awaitable<Result<std::vector<int>>> LikeStore::CheckShards(const std::vector<int
   std::vector<Awaitable<Result<Reply>>> calls;
   for (int s = 0; s < keys::kLikeShards; ++s) {
     std::vector<std::string> keys{keys::LikeSeq(s), keys::LikeDirty(s), keys::LikeInFlightSet(s),
-                                  keys::LikeEpoch(s), keys::LikeRecoveryMark(s)};
+                                  keys::LikeEpoch(s), keys::LikeRecoveryMark(s),
+                                  keys::LikeBirthMark(s)};
     const int64_t sql = static_cast<size_t>(s) < sql_seqs.size() ? sql_seqs[static_cast<size_t>(s)] : 0;
     std::vector<std::string> args{std::to_string(sql)};
     calls.push_back(client_.Eval(GetScript("like_recover.lua"), std::move(keys), std::move(args)));

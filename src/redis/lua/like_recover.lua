@@ -1,6 +1,6 @@
 -- Checks one like shard against SQL and, when Redis came back older than SQL, starts its
 -- recovery, atomically. KEYS[1] the shard seq pl:lseq:{s}, KEYS[2] the dirty index, KEYS[3]
--- the in-flight set, KEYS[4] the epoch pl:lep:{s}, KEYS[5] the recovery mark pl:lrm:{s}.
+-- the in-flight set, KEYS[4] the epoch pl:lep:{s}, KEYS[5] the recovery mark pl:lrm:{s},
 -- ARGV[1] the highest seq SQL committed for the shard.
 -- Returns 1 while the shard must be recovered (the mark is set; LikeService then flushes
 -- what is in flight, drops the shard's like sets, counts and caches, and clears the mark),
@@ -15,8 +15,12 @@
 -- each such change only where nothing newer reached SQL. A pending hash merged into an
 -- in-flight one of the same bucket keeps its stamp in each value ('state:seq'). Changes
 -- acknowledged after this go to fresh pending hashes and are claimed above SQL's seq.
--- A missing shard seq with SQL's above 0 is an emptied Redis (FLUSHALL): nothing in it is
--- older than SQL; seqs resume above SQL's.
+-- KEYS[6] the shard's birth mark pl:lbm:{s}, set here on every check: it tells an emptied
+-- Redis from an older one when the shard has no seq. With no seq and no mark the data
+-- was emptied (FLUSHALL) since the last check: nothing in it is older than SQL, and seqs
+-- resume above SQL's. With the mark but no seq, the data is from before the shard's first
+-- claim (a snapshot taken then), older than every seq SQL holds for the shard: it is
+-- recovered like any older shard, its pending changes stamped 1.
 local tag = string.sub(KEYS[2], 7)  -- "{s}"
 local sql = tonumber(ARGV[1])
 local t = redis.call('TIME')
@@ -26,13 +30,14 @@ local function resume_seq()
   redis.call('SET', KEYS[1], string.format('%d', seq + seq % 2))
 end
 local have = redis.call('GET', KEYS[1])
-if not have then
+local born = redis.call('SET', KEYS[6], '1', 'NX') == false  -- false: it existed
+if not have and (sql == 0 or not born) then
   if sql > 0 then
     resume_seq()
   end
   return redis.call('EXISTS', KEYS[5])
 end
-local seq = tonumber(have)
+local seq = have and tonumber(have) or 0
 if seq >= sql then
   return redis.call('EXISTS', KEYS[5])
 end

@@ -264,6 +264,22 @@ TEST_P(WriteBehindTest, ARedisBackFromAnOlderSnapshotIsRecoveredFromSql) {
   EXPECT_FALSE(GetLike(id, 5).liked);
 }
 
+// The same for a snapshot taken before the shard's first flush, when Redis had no seq for
+// it at all: that is not an emptied Redis (found by the fault test, seed 102).
+TEST_P(WriteBehindTest, ASnapshotFromBeforeAShardsFirstClaimIsRecoveredToo) {
+  const int64_t id = NewArticle();
+  SetLike(id, 1, true);  // pending; the shard has no seq yet
+  const std::string snapshot = redis_.SaveSnapshot();
+  FlushLikes();
+  EXPECT_FALSE(SetLike(id, 1, false).liked);
+  FlushLikes();  // SQL: user 1 unliked
+  redis_.RestartFrom(snapshot);  // Redis: user 1 liked and pending, no shard seq
+  WaitForRedis();
+  EXPECT_FALSE(GetLike(id, 1).liked);
+  FlushLikes();
+  EXPECT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{0, 0}));
+}
+
 // A reconnect to a Redis that was emptied (FLUSHALL) is no rollback: the likes made since
 // are newer than SQL and stay so.
 TEST_P(WriteBehindTest, AReconnectAfterFlushAllKeepsTheLikesMadeSince) {
