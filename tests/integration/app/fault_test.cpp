@@ -4,8 +4,8 @@
 // `appendonly yes` + `appendfsync always` (so its SIGKILL loses nothing acknowledged), SQLite
 // or PostgreSQL, and `plauditd serve` (plus, as faults, a second instance and `plauditd
 // flush` processes). 320 users, 4 articles with 2 comments each; two targets are liked by
-// every user in a warm-up so they start in big mode (> 256 likers), two start small and
-// cross 256 under traffic.
+// every user in a warm-up so they start in big mode (> 256 likers), three start small just
+// below 256 and cross it under traffic (the split), again after reloads.
 //
 // Client threads like/unlike, read like states and view articles, and keep a REFERENCE
 // MODEL of what 2xx responses acknowledged: per (user, target) the last acknowledged state,
@@ -34,6 +34,8 @@
 //                                redis-rollback, server-kill, extra-flush, second-instance;
 //                                `none`: traffic only (a baseline for the harness itself)
 //   PLAUDIT_FAULT_FLUSH_MS=<ms>  plauditd serve's --flush-interval-ms (default 200)
+//   PLAUDIT_FAULT_FINAL_SIGTERM=0  skip the final SIGTERM-under-traffic stage (isolates the
+//                                fault kinds from the last-flush-at-SIGTERM check)
 //   PLAUDIT_FAULT_KEEP_LOGS=1    keep the servers' logs also when the test passes
 // `make soak SEED=... MINUTES=...` runs this test alone for longer.
 #include <signal.h>
@@ -108,6 +110,7 @@ struct Settings {
   std::vector<FaultKind> faults;
   std::string faults_text;
   bool keep_logs = false;
+  bool final_sigterm = true;
   int flush_ms = 200;
   std::string error;  // a bad setting
 };
@@ -157,6 +160,9 @@ Settings ReadSettings() {
     }
     if (const char* v = std::getenv("PLAUDIT_FAULT_FLUSH_MS"); v && *v) {
       s.flush_ms = std::max(1, std::atoi(v));
+    }
+    if (const char* v = std::getenv("PLAUDIT_FAULT_FINAL_SIGTERM"); v && std::string(v) == "0") {
+      s.final_sigterm = false;
     }
     if (const char* v = std::getenv("PLAUDIT_FAULT_KEEP_LOGS"); v && *v && *v != '0') {
       s.keep_logs = true;
@@ -353,7 +359,7 @@ class FaultRedis {
   bool running() { return proc_ && proc_->Running(); }
 
   // Starts redis-server and waits until it answers PING (data loaded). appendonly = false is
-  // only for loading an RDB snapshot (then EnableAof()).
+  // only for loading an RDB snapshot (RestoreSnapshot then switches the AOF on).
   bool Start(bool appendonly = true) {
     std::string bin = FindExecutable("redis-server", {"/usr/bin", "/usr/local/bin"});
     if (bin.empty()) throw std::runtime_error("redis-server not found");
@@ -414,6 +420,12 @@ class FaultRedis {
   std::string Cli(const std::string& args) const {
     return Shell("redis-cli -s " + ShellQuote(socket_) + " " + args + " 2>&1").first;
   }
+  // Commands one per line on redis-cli's stdin; one answer per line.
+  std::string CliStdin(const std::string& commands) const {
+    return Shell("printf %s " + ShellQuote(commands) + " | redis-cli -s " + ShellQuote(socket_) +
+                 " 2>&1")
+        .first;
+  }
 
  private:
   fs::path dir_;
@@ -429,8 +441,10 @@ struct Target {
   int64_t id;
   int article;       // index of the article (its own index for an article)
   double p_like;     // a write is PUT with this probability, else DELETE
-  bool warm;         // every user likes it before the faults start (big mode from the start)
-  std::string Label() const { return std::string(type == 'a' ? "article " : "comment ") + std::to_string(id); }
+  double warm_p;     // the share of users liking it after the warm-up, before any fault
+  std::string Label() const {
+    return std::string(type == 'a' ? "article " : "comment ") + std::to_string(id);
+  }
   std::string LikePath() const {
     return std::string(type == 'a' ? "/api/v1/articles/" : "/api/v1/comments/") +
            std::to_string(id) + "/like";
@@ -770,6 +784,33 @@ class FaultTest : public ::testing::TestWithParam<std::string> {
                     const ApiState* api);
   bool ViewsMatch(const SqlState& sql, const ApiState& api) const;
   void SettleViews(SqlState& sql, const ApiState& api);
+  // Whether each target is in big mode now (its pl:lb mark), in one redis-cli run.
+  std::vector<int> BigModes() {
+    std::string cmds;
+    for (const auto& t : targets_) {
+      cmds += "EXISTS pl:lb:{l" + std::to_string(t.id % 256) + "}:" + t.type +
+              std::to_string(t.id) + "\n";
+    }
+    auto rows = SplitRows(redis_->CliStdin(cmds));
+    std::vector<int> out(targets_.size(), -1);
+    for (size_t k = 0; k < out.size() && k < rows.size(); ++k) {
+      out[k] = rows[k].at(0) == "1" ? 1 : rows[k].at(0) == "0" ? 0 : -1;
+    }
+    return out;
+  }
+  // Counts small -> big transitions between two looks (splits, also after reloads).
+  void NoteModes() {
+    auto now = BigModes();
+    for (size_t k = 0; k < now.size(); ++k) {
+      if (k < last_modes_.size() && last_modes_[k] == 0 && now[k] == 1) ++splits_seen_;
+    }
+    last_modes_ = now;
+  }
+  std::string ModesText() const {
+    std::string out;
+    for (int m : last_modes_) out += m == 1 ? 'B' : m == 0 ? 's' : '?';
+    return out;
+  }
   std::string Mode(size_t k) {
     const auto& t = targets_[k];
     std::string big = redis_->Cli("EXISTS 'pl:lb:{l" + std::to_string(t.id % 256) + "}:" +
@@ -787,6 +828,8 @@ class FaultTest : public ::testing::TestWithParam<std::string> {
   bool Checkpoint(const std::string& why, bool* flushed = nullptr);
   void StopClients();
   void FinalChecks();
+  void FinalSigterm();
+  void FinalFlushAndReload();
 
   std::string Where(int user_index, size_t target_index) const {
     const auto& u = users_[user_index];
@@ -823,6 +866,8 @@ class FaultTest : public ::testing::TestWithParam<std::string> {
   std::atomic<int> flush_runs_{0};
   int serve_runs_ = 0;
   int checkpoints_ = 0;
+  std::vector<int> last_modes_;
+  int splits_seen_ = 0;  // small -> big mode changes seen between checkpoints
 
   std::vector<Target> targets_;
   std::vector<User> users_;
@@ -831,6 +876,7 @@ class FaultTest : public ::testing::TestWithParam<std::string> {
   std::map<std::string, int> fault_counts_;
 
   Gate gate_;
+  std::atomic<uint64_t> acked_ops_{0};  // 2xx answers to model traffic, for "traffic is flowing"
   std::vector<std::thread> clients_;
   std::atomic<bool> stop_clients_{false};
   Findings findings_;
@@ -856,16 +902,18 @@ void FaultTest::Prepare() {
   Conn c(primary_port_);
   User admin{"admin", "admin-password", 0, ""};
   ASSERT_TRUE(Login(c, admin));
-  // Per target: the probability that a write is a like (so about that share of the 320
-  // users like it), and whether every user likes it in the warm-up so that it starts in big
-  // mode. 0.8-0.82 of 320 is 256-262: those start small and cross the 256-liker split under
-  // traffic, again after each reload from SQL (FLUSHALL) that finds them at or below 256.
-  const double article_p[kArticles] = {0.9, 0.5, 0.82, 0.3};
-  const bool article_warm[kArticles] = {true, false, false, false};
-  const double comment_p[kArticles][kCommentsPerArticle] = {
-      {0.5, 0.88}, {0.8, 0.5}, {0.5, 0.2}, {0.5, 0.6}};
-  const bool comment_warm[kArticles][kCommentsPerArticle] = {
-      {false, true}, {false, false}, {false, false}, {false, false}};
+  // Per target: the probability that a write is a like (so in the long run about that share
+  // of the 320 users like it), and the share liking it after the warm-up. Liked by all in the
+  // warm-up: big mode (> 256 likers) from the start. Warmed up to 0.75 (240) with 0.80-0.84
+  // (256-269) in traffic: small at first, they cross the 256-liker split under traffic, and
+  // again after each reload from SQL (FLUSHALL) that finds them at or below 256.
+  struct Shape {
+    double p_like, warm_p;
+  };
+  const Shape article_shape[kArticles] = {{0.9, 1.0}, {0.5, 0.0}, {0.82, 0.75}, {0.3, 0.0}};
+  const Shape comment_shape[kArticles][kCommentsPerArticle] = {
+      {{0.5, 0.0}, {0.88, 1.0}}, {{0.8, 0.75}, {0.5, 0.0}}, {{0.5, 0.0}, {0.2, 0.0}},
+      {{0.5, 0.0}, {0.84, 0.75}}};
   for (int a = 0; a < kArticles; ++a) {
     json::object body{{"title", "Fault article " + std::to_string(a)},
                       {"content", "<p>body of article " + std::to_string(a) + "</p>"},
@@ -873,15 +921,16 @@ void FaultTest::Prepare() {
     Reply r = Reliable(c, http::verb::post, "/api/v1/articles", &admin, json::serialize(body));
     ASSERT_EQ(r.status, 201) << r.body;
     int64_t id = ParseJson(r.body)->at("id").as_int64();
-    targets_.push_back({'a', id, a, article_p[a], article_warm[a]});
+    targets_.push_back({'a', id, a, article_shape[a].p_like, article_shape[a].warm_p});
     for (int k = 0; k < kCommentsPerArticle; ++k) {
       json::object cb{{"body", "comment " + std::to_string(k) + " on " + std::to_string(id)}};
       Reply rc = Reliable(c, http::verb::post,
                           "/api/v1/articles/" + std::to_string(id) + "/comments", &admin,
                           json::serialize(cb));
       ASSERT_EQ(rc.status, 201) << rc.body;
-      targets_.push_back({'c', ParseJson(rc.body)->at("id").as_int64(), a, comment_p[a][k],
-                          comment_warm[a][k]});
+      const Shape& shape = comment_shape[a][k];
+      targets_.push_back(
+          {'c', ParseJson(rc.body)->at("id").as_int64(), a, shape.p_like, shape.warm_p});
     }
   }
 
@@ -899,6 +948,8 @@ void FaultTest::Prepare() {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       Conn conn(primary_port_);
+      std::mt19937_64 rng(settings_.seed ^ (0xA5A5A5A5ULL + static_cast<uint64_t>(t)));
+      std::uniform_real_distribution<double> unit(0.0, 1.0);
       for (int i = t; i < kUsers; i += kThreads) {
         User& u = users_[i];
         json::object body{{"username", u.name}, {"password", u.password}};
@@ -909,7 +960,7 @@ void FaultTest::Prepare() {
         }
         u.id = ParseJson(r.body)->at("id").as_int64();
         for (size_t k = 0; k < targets_.size(); ++k) {
-          if (!targets_[k].warm) continue;
+          if (targets_[k].warm_p <= 0 || unit(rng) >= targets_[k].warm_p) continue;
           Reply lr = Reliable(conn, http::verb::put, targets_[k].LikePath(), &u);
           if (lr.status != 200) {
             errors[t] = "warm-up like " + u.name + " " + targets_[k].Label() + ": " +
@@ -994,6 +1045,7 @@ void FaultTest::OneClientOp(int index, std::mt19937_64& rng, Conn& primary, Conn
       u.token.clear();
       return false;
     }
+    if (r.status >= 200 && r.status < 300) ++acked_ops_;
     if (r.status < 200 || r.status >= 300) {
       findings_.Add("unexpected-status", Where(ui, ti) + ": HTTP " + std::to_string(r.status) +
                                              " " + r.body.substr(0, 200) + " " +
@@ -1319,10 +1371,12 @@ bool FaultTest::Checkpoint(const std::string& why, bool* flushed) {
     size_t before;
     ~LogResult() {
       const size_t n = self->findings_.Count() - before;
-      self->log_->Add(label + (n == 0 ? ": ok" : ": " + std::to_string(n) + " finding(s)"));
+      self->log_->Add(label + (n == 0 ? ": ok" : ": " + std::to_string(n) + " finding(s)") +
+                      " (modes " + self->ModesText() + ")");
     }
   } log_result{this, label, before};
   ApiState api = ReadApi("checkpoint", label);
+  NoteModes();
   CompareApiModel("checkpoint", label, api);
   FlushRun f = RunFlush(label);
   if (!f.error.empty()) {
@@ -1592,8 +1646,32 @@ void FaultTest::FinalChecks() {
     ASSERT_TRUE(Ready(primary_port_, 30s));
   }
 
-  // 1. SIGTERM of the only instance while the clients still run: it finishes the requests in
+  if (!settings_.final_sigterm) {
+    StopClients();
+    log_->Add("final: clients stopped (PLAUDIT_FAULT_FINAL_SIGTERM=0: no SIGTERM stage)");
+  } else {
+    FinalSigterm();
+    if (HasFatalFailure()) return;
+  }
+
+  // 2. Before any flush: Redis must still agree with the model.
+  {
+    const std::string label = settings_.final_sigterm ? "after the restart, before any flush"
+                                                      : "with the clients stopped, before any flush";
+    ApiState api = ReadApi("final: before flush", label);
+    CompareApiModel("final: before flush", label, api);
+  }
+  FinalFlushAndReload();
+}
+
+void FaultTest::FinalSigterm() {
+  // 1. SIGTERM of the only instance while the clients still run (the last fault step may
+  // have just resumed them: wait until traffic flows again): it finishes the requests in
   // flight and runs a last flush, so SQL alone must then hold every acknowledged change.
+  const uint64_t before = acked_ops_.load();
+  if (!WaitFor([&] { return acked_ops_.load() >= before + 300; }, 20s)) {
+    findings_.Add("harness", "client traffic did not resume before the final SIGTERM");
+  }
   log_->Add("final: SIGTERM of the primary (the only instance) under traffic");
   primary_->Signal(SIGTERM);
   auto st = primary_->Wait(30s);
@@ -1617,16 +1695,12 @@ void FaultTest::FinalChecks() {
     CompareViews("final: after SIGTERM", label, sql, nullptr);
   }
 
-  // 2. Restarted, before any flush: Redis must still agree with the model.
   primary_ = StartServe(primary_port_, "plauditd-primary-final.log");
   ASSERT_TRUE(Ready(primary_port_, 30s)) << TailOf(dir_.path() / "plauditd-primary-final.log", 30);
   log_->Add("final: primary restarted");
-  {
-    const std::string label = "after the restart, before any flush";
-    ApiState api = ReadApi("final: after restart", label);
-    CompareApiModel("final: after restart", label, api);
-  }
+}
 
+void FaultTest::FinalFlushAndReload() {
   // 3. One `plauditd flush` to completion: API == SQL == model.
   FlushRun f = RunFlush("final");
   if (!f.error.empty()) findings_.Add("final", f.error);
@@ -1639,6 +1713,7 @@ void FaultTest::FinalChecks() {
   {
     const std::string label = "after the final plauditd flush";
     ApiState api = ReadApi("final: after flush", label);
+    NoteModes();
     SqlState sql = ReadSql("final: after flush", label);
     CompareApiModel("final: after flush", label, api);
     CompareSqlModel("final: after flush", label, sql);
@@ -1689,6 +1764,7 @@ TEST_P(FaultTest, AcknowledgedLikesAndViewsSurviveFaults) {
   log_->Add("setup done: " + std::to_string(kUsers) + " users, " +
             std::to_string(targets_.size()) + " targets");
 
+  NoteModes();
   for (int t = 0; t < kThreads; ++t) gate_.Join();  // before any fault can ask for a pause
   for (int t = 0; t < kThreads; ++t) clients_.emplace_back([this, t] { ClientThread(t); });
   FaultPhase();
@@ -1713,11 +1789,12 @@ TEST_P(FaultTest, AcknowledgedLikesAndViewsSurviveFaults) {
   for (auto v : total.views_acked) views += v;
   const auto secs = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
   std::printf(
-      "[fault] %s: seed %llu, %.1f s; faults: %s(%d checkpoints)\n[fault]   acked writes %llu, "
+      "[fault] %s: seed %llu, %.1f s; faults: %s(%d checkpoints, %d splits seen)\n"
+      "[fault]   acked writes %llu, "
       "reads %llu, views %llu, lost %llu, 5xx %llu, 401 %llu, not sent %llu, via second %llu\n"
       "[fault]   findings: %s\n",
       GetParam().c_str(), static_cast<unsigned long long>(settings_.seed), secs.count() / 1000.0,
-      kinds.c_str(), checkpoints_, (unsigned long long)total.writes_acked,
+      kinds.c_str(), checkpoints_, splits_seen_, (unsigned long long)total.writes_acked,
       (unsigned long long)total.reads, (unsigned long long)views, (unsigned long long)total.lost,
       (unsigned long long)total.server_errors, (unsigned long long)total.unauthenticated,
       (unsigned long long)total.not_sent, (unsigned long long)total.via_second,
@@ -1750,8 +1827,9 @@ TEST_P(FaultTest, AcknowledgedLikesAndViewsSurviveFaults) {
   }
   if (!logged_text.empty()) {
     std::printf("[fault]   logged by plauditd:\n%s", logged_text.c_str());
-    std::fflush(stdout);
   }
+  if (findings_.empty()) std::printf("[fault]   fault sequence:\n%s", log_->All().c_str());
+  std::fflush(stdout);
 
   EXPECT_TRUE(findings_.empty())
       << "Fault test on " << GetParam() << " failed.\n  Replay: PLAUDIT_FAULT_SEED="
