@@ -178,14 +178,22 @@ Status App::WireServices() {
   like_store_ = std::make_unique<redis::LikeStore>(*redis_);
   like_table_ = std::make_unique<sql::LikeTable>(*store_);
   likes_ = std::make_unique<domain::LikeService>(*like_store_, *like_table_);
-  articles_->redis_checked = [l = likes_.get()] { return l->Checked(); };
-  articles_->check_redis = [l = likes_.get()] { return l->CheckRedis(); };
   comment_table_ = std::make_unique<sql::CommentTable>(*store_);
   comment_cache_ = std::make_unique<redis::CommentCache>(*redis_);
   comments_ = std::make_unique<domain::CommentService>(
       *comment_table_, *comment_cache_, *article_cache_, *article_table_, *articles_, *likes_,
       config_.comment_edit_window_s * 1000);
-  flusher_ = std::make_unique<flush::Flusher>(ioc_.get_executor(), *articles_, *likes_,
+  like_flush_ = std::make_unique<flush::LikeFlush>(*like_store_, *like_table_);
+  view_flush_ = std::make_unique<flush::ViewFlush>(*article_cache_, *article_table_);
+  redis_check_ = std::make_unique<flush::RedisCheck>(ioc_.get_executor(), *like_store_,
+                                                     *like_table_, *article_cache_,
+                                                     *article_table_, *like_flush_, *view_flush_);
+  likes_->redis_checked = [c = redis_check_.get()] { return c->LikesChecked(); };
+  likes_->check_redis = [c = redis_check_.get()] { return c->Check(); };
+  articles_->views_checked = [c = redis_check_.get()] { return c->ViewsChecked(); };
+  articles_->check_views = [c = redis_check_.get()] { return c->EnsureViews(); };
+  flusher_ = std::make_unique<flush::Flusher>(ioc_.get_executor(), *redis_check_, *view_flush_,
+                                              *like_flush_,
                                               std::chrono::milliseconds(config_.flush_interval_ms));
   flusher_->repair = [c = comments_.get()] { return c->RepairPending(); };
   flusher_->on_report = [m = &metrics_](const flush::FlushReport& r) {

@@ -64,6 +64,9 @@ class App {
   http_api::Metrics& metrics() { return metrics_; }
   const config::Config& config() const { return config_; }
   flush::Flusher& flusher() { return *flusher_; }
+  flush::LikeFlush& like_flush() { return *like_flush_; }
+  flush::ViewFlush& view_flush() { return *view_flush_; }
+  flush::RedisCheck& redis_check() { return *redis_check_; }
   domain::ArticleService& articles() { return *articles_; }
   domain::LikeService& likes() { return *likes_; }
   redis::LikeStore& like_store() { return *like_store_; }
@@ -99,6 +102,9 @@ class App {
   std::unique_ptr<sql::CommentTable> comment_table_;
   std::unique_ptr<redis::CommentCache> comment_cache_;
   std::unique_ptr<domain::CommentService> comments_;
+  std::unique_ptr<flush::LikeFlush> like_flush_;
+  std::unique_ptr<flush::ViewFlush> view_flush_;
+  std::unique_ptr<flush::RedisCheck> redis_check_;
   std::unique_ptr<flush::Flusher> flusher_;
   std::unique_ptr<http_api::Server> server_;
   std::optional<net::signal_set> signals_;

@@ -112,7 +112,7 @@ int Flush(const config::Config& config) {
     if (!r) co_return tl::unexpected(r.error());
     spdlog::info("flushed: {} view counts, {} like states", r->views, r->like_changes);
     // Then reconcile: recompute SQL like counts from the rows and repair drift.
-    auto fixed = co_await app.likes().Reconcile();
+    auto fixed = co_await app.like_flush().Reconcile();
     if (!fixed) co_return tl::unexpected(fixed.error());
     spdlog::info("reconciled like counts: {} fixed", *fixed);
     co_return Status{};

@@ -285,9 +285,8 @@ Awaitable<Result<Article>> ArticleService::LoadIntoCache(int64_t id) {
 Awaitable<Result<redis::ArticleCache::Cached>> ArticleService::Cached(int64_t id,
                                                                      bool count_view,
                                                                      bool with_body) {
-  if (count_view && redis_checked && !redis_checked()) {
-    auto checked = co_await check_redis();
-    if (!checked) co_return tl::unexpected(checked.error());
+  if (count_view && views_checked && !views_checked()) {
+    if (auto st = co_await check_views(); !st) co_return tl::unexpected(st.error());
   }
   auto cached = co_await cache_.Get(id, count_view, with_body);
   if (!cached) co_return tl::unexpected(cached.error());
@@ -556,38 +555,6 @@ Awaitable<Result<ChangePage>> ArticleService::Changes(const Principal& who, std:
     page.next_cursor = std::to_string(*cursor->after_id);
   }
   co_return page;
-}
-
-Awaitable<Result<int64_t>> ArticleService::FlushViews() {
-  // Each round: claim a batch (what is in flight first), commit its counts, confirm it. A
-  // round that found less than a full batch took everything dirty at that moment; views
-  // that arrive while it writes wait for the next pass.
-  constexpr int64_t kBatch = 1000;
-  constexpr int kMaxRounds = 100;
-  int64_t total = 0;
-  for (int round = 0; round < kMaxRounds; ++round) {
-    auto claimed = co_await cache_.ClaimViews(kBatch);
-    if (!claimed) co_return tl::unexpected(claimed.error());
-    if (claimed->empty()) break;
-    std::vector<std::pair<int64_t, int64_t>> counts;
-    counts.reserve(claimed->size());
-    for (const auto& v : *claimed) {
-      if (v.views) counts.emplace_back(v.id, *v.views);
-    }
-    if (fail_after_view_claim && fail_after_view_claim()) {
-      co_return Fail(ErrorCode::kInternal, "views flush aborted after claim (test hook)");
-    }
-    const auto written = static_cast<int64_t>(counts.size());
-    if (!counts.empty()) {
-      // On failure the batch stays in flight; the next pass writes it.
-      auto st = co_await table_.SetViewCounts(std::move(counts));
-      if (!st) co_return tl::unexpected(st.error());
-    }
-    if (auto st = co_await cache_.ViewsDone(*claimed); !st) co_return tl::unexpected(st.error());
-    total += written;
-    if (static_cast<int64_t>(claimed->size()) < kBatch) break;
-  }
-  co_return total;
 }
 
 }  // namespace plaudit::domain

@@ -61,19 +61,12 @@ class ArticleService {
   // ParseChangeCursor: a decimal outbox id, "" for the start, or an old "<ms>-<seq>").
   Awaitable<Result<ChangePage>> Changes(const Principal& who, std::string after, int64_t limit);
 
-  // Moves view counts from Redis to SQL (absolute values): claim → commit → done, so a pass
-  // that dies anywhere loses nothing and passes may run at once (see view_claim.lua).
-  // Returns how many articles' counts it wrote.
-  Awaitable<Result<int64_t>> FlushViews();
-  // Test hook: called after a views claim, before its SQL commit; returning true aborts the
-  // pass there, as a crash would.
-  std::function<bool()> fail_after_view_claim;
-
-  // Views are counted only on a Redis connection that LikeService checked against SQL: a
-  // Redis that came back older has article hashes with older (lower) counts, which its
-  // recovery drops (LikeService::CheckRedis). Set by the wiring; empty: no check.
-  std::function<bool()> redis_checked;
-  std::function<Awaitable<Result<bool>>()> check_redis;
+  // Views are counted only on a Redis connection checked against SQL: a Redis that came
+  // back older has article hashes with older (lower) counts, which its recovery drops
+  // (flush::RedisCheck; the views write-behind is flush::ViewFlush). Set by the wiring;
+  // empty: no check.
+  std::function<bool()> views_checked;
+  std::function<Awaitable<Status>()> check_views;
   // Rebuilds the published list indexes from SQL (once, under a lock).
   Awaitable<Status> RebuildIndexes();
 

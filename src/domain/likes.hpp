@@ -7,12 +7,9 @@
 // FLUSHALL, a restart without data) the script refuses to guess: the service loads SQL's
 // state (plus any changes not yet in SQL) and retries, so a repeat like never counts twice.
 //
-// Flushing (FlushPass): per shard, claim a batch of dirty buckets (their pending changes
-// move to an in-flight hash atomically, so later changes go to a fresh one), write the
-// absolute states and the counts as of the claim to SQL in one transaction (rows and counts
-// carry a seq and are only replaced by newer ones), then drop the in-flight hashes. A pass
-// that dies anywhere leaves the in-flight hashes in place; the next pass writes them again,
-// which changes nothing that is already in SQL.
+// The write-behind to SQL (claim → commit → done) is src/flush/like_flush.hpp's; a Redis
+// that came back older than SQL is recovered by src/flush/redis_check.hpp before a like is
+// served on it.
 #include <functional>
 #include <optional>
 #include <vector>
@@ -27,13 +24,6 @@ namespace plaudit::domain {
 struct LikeState {
   bool liked = false;
   int64_t count = 0;
-};
-
-struct LikeFlushReport {
-  int64_t changes = 0;  // like states written
-  int64_t buckets = 0;  // buckets flushed
-  int64_t backlog = 0;  // dirty + in-flight buckets seen at the start of the pass
-  double oldest_age_seconds = 0;
 };
 
 class LikeService {
@@ -55,23 +45,12 @@ class LikeService {
   Awaitable<Result<std::vector<LikeState>>> GetMany(int64_t user_id,
                                                     std::vector<redis::LikeTarget> targets);
 
-  Awaitable<Result<LikeFlushReport>> Flush();
-  // Recomputes SQL counts from the rows; returns how many were fixed.
-  Awaitable<Result<int64_t>> Reconcile();
-
-  // Before the first like, view or flush on each connection to Redis: shards of a Redis that
-  // came back older than SQL are recovered first (docs/architecture.md, "After Redis comes
-  // back older"). Checked() is an integer compare while the connection is the one checked.
-  // CheckRedis() false: SQL could not be read, so nothing was checked (likes go on; flushes
-  // wait).
-  bool Checked() const { return checked_ == store_.Generation(); }
-  Awaitable<Result<bool>> CheckRedis();
-
-  // Test hook: called after a batch's SQL commit, before its Redis cleanup; returning true
-  // aborts the pass there, as a crash would.
-  std::function<bool()> fail_after_commit;
-  // Test hook: awaited after each claim, before its SQL write (what else happens meanwhile).
-  std::function<Awaitable<void>()> after_claim;
+  // Before the first like on each connection to Redis, the check that recovers a Redis that
+  // came back older than SQL (flush::RedisCheck). Set by the wiring; empty: no check.
+  // redis_checked is an integer compare while the connection is the one checked; a failed
+  // check (SQL unreadable) lets likes go on, as the write-behind does while SQL is away.
+  std::function<bool()> redis_checked;
+  std::function<Awaitable<Result<bool>>()> check_redis;
 
  private:
   Awaitable<Result<std::optional<LikeState>>> SetImpl(const Principal& who,
@@ -81,14 +60,9 @@ class LikeService {
                                                       bool require_published);
   Awaitable<Status> LoadMissing(const redis::LikeTarget& t, int64_t user_id,
                                 const redis::LikeReading& seen, bool* target_exists);
-  Awaitable<Result<int64_t>> FlushShard(int shard);
-
   redis::LikeStore& store_;
   sql::LikeTable& table_;
   SingleFlight<std::string, bool> loads_;
-  SingleFlight<int, bool> checks_;
-  uint64_t checked_ = UINT64_MAX;  // the connection generation last checked
-  int64_t check_failed_ms_ = 0;    // when the last check could not read SQL
 };
 
 }  // namespace plaudit::domain

@@ -1,16 +1,19 @@
 #pragma once
-// The write-behind flusher: moves counters that are taken in Redis (view counts now; like
-// states and counts with the likes feature) to SQL, every --flush-interval-ms, on demand
-// (`plauditd flush`, tests), and once more at shutdown. Passes write absolute values, so a
-// pass that is repeated or interrupted changes nothing. Several instances may run it.
+// The write-behind flusher: moves what is counted in Redis (view counts, like states) to
+// SQL every --flush-interval-ms, on demand (`plauditd flush`, tests), and once more at
+// shutdown. Each pass checks Redis against SQL first (RedisCheck), then runs the views and
+// the likes protocols (ViewFlush, LikeFlush): claim → commit → done, so a pass that is
+// repeated or interrupted changes nothing, and several instances may run it at once.
 #include <chrono>
 #include <functional>
 #include <optional>
 
 #include "common/net.hpp"
 #include "common/result.hpp"
-#include "domain/articles.hpp"
-#include "domain/likes.hpp"
+#include "domain/single_flight.hpp"
+#include "flush/like_flush.hpp"
+#include "flush/redis_check.hpp"
+#include "flush/view_flush.hpp"
 
 namespace plaudit::flush {
 
@@ -24,7 +27,7 @@ struct FlushReport {
 
 class Flusher {
  public:
-  Flusher(net::any_io_executor ex, domain::ArticleService& articles, domain::LikeService& likes,
+  Flusher(net::any_io_executor ex, RedisCheck& check, ViewFlush& views, LikeFlush& likes,
           std::chrono::milliseconds interval);
 
   // Called in each pass to retry cache repairs that failed after committed writes (the
@@ -45,8 +48,9 @@ class Flusher {
  private:
   void Arm();
 
-  domain::ArticleService& articles_;
-  domain::LikeService& likes_;
+  RedisCheck& check_;
+  ViewFlush& views_;
+  LikeFlush& likes_;
   std::chrono::milliseconds interval_;
   net::steady_timer timer_;
   bool stopped_ = true;

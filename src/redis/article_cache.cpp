@@ -79,7 +79,10 @@ Awaitable<Result<std::optional<ArticleCache::Cached>>> ArticleCache::Get(int64_t
   // increment: a flush that claims the id reads a count that holds this view) and before
   // the script says whether a view was counted: a mark for a draft or an uncached article
   // is harmless (the flusher rewrites SQL's own value, or skips an article with no cached
-  // count).
+  // count). Unless the script had to be loaded first (its first use, or NOSCRIPT after a
+  // Redis restart): then the mark ran before the increment, and a claim in between missed
+  // this view until the article's next one, so the mark goes again after the reply.
+  const uint64_t loads = client_.stats().script_loads;
   std::vector<std::vector<std::string>> reads;
   if (with_body) reads.push_back({"GET", keys::ArticleBody(id)});
   if (count_view) reads.push_back({"SADD", std::string(keys::kViewsDirty), std::to_string(id)});
@@ -90,6 +93,12 @@ Awaitable<Result<std::optional<ArticleCache::Cached>>> ArticleCache::Get(int64_t
     Result<std::vector<Reply>>& rest = std::get<1>(both);
     if (auto st = ReplyOk(f); !st) co_return tl::unexpected(st.error());
     if (auto st = AllOk(rest); !st) co_return tl::unexpected(st.error());
+    if (count_view && !f->is_nil() && client_.stats().script_loads != loads) {
+      std::vector<std::string> mark{"SADD", std::string(keys::kViewsDirty), std::to_string(id)};
+      if (auto st = ReplyOk(co_await client_.Command(std::move(mark))); !st) {
+        co_return tl::unexpected(st.error());
+      }
+    }
     if (f->is_nil()) co_return std::optional<Cached>{};
     std::optional<std::string> body;
     if (with_body && !rest->front().is_nil()) body = std::move(rest->front().str);
@@ -297,15 +306,16 @@ Awaitable<Status> ArticleCache::FinishRebuild(const std::string& owner) {
   co_return AllOk(co_await client_.Pipeline(std::move(cmds)));
 }
 
-Awaitable<Result<std::vector<ArticleCache::ClaimedView>>> ArticleCache::ClaimViews(int64_t max) {
+Awaitable<Result<ArticleCache::ViewClaim>> ArticleCache::ClaimViews(int64_t max) {
   std::vector<std::string> keys{std::string(keys::kViewsDirty), std::string(keys::kViewsInFlight),
                                 std::string(keys::kViewsSeq)};
   std::vector<std::string> args{std::to_string(max)};
   auto r = co_await client_.Eval(GetScript("view_claim.lua"), std::move(keys), std::move(args));
   if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
-  std::vector<ClaimedView> out;
+  ViewClaim claim;
+  std::vector<ClaimedView>& out = claim.views;
   const auto& items = r->elements;
-  if (items.empty()) co_return out;
+  if (items.empty()) co_return claim;
   out.reserve(items.size() / 2);
   std::vector<std::vector<std::string>> reads;
   reads.reserve(items.size() / 2);
@@ -318,7 +328,7 @@ Awaitable<Result<std::vector<ArticleCache::ClaimedView>>> ArticleCache::ClaimVie
     reads.push_back({"HGET", keys::Article(v.id), "views"});
     out.push_back(std::move(v));
   }
-  if (out.empty()) co_return out;
+  if (out.empty()) co_return claim;
   // Read after the claim: every view marked before it is in these counts. A failure here
   // leaves the ids in flight for the next pass.
   auto views = co_await client_.Pipeline(std::move(reads));
@@ -326,7 +336,17 @@ Awaitable<Result<std::vector<ArticleCache::ClaimedView>>> ArticleCache::ClaimVie
   for (size_t i = 0; i < out.size(); ++i) {
     if (auto n = (*views)[i].AsInt()) out[i].views = *n;
   }
-  co_return out;
+  // The stamp after the reads (the connection runs them in order): SQL gets it with these
+  // counts, so a Redis restored from a snapshot taken before this point is seen as older.
+  std::vector<std::string> seq_key{std::string(keys::kViewsSeq)};
+  std::vector<std::string> no_args;
+  auto stamp = co_await client_.Eval(GetScript("view_stamp.lua"), std::move(seq_key),
+                                     std::move(no_args));
+  if (auto st = ReplyOk(stamp); !st) co_return tl::unexpected(st.error());
+  auto n = stamp->AsInt();
+  if (!n) co_return Fail(ErrorCode::kInternal, "unexpected view_stamp.lua reply");
+  claim.stamp = *n;
+  co_return claim;
 }
 
 Awaitable<Status> ArticleCache::ViewsDone(const std::vector<ClaimedView>& claimed) {
@@ -340,6 +360,53 @@ Awaitable<Status> ArticleCache::ViewsDone(const std::vector<ClaimedView>& claime
   }
   co_return ReplyOk(
       co_await client_.Eval(GetScript("view_done.lua"), std::move(keys), std::move(args)));
+}
+
+Awaitable<Result<ArticleCache::ViewCheck>> ArticleCache::CheckViews(int64_t sql_seq, bool force,
+                                                                    const std::string& owner,
+                                                                    int64_t lease_ms) {
+  std::vector<std::string> keys{std::string(keys::kViewsSeq), std::string(keys::kViewsBirthMark),
+                                std::string(keys::kViewsRecoveryMark)};
+  std::vector<std::string> args{std::to_string(sql_seq), owner, std::to_string(lease_ms),
+                                force ? "1" : "0"};
+  auto r = co_await client_.Eval(GetScript("view_check.lua"), std::move(keys), std::move(args));
+  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  switch (r->integer) {
+    case 0: co_return ViewCheck::kConsistent;
+    case 1: co_return ViewCheck::kRecover;
+    case 2: co_return ViewCheck::kBusy;
+    default: co_return Fail(ErrorCode::kInternal, "unexpected view_check.lua reply");
+  }
+}
+
+Awaitable<Status> ArticleCache::DropArticles() {
+  std::string cursor = "0";
+  do {
+    std::vector<std::string> scan{"SCAN", cursor, "MATCH", "pl:art:*", "COUNT", "1000"};
+    auto r = co_await client_.Command(std::move(scan));
+    if (auto st = ReplyOk(r); !st) co_return st;
+    if (r->elements.size() != 2) co_return Fail(ErrorCode::kInternal, "unexpected SCAN reply");
+    cursor = r->elements[0].str;
+    std::vector<std::vector<std::string>> drops;
+    for (const auto& key : r->elements[1].elements) {
+      if (keys::IsArticleCache(key.str)) drops.push_back({"UNLINK", key.str});
+    }
+    if (!drops.empty()) {
+      if (auto st = AllOk(co_await client_.Pipeline(std::move(drops))); !st) co_return st;
+    }
+  } while (cursor != "0");
+  // The lists may name articles in the state the older Redis had: rebuilt on the next read.
+  std::vector<std::vector<std::string>> lists;
+  for (auto list : kLists) lists.push_back({"UNLINK", keys::PublishedList(list)});
+  co_return AllOk(co_await client_.Pipeline(std::move(lists)));
+}
+
+Awaitable<Result<bool>> ArticleCache::FinishViewRecovery(const std::string& owner) {
+  std::vector<std::string> keys{std::string(keys::kViewsRecoveryMark)};
+  std::vector<std::string> args{owner};
+  auto r = co_await client_.Eval(GetScript("view_recovered.lua"), std::move(keys), std::move(args));
+  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  co_return r->integer == 1;
 }
 
 }  // namespace plaudit::redis

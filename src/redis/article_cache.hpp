@@ -34,6 +34,8 @@ struct ListPage {
 class ArticleCache {
  public:
   explicit ArticleCache(Client& client) : client_(client) {}
+  // Moves when the client reconnects (it may be another dataset then).
+  uint64_t Generation() const { return client_.stats().reconnects; }
 
   static const std::vector<std::string>& FieldNames();
   // pinned·2^51 + published ms: pinned first, then newest (exact in a double).
@@ -94,8 +96,27 @@ class ArticleCache {
     std::string seq;               // the claim it holds
     std::optional<int64_t> views;  // nullopt: no longer cached (deleted, or Redis emptied)
   };
-  Awaitable<Result<std::vector<ClaimedView>>> ClaimViews(int64_t max);
+  struct ViewClaim {
+    std::vector<ClaimedView> views;
+    // The stamp the commit records in SQL (view_stamp.lua), taken after the counts were read:
+    // a Redis whose views seq is below SQL's is older than some count SQL holds. 0: nothing
+    // claimed.
+    int64_t stamp = 0;
+  };
+  Awaitable<Result<ViewClaim>> ClaimViews(int64_t max);
   Awaitable<Status> ViewsDone(const std::vector<ClaimedView>& claimed);
+
+  // Views after Redis came back older (view_check.lua): kRecover hands the caller the
+  // recovery (flush the views, DropArticles, then FinishViewRecovery); kBusy: another
+  // process holds it. `force`: recover even if the views seq is current (the like shards
+  // found this Redis older, so its article hashes are too).
+  enum class ViewCheck { kConsistent, kRecover, kBusy };
+  Awaitable<Result<ViewCheck>> CheckViews(int64_t sql_seq, bool force, const std::string& owner,
+                                          int64_t lease_ms);
+  // Drops every article hash and body (they refill from SQL) and the published lists.
+  Awaitable<Status> DropArticles();
+  // False when another process took the recovery over meanwhile (it finishes it).
+  Awaitable<Result<bool>> FinishViewRecovery(const std::string& owner);
 
  private:
   Client& client_;

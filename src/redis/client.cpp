@@ -238,6 +238,7 @@ class ClientImpl final : public Client {
   static Awaitable<Result<std::string>> LoadScript(std::weak_ptr<ClientImpl> weak,
                                                    net::any_io_executor ex, const Script& script) {
     Commands load{{"SCRIPT", "LOAD", script.source}};
+    if (auto self = weak.lock()) ++self->stats_.script_loads;
     auto reply = co_await Send<Result<Reply>>(weak, ex, std::move(load));
     if (!reply) {
       co_return tl::unexpected(reply.error());

@@ -67,6 +67,10 @@ struct ClientStats {
   uint64_t batches_flushed = 0;  // write batches (one per event-loop turn with pending writes)
   uint64_t reconnects = 0;
   uint64_t timeouts = 0;
+  // SCRIPT LOADs (a script's first use, or a NOSCRIPT after SCRIPT FLUSH or a restart): a
+  // caller that pipelined a command behind an EVALSHA learns that Redis may have run that
+  // command first (ArticleCache::Get's view mark).
+  uint64_t script_loads = 0;
 };
 
 class Client : public std::enable_shared_from_this<Client> {

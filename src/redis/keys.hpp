@@ -20,8 +20,11 @@
 // | pl:vd:{views}            | SET    | ids of articles with unflushed view counts   | none       |
 // | pl:vf:{views}            | ZSET   | ids claimed by a flush, not yet confirmed in | none       |
 // |                          |        | SQL; score = the claim's seq                 |            |
-// | pl:vseq:{views}          | STRING | last seq a views claim took:                 | none       |
+// | pl:vseq:{views}          | STRING | last seq a views claim or stamp took:        | none       |
 // |                          |        | max(INCR, the clock in µs)                   |            |
+// | pl:vbm:{views}           | STRING | a check saw this dataset (gone: emptied)     | none       |
+// | pl:vrm:{views}           | STRING | "<owner> <lease end ms>": view counts are    | none       |
+// |                          |        | recovering from a Redis that came back older |            |
 // | pl:lk:{lN}:<t>:<bucket>  | SET    | user ids liking target t (a<id>/c<id>) whose | none       |
 // |                          |        | id >> 8 == bucket; member 0 = loaded (intset) |            |
 // | pl:lc:{lN}:<t>           | STRING | like count of t                              | none       |
@@ -117,6 +120,10 @@ inline constexpr std::string_view kPublishedListLock = "pl:arts:{pub}:lock";
 inline constexpr std::string_view kViewsDirty = "pl:vd:{views}";
 inline constexpr std::string_view kViewsInFlight = "pl:vf:{views}";
 inline constexpr std::string_view kViewsSeq = "pl:vseq:{views}";
+inline constexpr std::string_view kViewsBirthMark = "pl:vbm:{views}";
+inline constexpr std::string_view kViewsRecoveryMark = "pl:vrm:{views}";
+// An article's hash or body (pl:art:{lN}:<id>[:body]), not the published lists (pl:arts:).
+inline bool IsArticleCache(std::string_view key) { return key.substr(0, 8) == "pl:art:{"; }
 
 inline constexpr int kLikeBucketShift = 8;  // 256 users (+ the loaded mark) per bucket: an intset
 inline std::string LikeBucket(int shard, std::string_view member) {
@@ -141,14 +148,15 @@ inline std::string LikeEpoch(int shard) { return Cat("pl:lep:{l", Num(shard), "}
 inline std::string LikeRecoveryMark(int shard) { return Cat("pl:lrm:{l", Num(shard), "}"); }
 inline std::string LikeBirthMark(int shard) { return Cat("pl:lbm:{l", Num(shard), "}"); }
 
-// The shard of a key that only caches SQL's state (like sets, counts and marks, article and
-// comment caches), or -1 for any other key (unflushed like changes, the shard's seq, epoch
-// and indexes of the write-behind, sessions, ...). Dropped when a shard recovers from a
-// Redis that came back older than SQL (like_recover.lua).
+// The shard of a key that only caches SQL's like and comment state (like sets, counts and
+// marks, comment caches), or -1 for any other key (unflushed like changes, the shard's seq,
+// epoch and indexes of the write-behind, article hashes, sessions, ...). Dropped when a shard
+// recovers from a Redis that came back older than SQL (like_recover.lua). Article hashes hold
+// unflushed view counts, so the views recovery drops those, under its lease (view_check.lua).
 inline int CachedShardOf(std::string_view key) {
-  static constexpr std::string_view kCaches[] = {"pl:lk:", "pl:lb:",  "pl:lc:",    "pl:art:",
-                                                 "pl:cm:", "pl:cmeta:", "pl:ct:", "pl:ch:",
-                                                 "pl:crt:", "pl:crh:"};
+  static constexpr std::string_view kCaches[] = {"pl:lk:",  "pl:lb:",  "pl:lc:",  "pl:cm:",
+                                                 "pl:cmeta:", "pl:ct:", "pl:ch:", "pl:crt:",
+                                                 "pl:crh:"};
   for (std::string_view prefix : kCaches) {
     if (key.substr(0, prefix.size()) != prefix) continue;
     std::string_view rest = key.substr(prefix.size());

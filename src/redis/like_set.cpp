@@ -27,10 +27,10 @@ Result<LikeReading> ToReading(const Reply& r, bool* big) {
   if (r.type == Reply::Type::kInteger) {
     const int64_t low = ((r.integer % 4) + 4) % 4;  // a drifted count may be negative
     *big = (low & 2) != 0;
-    return LikeReading{static_cast<int>(low & 1), (r.integer - low) / 4};
+    return LikeReading{(low & 1) != 0 ? LikeOf::kYes : LikeOf::kNo, (r.integer - low) / 4};
   }
-  if (r.str == "miss") return LikeReading{-1, -2};
-  if (r.str == "unpublished") return LikeReading{-3, 0};
+  if (r.str == "miss") return LikeReading{LikeOf::kNotLoaded, std::nullopt};
+  if (r.str == "unpublished") return LikeReading{LikeOf::kNotPublished, std::nullopt};
   return Fail(ErrorCode::kInternal, "unexpected like reply");
 }
 
@@ -169,7 +169,7 @@ Result<std::vector<LikeReading>> LikeStore::ReadSet(const SetCall& call, size_t 
     bool b = false;
     auto reading = ToReading(one, &b);
     if (!reading) return tl::unexpected(reading.error());
-    if (reading->state >= 0) {
+    if (reading->Known()) {
       big = b;
       seen = true;
     }
@@ -184,7 +184,7 @@ Result<std::vector<LikeReading>> LikeStore::ReadSet(const SetCall& call, size_t 
   } else {
     // One like's answer, or one for all of them ('miss' of the count, 'unpublished').
     if (auto st = add(*r); !st) return tl::unexpected(st.error());
-    if (likes > 1 && out.front().state >= 0) {
+    if (likes > 1 && out.front().Known()) {
       return Fail(ErrorCode::kInternal, "unexpected like reply");
     }
     const LikeReading all = out.front();

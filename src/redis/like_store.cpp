@@ -41,6 +41,9 @@ void LikeModeHints::Record(const LikeTarget& t, bool big) {
 int LikeTarget::Shard() const { return keys::LikeShard(article_id); }
 std::string LikeTarget::Name() const { return keys::Cat(std::string_view(&type, 1), keys::Num(id)); }
 int64_t LikeBucketOf(int64_t user_id) { return user_id >> keys::kLikeBucketShift; }
+std::pair<int64_t, int64_t> LikeBucketUsers(int64_t bucket) {
+  return {bucket << keys::kLikeBucketShift, ((bucket + 1) << keys::kLikeBucketShift) - 1};
+}
 
 Awaitable<Result<LikeReading>> LikeStore::Get(const LikeTarget& t, int64_t user_id) {
   const std::vector<LikeTarget> one{t};
@@ -90,7 +93,7 @@ Awaitable<Result<std::vector<LikeReading>>> LikeStore::GetMany(
       const Reply& c = counts[i];
       std::optional<int64_t> n = c.is_nil() ? std::nullopt : c.AsInt();
       if (!c.is_nil() && !n) co_return Fail(ErrorCode::kInternal, "corrupt like count");
-      out[i] = LikeReading{0, n ? *n : -2};
+      out[i] = LikeReading{LikeOf::kNo, n};
     }
     co_return out;
   }
@@ -110,8 +113,11 @@ Awaitable<Result<std::vector<LikeReading>>> LikeStore::GetMany(
     const auto& e = r->elements;
     if (e.size() != 2 * targets.size()) co_return Fail(ErrorCode::kInternal, "unexpected like reply");
     std::vector<LikeReading> out(targets.size());
+    // like_get.lua: state 1/0, -1 not loaded; count -2 not loaded.
     for (size_t j = 0; j < targets.size(); ++j) {
-      out[j] = LikeReading{static_cast<int>(e[2 * j].integer), e[2 * j + 1].integer};
+      const int64_t state = e[2 * j].integer, count = e[2 * j + 1].integer;
+      out[j] = LikeReading{state == 1 ? LikeOf::kYes : state == 0 ? LikeOf::kNo : LikeOf::kNotLoaded,
+                           count == -2 ? std::nullopt : std::optional<int64_t>(count)};
     }
     co_return out;
   }
@@ -148,15 +154,15 @@ Awaitable<Result<std::vector<LikeReading>>> LikeStore::GetMany(
     if (!flags(r[0], &small_has, &small_loaded) || !flags(r[1], &bucket_has, &bucket_loaded)) {
       co_return Fail(ErrorCode::kInternal, "unexpected like reply");
     }
-    int state = -1;
+    LikeOf state = LikeOf::kNotLoaded;
     if (small_loaded) {
-      state = small_has ? 1 : 0;
+      state = small_has ? LikeOf::kYes : LikeOf::kNo;
     } else if (bucket_loaded) {
-      state = bucket_has ? 1 : 0;
+      state = bucket_has ? LikeOf::kYes : LikeOf::kNo;
     }
     std::optional<int64_t> n = r[2].is_nil() ? std::nullopt : r[2].AsInt();
     if (!r[2].is_nil() && !n) co_return Fail(ErrorCode::kInternal, "corrupt like count");
-    out[i] = LikeReading{state, n ? *n : -2};
+    out[i] = LikeReading{state, n};
   }
   co_return out;
 }

@@ -28,11 +28,24 @@ struct LikeTarget {
 };
 
 int64_t LikeBucketOf(int64_t user_id);
+// The user ids of a bucket, [first, last].
+std::pair<int64_t, int64_t> LikeBucketUsers(int64_t bucket);
 
+// What Redis holds of one user's like of a target. The scripts' reply codes (-1, -2,
+// 'miss', 'unpublished') become these here, at the store's edge.
+enum class LikeOf {
+  kNo,
+  kYes,
+  kNotLoaded,     // the user's records of the target are not in Redis (load them from SQL)
+  kNotPublished,  // Set with require_published: the article is not cached as published
+};
 struct LikeReading {
-  int state = -1;      // 1 liked, 0 not, -1 the user's records not loaded, -3 (Set with
-                       // require_published) the article is not cached as published
-  int64_t count = -2;  // -2: count not loaded
+  LikeOf user = LikeOf::kNotLoaded;
+  std::optional<int64_t> count;  // nullopt: the count is not in Redis
+
+  bool Known() const { return user == LikeOf::kYes || user == LikeOf::kNo; }
+  bool Complete() const { return Known() && count.has_value(); }
+  bool liked() const { return user == LikeOf::kYes; }
 };
 
 // SQL's likers to load: every liker of the target (`all`, at most 256: small mode) or those

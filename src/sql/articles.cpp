@@ -40,6 +40,9 @@ constexpr std::string_view kPublishedAfter =
     "WHERE status = 'published' AND id > $1 ORDER BY id LIMIT $2";
 constexpr std::string_view kSetViews =
     "UPDATE articles SET view_count = $2 WHERE id = $1 AND view_count < $2";
+constexpr std::string_view kRaiseViewSeq =
+    "UPDATE view_flushes SET seq = $1 WHERE id = 1 AND seq < $1";
+constexpr std::string_view kViewSeq = "SELECT seq FROM view_flushes WHERE id = 1";
 
 Value Bool(bool b) { return int64_t{b ? 1 : 0}; }
 
@@ -235,17 +238,21 @@ Awaitable<Result<std::pair<std::vector<ArticleRow>, int64_t>>> ArticleTable::Lis
   co_return co_await store_.Run<Out>(std::move(job));
 }
 
-Awaitable<Status> ArticleTable::SetViewCounts(std::vector<std::pair<int64_t, int64_t>> views) {
+Awaitable<Status> ArticleTable::SetViewCounts(std::vector<std::pair<int64_t, int64_t>> views,
+                                              int64_t stamp) {
   // In id order: two flush passes (two instances) may write overlapping batches at once,
   // and rows locked in one order cannot deadlock on PostgreSQL.
   std::sort(views.begin(), views.end());
   std::function<Result<bool>(Connection&)> job =
-      [views = std::move(views)](Connection& c) -> Result<bool> {
+      [views = std::move(views), stamp](Connection& c) -> Result<bool> {
     auto st = c.Transaction([&](Connection& tx) -> Status {
       for (const auto& [id, n] : views) {
         auto r = tx.Query(kSetViews, {id, n});
         if (!r) return tl::unexpected(r.error());
       }
+      // Last: the one row every views flush writes is held for the shortest time.
+      auto r = tx.Query(kRaiseViewSeq, {stamp});
+      if (!r) return tl::unexpected(r.error());
       return {};
     });
     if (!st) return tl::unexpected(st.error());
@@ -254,6 +261,15 @@ Awaitable<Status> ArticleTable::SetViewCounts(std::vector<std::pair<int64_t, int
   auto r = co_await store_.Run<bool>(std::move(job));
   if (!r) co_return tl::unexpected(r.error());
   co_return Status{};
+}
+
+Awaitable<Result<int64_t>> ArticleTable::ViewSeq() {
+  std::function<Result<int64_t>(Connection&)> job = [](Connection& c) -> Result<int64_t> {
+    auto r = c.Query(kViewSeq);
+    if (!r) return tl::unexpected(r.error());
+    return r->rows.empty() ? int64_t{0} : Int(r->rows[0][0]);
+  };
+  co_return co_await store_.Run<int64_t>(std::move(job));
 }
 
 }  // namespace plaudit::sql

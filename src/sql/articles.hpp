@@ -75,7 +75,11 @@ class ArticleTable {
   // with the total count.
   Awaitable<Result<std::pair<std::vector<ArticleRow>, int64_t>>> ListForAuthor(AuthorListQuery q);
   // Sets absolute view counts (never lowers one: a replayed older value is harmless).
-  Awaitable<Status> SetViewCounts(std::vector<std::pair<int64_t, int64_t>> id_views);
+  // Raises each count (never lowers one) and the highest views seq committed to `stamp`, in
+  // one transaction (view_flushes, migration 010).
+  Awaitable<Status> SetViewCounts(std::vector<std::pair<int64_t, int64_t>> id_views,
+                                  int64_t stamp);
+  Awaitable<Result<int64_t>> ViewSeq();
 
  private:
   Store& store_;

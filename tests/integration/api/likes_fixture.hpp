@@ -50,10 +50,17 @@ class LikesTest : public ApiTest {
     return static_cast<int64_t>(std::stoll(stats.substr(at + field.size())));
   }
 
-  domain::LikeFlushReport FlushLikes() {
-    auto r = OnLoop(app_->app().likes().Flush());
+  // The likes part of a flush pass: the check of Redis against SQL, then every shard.
+  Result<flush::LikeFlushReport> TryFlushLikes() {
+    auto checked = OnLoop(app_->app().redis_check().Check());
+    if (!checked) return tl::unexpected(checked.error());
+    EXPECT_TRUE(*checked && app_->app().redis_check().LikesChecked());
+    return OnLoop(app_->app().like_flush().Flush(app_->app().redis_check().Generation()));
+  }
+  flush::LikeFlushReport FlushLikes() {
+    auto r = TryFlushLikes();
     EXPECT_TRUE(r) << (r ? "" : r.error().message);
-    return r ? *r : domain::LikeFlushReport{};
+    return r ? *r : flush::LikeFlushReport{};
   }
 
   // SQL's view: (valid rows, stored like_count) of an article.

@@ -120,10 +120,10 @@ TEST_P(LikesTest, FlushRepeatedOrInterruptedLosesAndDoublesNothing) {
   c.Put(LikePath(id), "", Bearer(tokens[1]));
 
   // The flusher dies between its SQL commit and its Redis cleanup.
-  app_->app().likes().fail_after_commit = [] { return true; };
-  auto aborted = OnLoop(app_->app().likes().Flush());
+  app_->app().like_flush().fail_after_commit = [] { return true; };
+  auto aborted = TryFlushLikes();
   EXPECT_FALSE(aborted);
-  app_->app().likes().fail_after_commit = nullptr;
+  app_->app().like_flush().fail_after_commit = nullptr;
   EXPECT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{2, 2}));
   // A change that arrives while that batch is still in flight...
   c.Put(LikePath(id), "", Bearer(tokens[2]));
@@ -595,11 +595,11 @@ TEST_P(LikesTest, MetricsShowTheBacklogAndReconcileRepairsDrift) {
     return true;
   };
   ASSERT_TRUE(OnLoop(app_->app().store().Run<bool>(std::move(corrupt))));
-  auto fixed = OnLoop(app_->app().likes().Reconcile());
+  auto fixed = OnLoop(app_->app().like_flush().Reconcile());
   ASSERT_TRUE(fixed);
   EXPECT_EQ(*fixed, 1);
   EXPECT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{1, 1}));
-  EXPECT_EQ(*OnLoop(app_->app().likes().Reconcile()), 0);
+  EXPECT_EQ(*OnLoop(app_->app().like_flush().Reconcile()), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Databases, LikesTest, ::testing::Values(Db::kSqlite, Db::kPostgres),

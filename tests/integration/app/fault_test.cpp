@@ -37,6 +37,8 @@
 //   PLAUDIT_FAULT_FINAL_SIGTERM=0  skip the final SIGTERM-under-traffic stage (isolates the
 //                                fault kinds from the last-flush-at-SIGTERM check)
 //   PLAUDIT_FAULT_KEEP_LOGS=1    keep the servers' logs also when the test passes
+//   PLAUDIT_FAULT_PLAUDITD=<path>  the binary to run (default: the one built with the test;
+//                                a copy lets a long soak run while the tree is rebuilt)
 // `make soak SEED=... MINUTES=...` runs this test alone for longer.
 #include <signal.h>
 #include <sys/socket.h>
@@ -630,12 +632,17 @@ class FaultTest : public ::testing::TestWithParam<std::string> {
 
   // --- processes -------------------------------------------------------------------------
 
+  static std::string Plauditd() {
+    const char* v = std::getenv("PLAUDIT_FAULT_PLAUDITD");
+    return v && *v ? std::string(v) : std::string(PLAUDITD_PATH);
+  }
+
   std::vector<std::string> BackendFlags() const {
     return {"--redis", redis_->url(), "--database", db_url_};
   }
 
   std::unique_ptr<Process> StartServe(int port, const std::string& log_name) {
-    std::vector<std::string> argv = {PLAUDITD_PATH, "serve"};
+    std::vector<std::string> argv = {Plauditd(), "serve"};
     for (auto& f : BackendFlags()) argv.push_back(f);
     const std::vector<std::string> flags = {
         "--port",          std::to_string(port), "--rate-limits",       "off",
@@ -655,7 +662,7 @@ class FaultTest : public ::testing::TestWithParam<std::string> {
     FlushRun out;
     int n = ++flush_runs_;
     fs::path log = dir_.path() / ("flush-" + std::to_string(n) + ".log");
-    std::vector<std::string> argv = {PLAUDITD_PATH, "flush"};
+    std::vector<std::string> argv = {Plauditd(), "flush"};
     for (auto& f : BackendFlags()) argv.push_back(f);
     Process p(argv, log.string());
     auto st = p.Wait(90s);

@@ -1,0 +1,55 @@
+#pragma once
+// The like write-behind: claim → commit → done, per shard (docs/architecture.md, "Likes").
+//
+// A pass takes, per shard, a batch of dirty buckets: like_claim.lua moves their pending
+// changes to an in-flight hash stamped with a new seq, atomically, so later changes go to a
+// fresh one. The absolute states are written to SQL with that seq in one transaction (a row
+// is only replaced by a newer seq; the counts follow the rows through triggers), then
+// like_done.lua drops each in-flight hash that still carries its claim's stamp. A pass that
+// dies anywhere leaves the in-flight hashes in place; the next pass, in this process or
+// another, writes them again, which changes nothing already in SQL.
+#include <functional>
+
+#include "common/net.hpp"
+#include "common/result.hpp"
+#include "redis/like_store.hpp"
+#include "sql/likes.hpp"
+
+namespace plaudit::flush {
+
+struct LikeFlushReport {
+  int64_t changes = 0;  // like states written
+  int64_t buckets = 0;  // buckets flushed
+  int64_t backlog = 0;  // dirty + in-flight buckets seen at the start of the pass
+  double oldest_age_seconds = 0;
+};
+
+class LikeFlush {
+ public:
+  LikeFlush(redis::LikeStore& store, sql::LikeTable& table);
+
+  // Every shard with a backlog. The caller checked Redis against SQL on the connection of
+  // `generation` (RedisCheck); a claim on any other connection is refused, since a claim
+  // raises the shard seq above SQL's and would hide that a new Redis came back older.
+  Awaitable<Result<LikeFlushReport>> Flush(uint64_t generation);
+  // One shard (also the first step of its recovery: its in-flight changes go to SQL first).
+  Awaitable<Result<int64_t>> FlushShard(int shard, uint64_t generation);
+  // Recomputes SQL counts from the rows; returns how many were fixed. Their Redis counts are
+  // dropped, to reload from the repaired rows.
+  Awaitable<Result<int64_t>> Reconcile();
+
+  // Test hook: called after a batch's SQL commit, before its Redis cleanup; returning true
+  // aborts the pass there, as a crash would.
+  std::function<bool()> fail_after_commit;
+  // Test hook: awaited after each claim, before its SQL write (what else happens meanwhile).
+  std::function<Awaitable<void>()> after_claim;
+
+ private:
+  redis::LikeStore& store_;
+  sql::LikeTable& table_;
+};
+
+// The SQL rows of one claim (exposed for its unit test).
+std::vector<sql::LikeChange> ClaimedChanges(const std::vector<redis::ClaimedBucket>& buckets);
+
+}  // namespace plaudit::flush

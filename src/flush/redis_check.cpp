@@ -1,0 +1,123 @@
+#include "flush/redis_check.hpp"
+
+#include <sodium.h>
+#include <spdlog/spdlog.h>
+
+#include "common/time.hpp"
+
+namespace plaudit::flush {
+namespace {
+
+// How long a views recovery may hold its mark before another process may take it over (a
+// recoverer that died). It flushes the views and drops the article hashes (one SCAN).
+constexpr int64_t kViewLeaseMs = 10'000;
+// How long a view waits for another process's views recovery.
+constexpr auto kViewWait = std::chrono::seconds(5);
+constexpr auto kViewPoll = std::chrono::milliseconds(20);
+
+std::string RandomOwner() {
+  unsigned char raw[8];
+  randombytes_buf(raw, sizeof(raw));
+  char hex[17];
+  sodium_bin2hex(hex, sizeof(hex), raw, sizeof(raw));
+  return hex;
+}
+
+}  // namespace
+
+RedisCheck::RedisCheck(net::any_io_executor ex, redis::LikeStore& like_store,
+                       sql::LikeTable& like_table, redis::ArticleCache& article_cache,
+                       sql::ArticleTable& article_table, LikeFlush& likes, ViewFlush& views)
+    : ex_(std::move(ex)),
+      like_store_(like_store),
+      like_table_(like_table),
+      article_cache_(article_cache),
+      article_table_(article_table),
+      likes_(likes),
+      views_(views),
+      owner_(RandomOwner()) {}
+
+Awaitable<Result<bool>> RedisCheck::Check() {
+  if (check_failed_ms_ != 0 && NowMs() - check_failed_ms_ < 1000) co_return false;
+  std::function<Awaitable<Result<bool>>()> once = [this]() { return CheckOnce(); };
+  co_return co_await checks_.Do(0, std::move(once));
+}
+
+Awaitable<Result<bool>> RedisCheck::CheckOnce() {
+  const uint64_t generation = Generation();
+  // SQL first: Redis's seqs only grow, so read after SQL's they are at least as high unless
+  // Redis lost writes (another flusher committing meanwhile cannot make a false alarm).
+  auto seqs = co_await like_table_.ShardSeqs();
+  Result<int64_t> view_seq = seqs ? co_await article_table_.ViewSeq() : Result<int64_t>(0);
+  if (!seqs || !view_seq) {
+    const auto& e = !seqs ? seqs.error() : view_seq.error();
+    spdlog::warn("cannot read SQL to check Redis against it: {}", e.message);
+    check_failed_ms_ = NowMs();
+    co_return false;
+  }
+  check_failed_ms_ = 0;
+  auto stale = co_await like_store_.CheckShards(*seqs);
+  if (!stale) co_return tl::unexpected(stale.error());
+  // An older like shard means an older dataset: its article hashes are older too, even if
+  // no views flush ran since (their other fields, and the like shards' status checks).
+  auto views = co_await article_cache_.CheckViews(*view_seq, !stale->empty(), owner_, kViewLeaseMs);
+  if (!views) co_return tl::unexpected(views.error());
+  using ViewCheck = redis::ArticleCache::ViewCheck;
+  if (*views != ViewCheck::kConsistent) views_checked_ = UINT64_MAX;  // no view meanwhile
+  if (!stale->empty()) {
+    spdlog::warn(
+        "likes: {} shard(s) of Redis are older than SQL (a restore from an older snapshot, a "
+        "failover to a lagging replica?): recovering them",
+        stale->size());
+  }
+  if (*views == ViewCheck::kRecover) {
+    spdlog::warn("views: Redis is older than SQL: flushing its view counts, then dropping the "
+                 "article caches (they refill from SQL)");
+    // The older hashes' unflushed views go to SQL first (it keeps the higher count).
+    auto n = co_await views_.Flush(generation);
+    if (!n) co_return tl::unexpected(n.error());
+  }
+  // The stale shards' in-flight changes (those the older Redis had pending are in flight
+  // now) go to SQL, where each stays only if nothing newer is there; then their sets,
+  // counts and caches go, and reload from SQL.
+  for (int shard : *stale) {
+    auto n = co_await likes_.FlushShard(shard, generation);
+    if (!n) co_return tl::unexpected(n.error());
+  }
+  if (*views == ViewCheck::kRecover) {
+    if (auto st = co_await article_cache_.DropArticles(); !st) co_return tl::unexpected(st.error());
+  }
+  if (!stale->empty()) {
+    if (auto st = co_await like_store_.FinishRecovery(*stale); !st) co_return tl::unexpected(st.error());
+    spdlog::info("likes: recovered {} shard(s) from SQL", stale->size());
+  }
+  likes_checked_ = generation;
+  if (*views == ViewCheck::kRecover) {
+    auto finished = co_await article_cache_.FinishViewRecovery(owner_);
+    if (!finished) co_return tl::unexpected(finished.error());
+    if (*finished) {
+      spdlog::info("views: recovered from SQL");
+      views_checked_ = generation;
+    }
+  } else if (*views == ViewCheck::kConsistent) {
+    views_checked_ = generation;
+  }
+  co_return true;
+}
+
+Awaitable<Status> RedisCheck::EnsureViews() {
+  const auto deadline = std::chrono::steady_clock::now() + kViewWait;
+  while (!ViewsChecked()) {
+    auto checked = co_await Check();
+    if (!checked) co_return tl::unexpected(checked.error());
+    if (!*checked || ViewsChecked()) co_return Status{};
+    if (std::chrono::steady_clock::now() >= deadline) {
+      co_return Fail(ErrorCode::kUnavailable, "view counts are being recovered; retry");
+    }
+    net::steady_timer wait(ex_, kViewPoll);
+    co_await wait.async_wait(net::as_tuple(net::use_awaitable));
+  }
+  co_return Status{};
+}
+
+}  // namespace plaudit::flush

@@ -1,0 +1,63 @@
+#pragma once
+// Before a like, a view or a flush on a connection to Redis: is this Redis older than SQL?
+// (docs/architecture.md, "After Redis comes back older".)
+//
+// Redis hands out every seq before SQL commits it, and its seqs only grow, so a Redis seq
+// below the highest one SQL committed means Redis lost writes SQL holds (a restore from an
+// older snapshot, a failover to a lagging replica). The like shards are checked one by one
+// (like_recover.lua against like_shards), the view counts as a whole (view_check.lua against
+// view_flushes). What is older is recovered before it is used: the views and the stale
+// shards' in-flight and pending changes go to SQL first (SQL keeps each only where nothing
+// newer is there), then the older sets, counts and caches are dropped and reload from SQL.
+//
+// A check runs on each new connection (an integer compare otherwise) and on every flush
+// pass (a FLUSHALL keeps the connection; the check sets the marks that tell an emptied Redis
+// from an older one). Views wait while another process recovers them: a view count lives
+// only in its article's hash, which the recovery drops.
+#include <string>
+
+#include "common/net.hpp"
+#include "common/result.hpp"
+#include "domain/single_flight.hpp"
+#include "flush/like_flush.hpp"
+#include "flush/view_flush.hpp"
+
+namespace plaudit::flush {
+
+class RedisCheck {
+ public:
+  RedisCheck(net::any_io_executor ex, redis::LikeStore& like_store, sql::LikeTable& like_table,
+             redis::ArticleCache& article_cache, sql::ArticleTable& article_table,
+             LikeFlush& likes, ViewFlush& views);
+
+  uint64_t Generation() const { return like_store_.Generation(); }
+  // Whether likes, and views, may be served on the current connection.
+  bool LikesChecked() const { return likes_checked_ == Generation(); }
+  bool ViewsChecked() const { return views_checked_ == Generation(); }
+
+  // One check (concurrent calls share it). False: SQL could not be read, so nothing was
+  // checked (likes and views go on, as the write-behind does while SQL is away; flushes
+  // wait); tried again at most once a second.
+  Awaitable<Result<bool>> Check();
+  // For a view: checks until the views are checked, waiting up to a few seconds while
+  // another process recovers them (then kUnavailable). Goes on when SQL cannot be read.
+  Awaitable<Status> EnsureViews();
+
+ private:
+  Awaitable<Result<bool>> CheckOnce();
+
+  net::any_io_executor ex_;
+  redis::LikeStore& like_store_;
+  sql::LikeTable& like_table_;
+  redis::ArticleCache& article_cache_;
+  sql::ArticleTable& article_table_;
+  LikeFlush& likes_;
+  ViewFlush& views_;
+  std::string owner_;  // this process, in the views recovery mark
+  domain::SingleFlight<int, bool> checks_;
+  uint64_t likes_checked_ = UINT64_MAX;  // the connection generation last checked
+  uint64_t views_checked_ = UINT64_MAX;
+  int64_t check_failed_ms_ = 0;  // when the last check could not read SQL
+};
+
+}  // namespace plaudit::flush
