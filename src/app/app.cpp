@@ -190,6 +190,12 @@ Status App::WireServices() {
                                                      *article_table_, *like_flush_, *view_flush_);
   likes_->redis_checked = [c = redis_check_.get()] { return c->LikesChecked(); };
   likes_->check_redis = [c = redis_check_.get()] { return c->Check(); };
+  likes_->recheck_redis = [c = redis_check_.get()] { return c->Recheck(); };
+  articles_->recheck_redis = [c = redis_check_.get()]() -> Awaitable<Status> {
+    auto checked = co_await c->Recheck();
+    if (!checked) co_return tl::unexpected(checked.error());
+    co_return Status{};
+  };
   articles_->views_checked = [c = redis_check_.get()] { return c->ViewsChecked(); };
   articles_->check_views = [c = redis_check_.get()] { return c->EnsureViews(); };
   flusher_ = std::make_unique<flush::Flusher>(ioc_.get_executor(), *redis_check_, *view_flush_,

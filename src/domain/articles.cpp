@@ -262,6 +262,19 @@ Awaitable<Status> ArticleService::Reflect(const Article& a, bool was_listed, boo
   co_return Status{};
 }
 
+Awaitable<Result<redis::ArticleFieldList>> ArticleService::Fill(int64_t id,
+                                                                 const redis::ArticleFields& fields,
+                                                                 const std::string* body) {
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    auto filled = co_await cache_.Fill(id, fields, body);
+    if (!filled) co_return tl::unexpected(filled.error());
+    if (*filled) co_return std::move(**filled);
+    if (!recheck_redis) break;
+    if (auto st = co_await recheck_redis(); !st) co_return tl::unexpected(st.error());
+  }
+  co_return Fail(ErrorCode::kUnavailable, "redis is not yet checked against SQL; retry");
+}
+
 Awaitable<Result<Article>> ArticleService::LoadIntoCache(int64_t id) {
   std::function<Awaitable<Result<Article>>()> loader = [this, id]() -> Awaitable<Result<Article>> {
     auto row = co_await table_.Find(id, /*with_content=*/true);
@@ -271,7 +284,7 @@ Awaitable<Result<Article>> ArticleService::LoadIntoCache(int64_t id) {
     a.content = (*row)->content;
     // A fill, not a write: a racing fill or view may have cached newer fields meanwhile.
     const redis::ArticleFields fields = ToFields(a);
-    auto cached = co_await cache_.Fill(id, fields, &*a.content);
+    auto cached = co_await Fill(id, fields, &*a.content);
     if (!cached) co_return tl::unexpected(cached.error());
     if (auto live = FromFields(*cached)) {
       live->content = std::move(a.content);
@@ -335,7 +348,7 @@ Awaitable<Result<Article>> ArticleService::Get(const std::optional<Principal>& v
     a->content = (*row)->content;
     // SET NX: an update may have cached a newer body since the row was read.
     const redis::ArticleFields no_fields;
-    auto refill = co_await cache_.Fill(id, no_fields, &*a->content);
+    auto refill = co_await Fill(id, no_fields, &*a->content);
     if (!refill) spdlog::warn("could not refill body of article {}", id);
   }
   co_return *a;
@@ -443,7 +456,7 @@ Awaitable<Result<std::vector<Article>>> ArticleService::Hydrate(const std::vecto
       Article a = FromRow(row);
       // A fill: the article page may have filled it (and counted views) since GetMany.
       const redis::ArticleFields row_fields = ToFields(a);
-      auto cached = co_await cache_.Fill(a.id, row_fields, nullptr);
+      auto cached = co_await Fill(a.id, row_fields, nullptr);
       if (!cached) co_return tl::unexpected(cached.error());
       auto live = FromFields(*cached);
       loaded.emplace(a.id, live ? std::move(*live) : std::move(a));

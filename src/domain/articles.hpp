@@ -67,6 +67,8 @@ class ArticleService {
   // empty: no check.
   std::function<bool()> views_checked;
   std::function<Awaitable<Status>()> check_views;
+  // A fill found the dataset emptied (FLUSHALL) since this connection's check: check again.
+  std::function<Awaitable<Status>()> recheck_redis;
   // Rebuilds the published list indexes from SQL (once, under a lock).
   Awaitable<Status> RebuildIndexes();
 
@@ -76,6 +78,10 @@ class ArticleService {
  private:
   Awaitable<Result<int64_t>> AllocateId(bool reseed);
   Awaitable<Result<Article>> LoadIntoCache(int64_t id);
+  // cache_.Fill, checking Redis again when it says no check has seen the dataset since it
+  // was emptied.
+  Awaitable<Result<redis::ArticleFieldList>> Fill(int64_t id, const redis::ArticleFields& fields,
+                                                  const std::string* body);
   // The cached fields (and body), filled from SQL on a miss.
   Awaitable<Result<redis::ArticleCache::Cached>> Cached(int64_t id, bool count_view,
                                                         bool with_body);

@@ -73,7 +73,12 @@ Awaitable<Status> LikeService::LoadMissing(const redis::LikeTarget& t, int64_t u
       if (need_count) count = CountWithUnflushed(*sql, unflushed->changes);
       auto loaded = co_await store_.Load(t, user_id, likers, count, unflushed->epoch);
       if (!loaded) co_return tl::unexpected(loaded.error());
-      if (*loaded) co_return true;
+      if (*loaded == redis::LikeStore::LoadOutcome::kInstalled) co_return true;
+      if (*loaded == redis::LikeStore::LoadOutcome::kUnchecked && recheck_redis) {
+        // Emptied (FLUSHALL) since this connection's check: check again, which marks it.
+        auto checked = co_await recheck_redis();
+        if (!checked) co_return tl::unexpected(checked.error());
+      }
     }
     co_return Fail(ErrorCode::kUnavailable, "like state kept changing while loading; retry");
   };

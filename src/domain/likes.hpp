@@ -51,6 +51,8 @@ class LikeService {
   // check (SQL unreadable) lets likes go on, as the write-behind does while SQL is away.
   std::function<bool()> redis_checked;
   std::function<Awaitable<Result<bool>>()> check_redis;
+  // The same check on a checked connection: a load found the dataset emptied since.
+  std::function<Awaitable<Result<bool>>()> recheck_redis;
 
  private:
   Awaitable<Result<std::optional<LikeState>>> SetImpl(const Principal& who,

@@ -43,6 +43,12 @@ Awaitable<Result<bool>> RedisCheck::Check() {
   co_return co_await checks_.Do(0, std::move(once));
 }
 
+Awaitable<Result<bool>> RedisCheck::Recheck() {
+  likes_checked_ = views_checked_ = UINT64_MAX;
+  check_failed_ms_ = 0;
+  co_return co_await Check();
+}
+
 Awaitable<Result<bool>> RedisCheck::CheckOnce() {
   const uint64_t generation = Generation();
   // SQL first: Redis's seqs only grow, so read after SQL's they are at least as high unless

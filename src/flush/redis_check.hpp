@@ -39,6 +39,9 @@ class RedisCheck {
   // checked (likes and views go on, as the write-behind does while SQL is away; flushes
   // wait); tried again at most once a second.
   Awaitable<Result<bool>> Check();
+  // Check() on a connection already checked: a script found the dataset emptied since
+  // (no birth mark).
+  Awaitable<Result<bool>> Recheck();
   // For a view: checks until the views are checked, waiting up to a few seconds while
   // another process recovers them (then kUnavailable). Goes on when SQL cannot be read.
   Awaitable<Status> EnsureViews();

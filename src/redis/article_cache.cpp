@@ -172,9 +172,10 @@ Awaitable<Status> ArticleCache::Put(int64_t id, const ArticleFields& fields,
   co_return AllOk(co_await client_.Pipeline(std::move(cmds)));
 }
 
-Awaitable<Result<ArticleFieldList>> ArticleCache::Fill(int64_t id, const ArticleFields& fields,
-                                                       const std::string* body) {
-  std::vector<std::string> keys{keys::Article(id), keys::ArticleBody(id)};
+Awaitable<Result<std::optional<ArticleFieldList>>> ArticleCache::Fill(
+    int64_t id, const ArticleFields& fields, const std::string* body) {
+  std::vector<std::string> keys{keys::Article(id), keys::ArticleBody(id),
+                                keys::LikeBirthMark(keys::LikeShard(id))};
   std::vector<std::string> args;
   args.reserve(2 + 2 * fields.size());
   if (body) {
@@ -195,13 +196,14 @@ Awaitable<Result<ArticleFieldList>> ArticleCache::Fill(int64_t id, const Article
   }
   auto r = co_await client_.Eval(GetScript("article_fill.lua"), std::move(keys), std::move(args));
   if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  if (r->type != Reply::Type::kArray) co_return std::optional<ArticleFieldList>{};  // 'unchecked'
   ArticleFieldList out;
   auto& kv = r->elements;
   out.reserve(kv.size() / 2);
   for (size_t i = 0; i + 1 < kv.size(); i += 2) {
     out.emplace_back(std::move(kv[i].str), std::move(kv[i + 1].str));
   }
-  co_return out;
+  co_return std::optional<ArticleFieldList>(std::move(out));
 }
 
 Awaitable<Status> ArticleCache::Update(int64_t id, const ArticleFields& fields,

@@ -64,7 +64,9 @@ class ArticleCache {
   // since the row was read, and a newer status), the body only if absent. Empty `fields`:
   // the body alone. Returns the cached fields after the fill (the ones written, or the ones
   // that were there); empty for a body-only fill.
-  Awaitable<Result<ArticleFieldList>> Fill(int64_t id, const ArticleFields& fields,
+  // nullopt, filling nothing: no check has seen this dataset since it was emptied (FLUSHALL);
+  // check (flush::RedisCheck), then fill again.
+  Awaitable<Result<std::optional<ArticleFieldList>>> Fill(int64_t id, const ArticleFields& fields,
                                            const std::string* body);
   // Updates fields (and body) of a cached article only if it is cached.
   Awaitable<Status> Update(int64_t id, const ArticleFields& fields, const std::string* body);

@@ -187,7 +187,7 @@ Awaitable<Result<LikeStore::Unflushed>> LikeStore::ReadUnflushed(const LikeTarge
   co_return out;
 }
 
-Awaitable<Result<bool>> LikeStore::Load(const LikeTarget& t, int64_t user_id,
+Awaitable<Result<LikeStore::LoadOutcome>> LikeStore::Load(const LikeTarget& t, int64_t user_id,
                                         const std::optional<LikerLoad>& likers,
                                         std::optional<int64_t> count, const std::string& epoch) {
   const int s = t.Shard();
@@ -198,7 +198,7 @@ Awaitable<Result<bool>> LikeStore::Load(const LikeTarget& t, int64_t user_id,
                                 keys::LikeBucket(s, bucket),    keys::LikeCount(s, t.Name()),
                                 keys::LikePending(s, small),    keys::LikeInFlight(s, small),
                                 keys::LikePending(s, bucket),   keys::LikeInFlight(s, bucket),
-                                keys::LikeEpoch(s)};
+                                keys::LikeEpoch(s),             keys::LikeBirthMark(s)};
   std::string mode;
   if (likers) mode = likers->all ? "small" : "big";
   std::vector<std::string> args{mode, count ? std::to_string(*count) : "",
@@ -209,7 +209,9 @@ Awaitable<Result<bool>> LikeStore::Load(const LikeTarget& t, int64_t user_id,
   }
   auto r = co_await client_.Eval(GetScript("like_load.lua"), std::move(keys), std::move(args));
   if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
-  co_return r->str != "retry";
+  if (r->str == "retry") co_return LoadOutcome::kRetry;
+  if (r->str == "unchecked") co_return LoadOutcome::kUnchecked;
+  co_return LoadOutcome::kInstalled;
 }
 
 Awaitable<Status> LikeStore::DropCount(const LikeTarget& t) {

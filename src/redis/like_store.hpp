@@ -111,9 +111,11 @@ class LikeStore {
   };
   Awaitable<Result<Unflushed>> ReadUnflushed(const LikeTarget& t, bool changes);
   // Installs SQL's likers (when given) and/or the count unless already there, replaying the
-  // changes not yet in SQL on top. false (nothing changed): the epoch moved since `epoch`
-  // was read, so SQL must be read again.
-  Awaitable<Result<bool>> Load(const LikeTarget& t, int64_t user_id,
+  // changes not yet in SQL on top. kRetry (nothing changed): the epoch moved since `epoch`
+  // was read, so SQL must be read again. kUnchecked (nothing changed): no check has seen
+  // this dataset since it was emptied; check (flush::RedisCheck), then load again.
+  enum class LoadOutcome { kInstalled, kRetry, kUnchecked };
+  Awaitable<Result<LoadOutcome>> Load(const LikeTarget& t, int64_t user_id,
                                const std::optional<LikerLoad>& likers,
                                std::optional<int64_t> count, const std::string& epoch);
   // Forgets the cached count (after reconciliation fixed SQL's); moves the epoch.
