@@ -36,6 +36,14 @@ used_memory() {
 
 SET_SHA=$(rcli SCRIPT LOAD "$(cat src/redis/lua/like_set.lua)")
 LOAD_SHA=$(rcli SCRIPT LOAD "$(cat src/redis/lua/like_load.lua)")
+# What a check leaves in every shard before anything is loaded (flush::RedisCheck): the birth
+# mark like_load.lua requires, and an epoch for it to compare (512 small keys, before the
+# baseline).
+rcli EVAL "for s = 0, 255 do
+  redis.call('SET', 'pl:lbm:{l' .. s .. '}', '1')
+  redis.call('SET', 'pl:lep:{l' .. s .. '}', '1')
+end
+return 1" 0 >/dev/null
 
 # gen MODE → RESP commands on stdout. MODE: scripts | pertarget | bucketed
 gen() {
@@ -55,13 +63,14 @@ gen() {
       if (mode == "scripts") {
         # like_load.lua: SQL has no likers yet (small mode), count 0.
         split("", a)
-        a[1] = "EVALSHA"; a[2] = load_sha; a[3] = 8
+        a[1] = "EVALSHA"; a[2] = load_sha; a[3] = 10
         a[4] = "pl:lk:" tag ":" name ":s"; a[5] = "pl:lb:" tag ":" name
         a[6] = "pl:lk:" tag ":" name ":0"; a[7] = "pl:lc:" tag ":" name
         a[8] = "pl:lp:" tag ":" name ":s"; a[9] = "pl:lf:" tag ":" name ":s"
         a[10] = "pl:lp:" tag ":" name ":0"; a[11] = "pl:lf:" tag ":" name ":0"
-        a[12] = "small"; a[13] = 0; a[14] = 0; a[15] = 255
-        cmd(15, a)
+        a[12] = "pl:lep:" tag; a[13] = "pl:lbm:" tag
+        a[14] = "small"; a[15] = 0; a[16] = 0; a[17] = 255; a[18] = 1
+        cmd(18, a)
       }
       split("", seen)
       n = 0

@@ -1244,12 +1244,16 @@ ${RESP_ROWS}
 ## Write-behind flush throughput
 
 \`bench_flush\` (bench/flush_bench.cpp): \`sql::LikeTable::Apply\` with 200,000 like changes in
-20 batches of 10,000 (one flusher claim each: 100 articles × 100 users, one absolute count per
-article, 10% unlikes), new rows each; only the Apply calls are timed.
+20 batches of 10,000 (one flusher claim each: 100 articles × 100 users, 10% unlikes), new
+rows each, the articles' counts following the rows by trigger (migration 007) and the shard
+seqs raised in the same transaction (migration 008); only the Apply calls are timed. Both
+databases commit durably: SQLite with \`synchronous=FULL\` (issue 23, defect 9: a power loss
+must not take back a commit whose Redis side was already cleaned), PostgreSQL with fsync and
+synchronous_commit on.
 
 | database | changes/s | |
 |---|---|---|
-| SQLite (WAL, synchronous=NORMAL, temp dir) | ${FLUSH_SQLITE:-0} | \`$FLUSH_SQLITE_LINE\` |
+| SQLite (WAL, synchronous=FULL, temp dir) | ${FLUSH_SQLITE:-0} | \`$FLUSH_SQLITE_LINE\` |
 | PostgreSQL ${PG_VERSION:-} (private server, Unix socket, fsync on, synchronous_commit on) | $FLUSH_PG_RATE | \`$FLUSH_PG_LINE\` |
 
 ## Memory per like record
