@@ -5,6 +5,7 @@
 #include <boost/asio/experimental/awaitable_operators.hpp>
 
 #include "redis/keys.hpp"
+#include "redis/scan.hpp"
 
 namespace plaudit::redis {
 
@@ -382,21 +383,10 @@ Awaitable<Result<ArticleCache::ViewCheck>> ArticleCache::CheckViews(int64_t sql_
 }
 
 Awaitable<Status> ArticleCache::DropArticles() {
-  std::string cursor = "0";
-  do {
-    std::vector<std::string> scan{"SCAN", cursor, "MATCH", "pl:art:*", "COUNT", "1000"};
-    auto r = co_await client_.Command(std::move(scan));
-    if (auto st = ReplyOk(r); !st) co_return st;
-    if (r->elements.size() != 2) co_return Fail(ErrorCode::kInternal, "unexpected SCAN reply");
-    cursor = r->elements[0].str;
-    std::vector<std::vector<std::string>> drops;
-    for (const auto& key : r->elements[1].elements) {
-      if (keys::IsArticleCache(key.str)) drops.push_back({"UNLINK", key.str});
-    }
-    if (!drops.empty()) {
-      if (auto st = AllOk(co_await client_.Pipeline(std::move(drops))); !st) co_return st;
-    }
-  } while (cursor != "0");
+  std::function<bool(std::string_view)> article = [](std::string_view key) {
+    return keys::IsArticleCache(key);
+  };
+  if (auto st = co_await UnlinkMatching(client_, "pl:art:*", std::move(article)); !st) co_return st;
   // The lists may name articles in the state the older Redis had: rebuilt on the next read.
   std::vector<std::vector<std::string>> lists;
   for (auto list : kLists) lists.push_back({"UNLINK", keys::PublishedList(list)});

@@ -5,6 +5,7 @@
 #include "common/time.hpp"
 #include "common/when_all.hpp"
 #include "redis/keys.hpp"
+#include "redis/scan.hpp"
 
 namespace plaudit::redis {
 namespace {
@@ -325,22 +326,11 @@ Awaitable<Status> LikeStore::FinishRecovery(const std::vector<int>& shards) {
   if (shards.empty()) co_return Status{};
   std::vector<bool> recovering(keys::kLikeShards, false);
   for (int s : shards) recovering[static_cast<size_t>(s)] = true;
-  std::string cursor = "0";
-  do {
-    std::vector<std::string> scan{"SCAN", cursor, "MATCH", "pl:*", "COUNT", "1000"};
-    auto r = co_await client_.Command(std::move(scan));
-    if (auto st = ReplyOk(r); !st) co_return st;
-    if (r->elements.size() != 2) co_return Fail(ErrorCode::kInternal, "unexpected SCAN reply");
-    cursor = r->elements[0].str;
-    std::vector<std::vector<std::string>> drops;
-    for (const auto& key : r->elements[1].elements) {
-      const int s = keys::CachedShardOf(key.str);
-      if (s >= 0 && recovering[static_cast<size_t>(s)]) drops.push_back({"UNLINK", key.str});
-    }
-    if (!drops.empty()) {
-      if (auto st = AllOk(co_await client_.Pipeline(std::move(drops))); !st) co_return st;
-    }
-  } while (cursor != "0");
+  std::function<bool(std::string_view)> cached = [&recovering](std::string_view key) {
+    const int s = keys::CachedShardOf(key);
+    return s >= 0 && recovering[static_cast<size_t>(s)];
+  };
+  if (auto st = co_await UnlinkMatching(client_, "pl:*", std::move(cached)); !st) co_return st;
   // The published lists may name articles whose state the older Redis had: rebuilt on read.
   std::vector<std::vector<std::string>> lists;
   for (std::string_view list : {"all", "article", "post"}) {

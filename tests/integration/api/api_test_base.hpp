@@ -34,6 +34,25 @@ class ApiTest : public ::testing::TestWithParam<Db> {
 
   HttpClient Client() { return app_->Client(); }
 
+  // Runs a service call on the app's I/O thread and waits for it.
+  template <class T>
+  T OnLoop(Awaitable<T> op) {
+    return net::co_spawn(app_->app().io(), std::move(op), net::use_future).get();
+  }
+
+  // SQL's stored view count of an article (-1 if unreadable).
+  int64_t SqlViews(int64_t id) {
+    std::function<Result<int64_t>(sql::Connection&)> job =
+        [id](sql::Connection& c) -> Result<int64_t> {
+      auto r = c.Query("SELECT view_count FROM articles WHERE id = $1", {id});
+      if (!r) return tl::unexpected(r.error());
+      return sql::Int(r->rows.at(0).at(0));
+    };
+    auto r = OnLoop(app_->app().store().Run<int64_t>(std::move(job)));
+    EXPECT_TRUE(r);
+    return r ? *r : -1;
+  }
+
   static HttpClient::Headers Bearer(const std::string& token) {
     return {{"Authorization", "Bearer " + token}};
   }

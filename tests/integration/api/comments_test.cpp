@@ -73,10 +73,6 @@ class CommentsTest : public ApiTest {
     return r.status == 200 ? r.Json().at("commentCount").as_int64() : -1;
   }
 
-  template <class T>
-  T OnLoop(Awaitable<T> op) {
-    return net::co_spawn(app_->app().io(), std::move(op), net::use_future).get();
-  }
 
   // The Redis client's write batches so far (read on the event loop that owns it).
   uint64_t RedisBatches() {

@@ -27,11 +27,6 @@ class LikesTest : public ApiTest {
 
   static std::string LikePath(int64_t id) { return "/api/v1/articles/" + std::to_string(id) + "/like"; }
 
-  template <class T>
-  T OnLoop(Awaitable<T> op) {
-    return net::co_spawn(app_->app().io(), std::move(op), net::use_future).get();
-  }
-
   // A like or unlike of article `target` by user `uid` through the service (no session).
   domain::LikeState SetLike(int64_t target, int64_t uid, bool like) {
     domain::Principal who{uid, "u", "u", domain::Role::kUser};

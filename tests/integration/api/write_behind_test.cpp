@@ -68,18 +68,6 @@ class WriteBehindTest : public LikesNoTimerTest {
     return r.status == 200 ? r.Json().at("viewCount").as_int64() : -1;
   }
 
-  int64_t SqlViews(int64_t id) {
-    std::function<Result<int64_t>(sql::Connection&)> job =
-        [id](sql::Connection& c) -> Result<int64_t> {
-      auto r = c.Query("SELECT view_count FROM articles WHERE id = $1", {id});
-      if (!r) return tl::unexpected(r.error());
-      return sql::Int(r->rows.at(0).at(0));
-    };
-    auto r = OnLoop(app_->app().store().Run<int64_t>(std::move(job)));
-    EXPECT_TRUE(r);
-    return r ? *r : -1;
-  }
-
   void FlushPass() {
     auto r = OnLoop(app_->app().flusher().FlushNow());
     ASSERT_TRUE(r) << r.error().message;

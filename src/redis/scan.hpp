@@ -1,0 +1,18 @@
+#pragma once
+// Dropping a family of keys without blocking Redis: SCAN in batches, each batch's UNLINKs in
+// one pipelined write. For the recoveries of a Redis that came back older (like shards, view
+// counts), which drop every cache key of a kind.
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "common/result.hpp"
+#include "redis/client.hpp"
+
+namespace plaudit::redis {
+
+// Unlinks every key matching `pattern` (a SCAN MATCH glob) for which `drop` is true.
+Awaitable<Status> UnlinkMatching(Client& client, std::string pattern,
+                                 std::function<bool(std::string_view)> drop);
+
+}  // namespace plaudit::redis
