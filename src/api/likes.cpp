@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include <boost/asio/experimental/awaitable_operators.hpp>
+
 #include "api/bind.hpp"
 #include "http/errors.hpp"
 
@@ -141,8 +143,25 @@ Awaitable<Response> Batch(ApiContext ctx, Request& req) {
   // A comment id carries its article's shard, so it stands in for the article id.
   for (int64_t id : *comments) targets.push_back({'c', id, id});
   const int64_t uid = caller->principal ? caller->principal->id : 0;
-  auto states = co_await ctx.likes->GetMany(uid, std::move(targets));
+  // A count is as private as its article: what the caller may not see (a draft, a comment on
+  // one) answers as an unknown id does. The checks and the like reads share round trips.
+  using namespace boost::asio::experimental::awaitable_operators;
+  auto article_seen = ctx.articles->VisibleMany(caller->principal, *articles);
+  auto comment_seen = ctx.comments->VisibleMany(caller->principal, *comments);
+  auto reads = ctx.likes->GetMany(uid, std::move(targets));
+  auto all = co_await (std::move(article_seen) && std::move(comment_seen) && std::move(reads));
+  auto& visible_articles = std::get<0>(all);
+  auto& visible_comments = std::get<1>(all);
+  auto& states = std::get<2>(all);
+  if (!visible_articles) co_return ErrorResponse(visible_articles.error());
+  if (!visible_comments) co_return ErrorResponse(visible_comments.error());
   if (!states) co_return ErrorResponse(states.error());
+  for (size_t i = 0; i < articles->size(); ++i) {
+    if (!(*visible_articles)[i]) (*states)[i] = domain::LikeState{};
+  }
+  for (size_t i = 0; i < comments->size(); ++i) {
+    if (!(*visible_comments)[i]) (*states)[articles->size() + i] = domain::LikeState{};
+  }
   boost::json::object article_out, comment_out;
   for (size_t i = 0; i < articles->size(); ++i) {
     article_out[std::to_string((*articles)[i])] = {{"liked", (*states)[i].liked},

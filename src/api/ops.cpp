@@ -23,6 +23,19 @@ Awaitable<Status> PingRedis(redis::Client* client) {
 
 Awaitable<Status> PingSql(sql::Store* store) { co_return co_await store->Ping(); }
 
+// A request a proxy passed on: its peer address (the proxy's, often loopback) says nothing
+// about who sent it. A scraper talks to plauditd directly.
+bool Proxied(const Request& req) {
+  return !req.Header(http::field::forwarded).empty() ||
+         !req.Header("X-Forwarded-For").empty() || !req.Header("X-Real-IP").empty();
+}
+
+std::optional<Response> Refuse(const OpsDeps& deps, const Request& req) {
+  if (deps.allow.Contains(req.client_address) && !Proxied(req)) return std::nullopt;
+  return http_api::ErrorResponse(http::status::forbidden, "forbidden",
+                                 "this address may not read operations data (--metrics-allow)");
+}
+
 }  // namespace
 
 void RegisterOps(http_api::Router& router, OpsDeps deps) {
@@ -32,7 +45,8 @@ void RegisterOps(http_api::Router& router, OpsDeps deps) {
 
   // Both checks run concurrently; each is bounded by its client's timeout, so /readyz
   // answers within ~1 s even when a backend hangs.
-  router.Add(http::verb::get, "/readyz", [deps](Request&) -> Awaitable<Response> {
+  router.Add(http::verb::get, "/readyz", [deps](Request& req) -> Awaitable<Response> {
+    if (auto refused = Refuse(deps, req)) co_return std::move(*refused);
     auto [redis, sql] = co_await (PingRedis(deps.redis) && PingSql(deps.store));
     boost::json::object body;
     body["redis"] = redis ? "ok" : "unavailable";
@@ -52,7 +66,8 @@ void RegisterOps(http_api::Router& router, OpsDeps deps) {
     co_return r;
   });
 
-  router.Add(http::verb::get, "/metrics", [deps](Request&) -> Awaitable<Response> {
+  router.Add(http::verb::get, "/metrics", [deps](Request& req) -> Awaitable<Response> {
+    if (auto refused = Refuse(deps, req)) co_return std::move(*refused);
     Response r;
     r.body = deps.metrics->Serialize();
     r.content_type = "text/plain; version=0.0.4; charset=utf-8";

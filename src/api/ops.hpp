@@ -1,5 +1,9 @@
 #pragma once
-// Operations endpoints: GET /healthz, GET /readyz, GET /metrics.
+// Operations endpoints: GET /healthz (open to all), GET /readyz and GET /metrics (only to the
+// addresses of --metrics-allow, loopback by default, and never through a proxy: they name the
+// backends, their errors and the traffic, and each costs a Redis and a database call or a
+// serialisation of every series).
+#include "common/address_set.hpp"
 #include "http/metrics.hpp"
 #include "http/router.hpp"
 #include "redis/client.hpp"
@@ -11,6 +15,7 @@ struct OpsDeps {
   redis::Client* redis = nullptr;
   sql::Store* store = nullptr;
   http_api::Metrics* metrics = nullptr;
+  AddressSet allow;  // who may read /readyz and /metrics
 };
 
 void RegisterOps(http_api::Router& router, OpsDeps deps);

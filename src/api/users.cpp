@@ -130,6 +130,21 @@ Awaitable<Response> PatchUser(ApiContext ctx, Request& req) {
   co_return JsonResponse(http::status::ok, UserJson(*user));
 }
 
+// DELETE /api/v1/users/{id}: the user themself or an admin.
+Awaitable<Response> DeleteUser(ApiContext ctx, Request& req) {
+  auto caller = co_await ctx.guard->Admit(req, Access::kWrite);
+  if (!caller) co_return ErrorResponse(caller.error());
+  auto id = req.IdParam("id");
+  if (!id) co_return ErrorResponse(id.error());
+  if (auto st = co_await ctx.users->Delete(*caller->principal, *id); !st) {
+    co_return ErrorResponse(st.error());
+  }
+  Response r = http_api::NoContent();
+  // Deleting yourself signs you out in this browser too.
+  if (*id == caller->principal->id) r.headers.emplace_back("Set-Cookie", SessionCookie("", 0));
+  co_return r;
+}
+
 }  // namespace
 
 void RegisterUsers(http_api::Router& router, ApiContext ctx) {
@@ -137,6 +152,7 @@ void RegisterUsers(http_api::Router& router, ApiContext ctx) {
   router.Add(http::verb::get, "/api/v1/users/me", Bind<GetMe>(ctx));
   router.Add(http::verb::get, "/api/v1/users/{id}", Bind<GetUser>(ctx));
   router.Add(http::verb::patch, "/api/v1/users/{id}", Bind<PatchUser>(ctx));
+  router.Add(http::verb::delete_, "/api/v1/users/{id}", Bind<DeleteUser>(ctx));
   router.Add(http::verb::post, "/api/v1/sessions", Bind<CreateSession>(ctx));
   router.Add(http::verb::delete_, "/api/v1/sessions/current", Bind<DeleteSession>(ctx));
 }

@@ -77,7 +77,9 @@ Status App::Start() {
   if (auto st = StartBackend(); !st) {
     return st;
   }
-  api::RegisterOps(router_, {redis_.get(), store_.get(), &metrics_});
+  auto allow = AddressSet::Parse(config_.metrics_allow);
+  if (!allow) return Fail(ErrorCode::kInvalidArgument, "--metrics-allow: " + allow.error().message);
+  api::RegisterOps(router_, {redis_.get(), store_.get(), &metrics_, std::move(*allow)});
 
   http_api::ServerOptions sopts;
   sopts.host = config_.host;
@@ -155,17 +157,27 @@ Status App::WireServices() {
   sessions_ = std::make_unique<redis::SessionStore>(
       *redis_, std::chrono::seconds(config_.session_ttl_s), 32,
       redis::SessionCacheOptions{std::chrono::milliseconds(config_.session_cache_ms)});
-  if (config_.session_cache_ms > 0) {
-    // Logouts and role changes in any plauditd reach this one's session cache through it.
-    subscriber_ = redis::Subscriber::Create(
-        ioc_.get_executor(), redis_url_, redis::SessionStore::kInvalidationChannel,
-        {[s = sessions_.get()](std::string_view m) { s->OnInvalidation(m); },
-         [s = sessions_.get()](bool up) { s->SetCacheLive(up); }});
-    subscriber_->Start();
-  }
   limiter_ = std::make_unique<redis::RateLimiter>(*redis_);
   user_table_ = std::make_unique<sql::UserTable>(*store_);
-  users_ = std::make_unique<domain::UserService>(*user_table_, *sessions_, *hasher_, *limiter_,
+  directory_ = std::make_unique<domain::UserDirectory>(*user_table_);
+  // Logouts, role changes and deleted accounts in any plauditd reach this one's session cache
+  // and user directory through it (each is used only while it is subscribed).
+  subscriber_ = redis::Subscriber::Create(
+      ioc_.get_executor(), redis_url_, redis::SessionStore::kInvalidationChannel,
+      {[s = sessions_.get(), d = directory_.get()](std::string_view m) {
+         s->OnInvalidation(m);
+         using Kind = redis::SessionCache::Invalidation::Kind;
+         const auto inv = redis::SessionCache::Parse(m);
+         if (inv.kind == Kind::kUser) d->Forget(inv.user_id);
+         if (inv.kind == Kind::kUnknown) d->Clear();
+       },
+       [s = sessions_.get(), d = directory_.get()](bool up) {
+         s->SetCacheLive(up);
+         d->SetLive(up);
+       }});
+  subscriber_->Start();
+  users_ = std::make_unique<domain::UserService>(*user_table_, *directory_, *sessions_, *hasher_,
+                                                 *limiter_,
                                                  domain::LoginLimits{login_user, login_addr});
   guard_ = std::make_unique<api::Guard>(
       *users_, *limiter_, api::GuardLimits{config_.rate_limits, requests_addr, writes_user});

@@ -60,6 +60,7 @@ class App {
   http_api::Router& router() { return router_; }
   redis::Client& redis() { return *redis_; }
   redis::SessionStore& sessions() { return *sessions_; }
+  domain::PasswordHasher& hasher() { return *hasher_; }
   sql::Store& store() { return *store_; }
   http_api::Metrics& metrics() { return metrics_; }
   const config::Config& config() const { return config_; }
@@ -86,10 +87,11 @@ class App {
   std::shared_ptr<redis::Client> redis_;
   std::unique_ptr<domain::PasswordHasher> hasher_;
   std::unique_ptr<redis::SessionStore> sessions_;
-  std::shared_ptr<redis::Subscriber> subscriber_;  // session invalidations (with the cache)
+  std::shared_ptr<redis::Subscriber> subscriber_;  // session and account invalidations
   std::string redis_url_;                          // the one in use (embedded or given)
   std::unique_ptr<redis::RateLimiter> limiter_;
   std::unique_ptr<sql::UserTable> user_table_;
+  std::unique_ptr<domain::UserDirectory> directory_;
   std::unique_ptr<domain::UserService> users_;
   std::unique_ptr<api::Guard> guard_;
   std::unique_ptr<sql::ArticleTable> article_table_;

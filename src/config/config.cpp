@@ -100,6 +100,12 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
       ->envname("PLAUDIT_LIMIT_REQUESTS_ADDRESS")
       ->capture_default_str();
 
+  app.add_option("--metrics-allow", c.metrics_allow,
+                 "who may read /metrics and /readyz: comma-separated CIDRs or addresses; "
+                 "requests that came through a proxy are refused whatever their address")
+      ->envname("PLAUDIT_METRICS_ALLOW")
+      ->capture_default_str();
+
   auto* serve = app.add_subcommand("serve", "run the server (the default)");
   auto* migrate = app.add_subcommand("migrate", "apply database migrations and exit");
   auto* flush = app.add_subcommand("flush", "run one write-behind pass and exit");

@@ -34,6 +34,8 @@ struct Config {
   std::string limit_login_address = "50/15m";   // failed logins per client address
   std::string limit_writes_user = "120/1m";     // writes per user
   std::string limit_requests_address = "1200/1m";  // requests per client address
+  // Who may read GET /metrics and /readyz: comma-separated CIDRs (api/ops.hpp).
+  std::string metrics_allow = "127.0.0.0/8,::1/128";
 };
 
 enum class Command { kServe, kMigrate, kFlush, kRebuildCache, kUserAdd };

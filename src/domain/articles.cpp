@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/time.hpp"
+#include "common/when_all.hpp"
 #include "domain/cursor.hpp"
 #include "domain/fields.hpp"
 #include "text/sanitizer.hpp"
@@ -329,6 +330,27 @@ Awaitable<Result<Article>> ArticleService::Peek(int64_t id) {
   a.status = *status;
   a.author_id = FieldInt(*fields, "author_id");
   co_return a;
+}
+
+Awaitable<Result<std::vector<bool>>> ArticleService::VisibleMany(
+    const std::optional<Principal>& viewer, std::vector<int64_t> ids) {
+  std::vector<Awaitable<Result<Article>>> peeks;
+  for (int64_t id : ids) {
+    if (id > 0) peeks.push_back(Peek(id));  // ids <= 0 name no article: no lookup
+  }
+  auto found = co_await WhenAll(std::move(peeks));
+  std::vector<bool> out;
+  size_t next = 0;
+  for (int64_t id : ids) {
+    if (id <= 0) {
+      out.push_back(false);
+      continue;
+    }
+    const auto& a = found[next++];
+    if (!a && a.error().code != ErrorCode::kNotFound) co_return tl::unexpected(a.error());
+    out.push_back(a && CanSee(*a, viewer));
+  }
+  co_return out;
 }
 
 Awaitable<Result<Article>> ArticleService::Get(const std::optional<Principal>& viewer, int64_t id,

@@ -48,6 +48,11 @@ class ArticleService {
   // Who may see the article, for callers that check CanSee themselves (e.g. while the
   // session lookup runs beside it): ONLY id, status and author_id are filled.
   Awaitable<Result<Article>> Peek(int64_t id);
+  // Whether `viewer` may see each article (false for an unknown id), in one round trip when
+  // they are cached: for answers about articles that are not the article itself (like
+  // counts), which must be as private as it is.
+  Awaitable<Result<std::vector<bool>>> VisibleMany(const std::optional<Principal>& viewer,
+                                                   std::vector<int64_t> ids);
   Awaitable<Result<Article>> Update(const Principal& who, int64_t id, ArticleInput input);
   Awaitable<Status> Delete(const Principal& who, int64_t id);
   // The published list (kind nullopt: both kinds), pinned first, newest first.

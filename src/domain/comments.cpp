@@ -263,6 +263,22 @@ Awaitable<Result<Comment>> CommentService::Visible(const std::optional<Principal
   co_return *c;
 }
 
+Awaitable<Result<std::vector<bool>>> CommentService::VisibleMany(
+    const std::optional<Principal>& viewer, std::vector<int64_t> ids) {
+  std::vector<Awaitable<Result<Comment>>> peeks;
+  for (int64_t id : ids) peeks.push_back(Peek(id));
+  auto found = co_await WhenAll(std::move(peeks));
+  std::vector<int64_t> articles;
+  for (const auto& c : found) {
+    if (!c && c.error().code != ErrorCode::kNotFound) co_return tl::unexpected(c.error());
+    articles.push_back(c && c->Listed() ? c->article_id : 0);
+  }
+  // 0 (an unknown or unlisted comment) is no article: false, without a lookup.
+  auto seen = co_await articles_.VisibleMany(viewer, articles);
+  if (!seen) co_return tl::unexpected(seen.error());
+  co_return std::move(*seen);
+}
+
 Awaitable<Result<Comment>> CommentService::Get(const std::optional<Principal>& viewer,
                                                int64_t id) {
   auto c = co_await Visible(viewer, id);

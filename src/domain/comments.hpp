@@ -51,6 +51,10 @@ class CommentService {
   // without any visibility check.
   Awaitable<Result<Comment>> Peek(int64_t id);
   Awaitable<Result<LikeState>> GetLike(const std::optional<Principal>& viewer, int64_t id);
+  // Whether `viewer` may see each comment (listed, on an article the viewer may see); false
+  // for an unknown id.
+  Awaitable<Result<std::vector<bool>>> VisibleMany(const std::optional<Principal>& viewer,
+                                                   std::vector<int64_t> ids);
 
   // Makes every article's comment cache rebuild from SQL on its next read (plauditd
   // rebuild-cache). Returns how many article caches were dropped.

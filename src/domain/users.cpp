@@ -1,6 +1,7 @@
 #include "domain/users.hpp"
 
 #include <sodium.h>
+#include <spdlog/spdlog.h>
 
 #include "common/time.hpp"
 
@@ -16,9 +17,15 @@ User ToUser(const sql::UserRow& row) {
   return u;
 }
 
-UserService::UserService(sql::UserTable& users, redis::SessionStore& sessions,
-                         PasswordHasher& hasher, redis::RateLimiter& limiter, LoginLimits limits)
-    : users_(users), sessions_(sessions), hasher_(hasher), limiter_(limiter), limits_(limits) {}
+UserService::UserService(sql::UserTable& users, UserDirectory& directory,
+                         redis::SessionStore& sessions, PasswordHasher& hasher,
+                         redis::RateLimiter& limiter, LoginLimits limits)
+    : users_(users),
+      directory_(directory),
+      sessions_(sessions),
+      hasher_(hasher),
+      limiter_(limiter),
+      limits_(limits) {}
 
 Awaitable<Result<User>> UserService::Register(std::string username, std::string password,
                                               std::string display_name) {
@@ -53,55 +60,74 @@ Awaitable<Result<Session>> UserService::Login(std::string username, std::string 
   const std::string key = UsernameKey(username);
   // Both failed-login budgets: per username and per client address. (A named vector, not
   // a braced list in the range-for: GCC 12 mishandles those across co_await.)
-  struct Budget {
-    std::string scope;
-    std::string id;
-    redis::Limit limit;
-  };
   std::vector<Budget> budgets;
   budgets.push_back({"login-user", key, limits_.per_username});
   budgets.push_back({"login-addr", client_address, limits_.per_address});
-  // Check (without spending) both before any password work.
+  // Reserve one attempt of each before any password work. A check here and a charge after a
+  // failure let a burst through: all of its attempts pass the check while the first is still
+  // hashing. Each reservation is atomic on its own key (cluster-safe); one refused gives back
+  // the ones already taken.
+  std::vector<Budget> reserved;
   for (const Budget& b : budgets) {
     if (!b.limit.enabled()) continue;
-    auto d = co_await limiter_.Check(b.scope, b.id, b.limit, /*consume=*/false);
+    auto d = co_await limiter_.Check(b.scope, b.id, b.limit, /*consume=*/true);
+    if (!d || !d->allowed) co_await Refund(reserved);
     if (!d) co_return tl::unexpected(d.error());
     if (!d->allowed) {
       Error e{ErrorCode::kRateLimited, "too many failed logins; try again later",
               static_cast<int>((d->retry_after_ms + 999) / 1000)};
       co_return tl::unexpected(e);
     }
+    reserved.push_back(b);
   }
 
   auto row = co_await users_.FindByKey(key);
-  if (!row) co_return tl::unexpected(row.error());
+  if (!row) {
+    co_await Refund(reserved);
+    co_return tl::unexpected(row.error());
+  }
+  const bool exists = *row && (*row)->deleted_at_ms == 0;
   // if/else, not ?: — GCC 12 destroys the temporaries of a co_await inside ?: twice.
   Result<bool> ok = false;
-  if (*row) {
+  if (exists) {
     ok = co_await hasher_.Verify((*row)->password_hash, password);
   } else {
     ok = co_await hasher_.VerifyDummy(password);
   }
-  if (!ok) co_return tl::unexpected(ok.error());
-  if (!*row || !*ok) {
-    for (const Budget& b : budgets) {
-      if (!b.limit.enabled()) continue;
-      auto d = co_await limiter_.Check(b.scope, b.id, b.limit, /*consume=*/true);
-      if (!d) co_return tl::unexpected(d.error());
-    }
+  if (!ok) {  // no verdict (the hashing queue was full): not a guess
+    co_await Refund(reserved);
+    co_return tl::unexpected(ok.error());
+  }
+  if (!exists || !*ok) {
     co_return Fail(ErrorCode::kUnauthenticated, "wrong username or password");
   }
+  co_await Refund(reserved);
 
+  const int64_t user_id = (*row)->id;
   Session s;
-  s.user = ToUser(**row);
   s.token = redis::SessionStore::NewToken();
   s.expires_at_ms = NowMs() + sessions_.ttl().count();
-  redis::SessionData data{s.user.id, s.user.username, s.user.display_name,
-                          std::string(RoleName(s.user.role))};
-  if (auto st = co_await sessions_.Create(s.token, data); !st) {
+  if (auto st = co_await sessions_.Create(s.token, redis::SessionData{user_id}); !st) {
     co_return tl::unexpected(st.error());
   }
+  // The account as it is now, not as it was before the hash: a role changed meanwhile is the
+  // one the answer names (the session holds no role to be stale), and an account deleted
+  // meanwhile gets no session.
+  auto now = co_await users_.FindById(user_id);
+  if (!now || !*now || (*now)->deleted_at_ms != 0) {
+    (void)co_await sessions_.Delete(s.token, user_id);
+    if (!now) co_return tl::unexpected(now.error());
+    co_return Fail(ErrorCode::kUnauthenticated, "wrong username or password");
+  }
+  s.user = ToUser(**now);
   co_return s;
+}
+
+Awaitable<void> UserService::Refund(const std::vector<Budget>& reserved) {
+  for (const Budget& b : reserved) {
+    auto st = co_await limiter_.Refund(b.scope, b.id, b.limit);
+    if (!st) spdlog::warn("login limit refund failed: {}", st.error().message);
+  }
 }
 
 Awaitable<Status> UserService::Logout(std::string token, const Principal& who) {
@@ -113,12 +139,6 @@ namespace {
 // Tokens are 43 base64url characters; anything else cannot be a session.
 constexpr size_t kTokenSize = 43;
 
-std::optional<Principal> ToPrincipal(const redis::SessionData& d) {
-  auto role = ParseRole(d.role);
-  if (!role) return std::nullopt;
-  return Principal{d.user_id, d.username, d.display_name, *role};
-}
-
 }  // namespace
 
 Awaitable<Result<std::optional<Principal>>> UserService::Authenticate(std::string token) {
@@ -126,20 +146,30 @@ Awaitable<Result<std::optional<Principal>>> UserService::Authenticate(std::strin
   auto d = co_await sessions_.Get(token);
   if (!d) co_return tl::unexpected(d.error());
   if (!*d) co_return std::optional<Principal>{};
-  co_return ToPrincipal(**d);
+  const int64_t user_id = (*d)->user_id;
+  auto who = co_await directory_.Lookup(user_id);
+  if (!who) co_return tl::unexpected(who.error());
+  if (!*who) {
+    // The account is gone: so is the session (one its deletion missed, or one restored with
+    // an older Redis). Refused either way; deleting it only saves later lookups.
+    (void)co_await sessions_.Delete(token, user_id);
+  }
+  co_return std::move(*who);
 }
 
 std::optional<std::optional<Principal>> UserService::AuthenticateCached(std::string_view token) {
   if (token.size() != kTokenSize) return std::optional<Principal>{};
   const redis::SessionData* d = sessions_.FindCached(token);
   if (!d) return std::nullopt;
-  return ToPrincipal(*d);
+  const std::optional<Principal>* who = directory_.FindCached(d->user_id);
+  if (!who) return std::nullopt;
+  return *who;
 }
 
 Awaitable<Result<User>> UserService::Get(int64_t id) {
   auto row = co_await users_.FindById(id);
   if (!row) co_return tl::unexpected(row.error());
-  if (!*row) co_return Fail(ErrorCode::kNotFound, "no such user");
+  if (!*row || (*row)->deleted_at_ms != 0) co_return Fail(ErrorCode::kNotFound, "no such user");
   co_return ToUser(**row);
 }
 
@@ -150,12 +180,26 @@ Awaitable<Result<User>> UserService::SetRole(const Principal& actor, int64_t id,
   auto updated = co_await users_.SetRole(id, std::string(RoleName(role)), NowMs());
   if (!updated) co_return tl::unexpected(updated.error());
   if (!*updated) co_return Fail(ErrorCode::kNotFound, "no such user");
-  // SQL is the record; the sessions follow. If Redis fails here the caller gets the error
-  // and may retry: the update is idempotent.
-  if (auto st = co_await sessions_.SetRole(id, RoleName(role)); !st) {
+  // SQL is the record; every process's copy follows: this one's now, the others' through the
+  // channel before the answer goes out. If Redis fails here the caller gets the error and may
+  // retry (the update is idempotent); the others then drop their copies when their
+  // subscription fails, or within UserDirectory::kMaxAge.
+  directory_.Forget(id);
+  if (auto st = co_await sessions_.PublishUserChange(id); !st) {
     co_return tl::unexpected(st.error());
   }
   co_return co_await Get(id);
+}
+
+Awaitable<Status> UserService::Delete(const Principal& actor, int64_t id) {
+  if (actor.id != id && !HasRole(actor.role, Role::kAdmin)) {
+    co_return Fail(ErrorCode::kPermissionDenied, "only the user or an admin may delete an account");
+  }
+  auto deleted = co_await users_.MarkDeleted(id, NowMs());
+  if (!deleted) co_return tl::unexpected(deleted.error());
+  if (!*deleted) co_return Fail(ErrorCode::kNotFound, "no such user");
+  directory_.Forget(id);
+  co_return co_await sessions_.DeleteUser(id);
 }
 
 Result<bool> EnsureUser(sql::Store& store, const std::string& username,

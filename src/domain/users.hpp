@@ -3,8 +3,10 @@
 //
 // Identity always comes from a session token: the service never takes a user id or role
 // from a request body. Passwords are Argon2id hashes (PasswordHasher, off the I/O thread);
-// sessions are Redis hashes keyed by a hash of the token (redis::SessionStore); failed
-// logins are rate limited per username and per client address.
+// sessions are Redis hashes keyed by a hash of the token that say only whose they are
+// (redis::SessionStore); the user's role and existence come from SQL on every request
+// (UserDirectory), so changes reach every session at once. Failed logins are rate limited
+// per username and per client address, each attempt reserved before its password is hashed.
 #include <chrono>
 #include <optional>
 #include <string>
@@ -13,6 +15,7 @@
 #include "common/result.hpp"
 #include "domain/password_hasher.hpp"
 #include "domain/user.hpp"
+#include "domain/user_directory.hpp"
 #include "redis/rate_limiter.hpp"
 #include "redis/sessions.hpp"
 #include "sql/users.hpp"
@@ -32,13 +35,16 @@ struct Session {
 
 class UserService {
  public:
-  UserService(sql::UserTable& users, redis::SessionStore& sessions, PasswordHasher& hasher,
-              redis::RateLimiter& limiter, LoginLimits limits);
+  UserService(sql::UserTable& users, UserDirectory& directory, redis::SessionStore& sessions,
+              PasswordHasher& hasher, redis::RateLimiter& limiter, LoginLimits limits);
 
   Awaitable<Result<User>> Register(std::string username, std::string password,
                                    std::string display_name);
   // Wrong username or password → kUnauthenticated (the same answer, and about the same time,
-  // for both). Over the failed-login limit → kRateLimited.
+  // for both; a deleted account is an unknown username). Over the failed-login limit →
+  // kRateLimited: each attempt takes one event of both budgets before its password is hashed
+  // and gives it back if the password was right, so no burst gets more guesses than the
+  // limit.
   Awaitable<Result<Session>> Login(std::string username, std::string password,
                                    std::string client_address);
   Awaitable<Status> Logout(std::string token, const Principal& who);
@@ -47,12 +53,27 @@ class UserService {
   // What Authenticate answers, when the session cache already knows the token (no Redis
   // read, no coroutine); nullopt when it must ask Authenticate.
   std::optional<std::optional<Principal>> AuthenticateCached(std::string_view token);
+  // kNotFound for an unknown or deleted account.
   Awaitable<Result<User>> Get(int64_t id);
-  // Admin only; the change reaches the user's live sessions at once.
+  // Admin only; the change reaches the user's live sessions at once, in every process.
   Awaitable<Result<User>> SetRole(const Principal& actor, int64_t id, Role role);
+  // The user themself or an admin. The account's row stays (its content still names it, and
+  // the username stays taken); its sessions end at once, in every process, and it cannot log
+  // in. kNotFound when there is no such account (any more).
+  Awaitable<Status> Delete(const Principal& actor, int64_t id);
 
  private:
+  struct Budget {
+    std::string scope;
+    std::string id;
+    redis::Limit limit;
+  };
+  // Gives the reserved login attempts back (best effort: a refund lost to a Redis error only
+  // makes the limit stricter).
+  Awaitable<void> Refund(const std::vector<Budget>& reserved);
+
   sql::UserTable& users_;
+  UserDirectory& directory_;
   redis::SessionStore& sessions_;
   PasswordHasher& hasher_;
   redis::RateLimiter& limiter_;

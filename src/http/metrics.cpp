@@ -2,18 +2,41 @@
 
 #include <prometheus/text_serializer.h>
 
-#include <algorithm>
 #include <cctype>
 
 namespace plaudit::http_api {
 namespace {
+
+namespace http = boost::beast::http;
 
 prometheus::Histogram::BucketBoundaries LatencyBuckets() {
   return {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
           2.5};
 }
 
+// The methods of RFC 9110 and RFC 5789 (PATCH), numbered for the series key; 0 is "other".
+int MethodIndex(http::verb v) {
+  switch (v) {
+    case http::verb::get: return 1;
+    case http::verb::head: return 2;
+    case http::verb::post: return 3;
+    case http::verb::put: return 4;
+    case http::verb::patch: return 5;
+    case http::verb::delete_: return 6;
+    case http::verb::options: return 7;
+    case http::verb::trace: return 8;
+    case http::verb::connect: return 9;
+    default: return 0;
+  }
+}
+
 }  // namespace
+
+std::string_view Metrics::MethodLabel(http::verb method) {
+  if (MethodIndex(method) == 0) return "other";
+  const auto name = http::to_string(method);
+  return {name.data(), name.size()};
+}
 
 Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
   requests_ = &prometheus::BuildCounter()
@@ -50,26 +73,49 @@ void Metrics::SetBacklog(int64_t dirty_buckets, double oldest_unflushed_seconds)
   backlog_age_->Set(oldest_unflushed_seconds);
 }
 
-void Metrics::ObserveRequest(std::string_view route, std::string_view method, int status,
-                             double seconds) {
-  std::lock_guard lock(mu_);
+Metrics::RouteMetrics& Metrics::Route(std::string_view route) {
   auto it = routes_.find(route);
-  if (it == routes_.end()) {
-    RouteMetrics m;
-    m.seconds = &request_seconds_->Add({{"route", std::string(route)}}, LatencyBuckets());
-    it = routes_.emplace(std::string(route), std::move(m)).first;
+  if (it != routes_.end()) return it->second;
+  if (routes_.size() >= kMaxRoutes) {
+    if (!other_route_) {
+      RouteMetrics m;
+      m.label = "other";
+      m.seconds = &request_seconds_->Add({{"route", "other"}}, LatencyBuckets());
+      // Keyed by a name no route pattern has (they begin with '/', or are "unmatched").
+      other_route_ = &routes_.emplace(std::string("\x01other"), std::move(m)).first->second;
+    }
+    return *other_route_;
   }
-  RouteMetrics& m = it->second;
-  auto c = std::find_if(m.counts.begin(), m.counts.end(), [&](const RouteMetrics::Count& c) {
-    return c.status == status && c.method == method;
-  });
-  if (c == m.counts.end()) {
-    auto& counter = requests_->Add({{"route", std::string(route)},
-                                    {"method", std::string(method)},
-                                    {"status", std::to_string(status)}});
-    c = m.counts.insert(m.counts.end(), {std::string(method), status, &counter});
+  RouteMetrics m;
+  m.label = std::string(route);
+  m.seconds = &request_seconds_->Add({{"route", m.label}}, LatencyBuckets());
+  return routes_.emplace(std::string(route), std::move(m)).first->second;
+}
+
+prometheus::Counter& Metrics::Counter(RouteMetrics& m, http::verb method, int status) {
+  const int key = MethodIndex(method) * 1000 + status;
+  if (auto c = m.counts.find(key); c != m.counts.end()) return *c->second;
+  if (request_series_ >= kMaxRequestSeries) {
+    if (!overflow_) {
+      overflow_ = &requests_->Add({{"route", "other"}, {"method", "other"}, {"status", "other"}});
+    }
+    return *overflow_;
   }
-  c->counter->Increment();
+  ++request_series_;
+  auto& counter = requests_->Add({{"route", m.label},
+                                  {"method", std::string(MethodLabel(method))},
+                                  {"status", std::to_string(status)}});
+  m.counts.emplace(key, &counter);
+  return counter;
+}
+
+void Metrics::ObserveRequest(std::string_view route, http::verb method, int status,
+                             double seconds) {
+  // Statuses outside HTTP's range cannot come from the handlers; keep the key unambiguous.
+  if (status < 100 || status > 999) status = 999;
+  std::lock_guard lock(mu_);
+  RouteMetrics& m = Route(route);
+  Counter(m, method, status).Increment();
   m.seconds->Observe(seconds);
 }
 

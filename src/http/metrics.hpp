@@ -1,13 +1,19 @@
 #pragma once
 // Prometheus metrics (prometheus-cpp core), served as text by GET /metrics.
-// Label lookups are cached so the per-request cost is a hash lookup and an atomic add.
+//
+// Every label value comes from a closed set, so no client can mint series: routes are the
+// router's patterns (or "unmatched"), methods the ones HTTP defines (anything else is "other"),
+// statuses the ones the handlers answer. The series are capped besides (kMaxRequestSeries,
+// kMaxRoutes): beyond the cap a request is still counted, under "other". A request's series
+// is found by two hash lookups (its route by string_view, then method and status as one
+// integer) and bumped with an atomic add.
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <vector>
 
+#include <boost/beast/http/verb.hpp>
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
 #include <prometheus/gauge.h>
@@ -18,9 +24,14 @@ namespace plaudit::http_api {
 
 class Metrics {
  public:
+  // Request counter series (route × method × status) kept before the overflow series.
+  static constexpr size_t kMaxRequestSeries = 1000;
+  // Routes with their own latency histogram before the rest share route="other".
+  static constexpr size_t kMaxRoutes = 1000;
+
   Metrics();
 
-  void ObserveRequest(std::string_view route, std::string_view method, int status,
+  void ObserveRequest(std::string_view route, boost::beast::http::verb method, int status,
                       double seconds);
   void ObserveRedis(std::string_view command, double seconds);
   // Thread-safe (called from SQL pool threads).
@@ -32,7 +43,19 @@ class Metrics {
   // The text exposition format of every metric.
   std::string Serialize() const;
 
+  // The method label: the name of a method HTTP defines, else "other".
+  static std::string_view MethodLabel(boost::beast::http::verb method);
+
  private:
+  struct RouteMetrics {
+    std::string label;
+    prometheus::Histogram* seconds = nullptr;
+    // By method * 1000 + status.
+    std::unordered_map<int, prometheus::Counter*> counts;
+  };
+  RouteMetrics& Route(std::string_view route);
+  prometheus::Counter& Counter(RouteMetrics& m, boost::beast::http::verb method, int status);
+
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Family<prometheus::Counter>* requests_;
   prometheus::Family<prometheus::Histogram>* request_seconds_;
@@ -48,18 +71,12 @@ class Metrics {
   };
   template <class V>
   using ViewMap = std::unordered_map<std::string, V, ViewHash, std::equal_to<>>;
-  struct RouteMetrics {
-    prometheus::Histogram* seconds = nullptr;
-    struct Count {
-      std::string method;
-      int status;
-      prometheus::Counter* counter;
-    };
-    std::vector<Count> counts;  // a route sees few (method, status) pairs: a scan is enough
-  };
 
   std::mutex mu_;  // guards the caches (requests come from one thread, but be safe)
   ViewMap<RouteMetrics> routes_;
+  RouteMetrics* other_route_ = nullptr;  // past kMaxRoutes
+  size_t request_series_ = 0;
+  prometheus::Counter* overflow_ = nullptr;  // past kMaxRequestSeries
   ViewMap<prometheus::Histogram*> redis_histograms_;  // by the command as sent
 };
 

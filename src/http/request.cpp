@@ -74,6 +74,14 @@ std::optional<std::string> Request::Query(std::string_view name) const {
   return std::nullopt;
 }
 
+std::string_view Request::Header(std::string_view name) const {
+  auto it = raw.find(beast::string_view(name.data(), name.size()));
+  if (it == raw.end()) {
+    return {};
+  }
+  return {it->value().data(), it->value().size()};
+}
+
 std::string_view Request::Header(http::field field) const {
   auto it = raw.find(field);
   if (it == raw.end()) {

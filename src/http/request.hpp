@@ -30,6 +30,8 @@ struct Request {
   std::optional<std::string> Query(std::string_view name) const;
   // The header value, or empty.
   std::string_view Header(http::field field) const;
+  // A header Beast has no field constant for (X-Forwarded-For), by its case-insensitive name.
+  std::string_view Header(std::string_view name) const;
   // The body as a JSON object: kInvalidJson when it is not JSON or not an object;
   // an Error with code kUnsupportedMediaType semantics is signalled by UnsupportedMediaType().
   Result<boost::json::object> JsonBody() const;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "http/errors.hpp"
+#include "http/framing.hpp"
 #include "http/wire.hpp"
 
 namespace plaudit::http_api {
@@ -224,7 +225,7 @@ Awaitable<void> Server::Serve(tcp::socket socket) {
     if (ec) {
       co_await ReplyAndClose(conn, ParseErrorResponse(ec), 11);
       if (ec == http::error::body_limit && metrics_) {
-        metrics_->ObserveRequest("unmatched", "", 413, 0);
+        metrics_->ObserveRequest("unmatched", http::verb::unknown, 413, 0);
       }
       break;
     }
@@ -233,6 +234,23 @@ Awaitable<void> Server::Serve(tcp::socket socket) {
     auto& req = parser.get();
     const unsigned version = req.version();
     const bool head = req.method() == http::verb::head;
+    // A body whose length cannot be known is never read, and nothing after it is parsed.
+    if (const Framing framing = TransferFraming(req);
+        framing == Framing::kUnknowable || framing == Framing::kUnsupported) {
+      const bool unknowable = framing == Framing::kUnknowable;
+      // Named, not a ?: inside the co_await (GCC 12 destroys such temporaries twice).
+      Response refusal;
+      if (unknowable) {
+        refusal = ErrorResponse(http::status::bad_request, "bad_request",
+                                "Transfer-Encoding must end in chunked");
+      } else {
+        refusal = ErrorResponse(http::status::not_implemented, "not_implemented",
+                                "only the chunked transfer coding is supported");
+      }
+      co_await ReplyAndClose(conn, std::move(refusal), version);
+      if (metrics_) metrics_->ObserveRequest("unmatched", req.method(), unknowable ? 400 : 501, 0);
+      break;
+    }
 
     if (!parser.is_done()) {
       if (beast::iequals(req[http::field::expect], "100-continue")) {
@@ -259,7 +277,7 @@ Awaitable<void> Server::Serve(tcp::socket socket) {
     if (metrics_) {
       // Observed before the write, so a client that has its answer sees it counted.
       std::chrono::duration<double> took = Clock::now() - started;
-      metrics_->ObserveRequest(route, req.method_string(), status, took.count());
+      metrics_->ObserveRequest(route, req.method(), status, took.count());
     }
     co_await WriteResponse(conn, SerializeResponse(response, version, keep_alive, head), ec);
     if (ec || !keep_alive) {

@@ -142,6 +142,25 @@ Awaitable<Result<RateDecision>> RateLimiter::Check(std::string_view scope, std::
   co_return decision;
 }
 
+Awaitable<Status> RateLimiter::Refund(std::string_view scope, std::string_view id, Limit limit) {
+  if (!limit.enabled()) {
+    co_return Status{};
+  }
+  std::vector<std::string> keys{Key(scope, id)};
+  std::vector<std::string> args{
+      FormatNumber(static_cast<double>(limit.period_ms) / static_cast<double>(limit.count)),
+      std::to_string(limit.period_ms)};
+  auto reply =
+      co_await client_.Eval(GetScript("rate_refund.lua"), std::move(keys), std::move(args));
+  if (!reply) {
+    co_return tl::unexpected(std::move(reply.error()));
+  }
+  if (reply->is_error()) {
+    co_return Fail(ErrorCode::kInternal, "rate refund script failed: " + reply->str);
+  }
+  co_return Status{};
+}
+
 Awaitable<Status> RateLimiter::Enforce(std::string_view scope, std::string_view id, Limit limit,
                                        std::string_view message) {
   if (!limit.enabled()) {

@@ -63,6 +63,13 @@ class RateLimiter {
   Awaitable<Result<RateDecision>> Check(std::string_view scope, std::string_view id, Limit limit,
                                         bool consume = true);
 
+  // Gives back one event a Check(consume=true) recorded: an attempt reserved before its outcome
+  // was known that turned out not to count (a login whose password was right). Reserving first
+  // and refunding after is what keeps a burst of concurrent attempts within the limit, which a
+  // check before and a charge after do not (every attempt of the burst passes the check).
+  // A disabled limit makes no Redis call.
+  Awaitable<Status> Refund(std::string_view scope, std::string_view id, Limit limit);
+
   // Check(consume=true) as a Status: Error{kRateLimited, message, retry_after_seconds (>= 1,
   // rounded up)} when denied, {} when allowed or the limit is disabled (then no Redis call).
   Awaitable<Status> Enforce(std::string_view scope, std::string_view id, Limit limit,

@@ -40,21 +40,30 @@ void SessionCache::Erase(Entries::iterator it) {
   entries_.erase(it);
 }
 
-void SessionCache::Apply(std::string_view message) {
+SessionCache::Invalidation SessionCache::Parse(std::string_view message) {
+  Invalidation inv;
   if (message.starts_with("t:")) {
-    EraseToken(std::string(message.substr(2)));
-    return;
-  }
-  if (message.starts_with("u:")) {
+    inv.kind = Invalidation::Kind::kToken;
+    inv.token_hash = message.substr(2);
+  } else if (message.starts_with("u:")) {
     std::string_view digits = message.substr(2);
     int64_t uid = 0;
     auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), uid);
     if (!digits.empty() && ec == std::errc() && ptr == digits.data() + digits.size()) {
-      EraseUser(uid);
-      return;
+      inv.kind = Invalidation::Kind::kUser;
+      inv.user_id = uid;
     }
   }
-  Clear();
+  return inv;
+}
+
+void SessionCache::Apply(std::string_view message) {
+  const Invalidation inv = Parse(message);
+  switch (inv.kind) {
+    case Invalidation::Kind::kToken: EraseToken(std::string(inv.token_hash)); return;
+    case Invalidation::Kind::kUser: EraseUser(inv.user_id); return;
+    case Invalidation::Kind::kUnknown: Clear(); return;
+  }
 }
 
 void SessionCache::EraseToken(const std::string& token_hash) {

@@ -40,6 +40,15 @@ class SessionCache {
   // An invalidation message: "t:<token hash>" (one session) or "u:<user id>" (all of a user's).
   // Anything else empties the cache: an unknown message must not leave stale entries behind.
   void Apply(std::string_view message);
+
+  // What a message names (for other caches on the same channel, such as the user directory).
+  struct Invalidation {
+    enum class Kind { kToken, kUser, kUnknown };
+    Kind kind = Kind::kUnknown;
+    std::string_view token_hash;  // kToken
+    int64_t user_id = 0;          // kUser
+  };
+  static Invalidation Parse(std::string_view message);
   void EraseToken(const std::string& token_hash);
   void EraseUser(int64_t user_id);
   void Clear();

@@ -46,8 +46,7 @@ Awaitable<Status> SessionStore::Create(std::string_view token, const SessionData
   std::string hash = HashToken(token);
   std::string key = keys::Session(hash);
   std::vector<std::vector<std::string>> cmds{
-      {"HSET", key, "uid", std::to_string(d.user_id), "username", d.username, "display",
-       d.display_name, "role", d.role, "ref", std::to_string(NextSlideMs())},
+      {"HSET", key, "uid", std::to_string(d.user_id), "ref", std::to_string(NextSlideMs())},
       {"PEXPIRE", key, std::to_string(ttl_.count())}};
   auto written = co_await client_.Pipeline(std::move(cmds));
   if (!written) co_return tl::unexpected(written.error());
@@ -77,10 +76,12 @@ Awaitable<Status> SessionStore::Create(std::string_view token, const SessionData
 
 // One plain HMGET per lookup (a script call costs Redis several times more). The hash's
 // `ref` field says when the expiry should next slide: once the session has aged by 1/30 of
-// its TTL (a day for the default 30 days), session_touch.lua slides it and moves `ref`.
-// A session from before `ref` existed slides on its first lookup. With the cache usable, a
-// hit costs no Redis command, and a miss adds PTTL to the same round trip so the entry
-// cannot outlive the key.
+// its TTL (a day for the default 30 days), session_touch.lua slides it and moves `ref`, and
+// the user's session index slides with it. A session from before `ref` existed slides on its
+// first lookup. With the cache usable, a hit costs no Redis command, and a miss adds PTTL to
+// the same round trip so the entry cannot outlive the key; nor does it outlive `ref`, so a
+// session in use is read, and slid, when its slide is due (else, cached longer than the TTL,
+// a busy session would expire under its users).
 const SessionData* SessionStore::FindCached(std::string_view token) {
   if (!CacheUsable()) return nullptr;
   const SessionData* hit = cache_->Find(token, SessionCache::Clock::now());
@@ -99,37 +100,42 @@ Awaitable<Result<std::optional<SessionData>>> SessionStore::Get(std::string_view
   std::string hash = HashToken(token);
   const uint64_t epoch = cache_ ? cache_->epoch() : 0;
   std::string key = keys::Session(hash);
-  std::vector<std::vector<std::string>> cmds{
-      {"HMGET", key, "uid", "username", "display", "role", "ref"}};
+  std::vector<std::vector<std::string>> cmds{{"HMGET", key, "uid", "ref"}};
   if (use_cache) cmds.push_back({"PTTL", key});
   auto replies = co_await client_.Pipeline(std::move(cmds));
   if (auto st = AllOk(replies); !st) co_return tl::unexpected(st.error());
   Reply& r = replies->front();
-  if (r.elements.size() != 5) co_return std::optional<SessionData>{};
+  if (r.elements.size() != 2) co_return std::optional<SessionData>{};
   auto uid = r.elements[0].AsInt();
   if (!uid) co_return std::optional<SessionData>{};
   int64_t pttl_ms = use_cache ? replies->back().AsInt().value_or(-2) : -2;
-  auto ref = r.elements[4].AsInt();
+  auto ref = r.elements[1].AsInt();
+  int64_t next_slide_ms = ref.value_or(0);
   if (!ref || NowMs() >= *ref) {
+    next_slide_ms = NextSlideMs();
     std::vector<std::string> k{key};
-    std::vector<std::string> args{std::to_string(ttl_.count()), std::to_string(NextSlideMs())};
+    std::vector<std::string> args{std::to_string(ttl_.count()), std::to_string(next_slide_ms)};
     auto touched =
         co_await client_.Eval(GetScript("session_touch.lua"), std::move(k), std::move(args));
     if (!touched) co_return tl::unexpected(touched.error());
     if (touched->is_error()) co_return Fail(ErrorCode::kInternal, "redis: " + touched->str);
     if (touched->AsInt() != 1) co_return std::optional<SessionData>{};  // expired meanwhile
+    // The index lives as long as its longest-lived session (GT: never shortened). A separate
+    // command: the index and the session hash are in different cluster slots.
+    std::vector<std::string> slide{"PEXPIRE", keys::UserSessions(*uid),
+                                   std::to_string(ttl_.count()), "GT"};
+    auto slid = co_await client_.Command(std::move(slide));
+    if (auto st = CheckReply(slid); !st) co_return tl::unexpected(st.error());
     pttl_ms = ttl_.count();
   }
   SessionData d;
   d.user_id = *uid;
-  d.username = std::move(r.elements[1].str);
-  d.display_name = std::move(r.elements[2].str);
-  d.role = std::move(r.elements[3].str);
   // -1 (no expiry) cannot happen to a session; -2 (gone meanwhile): not stored.
   if (use_cache && pttl_ms > 0 && CacheUsable()) {
+    const int64_t until_slide_ms = next_slide_ms - NowMs();
     auto now = SessionCache::Clock::now();
-    auto life = std::min<std::chrono::milliseconds>(cache_max_age_,
-                                                    std::chrono::milliseconds(pttl_ms));
+    auto life = std::min({cache_max_age_, std::chrono::milliseconds(pttl_ms),
+                          std::chrono::milliseconds(until_slide_ms)});
     cache_->Put(token, hash, d, now + life, epoch, now);
   }
   co_return std::optional<SessionData>(std::move(d));
@@ -165,23 +171,28 @@ Awaitable<Status> SessionStore::Delete(std::string_view token, int64_t user_id) 
   co_return Status{};
 }
 
-Awaitable<Status> SessionStore::SetRole(int64_t user_id, std::string_view role) {
-  std::vector<std::string> range{"ZRANGE", keys::UserSessions(user_id), "0", "-1"};
-  auto members = co_await client_.Command(std::move(range));
-  if (auto st = CheckReply(members); !st) co_return st;
-  for (const auto& m : members->elements) {
-    std::vector<std::string> k{keys::Session(m.str)};
-    std::vector<std::string> args{"role", std::string(role)};
-    auto r = co_await client_.Eval(GetScript("session_set_fields.lua"), std::move(k), std::move(args));
-    if (auto st = CheckReply(r); !st) co_return st;
-  }
-  // After the hashes changed: a lookup that read the old role is dropped or not stored.
+Awaitable<Status> SessionStore::PublishUserChange(int64_t user_id) {
   if (cache_) cache_->EraseUser(user_id);
   std::vector<std::string> publish{"PUBLISH", kInvalidationChannel,
                                    SessionCache::UserMessage(user_id)};
   auto published = co_await client_.Command(std::move(publish));
   if (auto st = CheckReply(published); !st) co_return st;
   co_return Status{};
+}
+
+Awaitable<Status> SessionStore::DeleteUser(int64_t user_id) {
+  const std::string index = keys::UserSessions(user_id);
+  std::vector<std::string> range{"ZRANGE", index, "0", "-1"};
+  auto members = co_await client_.Command(std::move(range));
+  if (auto st = CheckReply(members); !st) co_return st;
+  // One DEL per key: the sessions and the index sit in different cluster slots.
+  std::vector<std::vector<std::string>> cmds;
+  for (const auto& m : members->elements) cmds.push_back({"DEL", keys::Session(m.str)});
+  cmds.push_back({"DEL", index});
+  auto deleted = co_await client_.Pipeline(std::move(cmds));
+  if (auto st = AllOk(deleted); !st) co_return st;
+  // Sessions the index lost track of are refused anyway: the account is gone in SQL.
+  co_return co_await PublishUserChange(user_id);
 }
 
 }  // namespace plaudit::redis

@@ -1,8 +1,10 @@
 #pragma once
 // Sessions live in Redis only (rebuildable state: if Redis is emptied, users log in again).
 // A session is found by the BLAKE2b-256 hash of its token, so a Redis dump holds no usable
-// token. Each user's sessions are indexed (capped) so a role change reaches them at once.
-// Optionally fronted by a short-lived per-process SessionCache (see session_cache.hpp).
+// token. A session says whose it is and nothing more: the user's role and existence are read
+// from SQL on each request (domain/user_directory.hpp). Each user's sessions are indexed
+// (capped, and kept alive as long as the sessions are) so that deleting an account deletes
+// them. Optionally fronted by a short-lived per-process SessionCache (see session_cache.hpp).
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -41,8 +43,12 @@ class SessionStore {
   // round trip), else null: a caller on the request path skips Get's coroutine frames.
   const SessionData* FindCached(std::string_view token);
   Awaitable<Status> Delete(std::string_view token, int64_t user_id);
-  // Updates the role in every live session of the user.
-  Awaitable<Status> SetRole(int64_t user_id, std::string_view role);
+  // Tells every plauditd that the user's account changed (a role, a deletion), on the
+  // invalidation channel: their caches of the user drop it. Returns once Redis has handed the
+  // message to every subscriber.
+  Awaitable<Status> PublishUserChange(int64_t user_id);
+  // Deletes every session of the user (an account deleted), then publishes the change.
+  Awaitable<Status> DeleteUser(int64_t user_id);
 
   std::chrono::milliseconds ttl() const { return ttl_; }
 

@@ -1,15 +1,12 @@
 #pragma once
-// What a session holds (a Redis hash, see sessions.hpp).
+// What a session holds (a Redis hash, see sessions.hpp): only whose it is. What that user may
+// do is looked up in SQL on each request (domain/user_directory.hpp), never copied here.
 #include <cstdint>
-#include <string>
 
 namespace plaudit::redis {
 
 struct SessionData {
   int64_t user_id = 0;
-  std::string username;
-  std::string display_name;
-  std::string role;
 };
 
 }  // namespace plaudit::redis

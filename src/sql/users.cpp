@@ -7,11 +7,14 @@ constexpr std::string_view kInsertUser =
     "INSERT INTO users (username, username_key, display_name, password_hash, role, created_at, "
     "updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING id";
 constexpr std::string_view kSelectColumns =
-    "SELECT id, username, username_key, display_name, password_hash, role, created_at "
-    "FROM users ";
+    "SELECT id, username, username_key, display_name, password_hash, role, created_at, "
+    "deleted_at FROM users ";
 constexpr std::string_view kWhereKey = "WHERE username_key = $1";
 constexpr std::string_view kWhereId = "WHERE id = $1";
-constexpr std::string_view kSetRole = "UPDATE users SET role = $2, updated_at = $3 WHERE id = $1";
+constexpr std::string_view kSetRole =
+    "UPDATE users SET role = $2, updated_at = $3 WHERE id = $1 AND deleted_at IS NULL";
+constexpr std::string_view kMarkDeleted =
+    "UPDATE users SET deleted_at = $2, updated_at = $2 WHERE id = $1 AND deleted_at IS NULL";
 
 UserRow FromRow(const Row& r) {
   UserRow u;
@@ -22,6 +25,7 @@ UserRow FromRow(const Row& r) {
   u.password_hash = Text(r[4]);
   u.role = Text(r[5]);
   u.created_at_ms = Int(r[6]);
+  u.deleted_at_ms = IsNull(r[7]) ? 0 : Int(r[7]);
   return u;
 }
 
@@ -80,6 +84,15 @@ Awaitable<Result<bool>> UserTable::SetRole(int64_t id, std::string role, int64_t
   std::function<Result<bool>(Connection&)> job =
       [id, role = std::move(role), now_ms](Connection& c) -> Result<bool> {
     auto r = c.Query(kSetRole, {id, role, now_ms});
+    if (!r) return tl::unexpected(r.error());
+    return r->affected > 0;
+  };
+  co_return co_await store_.Run<bool>(std::move(job));
+}
+
+Awaitable<Result<bool>> UserTable::MarkDeleted(int64_t id, int64_t now_ms) {
+  std::function<Result<bool>(Connection&)> job = [id, now_ms](Connection& c) -> Result<bool> {
+    auto r = c.Query(kMarkDeleted, {id, now_ms});
     if (!r) return tl::unexpected(r.error());
     return r->affected > 0;
   };

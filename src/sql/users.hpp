@@ -1,5 +1,5 @@
 #pragma once
-// The users table (migration 002). Queries are named constants in users.cpp.
+// The users table (migrations 002 and 011). Queries are named constants in users.cpp.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -16,6 +16,7 @@ struct UserRow {
   std::string password_hash;
   std::string role;
   int64_t created_at_ms = 0;
+  int64_t deleted_at_ms = 0;  // 0: the account exists
 };
 
 class UserTable {
@@ -26,8 +27,11 @@ class UserTable {
   Awaitable<Result<UserRow>> Insert(UserRow row);
   Awaitable<Result<std::optional<UserRow>>> FindByKey(std::string username_key);
   Awaitable<Result<std::optional<UserRow>>> FindById(int64_t id);
-  // Returns false when there is no such user.
+  // Returns false when there is no such user (or it was deleted).
   Awaitable<Result<bool>> SetRole(int64_t id, std::string role, int64_t now_ms);
+  // Marks the account deleted (the row stays: see migration 011). False when there is no
+  // such user or it was deleted already.
+  Awaitable<Result<bool>> MarkDeleted(int64_t id, int64_t now_ms);
 
   // The same on a connection (for start-up and CLI code that runs without an event loop).
   static Result<UserRow> Insert(Connection& c, UserRow row);

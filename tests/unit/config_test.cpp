@@ -31,6 +31,19 @@ TEST(Config, DefaultsMatchApiMd) {
   EXPECT_EQ(c.log_level, "info");
   EXPECT_TRUE(c.rate_limits);
   EXPECT_EQ(c.max_body, 1048576u);
+  EXPECT_EQ(c.metrics_allow, "127.0.0.0/8,::1/128");  // operations data: loopback only
+}
+
+TEST(Config, MetricsAllowHasAFlagAndAnEnvironmentTwin) {
+  int code = -1;
+  auto inv = ParseArgs({"--metrics-allow", "10.0.0.0/8"}, code);
+  ASSERT_TRUE(inv);
+  EXPECT_EQ(inv->config.metrics_allow, "10.0.0.0/8");
+  ::setenv("PLAUDIT_METRICS_ALLOW", "192.0.2.0/24", 1);
+  inv = ParseArgs({}, code);
+  ::unsetenv("PLAUDIT_METRICS_ALLOW");
+  ASSERT_TRUE(inv);
+  EXPECT_EQ(inv->config.metrics_allow, "192.0.2.0/24");
 }
 
 TEST(Config, FlagsAreParsed) {

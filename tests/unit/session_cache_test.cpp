@@ -9,8 +9,8 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = SessionCache::Clock;
 
-SessionData User(int64_t id, std::string role = "user") {
-  return SessionData{id, "u" + std::to_string(id), "U", std::move(role)};
+SessionData User(int64_t id) {
+  return SessionData{id};
 }
 
 TEST(SessionCacheTest, AnEntryLivesUntilItsDeadlineOnly) {

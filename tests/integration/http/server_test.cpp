@@ -159,6 +159,54 @@ TEST_F(ServerTest, ChunkedBodyOverLimitIs413) {
   EXPECT_NE(raw.find("HTTP/1.1 413"), std::string::npos) << raw.substr(0, 200);
 }
 
+// RFC 9112 6.1/6.3: a request whose Transfer-Encoding does not end in chunked has no
+// knowable length. Read as "no body", its body would be served as the next request
+// (smuggling): it gets 400 and the connection closes, whatever follows.
+TEST_F(ServerTest, ATransferEncodingNotEndingInChunkedIs400AndClosesTheConnection) {
+  const std::string smuggled = "GET /items/7 HTTP/1.1\r\nHost: x\r\n\r\n";
+  for (const std::string te : {"chunked, identity", "xchunked", "identity", "gzip",
+                               "chunked;x=1, gzip", "chunked\r\nTransfer-Encoding: identity"}) {
+    std::string raw = HttpClient::Raw("127.0.0.1", server_->port(),
+                                      "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                                      "application/json\r\nTransfer-Encoding: " +
+                                          te + "\r\n\r\n" + smuggled,
+                                      2000);
+    EXPECT_EQ(raw.rfind("HTTP/1.1 400", 0), 0u) << te << "\n" << raw;
+    EXPECT_EQ(raw.find("HTTP/1.1", 1), std::string::npos) << te << ": two responses\n" << raw;
+    EXPECT_EQ(raw.find(R"("id":7)"), std::string::npos) << te;
+  }
+  // A coding before chunked is framed, but not one this server decodes: 501, and closed.
+  std::string raw = HttpClient::Raw("127.0.0.1", server_->port(),
+                                    "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                                    "application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
+                                    "2\r\n{}\r\n0\r\n\r\n" + smuggled,
+                                    2000);
+  EXPECT_EQ(raw.rfind("HTTP/1.1 501", 0), 0u) << raw;
+  EXPECT_EQ(raw.find("HTTP/1.1", 1), std::string::npos) << raw;
+  // HTTP/1.0 has no transfer codings: any Transfer-Encoding is faulty framing there.
+  raw = HttpClient::Raw("127.0.0.1", server_->port(),
+                        "POST /echo HTTP/1.0\r\nContent-Type: application/json\r\n"
+                        "Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+                        2000);
+  EXPECT_EQ(raw.rfind("HTTP/1.0 400", 0), 0u) << raw;
+  // Transfer-Encoding beside Content-Length stays refused.
+  raw = HttpClient::Raw("127.0.0.1", server_->port(),
+                        "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                        "Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}" +
+                            smuggled,
+                        2000);
+  EXPECT_EQ(raw.rfind("HTTP/1.1 400", 0), 0u) << raw;
+  EXPECT_EQ(raw.find("HTTP/1.1", 1), std::string::npos) << raw;
+  // And plain chunked, in any letter case, is still read.
+  raw = HttpClient::Raw("127.0.0.1", server_->port(),
+                        "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                        "Transfer-Encoding: Chunked\r\nConnection: close\r\n\r\n"
+                        "7\r\n{\"a\":1}\r\n0\r\n\r\n",
+                        2000);
+  EXPECT_EQ(raw.rfind("HTTP/1.1 201", 0), 0u) << raw;
+  EXPECT_NE(raw.find(R"({"a":1})"), std::string::npos) << raw;
+}
+
 TEST_F(ServerTest, HugeHeaderIs431) {
   std::string raw = HttpClient::Raw(
       "127.0.0.1", server_->port(),
@@ -277,6 +325,45 @@ TEST_F(ServerTest, MetricsCountRequestsByRouteAndStatus) {
       << text;
   EXPECT_NE(text.find(R"(route="unmatched",status="404"} 1)"), std::string::npos);
   EXPECT_NE(text.find("plaudit_http_request_duration_seconds_bucket"), std::string::npos);
+}
+
+// Methods are labelled only by the ones HTTP defines (anything else is "other"): invented
+// methods add no series, and no method text reaches /metrics.
+TEST_F(ServerTest, InventedMethodsAreOneMetricsLabel) {
+  for (int i = 0; i < 200; ++i) {
+    HttpClient::Raw("127.0.0.1", server_->port(),
+                    "ZZ" + std::to_string(i) + std::string(600, 'Q') +
+                        " /items/1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                    2000);
+  }
+  std::string text = metrics_.Serialize();
+  EXPECT_EQ(text.find("QQQ"), std::string::npos);
+  EXPECT_NE(text.find(R"(plaudit_http_requests_total{method="other",route="/items/{id}",status="405"} 200)"),
+            std::string::npos)
+      << text;
+}
+
+// However many routes and statuses the code ever reports, the series are capped: past the
+// cap, requests are still counted, under one overflow series.
+TEST(MetricsTest, SeriesAreCappedAndTheRestCountedUnderOther) {
+  Metrics m;
+  for (int i = 0; i < 5000; ++i) {
+    m.ObserveRequest("/route/" + std::to_string(i), http::verb::get, 200 + i % 7, 0.001);
+  }
+  std::string text = m.Serialize();
+  size_t series = 0;
+  for (size_t at = text.find("\nplaudit_http_requests_total{"); at != std::string::npos;
+       at = text.find("\nplaudit_http_requests_total{", at + 1)) {
+    ++series;
+  }
+  EXPECT_LE(series, Metrics::kMaxRequestSeries + 1);
+  EXPECT_GE(series, Metrics::kMaxRequestSeries);
+  const std::string overflow =
+      R"(plaudit_http_requests_total{method="other",route="other",status="other"} )";
+  auto at = text.find(overflow);
+  ASSERT_NE(at, std::string::npos) << text.substr(0, 2000);
+  EXPECT_EQ(std::stoll(text.substr(at + overflow.size())),
+            5000 - static_cast<long long>(Metrics::kMaxRequestSeries));
 }
 
 }  // namespace

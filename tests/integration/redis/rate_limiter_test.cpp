@@ -166,6 +166,27 @@ TEST_F(RedisRateLimiter, CheckOnlyNeverUsesBudget) {
   EXPECT_FALSE(Consume("login-fail", "alice", limit)->allowed);
 }
 
+// A refund gives back exactly one reserved event: reserve-then-refund leaves the budget as it
+// was, a refund with nothing reserved gives nothing extra, and a refund never goes below a
+// full budget (the key is dropped instead).
+TEST_F(RedisRateLimiter, ARefundGivesBackOneReservedEventAndNoMore) {
+  const Limit limit{3, 60'000};
+  const std::string key = limiter_->Key("login-user", "bob");
+  ASSERT_TRUE(Run(limiter_->Refund("login-user", "bob", limit)));  // nothing to give back
+  EXPECT_EQ(Do(*client_, {"EXISTS", key})->integer, 0);
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(Consume("login-user", "bob", limit)->allowed);
+    ASSERT_TRUE(Run(limiter_->Refund("login-user", "bob", limit)));
+  }
+  EXPECT_EQ(Do(*client_, {"EXISTS", key})->integer, 0);  // back to a full budget
+  EXPECT_EQ(CountAllowed("login-user", "bob", limit, 5), 3);
+  ASSERT_TRUE(Run(limiter_->Refund("login-user", "bob", limit)));
+  EXPECT_EQ(CountAllowed("login-user", "bob", limit, 3), 1);
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(Run(limiter_->Refund("login-user", "bob", limit)));
+  EXPECT_EQ(Do(*client_, {"EXISTS", key})->integer, 0);
+  EXPECT_EQ(CountAllowed("login-user", "bob", limit, 5), 3);  // never more than the limit
+}
+
 TEST_F(RedisRateLimiter, RefillsAfterTheWindow) {
   const Limit limit{2, 300};
   EXPECT_EQ(CountAllowed("refill", "x", limit, 3), 2);

@@ -1,0 +1,31 @@
+#pragma once
+// A set of IP networks ("127.0.0.0/8,::1/128"), for allow-lists such as --metrics-allow.
+// An IPv4 address seen as IPv4-mapped IPv6 (::ffff:127.0.0.1, on a dual-stack listener) is
+// matched as the IPv4 address it is.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/asio/ip/network_v4.hpp>
+#include <boost/asio/ip/network_v6.hpp>
+
+#include "common/result.hpp"
+
+namespace plaudit {
+
+class AddressSet {
+ public:
+  // Comma-separated CIDRs or plain addresses (a plain address is a /32 or /128); spaces around
+  // items are ignored; "" is the empty set. Anything else is kInvalidArgument naming the item.
+  static Result<AddressSet> Parse(std::string_view text);
+
+  // Whether `address` (textual, as from an endpoint) lies in one of the networks. An
+  // unparsable address is in none.
+  bool Contains(std::string_view address) const;
+
+ private:
+  std::vector<boost::asio::ip::network_v4> v4_;
+  std::vector<boost::asio::ip::network_v6> v6_;
+};
+
+}  // namespace plaudit
