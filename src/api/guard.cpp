@@ -3,6 +3,8 @@
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <spdlog/spdlog.h>
 
+#include "common/address_set.hpp"
+
 namespace plaudit::api {
 
 using namespace boost::asio::experimental::awaitable_operators;
@@ -57,7 +59,8 @@ Awaitable<Result<std::optional<domain::Principal>>> Identify(domain::UserService
 
 Awaitable<Result<Caller>> Guard::Admit(const http_api::Request& request, Access access) {
   Caller caller;
-  caller.address = request.client_address;
+  // Per-address limits count an IPv6 client by its /64 (common/address_set.hpp).
+  caller.address = RateLimitClient(request.client_address);
   auto bearer = BearerToken(request.Header(http::field::authorization));
   std::optional<std::string> cookie;
   if (!bearer) cookie = CookieValue(request.Header(http::field::cookie), kSessionCookie);

@@ -37,7 +37,7 @@ struct GuardLimits {
 struct Caller {
   std::optional<domain::Principal> principal;
   std::string token;  // the session token used, if any
-  std::string address;
+  std::string address;  // as per-address rate limits count it (an IPv6 client by its /64)
 
   bool authenticated() const { return principal.has_value(); }
   bool Is(domain::Role role) const { return principal && domain::HasRole(principal->role, role); }

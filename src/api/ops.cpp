@@ -1,6 +1,7 @@
 #include "api/ops.hpp"
 
 #include <boost/asio/experimental/awaitable_operators.hpp>
+#include <sodium.h>
 
 #include "http/errors.hpp"
 
@@ -24,16 +25,38 @@ Awaitable<Status> PingRedis(redis::Client* client) {
 Awaitable<Status> PingSql(sql::Store* store) { co_return co_await store->Ping(); }
 
 // A request a proxy passed on: its peer address (the proxy's, often loopback) says nothing
-// about who sent it. A scraper talks to plauditd directly.
+// about who sent it. A scraper talks to plauditd directly. Any line of these headers counts,
+// empty or not: a client's own empty line must not hide the one its proxy appends.
 bool Proxied(const Request& req) {
-  return !req.Header(http::field::forwarded).empty() ||
-         !req.Header("X-Forwarded-For").empty() || !req.Header("X-Real-IP").empty();
+  for (const char* name : {"Forwarded", "X-Forwarded-For", "X-Real-IP", "Via"}) {
+    if (req.raw.find(name) != req.raw.end()) return true;
+  }
+  return false;
 }
 
+// Whether `presented` is the configured token, in time independent of where they differ.
+bool TokenMatches(std::string_view presented, const std::string& token) {
+  return presented.size() == token.size() &&
+         sodium_memcmp(presented.data(), token.data(), token.size()) == 0;
+}
+
+// The address must be in --metrics-allow. Then, without --metrics-token, the request must not
+// have come through a proxy (its peer address would be the proxy's); with one, the token
+// decides, so a scraper may also come through a proxy on the same host.
 std::optional<Response> Refuse(const OpsDeps& deps, const Request& req) {
-  if (deps.allow.Contains(req.client_address) && !Proxied(req)) return std::nullopt;
-  return http_api::ErrorResponse(http::status::forbidden, "forbidden",
-                                 "this address may not read operations data (--metrics-allow)");
+  if (!deps.allow.Contains(req.client_address) || (deps.token.empty() && Proxied(req))) {
+    return http_api::ErrorResponse(http::status::forbidden, "forbidden",
+                                   "this address may not read operations data (--metrics-allow)");
+  }
+  if (!deps.token.empty()) {
+    std::string_view auth = req.Header(http::field::authorization);
+    constexpr std::string_view kBearer = "Bearer ";
+    if (!auth.starts_with(kBearer) || !TokenMatches(auth.substr(kBearer.size()), deps.token)) {
+      return http_api::ErrorResponse(http::status::unauthorized, "unauthenticated",
+                                     "operations data needs the --metrics-token bearer token");
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace

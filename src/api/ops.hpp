@@ -1,8 +1,9 @@
 #pragma once
 // Operations endpoints: GET /healthz (open to all), GET /readyz and GET /metrics (only to the
-// addresses of --metrics-allow, loopback by default, and never through a proxy: they name the
-// backends, their errors and the traffic, and each costs a Redis and a database call or a
-// serialisation of every series).
+// addresses of --metrics-allow, loopback by default, never through a proxy, and with
+// --metrics-token also only with that bearer token: they name the backends, their errors and
+// the traffic, and each costs a Redis and a database call or a serialisation of every
+// series).
 #include "common/address_set.hpp"
 #include "http/metrics.hpp"
 #include "http/router.hpp"
@@ -15,7 +16,8 @@ struct OpsDeps {
   redis::Client* redis = nullptr;
   sql::Store* store = nullptr;
   http_api::Metrics* metrics = nullptr;
-  AddressSet allow;  // who may read /readyz and /metrics
+  AddressSet allow;   // who may read /readyz and /metrics
+  std::string token;  // when set, they also need `Authorization: Bearer <token>`
 };
 
 void RegisterOps(http_api::Router& router, OpsDeps deps);

@@ -79,7 +79,8 @@ Status App::Start() {
   }
   auto allow = AddressSet::Parse(config_.metrics_allow);
   if (!allow) return Fail(ErrorCode::kInvalidArgument, "--metrics-allow: " + allow.error().message);
-  api::RegisterOps(router_, {redis_.get(), store_.get(), &metrics_, std::move(*allow)});
+  api::RegisterOps(router_,
+                   {redis_.get(), store_.get(), &metrics_, std::move(*allow), config_.metrics_token});
 
   http_api::ServerOptions sopts;
   sopts.host = config_.host;
@@ -164,12 +165,14 @@ Status App::WireServices() {
   // and user directory through it (each is used only while it is subscribed).
   subscriber_ = redis::Subscriber::Create(
       ioc_.get_executor(), redis_url_, redis::SessionStore::kInvalidationChannel,
-      {[s = sessions_.get(), d = directory_.get()](std::string_view m) {
+      {[this, s = sessions_.get(), d = directory_.get()](std::string_view m) {
          s->OnInvalidation(m);
          using Kind = redis::SessionCache::Invalidation::Kind;
          const auto inv = redis::SessionCache::Parse(m);
          if (inv.kind == Kind::kUser) d->Forget(inv.user_id);
          if (inv.kind == Kind::kUnknown) d->Clear();
+         // Applied in this process: the publisher may answer its request now.
+         net::co_spawn(ioc_, s->Acknowledge(std::string(m)), net::detached);
        },
        [s = sessions_.get(), d = directory_.get()](bool up) {
          s->SetCacheLive(up);

@@ -62,4 +62,13 @@ bool AddressSet::Contains(std::string_view address) const {
   return false;
 }
 
+std::string RateLimitClient(std::string_view address) {
+  if (address.find(':') == std::string_view::npos) return std::string(address);  // IPv4
+  boost::system::error_code ec;
+  const ip::address_v6 a = ip::make_address_v6(std::string(address), ec);
+  if (ec) return std::string(address);
+  if (a.is_v4_mapped()) return ip::make_address_v4(ip::v4_mapped, a).to_string();
+  return ip::network_v6(a, 64).canonical().to_string();
+}
+
 }  // namespace plaudit

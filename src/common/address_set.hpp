@@ -28,4 +28,10 @@ class AddressSet {
   std::vector<boost::asio::ip::network_v6> v6_;
 };
 
+// The client a per-address rate limit counts: the IPv4 address itself (also when seen as
+// IPv4-mapped IPv6), and for IPv6 its /64, which one subscriber's link is given whole (keyed by
+// the full address, one client would have 2^64 budgets). Anything unparsable is returned as
+// it is.
+std::string RateLimitClient(std::string_view address);
+
 }  // namespace plaudit

@@ -105,6 +105,10 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
                  "requests that came through a proxy are refused whatever their address")
       ->envname("PLAUDIT_METRICS_ALLOW")
       ->capture_default_str();
+  app.add_option("--metrics-token", c.metrics_token,
+                 "when set, /metrics and /readyz also need `Authorization: Bearer <token>` "
+                 "(for a scraper behind a proxy on the same host)")
+      ->envname("PLAUDIT_METRICS_TOKEN");
 
   auto* serve = app.add_subcommand("serve", "run the server (the default)");
   auto* migrate = app.add_subcommand("migrate", "apply database migrations and exit");

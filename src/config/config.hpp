@@ -36,6 +36,7 @@ struct Config {
   std::string limit_requests_address = "1200/1m";  // requests per client address
   // Who may read GET /metrics and /readyz: comma-separated CIDRs (api/ops.hpp).
   std::string metrics_allow = "127.0.0.0/8,::1/128";
+  std::string metrics_token;  // when set, /metrics and /readyz also need it as a bearer token
 };
 
 enum class Command { kServe, kMigrate, kFlush, kRebuildCache, kUserAdd };

@@ -197,7 +197,18 @@ Awaitable<Status> UserService::Delete(const Principal& actor, int64_t id) {
   }
   auto deleted = co_await users_.MarkDeleted(id, NowMs());
   if (!deleted) co_return tl::unexpected(deleted.error());
-  if (!*deleted) co_return Fail(ErrorCode::kNotFound, "no such user");
+  if (!*deleted) {
+    // Deleted already. If an earlier attempt failed after its commit (Redis away), this one
+    // finishes what that left undone (its sessions, the other processes' copies), and the
+    // answer is still that there is no such account.
+    auto row = co_await users_.FindById(id);
+    if (!row) co_return tl::unexpected(row.error());
+    if (*row && (*row)->deleted_at_ms != 0) {
+      directory_.Forget(id);
+      if (auto st = co_await sessions_.DeleteUser(id); !st) co_return st;
+    }
+    co_return Fail(ErrorCode::kNotFound, "no such user");
+  }
   directory_.Forget(id);
   co_return co_await sessions_.DeleteUser(id);
 }

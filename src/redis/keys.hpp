@@ -92,6 +92,8 @@ std::string Cat(const Parts&... parts) {
 
 inline std::string Session(std::string_view token_hash) { return Cat("pl:sess:", token_hash); }
 inline std::string UserSessions(int64_t user_id) { return Cat("pl:usess:", Num(user_id)); }
+// Counts the plauditd processes that applied one invalidation (SessionStore::Publish).
+inline std::string InvalidationAck(std::string_view nonce) { return Cat("pl:iack:", nonce); }
 inline constexpr std::string_view kRateLimitPrefix = "pl:rl:";
 
 inline constexpr std::string_view kArticleSeq = "pl:seq:article";

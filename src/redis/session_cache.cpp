@@ -42,6 +42,10 @@ void SessionCache::Erase(Entries::iterator it) {
 
 SessionCache::Invalidation SessionCache::Parse(std::string_view message) {
   Invalidation inv;
+  if (const size_t hash = message.find('#'); hash != std::string_view::npos) {
+    inv.ack = message.substr(hash + 1);
+    message = message.substr(0, hash);
+  }
   if (message.starts_with("t:")) {
     inv.kind = Invalidation::Kind::kToken;
     inv.token_hash = message.substr(2);

@@ -37,7 +37,8 @@ class SessionCache {
   void Put(const std::string& token, const std::string& token_hash, const SessionData& data,
            Clock::time_point valid_until, uint64_t epoch_at_lookup, Clock::time_point now);
 
-  // An invalidation message: "t:<token hash>" (one session) or "u:<user id>" (all of a user's).
+  // An invalidation message: "t:<token hash>" (one session) or "u:<user id>" (all of a user's),
+  // optionally followed by "#<nonce>" (the publisher waits for acknowledgements under it).
   // Anything else empties the cache: an unknown message must not leave stale entries behind.
   void Apply(std::string_view message);
 
@@ -47,6 +48,7 @@ class SessionCache {
     Kind kind = Kind::kUnknown;
     std::string_view token_hash;  // kToken
     int64_t user_id = 0;          // kUser
+    std::string_view ack;         // the nonce to acknowledge under, or empty
   };
   static Invalidation Parse(std::string_view message);
   void EraseToken(const std::string& token_hash);

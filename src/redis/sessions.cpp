@@ -2,6 +2,8 @@
 
 #include <sodium.h>
 
+#include <spdlog/spdlog.h>
+
 #include "common/time.hpp"
 #include "redis/keys.hpp"
 
@@ -164,20 +166,59 @@ Awaitable<Status> SessionStore::Delete(std::string_view token, int64_t user_id) 
   if (cache_) cache_->EraseToken(hash);
   std::vector<std::vector<std::string>> cmds{
       {"DEL", keys::Session(hash)},
-      {"ZREM", keys::UserSessions(user_id), hash},
-      {"PUBLISH", kInvalidationChannel, SessionCache::TokenMessage(hash)}};
+      {"ZREM", keys::UserSessions(user_id), hash}};
   auto r = co_await client_.Pipeline(std::move(cmds));
   if (!r) co_return tl::unexpected(r.error());
-  co_return Status{};
+  co_return co_await Publish(SessionCache::TokenMessage(hash));
 }
 
 Awaitable<Status> SessionStore::PublishUserChange(int64_t user_id) {
   if (cache_) cache_->EraseUser(user_id);
-  std::vector<std::string> publish{"PUBLISH", kInvalidationChannel,
-                                   SessionCache::UserMessage(user_id)};
+  co_return co_await Publish(SessionCache::UserMessage(user_id));
+}
+
+Awaitable<Status> SessionStore::Publish(std::string message) {
+  unsigned char raw[12];
+  randombytes_buf(raw, sizeof(raw));
+  char nonce[2 * sizeof(raw) + 1];
+  sodium_bin2hex(nonce, sizeof(nonce), raw, sizeof(raw));
+  const std::string ack_key = keys::InvalidationAck(nonce);
+  message.append("#").append(nonce);
+  std::vector<std::string> publish{"PUBLISH", kInvalidationChannel, std::move(message)};
   auto published = co_await client_.Command(std::move(publish));
   if (auto st = CheckReply(published); !st) co_return st;
+  const int64_t receivers = published->AsInt().value_or(0);
+  // Usually every receiver has acknowledged by the first or second read (a subscriber applies
+  // a message as soon as its loop reads it).
+  net::steady_timer pause(co_await net::this_coro::executor);
+  const auto deadline = std::chrono::steady_clock::now() + kAckTimeout;
+  while (receivers > 0) {
+    std::vector<std::string> get{"GET", ack_key};
+    auto acked = co_await client_.Command(std::move(get));
+    if (auto st = CheckReply(acked); !st) co_return st;
+    if (acked->AsInt().value_or(0) >= receivers) break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      spdlog::warn("invalidation: {} of {} plauditd processes acknowledged within {} ms",
+                   acked->AsInt().value_or(0), receivers, kAckTimeout.count());
+      break;
+    }
+    pause.expires_after(std::chrono::milliseconds(1));
+    boost::system::error_code ec;
+    co_await pause.async_wait(net::redirect_error(net::use_awaitable, ec));
+  }
   co_return Status{};
+}
+
+Awaitable<void> SessionStore::Acknowledge(std::string message) {
+  const auto inv = SessionCache::Parse(message);
+  if (inv.ack.empty()) co_return;
+  const std::string key = keys::InvalidationAck(inv.ack);
+  std::vector<std::vector<std::string>> cmds{
+      {"INCR", key}, {"PEXPIRE", key, std::to_string(kAckTimeout.count() * 10)}};
+  auto r = co_await client_.Pipeline(std::move(cmds));
+  if (auto st = AllOk(r); !st) {
+    spdlog::warn("invalidation acknowledgement failed: {}", st.error().message);
+  }
 }
 
 Awaitable<Status> SessionStore::DeleteUser(int64_t user_id) {

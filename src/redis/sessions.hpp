@@ -44,8 +44,8 @@ class SessionStore {
   const SessionData* FindCached(std::string_view token);
   Awaitable<Status> Delete(std::string_view token, int64_t user_id);
   // Tells every plauditd that the user's account changed (a role, a deletion), on the
-  // invalidation channel: their caches of the user drop it. Returns once Redis has handed the
-  // message to every subscriber.
+  // invalidation channel: their caches of the user drop it. Returns once every plauditd that
+  // received the message has applied it (Publish).
   Awaitable<Status> PublishUserChange(int64_t user_id);
   // Deletes every session of the user (an account deleted), then publishes the change.
   Awaitable<Status> DeleteUser(int64_t user_id);
@@ -55,6 +55,14 @@ class SessionStore {
   // Wired to the Subscriber of kInvalidationChannel (no effect without a cache).
   void SetCacheLive(bool subscribed);
   void OnInvalidation(std::string_view message);
+  // To run (detached) once a message has been applied everywhere in this process (the session
+  // cache and every other cache on the channel): counts this process under the message's
+  // nonce. A lost acknowledgement only makes the publisher wait out kAckTimeout.
+  Awaitable<void> Acknowledge(std::string message);
+
+  // How long Publish waits for the acknowledgements of the processes that received a message
+  // (one hung process must not hang the request that changed something).
+  static constexpr std::chrono::milliseconds kAckTimeout{1000};
   // For tests and metrics: lookups answered from the cache.
   uint64_t cache_hits() const { return cache_hits_; }
   // Whether lookups use the cache now (configured, subscribed and Redis connected).
@@ -63,6 +71,12 @@ class SessionStore {
  private:
   // Whether lookups may use the cache right now.
   bool CacheUsable() const;
+  // PUBLISHes `message` with a fresh nonce, then waits (at most kAckTimeout) until as many
+  // processes have acknowledged it as PUBLISH said received it. Redis hands a message to the
+  // subscribers' sockets before it replies, but a process may still answer a request that
+  // arrives before it reads that socket: the wait makes "the next request, in every
+  // process" exact.
+  Awaitable<Status> Publish(std::string message);
   int64_t NextSlideMs() const;  // when a session's expiry should next slide
 
   Client& client_;

@@ -56,5 +56,15 @@ TEST(AddressSet, EmptyAllowsNoneAndGarbageIsRefusedByName) {
   EXPECT_NE(r.error().message.find("'bogus'"), std::string::npos) << r.error().message;
 }
 
+TEST(AddressSet, RateLimitsCountAnIpv6ClientByItsSlash64) {
+  EXPECT_EQ(RateLimitClient("203.0.113.9"), "203.0.113.9");
+  EXPECT_EQ(RateLimitClient("::ffff:203.0.113.9"), "203.0.113.9");
+  EXPECT_EQ(RateLimitClient("2001:db8:1:2:aaaa::1"), "2001:db8:1:2::/64");
+  EXPECT_EQ(RateLimitClient("2001:db8:1:2:ffff:ffff:ffff:ffff"), "2001:db8:1:2::/64");
+  EXPECT_NE(RateLimitClient("2001:db8:1:3::1"), RateLimitClient("2001:db8:1:2::1"));
+  EXPECT_EQ(RateLimitClient("::1"), "::/64");
+  EXPECT_EQ(RateLimitClient("not an address"), "not an address");
+}
+
 }  // namespace
 }  // namespace plaudit

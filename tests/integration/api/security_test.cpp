@@ -7,6 +7,7 @@
 
 #include "api_test_base.hpp"
 #include "redis/sessions.hpp"
+#include "support/process.hpp"
 
 namespace plaudit::testing {
 namespace {
@@ -123,6 +124,81 @@ TEST_P(TwoInstancesTest, OnlyTheUserThemselfOrAnAdminMayDeleteAnAccount) {
   EXPECT_EQ(c.Get(UserPath(jo)).status, 200);
 }
 
+// A process that heard a change but never acknowledges (hung, or a foreign subscriber) delays
+// the answer by the acknowledgement timeout at most, and the change still takes effect.
+TEST_P(TwoInstancesTest, ASubscriberThatNeverAcknowledgesDelaysTheAnswerBoundedly) {
+  const int64_t pia = Register("pia");
+  const std::string root = Login("root", "rootpassword");
+  const std::string token = Login("pia");
+  Process listener({"redis-cli", "-s", redis_.socket_path(), "SUBSCRIBE",
+                    redis::SessionStore::kInvalidationChannel},
+                   "/dev/null");
+  ASSERT_TRUE(WaitFor([&] { return redis_.Cli("PUBSUB NUMSUB pl:inval:sessions") ==
+                                   "pl:inval:sessions\n3"; },
+                      5s))
+      << redis_.Cli("PUBSUB NUMSUB pl:inval:sessions");
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_EQ(Client().Patch(UserPath(pia), R"({"role":"author"})", Bearer(root)).status, 200);
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(took, redis::SessionStore::kAckTimeout - 50ms);
+  EXPECT_LT(took, redis::SessionStore::kAckTimeout + 2s);
+  for (AppUnderTest* app : {app_.get(), second_.get()}) {
+    EXPECT_EQ(app->Client().Get("/api/v1/users/me", Bearer(token)).Json().at("role").as_string(),
+              "author");
+  }
+}
+
+// A deletion whose Redis step failed after its commit answers 503; the retry (404: the account
+// is gone) finishes the job: the sessions are deleted and every instance refuses them. (No
+// rate limits, so that nothing before the commit writes to the paused Redis.)
+class TwoInstancesNoLimitsTest : public TwoInstancesTest {
+ protected:
+  void Configure(config::Config& c) override {
+    TwoInstancesTest::Configure(c);
+    c.rate_limits = false;
+  }
+};
+
+// "The next request": a change is answered only once every instance that heard of it has
+// applied it (each acknowledges). Without that wait, a request sent to the other instance
+// right after the answer was now and then served from its cache before it read the message.
+TEST_P(TwoInstancesNoLimitsTest, EveryChangeIsAppliedEverywhereBeforeItIsAnswered) {
+  const std::string root = Login("root", "rootpassword");
+  auto c1 = Client();
+  auto c2 = second_->Client();
+  for (int i = 0; i < 60; ++i) {
+    const std::string name = "racer" + std::to_string(i);
+    const int64_t id = Register(name);
+    ASSERT_EQ(c1.Patch(UserPath(id), R"({"role":"author"})", Bearer(root)).status, 200);
+    const std::string token = Login(name);
+    ASSERT_EQ(c2.Get("/api/v1/users/me", Bearer(token)).status, 200);  // cached on the other
+    ASSERT_EQ(c1.Patch(UserPath(id), R"({"role":"user"})", Bearer(root)).status, 200);
+    auto r = c2.Post("/api/v1/articles", R"({"title":"t","content":"c","kind":"article"})",
+                     Bearer(token));
+    ASSERT_EQ(r.status, 403) << "round " << i << ": " << r.body;
+    ASSERT_EQ(c1.Delete(UserPath(id), Bearer(root)).status, 204);
+    ASSERT_EQ(c2.Get("/api/v1/users/me", Bearer(token)).status, 401) << "round " << i;
+  }
+}
+
+TEST_P(TwoInstancesNoLimitsTest, ARetriedDeletionFinishesWhatAFailedOneLeftUndone) {
+  const int64_t hank = Register("hank");
+  const std::string root = Login("root", "rootpassword");
+  const std::string token = Login("hank");
+  auto c2 = second_->Client();
+  ASSERT_EQ(c2.Get("/api/v1/users/me", Bearer(token)).status, 200);
+  ASSERT_EQ(Client().Get("/api/v1/users/me", Bearer(root)).status, 200);  // cached: no read
+  // Writes wait (and time out); reads go on: the commit happens, the sessions' DEL fails.
+  ASSERT_EQ(redis_.Cli("CLIENT PAUSE 4000 WRITE"), "OK");
+  auto failed = Client().Delete(UserPath(hank), Bearer(root));
+  ASSERT_EQ(redis_.Cli("CLIENT UNPAUSE"), "OK");
+  ASSERT_EQ(failed.status, 503) << failed.body;
+  EXPECT_EQ(Client().Delete(UserPath(hank), Bearer(root)).status, 404);
+  EXPECT_EQ(redis_.Cli("EXISTS pl:sess:" + redis::SessionStore::HashToken(token)), "0");
+  EXPECT_EQ(c2.Get("/api/v1/users/me", Bearer(token)).status, 401);
+  EXPECT_EQ(Client().Get("/api/v1/users/me", Bearer(token)).status, 401);
+}
+
 // Roles come from SQL, the record: a Redis restored from a snapshot taken while a user was an
 // admin gives nobody the rights back.
 TEST_P(TwoInstancesTest, ARedisRestoredFromBeforeADemotionGivesNoRightsBack) {
@@ -145,6 +221,8 @@ TEST_P(TwoInstancesTest, ARedisRestoredFromBeforeADemotionGivesNoRightsBack) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Databases, TwoInstancesTest,
+                         ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, TwoInstancesNoLimitsTest,
                          ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
 INSTANTIATE_TEST_SUITE_P(Databases, RevocationTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
                          DbName);
@@ -296,13 +374,36 @@ TEST_P(OpsAccessTest, LoopbackMayScrapeByDefaultButNotThroughAProxy) {
   auto c = Client();
   EXPECT_EQ(c.Get("/metrics").status, 200);
   EXPECT_EQ(c.Get("/readyz").status, 200);
-  for (const char* header : {"X-Forwarded-For", "Forwarded", "X-Real-IP"}) {
+  for (const char* header : {"X-Forwarded-For", "Forwarded", "X-Real-IP", "Via"}) {
     auto r = c.Get("/metrics", {{header, "203.0.113.9"}});
     EXPECT_EQ(r.status, 403) << header;
     EXPECT_EQ(r.ErrorCode(), "forbidden");
     EXPECT_EQ(c.Get("/readyz", {{header, "203.0.113.9"}}).status, 403) << header;
     EXPECT_EQ(c.Get("/healthz", {{header, "203.0.113.9"}}).status, 200) << header;
+    // A client's own empty line must not hide the one its proxy appends after it.
+    EXPECT_EQ(c.Get("/metrics", {{header, ""}, {header, "203.0.113.9"}}).status, 403) << header;
   }
+}
+
+// With --metrics-token the token decides (also through a proxy on the same host), still only
+// for the addresses of --metrics-allow.
+class OpsTokenTest : public ApiTest {
+ protected:
+  void Configure(config::Config& c) override { c.metrics_token = "s3cret-scraper-token"; }
+};
+
+TEST_P(OpsTokenTest, TheBearerTokenIsRequiredAndThenEnough) {
+  auto c = Client();
+  EXPECT_EQ(c.Get("/metrics").status, 401);
+  EXPECT_EQ(c.Get("/metrics", Bearer("s3cret-scraper-tokeN")).status, 401);
+  EXPECT_EQ(c.Get("/metrics", Bearer("s3cret")).status, 401);
+  EXPECT_EQ(c.Get("/readyz").status, 401);
+  EXPECT_EQ(c.Get("/metrics", Bearer("s3cret-scraper-token")).status, 200);
+  EXPECT_EQ(c.Get("/readyz", Bearer("s3cret-scraper-token")).status, 200);
+  HttpClient::Headers proxied = Bearer("s3cret-scraper-token");
+  proxied.emplace_back("X-Forwarded-For", "203.0.113.9");
+  EXPECT_EQ(c.Get("/metrics", proxied).status, 200);
+  EXPECT_EQ(c.Get("/healthz").status, 200);
 }
 
 class OpsElsewhereTest : public ApiTest {
@@ -322,6 +423,7 @@ TEST_P(OpsElsewhereTest, AnAddressOutsideTheListIsRefused) {
 
 INSTANTIATE_TEST_SUITE_P(Databases, OpsAccessTest, ::testing::Values(Db::kSqlite), DbName);
 INSTANTIATE_TEST_SUITE_P(Databases, OpsElsewhereTest, ::testing::Values(Db::kSqlite), DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, OpsTokenTest, ::testing::Values(Db::kSqlite), DbName);
 
 // Unknown request methods are one label, so a stranger cannot grow /metrics (each distinct
 // method used to become a permanent series, kept in full).

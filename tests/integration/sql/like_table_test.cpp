@@ -159,6 +159,89 @@ TEST_P(LikeTableApply, CountsFollowTheRowsWhateverIsWritten) {
   EXPECT_FALSE(none->count.has_value()) << "no such article";
 }
 
+// Flushers run concurrently (several plauditd, or `plauditd flush` beside one): each writes
+// its own claimed rows, but they share targets, and every batch spans many targets and
+// statements. None may deadlock (PostgreSQL aborts one side of a lock cycle), and every
+// count must equal its rows afterwards (migration 012 updates each target once per
+// statement, locking targets in one order).
+TEST_P(LikeTableApply, ConcurrentFlushersOfSharedTargetsNeitherDeadlockNorMiscount) {
+  auto seeded = Query(*store_,
+                      "INSERT INTO users (id, username, username_key, display_name, "
+                      "password_hash, role, created_at, updated_at) VALUES (1, 'u', 'u', 'u', "
+                      "'x', 'author', 1, 1)");
+  ASSERT_TRUE(seeded) << seeded.error().message;
+  constexpr int64_t kArticles = 24;
+  for (int64_t id = 1; id <= kArticles; ++id) {
+    auto r = Query(*store_, "INSERT INTO articles (id, kind, author_id, title, summary, content, "
+                            "status, created_at, updated_at, published_at) VALUES ($1, "
+                            "'article', 1, 't', 's', 'c', 'published', 1, 1, 1)",
+                   {id});
+    ASSERT_TRUE(r) << r.error().message;
+    r = Query(*store_, "INSERT INTO comments (id, article_id, author_id, body, created_at, "
+                       "updated_at) VALUES ($1, $2, 1, 'b', 1, 1)",
+              {id * 256 + 1, id});
+    ASSERT_TRUE(r) << r.error().message;
+  }
+  auto store = OpenStore(/*pool_size=*/4);  // four flushers at once
+  ASSERT_TRUE(store);
+  LikeTable table(*store);
+  std::mt19937 rng(24);
+  constexpr int kFlushers = 4;
+  for (int round = 0; round < 6; ++round) {
+    // Flusher f owns the users f, f + 4, f + 8, ... (what its claims took): disjoint rows,
+    // shared targets, in whatever order the claims came.
+    std::vector<std::vector<LikeChange>> batches(kFlushers);
+    for (int f = 0; f < kFlushers; ++f) {
+      for (int64_t user = 1 + f; user <= 400; user += kFlushers) {
+        for (int k = 0; k < 2; ++k) {
+          const int64_t article = 1 + static_cast<int64_t>(rng() % kArticles);
+          const bool comment = rng() % 2 == 0;
+          batches[f].push_back({comment ? 'c' : 'a', comment ? article * 256 + 1 : article,
+                                user, rng() % 3 != 0, 1000 * (round + 1) + k});
+        }
+      }
+      // One change per row and batch, as a claim gives.
+      std::sort(batches[f].begin(), batches[f].end(), [](const auto& a, const auto& b) {
+        return std::tie(a.type, a.target_id, a.user_id) < std::tie(b.type, b.target_id, b.user_id);
+      });
+      batches[f].erase(std::unique(batches[f].begin(), batches[f].end(),
+                                   [](const auto& a, const auto& b) {
+                                     return a.type == b.type && a.target_id == b.target_id &&
+                                            a.user_id == b.user_id;
+                                   }),
+                       batches[f].end());
+      std::shuffle(batches[f].begin(), batches[f].end(), rng);
+    }
+    net::io_context ioc;
+    std::vector<std::optional<Result<int64_t>>> results(kFlushers);
+    for (int f = 0; f < kFlushers; ++f) {
+      net::co_spawn(
+          ioc,
+          [&, f]() -> Awaitable<void> { results[f] = co_await table.Apply(batches[f]); },
+          net::detached);
+    }
+    ioc.run();
+    for (int f = 0; f < kFlushers; ++f) {
+      ASSERT_TRUE(results[f].has_value());
+      ASSERT_TRUE(*results[f]) << "round " << round << " flusher " << f << ": "
+                               << results[f]->error().message;
+    }
+    auto drift = Query(*store_,
+                       "SELECT COUNT(*) FROM articles a WHERE a.like_count <> (SELECT COUNT(*) "
+                       "FROM likes l WHERE l.target_type = 'a' AND l.target_id = a.id AND "
+                       "l.valid = 1)");
+    ASSERT_TRUE(drift) << drift.error().message;
+    EXPECT_EQ(Int(drift->rows.at(0).at(0)), 0) << "round " << round;
+    drift = Query(*store_,
+                  "SELECT COUNT(*) FROM comments c WHERE c.like_count <> (SELECT COUNT(*) "
+                  "FROM likes l WHERE l.target_type = 'c' AND l.target_id = c.id AND "
+                  "l.valid = 1)");
+    ASSERT_TRUE(drift) << drift.error().message;
+    EXPECT_EQ(Int(drift->rows.at(0).at(0)), 0) << "round " << round;
+  }
+  EXPECT_GT(Count("valid = 1"), 0);
+}
+
 // Issue 23, defect 9: SQLite commits of the flusher (and of every write) survive a power
 // loss: WAL with synchronous=FULL syncs the log at each commit (NORMAL only at checkpoints).
 TEST_P(LikeTableApply, SqliteCommitsAreDurable) {
