@@ -1245,8 +1245,10 @@ ${RESP_ROWS}
 
 \`bench_flush\` (bench/flush_bench.cpp): \`sql::LikeTable::Apply\` with 200,000 like changes in
 20 batches of 10,000 (one flusher claim each: 100 articles × 100 users, 10% unlikes), new
-rows each, the articles' counts following the rows by trigger (migration 007) and the shard
-seqs raised in the same transaction (migration 008); only the Apply calls are timed. Both
+rows each, the articles' counts following the rows by trigger (SQLite: per row, migration 007;
+PostgreSQL: per statement, migration 012, with the batch's targets locked in id order first)
+and the shard seqs raised in the same transaction (migration 008); only the Apply calls are
+timed. Both
 databases commit durably: SQLite with \`synchronous=FULL\` (issue 23, defect 9: a power loss
 must not take back a commit whose Redis side was already cleaned), PostgreSQL with fsync and
 synchronous_commit on.

@@ -125,6 +125,25 @@ Result<std::vector<int64_t>> ParseIds(const std::optional<std::string>& raw, std
   return ids;
 }
 
+// Whether the caller may see each article, then each comment (one flag per id, in that order);
+// a page asks about one kind, so the other costs nothing.
+Awaitable<Result<std::vector<bool>>> Visible(ApiContext ctx, std::optional<domain::Principal> who,
+                                             std::vector<int64_t> articles,
+                                             std::vector<int64_t> comments) {
+  std::vector<bool> out;
+  if (!articles.empty()) {
+    auto a = co_await ctx.articles->VisibleMany(who, std::move(articles));
+    if (!a) co_return tl::unexpected(a.error());
+    out = std::move(*a);
+  }
+  if (!comments.empty()) {
+    auto c = co_await ctx.comments->VisibleMany(who, std::move(comments));
+    if (!c) co_return tl::unexpected(c.error());
+    out.insert(out.end(), c->begin(), c->end());
+  }
+  co_return out;
+}
+
 // GET /api/v1/likes?article=1,2&comment=7: the caller's likes for a whole page at once.
 Awaitable<Response> Batch(ApiContext ctx, Request& req) {
   auto caller = co_await ctx.guard->Admit(req, Access::kPublic);
@@ -144,23 +163,17 @@ Awaitable<Response> Batch(ApiContext ctx, Request& req) {
   for (int64_t id : *comments) targets.push_back({'c', id, id});
   const int64_t uid = caller->principal ? caller->principal->id : 0;
   // A count is as private as its article: what the caller may not see (a draft, a comment on
-  // one) answers as an unknown id does. The checks and the like reads share round trips.
+  // one) answers as an unknown id does. The check and the like reads share round trips.
   using namespace boost::asio::experimental::awaitable_operators;
-  auto article_seen = ctx.articles->VisibleMany(caller->principal, *articles);
-  auto comment_seen = ctx.comments->VisibleMany(caller->principal, *comments);
+  auto seen = Visible(ctx, caller->principal, *articles, *comments);
   auto reads = ctx.likes->GetMany(uid, std::move(targets));
-  auto all = co_await (std::move(article_seen) && std::move(comment_seen) && std::move(reads));
-  auto& visible_articles = std::get<0>(all);
-  auto& visible_comments = std::get<1>(all);
-  auto& states = std::get<2>(all);
-  if (!visible_articles) co_return ErrorResponse(visible_articles.error());
-  if (!visible_comments) co_return ErrorResponse(visible_comments.error());
+  auto both = co_await (std::move(seen) && std::move(reads));
+  auto& visible = std::get<0>(both);
+  auto& states = std::get<1>(both);
+  if (!visible) co_return ErrorResponse(visible.error());
   if (!states) co_return ErrorResponse(states.error());
-  for (size_t i = 0; i < articles->size(); ++i) {
-    if (!(*visible_articles)[i]) (*states)[i] = domain::LikeState{};
-  }
-  for (size_t i = 0; i < comments->size(); ++i) {
-    if (!(*visible_comments)[i]) (*states)[articles->size() + i] = domain::LikeState{};
+  for (size_t i = 0; i < states->size(); ++i) {
+    if (!(*visible)[i]) (*states)[i] = domain::LikeState{};
   }
   boost::json::object article_out, comment_out;
   for (size_t i = 0; i < articles->size(); ++i) {

@@ -265,13 +265,45 @@ Awaitable<Result<Comment>> CommentService::Visible(const std::optional<Principal
 
 Awaitable<Result<std::vector<bool>>> CommentService::VisibleMany(
     const std::optional<Principal>& viewer, std::vector<int64_t> ids) {
-  std::vector<Awaitable<Result<Comment>>> peeks;
-  for (int64_t id : ids) peeks.push_back(Peek(id));
-  auto found = co_await WhenAll(std::move(peeks));
-  std::vector<int64_t> articles;
-  for (const auto& c : found) {
-    if (!c && c.error().code != ErrorCode::kNotFound) co_return tl::unexpected(c.error());
-    articles.push_back(c && c->Listed() ? c->article_id : 0);
+  // Articles of comments seen before come from memory; the others' placements from Redis in
+  // one round trip, and what Redis does not hold through Peek (SQL), all at once.
+  std::vector<int64_t> articles(ids.size(), 0);
+  std::vector<size_t> unknown;
+  std::vector<int64_t> unknown_ids;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (auto it = article_of_.find(ids[i]); it != article_of_.end()) {
+      articles[i] = it->second;
+    } else {
+      unknown.push_back(i);
+      unknown_ids.push_back(ids[i]);
+    }
+  }
+  auto learn = [&](size_t i, int64_t article_id) {
+    if (article_of_.size() >= kArticleOfCapacity) article_of_.clear();
+    article_of_.emplace(ids[i], article_id);
+    articles[i] = article_id;
+  };
+  if (!unknown.empty()) {
+    auto cached = co_await cache_.GetPlacements(unknown_ids);
+    if (!cached) co_return tl::unexpected(cached.error());
+    std::vector<size_t> missed;
+    for (size_t j = 0; j < unknown.size(); ++j) {
+      std::optional<Comment> c;
+      if ((*cached)[j]) c = CommentFromRecord(std::move(*(*cached)[j]));
+      if (c) {
+        learn(unknown[j], c->article_id);
+      } else {
+        missed.push_back(unknown[j]);
+      }
+    }
+    std::vector<Awaitable<Result<Comment>>> peeks;
+    for (size_t i : missed) peeks.push_back(Peek(ids[i]));
+    auto found = co_await WhenAll(std::move(peeks));
+    for (size_t j = 0; j < missed.size(); ++j) {
+      const auto& c = found[j];
+      if (!c && c.error().code != ErrorCode::kNotFound) co_return tl::unexpected(c.error());
+      if (c) learn(missed[j], c->article_id);
+    }
   }
   // 0 (an unknown or unlisted comment) is no article: false, without a lookup.
   auto seen = co_await articles_.VisibleMany(viewer, articles);

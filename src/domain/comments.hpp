@@ -17,6 +17,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 
 #include "domain/article.hpp"
 #include "domain/articles.hpp"
@@ -51,8 +52,9 @@ class CommentService {
   // without any visibility check.
   Awaitable<Result<Comment>> Peek(int64_t id);
   Awaitable<Result<LikeState>> GetLike(const std::optional<Principal>& viewer, int64_t id);
-  // Whether `viewer` may see each comment (listed, on an article the viewer may see); false
-  // for an unknown id.
+  // Whether `viewer` may see each comment's article (false for an unknown id): what keeps a
+  // draft's comments' like counts private. A comment's own deletion is not weighed (its
+  // likes were public while it was, and a placeholder still shows them).
   Awaitable<Result<std::vector<bool>>> VisibleMany(const std::optional<Principal>& viewer,
                                                    std::vector<int64_t> ids);
 
@@ -104,6 +106,10 @@ class CommentService {
   int64_t edit_window_ms_;
   std::string owner_;
   SingleFlight<int64_t, bool> rebuilds_;
+  // Comment id → its article id, which never changes (ids are never reused): VisibleMany
+  // knows a known comment's article without a read. Bounded; emptied when full.
+  std::unordered_map<int64_t, int64_t> article_of_;
+  static constexpr size_t kArticleOfCapacity = 1 << 17;
   std::set<int64_t> pending_repairs_;
 };
 

@@ -111,18 +111,66 @@ Awaitable<Result<std::optional<ArticleCache::Cached>>> ArticleCache::Get(int64_t
   co_return std::optional<Cached>(Cached{ToFields(*f), std::nullopt});
 }
 
-Awaitable<Result<ArticleFields>> ArticleCache::GetAccess(int64_t id) {
+namespace {
+
+// Who may see an article: the fields GetAccess reads.
+const std::vector<std::string>& AccessFields() {
   static const std::vector<std::string> kAccess = {"id", "status", "author_id"};
+  return kAccess;
+}
+
+std::vector<std::string> AccessCommand(int64_t id) {
   std::vector<std::string> cmd{"HMGET", keys::Article(id)};
-  cmd.insert(cmd.end(), kAccess.begin(), kAccess.end());
-  auto r = co_await client_.Command(std::move(cmd));
-  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  cmd.insert(cmd.end(), AccessFields().begin(), AccessFields().end());
+  return cmd;
+}
+
+// An HMGET reply of AccessCommand; empty when the article is not cached.
+ArticleFields AccessOf(const Reply& r) {
   ArticleFields f;
-  for (size_t i = 0; i < r->elements.size() && i < kAccess.size(); ++i) {
-    if (!r->elements[i].is_nil()) f[kAccess[i]] = r->elements[i].str;
+  for (size_t i = 0; i < r.elements.size() && i < AccessFields().size(); ++i) {
+    if (!r.elements[i].is_nil()) f[AccessFields()[i]] = r.elements[i].str;
   }
   if (!f.count("id") || !f.count("status")) f.clear();
-  co_return f;
+  return f;
+}
+
+}  // namespace
+
+Awaitable<Result<ArticleFields>> ArticleCache::GetAccess(int64_t id) {
+  auto r = co_await client_.Command(AccessCommand(id));
+  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  co_return AccessOf(*r);
+}
+
+Awaitable<Result<std::vector<bool>>> ArticleCache::InPublishedIndex(
+    const std::vector<int64_t>& ids) {
+  std::vector<bool> out;
+  if (ids.empty()) co_return out;
+  std::vector<std::string> cmd{"ZMSCORE", keys::PublishedList("all")};
+  cmd.reserve(2 + ids.size());
+  for (int64_t id : ids) cmd.push_back(ListMember(id));
+  auto r = co_await client_.Command(std::move(cmd));
+  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  out.reserve(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    out.push_back(i < r->elements.size() && !r->elements[i].is_nil());
+  }
+  co_return out;
+}
+
+Awaitable<Result<std::vector<ArticleFields>>> ArticleCache::GetAccessMany(
+    const std::vector<int64_t>& ids) {
+  std::vector<ArticleFields> out;
+  if (ids.empty()) co_return out;
+  std::vector<std::vector<std::string>> cmds;
+  cmds.reserve(ids.size());
+  for (int64_t id : ids) cmds.push_back(AccessCommand(id));
+  auto r = co_await client_.Pipeline(std::move(cmds));
+  if (auto st = AllOk(r); !st) co_return tl::unexpected(st.error());
+  out.reserve(r->size());
+  for (const auto& reply : *r) out.push_back(AccessOf(reply));
+  co_return out;
 }
 
 Awaitable<Result<std::vector<ArticleFieldList>>> ArticleCache::GetMany(

@@ -54,6 +54,12 @@ class ArticleCache {
   // Just the fields that decide who may see the article (id, status, author_id): a cheap
   // HMGET for the like path. Empty when not cached.
   Awaitable<Result<ArticleFields>> GetAccess(int64_t id);
+  // GetAccess of many articles in one pipelined round trip (one HMGET each).
+  Awaitable<Result<std::vector<ArticleFields>>> GetAccessMany(const std::vector<int64_t>& ids);
+  // Which of `ids` the published index "all" holds, in one command (ZMSCORE). True means
+  // published as far as the cache knows (as a list page would show it); false means not in
+  // the index, which also holds when the index is missing (being rebuilt): ask GetAccess.
+  Awaitable<Result<std::vector<bool>>> InPublishedIndex(const std::vector<int64_t>& ids);
   // Fields for many ids in one round trip; a missing article is an empty list.
   Awaitable<Result<std::vector<ArticleFieldList>>> GetMany(const std::vector<int64_t>& ids);
   // Writes the whole cached article, replacing what is there: only for a create (a fresh id,

@@ -79,6 +79,38 @@ Awaitable<Result<std::vector<CachedComment>>> CommentCache::GetMany(
   co_return std::move(r->first);
 }
 
+Awaitable<Result<std::vector<CachedComment>>> CommentCache::GetPlacements(
+    const std::vector<int64_t>& ids) {
+  static const std::array<size_t, 6> kPlacement = {kCmId, kCmArticle, kCmParent,
+                                                   kCmDeleted, kCmReplies, kCmVer};
+  std::vector<CachedComment> out;
+  if (ids.empty()) co_return out;
+  std::vector<std::vector<std::string>> cmds;
+  cmds.reserve(ids.size());
+  for (int64_t id : ids) {
+    std::vector<std::string> hmget{"HMGET", keys::Comment(id)};
+    for (size_t f : kPlacement) hmget.push_back(kCommentFields[f]);
+    cmds.push_back(std::move(hmget));
+  }
+  auto r = co_await client_.Pipeline(std::move(cmds));
+  if (auto st = AllOk(r); !st) co_return tl::unexpected(st.error());
+  out.reserve(ids.size());
+  for (auto& reply : *r) {
+    // Not cached as ToRecord decides it: no id or no version.
+    if (reply.elements.size() != kPlacement.size() || reply.elements[0].is_nil() ||
+        reply.elements[kPlacement.size() - 1].is_nil()) {
+      out.emplace_back();
+      continue;
+    }
+    CommentRecord rec;
+    for (size_t i = 0; i < kPlacement.size(); ++i) {
+      rec[kPlacement[i]] = std::move(reply.elements[i].str);
+    }
+    out.emplace_back(std::move(rec));
+  }
+  co_return out;
+}
+
 Awaitable<Result<std::pair<std::vector<CachedComment>, std::vector<std::vector<int64_t>>>>>
 CommentCache::GetWithReplies(const std::vector<int64_t>& ids, int64_t replies) {
   using Out = std::pair<std::vector<CachedComment>, std::vector<std::vector<int64_t>>>;

@@ -56,6 +56,10 @@ class CommentCache {
   Awaitable<Status> Put(int64_t article_id, const std::vector<CommentPut>& comments);
   // Comments of ONE article (one hash slot) for many ids: one pipeline of HMGETs.
   Awaitable<Result<std::vector<CachedComment>>> GetMany(const std::vector<int64_t>& ids);
+  // GetMany with only what places a comment filled in (id, article, parent, deleted, replies,
+  // ver; the other fields empty): whether it shows, and on which article, without reading its
+  // body. One round trip.
+  Awaitable<Result<std::vector<CachedComment>>> GetPlacements(const std::vector<int64_t>& ids);
   // The same, plus the first `replies` reply ids (oldest first) of each (a ZRANGE each), in
   // the same round trip.
   Awaitable<Result<std::pair<std::vector<CachedComment>, std::vector<std::vector<int64_t>>>>>
