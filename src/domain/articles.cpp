@@ -421,28 +421,50 @@ Awaitable<Result<Article>> ArticleService::Get(const std::optional<Principal>& v
 
 Awaitable<Result<Article>> ArticleService::Update(const Principal& who, int64_t id,
                                                   ArticleInput in) {
-  auto current = co_await Get(who, id, /*count_view=*/false);
+  // The cached article answers who may see it (404 otherwise) and supplies the counters the
+  // answer shows (Redis owns views and the like count); the change itself is applied to the
+  // row as SQL has it, under its lock, so a concurrent PATCH of other fields is never undone
+  // by this one writing back what it read (issue 25, item 1). The checks run again there, on
+  // the committed row.
+  auto current = co_await Get(who, id, /*count_view=*/false, /*with_body=*/false);
   if (!current) co_return tl::unexpected(current.error());
-  Article a = std::move(*current);
-  if (!CanEdit(a, who)) co_return Fail(ErrorCode::kPermissionDenied, "not your article");
-  if (in.kind && *in.kind != a.kind) {
-    co_return Fail(ErrorCode::kInvalidArgument, "field 'kind' cannot be changed");
-  }
-  if (in.pinned && *in.pinned != a.pinned && !HasRole(who.role, Role::kAdmin)) {
-    co_return Fail(ErrorCode::kPermissionDenied, "only an admin may pin");
-  }
-  const bool was_listed = Listed(a);
-  if (auto st = ApplyText(a, in); !st) co_return tl::unexpected(st.error());
-  if (in.status) a.status = *in.status;
-  if (in.pinned) a.pinned = *in.pinned;
-  if (in.allow_comments) a.allow_comments = *in.allow_comments;
-  a.updated_at_ms = NowMs();
-  if (a.status == ArticleStatus::kPublished && !a.published_at_ms) {
-    a.published_at_ms = a.updated_at_ms;  // the first publication only
-  }
-  auto updated = co_await table_.Update(ToRow(a));
-  if (!updated) co_return tl::unexpected(updated.error());
-  if (!*updated) co_return Fail(ErrorCode::kNotFound, "no such article");
+  std::function<Status(sql::ArticleRow&)> apply = [who, in = std::move(in)](
+                                                      sql::ArticleRow& row) -> Status {
+    Article a = FromRow(row);
+    a.content = row.content;
+    if (!CanSee(a, who)) return Fail(ErrorCode::kNotFound, "no such article");
+    if (!CanEdit(a, who)) return Fail(ErrorCode::kPermissionDenied, "not your article");
+    if (in.kind && *in.kind != a.kind) {
+      return Fail(ErrorCode::kInvalidArgument, "field 'kind' cannot be changed");
+    }
+    if (in.pinned && *in.pinned != a.pinned && !HasRole(who.role, Role::kAdmin)) {
+      return Fail(ErrorCode::kPermissionDenied, "only an admin may pin");
+    }
+    if (auto st = ApplyText(a, in); !st) return st;
+    if (in.status) a.status = *in.status;
+    if (in.pinned) a.pinned = *in.pinned;
+    if (in.allow_comments) a.allow_comments = *in.allow_comments;
+    a.updated_at_ms = NowMs();
+    if (a.status == ArticleStatus::kPublished && !a.published_at_ms) {
+      a.published_at_ms = a.updated_at_ms;  // the first publication only
+    }
+    sql::ArticleRow changed = ToRow(a);
+    changed.author_username = row.author_username;
+    changed.author_display_name = row.author_display_name;
+    row = std::move(changed);
+    return {};
+  };
+  auto patched = co_await table_.Patch(id, std::move(apply));
+  if (!patched) co_return tl::unexpected(patched.error());
+  if (!*patched) co_return Fail(ErrorCode::kNotFound, "no such article");
+  Article a = FromRow((*patched)->row);
+  a.content = std::move((*patched)->row.content);
+  a.view_count = current->view_count;
+  a.like_count = current->like_count;
+  a.comment_count = current->comment_count;
+  a.comment_ver = current->comment_ver;
+  a.liked = current->liked;
+  const bool was_listed = (*patched)->old_status == StatusName(ArticleStatus::kPublished);
   if (auto st = co_await Reflect(a, was_listed, /*created=*/false); !st) {
     co_return tl::unexpected(st.error());
   }

@@ -16,13 +16,6 @@ constexpr std::string_view kUpdate =
     "UPDATE articles SET title = $2, summary = $3, content = $4, status = $5, pinned = $6, "
     "allow_comments = $7, updated_at = $8, published_at = $9 WHERE id = $1";
 constexpr std::string_view kDelete = "DELETE FROM articles WHERE id = $1";
-// The status an update replaces, read in its transaction so the recorded op follows the
-// committed rows, not what the caller read before (two concurrent publishes of one draft: one
-// "publish", one "update"). PostgreSQL locks the row; SQLite's BEGIN IMMEDIATE already holds
-// the database's write lock.
-constexpr std::string_view kStatusForUpdatePg =
-    "SELECT status FROM articles WHERE id = $1 FOR UPDATE";
-constexpr std::string_view kStatusForUpdateSqlite = "SELECT status FROM articles WHERE id = $1";
 constexpr std::string_view kDeleteLikes =
     "DELETE FROM likes WHERE target_type = 'a' AND target_id = $1";
 constexpr std::string_view kDeleteCommentLikes =
@@ -96,29 +89,59 @@ Awaitable<Status> ArticleTable::Insert(ArticleRow a) {
 }
 
 Awaitable<Result<bool>> ArticleTable::Update(ArticleRow a) {
-  std::function<Result<bool>(Connection&)> job =
-      [a = std::move(a), retention = retention_](Connection& c) -> Result<bool> {
-    bool found = false;
+  const int64_t id = a.id;
+  std::function<Status(ArticleRow&)> apply = [a = std::move(a)](ArticleRow& row) -> Status {
+    row.title = a.title;
+    row.summary = a.summary;
+    row.content = a.content;
+    row.status = a.status;
+    row.pinned = a.pinned;
+    row.allow_comments = a.allow_comments;
+    row.updated_at_ms = a.updated_at_ms;
+    row.published_at_ms = a.published_at_ms;
+    return {};
+  };
+  auto patched = co_await Patch(id, std::move(apply));
+  if (!patched) co_return tl::unexpected(patched.error());
+  co_return patched->has_value();
+}
+
+Awaitable<Result<std::optional<ArticleTable::Patched>>> ArticleTable::Patch(
+    int64_t id, std::function<Status(ArticleRow&)> apply) {
+  std::function<Result<std::optional<Patched>>(Connection&)> job =
+      [id, apply = std::move(apply),
+       retention = retention_](Connection& c) -> Result<std::optional<Patched>> {
+    std::optional<Patched> out;
     auto st = c.Transaction([&](Connection& tx) -> Status {
-      const auto status_sql =
-          tx.dialect() == Dialect::kPostgres ? kStatusForUpdatePg : kStatusForUpdateSqlite;
-      auto old = tx.Query(status_sql, {a.id});
-      if (!old) return tl::unexpected(old.error());
-      if (old->rows.empty()) return {};
-      auto r = tx.Query(kUpdate, {a.id, a.title, a.summary, a.content, a.status, Bool(a.pinned),
-                                  Bool(a.allow_comments), a.updated_at_ms, PublishedAt(a)});
+      // The row as committed, read in the transaction: PostgreSQL locks the article's row
+      // (not the author's); SQLite's BEGIN IMMEDIATE already holds the database's write lock.
+      // So the change applies to the latest row, and the recorded op follows the committed
+      // status, not what the caller read before (two concurrent publishes of one draft: one
+      // "publish", one "update").
+      const std::string sql = std::string(kColumns) + ", a.content" + std::string(kFrom) +
+                              "WHERE a.id = $1" +
+                              (tx.dialect() == Dialect::kPostgres ? " FOR UPDATE OF a" : "");
+      auto r = tx.Query(sql, {id});
       if (!r) return tl::unexpected(r.error());
-      if (r->affected == 0) return {};
-      found = true;
-      auto change = AppendChange(tx, a.id, UpdateOp(Text(old->rows[0][0]), a.status),
-                                 a.updated_at_ms, retention);
+      if (r->rows.empty()) return {};
+      Patched p;
+      p.row = FromRow(r->rows[0], /*with_content=*/true);
+      p.old_status = p.row.status;
+      if (auto applied = apply(p.row); !applied) return applied;
+      const ArticleRow& a = p.row;
+      auto u = tx.Query(kUpdate, {a.id, a.title, a.summary, a.content, a.status, Bool(a.pinned),
+                                  Bool(a.allow_comments), a.updated_at_ms, PublishedAt(a)});
+      if (!u) return tl::unexpected(u.error());
+      auto change = AppendChange(tx, a.id, UpdateOp(p.old_status, a.status), a.updated_at_ms,
+                                 retention);
       if (!change) return tl::unexpected(change.error());
+      out = std::move(p);
       return {};
     });
     if (!st) return tl::unexpected(st.error());
-    return found;
+    return out;
   };
-  co_return co_await store_.Run<bool>(std::move(job));
+  co_return co_await store_.Run<std::optional<Patched>>(std::move(job));
 }
 
 Awaitable<Result<bool>> ArticleTable::Delete(int64_t id, int64_t at_ms) {

@@ -60,8 +60,20 @@ class ArticleTable {
   Awaitable<Status> Insert(ArticleRow row);
   // Writes every editable column of `row` (by id) and records the change at its updated_at:
   // "publish"/"unpublish" when the status differs from the committed one it replaces, else
-  // "update". Returns false (and records nothing) when there is no such row.
+  // "update". Returns false (and records nothing) when there is no such row. A Patch that
+  // copies the columns: for tests and tools; the service patches only what a request sent.
   Awaitable<Result<bool>> Update(ArticleRow row);
+  // A read-modify-write of one row in one transaction, under the row's write lock: `apply`
+  // gets the row as committed (with its content) and changes it; the changed columns are
+  // written back with the change-feed entry. Concurrent patches of one article serialize, so
+  // none is lost (issue 25, item 1). An error from `apply` is returned as it is, with nothing
+  // written. nullopt: no such article. `apply` runs on a SQL pool thread.
+  struct Patched {
+    ArticleRow row;          // as committed
+    std::string old_status;  // the status it replaced
+  };
+  Awaitable<Result<std::optional<Patched>>> Patch(int64_t id,
+                                                  std::function<Status(ArticleRow&)> apply);
   // Deletes the article and what hangs off it, and records a "delete" change at `at_ms`.
   // Returns false (and records nothing) when there was no such row.
   Awaitable<Result<bool>> Delete(int64_t id, int64_t at_ms);
