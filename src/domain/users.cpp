@@ -146,14 +146,11 @@ Awaitable<Result<std::optional<Principal>>> UserService::Authenticate(std::strin
   auto d = co_await sessions_.Get(token);
   if (!d) co_return tl::unexpected(d.error());
   if (!*d) co_return std::optional<Principal>{};
-  const int64_t user_id = (*d)->user_id;
-  auto who = co_await directory_.Lookup(user_id);
+  // A session of a deleted account (one its deletion missed, or one an older Redis brought
+  // back) is refused here and left to expire: deleting it would publish, and wait for every
+  // instance, on each such request. The directory remembers the account is gone.
+  auto who = co_await directory_.Lookup((*d)->user_id);
   if (!who) co_return tl::unexpected(who.error());
-  if (!*who) {
-    // The account is gone: so is the session (one its deletion missed, or one restored with
-    // an older Redis). Refused either way; deleting it only saves later lookups.
-    (void)co_await sessions_.Delete(token, user_id);
-  }
   co_return std::move(*who);
 }
 
