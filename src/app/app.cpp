@@ -216,7 +216,13 @@ Status App::WireServices() {
   flusher_ = std::make_unique<flush::Flusher>(ioc_.get_executor(), *redis_check_, *view_flush_,
                                               *like_flush_,
                                               std::chrono::milliseconds(config_.flush_interval_ms));
-  flusher_->repair = [c = comments_.get()] { return c->RepairPending(); };
+  flusher_->repair = [c = comments_.get(), a = articles_.get()]() -> Awaitable<Result<int64_t>> {
+    auto comments = co_await c->RepairPending();
+    auto articles = co_await a->RepairPending();
+    if (!comments) co_return comments;
+    if (!articles) co_return articles;
+    co_return *comments + *articles;
+  };
   flusher_->on_report = [m = &metrics_](const flush::FlushReport& r) {
     m->SetBacklog(r.like_backlog, r.oldest_unflushed_seconds);
   };

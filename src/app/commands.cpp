@@ -121,9 +121,14 @@ int Flush(const config::Config& config) {
 
 int RebuildCache(const config::Config& config) {
   return RunOneShot(config, "rebuild-cache", [](App& app) -> Awaitable<Status> {
-    // Articles and bodies refill on first use; the list indexes are the part worth building
-    // ahead of traffic. Comment caches are dropped: each thread rebuilds from SQL (versioned,
-    // under its lease) on its next read, which also repairs any a double fault left stale.
+    // Article hashes and bodies are dropped (their unflushed views go to SQL first, under the
+    // views recovery's lease) and refill from SQL on first use; the list indexes are the part
+    // worth building ahead of traffic. Comment caches are dropped: each thread rebuilds from
+    // SQL (versioned, under its lease) on its next read, which also repairs any a double
+    // fault left stale.
+    auto reloaded = co_await app.redis_check().ReloadArticles();
+    if (!reloaded) co_return reloaded;
+    spdlog::info("dropped the article caches; they refill from SQL on their next read");
     auto st = co_await app.articles().RebuildIndexes();
     if (!st) co_return st;
     spdlog::info("rebuilt the published list indexes");

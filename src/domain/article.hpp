@@ -31,6 +31,7 @@ struct Article {
   int64_t like_count = 0;
   int64_t comment_count = 0;
   int64_t comment_ver = 0;  // version of comment_count: the cache keeps only the newest
+  int64_t ver = 0;          // the row's version (articles.ver): the cache keeps only the newest
   bool liked = false;
 };
 

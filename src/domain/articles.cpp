@@ -92,6 +92,8 @@ std::optional<Article> FromPairs(const Pairs& fields) {
       a.comment_count = ParseIntOr(value, 0);
     } else if (k == "comments_ver") {
       a.comment_ver = ParseIntOr(value, 0);
+    } else if (k == "ver") {
+      a.ver = ParseIntOr(value, 0);
     }
   }
   if (!has_id) return std::nullopt;
@@ -130,6 +132,7 @@ Article FromRow(const sql::ArticleRow& r) {
   a.like_count = r.like_count;
   a.comment_count = r.comment_count;
   a.comment_ver = r.comment_ver;
+  a.ver = r.ver;
   return a;
 }
 
@@ -232,68 +235,121 @@ Awaitable<Result<Article>> ArticleService::Create(const Principal& who, ArticleI
     inserted = co_await table_.Insert(ToRow(a));
   }
   if (!inserted) co_return tl::unexpected(inserted.error());
-  if (auto st = co_await Reflect(a, false, /*created=*/true); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  a.ver = 1;  // a new row's (migration 013)
+  co_await ReflectOrRepairLater(a, /*created=*/true);
   co_return a;
 }
 
-Awaitable<Status> ArticleService::Reflect(const Article& a, bool was_listed, bool created) {
+Awaitable<Status> ArticleService::Reflect(const Article& a, bool created) {
+  // Both steps carry the row's version: a step of an older change that lands later is
+  // dropped (article_put.lua, index_update.lua), so the cache ends at the newest committed
+  // state whatever order the steps of concurrent writes land in.
+  if (before_reflect) co_await before_reflect(a.id);
   const std::string* body = a.content ? &*a.content : nullptr;
+  const redis::ArticleFields fields = ToFields(a);
   if (created) {
-    if (auto st = co_await cache_.Put(a.id, ToFields(a), body); !st) co_return st;
+    if (auto st = co_await cache_.Create(a.id, fields, a.ver, body); !st) co_return st;
   } else {
-    auto fields = ToFields(a);
-    // Counters are owned by Redis (views) and other services; never overwrite them here.
-    fields.erase("views");
-    fields.erase("likes");
-    fields.erase("comments");
-    fields.erase("comments_ver");
-    if (auto st = co_await cache_.Update(a.id, fields, body); !st) co_return st;
+    if (auto st = co_await cache_.Write(a.id, fields, a.ver, body); !st) co_return st;
   }
-  // Named vectors, not braced lists, in range-fors around co_await (GCC 12).
-  const std::vector<std::string> lists{"all", std::string(KindName(a.kind))};
+  // Also for a draft that was never listed: it repairs a list step an earlier write lost.
+  Result<bool> indexed = false;
   if (Listed(a)) {
-    for (const std::string& list : lists) {
-      if (auto st = co_await cache_.IndexAdd(list, a.id, ScoreOf(a)); !st) co_return st;
-    }
-  } else if (was_listed) {
-    for (const std::string& list : lists) {
-      if (auto st = co_await cache_.IndexRemove(list, a.id); !st) co_return st;
-    }
+    indexed = co_await cache_.IndexAdd(KindName(a.kind), a.id, ScoreOf(a), a.ver);
+  } else {
+    indexed = co_await cache_.IndexRemove(a.id, a.ver);
   }
+  if (!indexed) co_return tl::unexpected(indexed.error());
   co_return Status{};
 }
 
-Awaitable<Result<redis::ArticleFieldList>> ArticleService::Fill(int64_t id,
-                                                                 const redis::ArticleFields& fields,
-                                                                 const std::string* body) {
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    auto filled = co_await cache_.Fill(id, fields, body);
-    if (!filled) co_return tl::unexpected(filled.error());
-    if (*filled) co_return std::move(**filled);
+Awaitable<void> ArticleService::ReflectOrRepairLater(const Article& a, bool created) {
+  // The write is committed: it is answered as such whatever Redis does now (a retried POST
+  // would duplicate it). A cache Redis could not be told of is repaired from SQL by the next
+  // flush pass (RepairPending); until then it may answer the older state.
+  if (auto st = co_await Reflect(a, created); !st) {
+    spdlog::warn("article {} committed, but its cache step failed ({}); repairing it later",
+                 a.id, st.error().message);
+    pending_repairs_.insert(a.id);
+  }
+}
+
+Awaitable<Status> ArticleService::Repair(int64_t id) {
+  auto row = co_await table_.Find(id, /*with_content=*/true);
+  if (!row) co_return tl::unexpected(row.error());
+  if (!*row) {
+    const std::vector<int64_t> no_comments;
+    if (auto st = co_await cache_.Remove(id, no_comments); !st) co_return st;
+    auto removed = co_await cache_.IndexRemove(id, redis::ArticleCache::kDeletedVersion);
+    if (!removed) co_return tl::unexpected(removed.error());
+    co_return Status{};
+  }
+  Article a = FromRow(**row);
+  a.content = std::move((*row)->content);
+  co_return co_await Reflect(a, /*created=*/false);
+}
+
+Awaitable<Result<int64_t>> ArticleService::RepairPending() {
+  const std::vector<int64_t> ids(pending_repairs_.begin(), pending_repairs_.end());
+  for (int64_t id : ids) {
+    auto st = co_await Repair(id);
+    if (st) pending_repairs_.erase(id);
+  }
+  co_return static_cast<int64_t>(pending_repairs_.size());
+}
+
+Awaitable<Result<std::optional<Article>>> ArticleService::FillFromSql(
+    int64_t id, bool with_content, std::optional<PrefetchedRow> first) {
+  // The shard's birth mark is read before the row: if the dataset is emptied (FLUSHALL)
+  // after that, the mark changes and the fill writes nothing, so a row read before a delete
+  // whose floor the FLUSHALL took can never be cached (article_put.lua). Then SQL is read
+  // again, after a check when the mark is gone.
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    std::optional<PrefetchedRow> got = std::move(first);
+    first.reset();
+    if (!got) {
+      auto token = co_await cache_.FillToken(id);
+      if (!token) co_return tl::unexpected(token.error());
+      if (*token) {
+        auto found = co_await table_.Find(id, with_content);
+        if (!found) co_return tl::unexpected(found.error());
+        if (!*found) co_return std::optional<Article>{};
+        got = PrefetchedRow{std::move(**token), std::move(**found)};
+      }
+    }
+    using State = redis::ArticleCache::Filled::State;
+    State state = State::kUnchecked;
+    if (got) {
+      Article a = FromRow(got->row);
+      if (with_content) a.content = std::move(got->row.content);
+      const redis::ArticleFields fields = ToFields(a);
+      const std::string* body = a.content ? &*a.content : nullptr;
+      auto filled = co_await cache_.Fill(id, fields, a.ver, got->token, body);
+      if (!filled) co_return tl::unexpected(filled.error());
+      state = filled->state;
+      if (state == State::kGone) co_return std::optional<Article>{};
+      if (state == State::kFilled) {
+        // The hash as it is now: a racing write or fill may have cached a newer version,
+        // and views counted since the row was read are there.
+        auto live = FromFields(filled->fields);
+        if (!live) co_return std::optional<Article>(std::move(a));
+        if (live->ver == a.ver) live->content = std::move(a.content);
+        co_return std::optional<Article>(std::move(*live));
+      }
+    }
+    if (state == State::kStale) continue;  // read SQL again: it has the newer row
     if (!recheck_redis) break;
     if (auto st = co_await recheck_redis(); !st) co_return tl::unexpected(st.error());
   }
-  co_return Fail(ErrorCode::kUnavailable, "redis is not yet checked against SQL; retry");
+  co_return Fail(ErrorCode::kUnavailable, "the article cache did not settle; retry");
 }
 
 Awaitable<Result<Article>> ArticleService::LoadIntoCache(int64_t id) {
   std::function<Awaitable<Result<Article>>()> loader = [this, id]() -> Awaitable<Result<Article>> {
-    auto row = co_await table_.Find(id, /*with_content=*/true);
-    if (!row) co_return tl::unexpected(row.error());
-    if (!*row) co_return Fail(ErrorCode::kNotFound, "no such article");
-    Article a = FromRow(**row);
-    a.content = (*row)->content;
-    // A fill, not a write: a racing fill or view may have cached newer fields meanwhile.
-    const redis::ArticleFields fields = ToFields(a);
-    auto cached = co_await Fill(id, fields, &*a.content);
-    if (!cached) co_return tl::unexpected(cached.error());
-    if (auto live = FromFields(*cached)) {
-      live->content = std::move(a.content);
-      co_return *live;
-    }
-    co_return a;
+    auto filled = co_await FillFromSql(id, /*with_content=*/true, std::nullopt);
+    if (!filled) co_return tl::unexpected(filled.error());
+    if (!*filled) co_return Fail(ErrorCode::kNotFound, "no such article");
+    co_return std::move(**filled);
   };
   co_return co_await loads_.Do(id, std::move(loader));
 }
@@ -410,11 +466,14 @@ Awaitable<Result<Article>> ArticleService::Get(const std::optional<Principal>& v
     auto row = co_await table_.Find(id, true);
     if (!row) co_return tl::unexpected(row.error());
     if (!*row) co_return Fail(ErrorCode::kNotFound, "no such article");
-    a->content = (*row)->content;
-    // SET NX: an update may have cached a newer body since the row was read.
-    const redis::ArticleFields no_fields;
-    auto refill = co_await Fill(id, no_fields, &*a->content);
+    // A versioned write of the whole row: the body is cached only if its version is the
+    // hash's (an older hash takes the row's fields too; a newer one keeps its own, and the
+    // body is refilled on a later read).
+    Article row_article = FromRow(**row);
+    const redis::ArticleFields fields = ToFields(row_article);
+    auto refill = co_await cache_.Write(id, fields, row_article.ver, &(*row)->content);
     if (!refill) spdlog::warn("could not refill body of article {}", id);
+    a->content = std::move((*row)->content);
   }
   co_return *a;
 }
@@ -464,10 +523,7 @@ Awaitable<Result<Article>> ArticleService::Update(const Principal& who, int64_t 
   a.comment_count = current->comment_count;
   a.comment_ver = current->comment_ver;
   a.liked = current->liked;
-  const bool was_listed = (*patched)->old_status == StatusName(ArticleStatus::kPublished);
-  if (auto st = co_await Reflect(a, was_listed, /*created=*/false); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  co_await ReflectOrRepairLater(a, /*created=*/false);
   co_return a;
 }
 
@@ -477,11 +533,19 @@ Awaitable<Status> ArticleService::Delete(const Principal& who, int64_t id) {
   if (!CanEdit(*current, who)) co_return Fail(ErrorCode::kPermissionDenied, "not your article");
   auto deleted = co_await table_.Delete(id, NowMs());
   if (!deleted) co_return tl::unexpected(deleted.error());
-  // Whether or not SQL still had it (a retried delete), clear every trace from Redis.
-  if (auto st = co_await cache_.Remove(id); !st) co_return st;
-  const std::vector<std::string> lists{"all", std::string(KindName(current->kind))};
-  for (const std::string& list : lists) {
-    if (auto st = co_await cache_.IndexRemove(list, id); !st) co_return st;
+  // Whether or not SQL still had it (a retried delete), clear every trace from Redis; the
+  // deletion mark keeps any write or fill still in flight from caching it again.
+  std::vector<int64_t> comment_ids;
+  if (*deleted) comment_ids = std::move(**deleted);
+  Status removed = co_await cache_.Remove(id, comment_ids);
+  if (removed) {
+    auto unlisted = co_await cache_.IndexRemove(id, redis::ArticleCache::kDeletedVersion);
+    if (!unlisted) removed = tl::unexpected(unlisted.error());
+  }
+  if (!removed) {
+    spdlog::warn("article {} deleted, but its cache step failed ({}); repairing it later", id,
+                 removed.error().message);
+    pending_repairs_.insert(id);
   }
   co_return Status{};
 }
@@ -491,34 +555,39 @@ Awaitable<Status> ArticleService::RebuildIndexes() {
     auto locked = co_await cache_.TryLockRebuild(instance_id_);
     if (!locked) co_return tl::unexpected(locked.error());
     if (!*locked) co_return false;  // another instance is rebuilding
-    if (auto st = co_await cache_.BeginRebuild(); !st) co_return tl::unexpected(st.error());
+    // Every step renews the lock and is refused once it is lost (a stall past the lease):
+    // then another instance rebuilds, and this one's twins are never swapped in.
+    auto lost = [this]() -> Result<bool> {
+      spdlog::warn("lost the list index rebuild lock (a stall past {} ms?); another instance "
+                   "rebuilds", redis::ArticleCache::kRebuildLeaseMs);
+      return false;
+    };
+    auto begun = co_await cache_.BeginRebuild(instance_id_);
+    if (!begun) co_return tl::unexpected(begun.error());
+    if (!*begun) co_return lost();
     int64_t after = 0;
     size_t total = 0;
     while (true) {
       auto chunk = co_await table_.PublishedAfter(after, 2000);
       if (!chunk) co_return tl::unexpected(chunk.error());
       if (chunk->empty()) break;
-      std::vector<redis::ListEntry> all, articles, posts;
+      std::vector<redis::ArticleCache::RebuildEntry> entries;
+      entries.reserve(chunk->size());
       for (const auto& e : *chunk) {
-        redis::ListEntry le{e.id, redis::ArticleCache::ListScore(e.pinned, e.published_at_ms)};
-        all.push_back(le);
-        (e.kind == "article" ? articles : posts).push_back(le);
+        entries.push_back({e.id, redis::ArticleCache::ListScore(e.pinned, e.published_at_ms),
+                           e.ver, e.kind});
         after = e.id;
       }
       total += chunk->size();
-      if (auto st = co_await cache_.RebuildAdd("all", all); !st) {
-        co_return tl::unexpected(st.error());
-      }
-      if (auto st = co_await cache_.RebuildAdd("article", articles); !st) {
-        co_return tl::unexpected(st.error());
-      }
-      if (auto st = co_await cache_.RebuildAdd("post", posts); !st) {
-        co_return tl::unexpected(st.error());
-      }
+      // Skips an article changed since this read: that change already put it in or out of
+      // the twins (index_rebuild.lua).
+      auto added = co_await cache_.RebuildAdd(instance_id_, entries);
+      if (!added) co_return tl::unexpected(added.error());
+      if (!*added) co_return lost();
     }
-    if (auto st = co_await cache_.FinishRebuild(instance_id_); !st) {
-      co_return tl::unexpected(st.error());
-    }
+    auto finished = co_await cache_.FinishRebuild(instance_id_);
+    if (!finished) co_return tl::unexpected(finished.error());
+    if (!*finished) co_return lost();
     spdlog::info("rebuilt published list indexes from SQL ({} articles)", total);
     co_return true;
   };
@@ -536,26 +605,38 @@ Awaitable<Result<std::vector<Article>>> ArticleService::Hydrate(const std::vecto
   }
   std::map<int64_t, Article> loaded;
   if (!missing.empty()) {
-    // One SQL query for every miss on the page; the bodies are filled on first full read.
+    // One SQL query for every miss on the page (the bodies are filled on first full read),
+    // after the birth marks: each fill is versioned and checked against its mark
+    // (FillFromSql), so a row read before a change or a delete never replaces what that
+    // change cached.
+    auto tokens = co_await cache_.FillTokens(missing);
+    if (!tokens) co_return tl::unexpected(tokens.error());
     auto rows = co_await table_.FindMany(missing);
     if (!rows) co_return tl::unexpected(rows.error());
-    for (const auto& row : *rows) {
-      Article a = FromRow(row);
-      // A fill: the article page may have filled it (and counted views) since GetMany.
-      const redis::ArticleFields row_fields = ToFields(a);
-      auto cached = co_await Fill(a.id, row_fields, nullptr);
-      if (!cached) co_return tl::unexpected(cached.error());
-      auto live = FromFields(*cached);
-      loaded.emplace(a.id, live ? std::move(*live) : std::move(a));
+    std::map<int64_t, sql::ArticleRow> by_id;
+    for (auto& row : *rows) by_id.emplace(row.id, std::move(row));
+    for (size_t i = 0; i < missing.size(); ++i) {
+      const int64_t id = missing[i];
+      auto row = by_id.find(id);
+      if (row == by_id.end()) continue;  // deleted
+      std::optional<PrefetchedRow> first;
+      if ((*tokens)[i]) first = PrefetchedRow{std::move(*(*tokens)[i]), std::move(row->second)};
+      auto filled = co_await FillFromSql(id, /*with_content=*/false, std::move(first));
+      if (!filled) co_return tl::unexpected(filled.error());
+      if (*filled) loaded.emplace(id, std::move(**filled));
     }
   }
   std::vector<Article> out;
   for (size_t i = 0; i < ids.size(); ++i) {
-    if (auto a = FromFields((*fields)[i])) {
-      out.push_back(std::move(*a));
-    } else if (auto it = loaded.find(ids[i]); it != loaded.end()) {
-      out.push_back(it->second);
-    }  // else: deleted meanwhile; skipped
+    std::optional<Article> a = FromFields((*fields)[i]);
+    if (!a) {
+      if (auto it = loaded.find(ids[i]); it != loaded.end()) a = std::move(it->second);
+    }
+    // Only what the article itself says is published: an index entry a lost or late step
+    // left behind never shows a draft (or a deleted article: no hash, no row).
+    if (!a || !Listed(*a)) continue;
+    a->content.reset();  // list items carry no body
+    out.push_back(std::move(*a));
   }
   co_return out;
 }

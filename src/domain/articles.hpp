@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "domain/article.hpp"
@@ -76,22 +77,36 @@ class ArticleService {
   std::function<Awaitable<Status>()> recheck_redis;
   // Rebuilds the published list indexes from SQL (once, under a lock).
   Awaitable<Status> RebuildIndexes();
+  // Retries cache steps that failed after committed writes (from SQL's rows). Returns how
+  // many are still pending. Called by every flush pass.
+  Awaitable<Result<int64_t>> RepairPending();
 
+  // Test hook: awaited before a committed write's Redis step (to land it behind another's).
+  std::function<Awaitable<void>(int64_t id)> before_reflect;
   // For tests: how many SQL loads the single-flight groups ran.
   int article_loads() const { return loads_.loads(); }
 
  private:
   Awaitable<Result<int64_t>> AllocateId(bool reseed);
   Awaitable<Result<Article>> LoadIntoCache(int64_t id);
-  // cache_.Fill, checking Redis again when it says no check has seen the dataset since it
-  // was emptied.
-  Awaitable<Result<redis::ArticleFieldList>> Fill(int64_t id, const redis::ArticleFields& fields,
-                                                  const std::string* body);
   // The cached fields (and body), filled from SQL on a miss.
   Awaitable<Result<redis::ArticleCache::Cached>> Cached(int64_t id, bool count_view,
                                                         bool with_body);
-  // Writes a committed change to Redis (the change feed is already in SQL).
-  Awaitable<Status> Reflect(const Article& a, bool was_listed, bool created);
+  // Writes a committed change to Redis, versioned (the change feed is already in SQL).
+  Awaitable<Status> Reflect(const Article& a, bool created);
+  // Reflect, or on failure remember the article for RepairPending.
+  Awaitable<void> ReflectOrRepairLater(const Article& a, bool created);
+  // Writes the article's cache from its SQL row (or its deletion).
+  Awaitable<Status> Repair(int64_t id);
+  // Fills the cache from SQL, checked against the shard's birth mark read before the row
+  // (`first`: a mark and a row read after it, to try first); nullopt: no such article (or
+  // deleted).
+  struct PrefetchedRow {
+    std::string token;
+    sql::ArticleRow row;
+  };
+  Awaitable<Result<std::optional<Article>>> FillFromSql(int64_t id, bool with_content,
+                                                        std::optional<PrefetchedRow> first);
   Awaitable<Result<std::vector<Article>>> Hydrate(const std::vector<int64_t>& ids);
 
   sql::ArticleTable& table_;
@@ -100,6 +115,7 @@ class ArticleService {
   SingleFlight<int64_t, Article> loads_;
   SingleFlight<int, bool> rebuilds_;
   std::string instance_id_;
+  std::set<int64_t> pending_repairs_;
 };
 
 // Mapping between the cache's fields, SQL rows and the domain type.

@@ -111,6 +111,35 @@ Awaitable<Result<bool>> RedisCheck::CheckOnce() {
   co_return true;
 }
 
+Awaitable<Status> RedisCheck::ReloadArticles() {
+  // Checked first, like any flush: what an older Redis holds is recovered, not dropped.
+  auto checked = co_await Check();
+  if (!checked) co_return tl::unexpected(checked.error());
+  if (!*checked) co_return Fail(ErrorCode::kUnavailable, "cannot read SQL to check Redis");
+  const auto deadline = std::chrono::steady_clock::now() + kViewWait;
+  while (true) {
+    auto view_seq = co_await article_table_.ViewSeq();
+    if (!view_seq) co_return tl::unexpected(view_seq.error());
+    auto views = co_await article_cache_.CheckViews(*view_seq, /*force=*/true, owner_,
+                                                    kViewLeaseMs);
+    if (!views) co_return tl::unexpected(views.error());
+    if (*views == redis::ArticleCache::ViewCheck::kRecover) break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      co_return Fail(ErrorCode::kUnavailable, "another process is recovering the view counts");
+    }
+    net::steady_timer wait(ex_, kViewPoll);
+    co_await wait.async_wait(net::as_tuple(net::use_awaitable));
+  }
+  views_checked_ = UINT64_MAX;  // no view in this process meanwhile
+  auto n = co_await views_.Flush(Generation());
+  if (!n) co_return tl::unexpected(n.error());
+  if (auto st = co_await article_cache_.DropArticles(); !st) co_return st;
+  auto finished = co_await article_cache_.FinishViewRecovery(owner_);
+  if (!finished) co_return tl::unexpected(finished.error());
+  if (!*finished) co_return Fail(ErrorCode::kUnavailable, "the reload was taken over; retry");
+  co_return Status{};
+}
+
 Awaitable<Status> RedisCheck::EnsureViews() {
   const auto deadline = std::chrono::steady_clock::now() + kViewWait;
   while (!ViewsChecked()) {

@@ -45,6 +45,10 @@ class RedisCheck {
   // For a view: checks until the views are checked, waiting up to a few seconds while
   // another process recovers them (then kUnavailable). Goes on when SQL cannot be read.
   Awaitable<Status> EnsureViews();
+  // Drops every article hash and body and the published lists, to refill from SQL
+  // (`plauditd rebuild-cache`): the views recovery run on purpose, so the unflushed views
+  // those hashes hold reach SQL first, and views everywhere wait for it (up to a few seconds).
+  Awaitable<Status> ReloadArticles();
 
  private:
   Awaitable<Result<bool>> CheckOnce();

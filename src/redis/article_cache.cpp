@@ -201,75 +201,115 @@ Awaitable<Result<std::vector<ArticleFieldList>>> ArticleCache::GetMany(
   co_return out;
 }
 
-Awaitable<Status> ArticleCache::Put(int64_t id, const ArticleFields& fields,
-                                    const std::string* body) {
-  std::vector<std::string> hset{"HSET", keys::Article(id)};
-  // 'status' first: like_set.lua reads it on every article like, and HGET scans a small
-  // (listpack) hash from the front; in name order it was the 13th field of 17 (~1,900 more
-  // Redis instructions a like, callgrind).
-  if (auto it = fields.find("status"); it != fields.end()) {
-    hset.push_back(it->first);
-    hset.push_back(it->second);
-  }
-  for (const auto& [k, v] : fields) {
-    if (k == "status") continue;
-    hset.push_back(k);
-    hset.push_back(v);
-  }
-  std::vector<std::vector<std::string>> cmds{std::move(hset)};
-  if (body) cmds.push_back({"SET", keys::ArticleBody(id), *body});
-  co_return AllOk(co_await client_.Pipeline(std::move(cmds)));
-}
+namespace {
 
-Awaitable<Result<std::optional<ArticleFieldList>>> ArticleCache::Fill(
-    int64_t id, const ArticleFields& fields, const std::string* body) {
-  std::vector<std::string> keys{keys::Article(id), keys::ArticleBody(id),
-                                keys::LikeBirthMark(keys::LikeShard(id))};
+// article_put.lua's arguments after the mode: the version, the birth mark's value, the body
+// flag (and body), then the fields with 'status' first: like_set.lua reads it on every article
+// like, and HGET scans a small (listpack) hash from the front; in name order it was the 13th
+// field of 17 (~1,900 more Redis instructions a like, callgrind).
+std::vector<std::string> PutArgs(std::string_view mode, int64_t ver, std::string_view token,
+                                 const ArticleFields& fields, const std::string* body) {
   std::vector<std::string> args;
-  args.reserve(2 + 2 * fields.size());
+  args.reserve(6 + 2 * fields.size());
+  args.emplace_back(mode);
+  args.push_back(std::to_string(ver));
+  args.emplace_back(token);
   if (body) {
     args.push_back("1");
     args.push_back(*body);
   } else {
     args.push_back("0");
   }
-  // 'status' first, as in Put.
   if (auto it = fields.find("status"); it != fields.end()) {
     args.push_back(it->first);
     args.push_back(it->second);
   }
   for (const auto& [k, v] : fields) {
-    if (k == "status") continue;
+    if (k == "status" || k == "ver" || k == "body_ver") continue;
     args.push_back(k);
     args.push_back(v);
   }
-  auto r = co_await client_.Eval(GetScript("article_fill.lua"), std::move(keys), std::move(args));
-  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
-  if (r->type != Reply::Type::kArray) co_return std::optional<ArticleFieldList>{};  // 'unchecked'
-  ArticleFieldList out;
-  auto& kv = r->elements;
-  out.reserve(kv.size() / 2);
-  for (size_t i = 0; i + 1 < kv.size(); i += 2) {
-    out.emplace_back(std::move(kv[i].str), std::move(kv[i + 1].str));
-  }
-  co_return std::optional<ArticleFieldList>(std::move(out));
+  return args;
 }
 
-Awaitable<Status> ArticleCache::Update(int64_t id, const ArticleFields& fields,
+std::vector<std::string> PutKeys(int64_t id) {
+  return {keys::Article(id), keys::ArticleBody(id), keys::ArticleFloor(id),
+          keys::LikeBirthMark(keys::LikeShard(id))};
+}
+
+}  // namespace
+
+Awaitable<Result<ArticleCache::Filled>> ArticleCache::Put(std::string_view mode, int64_t id,
+                                                          const ArticleFields& fields, int64_t ver,
+                                                          std::string_view token,
+                                                          const std::string* body) {
+  auto r = co_await client_.Eval(GetScript("article_put.lua"), PutKeys(id),
+                                 PutArgs(mode, ver, token, fields, body));
+  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  Filled out;
+  if (r->type == Reply::Type::kArray) {
+    auto& kv = r->elements;
+    out.fields.reserve(kv.size() / 2);
+    for (size_t i = 0; i + 1 < kv.size(); i += 2) {
+      out.fields.emplace_back(std::move(kv[i].str), std::move(kv[i + 1].str));
+    }
+  } else if (r->str == "unchecked") {
+    out.state = Filled::State::kUnchecked;
+  } else if (r->str == "gone") {
+    out.state = Filled::State::kGone;
+  } else if (r->str == "stale") {
+    out.state = Filled::State::kStale;
+  } else if (r->type != Reply::Type::kInteger) {
+    co_return Fail(ErrorCode::kInternal, "unexpected article_put.lua reply");
+  }
+  co_return out;
+}
+
+Awaitable<Status> ArticleCache::Create(int64_t id, const ArticleFields& fields, int64_t ver,
                                        const std::string* body) {
-  std::vector<std::string> keys{keys::Article(id)};
-  std::vector<std::string> args;
-  for (const auto& [k, v] : fields) {
-    args.push_back(k);
-    args.push_back(v);
+  auto r = co_await Put("create", id, fields, ver, "", body);
+  if (!r) co_return tl::unexpected(r.error());
+  co_return Status{};
+}
+
+Awaitable<Result<std::optional<std::string>>> ArticleCache::FillToken(int64_t id) {
+  std::vector<std::string> cmd{"GET", keys::LikeBirthMark(keys::LikeShard(id))};
+  auto r = co_await client_.Command(std::move(cmd));
+  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  if (r->is_nil()) co_return std::optional<std::string>{};
+  co_return std::optional<std::string>(std::move(r->str));
+}
+
+Awaitable<Result<std::vector<std::optional<std::string>>>> ArticleCache::FillTokens(
+    const std::vector<int64_t>& ids) {
+  std::vector<std::optional<std::string>> out;
+  if (ids.empty()) co_return out;
+  std::vector<std::vector<std::string>> cmds;
+  cmds.reserve(ids.size());
+  for (int64_t id : ids) cmds.push_back({"GET", keys::LikeBirthMark(keys::LikeShard(id))});
+  auto r = co_await client_.Pipeline(std::move(cmds));
+  if (auto st = AllOk(r); !st) co_return tl::unexpected(st.error());
+  out.reserve(r->size());
+  for (auto& reply : *r) {
+    if (reply.is_nil()) {
+      out.emplace_back();
+    } else {
+      out.emplace_back(std::move(reply.str));
+    }
   }
-  auto r = co_await client_.Eval(GetScript("hash_update.lua"), std::move(keys), std::move(args));
-  if (auto st = ReplyOk(r); !st) co_return st;
-  if (body) {
-    // The body may be cached without its hash (or not at all); overwrite it either way.
-    std::vector<std::string> set{"SET", keys::ArticleBody(id), *body};
-    co_return ReplyOk(co_await client_.Command(std::move(set)));
-  }
+  co_return out;
+}
+
+Awaitable<Result<ArticleCache::Filled>> ArticleCache::Fill(int64_t id, const ArticleFields& fields,
+                                                           int64_t ver, const std::string& token,
+                                                           const std::string* body) {
+  co_return co_await Put("fill", id, fields, ver, token, body);
+}
+
+Awaitable<Status> ArticleCache::Write(int64_t id, const ArticleFields& fields, int64_t ver,
+                                      const std::string* body) {
+  auto r = co_await Put("write", id, fields, ver, "", body);
+  if (!r) co_return tl::unexpected(r.error());
   co_return Status{};
 }
 
@@ -281,14 +321,27 @@ Awaitable<Status> ArticleCache::SetCommentCount(int64_t id, int64_t count, int64
                                           std::move(args)));
 }
 
-Awaitable<Status> ArticleCache::Remove(int64_t id) {
+Awaitable<Status> ArticleCache::Remove(int64_t id, const std::vector<int64_t>& comment_ids) {
+  // The mark first: from then on no write or fill caches the article again (article_put.lua),
+  // also one that read SQL before the delete and lands after these commands.
   std::vector<std::vector<std::string>> cmds{
-      {"DEL", keys::Article(id)},
-      {"DEL", keys::ArticleBody(id)},
+      {"SET", keys::ArticleFloor(id), std::to_string(kDeletedVersion), "EX", "86400"},
+      {"UNLINK", keys::Article(id), keys::ArticleBody(id)},
       {"SREM", std::string(keys::kViewsDirty), std::to_string(id)},
       {"ZREM", std::string(keys::kViewsInFlight), std::to_string(id)},
-      // Its comments' cache: without the meta key nothing reads or extends the rest.
-      {"DEL", keys::CommentMeta(id), keys::CommentsByTime(id), keys::CommentsByLikes(id)}};
+      // Its comments' cache: the meta key and indexes, then each comment's hash and reply
+      // indexes (all in the article's shard, so one UNLINK each batch is one slot).
+      {"UNLINK", keys::CommentMeta(id), keys::CommentsByTime(id), keys::CommentsByLikes(id)}};
+  constexpr size_t kBatch = 128;
+  for (size_t i = 0; i < comment_ids.size(); i += kBatch) {
+    std::vector<std::string> unlink{"UNLINK"};
+    for (size_t j = i; j < std::min(comment_ids.size(), i + kBatch); ++j) {
+      unlink.push_back(keys::Comment(comment_ids[j]));
+      unlink.push_back(keys::RepliesByTime(comment_ids[j]));
+      unlink.push_back(keys::RepliesByLikes(comment_ids[j]));
+    }
+    cmds.push_back(std::move(unlink));
+  }
   co_return AllOk(co_await client_.Pipeline(std::move(cmds)));
 }
 
@@ -308,53 +361,74 @@ Awaitable<Result<std::optional<ListPage>>> ArticleCache::PageAfter(std::string_v
   co_return ToPage(co_await client_.Eval(GetScript("list_page.lua"), std::move(keys), std::move(args)));
 }
 
-Awaitable<Status> ArticleCache::IndexAdd(std::string_view list, int64_t id, int64_t score) {
-  std::vector<std::string> keys{keys::PublishedList(list), keys::PublishedListRebuild(list)};
-  std::vector<std::string> args{"add", ListMember(id), std::to_string(score)};
-  co_return ReplyOk(co_await client_.Eval(GetScript("index_update.lua"), std::move(keys), std::move(args)));
+Awaitable<Result<bool>> ArticleCache::IndexChange(int64_t id, std::string_view kind,
+                                                  int64_t score, int64_t ver) {
+  std::vector<std::string> keys;
+  keys.reserve(7);
+  for (auto list : kLists) {
+    keys.push_back(keys::PublishedList(list));
+    keys.push_back(keys::PublishedListRebuild(list));
+  }
+  keys.push_back(keys::PublishedListVersion(id));
+  std::vector<std::string> args{kind.empty() ? "rem" : "add", ListMember(id),
+                                std::to_string(score), std::to_string(ver), std::string(kind)};
+  auto r = co_await client_.Eval(GetScript("index_update.lua"), std::move(keys), std::move(args));
+  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  co_return r->integer == 1;
 }
 
-Awaitable<Status> ArticleCache::IndexRemove(std::string_view list, int64_t id) {
-  std::vector<std::string> keys{keys::PublishedList(list), keys::PublishedListRebuild(list)};
-  std::vector<std::string> args{"rem", ListMember(id)};
-  co_return ReplyOk(co_await client_.Eval(GetScript("index_update.lua"), std::move(keys), std::move(args)));
+Awaitable<Result<bool>> ArticleCache::IndexAdd(std::string_view kind, int64_t id, int64_t score,
+                                               int64_t ver) {
+  co_return co_await IndexChange(id, kind, score, ver);
+}
+
+Awaitable<Result<bool>> ArticleCache::IndexRemove(int64_t id, int64_t ver) {
+  co_return co_await IndexChange(id, "", 0, ver);
 }
 
 Awaitable<Result<bool>> ArticleCache::TryLockRebuild(const std::string& owner) {
   std::vector<std::string> cmd{"SET", std::string(keys::kPublishedListLock), owner, "NX", "PX",
-                               "30000"};
+                               std::to_string(kRebuildLeaseMs)};
   auto r = co_await client_.Command(std::move(cmd));
   if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
   co_return !r->is_nil();
 }
 
-Awaitable<Status> ArticleCache::BeginRebuild() {
-  std::vector<std::vector<std::string>> cmds;
-  for (auto list : kLists) {
-    cmds.push_back({"DEL", keys::PublishedListRebuild(list)});
-    cmds.push_back({"ZADD", keys::PublishedListRebuild(list), "-inf", kSentinel});
-  }
-  co_return AllOk(co_await client_.Pipeline(std::move(cmds)));
+Awaitable<Result<bool>> ArticleCache::RebuildStep(std::string_view step, const std::string& owner,
+                                                  std::vector<std::string> extra) {
+  std::vector<std::string> keys{std::string(keys::kPublishedListLock)};
+  for (auto list : kLists) keys.push_back(keys::PublishedListRebuild(list));
+  for (auto list : kLists) keys.push_back(keys::PublishedList(list));
+  std::vector<std::string> args{std::string(step), owner, std::to_string(kRebuildLeaseMs)};
+  args.insert(args.end(), std::make_move_iterator(extra.begin()),
+              std::make_move_iterator(extra.end()));
+  auto r = co_await client_.Eval(GetScript("index_rebuild.lua"), std::move(keys), std::move(args));
+  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  co_return r->integer == 1;
 }
 
-Awaitable<Status> ArticleCache::RebuildAdd(std::string_view list,
-                                           const std::vector<ListEntry>& entries) {
-  if (entries.empty()) co_return Status{};
-  std::vector<std::string> cmd{"ZADD", keys::PublishedListRebuild(list)};
+Awaitable<Result<bool>> ArticleCache::BeginRebuild(const std::string& owner) {
+  std::vector<std::string> extra{kSentinel};
+  co_return co_await RebuildStep("begin", owner, std::move(extra));
+}
+
+Awaitable<Result<bool>> ArticleCache::RebuildAdd(const std::string& owner,
+                                                 const std::vector<RebuildEntry>& entries) {
+  std::vector<std::string> extra;
+  extra.reserve(5 * entries.size());
   for (const auto& e : entries) {
-    cmd.push_back(std::to_string(e.score));
-    cmd.push_back(ListMember(e.id));
+    extra.push_back(std::to_string(e.id));
+    extra.push_back(std::to_string(e.score));
+    extra.push_back(std::to_string(e.ver));
+    extra.emplace_back(e.kind);
+    extra.push_back(ListMember(e.id));
   }
-  co_return ReplyOk(co_await client_.Command(std::move(cmd)));
+  co_return co_await RebuildStep("add", owner, std::move(extra));
 }
 
-Awaitable<Status> ArticleCache::FinishRebuild(const std::string& owner) {
-  std::vector<std::vector<std::string>> cmds;
-  for (auto list : kLists) {
-    cmds.push_back({"RENAME", keys::PublishedListRebuild(list), keys::PublishedList(list)});
-  }
-  cmds.push_back({"DEL", std::string(keys::kPublishedListLock)});
-  co_return AllOk(co_await client_.Pipeline(std::move(cmds)));
+Awaitable<Result<bool>> ArticleCache::FinishRebuild(const std::string& owner) {
+  std::vector<std::string> extra;
+  co_return co_await RebuildStep("finish", owner, std::move(extra));
 }
 
 Awaitable<Result<ArticleCache::ViewClaim>> ArticleCache::ClaimViews(int64_t max) {
@@ -431,8 +505,10 @@ Awaitable<Result<ArticleCache::ViewCheck>> ArticleCache::CheckViews(int64_t sql_
 }
 
 Awaitable<Status> ArticleCache::DropArticles() {
+  // Version floors stay: a fill that read its row before the write or delete that left one
+  // may still land.
   std::function<bool(std::string_view)> article = [](std::string_view key) {
-    return keys::IsArticleCache(key);
+    return keys::IsArticleCache(key) && !key.ends_with(":floor");
   };
   if (auto st = co_await UnlinkMatching(client_, "pl:art:*", std::move(article)); !st) co_return st;
   // The lists may name articles in the state the older Redis had: rebuilt on the next read.

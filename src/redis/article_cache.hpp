@@ -62,21 +62,40 @@ class ArticleCache {
   Awaitable<Result<std::vector<bool>>> InPublishedIndex(const std::vector<int64_t>& ids);
   // Fields for many ids in one round trip; a missing article is an empty list.
   Awaitable<Result<std::vector<ArticleFieldList>>> GetMany(const std::vector<int64_t>& ids);
-  // Writes the whole cached article, replacing what is there: only for a create (a fresh id,
-  // so nothing newer can be cached).
-  Awaitable<Status> Put(int64_t id, const ArticleFields& fields, const std::string* body);
-  // Fills the cache from SQL after a miss without overwriting anything newer
-  // (article_fill.lua): the hash only if absent (one that exists may hold views counted
-  // since the row was read, and a newer status), the body only if absent. Empty `fields`:
-  // the body alone. Returns the cached fields after the fill (the ones written, or the ones
-  // that were there); empty for a body-only fill.
-  // nullopt, filling nothing: no check has seen this dataset since it was emptied (FLUSHALL);
-  // check (flush::RedisCheck), then fill again.
-  Awaitable<Result<std::optional<ArticleFieldList>>> Fill(int64_t id, const ArticleFields& fields,
-                                           const std::string* body);
-  // Updates fields (and body) of a cached article only if it is cached.
-  Awaitable<Status> Update(int64_t id, const ArticleFields& fields, const std::string* body);
-  Awaitable<Status> Remove(int64_t id);
+  // Article hashes and bodies are written only through article_put.lua, versioned by the SQL
+  // row's version (articles.ver): nothing ever sets one back to an older version, so writes
+  // and fills may land in any order (docs/architecture.md, "Articles").
+  //
+  // A new article (a fresh id): the whole hash with its counters, and the body.
+  Awaitable<Status> Create(int64_t id, const ArticleFields& fields, int64_t ver,
+                           const std::string* body);
+  // The birth mark of the article's shard, read BEFORE the row a fill writes is read from SQL
+  // (Fill's `token`); nullopt: no check has seen this dataset since it was emptied (check
+  // first: flush::RedisCheck).
+  Awaitable<Result<std::optional<std::string>>> FillToken(int64_t id);
+  // FillToken of many articles in one pipelined round trip.
+  Awaitable<Result<std::vector<std::optional<std::string>>>> FillTokens(
+      const std::vector<int64_t>& ids);
+  // Fills the cache from a row read from SQL after a miss: the hash (with SQL's counters) if
+  // absent, the row fields over an older version (never the counters: unflushed views live
+  // here), the body if given and its version is the hash's. Writing nothing: kUnchecked, the
+  // dataset was emptied since `token` was read; kStale, a write newer than the row found no
+  // hash (read SQL again and fill again, after a check for kUnchecked); kGone: the article
+  // was deleted. `fields` is the hash after the fill.
+  struct Filled {
+    enum class State { kFilled, kUnchecked, kStale, kGone } state = State::kFilled;
+    ArticleFieldList fields;
+  };
+  Awaitable<Result<Filled>> Fill(int64_t id, const ArticleFields& fields, int64_t ver,
+                                 const std::string& token, const std::string* body);
+  // After a committed change: the row fields (and body) if the article is cached with an
+  // older version; an absent one fills from SQL on its next read (and no fill of an older row
+  // may create it meanwhile).
+  Awaitable<Status> Write(int64_t id, const ArticleFields& fields, int64_t ver,
+                          const std::string* body);
+  // After a delete: marks the article deleted (no write or fill caches it again for a day),
+  // drops its hash, body, view marks and its comments' cache (`comment_ids`: its comments).
+  Awaitable<Status> Remove(int64_t id, const std::vector<int64_t>& comment_ids);
   // Sets the cached comment count if the article is cached and `ver` is newer than its own.
   Awaitable<Status> SetCommentCount(int64_t id, int64_t count, int64_t ver);
 
@@ -86,14 +105,30 @@ class ArticleCache {
                                                   int64_t count);
   Awaitable<Result<std::optional<ListPage>>> PageAfter(std::string_view list, int64_t score,
                                                        int64_t id, int64_t count);
-  // Adds to / removes from a list index (and its twin being rebuilt), if present.
-  Awaitable<Status> IndexAdd(std::string_view list, int64_t id, int64_t score);
-  Awaitable<Status> IndexRemove(std::string_view list, int64_t id);
-  // Rebuild protocol: TryLock → BeginRebuild → RebuildAdd… → FinishRebuild (atomic swap).
+  // Puts the article into the published indexes "all" and `kind`'s ("article" or "post"), or
+  // out of every index (and their twins being rebuilt), unless a change of a newer version
+  // was applied: the row's version orders them (index_update.lua). True when applied.
+  Awaitable<Result<bool>> IndexAdd(std::string_view kind, int64_t id, int64_t score,
+                                   int64_t ver);
+  Awaitable<Result<bool>> IndexRemove(int64_t id, int64_t ver);
+  // A version above every row's, for a deleted article's list change.
+  static constexpr int64_t kDeletedVersion = int64_t{1} << 62;
+  // Rebuild protocol: TryLockRebuild → BeginRebuild → RebuildAdd… → FinishRebuild (atomic
+  // swap). Every step renews the lock's lease and is refused (false) once the lock is no
+  // longer `owner`'s; RebuildAdd skips an article changed since SQL gave its entry
+  // (index_rebuild.lua).
+  static constexpr int64_t kRebuildLeaseMs = 30'000;
+  struct RebuildEntry {
+    int64_t id = 0;
+    int64_t score = 0;
+    int64_t ver = 0;
+    std::string_view kind;  // "article" or "post"
+  };
   Awaitable<Result<bool>> TryLockRebuild(const std::string& owner);
-  Awaitable<Status> BeginRebuild();
-  Awaitable<Status> RebuildAdd(std::string_view list, const std::vector<ListEntry>& entries);
-  Awaitable<Status> FinishRebuild(const std::string& owner);
+  Awaitable<Result<bool>> BeginRebuild(const std::string& owner);
+  Awaitable<Result<bool>> RebuildAdd(const std::string& owner,
+                                     const std::vector<RebuildEntry>& entries);
+  Awaitable<Result<bool>> FinishRebuild(const std::string& owner);
 
   // Views, flushed with claim → commit → done (view_claim.lua): ClaimViews takes up to `max`
   // ids (those left in flight by an earlier or concurrent pass first) and reads their
@@ -127,6 +162,13 @@ class ArticleCache {
   Awaitable<Result<bool>> FinishViewRecovery(const std::string& owner);
 
  private:
+  Awaitable<Result<Filled>> Put(std::string_view mode, int64_t id, const ArticleFields& fields,
+                                int64_t ver, std::string_view token, const std::string* body);
+  Awaitable<Result<bool>> IndexChange(int64_t id, std::string_view kind, int64_t score,
+                                      int64_t ver);
+  Awaitable<Result<bool>> RebuildStep(std::string_view step, const std::string& owner,
+                                      std::vector<std::string> extra);
+
   Client& client_;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "redis/keys.hpp"
+#include "redis/scan.hpp"
 
 namespace plaudit::redis {
 namespace {
@@ -200,23 +201,16 @@ Awaitable<Status> CommentCache::Invalidate(int64_t article_id) {
 }
 
 Awaitable<Result<int64_t>> CommentCache::InvalidateAll() {
-  // SCAN in bounded steps: never KEYS, and each DEL is a batch of at most 1,000 keys.
+  // SCAN in bounded steps, never KEYS; one UNLINK per key, pipelined: a multi-key DEL of
+  // keys in different hash slots fails on Redis Cluster (issue 25, item 6).
   int64_t dropped = 0;
-  std::string cursor = "0";
-  do {
-    std::vector<std::string> scan{"SCAN", cursor, "MATCH", "pl:cmeta:*", "COUNT", "1000"};
-    auto r = co_await client_.Command(std::move(scan));
-    if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
-    if (r->elements.size() != 2) co_return Fail(ErrorCode::kInternal, "unexpected SCAN reply");
-    cursor = r->elements[0].str;
-    std::vector<std::string> del{"DEL"};
-    for (const auto& k : r->elements[1].elements) del.push_back(k.str);
-    if (del.size() > 1) {
-      auto d = co_await client_.Command(std::move(del));
-      if (auto st = ReplyOk(d); !st) co_return tl::unexpected(st.error());
-      dropped += d->integer;
-    }
-  } while (cursor != "0");
+  std::function<bool(std::string_view)> count = [&dropped](std::string_view) {
+    ++dropped;
+    return true;
+  };
+  if (auto st = co_await UnlinkMatching(client_, "pl:cmeta:*", std::move(count)); !st) {
+    co_return tl::unexpected(st.error());
+  }
   co_return dropped;
 }
 

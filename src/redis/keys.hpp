@@ -11,12 +11,17 @@
 // |                          |        | rate limit                                   |            |
 // | pl:seq:article           | STRING | last article id handed out (INCR)            | none       |
 // | pl:art:{lN}:<id>         | HASH   | an article's list fields and its view count  | none       |
-// | pl:art:{lN}:<id>:body    | STRING | an article's sanitised HTML content          | none       |
+// | pl:art:{lN}:<id>:body    | STRING | an article's sanitised HTML content, of the   | none       |
+// |                          |        | version in its hash's body_ver                |            |
+// | pl:art:{lN}:<id>:floor   | STRING | the lowest version a fill may cache while the | 10 min;    |
+// |                          |        | hash is absent; 2^62: deleted                 | deleted: 1 d |
 // | pl:arts:{pub}:<list>     | ZSET   | published list index: all, article, post;    | none       |
 // |                          |        | score = pinned·2^51 + publishedAt ms, member  |            |
 // |                          |        | = 19-digit id; sentinel member at -inf       |            |
 // | pl:arts:{pub}:<list>:new | ZSET   | the same, while being rebuilt from SQL       | none       |
-// | pl:arts:{pub}:lock       | STRING | who is rebuilding the list indexes           | 30 s       |
+// | pl:arts:{pub}:lock       | STRING | who is rebuilding the list indexes           | 30 s,      |
+// |                          |        |                                              | renewed    |
+// | pl:arts:{pub}:v:<id>     | STRING | row version of the article's last list change | 10 min     |
 // | pl:vd:{views}            | SET    | ids of articles with unflushed view counts   | none       |
 // | pl:vf:{views}            | ZSET   | ids claimed by a flush, not yet confirmed in | none       |
 // |                          |        | SQL; score = the claim's seq                 |            |
@@ -111,12 +116,16 @@ inline std::string Article(int64_t id) { return InShard("pl:art:", LikeShard(id)
 inline std::string ArticleBody(int64_t id) {
   return Cat("pl:art:{l", Num(LikeShard(id)), "}:", Num(id), ":body");
 }
+inline std::string ArticleFloor(int64_t id) {
+  return Cat("pl:art:{l", Num(LikeShard(id)), "}:", Num(id), ":floor");
+}
 // list: "all", "article" or "post".
 inline std::string PublishedList(std::string_view list) { return Cat("pl:arts:{pub}:", list); }
 inline std::string PublishedListRebuild(std::string_view list) {
   return Cat("pl:arts:{pub}:", list, ":new");
 }
 inline constexpr std::string_view kPublishedListLock = "pl:arts:{pub}:lock";
+inline std::string PublishedListVersion(int64_t id) { return Cat("pl:arts:{pub}:v:", Num(id)); }
 // The flusher's view claim (view_claim.lua) moves ids from the dirty set to the in-flight
 // one atomically, so the three share the {views} tag.
 inline constexpr std::string_view kViewsDirty = "pl:vd:{views}";

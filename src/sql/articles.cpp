@@ -14,7 +14,7 @@ constexpr std::string_view kInsert =
     "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
 constexpr std::string_view kUpdate =
     "UPDATE articles SET title = $2, summary = $3, content = $4, status = $5, pinned = $6, "
-    "allow_comments = $7, updated_at = $8, published_at = $9 WHERE id = $1";
+    "allow_comments = $7, updated_at = $8, published_at = $9, ver = $10 WHERE id = $1";
 constexpr std::string_view kDelete = "DELETE FROM articles WHERE id = $1";
 constexpr std::string_view kDeleteLikes =
     "DELETE FROM likes WHERE target_type = 'a' AND target_id = $1";
@@ -22,14 +22,15 @@ constexpr std::string_view kDeleteCommentLikes =
     "DELETE FROM likes WHERE target_type = 'c' AND target_id IN "
     "(SELECT id FROM comments WHERE article_id = $1)";
 constexpr std::string_view kDeleteComments = "DELETE FROM comments WHERE article_id = $1";
+constexpr std::string_view kCommentIds = "SELECT id FROM comments WHERE article_id = $1";
 constexpr std::string_view kColumns =
     "SELECT a.id, a.kind, a.author_id, u.username, u.display_name, a.title, a.summary, "
     "a.status, a.pinned, a.allow_comments, a.created_at, a.updated_at, a.published_at, "
-    "a.view_count, a.like_count, a.comment_count, a.comment_ver";
+    "a.view_count, a.like_count, a.comment_count, a.comment_ver, a.ver";
 constexpr std::string_view kFrom = " FROM articles a JOIN users u ON u.id = a.author_id ";
 constexpr std::string_view kMaxId = "SELECT COALESCE(MAX(id), 0) FROM articles";
 constexpr std::string_view kPublishedAfter =
-    "SELECT id, kind, pinned, published_at FROM articles "
+    "SELECT id, kind, pinned, published_at, ver FROM articles "
     "WHERE status = 'published' AND id > $1 ORDER BY id LIMIT $2";
 constexpr std::string_view kSetViews =
     "UPDATE articles SET view_count = $2 WHERE id = $1 AND view_count < $2";
@@ -58,7 +59,8 @@ ArticleRow FromRow(const Row& r, bool with_content) {
   a.like_count = Int(r[14]);
   a.comment_count = Int(r[15]);
   a.comment_ver = Int(r[16]);
-  if (with_content) a.content = Text(r[17]);
+  a.ver = Int(r[17]);
+  if (with_content) a.content = Text(r[18]);
   return a;
 }
 
@@ -127,10 +129,12 @@ Awaitable<Result<std::optional<ArticleTable::Patched>>> ArticleTable::Patch(
       Patched p;
       p.row = FromRow(r->rows[0], /*with_content=*/true);
       p.old_status = p.row.status;
+      const int64_t ver = p.row.ver + 1;
       if (auto applied = apply(p.row); !applied) return applied;
+      p.row.ver = ver;
       const ArticleRow& a = p.row;
       auto u = tx.Query(kUpdate, {a.id, a.title, a.summary, a.content, a.status, Bool(a.pinned),
-                                  Bool(a.allow_comments), a.updated_at_ms, PublishedAt(a)});
+                                  Bool(a.allow_comments), a.updated_at_ms, PublishedAt(a), ver});
       if (!u) return tl::unexpected(u.error());
       auto change = AppendChange(tx, a.id, UpdateOp(p.old_status, a.status), a.updated_at_ms,
                                  retention);
@@ -144,29 +148,39 @@ Awaitable<Result<std::optional<ArticleTable::Patched>>> ArticleTable::Patch(
   co_return co_await store_.Run<std::optional<Patched>>(std::move(job));
 }
 
-Awaitable<Result<bool>> ArticleTable::Delete(int64_t id, int64_t at_ms) {
-  std::function<Result<bool>(Connection&)> job =
-      [id, at_ms, retention = retention_](Connection& c) -> Result<bool> {
-    bool deleted = false;
+Awaitable<Result<std::optional<std::vector<int64_t>>>> ArticleTable::Delete(int64_t id,
+                                                                             int64_t at_ms) {
+  using Out = std::optional<std::vector<int64_t>>;
+  std::function<Result<Out>(Connection&)> job =
+      [id, at_ms, retention = retention_](Connection& c) -> Result<Out> {
+    Out out;
     auto st = c.Transaction([&](Connection& tx) -> Status {
-      // Rows that hang off an article (its likes, its comments and their likes) go in the
-      // same transaction.
-      for (auto sql : {kDeleteLikes, kDeleteCommentLikes, kDeleteComments}) {
-        auto r = tx.Query(sql, {id});
-        if (!r) return tl::unexpected(r.error());
-      }
+      // The article's row first: on PostgreSQL it waits for a comment insert that already
+      // counted itself on the row (and then sees that comment below), and a later insert's
+      // count update finds no row and rolls back (sql/comments.cpp).
       auto r = tx.Query(kDelete, {id});
       if (!r) return tl::unexpected(r.error());
-      deleted = r->affected > 0;
-      if (!deleted) return {};
+      if (r->affected == 0) return {};
+      auto ids = tx.Query(kCommentIds, {id});
+      if (!ids) return tl::unexpected(ids.error());
+      std::vector<int64_t> comment_ids;
+      comment_ids.reserve(ids->rows.size());
+      for (const auto& row : ids->rows) comment_ids.push_back(Int(row[0]));
+      // Rows that hang off the article (its likes, its comments and their likes) go in the
+      // same transaction.
+      for (auto sql : {kDeleteLikes, kDeleteCommentLikes, kDeleteComments}) {
+        auto d = tx.Query(sql, {id});
+        if (!d) return tl::unexpected(d.error());
+      }
       auto change = AppendChange(tx, id, "delete", at_ms, retention);
       if (!change) return tl::unexpected(change.error());
+      out = std::move(comment_ids);
       return {};
     });
     if (!st) return tl::unexpected(st.error());
-    return deleted;
+    return out;
   };
-  co_return co_await store_.Run<bool>(std::move(job));
+  co_return co_await store_.Run<Out>(std::move(job));
 }
 
 Awaitable<Result<std::optional<ArticleRow>>> ArticleTable::Find(int64_t id, bool with_content) {
@@ -215,7 +229,7 @@ Awaitable<Result<std::vector<PublishedEntry>>> ArticleTable::PublishedAfter(int6
     if (!r) return tl::unexpected(r.error());
     std::vector<PublishedEntry> out;
     for (const auto& row : r->rows) {
-      out.push_back({Int(row[0]), Text(row[1]), Int(row[2]) != 0, Int(row[3])});
+      out.push_back({Int(row[0]), Text(row[1]), Int(row[2]) != 0, Int(row[3]), Int(row[4])});
     }
     return out;
   };

@@ -31,6 +31,7 @@ struct ArticleRow {
   int64_t like_count = 0;
   int64_t comment_count = 0;
   int64_t comment_ver = 0;  // version of comment_count (see migration 005)
+  int64_t ver = 1;          // raised by every change of the row (migration 013)
 };
 
 // A member of the published list: what its Redis index needs.
@@ -39,6 +40,7 @@ struct PublishedEntry {
   std::string kind;
   bool pinned = false;
   int64_t published_at_ms = 0;
+  int64_t ver = 0;  // the row's version: a list entry applies only over an older one
 };
 
 struct AuthorListQuery {
@@ -75,8 +77,11 @@ class ArticleTable {
   Awaitable<Result<std::optional<Patched>>> Patch(int64_t id,
                                                   std::function<Status(ArticleRow&)> apply);
   // Deletes the article and what hangs off it, and records a "delete" change at `at_ms`.
-  // Returns false (and records nothing) when there was no such row.
-  Awaitable<Result<bool>> Delete(int64_t id, int64_t at_ms);
+  // The article's row goes first, so on PostgreSQL a comment insert racing the delete either
+  // commits before it (and its row is deleted with the others) or finds no article and rolls
+  // back: no comment outlives its article. Returns the ids of the comments deleted with it
+  // (their cached hashes go too), or nullopt (recording nothing) when there was no such row.
+  Awaitable<Result<std::optional<std::vector<int64_t>>>> Delete(int64_t id, int64_t at_ms);
   Awaitable<Result<std::optional<ArticleRow>>> Find(int64_t id, bool with_content);
   // Rows for `ids` (any order; missing ids are absent), without content.
   Awaitable<Result<std::vector<ArticleRow>>> FindMany(std::vector<int64_t> ids);

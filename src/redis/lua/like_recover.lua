@@ -30,7 +30,9 @@ local function resume_seq()
   redis.call('SET', KEYS[1], string.format('%d', seq + seq % 2))
 end
 local have = redis.call('GET', KEYS[1])
-local born = redis.call('SET', KEYS[6], '1', 'NX') == false  -- false: it existed
+-- The mark's value is the time it was first set: a dataset emptied and marked again has
+-- another, so a fill that read the mark before reading SQL knows (article_put.lua).
+local born = redis.call('SET', KEYS[6], string.format('%d', now), 'NX') == false  -- false: it existed
 if not have and (sql == 0 or not born) then
   if sql > 0 then
     resume_seq()

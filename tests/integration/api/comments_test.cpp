@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "api_test_base.hpp"
+#include "redis/keys.hpp"
 
 namespace plaudit::testing {
 namespace {
@@ -506,6 +507,21 @@ TEST_P(CommentsTest, DeletingTheArticleTakesItsCommentsAlong) {
   EXPECT_EQ(Client().Get(CommentsPath(article_)).status, 404);
   EXPECT_EQ(SqlInt("SELECT COUNT(*) FROM comments WHERE article_id = $1", article_), 0);
   EXPECT_EQ(SqlInt("SELECT COUNT(*) FROM likes WHERE target_type = 'c' AND target_id = $1", id), 0);
+}
+
+// Issue 25, item 6: a deleted article's comments leave no cached hash or reply index behind
+// (only the thread's meta key and indexes went; every comment's hash stayed, forever).
+TEST_P(CommentsTest, DeletingTheArticleDropsItsCommentsCachedHashes) {
+  const int64_t top = Comment(bob_, "top");
+  const int64_t reply = Comment(alice_, "reply", top);
+  ASSERT_EQ(Client().Get(CommentsPath(article_)).status, 200);  // cached
+  const std::vector<std::string> keys{redis::keys::Comment(top), redis::keys::Comment(reply),
+                                      redis::keys::RepliesByTime(top),
+                                      redis::keys::RepliesByLikes(top)};
+  for (const auto& key : keys) ASSERT_EQ(redis_.Cli("EXISTS " + key), "1") << key;
+  ASSERT_EQ(Client().Delete("/api/v1/articles/" + std::to_string(article_), Bearer(alice_)).status,
+            204);
+  for (const auto& key : keys) EXPECT_EQ(redis_.Cli("EXISTS " + key), "0") << key;
 }
 
 TEST_P(CommentsTest, ConcurrentRepliesAndDeletesKeepEveryCountExact) {

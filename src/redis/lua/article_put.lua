@@ -1,0 +1,105 @@
+-- Writes an article's cached hash and body from SQL, versioned: every write carries the SQL
+-- row's version (articles.ver, raised by each change), and a hash is never set back to an
+-- older version, so cache writes may land in any order (two PATCHes' Redis steps, a fill
+-- that read SQL before a write) and the newest one wins (issue 25, items 2 and 3).
+--
+-- KEYS[1] pl:art:{lN}:<id>, KEYS[2] its body pl:art:{lN}:<id>:body, KEYS[3] its version
+-- floor pl:art:{lN}:<id>:floor, KEYS[4] the shard's birth mark pl:lbm:{lN}.
+-- ARGV[1] the mode:
+--   'fill'   after a miss, from a row read from SQL: creates the hash if absent;
+--   'create' a new article (a fresh id): the same, without the birth-mark check;
+--   'write'  after a committed change: updates the hash only if it is cached (an absent
+--            one fills from SQL on its next read).
+-- ARGV[2] the row version; ARGV[3] (fill) the birth mark's value read before the row was:
+-- if it changed or is gone, the dataset was emptied since (FLUSHALL), and the row may be
+-- older than a deletion whose mark went with it: nothing is written ('unchecked': the caller
+-- checks, reads SQL again and fills again). ARGV[4] '1' with ARGV[5] the body, or '0' for
+-- none; then field, value pairs, 'status' first (like_set.lua HGETs it on every article like,
+-- and HGET scans a listpack hash from the front).
+--
+-- Counters are not the row's to overwrite: `views` (unflushed views live only here) and
+-- `likes` are written only into an absent hash; `comments` only with a newer `comments_ver`.
+-- The body's version is the hash's field `body_ver`: a body is written with its row's
+-- version, and one older than the hash is dropped (refilled on the next full read). A body
+-- never exists without its hash.
+--
+-- The floor is what an absent hash remembers: a write that finds no hash leaves its version
+-- there (10 minutes, far longer than a fill's SQL read can lag its Redis step), so a fill of
+-- an older row read before that write cannot create the hash ('stale': the caller reads SQL
+-- again); a delete leaves the deleted version (ARGV of index_update.lua's kDeletedVersion,
+-- 2^62) for a day, and then every write and fill is refused ('gone').
+-- Returns 'unchecked', 'stale', 'gone', or the hash after the write (HGETALL; fill and
+-- create), or 1/0 whether the fields were written (write).
+local mode, ver = ARGV[1], tonumber(ARGV[2])
+if mode == 'fill' and redis.call('GET', KEYS[4]) ~= ARGV[3] then
+  return 'unchecked'
+end
+local floor = tonumber(redis.call('GET', KEYS[3]) or '0')
+if floor >= 4611686018427387904 then
+  return 'gone'
+end
+local body, first = nil, 5
+if ARGV[4] == '1' then
+  body, first = ARGV[5], 6
+end
+local function done(applied)
+  if mode == 'write' then return applied end
+  return redis.call('HGETALL', KEYS[1])
+end
+local cur = redis.call('HMGET', KEYS[1], 'ver', 'body_ver', 'comments_ver')
+if not cur[1] and redis.call('EXISTS', KEYS[1]) == 0 then
+  if mode == 'write' then
+    redis.call('DEL', KEYS[2])
+    if ver > floor then
+      redis.call('SET', KEYS[3], ARGV[2], 'PX', 600000)
+    end
+    return 0
+  end
+  if ver < floor then
+    return 'stale'
+  end
+  redis.call('HSET', KEYS[1], unpack(ARGV, first))
+  redis.call('HSET', KEYS[1], 'ver', ARGV[2])
+  if body then
+    redis.call('SET', KEYS[2], body)
+    redis.call('HSET', KEYS[1], 'body_ver', ARGV[2])
+  else
+    redis.call('DEL', KEYS[2])  -- of no known version
+  end
+  return done(1)
+end
+local have = tonumber(cur[1] or '0')
+local body_ver = tonumber(cur[2] or '0')
+local applied = 0
+if ver > have then
+  local set = {'ver', ARGV[2]}
+  local comments, comments_ver
+  for i = first, #ARGV, 2 do
+    local k = ARGV[i]
+    if k == 'comments' then
+      comments = ARGV[i + 1]
+    elseif k == 'comments_ver' then
+      comments_ver = ARGV[i + 1]
+    elseif k ~= 'views' and k ~= 'likes' then
+      set[#set + 1] = k
+      set[#set + 1] = ARGV[i + 1]
+    end
+  end
+  if comments and comments_ver and tonumber(comments_ver) > tonumber(cur[3] or '0') then
+    set[#set + 1] = 'comments'
+    set[#set + 1] = comments
+    set[#set + 1] = 'comments_ver'
+    set[#set + 1] = comments_ver
+  end
+  redis.call('HSET', KEYS[1], unpack(set))
+  applied = 1
+  have = ver
+end
+if body and ver == have and body_ver < ver then
+  redis.call('SET', KEYS[2], body)
+  redis.call('HSET', KEYS[1], 'body_ver', ARGV[2])
+elseif body_ver < have then
+  redis.call('DEL', KEYS[2])
+  redis.call('HDEL', KEYS[1], 'body_ver')
+end
+return done(applied)
