@@ -188,8 +188,9 @@ Status App::WireServices() {
   article_table_ = std::make_unique<sql::ArticleTable>(*store_);
   change_table_ = std::make_unique<sql::ChangeTable>(*store_);
   article_cache_ = std::make_unique<redis::ArticleCache>(*redis_);
+  cache_marks_ = std::make_unique<redis::CacheMarks>(*redis_);
   articles_ = std::make_unique<domain::ArticleService>(*article_table_, *change_table_,
-                                                       *article_cache_);
+                                                       *article_cache_, *cache_marks_);
   like_store_ = std::make_unique<redis::LikeStore>(*redis_);
   like_table_ = std::make_unique<sql::LikeTable>(*store_);
   likes_ = std::make_unique<domain::LikeService>(*like_store_, *like_table_);
@@ -202,7 +203,8 @@ Status App::WireServices() {
   view_flush_ = std::make_unique<flush::ViewFlush>(*article_cache_, *article_table_);
   redis_check_ = std::make_unique<flush::RedisCheck>(ioc_.get_executor(), *like_store_,
                                                      *like_table_, *article_cache_,
-                                                     *article_table_, *like_flush_, *view_flush_);
+                                                     *article_table_, *cache_marks_,
+                                                     *like_flush_, *view_flush_);
   likes_->redis_checked = [c = redis_check_.get()] { return c->LikesChecked(); };
   likes_->check_redis = [c = redis_check_.get()] { return c->Check(); };
   likes_->recheck_redis = [c = redis_check_.get()] { return c->Recheck(); };
@@ -210,6 +212,17 @@ Status App::WireServices() {
     auto checked = co_await c->Recheck();
     if (!checked) co_return tl::unexpected(checked.error());
     co_return Status{};
+  };
+  articles_->redis_checked = [c = redis_check_.get()] { return c->LikesChecked(); };
+  articles_->check_redis = [c = redis_check_.get()]() -> Awaitable<Status> {
+    auto checked = co_await c->Check();
+    if (!checked) co_return tl::unexpected(checked.error());
+    co_return Status{};
+  };
+  redis_check_->repair_mark = [a = articles_.get(),
+                               c = comments_.get()](redis::CacheTarget t) -> Awaitable<Status> {
+    if (t.kind == 'a') co_return co_await a->Repair(t.id);
+    co_return co_await c->Repair(t.id);
   };
   articles_->views_checked = [c = redis_check_.get()] { return c->ViewsChecked(); };
   articles_->check_views = [c = redis_check_.get()] { return c->EnsureViews(); };

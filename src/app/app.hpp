@@ -23,6 +23,7 @@
 #include "domain/users.hpp"
 #include "flush/flusher.hpp"
 #include "redis/article_cache.hpp"
+#include "redis/cache_marks.hpp"
 #include "redis/like_store.hpp"
 #include "redis/sessions.hpp"
 #include "redis/subscriber.hpp"
@@ -97,6 +98,7 @@ class App {
   std::unique_ptr<sql::ArticleTable> article_table_;
   std::unique_ptr<sql::ChangeTable> change_table_;
   std::unique_ptr<redis::ArticleCache> article_cache_;
+  std::unique_ptr<redis::CacheMarks> cache_marks_;
   std::unique_ptr<domain::ArticleService> articles_;
   std::unique_ptr<redis::LikeStore> like_store_;
   std::unique_ptr<sql::LikeTable> like_table_;

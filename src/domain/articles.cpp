@@ -177,8 +177,8 @@ Status ApplyText(Article& a, const ArticleInput& in) {
 }  // namespace
 
 ArticleService::ArticleService(sql::ArticleTable& table, sql::ChangeTable& changes,
-                               redis::ArticleCache& cache)
-    : table_(table), changes_(changes), cache_(cache) {
+                               redis::ArticleCache& cache, redis::CacheMarks& marks)
+    : table_(table), changes_(changes), cache_(cache), marks_(marks) {
   unsigned char raw[8];
   randombytes_buf(raw, sizeof(raw));
   char hex[17];
@@ -225,18 +225,28 @@ Awaitable<Result<Article>> ArticleService::Create(const Principal& who, ArticleI
   auto id = co_await AllocateId(false);
   if (!id) co_return tl::unexpected(id.error());
   a.id = *id;
-  auto inserted = co_await table_.Insert(ToRow(a));
+  // Named, not braced, arguments around co_await (GCC 12).
+  redis::CacheTarget target{'a', a.id};
+  auto mark = co_await MarkWrite(target);
+  if (!mark) co_return tl::unexpected(mark.error());
+  sql::CacheStamp stamp{mark->shard, mark->seq};
+  auto inserted = co_await table_.Insert(ToRow(a), stamp);
   if (!inserted && inserted.error().code == ErrorCode::kAlreadyExists) {
     // Redis came back with an old sequence: resume above SQL's highest id and retry once.
     spdlog::warn("article id {} already in SQL; reseeding the sequence", a.id);
+    co_await Unmark(*mark);
     id = co_await AllocateId(true);
     if (!id) co_return tl::unexpected(id.error());
     a.id = *id;
-    inserted = co_await table_.Insert(ToRow(a));
+    target.id = a.id;
+    mark = co_await MarkWrite(target);
+    if (!mark) co_return tl::unexpected(mark.error());
+    stamp = sql::CacheStamp{mark->shard, mark->seq};
+    inserted = co_await table_.Insert(ToRow(a), stamp);
   }
   if (!inserted) co_return tl::unexpected(inserted.error());
   a.ver = 1;  // a new row's (migration 013)
-  co_await ReflectOrRepairLater(a, /*created=*/true);
+  co_await ReflectOrRepairLater(a, /*created=*/true, *mark);
   co_return a;
 }
 
@@ -263,7 +273,8 @@ Awaitable<Status> ArticleService::Reflect(const Article& a, bool created) {
   co_return Status{};
 }
 
-Awaitable<void> ArticleService::ReflectOrRepairLater(const Article& a, bool created) {
+Awaitable<void> ArticleService::ReflectOrRepairLater(const Article& a, bool created,
+                                                     const redis::CacheMark& mark) {
   // The write is committed: it is answered as such whatever Redis does now (a retried POST
   // would duplicate it). A cache Redis could not be told of is repaired from SQL by the next
   // flush pass (RepairPending); until then it may answer the older state.
@@ -271,6 +282,35 @@ Awaitable<void> ArticleService::ReflectOrRepairLater(const Article& a, bool crea
     spdlog::warn("article {} committed, but its cache step failed ({}); repairing it later",
                  a.id, st.error().message);
     pending_repairs_.insert(a.id);
+    co_return;
+  }
+  co_await Unmark(mark);
+}
+
+Awaitable<Status> ArticleService::EnsureChecked() {
+  if (!redis_checked || redis_checked()) co_return Status{};
+  co_return co_await check_redis();
+}
+
+Awaitable<Result<redis::CacheMark>> ArticleService::MarkWrite(redis::CacheTarget target) {
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    // Checked first: a seq taken on an older Redis would lift it above SQL's and hide it.
+    if (attempt == 0) {
+      if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
+    } else if (recheck_redis) {
+      if (auto st = co_await recheck_redis(); !st) co_return tl::unexpected(st.error());
+    }
+    auto mark = co_await marks_.Mark(target);
+    if (!mark) co_return tl::unexpected(mark.error());
+    if (*mark) co_return std::move(**mark);
+  }
+  co_return Fail(ErrorCode::kUnavailable, "redis is not yet checked against SQL; retry");
+}
+
+Awaitable<void> ArticleService::Unmark(const redis::CacheMark& mark) {
+  // A mark left behind is repaired from SQL by a later check: harmless, so only logged.
+  if (auto st = co_await marks_.Unmark(mark); !st) {
+    spdlog::warn("could not clear cache mark {} ({})", mark.member, st.error().message);
   }
 }
 
@@ -357,6 +397,7 @@ Awaitable<Result<Article>> ArticleService::LoadIntoCache(int64_t id) {
 Awaitable<Result<redis::ArticleCache::Cached>> ArticleService::Cached(int64_t id,
                                                                      bool count_view,
                                                                      bool with_body) {
+  if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
   if (count_view && views_checked && !views_checked()) {
     if (auto st = co_await check_views(); !st) co_return tl::unexpected(st.error());
   }
@@ -374,6 +415,7 @@ Awaitable<Result<redis::ArticleCache::Cached>> ArticleService::Cached(int64_t id
 }
 
 Awaitable<Result<Article>> ArticleService::Peek(int64_t id) {
+  if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
   auto fields = co_await cache_.GetAccess(id);
   if (!fields) co_return tl::unexpected(fields.error());
   if (fields->empty()) {
@@ -404,6 +446,7 @@ Awaitable<Result<std::vector<bool>>> ArticleService::VisibleMany(
   unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
   std::vector<bool> seen(unique.size(), false);  // by position in `unique`
   if (!unique.empty()) {
+    if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
     auto listed = co_await cache_.InPublishedIndex(unique);
     if (!listed) co_return tl::unexpected(listed.error());
     std::vector<size_t> unlisted;
@@ -513,7 +556,12 @@ Awaitable<Result<Article>> ArticleService::Update(const Principal& who, int64_t 
     row = std::move(changed);
     return {};
   };
-  auto patched = co_await table_.Patch(id, std::move(apply));
+  const redis::CacheTarget target{'a', id};
+  auto mark = co_await MarkWrite(target);
+  if (!mark) co_return tl::unexpected(mark.error());
+  const sql::CacheStamp stamp{mark->shard, mark->seq};
+  auto patched = co_await table_.Patch(id, std::move(apply), stamp);
+  if (!patched || !*patched) co_await Unmark(*mark);  // nothing committed
   if (!patched) co_return tl::unexpected(patched.error());
   if (!*patched) co_return Fail(ErrorCode::kNotFound, "no such article");
   Article a = FromRow((*patched)->row);
@@ -523,7 +571,7 @@ Awaitable<Result<Article>> ArticleService::Update(const Principal& who, int64_t 
   a.comment_count = current->comment_count;
   a.comment_ver = current->comment_ver;
   a.liked = current->liked;
-  co_await ReflectOrRepairLater(a, /*created=*/false);
+  co_await ReflectOrRepairLater(a, /*created=*/false, *mark);
   co_return a;
 }
 
@@ -531,8 +579,15 @@ Awaitable<Status> ArticleService::Delete(const Principal& who, int64_t id) {
   auto current = co_await Get(who, id, /*count_view=*/false);
   if (!current) co_return tl::unexpected(current.error());
   if (!CanEdit(*current, who)) co_return Fail(ErrorCode::kPermissionDenied, "not your article");
-  auto deleted = co_await table_.Delete(id, NowMs());
-  if (!deleted) co_return tl::unexpected(deleted.error());
+  const redis::CacheTarget target{'a', id};
+  auto mark = co_await MarkWrite(target);
+  if (!mark) co_return tl::unexpected(mark.error());
+  const sql::CacheStamp stamp{mark->shard, mark->seq};
+  auto deleted = co_await table_.Delete(id, NowMs(), stamp);
+  if (!deleted) {
+    co_await Unmark(*mark);
+    co_return tl::unexpected(deleted.error());
+  }
   // Whether or not SQL still had it (a retried delete), clear every trace from Redis; the
   // deletion mark keeps any write or fill still in flight from caching it again.
   std::vector<int64_t> comment_ids;
@@ -546,6 +601,8 @@ Awaitable<Status> ArticleService::Delete(const Principal& who, int64_t id) {
     spdlog::warn("article {} deleted, but its cache step failed ({}); repairing it later", id,
                  removed.error().message);
     pending_repairs_.insert(id);
+  } else {
+    co_await Unmark(*mark);
   }
   co_return Status{};
 }
@@ -649,6 +706,7 @@ Awaitable<Result<PageResult<Article>>> ArticleService::ListPublished(
     after = DecodeScoreCursor(*req.cursor, 'p');
     if (!after) co_return Fail(ErrorCode::kInvalidArgument, "invalid cursor");
   }
+  if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
   Result<std::optional<redis::ListPage>> page = std::optional<redis::ListPage>{};
   for (int attempt = 0; attempt < 2; ++attempt) {
     // if/else, not ?: — GCC 12 destroys the temporaries of a co_await inside ?: twice.

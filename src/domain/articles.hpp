@@ -19,6 +19,7 @@
 #include "domain/article.hpp"
 #include "domain/single_flight.hpp"
 #include "redis/article_cache.hpp"
+#include "redis/cache_marks.hpp"
 #include "sql/article_changes.hpp"
 #include "sql/articles.hpp"
 
@@ -39,7 +40,7 @@ struct ChangePage {
 class ArticleService {
  public:
   ArticleService(sql::ArticleTable& table, sql::ChangeTable& changes,
-                 redis::ArticleCache& cache);
+                 redis::ArticleCache& cache, redis::CacheMarks& marks);
 
   Awaitable<Result<Article>> Create(const Principal& who, ArticleInput input);
   // The article (with its content unless `with_body` is false); counts a view when
@@ -75,6 +76,21 @@ class ArticleService {
   std::function<Awaitable<Status>()> check_views;
   // A fill found the dataset emptied (FLUSHALL) since this connection's check: check again.
   std::function<Awaitable<Status>()> recheck_redis;
+  // Whether Redis was checked against SQL on the current connection, and the check itself
+  // (flush::RedisCheck); set by the wiring, empty: no check.
+  std::function<bool()> redis_checked;
+  std::function<Awaitable<Status>()> check_redis;
+  // Waits for the check of a new connection (an integer compare otherwise): no article or
+  // comment is read from, or written to, a Redis that may be older than SQL before the check
+  // has recovered what is older (issue 25, item 5). Comments call it too.
+  Awaitable<Status> EnsureChecked();
+  // A write's cache mark (redis/cache_marks.hpp), taken on a checked connection before the
+  // write's SQL transaction; and its removal once the write's Redis step landed.
+  Awaitable<Result<redis::CacheMark>> MarkWrite(redis::CacheTarget target);
+  Awaitable<void> Unmark(const redis::CacheMark& mark);
+  // Writes the article's cache from its SQL row (or its deletion): a write whose Redis step
+  // failed, or a mark the check found stuck.
+  Awaitable<Status> Repair(int64_t id);
   // Rebuilds the published list indexes from SQL (once, under a lock).
   Awaitable<Status> RebuildIndexes();
   // Retries cache steps that failed after committed writes (from SQL's rows). Returns how
@@ -94,10 +110,10 @@ class ArticleService {
                                                         bool with_body);
   // Writes a committed change to Redis, versioned (the change feed is already in SQL).
   Awaitable<Status> Reflect(const Article& a, bool created);
-  // Reflect, or on failure remember the article for RepairPending.
-  Awaitable<void> ReflectOrRepairLater(const Article& a, bool created);
-  // Writes the article's cache from its SQL row (or its deletion).
-  Awaitable<Status> Repair(int64_t id);
+  // Reflect then Unmark, or on failure remember the article for RepairPending (the mark
+  // stays: the check repairs it too, should this process die first).
+  Awaitable<void> ReflectOrRepairLater(const Article& a, bool created,
+                                       const redis::CacheMark& mark);
   // Fills the cache from SQL, checked against the shard's birth mark read before the row
   // (`first`: a mark and a row read after it, to try first); nullopt: no such article (or
   // deleted).
@@ -112,6 +128,7 @@ class ArticleService {
   sql::ArticleTable& table_;
   sql::ChangeTable& changes_;
   redis::ArticleCache& cache_;
+  redis::CacheMarks& marks_;
   SingleFlight<int64_t, Article> loads_;
   SingleFlight<int, bool> rebuilds_;
   std::string instance_id_;

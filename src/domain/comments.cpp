@@ -172,18 +172,25 @@ Awaitable<Result<Comment>> CommentService::Create(const Principal& who, int64_t 
   nc.author_id = who.id;
   nc.body = std::move(*body);
   nc.now_ms = NowMs();
+  const redis::CacheTarget target{'c', article_id};
+  auto mark = co_await articles_.MarkWrite(target);
+  if (!mark) co_return tl::unexpected(mark.error());
+  const sql::CacheStamp stamp{mark->shard, mark->seq};
   auto copy = nc;
-  auto w = co_await table_.Insert(std::move(copy));
+  auto w = co_await table_.Insert(std::move(copy), stamp);
   if (!w && w.error().code == ErrorCode::kAlreadyExists) {
     // Redis came back with an old sequence: resume above SQL's highest id and retry once.
     spdlog::warn("comment id {} already in SQL; reseeding the sequence", nc.id);
     id = co_await AllocateId(article_id, true);
     if (!id) co_return tl::unexpected(id.error());
     nc.id = *id;
-    w = co_await table_.Insert(std::move(nc));
+    w = co_await table_.Insert(std::move(nc), stamp);
   }
-  if (!w) co_return tl::unexpected(w.error());
-  if (auto st = co_await AfterCommit(*w); !st) co_return tl::unexpected(st.error());
+  if (!w) {
+    co_await articles_.Unmark(*mark);  // nothing committed
+    co_return tl::unexpected(w.error());
+  }
+  if (auto st = co_await AfterCommit(*w, *mark); !st) co_return tl::unexpected(st.error());
   co_return CommentFromRow(w->rows.front());
 }
 
@@ -196,10 +203,17 @@ Awaitable<Status> CommentService::Reflect(const sql::CommentWrite& w) {
                                                     w.article_comment_ver);
 }
 
-Awaitable<Status> CommentService::AfterCommit(const sql::CommentWrite& w) {
-  if (w.rows.empty()) co_return Status{};
+Awaitable<Status> CommentService::AfterCommit(const sql::CommentWrite& w,
+                                             const redis::CacheMark& mark) {
+  if (w.rows.empty()) {
+    co_await articles_.Unmark(mark);
+    co_return Status{};
+  }
   auto st = co_await Reflect(w);
-  if (st) co_return Status{};
+  if (st) {
+    co_await articles_.Unmark(mark);
+    co_return Status{};
+  }
   // Committed in SQL either way: make the cache forget rather than serve a stale thread.
   const int64_t article_id = w.rows.front().article_id;
   spdlog::warn("comment cache of article {} not updated ({}); invalidating", article_id,
@@ -208,6 +222,8 @@ Awaitable<Status> CommentService::AfterCommit(const sql::CommentWrite& w) {
     spdlog::warn("invalidation of article {} failed ({}); retried by the flusher", article_id,
                  repaired.error().message);
     pending_repairs_.insert(article_id);
+  } else {
+    co_await articles_.Unmark(mark);
   }
   co_return Status{};
 }
@@ -231,6 +247,7 @@ Awaitable<Result<int64_t>> CommentService::RepairPending() {
 }
 
 Awaitable<Result<Comment>> CommentService::Peek(int64_t id) {
+  if (auto st = co_await articles_.EnsureChecked(); !st) co_return tl::unexpected(st.error());
   const std::vector<int64_t> ids{id};
   auto cached = co_await cache_.GetMany(ids);
   if (!cached) co_return tl::unexpected(cached.error());
@@ -267,6 +284,7 @@ Awaitable<Result<std::vector<bool>>> CommentService::VisibleMany(
     const std::optional<Principal>& viewer, std::vector<int64_t> ids) {
   // Articles of comments seen before come from memory; the others' placements from Redis in
   // one round trip, and what Redis does not hold through Peek (SQL), all at once.
+  if (auto st = co_await articles_.EnsureChecked(); !st) co_return tl::unexpected(st.error());
   std::vector<int64_t> articles(ids.size(), 0);
   std::vector<size_t> unknown;
   std::vector<int64_t> unknown_ids;
@@ -335,9 +353,16 @@ Awaitable<Result<Comment>> CommentService::Edit(const Principal& who, int64_t id
       co_return Fail(ErrorCode::kPermissionDenied, "the edit window of this comment has passed");
     }
   }
-  auto w = co_await table_.Edit(id, std::move(*text), NowMs());
-  if (!w) co_return tl::unexpected(w.error());
-  if (auto st = co_await AfterCommit(*w); !st) co_return tl::unexpected(st.error());
+  const redis::CacheTarget target{'c', c->article_id};
+  auto mark = co_await articles_.MarkWrite(target);
+  if (!mark) co_return tl::unexpected(mark.error());
+  const sql::CacheStamp stamp{mark->shard, mark->seq};
+  auto w = co_await table_.Edit(id, std::move(*text), NowMs(), stamp);
+  if (!w) {
+    co_await articles_.Unmark(*mark);
+    co_return tl::unexpected(w.error());
+  }
+  if (auto st = co_await AfterCommit(*w, *mark); !st) co_return tl::unexpected(st.error());
   Comment out = CommentFromRow(w->rows.front());
   std::vector<Comment*> one{&out};
   if (auto st = co_await AddLikes(who.id, one); !st) co_return tl::unexpected(st.error());
@@ -351,9 +376,16 @@ Awaitable<Status> CommentService::Delete(const Principal& who, int64_t id) {
   if (c->author.id != who.id && !HasRole(who.role, Role::kAdmin)) {
     co_return Fail(ErrorCode::kPermissionDenied, "not your comment");
   }
-  auto w = co_await table_.Delete(id, NowMs());
-  if (!w) co_return tl::unexpected(w.error());
-  co_return co_await AfterCommit(*w);
+  const redis::CacheTarget target{'c', c->article_id};
+  auto mark = co_await articles_.MarkWrite(target);
+  if (!mark) co_return tl::unexpected(mark.error());
+  const sql::CacheStamp stamp{mark->shard, mark->seq};
+  auto w = co_await table_.Delete(id, NowMs(), stamp);
+  if (!w) {
+    co_await articles_.Unmark(*mark);
+    co_return tl::unexpected(w.error());
+  }
+  co_return co_await AfterCommit(*w, *mark);
 }
 
 Awaitable<Result<LikeState>> CommentService::SetLike(const Principal& who, const Comment& c,
@@ -589,6 +621,7 @@ Awaitable<Result<PageResult<Comment>>> CommentService::List(
     PageRequest page, int64_t replies) {
   auto after = ParseCursor(sort, page);
   if (!after) co_return tl::unexpected(after.error());
+  if (auto st = co_await articles_.EnsureChecked(); !st) co_return tl::unexpected(st.error());
   // The article check and the index page leave together: one round trip.
   auto article_op = articles_.Get(viewer, article_id, false, false);
   auto page_op = FetchPage(article_id, std::nullopt, sort, page, *after);

@@ -65,6 +65,9 @@ class CommentService {
   // Retries cache invalidations that failed after a committed write. Returns how many are
   // still pending.
   Awaitable<Result<int64_t>> RepairPending();
+  // Makes an article's comment thread rebuild from SQL on its next read, with the article's
+  // cached comment count: a write whose Redis step failed, or a mark the check found stuck.
+  Awaitable<Status> Repair(int64_t article_id);
 
   // Test hook: when it returns true, a write's Redis step is skipped and treated as failed.
   std::function<bool()> fail_reflect;
@@ -76,8 +79,9 @@ class CommentService {
   // The comment if the viewer may see it (listed, on an article they can see).
   Awaitable<Result<Comment>> Visible(const std::optional<Principal>& viewer, int64_t id);
   Awaitable<Status> Reflect(const sql::CommentWrite& w);
-  Awaitable<Status> AfterCommit(const sql::CommentWrite& w);
-  Awaitable<Status> Repair(int64_t article_id);
+  // The Redis step after a commit, then the write's cache mark goes (kept when the step failed
+  // and so did the invalidation: the check repairs it should this process die first).
+  Awaitable<Status> AfterCommit(const sql::CommentWrite& w, const redis::CacheMark& mark);
   Awaitable<Status> EnsureLoaded(int64_t article_id);
   static Result<std::optional<std::pair<int64_t, int64_t>>> ParseCursor(
       CommentSort sort, const PageRequest& req);

@@ -27,12 +27,14 @@ std::string RandomOwner() {
 
 RedisCheck::RedisCheck(net::any_io_executor ex, redis::LikeStore& like_store,
                        sql::LikeTable& like_table, redis::ArticleCache& article_cache,
-                       sql::ArticleTable& article_table, LikeFlush& likes, ViewFlush& views)
+                       sql::ArticleTable& article_table, redis::CacheMarks& marks,
+                       LikeFlush& likes, ViewFlush& views)
     : ex_(std::move(ex)),
       like_store_(like_store),
       like_table_(like_table),
       article_cache_(article_cache),
       article_table_(article_table),
+      marks_(marks),
       likes_(likes),
       views_(views),
       owner_(RandomOwner()) {}
@@ -51,6 +53,7 @@ Awaitable<Result<bool>> RedisCheck::Recheck() {
 
 Awaitable<Result<bool>> RedisCheck::CheckOnce() {
   const uint64_t generation = Generation();
+  const bool new_connection = likes_checked_ != generation;
   // SQL first: Redis's seqs only grow, so read after SQL's they are at least as high unless
   // Redis lost writes (another flusher committing meanwhile cannot make a false alarm).
   auto seqs = co_await like_table_.ShardSeqs();
@@ -97,6 +100,8 @@ Awaitable<Result<bool>> RedisCheck::CheckOnce() {
     if (auto st = co_await like_store_.FinishRecovery(*stale); !st) co_return tl::unexpected(st.error());
     spdlog::info("likes: recovered {} shard(s) from SQL", stale->size());
   }
+  // Before this connection counts as checked: reads wait for the check on a new one.
+  co_await RepairMarks(new_connection ? 0 : mark_age_us);
   likes_checked_ = generation;
   if (*views == ViewCheck::kRecover) {
     auto finished = co_await article_cache_.FinishViewRecovery(owner_);
@@ -109,6 +114,31 @@ Awaitable<Result<bool>> RedisCheck::CheckOnce() {
     views_checked_ = generation;
   }
   co_return true;
+}
+
+Awaitable<void> RedisCheck::RepairMarks(int64_t age_us) {
+  // Failures are logged and left for the next check: a mark stays until its repair worked.
+  if (!repair_mark) co_return;
+  auto stuck = co_await marks_.Stuck(age_us);
+  if (!stuck) {
+    spdlog::warn("cannot read the cache marks: {}", stuck.error().message);
+    co_return;
+  }
+  for (const auto& mark : *stuck) {
+    auto repaired = co_await repair_mark(mark.target);
+    if (!repaired) {
+      spdlog::warn("cannot repair the cache of {} from SQL: {}", mark.member,
+                   repaired.error().message);
+      continue;
+    }
+    if (auto st = co_await marks_.Unmark(mark); !st) {
+      spdlog::warn("cannot clear cache mark {}: {}", mark.member, st.error().message);
+    }
+  }
+  if (!stuck->empty()) {
+    spdlog::info("repaired {} article or comment cache(s) whose write's Redis step never landed",
+                 stuck->size());
+  }
 }
 
 Awaitable<Status> RedisCheck::ReloadArticles() {

@@ -21,6 +21,7 @@
 #include "domain/single_flight.hpp"
 #include "flush/like_flush.hpp"
 #include "flush/view_flush.hpp"
+#include "redis/cache_marks.hpp"
 
 namespace plaudit::flush {
 
@@ -28,7 +29,16 @@ class RedisCheck {
  public:
   RedisCheck(net::any_io_executor ex, redis::LikeStore& like_store, sql::LikeTable& like_table,
              redis::ArticleCache& article_cache, sql::ArticleTable& article_table,
-             LikeFlush& likes, ViewFlush& views);
+             redis::CacheMarks& marks, LikeFlush& likes, ViewFlush& views);
+
+  // Repairs one article or comment thread from SQL whose write left its cache mark: its
+  // Redis step never landed (the writer died, or Redis came back from a snapshot taken
+  // before the step). Set by the wiring (the services); empty: marks are left alone.
+  std::function<Awaitable<Status>(redis::CacheTarget)> repair_mark;
+  // How old a mark must be before a check repairs it, so that writes in progress are not
+  // repaired under their feet; the first check of a new connection repairs every mark (the
+  // writes in progress against the old one have lost their step). Tests set 0.
+  int64_t mark_age_us = 5'000'000;
 
   uint64_t Generation() const { return like_store_.Generation(); }
   // Whether likes, and views, may be served on the current connection.
@@ -52,12 +62,14 @@ class RedisCheck {
 
  private:
   Awaitable<Result<bool>> CheckOnce();
+  Awaitable<void> RepairMarks(int64_t age_us);
 
   net::any_io_executor ex_;
   redis::LikeStore& like_store_;
   sql::LikeTable& like_table_;
   redis::ArticleCache& article_cache_;
   sql::ArticleTable& article_table_;
+  redis::CacheMarks& marks_;
   LikeFlush& likes_;
   ViewFlush& views_;
   std::string owner_;  // this process, in the views recovery mark

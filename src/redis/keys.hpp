@@ -46,6 +46,9 @@
 // | pl:lrm:{lN}              | STRING | the shard is recovering from a Redis that     | none       |
 // |                          |        | came back older than SQL                      |            |
 // | pl:lbm:{lN}              | STRING | a check saw this dataset (gone: emptied)      | none       |
+// | pl:cpend:{lN}            | ZSET   | article and comment writes whose Redis step  | none       |
+// |                          |        | has not landed: "<a|c><article id>:<seq>",    |            |
+// |                          |        | score = seq (redis/cache_marks.hpp)           |            |
 // | pl:seq:comment           | STRING | last comment sequence number (INCR); a       | none       |
 // |                          |        | comment id is seq·256 + its article's shard  |            |
 // | pl:cm:{lN}:<cid>         | HASH   | a comment's fields, reply count, version     | none       |
@@ -158,6 +161,7 @@ inline std::string LikeSeq(int shard) { return Cat("pl:lseq:{l", Num(shard), "}"
 inline std::string LikeEpoch(int shard) { return Cat("pl:lep:{l", Num(shard), "}"); }
 inline std::string LikeRecoveryMark(int shard) { return Cat("pl:lrm:{l", Num(shard), "}"); }
 inline std::string LikeBirthMark(int shard) { return Cat("pl:lbm:{l", Num(shard), "}"); }
+inline std::string CacheMarks(int shard) { return Cat("pl:cpend:{l", Num(shard), "}"); }
 
 // The shard of a key that only caches SQL's like and comment state (like sets, counts and
 // marks, comment caches), or -1 for any other key (unflushed like changes, the shard's seq,

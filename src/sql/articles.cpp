@@ -70,9 +70,9 @@ Value PublishedAt(const ArticleRow& a) {
 
 }  // namespace
 
-Awaitable<Status> ArticleTable::Insert(ArticleRow a) {
+Awaitable<Status> ArticleTable::Insert(ArticleRow a, CacheStamp stamp) {
   std::function<Result<bool>(Connection&)> job =
-      [a = std::move(a), retention = retention_](Connection& c) -> Result<bool> {
+      [a = std::move(a), retention = retention_, stamp](Connection& c) -> Result<bool> {
     auto st = c.Transaction([&](Connection& tx) -> Status {
       auto r = tx.Query(kInsert, {a.id, a.kind, a.author_id, a.title, a.summary, a.content,
                                   a.status, Bool(a.pinned), Bool(a.allow_comments), a.created_at_ms,
@@ -80,7 +80,7 @@ Awaitable<Status> ArticleTable::Insert(ArticleRow a) {
       if (!r) return tl::unexpected(r.error());
       auto change = AppendChange(tx, a.id, "create", a.created_at_ms, retention);
       if (!change) return tl::unexpected(change.error());
-      return {};
+      return RaiseCacheShard(tx, stamp);
     });
     if (!st) return tl::unexpected(st.error());
     return true;
@@ -109,10 +109,10 @@ Awaitable<Result<bool>> ArticleTable::Update(ArticleRow a) {
 }
 
 Awaitable<Result<std::optional<ArticleTable::Patched>>> ArticleTable::Patch(
-    int64_t id, std::function<Status(ArticleRow&)> apply) {
+    int64_t id, std::function<Status(ArticleRow&)> apply, CacheStamp stamp) {
   std::function<Result<std::optional<Patched>>(Connection&)> job =
-      [id, apply = std::move(apply),
-       retention = retention_](Connection& c) -> Result<std::optional<Patched>> {
+      [id, apply = std::move(apply), retention = retention_,
+       stamp](Connection& c) -> Result<std::optional<Patched>> {
     std::optional<Patched> out;
     auto st = c.Transaction([&](Connection& tx) -> Status {
       // The row as committed, read in the transaction: PostgreSQL locks the article's row
@@ -140,7 +140,7 @@ Awaitable<Result<std::optional<ArticleTable::Patched>>> ArticleTable::Patch(
                                  retention);
       if (!change) return tl::unexpected(change.error());
       out = std::move(p);
-      return {};
+      return RaiseCacheShard(tx, stamp);
     });
     if (!st) return tl::unexpected(st.error());
     return out;
@@ -149,10 +149,11 @@ Awaitable<Result<std::optional<ArticleTable::Patched>>> ArticleTable::Patch(
 }
 
 Awaitable<Result<std::optional<std::vector<int64_t>>>> ArticleTable::Delete(int64_t id,
-                                                                             int64_t at_ms) {
+                                                                             int64_t at_ms,
+                                                                             CacheStamp stamp) {
   using Out = std::optional<std::vector<int64_t>>;
   std::function<Result<Out>(Connection&)> job =
-      [id, at_ms, retention = retention_](Connection& c) -> Result<Out> {
+      [id, at_ms, retention = retention_, stamp](Connection& c) -> Result<Out> {
     Out out;
     auto st = c.Transaction([&](Connection& tx) -> Status {
       // The article's row first: on PostgreSQL it waits for a comment insert that already
@@ -175,7 +176,7 @@ Awaitable<Result<std::optional<std::vector<int64_t>>>> ArticleTable::Delete(int6
       auto change = AppendChange(tx, id, "delete", at_ms, retention);
       if (!change) return tl::unexpected(change.error());
       out = std::move(comment_ids);
-      return {};
+      return RaiseCacheShard(tx, stamp);
     });
     if (!st) return tl::unexpected(st.error());
     return out;

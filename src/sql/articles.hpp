@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sql/article_changes.hpp"
+#include "sql/cache_shards.hpp"
 #include "sql/store.hpp"
 
 namespace plaudit::sql {
@@ -59,7 +60,9 @@ class ArticleTable {
 
   // Records a "create" change at the row's created_at. kAlreadyExists when the id is taken
   // (a Redis sequence behind SQL); then nothing is written.
-  Awaitable<Status> Insert(ArticleRow row);
+  // Every write takes the cache stamp its Redis step will clear (redis/cache_marks.hpp) and
+  // raises the shard's committed cache seq with it (none: tools and tests).
+  Awaitable<Status> Insert(ArticleRow row, CacheStamp stamp = {});
   // Writes every editable column of `row` (by id) and records the change at its updated_at:
   // "publish"/"unpublish" when the status differs from the committed one it replaces, else
   // "update". Returns false (and records nothing) when there is no such row. A Patch that
@@ -75,13 +78,15 @@ class ArticleTable {
     std::string old_status;  // the status it replaced
   };
   Awaitable<Result<std::optional<Patched>>> Patch(int64_t id,
-                                                  std::function<Status(ArticleRow&)> apply);
+                                                  std::function<Status(ArticleRow&)> apply,
+                                                  CacheStamp stamp = {});
   // Deletes the article and what hangs off it, and records a "delete" change at `at_ms`.
   // The article's row goes first, so on PostgreSQL a comment insert racing the delete either
   // commits before it (and its row is deleted with the others) or finds no article and rolls
   // back: no comment outlives its article. Returns the ids of the comments deleted with it
   // (their cached hashes go too), or nullopt (recording nothing) when there was no such row.
-  Awaitable<Result<std::optional<std::vector<int64_t>>>> Delete(int64_t id, int64_t at_ms);
+  Awaitable<Result<std::optional<std::vector<int64_t>>>> Delete(int64_t id, int64_t at_ms,
+                                                                CacheStamp stamp = {});
   Awaitable<Result<std::optional<ArticleRow>>> Find(int64_t id, bool with_content);
   // Rows for `ids` (any order; missing ids are absent), without content.
   Awaitable<Result<std::vector<ArticleRow>>> FindMany(std::vector<int64_t> ids);

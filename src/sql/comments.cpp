@@ -77,9 +77,9 @@ Status ReadBack(Connection& tx, const std::vector<int64_t>& ids, int64_t article
 
 }  // namespace
 
-Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c) {
+Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp stamp) {
   std::function<Result<CommentWrite>(Connection&)> job =
-      [c = std::move(c)](Connection& conn) -> Result<CommentWrite> {
+      [c = std::move(c), stamp](Connection& conn) -> Result<CommentWrite> {
     CommentWrite out;
     auto st = conn.Transaction([&](Connection& tx) -> Status {
       std::optional<int64_t> top;
@@ -120,7 +120,8 @@ Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c) {
       auto a = tx.Query(kAddToArticle, {c.article_id, int64_t{1}});
       if (!a) return tl::unexpected(a.error());
       if (a->affected == 0) return Fail(ErrorCode::kNotFound, "no such article");
-      return ReadBack(tx, ids, c.article_id, out);
+      if (auto read = ReadBack(tx, ids, c.article_id, out); !read) return read;
+      return RaiseCacheShard(tx, stamp);
     });
     if (!st) return tl::unexpected(st.error());
     return out;
@@ -128,9 +129,10 @@ Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c) {
   co_return co_await store_.Run<CommentWrite>(std::move(job));
 }
 
-Awaitable<Result<CommentWrite>> CommentTable::Edit(int64_t id, std::string body, int64_t now_ms) {
+Awaitable<Result<CommentWrite>> CommentTable::Edit(int64_t id, std::string body, int64_t now_ms,
+                                                   CacheStamp stamp) {
   std::function<Result<CommentWrite>(Connection&)> job =
-      [id, body = std::move(body), now_ms](Connection& conn) -> Result<CommentWrite> {
+      [id, body = std::move(body), now_ms, stamp](Connection& conn) -> Result<CommentWrite> {
     CommentWrite out;
     auto st = conn.Transaction([&](Connection& tx) -> Status {
       auto live = tx.Query(kLive, {id});
@@ -140,7 +142,8 @@ Awaitable<Result<CommentWrite>> CommentTable::Edit(int64_t id, std::string body,
       if (!r) return tl::unexpected(r.error());
       if (r->affected == 0) return Fail(ErrorCode::kNotFound, "no such comment");
       const std::vector<int64_t> ids{id};
-      return ReadBack(tx, ids, Int(live->rows[0][0]), out);
+      if (auto read = ReadBack(tx, ids, Int(live->rows[0][0]), out); !read) return read;
+      return RaiseCacheShard(tx, stamp);
     });
     if (!st) return tl::unexpected(st.error());
     return out;
@@ -148,9 +151,10 @@ Awaitable<Result<CommentWrite>> CommentTable::Edit(int64_t id, std::string body,
   co_return co_await store_.Run<CommentWrite>(std::move(job));
 }
 
-Awaitable<Result<CommentWrite>> CommentTable::Delete(int64_t id, int64_t now_ms) {
+Awaitable<Result<CommentWrite>> CommentTable::Delete(int64_t id, int64_t now_ms,
+                                                     CacheStamp stamp) {
   std::function<Result<CommentWrite>(Connection&)> job =
-      [id, now_ms](Connection& conn) -> Result<CommentWrite> {
+      [id, now_ms, stamp](Connection& conn) -> Result<CommentWrite> {
     CommentWrite out;
     auto st = conn.Transaction([&](Connection& tx) -> Status {
       auto live = tx.Query(kLive, {id});
@@ -171,7 +175,8 @@ Awaitable<Result<CommentWrite>> CommentTable::Delete(int64_t id, int64_t now_ms)
       }
       auto a = tx.Query(kAddToArticle, {article_id, int64_t{-1}});
       if (!a) return tl::unexpected(a.error());
-      return ReadBack(tx, ids, article_id, out);
+      if (auto read = ReadBack(tx, ids, article_id, out); !read) return read;
+      return RaiseCacheShard(tx, stamp);
     });
     if (!st) return tl::unexpected(st.error());
     return out;

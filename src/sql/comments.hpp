@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sql/cache_shards.hpp"
 #include "sql/store.hpp"
 
 namespace plaudit::sql {
@@ -54,10 +55,12 @@ class CommentTable {
 
   // kInvalidArgument for a parent that is not a live comment of the article or an unknown
   // replyTo user; kAlreadyExists when the id is taken (a Redis sequence behind SQL).
-  Awaitable<Result<CommentWrite>> Insert(NewComment c);
+  // Each write raises its shard's committed cache seq with `stamp` (sql/cache_shards.hpp).
+  Awaitable<Result<CommentWrite>> Insert(NewComment c, CacheStamp stamp = {});
   // kNotFound when there is no live comment with that id.
-  Awaitable<Result<CommentWrite>> Edit(int64_t id, std::string body, int64_t now_ms);
-  Awaitable<Result<CommentWrite>> Delete(int64_t id, int64_t now_ms);
+  Awaitable<Result<CommentWrite>> Edit(int64_t id, std::string body, int64_t now_ms,
+                                       CacheStamp stamp = {});
+  Awaitable<Result<CommentWrite>> Delete(int64_t id, int64_t now_ms, CacheStamp stamp = {});
   Awaitable<Result<std::optional<CommentRow>>> Find(int64_t id);
   Awaitable<Result<std::vector<CommentRow>>> FindMany(std::vector<int64_t> ids);
   // One article's comments with id > after_id, by id, at most `limit` (cache rebuilds).

@@ -29,7 +29,10 @@ constexpr std::string_view kUpsertTail =
 constexpr std::string_view kRaiseShardSeq =
     "INSERT INTO like_shards (shard, seq) VALUES ($1, $2) ON CONFLICT (shard) DO UPDATE SET "
     "seq = excluded.seq WHERE like_shards.seq < excluded.seq";
-constexpr std::string_view kShardSeqs = "SELECT shard, seq FROM like_shards";
+// Per shard, the higher of the flusher's seq and the cache writes' (migration 014).
+constexpr std::string_view kShardSeqs =
+    "SELECT shard, MAX(seq) FROM (SELECT shard, seq FROM like_shards UNION ALL "
+    "SELECT shard, seq FROM cache_shards) s GROUP BY shard";
 // PostgreSQL: a batch's targets, locked in id order before its rows are written (see Apply).
 constexpr std::string_view kLockArticles =
     "SELECT id FROM articles WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE";

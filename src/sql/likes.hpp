@@ -40,7 +40,8 @@ class LikeTable {
   // Rows are written in primary-key order, so concurrent writers lock them in one order
   // (no deadlock on PostgreSQL). Returns rows written.
   Awaitable<Result<int64_t>> Apply(std::vector<LikeChange> changes);
-  // The highest seq committed for each of the 256 like shards (0: none yet).
+  // The highest seq committed for each of the 256 shards (0: none yet): by a flush
+  // (like_shards) or by an article or comment write (cache_shards, migration 014).
   Awaitable<Result<std::vector<int64_t>>> ShardSeqs();
   // Recomputes like counts from the rows; returns the targets (type, id) whose count was wrong.
   Awaitable<Result<std::vector<std::pair<char, int64_t>>>> Reconcile();

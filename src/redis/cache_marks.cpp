@@ -1,0 +1,78 @@
+#include "redis/cache_marks.hpp"
+
+#include <charconv>
+
+#include "common/when_all.hpp"
+#include "redis/keys.hpp"
+#include "redis/reply.hpp"
+
+namespace plaudit::redis {
+namespace {
+
+std::string TargetName(const CacheTarget& t) { return t.kind + std::to_string(t.id); }
+
+// "<kind><id>:<seq>" → the mark; nullopt for anything else (left alone).
+std::optional<CacheMark> ParseMember(int shard, const std::string& member) {
+  if (member.size() < 4 || (member[0] != 'a' && member[0] != 'c')) return std::nullopt;
+  const auto colon = member.find(':');
+  if (colon == std::string::npos) return std::nullopt;
+  CacheMark m;
+  m.target.kind = member[0];
+  m.shard = shard;
+  m.member = member;
+  const char* first = member.data() + 1;
+  const char* mid = member.data() + colon;
+  const char* last = member.data() + member.size();
+  if (std::from_chars(first, mid, m.target.id).ptr != mid || m.target.id <= 0) return std::nullopt;
+  if (std::from_chars(mid + 1, last, m.seq).ptr != last) return std::nullopt;
+  return m;
+}
+
+}  // namespace
+
+Awaitable<Result<std::optional<CacheMark>>> CacheMarks::Mark(CacheTarget target) {
+  const int shard = keys::LikeShard(target.id);
+  std::vector<std::string> keys{keys::LikeSeq(shard), keys::CacheMarks(shard),
+                                keys::LikeBirthMark(shard), keys::LikeRecoveryMark(shard)};
+  std::vector<std::string> args{TargetName(target)};
+  auto r = co_await client_.Eval(GetScript("cache_mark.lua"), std::move(keys), std::move(args));
+  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  if (r->type != Reply::Type::kInteger) co_return std::optional<CacheMark>{};  // 'unchecked'
+  CacheMark m;
+  m.target = target;
+  m.shard = shard;
+  m.seq = r->integer;
+  m.member = TargetName(target) + ":" + std::to_string(m.seq);
+  co_return std::optional<CacheMark>(std::move(m));
+}
+
+Awaitable<Status> CacheMarks::Unmark(const CacheMark& mark) {
+  std::vector<std::string> cmd{"ZREM", keys::CacheMarks(mark.shard), mark.member};
+  co_return ReplyOk(co_await client_.Command(std::move(cmd)));
+}
+
+Awaitable<Result<std::vector<CacheMark>>> CacheMarks::Stuck(int64_t age_us) {
+  std::vector<std::string> time{"TIME"};
+  auto now = co_await client_.Command(std::move(time));
+  if (auto st = ReplyOk(now); !st) co_return tl::unexpected(st.error());
+  if (now->elements.size() != 2) co_return Fail(ErrorCode::kInternal, "unexpected TIME reply");
+  const int64_t now_us =
+      std::stoll(now->elements[0].str) * 1'000'000 + std::stoll(now->elements[1].str);
+  const std::string cutoff = std::to_string(now_us - age_us);
+  std::vector<std::vector<std::string>> cmds;
+  cmds.reserve(keys::kLikeShards);
+  for (int s = 0; s < keys::kLikeShards; ++s) {
+    cmds.push_back({"ZRANGEBYSCORE", keys::CacheMarks(s), "-inf", cutoff, "LIMIT", "0", "100"});
+  }
+  auto r = co_await client_.Pipeline(std::move(cmds));
+  if (auto st = AllOk(r); !st) co_return tl::unexpected(st.error());
+  std::vector<CacheMark> out;
+  for (int s = 0; s < keys::kLikeShards; ++s) {
+    for (const auto& member : (*r)[static_cast<size_t>(s)].elements) {
+      if (auto m = ParseMember(s, member.str)) out.push_back(std::move(*m));
+    }
+  }
+  co_return out;
+}
+
+}  // namespace plaudit::redis

@@ -1,0 +1,19 @@
+#include "sql/cache_shards.hpp"
+
+namespace plaudit::sql {
+namespace {
+
+constexpr std::string_view kRaise =
+    "INSERT INTO cache_shards (shard, seq) VALUES ($1, $2) ON CONFLICT (shard) DO UPDATE SET "
+    "seq = excluded.seq WHERE cache_shards.seq < excluded.seq";
+
+}  // namespace
+
+Status RaiseCacheShard(Connection& tx, const CacheStamp& stamp) {
+  if (stamp.shard < 0) return {};
+  auto r = tx.Query(kRaise, {int64_t{stamp.shard}, stamp.seq});
+  if (!r) return tl::unexpected(r.error());
+  return {};
+}
+
+}  // namespace plaudit::sql
