@@ -40,23 +40,14 @@
 //   PLAUDIT_FAULT_PLAUDITD=<path>  the binary to run (default: the one built with the test;
 //                                a copy lets a long soak run while the tree is rebuilt)
 // `make soak SEED=... MINUTES=...` runs this test alone for longer.
-#include <signal.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-
-#include <cerrno>
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <map>
-#include <mutex>
-#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -64,21 +55,10 @@
 #include <thread>
 #include <vector>
 
-#include <boost/json.hpp>
-#include <gtest/gtest.h>
-
-#include "common/net.hpp"
-#include "support/postgres_server.hpp"
-#include "support/process.hpp"
-#include "support/temp_dir.hpp"
+#include "fault_harness.hpp"
 
 namespace plaudit::testing {
 namespace {
-
-namespace fs = std::filesystem;
-namespace json = boost::json;
-using namespace std::chrono_literals;
-using Clock = std::chrono::steady_clock;
 
 // ---------------------------------------------------------------------------------------
 // Settings
@@ -175,267 +155,6 @@ Settings ReadSettings() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Small helpers
-
-std::string ShellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
-// Runs a shell command and returns its stdout (trailing newlines removed) and exit status.
-std::pair<std::string, int> Shell(const std::string& cmd) {
-  std::string out;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return {"popen failed", -1};
-  std::array<char, 8192> buf{};
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  int st = ::pclose(p);
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return {out, st};
-}
-
-std::string TailOf(const fs::path& p, size_t lines) {
-  std::ifstream in(p);
-  std::vector<std::string> all;
-  std::string line;
-  while (std::getline(in, line)) all.push_back(line);
-  std::string out;
-  for (size_t i = all.size() > lines ? all.size() - lines : 0; i < all.size(); ++i) {
-    out += "    | " + all[i] + "\n";
-  }
-  return out;
-}
-
-std::vector<std::vector<std::string>> SplitRows(const std::string& text) {
-  std::vector<std::vector<std::string>> rows;
-  std::stringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    std::vector<std::string> cols;
-    size_t start = 0;
-    while (true) {
-      size_t bar = line.find('|', start);
-      cols.push_back(line.substr(start, bar == std::string::npos ? std::string::npos : bar - start));
-      if (bar == std::string::npos) break;
-      start = bar + 1;
-    }
-    rows.push_back(std::move(cols));
-  }
-  return rows;
-}
-
-// ---------------------------------------------------------------------------------------
-// A blocking HTTP client that never retries by itself, and says whether a request that got
-// no answer may have reached the server: kNotSent (could not connect: nothing happened),
-// kLost (sent, or partly sent, but no response: it may or may not have been applied),
-// kAnswered.
-
-struct Reply {
-  enum Kind { kNotSent, kLost, kAnswered } kind = kNotSent;
-  int status = 0;
-  std::string body;
-  std::string error;
-  bool ok() const { return kind == kAnswered && status >= 200 && status < 300; }
-  bool uncertain() const { return kind == kLost || (kind == kAnswered && status >= 500); }
-};
-
-class Conn {
- public:
-  explicit Conn(int port = 0) : port_(port) {}
-  int port() const { return port_; }
-  void Retarget(int port) {
-    if (port != port_) {
-      Close();
-      port_ = port;
-    }
-  }
-
-  Reply Send(http::verb method, const std::string& target, const std::string& token = "",
-             const std::string& body = "") {
-    Reply r;
-    if (sock_ && !StillOpen()) Close();
-    if (!sock_) {
-      boost::system::error_code ec;
-      sock_.emplace(ioc_);
-      sock_->connect(tcp::endpoint(net::ip::address_v4::loopback(), static_cast<uint16_t>(port_)),
-                     ec);
-      if (ec) {
-        Close();
-        r.kind = Reply::kNotSent;
-        r.error = "connect: " + ec.message();
-        return r;
-      }
-      timeval tv{15, 0};
-      ::setsockopt(sock_->native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-      ::setsockopt(sock_->native_handle(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-      buffer_.clear();
-    }
-    http::request<http::string_body> req{method, target, 11};
-    req.set(http::field::host, "127.0.0.1");
-    req.keep_alive(true);
-    if (!token.empty()) req.set(http::field::authorization, "Bearer " + token);
-    if (!body.empty()) req.set(http::field::content_type, "application/json");
-    req.body() = body;
-    req.prepare_payload();
-    boost::system::error_code ec;
-    http::write(*sock_, req, ec);
-    http::response_parser<http::string_body> parser;
-    parser.body_limit(16 << 20);
-    if (!ec) http::read(*sock_, buffer_, parser, ec);
-    if (ec) {
-      Close();
-      r.kind = Reply::kLost;
-      r.error = ec.message();
-      return r;
-    }
-    auto& res = parser.get();
-    r.kind = Reply::kAnswered;
-    r.status = static_cast<int>(res.result_int());
-    r.body = res.body();
-    if (!res.keep_alive()) Close();
-    return r;
-  }
-
-  void Close() {
-    if (sock_) {
-      boost::system::error_code ec;
-      sock_->close(ec);
-      sock_.reset();
-    }
-    buffer_.clear();
-  }
-
- private:
-  // A kept-alive connection whose server went away (killed, restarted) reads as EOF or an
-  // error before anything is sent: reconnect instead of losing the request on it.
-  bool StillOpen() {
-    char c;
-    ssize_t n = ::recv(sock_->native_handle(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
-    if (n == 0) return false;
-    if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK;
-    return true;  // unexpected bytes: keep them for the parser
-  }
-
-  int port_;
-  net::io_context ioc_;
-  std::optional<tcp::socket> sock_;
-  beast::flat_buffer buffer_;
-};
-
-std::optional<json::value> ParseJson(const std::string& body) {
-  boost::system::error_code ec;
-  auto v = json::parse(body, ec);
-  if (ec) return std::nullopt;
-  return v;
-}
-
-bool Ready(int port, std::chrono::milliseconds timeout) {
-  Conn c(port);
-  return WaitFor([&] { return c.Send(http::verb::get, "/readyz").status == 200; }, timeout);
-}
-
-// ---------------------------------------------------------------------------------------
-// A redis-server whose persistence the test controls: AOF with fsync always in its own dir,
-// SIGKILL, restart from the AOF, and restart from an older RDB snapshot.
-
-class FaultRedis {
- public:
-  explicit FaultRedis(fs::path dir) : dir_(std::move(dir)) {
-    fs::create_directories(dir_);
-    socket_ = (dir_ / "redis.sock").string();
-  }
-  ~FaultRedis() {
-    if (proc_) proc_->Signal(SIGKILL);
-  }
-
-  std::string url() const { return "unix://" + socket_; }
-  bool running() { return proc_ && proc_->Running(); }
-
-  // Starts redis-server and waits until it answers PING (data loaded). appendonly = false is
-  // only for loading an RDB snapshot (RestoreSnapshot then switches the AOF on).
-  bool Start(bool appendonly = true) {
-    std::string bin = FindExecutable("redis-server", {"/usr/bin", "/usr/local/bin"});
-    if (bin.empty()) throw std::runtime_error("redis-server not found");
-    std::vector<std::string> argv{bin,
-                                  "--port", "0",
-                                  "--unixsocket", socket_,
-                                  "--unixsocketperm", "700",
-                                  "--dir", dir_.string(),
-                                  "--dbfilename", "dump.rdb",
-                                  "--appenddirname", "appendonlydir",
-                                  "--appendonly", appendonly ? "yes" : "no",
-                                  "--appendfsync", "always",
-                                  "--save", "",
-                                  "--daemonize", "no",
-                                  "--loglevel", "notice"};
-    proc_ = std::make_unique<Process>(argv, (dir_ / "redis.log").string());
-    return WaitFor([&] { return Cli("PING") == "PONG"; }, 20s);
-  }
-
-  void Kill() {
-    if (!proc_) return;
-    proc_->Signal(SIGKILL);
-    proc_->Wait(10s);
-    proc_.reset();
-  }
-
-  // SAVE (synchronous: the snapshot is the state at this instant) and keep a copy aside.
-  bool Snapshot(const fs::path& dest) {
-    if (Cli("SAVE") != "OK") return false;
-    std::error_code ec;
-    fs::copy_file(dir_ / "dump.rdb", dest, fs::copy_options::overwrite_existing, ec);
-    return !ec;
-  }
-
-  // SIGKILL, then start from `snapshot` alone: the AOF is removed, the RDB loaded with
-  // appendonly off, and the AOF switched back on (a rewrite from the loaded data), so that
-  // later restarts load the restored state plus what follows.
-  std::string RestoreSnapshot(const fs::path& snapshot) {
-    Kill();
-    std::error_code ec;
-    fs::remove_all(dir_ / "appendonlydir", ec);
-    fs::copy_file(snapshot, dir_ / "dump.rdb", fs::copy_options::overwrite_existing, ec);
-    if (ec) return "copying the snapshot failed: " + ec.message();
-    if (!Start(/*appendonly=*/false)) return "redis-server did not start from the snapshot";
-    if (Cli("CONFIG SET appendonly yes") != "OK") return "CONFIG SET appendonly yes failed";
-    const bool rewritten = WaitFor(
-        [&] {
-          std::string info = Cli("INFO persistence");
-          return info.find("aof_rewrite_in_progress:0") != std::string::npos &&
-                 info.find("aof_rewrite_scheduled:0") != std::string::npos &&
-                 info.find("aof_last_bgrewrite_status:ok") != std::string::npos &&
-                 fs::exists(dir_ / "appendonlydir" / "appendonly.aof.manifest");
-        },
-        20s);
-    return rewritten ? "" : "the AOF rewrite after the restore did not finish";
-  }
-
-  std::string Cli(const std::string& args) const {
-    return Shell("redis-cli -s " + ShellQuote(socket_) + " " + args + " 2>&1").first;
-  }
-  // Commands one per line on redis-cli's stdin; one answer per line.
-  std::string CliStdin(const std::string& commands) const {
-    return Shell("printf %s " + ShellQuote(commands) + " | redis-cli -s " + ShellQuote(socket_) +
-                 " 2>&1")
-        .first;
-  }
-
- private:
-  fs::path dir_;
-  std::string socket_;
-  std::unique_ptr<Process> proc_;
-};
-
-// ---------------------------------------------------------------------------------------
 // The reference model and the findings.
 
 struct Target {
@@ -451,13 +170,6 @@ struct Target {
     return std::string(type == 'a' ? "/api/v1/articles/" : "/api/v1/comments/") +
            std::to_string(id) + "/like";
   }
-};
-
-struct User {
-  std::string name;
-  std::string password;
-  int64_t id = 0;
-  std::string token;
 };
 
 struct Pair {
@@ -476,155 +188,18 @@ struct ThreadStats {
   std::vector<uint64_t> views_unacked = std::vector<uint64_t>(kArticles, 0);
 };
 
-class Findings {
- public:
-  void Add(const std::string& kind, const std::string& text) {
-    std::lock_guard lock(m_);
-    auto& list = by_kind_[kind];
-    ++count_[kind];
-    if (list.size() < 25) list.push_back(text);
-  }
-  bool empty() const {
-    std::lock_guard lock(m_);
-    return count_.empty();
-  }
-  size_t Count() const {
-    std::lock_guard lock(m_);
-    size_t n = 0;
-    for (const auto& [kind, c] : count_) n += c;
-    return n;
-  }
-  std::string Text() const {
-    std::lock_guard lock(m_);
-    std::string out;
-    for (const auto& [kind, n] : count_) {
-      out += "  [" + kind + "] " + std::to_string(n) + " finding(s)\n";
-      for (const auto& line : by_kind_.at(kind)) out += "    " + line + "\n";
-      if (n > by_kind_.at(kind).size()) {
-        out += "    ... and " + std::to_string(n - by_kind_.at(kind).size()) + " more\n";
-      }
-    }
-    return out;
-  }
-  std::string Summary() const {
-    std::lock_guard lock(m_);
-    std::string out;
-    for (const auto& [kind, n] : count_) out += kind + "=" + std::to_string(n) + " ";
-    return out;
-  }
-
- private:
-  mutable std::mutex m_;
-  std::map<std::string, std::vector<std::string>> by_kind_;
-  std::map<std::string, size_t> count_;
-};
-
-class FaultLog {
- public:
-  explicit FaultLog(Clock::time_point t0) : t0_(t0) {}
-  int64_t Now() const {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0_).count();
-  }
-  void Add(const std::string& what) {
-    std::lock_guard lock(m_);
-    events_.emplace_back(Now(), what);
-  }
-  // The last `n` events at or before `ms`.
-  std::string Before(int64_t ms, size_t n) const {
-    std::lock_guard lock(m_);
-    std::vector<std::string> picked;
-    for (const auto& [t, what] : events_) {
-      if (t <= ms) picked.push_back(Stamp(t) + " " + what);
-    }
-    std::string out;
-    for (size_t i = picked.size() > n ? picked.size() - n : 0; i < picked.size(); ++i) {
-      out += (out.empty() ? "" : "; ") + picked[i];
-    }
-    return out.empty() ? "none" : out;
-  }
-  std::string All() const {
-    std::lock_guard lock(m_);
-    std::string out;
-    for (const auto& [t, what] : events_) out += "    " + Stamp(t) + " " + what + "\n";
-    return out;
-  }
-  static std::string Stamp(int64_t ms) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "t=%lld.%03llds", static_cast<long long>(ms / 1000),
-                  static_cast<long long>(ms % 1000));
-    return buf;
-  }
-
- private:
-  Clock::time_point t0_;
-  mutable std::mutex m_;
-  std::vector<std::pair<int64_t, std::string>> events_;
-};
-
-// Clients park here while a fault needs them quiet (a flush that must see everything).
-class Gate {
- public:
-  void Join() {
-    std::lock_guard lock(m_);
-    ++active_;
-  }
-  void Leave() {
-    std::lock_guard lock(m_);
-    --active_;
-    cv_.notify_all();
-  }
-  void Checkpoint() {
-    std::unique_lock lock(m_);
-    if (!pause_) return;
-    ++parked_;
-    cv_.notify_all();
-    cv_.wait(lock, [&] { return !pause_; });
-    --parked_;
-  }
-  bool Pause(std::chrono::milliseconds timeout) {
-    std::unique_lock lock(m_);
-    pause_ = true;
-    return cv_.wait_for(lock, timeout, [&] { return parked_ >= active_; });
-  }
-  void Resume() {
-    std::lock_guard lock(m_);
-    pause_ = false;
-    cv_.notify_all();
-  }
-
- private:
-  std::mutex m_;
-  std::condition_variable cv_;
-  bool pause_ = false;
-  int parked_ = 0;
-  int active_ = 0;
-};
-
 // ---------------------------------------------------------------------------------------
 // The test.
 
-class FaultTest : public ::testing::TestWithParam<std::string> {
+class FaultTest : public FaultFixture {
  protected:
-  void SetUp() override {
-    settings_ = ReadSettings();
-    redis_ = std::make_unique<FaultRedis>(dir_.path() / "redis");
-  }
+  FaultTest() : FaultFixture("plaudit-fault") {}
+
+  void SetUp() override { settings_ = ReadSettings(); }
 
   void TearDown() override {
-    const bool keep = settings_.keep_logs || HasFailure();
-    if (keep) {
-      fs::path dest = fs::temp_directory_path() /
-                      ("plaudit-fault-" + std::to_string(settings_.seed) + "-" + GetParam());
-      std::error_code ec;
-      fs::remove_all(dest, ec);
-      fs::create_directories(dest, ec);
-      for (const auto& e : fs::recursive_directory_iterator(dir_.path(), ec)) {
-        if (e.is_regular_file() && e.path().extension() == ".log") {
-          fs::copy_file(e.path(), dest / e.path().filename(), fs::copy_options::overwrite_existing,
-                        ec);
-        }
-      }
-      std::printf("[fault] logs kept in %s\n", dest.c_str());
+    if (settings_.keep_logs || HasFailure()) {
+      KeepLogs("plaudit-fault-" + std::to_string(settings_.seed) + "-" + GetParam());
     }
     if (second_) second_->Signal(SIGKILL);
     if (primary_) primary_->Signal(SIGKILL);
@@ -632,24 +207,8 @@ class FaultTest : public ::testing::TestWithParam<std::string> {
 
   // --- processes -------------------------------------------------------------------------
 
-  static std::string Plauditd() {
-    const char* v = std::getenv("PLAUDIT_FAULT_PLAUDITD");
-    return v && *v ? std::string(v) : std::string(PLAUDITD_PATH);
-  }
-
-  std::vector<std::string> BackendFlags() const {
-    return {"--redis", redis_->url(), "--database", db_url_};
-  }
-
   std::unique_ptr<Process> StartServe(int port, const std::string& log_name) {
-    std::vector<std::string> argv = {Plauditd(), "serve"};
-    for (auto& f : BackendFlags()) argv.push_back(f);
-    const std::vector<std::string> flags = {
-        "--port",          std::to_string(port), "--rate-limits",       "off",
-        "--password-hash", "minimal",            "--flush-interval-ms", std::to_string(settings_.flush_ms),
-        "--bootstrap-admin", "admin:admin-password", "--log-level",     "info"};
-    argv.insert(argv.end(), flags.begin(), flags.end());
-    return std::make_unique<Process>(argv, (dir_.path() / log_name).string());
+    return FaultFixture::StartServe(port, log_name, settings_.flush_ms);
   }
 
   struct FlushRun {
@@ -660,24 +219,10 @@ class FaultTest : public ::testing::TestWithParam<std::string> {
   // Runs `plauditd flush` (one write-behind pass, then reconcile) to completion.
   FlushRun RunFlush(const std::string& why) {
     FlushRun out;
-    int n = ++flush_runs_;
-    fs::path log = dir_.path() / ("flush-" + std::to_string(n) + ".log");
-    std::vector<std::string> argv = {Plauditd(), "flush"};
-    for (auto& f : BackendFlags()) argv.push_back(f);
-    Process p(argv, log.string());
-    auto st = p.Wait(90s);
-    if (!st) {
-      p.Signal(SIGKILL);
-      out.error = "plauditd flush #" + std::to_string(n) + " (" + why +
-                  ") did not finish in 90 s:\n" + TailOf(log, 8);
-      return out;
-    }
-    if (*st != 0) {
-      out.error = "plauditd flush #" + std::to_string(n) + " (" + why + ") exited " +
-                  std::to_string(*st) + ":\n" + TailOf(log, 8);
-      return out;
-    }
-    std::ifstream in(log);
+    ToolRun run = RunTool("flush", why);
+    out.error = run.error;
+    if (!out.error.empty()) return out;
+    std::ifstream in(run.log);
     std::string line;
     const std::string key = "reconciled like counts: ";
     while (std::getline(in, line)) {
@@ -686,54 +231,6 @@ class FaultTest : public ::testing::TestWithParam<std::string> {
       }
     }
     return out;
-  }
-
-  // --- SQL -------------------------------------------------------------------------------
-
-  std::vector<std::vector<std::string>> Sql(const std::string& query) {
-    std::string out;
-    if (GetParam() == "sqlite") {
-      auto [text, st] = Shell("sqlite3 -batch -noheader -separator '|' -cmd '.timeout 10000' " +
-                              ShellQuote(sqlite_path_.string()) + " " + ShellQuote(query) +
-                              " 2>&1");
-      if (st != 0) throw std::runtime_error("sqlite3 failed (" + query + "): " + text);
-      out = text;
-    } else {
-      out = PostgresServer::Shared().Psql(pg_db_, query);
-    }
-    return SplitRows(out);
-  }
-
-  // --- API helpers for setup and checks (not model traffic) ------------------------------
-
-  // Retries a request that got no answer, a 5xx or (with `user`) a 401 after logging in again.
-  Reply Reliable(Conn& c, http::verb method, const std::string& target, User* user,
-                 const std::string& body = "") {
-    Reply r;
-    for (int attempt = 0; attempt < 300; ++attempt) {
-      if (user && user->token.empty() && !Login(c, *user)) {
-        std::this_thread::sleep_for(20ms);
-        continue;
-      }
-      r = c.Send(method, target, user ? user->token : "", body);
-      if (r.kind == Reply::kAnswered && r.status == 401 && user) {
-        user->token.clear();
-        continue;
-      }
-      if (r.kind == Reply::kAnswered && r.status < 500) return r;
-      std::this_thread::sleep_for(20ms);
-    }
-    return r;
-  }
-
-  bool Login(Conn& c, User& u) {
-    json::object body{{"username", u.name}, {"password", u.password}};
-    Reply r = c.Send(http::verb::post, "/api/v1/sessions", "", json::serialize(body));
-    if (r.kind != Reply::kAnswered || r.status != 201) return false;
-    auto v = ParseJson(r.body);
-    if (!v) return false;
-    u.token = std::string(v->at("token").as_string());
-    return true;
   }
 
   std::string BatchQuery() const {
@@ -861,16 +358,10 @@ class FaultTest : public ::testing::TestWithParam<std::string> {
   }
 
   Settings settings_;
-  TempDir dir_{"plaudit-fault"};
-  std::unique_ptr<FaultRedis> redis_;
-  std::string db_url_;
-  std::string pg_db_;
-  fs::path sqlite_path_;
   int primary_port_ = 0;
   std::unique_ptr<Process> primary_;
   std::unique_ptr<Process> second_;
   std::atomic<int> second_port_{0};  // clients of odd threads use it while non-zero
-  std::atomic<int> flush_runs_{0};
   int serve_runs_ = 0;
   int checkpoints_ = 0;
   std::vector<int> last_modes_;
@@ -892,15 +383,8 @@ class FaultTest : public ::testing::TestWithParam<std::string> {
 
 void FaultTest::Prepare() {
   // Redis, the database, the primary plauditd.
-  ASSERT_TRUE(redis_->Start()) << TailOf(dir_.path() / "redis" / "redis.log", 20);
-  if (GetParam() == "sqlite") {
-    sqlite_path_ = dir_.path() / "plaudit.db";
-    db_url_ = "sqlite://" + sqlite_path_.string();
-  } else {
-    auto& pg = PostgresServer::Shared();
-    pg_db_ = pg.CreateDatabase();
-    db_url_ = pg.url(pg_db_);
-  }
+  StartBackends();
+  if (HasFatalFailure()) return;
   primary_port_ = FreeTcpPort();
   primary_ = StartServe(primary_port_, "plauditd-primary.log");
   ASSERT_TRUE(Ready(primary_port_, 30s)) << TailOf(dir_.path() / "plauditd-primary.log", 30);
@@ -1809,29 +1293,7 @@ TEST_P(FaultTest, AcknowledgedLikesAndViewsSurviveFaults) {
   std::fflush(stdout);
 
   // What the servers and flush runs logged as warnings or errors, by message.
-  std::map<std::string, std::pair<int, std::string>> logged;  // message -> count, first file
-  std::error_code ec;
-  for (const auto& e : fs::recursive_directory_iterator(dir_.path(), ec)) {
-    if (!e.is_regular_file() || e.path().extension() != ".log" ||
-        e.path().filename() == "redis.log") {
-      continue;
-    }
-    std::ifstream in(e.path());
-    std::string line;
-    while (std::getline(in, line)) {
-      for (const char* level : {" warning ", " error ", " critical "}) {
-        if (auto at = line.find(level); at != std::string::npos && at < 32) {
-          auto& [n, file] = logged[line.substr(at + 1)];
-          if (n++ == 0) file = e.path().filename().string() + " " + line.substr(0, at);
-        }
-      }
-    }
-  }
-  std::string logged_text;
-  for (const auto& [msg, v] : logged) {
-    logged_text += "    " + std::to_string(v.first) + "x " + msg.substr(0, 300) + " (first: " +
-                   v.second + ")\n";
-  }
+  const std::string logged_text = LoggedProblems(dir_.path());
   if (!logged_text.empty()) {
     std::printf("[fault]   logged by plauditd:\n%s", logged_text.c_str());
   }

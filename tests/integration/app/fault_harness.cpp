@@ -1,0 +1,226 @@
+#include "fault_harness.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "support/postgres_server.hpp"
+
+namespace plaudit::testing {
+
+std::string ShellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+// Runs a shell command and returns its stdout (trailing newlines removed) and exit status.
+std::pair<std::string, int> Shell(const std::string& cmd) {
+  std::string out;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return {"popen failed", -1};
+  std::array<char, 8192> buf{};
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  int st = ::pclose(p);
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return {out, st};
+}
+
+std::string TailOf(const fs::path& p, size_t lines) {
+  std::ifstream in(p);
+  std::vector<std::string> all;
+  std::string line;
+  while (std::getline(in, line)) all.push_back(line);
+  std::string out;
+  for (size_t i = all.size() > lines ? all.size() - lines : 0; i < all.size(); ++i) {
+    out += "    | " + all[i] + "\n";
+  }
+  return out;
+}
+
+std::vector<std::vector<std::string>> SplitRows(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::stringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    std::vector<std::string> cols;
+    size_t start = 0;
+    while (true) {
+      size_t bar = line.find('|', start);
+      cols.push_back(line.substr(start, bar == std::string::npos ? std::string::npos : bar - start));
+      if (bar == std::string::npos) break;
+      start = bar + 1;
+    }
+    rows.push_back(std::move(cols));
+  }
+  return rows;
+}
+
+std::optional<json::value> ParseJson(const std::string& body) {
+  boost::system::error_code ec;
+  auto v = json::parse(body, ec);
+  if (ec) return std::nullopt;
+  return v;
+}
+
+bool Ready(int port, std::chrono::milliseconds timeout) {
+  Conn c(port);
+  return WaitFor([&] { return c.Send(http::verb::get, "/readyz").status == 200; }, timeout);
+}
+
+
+std::string LoggedProblems(const fs::path& dir) {
+  std::map<std::string, std::pair<int, std::string>> logged;  // message -> count, first file
+  std::error_code ec;
+  for (const auto& e : fs::recursive_directory_iterator(dir, ec)) {
+    if (!e.is_regular_file() || e.path().extension() != ".log" ||
+        e.path().filename() == "redis.log") {
+      continue;
+    }
+    std::ifstream in(e.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      for (const char* level : {" warning ", " error ", " critical "}) {
+        if (auto at = line.find(level); at != std::string::npos && at < 32) {
+          auto& [n, file] = logged[line.substr(at + 1)];
+          if (n++ == 0) file = e.path().filename().string() + " " + line.substr(0, at);
+        }
+      }
+    }
+  }
+  std::string text;
+  for (const auto& [msg, v] : logged) {
+    text += "    " + std::to_string(v.first) + "x " + msg.substr(0, 300) + " (first: " +
+            v.second + ")\n";
+  }
+  return text;
+}
+
+// ---------------------------------------------------------------------------------------
+// FaultFixture
+
+std::string FaultFixture::Plauditd() {
+  const char* v = std::getenv("PLAUDIT_FAULT_PLAUDITD");
+  return v && *v ? std::string(v) : std::string(PLAUDITD_PATH);
+}
+
+std::vector<std::string> FaultFixture::BackendFlags() const {
+  return {"--redis", redis_->url(), "--database", db_url_};
+}
+
+void FaultFixture::StartBackends() {
+  redis_ = std::make_unique<FaultRedis>(dir_.path() / "redis");
+  ASSERT_TRUE(redis_->Start()) << TailOf(dir_.path() / "redis" / "redis.log", 20);
+  if (GetParam() == "sqlite") {
+    sqlite_path_ = dir_.path() / "plaudit.db";
+    db_url_ = "sqlite://" + sqlite_path_.string();
+  } else {
+    auto& pg = PostgresServer::Shared();
+    pg_db_ = pg.CreateDatabase();
+    db_url_ = pg.url(pg_db_);
+  }
+}
+
+std::unique_ptr<Process> FaultFixture::StartServe(int port, const std::string& log_name,
+                                                  int flush_ms) {
+  std::vector<std::string> argv = {Plauditd(), "serve"};
+  for (auto& f : BackendFlags()) argv.push_back(f);
+  const std::vector<std::string> flags = {
+      "--port",          std::to_string(port), "--rate-limits",       "off",
+      "--password-hash", "minimal",            "--flush-interval-ms", std::to_string(flush_ms),
+      "--bootstrap-admin", "admin:admin-password", "--log-level",     "info"};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  return std::make_unique<Process>(argv, (dir_.path() / log_name).string());
+}
+
+FaultFixture::ToolRun FaultFixture::RunTool(const std::string& subcommand, const std::string& why,
+                                            std::chrono::seconds timeout) {
+  ToolRun out;
+  int n;
+  {
+    std::lock_guard lock(tool_runs_m_);
+    n = ++tool_runs_[subcommand];
+  }
+  out.log = dir_.path() / (subcommand + "-" + std::to_string(n) + ".log");
+  std::vector<std::string> argv = {Plauditd(), subcommand};
+  for (auto& f : BackendFlags()) argv.push_back(f);
+  Process p(argv, out.log.string());
+  auto st = p.Wait(timeout);
+  const std::string name = "plauditd " + subcommand + " #" + std::to_string(n) + " (" + why + ")";
+  if (!st) {
+    p.Signal(SIGKILL);
+    out.error = name + " did not finish in " + std::to_string(timeout.count()) + " s:\n" +
+                TailOf(out.log, 8);
+  } else if (*st != 0) {
+    out.error = name + " exited " + std::to_string(*st) + ":\n" + TailOf(out.log, 8);
+  }
+  return out;
+}
+
+std::vector<std::vector<std::string>> FaultFixture::Sql(const std::string& query) {
+  std::string out;
+  if (GetParam() == "sqlite") {
+    auto [text, st] = Shell("sqlite3 -batch -noheader -separator '|' -cmd '.timeout 10000' " +
+                            ShellQuote(sqlite_path_.string()) + " " + ShellQuote(query) +
+                            " 2>&1");
+    if (st != 0) throw std::runtime_error("sqlite3 failed (" + query + "): " + text);
+    out = text;
+  } else {
+    out = PostgresServer::Shared().Psql(pg_db_, query);
+  }
+  return SplitRows(out);
+}
+
+Reply FaultFixture::Reliable(Conn& c, http::verb method, const std::string& target, User* user,
+                             const std::string& body) {
+  Reply r;
+  for (int attempt = 0; attempt < 300; ++attempt) {
+    if (user && user->token.empty() && !Login(c, *user)) {
+      std::this_thread::sleep_for(20ms);
+      continue;
+    }
+    r = c.Send(method, target, user ? user->token : "", body);
+    if (r.kind == Reply::kAnswered && r.status == 401 && user) {
+      user->token.clear();
+      continue;
+    }
+    if (r.kind == Reply::kAnswered && r.status < 500) return r;
+    std::this_thread::sleep_for(20ms);
+  }
+  return r;
+}
+
+bool FaultFixture::Login(Conn& c, User& u) {
+  json::object body{{"username", u.name}, {"password", u.password}};
+  Reply r = c.Send(http::verb::post, "/api/v1/sessions", "", json::serialize(body));
+  if (r.kind != Reply::kAnswered || r.status != 201) return false;
+  auto v = ParseJson(r.body);
+  if (!v) return false;
+  u.token = std::string(v->at("token").as_string());
+  return true;
+}
+
+void FaultFixture::KeepLogs(const std::string& name) {
+  fs::path dest = fs::temp_directory_path() / name;
+  std::error_code ec;
+  fs::remove_all(dest, ec);
+  fs::create_directories(dest, ec);
+  for (const auto& e : fs::recursive_directory_iterator(dir_.path(), ec)) {
+    if (e.is_regular_file() && e.path().extension() == ".log") {
+      fs::copy_file(e.path(), dest / e.path().filename(), fs::copy_options::overwrite_existing,
+                    ec);
+    }
+  }
+  std::printf("[fault] logs kept in %s\n", dest.c_str());
+}
+
+}  // namespace plaudit::testing
