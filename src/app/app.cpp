@@ -224,6 +224,10 @@ Status App::WireServices() {
     if (t.kind == 'a') co_return co_await a->Repair(t.id);
     co_return co_await c->Repair(t.id);
   };
+  redis_check_->reseed_ids = [a = articles_.get(), c = comments_.get()]() -> Awaitable<Status> {
+    if (auto st = co_await a->ReseedIds(); !st) co_return st;
+    co_return co_await c->ReseedIds();
+  };
   articles_->views_checked = [c = redis_check_.get()] { return c->ViewsChecked(); };
   articles_->check_views = [c = redis_check_.get()] { return c->EnsureViews(); };
   flusher_ = std::make_unique<flush::Flusher>(ioc_.get_executor(), *redis_check_, *view_flush_,

@@ -200,7 +200,16 @@ Awaitable<Result<int64_t>> ArticleService::AllocateId(bool reseed) {
   co_return co_await AllocateId(true);
 }
 
+Awaitable<Status> ArticleService::ReseedIds() {
+  auto id = co_await AllocateId(true);
+  if (!id) co_return tl::unexpected(id.error());
+  co_return Status{};
+}
+
 Awaitable<Result<Article>> ArticleService::Create(const Principal& who, ArticleInput in) {
+  // Checked before an id is taken: a Redis back from an older snapshot hands out ids again
+  // until its check resumes the sequence above SQL's (ReseedIds).
+  if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
   Article a;
   a.kind = in.kind.value_or(HasRole(who.role, Role::kAuthor) ? ArticleKind::kArticle
                                                               : ArticleKind::kPost);
@@ -318,6 +327,12 @@ Awaitable<Status> ArticleService::Repair(int64_t id) {
   auto row = co_await table_.Find(id, /*with_content=*/true);
   if (!row) co_return tl::unexpected(row.error());
   if (!*row) {
+    // No row: deleted, or a create not committed yet (a check repairs the marks of writes
+    // in progress elsewhere when it meets a new connection). Only a deletion leaves the
+    // floor that refuses every later fill and write; a create's own step caches it.
+    auto deleted = co_await table_.WasDeleted(id);
+    if (!deleted) co_return tl::unexpected(deleted.error());
+    if (!*deleted) co_return Status{};
     const std::vector<int64_t> no_comments;
     if (auto st = co_await cache_.Remove(id, no_comments); !st) co_return st;
     auto removed = co_await cache_.IndexRemove(id, redis::ArticleCache::kDeletedVersion);
@@ -343,23 +358,28 @@ Awaitable<Result<std::optional<Article>>> ArticleService::FillFromSql(
   // The shard's birth mark is read before the row: if the dataset is emptied (FLUSHALL)
   // after that, the mark changes and the fill writes nothing, so a row read before a delete
   // whose floor the FLUSHALL took can never be cached (article_put.lua). Then SQL is read
-  // again, after a check when the mark is gone.
+  // again, after a check when the mark is gone. A Redis restarted meanwhile (the client
+  // reconnected) may have lost a floor while keeping the mark (an AOF everysec crash): the
+  // row is read again then too.
   for (int attempt = 0; attempt < 4; ++attempt) {
     std::optional<PrefetchedRow> got = std::move(first);
     first.reset();
     if (!got) {
+      const uint64_t generation = cache_.Generation();
       auto token = co_await cache_.FillToken(id);
       if (!token) co_return tl::unexpected(token.error());
       if (*token) {
         auto found = co_await table_.Find(id, with_content);
         if (!found) co_return tl::unexpected(found.error());
         if (!*found) co_return std::optional<Article>{};
-        got = PrefetchedRow{std::move(**token), std::move(**found)};
+        got = PrefetchedRow{std::move(**token), std::move(**found), generation};
       }
     }
     using State = redis::ArticleCache::Filled::State;
     State state = State::kUnchecked;
-    if (got) {
+    if (got && got->generation != cache_.Generation()) {
+      state = State::kStale;  // reconnected since the mark was read
+    } else if (got) {
       Article a = FromRow(got->row);
       if (with_content) a.content = std::move(got->row.content);
       const redis::ArticleFields fields = ToFields(a);
@@ -516,6 +536,17 @@ Awaitable<Result<Article>> ArticleService::Get(const std::optional<Principal>& v
     const redis::ArticleFields fields = ToFields(row_article);
     auto refill = co_await cache_.Write(id, fields, row_article.ver, &(*row)->content);
     if (!refill) spdlog::warn("could not refill body of article {}", id);
+    if (row_article.ver != a->ver) {
+      // The row changed since the hash was read (a PATCH between the two reads): answer the
+      // row as a whole, checked again: an unpublish's new content must not go out under the
+      // published hash's check. Counters stay the cache's (Redis owns them).
+      row_article.view_count = a->view_count;
+      row_article.like_count = a->like_count;
+      row_article.comment_count = a->comment_count;
+      row_article.comment_ver = a->comment_ver;
+      if (!CanSee(row_article, viewer)) co_return Fail(ErrorCode::kNotFound, "no such article");
+      *a = std::move(row_article);
+    }
     a->content = std::move((*row)->content);
   }
   co_return *a;
@@ -666,6 +697,7 @@ Awaitable<Result<std::vector<Article>>> ArticleService::Hydrate(const std::vecto
     // after the birth marks: each fill is versioned and checked against its mark
     // (FillFromSql), so a row read before a change or a delete never replaces what that
     // change cached.
+    const uint64_t generation = cache_.Generation();
     auto tokens = co_await cache_.FillTokens(missing);
     if (!tokens) co_return tl::unexpected(tokens.error());
     auto rows = co_await table_.FindMany(missing);
@@ -677,7 +709,9 @@ Awaitable<Result<std::vector<Article>>> ArticleService::Hydrate(const std::vecto
       auto row = by_id.find(id);
       if (row == by_id.end()) continue;  // deleted
       std::optional<PrefetchedRow> first;
-      if ((*tokens)[i]) first = PrefetchedRow{std::move(*(*tokens)[i]), std::move(row->second)};
+      if ((*tokens)[i]) {
+        first = PrefetchedRow{std::move(*(*tokens)[i]), std::move(row->second), generation};
+      }
       auto filled = co_await FillFromSql(id, /*with_content=*/false, std::move(first));
       if (!filled) co_return tl::unexpected(filled.error());
       if (*filled) loaded.emplace(id, std::move(**filled));
@@ -690,8 +724,14 @@ Awaitable<Result<std::vector<Article>>> ArticleService::Hydrate(const std::vecto
       if (auto it = loaded.find(ids[i]); it != loaded.end()) a = std::move(it->second);
     }
     // Only what the article itself says is published: an index entry a lost or late step
-    // left behind never shows a draft (or a deleted article: no hash, no row).
-    if (!a || !Listed(*a)) continue;
+    // left behind never shows a draft (or a deleted article: no hash, no row). And it goes,
+    // at the version the article has (a newer change's entry stays: index_update.lua).
+    if (!a || !Listed(*a)) {
+      const int64_t ver = a ? a->ver : redis::ArticleCache::kDeletedVersion;
+      auto removed = co_await cache_.IndexRemove(ids[i], ver);
+      if (!removed) spdlog::warn("could not drop stale list entry {}", ids[i]);
+      continue;
+    }
     a->content.reset();  // list items carry no body
     out.push_back(std::move(*a));
   }

@@ -93,6 +93,8 @@ class ArticleService {
   Awaitable<Status> Repair(int64_t id);
   // Rebuilds the published list indexes from SQL (once, under a lock).
   Awaitable<Status> RebuildIndexes();
+  // Resumes the id sequence above every id SQL ever held (after Redis came back older).
+  Awaitable<Status> ReseedIds();
   // Retries cache steps that failed after committed writes (from SQL's rows). Returns how
   // many are still pending. Called by every flush pass.
   Awaitable<Result<int64_t>> RepairPending();
@@ -120,6 +122,7 @@ class ArticleService {
   struct PrefetchedRow {
     std::string token;
     sql::ArticleRow row;
+    uint64_t generation = 0;  // the client connection's, when the token was read
   };
   Awaitable<Result<std::optional<Article>>> FillFromSql(int64_t id, bool with_content,
                                                         std::optional<PrefetchedRow> first);

@@ -150,6 +150,12 @@ Awaitable<Result<int64_t>> CommentService::AllocateId(int64_t article_id, bool r
   co_return co_await AllocateId(article_id, true);
 }
 
+Awaitable<Status> CommentService::ReseedIds() {
+  auto id = co_await AllocateId(0, true);
+  if (!id) co_return tl::unexpected(id.error());
+  co_return Status{};
+}
+
 Awaitable<Result<Comment>> CommentService::Create(const Principal& who, int64_t article_id,
                                                   CommentInput in) {
   auto body = NormalizeCommentBody(in.body);

@@ -62,6 +62,8 @@ class CommentService {
   // rebuild-cache). Returns how many article caches were dropped.
   Awaitable<Result<int64_t>> InvalidateAll() { co_return co_await cache_.InvalidateAll(); }
 
+  // Resumes the id sequence above every id SQL ever held (after Redis came back older).
+  Awaitable<Status> ReseedIds();
   // Retries cache invalidations that failed after a committed write. Returns how many are
   // still pending.
   Awaitable<Result<int64_t>> RepairPending();

@@ -3,6 +3,8 @@
 #include <sodium.h>
 #include <spdlog/spdlog.h>
 
+#include <map>
+
 #include "common/time.hpp"
 
 namespace plaudit::flush {
@@ -100,7 +102,12 @@ Awaitable<Result<bool>> RedisCheck::CheckOnce() {
     if (auto st = co_await like_store_.FinishRecovery(*stale); !st) co_return tl::unexpected(st.error());
     spdlog::info("likes: recovered {} shard(s) from SQL", stale->size());
   }
-  // Before this connection counts as checked: reads wait for the check on a new one.
+  // Before this connection counts as checked: reads and writes wait for the check on a new
+  // one, and an older Redis's sequences would hand out ids SQL already used.
+  if ((!stale->empty() || *views == ViewCheck::kRecover) && reseed_ids) {
+    if (auto st = co_await reseed_ids(); !st) co_return tl::unexpected(st.error());
+    spdlog::info("resumed the article and comment id sequences above SQL's");
+  }
   co_await RepairMarks(new_connection ? 0 : mark_age_us);
   likes_checked_ = generation;
   if (*views == ViewCheck::kRecover) {
@@ -146,27 +153,48 @@ Awaitable<Status> RedisCheck::ReloadArticles() {
   auto checked = co_await Check();
   if (!checked) co_return tl::unexpected(checked.error());
   if (!*checked) co_return Fail(ErrorCode::kUnavailable, "cannot read SQL to check Redis");
-  const auto deadline = std::chrono::steady_clock::now() + kViewWait;
-  while (true) {
-    auto view_seq = co_await article_table_.ViewSeq();
-    if (!view_seq) co_return tl::unexpected(view_seq.error());
-    auto views = co_await article_cache_.CheckViews(*view_seq, /*force=*/true, owner_,
-                                                    kViewLeaseMs);
-    if (!views) co_return tl::unexpected(views.error());
-    if (*views == redis::ArticleCache::ViewCheck::kRecover) break;
-    if (std::chrono::steady_clock::now() >= deadline) {
-      co_return Fail(ErrorCode::kUnavailable, "another process is recovering the view counts");
+  // Other processes go on counting views meanwhile, so no hash is dropped while it holds a
+  // view SQL lacks: the views are flushed, then each hash goes only if SQL has all of its
+  // views (article_drop.lua); one counted since is kept for another round.
+  auto ids = co_await article_cache_.CachedIds();
+  if (!ids) co_return tl::unexpected(ids.error());
+  std::vector<int64_t> left = std::move(*ids);
+  size_t dropped = 0;
+  for (int round = 0; round < 5 && !left.empty(); ++round) {
+    auto flushed = co_await views_.Flush(Generation());
+    if (!flushed) co_return tl::unexpected(flushed.error());
+    std::vector<int64_t> kept;
+    constexpr size_t kBatch = 500;
+    for (size_t at = 0; at < left.size(); at += kBatch) {
+      std::vector<int64_t> batch(left.begin() + static_cast<std::ptrdiff_t>(at),
+                                 left.begin() + static_cast<std::ptrdiff_t>(
+                                                    std::min(left.size(), at + kBatch)));
+      auto rows = co_await article_table_.FindMany(batch);
+      if (!rows) co_return tl::unexpected(rows.error());
+      std::map<int64_t, int64_t> sql_views;
+      for (const auto& row : *rows) sql_views[row.id] = row.view_count;
+      for (int64_t id : batch) {
+        auto it = sql_views.find(id);
+        if (it == sql_views.end()) {  // deleted in SQL: gone for good
+          const std::vector<int64_t> no_comments;
+          if (auto st = co_await article_cache_.Remove(id, no_comments); !st) co_return st;
+          ++dropped;
+          continue;
+        }
+        auto gone = co_await article_cache_.DropIfFlushed(id, it->second);
+        if (!gone) co_return tl::unexpected(gone.error());
+        if (*gone) {
+          ++dropped;
+        } else {
+          kept.push_back(id);
+        }
+      }
     }
-    net::steady_timer wait(ex_, kViewPoll);
-    co_await wait.async_wait(net::as_tuple(net::use_awaitable));
+    left = std::move(kept);
   }
-  views_checked_ = UINT64_MAX;  // no view in this process meanwhile
-  auto n = co_await views_.Flush(Generation());
-  if (!n) co_return tl::unexpected(n.error());
-  if (auto st = co_await article_cache_.DropArticles(); !st) co_return st;
-  auto finished = co_await article_cache_.FinishViewRecovery(owner_);
-  if (!finished) co_return tl::unexpected(finished.error());
-  if (!*finished) co_return Fail(ErrorCode::kUnavailable, "the reload was taken over; retry");
+  spdlog::info("reloaded {} cached article(s) from SQL{}", dropped,
+               left.empty() ? std::string()
+                            : fmt::format("; {} kept (views kept arriving)", left.size()));
   co_return Status{};
 }
 

@@ -35,6 +35,9 @@ class RedisCheck {
   // Redis step never landed (the writer died, or Redis came back from a snapshot taken
   // before the step). Set by the wiring (the services); empty: marks are left alone.
   std::function<Awaitable<Status>(redis::CacheTarget)> repair_mark;
+  // Resumes the id sequences above SQL's (a Redis back older hands out ids again otherwise),
+  // once per recovery. Set by the wiring; empty: not done.
+  std::function<Awaitable<Status>()> reseed_ids;
   // How old a mark must be before a check repairs it, so that writes in progress are not
   // repaired under their feet; the first check of a new connection repairs every mark (the
   // writes in progress against the old one have lost their step). Tests set 0.
@@ -55,9 +58,9 @@ class RedisCheck {
   // For a view: checks until the views are checked, waiting up to a few seconds while
   // another process recovers them (then kUnavailable). Goes on when SQL cannot be read.
   Awaitable<Status> EnsureViews();
-  // Drops every article hash and body and the published lists, to refill from SQL
-  // (`plauditd rebuild-cache`): the views recovery run on purpose, so the unflushed views
-  // those hashes hold reach SQL first, and views everywhere wait for it (up to a few seconds).
+  // Drops every cached article hash and body, to refill from SQL (`plauditd rebuild-cache`),
+  // while other processes go on counting views: views are flushed first, and a hash that
+  // has counted one since is kept for another round (article_drop.lua).
   Awaitable<Status> ReloadArticles();
 
  private:

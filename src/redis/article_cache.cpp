@@ -1,5 +1,7 @@
 #include "redis/article_cache.hpp"
 
+#include <algorithm>
+#include <charconv>
 #include <cstdio>
 
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -314,10 +316,9 @@ Awaitable<Status> ArticleCache::Write(int64_t id, const ArticleFields& fields, i
 }
 
 Awaitable<Status> ArticleCache::SetCommentCount(int64_t id, int64_t count, int64_t ver) {
-  std::vector<std::string> keys{keys::Article(id)};
-  std::vector<std::string> args{"comments_ver", std::to_string(ver), "comments",
-                                std::to_string(count)};
-  co_return ReplyOk(co_await client_.Eval(GetScript("hash_set_newer.lua"), std::move(keys),
+  std::vector<std::string> keys{keys::Article(id), keys::ArticleFloor(id)};
+  std::vector<std::string> args{std::to_string(ver), std::to_string(count)};
+  co_return ReplyOk(co_await client_.Eval(GetScript("article_comments.lua"), std::move(keys),
                                           std::move(args)));
 }
 
@@ -325,7 +326,8 @@ Awaitable<Status> ArticleCache::Remove(int64_t id, const std::vector<int64_t>& c
   // The mark first: from then on no write or fill caches the article again (article_put.lua),
   // also one that read SQL before the delete and lands after these commands.
   std::vector<std::vector<std::string>> cmds{
-      {"SET", keys::ArticleFloor(id), std::to_string(kDeletedVersion), "EX", "86400"},
+      {"HSET", keys::ArticleFloor(id), "v", std::to_string(kDeletedVersion)},
+      {"EXPIRE", keys::ArticleFloor(id), "86400"},
       {"UNLINK", keys::Article(id), keys::ArticleBody(id)},
       {"SREM", std::string(keys::kViewsDirty), std::to_string(id)},
       {"ZREM", std::string(keys::kViewsInFlight), std::to_string(id)},
@@ -399,7 +401,8 @@ Awaitable<Result<bool>> ArticleCache::RebuildStep(std::string_view step, const s
   std::vector<std::string> keys{std::string(keys::kPublishedListLock)};
   for (auto list : kLists) keys.push_back(keys::PublishedListRebuild(list));
   for (auto list : kLists) keys.push_back(keys::PublishedList(list));
-  std::vector<std::string> args{std::string(step), owner, std::to_string(kRebuildLeaseMs)};
+  std::vector<std::string> args{std::string(step), owner, std::to_string(kRebuildLeaseMs),
+                                kSentinel};
   args.insert(args.end(), std::make_move_iterator(extra.begin()),
               std::make_move_iterator(extra.end()));
   auto r = co_await client_.Eval(GetScript("index_rebuild.lua"), std::move(keys), std::move(args));
@@ -408,7 +411,7 @@ Awaitable<Result<bool>> ArticleCache::RebuildStep(std::string_view step, const s
 }
 
 Awaitable<Result<bool>> ArticleCache::BeginRebuild(const std::string& owner) {
-  std::vector<std::string> extra{kSentinel};
+  std::vector<std::string> extra;
   co_return co_await RebuildStep("begin", owner, std::move(extra));
 }
 
@@ -515,6 +518,40 @@ Awaitable<Status> ArticleCache::DropArticles() {
   std::vector<std::vector<std::string>> lists;
   for (auto list : kLists) lists.push_back({"UNLINK", keys::PublishedList(list)});
   co_return AllOk(co_await client_.Pipeline(std::move(lists)));
+}
+
+Awaitable<Result<std::vector<int64_t>>> ArticleCache::CachedIds() {
+  std::vector<int64_t> ids;
+  std::string cursor = "0";
+  do {
+    std::vector<std::string> scan{"SCAN", cursor, "MATCH", "pl:art:{*}:*", "COUNT", "1000"};
+    auto r = co_await client_.Command(std::move(scan));
+    if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+    if (r->elements.size() != 2) co_return Fail(ErrorCode::kInternal, "unexpected SCAN reply");
+    cursor = r->elements[0].str;
+    for (const auto& key : r->elements[1].elements) {
+      // "pl:art:{lN}:<id>" exactly: not the body or floor beside it.
+      const std::string& k = key.str;
+      const auto colon = k.rfind(':');
+      if (colon == std::string::npos || !keys::IsArticleCache(k)) continue;
+      int64_t id = 0;
+      const char* first = k.data() + colon + 1;
+      const char* last = k.data() + k.size();
+      auto [end, ec] = std::from_chars(first, last, id);
+      if (ec == std::errc{} && end == last && id > 0 && k == keys::Article(id)) ids.push_back(id);
+    }
+  } while (cursor != "0");
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());  // SCAN may repeat a key
+  co_return ids;
+}
+
+Awaitable<Result<bool>> ArticleCache::DropIfFlushed(int64_t id, int64_t sql_views) {
+  std::vector<std::string> keys{keys::Article(id), keys::ArticleBody(id)};
+  std::vector<std::string> args{std::to_string(sql_views)};
+  auto r = co_await client_.Eval(GetScript("article_drop.lua"), std::move(keys), std::move(args));
+  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  co_return r->integer == 1;
 }
 
 Awaitable<Result<bool>> ArticleCache::FinishViewRecovery(const std::string& owner) {

@@ -158,6 +158,11 @@ class ArticleCache {
                                           int64_t lease_ms);
   // Drops every article hash and body (they refill from SQL) and the published lists.
   Awaitable<Status> DropArticles();
+  // The ids of every cached article hash (SCAN, in batches: never KEYS).
+  Awaitable<Result<std::vector<int64_t>>> CachedIds();
+  // Drops one article's hash and body unless it holds more views than `sql_views` (views
+  // counted since the last flush): false when kept (article_drop.lua).
+  Awaitable<Result<bool>> DropIfFlushed(int64_t id, int64_t sql_views);
   // False when another process took the recovery over meanwhile (it finishes it).
   Awaitable<Result<bool>> FinishViewRecovery(const std::string& owner);
 

@@ -13,8 +13,9 @@
 // | pl:art:{lN}:<id>         | HASH   | an article's list fields and its view count  | none       |
 // | pl:art:{lN}:<id>:body    | STRING | an article's sanitised HTML content, of the   | none       |
 // |                          |        | version in its hash's body_ver                |            |
-// | pl:art:{lN}:<id>:floor   | STRING | the lowest version a fill may cache while the | 10 min;    |
-// |                          |        | hash is absent; 2^62: deleted                 | deleted: 1 d |
+// | pl:art:{lN}:<id>:floor   | HASH   | while the hash is absent, the lowest row      | 10 min;    |
+// |                          |        | version (v) and comments_ver (c) a fill may   | deleted: 1 d |
+// |                          |        | cache; v = 2^62: deleted                      |            |
 // | pl:arts:{pub}:<list>     | ZSET   | published list index: all, article, post;    | none       |
 // |                          |        | score = pinned·2^51 + publishedAt ms, member  |            |
 // |                          |        | = 19-digit id; sentinel member at -inf       |            |

@@ -28,7 +28,15 @@ constexpr std::string_view kColumns =
     "a.status, a.pinned, a.allow_comments, a.created_at, a.updated_at, a.published_at, "
     "a.view_count, a.like_count, a.comment_count, a.comment_ver, a.ver";
 constexpr std::string_view kFrom = " FROM articles a JOIN users u ON u.id = a.author_id ";
-constexpr std::string_view kMaxId = "SELECT COALESCE(MAX(id), 0) FROM articles";
+// Also ids of deleted articles (migration 015).
+constexpr std::string_view kMaxId =
+    "SELECT MAX(m) FROM (SELECT COALESCE(MAX(id), 0) AS m FROM articles UNION ALL "
+    "SELECT last AS m FROM id_marks WHERE name = 'article') s";
+constexpr std::string_view kWasDeleted =
+    "SELECT COUNT(*) FROM article_changes WHERE article_id = $1 AND op = 'delete'";
+constexpr std::string_view kMarkIds =
+    "INSERT INTO id_marks (name, last) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET "
+    "last = excluded.last WHERE id_marks.last < excluded.last";
 constexpr std::string_view kPublishedAfter =
     "SELECT id, kind, pinned, published_at, ver FROM articles "
     "WHERE status = 'published' AND id > $1 ORDER BY id LIMIT $2";
@@ -167,6 +175,14 @@ Awaitable<Result<std::optional<std::vector<int64_t>>>> ArticleTable::Delete(int6
       std::vector<int64_t> comment_ids;
       comment_ids.reserve(ids->rows.size());
       for (const auto& row : ids->rows) comment_ids.push_back(Int(row[0]));
+      // Their ids leave MAX(id): keep them as the sequences' floors (migration 015).
+      auto marked = tx.Query(kMarkIds, {std::string("article"), id});
+      if (!marked) return tl::unexpected(marked.error());
+      if (!comment_ids.empty()) {
+        const int64_t top = *std::max_element(comment_ids.begin(), comment_ids.end());
+        auto m = tx.Query(kMarkIds, {std::string("comment"), top});
+        if (!m) return tl::unexpected(m.error());
+      }
       // Rows that hang off the article (its likes, its comments and their likes) go in the
       // same transaction.
       for (auto sql : {kDeleteLikes, kDeleteCommentLikes, kDeleteComments}) {
@@ -220,6 +236,15 @@ Awaitable<Result<int64_t>> ArticleTable::MaxId() {
     return Int(r->rows.at(0).at(0));
   };
   co_return co_await store_.Run<int64_t>(std::move(job));
+}
+
+Awaitable<Result<bool>> ArticleTable::WasDeleted(int64_t id) {
+  std::function<Result<bool>(Connection&)> job = [id](Connection& c) -> Result<bool> {
+    auto r = c.Query(kWasDeleted, {id});
+    if (!r) return tl::unexpected(r.error());
+    return Int(r->rows.at(0).at(0)) > 0;
+  };
+  co_return co_await store_.Run<bool>(std::move(job));
 }
 
 Awaitable<Result<std::vector<PublishedEntry>>> ArticleTable::PublishedAfter(int64_t after_id,

@@ -91,6 +91,9 @@ class ArticleTable {
   // Rows for `ids` (any order; missing ids are absent), without content.
   Awaitable<Result<std::vector<ArticleRow>>> FindMany(std::vector<int64_t> ids);
   Awaitable<Result<int64_t>> MaxId();
+  // Whether the change feed records a delete of the article (within its retention): an
+  // absent row is then a deleted article, not one whose create has not committed yet.
+  Awaitable<Result<bool>> WasDeleted(int64_t id);
   // Published articles after `after_id`, by id, at most `limit` (to rebuild list indexes).
   Awaitable<Result<std::vector<PublishedEntry>>> PublishedAfter(int64_t after_id, int64_t limit);
   // Lists by author/status from SQL (the caller's drafts: low traffic), newest id first;

@@ -31,7 +31,10 @@ constexpr std::string_view kLive =
 constexpr std::string_view kDelete =
     "UPDATE comments SET deleted = 1, body = '', updated_at = $2, ver = ver + 1 "
     "WHERE id = $1 AND deleted = 0";
-constexpr std::string_view kMaxId = "SELECT COALESCE(MAX(id), 0) FROM comments";
+// Also ids of comments deleted with their article (migration 015).
+constexpr std::string_view kMaxId =
+    "SELECT MAX(m) FROM (SELECT COALESCE(MAX(id), 0) AS m FROM comments UNION ALL "
+    "SELECT last AS m FROM id_marks WHERE name = 'comment') s";
 
 CommentRow FromRow(const Row& r) {
   CommentRow c;
@@ -108,6 +111,11 @@ Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp st
       auto taken = tx.Query(kIdTaken, {c.id});
       if (!taken) return tl::unexpected(taken.error());
       if (!taken->rows.empty()) return Fail(ErrorCode::kAlreadyExists, "comment id taken");
+      // The article's row first, then comment rows: the order an article delete and the like
+      // flush lock them in, so none of them can deadlock with another on PostgreSQL.
+      auto a = tx.Query(kAddToArticle, {c.article_id, int64_t{1}});
+      if (!a) return tl::unexpected(a.error());
+      if (a->affected == 0) return Fail(ErrorCode::kNotFound, "no such article");
       auto ins = tx.Query(kInsert, {c.id, c.article_id, OptionalId(top), c.author_id,
                                     OptionalId(reply_to), c.body, c.now_ms});
       if (!ins) return tl::unexpected(ins.error());
@@ -117,9 +125,6 @@ Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp st
         if (!r) return tl::unexpected(r.error());
         ids.push_back(*top);
       }
-      auto a = tx.Query(kAddToArticle, {c.article_id, int64_t{1}});
-      if (!a) return tl::unexpected(a.error());
-      if (a->affected == 0) return Fail(ErrorCode::kNotFound, "no such article");
       if (auto read = ReadBack(tx, ids, c.article_id, out); !read) return read;
       return RaiseCacheShard(tx, stamp);
     });
@@ -162,8 +167,10 @@ Awaitable<Result<CommentWrite>> CommentTable::Delete(int64_t id, int64_t now_ms,
       if (live->rows.empty()) return Fail(ErrorCode::kNotFound, "no such comment");
       const int64_t article_id = Int(live->rows[0][0]);
       std::vector<int64_t> ids{id};
-      // The conditional UPDATE decides who deleted it: a concurrent second delete changes
-      // nothing and counts nothing.
+      // The article's row first (see Insert). Then the conditional UPDATE decides who deleted
+      // the comment: a concurrent second delete fails here and rolls back, counting nothing.
+      auto a = tx.Query(kAddToArticle, {article_id, int64_t{-1}});
+      if (!a) return tl::unexpected(a.error());
       auto r = tx.Query(kDelete, {id, now_ms});
       if (!r) return tl::unexpected(r.error());
       if (r->affected == 0) return Fail(ErrorCode::kNotFound, "no such comment");
@@ -173,8 +180,6 @@ Awaitable<Result<CommentWrite>> CommentTable::Delete(int64_t id, int64_t now_ms,
         if (!p) return tl::unexpected(p.error());
         ids.push_back(top);
       }
-      auto a = tx.Query(kAddToArticle, {article_id, int64_t{-1}});
-      if (!a) return tl::unexpected(a.error());
       if (auto read = ReadBack(tx, ids, article_id, out); !read) return read;
       return RaiseCacheShard(tx, stamp);
     });

@@ -23,18 +23,20 @@
 -- version, and one older than the hash is dropped (refilled on the next full read). A body
 -- never exists without its hash.
 --
--- The floor is what an absent hash remembers: a write that finds no hash leaves its version
--- there (10 minutes, far longer than a fill's SQL read can lag its Redis step), so a fill of
--- an older row read before that write cannot create the hash ('stale': the caller reads SQL
--- again); a delete leaves the deleted version (ARGV of index_update.lua's kDeletedVersion,
--- 2^62) for a day, and then every write and fill is refused ('gone').
+-- The floor (a HASH) is what an absent hash remembers: a write that finds no hash leaves its
+-- version there as `v`, a comment count that finds none its `comments_ver` as `c`
+-- (article_comments.lua; 10 minutes, far longer than a fill's SQL read can lag its Redis
+-- step), so a fill of a row read before either cannot create the hash ('stale': the caller
+-- reads SQL again); a delete leaves v = 2^62 (ArticleCache::kDeletedVersion) for a day, and
+-- then every write and fill is refused ('gone').
 -- Returns 'unchecked', 'stale', 'gone', or the hash after the write (HGETALL; fill and
 -- create), or 1/0 whether the fields were written (write).
 local mode, ver = ARGV[1], tonumber(ARGV[2])
 if mode == 'fill' and redis.call('GET', KEYS[4]) ~= ARGV[3] then
   return 'unchecked'
 end
-local floor = tonumber(redis.call('GET', KEYS[3]) or '0')
+local fl = redis.call('HMGET', KEYS[3], 'v', 'c')
+local floor, comments_floor = tonumber(fl[1] or '0'), tonumber(fl[2] or '0')
 if floor >= 4611686018427387904 then
   return 'gone'
 end
@@ -46,16 +48,27 @@ local function done(applied)
   if mode == 'write' then return applied end
   return redis.call('HGETALL', KEYS[1])
 end
+local comments, comments_ver
+for i = first, #ARGV, 2 do
+  if ARGV[i] == 'comments' then
+    comments = ARGV[i + 1]
+  elseif ARGV[i] == 'comments_ver' then
+    comments_ver = ARGV[i + 1]
+  end
+end
 local cur = redis.call('HMGET', KEYS[1], 'ver', 'body_ver', 'comments_ver')
 if not cur[1] and redis.call('EXISTS', KEYS[1]) == 0 then
   if mode == 'write' then
     redis.call('DEL', KEYS[2])
     if ver > floor then
-      redis.call('SET', KEYS[3], ARGV[2], 'PX', 600000)
+      redis.call('HSET', KEYS[3], 'v', ARGV[2])
+      if redis.call('PTTL', KEYS[3]) < 600000 then  -- never shortens a longer one
+        redis.call('PEXPIRE', KEYS[3], 600000)
+      end
     end
     return 0
   end
-  if ver < floor then
+  if ver < floor or tonumber(comments_ver or '0') < comments_floor then
     return 'stale'
   end
   redis.call('HSET', KEYS[1], unpack(ARGV, first))
@@ -73,27 +86,20 @@ local body_ver = tonumber(cur[2] or '0')
 local applied = 0
 if ver > have then
   local set = {'ver', ARGV[2]}
-  local comments, comments_ver
   for i = first, #ARGV, 2 do
     local k = ARGV[i]
-    if k == 'comments' then
-      comments = ARGV[i + 1]
-    elseif k == 'comments_ver' then
-      comments_ver = ARGV[i + 1]
-    elseif k ~= 'views' and k ~= 'likes' then
+    if k ~= 'views' and k ~= 'likes' and k ~= 'comments' and k ~= 'comments_ver' then
       set[#set + 1] = k
       set[#set + 1] = ARGV[i + 1]
     end
   end
-  if comments and comments_ver and tonumber(comments_ver) > tonumber(cur[3] or '0') then
-    set[#set + 1] = 'comments'
-    set[#set + 1] = comments
-    set[#set + 1] = 'comments_ver'
-    set[#set + 1] = comments_ver
-  end
   redis.call('HSET', KEYS[1], unpack(set))
   applied = 1
   have = ver
+end
+-- The comment count has its own version (a comment write does not raise the row's).
+if comments and comments_ver and tonumber(comments_ver) > tonumber(cur[3] or '0') then
+  redis.call('HSET', KEYS[1], 'comments', comments, 'comments_ver', comments_ver)
 end
 if body and ver == have and body_ver < ver then
   redis.call('SET', KEYS[2], body)

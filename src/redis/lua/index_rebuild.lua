@@ -5,7 +5,8 @@
 -- KEYS[1] the lock pl:arts:{pub}:lock; KEYS[2..4] the twins of all, article, post;
 -- KEYS[5..7] the live indexes in the same order.
 -- ARGV[1] 'begin' | 'add' | 'finish', ARGV[2] the owner, ARGV[3] the lease in ms,
--- ARGV[4] the sentinel member (begin);
+-- ARGV[4] the sentinel member: 'begin' puts it in each twin, and 'add' and 'finish' refuse
+-- twins without it (a Redis restarted from a snapshot taken between the lock and 'begin');
 -- add: then per article id, score, version, kind ('article' or 'post'), member: added to
 -- the twins of "all" and its kind unless a change newer than the version SQL gave has been
 -- applied meanwhile (its pl:arts:{pub}:v:<id> says so: that change already put the article
@@ -17,6 +18,9 @@ if redis.call('GET', KEYS[1]) ~= ARGV[2] then
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 local step = ARGV[1]
+if step ~= 'begin' and not redis.call('ZSCORE', KEYS[2], ARGV[4]) then
+  return 0
+end
 if step == 'begin' then
   for i = 2, 4 do
     redis.call('DEL', KEYS[i])
@@ -32,7 +36,7 @@ if step == 'finish' then
   return 1
 end
 local tag = string.match(KEYS[1], '^(pl:arts:{pub}:)')
-for i = 4, #ARGV, 5 do
+for i = 5, #ARGV, 5 do
   local id, score, ver, kind, member = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4]
   local have = redis.call('GET', tag .. 'v:' .. id)
   if not have or tonumber(have) <= tonumber(ver) then

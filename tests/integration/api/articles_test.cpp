@@ -369,6 +369,16 @@ TEST_P(ArticlesTest, ReloadingArticlesDropsEveryHashAndKeepsTheirViews) {
   ASSERT_EQ(r.status, 200);
   EXPECT_EQ(r.Json().at("title").as_string(), "reloaded");
   EXPECT_EQ(r.Json().at("viewCount").as_int64(), 4);
+  // Another instance counts views meanwhile: a hash holding one SQL lacks stays.
+  redis::ArticleCache cache(app_->app().redis());
+  auto kept = OnLoop(cache.DropIfFlushed(id, /*sql_views=*/3));
+  ASSERT_TRUE(kept);
+  EXPECT_FALSE(*kept);
+  EXPECT_EQ(RedisViews(id), 4);
+  auto dropped = OnLoop(cache.DropIfFlushed(id, /*sql_views=*/4));
+  ASSERT_TRUE(dropped);
+  EXPECT_TRUE(*dropped);
+  EXPECT_EQ(RedisViews(id), -1);
 }
 
 TEST_P(ArticlesTest, RolesDecideWhoWritesWhat) {
