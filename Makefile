@@ -1,5 +1,5 @@
 # Thin wrappers over CMake presets; see README.md.
-.PHONY: deps build run test test-debug bench soak clean format
+.PHONY: deps build run test test-debug bench soak soak-content clean format
 
 JOBS ?= $(shell nproc)
 ARGS ?=
@@ -37,6 +37,14 @@ soak: deps
 	cmake --build build -j $(JOBS) --target app_tests plauditd
 	PLAUDIT_FAULT_SEED=$(SEED) PLAUDIT_FAULT_SECONDS=$$(( $(MINUTES) * 60 )) \
 	  PLAUDIT_FAULTS=$(FAULTS) ./build/tests/app_tests --gtest_filter='Databases/FaultTest.*/$(DB)'
+
+# Its sibling for articles and comments (tests/integration/app/content_fault_test.cpp):
+#   make soak-content SEED=1234 MINUTES=10 [FAULTS=flushall,redis-rollback] [DB=sqlite|postgresql]
+soak-content: deps
+	@test -f build/build.ninja || cmake --preset release >/dev/null
+	cmake --build build -j $(JOBS) --target app_tests plauditd
+	PLAUDIT_CONTENT_SEED=$(SEED) PLAUDIT_CONTENT_SECONDS=$$(( $(MINUTES) * 60 )) \
+	  PLAUDIT_CONTENT_FAULTS=$(FAULTS) ./build/tests/app_tests --gtest_filter='Databases/ContentFaultTest.*/$(DB)'
 
 clean:
 	rm -rf build build-debug

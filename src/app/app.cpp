@@ -213,16 +213,24 @@ Status App::WireServices() {
     if (!checked) co_return tl::unexpected(checked.error());
     co_return Status{};
   };
-  articles_->redis_checked = [c = redis_check_.get()] { return c->LikesChecked(); };
-  articles_->check_redis = [c = redis_check_.get()]() -> Awaitable<Status> {
-    auto checked = co_await c->Check();
-    if (!checked) co_return tl::unexpected(checked.error());
-    co_return Status{};
+  // Articles and comments count as checked only once the views are too: while another
+  // process recovers an older Redis's article hashes they wait (EnsureViews, up to ~5 s).
+  articles_->redis_checked = [c = redis_check_.get()] {
+    return c->LikesChecked() && c->ViewsChecked();
   };
-  redis_check_->repair_mark = [a = articles_.get(),
-                               c = comments_.get()](redis::CacheTarget t) -> Awaitable<Status> {
-    if (t.kind == 'a') co_return co_await a->Repair(t.id);
-    co_return co_await c->Repair(t.id);
+  articles_->check_redis = [c = redis_check_.get()] { return c->EnsureViews(); };
+  redis_check_->repair_mark = [a = articles_.get(), c = comments_.get()](
+                                  const redis::CacheMark& m) -> Awaitable<Result<bool>> {
+    auto settled = co_await a->MarkSettled(m);
+    if (!settled || !*settled) co_return settled;
+    Status st = Status{};
+    if (m.target.kind == 'a') {
+      st = co_await a->Repair(m.target.id);
+    } else {
+      st = co_await c->Repair(m.target.id);
+    }
+    if (!st) co_return tl::unexpected(st.error());
+    co_return true;
   };
   redis_check_->reseed_ids = [a = articles_.get(), c = comments_.get()]() -> Awaitable<Status> {
     if (auto st = co_await a->ReseedIds(); !st) co_return st;

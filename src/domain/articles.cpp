@@ -243,7 +243,7 @@ Awaitable<Result<Article>> ArticleService::Create(const Principal& who, ArticleI
   if (!inserted && inserted.error().code == ErrorCode::kAlreadyExists) {
     // Redis came back with an old sequence: resume above SQL's highest id and retry once.
     spdlog::warn("article id {} already in SQL; reseeding the sequence", a.id);
-    co_await Unmark(*mark);
+    co_await UnmarkUnless(*mark, inserted.error());
     id = co_await AllocateId(true);
     if (!id) co_return tl::unexpected(id.error());
     a.id = *id;
@@ -253,7 +253,10 @@ Awaitable<Result<Article>> ArticleService::Create(const Principal& who, ArticleI
     stamp = sql::CacheStamp{mark->shard, mark->seq};
     inserted = co_await table_.Insert(ToRow(a), stamp);
   }
-  if (!inserted) co_return tl::unexpected(inserted.error());
+  if (!inserted) {
+    co_await UnmarkUnless(*mark, inserted.error());
+    co_return tl::unexpected(inserted.error());
+  }
   a.ver = 1;  // a new row's (migration 013)
   co_await ReflectOrRepairLater(a, /*created=*/true, *mark);
   co_return a;
@@ -290,7 +293,7 @@ Awaitable<void> ArticleService::ReflectOrRepairLater(const Article& a, bool crea
   if (auto st = co_await Reflect(a, created); !st) {
     spdlog::warn("article {} committed, but its cache step failed ({}); repairing it later",
                  a.id, st.error().message);
-    pending_repairs_.insert(a.id);
+    pending_repairs_.Add(a.id);
     co_return;
   }
   co_await Unmark(mark);
@@ -303,17 +306,37 @@ Awaitable<Status> ArticleService::EnsureChecked() {
 
 Awaitable<Result<redis::CacheMark>> ArticleService::MarkWrite(redis::CacheTarget target) {
   for (int attempt = 0; attempt < 3; ++attempt) {
-    // Checked first: a seq taken on an older Redis would lift it above SQL's and hide it.
+    // Checked first: a seq taken on an older Redis would lift it above SQL's and hide it. A
+    // read goes on when the check could not read SQL; a write needs SQL anyway, so it waits.
     if (attempt == 0) {
       if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
     } else if (recheck_redis) {
       if (auto st = co_await recheck_redis(); !st) co_return tl::unexpected(st.error());
     }
+    if (redis_checked && !redis_checked()) {
+      co_return Fail(ErrorCode::kUnavailable, "redis is not yet checked against SQL; retry");
+    }
+    if (attempt > 0) marks_.Vouch();
     auto mark = co_await marks_.Mark(target);
     if (!mark) co_return tl::unexpected(mark.error());
     if (*mark) co_return std::move(**mark);
   }
   co_return Fail(ErrorCode::kUnavailable, "redis is not yet checked against SQL; retry");
+}
+
+Awaitable<void> ArticleService::UnmarkUnless(const redis::CacheMark& mark, const Error& e) {
+  // A lost connection or a failed COMMIT may have committed: the mark stays, and a check
+  // repairs the cache from SQL (safe either way). A refusal changed nothing.
+  switch (e.code) {
+    case ErrorCode::kNotFound:
+    case ErrorCode::kPermissionDenied:
+    case ErrorCode::kInvalidArgument:
+    case ErrorCode::kAlreadyExists:
+      co_await Unmark(mark);
+      break;
+    default:
+      break;
+  }
 }
 
 Awaitable<void> ArticleService::Unmark(const redis::CacheMark& mark) {
@@ -344,13 +367,18 @@ Awaitable<Status> ArticleService::Repair(int64_t id) {
   co_return co_await Reflect(a, /*created=*/false);
 }
 
+Awaitable<Result<bool>> ArticleService::MarkSettled(const redis::CacheMark& mark) {
+  if (mark.age_us > kAbandonUs) co_return true;
+  auto row = co_await table_.Find(mark.target.id, /*with_content=*/false);
+  if (!row) co_return tl::unexpected(row.error());
+  if (!*row) co_return co_await table_.WasDeleted(mark.target.id);  // else: a create in flight
+  const int64_t committed = mark.target.kind == 'a' ? (*row)->cache_seq : (*row)->thread_seq;
+  co_return committed >= mark.seq;
+}
+
 Awaitable<Result<int64_t>> ArticleService::RepairPending() {
-  const std::vector<int64_t> ids(pending_repairs_.begin(), pending_repairs_.end());
-  for (int64_t id : ids) {
-    auto st = co_await Repair(id);
-    if (st) pending_repairs_.erase(id);
-  }
-  co_return static_cast<int64_t>(pending_repairs_.size());
+  std::function<Awaitable<Status>(int64_t)> repair = [this](int64_t id) { return Repair(id); };
+  co_return co_await pending_repairs_.Retry(std::move(repair));
 }
 
 Awaitable<Result<std::optional<Article>>> ArticleService::FillFromSql(
@@ -592,9 +620,14 @@ Awaitable<Result<Article>> ArticleService::Update(const Principal& who, int64_t 
   if (!mark) co_return tl::unexpected(mark.error());
   const sql::CacheStamp stamp{mark->shard, mark->seq};
   auto patched = co_await table_.Patch(id, std::move(apply), stamp);
-  if (!patched || !*patched) co_await Unmark(*mark);  // nothing committed
-  if (!patched) co_return tl::unexpected(patched.error());
-  if (!*patched) co_return Fail(ErrorCode::kNotFound, "no such article");
+  if (!patched) {
+    co_await UnmarkUnless(*mark, patched.error());
+    co_return tl::unexpected(patched.error());
+  }
+  if (!*patched) {
+    co_await Unmark(*mark);  // no such row: nothing committed
+    co_return Fail(ErrorCode::kNotFound, "no such article");
+  }
   Article a = FromRow((*patched)->row);
   a.content = std::move((*patched)->row.content);
   a.view_count = current->view_count;
@@ -616,7 +649,7 @@ Awaitable<Status> ArticleService::Delete(const Principal& who, int64_t id) {
   const sql::CacheStamp stamp{mark->shard, mark->seq};
   auto deleted = co_await table_.Delete(id, NowMs(), stamp);
   if (!deleted) {
-    co_await Unmark(*mark);
+    co_await UnmarkUnless(*mark, deleted.error());
     co_return tl::unexpected(deleted.error());
   }
   // Whether or not SQL still had it (a retried delete), clear every trace from Redis; the
@@ -631,7 +664,7 @@ Awaitable<Status> ArticleService::Delete(const Principal& who, int64_t id) {
   if (!removed) {
     spdlog::warn("article {} deleted, but its cache step failed ({}); repairing it later", id,
                  removed.error().message);
-    pending_repairs_.insert(id);
+    pending_repairs_.Add(id);
   } else {
     co_await Unmark(*mark);
   }

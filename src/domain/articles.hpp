@@ -17,6 +17,7 @@
 #include <string>
 
 #include "domain/article.hpp"
+#include "domain/pending_repairs.hpp"
 #include "domain/single_flight.hpp"
 #include "redis/article_cache.hpp"
 #include "redis/cache_marks.hpp"
@@ -88,9 +89,17 @@ class ArticleService {
   // write's SQL transaction; and its removal once the write's Redis step landed.
   Awaitable<Result<redis::CacheMark>> MarkWrite(redis::CacheTarget target);
   Awaitable<void> Unmark(const redis::CacheMark& mark);
+  // After a write failed: Unmark when the error says nothing was committed (a refusal), else
+  // the mark stays for a check to repair from SQL.
+  Awaitable<void> UnmarkUnless(const redis::CacheMark& mark, const Error& e);
   // Writes the article's cache from its SQL row (or its deletion): a write whose Redis step
   // failed, or a mark the check found stuck.
   Awaitable<Status> Repair(int64_t id);
+  // Whether SQL shows the write of `mark` committed (the row's cache_seq or thread_seq has
+  // reached its seq; a deletion counts), or the mark is so old (kAbandonUs) that its write
+  // never will: then its cache may be repaired from SQL and the mark dropped.
+  Awaitable<Result<bool>> MarkSettled(const redis::CacheMark& mark);
+  static constexpr int64_t kAbandonUs = 60'000'000;
   // Rebuilds the published list indexes from SQL (once, under a lock).
   Awaitable<Status> RebuildIndexes();
   // Resumes the id sequence above every id SQL ever held (after Redis came back older).
@@ -135,7 +144,7 @@ class ArticleService {
   SingleFlight<int64_t, Article> loads_;
   SingleFlight<int, bool> rebuilds_;
   std::string instance_id_;
-  std::set<int64_t> pending_repairs_;
+  PendingRepairs pending_repairs_;
 };
 
 // Mapping between the cache's fields, SQL rows and the domain type.

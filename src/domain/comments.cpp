@@ -193,7 +193,7 @@ Awaitable<Result<Comment>> CommentService::Create(const Principal& who, int64_t 
     w = co_await table_.Insert(std::move(nc), stamp);
   }
   if (!w) {
-    co_await articles_.Unmark(*mark);  // nothing committed
+    co_await articles_.UnmarkUnless(*mark, w.error());
     co_return tl::unexpected(w.error());
   }
   if (auto st = co_await AfterCommit(*w, *mark); !st) co_return tl::unexpected(st.error());
@@ -227,7 +227,7 @@ Awaitable<Status> CommentService::AfterCommit(const sql::CommentWrite& w,
   if (auto repaired = co_await Repair(article_id); !repaired) {
     spdlog::warn("invalidation of article {} failed ({}); retried by the flusher", article_id,
                  repaired.error().message);
-    pending_repairs_.insert(article_id);
+    pending_repairs_.Add(article_id);
   } else {
     co_await articles_.Unmark(mark);
   }
@@ -244,12 +244,8 @@ Awaitable<Status> CommentService::Repair(int64_t article_id) {
 }
 
 Awaitable<Result<int64_t>> CommentService::RepairPending() {
-  const std::vector<int64_t> ids(pending_repairs_.begin(), pending_repairs_.end());
-  for (int64_t id : ids) {
-    auto st = co_await Repair(id);
-    if (st) pending_repairs_.erase(id);
-  }
-  co_return static_cast<int64_t>(pending_repairs_.size());
+  std::function<Awaitable<Status>(int64_t)> repair = [this](int64_t id) { return Repair(id); };
+  co_return co_await pending_repairs_.Retry(std::move(repair));
 }
 
 Awaitable<Result<Comment>> CommentService::Peek(int64_t id) {
@@ -365,7 +361,7 @@ Awaitable<Result<Comment>> CommentService::Edit(const Principal& who, int64_t id
   const sql::CacheStamp stamp{mark->shard, mark->seq};
   auto w = co_await table_.Edit(id, std::move(*text), NowMs(), stamp);
   if (!w) {
-    co_await articles_.Unmark(*mark);
+    co_await articles_.UnmarkUnless(*mark, w.error());
     co_return tl::unexpected(w.error());
   }
   if (auto st = co_await AfterCommit(*w, *mark); !st) co_return tl::unexpected(st.error());
@@ -388,7 +384,7 @@ Awaitable<Status> CommentService::Delete(const Principal& who, int64_t id) {
   const sql::CacheStamp stamp{mark->shard, mark->seq};
   auto w = co_await table_.Delete(id, NowMs(), stamp);
   if (!w) {
-    co_await articles_.Unmark(*mark);
+    co_await articles_.UnmarkUnless(*mark, w.error());
     co_return tl::unexpected(w.error());
   }
   co_return co_await AfterCommit(*w, *mark);

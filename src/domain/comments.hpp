@@ -23,6 +23,7 @@
 #include "domain/articles.hpp"
 #include "domain/comment.hpp"
 #include "domain/likes.hpp"
+#include "domain/pending_repairs.hpp"
 #include "domain/single_flight.hpp"
 #include "redis/comment_cache.hpp"
 #include "sql/comments.hpp"
@@ -116,7 +117,7 @@ class CommentService {
   // knows a known comment's article without a read. Bounded; emptied when full.
   std::unordered_map<int64_t, int64_t> article_of_;
   static constexpr size_t kArticleOfCapacity = 1 << 17;
-  std::set<int64_t> pending_repairs_;
+  PendingRepairs pending_repairs_;
 };
 
 // Mapping between the cache's fields, SQL rows and the domain type.

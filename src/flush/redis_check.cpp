@@ -55,7 +55,6 @@ Awaitable<Result<bool>> RedisCheck::Recheck() {
 
 Awaitable<Result<bool>> RedisCheck::CheckOnce() {
   const uint64_t generation = Generation();
-  const bool new_connection = likes_checked_ != generation;
   // SQL first: Redis's seqs only grow, so read after SQL's they are at least as high unless
   // Redis lost writes (another flusher committing meanwhile cannot make a false alarm).
   auto seqs = co_await like_table_.ShardSeqs();
@@ -108,7 +107,7 @@ Awaitable<Result<bool>> RedisCheck::CheckOnce() {
     if (auto st = co_await reseed_ids(); !st) co_return tl::unexpected(st.error());
     spdlog::info("resumed the article and comment id sequences above SQL's");
   }
-  co_await RepairMarks(new_connection ? 0 : mark_age_us);
+  co_await RepairMarks();
   likes_checked_ = generation;
   if (*views == ViewCheck::kRecover) {
     auto finished = co_await article_cache_.FinishViewRecovery(owner_);
@@ -123,28 +122,30 @@ Awaitable<Result<bool>> RedisCheck::CheckOnce() {
   co_return true;
 }
 
-Awaitable<void> RedisCheck::RepairMarks(int64_t age_us) {
+Awaitable<void> RedisCheck::RepairMarks() {
   // Failures are logged and left for the next check: a mark stays until its repair worked.
   if (!repair_mark) co_return;
-  auto stuck = co_await marks_.Stuck(age_us);
-  if (!stuck) {
-    spdlog::warn("cannot read the cache marks: {}", stuck.error().message);
+  auto marks = co_await marks_.All();
+  if (!marks) {
+    spdlog::warn("cannot read the cache marks: {}", marks.error().message);
     co_return;
   }
-  for (const auto& mark : *stuck) {
-    auto repaired = co_await repair_mark(mark.target);
-    if (!repaired) {
-      spdlog::warn("cannot repair the cache of {} from SQL: {}", mark.member,
-                   repaired.error().message);
+  size_t repaired = 0;
+  for (const auto& mark : *marks) {
+    auto done = co_await repair_mark(mark);
+    if (!done) {
+      spdlog::warn("cannot repair the cache of {} from SQL: {}", mark.member, done.error().message);
       continue;
     }
+    if (!*done) continue;  // its write is still in progress
+    ++repaired;
     if (auto st = co_await marks_.Unmark(mark); !st) {
       spdlog::warn("cannot clear cache mark {}: {}", mark.member, st.error().message);
     }
   }
-  if (!stuck->empty()) {
+  if (repaired > 0) {
     spdlog::info("repaired {} article or comment cache(s) whose write's Redis step never landed",
-                 stuck->size());
+                 repaired);
   }
 }
 

@@ -31,17 +31,16 @@ class RedisCheck {
              redis::ArticleCache& article_cache, sql::ArticleTable& article_table,
              redis::CacheMarks& marks, LikeFlush& likes, ViewFlush& views);
 
-  // Repairs one article or comment thread from SQL whose write left its cache mark: its
-  // Redis step never landed (the writer died, or Redis came back from a snapshot taken
-  // before the step). Set by the wiring (the services); empty: marks are left alone.
-  std::function<Awaitable<Status>(redis::CacheTarget)> repair_mark;
+  // Repairs from SQL the article or comment thread of a write whose cache mark outlived it
+  // (its Redis step never landed: the writer died, or Redis came back from a snapshot taken
+  // before the step), if SQL shows the write committed: true when repaired (the mark goes),
+  // false for a write still in progress. Set by the wiring (the services); empty: marks are
+  // left alone.
+  std::function<Awaitable<Result<bool>>(const redis::CacheMark&)> repair_mark;
   // Resumes the id sequences above SQL's (a Redis back older hands out ids again otherwise),
   // once per recovery. Set by the wiring; empty: not done.
   std::function<Awaitable<Status>()> reseed_ids;
-  // How old a mark must be before a check repairs it, so that writes in progress are not
-  // repaired under their feet; the first check of a new connection repairs every mark (the
-  // writes in progress against the old one have lost their step). Tests set 0.
-  int64_t mark_age_us = 5'000'000;
+
 
   uint64_t Generation() const { return like_store_.Generation(); }
   // Whether likes, and views, may be served on the current connection.
@@ -65,7 +64,7 @@ class RedisCheck {
 
  private:
   Awaitable<Result<bool>> CheckOnce();
-  Awaitable<void> RepairMarks(int64_t age_us);
+  Awaitable<void> RepairMarks();
 
   net::any_io_executor ex_;
   redis::LikeStore& like_store_;

@@ -34,10 +34,13 @@ Awaitable<Result<std::optional<CacheMark>>> CacheMarks::Mark(CacheTarget target)
   const int shard = keys::LikeShard(target.id);
   std::vector<std::string> keys{keys::LikeSeq(shard), keys::CacheMarks(shard),
                                 keys::LikeBirthMark(shard), keys::LikeRecoveryMark(shard)};
-  std::vector<std::string> args{TargetName(target)};
+  std::vector<std::string> args{TargetName(target),
+                                std::to_string(high_[static_cast<size_t>(shard)])};
   auto r = co_await client_.Eval(GetScript("cache_mark.lua"), std::move(keys), std::move(args));
   if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
   if (r->type != Reply::Type::kInteger) co_return std::optional<CacheMark>{};  // 'unchecked'
+  int64_t& high = high_[static_cast<size_t>(shard)];
+  high = std::max(high, r->integer);
   CacheMark m;
   m.target = target;
   m.shard = shard;
@@ -51,25 +54,27 @@ Awaitable<Status> CacheMarks::Unmark(const CacheMark& mark) {
   co_return ReplyOk(co_await client_.Command(std::move(cmd)));
 }
 
-Awaitable<Result<std::vector<CacheMark>>> CacheMarks::Stuck(int64_t age_us) {
+Awaitable<Result<std::vector<CacheMark>>> CacheMarks::All() {
   std::vector<std::string> time{"TIME"};
   auto now = co_await client_.Command(std::move(time));
   if (auto st = ReplyOk(now); !st) co_return tl::unexpected(st.error());
   if (now->elements.size() != 2) co_return Fail(ErrorCode::kInternal, "unexpected TIME reply");
   const int64_t now_us =
       std::stoll(now->elements[0].str) * 1'000'000 + std::stoll(now->elements[1].str);
-  const std::string cutoff = std::to_string(now_us - age_us);
   std::vector<std::vector<std::string>> cmds;
   cmds.reserve(keys::kLikeShards);
   for (int s = 0; s < keys::kLikeShards; ++s) {
-    cmds.push_back({"ZRANGEBYSCORE", keys::CacheMarks(s), "-inf", cutoff, "LIMIT", "0", "100"});
+    cmds.push_back({"ZRANGE", keys::CacheMarks(s), "0", "99"});
   }
   auto r = co_await client_.Pipeline(std::move(cmds));
   if (auto st = AllOk(r); !st) co_return tl::unexpected(st.error());
   std::vector<CacheMark> out;
   for (int s = 0; s < keys::kLikeShards; ++s) {
     for (const auto& member : (*r)[static_cast<size_t>(s)].elements) {
-      if (auto m = ParseMember(s, member.str)) out.push_back(std::move(*m));
+      if (auto m = ParseMember(s, member.str)) {
+        m->age_us = now_us - m->seq;
+        out.push_back(std::move(*m));
+      }
     }
   }
   co_return out;

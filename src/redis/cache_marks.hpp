@@ -9,7 +9,9 @@
 // seq below SQL's: the check finds it and recovers the shard (its comment caches) and every
 // article hash. A Redis restored from between the seq and the step, or one whose writer died
 // between its commit and its step, still holds the mark: the check repairs that article or
-// thread from SQL once the mark is older than any write in progress (Stuck).
+// thread from SQL once SQL shows the write committed (the row's cache_seq or thread_seq has
+// reached the mark's seq), or once the mark is so old that its write never will.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -32,22 +34,28 @@ struct CacheMark {
   int shard = 0;
   int64_t seq = 0;
   std::string member;  // its name in the shard's marks
+  int64_t age_us = 0;  // as Stuck found it: Redis's clock minus the seq (a µs time, or above)
 };
 
 class CacheMarks {
  public:
   explicit CacheMarks(Client& client) : client_(client) {}
 
-  // nullopt, changing nothing: the dataset is not checked (emptied since the last check, or
-  // the shard is recovering); check, then mark again.
+  // nullopt, changing nothing: the dataset is not checked (emptied since the last check, the
+  // shard is recovering, or its seq went below one this process was handed); check, then
+  // Vouch, then mark again.
   Awaitable<Result<std::optional<CacheMark>>> Mark(CacheTarget target);
+  // After a check: the seqs this process was handed no longer bind (the check recovered
+  // whatever was older).
+  void Vouch() { std::fill(high_.begin(), high_.end(), 0); }
   // After the write's Redis step landed.
   Awaitable<Status> Unmark(const CacheMark& mark);
-  // Marks at least `age_us` old (by Redis's clock), up to 100 per shard, in one round trip.
-  Awaitable<Result<std::vector<CacheMark>>> Stuck(int64_t age_us);
+  // The marks there are, up to 100 per shard, in one round trip, with their ages.
+  Awaitable<Result<std::vector<CacheMark>>> All();
 
  private:
   Client& client_;
+  std::vector<int64_t> high_ = std::vector<int64_t>(256, 0);  // per shard
 };
 
 }  // namespace plaudit::redis

@@ -10,11 +10,12 @@ namespace {
 
 constexpr std::string_view kInsert =
     "INSERT INTO articles (id, kind, author_id, title, summary, content, status, pinned, "
-    "allow_comments, created_at, updated_at, published_at) "
-    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
+    "allow_comments, created_at, updated_at, published_at, cache_seq) "
+    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
 constexpr std::string_view kUpdate =
     "UPDATE articles SET title = $2, summary = $3, content = $4, status = $5, pinned = $6, "
-    "allow_comments = $7, updated_at = $8, published_at = $9, ver = $10 WHERE id = $1";
+    "allow_comments = $7, updated_at = $8, published_at = $9, ver = $10, "
+    "cache_seq = CASE WHEN cache_seq < $11 THEN $11 ELSE cache_seq END WHERE id = $1";
 constexpr std::string_view kDelete = "DELETE FROM articles WHERE id = $1";
 constexpr std::string_view kDeleteLikes =
     "DELETE FROM likes WHERE target_type = 'a' AND target_id = $1";
@@ -26,7 +27,8 @@ constexpr std::string_view kCommentIds = "SELECT id FROM comments WHERE article_
 constexpr std::string_view kColumns =
     "SELECT a.id, a.kind, a.author_id, u.username, u.display_name, a.title, a.summary, "
     "a.status, a.pinned, a.allow_comments, a.created_at, a.updated_at, a.published_at, "
-    "a.view_count, a.like_count, a.comment_count, a.comment_ver, a.ver";
+    "a.view_count, a.like_count, a.comment_count, a.comment_ver, a.ver, a.cache_seq, "
+    "a.thread_seq";
 constexpr std::string_view kFrom = " FROM articles a JOIN users u ON u.id = a.author_id ";
 // Also ids of deleted articles (migration 015).
 constexpr std::string_view kMaxId =
@@ -68,7 +70,9 @@ ArticleRow FromRow(const Row& r, bool with_content) {
   a.comment_count = Int(r[15]);
   a.comment_ver = Int(r[16]);
   a.ver = Int(r[17]);
-  if (with_content) a.content = Text(r[18]);
+  a.cache_seq = Int(r[18]);
+  a.thread_seq = Int(r[19]);
+  if (with_content) a.content = Text(r[20]);
   return a;
 }
 
@@ -84,7 +88,7 @@ Awaitable<Status> ArticleTable::Insert(ArticleRow a, CacheStamp stamp) {
     auto st = c.Transaction([&](Connection& tx) -> Status {
       auto r = tx.Query(kInsert, {a.id, a.kind, a.author_id, a.title, a.summary, a.content,
                                   a.status, Bool(a.pinned), Bool(a.allow_comments), a.created_at_ms,
-                                  a.updated_at_ms, PublishedAt(a)});
+                                  a.updated_at_ms, PublishedAt(a), stamp.seq});
       if (!r) return tl::unexpected(r.error());
       auto change = AppendChange(tx, a.id, "create", a.created_at_ms, retention);
       if (!change) return tl::unexpected(change.error());
@@ -142,7 +146,8 @@ Awaitable<Result<std::optional<ArticleTable::Patched>>> ArticleTable::Patch(
       p.row.ver = ver;
       const ArticleRow& a = p.row;
       auto u = tx.Query(kUpdate, {a.id, a.title, a.summary, a.content, a.status, Bool(a.pinned),
-                                  Bool(a.allow_comments), a.updated_at_ms, PublishedAt(a), ver});
+                                  Bool(a.allow_comments), a.updated_at_ms, PublishedAt(a), ver,
+                                  stamp.seq});
       if (!u) return tl::unexpected(u.error());
       auto change = AppendChange(tx, a.id, UpdateOp(p.old_status, a.status), a.updated_at_ms,
                                  retention);

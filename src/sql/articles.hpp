@@ -33,6 +33,8 @@ struct ArticleRow {
   int64_t comment_count = 0;
   int64_t comment_ver = 0;  // version of comment_count (see migration 005)
   int64_t ver = 1;          // raised by every change of the row (migration 013)
+  int64_t cache_seq = 0;    // the newest cache write committed for it (migration 014)
+  int64_t thread_seq = 0;   // the same for its comment thread
 };
 
 // A member of the published list: what its Redis index needs.

@@ -19,8 +19,12 @@ constexpr std::string_view kInsert =
     "created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)";
 constexpr std::string_view kAddReplies =
     "UPDATE comments SET reply_count = reply_count + $2, ver = ver + 1 WHERE id = $1";
+// Also raises the article's thread_seq to the write's cache stamp (migration 014).
 constexpr std::string_view kAddToArticle =
-    "UPDATE articles SET comment_count = comment_count + $2, comment_ver = comment_ver + 1 "
+    "UPDATE articles SET comment_count = comment_count + $2, comment_ver = comment_ver + 1, "
+    "thread_seq = CASE WHEN thread_seq < $3 THEN $3 ELSE thread_seq END WHERE id = $1";
+constexpr std::string_view kThreadSeq =
+    "UPDATE articles SET thread_seq = CASE WHEN thread_seq < $2 THEN $2 ELSE thread_seq END "
     "WHERE id = $1";
 constexpr std::string_view kArticleCount =
     "SELECT comment_count, comment_ver FROM articles WHERE id = $1";
@@ -113,7 +117,7 @@ Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp st
       if (!taken->rows.empty()) return Fail(ErrorCode::kAlreadyExists, "comment id taken");
       // The article's row first, then comment rows: the order an article delete and the like
       // flush lock them in, so none of them can deadlock with another on PostgreSQL.
-      auto a = tx.Query(kAddToArticle, {c.article_id, int64_t{1}});
+      auto a = tx.Query(kAddToArticle, {c.article_id, int64_t{1}, stamp.seq});
       if (!a) return tl::unexpected(a.error());
       if (a->affected == 0) return Fail(ErrorCode::kNotFound, "no such article");
       auto ins = tx.Query(kInsert, {c.id, c.article_id, OptionalId(top), c.author_id,
@@ -143,6 +147,9 @@ Awaitable<Result<CommentWrite>> CommentTable::Edit(int64_t id, std::string body,
       auto live = tx.Query(kLive, {id});
       if (!live) return tl::unexpected(live.error());
       if (live->rows.empty()) return Fail(ErrorCode::kNotFound, "no such comment");
+      // The article's row first (the lock order of Insert and Delete).
+      auto t = tx.Query(kThreadSeq, {Int(live->rows[0][0]), stamp.seq});
+      if (!t) return tl::unexpected(t.error());
       auto r = tx.Query(kEdit, {id, body, now_ms});
       if (!r) return tl::unexpected(r.error());
       if (r->affected == 0) return Fail(ErrorCode::kNotFound, "no such comment");
@@ -169,7 +176,7 @@ Awaitable<Result<CommentWrite>> CommentTable::Delete(int64_t id, int64_t now_ms,
       std::vector<int64_t> ids{id};
       // The article's row first (see Insert). Then the conditional UPDATE decides who deleted
       // the comment: a concurrent second delete fails here and rolls back, counting nothing.
-      auto a = tx.Query(kAddToArticle, {article_id, int64_t{-1}});
+      auto a = tx.Query(kAddToArticle, {article_id, int64_t{-1}, stamp.seq});
       if (!a) return tl::unexpected(a.error());
       auto r = tx.Query(kDelete, {id, now_ms});
       if (!r) return tl::unexpected(r.error());

@@ -9,7 +9,8 @@
 -- shard above SQL's and hide that this Redis is older (the caller checks, then asks again).
 -- The mark is '<target>:<seq>' scored by the seq: one per write, so two writes of one target
 -- never remove each other's.
-if redis.call('EXISTS', KEYS[3]) == 0 or redis.call('EXISTS', KEYS[4]) == 1 then
+if redis.call('EXISTS', KEYS[3]) == 0 or redis.call('EXISTS', KEYS[4]) == 1 or
+    tonumber(redis.call('GET', KEYS[1]) or '0') < tonumber(ARGV[2]) then
   return 'unchecked'
 end
 local t = redis.call('TIME')

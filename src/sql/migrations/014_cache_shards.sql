@@ -10,3 +10,9 @@ CREATE TABLE cache_shards (
   shard INTEGER PRIMARY KEY,
   seq BIGINT NOT NULL
 );
+-- The seq of the newest cache write committed for each article's row (cache_seq: the article
+-- itself) and its comment thread (thread_seq): a cache mark whose seq is at or below it
+-- belongs to a committed write, so a check may repair its cache from SQL at once; one above
+-- it is a write still in progress (or rolled back), left to its writer.
+ALTER TABLE articles ADD COLUMN cache_seq BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE articles ADD COLUMN thread_seq BIGINT NOT NULL DEFAULT 0;

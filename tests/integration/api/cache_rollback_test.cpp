@@ -11,7 +11,9 @@
 #include <thread>
 
 #include "api_test_base.hpp"
+#include "redis/cache_marks.hpp"
 #include "redis/keys.hpp"
+#include "sql/articles.hpp"
 #include "support/process.hpp"
 
 namespace plaudit::testing {
@@ -132,6 +134,36 @@ TEST_P(CacheRollbackTest, ASnapshotBetweenACommitAndItsRedisStepIsRepairedFromIt
   EXPECT_EQ(c.Get(ArticlePath(id)).status, 404) << "the older Redis's published hash was served";
   EXPECT_TRUE(Ids("/api/v1/articles").empty());
   EXPECT_EQ(redis_.Cli("ZCARD " + redis::keys::CacheMarks(redis::keys::LikeShard(id))), "0");
+}
+
+// A writer that died between its commit and its Redis step (no Redis fault at all): the next
+// check repairs the article from SQL, because SQL shows the write committed (the row's
+// cache_seq reached the mark's seq). A mark whose write has not committed is left alone:
+// repairing it would drop the mark from under a writer still at work.
+TEST_P(CacheRollbackTest, AWriterThatDiedAfterItsCommitIsRepairedByTheNextCheck) {
+  const int64_t id = NewPost("the writer dies");
+  auto c = Client();
+  ASSERT_EQ(c.Get(ArticlePath(id)).status, 200);  // cached, published
+  redis::CacheMarks marks(app_->app().redis());
+  const redis::CacheTarget target{'a', id};
+  auto mark = OnLoop(marks.Mark(target));
+  ASSERT_TRUE(mark && *mark);
+  sql::ArticleTable table(app_->app().store());
+  std::function<Status(sql::ArticleRow&)> unpublish = [](sql::ArticleRow& row) -> Status {
+    row.status = "draft";
+    return {};
+  };
+  const sql::CacheStamp stamp{(*mark)->shard, (*mark)->seq};
+  auto patched = OnLoop(table.Patch(id, std::move(unpublish), stamp));
+  ASSERT_TRUE(patched && *patched);
+  // ... and the writer dies here. Another write of the article is still in progress:
+  auto in_flight = OnLoop(marks.Mark(target));
+  ASSERT_TRUE(in_flight && *in_flight);
+  ASSERT_TRUE(OnLoop(app_->app().redis_check().Check()).value_or(false));
+  EXPECT_EQ(c.Get(ArticlePath(id)).status, 404) << "the dead writer's unpublish was not repaired";
+  EXPECT_TRUE(Ids("/api/v1/articles").empty());
+  EXPECT_EQ(redis_.Cli("ZRANGE " + redis::keys::CacheMarks((*mark)->shard) + " 0 -1"),
+            (*in_flight)->member);
 }
 
 INSTANTIATE_TEST_SUITE_P(Databases, CacheRollbackTest,
