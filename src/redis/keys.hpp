@@ -40,7 +40,8 @@
 // |                          |        | plus field "#": the claim's seq               |            |
 // | pl:ld:{lN}               | ZSET   | dirty buckets "<t>:<b>" by first change      | none       |
 // | pl:lfi:{lN}              | SET    | claimed buckets not yet confirmed in SQL      | none       |
-// | pl:lseq:{lN}             | STRING | last seq a claim of the shard took:          | none       |
+// | pl:lseq:{lN}             | STRING | last seq a claim of the shard (or an article | none       |
+// |                          |        | or comment write in it) took:                 |            |
 // |                          |        | max(INCR, the clock in µs)                    |            |
 // | pl:lep:{lN}              | STRING | epoch: moves when unflushed changes leave     | none       |
 // |                          |        | Redis (a done) or a count is dropped          |            |

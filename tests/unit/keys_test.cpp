@@ -23,6 +23,9 @@ TEST(Keys, ShardTaggedKeysKeepTheirDocumentedNames) {
   EXPECT_EQ(Article(42), "pl:art:{l42}:42");
   EXPECT_EQ(Article(256 + 3), "pl:art:{l3}:259");
   EXPECT_EQ(ArticleBody(259), "pl:art:{l3}:259:body");
+  EXPECT_EQ(ArticleFloor(259), "pl:art:{l3}:259:floor");
+  EXPECT_EQ(CacheMarks(3), "pl:cpend:{l3}");
+  EXPECT_EQ(PublishedListVersion(259), "pl:arts:{pub}:v:259");
   EXPECT_EQ(LikeBucket(3, "a259:s"), "pl:lk:{l3}:a259:s");
   EXPECT_EQ(LikeBig(3, "a259"), "pl:lb:{l3}:a259");
   EXPECT_EQ(LikeCount(3, "c1027"), "pl:lc:{l3}:c1027");

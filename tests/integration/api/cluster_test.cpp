@@ -81,15 +81,29 @@ TEST_F(ClusterModeTest, EveryFeatureRunsOnAClusterModeRedis) {
   ASSERT_TRUE(flushed) << flushed.error().message;
   EXPECT_EQ(c.Get("/api/v1/articles/" + article + "/like").Json().at("likeCount").as_int64(), 301);
 
-  // Rebuilds from SQL: after FLUSHALL, and after rebuild-cache drops every comment cache.
+  // A second article in another shard (another hash slot), with a thread of its own.
+  auto b = c.Post("/api/v1/articles", R"({"title":"b","content":"<p>b</p>","status":"published"})",
+                  Bearer(token));
+  ASSERT_EQ(b.status, 201) << b.body;
+  const std::string other = std::to_string(b.Json().at("id").as_int64());
+  ASSERT_EQ(c.Post("/api/v1/articles/" + other + "/comments", R"({"body":"x"})", Bearer(token)).status,
+            201);
+
+  // Rebuilds from SQL: after FLUSHALL, and after rebuild-cache drops every comment cache (one
+  // key at a time: a DEL of keys in two slots is refused by a cluster) and article hash.
   ASSERT_EQ(redis_.Cli("FLUSHALL"), "OK");
   auto page = c.Get("/api/v1/articles/" + article + "/comments?replies=3");
   ASSERT_EQ(page.status, 200) << page.body;
   EXPECT_EQ(page.Json().at("items").at(0).at("replies").as_array().size(), 1u);
-  EXPECT_EQ(c.Get("/api/v1/articles?size=5").Json().at("total").as_int64(), 1);
+  EXPECT_EQ(c.Get("/api/v1/articles/" + other + "/comments").status, 200);
+  EXPECT_EQ(c.Get("/api/v1/articles?size=5").Json().at("total").as_int64(), 2);
   auto dropped = OnLoop(app_->app().comments().InvalidateAll());
   ASSERT_TRUE(dropped) << dropped.error().message;
-  EXPECT_EQ(*dropped, 1);
+  EXPECT_EQ(*dropped, 2);
+  auto reloaded = OnLoop(app_->app().redis_check().ReloadArticles());
+  ASSERT_TRUE(reloaded) << reloaded.error().message;
+  auto rebuilt = OnLoop(app_->app().articles().RebuildIndexes());
+  ASSERT_TRUE(rebuilt) << rebuilt.error().message;
   EXPECT_EQ(c.Get("/api/v1/articles/" + article + "/comments").status, 200);
   // The session went with FLUSHALL: at once in Redis, within the session cache's age here.
   EXPECT_TRUE(WaitFor([&] { return c.Get("/api/v1/users/me", Bearer(token)).status == 401; },
@@ -104,6 +118,9 @@ TEST_F(ClusterModeTest, EveryFeatureRunsOnAClusterModeRedis) {
   uint64_t hits = app_->SessionCacheHits();
   ASSERT_EQ(c.Get("/api/v1/users/me", Bearer(again)).status, 200);
   EXPECT_EQ(app_->SessionCacheHits(), hits + 1);
+  // A delete drops the article's hash, body, thread and comments in its slot.
+  EXPECT_EQ(c.Delete("/api/v1/articles/" + other, Bearer(again)).status, 204);
+  EXPECT_EQ(c.Get("/api/v1/articles/" + other).status, 404);
   ASSERT_EQ(c.Delete("/api/v1/sessions/current", Bearer(again)).status, 204);
   EXPECT_EQ(c.Get("/api/v1/users/me", Bearer(again)).status, 401);
 }

@@ -3,6 +3,7 @@
 // moving the hot order, the cache rebuilt from SQL after FLUSHALL (once, identically for
 // concurrent readers), a write whose Redis step fails, and the round-trip bound of a page.
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <future>
 #include <set>
@@ -507,6 +508,48 @@ TEST_P(CommentsTest, DeletingTheArticleTakesItsCommentsAlong) {
   EXPECT_EQ(Client().Get(CommentsPath(article_)).status, 404);
   EXPECT_EQ(SqlInt("SELECT COUNT(*) FROM comments WHERE article_id = $1", article_), 0);
   EXPECT_EQ(SqlInt("SELECT COUNT(*) FROM likes WHERE target_type = 'c' AND target_id = $1", id), 0);
+}
+
+// Issue 25, item 6 (PostgreSQL): a comment insert racing its article's delete. The insert's
+// transaction has counted itself on the article's row and holds it; the delete used to remove
+// the article's comments first (not seeing the uncommitted one), then wait for that row, and
+// the comment outlived its article. The delete now takes the article's row first, so it waits,
+// then sees the comment and deletes it too. (SQLite serializes the two whole transactions.)
+TEST_P(CommentsTest, ACommentInsertRacingItsArticlesDeleteNeverOutlivesIt) {
+  const int64_t article = NewArticle(R"("status":"published")");
+  const int64_t comment_id = 999 * 256 + article % 256;
+  std::promise<void> holding;
+  std::atomic<bool> release{false};
+  std::function<Result<bool>(sql::Connection&)> insert = [&](sql::Connection& conn) -> Result<bool> {
+    auto st = conn.Transaction([&](sql::Connection& tx) -> Status {
+      auto ins = tx.Query(
+          "INSERT INTO comments (id, article_id, author_id, body, created_at, updated_at) "
+          "VALUES ($1, $2, $3, 'racing', 1, 1)",
+          {comment_id, article, alice_id_});
+      if (!ins) return tl::unexpected(ins.error());
+      auto count = tx.Query("UPDATE articles SET comment_count = comment_count + 1 WHERE id = $1",
+                            {article});
+      if (!count) return tl::unexpected(count.error());
+      holding.set_value();
+      for (int i = 0; i < 1000 && !release; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      return {};
+    });
+    if (!st) return tl::unexpected(st.error());
+    return true;
+  };
+  auto inserted = net::co_spawn(app_->app().io(), app_->app().store().Run<bool>(std::move(insert)),
+                                net::use_future);
+  holding.get_future().wait();
+  auto deleted = std::async(std::launch::async, [&] {
+    return Client().Delete("/api/v1/articles/" + std::to_string(article), Bearer(alice_)).status;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the delete reaches the row the insert holds, and waits
+  release = true;
+  auto done = inserted.get();
+  ASSERT_TRUE(done) << done.error().message;
+  EXPECT_EQ(deleted.get(), 204);
+  EXPECT_EQ(SqlInt("SELECT COUNT(*) FROM comments WHERE article_id = $1", article), 0)
+      << "a comment outlived its article";
 }
 
 // Issue 25, item 6: a deleted article's comments leave no cached hash or reply index behind
