@@ -1,8 +1,8 @@
 #include "app/app.hpp"
 
-#include <filesystem>
-
 #include <spdlog/spdlog.h>
+
+#include <filesystem>
 
 #include "api/articles.hpp"
 #include "api/comments.hpp"
@@ -44,8 +44,8 @@ Status BootstrapAdmin(sql::Store& store, const config::Config& config) {
   }
   std::string name = config.bootstrap_admin.substr(0, colon);
   std::string password = config.bootstrap_admin.substr(colon + 1);
-  auto created = domain::EnsureUser(store, name, password, domain::Role::kAdmin,
-                                    HashOptions(config));
+  auto created =
+      domain::EnsureUser(store, name, password, domain::Role::kAdmin, HashOptions(config));
   if (!created) {
     return Fail(created.error().code, "--bootstrap-admin: " + created.error().message);
   }
@@ -79,8 +79,8 @@ Status App::Start() {
   }
   auto allow = AddressSet::Parse(config_.metrics_allow);
   if (!allow) return Fail(ErrorCode::kInvalidArgument, "--metrics-allow: " + allow.error().message);
-  api::RegisterOps(router_,
-                   {redis_.get(), store_.get(), &metrics_, std::move(*allow), config_.metrics_token});
+  api::RegisterOps(
+      router_, {redis_.get(), store_.get(), &metrics_, std::move(*allow), config_.metrics_token});
 
   http_api::ServerOptions sopts;
   sopts.host = config_.host;
@@ -141,13 +141,14 @@ Status App::WireServices() {
     redis::Limit* out;
   };
   redis::Limit login_user, login_addr, writes_user, requests_addr;
-  for (const Named& n : {Named{"--limit-login-user", config_.limit_login_user, &login_user},
-                         Named{"--limit-login-address", config_.limit_login_address, &login_addr},
-                         Named{"--limit-writes-user", config_.limit_writes_user, &writes_user},
-                         Named{"--limit-requests-address", config_.limit_requests_address,
-                               &requests_addr}}) {
+  for (const Named& n :
+       {Named{"--limit-login-user", config_.limit_login_user, &login_user},
+        Named{"--limit-login-address", config_.limit_login_address, &login_addr},
+        Named{"--limit-writes-user", config_.limit_writes_user, &writes_user},
+        Named{"--limit-requests-address", config_.limit_requests_address, &requests_addr}}) {
     auto l = redis::ParseLimit(n.text);
-    if (!l) return Fail(ErrorCode::kInvalidArgument, std::string(n.flag) + ": " + l.error().message);
+    if (!l)
+      return Fail(ErrorCode::kInvalidArgument, std::string(n.flag) + ": " + l.error().message);
     *n.out = *l;
   }
   if (!config_.rate_limits) {
@@ -179,9 +180,9 @@ Status App::WireServices() {
          d->SetLive(up);
        }});
   subscriber_->Start();
-  users_ = std::make_unique<domain::UserService>(*user_table_, *directory_, *sessions_, *hasher_,
-                                                 *limiter_,
-                                                 domain::LoginLimits{login_user, login_addr});
+  users_ =
+      std::make_unique<domain::UserService>(*user_table_, *directory_, *sessions_, *hasher_,
+                                            *limiter_, domain::LoginLimits{login_user, login_addr});
   guard_ = std::make_unique<api::Guard>(
       *users_, *limiter_, api::GuardLimits{config_.rate_limits, requests_addr, writes_user});
 
@@ -202,9 +203,8 @@ Status App::WireServices() {
   like_flush_ = std::make_unique<flush::LikeFlush>(*like_store_, *like_table_);
   view_flush_ = std::make_unique<flush::ViewFlush>(*article_cache_, *article_table_);
   redis_check_ = std::make_unique<flush::RedisCheck>(ioc_.get_executor(), *like_store_,
-                                                     *like_table_, *article_cache_,
-                                                     *article_table_, *cache_marks_,
-                                                     *like_flush_, *view_flush_);
+                                                     *like_table_, *article_cache_, *article_table_,
+                                                     *cache_marks_, *like_flush_, *view_flush_);
   likes_->redis_checked = [c = redis_check_.get()] { return c->LikesChecked(); };
   likes_->check_redis = [c = redis_check_.get()] { return c->Check(); };
   likes_->recheck_redis = [c = redis_check_.get()] { return c->Recheck(); };
@@ -252,8 +252,8 @@ Status App::WireServices() {
     m->SetBacklog(r.like_backlog, r.oldest_unflushed_seconds);
   };
 
-  api::ApiContext ctx{guard_.get(),  users_.get(), articles_.get(), likes_.get(),
-                      comments_.get(), config_.session_ttl_s};
+  api::ApiContext ctx{guard_.get(), users_.get(),    articles_.get(),
+                      likes_.get(), comments_.get(), config_.session_ttl_s};
   api::RegisterUsers(router_, ctx);
   api::RegisterArticles(router_, ctx);
   api::RegisterLikes(router_, ctx);
@@ -300,8 +300,7 @@ void App::BeginStop() {
           if (!r) {
             spdlog::error("final flush failed: {}", r.error().message);
           } else {
-            spdlog::info("final flush: {} view counts, {} like states", r->views,
-                         r->like_changes);
+            spdlog::info("final flush: {} view counts, {} like states", r->views, r->like_changes);
           }
           if (subscriber_) subscriber_->Stop();
           redis_->Stop();

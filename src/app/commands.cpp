@@ -1,11 +1,11 @@
 #include "app/commands.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <filesystem>
 #include <functional>
 #include <iostream>
 #include <string>
-
-#include <spdlog/spdlog.h>
 
 #include "app/app.hpp"
 
@@ -70,7 +70,6 @@ int UserAdd(const config::Invocation& inv) {
   spdlog::info("created user '{}' with role {}", inv.user_name, inv.user_role);
   return 0;
 }
-
 
 // Runs `job` once against Redis and SQL, without HTTP. In embedded mode it uses the running
 // server's Redis when there is one (never a second server on the same data), else starts
@@ -139,16 +138,20 @@ int RebuildCache(const config::Config& config) {
   });
 }
 
-
 }  // namespace
 
 int RunCommand(const config::Invocation& inv) {
   switch (inv.command) {
-    case config::Command::kServe: return Serve(inv.config);
-    case config::Command::kMigrate: return Migrate(inv.config);
-    case config::Command::kFlush: return Flush(inv.config);
-    case config::Command::kRebuildCache: return RebuildCache(inv.config);
-    case config::Command::kUserAdd: return UserAdd(inv);
+    case config::Command::kServe:
+      return Serve(inv.config);
+    case config::Command::kMigrate:
+      return Migrate(inv.config);
+    case config::Command::kFlush:
+      return Flush(inv.config);
+    case config::Command::kRebuildCache:
+      return RebuildCache(inv.config);
+    case config::Command::kUserAdd:
+      return UserAdd(inv);
   }
   return 2;
 }

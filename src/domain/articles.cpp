@@ -209,10 +209,12 @@ Awaitable<Status> ArticleService::ReseedIds() {
 Awaitable<Result<Article>> ArticleService::Create(const Principal& who, ArticleInput in) {
   // Checked before an id is taken: a Redis back from an older snapshot hands out ids again
   // until its check resumes the sequence above SQL's (ReseedIds).
-  if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
+  if (!Checked()) {
+    if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
+  }
   Article a;
   a.kind = in.kind.value_or(HasRole(who.role, Role::kAuthor) ? ArticleKind::kArticle
-                                                              : ArticleKind::kPost);
+                                                             : ArticleKind::kPost);
   if (a.kind == ArticleKind::kArticle && !HasRole(who.role, Role::kAuthor)) {
     co_return Fail(ErrorCode::kPermissionDenied, "only authors may write articles; write a post");
   }
@@ -291,8 +293,8 @@ Awaitable<void> ArticleService::ReflectOrRepairLater(const Article& a, bool crea
   // would duplicate it). A cache Redis could not be told of is repaired from SQL by the next
   // flush pass (RepairPending); until then it may answer the older state.
   if (auto st = co_await Reflect(a, created); !st) {
-    spdlog::warn("article {} committed, but its cache step failed ({}); repairing it later",
-                 a.id, st.error().message);
+    spdlog::warn("article {} committed, but its cache step failed ({}); repairing it later", a.id,
+                 st.error().message);
     pending_repairs_.Add(a.id);
     co_return;
   }
@@ -309,7 +311,9 @@ Awaitable<Result<redis::CacheMark>> ArticleService::MarkWrite(redis::CacheTarget
     // Checked first: a seq taken on an older Redis would lift it above SQL's and hide it. A
     // read goes on when the check could not read SQL; a write needs SQL anyway, so it waits.
     if (attempt == 0) {
-      if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
+      if (!Checked()) {
+        if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
+      }
     } else if (recheck_redis) {
       if (auto st = co_await recheck_redis(); !st) co_return tl::unexpected(st.error());
     }
@@ -442,10 +446,11 @@ Awaitable<Result<Article>> ArticleService::LoadIntoCache(int64_t id) {
   co_return co_await loads_.Do(id, std::move(loader));
 }
 
-Awaitable<Result<redis::ArticleCache::Cached>> ArticleService::Cached(int64_t id,
-                                                                     bool count_view,
-                                                                     bool with_body) {
-  if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
+Awaitable<Result<redis::ArticleCache::Cached>> ArticleService::Cached(int64_t id, bool count_view,
+                                                                      bool with_body) {
+  if (!Checked()) {
+    if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
+  }
   if (count_view && views_checked && !views_checked()) {
     if (auto st = co_await check_views(); !st) co_return tl::unexpected(st.error());
   }
@@ -463,7 +468,9 @@ Awaitable<Result<redis::ArticleCache::Cached>> ArticleService::Cached(int64_t id
 }
 
 Awaitable<Result<Article>> ArticleService::Peek(int64_t id) {
-  if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
+  if (!Checked()) {
+    if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
+  }
   auto fields = co_await cache_.GetAccess(id);
   if (!fields) co_return tl::unexpected(fields.error());
   if (fields->empty()) {
@@ -494,7 +501,9 @@ Awaitable<Result<std::vector<bool>>> ArticleService::VisibleMany(
   unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
   std::vector<bool> seen(unique.size(), false);  // by position in `unique`
   if (!unique.empty()) {
-    if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
+    if (!Checked()) {
+      if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
+    }
     auto listed = co_await cache_.InPublishedIndex(unique);
     if (!listed) co_return tl::unexpected(listed.error());
     std::vector<size_t> unlisted;
@@ -589,8 +598,8 @@ Awaitable<Result<Article>> ArticleService::Update(const Principal& who, int64_t 
   // the committed row.
   auto current = co_await Get(who, id, /*count_view=*/false, /*with_body=*/false);
   if (!current) co_return tl::unexpected(current.error());
-  std::function<Status(sql::ArticleRow&)> apply = [who, in = std::move(in)](
-                                                      sql::ArticleRow& row) -> Status {
+  std::function<Status(sql::ArticleRow&)> apply =
+      [who, in = std::move(in)](sql::ArticleRow& row) -> Status {
     Article a = FromRow(row);
     a.content = row.content;
     if (!CanSee(a, who)) return Fail(ErrorCode::kNotFound, "no such article");
@@ -679,8 +688,10 @@ Awaitable<Status> ArticleService::RebuildIndexes() {
     // Every step renews the lock and is refused once it is lost (a stall past the lease):
     // then another instance rebuilds, and this one's twins are never swapped in.
     auto lost = [this]() -> Result<bool> {
-      spdlog::warn("lost the list index rebuild lock (a stall past {} ms?); another instance "
-                   "rebuilds", redis::ArticleCache::kRebuildLeaseMs);
+      spdlog::warn(
+          "lost the list index rebuild lock (a stall past {} ms?); another instance "
+          "rebuilds",
+          redis::ArticleCache::kRebuildLeaseMs);
       return false;
     };
     auto begun = co_await cache_.BeginRebuild(instance_id_);
@@ -695,8 +706,8 @@ Awaitable<Status> ArticleService::RebuildIndexes() {
       std::vector<redis::ArticleCache::RebuildEntry> entries;
       entries.reserve(chunk->size());
       for (const auto& e : *chunk) {
-        entries.push_back({e.id, redis::ArticleCache::ListScore(e.pinned, e.published_at_ms),
-                           e.ver, e.kind});
+        entries.push_back(
+            {e.id, redis::ArticleCache::ListScore(e.pinned, e.published_at_ms), e.ver, e.kind});
         after = e.id;
       }
       total += chunk->size();
@@ -779,7 +790,9 @@ Awaitable<Result<PageResult<Article>>> ArticleService::ListPublished(
     after = DecodeScoreCursor(*req.cursor, 'p');
     if (!after) co_return Fail(ErrorCode::kInvalidArgument, "invalid cursor");
   }
-  if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
+  if (!Checked()) {
+    if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
+  }
   Result<std::optional<redis::ListPage>> page = std::optional<redis::ListPage>{};
   for (int attempt = 0; attempt < 2; ++attempt) {
     // if/else, not ?: — GCC 12 destroys the temporaries of a co_await inside ?: twice.
@@ -836,7 +849,8 @@ Awaitable<Result<PageResult<Article>>> ArticleService::ListOwn(const Principal& 
   bool more = static_cast<int64_t>(rows->first.size()) > req.size;
   if (more) rows->first.resize(static_cast<size_t>(req.size));
   for (const auto& r : rows->first) out.items.push_back(FromRow(r));
-  if (more && !out.items.empty()) out.next_cursor = EncodeCursor("o" + std::to_string(out.items.back().id));
+  if (more && !out.items.empty())
+    out.next_cursor = EncodeCursor("o" + std::to_string(out.items.back().id));
   co_return out;
 }
 

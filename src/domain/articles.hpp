@@ -40,8 +40,8 @@ struct ChangePage {
 
 class ArticleService {
  public:
-  ArticleService(sql::ArticleTable& table, sql::ChangeTable& changes,
-                 redis::ArticleCache& cache, redis::CacheMarks& marks);
+  ArticleService(sql::ArticleTable& table, sql::ChangeTable& changes, redis::ArticleCache& cache,
+                 redis::CacheMarks& marks);
 
   Awaitable<Result<Article>> Create(const Principal& who, ArticleInput input);
   // The article (with its content unless `with_body` is false); counts a view when
@@ -63,8 +63,7 @@ class ArticleService {
                                                        PageRequest page);
   // The caller's own articles (admins: everyone's); drafts only or every status.
   Awaitable<Result<PageResult<Article>>> ListOwn(const Principal& who, bool drafts_only,
-                                                 std::optional<ArticleKind> kind,
-                                                 PageRequest page);
+                                                 std::optional<ArticleKind> kind, PageRequest page);
   // The change feed (admins): up to `limit` changes after the cursor `after` (see
   // ParseChangeCursor: a decimal outbox id, "" for the start, or an old "<ms>-<seq>").
   Awaitable<Result<ChangePage>> Changes(const Principal& who, std::string after, int64_t limit);
@@ -85,6 +84,8 @@ class ArticleService {
   // comment is read from, or written to, a Redis that may be older than SQL before the check
   // has recovered what is older (issue 25, item 5). Comments call it too.
   Awaitable<Status> EnsureChecked();
+  // The steady state, without a coroutine frame (a list or comment page asks twice).
+  bool Checked() const { return !redis_checked || redis_checked(); }
   // A write's cache mark (redis/cache_marks.hpp), taken on a checked connection before the
   // write's SQL transaction; and its removal once the write's Redis step landed.
   Awaitable<Result<redis::CacheMark>> MarkWrite(redis::CacheTarget target);

@@ -1,11 +1,11 @@
 #include "domain/comments.hpp"
 
-#include <charconv>
-#include <map>
-
-#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <sodium.h>
 #include <spdlog/spdlog.h>
+
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <charconv>
+#include <map>
 
 #include "common/time.hpp"
 #include "common/when_all.hpp"
@@ -18,17 +18,20 @@ using namespace boost::asio::experimental::awaitable_operators;
 
 namespace {
 
-constexpr int64_t kRebuildChunk = 1000;   // SQL rows per query while rebuilding
-constexpr size_t kPutsPerScript = 100;    // comments per comment_put.lua call
-constexpr int64_t kLeaseMs = 30000;       // a rebuilder that stops renewing loses it after this
-constexpr int kWaitRounds = 400;          // × 25 ms: how long a reader waits on another rebuild
-constexpr int kChunkAttempts = 3;         // tries per rebuild chunk before giving up
+constexpr int64_t kRebuildChunk = 1000;  // SQL rows per query while rebuilding
+constexpr size_t kPutsPerScript = 100;   // comments per comment_put.lua call
+constexpr int64_t kLeaseMs = 30000;      // a rebuilder that stops renewing loses it after this
+constexpr int kWaitRounds = 400;         // × 25 ms: how long a reader waits on another rebuild
+constexpr int kChunkAttempts = 3;        // tries per rebuild chunk before giving up
 
 char SortTag(CommentSort s) {
   switch (s) {
-    case CommentSort::kNew: return 'n';
-    case CommentSort::kOld: return 'o';
-    case CommentSort::kHot: return 'h';
+    case CommentSort::kNew:
+      return 'n';
+    case CommentSort::kOld:
+      return 'o';
+    case CommentSort::kHot:
+      return 'h';
   }
   return 'n';
 }
@@ -86,8 +89,8 @@ std::optional<Comment> CommentFromRecord(redis::CommentRecord&& rec) {
   c.author = {RecordInt(rec[kCmAuthorId]), std::move(rec[kCmAuthorUsername]),
               std::move(rec[kCmAuthorDisplay])};
   if (int64_t r = RecordInt(rec[kCmReplyToId]); r > 0) {
-    c.reply_to = CommentUser{r, std::move(rec[kCmReplyToUsername]),
-                             std::move(rec[kCmReplyToDisplay])};
+    c.reply_to =
+        CommentUser{r, std::move(rec[kCmReplyToUsername]), std::move(rec[kCmReplyToDisplay])};
   }
   c.body = std::move(rec[kCmBody]);
   c.created_at_ms = RecordInt(rec[kCmCreated]);
@@ -119,9 +122,8 @@ Comment CommentFromRow(const sql::CommentRow& r) {
 }
 
 CommentService::CommentService(sql::CommentTable& table, redis::CommentCache& cache,
-                               redis::ArticleCache& article_cache,
-                               sql::ArticleTable& article_table, ArticleService& articles,
-                               LikeService& likes, int64_t edit_window_ms)
+                               redis::ArticleCache& article_cache, sql::ArticleTable& article_table,
+                               ArticleService& articles, LikeService& likes, int64_t edit_window_ms)
     : table_(table),
       cache_(cache),
       article_cache_(article_cache),
@@ -210,7 +212,7 @@ Awaitable<Status> CommentService::Reflect(const sql::CommentWrite& w) {
 }
 
 Awaitable<Status> CommentService::AfterCommit(const sql::CommentWrite& w,
-                                             const redis::CacheMark& mark) {
+                                              const redis::CacheMark& mark) {
   if (w.rows.empty()) {
     co_await articles_.Unmark(mark);
     co_return Status{};
@@ -249,7 +251,9 @@ Awaitable<Result<int64_t>> CommentService::RepairPending() {
 }
 
 Awaitable<Result<Comment>> CommentService::Peek(int64_t id) {
-  if (auto st = co_await articles_.EnsureChecked(); !st) co_return tl::unexpected(st.error());
+  if (!articles_.Checked()) {
+    if (auto st = co_await articles_.EnsureChecked(); !st) co_return tl::unexpected(st.error());
+  }
   const std::vector<int64_t> ids{id};
   auto cached = co_await cache_.GetMany(ids);
   if (!cached) co_return tl::unexpected(cached.error());
@@ -286,7 +290,9 @@ Awaitable<Result<std::vector<bool>>> CommentService::VisibleMany(
     const std::optional<Principal>& viewer, std::vector<int64_t> ids) {
   // Articles of comments seen before come from memory; the others' placements from Redis in
   // one round trip, and what Redis does not hold through Peek (SQL), all at once.
-  if (auto st = co_await articles_.EnsureChecked(); !st) co_return tl::unexpected(st.error());
+  if (!articles_.Checked()) {
+    if (auto st = co_await articles_.EnsureChecked(); !st) co_return tl::unexpected(st.error());
+  }
   std::vector<int64_t> articles(ids.size(), 0);
   std::vector<size_t> unknown;
   std::vector<int64_t> unknown_ids;
@@ -331,8 +337,7 @@ Awaitable<Result<std::vector<bool>>> CommentService::VisibleMany(
   co_return std::move(*seen);
 }
 
-Awaitable<Result<Comment>> CommentService::Get(const std::optional<Principal>& viewer,
-                                               int64_t id) {
+Awaitable<Result<Comment>> CommentService::Get(const std::optional<Principal>& viewer, int64_t id) {
   auto c = co_await Visible(viewer, id);
   if (!c) co_return tl::unexpected(c.error());
   std::vector<Comment*> one{&*c};
@@ -428,8 +433,7 @@ Awaitable<Status> CommentService::AddLikes(int64_t user_id, std::vector<Comment*
 }
 
 Awaitable<Status> CommentService::EnsureLoaded(int64_t article_id) {
-  std::function<Awaitable<Result<bool>>()> build = [this,
-                                                    article_id]() -> Awaitable<Result<bool>> {
+  std::function<Awaitable<Result<bool>>()> build = [this, article_id]() -> Awaitable<Result<bool>> {
     auto ex = co_await net::this_coro::executor;
     for (int round = 0; round < kWaitRounds; ++round) {
       auto state = co_await cache_.Meta(article_id, "begin", owner_, kLeaseMs);
@@ -453,7 +457,8 @@ Awaitable<Status> CommentService::EnsureLoaded(int64_t article_id) {
         for (size_t i = 0; i < rows->size(); i += kPutsPerScript) {
           const std::vector<sql::CommentRow> part(
               rows->begin() + static_cast<std::ptrdiff_t>(i),
-              rows->begin() + static_cast<std::ptrdiff_t>(std::min(rows->size(), i + kPutsPerScript)));
+              rows->begin() +
+                  static_cast<std::ptrdiff_t>(std::min(rows->size(), i + kPutsPerScript)));
           batches.push_back(PutsOf(part));
         }
         // The batches outlive the puts (they are awaited below): one pipelined write. A
@@ -618,12 +623,14 @@ Awaitable<Result<PageResult<Comment>>> CommentService::PageOf(
   co_return out;
 }
 
-Awaitable<Result<PageResult<Comment>>> CommentService::List(
-    const std::optional<Principal>& viewer, int64_t article_id, CommentSort sort,
-    PageRequest page, int64_t replies) {
+Awaitable<Result<PageResult<Comment>>> CommentService::List(const std::optional<Principal>& viewer,
+                                                            int64_t article_id, CommentSort sort,
+                                                            PageRequest page, int64_t replies) {
   auto after = ParseCursor(sort, page);
   if (!after) co_return tl::unexpected(after.error());
-  if (auto st = co_await articles_.EnsureChecked(); !st) co_return tl::unexpected(st.error());
+  if (!articles_.Checked()) {
+    if (auto st = co_await articles_.EnsureChecked(); !st) co_return tl::unexpected(st.error());
+  }
   // The article check and the index page leave together: one round trip.
   auto article_op = articles_.Get(viewer, article_id, false, false);
   auto page_op = FetchPage(article_id, std::nullopt, sort, page, *after);

@@ -86,22 +86,20 @@ class CommentService {
   // and so did the invalidation: the check repairs it should this process die first).
   Awaitable<Status> AfterCommit(const sql::CommentWrite& w, const redis::CacheMark& mark);
   Awaitable<Status> EnsureLoaded(int64_t article_id);
-  static Result<std::optional<std::pair<int64_t, int64_t>>> ParseCursor(
-      CommentSort sort, const PageRequest& req);
+  static Result<std::optional<std::pair<int64_t, int64_t>>> ParseCursor(CommentSort sort,
+                                                                        const PageRequest& req);
   // One index page: nullopt when the article's comment cache is not ready.
   Awaitable<Result<std::optional<redis::ListPage>>> FetchPage(
       int64_t article_id, std::optional<int64_t> parent, CommentSort sort, PageRequest req,
       std::optional<std::pair<int64_t, int64_t>> after);
   // The rest of a page, given its first index read (rebuilds and re-reads when missing).
   Awaitable<Result<PageResult<Comment>>> PageOf(const std::optional<Principal>& viewer,
-                                                int64_t article_id,
-                                                std::optional<int64_t> parent,
-                                                CommentSort sort, PageRequest page,
-                                                int64_t replies,
+                                                int64_t article_id, std::optional<int64_t> parent,
+                                                CommentSort sort, PageRequest page, int64_t replies,
                                                 Result<std::optional<redis::ListPage>> first);
   // Fills comments for `ids` (cache, then SQL for misses), skipping unlisted ones.
-  Awaitable<Result<std::vector<Comment>>> Hydrate(
-      const std::vector<int64_t>& ids, std::vector<redis::CachedComment> cached);
+  Awaitable<Result<std::vector<Comment>>> Hydrate(const std::vector<int64_t>& ids,
+                                                  std::vector<redis::CachedComment> cached);
   Awaitable<Status> AddLikes(int64_t user_id, std::vector<Comment*> comments);
 
   sql::CommentTable& table_;

@@ -29,8 +29,8 @@ std::string RandomOwner() {
 
 RedisCheck::RedisCheck(net::any_io_executor ex, redis::LikeStore& like_store,
                        sql::LikeTable& like_table, redis::ArticleCache& article_cache,
-                       sql::ArticleTable& article_table, redis::CacheMarks& marks,
-                       LikeFlush& likes, ViewFlush& views)
+                       sql::ArticleTable& article_table, redis::CacheMarks& marks, LikeFlush& likes,
+                       ViewFlush& views)
     : ex_(std::move(ex)),
       like_store_(like_store),
       like_table_(like_table),
@@ -81,8 +81,9 @@ Awaitable<Result<bool>> RedisCheck::CheckOnce() {
         stale->size());
   }
   if (*views == ViewCheck::kRecover) {
-    spdlog::warn("views: Redis is older than SQL: flushing its view counts, then dropping the "
-                 "article caches (they refill from SQL)");
+    spdlog::warn(
+        "views: Redis is older than SQL: flushing its view counts, then dropping the "
+        "article caches (they refill from SQL)");
     // The older hashes' unflushed views go to SQL first (it keeps the higher count).
     auto n = co_await views_.Flush(generation);
     if (!n) co_return tl::unexpected(n.error());
@@ -98,7 +99,8 @@ Awaitable<Result<bool>> RedisCheck::CheckOnce() {
     if (auto st = co_await article_cache_.DropArticles(); !st) co_return tl::unexpected(st.error());
   }
   if (!stale->empty()) {
-    if (auto st = co_await like_store_.FinishRecovery(*stale); !st) co_return tl::unexpected(st.error());
+    if (auto st = co_await like_store_.FinishRecovery(*stale); !st)
+      co_return tl::unexpected(st.error());
     spdlog::info("likes: recovered {} shard(s) from SQL", stale->size());
   }
   // Before this connection counts as checked: reads and writes wait for the check on a new
@@ -167,9 +169,9 @@ Awaitable<Status> RedisCheck::ReloadArticles() {
     std::vector<int64_t> kept;
     constexpr size_t kBatch = 500;
     for (size_t at = 0; at < left.size(); at += kBatch) {
-      std::vector<int64_t> batch(left.begin() + static_cast<std::ptrdiff_t>(at),
-                                 left.begin() + static_cast<std::ptrdiff_t>(
-                                                    std::min(left.size(), at + kBatch)));
+      std::vector<int64_t> batch(
+          left.begin() + static_cast<std::ptrdiff_t>(at),
+          left.begin() + static_cast<std::ptrdiff_t>(std::min(left.size(), at + kBatch)));
       auto rows = co_await article_table_.FindMany(batch);
       if (!rows) co_return tl::unexpected(rows.error());
       std::map<int64_t, int64_t> sql_views;
@@ -193,9 +195,9 @@ Awaitable<Status> RedisCheck::ReloadArticles() {
     }
     left = std::move(kept);
   }
-  spdlog::info("reloaded {} cached article(s) from SQL{}", dropped,
-               left.empty() ? std::string()
-                            : fmt::format("; {} kept (views kept arriving)", left.size()));
+  spdlog::info(
+      "reloaded {} cached article(s) from SQL{}", dropped,
+      left.empty() ? std::string() : fmt::format("; {} kept (views kept arriving)", left.size()));
   co_return Status{};
 }
 

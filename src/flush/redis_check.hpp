@@ -41,7 +41,6 @@ class RedisCheck {
   // once per recovery. Set by the wiring; empty: not done.
   std::function<Awaitable<Status>()> reseed_ids;
 
-
   uint64_t Generation() const { return like_store_.Generation(); }
   // Whether likes, and views, may be served on the current connection.
   bool LikesChecked() const { return likes_checked_ == Generation(); }

@@ -1,10 +1,9 @@
 #include "redis/article_cache.hpp"
 
 #include <algorithm>
+#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <charconv>
 #include <cstdio>
-
-#include <boost/asio/experimental/awaitable_operators.hpp>
 
 #include "redis/keys.hpp"
 #include "redis/scan.hpp"
@@ -17,9 +16,9 @@ namespace {
 
 // Every cached field of an article, in the order article_view.lua returns them.
 const std::vector<std::string> kArticleFields = {
-    "id",     "kind",   "author_id",      "author_username", "author_display", "title",
-    "summary", "status", "pinned",        "allow_comments",  "created_at",     "updated_at",
-    "published_at", "views", "likes", "comments", "comments_ver"};
+    "id",           "kind",   "author_id", "author_username", "author_display", "title",
+    "summary",      "status", "pinned",    "allow_comments",  "created_at",     "updated_at",
+    "published_at", "views",  "likes",     "comments",        "comments_ver"};
 
 constexpr std::string_view kLists[] = {"all", "article", "post"};
 const std::string kSentinel = ListMember(0);
@@ -318,8 +317,8 @@ Awaitable<Status> ArticleCache::Write(int64_t id, const ArticleFields& fields, i
 Awaitable<Status> ArticleCache::SetCommentCount(int64_t id, int64_t count, int64_t ver) {
   std::vector<std::string> keys{keys::Article(id), keys::ArticleFloor(id)};
   std::vector<std::string> args{std::to_string(ver), std::to_string(count)};
-  co_return ReplyOk(co_await client_.Eval(GetScript("article_comments.lua"), std::move(keys),
-                                          std::move(args)));
+  co_return ReplyOk(
+      co_await client_.Eval(GetScript("article_comments.lua"), std::move(keys), std::move(args)));
 }
 
 Awaitable<Status> ArticleCache::Remove(int64_t id, const std::vector<int64_t>& comment_ids) {
@@ -347,11 +346,12 @@ Awaitable<Status> ArticleCache::Remove(int64_t id, const std::vector<int64_t>& c
   co_return AllOk(co_await client_.Pipeline(std::move(cmds)));
 }
 
-Awaitable<Result<std::optional<ListPage>>> ArticleCache::Page(std::string_view list,
-                                                              int64_t start, int64_t count) {
+Awaitable<Result<std::optional<ListPage>>> ArticleCache::Page(std::string_view list, int64_t start,
+                                                              int64_t count) {
   std::vector<std::string> keys{keys::PublishedList(list)};
   std::vector<std::string> args{kSentinel, "rank", std::to_string(start), std::to_string(count)};
-  co_return ToPage(co_await client_.Eval(GetScript("list_page.lua"), std::move(keys), std::move(args)));
+  co_return ToPage(
+      co_await client_.Eval(GetScript("list_page.lua"), std::move(keys), std::move(args)));
 }
 
 Awaitable<Result<std::optional<ListPage>>> ArticleCache::PageAfter(std::string_view list,
@@ -360,11 +360,12 @@ Awaitable<Result<std::optional<ListPage>>> ArticleCache::PageAfter(std::string_v
   std::vector<std::string> keys{keys::PublishedList(list)};
   std::vector<std::string> args{kSentinel, "after", std::to_string(score), ListMember(id),
                                 std::to_string(count)};
-  co_return ToPage(co_await client_.Eval(GetScript("list_page.lua"), std::move(keys), std::move(args)));
+  co_return ToPage(
+      co_await client_.Eval(GetScript("list_page.lua"), std::move(keys), std::move(args)));
 }
 
-Awaitable<Result<bool>> ArticleCache::IndexChange(int64_t id, std::string_view kind,
-                                                  int64_t score, int64_t ver) {
+Awaitable<Result<bool>> ArticleCache::IndexChange(int64_t id, std::string_view kind, int64_t score,
+                                                  int64_t ver) {
   std::vector<std::string> keys;
   keys.reserve(7);
   for (auto list : kLists) {
@@ -372,8 +373,8 @@ Awaitable<Result<bool>> ArticleCache::IndexChange(int64_t id, std::string_view k
     keys.push_back(keys::PublishedListRebuild(list));
   }
   keys.push_back(keys::PublishedListVersion(id));
-  std::vector<std::string> args{kind.empty() ? "rem" : "add", ListMember(id),
-                                std::to_string(score), std::to_string(ver), std::string(kind)};
+  std::vector<std::string> args{kind.empty() ? "rem" : "add", ListMember(id), std::to_string(score),
+                                std::to_string(ver), std::string(kind)};
   auto r = co_await client_.Eval(GetScript("index_update.lua"), std::move(keys), std::move(args));
   if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
   co_return r->integer == 1;
@@ -389,8 +390,8 @@ Awaitable<Result<bool>> ArticleCache::IndexRemove(int64_t id, int64_t ver) {
 }
 
 Awaitable<Result<bool>> ArticleCache::TryLockRebuild(const std::string& owner) {
-  std::vector<std::string> cmd{"SET", std::string(keys::kPublishedListLock), owner, "NX", "PX",
-                               std::to_string(kRebuildLeaseMs)};
+  std::vector<std::string> cmd{"SET", std::string(keys::kPublishedListLock), owner, "NX",
+                               "PX",  std::to_string(kRebuildLeaseMs)};
   auto r = co_await client_.Command(std::move(cmd));
   if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
   co_return !r->is_nil();
@@ -468,8 +469,8 @@ Awaitable<Result<ArticleCache::ViewClaim>> ArticleCache::ClaimViews(int64_t max)
   // counts, so a Redis restored from a snapshot taken before this point is seen as older.
   std::vector<std::string> seq_key{std::string(keys::kViewsSeq)};
   std::vector<std::string> no_args;
-  auto stamp = co_await client_.Eval(GetScript("view_stamp.lua"), std::move(seq_key),
-                                     std::move(no_args));
+  auto stamp =
+      co_await client_.Eval(GetScript("view_stamp.lua"), std::move(seq_key), std::move(no_args));
   if (auto st = ReplyOk(stamp); !st) co_return tl::unexpected(st.error());
   auto n = stamp->AsInt();
   if (!n) co_return Fail(ErrorCode::kInternal, "unexpected view_stamp.lua reply");
@@ -500,10 +501,14 @@ Awaitable<Result<ArticleCache::ViewCheck>> ArticleCache::CheckViews(int64_t sql_
   auto r = co_await client_.Eval(GetScript("view_check.lua"), std::move(keys), std::move(args));
   if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
   switch (r->integer) {
-    case 0: co_return ViewCheck::kConsistent;
-    case 1: co_return ViewCheck::kRecover;
-    case 2: co_return ViewCheck::kBusy;
-    default: co_return Fail(ErrorCode::kInternal, "unexpected view_check.lua reply");
+    case 0:
+      co_return ViewCheck::kConsistent;
+    case 1:
+      co_return ViewCheck::kRecover;
+    case 2:
+      co_return ViewCheck::kBusy;
+    default:
+      co_return Fail(ErrorCode::kInternal, "unexpected view_check.lua reply");
   }
 }
 

@@ -108,8 +108,7 @@ class ArticleCache {
   // Puts the article into the published indexes "all" and `kind`'s ("article" or "post"), or
   // out of every index (and their twins being rebuilt), unless a change of a newer version
   // was applied: the row's version orders them (index_update.lua). True when applied.
-  Awaitable<Result<bool>> IndexAdd(std::string_view kind, int64_t id, int64_t score,
-                                   int64_t ver);
+  Awaitable<Result<bool>> IndexAdd(std::string_view kind, int64_t id, int64_t score, int64_t ver);
   Awaitable<Result<bool>> IndexRemove(int64_t id, int64_t ver);
   // A version above every row's, for a deleted article's list change.
   static constexpr int64_t kDeletedVersion = int64_t{1} << 62;

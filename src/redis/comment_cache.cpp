@@ -10,9 +10,11 @@ namespace {
 
 // In CommentField order (comment_cache.hpp).
 const std::vector<std::string> kCommentFields = {
-    "id",      "article",           "parent",           "author_id", "author_username",
-    "author_display", "reply_to_id", "reply_to_username", "reply_to_display", "body",
-    "created", "updated",           "deleted",          "replies",   "likes",
+    "id",          "article",           "parent",
+    "author_id",   "author_username",   "author_display",
+    "reply_to_id", "reply_to_username", "reply_to_display",
+    "body",        "created",           "updated",
+    "deleted",     "replies",           "likes",
     "ver"};
 
 // Moves the strings out of an HMGET reply (no copies).
@@ -69,8 +71,8 @@ Awaitable<Status> CommentCache::Put(int64_t article_id, const std::vector<Commen
       args.push_back(v);
     }
   }
-  co_return ReplyOk(co_await client_.Eval(GetScript("comment_put.lua"), std::move(keys),
-                                          std::move(args)));
+  co_return ReplyOk(
+      co_await client_.Eval(GetScript("comment_put.lua"), std::move(keys), std::move(args)));
 }
 
 Awaitable<Result<std::vector<CachedComment>>> CommentCache::GetMany(
@@ -82,7 +84,7 @@ Awaitable<Result<std::vector<CachedComment>>> CommentCache::GetMany(
 
 Awaitable<Result<std::vector<CachedComment>>> CommentCache::GetPlacements(
     const std::vector<int64_t>& ids) {
-  static const std::array<size_t, 6> kPlacement = {kCmId, kCmArticle, kCmParent,
+  static const std::array<size_t, 6> kPlacement = {kCmId,      kCmArticle, kCmParent,
                                                    kCmDeleted, kCmReplies, kCmVer};
   std::vector<CachedComment> out;
   if (ids.empty()) co_return out;
@@ -162,25 +164,26 @@ Awaitable<Result<std::optional<ListPage>>> CommentCache::RunPage(int64_t article
   page.total = r->elements[0].integer;
   const auto& items = r->elements[1].elements;
   for (size_t i = 0; i + 1 < items.size(); i += 2) {
-    page.entries.push_back({std::stoll(items[i].str),
-                            static_cast<int64_t>(std::stod(items[i + 1].str))});
+    page.entries.push_back(
+        {std::stoll(items[i].str), static_cast<int64_t>(std::stod(items[i + 1].str))});
   }
   co_return std::optional<ListPage>(std::move(page));
 }
 
 Awaitable<Result<std::optional<ListPage>>> CommentCache::Page(int64_t article_id,
                                                               std::optional<int64_t> parent,
-                                                              CommentIndex index,
-                                                              bool descending, int64_t start,
-                                                              int64_t count) {
+                                                              CommentIndex index, bool descending,
+                                                              int64_t start, int64_t count) {
   std::vector<std::string> args{descending ? "desc" : "asc", "rank", std::to_string(start),
                                 std::to_string(count)};
   co_return co_await RunPage(article_id, parent, index, std::move(args));
 }
 
-Awaitable<Result<std::optional<ListPage>>> CommentCache::PageAfter(
-    int64_t article_id, std::optional<int64_t> parent, CommentIndex index, bool descending,
-    int64_t score, int64_t id, int64_t count) {
+Awaitable<Result<std::optional<ListPage>>> CommentCache::PageAfter(int64_t article_id,
+                                                                   std::optional<int64_t> parent,
+                                                                   CommentIndex index,
+                                                                   bool descending, int64_t score,
+                                                                   int64_t id, int64_t count) {
   std::vector<std::string> args{descending ? "desc" : "asc", "after", std::to_string(score),
                                 ListMember(id), std::to_string(count)};
   co_return co_await RunPage(article_id, parent, index, std::move(args));

@@ -12,10 +12,11 @@
 // | pl:seq:article           | STRING | last article id handed out (INCR)            | none       |
 // | pl:art:{lN}:<id>         | HASH   | an article's list fields and its view count  | none       |
 // | pl:art:{lN}:<id>:body    | STRING | an article's sanitised HTML content, of the   | none       |
-// |                          |        | version in its hash's body_ver                |            |
+// |                          |        | version in its floor's bv                     |            |
 // | pl:art:{lN}:<id>:floor   | HASH   | while the hash is absent, the lowest row      | 10 min;    |
 // |                          |        | version (v) and comments_ver (c) a fill may   | deleted: 1 d |
-// |                          |        | cache; v = 2^62: deleted                      |            |
+// |                          |        | cache; v = 2^62: deleted; bv: the body's      |            |
+// |                          |        | version                                       |            |
 // | pl:arts:{pub}:<list>     | ZSET   | published list index: all, article, post;    | none       |
 // |                          |        | score = pinned·2^51 + publishedAt ms, member  |            |
 // |                          |        | = 19-digit id; sentinel member at -inf       |            |

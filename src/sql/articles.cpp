@@ -83,8 +83,8 @@ Value PublishedAt(const ArticleRow& a) {
 }  // namespace
 
 Awaitable<Status> ArticleTable::Insert(ArticleRow a, CacheStamp stamp) {
-  std::function<Result<bool>(Connection&)> job =
-      [a = std::move(a), retention = retention_, stamp](Connection& c) -> Result<bool> {
+  std::function<Result<bool>(Connection&)> job = [a = std::move(a), retention = retention_,
+                                                  stamp](Connection& c) -> Result<bool> {
     auto st = c.Transaction([&](Connection& tx) -> Status {
       auto r = tx.Query(kInsert, {a.id, a.kind, a.author_id, a.title, a.summary, a.content,
                                   a.status, Bool(a.pinned), Bool(a.allow_comments), a.created_at_ms,
@@ -145,12 +145,12 @@ Awaitable<Result<std::optional<ArticleTable::Patched>>> ArticleTable::Patch(
       if (auto applied = apply(p.row); !applied) return applied;
       p.row.ver = ver;
       const ArticleRow& a = p.row;
-      auto u = tx.Query(kUpdate, {a.id, a.title, a.summary, a.content, a.status, Bool(a.pinned),
-                                  Bool(a.allow_comments), a.updated_at_ms, PublishedAt(a), ver,
-                                  stamp.seq});
+      auto u = tx.Query(kUpdate,
+                        {a.id, a.title, a.summary, a.content, a.status, Bool(a.pinned),
+                         Bool(a.allow_comments), a.updated_at_ms, PublishedAt(a), ver, stamp.seq});
       if (!u) return tl::unexpected(u.error());
-      auto change = AppendChange(tx, a.id, UpdateOp(p.old_status, a.status), a.updated_at_ms,
-                                 retention);
+      auto change =
+          AppendChange(tx, a.id, UpdateOp(p.old_status, a.status), a.updated_at_ms, retention);
       if (!change) return tl::unexpected(change.error());
       out = std::move(p);
       return RaiseCacheShard(tx, stamp);
@@ -162,11 +162,11 @@ Awaitable<Result<std::optional<ArticleTable::Patched>>> ArticleTable::Patch(
 }
 
 Awaitable<Result<std::optional<std::vector<int64_t>>>> ArticleTable::Delete(int64_t id,
-                                                                             int64_t at_ms,
-                                                                             CacheStamp stamp) {
+                                                                            int64_t at_ms,
+                                                                            CacheStamp stamp) {
   using Out = std::optional<std::vector<int64_t>>;
-  std::function<Result<Out>(Connection&)> job =
-      [id, at_ms, retention = retention_, stamp](Connection& c) -> Result<Out> {
+  std::function<Result<Out>(Connection&)> job = [id, at_ms, retention = retention_,
+                                                 stamp](Connection& c) -> Result<Out> {
     Out out;
     auto st = c.Transaction([&](Connection& tx) -> Status {
       // The article's row first: on PostgreSQL it waits for a comment insert that already
@@ -311,8 +311,8 @@ Awaitable<Status> ArticleTable::SetViewCounts(std::vector<std::pair<int64_t, int
   // In id order: two flush passes (two instances) may write overlapping batches at once,
   // and rows locked in one order cannot deadlock on PostgreSQL.
   std::sort(views.begin(), views.end());
-  std::function<Result<bool>(Connection&)> job =
-      [views = std::move(views), stamp](Connection& c) -> Result<bool> {
+  std::function<Result<bool>(Connection&)> job = [views = std::move(views),
+                                                  stamp](Connection& c) -> Result<bool> {
     auto st = c.Transaction([&](Connection& tx) -> Status {
       for (const auto& [id, n] : views) {
         auto r = tx.Query(kSetViews, {id, n});

@@ -47,7 +47,7 @@ struct PublishedEntry {
 };
 
 struct AuthorListQuery {
-  std::optional<int64_t> author_id;  // nullopt: every author (admins)
+  std::optional<int64_t> author_id;   // nullopt: every author (admins)
   std::optional<std::string> status;  // "draft", or nullopt for all statuses
   std::optional<std::string> kind;
   int64_t offset = 0;
@@ -104,8 +104,7 @@ class ArticleTable {
   // Sets absolute view counts (never lowers one: a replayed older value is harmless).
   // Raises each count (never lowers one) and the highest views seq committed to `stamp`, in
   // one transaction (view_flushes, migration 010).
-  Awaitable<Status> SetViewCounts(std::vector<std::pair<int64_t, int64_t>> id_views,
-                                  int64_t stamp);
+  Awaitable<Status> SetViewCounts(std::vector<std::pair<int64_t, int64_t>> id_views, int64_t stamp);
   Awaitable<Result<int64_t>> ViewSeq();
 
  private:

@@ -110,7 +110,8 @@ Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp st
       if (reply_to && reply_to != c.author_id) {
         auto u = tx.Query(kUserExists, {*reply_to});
         if (!u) return tl::unexpected(u.error());
-        if (u->rows.empty()) return Fail(ErrorCode::kInvalidArgument, "replyToUserId: no such user");
+        if (u->rows.empty())
+          return Fail(ErrorCode::kInvalidArgument, "replyToUserId: no such user");
       }
       auto taken = tx.Query(kIdTaken, {c.id});
       if (!taken) return tl::unexpected(taken.error());
@@ -163,8 +164,7 @@ Awaitable<Result<CommentWrite>> CommentTable::Edit(int64_t id, std::string body,
   co_return co_await store_.Run<CommentWrite>(std::move(job));
 }
 
-Awaitable<Result<CommentWrite>> CommentTable::Delete(int64_t id, int64_t now_ms,
-                                                     CacheStamp stamp) {
+Awaitable<Result<CommentWrite>> CommentTable::Delete(int64_t id, int64_t now_ms, CacheStamp stamp) {
   std::function<Result<CommentWrite>(Connection&)> job =
       [id, now_ms, stamp](Connection& conn) -> Result<CommentWrite> {
     CommentWrite out;
@@ -227,9 +227,9 @@ Awaitable<Result<std::vector<CommentRow>>> CommentTable::ListForArticle(int64_t 
                                                                         int64_t limit) {
   std::function<Result<std::vector<CommentRow>>(Connection&)> job =
       [article_id, after_id, limit](Connection& c) -> Result<std::vector<CommentRow>> {
-    auto r = c.Query(std::string(kSelect) +
-                         "WHERE c.article_id = $1 AND c.id > $2 ORDER BY c.id LIMIT $3",
-                     {article_id, after_id, limit});
+    auto r = c.Query(
+        std::string(kSelect) + "WHERE c.article_id = $1 AND c.id > $2 ORDER BY c.id LIMIT $3",
+        {article_id, after_id, limit});
     if (!r) return tl::unexpected(r.error());
     std::vector<CommentRow> out;
     for (const auto& row : r->rows) out.push_back(FromRow(row));

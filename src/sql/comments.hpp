@@ -65,7 +65,7 @@ class CommentTable {
   Awaitable<Result<std::vector<CommentRow>>> FindMany(std::vector<int64_t> ids);
   // One article's comments with id > after_id, by id, at most `limit` (cache rebuilds).
   Awaitable<Result<std::vector<CommentRow>>> ListForArticle(int64_t article_id, int64_t after_id,
-                                                           int64_t limit);
+                                                            int64_t limit);
   Awaitable<Result<int64_t>> MaxId();
 
  private:

@@ -101,10 +101,9 @@ const std::string& UpsertSql(size_t rows) {
       std::string& sql = out[log2];
       sql = kUpsertHead;
       for (size_t i = 0, p = 0; i < (size_t{1} << log2); ++i, p += 6) {
-        sql += (i == 0 ? "($" : ", ($") + std::to_string(p + 1) + ", $" +
-               std::to_string(p + 2) + ", $" + std::to_string(p + 3) + ", $" +
-               std::to_string(p + 4) + ", $" + std::to_string(p + 5) + ", $" +
-               std::to_string(p + 6) + ")";
+        sql += (i == 0 ? "($" : ", ($") + std::to_string(p + 1) + ", $" + std::to_string(p + 2) +
+               ", $" + std::to_string(p + 3) + ", $" + std::to_string(p + 4) + ", $" +
+               std::to_string(p + 5) + ", $" + std::to_string(p + 6) + ")";
       }
       sql += kUpsertTail;
     }
@@ -115,8 +114,8 @@ const std::string& UpsertSql(size_t rows) {
 
 }  // namespace
 
-Awaitable<Result<std::vector<int64_t>>> LikeTable::Likers(char type, int64_t target_id,
-                                                          int64_t lo, int64_t hi, int64_t limit) {
+Awaitable<Result<std::vector<int64_t>>> LikeTable::Likers(char type, int64_t target_id, int64_t lo,
+                                                          int64_t hi, int64_t limit) {
   std::function<Result<std::vector<int64_t>>(Connection&)> job =
       [type, target_id, lo, hi, limit](Connection& c) -> Result<std::vector<int64_t>> {
     auto r = c.Query(kLikers, {std::string(1, type), target_id, lo, hi, limit});

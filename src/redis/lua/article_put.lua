@@ -19,7 +19,8 @@
 --
 -- Counters are not the row's to overwrite: `views` (unflushed views live only here) and
 -- `likes` are written only into an absent hash; `comments` only with a newer `comments_ver`.
--- The body's version is the hash's field `body_ver`: a body is written with its row's
+-- The body's version is the floor's field `bv` (not the hash's: a list page reads every field
+-- of 20 hashes, and two more fields each cost it 5-10%): a body is written with its row's
 -- version, and one older than the hash is dropped (refilled on the next full read). A body
 -- never exists without its hash.
 --
@@ -35,8 +36,19 @@ local mode, ver = ARGV[1], tonumber(ARGV[2])
 if mode == 'fill' and redis.call('GET', KEYS[4]) ~= ARGV[3] then
   return 'unchecked'
 end
-local fl = redis.call('HMGET', KEYS[3], 'v', 'c')
+local fl = redis.call('HMGET', KEYS[3], 'v', 'c', 'bv')
 local floor, comments_floor = tonumber(fl[1] or '0'), tonumber(fl[2] or '0')
+-- The floor key's fields outlive a use only by its TTL (10 minutes, never shortened): a lost
+-- `bv` makes a current body look older, and costs at most one rewrite or refill of it.
+local function keep_floor()
+  if redis.call('PTTL', KEYS[3]) < 600000 then
+    redis.call('PEXPIRE', KEYS[3], 600000)
+  end
+end
+local function body_is(v)
+  redis.call('HSET', KEYS[3], 'bv', v)
+  keep_floor()
+end
 if floor >= 4611686018427387904 then
   return 'gone'
 end
@@ -56,15 +68,13 @@ for i = first, #ARGV, 2 do
     comments_ver = ARGV[i + 1]
   end
 end
-local cur = redis.call('HMGET', KEYS[1], 'ver', 'body_ver', 'comments_ver')
+local cur = redis.call('HMGET', KEYS[1], 'ver', 'comments_ver')
 if not cur[1] and redis.call('EXISTS', KEYS[1]) == 0 then
   if mode == 'write' then
     redis.call('DEL', KEYS[2])
     if ver > floor then
       redis.call('HSET', KEYS[3], 'v', ARGV[2])
-      if redis.call('PTTL', KEYS[3]) < 600000 then  -- never shortens a longer one
-        redis.call('PEXPIRE', KEYS[3], 600000)
-      end
+      keep_floor()
     end
     return 0
   end
@@ -75,14 +85,14 @@ if not cur[1] and redis.call('EXISTS', KEYS[1]) == 0 then
   redis.call('HSET', KEYS[1], 'ver', ARGV[2])
   if body then
     redis.call('SET', KEYS[2], body)
-    redis.call('HSET', KEYS[1], 'body_ver', ARGV[2])
+    body_is(ARGV[2])
   else
     redis.call('DEL', KEYS[2])  -- of no known version
   end
   return done(1)
 end
 local have = tonumber(cur[1] or '0')
-local body_ver = tonumber(cur[2] or '0')
+local body_ver = tonumber(fl[3] or '0')
 local applied = 0
 if ver > have then
   local set = {'ver', ARGV[2]}
@@ -98,14 +108,13 @@ if ver > have then
   have = ver
 end
 -- The comment count has its own version (a comment write does not raise the row's).
-if comments and comments_ver and tonumber(comments_ver) > tonumber(cur[3] or '0') then
+if comments and comments_ver and tonumber(comments_ver) > tonumber(cur[2] or '0') then
   redis.call('HSET', KEYS[1], 'comments', comments, 'comments_ver', comments_ver)
 end
 if body and ver == have and body_ver < ver then
   redis.call('SET', KEYS[2], body)
-  redis.call('HSET', KEYS[1], 'body_ver', ARGV[2])
+  body_is(ARGV[2])
 elseif body_ver < have then
   redis.call('DEL', KEYS[2])
-  redis.call('HDEL', KEYS[1], 'body_ver')
 end
 return done(applied)
