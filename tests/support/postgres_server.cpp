@@ -1,4 +1,5 @@
 #include "support/postgres_server.hpp"
+#include "support/process.hpp"
 
 #include <pwd.h>
 #include <signal.h>
@@ -48,18 +49,6 @@ std::string FindPostgresBinDir() {
   throw std::runtime_error(
       "PostgreSQL server binaries (initdb, postgres) not found: install postgresql "
       "(scripts/install-deps.sh)");
-}
-
-std::string ShellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
 }
 
 std::string ReadFile(const std::string& path) {

@@ -164,4 +164,16 @@ std::string FindExecutable(const std::string& name, const std::vector<std::strin
   return {};
 }
 
+std::string ShellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
 }  // namespace plaudit::testing

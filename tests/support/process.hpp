@@ -39,6 +39,9 @@ bool WaitFor(Pred pred, std::chrono::milliseconds timeout);
 
 // Returns true when something accepts connections on the Unix socket at `path`.
 bool UnixSocketAccepts(const std::string& path);
+
+// `s` as one single-quoted sh word.
+std::string ShellQuote(const std::string& s);
 // Returns a TCP port on 127.0.0.1 that was free a moment ago.
 int FreeTcpPort();
 // The same for a cluster-mode redis-server: the port and port + 10000 (its cluster bus).

@@ -82,12 +82,7 @@ constexpr std::array<std::pair<Fault, const char*>, 6> kFaultNames = {{
     {Fault::kExtraFlush, "extra-flush"},
 }};
 
-const char* Name(Fault k) {
-  for (const auto& [kind, name] : kFaultNames) {
-    if (kind == k) return name;
-  }
-  return "?";
-}
+const char* Name(Fault k) { return FaultName(k, kFaultNames); }
 
 constexpr int kThreads = 4;
 constexpr int kInstances = 2;
@@ -118,35 +113,10 @@ Settings ReadSettings() {
   if (const char* v = std::getenv("PLAUDIT_CONTENT_SECONDS"); v && *v) {
     s.seconds = std::max(1, std::atoi(v));
   }
-  std::string list;
-  if (const char* v = std::getenv("PLAUDIT_CONTENT_FAULTS"); v && *v) list = v;
-  if (list == "none") {
-    s.faults_text = "none";
-  } else if (list.empty() || list == "all") {
-    for (const auto& [kind, name] : kFaultNames) s.faults.push_back(kind);
-    s.faults_text = "all";
-  } else {
-    std::stringstream in(list);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-      bool found = false;
-      for (const auto& [kind, name] : kFaultNames) {
-        if (item == name) {
-          found = true;
-          if (std::find(s.faults.begin(), s.faults.end(), kind) == s.faults.end()) {
-            s.faults.push_back(kind);
-          }
-        }
-      }
-      if (!found && !item.empty()) s.error += "unknown fault kind '" + item + "'; ";
-    }
-    if (s.faults.empty() && s.error.empty()) s.error = "PLAUDIT_CONTENT_FAULTS names no kind; ";
-    s.faults_text = list;
-  }
-  if (!s.error.empty()) {
-    s.error += "known kinds: flushall, redis-kill, redis-rollback, rebuild-cache, server-kill, "
-               "extra-flush, none";
-  }
+  auto kinds = ReadFaultKinds("PLAUDIT_CONTENT_FAULTS", kFaultNames);
+  s.faults = std::move(kinds.kinds);
+  s.faults_text = std::move(kinds.text);
+  s.error = std::move(kinds.error);
   if (const char* v = std::getenv("PLAUDIT_CONTENT_KEEP_LOGS"); v && *v && *v != '0') {
     s.keep_logs = true;
   }

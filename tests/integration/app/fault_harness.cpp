@@ -6,20 +6,9 @@
 #include <stdexcept>
 
 #include "support/postgres_server.hpp"
+#include "support/process.hpp"
 
 namespace plaudit::testing {
-
-std::string ShellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
 
 // Runs a shell command and returns its stdout (trailing newlines removed) and exit status.
 std::pair<std::string, int> Shell(const std::string& cmd) {

@@ -73,12 +73,7 @@ constexpr std::array<std::pair<FaultKind, const char*>, 6> kFaultNames = {{
     {FaultKind::kSecond, "second-instance"},
 }};
 
-const char* Name(FaultKind k) {
-  for (const auto& [kind, name] : kFaultNames) {
-    if (kind == k) return name;
-  }
-  return "?";
-}
+const char* Name(FaultKind k) { return FaultName(k, kFaultNames); }
 
 constexpr int kUsers = 320;    // > 256 so that hot targets go to big mode
 constexpr int kThreads = 8;    // users are partitioned among them: user i belongs to i % kThreads
@@ -110,36 +105,10 @@ Settings ReadSettings() {
     if (const char* v = std::getenv("PLAUDIT_FAULT_SECONDS"); v && *v) {
       s.seconds = std::max(1, std::atoi(v));
     }
-    std::string list;
-    if (const char* v = std::getenv("PLAUDIT_FAULTS"); v && *v) list = v;
-    if (list == "none") {
-      s.faults_text = "none";  // traffic only: a baseline for the harness itself
-    } else if (list.empty() || list == "all") {
-      for (const auto& [kind, name] : kFaultNames) s.faults.push_back(kind);
-      s.faults_text = "all";
-    } else {
-      std::stringstream in(list);
-      std::string item;
-      while (std::getline(in, item, ',')) {
-        if (item.empty()) continue;
-        bool found = false;
-        for (const auto& [kind, name] : kFaultNames) {
-          if (item == name) {
-            if (std::find(s.faults.begin(), s.faults.end(), kind) == s.faults.end()) {
-              s.faults.push_back(kind);
-            }
-            found = true;
-          }
-        }
-        if (!found) s.error += "unknown fault kind '" + item + "'; ";
-      }
-      if (s.faults.empty() && s.error.empty()) s.error = "PLAUDIT_FAULTS names no fault kind";
-      s.faults_text = list;
-    }
-    if (!s.error.empty()) {
-      s.error += "known kinds: flushall, redis-kill, redis-rollback, server-kill, extra-flush, "
-                 "second-instance";
-    }
+    auto kinds = ReadFaultKinds("PLAUDIT_FAULTS", kFaultNames);
+    s.faults = std::move(kinds.kinds);
+    s.faults_text = std::move(kinds.text);
+    s.error = std::move(kinds.error);
     if (const char* v = std::getenv("PLAUDIT_FAULT_FLUSH_MS"); v && *v) {
       s.flush_ms = std::max(1, std::atoi(v));
     }
