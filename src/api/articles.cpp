@@ -13,10 +13,10 @@
 namespace plaudit::api {
 
 using namespace boost::asio::experimental::awaitable_operators;
-using http_api::ErrorResponse;
-using http_api::JsonResponse;
-using http_api::Request;
-using http_api::Response;
+using http::ErrorResponse;
+using http::JsonResponse;
+using http::Request;
+using http::Response;
 
 boost::json::object ArticleJson(const domain::Article& a) {
   boost::json::object o(18);  // the fields below: no rehash while they are added
@@ -168,7 +168,7 @@ Awaitable<Response> Create(ApiContext ctx, Request& req) {
   if (!in) co_return ErrorResponse(in.error());
   auto a = co_await ctx.articles->Create(*caller->principal, std::move(*in));
   if (!a) co_return ErrorResponse(a.error());
-  co_return JsonResponse(http::status::created, ArticleJson(*a));
+  co_return JsonResponse(beast::http::status::created, ArticleJson(*a));
 }
 
 Awaitable<Response> Get(ApiContext ctx, Request& req) {
@@ -188,7 +188,7 @@ Awaitable<Response> Get(ApiContext ctx, Request& req) {
   if (!s) co_return ErrorResponse(s.error());
   a->like_count = s->count;
   a->liked = s->liked;
-  co_return JsonResponse(http::status::ok, ArticleJson(*a));
+  co_return JsonResponse(beast::http::status::ok, ArticleJson(*a));
 }
 
 Awaitable<Response> Patch(ApiContext ctx, Request& req) {
@@ -203,7 +203,7 @@ Awaitable<Response> Patch(ApiContext ctx, Request& req) {
   auto a = co_await ctx.articles->Update(*caller->principal, *id, std::move(*in));
   if (!a) co_return ErrorResponse(a.error());
   if (auto st = co_await AddLikes(ctx, *caller, *a); !st) co_return ErrorResponse(st.error());
-  co_return JsonResponse(http::status::ok, ArticleJson(*a));
+  co_return JsonResponse(beast::http::status::ok, ArticleJson(*a));
 }
 
 Awaitable<Response> Delete(ApiContext ctx, Request& req) {
@@ -214,7 +214,7 @@ Awaitable<Response> Delete(ApiContext ctx, Request& req) {
   if (auto st = co_await ctx.articles->Delete(*caller->principal, *id); !st) {
     co_return ErrorResponse(st.error());
   }
-  co_return http_api::NoContent();
+  co_return http::NoContent();
 }
 
 Awaitable<Response> List(ApiContext ctx, Request& req) {
@@ -266,19 +266,19 @@ Awaitable<Response> Changes(ApiContext ctx, Request& req) {
                      {"op", ev.op},
                      {"at", FormatTimeMs(ev.at_ms)}});
   }
-  co_return JsonResponse(http::status::ok,
+  co_return JsonResponse(beast::http::status::ok,
                          {{"items", std::move(items)}, {"nextCursor", page->next_cursor}});
 }
 
 }  // namespace
 
-void RegisterArticles(http_api::Router& router, ApiContext ctx) {
-  router.Add(http::verb::post, "/api/v1/articles", Bind<Create>(ctx));
-  router.Add(http::verb::get, "/api/v1/articles", Bind<List>(ctx));
-  router.Add(http::verb::get, "/api/v1/articles/{id}", Bind<Get>(ctx));
-  router.Add(http::verb::patch, "/api/v1/articles/{id}", Bind<Patch>(ctx));
-  router.Add(http::verb::delete_, "/api/v1/articles/{id}", Bind<Delete>(ctx));
-  router.Add(http::verb::get, "/api/v1/changes", Bind<Changes>(ctx));
+void RegisterArticles(http::Router& router, ApiContext ctx) {
+  router.Add(beast::http::verb::post, "/api/v1/articles", Bind<Create>(ctx));
+  router.Add(beast::http::verb::get, "/api/v1/articles", Bind<List>(ctx));
+  router.Add(beast::http::verb::get, "/api/v1/articles/{id}", Bind<Get>(ctx));
+  router.Add(beast::http::verb::patch, "/api/v1/articles/{id}", Bind<Patch>(ctx));
+  router.Add(beast::http::verb::delete_, "/api/v1/articles/{id}", Bind<Delete>(ctx));
+  router.Add(beast::http::verb::get, "/api/v1/changes", Bind<Changes>(ctx));
 }
 
 }  // namespace plaudit::api

@@ -6,7 +6,7 @@
 
 namespace plaudit::api {
 
-void RegisterArticles(http_api::Router& router, ApiContext ctx);
+void RegisterArticles(http::Router& router, ApiContext ctx);
 boost::json::object ArticleJson(const domain::Article& a);
 // The same JSON as ArticleJson, as text appended to `out` (the list's hot path).
 void AppendArticleJson(std::string& out, const domain::Article& a);

@@ -6,8 +6,8 @@
 namespace plaudit::api {
 
 template <auto Fn>
-http_api::Handler Bind(ApiContext ctx) {
-  return [ctx](http_api::Request& req) -> Awaitable<http_api::Response> {
+http::Handler Bind(ApiContext ctx) {
+  return [ctx](http::Request& req) -> Awaitable<http::Response> {
     co_return co_await Fn(ctx, req);
   };
 }

@@ -9,10 +9,10 @@
 
 namespace plaudit::api {
 
-using http_api::ErrorResponse;
-using http_api::JsonResponse;
-using http_api::Request;
-using http_api::Response;
+using http::ErrorResponse;
+using http::JsonResponse;
+using http::Request;
+using http::Response;
 
 namespace {
 
@@ -60,7 +60,7 @@ Awaitable<Response> Create(ApiContext ctx, Request& req) {
   if (!in) co_return ErrorResponse(in.error());
   auto c = co_await ctx.comments->Create(*caller->principal, *id, std::move(*in));
   if (!c) co_return ErrorResponse(c.error());
-  co_return JsonResponse(http::status::created, CommentJson(*c));
+  co_return JsonResponse(beast::http::status::created, CommentJson(*c));
 }
 
 Awaitable<Response> List(ApiContext ctx, Request& req) {
@@ -108,7 +108,7 @@ Awaitable<Response> Get(ApiContext ctx, Request& req) {
   if (!id) co_return ErrorResponse(id.error());
   auto c = co_await ctx.comments->Get(caller->principal, *id);
   if (!c) co_return ErrorResponse(c.error());
-  co_return JsonResponse(http::status::ok, CommentJson(*c));
+  co_return JsonResponse(beast::http::status::ok, CommentJson(*c));
 }
 
 Awaitable<Response> Patch(ApiContext ctx, Request& req) {
@@ -128,7 +128,7 @@ Awaitable<Response> Patch(ApiContext ctx, Request& req) {
   if (!text) co_return ErrorResponse(text.error());
   auto c = co_await ctx.comments->Edit(*caller->principal, *id, std::move(*text));
   if (!c) co_return ErrorResponse(c.error());
-  co_return JsonResponse(http::status::ok, CommentJson(*c));
+  co_return JsonResponse(beast::http::status::ok, CommentJson(*c));
 }
 
 Awaitable<Response> Delete(ApiContext ctx, Request& req) {
@@ -139,7 +139,7 @@ Awaitable<Response> Delete(ApiContext ctx, Request& req) {
   if (auto st = co_await ctx.comments->Delete(*caller->principal, *id); !st) {
     co_return ErrorResponse(st.error());
   }
-  co_return http_api::NoContent();
+  co_return http::NoContent();
 }
 
 }  // namespace
@@ -217,13 +217,13 @@ void AppendCommentJson(std::string& out, const domain::Comment& c, bool with_rep
   out.push_back('}');
 }
 
-void RegisterComments(http_api::Router& router, ApiContext ctx) {
-  router.Add(http::verb::post, "/api/v1/articles/{id}/comments", Bind<Create>(ctx));
-  router.Add(http::verb::get, "/api/v1/articles/{id}/comments", Bind<List>(ctx));
-  router.Add(http::verb::get, "/api/v1/comments/{id}", Bind<Get>(ctx));
-  router.Add(http::verb::patch, "/api/v1/comments/{id}", Bind<Patch>(ctx));
-  router.Add(http::verb::delete_, "/api/v1/comments/{id}", Bind<Delete>(ctx));
-  router.Add(http::verb::get, "/api/v1/comments/{id}/replies", Bind<Replies>(ctx));
+void RegisterComments(http::Router& router, ApiContext ctx) {
+  router.Add(beast::http::verb::post, "/api/v1/articles/{id}/comments", Bind<Create>(ctx));
+  router.Add(beast::http::verb::get, "/api/v1/articles/{id}/comments", Bind<List>(ctx));
+  router.Add(beast::http::verb::get, "/api/v1/comments/{id}", Bind<Get>(ctx));
+  router.Add(beast::http::verb::patch, "/api/v1/comments/{id}", Bind<Patch>(ctx));
+  router.Add(beast::http::verb::delete_, "/api/v1/comments/{id}", Bind<Delete>(ctx));
+  router.Add(beast::http::verb::get, "/api/v1/comments/{id}/replies", Bind<Replies>(ctx));
 }
 
 }  // namespace plaudit::api

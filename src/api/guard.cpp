@@ -57,13 +57,13 @@ Awaitable<Result<std::optional<domain::Principal>>> Identify(domain::UserService
 
 }  // namespace
 
-Awaitable<Result<Caller>> Guard::Admit(const http_api::Request& request, Access access) {
+Awaitable<Result<Caller>> Guard::Admit(const http::Request& request, Access access) {
   Caller caller;
   // Per-address limits count an IPv6 client by its /64 (common/address_set.hpp).
   caller.address = RateLimitClient(request.client_address);
-  auto bearer = BearerToken(request.Header(http::field::authorization));
+  auto bearer = BearerToken(request.Header(beast::http::field::authorization));
   std::optional<std::string> cookie;
-  if (!bearer) cookie = CookieValue(request.Header(http::field::cookie), kSessionCookie);
+  if (!bearer) cookie = CookieValue(request.Header(beast::http::field::cookie), kSessionCookie);
   // Moved out: `bearer` is only tested for presence below.
   std::string token = bearer ? std::move(*bearer) : std::move(cookie).value_or("");
 

@@ -47,7 +47,7 @@ class Guard {
  public:
   Guard(domain::UserService& users, redis::RateLimiter& limiter, GuardLimits limits);
 
-  Awaitable<Result<Caller>> Admit(const http_api::Request& request, Access access);
+  Awaitable<Result<Caller>> Admit(const http::Request& request, Access access);
 
  private:
   domain::UserService& users_;
@@ -67,7 +67,7 @@ inline constexpr std::string_view kSessionCookie = "plaudit_session";
 // error wins over the read's.
 template <class T>
 Awaitable<Result<std::pair<Caller, T>>> AdmitAlongside(Guard& guard,
-                                                       const http_api::Request& request,
+                                                       const http::Request& request,
                                                        Access access, Awaitable<Result<T>> read) {
   using namespace boost::asio::experimental::awaitable_operators;
   auto admit = guard.Admit(request, access);

@@ -9,10 +9,10 @@
 
 namespace plaudit::api {
 
-using http_api::ErrorResponse;
-using http_api::JsonResponse;
-using http_api::Request;
-using http_api::Response;
+using http::ErrorResponse;
+using http::JsonResponse;
+using http::Request;
+using http::Response;
 
 namespace {
 
@@ -184,20 +184,20 @@ Awaitable<Response> Batch(ApiContext ctx, Request& req) {
     const auto& s = (*states)[articles->size() + i];
     comment_out[std::to_string((*comments)[i])] = {{"liked", s.liked}, {"likeCount", s.count}};
   }
-  co_return JsonResponse(http::status::ok,
+  co_return JsonResponse(beast::http::status::ok,
                          {{"article", std::move(article_out)}, {"comment", std::move(comment_out)}});
 }
 
 }  // namespace
 
-void RegisterLikes(http_api::Router& router, ApiContext ctx) {
-  router.Add(http::verb::put, "/api/v1/articles/{id}/like", Bind<Like>(ctx));
-  router.Add(http::verb::delete_, "/api/v1/articles/{id}/like", Bind<Unlike>(ctx));
-  router.Add(http::verb::get, "/api/v1/articles/{id}/like", Bind<GetArticleLike>(ctx));
-  router.Add(http::verb::put, "/api/v1/comments/{id}/like", Bind<LikeComment>(ctx));
-  router.Add(http::verb::delete_, "/api/v1/comments/{id}/like", Bind<UnlikeComment>(ctx));
-  router.Add(http::verb::get, "/api/v1/comments/{id}/like", Bind<GetCommentLike>(ctx));
-  router.Add(http::verb::get, "/api/v1/likes", Bind<Batch>(ctx));
+void RegisterLikes(http::Router& router, ApiContext ctx) {
+  router.Add(beast::http::verb::put, "/api/v1/articles/{id}/like", Bind<Like>(ctx));
+  router.Add(beast::http::verb::delete_, "/api/v1/articles/{id}/like", Bind<Unlike>(ctx));
+  router.Add(beast::http::verb::get, "/api/v1/articles/{id}/like", Bind<GetArticleLike>(ctx));
+  router.Add(beast::http::verb::put, "/api/v1/comments/{id}/like", Bind<LikeComment>(ctx));
+  router.Add(beast::http::verb::delete_, "/api/v1/comments/{id}/like", Bind<UnlikeComment>(ctx));
+  router.Add(beast::http::verb::get, "/api/v1/comments/{id}/like", Bind<GetCommentLike>(ctx));
+  router.Add(beast::http::verb::get, "/api/v1/likes", Bind<Batch>(ctx));
 }
 
 }  // namespace plaudit::api

@@ -4,5 +4,5 @@
 #include "http/router.hpp"
 
 namespace plaudit::api {
-void RegisterLikes(http_api::Router& router, ApiContext ctx);
+void RegisterLikes(http::Router& router, ApiContext ctx);
 }  // namespace plaudit::api

@@ -7,8 +7,8 @@
 
 namespace plaudit::api {
 
-using http_api::Request;
-using http_api::Response;
+using http::Request;
+using http::Response;
 using namespace boost::asio::experimental::awaitable_operators;
 
 namespace {
@@ -45,14 +45,14 @@ bool TokenMatches(std::string_view presented, const std::string& token) {
 // decides, so a scraper may also come through a proxy on the same host.
 std::optional<Response> Refuse(const OpsDeps& deps, const Request& req) {
   if (!deps.allow.Contains(req.client_address) || (deps.token.empty() && Proxied(req))) {
-    return http_api::ErrorResponse(http::status::forbidden, "forbidden",
+    return http::ErrorResponse(beast::http::status::forbidden, "forbidden",
                                    "this address may not read operations data (--metrics-allow)");
   }
   if (!deps.token.empty()) {
-    std::string_view auth = req.Header(http::field::authorization);
+    std::string_view auth = req.Header(beast::http::field::authorization);
     constexpr std::string_view kBearer = "Bearer ";
     if (!auth.starts_with(kBearer) || !TokenMatches(auth.substr(kBearer.size()), deps.token)) {
-      return http_api::ErrorResponse(http::status::unauthorized, "unauthenticated",
+      return http::ErrorResponse(beast::http::status::unauthorized, "unauthenticated",
                                      "operations data needs the --metrics-token bearer token");
     }
   }
@@ -61,14 +61,14 @@ std::optional<Response> Refuse(const OpsDeps& deps, const Request& req) {
 
 }  // namespace
 
-void RegisterOps(http_api::Router& router, OpsDeps deps) {
-  router.Add(http::verb::get, "/healthz", [](Request&) -> Awaitable<Response> {
-    co_return http_api::JsonResponse(http::status::ok, {{"status", "ok"}});
+void RegisterOps(http::Router& router, OpsDeps deps) {
+  router.Add(beast::http::verb::get, "/healthz", [](Request&) -> Awaitable<Response> {
+    co_return http::JsonResponse(beast::http::status::ok, {{"status", "ok"}});
   });
 
   // Both checks run concurrently; each is bounded by its client's timeout, so /readyz
   // answers within ~1 s even when a backend hangs.
-  router.Add(http::verb::get, "/readyz", [deps](Request& req) -> Awaitable<Response> {
+  router.Add(beast::http::verb::get, "/readyz", [deps](Request& req) -> Awaitable<Response> {
     if (auto refused = Refuse(deps, req)) co_return std::move(*refused);
     auto [redis, sql] = co_await (PingRedis(deps.redis) && PingSql(deps.store));
     boost::json::object body;
@@ -76,12 +76,12 @@ void RegisterOps(http_api::Router& router, OpsDeps deps) {
     body["database"] = sql ? "ok" : "unavailable";
     if (redis && sql) {
       body["status"] = "ready";
-      co_return http_api::JsonResponse(http::status::ok, body);
+      co_return http::JsonResponse(beast::http::status::ok, body);
     }
     std::string message;
     if (!redis) message += "redis: " + redis.error().message;
     if (!sql) message += std::string(message.empty() ? "" : "; ") + "database: " + sql.error().message;
-    auto r = http_api::ErrorResponse(http::status::service_unavailable, "unavailable", message);
+    auto r = http::ErrorResponse(beast::http::status::service_unavailable, "unavailable", message);
     auto v = boost::json::parse(r.body).as_object();
     v["redis"] = body["redis"];
     v["database"] = body["database"];
@@ -89,7 +89,7 @@ void RegisterOps(http_api::Router& router, OpsDeps deps) {
     co_return r;
   });
 
-  router.Add(http::verb::get, "/metrics", [deps](Request& req) -> Awaitable<Response> {
+  router.Add(beast::http::verb::get, "/metrics", [deps](Request& req) -> Awaitable<Response> {
     if (auto refused = Refuse(deps, req)) co_return std::move(*refused);
     Response r;
     r.body = deps.metrics->Serialize();

@@ -15,11 +15,11 @@ namespace plaudit::api {
 struct OpsDeps {
   redis::Client* redis = nullptr;
   sql::Store* store = nullptr;
-  http_api::Metrics* metrics = nullptr;
+  http::Metrics* metrics = nullptr;
   AddressSet allow;   // who may read /readyz and /metrics
   std::string token;  // when set, they also need `Authorization: Bearer <token>`
 };
 
-void RegisterOps(http_api::Router& router, OpsDeps deps);
+void RegisterOps(http::Router& router, OpsDeps deps);
 
 }  // namespace plaudit::api

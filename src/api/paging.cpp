@@ -4,7 +4,7 @@
 
 namespace plaudit::api {
 
-Result<int64_t> IntParam(const http_api::Request& req, std::string_view name, int64_t fallback,
+Result<int64_t> IntParam(const http::Request& req, std::string_view name, int64_t fallback,
                          int64_t min, int64_t max) {
   auto raw = req.Query(name);
   if (!raw) return fallback;
@@ -19,7 +19,7 @@ Result<int64_t> IntParam(const http_api::Request& req, std::string_view name, in
   return v;
 }
 
-Result<domain::PageRequest> ParsePaging(const http_api::Request& req, int64_t default_size,
+Result<domain::PageRequest> ParsePaging(const http::Request& req, int64_t default_size,
                                         int64_t max_size) {
   domain::PageRequest p;
   auto size = IntParam(req, "size", default_size, 1, max_size);

@@ -9,10 +9,10 @@
 
 namespace plaudit::api {
 
-Result<domain::PageRequest> ParsePaging(const http_api::Request& req, int64_t default_size = 20,
+Result<domain::PageRequest> ParsePaging(const http::Request& req, int64_t default_size = 20,
                                         int64_t max_size = 100);
 // A non-negative integer query parameter within [min, max], or `fallback` when absent.
-Result<int64_t> IntParam(const http_api::Request& req, std::string_view name, int64_t fallback,
+Result<int64_t> IntParam(const http::Request& req, std::string_view name, int64_t fallback,
                          int64_t min, int64_t max);
 
 // {"items": [...], "page": P|null, "size": S, "total": N, "nextCursor": C|null}

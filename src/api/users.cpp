@@ -8,10 +8,10 @@
 
 namespace plaudit::api {
 
-using http_api::ErrorResponse;
-using http_api::JsonResponse;
-using http_api::Request;
-using http_api::Response;
+using http::ErrorResponse;
+using http::JsonResponse;
+using http::Request;
+using http::Response;
 
 boost::json::object PublicUserJson(const domain::User& u) {
   return {{"id", u.id},
@@ -52,7 +52,7 @@ Awaitable<Response> CreateUser(ApiContext ctx, Request& req) {
   auto user = co_await ctx.users->Register(std::move(*username), std::move(*password),
                                            display->value_or(""));
   if (!user) co_return ErrorResponse(user.error());
-  co_return JsonResponse(http::status::created, UserJson(*user));
+  co_return JsonResponse(beast::http::status::created, UserJson(*user));
 }
 
 Awaitable<Response> CreateSession(ApiContext ctx, Request& req) {
@@ -70,7 +70,7 @@ Awaitable<Response> CreateSession(ApiContext ctx, Request& req) {
   boost::json::object out{{"token", session->token},
                           {"expiresAt", FormatTimeMs(session->expires_at_ms)},
                           {"user", UserJson(session->user)}};
-  Response r = JsonResponse(http::status::created, out);
+  Response r = JsonResponse(beast::http::status::created, out);
   r.headers.emplace_back("Set-Cookie", SessionCookie(session->token, ctx.session_ttl_seconds));
   r.headers.emplace_back("Cache-Control", "no-store");
   co_return r;
@@ -82,7 +82,7 @@ Awaitable<Response> DeleteSession(ApiContext ctx, Request& req) {
   if (auto st = co_await ctx.users->Logout(caller->token, *caller->principal); !st) {
     co_return ErrorResponse(st.error());
   }
-  Response r = http_api::NoContent();
+  Response r = http::NoContent();
   r.headers.emplace_back("Set-Cookie", SessionCookie("", 0));
   co_return r;
 }
@@ -92,7 +92,7 @@ Awaitable<Response> GetMe(ApiContext ctx, Request& req) {
   if (!caller) co_return ErrorResponse(caller.error());
   auto user = co_await ctx.users->Get(caller->principal->id);
   if (!user) co_return ErrorResponse(user.error());
-  co_return JsonResponse(http::status::ok, UserJson(*user));
+  co_return JsonResponse(beast::http::status::ok, UserJson(*user));
 }
 
 Awaitable<Response> GetUser(ApiContext ctx, Request& req) {
@@ -102,7 +102,7 @@ Awaitable<Response> GetUser(ApiContext ctx, Request& req) {
   if (!id) co_return ErrorResponse(id.error());
   auto user = co_await ctx.users->Get(*id);
   if (!user) co_return ErrorResponse(user.error());
-  co_return JsonResponse(http::status::ok, PublicUserJson(*user));
+  co_return JsonResponse(beast::http::status::ok, PublicUserJson(*user));
 }
 
 Awaitable<Response> PatchUser(ApiContext ctx, Request& req) {
@@ -127,7 +127,7 @@ Awaitable<Response> PatchUser(ApiContext ctx, Request& req) {
   }
   auto user = co_await ctx.users->SetRole(*caller->principal, *id, *role);
   if (!user) co_return ErrorResponse(user.error());
-  co_return JsonResponse(http::status::ok, UserJson(*user));
+  co_return JsonResponse(beast::http::status::ok, UserJson(*user));
 }
 
 // DELETE /api/v1/users/{id}: the user themself or an admin.
@@ -139,7 +139,7 @@ Awaitable<Response> DeleteUser(ApiContext ctx, Request& req) {
   if (auto st = co_await ctx.users->Delete(*caller->principal, *id); !st) {
     co_return ErrorResponse(st.error());
   }
-  Response r = http_api::NoContent();
+  Response r = http::NoContent();
   // Deleting yourself signs you out in this browser too.
   if (*id == caller->principal->id) r.headers.emplace_back("Set-Cookie", SessionCookie("", 0));
   co_return r;
@@ -147,14 +147,14 @@ Awaitable<Response> DeleteUser(ApiContext ctx, Request& req) {
 
 }  // namespace
 
-void RegisterUsers(http_api::Router& router, ApiContext ctx) {
-  router.Add(http::verb::post, "/api/v1/users", Bind<CreateUser>(ctx));
-  router.Add(http::verb::get, "/api/v1/users/me", Bind<GetMe>(ctx));
-  router.Add(http::verb::get, "/api/v1/users/{id}", Bind<GetUser>(ctx));
-  router.Add(http::verb::patch, "/api/v1/users/{id}", Bind<PatchUser>(ctx));
-  router.Add(http::verb::delete_, "/api/v1/users/{id}", Bind<DeleteUser>(ctx));
-  router.Add(http::verb::post, "/api/v1/sessions", Bind<CreateSession>(ctx));
-  router.Add(http::verb::delete_, "/api/v1/sessions/current", Bind<DeleteSession>(ctx));
+void RegisterUsers(http::Router& router, ApiContext ctx) {
+  router.Add(beast::http::verb::post, "/api/v1/users", Bind<CreateUser>(ctx));
+  router.Add(beast::http::verb::get, "/api/v1/users/me", Bind<GetMe>(ctx));
+  router.Add(beast::http::verb::get, "/api/v1/users/{id}", Bind<GetUser>(ctx));
+  router.Add(beast::http::verb::patch, "/api/v1/users/{id}", Bind<PatchUser>(ctx));
+  router.Add(beast::http::verb::delete_, "/api/v1/users/{id}", Bind<DeleteUser>(ctx));
+  router.Add(beast::http::verb::post, "/api/v1/sessions", Bind<CreateSession>(ctx));
+  router.Add(beast::http::verb::delete_, "/api/v1/sessions/current", Bind<DeleteSession>(ctx));
 }
 
 }  // namespace plaudit::api

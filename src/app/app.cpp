@@ -82,11 +82,11 @@ Status App::Start() {
   api::RegisterOps(
       router_, {redis_.get(), store_.get(), &metrics_, std::move(*allow), config_.metrics_token});
 
-  http_api::ServerOptions sopts;
+  http::ServerOptions sopts;
   sopts.host = config_.host;
   sopts.port = config_.port;
   sopts.max_body = config_.max_body;
-  server_ = std::make_unique<http_api::Server>(ioc_, sopts, router_, &metrics_);
+  server_ = std::make_unique<http::Server>(ioc_, sopts, router_, &metrics_);
   if (auto st = server_->Listen(); !st) {
     return st;
   }

@@ -57,12 +57,12 @@ class App {
 
   uint16_t port() const;
   net::io_context& io() { return ioc_; }
-  http_api::Router& router() { return router_; }
+  http::Router& router() { return router_; }
   redis::Client& redis() { return *redis_; }
   redis::SessionStore& sessions() { return *sessions_; }
   domain::PasswordHasher& hasher() { return *hasher_; }
   sql::Store& store() { return *store_; }
-  http_api::Metrics& metrics() { return metrics_; }
+  http::Metrics& metrics() { return metrics_; }
   const config::Config& config() const { return config_; }
   flush::Flusher& flusher() { return *flusher_; }
   flush::LikeFlush& like_flush() { return *like_flush_; }
@@ -80,8 +80,8 @@ class App {
 
   config::Config config_;
   net::io_context ioc_{1};
-  http_api::Metrics metrics_;
-  http_api::Router router_;
+  http::Metrics metrics_;
+  http::Router router_;
   std::unique_ptr<EmbeddedRedis> embedded_redis_;
   std::unique_ptr<sql::Store> store_;
   std::shared_ptr<redis::Client> redis_;
@@ -109,7 +109,7 @@ class App {
   std::unique_ptr<flush::ViewFlush> view_flush_;
   std::unique_ptr<flush::RedisCheck> redis_check_;
   std::unique_ptr<flush::Flusher> flusher_;
-  std::unique_ptr<http_api::Server> server_;
+  std::unique_ptr<http::Server> server_;
   std::optional<net::signal_set> signals_;
   bool stopping_ = false;
 };

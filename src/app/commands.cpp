@@ -8,6 +8,7 @@
 #include <string>
 
 #include "app/app.hpp"
+#include "common/unix_socket.hpp"
 
 namespace plaudit::app {
 namespace {

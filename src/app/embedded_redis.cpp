@@ -14,18 +14,9 @@
 
 #include <spdlog/spdlog.h>
 
-namespace plaudit::app {
-bool UnixSocketAccepts(const std::filesystem::path& path) {
-  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return false;
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
-  bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-  ::close(fd);
-  return ok;
-}
+#include "common/unix_socket.hpp"
 
+namespace plaudit::app {
 namespace {
 
 bool IsRedisProcess(pid_t pid) {

@@ -18,9 +18,6 @@
 
 namespace plaudit::app {
 
-// Whether something accepts connections on the Unix socket at `path`.
-bool UnixSocketAccepts(const std::filesystem::path& path);
-
 class EmbeddedRedis {
  public:
   EmbeddedRedis(std::filesystem::path data_dir, std::string redis_server_bin);

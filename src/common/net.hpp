@@ -7,7 +7,6 @@
 namespace plaudit {
 namespace net = boost::asio;
 namespace beast = boost::beast;
-namespace http = boost::beast::http;
 using tcp = boost::asio::ip::tcp;
 
 template <class T>

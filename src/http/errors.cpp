@@ -2,26 +2,26 @@
 
 #include <string>
 
-namespace plaudit::http_api {
+namespace plaudit::http {
 namespace {
 
 struct Mapping {
   ErrorCode code;
-  http::status status;
+  beast::http::status status;
   std::string_view api_code;
 };
 
 // Keep in step with the error table of API.md.
 constexpr Mapping kMappings[] = {
-    {ErrorCode::kInvalidArgument, http::status::bad_request, "invalid_field"},
-    {ErrorCode::kInvalidJson, http::status::bad_request, "invalid_json"},
-    {ErrorCode::kUnauthenticated, http::status::unauthorized, "unauthenticated"},
-    {ErrorCode::kPermissionDenied, http::status::forbidden, "forbidden"},
-    {ErrorCode::kNotFound, http::status::not_found, "not_found"},
-    {ErrorCode::kAlreadyExists, http::status::conflict, "conflict"},
-    {ErrorCode::kRateLimited, http::status::too_many_requests, "rate_limited"},
-    {ErrorCode::kUnavailable, http::status::service_unavailable, "unavailable"},
-    {ErrorCode::kInternal, http::status::internal_server_error, "internal"},
+    {ErrorCode::kInvalidArgument, beast::http::status::bad_request, "invalid_field"},
+    {ErrorCode::kInvalidJson, beast::http::status::bad_request, "invalid_json"},
+    {ErrorCode::kUnauthenticated, beast::http::status::unauthorized, "unauthenticated"},
+    {ErrorCode::kPermissionDenied, beast::http::status::forbidden, "forbidden"},
+    {ErrorCode::kNotFound, beast::http::status::not_found, "not_found"},
+    {ErrorCode::kAlreadyExists, beast::http::status::conflict, "conflict"},
+    {ErrorCode::kRateLimited, beast::http::status::too_many_requests, "rate_limited"},
+    {ErrorCode::kUnavailable, beast::http::status::service_unavailable, "unavailable"},
+    {ErrorCode::kInternal, beast::http::status::internal_server_error, "internal"},
 };
 
 const Mapping& Find(ErrorCode code) {
@@ -35,10 +35,10 @@ const Mapping& Find(ErrorCode code) {
 
 }  // namespace
 
-http::status StatusFor(ErrorCode code) { return Find(code).status; }
+beast::http::status StatusFor(ErrorCode code) { return Find(code).status; }
 std::string_view ApiCodeFor(ErrorCode code) { return Find(code).api_code; }
 
-Response ErrorResponse(http::status status, std::string_view code, std::string_view message) {
+Response ErrorResponse(beast::http::status status, std::string_view code, std::string_view message) {
   boost::json::object err;
   err["code"] = code;
   err["message"] = message;
@@ -56,4 +56,4 @@ Response ErrorResponse(const Error& error) {
   return r;
 }
 
-}  // namespace plaudit::http_api
+}  // namespace plaudit::http

@@ -6,14 +6,14 @@
 #include "common/result.hpp"
 #include "http/request.hpp"
 
-namespace plaudit::http_api {
+namespace plaudit::http {
 
 // A service error → its HTTP response (status, error body, Retry-After for rate limits).
 Response ErrorResponse(const Error& error);
 // An HTTP-level error that no service produces (404 route, 405, 413, 415, 431, 400 parse).
-Response ErrorResponse(http::status status, std::string_view code, std::string_view message);
+Response ErrorResponse(beast::http::status status, std::string_view code, std::string_view message);
 
-http::status StatusFor(ErrorCode code);
+beast::http::status StatusFor(ErrorCode code);
 std::string_view ApiCodeFor(ErrorCode code);
 
-}  // namespace plaudit::http_api
+}  // namespace plaudit::http

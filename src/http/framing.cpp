@@ -2,7 +2,7 @@
 
 #include <vector>
 
-namespace plaudit::http_api {
+namespace plaudit::http {
 namespace {
 
 std::string_view TrimOws(std::string_view s) {
@@ -14,7 +14,7 @@ std::string_view TrimOws(std::string_view s) {
 }  // namespace
 
 Framing TransferFraming(const RawRequest& request) {
-  auto [begin, end] = request.equal_range(http::field::transfer_encoding);
+  auto [begin, end] = request.equal_range(beast::http::field::transfer_encoding);
   if (begin == end) return Framing::kNoTransferEncoding;
   // HTTP/1.0 has no transfer codings: a message with one has faulty framing (§6.1).
   if (request.version() < 11) return Framing::kUnknowable;
@@ -38,4 +38,4 @@ Framing TransferFraming(const RawRequest& request) {
   return codings.size() == 1 ? Framing::kChunked : Framing::kUnsupported;
 }
 
-}  // namespace plaudit::http_api
+}  // namespace plaudit::http

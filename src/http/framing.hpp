@@ -8,7 +8,7 @@
 // reading a byte of the body, and closes the connection.
 #include "http/request.hpp"
 
-namespace plaudit::http_api {
+namespace plaudit::http {
 
 enum class Framing {
   kNoTransferEncoding,  // Content-Length (or no body): Beast's own rules apply
@@ -19,4 +19,4 @@ enum class Framing {
 
 Framing TransferFraming(const RawRequest& request);
 
-}  // namespace plaudit::http_api
+}  // namespace plaudit::http

@@ -4,10 +4,8 @@
 
 #include <cctype>
 
-namespace plaudit::http_api {
+namespace plaudit::http {
 namespace {
-
-namespace http = boost::beast::http;
 
 prometheus::Histogram::BucketBoundaries LatencyBuckets() {
   return {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
@@ -15,26 +13,26 @@ prometheus::Histogram::BucketBoundaries LatencyBuckets() {
 }
 
 // The methods of RFC 9110 and RFC 5789 (PATCH), numbered for the series key; 0 is "other".
-int MethodIndex(http::verb v) {
+int MethodIndex(boost::beast::http::verb v) {
   switch (v) {
-    case http::verb::get: return 1;
-    case http::verb::head: return 2;
-    case http::verb::post: return 3;
-    case http::verb::put: return 4;
-    case http::verb::patch: return 5;
-    case http::verb::delete_: return 6;
-    case http::verb::options: return 7;
-    case http::verb::trace: return 8;
-    case http::verb::connect: return 9;
+    case boost::beast::http::verb::get: return 1;
+    case boost::beast::http::verb::head: return 2;
+    case boost::beast::http::verb::post: return 3;
+    case boost::beast::http::verb::put: return 4;
+    case boost::beast::http::verb::patch: return 5;
+    case boost::beast::http::verb::delete_: return 6;
+    case boost::beast::http::verb::options: return 7;
+    case boost::beast::http::verb::trace: return 8;
+    case boost::beast::http::verb::connect: return 9;
     default: return 0;
   }
 }
 
 }  // namespace
 
-std::string_view Metrics::MethodLabel(http::verb method) {
+std::string_view Metrics::MethodLabel(boost::beast::http::verb method) {
   if (MethodIndex(method) == 0) return "other";
-  const auto name = http::to_string(method);
+  const auto name = boost::beast::http::to_string(method);
   return {name.data(), name.size()};
 }
 
@@ -92,7 +90,7 @@ Metrics::RouteMetrics& Metrics::Route(std::string_view route) {
   return routes_.emplace(std::string(route), std::move(m)).first->second;
 }
 
-prometheus::Counter& Metrics::Counter(RouteMetrics& m, http::verb method, int status) {
+prometheus::Counter& Metrics::Counter(RouteMetrics& m, boost::beast::http::verb method, int status) {
   const int key = MethodIndex(method) * 1000 + status;
   if (auto c = m.counts.find(key); c != m.counts.end()) return *c->second;
   if (request_series_ >= kMaxRequestSeries) {
@@ -109,7 +107,7 @@ prometheus::Counter& Metrics::Counter(RouteMetrics& m, http::verb method, int st
   return counter;
 }
 
-void Metrics::ObserveRequest(std::string_view route, http::verb method, int status,
+void Metrics::ObserveRequest(std::string_view route, boost::beast::http::verb method, int status,
                              double seconds) {
   // Statuses outside HTTP's range cannot come from the handlers; keep the key unambiguous.
   if (status < 100 || status > 999) status = 999;
@@ -140,4 +138,4 @@ std::string Metrics::Serialize() const {
   return prometheus::TextSerializer().Serialize(registry_->Collect());
 }
 
-}  // namespace plaudit::http_api
+}  // namespace plaudit::http

@@ -20,7 +20,7 @@
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 
-namespace plaudit::http_api {
+namespace plaudit::http {
 
 class Metrics {
  public:
@@ -80,4 +80,4 @@ class Metrics {
   ViewMap<prometheus::Histogram*> redis_histograms_;  // by the command as sent
 };
 
-}  // namespace plaudit::http_api
+}  // namespace plaudit::http

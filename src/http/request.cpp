@@ -5,7 +5,7 @@
 
 #include "http/errors.hpp"
 
-namespace plaudit::http_api {
+namespace plaudit::http {
 
 std::string_view Request::Param(std::string_view name) const {
   for (const auto& [k, v] : path_params) {
@@ -82,7 +82,7 @@ std::string_view Request::Header(std::string_view name) const {
   return {it->value().data(), it->value().size()};
 }
 
-std::string_view Request::Header(http::field field) const {
+std::string_view Request::Header(beast::http::field field) const {
   auto it = raw.find(field);
   if (it == raw.end()) {
     return {};
@@ -91,7 +91,7 @@ std::string_view Request::Header(http::field field) const {
 }
 
 bool Request::HasJsonContentType() const {
-  std::string_view ct = Header(http::field::content_type);
+  std::string_view ct = Header(beast::http::field::content_type);
   auto semi = ct.find(';');
   std::string_view media = ct.substr(0, semi);
   while (!media.empty() && media.back() == ' ') {
@@ -120,7 +120,7 @@ Result<boost::json::object> Request::JsonBody() const {
   return std::move(v.as_object());
 }
 
-Response JsonResponse(http::status status, const boost::json::value& body) {
+Response JsonResponse(beast::http::status status, const boost::json::value& body) {
   Response r;
   r.status = status;
   r.body = boost::json::serialize(body);
@@ -129,9 +129,9 @@ Response JsonResponse(http::status status, const boost::json::value& body) {
 
 Response NoContent() {
   Response r;
-  r.status = http::status::no_content;
+  r.status = beast::http::status::no_content;
   r.content_type = {};
   return r;
 }
 
-}  // namespace plaudit::http_api
+}  // namespace plaudit::http

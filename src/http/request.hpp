@@ -11,9 +11,9 @@
 #include "common/net.hpp"
 #include "common/result.hpp"
 
-namespace plaudit::http_api {
+namespace plaudit::http {
 
-using RawRequest = http::request<http::string_body>;
+using RawRequest = beast::http::request<beast::http::string_body>;
 
 struct Request {
   const RawRequest& raw;
@@ -29,7 +29,7 @@ struct Request {
   // A query parameter (percent-decoded), or nullopt when absent.
   std::optional<std::string> Query(std::string_view name) const;
   // The header value, or empty.
-  std::string_view Header(http::field field) const;
+  std::string_view Header(beast::http::field field) const;
   // A header Beast has no field constant for (X-Forwarded-For), by its case-insensitive name.
   std::string_view Header(std::string_view name) const;
   // The body as a JSON object: kInvalidJson when it is not JSON or not an object;
@@ -39,14 +39,14 @@ struct Request {
 };
 
 struct Response {
-  http::status status = http::status::ok;
+  beast::http::status status = beast::http::status::ok;
   std::string body;  // JSON text (empty for 204)
   std::vector<std::pair<std::string, std::string>> headers;
   // Always a literal (static storage): a std::string here cost an allocation per response.
   std::string_view content_type = "application/json; charset=utf-8";
 };
 
-Response JsonResponse(http::status status, const boost::json::value& body);
+Response JsonResponse(beast::http::status status, const boost::json::value& body);
 Response NoContent();
 
-}  // namespace plaudit::http_api
+}  // namespace plaudit::http

@@ -2,7 +2,7 @@
 
 #include <boost/container/small_vector.hpp>
 
-namespace plaudit::http_api {
+namespace plaudit::http {
 namespace {
 
 // On the stack for any path of up to 8 segments (every route has fewer).
@@ -32,7 +32,7 @@ bool IsParam(std::string_view seg) {
 
 }  // namespace
 
-void Router::Add(http::verb method, std::string pattern, Handler handler) {
+void Router::Add(beast::http::verb method, std::string pattern, Handler handler) {
   Route r{method, pattern, {}, std::move(handler)};
   for (auto seg : Split(r.pattern)) {
     r.segments.emplace_back(seg);
@@ -43,7 +43,7 @@ void Router::Add(http::verb method, std::string pattern, Handler handler) {
   routes_.push_back(std::move(r));
 }
 
-Router::Match Router::Find(http::verb method, std::string_view path) const {
+Router::Match Router::Find(beast::http::verb method, std::string_view path) const {
   Match result;
   result.pattern = "unmatched";
   auto segs = Split(path);
@@ -65,7 +65,7 @@ Router::Match Router::Find(http::verb method, std::string_view path) const {
     }
     // HEAD is served by the GET handler (the server drops the body).
     bool method_ok = route.method == method ||
-                     (method == http::verb::head && route.method == http::verb::get);
+                     (method == beast::http::verb::head && route.method == beast::http::verb::get);
     if (!method_ok) {
       if (result.kind == Match::Kind::kNotFound) {
         result.kind = Match::Kind::kMethodNotAllowed;
@@ -88,4 +88,4 @@ Router::Match Router::Find(http::verb method, std::string_view path) const {
   return result;
 }
 
-}  // namespace plaudit::http_api
+}  // namespace plaudit::http

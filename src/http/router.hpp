@@ -9,13 +9,13 @@
 
 #include "http/request.hpp"
 
-namespace plaudit::http_api {
+namespace plaudit::http {
 
 using Handler = std::function<Awaitable<Response>(Request&)>;
 
 class Router {
  public:
-  void Add(http::verb method, std::string pattern, Handler handler);
+  void Add(beast::http::verb method, std::string pattern, Handler handler);
 
   struct Match {
     enum class Kind { kFound, kNotFound, kMethodNotAllowed };
@@ -24,11 +24,11 @@ class Router {
     std::string_view pattern;  // the route, for metrics labels ("unmatched" otherwise)
     std::vector<std::pair<std::string, std::string>> params;
   };
-  Match Find(http::verb method, std::string_view path) const;
+  Match Find(beast::http::verb method, std::string_view path) const;
 
  private:
   struct Route {
-    http::verb method;
+    beast::http::verb method;
     std::string pattern;
     std::vector<std::string> segments;
     Handler handler;
@@ -39,4 +39,4 @@ class Router {
   std::vector<std::vector<size_t>> by_size_;
 };
 
-}  // namespace plaudit::http_api
+}  // namespace plaudit::http

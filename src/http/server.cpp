@@ -8,7 +8,7 @@
 #include "http/framing.hpp"
 #include "http/wire.hpp"
 
-namespace plaudit::http_api {
+namespace plaudit::http {
 
 using Clock = std::chrono::steady_clock;
 
@@ -117,9 +117,9 @@ Awaitable<void> Server::Accept() {
 
 namespace {
 
-bool IsWrite(http::verb v) {
-  return v == http::verb::post || v == http::verb::put || v == http::verb::patch ||
-         v == http::verb::delete_;
+bool IsWrite(beast::http::verb v) {
+  return v == beast::http::verb::post || v == beast::http::verb::put || v == beast::http::verb::patch ||
+         v == beast::http::verb::delete_;
 }
 
 // Hands the buffered bytes to the parser. need_more comes back as a clear `ec` with the
@@ -129,7 +129,7 @@ void Feed(RequestParser& parser, beast::flat_buffer& buffer, bool whole_message,
   while (buffer.size() > 0 && !(whole_message ? parser.is_done() : parser.is_header_done())) {
     size_t used = parser.put(buffer.data(), ec);
     buffer.consume(used);
-    if (ec == http::error::need_more) {
+    if (ec == beast::http::error::need_more) {
       ec = {};
       return;
     }
@@ -185,16 +185,16 @@ Awaitable<bool> Server::ReadMessage(Connection& conn, RequestParser& parser,
 }
 
 Response Server::ParseErrorResponse(const boost::system::error_code& ec) const {
-  if (ec == http::error::body_limit) {
+  if (ec == beast::http::error::body_limit) {
     // A Content-Length above the limit is refused before a byte of the body is read.
-    return ErrorResponse(http::status::payload_too_large, "payload_too_large",
+    return ErrorResponse(beast::http::status::payload_too_large, "payload_too_large",
                          "request body exceeds " + std::to_string(options_.max_body) + " bytes");
   }
-  if (ec == http::error::header_limit) {
-    return ErrorResponse(http::status::request_header_fields_too_large, "header_too_large",
+  if (ec == beast::http::error::header_limit) {
+    return ErrorResponse(beast::http::status::request_header_fields_too_large, "header_too_large",
                          "request header too large");
   }
-  return ErrorResponse(http::status::bad_request, "bad_request", "malformed HTTP request");
+  return ErrorResponse(beast::http::status::bad_request, "bad_request", "malformed HTTP request");
 }
 
 Awaitable<void> Server::Serve(tcp::socket socket) {
@@ -224,8 +224,8 @@ Awaitable<void> Server::Serve(tcp::socket socket) {
     if (!connected) break;
     if (ec) {
       co_await ReplyAndClose(conn, ParseErrorResponse(ec), 11);
-      if (ec == http::error::body_limit && metrics_) {
-        metrics_->ObserveRequest("unmatched", http::verb::unknown, 413, 0);
+      if (ec == beast::http::error::body_limit && metrics_) {
+        metrics_->ObserveRequest("unmatched", beast::http::verb::unknown, 413, 0);
       }
       break;
     }
@@ -233,7 +233,7 @@ Awaitable<void> Server::Serve(tcp::socket socket) {
     auto started = Clock::now();
     auto& req = parser.get();
     const unsigned version = req.version();
-    const bool head = req.method() == http::verb::head;
+    const bool head = req.method() == beast::http::verb::head;
     // A body whose length cannot be known is never read, and nothing after it is parsed.
     if (const Framing framing = TransferFraming(req);
         framing == Framing::kUnknowable || framing == Framing::kUnsupported) {
@@ -241,10 +241,10 @@ Awaitable<void> Server::Serve(tcp::socket socket) {
       // Named, not a ?: inside the co_await (GCC 12 destroys such temporaries twice).
       Response refusal;
       if (unknowable) {
-        refusal = ErrorResponse(http::status::bad_request, "bad_request",
+        refusal = ErrorResponse(beast::http::status::bad_request, "bad_request",
                                 "Transfer-Encoding must end in chunked");
       } else {
-        refusal = ErrorResponse(http::status::not_implemented, "not_implemented",
+        refusal = ErrorResponse(beast::http::status::not_implemented, "not_implemented",
                                 "only the chunked transfer coding is supported");
       }
       co_await ReplyAndClose(conn, std::move(refusal), version);
@@ -253,7 +253,7 @@ Awaitable<void> Server::Serve(tcp::socket socket) {
     }
 
     if (!parser.is_done()) {
-      if (beast::iequals(req[http::field::expect], "100-continue")) {
+      if (beast::iequals(req[beast::http::field::expect], "100-continue")) {
         const char* cont = version == 10 ? "HTTP/1.0 100 Continue\r\n\r\n"
                                          : "HTTP/1.1 100 Continue\r\n\r\n";
         co_await WriteResponse(conn, cont, ec);
@@ -301,15 +301,15 @@ Awaitable<Response> Server::Dispatch(RawRequest& req, const std::string& remote,
   Router::Match m = router_.Find(req.method(), path);
   route = m.pattern;
   if (m.kind == Router::Match::Kind::kNotFound) {
-    co_return ErrorResponse(http::status::not_found, "not_found", "no such route");
+    co_return ErrorResponse(beast::http::status::not_found, "not_found", "no such route");
   }
   if (m.kind == Router::Match::Kind::kMethodNotAllowed) {
-    co_return ErrorResponse(http::status::method_not_allowed, "method_not_allowed",
+    co_return ErrorResponse(beast::http::status::method_not_allowed, "method_not_allowed",
                             std::string(req.method_string()) + " is not allowed here");
   }
   Request request{req, path, query, std::move(m.params), remote};
   if (IsWrite(req.method()) && !req.body().empty() && !request.HasJsonContentType()) {
-    co_return ErrorResponse(http::status::unsupported_media_type, "unsupported_media_type",
+    co_return ErrorResponse(beast::http::status::unsupported_media_type, "unsupported_media_type",
                             "request body must be application/json");
   }
   try {
@@ -319,7 +319,7 @@ Awaitable<Response> Server::Dispatch(RawRequest& req, const std::string& remote,
   } catch (...) {
     spdlog::error("handler {} {} threw a non-exception", req.method_string(), m.pattern);
   }
-  co_return ErrorResponse(http::status::internal_server_error, "internal", "internal error");
+  co_return ErrorResponse(beast::http::status::internal_server_error, "internal", "internal error");
 }
 
 void Server::Shutdown(std::function<void()> on_drained, std::chrono::milliseconds deadline) {
@@ -355,4 +355,4 @@ void Server::MaybeDrained() {
   }
 }
 
-}  // namespace plaudit::http_api
+}  // namespace plaudit::http

@@ -23,7 +23,7 @@
 #include "http/metrics.hpp"
 #include "http/router.hpp"
 
-namespace plaudit::http_api {
+namespace plaudit::http {
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
@@ -35,7 +35,7 @@ struct ServerOptions {
   std::chrono::milliseconds idle_timeout{60'000};    // keep-alive wait for the next request
 };
 
-using RequestParser = http::request_parser<http::string_body>;
+using RequestParser = beast::http::request_parser<beast::http::string_body>;
 
 class Server {
  public:
@@ -87,4 +87,4 @@ class Server {
   std::chrono::milliseconds sweep_period_;
 };
 
-}  // namespace plaudit::http_api
+}  // namespace plaudit::http

@@ -3,7 +3,7 @@
 #include <charconv>
 #include <cstring>
 
-namespace plaudit::http_api {
+namespace plaudit::http {
 namespace {
 
 void AppendClean(std::string& out, std::string_view text) {
@@ -31,9 +31,9 @@ void AppendNumber(std::string& out, uint64_t n) {
   out.append(digits, end);
 }
 
-bool HasNoPayload(http::status s) {
-  return http::to_status_class(s) == http::status_class::informational ||
-         s == http::status::no_content || s == http::status::not_modified;
+bool HasNoPayload(beast::http::status s) {
+  return beast::http::to_status_class(s) == beast::http::status_class::informational ||
+         s == beast::http::status::no_content || s == beast::http::status::not_modified;
 }
 
 }  // namespace
@@ -45,7 +45,7 @@ std::string SerializeResponse(const Response& r, unsigned version, bool keep_ali
   out.append(version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ");
   AppendNumber(out, static_cast<unsigned>(r.status));
   out.push_back(' ');
-  out.append(http::obsolete_reason(r.status));
+  out.append(beast::http::obsolete_reason(r.status));
   out.append("\r\nServer: plaudit\r\n");
   if (!r.content_type.empty()) AppendField(out, "Content-Type", r.content_type);
   for (const auto& [name, value] : r.headers) AppendField(out, name, value);
@@ -61,4 +61,4 @@ std::string SerializeResponse(const Response& r, unsigned version, bool keep_ali
   return out;
 }
 
-}  // namespace plaudit::http_api
+}  // namespace plaudit::http

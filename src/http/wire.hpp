@@ -11,7 +11,7 @@
 
 #include "http/request.hpp"
 
-namespace plaudit::http_api {
+namespace plaudit::http {
 
 // `version` is 10 or 11 (the request's). A HEAD answer keeps the GET's Content-Length and
 // drops the body. Header names and values are the server's own: CR and LF in them are
@@ -19,4 +19,4 @@ namespace plaudit::http_api {
 std::string SerializeResponse(const Response& response, unsigned version, bool keep_alive,
                               bool head);
 
-}  // namespace plaudit::http_api
+}  // namespace plaudit::http

@@ -40,23 +40,23 @@ void HttpClient::Connect() {
   buffer_.clear();
 }
 
-HttpResponse HttpClient::Send(http::verb method, const std::string& target, const std::string& body,
+HttpResponse HttpClient::Send(beast::http::verb method, const std::string& target, const std::string& body,
                               const std::string& content_type, const Headers& headers) {
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (!stream_) Connect();
-    http::request<http::string_body> req{method, target, 11};
-    req.set(http::field::host, host_);
+    beast::http::request<beast::http::string_body> req{method, target, 11};
+    req.set(beast::http::field::host, host_);
     req.keep_alive(true);
-    if (!content_type.empty()) req.set(http::field::content_type, content_type);
+    if (!content_type.empty()) req.set(beast::http::field::content_type, content_type);
     for (const auto& [k, v] : headers) req.set(k, v);
     req.body() = body;
     req.prepare_payload();
     boost::system::error_code ec;
-    http::write(*stream_, req, ec);
-    http::response_parser<http::string_body> parser;
+    beast::http::write(*stream_, req, ec);
+    beast::http::response_parser<beast::http::string_body> parser;
     parser.body_limit(64 << 20);
-    if (method == http::verb::head) parser.skip(true);
-    if (!ec) http::read(*stream_, buffer_, parser, ec);
+    if (method == beast::http::verb::head) parser.skip(true);
+    if (!ec) beast::http::read(*stream_, buffer_, parser, ec);
     if (ec) {
       // A keep-alive connection the server closed: reconnect once.
       stream_.reset();
@@ -79,19 +79,19 @@ HttpResponse HttpClient::Send(http::verb method, const std::string& target, cons
 }
 
 HttpResponse HttpClient::Get(const std::string& t, const Headers& h) {
-  return Send(http::verb::get, t, "", "", h);
+  return Send(beast::http::verb::get, t, "", "", h);
 }
 HttpResponse HttpClient::Post(const std::string& t, const std::string& j, const Headers& h) {
-  return Send(http::verb::post, t, j, "application/json", h);
+  return Send(beast::http::verb::post, t, j, "application/json", h);
 }
 HttpResponse HttpClient::Put(const std::string& t, const std::string& j, const Headers& h) {
-  return Send(http::verb::put, t, j, j.empty() ? "" : "application/json", h);
+  return Send(beast::http::verb::put, t, j, j.empty() ? "" : "application/json", h);
 }
 HttpResponse HttpClient::Patch(const std::string& t, const std::string& j, const Headers& h) {
-  return Send(http::verb::patch, t, j, "application/json", h);
+  return Send(beast::http::verb::patch, t, j, "application/json", h);
 }
 HttpResponse HttpClient::Delete(const std::string& t, const Headers& h) {
-  return Send(http::verb::delete_, t, "", "", h);
+  return Send(beast::http::verb::delete_, t, "", "", h);
 }
 
 std::string HttpClient::Raw(const std::string& host, uint16_t port, const std::string& bytes,

@@ -31,7 +31,7 @@ class HttpClient {
   ~HttpClient();
 
   using Headers = std::vector<std::pair<std::string, std::string>>;
-  HttpResponse Send(http::verb method, const std::string& target, const std::string& body = "",
+  HttpResponse Send(beast::http::verb method, const std::string& target, const std::string& body = "",
                     const std::string& content_type = "", const Headers& headers = {});
   HttpResponse Get(const std::string& target, const Headers& headers = {});
   HttpResponse Post(const std::string& target, const std::string& json, const Headers& headers = {});

@@ -86,19 +86,6 @@ int Process::Stop(std::chrono::milliseconds grace) {
   return Wait(std::chrono::seconds(10)).value_or(-1);
 }
 
-bool UnixSocketAccepts(const std::string& path) {
-  int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
-  if (fd < 0) {
-    return false;
-  }
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
-  bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-  ::close(fd);
-  return ok;
-}
-
 namespace {
 
 bool TcpPortFree(int port) {

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "common/unix_socket.hpp"
+
 namespace plaudit::testing {
 
 class Process {
@@ -37,8 +39,7 @@ class Process {
 template <class Pred>
 bool WaitFor(Pred pred, std::chrono::milliseconds timeout);
 
-// Returns true when something accepts connections on the Unix socket at `path`.
-bool UnixSocketAccepts(const std::string& path);
+using plaudit::UnixSocketAccepts;
 
 // `s` as one single-quoted sh word.
 std::string ShellQuote(const std::string& s);

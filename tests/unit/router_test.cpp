@@ -3,7 +3,7 @@
 #include "http/errors.hpp"
 #include "http/router.hpp"
 
-namespace plaudit::http_api {
+namespace plaudit::http {
 namespace {
 
 Handler Noop() {
@@ -12,9 +12,9 @@ Handler Noop() {
 
 TEST(Router, MatchesLiteralAndParamSegments) {
   Router r;
-  r.Add(http::verb::get, "/api/v1/articles/{id}", Noop());
-  r.Add(http::verb::put, "/api/v1/articles/{id}/like", Noop());
-  auto m = r.Find(http::verb::put, "/api/v1/articles/42/like");
+  r.Add(beast::http::verb::get, "/api/v1/articles/{id}", Noop());
+  r.Add(beast::http::verb::put, "/api/v1/articles/{id}/like", Noop());
+  auto m = r.Find(beast::http::verb::put, "/api/v1/articles/42/like");
   ASSERT_EQ(m.kind, Router::Match::Kind::kFound);
   EXPECT_EQ(m.pattern, "/api/v1/articles/{id}/like");
   ASSERT_EQ(m.params.size(), 1u);
@@ -24,41 +24,41 @@ TEST(Router, MatchesLiteralAndParamSegments) {
 
 TEST(Router, WrongMethodIsMethodNotAllowedAndUnknownIsNotFound) {
   Router r;
-  r.Add(http::verb::get, "/a/{x}", Noop());
-  EXPECT_EQ(r.Find(http::verb::post, "/a/1").kind, Router::Match::Kind::kMethodNotAllowed);
-  EXPECT_EQ(r.Find(http::verb::get, "/a").kind, Router::Match::Kind::kNotFound);
-  EXPECT_EQ(r.Find(http::verb::get, "/a/1/b").kind, Router::Match::Kind::kNotFound);
-  EXPECT_EQ(r.Find(http::verb::get, "/b/1").kind, Router::Match::Kind::kNotFound);
-  EXPECT_EQ(r.Find(http::verb::get, "/a/1/").kind, Router::Match::Kind::kNotFound);
+  r.Add(beast::http::verb::get, "/a/{x}", Noop());
+  EXPECT_EQ(r.Find(beast::http::verb::post, "/a/1").kind, Router::Match::Kind::kMethodNotAllowed);
+  EXPECT_EQ(r.Find(beast::http::verb::get, "/a").kind, Router::Match::Kind::kNotFound);
+  EXPECT_EQ(r.Find(beast::http::verb::get, "/a/1/b").kind, Router::Match::Kind::kNotFound);
+  EXPECT_EQ(r.Find(beast::http::verb::get, "/b/1").kind, Router::Match::Kind::kNotFound);
+  EXPECT_EQ(r.Find(beast::http::verb::get, "/a/1/").kind, Router::Match::Kind::kNotFound);
 }
 
 TEST(Router, HeadFallsBackToGet) {
   Router r;
-  r.Add(http::verb::get, "/x", Noop());
-  EXPECT_EQ(r.Find(http::verb::head, "/x").kind, Router::Match::Kind::kFound);
+  r.Add(beast::http::verb::get, "/x", Noop());
+  EXPECT_EQ(r.Find(beast::http::verb::head, "/x").kind, Router::Match::Kind::kFound);
 }
 
 TEST(Router, SameShapeDifferentMethodsPickTheRightHandler) {
   Router r;
-  r.Add(http::verb::get, "/c/{id}", Noop());
-  r.Add(http::verb::patch, "/c/{id}", Noop());
-  r.Add(http::verb::delete_, "/c/{id}", Noop());
-  auto m = r.Find(http::verb::delete_, "/c/9");
+  r.Add(beast::http::verb::get, "/c/{id}", Noop());
+  r.Add(beast::http::verb::patch, "/c/{id}", Noop());
+  r.Add(beast::http::verb::delete_, "/c/{id}", Noop());
+  auto m = r.Find(beast::http::verb::delete_, "/c/9");
   EXPECT_EQ(m.kind, Router::Match::Kind::kFound);
-  EXPECT_EQ(m.handler, r.Find(http::verb::delete_, "/c/1").handler);
-  EXPECT_NE(m.handler, r.Find(http::verb::get, "/c/1").handler);
+  EXPECT_EQ(m.handler, r.Find(beast::http::verb::delete_, "/c/1").handler);
+  EXPECT_NE(m.handler, r.Find(beast::http::verb::get, "/c/1").handler);
 }
 
 TEST(ErrorMap, EveryCodeHasTheApiStatus) {
-  EXPECT_EQ(StatusFor(ErrorCode::kInvalidArgument), http::status::bad_request);
-  EXPECT_EQ(StatusFor(ErrorCode::kInvalidJson), http::status::bad_request);
-  EXPECT_EQ(StatusFor(ErrorCode::kUnauthenticated), http::status::unauthorized);
-  EXPECT_EQ(StatusFor(ErrorCode::kPermissionDenied), http::status::forbidden);
-  EXPECT_EQ(StatusFor(ErrorCode::kNotFound), http::status::not_found);
-  EXPECT_EQ(StatusFor(ErrorCode::kAlreadyExists), http::status::conflict);
-  EXPECT_EQ(StatusFor(ErrorCode::kRateLimited), http::status::too_many_requests);
-  EXPECT_EQ(StatusFor(ErrorCode::kUnavailable), http::status::service_unavailable);
-  EXPECT_EQ(StatusFor(ErrorCode::kInternal), http::status::internal_server_error);
+  EXPECT_EQ(StatusFor(ErrorCode::kInvalidArgument), beast::http::status::bad_request);
+  EXPECT_EQ(StatusFor(ErrorCode::kInvalidJson), beast::http::status::bad_request);
+  EXPECT_EQ(StatusFor(ErrorCode::kUnauthenticated), beast::http::status::unauthorized);
+  EXPECT_EQ(StatusFor(ErrorCode::kPermissionDenied), beast::http::status::forbidden);
+  EXPECT_EQ(StatusFor(ErrorCode::kNotFound), beast::http::status::not_found);
+  EXPECT_EQ(StatusFor(ErrorCode::kAlreadyExists), beast::http::status::conflict);
+  EXPECT_EQ(StatusFor(ErrorCode::kRateLimited), beast::http::status::too_many_requests);
+  EXPECT_EQ(StatusFor(ErrorCode::kUnavailable), beast::http::status::service_unavailable);
+  EXPECT_EQ(StatusFor(ErrorCode::kInternal), beast::http::status::internal_server_error);
   EXPECT_EQ(ApiCodeFor(ErrorCode::kAlreadyExists), "conflict");
   EXPECT_EQ(ApiCodeFor(ErrorCode::kPermissionDenied), "forbidden");
 }
@@ -66,7 +66,7 @@ TEST(ErrorMap, EveryCodeHasTheApiStatus) {
 TEST(ErrorMap, RateLimitedCarriesRetryAfter) {
   Error e{ErrorCode::kRateLimited, "slow down", 7};
   Response r = ErrorResponse(e);
-  EXPECT_EQ(r.status, http::status::too_many_requests);
+  EXPECT_EQ(r.status, beast::http::status::too_many_requests);
   ASSERT_EQ(r.headers.size(), 1u);
   EXPECT_EQ(r.headers[0].first, "Retry-After");
   EXPECT_EQ(r.headers[0].second, "7");
@@ -74,4 +74,4 @@ TEST(ErrorMap, RateLimitedCarriesRetryAfter) {
 }
 
 }  // namespace
-}  // namespace plaudit::http_api
+}  // namespace plaudit::http

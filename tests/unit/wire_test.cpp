@@ -3,10 +3,10 @@
 
 #include "http/wire.hpp"
 
-namespace plaudit::http_api {
+namespace plaudit::http {
 namespace {
 
-Response Json(http::status s, std::string body) {
+Response Json(beast::http::status s, std::string body) {
   Response r;
   r.status = s;
   r.body = std::move(body);
@@ -14,14 +14,14 @@ Response Json(http::status s, std::string body) {
 }
 
 TEST(WireTest, KeepAliveHttp11HasLengthAndNoConnectionField) {
-  EXPECT_EQ(SerializeResponse(Json(http::status::ok, R"({"a":1})"), 11, true, false),
+  EXPECT_EQ(SerializeResponse(Json(beast::http::status::ok, R"({"a":1})"), 11, true, false),
             "HTTP/1.1 200 OK\r\nServer: plaudit\r\n"
             "Content-Type: application/json; charset=utf-8\r\nContent-Length: 7\r\n\r\n"
             R"({"a":1})");
 }
 
 TEST(WireTest, ClosingHttp11SaysCloseAndHttp10KeepAliveSaysKeepAlive) {
-  auto r = Json(http::status::not_found, "{}");
+  auto r = Json(beast::http::status::not_found, "{}");
   EXPECT_NE(SerializeResponse(r, 11, false, false).find("\r\nConnection: close\r\n"),
             std::string::npos);
   std::string ten = SerializeResponse(r, 10, true, false);
@@ -32,7 +32,7 @@ TEST(WireTest, ClosingHttp11SaysCloseAndHttp10KeepAliveSaysKeepAlive) {
 
 TEST(WireTest, NoContentHasNeitherLengthNorBody) {
   Response r;
-  r.status = http::status::no_content;
+  r.status = beast::http::status::no_content;
   r.content_type = {};
   r.headers.push_back({"Set-Cookie", "plaudit_session=; Max-Age=0"});
   EXPECT_EQ(SerializeResponse(r, 11, true, false),
@@ -41,13 +41,13 @@ TEST(WireTest, NoContentHasNeitherLengthNorBody) {
 }
 
 TEST(WireTest, HeadKeepsTheLengthAndDropsTheBody) {
-  std::string head = SerializeResponse(Json(http::status::ok, "0123456789"), 11, true, true);
+  std::string head = SerializeResponse(Json(beast::http::status::ok, "0123456789"), 11, true, true);
   EXPECT_NE(head.find("Content-Length: 10\r\n"), std::string::npos);
   EXPECT_EQ(head.substr(head.size() - 4), "\r\n\r\n");
 }
 
 TEST(WireTest, LineBreaksInHeaderValuesCannotSplitTheMessage) {
-  auto r = Json(http::status::ok, "{}");
+  auto r = Json(beast::http::status::ok, "{}");
   r.headers.push_back({"X-Note", "a\r\nSet-Cookie: evil=1"});
   std::string out = SerializeResponse(r, 11, true, false);
   EXPECT_NE(out.find("X-Note: aSet-Cookie: evil=1\r\n"), std::string::npos) << out;
@@ -55,4 +55,4 @@ TEST(WireTest, LineBreaksInHeaderValuesCannotSplitTheMessage) {
 }
 
 }  // namespace
-}  // namespace plaudit::http_api
+}  // namespace plaudit::http

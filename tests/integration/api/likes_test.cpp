@@ -44,7 +44,7 @@ TEST_P(LikesTest, BadTargetsAndAnonymousWritesChangeNothing) {
   auto draft = c.Post("/api/v1/articles", R"({"title":"d","content":"c"})", Bearer(poster_));
   int64_t draft_id = draft.Json().at("id").as_int64();
   EXPECT_EQ(c.Put(LikePath(draft_id), "", Bearer(nosy)).status, 404);  // can't see, can't like
-  EXPECT_EQ(c.Send(http::verb::put, LikePath(id), "x", "text/plain", Bearer(poster_)).status, 415);
+  EXPECT_EQ(c.Send(beast::http::verb::put, LikePath(id), "x", "text/plain", Bearer(poster_)).status, 415);
   EXPECT_EQ(c.Get(LikePath(id)).body, R"({"liked":false,"likeCount":0})");
 }
 

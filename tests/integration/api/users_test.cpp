@@ -88,7 +88,7 @@ TEST_P(UsersTest, MalformedRegistrationsAre400AndCreateNothing) {
   EXPECT_EQ(r.status, 400);
   r = c.Post("/api/v1/users", "{not json");
   EXPECT_EQ(r.ErrorCode(), "invalid_json");
-  r = c.Send(http::verb::post, "/api/v1/users", "username=okname", "text/plain");
+  r = c.Send(beast::http::verb::post, "/api/v1/users", "username=okname", "text/plain");
   EXPECT_EQ(r.status, 415);
   // 256 characters (not bytes) is the limit: 256 × "é" is 512 bytes and fine.
   std::string pw256;

@@ -306,7 +306,7 @@ class ContentFaultTest : public FaultFixture {
   // Sends a write as `user` to a random instance; kNotSent and 401 (nothing happened) are sent
   // again; an unanswered attempt too when `idempotent`, until a definite answer (or ~8 s).
   Sent SendWrite(int t, std::mt19937_64& rng, std::array<Conn, kInstances>& conns, int user,
-                 http::verb method, const std::string& target, const std::string& body,
+                 beast::http::verb method, const std::string& target, const std::string& body,
                  bool idempotent);
   Reply SendRead(int t, std::mt19937_64& rng, std::array<Conn, kInstances>& conns, int user,
                  const std::string& target, int* instance = nullptr);
@@ -450,19 +450,19 @@ void ContentFaultTest::Prepare() {
   User admin{"admin", "admin-password", 0, ""};
   ASSERT_TRUE(Login(c, admin));
   {
-    Reply me = Reliable(c, http::verb::get, "/api/v1/users/me", &admin);
+    Reply me = Reliable(c, beast::http::verb::get, "/api/v1/users/me", &admin);
     ASSERT_EQ(me.status, 200) << me.body;
     user_ids_[kAdmin] = ParseJson(me.body)->at("id").as_int64();
   }
   for (int u = 1; u < kUserCount; ++u) {
     const std::string name = kUserNames[u];
     json::object body{{"username", name}, {"password", "password-" + name}};
-    Reply r = Reliable(c, http::verb::post, "/api/v1/users", nullptr, json::serialize(body));
+    Reply r = Reliable(c, beast::http::verb::post, "/api/v1/users", nullptr, json::serialize(body));
     ASSERT_EQ(r.status, 201) << r.body;
     user_ids_[u] = ParseJson(r.body)->at("id").as_int64();
     if (u <= 2) {
       json::object role{{"role", "author"}};
-      Reply rr = Reliable(c, http::verb::patch, "/api/v1/users/" + std::to_string(user_ids_[u]),
+      Reply rr = Reliable(c, beast::http::verb::patch, "/api/v1/users/" + std::to_string(user_ids_[u]),
                           &admin, json::serialize(role));
       ASSERT_EQ(rr.status, 200) << rr.body;
     }
@@ -481,7 +481,7 @@ void ContentFaultTest::Prepare() {
 
 ContentFaultTest::Sent ContentFaultTest::SendWrite(int t, std::mt19937_64& rng,
                                                    std::array<Conn, kInstances>& conns, int user,
-                                                   http::verb method, const std::string& target,
+                                                   beast::http::verb method, const std::string& target,
                                                    const std::string& body, bool idempotent) {
   ThreadModel& tm = model_[t];
   User& u = tm.users[user];
@@ -501,7 +501,7 @@ ContentFaultTest::Sent ContentFaultTest::SendWrite(int t, std::mt19937_64& rng,
     const auto sent = Clock::now();
     out.reply = conns[i].Send(method, target, u.token, body);
     if (Clock::now() - sent > 5s) {
-      log_->Add("slow answer: " + std::string(http::to_string(method)) + " " + target +
+      log_->Add("slow answer: " + std::string(beast::http::to_string(method)) + " " + target +
                 " on instance " + std::to_string(i) + " took " +
                 std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
                                    Clock::now() - sent).count()) +
@@ -551,7 +551,7 @@ Reply ContentFaultTest::SendRead(int t, std::mt19937_64& rng, std::array<Conn, k
     const int i = static_cast<int>(rng() % kInstances);
     if (instance) *instance = i;
     const auto sent = Clock::now();
-    r = conns[i].Send(http::verb::get, target, user >= 0 ? tm.users[user].token : "");
+    r = conns[i].Send(beast::http::verb::get, target, user >= 0 ? tm.users[user].token : "");
     if (Clock::now() - sent > 5s) {
       log_->Add("slow answer: GET " + target + " on instance " + std::to_string(i) + " took " +
                 std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -637,7 +637,7 @@ void ContentFaultTest::CreateArticle(int t, std::mt19937_64& rng,
   json::object body{{"title", p.title}, {"content", p.content},   {"kind", p.kind},
                     {"status", p.status}, {"allowComments", p.allow}};
   if (p.pinned) body["pinned"] = true;
-  Sent s = SendWrite(t, rng, conns, author, http::verb::post, "/api/v1/articles",
+  Sent s = SendWrite(t, rng, conns, author, beast::http::verb::post, "/api/v1/articles",
                      json::serialize(body), /*idempotent=*/false);
   if (s.unanswered || s.reply.kind != Reply::kAnswered) {
     tm.pending.push_back(p);
@@ -715,7 +715,7 @@ void ContentFaultTest::PatchArticle(int t, std::mt19937_64& rng,
     patch["allowComments"] = !a.allow;
   }
   const std::string target = "/api/v1/articles/" + std::to_string(a.id);
-  Sent s = SendWrite(t, rng, conns, a.author, http::verb::patch, target, json::serialize(patch),
+  Sent s = SendWrite(t, rng, conns, a.author, beast::http::verb::patch, target, json::serialize(patch),
                      /*idempotent=*/true);
   if (s.reply.kind != Reply::kAnswered || s.reply.uncertain() || s.reply.status == 401) {
     NoteUncertainPatch(a, patch);
@@ -791,8 +791,8 @@ void ContentFaultTest::PairPatch(int t, std::mt19937_64& rng, std::array<Conn, k
   Reply r1, r2;
   const std::string b1 = json::serialize(p1), b2 = json::serialize(p2);
   const std::string token = u.token;
-  std::thread other([&] { r2 = conns[1 - first].Send(http::verb::patch, target, token, b2); });
-  r1 = conns[first].Send(http::verb::patch, target, token, b1);
+  std::thread other([&] { r2 = conns[1 - first].Send(beast::http::verb::patch, target, token, b2); });
+  r1 = conns[first].Send(beast::http::verb::patch, target, token, b1);
   other.join();
   // A part that got no definite answer is sent again on its own (idempotent).
   auto settle = [&](Reply& r, const json::object& p) -> bool {
@@ -808,7 +808,7 @@ void ContentFaultTest::PairPatch(int t, std::mt19937_64& rng, std::array<Conn, k
           a.AnyUnanswered());
       return false;
     }
-    Sent s = SendWrite(t, rng, conns, a.author, http::verb::patch, target, json::serialize(p),
+    Sent s = SendWrite(t, rng, conns, a.author, beast::http::verb::patch, target, json::serialize(p),
                        /*idempotent=*/true);
     if (s.reply.ok()) {
       if (r.uncertain()) a.had_unanswered = true;
@@ -829,7 +829,7 @@ void ContentFaultTest::PairPatch(int t, std::mt19937_64& rng, std::array<Conn, k
 void ContentFaultTest::DeleteArticle(int t, std::mt19937_64& rng,
                                      std::array<Conn, kInstances>& conns, Art& a) {
   const std::string target = "/api/v1/articles/" + std::to_string(a.id);
-  Sent s = SendWrite(t, rng, conns, a.author, http::verb::delete_, target, "", true);
+  Sent s = SendWrite(t, rng, conns, a.author, beast::http::verb::delete_, target, "", true);
   if (s.reply.kind != Reply::kAnswered || s.reply.uncertain() || s.reply.status == 401) {
     a.uncertain = true;
     a.had_unanswered = true;
@@ -893,7 +893,7 @@ void ContentFaultTest::CreateComment(int t, std::mt19937_64& rng,
                                     author == kAdmin);
   const bool open = a.exists && a.status == "published" && a.allow;
   const bool certain = !a.uncertain;
-  Sent s = SendWrite(t, rng, conns, author, http::verb::post,
+  Sent s = SendWrite(t, rng, conns, author, beast::http::verb::post,
                      "/api/v1/articles/" + std::to_string(a.id) + "/comments",
                      json::serialize(body), /*idempotent=*/false);
   if (s.unanswered || s.reply.kind != Reply::kAnswered || s.reply.status == 401) {
@@ -962,7 +962,7 @@ void ContentFaultTest::EditComment(int t, std::mt19937_64& rng,
   const std::string text = "C" + std::to_string(t) + "-" + std::to_string(c.id) + " edit " +
                            std::to_string(++tm.next_n);
   json::object body{{"body", text}};
-  Sent s = SendWrite(t, rng, conns, actor, http::verb::patch,
+  Sent s = SendWrite(t, rng, conns, actor, beast::http::verb::patch,
                      "/api/v1/comments/" + std::to_string(c.id), json::serialize(body), true);
   const bool visible =
       a.exists && (a.status == "published" || actor == a.author || actor == kAdmin);
@@ -1012,7 +1012,7 @@ void ContentFaultTest::DeleteComment(int t, std::mt19937_64& rng,
   const int actor = rng() % 100 < 20 ? kAdmin : c.author;
   const bool visible =
       a.exists && (a.status == "published" || actor == a.author || actor == kAdmin);
-  Sent s = SendWrite(t, rng, conns, actor, http::verb::delete_,
+  Sent s = SendWrite(t, rng, conns, actor, beast::http::verb::delete_,
                      "/api/v1/comments/" + std::to_string(c.id), "", true);
   if (s.reply.kind != Reply::kAnswered || s.reply.uncertain() || s.reply.status == 401) {
     c.uncertain = true;
@@ -1529,7 +1529,7 @@ void ContentFaultTest::CheckApi(int instance, const std::string& label) {
   const std::string stage = "checkpoint";
   const std::string via = " via instance " + std::to_string(instance) + " (" + label + ")";
   auto get = [&](const std::string& path, int viewer) {
-    return Reliable(c, http::verb::get, path, viewer < 0 ? nullptr : &users[viewer]);
+    return Reliable(c, beast::http::verb::get, path, viewer < 0 ? nullptr : &users[viewer]);
   };
   for (const Art* a : AllArts()) {
     const std::string path = "/api/v1/articles/" + std::to_string(a->id);
@@ -1705,7 +1705,7 @@ std::vector<int64_t> ContentFaultTest::PagedIds(Conn& c, const std::string& base
     } else {
       path += "&page=" + std::to_string(page);
     }
-    Reply r = Reliable(c, http::verb::get, path, nullptr);
+    Reply r = Reliable(c, beast::http::verb::get, path, nullptr);
     auto v = ParseJson(r.body).value_or(nullptr);
     const json::array* items = r.status == 200 ? Items(v) : nullptr;
     if (!items) {

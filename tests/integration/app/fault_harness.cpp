@@ -63,7 +63,7 @@ std::optional<json::value> ParseJson(const std::string& body) {
 
 bool Ready(int port, std::chrono::milliseconds timeout) {
   Conn c(port);
-  return WaitFor([&] { return c.Send(http::verb::get, "/readyz").status == 200; }, timeout);
+  return WaitFor([&] { return c.Send(beast::http::verb::get, "/readyz").status == 200; }, timeout);
 }
 
 
@@ -169,7 +169,7 @@ std::vector<std::vector<std::string>> FaultFixture::Sql(const std::string& query
   return SplitRows(out);
 }
 
-Reply FaultFixture::Reliable(Conn& c, http::verb method, const std::string& target, User* user,
+Reply FaultFixture::Reliable(Conn& c, beast::http::verb method, const std::string& target, User* user,
                              const std::string& body) {
   Reply r;
   for (int attempt = 0; attempt < 300; ++attempt) {
@@ -190,7 +190,7 @@ Reply FaultFixture::Reliable(Conn& c, http::verb method, const std::string& targ
 
 bool FaultFixture::Login(Conn& c, User& u) {
   json::object body{{"username", u.name}, {"password", u.password}};
-  Reply r = c.Send(http::verb::post, "/api/v1/sessions", "", json::serialize(body));
+  Reply r = c.Send(beast::http::verb::post, "/api/v1/sessions", "", json::serialize(body));
   if (r.kind != Reply::kAnswered || r.status != 201) return false;
   auto v = ParseJson(r.body);
   if (!v) return false;

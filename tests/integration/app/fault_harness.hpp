@@ -135,7 +135,7 @@ class Conn {
     }
   }
 
-  Reply Send(http::verb method, const std::string& target, const std::string& token = "",
+  Reply Send(beast::http::verb method, const std::string& target, const std::string& token = "",
              const std::string& body = "") {
     Reply r;
     if (sock_ && !StillOpen()) Close();
@@ -155,18 +155,18 @@ class Conn {
       ::setsockopt(sock_->native_handle(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
       buffer_.clear();
     }
-    http::request<http::string_body> req{method, target, 11};
-    req.set(http::field::host, "127.0.0.1");
+    beast::http::request<beast::http::string_body> req{method, target, 11};
+    req.set(beast::http::field::host, "127.0.0.1");
     req.keep_alive(true);
-    if (!token.empty()) req.set(http::field::authorization, "Bearer " + token);
-    if (!body.empty()) req.set(http::field::content_type, "application/json");
+    if (!token.empty()) req.set(beast::http::field::authorization, "Bearer " + token);
+    if (!body.empty()) req.set(beast::http::field::content_type, "application/json");
     req.body() = body;
     req.prepare_payload();
     boost::system::error_code ec;
-    http::write(*sock_, req, ec);
-    http::response_parser<http::string_body> parser;
+    beast::http::write(*sock_, req, ec);
+    beast::http::response_parser<beast::http::string_body> parser;
     parser.body_limit(16 << 20);
-    if (!ec) http::read(*sock_, buffer_, parser, ec);
+    if (!ec) beast::http::read(*sock_, buffer_, parser, ec);
     if (ec) {
       Close();
       r.kind = Reply::kLost;
@@ -465,7 +465,7 @@ class FaultFixture : public ::testing::TestWithParam<std::string> {
                   std::chrono::seconds timeout = std::chrono::seconds(90));
   std::vector<std::vector<std::string>> Sql(const std::string& query);
   // Retries a request that got no answer, a 5xx or (with `user`) a 401 after logging in again.
-  Reply Reliable(Conn& c, http::verb method, const std::string& target, User* user,
+  Reply Reliable(Conn& c, beast::http::verb method, const std::string& target, User* user,
                  const std::string& body = "");
   bool Login(Conn& c, User& u);
   // Copies every *.log under the temp dir to $TMPDIR/<name> and says so.

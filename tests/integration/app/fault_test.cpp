@@ -378,13 +378,13 @@ void FaultTest::Prepare() {
     json::object body{{"title", "Fault article " + std::to_string(a)},
                       {"content", "<p>body of article " + std::to_string(a) + "</p>"},
                       {"status", "published"}};
-    Reply r = Reliable(c, http::verb::post, "/api/v1/articles", &admin, json::serialize(body));
+    Reply r = Reliable(c, beast::http::verb::post, "/api/v1/articles", &admin, json::serialize(body));
     ASSERT_EQ(r.status, 201) << r.body;
     int64_t id = ParseJson(r.body)->at("id").as_int64();
     targets_.push_back({'a', id, a, article_shape[a].p_like, article_shape[a].warm_p});
     for (int k = 0; k < kCommentsPerArticle; ++k) {
       json::object cb{{"body", "comment " + std::to_string(k) + " on " + std::to_string(id)}};
-      Reply rc = Reliable(c, http::verb::post,
+      Reply rc = Reliable(c, beast::http::verb::post,
                           "/api/v1/articles/" + std::to_string(id) + "/comments", &admin,
                           json::serialize(cb));
       ASSERT_EQ(rc.status, 201) << rc.body;
@@ -413,7 +413,7 @@ void FaultTest::Prepare() {
       for (int i = t; i < kUsers; i += kThreads) {
         User& u = users_[i];
         json::object body{{"username", u.name}, {"password", u.password}};
-        Reply r = Reliable(conn, http::verb::post, "/api/v1/users", nullptr, json::serialize(body));
+        Reply r = Reliable(conn, beast::http::verb::post, "/api/v1/users", nullptr, json::serialize(body));
         if (r.status != 201) {
           errors[t] = "register " + u.name + ": " + std::to_string(r.status) + " " + r.body;
           return;
@@ -421,7 +421,7 @@ void FaultTest::Prepare() {
         u.id = ParseJson(r.body)->at("id").as_int64();
         for (size_t k = 0; k < targets_.size(); ++k) {
           if (targets_[k].warm_p <= 0 || unit(rng) >= targets_[k].warm_p) continue;
-          Reply lr = Reliable(conn, http::verb::put, targets_[k].LikePath(), &u);
+          Reply lr = Reliable(conn, beast::http::verb::put, targets_[k].LikePath(), &u);
           if (lr.status != 200) {
             errors[t] = "warm-up like " + u.name + " " + targets_[k].Label() + ": " +
                         std::to_string(lr.status) + " " + lr.body;
@@ -528,7 +528,7 @@ void FaultTest::OneClientOp(int index, std::mt19937_64& rng, Conn& primary, Conn
   if (op < 55) {
     // Like or unlike.
     const bool like = unit(rng) < t.p_like;
-    Reply r = conn->Send(like ? http::verb::put : http::verb::delete_, t.LikePath(), u.token);
+    Reply r = conn->Send(like ? beast::http::verb::put : beast::http::verb::delete_, t.LikePath(), u.token);
     if (!handle_failure(r, /*is_write=*/true, -1)) return;
     auto v = ParseJson(r.body);
     bool answered = like;
@@ -547,7 +547,7 @@ void FaultTest::OneClientOp(int index, std::mt19937_64& rng, Conn& primary, Conn
     ++stats.writes_acked;
   } else if (op < 75) {
     // The like state of one target.
-    Reply r = conn->Send(http::verb::get, t.LikePath(), u.token);
+    Reply r = conn->Send(beast::http::verb::get, t.LikePath(), u.token);
     if (!handle_failure(r, false, -1)) return;
     ++stats.reads;
     auto v = ParseJson(r.body);
@@ -558,7 +558,7 @@ void FaultTest::OneClientOp(int index, std::mt19937_64& rng, Conn& primary, Conn
     }
   } else if (op < 85) {
     // Every target at once.
-    Reply r = conn->Send(http::verb::get, BatchQuery(), u.token);
+    Reply r = conn->Send(beast::http::verb::get, BatchQuery(), u.token);
     if (!handle_failure(r, false, -1)) return;
     ++stats.reads;
     std::vector<int> liked;
@@ -572,7 +572,7 @@ void FaultTest::OneClientOp(int index, std::mt19937_64& rng, Conn& primary, Conn
     // View an article (counts a view; also answers the caller's like).
     const size_t ai = (rng() % kArticles) * (1 + kCommentsPerArticle);
     const Target& a = targets_[ai];
-    Reply r = conn->Send(http::verb::get, "/api/v1/articles/" + std::to_string(a.id), u.token);
+    Reply r = conn->Send(beast::http::verb::get, "/api/v1/articles/" + std::to_string(a.id), u.token);
     if (!handle_failure(r, false, a.article)) return;
     ++stats.views_acked[a.article];
     auto v = ParseJson(r.body);
@@ -589,7 +589,7 @@ void FaultTest::OneClientOp(int index, std::mt19937_64& rng, Conn& primary, Conn
 FaultTest::ApiState FaultTest::ReadApi(const std::string& stage, const std::string& label) {
   ApiState api;
   Conn c(primary_port_);
-  Reply anon = Reliable(c, http::verb::get, BatchQuery(), nullptr);
+  Reply anon = Reliable(c, beast::http::verb::get, BatchQuery(), nullptr);
   std::vector<int> unused;
   if (anon.status != 200 || !ParseBatch(anon.body, unused, api.count)) {
     findings_.Add(stage + ": api", "anonymous batch read failed: " + std::to_string(anon.status) +
@@ -603,7 +603,7 @@ FaultTest::ApiState FaultTest::ReadApi(const std::string& stage, const std::stri
     readers.emplace_back([&, t] {
       Conn conn(primary_port_);
       for (int i = t; i < kUsers; i += kThreads) {
-        Reply r = Reliable(conn, http::verb::get, BatchQuery(), &users_[i]);
+        Reply r = Reliable(conn, beast::http::verb::get, BatchQuery(), &users_[i]);
         std::vector<int64_t> counts;
         if (r.status != 200 || !ParseBatch(r.body, api.liked[i], counts)) {
           findings_.Add(stage + ": api", "batch read of " + users_[i].name + " failed: " +
@@ -626,7 +626,7 @@ FaultTest::ApiState FaultTest::ReadApi(const std::string& stage, const std::stri
     });
   }
   for (auto& r : readers) r.join();
-  Reply list = Reliable(c, http::verb::get, "/api/v1/articles?size=100", nullptr);
+  Reply list = Reliable(c, beast::http::verb::get, "/api/v1/articles?size=100", nullptr);
   try {
     auto v = ParseJson(list.body);
     if (!v || list.status != 200) throw std::runtime_error("status");
@@ -855,7 +855,7 @@ bool FaultTest::Checkpoint(const std::string& why, bool* flushed) {
   ApiState views_only;  // the list's view counts after the flush
   {
     Conn c(primary_port_);
-    Reply list = Reliable(c, http::verb::get, "/api/v1/articles?size=100", nullptr);
+    Reply list = Reliable(c, beast::http::verb::get, "/api/v1/articles?size=100", nullptr);
     if (auto v = ParseJson(list.body); v && list.status == 200) {
       views_only.ok = true;
       for (const auto& item : v->at("items").as_array()) {

@@ -9,7 +9,7 @@
 #include "http/server.hpp"
 #include "support/http_client.hpp"
 
-namespace plaudit::http_api {
+namespace plaudit::http {
 namespace {
 
 using testing::HttpClient;
@@ -17,25 +17,25 @@ using testing::HttpClient;
 class ServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    router_.Add(http::verb::get, "/items/{id}", [](Request& r) -> Awaitable<Response> {
+    router_.Add(beast::http::verb::get, "/items/{id}", [](Request& r) -> Awaitable<Response> {
       auto id = r.IdParam("id");
       if (!id) co_return ErrorResponse(id.error());
-      co_return JsonResponse(http::status::ok,
+      co_return JsonResponse(beast::http::status::ok,
                              {{"id", *id}, {"q", r.Query("q").value_or("")}});
     });
-    router_.Add(http::verb::post, "/echo", [](Request& r) -> Awaitable<Response> {
+    router_.Add(beast::http::verb::post, "/echo", [](Request& r) -> Awaitable<Response> {
       auto body = r.JsonBody();
       if (!body) co_return ErrorResponse(body.error());
-      co_return JsonResponse(http::status::created, *body);
+      co_return JsonResponse(beast::http::status::created, *body);
     });
-    router_.Add(http::verb::get, "/throw", [](Request&) -> Awaitable<Response> {
+    router_.Add(beast::http::verb::get, "/throw", [](Request&) -> Awaitable<Response> {
       throw std::runtime_error("boom");
       co_return Response{};
     });
-    router_.Add(http::verb::get, "/slow", [this](Request&) -> Awaitable<Response> {
+    router_.Add(beast::http::verb::get, "/slow", [this](Request&) -> Awaitable<Response> {
       net::steady_timer t(ioc_, std::chrono::milliseconds(400));
       co_await t.async_wait(net::use_awaitable);
-      co_return JsonResponse(http::status::ok, {{"slow", true}});
+      co_return JsonResponse(beast::http::status::ok, {{"slow", true}});
     });
     ServerOptions opts;
     opts.port = 0;
@@ -112,7 +112,7 @@ TEST_F(ServerTest, JsonBodyEchoes) {
 TEST_F(ServerTest, MalformedJsonIs400) {
   auto c = Client();
   for (const char* bad : {"{", "[1,2]", "nul", "{\"a\":}", ""}) {
-    auto r = c.Send(http::verb::post, "/echo", bad, "application/json");
+    auto r = c.Send(beast::http::verb::post, "/echo", bad, "application/json");
     EXPECT_EQ(r.status, 400) << bad;
     EXPECT_EQ(r.ErrorCode(), "invalid_json") << bad;
   }
@@ -120,13 +120,13 @@ TEST_F(ServerTest, MalformedJsonIs400) {
 
 TEST_F(ServerTest, NonJsonWriteIs415) {
   auto c = Client();
-  auto r = c.Send(http::verb::post, "/echo", "a=1", "application/x-www-form-urlencoded");
+  auto r = c.Send(beast::http::verb::post, "/echo", "a=1", "application/x-www-form-urlencoded");
   EXPECT_EQ(r.status, 415);
   EXPECT_EQ(r.ErrorCode(), "unsupported_media_type");
-  r = c.Send(http::verb::post, "/echo", "{}", "");
+  r = c.Send(beast::http::verb::post, "/echo", "{}", "");
   EXPECT_EQ(r.status, 415);
   // Parameters and case of the media type do not matter.
-  r = c.Send(http::verb::post, "/echo", "{}", "Application/JSON; charset=utf-8");
+  r = c.Send(beast::http::verb::post, "/echo", "{}", "Application/JSON; charset=utf-8");
   EXPECT_EQ(r.status, 201);
 }
 
@@ -284,7 +284,7 @@ TEST_F(ServerTest, KeepAliveReusesOneConnection) {
 
 TEST_F(ServerTest, HeadServesGetWithoutBody) {
   auto c = Client();
-  auto r = c.Send(http::verb::head, "/items/5");
+  auto r = c.Send(beast::http::verb::head, "/items/5");
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.body, "");
   EXPECT_NE(r.Header("content-length"), "0");
@@ -348,7 +348,7 @@ TEST_F(ServerTest, InventedMethodsAreOneMetricsLabel) {
 TEST(MetricsTest, SeriesAreCappedAndTheRestCountedUnderOther) {
   Metrics m;
   for (int i = 0; i < 5000; ++i) {
-    m.ObserveRequest("/route/" + std::to_string(i), http::verb::get, 200 + i % 7, 0.001);
+    m.ObserveRequest("/route/" + std::to_string(i), beast::http::verb::get, 200 + i % 7, 0.001);
   }
   std::string text = m.Serialize();
   size_t series = 0;
@@ -367,4 +367,4 @@ TEST(MetricsTest, SeriesAreCappedAndTheRestCountedUnderOther) {
 }
 
 }  // namespace
-}  // namespace plaudit::http_api
+}  // namespace plaudit::http
