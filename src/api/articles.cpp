@@ -1,19 +1,14 @@
 #include "api/articles.hpp"
 
-#include <boost/asio/experimental/awaitable_operators.hpp>
-
 #include "api/bind.hpp"
 
 #include "api/json_fields.hpp"
 #include "api/json_text.hpp"
 #include "api/paging.hpp"
 #include "common/time.hpp"
-#include "http/errors.hpp"
 
 namespace plaudit::api {
 
-using namespace boost::asio::experimental::awaitable_operators;
-using http::ErrorResponse;
 using http::JsonResponse;
 using http::Request;
 using http::Response;
@@ -84,45 +79,18 @@ std::string ArticlePageText(const domain::PageResult<domain::Article>& page,
 
 namespace {
 
-int64_t UserIdOf(const Caller& c) { return c.principal ? c.principal->id : 0; }
-
-// Fills likeCount and liked from the like service (the live Redis counts).
-Awaitable<Status> AddLikes(ApiContext ctx, const Caller& caller, domain::Article& a) {
-  const redis::LikeTarget target{'a', a.id, a.id};
-  auto s = co_await ctx.likes->Get(UserIdOf(caller), target);
-  if (!s) co_return tl::unexpected(s.error());
-  a.like_count = s->count;
-  a.liked = s->liked;
-  co_return Status{};
-}
-
-Awaitable<Status> AddLikes(ApiContext ctx, const Caller& caller,
-                           std::vector<domain::Article>& items) {
-  std::vector<redis::LikeTarget> targets;
-  for (const auto& a : items) targets.push_back({'a', a.id, a.id});
-  auto states = co_await ctx.likes->GetMany(UserIdOf(caller), std::move(targets));
-  if (!states) co_return tl::unexpected(states.error());
-  for (size_t i = 0; i < items.size(); ++i) {
-    items[i].like_count = (*states)[i].count;
-    items[i].liked = (*states)[i].liked;
-  }
-  co_return Status{};
-}
-
 // Parses a create/update body. Only these fields are accepted: anything else (notably
 // authorId, author, id and the counters) is refused, so nothing a client sends about
 // identity or server-owned state is ever obeyed.
 Result<domain::ArticleInput> ParseInput(const boost::json::object& body, bool create) {
-  static const std::vector<std::string_view> kCreateFields = {
-      "title", "content", "kind", "status", "pinned", "allowComments"};
-  for (const auto& field : body) {
-    bool known = false;
-    for (auto f : kCreateFields) known = known || field.key() == f;
-    if (!known || (!create && field.key() == "kind")) {
-      return Fail(ErrorCode::kInvalidArgument,
-                  "field '" + std::string(field.key()) + "' cannot be set");
-    }
+  // if/else: the two lists are initializer_lists, alive for the call only.
+  Status known;
+  if (create) {
+    known = OnlyFields(body, {"title", "content", "kind", "status", "pinned", "allowComments"});
+  } else {
+    known = OnlyFields(body, {"title", "content", "status", "pinned", "allowComments"});
   }
+  if (!known) return tl::unexpected(known.error());
   domain::ArticleInput in;
   auto title = OptionalString(body, "title");
   if (!title) return tl::unexpected(title.error());
@@ -159,115 +127,74 @@ Result<std::optional<domain::ArticleKind>> KindParam(const Request& req) {
   return std::optional<domain::ArticleKind>(*k);
 }
 
-Awaitable<Response> Create(ApiContext ctx, Request& req) {
-  auto caller = co_await ctx.guard->Admit(req, Access::kWrite);
-  if (!caller) co_return ErrorResponse(caller.error());
-  auto body = req.JsonBody();
-  if (!body) co_return ErrorResponse(body.error());
-  auto in = ParseInput(*body, true);
-  if (!in) co_return ErrorResponse(in.error());
-  auto a = co_await ctx.articles->Create(*caller->principal, std::move(*in));
-  if (!a) co_return ErrorResponse(a.error());
-  co_return JsonResponse(beast::http::status::created, ArticleJson(*a));
+HandlerResult Create(ApiContext ctx, Request& req) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
+  PL_CO_TRY(auto body, req.JsonBody());
+  PL_CO_TRY(auto in, ParseInput(body, true));
+  PL_CO_TRY(auto a, co_await ctx.articles->Create(*caller.principal, std::move(in)));
+  co_return JsonResponse(beast::http::status::created, ArticleJson(a));
 }
 
-Awaitable<Response> Get(ApiContext ctx, Request& req) {
-  auto caller = co_await ctx.guard->Admit(req, Access::kPublic);
-  if (!caller) co_return ErrorResponse(caller.error());
-  auto id = req.IdParam("id");
-  if (!id) co_return ErrorResponse(id.error());
-  // The article and its like state are read together (one round trip when both are
-  // cached); the like state of an article the caller may not see is dropped unread.
-  const redis::LikeTarget target{'a', *id, *id};
-  auto article_op = ctx.articles->Get(caller->principal, *id, /*count_view=*/true);
-  auto likes_op = ctx.likes->Get(UserIdOf(*caller), target);
-  auto both = co_await (std::move(article_op) && std::move(likes_op));
-  auto& a = std::get<0>(both);
-  auto& s = std::get<1>(both);
-  if (!a) co_return ErrorResponse(a.error());
-  if (!s) co_return ErrorResponse(s.error());
-  a->like_count = s->count;
-  a->liked = s->liked;
-  co_return JsonResponse(beast::http::status::ok, ArticleJson(*a));
+HandlerResult Get(ApiContext ctx, Request& req) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
+  PL_CO_TRY(const int64_t id, req.IdParam("id"));
+  PL_CO_TRY(auto a, co_await ctx.articles->Read(caller.principal, id));
+  co_return JsonResponse(beast::http::status::ok, ArticleJson(a));
 }
 
-Awaitable<Response> Patch(ApiContext ctx, Request& req) {
-  auto caller = co_await ctx.guard->Admit(req, Access::kWrite);
-  if (!caller) co_return ErrorResponse(caller.error());
-  auto id = req.IdParam("id");
-  if (!id) co_return ErrorResponse(id.error());
-  auto body = req.JsonBody();
-  if (!body) co_return ErrorResponse(body.error());
-  auto in = ParseInput(*body, false);
-  if (!in) co_return ErrorResponse(in.error());
-  auto a = co_await ctx.articles->Update(*caller->principal, *id, std::move(*in));
-  if (!a) co_return ErrorResponse(a.error());
-  if (auto st = co_await AddLikes(ctx, *caller, *a); !st) co_return ErrorResponse(st.error());
-  co_return JsonResponse(beast::http::status::ok, ArticleJson(*a));
+HandlerResult Patch(ApiContext ctx, Request& req) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
+  PL_CO_TRY(const int64_t id, req.IdParam("id"));
+  PL_CO_TRY(auto body, req.JsonBody());
+  PL_CO_TRY(auto in, ParseInput(body, false));
+  PL_CO_TRY(auto a, co_await ctx.articles->UpdateAndRead(*caller.principal, id, std::move(in)));
+  co_return JsonResponse(beast::http::status::ok, ArticleJson(a));
 }
 
-Awaitable<Response> Delete(ApiContext ctx, Request& req) {
-  auto caller = co_await ctx.guard->Admit(req, Access::kWrite);
-  if (!caller) co_return ErrorResponse(caller.error());
-  auto id = req.IdParam("id");
-  if (!id) co_return ErrorResponse(id.error());
-  if (auto st = co_await ctx.articles->Delete(*caller->principal, *id); !st) {
-    co_return ErrorResponse(st.error());
-  }
+HandlerResult Delete(ApiContext ctx, Request& req) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
+  PL_CO_TRY(const int64_t id, req.IdParam("id"));
+  PL_CO_CHECK(co_await ctx.articles->Delete(*caller.principal, id));
   co_return http::NoContent();
 }
 
-Awaitable<Response> List(ApiContext ctx, Request& req) {
-  auto caller = co_await ctx.guard->Admit(req, Access::kPublic);
-  if (!caller) co_return ErrorResponse(caller.error());
-  auto paging = ParsePaging(req);
-  if (!paging) co_return ErrorResponse(paging.error());
-  auto kind = KindParam(req);
-  if (!kind) co_return ErrorResponse(kind.error());
-  // Named optional first: GCC 12 garbles `temporary.value_or(...)` inside a coroutine.
-  std::optional<std::string> status_param = req.Query("status");
-  std::string status = status_param ? *status_param : "published";
-  Result<domain::PageResult<domain::Article>> page = domain::PageResult<domain::Article>{};
-  if (status == "published") {
-    page = co_await ctx.articles->ListPublished(*kind, *paging);
-  } else if (status == "draft" || status == "all") {
-    if (!caller->principal) {
-      co_return ErrorResponse(Error{ErrorCode::kUnauthenticated, "sign in to list your own"});
-    }
-    page = co_await ctx.articles->ListOwn(*caller->principal, status == "draft", *kind, *paging);
-  } else {
-    co_return ErrorResponse(
-        Error{ErrorCode::kInvalidArgument, "status must be published, draft or all"});
-  }
-  if (!page) co_return ErrorResponse(page.error());
-  if (auto st = co_await AddLikes(ctx, *caller, page->items); !st) {
-    co_return ErrorResponse(st.error());
-  }
+Result<domain::ArticleService::ListFilter> StatusParam(const Request& req) {
+  using Filter = domain::ArticleService::ListFilter;
+  const std::optional<std::string> status = req.Query("status");
+  if (!status || *status == "published") return Filter::kPublished;
+  if (*status == "draft") return Filter::kDrafts;
+  if (*status == "all") return Filter::kAll;
+  return Fail(ErrorCode::kInvalidArgument, "status must be published, draft or all");
+}
+
+HandlerResult List(ApiContext ctx, Request& req) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
+  PL_CO_TRY(auto paging, ParsePaging(req));
+  PL_CO_TRY(auto kind, KindParam(req));
+  PL_CO_TRY(auto filter, StatusParam(req));
+  PL_CO_TRY(auto page, co_await ctx.articles->List(caller.principal, filter, kind, paging));
   // Written as text (ArticlePageText): the boost::json objects of a 20-article page cost
   // ~40% of a list request's instructions to build, serialise and destroy (callgrind).
   Response r;
-  r.body = ArticlePageText(*page, *paging);
+  r.body = ArticlePageText(page, paging);
   co_return r;
 }
 
-Awaitable<Response> Changes(ApiContext ctx, Request& req) {
-  auto caller = co_await ctx.guard->Admit(req, Access::kAuthenticated);
-  if (!caller) co_return ErrorResponse(caller.error());
-  auto limit = IntParam(req, "limit", 100, 1, 1000);
-  if (!limit) co_return ErrorResponse(limit.error());
+HandlerResult Changes(ApiContext ctx, Request& req) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kAuthenticated));
+  PL_CO_TRY(const int64_t limit, IntParam(req, "limit", 100, 1, 1000));
   std::optional<std::string> after = req.Query("after");
   std::string after_cursor = after ? *after : "";
-  auto page = co_await ctx.articles->Changes(*caller->principal, after_cursor, *limit);
-  if (!page) co_return ErrorResponse(page.error());
+  PL_CO_TRY(auto page, co_await ctx.articles->Changes(*caller.principal, after_cursor, limit));
   boost::json::array items;
-  for (const auto& ev : page->items) {
+  for (const auto& ev : page.items) {
     items.push_back({{"cursor", ev.cursor},
                      {"articleId", ev.article_id},
                      {"op", ev.op},
                      {"at", FormatTimeMs(ev.at_ms)}});
   }
   co_return JsonResponse(beast::http::status::ok,
-                         {{"items", std::move(items)}, {"nextCursor", page->next_cursor}});
+                         {{"items", std::move(items)}, {"nextCursor", page.next_cursor}});
 }
 
 }  // namespace

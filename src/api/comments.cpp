@@ -5,11 +5,9 @@
 #include "api/json_text.hpp"
 #include "api/paging.hpp"
 #include "common/time.hpp"
-#include "http/errors.hpp"
 
 namespace plaudit::api {
 
-using http::ErrorResponse;
 using http::JsonResponse;
 using http::Request;
 using http::Response;
@@ -30,11 +28,8 @@ Result<domain::CommentSort> SortParam(const Request& req, domain::CommentSort fa
 
 // Only these fields are accepted; identity (author) comes from the session alone.
 Result<domain::CommentInput> ParseCreate(const boost::json::object& body) {
-  for (const auto& field : body) {
-    if (field.key() != "body" && field.key() != "parentId" && field.key() != "replyToUserId") {
-      return Fail(ErrorCode::kInvalidArgument,
-                  "field '" + std::string(field.key()) + "' cannot be set");
-    }
+  if (auto st = OnlyFields(body, {"body", "parentId", "replyToUserId"}); !st) {
+    return tl::unexpected(st.error());
   }
   domain::CommentInput in;
   auto text = RequiredString(body, "body");
@@ -49,96 +44,63 @@ Result<domain::CommentInput> ParseCreate(const boost::json::object& body) {
   return in;
 }
 
-Awaitable<Response> Create(ApiContext ctx, Request& req) {
-  auto caller = co_await ctx.guard->Admit(req, Access::kWrite);
-  if (!caller) co_return ErrorResponse(caller.error());
-  auto id = req.IdParam("id");
-  if (!id) co_return ErrorResponse(id.error());
-  auto body = req.JsonBody();
-  if (!body) co_return ErrorResponse(body.error());
-  auto in = ParseCreate(*body);
-  if (!in) co_return ErrorResponse(in.error());
-  auto c = co_await ctx.comments->Create(*caller->principal, *id, std::move(*in));
-  if (!c) co_return ErrorResponse(c.error());
-  co_return JsonResponse(beast::http::status::created, CommentJson(*c));
+HandlerResult Create(ApiContext ctx, Request& req) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
+  PL_CO_TRY(auto id, req.IdParam("id"));
+  PL_CO_TRY(auto body, req.JsonBody());
+  PL_CO_TRY(auto in, ParseCreate(body));
+  PL_CO_TRY(auto c, co_await ctx.comments->Create(*caller.principal, id, std::move(in)));
+  co_return JsonResponse(beast::http::status::created, CommentJson(c));
 }
 
-Awaitable<Response> List(ApiContext ctx, Request& req) {
-  auto caller = co_await ctx.guard->Admit(req, Access::kPublic);
-  if (!caller) co_return ErrorResponse(caller.error());
-  auto id = req.IdParam("id");
-  if (!id) co_return ErrorResponse(id.error());
-  auto paging = ParsePaging(req);
-  if (!paging) co_return ErrorResponse(paging.error());
-  auto sort = SortParam(req, domain::CommentSort::kNew);
-  if (!sort) co_return ErrorResponse(sort.error());
-  auto replies = IntParam(req, "replies", 3, 0, domain::kMaxInlineReplies);
-  if (!replies) co_return ErrorResponse(replies.error());
-  auto page = co_await ctx.comments->List(caller->principal, *id, *sort, *paging, *replies);
-  if (!page) co_return ErrorResponse(page.error());
+HandlerResult List(ApiContext ctx, Request& req) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
+  PL_CO_TRY(auto id, req.IdParam("id"));
+  PL_CO_TRY(auto paging, ParsePaging(req));
+  PL_CO_TRY(auto sort, SortParam(req, domain::CommentSort::kNew));
+  PL_CO_TRY(auto replies, IntParam(req, "replies", 3, 0, domain::kMaxInlineReplies));
+  PL_CO_TRY(auto page, co_await ctx.comments->List(caller.principal, id, sort, paging, replies));
   // Written as text, as the article list is (json_text.hpp): ~60 comment objects a page.
   Response r;
   r.body = PageText(
-      *page, *paging,
+      page, paging,
       [](std::string& out, const domain::Comment& c) { AppendCommentJson(out, c, true); }, 1024);
   co_return r;
 }
 
-Awaitable<Response> Replies(ApiContext ctx, Request& req) {
-  auto caller = co_await ctx.guard->Admit(req, Access::kPublic);
-  if (!caller) co_return ErrorResponse(caller.error());
-  auto id = req.IdParam("id");
-  if (!id) co_return ErrorResponse(id.error());
-  auto paging = ParsePaging(req);
-  if (!paging) co_return ErrorResponse(paging.error());
-  auto sort = SortParam(req, domain::CommentSort::kOld);
-  if (!sort) co_return ErrorResponse(sort.error());
-  auto page = co_await ctx.comments->Replies(caller->principal, *id, *sort, *paging);
-  if (!page) co_return ErrorResponse(page.error());
+HandlerResult Replies(ApiContext ctx, Request& req) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
+  PL_CO_TRY(auto id, req.IdParam("id"));
+  PL_CO_TRY(auto paging, ParsePaging(req));
+  PL_CO_TRY(auto sort, SortParam(req, domain::CommentSort::kOld));
+  PL_CO_TRY(auto page, co_await ctx.comments->Replies(caller.principal, id, sort, paging));
   Response r;
-  r.body = PageText(*page, *paging,
+  r.body = PageText(page, paging,
                     [](std::string& out, const domain::Comment& c) { AppendCommentJson(out, c); });
   co_return r;
 }
 
-Awaitable<Response> Get(ApiContext ctx, Request& req) {
-  auto caller = co_await ctx.guard->Admit(req, Access::kPublic);
-  if (!caller) co_return ErrorResponse(caller.error());
-  auto id = req.IdParam("id");
-  if (!id) co_return ErrorResponse(id.error());
-  auto c = co_await ctx.comments->Get(caller->principal, *id);
-  if (!c) co_return ErrorResponse(c.error());
-  co_return JsonResponse(beast::http::status::ok, CommentJson(*c));
+HandlerResult Get(ApiContext ctx, Request& req) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
+  PL_CO_TRY(auto id, req.IdParam("id"));
+  PL_CO_TRY(auto c, co_await ctx.comments->Get(caller.principal, id));
+  co_return JsonResponse(beast::http::status::ok, CommentJson(c));
 }
 
-Awaitable<Response> Patch(ApiContext ctx, Request& req) {
-  auto caller = co_await ctx.guard->Admit(req, Access::kWrite);
-  if (!caller) co_return ErrorResponse(caller.error());
-  auto id = req.IdParam("id");
-  if (!id) co_return ErrorResponse(id.error());
-  auto body = req.JsonBody();
-  if (!body) co_return ErrorResponse(body.error());
-  for (const auto& field : *body) {
-    if (field.key() != "body") {
-      co_return ErrorResponse(Error{ErrorCode::kInvalidArgument,
-                                    "field '" + std::string(field.key()) + "' cannot be set"});
-    }
-  }
-  auto text = RequiredString(*body, "body");
-  if (!text) co_return ErrorResponse(text.error());
-  auto c = co_await ctx.comments->Edit(*caller->principal, *id, std::move(*text));
-  if (!c) co_return ErrorResponse(c.error());
-  co_return JsonResponse(beast::http::status::ok, CommentJson(*c));
+HandlerResult Patch(ApiContext ctx, Request& req) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
+  PL_CO_TRY(auto id, req.IdParam("id"));
+  PL_CO_TRY(auto body, req.JsonBody());
+  PL_CO_CHECK(OnlyFields(body, {"body"}));
+  PL_CO_TRY(auto text, RequiredString(body, "body"));
+  PL_CO_TRY(auto c, co_await ctx.comments->Edit(*caller.principal, id, std::move(text)));
+  co_return JsonResponse(beast::http::status::ok, CommentJson(c));
 }
 
-Awaitable<Response> Delete(ApiContext ctx, Request& req) {
-  auto caller = co_await ctx.guard->Admit(req, Access::kWrite);
-  if (!caller) co_return ErrorResponse(caller.error());
-  auto id = req.IdParam("id");
-  if (!id) co_return ErrorResponse(id.error());
-  if (auto st = co_await ctx.comments->Delete(*caller->principal, *id); !st) {
-    co_return ErrorResponse(st.error());
-  }
+HandlerResult Delete(ApiContext ctx, Request& req) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
+  PL_CO_TRY(auto id, req.IdParam("id"));
+  PL_CO_CHECK(co_await ctx.comments->Delete(*caller.principal, id));
   co_return http::NoContent();
 }
 

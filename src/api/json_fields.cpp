@@ -1,5 +1,7 @@
 #include "api/json_fields.hpp"
 
+#include <algorithm>
+
 namespace plaudit::api {
 
 Result<std::optional<std::string>> OptionalString(const boost::json::object& o,
@@ -46,6 +48,17 @@ Result<std::optional<int64_t>> OptionalId(const boost::json::object& o, std::str
                 "field '" + std::string(field) + "' must be a positive integer id");
   }
   return std::optional<int64_t>(id);
+}
+
+Status OnlyFields(const boost::json::object& o, std::initializer_list<std::string_view> allowed,
+                  std::string_view refusal) {
+  for (const auto& field : o) {
+    if (std::find(allowed.begin(), allowed.end(), field.key()) == allowed.end()) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  "field '" + std::string(field.key()) + "' " + std::string(refusal));
+    }
+  }
+  return {};
 }
 
 Status RefuseFields(const boost::json::object& o,

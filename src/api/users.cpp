@@ -8,7 +8,6 @@
 
 namespace plaudit::api {
 
-using http::ErrorResponse;
 using http::JsonResponse;
 using http::Request;
 using http::Response;
@@ -34,39 +33,28 @@ std::string SessionCookie(const std::string& token, int64_t max_age) {
 }
 
 
-Awaitable<Response> CreateUser(ApiContext ctx, Request& req) {
-  auto caller = co_await ctx.guard->Admit(req, Access::kPublic);
-  if (!caller) co_return ErrorResponse(caller.error());
-  auto body = req.JsonBody();
-  if (!body) co_return ErrorResponse(body.error());
+HandlerResult CreateUser(ApiContext ctx, Request& req) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
+  PL_CO_TRY(auto body, req.JsonBody());
   // Identity and authority come from the session, never from the body.
-  if (auto st = RefuseFields(*body, {"id", "userId", "authorId", "role"}); !st) {
-    co_return ErrorResponse(st.error());
-  }
-  auto username = RequiredString(*body, "username");
-  if (!username) co_return ErrorResponse(username.error());
-  auto password = RequiredString(*body, "password");
-  if (!password) co_return ErrorResponse(password.error());
-  auto display = OptionalString(*body, "displayName");
-  if (!display) co_return ErrorResponse(display.error());
-  auto user = co_await ctx.users->Register(std::move(*username), std::move(*password),
-                                           display->value_or(""));
-  if (!user) co_return ErrorResponse(user.error());
+  PL_CO_CHECK(RefuseFields(body, {"id", "userId", "authorId", "role"}));
+  PL_CO_TRY(auto username, RequiredString(body, "username"));
+  PL_CO_TRY(auto password, RequiredString(body, "password"));
+  PL_CO_TRY(auto display, OptionalString(body, "displayName"));
+  auto user = co_await ctx.users->Register(std::move(username), std::move(password),
+                                           display.value_or(""));
+  if (!user) co_return tl::unexpected(user.error());
   co_return JsonResponse(beast::http::status::created, UserJson(*user));
 }
 
-Awaitable<Response> CreateSession(ApiContext ctx, Request& req) {
-  auto caller = co_await ctx.guard->Admit(req, Access::kPublic);
-  if (!caller) co_return ErrorResponse(caller.error());
-  auto body = req.JsonBody();
-  if (!body) co_return ErrorResponse(body.error());
-  auto username = RequiredString(*body, "username");
-  if (!username) co_return ErrorResponse(username.error());
-  auto password = RequiredString(*body, "password");
-  if (!password) co_return ErrorResponse(password.error());
+HandlerResult CreateSession(ApiContext ctx, Request& req) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
+  PL_CO_TRY(auto body, req.JsonBody());
+  PL_CO_TRY(auto username, RequiredString(body, "username"));
+  PL_CO_TRY(auto password, RequiredString(body, "password"));
   auto session =
-      co_await ctx.users->Login(std::move(*username), std::move(*password), caller->address);
-  if (!session) co_return ErrorResponse(session.error());
+      co_await ctx.users->Login(std::move(username), std::move(password), caller.address);
+  if (!session) co_return tl::unexpected(session.error());
   boost::json::object out{{"token", session->token},
                           {"expiresAt", FormatTimeMs(session->expires_at_ms)},
                           {"user", UserJson(session->user)}};
@@ -76,72 +64,49 @@ Awaitable<Response> CreateSession(ApiContext ctx, Request& req) {
   co_return r;
 }
 
-Awaitable<Response> DeleteSession(ApiContext ctx, Request& req) {
-  auto caller = co_await ctx.guard->Admit(req, Access::kAuthenticated);
-  if (!caller) co_return ErrorResponse(caller.error());
-  if (auto st = co_await ctx.users->Logout(caller->token, *caller->principal); !st) {
-    co_return ErrorResponse(st.error());
-  }
+HandlerResult DeleteSession(ApiContext ctx, Request& req) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kAuthenticated));
+  PL_CO_CHECK(co_await ctx.users->Logout(caller.token, *caller.principal));
   Response r = http::NoContent();
   r.headers.emplace_back("Set-Cookie", SessionCookie("", 0));
   co_return r;
 }
 
-Awaitable<Response> GetMe(ApiContext ctx, Request& req) {
-  auto caller = co_await ctx.guard->Admit(req, Access::kAuthenticated);
-  if (!caller) co_return ErrorResponse(caller.error());
-  auto user = co_await ctx.users->Get(caller->principal->id);
-  if (!user) co_return ErrorResponse(user.error());
-  co_return JsonResponse(beast::http::status::ok, UserJson(*user));
+HandlerResult GetMe(ApiContext ctx, Request& req) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kAuthenticated));
+  PL_CO_TRY(auto user, co_await ctx.users->Get(caller.principal->id));
+  co_return JsonResponse(beast::http::status::ok, UserJson(user));
 }
 
-Awaitable<Response> GetUser(ApiContext ctx, Request& req) {
-  auto caller = co_await ctx.guard->Admit(req, Access::kPublic);
-  if (!caller) co_return ErrorResponse(caller.error());
-  auto id = req.IdParam("id");
-  if (!id) co_return ErrorResponse(id.error());
-  auto user = co_await ctx.users->Get(*id);
-  if (!user) co_return ErrorResponse(user.error());
-  co_return JsonResponse(beast::http::status::ok, PublicUserJson(*user));
+HandlerResult GetUser(ApiContext ctx, Request& req) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
+  PL_CO_TRY(auto id, req.IdParam("id"));
+  PL_CO_TRY(auto user, co_await ctx.users->Get(id));
+  co_return JsonResponse(beast::http::status::ok, PublicUserJson(user));
 }
 
-Awaitable<Response> PatchUser(ApiContext ctx, Request& req) {
-  auto caller = co_await ctx.guard->Admit(req, Access::kWrite);
-  if (!caller) co_return ErrorResponse(caller.error());
-  auto id = req.IdParam("id");
-  if (!id) co_return ErrorResponse(id.error());
-  auto body = req.JsonBody();
-  if (!body) co_return ErrorResponse(body.error());
-  for (const auto& field : *body) {
-    if (field.key() != "role") {
-      co_return ErrorResponse(Error{ErrorCode::kInvalidArgument,
-                                    "field '" + std::string(field.key()) + "' cannot be changed"});
-    }
-  }
-  auto role_name = RequiredString(*body, "role");
-  if (!role_name) co_return ErrorResponse(role_name.error());
-  auto role = domain::ParseRole(*role_name);
+HandlerResult PatchUser(ApiContext ctx, Request& req) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
+  PL_CO_TRY(auto id, req.IdParam("id"));
+  PL_CO_TRY(auto body, req.JsonBody());
+  PL_CO_CHECK(OnlyFields(body, {"role"}, "cannot be changed"));
+  PL_CO_TRY(auto role_name, RequiredString(body, "role"));
+  auto role = domain::ParseRole(role_name);
   if (!role) {
-    co_return ErrorResponse(
-        Error{ErrorCode::kInvalidArgument, "role must be one of admin, author, user"});
+    co_return Fail(ErrorCode::kInvalidArgument, "role must be one of admin, author, user");
   }
-  auto user = co_await ctx.users->SetRole(*caller->principal, *id, *role);
-  if (!user) co_return ErrorResponse(user.error());
-  co_return JsonResponse(beast::http::status::ok, UserJson(*user));
+  PL_CO_TRY(auto user, co_await ctx.users->SetRole(*caller.principal, id, *role));
+  co_return JsonResponse(beast::http::status::ok, UserJson(user));
 }
 
 // DELETE /api/v1/users/{id}: the user themself or an admin.
-Awaitable<Response> DeleteUser(ApiContext ctx, Request& req) {
-  auto caller = co_await ctx.guard->Admit(req, Access::kWrite);
-  if (!caller) co_return ErrorResponse(caller.error());
-  auto id = req.IdParam("id");
-  if (!id) co_return ErrorResponse(id.error());
-  if (auto st = co_await ctx.users->Delete(*caller->principal, *id); !st) {
-    co_return ErrorResponse(st.error());
-  }
+HandlerResult DeleteUser(ApiContext ctx, Request& req) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
+  PL_CO_TRY(auto id, req.IdParam("id"));
+  PL_CO_CHECK(co_await ctx.users->Delete(*caller.principal, id));
   Response r = http::NoContent();
   // Deleting yourself signs you out in this browser too.
-  if (*id == caller->principal->id) r.headers.emplace_back("Set-Cookie", SessionCookie("", 0));
+  if (id == caller.principal->id) r.headers.emplace_back("Set-Cookie", SessionCookie("", 0));
   co_return r;
 }
 

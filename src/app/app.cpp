@@ -190,11 +190,11 @@ Status App::WireServices() {
   change_table_ = std::make_unique<sql::ChangeTable>(*store_);
   article_cache_ = std::make_unique<redis::ArticleCache>(*redis_);
   cache_marks_ = std::make_unique<redis::CacheMarks>(*redis_);
-  articles_ = std::make_unique<domain::ArticleService>(*article_table_, *change_table_,
-                                                       *article_cache_, *cache_marks_);
   like_store_ = std::make_unique<redis::LikeStore>(*redis_);
   like_table_ = std::make_unique<sql::LikeTable>(*store_);
   likes_ = std::make_unique<domain::LikeService>(*like_store_, *like_table_);
+  articles_ = std::make_unique<domain::ArticleService>(*article_table_, *change_table_,
+                                                       *article_cache_, *cache_marks_, *likes_);
   comment_table_ = std::make_unique<sql::CommentTable>(*store_);
   comment_cache_ = std::make_unique<redis::CommentCache>(*redis_);
   comments_ = std::make_unique<domain::CommentService>(

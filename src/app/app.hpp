@@ -98,10 +98,10 @@ class App {
   std::unique_ptr<sql::ChangeTable> change_table_;
   std::unique_ptr<redis::ArticleCache> article_cache_;
   std::unique_ptr<redis::CacheMarks> cache_marks_;
-  std::unique_ptr<domain::ArticleService> articles_;
   std::unique_ptr<redis::LikeStore> like_store_;
   std::unique_ptr<sql::LikeTable> like_table_;
   std::unique_ptr<domain::LikeService> likes_;
+  std::unique_ptr<domain::ArticleService> articles_;  // after likes_: it holds a reference
   std::unique_ptr<sql::CommentTable> comment_table_;
   std::unique_ptr<redis::CommentCache> comment_cache_;
   std::unique_ptr<domain::CommentService> comments_;

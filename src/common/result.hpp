@@ -40,6 +40,25 @@ inline tl::unexpected<Error> Fail(ErrorCode code, std::string message) {
   return tl::unexpected<Error>(Error{code, std::move(message)});
 }
 
+// In a coroutine returning Awaitable<Result<T>> or Awaitable<Status>: evaluates `expr` (a
+// Result or Status) into a named variable (GCC 12 wants awaitables' results named), returns
+// its error if it failed, and otherwise declares `decl` from its value:
+//   PL_CO_TRY(auto row, co_await table_.Find(id));
+//   PL_CO_CHECK(co_await cache_.Drop(id));
+#define PL_CONCAT_INNER(a, b) a##b
+#define PL_CONCAT(a, b) PL_CONCAT_INNER(a, b)
+#define PL_CO_TRY(decl, expr) PL_CO_TRY_IMPL(PL_CONCAT(pl_try_, __LINE__), decl, expr)
+#define PL_CO_TRY_IMPL(tmp, decl, expr)                          \
+  auto tmp = (expr);                                             \
+  if (!tmp) co_return ::tl::unexpected(std::move(tmp).error()); \
+  decl = std::move(*tmp)
+#define PL_CO_CHECK(expr)                                               \
+  do {                                                                  \
+    if (auto pl_check = (expr); !pl_check) {                            \
+      co_return ::tl::unexpected(std::move(pl_check).error());          \
+    }                                                                   \
+  } while (0)
+
 inline std::string_view ErrorCodeName(ErrorCode code) {
   switch (code) {
     case ErrorCode::kInvalidArgument: return "invalid_argument";

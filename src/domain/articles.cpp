@@ -177,8 +177,9 @@ Status ApplyText(Article& a, const ArticleInput& in) {
 }  // namespace
 
 ArticleService::ArticleService(sql::ArticleTable& table, sql::ChangeTable& changes,
-                               redis::ArticleCache& cache, redis::CacheMarks& marks)
-    : table_(table), changes_(changes), cache_(cache), marks_(marks) {
+                               redis::ArticleCache& cache, redis::CacheMarks& marks,
+                               LikeService& likes)
+    : table_(table), changes_(changes), cache_(cache), marks_(marks), likes_(likes) {
   unsigned char raw[8];
   randombytes_buf(raw, sizeof(raw));
   char hex[17];

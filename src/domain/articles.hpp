@@ -17,6 +17,7 @@
 #include <string>
 
 #include "domain/article.hpp"
+#include "domain/likes.hpp"
 #include "domain/pending_repairs.hpp"
 #include "domain/single_flight.hpp"
 #include "redis/article_cache.hpp"
@@ -41,7 +42,25 @@ struct ChangePage {
 class ArticleService {
  public:
   ArticleService(sql::ArticleTable& table, sql::ChangeTable& changes, redis::ArticleCache& cache,
-                 redis::CacheMarks& marks);
+                 redis::CacheMarks& marks, LikeService& likes);
+
+  // --- As a reader sees them (article_likes.cpp): like counts live from the like store and
+  // the reader's own `liked`.
+  // GET of one article: counts a view; the article and its like state in one round trip.
+  Awaitable<Result<Article>> Read(const std::optional<Principal>& viewer, int64_t id);
+  // PATCH: Update, answered with the caller's like state.
+  Awaitable<Result<Article>> UpdateAndRead(const Principal& who, int64_t id, ArticleInput input);
+  // The published list, or the caller's own (drafts only, or every status: sign in first).
+  enum class ListFilter { kPublished, kDrafts, kAll };
+  Awaitable<Result<PageResult<Article>>> List(const std::optional<Principal>& viewer,
+                                              ListFilter filter, std::optional<ArticleKind> kind,
+                                              PageRequest page);
+  // Likes or unlikes the article, if the caller may see it (404 otherwise).
+  Awaitable<Result<LikeState>> SetLike(const Principal& who, int64_t id, bool like);
+  // The like state of an article the viewer may see (404 otherwise).
+  Awaitable<Result<LikeState>> GetLike(const std::optional<Principal>& viewer, int64_t id);
+
+  // --- The rest (articles.cpp and its siblings).
 
   Awaitable<Result<Article>> Create(const Principal& who, ArticleInput input);
   // The article (with its content unless `with_body` is false); counts a view when
@@ -137,11 +156,14 @@ class ArticleService {
   Awaitable<Result<std::optional<Article>>> FillFromSql(int64_t id, bool with_content,
                                                         std::optional<PrefetchedRow> first);
   Awaitable<Result<std::vector<Article>>> Hydrate(const std::vector<int64_t>& ids);
+  // Sets like_count and liked of each from the like store (one round trip when cached).
+  Awaitable<Status> FillLikes(int64_t user_id, std::vector<Article>& items);
 
   sql::ArticleTable& table_;
   sql::ChangeTable& changes_;
   redis::ArticleCache& cache_;
   redis::CacheMarks& marks_;
+  LikeService& likes_;
   SingleFlight<int64_t, Article> loads_;
   SingleFlight<int, bool> rebuilds_;
   std::string instance_id_;

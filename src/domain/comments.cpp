@@ -36,11 +36,6 @@ char SortTag(CommentSort s) {
   return 'n';
 }
 
-redis::LikeTarget TargetOf(int64_t comment_id) {
-  // A comment id's low bits are its article's shard, so it stands in for the article id.
-  return redis::LikeTarget{'c', comment_id, comment_id};
-}
-
 std::vector<redis::CommentPut> PutsOf(const std::vector<sql::CommentRow>& rows) {
   std::vector<redis::CommentPut> out;
   for (const auto& r : rows) out.push_back({r.id, r.parent_id, CommentToFields(r)});
@@ -406,23 +401,22 @@ Awaitable<Result<LikeState>> CommentService::SetLike(const Principal& who, const
     co_return tl::unexpected(article.error());
   }
   if (!CanSee(*article, who)) co_return Fail(ErrorCode::kNotFound, "no such comment");
-  const std::string index = redis::CommentCache::LikesIndexOf(c.article_id, c.parent_id);
-  const std::string member = redis::ListMember(c.id);
-  const redis::LikeTarget target = TargetOf(c.id);
-  co_return co_await likes_.Set(who, target, like, &index, &member);
+  const redis::HotOrder hot{c.article_id, c.parent_id};
+  const redis::LikeTarget target = redis::LikeTarget::OfComment(c.id);
+  co_return co_await likes_.Set(who, target, like, &hot);
 }
 
 Awaitable<Result<LikeState>> CommentService::GetLike(const std::optional<Principal>& viewer,
                                                      int64_t id) {
   auto c = co_await Visible(viewer, id);
   if (!c) co_return tl::unexpected(c.error());
-  const redis::LikeTarget target = TargetOf(id);
+  const redis::LikeTarget target = redis::LikeTarget::OfComment(id);
   co_return co_await likes_.Get(viewer ? viewer->id : 0, target);
 }
 
 Awaitable<Status> CommentService::AddLikes(int64_t user_id, std::vector<Comment*> comments) {
   std::vector<redis::LikeTarget> targets;
-  for (const Comment* c : comments) targets.push_back(TargetOf(c->id));
+  for (const Comment* c : comments) targets.push_back(redis::LikeTarget::OfComment(c->id));
   auto states = co_await likes_.GetMany(user_id, std::move(targets));
   if (!states) co_return tl::unexpected(states.error());
   for (size_t i = 0; i < comments.size(); ++i) {
@@ -585,8 +579,8 @@ Awaitable<Result<PageResult<Comment>>> CommentService::PageOf(
   for (const auto& r : heads->second) reply_ids.insert(reply_ids.end(), r.begin(), r.end());
   // Round trip 3: the replies and every like state, together.
   std::vector<redis::LikeTarget> targets;
-  for (int64_t id : ids) targets.push_back(TargetOf(id));
-  for (int64_t id : reply_ids) targets.push_back(TargetOf(id));
+  for (int64_t id : ids) targets.push_back(redis::LikeTarget::OfComment(id));
+  for (int64_t id : reply_ids) targets.push_back(redis::LikeTarget::OfComment(id));
   auto reply_op = cache_.GetMany(reply_ids);
   auto likes_op = likes_.GetMany(viewer ? viewer->id : 0, std::move(targets));
   auto both = co_await (std::move(reply_op) && std::move(likes_op));

@@ -89,9 +89,8 @@ Awaitable<Status> LikeService::LoadMissing(const redis::LikeTarget& t, int64_t u
 }
 
 Awaitable<Result<LikeState>> LikeService::Set(const Principal& who, const redis::LikeTarget& t,
-                                              bool like, const std::string* hot_index,
-                                              const std::string* hot_member) {
-  auto r = co_await SetImpl(who, t, like, hot_index, hot_member, false);
+                                              bool like, const redis::HotOrder* hot) {
+  auto r = co_await SetImpl(who, t, like, hot, false);
   if (!r) co_return tl::unexpected(r.error());
   if (!*r) co_return Fail(ErrorCode::kInternal, "like refused without a condition");
   co_return **r;
@@ -101,17 +100,17 @@ Awaitable<Result<LikeState>> LikeService::Set(const Principal& who, const redis:
 // at once, while `who` and `article` are alive).
 Awaitable<Result<std::optional<LikeState>>> LikeService::SetIfPublished(
     const Principal& who, const redis::LikeTarget& article, bool like) {
-  return SetImpl(who, article, like, nullptr, nullptr, true);
+  return SetImpl(who, article, like, nullptr, true);
 }
 
 Awaitable<Result<std::optional<LikeState>>> LikeService::SetImpl(
-    const Principal& who, const redis::LikeTarget& t, bool like, const std::string* hot_index,
-    const std::string* hot_member, bool require_published) {
+    const Principal& who, const redis::LikeTarget& t, bool like, const redis::HotOrder* hot,
+    bool require_published) {
   if (redis_checked && !redis_checked()) {
     if (auto st = co_await check_redis(); !st) co_return tl::unexpected(st.error());
   }
   for (int attempt = 0; attempt < 4; ++attempt) {
-    auto r = co_await store_.Set(t, who.id, like, hot_index, hot_member, require_published);
+    auto r = co_await store_.Set(t, who.id, like, hot, require_published);
     if (!r) co_return tl::unexpected(r.error());
     if (r->user == redis::LikeOf::kNotPublished) co_return std::optional<LikeState>{};
     if (r->Complete()) co_return std::optional<LikeState>(LikeState{r->liked(), *r->count});

@@ -30,9 +30,9 @@ class LikeService {
  public:
   LikeService(redis::LikeStore& store, sql::LikeTable& table);
 
+  // With `hot` (a comment), the comment's hot order moves in the same step.
   Awaitable<Result<LikeState>> Set(const Principal& who, const redis::LikeTarget& target,
-                                   bool like, const std::string* hot_index = nullptr,
-                                   const std::string* hot_member = nullptr);
+                                   bool like, const redis::HotOrder* hot = nullptr);
   // An article like in one script call when the article's cache says it is published (so
   // anyone may see it). nullopt, with nothing changed, when the cache does not say so (a
   // draft, or not cached): the caller checks visibility itself and calls Set.
@@ -57,8 +57,7 @@ class LikeService {
  private:
   Awaitable<Result<std::optional<LikeState>>> SetImpl(const Principal& who,
                                                       const redis::LikeTarget& target, bool like,
-                                                      const std::string* hot_index,
-                                                      const std::string* hot_member,
+                                                      const redis::HotOrder* hot,
                                                       bool require_published);
   Awaitable<Status> LoadMissing(const redis::LikeTarget& t, int64_t user_id,
                                 const redis::LikeReading& seen, bool* target_exists);

@@ -41,10 +41,6 @@ std::string IndexKey(int64_t article_id, std::optional<int64_t> parent, CommentI
 
 const std::vector<std::string>& CommentCache::FieldNames() { return kCommentFields; }
 
-std::string CommentCache::LikesIndexOf(int64_t article_id, std::optional<int64_t> parent) {
-  return IndexKey(article_id, parent, CommentIndex::kByLikes);
-}
-
 Awaitable<Result<std::optional<int64_t>>> CommentCache::NextSeq(int64_t floor) {
   std::vector<std::string> keys{std::string(keys::kCommentSeq)};
   std::vector<std::string> args{std::to_string(floor)};

@@ -85,9 +85,6 @@ class CommentCache {
   // The same for every article (SCAN, bounded steps); returns how many were dropped.
   Awaitable<Result<int64_t>> InvalidateAll();
 
-  // The key of the index a comment is listed in by likes (for like_set.lua's hot move).
-  static std::string LikesIndexOf(int64_t article_id, std::optional<int64_t> parent);
-
  private:
   Awaitable<Result<std::optional<ListPage>>> RunPage(int64_t article_id,
                                                      std::optional<int64_t> parent,

@@ -16,6 +16,7 @@
 #include <exception>
 
 #include "common/time.hpp"
+#include "redis/article_cache.hpp"  // ListMember
 #include "redis/keys.hpp"
 #include "redis/like_store.hpp"  // declares LikeStore::Set (like_store.cpp has the rest)
 
@@ -42,16 +43,16 @@ const Script& LikeSetScript() {
 }  // namespace
 
 Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_id, bool like,
-                                              const std::string* hot_index,
-                                              const std::string* hot_member,
-                                              bool require_published) {
+                                              const HotOrder* hot, bool require_published) {
   SetCall call;
   call.target = t;
   call.small = keys::LikeBucket(t.Shard(), keys::Cat(t.Name(), ":s"));
-  if (hot_index && hot_member) {
+  if (hot && t.type == 'c') {
+    // The comment's hot index shares its article's shard tag (keys::CommentsByLikes).
     call.kind = "hot";
-    call.extra_key = *hot_index;
-    call.hot_member = *hot_member;
+    call.extra_key = hot->parent_id ? keys::RepliesByLikes(*hot->parent_id)
+                                    : keys::CommentsByLikes(hot->article_id);
+    call.hot_member = ListMember(t.id);
   } else if (require_published && t.type == 'a') {
     // The article's cache hash shares the target's shard tag (keys::Article).
     call.kind = "pub";

@@ -23,8 +23,21 @@ struct LikeTarget {
   int64_t id = 0;          // the article's or comment's id
   int64_t article_id = 0;  // decides the shard (== id for an article)
 
+  // The targets the domain speaks of; 'a'/'c' and the shard rule stay in this store.
+  static LikeTarget OfArticle(int64_t id) { return {'a', id, id}; }
+  // A comment id carries its article's shard (keys::CommentIdFor): it stands in for the
+  // article's id.
+  static LikeTarget OfComment(int64_t id) { return {'c', id, id}; }
+
   std::string Name() const;
   int Shard() const;
+};
+
+// Where a comment like also moves the comment: its hot order (the article's top-level one, or
+// its parent's replies), in the same atomic step.
+struct HotOrder {
+  int64_t article_id = 0;
+  std::optional<int64_t> parent_id;
 };
 
 int64_t LikeBucketOf(int64_t user_id);
@@ -89,15 +102,14 @@ class LikeStore {
  public:
   explicit LikeStore(Client& client) : client_(client) {}
 
-  // The atomic like/unlike. With `hot_index`, also sets the target's score in that ZSET
-  // (a comment's hot order) to the new count, in the same step. With `require_published`
+  // The atomic like/unlike. With `hot` (a comment target), also sets the comment's score in
+  // that hot order to the new count, in the same step. With `require_published`
   // (an article target), changes nothing and answers state -3 unless the article's cache
   // hash says it is published: a like then needs no separate visibility check.
   // While a call for the same target is in flight, likes of it wait and then go together in
   // one like_set.lua call, each answered as if alone (like_set.cpp).
   Awaitable<Result<LikeReading>> Set(const LikeTarget& t, int64_t user_id, bool like,
-                                     const std::string* hot_index = nullptr,
-                                     const std::string* hot_member = nullptr,
+                                     const HotOrder* hot = nullptr,
                                      bool require_published = false);
   Awaitable<Result<LikeReading>> Get(const LikeTarget& t, int64_t user_id);
   // Many targets: one script call per shard, all in one round trip. In target order.

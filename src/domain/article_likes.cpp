@@ -1,0 +1,99 @@
+// ArticleService's reader-facing side: an article or a list as a reader sees it, with the
+// like counts live from the like store (Redis owns them; the article hash's copy is only
+// what SQL last had) and the reader's own `liked`; and the article likes themselves, whose
+// visibility rule (only what the caller may see can be liked) lives here, not in a handler.
+#include <boost/asio/experimental/awaitable_operators.hpp>
+
+#include "domain/articles.hpp"
+
+namespace plaudit::domain {
+namespace {
+
+int64_t UserIdOf(const std::optional<Principal>& p) { return p ? p->id : 0; }
+
+}  // namespace
+
+Awaitable<Status> ArticleService::FillLikes(int64_t user_id, std::vector<Article>& items) {
+  std::vector<redis::LikeTarget> targets;
+  targets.reserve(items.size());
+  for (const auto& a : items) targets.push_back(redis::LikeTarget::OfArticle(a.id));
+  auto states = co_await likes_.GetMany(user_id, std::move(targets));
+  if (!states) co_return tl::unexpected(states.error());
+  for (size_t i = 0; i < items.size(); ++i) {
+    items[i].like_count = (*states)[i].count;
+    items[i].liked = (*states)[i].liked;
+  }
+  co_return Status{};
+}
+
+Awaitable<Result<Article>> ArticleService::Read(const std::optional<Principal>& viewer,
+                                                int64_t id) {
+  // The article and its like state are read together (one round trip when both are
+  // cached); the like state of an article the caller may not see is dropped unread.
+  using namespace boost::asio::experimental::awaitable_operators;
+  const redis::LikeTarget target = redis::LikeTarget::OfArticle(id);
+  auto article_op = Get(viewer, id, /*count_view=*/true);
+  auto likes_op = likes_.Get(UserIdOf(viewer), target);
+  auto both = co_await (std::move(article_op) && std::move(likes_op));
+  auto& a = std::get<0>(both);
+  auto& s = std::get<1>(both);
+  if (!a) co_return tl::unexpected(a.error());
+  if (!s) co_return tl::unexpected(s.error());
+  a->like_count = s->count;
+  a->liked = s->liked;
+  co_return std::move(*a);
+}
+
+Awaitable<Result<Article>> ArticleService::UpdateAndRead(const Principal& who, int64_t id,
+                                                         ArticleInput input) {
+  auto a = co_await Update(who, id, std::move(input));
+  if (!a) co_return tl::unexpected(a.error());
+  std::vector<Article> one;
+  one.push_back(std::move(*a));
+  if (auto st = co_await FillLikes(who.id, one); !st) co_return tl::unexpected(st.error());
+  co_return std::move(one.front());
+}
+
+Awaitable<Result<PageResult<Article>>> ArticleService::List(const std::optional<Principal>& viewer,
+                                                            ListFilter filter,
+                                                            std::optional<ArticleKind> kind,
+                                                            PageRequest page) {
+  Result<PageResult<Article>> out = PageResult<Article>{};
+  if (filter == ListFilter::kPublished) {
+    out = co_await ListPublished(kind, page);
+  } else if (!viewer) {
+    co_return Fail(ErrorCode::kUnauthenticated, "sign in to list your own");
+  } else {
+    out = co_await ListOwn(*viewer, filter == ListFilter::kDrafts, kind, page);
+  }
+  if (!out) co_return tl::unexpected(out.error());
+  if (auto st = co_await FillLikes(UserIdOf(viewer), out->items); !st) {
+    co_return tl::unexpected(st.error());
+  }
+  co_return std::move(*out);
+}
+
+Awaitable<Result<LikeState>> ArticleService::SetLike(const Principal& who, int64_t id,
+                                                     bool like) {
+  // Warm and published: one script call, which checks the article's cached status itself.
+  // Otherwise the article is read (from SQL if need be) and checked here.
+  const redis::LikeTarget target = redis::LikeTarget::OfArticle(id);
+  auto fast = co_await likes_.SetIfPublished(who, target, like);
+  if (!fast) co_return tl::unexpected(fast.error());
+  if (*fast) co_return **fast;
+  auto article = co_await Peek(id);
+  if (!article) co_return tl::unexpected(article.error());
+  // Only what the caller can see can be liked (drafts: their author and admins).
+  if (!CanSee(*article, who)) co_return Fail(ErrorCode::kNotFound, "no such article");
+  co_return co_await likes_.Set(who, target, like);
+}
+
+Awaitable<Result<LikeState>> ArticleService::GetLike(const std::optional<Principal>& viewer,
+                                                     int64_t id) {
+  auto article = co_await Get(viewer, id, /*count_view=*/false, /*with_body=*/false);
+  if (!article) co_return tl::unexpected(article.error());
+  const redis::LikeTarget target = redis::LikeTarget::OfArticle(id);
+  co_return co_await likes_.Get(UserIdOf(viewer), target);
+}
+
+}  // namespace plaudit::domain

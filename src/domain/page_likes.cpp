@@ -1,0 +1,56 @@
+#include "domain/page_likes.hpp"
+
+#include <boost/asio/experimental/awaitable_operators.hpp>
+
+namespace plaudit::domain {
+namespace {
+
+// Whether the viewer may see each article, then each comment (one flag per id, in that
+// order); a page asks about one kind, so the other costs nothing.
+Awaitable<Result<std::vector<bool>>> Visible(ArticleService& articles, CommentService& comments,
+                                             std::optional<Principal> who,
+                                             std::vector<int64_t> article_ids,
+                                             std::vector<int64_t> comment_ids) {
+  std::vector<bool> out;
+  if (!article_ids.empty()) {
+    auto a = co_await articles.VisibleMany(who, std::move(article_ids));
+    if (!a) co_return tl::unexpected(a.error());
+    out = std::move(*a);
+  }
+  if (!comment_ids.empty()) {
+    auto c = co_await comments.VisibleMany(who, std::move(comment_ids));
+    if (!c) co_return tl::unexpected(c.error());
+    out.insert(out.end(), c->begin(), c->end());
+  }
+  co_return out;
+}
+
+}  // namespace
+
+Awaitable<Result<PageLikes>> LikesOfPage(ArticleService& articles, CommentService& comments,
+                                         LikeService& likes,
+                                         const std::optional<Principal>& viewer,
+                                         std::vector<int64_t> article_ids,
+                                         std::vector<int64_t> comment_ids) {
+  std::vector<redis::LikeTarget> targets;
+  targets.reserve(article_ids.size() + comment_ids.size());
+  for (int64_t id : article_ids) targets.push_back(redis::LikeTarget::OfArticle(id));
+  for (int64_t id : comment_ids) targets.push_back(redis::LikeTarget::OfComment(id));
+  const size_t n_articles = article_ids.size();
+  using namespace boost::asio::experimental::awaitable_operators;
+  auto seen = Visible(articles, comments, viewer, std::move(article_ids), std::move(comment_ids));
+  auto reads = likes.GetMany(viewer ? viewer->id : 0, std::move(targets));
+  auto both = co_await (std::move(seen) && std::move(reads));
+  auto& visible = std::get<0>(both);
+  auto& states = std::get<1>(both);
+  if (!visible) co_return tl::unexpected(visible.error());
+  if (!states) co_return tl::unexpected(states.error());
+  PageLikes out;
+  for (size_t i = 0; i < states->size(); ++i) {
+    const LikeState s = (*visible)[i] ? (*states)[i] : LikeState{};
+    (i < n_articles ? out.articles : out.comments).push_back(s);
+  }
+  co_return out;
+}
+
+}  // namespace plaudit::domain
