@@ -30,85 +30,45 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
-source bench/lib.sh  # wait_port_line, median
-
-json_token() { grep -oE '"token":"[^"]+"' | head -1 | cut -d'"' -f4; }
-json_id() { sed -nE 's/^\{"id":([0-9]+).*/\1/p'; }
+source bench/lib/common.sh  # wait_port_line, median, start_plauditd
+source bench/lib/seed.sh    # seed_author, seed_users, curl_posts, post_json, like_comments
 
 # start NAME BUILD → the instance's port in $WORK/NAME.port
 start() {
   local name=$1 build=$2
   [ -x "$build/plauditd" ] || { echo "no $build/plauditd" >&2; exit 1; }
-  "$build/plauditd" --data-dir "$WORK/$name" --port 0 --rate-limits off --password-hash minimal \
-    --bootstrap-admin benchadmin:benchpassword >"$WORK/$name.log" 2>&1 &
-  pids+=($!)
-  wait_port_line "$WORK/$name.log" 'listening on http://127.0.0.1:[0-9]+' >"$WORK/$name.port"
-  local port
-  port=$(cat "$WORK/$name.port")
-  for _ in $(seq 1 200); do
-    curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && return 0
-    sleep 0.05
-  done
-  echo "$name did not become ready" >&2
-  exit 1
+  start_plauditd "$build/plauditd" "$WORK/$name" "$WORK/$name.log" ||
+    { echo "$name did not become ready" >&2; exit 1; }
+  echo "$PLAUDITD_PORT" >"$WORK/$name.port"
 }
 
 # seed NAME: the data of bench/run.sh's step 1 (without its checks), through the API.
 seed() {
-  local name=$1 api dir
+  local name=$1 dir page i
   dir=$WORK/$name.seed
-  api=http://127.0.0.1:$(cat "$WORK/$name.port")/api/v1
+  API=http://127.0.0.1:$(cat "$WORK/$name.port")/api/v1
   mkdir -p "$dir"
-  post() { curl -fsS -X POST -H 'Content-Type: application/json' ${3:+-H "Authorization: Bearer $3"} -d "$2" "$api$1"; }
-  # posts PATH TOKEN < bodies: one keep-alive curl, one response a line.
-  posts() {
-    awk -v url="$api$1" -v token="$2" '{
-      gsub(/"/, "\\\"")
-      if (NR > 1) print "next"
-      print "url = \"" url "\""
-      print "request = \"POST\""
-      print "header = \"Content-Type: application/json\""
-      if (token != "") print "header = \"Authorization: Bearer " token "\""
-      print "data = \"" $0 "\""
-      print "write-out = \"\\n\""
-    }' >"$dir/posts.conf"
-    curl -sS -K "$dir/posts.conf"
-  }
-  local admin author_id author
-  admin=$(post /sessions '{"username":"benchadmin","password":"benchpassword"}' | json_token)
-  author_id=$(post /users '{"username":"bench","password":"bench-password"}' | json_id)
-  curl -fsS -o /dev/null -X PATCH -H 'Content-Type: application/json' \
-    -H "Authorization: Bearer $admin" -d '{"role":"author"}' "$api/users/$author_id"
-  author=$(post /sessions '{"username":"bench","password":"bench-password"}' | json_token)
+  seed_author
   for i in $(seq 1 200); do
     printf '{"title":"Bench article %d","content":"<p>Bench article %d.</p>","status":"published"}\n' "$i" "$i"
-  done | posts /articles "$author" | json_id | sort -n >"$dir/ids.txt"
-  seq 1 1000 | awk '{printf "{\"username\":\"benchuser%d\",\"password\":\"bench-password-%d\"}\n", $1, $1}' \
-    >"$dir/users.jsonl"
-  posts /users "" <"$dir/users.jsonl" >/dev/null
-  posts /sessions "" <"$dir/users.jsonl" | grep -oE '"token":"[^"]+"' | cut -d'"' -f4 >"$dir/tokens.txt"
-  local page
-  page=$(post /articles '{"title":"Bench comment page","content":"<p>c</p>","status":"published"}' "$author" | json_id)
+  done | curl_posts /articles "$AUTHOR_TOKEN" | json_id | sort -n >"$dir/ids.txt"
+  seed_users "$dir"
+  page=$(post_json /articles '{"title":"Bench comment page","content":"<p>c</p>","status":"published"}' \
+    "$AUTHOR_TOKEN" | json_id)
   seq 1 20 | awk '{ printf "{\"body\":\"Top-level comment %d.\"}\n", $1 }' |
-    posts "/articles/$page/comments" "$(sed -n 1p "$dir/tokens.txt")" | json_id >"$dir/comment_ids.txt"
-  local k=0 c u
-  while read -r c; do
-    k=$((k + 1))
-    for u in $(seq 1 $((k % 5))); do
-      curl -fsS -o /dev/null -X PUT -H "Authorization: Bearer $(sed -n "${u}p" "$dir/tokens.txt")" \
-        "$api/comments/$c/like"
-    done
-  done <"$dir/comment_ids.txt"
-  local n_ids n_tokens n_comments
+    curl_posts "/articles/$page/comments" "$(sed -n 1p "$dir/tokens.txt")" | json_id >"$dir/comment_ids.txt"
+  local n_ids n_tokens n_comments n_likes
+  n_likes=$(like_comments "$dir/tokens.txt" "$dir/comment_ids.txt")
   n_ids=$(grep -c . "$dir/ids.txt" || true)
   n_tokens=$(grep -c . "$dir/tokens.txt" || true)
   n_comments=$(grep -c . "$dir/comment_ids.txt" || true)
-  if [ "$n_ids" -ne 200 ] || [ "$n_tokens" -ne 1000 ] || [ "$n_comments" -ne 20 ]; then
-    echo "$name: seeding failed ($n_ids articles, $n_tokens tokens, $n_comments comments)" >&2
+  if [ "$n_ids" -ne 200 ] || [ "$n_tokens" -ne 1000 ] || [ "$n_comments" -ne 20 ] ||
+    [ "$n_likes" -ne 40 ]; then
+    echo "$name: seeding failed ($n_ids articles, $n_tokens tokens, $n_comments comments, $n_likes comment likes)" >&2
     exit 1
   fi
   # A list page builds the published index, as the first reader of a real site does.
-  curl -fsS -o /dev/null "$api/articles?size=20"
+  curl -fsS -o /dev/null "$API/articles?size=20"
   echo "$page" >"$dir/page_id"
   echo "$name: seeded" >&2
 }

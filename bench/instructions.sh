@@ -32,7 +32,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-source bench/lib.sh  # wait_port_line
+source bench/lib/common.sh  # wait_port_line
 
 # measure NAME PID URL [wrk args…] → "instructions requests"
 measure() {

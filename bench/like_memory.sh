@@ -23,11 +23,10 @@ TARGETS=${LIKE_TARGETS:-10000}
 PER_TARGET=${LIKE_PER_TARGET:-100}
 SEED=${LIKE_SEED:-1}
 RECORDS=$((TARGETS * PER_TARGET))
-source bench/lib.sh  # private_redis_workdir, start_private_redis
+source bench/lib/common.sh  # private_redis_workdir, start_private_redis, rcli
 private_redis_workdir likemem
 
 start_private_redis "$DIR" --appendonly no
-rcli() { redis-cli -s "$SOCK" "$@"; }
 
 used_memory() {
   sleep 0.3  # let the server finish incremental rehashing before reading

@@ -28,14 +28,13 @@ ROUNDS=${LIKE_SCRIPT_ROUNDS:-3}
 SEED=${LIKE_SCRIPT_SEED:-1}
 ARTICLES=200
 USERS=1000
-source bench/lib.sh  # private_redis_workdir, start_private_redis, median
+source bench/lib/common.sh  # private_redis_workdir, start_private_redis, rcli, median
 private_redis_workdir likescript
 
 # As src/app/embedded_redis.cpp starts its child (the settings that change a like's cost).
 start_private_redis "$DIR" --appendonly yes --appendfsync everysec \
   --auto-aof-rewrite-percentage 100 --auto-aof-rewrite-min-size 64mb \
   --hash-max-listpack-entries 512 --latency-tracking no
-rcli() { redis-cli -s "$SOCK" "$@"; }
 
 SET_SHA=$(rcli SCRIPT LOAD "$(cat src/redis/lua/like_set.lua)")
 NOOP_SHA=$(rcli SCRIPT LOAD "return 1")

@@ -9,7 +9,7 @@ PKGS=(
   libhiredis-dev libsqlite3-dev sqlite3 libpq-dev libsodium-dev libgumbo-dev
   libspdlog-dev libfmt-dev libcli11-dev libtomlplusplus-dev libexpected-dev
   prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libjemalloc-dev gnuplot-nox valgrind
+  libjemalloc-dev gnuplot-nox valgrind python3
   redis-server redis-tools postgresql postgresql-client wrk curl
 )
 

@@ -1,0 +1,93 @@
+# bench/run.sh's step 6, first half: the targets, and every figure of the run in
+# bench/results/<date>.json (sourced; needs like_vs_healthz.sh's pair_* and common.sh's to_ms,
+# and the figures the other steps set). bench/report.py turns that file into
+# docs/benchmarks.md.
+# shellcheck shell=bash disable=SC2034
+# (SC2034: a step sets figures that bench/run.sh's later steps read.)
+
+# field JSON_LINE KEY → the value (strings unquoted) in one of WORK/rows' lines
+field() { sed -E "s/.*\"$2\":(\"([^\"]*)\"|([^,}]*)).*/\2\3/" <<<"$1"; }
+row_of() { grep "\"scenario\":\"$1\"" "$WORK/rows"; }
+ratio_of() { awk -v a="$(field "$(row_of "$1")" rps)" -v b="$(field "$(row_of hello)" rps)" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+commas() { sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<<"$1"; }
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { print (a != "" && a != "null" && a + 0 >= b + 0) ? 1 : 0 }'; }
+lt() { awk -v a="$1" -v b="$2" 'BEGIN { print (a != "" && a != "null" && a + 0 < b + 0) ? 1 : 0 }'; }
+depth_field() { awk -v m="$1" -v d="$2" -v k="$3" '$1 == m && $2 == d { print $k }' "$WORK/depth.dat"; }
+
+# add_target NAME GOAL MEASURED OK(1/0): one entry of the results' "targets". A target that
+# could not be measured has none (the report says "unknown").
+add_target() {
+  targets_json+=("{\"target\":\"$1\",\"goal\":\"$2\",\"measured\":\"$3\",\"met\":$([ "$4" = 1 ] && echo true || echo false)}")
+}
+
+# check_targets → targets_json, DEEP_RATIO
+check_targets() {
+  local s r p99ms n2 ok first_ms deep_ms deep_first_p50 deep_50k_p50
+  targets_json=()
+  for s in like_put_spread like_put_hot; do
+    r=$(pair_stat $s 8)
+    p99ms=$(pair_stat $s 4)
+    n2=$(( $(pair_errors $s) + $(field "$(row_of $s)" non2xx) ))
+    ok=$([ "$(ge "$r" 0.5)" = 1 ] && [ "$(lt "$p99ms" 5)" = 1 ] && [ "$n2" = 0 ] && echo 1 || echo 0)
+    add_target "like (\`$s\`), $CONN connections" "≥ 0.5× /healthz, p99 < 5 ms, no errors (median of $PAIR_ROUNDS interleaved rounds)" \
+      "${r}× /healthz (rounds $(pair_range $s 8)), p99 ${p99ms} ms ($(pair_range $s 4)); $(ratio_of $s)× hello in the table" "$ok"
+  done
+  for s in article_list article_get; do
+    r=$(ratio_of $s)
+    add_target "page (\`$s\`)" "≥ 0.3× hello" "${r}× hello" "$(ge "$r" 0.3)"
+  done
+  add_target "flush, SQLite" "≥ 100,000 changes/s" "${FLUSH_SQLITE:-0} changes/s" "$(ge "${FLUSH_SQLITE:-0}" 100000)"
+  if [ "$FLUSH_PG_RATE" != null ]; then
+    add_target "flush, PostgreSQL" "≥ 30,000 changes/s" "$FLUSH_PG_RATE changes/s" "$(ge "$FLUSH_PG_RATE" 30000)"
+  fi
+  add_target "memory per like record (1,000,000)" "≤ 24 bytes" "$BPL bytes ($BPL_COUNTS with count keys)$BPL_NOTE" "$(lt "$BPL" 24.0001)"
+  deep_first_p50=$(depth_field first 0 4)
+  deep_50k_p50=$(depth_field cursor 50000 4)
+  DEEP_RATIO=null
+  if [ -n "$deep_50k_p50" ]; then
+    first_ms=$(to_ms "$deep_first_p50")
+    deep_ms=$(to_ms "$deep_50k_p50")
+    DEEP_RATIO=$(awk -v a="$deep_ms" -v b="$first_ms" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }')
+    add_target "comment page 50,000 deep by cursor ($(commas "$DEEP_N") comments)" "p50 ≤ 1.5× the first page's" \
+      "p50 $deep_50k_p50 vs $deep_first_p50 (${DEEP_RATIO}×); by offset $(depth_field offset 50000 4)" \
+      "$(awk -v r="$DEEP_RATIO" 'BEGIN { print (r != "n/a" && r + 0 <= 1.5) ? 1 : 0 }')"
+    [ "$DEEP_RATIO" != n/a ] || DEEP_RATIO=null  # a JSON value
+  fi
+}
+
+# write_results FILE: the results JSON (its schema is what docs/benchmarks.md and the earlier
+# bench/results files are read by: keep it)
+write_results() {
+  local load_end
+  load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+  {
+    echo "{\"date\":\"$STAMP\",\"cores\":$(nproc),\"loadavg_start\":\"$LOAD_START\",\"loadavg_end\":\"$load_end\",\"connections\":$CONN,\"threads\":$THREADS,\"duration\":\"$DUR\","
+    echo "\"idle_redis_cmds_per_s\":${IDLE_CMDS:-0},\"seed\":{\"articles\":$N_IDS,\"users\":$N_TOKENS,\"seconds\":$SEED_SECS},"
+    echo "\"rows\":["
+    paste -sd, "$WORK/rows"
+    echo "],"
+    echo "\"redis_benchmark\":{\"redis_version\":\"$REDIS_VERSION\",\"script\":\"like_set.lua\",\"clients\":50,\"requests\":200000,\"unpipelined_ops\":$RB1,\"unpipelined_writes\":${RB1_WRITES:-0},\"pipelined16_ops\":$RB16,\"pipelined16_writes\":${RB16_WRITES:-0},\"ping_unpipelined_ops\":${RBPING1:-0},\"ping_pipelined16_ops\":${RBPING16:-0}},"
+    echo "\"like_vs_healthz\":{\"duration\":\"$PAIR_DUR\",\"rounds\":["
+    awk '{ printf "%s{\"round\":%s,\"scenario\":\"%s\",\"rps\":%s,\"p99_ms\":%s,\"non2xx\":%s,\"healthz_before\":%s,\"healthz_after\":%s,\"ratio\":%s}", (NR > 1 ? ",\n " : " "), $1, $2, $3, $4, $5, $6, $7, $8 } END { print "" }' "$WORK/pairs"
+    echo "]},"
+    echo "\"flush\":{\"sqlite_changes_per_s\":${FLUSH_SQLITE:-0},\"postgresql_changes_per_s\":$FLUSH_PG_RATE},"
+    echo "\"like_memory\":$LIKEMEM,"
+    echo "\"like_script\":$LIKESCRIPT,"
+    echo "\"instructions_per_request\":{\"like_put_spread\":${INSTR_LIKE:-null},\"like_requests\":$(instr_field like_requests | grep . || echo null),\"redis_scripts_per_like\":${INSTR_REDIS:-null},\"redis_requests\":$(instr_field redis_requests | grep . || echo null),\"hello\":${INSTR_HELLO:-null},\"hello_requests\":$(instr_field hello_requests | grep . || echo null),\"ratio\":$INSTR_RATIO},"
+    echo "\"comments\":{\"page_article\":$PAGE_ID,\"top_level\":$N_COMMENTS,\"replies\":$N_REPLIES,\"likes\":$N_CLIKES,\"seed_seconds\":$CSEED_SECS,"
+    echo " \"page_round_trips_anonymous\":$(field "$(row_of comment_page_new)" round_trips_per_req),\"page_round_trips_signed_in\":${PAGE_RT_AUTH:-null},"
+    echo " \"rss_max_mib_like_and_comment_scenarios\":${RSS_LIKE_MIB:-null},\"rss_max_mib_rebuild_and_deep_pages\":${RSS_DEEP_MIB:-null},"
+    echo " \"deep\":{\"comments\":$DEEP_N,\"article\":$DEEP_ID,\"sqlite_bulk_load_seconds\":$DEEP_LOAD_SECS,\"rebuild_seconds\":$DEEP_REBUILD_SECS,"
+    echo "  \"redis_used_memory_before\":$DEEP_MEM_BEFORE,\"redis_used_memory_after\":$DEEP_MEM_AFTER,\"redis_bytes_per_comment\":$DEEP_BPC,"
+    echo "  \"aof_rewrite_wait_seconds\":$DEEP_PERSIST_WAIT,\"wrk\":\"-t1 -c8 -d$DEEP_DUR\",\"rounds\":$DEEP_ROUNDS,\"concurrent_reader\":\"$DEEP_SECOND\",\"rebuild_failures\":\"$DEEP_FAILS\",\"redis_slow_fsync_warnings\":${DEEP_RLOG:-0},\"cursor_check\":\"$DEEP_CHECK\",\"cursor_50k_over_first_p50\":$DEEP_RATIO,"
+    echo "  \"points\":["
+    awk '{ printf "%s{\"mode\":\"%s\",\"depth\":%s,\"rps\":%s,\"p50\":\"%s\",\"p99\":\"%s\",\"non2xx\":%s}", (NR > 1 ? ",\n   " : "   "), $1, $2, $3, $4, $5, $6 } END { print "" }' "$WORK/depth.dat"
+    echo "  ],"
+    echo "  \"raw\":["
+    awk '{ printf "%s{\"round\":%s,\"mode\":\"%s\",\"depth\":%s,\"rps\":%s,\"p50_ms\":%s,\"p99_ms\":%s,\"non2xx\":%s}", (NR > 1 ? ",\n   " : "   "), $1, $2, $3, $4, $5, $6, $7 } END { print "" }' "$WORK/depth.raw"
+    echo "  ]}},"
+    echo "\"total_seconds\":$(($(date +%s) - BENCH_START)),"
+    echo "\"targets\":[$(IFS=,; echo "${targets_json[*]}")]"
+    echo "}"
+  } >"$1"
+}
