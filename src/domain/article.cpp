@@ -4,24 +4,6 @@
 
 namespace plaudit::domain {
 
-std::string_view KindName(ArticleKind k) { return k == ArticleKind::kArticle ? "article" : "post"; }
-
-std::optional<ArticleKind> ParseKind(std::string_view s) {
-  if (s == "article") return ArticleKind::kArticle;
-  if (s == "post") return ArticleKind::kPost;
-  return std::nullopt;
-}
-
-std::string_view StatusName(ArticleStatus s) {
-  return s == ArticleStatus::kPublished ? "published" : "draft";
-}
-
-std::optional<ArticleStatus> ParseStatus(std::string_view s) {
-  if (s == "published") return ArticleStatus::kPublished;
-  if (s == "draft") return ArticleStatus::kDraft;
-  return std::nullopt;
-}
-
 Result<std::string> NormalizeTitle(std::string_view title) {
   std::string_view t = text::Trim(title);
   auto n = text::CodePoints(t);

@@ -6,39 +6,19 @@
 #include <vector>
 
 #include "domain/user.hpp"
+#include "model/article.hpp"
 
 namespace plaudit::domain {
 
-enum class ArticleKind { kArticle, kPost };
-enum class ArticleStatus { kDraft, kPublished };
-
-struct Article {
-  int64_t id = 0;
-  ArticleKind kind = ArticleKind::kPost;
-  int64_t author_id = 0;
-  std::string author_username;
-  std::string author_display_name;
-  std::string title;
-  std::string summary;
-  std::optional<std::string> content;  // absent in list items
-  ArticleStatus status = ArticleStatus::kDraft;
-  bool pinned = false;
-  bool allow_comments = true;
-  int64_t created_at_ms = 0;
-  int64_t updated_at_ms = 0;
-  std::optional<int64_t> published_at_ms;
-  int64_t view_count = 0;
-  int64_t like_count = 0;
-  int64_t comment_count = 0;
-  int64_t comment_ver = 0;  // version of comment_count: the cache keeps only the newest
-  int64_t ver = 0;          // the row's version (articles.ver): the cache keeps only the newest
-  bool liked = false;
-};
-
-std::string_view KindName(ArticleKind k);
-std::optional<ArticleKind> ParseKind(std::string_view s);
-std::string_view StatusName(ArticleStatus s);
-std::optional<ArticleStatus> ParseStatus(std::string_view s);
+// The data types are the model layer's (below the stores, which encode them); the rules
+// about them are here.
+using model::Article;
+using model::ArticleKind;
+using model::ArticleStatus;
+using model::KindName;
+using model::ParseKind;
+using model::ParseStatus;
+using model::StatusName;
 
 // What a create or update may set (absent: unchanged / default).
 struct ArticleInput {

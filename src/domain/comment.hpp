@@ -6,34 +6,13 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "model/comment.hpp"
 
 namespace plaudit::domain {
 
-struct CommentUser {
-  int64_t id = 0;
-  std::string username;
-  std::string display_name;
-};
-
-struct Comment {
-  int64_t id = 0;
-  int64_t article_id = 0;
-  std::optional<int64_t> parent_id;  // its top-level comment; nullopt at the top level
-  CommentUser author;
-  std::optional<CommentUser> reply_to;
-  std::string body;  // plain text, as given (trimmed); empty once deleted
-  int64_t created_at_ms = 0;
-  int64_t updated_at_ms = 0;
-  bool deleted = false;
-  int64_t reply_count = 0;  // live replies (top level only)
-  int64_t like_count = 0;
-  bool liked = false;
-  int64_t ver = 0;
-  std::vector<Comment> replies;  // the first few, in list pages
-
-  // Listed: live, or a deleted top-level comment that still has live replies (placeholder).
-  bool Listed() const { return !deleted || (!parent_id && reply_count > 0); }
-};
+// The data types are the model layer's (below the stores, which encode them).
+using model::Comment;
+using model::CommentUser;
 
 enum class CommentSort { kNew, kOld, kHot };
 std::optional<CommentSort> ParseCommentSort(std::string_view s);

@@ -1,0 +1,23 @@
+#include "model/article.hpp"
+
+namespace plaudit::model {
+
+std::string_view KindName(ArticleKind k) { return k == ArticleKind::kArticle ? "article" : "post"; }
+
+std::optional<ArticleKind> ParseKind(std::string_view s) {
+  if (s == "article") return ArticleKind::kArticle;
+  if (s == "post") return ArticleKind::kPost;
+  return std::nullopt;
+}
+
+std::string_view StatusName(ArticleStatus s) {
+  return s == ArticleStatus::kPublished ? "published" : "draft";
+}
+
+std::optional<ArticleStatus> ParseStatus(std::string_view s) {
+  if (s == "published") return ArticleStatus::kPublished;
+  if (s == "draft") return ArticleStatus::kDraft;
+  return std::nullopt;
+}
+
+}  // namespace plaudit::model
