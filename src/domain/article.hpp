@@ -49,6 +49,9 @@ struct PageResult {
   std::optional<std::string> next_cursor;
 };
 
+// Whether the article belongs in the published lists.
+inline bool Listed(const Article& a) { return a.status == ArticleStatus::kPublished; }
+
 // Whether `viewer` may see `a` (drafts: author and admins only).
 bool CanSee(const Article& a, const std::optional<Principal>& viewer);
 // Whether `viewer` may edit or delete `a`.

@@ -2,14 +2,19 @@
 // Articles and posts: SQL is the record, Redis the hot path (see redis/article_cache.hpp).
 //
 // Write order: an acknowledged create/update/delete is committed in SQL first, then
-// reflected in Redis. If Redis fails after the commit the call returns kUnavailable and is
-// safe to retry (every step is idempotent); a cache entry Redis never got is simply
-// missing and is rebuilt from SQL on the next read. Reads fill misses from SQL once per
-// key in this process (SingleFlight), and list indexes are rebuilt under a Redis lock so
-// several instances do not rebuild at once.
+// reflected in Redis by versioned steps (a late step never undoes a newer one). If Redis
+// fails after the commit the write is still answered as done (it is committed): a cache mark
+// taken before the transaction makes the next flush pass or check repair the cache from SQL.
+// Reads fill misses from SQL once per key in this process (SingleFlight), and list indexes
+// are rebuilt under a Redis lock so several instances do not rebuild at once.
 //
 // The change feed is SQL's: ArticleTable appends each change to an outbox table in the
 // change's own transaction (sql/article_changes.hpp), and Changes() pages that table.
+//
+// The service's parts: articles.cpp (writes), article_reads.cpp (one article, fills,
+// visibility), article_list_pages.cpp (lists, the index rebuild, the change feed),
+// article_likes.cpp (the reader's view with live like counts, article likes),
+// article_marks.cpp (the check and cache marks), article_rows.cpp (SQL rows).
 #include <functional>
 #include <memory>
 #include <optional>
@@ -60,7 +65,7 @@ class ArticleService {
   // The like state of an article the viewer may see (404 otherwise).
   Awaitable<Result<LikeState>> GetLike(const std::optional<Principal>& viewer, int64_t id);
 
-  // --- The rest (articles.cpp and its siblings).
+  // --- Writes, reads, lists and the cache's upkeep.
 
   Awaitable<Result<Article>> Create(const Principal& who, ArticleInput input);
   // The article (with its content unless `with_body` is false); counts a view when
@@ -170,10 +175,8 @@ class ArticleService {
   PendingRepairs pending_repairs_;
 };
 
-// Mapping between the cache's fields, SQL rows and the domain type.
-redis::ArticleFields ToFields(const Article& a);
-std::optional<Article> FromFields(const redis::ArticleFields& f);
-std::optional<Article> FromFields(const redis::ArticleFieldList& f);
+// An SQL row as the article (its content not copied: callers move it when they need it);
+// the cache's encoding is redis/article_codec.hpp's.
 Article FromRow(const sql::ArticleRow& row);
 
 }  // namespace plaudit::domain

@@ -12,14 +12,10 @@ namespace {
 constexpr int64_t kClaimBatch = 200;     // buckets per claim
 constexpr int kMaxClaimsPerShard = 100;  // bounds one pass's work per shard
 
-std::pair<char, int64_t> ParseTarget(const std::string& name) {
-  return {name.empty() ? 'a' : name[0], name.size() > 1 ? std::stoll(name.substr(1)) : 0};
-}
-
 }  // namespace
 
-// Each change as an absolute state with its seq: the value's own ("state:seq") when it has
-// one, else its hash's stamp. A value carries its own seq when it was written before the
+// Each change as an absolute state with its seq: the change's own when it has one, else its
+// hash's stamp. A value carries its own seq when it was written before the
 // seq moved to the claim, or when a recovery merged a pending change into an in-flight hash
 // (like_recover.lua): that change is newer than the hash's claim, and written with the
 // claim's seq it would lose to the row that claim committed (seen: an unlike pending in an
@@ -32,24 +28,22 @@ std::pair<char, int64_t> ParseTarget(const std::string& name) {
 std::vector<sql::LikeChange> ClaimedChanges(const std::vector<redis::ClaimedBucket>& buckets) {
   std::vector<sql::LikeChange> out;
   std::vector<bool> from_small;
-  std::set<std::string> small_targets;
+  std::set<std::pair<char, int64_t>> small_targets;
   bool twice = false;
   for (const auto& b : buckets) {
-    if (b.bucket == "s") small_targets.insert(b.target);
+    if (b.small) small_targets.insert({b.type, b.target_id});
   }
   for (const auto& b : buckets) {
-    if (b.bucket != "s" && small_targets.count(b.target) != 0) twice = true;
-    auto [type, id] = ParseTarget(b.target);
-    for (const auto& [uid, value] : b.changes) {
-      const auto colon = value.find(':');
+    if (!b.small && small_targets.count({b.type, b.target_id}) != 0) twice = true;
+    for (const auto& change : b.changes) {
       sql::LikeChange ch;
-      ch.type = type;
-      ch.target_id = id;
-      ch.user_id = uid;
-      ch.valid = value.compare(0, colon, "1") == 0;
-      ch.seq = colon != std::string::npos ? std::stoll(value.substr(colon + 1)) : b.seq.value_or(0);
+      ch.type = b.type;
+      ch.target_id = b.target_id;
+      ch.user_id = change.user_id;
+      ch.valid = change.liked;
+      ch.seq = change.seq ? *change.seq : b.seq.value_or(0);
       out.push_back(ch);
-      from_small.push_back(b.bucket == "s");
+      from_small.push_back(b.small);
     }
   }
   if (!twice) return out;

@@ -3,23 +3,22 @@
 // count, the content as a separate STRING (list pages never load bodies), ZSET indexes of
 // published articles ordered pinned first then newest. All of it is a cache of SQL except
 // unflushed view counts; see docs/architecture.md. (The change feed is SQL's own: see
-// sql/article_changes.hpp.)
+// sql/article_changes.hpp.) The class's parts: article_cache.cpp (the hash and body),
+// article_lists.cpp (the published lists), article_views.cpp (view counts); its encoding is
+// article_codec.hpp's.
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/result.hpp"
+#include "model/article.hpp"
+#include "redis/article_codec.hpp"
 #include "redis/client.hpp"
 
 namespace plaudit::redis {
-
-// The cached fields of one article, by name (see kArticleFields in article_cache.cpp).
-using ArticleFields = std::map<std::string, std::string, std::less<>>;  // == domain::CachedFields
-// The same as (field, value) pairs in Redis's order: what a list page reads, walked once
-// instead of built into a map and searched per name (both showed in its profile).
-using ArticleFieldList = std::vector<std::pair<std::string, std::string>>;
 
 struct ListEntry {
   int64_t id = 0;
@@ -37,38 +36,42 @@ class ArticleCache {
   // Moves when the client reconnects (it may be another dataset then).
   uint64_t Generation() const { return client_.stats().reconnects; }
 
-  static const std::vector<std::string>& FieldNames();
   // pinned·2^51 + published ms: pinned first, then newest (exact in a double).
   static int64_t ListScore(bool pinned, int64_t published_at_ms);
 
   // Next article id (see next_id.lua); floor -1 when unknown. nullopt: sequence missing.
   Awaitable<Result<std::optional<int64_t>>> NextId(int64_t floor);
 
-  // The cached fields and body; counts a view when asked (published articles only).
-  // nullopt when not cached. Missing body → empty optional body.
+  // The cached article (no content) and body; counts a view when asked (published articles
+  // only). nullopt when not cached. Missing body → empty optional body. A hash that does not
+  // decode is kInternal.
   struct Cached {
-    ArticleFields fields;
+    model::Article article;
     std::optional<std::string> body;
   };
   Awaitable<Result<std::optional<Cached>>> Get(int64_t id, bool count_view, bool with_body);
-  // Just the fields that decide who may see the article (id, status, author_id): a cheap
-  // HMGET for the like path. Empty when not cached.
-  Awaitable<Result<ArticleFields>> GetAccess(int64_t id);
-  // GetAccess of many articles in one pipelined round trip (one HMGET each).
-  Awaitable<Result<std::vector<ArticleFields>>> GetAccessMany(const std::vector<int64_t>& ids);
+  // Just who may see the article (ONLY id, status and author_id filled): a cheap HMGET for the
+  // like path. nullopt when not cached; kInternal when the hash does not decode.
+  Awaitable<Result<std::optional<model::Article>>> GetAccess(int64_t id);
+  // GetAccess of many articles in one pipelined round trip (one HMGET each); nullopt when not
+  // cached or not decodable (GetAccess tells which).
+  Awaitable<Result<std::vector<std::optional<model::Article>>>> GetAccessMany(
+      const std::vector<int64_t>& ids);
   // Which of `ids` the published index "all" holds, in one command (ZMSCORE). True means
   // published as far as the cache knows (as a list page would show it); false means not in
   // the index, which also holds when the index is missing (being rebuilt): ask GetAccess.
   Awaitable<Result<std::vector<bool>>> InPublishedIndex(const std::vector<int64_t>& ids);
-  // Fields for many ids in one round trip; a missing article is an empty list.
-  Awaitable<Result<std::vector<ArticleFieldList>>> GetMany(const std::vector<int64_t>& ids);
+  // Many articles (no content) in one round trip; nullopt when not cached (or not decodable:
+  // then it is filled from SQL again, as a missing one is).
+  Awaitable<Result<std::vector<std::optional<model::Article>>>> GetMany(
+      const std::vector<int64_t>& ids);
   // Article hashes and bodies are written only through article_put.lua, versioned by the SQL
   // row's version (articles.ver): nothing ever sets one back to an older version, so writes
   // and fills may land in any order (docs/architecture.md, "Articles").
   //
-  // A new article (a fresh id): the whole hash with its counters, and the body.
-  Awaitable<Status> Create(int64_t id, const ArticleFields& fields, int64_t ver,
-                           const std::string* body);
+  // A new article (a fresh id): the whole hash with its counters, and the body. The version
+  // is a.ver; a.content is not read (the body is `body`, if any).
+  Awaitable<Status> Create(const model::Article& a, const std::string* body);
   // The birth mark of the article's shard, read BEFORE the row a fill writes is read from SQL
   // (Fill's `token`); nullopt: no check has seen this dataset since it was emptied (check
   // first: flush::RedisCheck).
@@ -81,34 +84,34 @@ class ArticleCache {
   // here), the body if given and its version is the hash's. Writing nothing: kUnchecked, the
   // dataset was emptied since `token` was read; kStale, a write newer than the row found no
   // hash (read SQL again and fill again, after a check for kUnchecked); kGone: the article
-  // was deleted. `fields` is the hash after the fill.
+  // was deleted. `live` is the article as the hash has it after the fill (nullopt: it did not
+  // decode).
   struct Filled {
     enum class State { kFilled, kUnchecked, kStale, kGone } state = State::kFilled;
-    ArticleFieldList fields;
+    std::optional<model::Article> live;
   };
-  Awaitable<Result<Filled>> Fill(int64_t id, const ArticleFields& fields, int64_t ver,
-                                 const std::string& token, const std::string* body);
+  Awaitable<Result<Filled>> Fill(const model::Article& a, const std::string& token,
+                                 const std::string* body);
   // After a committed change: the row fields (and body) if the article is cached with an
   // older version; an absent one fills from SQL on its next read (and no fill of an older row
   // may create it meanwhile).
-  Awaitable<Status> Write(int64_t id, const ArticleFields& fields, int64_t ver,
-                          const std::string* body);
+  Awaitable<Status> Write(const model::Article& a, const std::string* body);
   // After a delete: marks the article deleted (no write or fill caches it again for a day),
   // drops its hash, body, view marks and its comments' cache (`comment_ids`: its comments).
   Awaitable<Status> Remove(int64_t id, const std::vector<int64_t>& comment_ids);
   // Sets the cached comment count if the article is cached and `ver` is newer than its own.
   Awaitable<Status> SetCommentCount(int64_t id, int64_t count, int64_t ver);
 
-  // One page of a published list ("all", "article", "post"); nullopt when the index is
-  // missing and must be rebuilt.
-  Awaitable<Result<std::optional<ListPage>>> Page(std::string_view list, int64_t start,
-                                                  int64_t count);
-  Awaitable<Result<std::optional<ListPage>>> PageAfter(std::string_view list, int64_t score,
-                                                       int64_t id, int64_t count);
-  // Puts the article into the published indexes "all" and `kind`'s ("article" or "post"), or
-  // out of every index (and their twins being rebuilt), unless a change of a newer version
-  // was applied: the row's version orders them (index_update.lua). True when applied.
-  Awaitable<Result<bool>> IndexAdd(std::string_view kind, int64_t id, int64_t score, int64_t ver);
+  // One page of a published list (of one kind, or of both: nullopt); nullopt when the index
+  // is missing and must be rebuilt. An entry's score is ListScore's (the cursor's).
+  Awaitable<Result<std::optional<ListPage>>> Page(std::optional<model::ArticleKind> kind,
+                                                  int64_t start, int64_t count);
+  Awaitable<Result<std::optional<ListPage>>> PageAfter(std::optional<model::ArticleKind> kind,
+                                                       int64_t score, int64_t id, int64_t count);
+  // Puts the article into the published indexes of all articles and of its kind, or out of
+  // every index (and their twins being rebuilt), unless a change of a newer version was
+  // applied: the row's version orders them (index_update.lua). True when applied.
+  Awaitable<Result<bool>> IndexAdd(const model::Article& a);
   Awaitable<Result<bool>> IndexRemove(int64_t id, int64_t ver);
   // A version above every row's, for a deleted article's list change.
   static constexpr int64_t kDeletedVersion = int64_t{1} << 62;
@@ -119,9 +122,10 @@ class ArticleCache {
   static constexpr int64_t kRebuildLeaseMs = 30'000;
   struct RebuildEntry {
     int64_t id = 0;
-    int64_t score = 0;
+    bool pinned = false;
+    int64_t published_at_ms = 0;
     int64_t ver = 0;
-    std::string_view kind;  // "article" or "post"
+    model::ArticleKind kind = model::ArticleKind::kPost;
   };
   Awaitable<Result<bool>> TryLockRebuild(const std::string& owner);
   Awaitable<Result<bool>> BeginRebuild(const std::string& owner);
@@ -166,8 +170,11 @@ class ArticleCache {
   Awaitable<Result<bool>> FinishViewRecovery(const std::string& owner);
 
  private:
-  Awaitable<Result<Filled>> Put(std::string_view mode, int64_t id, const ArticleFields& fields,
-                                int64_t ver, std::string_view token, const std::string* body);
+  // The published lists: of both kinds, and of each (its KindName).
+  static constexpr std::string_view kLists[] = {"all", "article", "post"};
+
+  Awaitable<Result<Filled>> Put(std::string_view mode, const model::Article& a,
+                                std::string_view token, const std::string* body);
   Awaitable<Result<bool>> IndexChange(int64_t id, std::string_view kind, int64_t score,
                                       int64_t ver);
   Awaitable<Result<bool>> RebuildStep(std::string_view step, const std::string& owner,

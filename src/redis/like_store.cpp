@@ -4,6 +4,7 @@
 
 #include "common/time.hpp"
 #include "common/when_all.hpp"
+#include "redis/fields.hpp"
 #include "redis/keys.hpp"
 #include "redis/scan.hpp"
 
@@ -270,33 +271,53 @@ Awaitable<Result<std::vector<ClaimedBucket>>> LikeStore::Claim(
   auto r = co_await client_.Eval(GetScript("like_claim.lua"), std::move(keys), std::move(args));
   if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
   std::vector<ClaimedBucket> out;
-  for (const auto& item : r->elements) {
+  for (auto& item : r->elements) {
     if (item.elements.size() != 2) co_return Fail(ErrorCode::kInternal, "unexpected claim reply");
-    ClaimedBucket b;
-    const std::string& m = item.elements[0].str;
-    auto colon = m.rfind(':');
-    b.target = m.substr(0, colon);
-    b.bucket = m.substr(colon + 1);
-    const auto& kv = item.elements[1].elements;
+    auto& kv = item.elements[1].elements;
+    std::vector<std::pair<std::string, std::string>> fields;
+    fields.reserve(kv.size() / 2);
     for (size_t i = 0; i + 1 < kv.size(); i += 2) {
-      if (kv[i].str == "#") {
-        b.seq = kv[i + 1].AsInt();
-      } else {
-        b.changes.emplace_back(std::stoll(kv[i].str), kv[i + 1].str);
-      }
+      fields.emplace_back(std::move(kv[i].str), std::move(kv[i + 1].str));
     }
-    out.push_back(std::move(b));
+    PL_CO_TRY(auto bucket, DecodeClaim(std::move(item.elements[0].str), fields));
+    out.push_back(std::move(bucket));
   }
   co_return out;
+}
+
+Result<ClaimedBucket> LikeStore::DecodeClaim(
+    std::string member, const std::vector<std::pair<std::string, std::string>>& fields) {
+  // "<type><id>:<bucket>", the bucket "s" for the small-mode set (keys::LikeBucket's names).
+  const auto colon = member.rfind(':');
+  if (colon == std::string::npos || colon < 2) {
+    return Fail(ErrorCode::kInternal, "unexpected claimed bucket " + member);
+  }
+  ClaimedBucket b;
+  b.type = member[0];
+  b.target_id = ParseIntOr(std::string_view(member).substr(1, colon - 1), 0);
+  b.small = std::string_view(member).substr(colon + 1) == "s";
+  for (const auto& [field, value] : fields) {
+    if (field == "#") {
+      b.seq = ParseIntOr(value, 0);
+      continue;
+    }
+    ClaimedChange ch;
+    ch.user_id = ParseIntOr(field, 0);
+    const auto sep = value.find(':');
+    ch.liked = std::string_view(value).substr(0, sep) == "1";
+    if (sep != std::string::npos) ch.seq = ParseIntOr(std::string_view(value).substr(sep + 1), 0);
+    b.changes.push_back(ch);
+  }
+  b.member = std::move(member);
+  return b;
 }
 
 Awaitable<Status> LikeStore::Done(int shard, const std::vector<ClaimedBucket>& claimed) {
   std::vector<std::string> keys{keys::LikeInFlightSet(shard), keys::LikeEpoch(shard)};
   std::vector<std::string> args;
   for (const auto& b : claimed) {
-    std::string m = keys::Cat(b.target, ":", b.bucket);
-    keys.push_back(keys::LikeInFlight(shard, m));
-    args.push_back(std::move(m));
+    keys.push_back(keys::LikeInFlight(shard, b.member));
+    args.push_back(b.member);
     args.push_back(b.seq ? std::to_string(*b.seq) : std::string());
   }
   co_return ReplyOk(co_await client_.Eval(GetScript("like_done.lua"), std::move(keys), std::move(args)));

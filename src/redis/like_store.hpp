@@ -68,12 +68,21 @@ struct LikerLoad {
   std::vector<int64_t> user_ids;
 };
 
+// One user's change in a claimed bucket: the state it sets, and the seq it carries itself
+// (only in hashes written before the seq moved to the claim; nullopt: the bucket's).
+struct ClaimedChange {
+  int64_t user_id = 0;
+  bool liked = false;
+  std::optional<int64_t> seq;
+};
+
 struct ClaimedBucket {
-  std::string target;  // "a42"
-  std::string bucket;  // "s" (small mode) or the user-id bucket
-  std::optional<int64_t> seq;  // the seq like_claim.lua stamped the hash with ('#')
-  // uid → state ("1" or "0"; "1:<seq>" in hashes written before the seq moved to the claim)
-  std::vector<std::pair<int64_t, std::string>> changes;
+  std::string member;  // the store's name for the bucket (Done takes it back)
+  char type = 'a';     // the target: 'a' article, 'c' comment
+  int64_t target_id = 0;
+  bool small = false;          // the target's small-mode set (else one user-id bucket)
+  std::optional<int64_t> seq;  // the seq like_claim.lua stamped the hash with
+  std::vector<ClaimedChange> changes;
 };
 
 struct LikeShardStat {
@@ -144,6 +153,10 @@ class LikeStore {
   Awaitable<Result<ShardMembers>> Members(int shard, int64_t max);
   Awaitable<Result<std::vector<ClaimedBucket>>> Claim(int shard,
                                                       const std::vector<std::string>& members);
+  // One claimed hash as like_claim.lua returns it (member "a42:s", its field/value pairs: a
+  // '#' stamp, then uid → "1"/"0", or "1:<seq>" in hashes from before the stamp) as a bucket.
+  static Result<ClaimedBucket> DecodeClaim(std::string member,
+                                           const std::vector<std::pair<std::string, std::string>>& fields);
   // Deletes the in-flight hashes of these claimed buckets that still carry the stamp their
   // claim read (another flusher may have finished them and a newer claim taken the name).
   Awaitable<Status> Done(int shard, const std::vector<ClaimedBucket>& claimed);

@@ -1,12 +1,16 @@
-// An article's cached hash read back (domain::FromFields): from a map (one article) and from
+// An article's cached hash read back (redis::DecodeArticle): from a map (one article) and from
 // HGETALL's (field, value) pairs in any order (a list page) alike, with the same defaults.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "domain/articles.hpp"
+#include "redis/article_codec.hpp"
 
-namespace plaudit::domain {
+namespace plaudit::redis {
+using model::Article;
+using model::ArticleKind;
+using model::ArticleStatus;
+
 namespace {
 
 Article Sample() {
@@ -51,50 +55,50 @@ void ExpectSameArticle(const Article& x, const Article& y) {
   EXPECT_EQ(x.comment_ver, y.comment_ver);
 }
 
-redis::ArticleFieldList AsList(const redis::ArticleFields& map, bool reversed) {
-  redis::ArticleFieldList list(map.begin(), map.end());
+ArticleFieldList AsList(const ArticleFields& map, bool reversed) {
+  ArticleFieldList list(map.begin(), map.end());
   if (reversed) std::reverse(list.begin(), list.end());
   return list;
 }
 
 TEST(ArticleFields, MapAndPairsReadBackWhatWasWritten) {
   const Article a = Sample();
-  const auto fields = ToFields(a);
-  auto from_map = FromFields(fields);
+  const auto fields = EncodeArticle(a);
+  auto from_map = DecodeArticle(fields);
   ASSERT_TRUE(from_map);
   ExpectSameArticle(*from_map, a);
   for (bool reversed : {false, true}) {
-    auto from_list = FromFields(AsList(fields, reversed));
+    auto from_list = DecodeArticle(AsList(fields, reversed));
     ASSERT_TRUE(from_list);
     ExpectSameArticle(*from_list, a);
   }
 }
 
 TEST(ArticleFields, DefaultsAndRefusalsAreTheSameBothWays) {
-  auto fields = ToFields(Sample());
+  auto fields = EncodeArticle(Sample());
   fields.erase("allow_comments");  // absent: comments allowed
   fields["published_at"] = "";     // a draft: no publish time
   fields["views"] = "12abc";       // not a number: 0
-  for (const auto& a : {FromFields(fields), FromFields(AsList(fields, true))}) {
+  for (const auto& a : {DecodeArticle(fields), DecodeArticle(AsList(fields, true))}) {
     ASSERT_TRUE(a);
     EXPECT_TRUE(a->allow_comments);
     EXPECT_FALSE(a->published_at_ms);
     EXPECT_EQ(a->view_count, 0);
   }
-  auto no_id = ToFields(Sample());
+  auto no_id = EncodeArticle(Sample());
   no_id.erase("id");
-  EXPECT_FALSE(FromFields(no_id));
-  EXPECT_FALSE(FromFields(AsList(no_id, false)));
-  auto bad_kind = ToFields(Sample());
+  EXPECT_FALSE(DecodeArticle(no_id));
+  EXPECT_FALSE(DecodeArticle(AsList(no_id, false)));
+  auto bad_kind = EncodeArticle(Sample());
   bad_kind["kind"] = "poem";
-  EXPECT_FALSE(FromFields(bad_kind));
-  EXPECT_FALSE(FromFields(AsList(bad_kind, false)));
-  auto zero_id = ToFields(Sample());
+  EXPECT_FALSE(DecodeArticle(bad_kind));
+  EXPECT_FALSE(DecodeArticle(AsList(bad_kind, false)));
+  auto zero_id = EncodeArticle(Sample());
   zero_id["id"] = "0";
-  EXPECT_FALSE(FromFields(zero_id));
-  EXPECT_FALSE(FromFields(AsList(zero_id, true)));
-  EXPECT_FALSE(FromFields(redis::ArticleFieldList{}));
+  EXPECT_FALSE(DecodeArticle(zero_id));
+  EXPECT_FALSE(DecodeArticle(AsList(zero_id, true)));
+  EXPECT_FALSE(DecodeArticle(ArticleFieldList{}));
 }
 
 }  // namespace
-}  // namespace plaudit::domain
+}  // namespace plaudit::redis

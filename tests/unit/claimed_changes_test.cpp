@@ -7,9 +7,15 @@
 namespace plaudit::flush {
 namespace {
 
+// A bucket as like_claim.lua returns it, decoded by the store (LikeStore::DecodeClaim).
 redis::ClaimedBucket Bucket(std::string bucket, std::optional<int64_t> seq,
                             std::vector<std::pair<int64_t, std::string>> changes) {
-  return redis::ClaimedBucket{"a42", std::move(bucket), seq, std::move(changes)};
+  std::vector<std::pair<std::string, std::string>> fields;
+  if (seq) fields.emplace_back("#", std::to_string(*seq));
+  for (auto& [uid, value] : changes) fields.emplace_back(std::to_string(uid), std::move(value));
+  auto b = redis::LikeStore::DecodeClaim("a42:" + bucket, fields);
+  EXPECT_TRUE(b);
+  return b ? *b : redis::ClaimedBucket{};
 }
 
 TEST(ClaimedChanges, AChangeTakesItsHashsStampUnlessItCarriesItsOwn) {

@@ -1,10 +1,10 @@
-// Cached hash fields read into domain values (domain/fields.hpp): a value that is not wholly
+// Cached hash fields read into domain values (redis/fields.hpp): a value that is not wholly
 // a number never passes as one.
-#include "domain/fields.hpp"
+#include "redis/fields.hpp"
 
 #include <gtest/gtest.h>
 
-namespace plaudit::domain {
+namespace plaudit::redis {
 namespace {
 
 TEST(Fields, IntegersAreWholeDecimalNumbersOrTheFallback) {
@@ -29,4 +29,4 @@ TEST(Fields, TextIsTheValueOrEmpty) {
 }
 
 }  // namespace
-}  // namespace plaudit::domain
+}  // namespace plaudit::redis

@@ -103,8 +103,7 @@ class ArticlesTest : public ApiTest {
       token = OnLoop(cache.FillToken(row.id));
     }
     EXPECT_TRUE(token && *token);
-    const redis::ArticleFields fields = domain::ToFields(domain::FromRow(row));
-    auto filled = OnLoop(cache.Fill(row.id, fields, row.ver, token && *token ? **token : "",
+    auto filled = OnLoop(cache.Fill(domain::FromRow(row), token && *token ? **token : "",
                                     with_body ? &row.content : nullptr));
     EXPECT_TRUE(filled) << filled.error().message;
     return filled ? filled->state : redis::ArticleCache::Filled::State::kUnchecked;
@@ -297,8 +296,7 @@ TEST_P(ArticlesTest, AFillOfARowReadBeforeADeleteAndAFlushAllWritesNothing) {
   std::this_thread::sleep_for(2ms);  // the next mark is the clock in µs: make it differ
   ASSERT_TRUE(OnLoop(app_->app().redis_check().Recheck()));
   ASSERT_TRUE(OnLoop(cache.FillToken(id)).value_or(std::nullopt).has_value());
-  const redis::ArticleFields fields = domain::ToFields(domain::FromRow(stale));
-  auto filled = OnLoop(cache.Fill(id, fields, stale.ver, **token, &stale.content));
+  auto filled = OnLoop(cache.Fill(domain::FromRow(stale), **token, &stale.content));
   ASSERT_TRUE(filled);
   EXPECT_EQ(filled->state, redis::ArticleCache::Filled::State::kUnchecked);
   EXPECT_EQ(redis_.Cli("EXISTS " + redis::keys::Article(id)), "0");
@@ -353,8 +351,8 @@ TEST_P(ArticlesTest, AListRebuildNeverUndoesAnUnpublishThatLandsDuringIt) {
             200);
   std::vector<redis::ArticleCache::RebuildEntry> entries;
   for (const auto& e : *read) {
-    entries.push_back({e.id, redis::ArticleCache::ListScore(e.pinned, e.published_at_ms), e.ver,
-                       e.kind});
+    entries.push_back({e.id, e.pinned, e.published_at_ms, e.ver,
+                       model::ParseKind(e.kind).value_or(model::ArticleKind::kPost)});
   }
   ASSERT_TRUE(OnLoop(cache.RebuildAdd("me", entries)).value_or(false));
   // Another instance took the lock over meanwhile: this one's twins are not swapped in.

@@ -39,9 +39,8 @@ class WriteBehindTest : public LikesNoTimerTest {
   void Write(const std::vector<redis::ClaimedBucket>& claimed) {
     std::vector<sql::LikeChange> rows;
     for (const auto& b : claimed) {
-      for (const auto& [uid, state] : b.changes) {
-        rows.push_back({b.target[0], std::stoll(b.target.substr(1)), uid, state == "1",
-                        b.seq.value_or(0)});
+      for (const auto& ch : b.changes) {
+        rows.push_back({b.type, b.target_id, ch.user_id, ch.liked, b.seq.value_or(0)});
       }
     }
     ASSERT_TRUE(OnLoop(app_->app().like_table().Apply(std::move(rows))));

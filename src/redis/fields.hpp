@@ -1,12 +1,12 @@
 #pragma once
-// Reading cached Redis hash fields (name → value) into domain values.
+// Reading cached Redis hash fields (name → value) into values (the stores' codecs).
 #include <charconv>
 #include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
 
-namespace plaudit::domain {
+namespace plaudit::redis {
 
 // std::less<>: a lookup by a field's literal name compares in place, building no std::string
 // (an article-list page looks up 17 names in each of 20 articles).
@@ -34,4 +34,4 @@ inline std::string FieldStr(const CachedFields& f, const char* name) {
   return it == f.end() ? std::string() : it->second;
 }
 
-}  // namespace plaudit::domain
+}  // namespace plaudit::redis

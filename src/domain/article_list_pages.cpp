@@ -1,0 +1,215 @@
+// ArticleService's lists: the published ones from their Redis indexes (rebuilt from SQL under
+// a lock), the caller's own from SQL, and the change feed.
+#include "domain/articles.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <map>
+
+#include "domain/cursor.hpp"
+
+namespace plaudit::domain {
+
+Awaitable<Status> ArticleService::RebuildIndexes() {
+  std::function<Awaitable<Result<bool>>()> rebuild = [this]() -> Awaitable<Result<bool>> {
+    auto locked = co_await cache_.TryLockRebuild(instance_id_);
+    if (!locked) co_return tl::unexpected(locked.error());
+    if (!*locked) co_return false;  // another instance is rebuilding
+    // Every step renews the lock and is refused once it is lost (a stall past the lease):
+    // then another instance rebuilds, and this one's twins are never swapped in.
+    auto lost = [this]() -> Result<bool> {
+      spdlog::warn(
+          "lost the list index rebuild lock (a stall past {} ms?); another instance "
+          "rebuilds",
+          redis::ArticleCache::kRebuildLeaseMs);
+      return false;
+    };
+    auto begun = co_await cache_.BeginRebuild(instance_id_);
+    if (!begun) co_return tl::unexpected(begun.error());
+    if (!*begun) co_return lost();
+    int64_t after = 0;
+    size_t total = 0;
+    while (true) {
+      auto chunk = co_await table_.PublishedAfter(after, 2000);
+      if (!chunk) co_return tl::unexpected(chunk.error());
+      if (chunk->empty()) break;
+      std::vector<redis::ArticleCache::RebuildEntry> entries;
+      entries.reserve(chunk->size());
+      for (const auto& e : *chunk) {
+        const ArticleKind kind = ParseKind(e.kind).value_or(ArticleKind::kPost);
+        entries.push_back({e.id, e.pinned, e.published_at_ms, e.ver, kind});
+        after = e.id;
+      }
+      total += chunk->size();
+      // Skips an article changed since this read: that change already put it in or out of
+      // the twins (index_rebuild.lua).
+      auto added = co_await cache_.RebuildAdd(instance_id_, entries);
+      if (!added) co_return tl::unexpected(added.error());
+      if (!*added) co_return lost();
+    }
+    auto finished = co_await cache_.FinishRebuild(instance_id_);
+    if (!finished) co_return tl::unexpected(finished.error());
+    if (!*finished) co_return lost();
+    spdlog::info("rebuilt published list indexes from SQL ({} articles)", total);
+    co_return true;
+  };
+  auto r = co_await rebuilds_.Do(0, std::move(rebuild));
+  if (!r) co_return tl::unexpected(r.error());
+  co_return Status{};
+}
+
+Awaitable<Result<std::vector<Article>>> ArticleService::Hydrate(const std::vector<int64_t>& ids) {
+  PL_CO_TRY(auto cached, co_await cache_.GetMany(ids));
+  std::vector<int64_t> missing;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (!cached[i]) missing.push_back(ids[i]);
+  }
+  std::map<int64_t, Article> loaded;
+  if (!missing.empty()) {
+    // One SQL query for every miss on the page (the bodies are filled on first full read),
+    // after the birth marks: each fill is versioned and checked against its mark
+    // (FillFromSql), so a row read before a change or a delete never replaces what that
+    // change cached.
+    const uint64_t generation = cache_.Generation();
+    auto tokens = co_await cache_.FillTokens(missing);
+    if (!tokens) co_return tl::unexpected(tokens.error());
+    auto rows = co_await table_.FindMany(missing);
+    if (!rows) co_return tl::unexpected(rows.error());
+    std::map<int64_t, sql::ArticleRow> by_id;
+    for (auto& row : *rows) by_id.emplace(row.id, std::move(row));
+    for (size_t i = 0; i < missing.size(); ++i) {
+      const int64_t id = missing[i];
+      auto row = by_id.find(id);
+      if (row == by_id.end()) continue;  // deleted
+      std::optional<PrefetchedRow> first;
+      if ((*tokens)[i]) {
+        first = PrefetchedRow{std::move(*(*tokens)[i]), std::move(row->second), generation};
+      }
+      auto filled = co_await FillFromSql(id, /*with_content=*/false, std::move(first));
+      if (!filled) co_return tl::unexpected(filled.error());
+      if (*filled) loaded.emplace(id, std::move(**filled));
+    }
+  }
+  std::vector<Article> out;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    std::optional<Article> a = std::move(cached[i]);
+    if (!a) {
+      if (auto it = loaded.find(ids[i]); it != loaded.end()) a = std::move(it->second);
+    }
+    // Only what the article itself says is published: an index entry a lost or late step
+    // left behind never shows a draft (or a deleted article: no hash, no row). And it goes,
+    // at the version the article has (a newer change's entry stays: index_update.lua).
+    if (!a || !Listed(*a)) {
+      const int64_t ver = a ? a->ver : redis::ArticleCache::kDeletedVersion;
+      auto removed = co_await cache_.IndexRemove(ids[i], ver);
+      if (!removed) spdlog::warn("could not drop stale list entry {}", ids[i]);
+      continue;
+    }
+    a->content.reset();  // list items carry no body
+    out.push_back(std::move(*a));
+  }
+  co_return out;
+}
+
+Awaitable<Result<PageResult<Article>>> ArticleService::ListPublished(
+    std::optional<ArticleKind> kind, PageRequest req) {
+  std::optional<std::pair<int64_t, int64_t>> after;  // (score, id)
+  if (req.cursor) {
+    after = DecodeScoreCursor(*req.cursor, 'p');
+    if (!after) co_return Fail(ErrorCode::kInvalidArgument, "invalid cursor");
+  }
+  if (!Checked()) {
+    if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
+  }
+  Result<std::optional<redis::ListPage>> page = std::optional<redis::ListPage>{};
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    // if/else, not ?: — GCC 12 destroys the temporaries of a co_await inside ?: twice.
+    if (after) {
+      page = co_await cache_.PageAfter(kind, after->first, after->second, req.size + 1);
+    } else {
+      page = co_await cache_.Page(kind, (req.page - 1) * req.size, req.size + 1);
+    }
+    if (!page) co_return tl::unexpected(page.error());
+    if (*page) break;
+    if (auto st = co_await RebuildIndexes(); !st) co_return tl::unexpected(st.error());
+  }
+  if (!*page) co_return Fail(ErrorCode::kUnavailable, "list index is being rebuilt; retry");
+  auto& entries = (*page)->entries;
+  bool more = static_cast<int64_t>(entries.size()) > req.size;
+  if (more) entries.resize(static_cast<size_t>(req.size));
+  std::vector<int64_t> ids;
+  for (const auto& e : entries) ids.push_back(e.id);
+  auto items = co_await Hydrate(ids);
+  if (!items) co_return tl::unexpected(items.error());
+  PageResult<Article> out;
+  out.total = (*page)->total;
+  out.items = std::move(*items);
+  if (more && !entries.empty()) {
+    const auto& last = entries.back();
+    out.next_cursor = EncodeScoreCursor('p', last.score, last.id);
+  }
+  co_return out;
+}
+
+Awaitable<Result<PageResult<Article>>> ArticleService::ListOwn(const Principal& who,
+                                                               bool drafts_only,
+                                                               std::optional<ArticleKind> kind,
+                                                               PageRequest req) {
+  sql::AuthorListQuery q;
+  if (!HasRole(who.role, Role::kAdmin)) q.author_id = who.id;
+  if (drafts_only) q.status = "draft";
+  if (kind) q.kind = std::string(KindName(*kind));
+  q.limit = req.size + 1;
+  q.offset = (req.page - 1) * req.size;
+  if (req.cursor) {
+    auto raw = DecodeCursor(*req.cursor);
+    long long id = 0;
+    char tag = 0;
+    if (!raw || std::sscanf(raw->c_str(), "%c%lld", &tag, &id) != 2 || tag != 'o' || id <= 0) {
+      co_return Fail(ErrorCode::kInvalidArgument, "invalid cursor");
+    }
+    q.before_id = id;
+  }
+  auto rows = co_await table_.ListForAuthor(q);
+  if (!rows) co_return tl::unexpected(rows.error());
+  PageResult<Article> out;
+  out.total = rows->second;
+  bool more = static_cast<int64_t>(rows->first.size()) > req.size;
+  if (more) rows->first.resize(static_cast<size_t>(req.size));
+  for (const auto& r : rows->first) out.items.push_back(FromRow(r));
+  if (more && !out.items.empty())
+    out.next_cursor = EncodeCursor("o" + std::to_string(out.items.back().id));
+  co_return out;
+}
+
+Awaitable<Result<ChangePage>> ArticleService::Changes(const Principal& who, std::string after,
+                                                      int64_t limit) {
+  if (!HasRole(who.role, Role::kAdmin)) {
+    co_return Fail(ErrorCode::kPermissionDenied, "the change feed is for admins");
+  }
+  auto cursor = ParseChangeCursor(after);
+  if (!cursor) co_return Fail(ErrorCode::kInvalidArgument, "invalid cursor");
+  Result<std::vector<sql::ChangeRow>> rows = std::vector<sql::ChangeRow>{};
+  // if/else, not ?: around co_await (GCC 12).
+  if (cursor->from_ms) {
+    rows = co_await changes_.FromTime(*cursor->from_ms, limit);
+  } else {
+    rows = co_await changes_.After(*cursor->after_id, limit);
+  }
+  if (!rows) co_return tl::unexpected(rows.error());
+  ChangePage page;
+  for (auto& row : *rows) {
+    page.items.push_back({std::to_string(row.id), row.article_id, std::move(row.op), row.at_ms});
+  }
+  if (!page.items.empty()) {
+    page.next_cursor = page.items.back().cursor;
+  } else if (cursor->from_ms) {
+    page.next_cursor = after;  // nothing at or after that time yet: resume there again
+  } else {
+    page.next_cursor = std::to_string(*cursor->after_id);
+  }
+  co_return page;
+}
+
+}  // namespace plaudit::domain

@@ -1,0 +1,198 @@
+// ArticleService's reads: one article from the cache, filled from SQL on a miss (versioned and
+// checked against the shard's birth mark), and who may see many at once.
+#include "domain/articles.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "common/when_all.hpp"
+
+namespace plaudit::domain {
+
+Awaitable<Result<std::optional<Article>>> ArticleService::FillFromSql(
+    int64_t id, bool with_content, std::optional<PrefetchedRow> first) {
+  // The shard's birth mark is read before the row: if the dataset is emptied (FLUSHALL)
+  // after that, the mark changes and the fill writes nothing, so a row read before a delete
+  // whose floor the FLUSHALL took can never be cached (article_put.lua). Then SQL is read
+  // again, after a check when the mark is gone. A Redis restarted meanwhile (the client
+  // reconnected) may have lost a floor while keeping the mark (an AOF everysec crash): the
+  // row is read again then too.
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    std::optional<PrefetchedRow> got = std::move(first);
+    first.reset();
+    if (!got) {
+      const uint64_t generation = cache_.Generation();
+      auto token = co_await cache_.FillToken(id);
+      if (!token) co_return tl::unexpected(token.error());
+      if (*token) {
+        auto found = co_await table_.Find(id, with_content);
+        if (!found) co_return tl::unexpected(found.error());
+        if (!*found) co_return std::optional<Article>{};
+        got = PrefetchedRow{std::move(**token), std::move(**found), generation};
+      }
+    }
+    using State = redis::ArticleCache::Filled::State;
+    State state = State::kUnchecked;
+    if (got && got->generation != cache_.Generation()) {
+      state = State::kStale;  // reconnected since the mark was read
+    } else if (got) {
+      Article a = FromRow(got->row);
+      if (with_content) a.content = std::move(got->row.content);
+      const std::string* body = a.content ? &*a.content : nullptr;
+      auto filled = co_await cache_.Fill(a, got->token, body);
+      if (!filled) co_return tl::unexpected(filled.error());
+      state = filled->state;
+      if (state == State::kGone) co_return std::optional<Article>{};
+      if (state == State::kFilled) {
+        // The hash as it is now: a racing write or fill may have cached a newer version,
+        // and views counted since the row was read are there.
+        std::optional<Article>& live = filled->live;
+        if (!live) co_return std::optional<Article>(std::move(a));
+        if (live->ver == a.ver) live->content = std::move(a.content);
+        co_return std::optional<Article>(std::move(*live));
+      }
+    }
+    if (state == State::kStale) continue;  // read SQL again: it has the newer row
+    if (!recheck_redis) break;
+    if (auto st = co_await recheck_redis(); !st) co_return tl::unexpected(st.error());
+  }
+  co_return Fail(ErrorCode::kUnavailable, "the article cache did not settle; retry");
+}
+
+Awaitable<Result<Article>> ArticleService::LoadIntoCache(int64_t id) {
+  std::function<Awaitable<Result<Article>>()> loader = [this, id]() -> Awaitable<Result<Article>> {
+    auto filled = co_await FillFromSql(id, /*with_content=*/true, std::nullopt);
+    if (!filled) co_return tl::unexpected(filled.error());
+    if (!*filled) co_return Fail(ErrorCode::kNotFound, "no such article");
+    co_return std::move(**filled);
+  };
+  co_return co_await loads_.Do(id, std::move(loader));
+}
+
+Awaitable<Result<redis::ArticleCache::Cached>> ArticleService::Cached(int64_t id, bool count_view,
+                                                                      bool with_body) {
+  if (!Checked()) {
+    if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
+  }
+  if (count_view && views_checked && !views_checked()) {
+    if (auto st = co_await check_views(); !st) co_return tl::unexpected(st.error());
+  }
+  auto cached = co_await cache_.Get(id, count_view, with_body);
+  if (!cached) co_return tl::unexpected(cached.error());
+  if (!*cached) {
+    auto loaded = co_await LoadIntoCache(id);
+    if (!loaded) co_return tl::unexpected(loaded.error());
+    // Read again through Redis so the view is counted by the same atomic script.
+    cached = co_await cache_.Get(id, count_view, with_body);
+    if (!cached) co_return tl::unexpected(cached.error());
+    if (!*cached) co_return Fail(ErrorCode::kUnavailable, "article cache did not fill");
+  }
+  co_return std::move(**cached);
+}
+
+Awaitable<Result<Article>> ArticleService::Peek(int64_t id) {
+  if (!Checked()) {
+    if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
+  }
+  PL_CO_TRY(auto access, co_await cache_.GetAccess(id));
+  if (access) co_return std::move(*access);
+  co_return co_await LoadIntoCache(id);
+}
+
+Awaitable<Result<std::vector<bool>>> ArticleService::VisibleMany(
+    const std::optional<Principal>& viewer, std::vector<int64_t> ids) {
+  // Each article once (ids <= 0 name none). Published ones (nearly all, on a real page) are
+  // answered by one ZMSCORE of the published index; only the others cost more: their cached
+  // access fields in one pipelined round trip, and what is not cached through Peek (SQL).
+  std::vector<int64_t> unique;
+  unique.reserve(ids.size());
+  for (int64_t id : ids) {
+    if (id > 0) unique.push_back(id);
+  }
+  std::sort(unique.begin(), unique.end());
+  unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+  std::vector<bool> seen(unique.size(), false);  // by position in `unique`
+  if (!unique.empty()) {
+    if (!Checked()) {
+      if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
+    }
+    auto listed = co_await cache_.InPublishedIndex(unique);
+    if (!listed) co_return tl::unexpected(listed.error());
+    std::vector<size_t> unlisted;
+    for (size_t i = 0; i < unique.size(); ++i) {
+      if ((*listed)[i]) {
+        seen[i] = true;
+      } else {
+        unlisted.push_back(i);
+      }
+    }
+    if (!unlisted.empty()) {
+      std::vector<int64_t> unlisted_ids;
+      for (size_t i : unlisted) unlisted_ids.push_back(unique[i]);
+      auto cached = co_await cache_.GetAccessMany(unlisted_ids);
+      if (!cached) co_return tl::unexpected(cached.error());
+      std::vector<size_t> missed;
+      for (size_t j = 0; j < unlisted.size(); ++j) {
+        const std::optional<Article>& a = (*cached)[j];
+        if (!a) {
+          missed.push_back(unlisted[j]);
+          continue;
+        }
+        seen[unlisted[j]] = CanSee(*a, viewer);
+      }
+      std::vector<Awaitable<Result<Article>>> peeks;
+      for (size_t i : missed) peeks.push_back(Peek(unique[i]));
+      auto loaded = co_await WhenAll(std::move(peeks));
+      for (size_t j = 0; j < missed.size(); ++j) {
+        const auto& a = loaded[j];
+        if (!a && a.error().code != ErrorCode::kNotFound) co_return tl::unexpected(a.error());
+        seen[missed[j]] = a && CanSee(*a, viewer);
+      }
+    }
+  }
+  std::vector<bool> out;
+  out.reserve(ids.size());
+  for (int64_t id : ids) {
+    auto at = std::lower_bound(unique.begin(), unique.end(), id);
+    out.push_back(id > 0 && at != unique.end() && *at == id && seen[at - unique.begin()]);
+  }
+  co_return out;
+}
+
+Awaitable<Result<Article>> ArticleService::Get(const std::optional<Principal>& viewer, int64_t id,
+                                               bool count_view, bool with_body) {
+  auto cached = co_await Cached(id, count_view, with_body);
+  if (!cached) co_return tl::unexpected(cached.error());
+  std::optional<Article> a = std::move(cached->article);
+  if (!CanSee(*a, viewer)) co_return Fail(ErrorCode::kNotFound, "no such article");
+  if (!with_body) co_return *a;
+  if (cached->body) {
+    a->content = std::move(cached->body);
+  } else {
+    auto row = co_await table_.Find(id, true);
+    if (!row) co_return tl::unexpected(row.error());
+    if (!*row) co_return Fail(ErrorCode::kNotFound, "no such article");
+    // A versioned write of the whole row: the body is cached only if its version is the
+    // hash's (an older hash takes the row's fields too; a newer one keeps its own, and the
+    // body is refilled on a later read).
+    Article row_article = FromRow(**row);
+    auto refill = co_await cache_.Write(row_article, &(*row)->content);
+    if (!refill) spdlog::warn("could not refill body of article {}", id);
+    if (row_article.ver != a->ver) {
+      // The row changed since the hash was read (a PATCH between the two reads): answer the
+      // row as a whole, checked again: an unpublish's new content must not go out under the
+      // published hash's check. Counters stay the cache's (Redis owns them).
+      row_article.view_count = a->view_count;
+      row_article.like_count = a->like_count;
+      row_article.comment_count = a->comment_count;
+      row_article.comment_ver = a->comment_ver;
+      if (!CanSee(row_article, viewer)) co_return Fail(ErrorCode::kNotFound, "no such article");
+      *a = std::move(row_article);
+    }
+    a->content = std::move((*row)->content);
+  }
+  co_return *a;
+}
+
+}  // namespace plaudit::domain
