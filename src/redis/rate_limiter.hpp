@@ -22,6 +22,7 @@
 #include "common/net.hpp"
 #include "common/result.hpp"
 #include "redis/client.hpp"
+#include "redis/keys.hpp"
 
 namespace plaudit::redis {
 
@@ -53,7 +54,8 @@ class RateLimiter {
   static constexpr size_t kMaxIdBytes = 128;
 
   // `client` must outlive the limiter.
-  explicit RateLimiter(Client& client, std::string key_prefix = "pl:rl:");
+  explicit RateLimiter(Client& client,
+                       std::string key_prefix = std::string(keys::kRateLimitPrefix));
 
   // consume=true records one event if it is allowed; consume=false only checks whether one
   // more event would be allowed now, without using budget (e.g. check the failed-login limit
