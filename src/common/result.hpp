@@ -30,11 +30,19 @@ struct Error {
   friend bool operator==(const Error&, const Error&) = default;
 };
 
+// [[nodiscard]]: a call whose failure is dropped unread is a bug the compiler now names
+// (tl::expected 1.0 carries no such attribute, so these are thin classes over it, not
+// aliases; any tl::expected<T, Error> converts).
 template <class T>
-using Result = tl::expected<T, Error>;
+class [[nodiscard]] Result : public tl::expected<T, Error> {
+ public:
+  using tl::expected<T, Error>::expected;
+  Result(const tl::expected<T, Error>& e) : tl::expected<T, Error>(e) {}
+  Result(tl::expected<T, Error>&& e) : tl::expected<T, Error>(std::move(e)) {}
+};
 
 // Success of a Result<void>-like call.
-using Status = tl::expected<void, Error>;
+using Status = Result<void>;
 
 inline tl::unexpected<Error> Fail(ErrorCode code, std::string message) {
   return tl::unexpected<Error>(Error{code, std::move(message)});

@@ -46,7 +46,7 @@ Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_
                                               const HotOrder* hot, bool require_published) {
   SetCall call;
   call.target = t;
-  call.small = keys::LikeBucket(t.Shard(), keys::Cat(t.Name(), ":s"));
+  call.small = keys::LikeBucket(t.Shard(), keys::Cat(t.Name(), keys::kLikeSmallSetTail));
   if (hot && t.type == 'c') {
     // The comment's hot index shares its article's shard tag (keys::CommentsByLikes).
     call.kind = "hot";

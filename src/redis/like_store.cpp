@@ -15,7 +15,7 @@ std::string Member(const LikeTarget& t, int64_t bucket) {
   return keys::Cat(t.Name(), ":", keys::Num(bucket));
 }
 // The member of a target's small-mode records (one set for every liker; see like_set.lua).
-std::string SmallMember(const LikeTarget& t) { return keys::Cat(t.Name(), ":s"); }
+std::string SmallMember(const LikeTarget& t) { return keys::Cat(t.Name(), keys::kLikeSmallSetTail); }
 
 }  // namespace
 

@@ -501,7 +501,7 @@ TEST_P(CommentsTest, ACommittedCommentSurvivesAFailedRedisStep) {
 TEST_P(CommentsTest, DeletingTheArticleTakesItsCommentsAlong) {
   const int64_t id = Comment(bob_, "soon gone");
   Client().Put(CommentPath(id) + "/like", "", Bearer(alice_));
-  OnLoop(app_->app().flusher().FlushNow());
+  ASSERT_TRUE(OnLoop(app_->app().flusher().FlushNow()));
   ASSERT_EQ(Client().Delete("/api/v1/articles/" + std::to_string(article_), Bearer(alice_)).status,
             204);
   EXPECT_EQ(Client().Get(CommentPath(id)).status, 404);
