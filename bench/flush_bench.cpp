@@ -95,8 +95,10 @@ int main(int argc, char** argv) {
 
   int rc = 0;
   {
+    auto parsed = ParseDatabaseUrl(url);
+    if (!parsed) Die("database URL: " + parsed.error().message);
     sql::StoreOptions options;
-    options.url = url;
+    options.url = std::move(*parsed);
     auto opened = sql::Store::Open(options);
     if (!opened) Die("open " + kind + ": " + opened.error().message);
     std::unique_ptr<sql::Store> store = std::move(*opened);

@@ -43,7 +43,7 @@ Guard::Guard(domain::UserService& users, redis::RateLimiter& limiter, GuardLimit
 
 namespace {
 
-Awaitable<Status> LimitAddress(redis::RateLimiter& limiter, bool enabled, redis::Limit limit,
+Awaitable<Status> LimitAddress(redis::RateLimiter& limiter, bool enabled, RateLimit limit,
                                std::string address) {
   if (!enabled || !limit.enabled()) co_return Status{};
   co_return co_await limiter.Enforce("req-addr", address, limit, "too many requests");

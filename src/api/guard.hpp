@@ -30,8 +30,8 @@ enum class Access {
 
 struct GuardLimits {
   bool enabled = true;
-  redis::Limit requests_per_address;
-  redis::Limit writes_per_user;
+  RateLimit requests_per_address;
+  RateLimit writes_per_user;
 };
 
 struct Caller {

@@ -9,13 +9,15 @@
 #include "api/likes.hpp"
 #include "api/ops.hpp"
 #include "api/users.hpp"
+#include "domain/user.hpp"
 
 namespace plaudit::app {
 
 Result<std::unique_ptr<sql::Store>> OpenStore(const config::Config& config) {
   sql::StoreOptions opts;
-  opts.url = config.database_url;
-  if (opts.url.empty()) {
+  if (config.database) {
+    opts.url = *config.database;
+  } else {
     std::error_code ec;
     std::filesystem::create_directories(config.data_dir, ec);
     if (ec) {
@@ -29,23 +31,34 @@ Result<std::unique_ptr<sql::Store>> OpenStore(const config::Config& config) {
 }
 
 domain::PasswordHashOptions HashOptions(const config::Config& config) {
-  auto o = config.password_hash == "minimal" ? domain::PasswordHashOptions::Minimal()
-                                             : domain::PasswordHashOptions::Interactive();
+  auto o = config.password_hash == config::PasswordCost::kMinimal
+               ? domain::PasswordHashOptions::Minimal()
+               : domain::PasswordHashOptions::Interactive();
   o.threads = config.password_hash_threads;
   o.max_pending = config.password_hash_queue;
   return o;
 }
 
-Status BootstrapAdmin(sql::Store& store, const config::Config& config) {
-  if (config.bootstrap_admin.empty()) return {};
-  auto colon = config.bootstrap_admin.find(':');
-  if (colon == std::string::npos) {
-    return Fail(ErrorCode::kInvalidArgument, "--bootstrap-admin must be name:password");
+Status CheckInvocation(const config::Invocation& inv) {
+  if (const auto& admin = inv.config.bootstrap_admin) {
+    for (Status st :
+         {domain::ValidateUsername(admin->name), domain::ValidatePassword(admin->password)}) {
+      if (!st) return Fail(st.error().code, "--bootstrap-admin: " + st.error().message);
+    }
   }
-  std::string name = config.bootstrap_admin.substr(0, colon);
-  std::string password = config.bootstrap_admin.substr(colon + 1);
-  auto created =
-      domain::EnsureUser(store, name, password, domain::Role::kAdmin, HashOptions(config));
+  if (inv.command == config::Command::kUserAdd) {
+    if (auto st = domain::ValidateUsername(inv.user_name); !st) {
+      return Fail(st.error().code, "user add NAME: " + st.error().message);
+    }
+  }
+  return {};
+}
+
+Status BootstrapAdmin(sql::Store& store, const config::Config& config) {
+  if (!config.bootstrap_admin) return {};
+  const std::string& name = config.bootstrap_admin->name;
+  auto created = domain::EnsureUser(store, name, config.bootstrap_admin->password,
+                                    domain::Role::kAdmin, HashOptions(config));
   if (!created) {
     return Fail(created.error().code, "--bootstrap-admin: " + created.error().message);
   }
@@ -77,10 +90,8 @@ Status App::Start() {
   if (auto st = StartBackend(); !st) {
     return st;
   }
-  auto allow = AddressSet::Parse(config_.metrics_allow);
-  if (!allow) return Fail(ErrorCode::kInvalidArgument, "--metrics-allow: " + allow.error().message);
-  api::RegisterOps(
-      router_, {redis_.get(), store_.get(), &metrics_, std::move(*allow), config_.metrics_token});
+  api::RegisterOps(router_, {redis_.get(), store_.get(), &metrics_, config_.metrics_allow,
+                             config_.metrics_token});
 
   http::ServerOptions sopts;
   sopts.host = config_.host;
@@ -92,20 +103,20 @@ Status App::Start() {
   }
   server_->Start();
   flusher_->Start();
-  spdlog::info("plauditd listening on http://{}:{}", config_.host, server_->port());
+  spdlog::info("plauditd listening on http://{}:{}", config_.host.to_string(), server_->port());
   return {};
 }
 
 Status App::StartBackend() {
-  std::string redis_url = config_.redis_url;
-  if (redis_url.empty()) {
+  if (config_.redis) {
+    redis_endpoint_ = *config_.redis;
+  } else {
     embedded_redis_ = std::make_unique<EmbeddedRedis>(config_.data_dir, config_.redis_server_bin);
     if (auto st = embedded_redis_->Start(); !st) {
       return st;
     }
-    redis_url = embedded_redis_->url();
+    redis_endpoint_ = embedded_redis_->endpoint();
   }
-  redis_url_ = redis_url;
 
   auto store = OpenStore(config_);
   if (!store) {
@@ -122,7 +133,7 @@ Status App::StartBackend() {
   }
 
   redis::ClientOptions ropts;
-  ropts.url = redis_url;
+  ropts.endpoint = redis_endpoint_;
   redis_ = redis::Client::Create(ioc_.get_executor(), ropts);
   redis_->SetLatencyObserver(
       [m = &metrics_](std::string_view cmd, double s) { m->ObserveRedis(cmd, s); });
@@ -135,24 +146,12 @@ Status App::StartBackend() {
 }
 
 Status App::WireServices() {
-  struct Named {
-    const char* flag;
-    const std::string& text;
-    redis::Limit* out;
-  };
-  redis::Limit login_user, login_addr, writes_user, requests_addr;
-  for (const Named& n :
-       {Named{"--limit-login-user", config_.limit_login_user, &login_user},
-        Named{"--limit-login-address", config_.limit_login_address, &login_addr},
-        Named{"--limit-writes-user", config_.limit_writes_user, &writes_user},
-        Named{"--limit-requests-address", config_.limit_requests_address, &requests_addr}}) {
-    auto l = redis::ParseLimit(n.text);
-    if (!l)
-      return Fail(ErrorCode::kInvalidArgument, std::string(n.flag) + ": " + l.error().message);
-    *n.out = *l;
-  }
+  RateLimit login_user = config_.limit_login_user;
+  RateLimit login_addr = config_.limit_login_address;
+  RateLimit writes_user = config_.limit_writes_user;
+  RateLimit requests_addr = config_.limit_requests_address;
   if (!config_.rate_limits) {
-    login_user = login_addr = writes_user = requests_addr = redis::Limit{};
+    login_user = login_addr = writes_user = requests_addr = RateLimit{};
   }
 
   hasher_ = std::make_unique<domain::PasswordHasher>(HashOptions(config_));
@@ -165,7 +164,7 @@ Status App::WireServices() {
   // Logouts, role changes and deleted accounts in any plauditd reach this one's session cache
   // and user directory through it (each is used only while it is subscribed).
   subscriber_ = redis::Subscriber::Create(
-      ioc_.get_executor(), redis_url_, redis::SessionStore::kInvalidationChannel,
+      ioc_.get_executor(), redis_endpoint_, redis::SessionStore::kInvalidationChannel,
       {[this, s = sessions_.get(), d = directory_.get()](std::string_view m) {
          s->OnInvalidation(m);
          using Kind = redis::SessionCache::Invalidation::Kind;

@@ -88,7 +88,7 @@ class App {
   std::unique_ptr<domain::PasswordHasher> hasher_;
   std::unique_ptr<redis::SessionStore> sessions_;
   std::shared_ptr<redis::Subscriber> subscriber_;  // session and account invalidations
-  std::string redis_url_;                          // the one in use (embedded or given)
+  RedisEndpoint redis_endpoint_;                   // the one in use (embedded or given)
   std::unique_ptr<redis::RateLimiter> limiter_;
   std::unique_ptr<sql::UserTable> user_table_;
   std::unique_ptr<domain::UserDirectory> directory_;
@@ -118,7 +118,10 @@ class App {
 Result<std::unique_ptr<sql::Store>> OpenStore(const config::Config& config);
 // The Argon2id cost and bounds of the config.
 domain::PasswordHashOptions HashOptions(const config::Config& config);
-// Creates the --bootstrap-admin user ("name:password") if it does not exist yet.
+// The checks of an invocation that need domain's rules (--bootstrap-admin's name and
+// password, user add's NAME): made before anything starts, like config::Parse's.
+Status CheckInvocation(const config::Invocation& inv);
+// Creates the --bootstrap-admin user if it does not exist yet.
 Status BootstrapAdmin(sql::Store& store, const config::Config& config);
 
 }  // namespace plaudit::app

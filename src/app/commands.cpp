@@ -77,10 +77,10 @@ int UserAdd(const config::Invocation& inv) {
 // Redis from its AOF.
 int RunOneShot(config::Config config, const char* what,
                std::function<Awaitable<Status>(App&)> job) {
-  if (config.redis_url.empty()) {
+  if (!config.redis) {
     auto sock =
         (std::filesystem::absolute(config.data_dir) / "redis" / "redis.sock").lexically_normal();
-    if (UnixSocketAccepts(sock)) config.redis_url = "unix://" + sock.string();
+    if (UnixSocketAccepts(sock)) config.redis = RedisEndpoint::Unix(sock.string());
   }
   App app(config);
   if (auto st = app.StartBackend(); !st) {
@@ -142,6 +142,9 @@ int RebuildCache(const config::Config& config) {
 }  // namespace
 
 int RunCommand(const config::Invocation& inv) {
+  if (auto st = CheckInvocation(inv); !st) {
+    return config::ReportBadValue(st.error().message);
+  }
   switch (inv.command) {
     case config::Command::kServe:
       return Serve(inv.config);

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <string>
 
+#include "common/redis_endpoint.hpp"
 #include "common/result.hpp"
 
 namespace plaudit::app {
@@ -32,7 +33,7 @@ class EmbeddedRedis {
   // True when the child has exited (reaps it).
   bool Exited();
 
-  std::string url() const { return "unix://" + socket_path_.string(); }
+  RedisEndpoint endpoint() const { return RedisEndpoint::Unix(socket_path_.string()); }
   const std::filesystem::path& socket_path() const { return socket_path_; }
   pid_t pid() const { return pid_; }
 

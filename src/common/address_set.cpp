@@ -62,6 +62,17 @@ bool AddressSet::Contains(std::string_view address) const {
   return false;
 }
 
+std::string AddressSet::ToString() const {
+  std::string text;
+  auto append = [&text](const auto& net) {
+    text += text.empty() ? "" : ",";
+    text += net.to_string();
+  };
+  for (const auto& net : v4_) append(net);
+  for (const auto& net : v6_) append(net);
+  return text;
+}
+
 std::string RateLimitClient(std::string_view address) {
   if (address.find(':') == std::string_view::npos) return std::string(address);  // IPv4
   boost::system::error_code ec;

@@ -23,6 +23,9 @@ class AddressSet {
   // unparsable address is in none.
   bool Contains(std::string_view address) const;
 
+  // The networks, IPv4 first, in the form Parse reads ("127.0.0.0/8,::1/128").
+  std::string ToString() const;
+
  private:
   std::vector<boost::asio::ip::network_v4> v4_;
   std::vector<boost::asio::ip::network_v6> v6_;

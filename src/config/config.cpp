@@ -1,10 +1,39 @@
 #include "config/config.hpp"
 
 #include <filesystem>
+#include <iostream>
 
 #include <CLI/CLI.hpp>
 
 namespace plaudit::config {
+namespace {
+
+// Adds an option whose text `parse` turns into `out`. CLI11 runs the callback for a flag, a
+// --config key and a PLAUDIT_* variable alike; a value `parse` rejects fails app.parse() with
+// a message that names the flag.
+template <class T, class Parser>
+CLI::Option* AddParsed(CLI::App& app, const std::string& flag, T& out, Parser parse,
+                       const std::string& help) {
+  return app.add_option_function<std::string>(
+      flag,
+      [&out, flag, parse](const std::string& text) {
+        auto value = parse(text);
+        if (!value) throw CLI::ValidationError(flag, value.error().message);
+        out = *std::move(value);
+      },
+      help);
+}
+
+// Checks between settings, once all are known.
+Status CheckTogether(const Config& c) {
+  if (c.database && c.database->in_memory() && c.sql_pool_size > 1) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "--database: an in-memory SQLite database needs --sql-pool-size 1");
+  }
+  return {};
+}
+
+}  // namespace
 
 std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_code) {
   Invocation inv;
@@ -15,34 +44,34 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
   app.fallthrough();
   app.require_subcommand(0, 1);
 
-  app.add_option("--host", c.host, "listen address")->envname("PLAUDIT_HOST")->capture_default_str();
+  AddParsed(app, "--host", c.host, ParseHost, "listen address (an IP address)")
+      ->envname("PLAUDIT_HOST")
+      ->default_str(c.host.to_string());
   app.add_option("--port", c.port, "listen port (0 picks a free one)")
       ->envname("PLAUDIT_PORT")
       ->capture_default_str();
   app.add_option("--data-dir", c.data_dir, "where the embedded Redis and SQLite live")
       ->envname("PLAUDIT_DATA_DIR")
       ->capture_default_str();
-  app.add_option("--redis", c.redis_url,
-                 "redis://host:port[/db] or unix:///path; absent: embedded redis-server")
+  AddParsed(app, "--redis", c.redis, EmptyMeansNone(ParseRedisUrl),
+            "redis://host:port[/db] or unix:///path; absent: embedded redis-server")
       ->envname("PLAUDIT_REDIS");
-  app.add_option("--database", c.database_url,
-                 "sqlite:///path/file.db or postgresql://user:pass@host:port/db")
+  AddParsed(app, "--database", c.database, EmptyMeansNone(ParseDatabaseUrl),
+            "sqlite:///path/file.db or postgresql://user:pass@host:port/db")
       ->envname("PLAUDIT_DATABASE");
   app.add_option("--flush-interval-ms", c.flush_interval_ms, "write-behind period")
       ->envname("PLAUDIT_FLUSH_INTERVAL_MS")
       ->check(CLI::Range(10, 3'600'000))
       ->capture_default_str();
-  app.add_option("--bootstrap-admin", c.bootstrap_admin, "name:password, created if missing")
+  AddParsed(app, "--bootstrap-admin", c.bootstrap_admin, EmptyMeansNone(ParseCredentials),
+            "name:password, created if missing")
       ->envname("PLAUDIT_BOOTSTRAP_ADMIN");
-  app.add_option("--log-level", c.log_level, "debug, info, warn, error")
+  AddParsed(app, "--log-level", c.log_level, ParseLogLevel, "debug, info, warn, error")
       ->envname("PLAUDIT_LOG_LEVEL")
-      ->check(CLI::IsMember({"debug", "info", "warn", "error"}))
-      ->capture_default_str();
-  std::string rate_limits = "on";
-  app.add_option("--rate-limits", rate_limits, "on or off")
+      ->default_str(std::string(LogLevelName(c.log_level)));
+  AddParsed(app, "--rate-limits", c.rate_limits, ParseOnOff, "on or off")
       ->envname("PLAUDIT_RATE_LIMITS")
-      ->check(CLI::IsMember({"on", "off"}))
-      ->capture_default_str();
+      ->default_str(c.rate_limits ? "on" : "off");
   app.add_option("--max-body", c.max_body, "request body limit in bytes")
       ->envname("PLAUDIT_MAX_BODY")
       ->check(CLI::Range(size_t{1}, size_t{1} << 30))
@@ -66,11 +95,10 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
       ->envname("PLAUDIT_SESSION_CACHE_MS")
       ->check(CLI::Range(0, 60'000))
       ->capture_default_str();
-  app.add_option("--password-hash", c.password_hash,
-                 "Argon2id cost: interactive (64 MiB, ~0.1 s) or minimal (tests only)")
+  AddParsed(app, "--password-hash", c.password_hash, ParsePasswordCost,
+            "Argon2id cost: interactive (64 MiB, ~0.1 s) or minimal (tests only)")
       ->envname("PLAUDIT_PASSWORD_HASH")
-      ->check(CLI::IsMember({"interactive", "minimal"}))
-      ->capture_default_str();
+      ->default_str(std::string(PasswordCostName(c.password_hash)));
   app.add_option("--password-hash-threads", c.password_hash_threads, "concurrent password hashes")
       ->envname("PLAUDIT_PASSWORD_HASH_THREADS")
       ->check(CLI::Range(1, 64))
@@ -85,26 +113,31 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
       ->envname("PLAUDIT_COMMENT_EDIT_WINDOW_S")
       ->check(CLI::Range(int64_t{0}, int64_t{366} * 24 * 3600))
       ->capture_default_str();
-  app.add_option("--limit-login-user", c.limit_login_user, "failed logins per username")
-      ->envname("PLAUDIT_LIMIT_LOGIN_USER")
-      ->capture_default_str();
-  app.add_option("--limit-login-address", c.limit_login_address,
-                 "failed logins per client address")
-      ->envname("PLAUDIT_LIMIT_LOGIN_ADDRESS")
-      ->capture_default_str();
-  app.add_option("--limit-writes-user", c.limit_writes_user, "writes per user")
-      ->envname("PLAUDIT_LIMIT_WRITES_USER")
-      ->capture_default_str();
-  app.add_option("--limit-requests-address", c.limit_requests_address,
-                 "requests per client address")
-      ->envname("PLAUDIT_LIMIT_REQUESTS_ADDRESS")
-      ->capture_default_str();
+  struct NamedLimit {
+    const char* flag;
+    const char* env;
+    RateLimit& limit;
+    const char* help;
+  };
+  for (const NamedLimit& l :
+       {NamedLimit{"--limit-login-user", "PLAUDIT_LIMIT_LOGIN_USER", c.limit_login_user,
+                   "failed logins per username"},
+        NamedLimit{"--limit-login-address", "PLAUDIT_LIMIT_LOGIN_ADDRESS", c.limit_login_address,
+                   "failed logins per client address"},
+        NamedLimit{"--limit-writes-user", "PLAUDIT_LIMIT_WRITES_USER", c.limit_writes_user,
+                   "writes per user"},
+        NamedLimit{"--limit-requests-address", "PLAUDIT_LIMIT_REQUESTS_ADDRESS",
+                   c.limit_requests_address, "requests per client address"}}) {
+    AddParsed(app, l.flag, l.limit, ParseRateLimit, std::string(l.help) + ": COUNT/PERIOD or off")
+        ->envname(l.env)
+        ->default_str(FormatRateLimit(l.limit));
+  }
 
-  app.add_option("--metrics-allow", c.metrics_allow,
-                 "who may read /metrics and /readyz: comma-separated CIDRs or addresses; "
-                 "requests that came through a proxy are refused whatever their address")
+  AddParsed(app, "--metrics-allow", c.metrics_allow, AddressSet::Parse,
+            "who may read /metrics and /readyz: comma-separated CIDRs or addresses; "
+            "requests that came through a proxy are refused whatever their address")
       ->envname("PLAUDIT_METRICS_ALLOW")
-      ->capture_default_str();
+      ->default_str(c.metrics_allow.ToString());
   app.add_option("--metrics-token", c.metrics_token,
                  "when set, /metrics and /readyz also need `Authorization: Bearer <token>` "
                  "(for a scraper behind a proxy on the same host)")
@@ -125,10 +158,15 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    exit_code = app.exit(e);
+    // --help (and --help-all) come here too, with exit code 0.
+    const bool help = e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success);
+    exit_code = help ? app.exit(e) : ReportBadValue(e.what());
     return std::nullopt;
   }
-  c.rate_limits = rate_limits == "on";
+  if (auto st = CheckTogether(c); !st) {
+    exit_code = ReportBadValue(st.error().message);
+    return std::nullopt;
+  }
   if (migrate->parsed()) inv.command = Command::kMigrate;
   if (flush->parsed()) inv.command = Command::kFlush;
   if (rebuild->parsed()) inv.command = Command::kRebuildCache;
@@ -138,9 +176,19 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
   return inv;
 }
 
-std::string DefaultDatabaseUrl(const Config& config) {
+int ReportBadValue(std::string_view message) {
+  // One line whatever the value held (a newline in a TOML string, say).
+  std::string line(message);
+  for (char& ch : line) {
+    if (ch == '\n' || ch == '\r') ch = ' ';
+  }
+  std::cerr << "plauditd: " << line << '\n';
+  return kBadValueExitCode;
+}
+
+DatabaseUrl DefaultDatabaseUrl(const Config& config) {
   std::filesystem::path p = std::filesystem::absolute(config.data_dir) / "plaudit.db";
-  return "sqlite://" + p.lexically_normal().string();
+  return DatabaseUrl{Dialect::kSqlite, p.lexically_normal().string()};
 }
 
 }  // namespace plaudit::config

@@ -23,8 +23,8 @@
 namespace plaudit::domain {
 
 struct LoginLimits {
-  redis::Limit per_username;
-  redis::Limit per_address;
+  RateLimit per_username;
+  RateLimit per_address;
 };
 
 struct Session {
@@ -66,7 +66,7 @@ class UserService {
   struct Budget {
     std::string scope;
     std::string id;
-    redis::Limit limit;
+    RateLimit limit;
   };
   // Gives the reserved login attempts back (best effort: a refund lost to a Redis error only
   // makes the limit stricter).

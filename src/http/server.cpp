@@ -44,17 +44,13 @@ Server::Server(net::io_context& ioc, ServerOptions options, const Router& router
 
 Status Server::Listen() {
   boost::system::error_code ec;
-  auto address = net::ip::make_address(options_.host, ec);
-  if (ec) {
-    return Fail(ErrorCode::kInvalidArgument, "invalid listen address '" + options_.host + "'");
-  }
-  tcp::endpoint endpoint(address, options_.port);
+  tcp::endpoint endpoint(options_.host, options_.port);
   acceptor_.open(endpoint.protocol(), ec);
   if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
   if (!ec) acceptor_.bind(endpoint, ec);
   if (!ec) acceptor_.listen(net::socket_base::max_listen_connections, ec);
   if (ec) {
-    return Fail(ErrorCode::kUnavailable, "cannot listen on " + options_.host + ":" +
+    return Fail(ErrorCode::kUnavailable, "cannot listen on " + options_.host.to_string() + ":" +
                                              std::to_string(options_.port) + ": " + ec.message());
   }
   port_ = acceptor_.local_endpoint().port();

@@ -26,7 +26,7 @@
 namespace plaudit::http {
 
 struct ServerOptions {
-  std::string host = "127.0.0.1";
+  net::ip::address host = net::ip::address_v4::loopback();
   uint16_t port = 8080;
   size_t max_body = 1 << 20;
   size_t max_header = 16 * 1024;

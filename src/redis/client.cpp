@@ -35,19 +35,16 @@ void Complete(const net::any_io_executor& io_ex, AnyHandler handler, Result<Repl
 
 }  // namespace
 
-ClientImpl::ClientImpl(net::any_io_executor ex, ClientOptions options, Endpoint endpoint)
+ClientImpl::ClientImpl(net::any_io_executor ex, ClientOptions options)
     : ex_(std::move(ex)),
       options_(std::move(options)),
-      endpoint_(std::move(endpoint)),
       backoff_(options_.reconnect_min),
       connect_timer_(ex_),
       reconnect_timer_(ex_),
       timeout_timer_(ex_) {}
 
-std::shared_ptr<ClientImpl> ClientImpl::Make(net::any_io_executor ex, ClientOptions options,
-                                             Endpoint endpoint) {
-  auto client =
-      std::make_shared<ClientImpl>(std::move(ex), std::move(options), std::move(endpoint));
+std::shared_ptr<ClientImpl> ClientImpl::Make(net::any_io_executor ex, ClientOptions options) {
+  auto client = std::make_shared<ClientImpl>(std::move(ex), std::move(options));
   client->weak_self_ = client;
   return client;
 }
@@ -233,11 +230,10 @@ void ClientImpl::MaybeDelete(Request* req) {
 }  // namespace detail
 
 std::shared_ptr<Client> Client::Create(net::any_io_executor ex, ClientOptions options) {
-  Endpoint endpoint = ParseUrl(options.url);
   // hiredis writes with write(2), which raises SIGPIPE (default action: exit) when Redis has
   // closed the connection; we want EPIPE and a reconnect instead.
   ::signal(SIGPIPE, SIG_IGN);
-  return detail::ClientImpl::Make(std::move(ex), std::move(options), std::move(endpoint));
+  return detail::ClientImpl::Make(std::move(ex), std::move(options));
 }
 
 }  // namespace plaudit::redis

@@ -27,14 +27,15 @@
 #include <vector>
 
 #include "common/net.hpp"
+#include "common/redis_endpoint.hpp"
 #include "common/result.hpp"
 #include "redis/reply.hpp"
 
 namespace plaudit::redis {
 
 struct ClientOptions {
-  // redis://host:port[/db] or unix:///path/to/redis.sock[?db=N] (no AUTH yet).
-  std::string url = "redis://127.0.0.1:6379";
+  // Parsed from redis://host:port[/db] or unix:///path/to/redis.sock[?db=N] (ParseRedisUrl).
+  RedisEndpoint endpoint = RedisEndpoint::Tcp("127.0.0.1");
   std::chrono::milliseconds connect_timeout{1000};
   std::chrono::milliseconds command_timeout{1000};
   std::chrono::milliseconds reconnect_min{50};
@@ -75,7 +76,6 @@ struct ClientStats {
 
 class Client : public std::enable_shared_from_this<Client> {
  public:
-  // Throws std::invalid_argument when options.url is not a supported URL (start-up only).
   static std::shared_ptr<Client> Create(net::any_io_executor ex, ClientOptions options);
   virtual ~Client() = default;
 

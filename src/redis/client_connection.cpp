@@ -30,7 +30,7 @@ void ClientImpl::Start() {
 
 void ClientImpl::Stop() {
   if (state_ != State::kStopped) {
-    spdlog::info("redis: client for {} stopped", endpoint_.Describe());
+    spdlog::info("redis: client for {} stopped", endpoint().Describe());
   }
   Shutdown();
 }
@@ -92,9 +92,9 @@ void ClientImpl::Connect() {
   if (state_ == State::kStopped) {
     return;
   }
-  redisAsyncContext* ac = endpoint_.unix_path.empty()
-                              ? redisAsyncConnect(endpoint_.host.c_str(), endpoint_.port)
-                              : redisAsyncConnectUnix(endpoint_.unix_path.c_str());
+  redisAsyncContext* ac = endpoint().unix_path.empty()
+                              ? redisAsyncConnect(endpoint().host.c_str(), endpoint().port)
+                              : redisAsyncConnectUnix(endpoint().unix_path.c_str());
   if (ac == nullptr) {
     ConnectFailed("out of memory");
     return;
@@ -148,11 +148,11 @@ void ClientImpl::HandleConnect(const redisAsyncContext* ac, int status) {
     ConnectFailed(ac->c.errstr);
     return;
   }
-  if (endpoint_.db == 0) {
+  if (endpoint().db == 0) {
     MarkConnected();
     return;
   }
-  std::string db = std::to_string(endpoint_.db);
+  std::string db = std::to_string(endpoint().db);
   if (!Write({"SELECT", db}, &OnSelect, reinterpret_cast<void*>(generation_))) {
     PostDrop(generation_, "cannot send SELECT");
   }
@@ -182,7 +182,7 @@ void ClientImpl::HandleSelect(void* raw, uint64_t gen) {
   if (reply.type == Reply::Type::kStatus) {
     MarkConnected();
   } else {
-    PostDrop(gen, "SELECT " + std::to_string(endpoint_.db) + " failed: " + reply.str);
+    PostDrop(gen, "SELECT " + std::to_string(endpoint().db) + " failed: " + reply.str);
   }
 }
 
@@ -208,7 +208,7 @@ void ClientImpl::MarkConnected() {
   }
   ever_connected_ = true;
   down_logged_ = false;
-  spdlog::info("redis: connected to {}", endpoint_.Describe());
+  spdlog::info("redis: connected to {}", endpoint().Describe());
 }
 
 void ClientImpl::OnDisconnect(const redisAsyncContext* ac, int status) {
@@ -223,7 +223,7 @@ void ClientImpl::HandleDisconnect(const redisAsyncContext* ac, int status) {
   ac_ = nullptr;
   ++generation_;
   state_ = State::kDisconnected;
-  spdlog::warn("redis: lost connection to {}: {}", endpoint_.Describe(),
+  spdlog::warn("redis: lost connection to {}: {}", endpoint().Describe(),
                status == REDIS_OK ? "closed" : ac->c.errstr);
   down_logged_ = true;
   ScheduleReconnect();
@@ -233,10 +233,10 @@ void ClientImpl::ConnectFailed(const std::string& reason) {
   state_ = State::kDisconnected;
   // One warning per outage; the retries themselves are debug noise.
   if (!down_logged_) {
-    spdlog::warn("redis: cannot connect to {}: {} (retrying)", endpoint_.Describe(), reason);
+    spdlog::warn("redis: cannot connect to {}: {} (retrying)", endpoint().Describe(), reason);
     down_logged_ = true;
   } else {
-    spdlog::debug("redis: cannot connect to {}: {}", endpoint_.Describe(), reason);
+    spdlog::debug("redis: cannot connect to {}: {}", endpoint().Describe(), reason);
   }
   ScheduleReconnect();
 }

@@ -30,7 +30,6 @@
 #include <utility>
 
 #include "redis/client.hpp"
-#include "redis/endpoint.hpp"
 
 namespace plaudit::redis::detail {
 
@@ -85,11 +84,10 @@ struct Request {
 
 class ClientImpl final : public Client {
  public:
-  ClientImpl(net::any_io_executor ex, ClientOptions options, Endpoint endpoint);
+  ClientImpl(net::any_io_executor ex, ClientOptions options);
   ~ClientImpl() override { Shutdown(); }
 
-  static std::shared_ptr<ClientImpl> Make(net::any_io_executor ex, ClientOptions options,
-                                          Endpoint endpoint);
+  static std::shared_ptr<ClientImpl> Make(net::any_io_executor ex, ClientOptions options);
 
   // client_connection.cpp
   void Start() override;
@@ -157,6 +155,7 @@ class ClientImpl final : public Client {
 
   // --- client_connection.cpp: the connection's life and the command deadlines ---
 
+  const RedisEndpoint& endpoint() const { return options_.endpoint; }
   static Awaitable<bool> WaitConnectedImpl(std::weak_ptr<ClientImpl> weak,
                                            std::chrono::milliseconds timeout);
   void ArmTimeoutTimer();
@@ -179,7 +178,6 @@ class ClientImpl final : public Client {
   std::weak_ptr<ClientImpl> weak_self_;  // what timers and helper coroutines hold
   net::any_io_executor ex_;
   ClientOptions options_;
-  Endpoint endpoint_;
   State state_ = State::kIdle;
   redisAsyncContext* ac_ = nullptr;
   uint64_t generation_ = 0;  // bumped per context, so stale timers and callbacks are ignored

@@ -4,7 +4,6 @@
 #include <array>
 #include <charconv>
 #include <limits>
-#include <optional>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -12,26 +11,6 @@
 
 namespace plaudit::redis {
 namespace {
-
-tl::unexpected<Error> InvalidLimit(std::string_view text) {
-  return Fail(ErrorCode::kInvalidArgument,
-              "invalid rate limit \"" + std::string(text) +
-                  "\": expected <count>/<n><unit> with unit ms, s, m or h (e.g. 10/15m), or off");
-}
-
-// Parses a plain run of decimal digits (no sign, no spaces) into [1, max].
-std::optional<int64_t> ParsePositive(std::string_view digits, int64_t max) {
-  if (digits.empty() || digits.front() < '0' || digits.front() > '9') {
-    return std::nullopt;
-  }
-  uint64_t value = 0;
-  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  if (ec != std::errc() || end != digits.data() + digits.size() || value == 0 ||
-      value > static_cast<uint64_t>(max)) {
-    return std::nullopt;
-  }
-  return static_cast<int64_t>(value);
-}
 
 // FNV-1a, 64 bits: stable across builds and processes (std::hash is not promised to be), which
 // all plauditd instances need to agree on a key. Not collision-resistant, which is acceptable
@@ -53,42 +32,6 @@ std::string FormatNumber(double value) {
 }
 
 }  // namespace
-
-Result<Limit> ParseLimit(std::string_view text) {
-  if (text == "off" || text == "0") {
-    return Limit{};
-  }
-  auto slash = text.find('/');
-  if (slash == std::string_view::npos) {
-    return InvalidLimit(text);
-  }
-  auto count = ParsePositive(text.substr(0, slash), kMaxLimitCount);
-  std::string_view span = text.substr(slash + 1);
-  size_t unit_at = 0;
-  while (unit_at < span.size() && span[unit_at] >= '0' && span[unit_at] <= '9') {
-    ++unit_at;
-  }
-  std::string_view unit = span.substr(unit_at);
-  int64_t unit_ms = 0;
-  if (unit == "ms") {
-    unit_ms = 1;
-  } else if (unit == "s") {
-    unit_ms = 1000;
-  } else if (unit == "m") {
-    unit_ms = 60 * 1000;
-  } else if (unit == "h") {
-    unit_ms = 3600 * 1000;
-  }
-  if (!count || unit_ms == 0) {
-    return InvalidLimit(text);
-  }
-  // Bounding the number by the maximum period in this unit also rules out overflow.
-  auto amount = ParsePositive(span.substr(0, unit_at), kMaxLimitPeriodMs / unit_ms);
-  if (!amount) {
-    return InvalidLimit(text);
-  }
-  return Limit{*count, *amount * unit_ms};
-}
 
 RateLimiter::RateLimiter(Client& client, std::string key_prefix)
     : client_(client), key_prefix_(std::move(key_prefix)) {}
@@ -115,7 +58,7 @@ std::string RateLimiter::Key(std::string_view scope, std::string_view id) const 
 }
 
 Awaitable<Result<RateDecision>> RateLimiter::Check(std::string_view scope, std::string_view id,
-                                                   Limit limit, bool consume) {
+                                                   RateLimit limit, bool consume) {
   if (!limit.enabled()) {
     co_return RateDecision{};
   }
@@ -142,7 +85,8 @@ Awaitable<Result<RateDecision>> RateLimiter::Check(std::string_view scope, std::
   co_return decision;
 }
 
-Awaitable<Status> RateLimiter::Refund(std::string_view scope, std::string_view id, Limit limit) {
+Awaitable<Status> RateLimiter::Refund(std::string_view scope, std::string_view id,
+                                      RateLimit limit) {
   if (!limit.enabled()) {
     co_return Status{};
   }
@@ -161,7 +105,7 @@ Awaitable<Status> RateLimiter::Refund(std::string_view scope, std::string_view i
   co_return Status{};
 }
 
-Awaitable<Status> RateLimiter::Enforce(std::string_view scope, std::string_view id, Limit limit,
+Awaitable<Status> RateLimiter::Enforce(std::string_view scope, std::string_view id, RateLimit limit,
                                        std::string_view message) {
   if (!limit.enabled()) {
     co_return Status{};

@@ -20,28 +20,12 @@
 #include <string_view>
 
 #include "common/net.hpp"
+#include "common/rate_limit.hpp"
 #include "common/result.hpp"
 #include "redis/client.hpp"
 #include "redis/keys.hpp"
 
 namespace plaudit::redis {
-
-struct Limit {
-  int64_t count = 0;  // requests allowed per period (burst up to `count`)
-  int64_t period_ms = 0;
-  bool enabled() const { return count > 0 && period_ms > 0; }
-
-  friend bool operator==(const Limit&, const Limit&) = default;
-};
-
-// Parses "<count>/<n><unit>" with unit ms, s, m or h ("10/15m", "120/1m", "50/900s", "5/2h",
-// "3/500ms"); "off" or "0" give a disabled Limit. Anything else (including a zero count or
-// period, signs, spaces, or more than kMaxLimitPeriodMs / kMaxLimitCount) is kInvalidArgument.
-Result<Limit> ParseLimit(std::string_view text);
-
-// Bounds ParseLimit enforces, so the script's double arithmetic stays exact in the ms range.
-inline constexpr int64_t kMaxLimitPeriodMs = int64_t{31} * 24 * 3600 * 1000;  // 31 days
-inline constexpr int64_t kMaxLimitCount = 1'000'000'000;
 
 struct RateDecision {
   bool allowed = true;
@@ -62,19 +46,19 @@ class RateLimiter {
   // before verifying a password, and record only a failure). A disabled limit is allowed
   // without a Redis call. Redis down → kUnavailable; an error reply → kInternal.
   // `scope` and `id` must stay valid until the returned awaitable has completed.
-  Awaitable<Result<RateDecision>> Check(std::string_view scope, std::string_view id, Limit limit,
-                                        bool consume = true);
+  Awaitable<Result<RateDecision>> Check(std::string_view scope, std::string_view id,
+                                        RateLimit limit, bool consume = true);
 
   // Gives back one event a Check(consume=true) recorded: an attempt reserved before its outcome
   // was known that turned out not to count (a login whose password was right). Reserving first
   // and refunding after is what keeps a burst of concurrent attempts within the limit, which a
   // check before and a charge after do not (every attempt of the burst passes the check).
   // A disabled limit makes no Redis call.
-  Awaitable<Status> Refund(std::string_view scope, std::string_view id, Limit limit);
+  Awaitable<Status> Refund(std::string_view scope, std::string_view id, RateLimit limit);
 
   // Check(consume=true) as a Status: Error{kRateLimited, message, retry_after_seconds (>= 1,
   // rounded up)} when denied, {} when allowed or the limit is disabled (then no Redis call).
-  Awaitable<Status> Enforce(std::string_view scope, std::string_view id, Limit limit,
+  Awaitable<Status> Enforce(std::string_view scope, std::string_view id, RateLimit limit,
                             std::string_view message);
 
   // The Redis key of (scope, id); public for tests and operators.

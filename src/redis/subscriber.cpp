@@ -8,7 +8,6 @@
 #include <spdlog/spdlog.h>
 
 #include "redis/asio_adapter.hpp"
-#include "redis/endpoint.hpp"
 
 namespace plaudit::redis {
 namespace {
@@ -20,7 +19,7 @@ constexpr std::chrono::milliseconds kBackoffMax{2000};
 class SubscriberImpl final : public Subscriber,
                              public std::enable_shared_from_this<SubscriberImpl> {
  public:
-  SubscriberImpl(net::any_io_executor ex, Endpoint endpoint, std::string channel,
+  SubscriberImpl(net::any_io_executor ex, RedisEndpoint endpoint, std::string channel,
                  SubscriberHandlers handlers)
       : ex_(std::move(ex)),
         endpoint_(std::move(endpoint)),
@@ -156,7 +155,7 @@ class SubscriberImpl final : public Subscriber,
   }
 
   net::any_io_executor ex_;
-  Endpoint endpoint_;
+  RedisEndpoint endpoint_;
   std::string channel_;
   SubscriberHandlers handlers_;
   net::steady_timer timer_;
@@ -170,9 +169,9 @@ class SubscriberImpl final : public Subscriber,
 
 }  // namespace
 
-std::shared_ptr<Subscriber> Subscriber::Create(net::any_io_executor ex, const std::string& url,
+std::shared_ptr<Subscriber> Subscriber::Create(net::any_io_executor ex, RedisEndpoint endpoint,
                                                std::string channel, SubscriberHandlers handlers) {
-  return std::make_shared<SubscriberImpl>(std::move(ex), ParseUrl(url), std::move(channel),
+  return std::make_shared<SubscriberImpl>(std::move(ex), std::move(endpoint), std::move(channel),
                                           std::move(handlers));
 }
 

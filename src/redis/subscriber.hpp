@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "common/net.hpp"
+#include "common/redis_endpoint.hpp"
 
 namespace plaudit::redis {
 
@@ -24,8 +25,7 @@ struct SubscriberHandlers {
 
 class Subscriber {
  public:
-  // Throws std::invalid_argument when `url` is not a supported Redis URL (start-up only).
-  static std::shared_ptr<Subscriber> Create(net::any_io_executor ex, const std::string& url,
+  static std::shared_ptr<Subscriber> Create(net::any_io_executor ex, RedisEndpoint endpoint,
                                             std::string channel, SubscriberHandlers handlers);
   virtual ~Subscriber() = default;
 

@@ -1,10 +1,9 @@
-// Store: URL parsing and the connection pool behind Store::Run().
+// Store: the connection pool behind Store::Run().
 //
 // Each pool thread owns at most one connection, opened when its first job arrives and
 // replaced when it breaks. While the database is unreachable, connect attempts are shared
 // across the pool and spaced by kReconnectBackoff, so queued jobs fail fast with kUnavailable
 // instead of each waiting out a connect timeout.
-#include <libpq-fe.h>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -20,51 +19,6 @@ namespace plaudit::sql {
 namespace {
 
 constexpr auto kReconnectBackoff = std::chrono::milliseconds(200);
-
-struct DatabaseUrl {
-  Dialect dialect;
-  std::string target;  // SQLite file path, or the URL handed to libpq
-};
-
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
-Result<DatabaseUrl> ParseUrl(const std::string& url) {
-  if (url.empty()) {
-    return Fail(ErrorCode::kInvalidArgument, "database URL is empty");
-  }
-  if (StartsWith(url, "postgresql://") || StartsWith(url, "postgres://")) {
-    char* error = nullptr;
-    PQconninfoOption* options = PQconninfoParse(url.c_str(), &error);
-    if (!options) {
-      std::string what = error ? error : "cannot parse";
-      PQfreemem(error);
-      while (!what.empty() && what.back() == '\n') {
-        what.pop_back();
-      }
-      return Fail(ErrorCode::kInvalidArgument, "bad PostgreSQL URL: " + what);
-    }
-    PQconninfoFree(options);
-    return DatabaseUrl{Dialect::kPostgres, url};
-  }
-  if (StartsWith(url, "sqlite:")) {
-    std::string_view rest = std::string_view(url).substr(7);
-    // sqlite:///abs/path keeps the leading slash; sqlite://rel and sqlite:rel are relative.
-    if (StartsWith(rest, "//")) {
-      rest.remove_prefix(2);
-    }
-    if (rest.empty()) {
-      return Fail(ErrorCode::kInvalidArgument, "SQLite URL has no path");
-    }
-    return DatabaseUrl{Dialect::kSqlite, std::string(rest)};
-  }
-  if (url.find("://") != std::string::npos) {
-    return Fail(ErrorCode::kInvalidArgument,
-                "unsupported database URL scheme (use sqlite:// or postgresql://)");
-  }
-  return DatabaseUrl{Dialect::kSqlite, url};  // a plain file path
-}
 
 class StoreImpl final : public Store {
  public:
@@ -229,16 +183,11 @@ Result<std::unique_ptr<Store>> Store::Open(StoreOptions options) {
   if (options.pool_size < 1) {
     return Fail(ErrorCode::kInvalidArgument, "database pool size must be at least 1");
   }
-  auto url = ParseUrl(options.url);
-  if (!url) {
-    return tl::unexpected(url.error());
-  }
-  if (url->dialect == Dialect::kSqlite && url->target == ":memory:" && options.pool_size > 1) {
-    // Every connection would see its own empty database.
+  if (options.url.in_memory() && options.pool_size > 1) {
     return Fail(ErrorCode::kInvalidArgument, "an in-memory SQLite database needs pool_size 1");
   }
   try {
-    return std::make_unique<StoreImpl>(std::move(*url), options.pool_size);
+    return std::make_unique<StoreImpl>(std::move(options.url), options.pool_size);
   } catch (const std::system_error& e) {
     return Fail(ErrorCode::kInternal, std::string("cannot start database threads: ") + e.what());
   }

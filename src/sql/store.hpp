@@ -15,12 +15,11 @@
 #include <variant>
 #include <vector>
 
+#include "common/database_url.hpp"
 #include "common/net.hpp"
 #include "common/result.hpp"
 
 namespace plaudit::sql {
-
-enum class Dialect { kSqlite, kPostgres };
 
 using Value = std::variant<std::nullptr_t, int64_t, double, std::string>;
 using Row = std::vector<Value>;
@@ -60,9 +59,7 @@ class Connection {
 };
 
 struct StoreOptions {
-  // sqlite:///abs/path/file.db or postgresql://user:pass@host:port/db
-  // (postgresql://...?host=/socket/dir works too: it is handed to libpq as is).
-  std::string url;
+  DatabaseUrl url;  // ParseDatabaseUrl("sqlite:///abs/path/file.db" or "postgresql://...")
   int pool_size = 2;
 };
 

@@ -22,11 +22,11 @@ class ApiTest : public ::testing::TestWithParam<Db> {
 
   void SetUp() override {
     config::Config c;
-    c.password_hash = "minimal";
-    c.bootstrap_admin = "root:rootpassword";
+    c.password_hash = config::PasswordCost::kMinimal;
+    c.bootstrap_admin = config::Credentials{"root", "rootpassword"};
     if (GetParam() == Db::kPostgres) {
       auto& pg = PostgresServer::Shared();
-      c.database_url = pg.url(pg.CreateDatabase());
+      c.database = ParseDatabaseUrl(pg.url(pg.CreateDatabase())).value();
     }
     Configure(c);
     app_ = std::make_unique<AppUnderTest>(redis_, c);

@@ -9,22 +9,22 @@ namespace plaudit::testing {
 
 AppUnderTest::AppUnderTest(RedisServer& redis, std::string database_url) {
   config::Config c;
-  c.redis_url = redis.unix_url();
-  c.database_url = std::move(database_url);
-  c.password_hash = "minimal";  // Argon2id at full cost would make every test slow
+  c.redis = ParseRedisUrl(redis.unix_url()).value();
+  if (!database_url.empty()) c.database = ParseDatabaseUrl(database_url).value();
+  c.password_hash = config::PasswordCost::kMinimal;  // full-cost Argon2id: every test slow
   Boot(std::move(c));
 }
 
 AppUnderTest::AppUnderTest(RedisServer& redis, const config::Config& config) {
   config::Config c = config;
-  if (c.redis_url.empty()) c.redis_url = redis.unix_url();
+  if (!c.redis) c.redis = ParseRedisUrl(redis.unix_url()).value();
   Boot(std::move(c));
 }
 
 void AppUnderTest::Boot(config::Config c) {
   c.port = 0;
   c.data_dir = (dir_.path() / "data").string();
-  c.log_level = "warn";
+  c.log_level = spdlog::level::warn;
   app_ = std::make_unique<app::App>(std::move(c));
   auto st = app_->Start();
   if (!st) {

@@ -22,8 +22,8 @@ class ClusterModeTest : public ::testing::Test {
                                       std::string::npos; },
                         std::chrono::seconds(10)));
     config::Config c;
-    c.password_hash = "minimal";
-    c.bootstrap_admin = "root:rootpassword";
+    c.password_hash = config::PasswordCost::kMinimal;
+    c.bootstrap_admin = config::Credentials{"root", "rootpassword"};
     c.rate_limits = false;
     app_ = std::make_unique<AppUnderTest>(redis_, c);
   }

@@ -25,8 +25,8 @@ class TwoInstancesTest : public ApiTest {
   void SetUp() override {
     ApiTest::SetUp();
     config::Config c = app_->app().config();
-    if (c.database_url.empty()) c.database_url = config::DefaultDatabaseUrl(c);
-    c.bootstrap_admin.clear();
+    if (!c.database) c.database = config::DefaultDatabaseUrl(c);
+    c.bootstrap_admin.reset();
     second_ = std::make_unique<AppUnderTest>(redis_, c);
     ASSERT_TRUE(app_->WaitForSessionCache(5s));
     ASSERT_TRUE(second_->WaitForSessionCache(5s));
@@ -232,9 +232,9 @@ INSTANTIATE_TEST_SUITE_P(Databases, RevocationTest, ::testing::Values(Db::kSqlit
 class SlowHashTest : public ApiTest {
  protected:
   void Configure(config::Config& c) override {
-    c.password_hash = "interactive";
-    c.limit_login_user = "10/15m";
-    c.limit_login_address = "1000/15m";
+    c.password_hash = config::PasswordCost::kInteractive;
+    c.limit_login_user = RateLimit{10, 15 * 60'000};
+    c.limit_login_address = RateLimit{1000, 15 * 60'000};
   }
 };
 
@@ -292,8 +292,8 @@ INSTANTIATE_TEST_SUITE_P(Databases, SlowHashTest, ::testing::Values(Db::kSqlite)
 class LoginBudgetTest : public ApiTest {
  protected:
   void Configure(config::Config& c) override {
-    c.limit_login_user = "3/15m";
-    c.limit_login_address = "1000/15m";
+    c.limit_login_user = RateLimit{3, 15 * 60'000};
+    c.limit_login_address = RateLimit{1000, 15 * 60'000};
   }
 };
 
@@ -408,7 +408,9 @@ TEST_P(OpsTokenTest, TheBearerTokenIsRequiredAndThenEnough) {
 
 class OpsElsewhereTest : public ApiTest {
  protected:
-  void Configure(config::Config& c) override { c.metrics_allow = "10.0.0.0/8,fd00::/8"; }
+  void Configure(config::Config& c) override {
+    c.metrics_allow = AddressSet::Parse("10.0.0.0/8,fd00::/8").value();
+  }
 };
 
 TEST_P(OpsElsewhereTest, AnAddressOutsideTheListIsRefused) {

@@ -286,8 +286,8 @@ class SessionCacheTest : public UsersTest {
   // A second plauditd on the same Redis and database.
   std::unique_ptr<AppUnderTest> Second() {
     config::Config c = app_->app().config();
-    if (c.database_url.empty()) c.database_url = config::DefaultDatabaseUrl(c);
-    c.bootstrap_admin.clear();
+    if (!c.database) c.database = config::DefaultDatabaseUrl(c);
+    c.bootstrap_admin.reset();
     return std::make_unique<AppUnderTest>(redis_, c);
   }
 };
@@ -353,8 +353,8 @@ INSTANTIATE_TEST_SUITE_P(Databases, UsersTest, ::testing::Values(Db::kSqlite, Db
 class LoginLimitTest : public ApiTest {
  protected:
   void Configure(config::Config& c) override {
-    c.limit_login_user = "3/1s";
-    c.limit_login_address = "8/10s";
+    c.limit_login_user = RateLimit{3, 1000};
+    c.limit_login_address = RateLimit{8, 10'000};
   }
 };
 
@@ -394,8 +394,8 @@ INSTANTIATE_TEST_SUITE_P(Databases, LoginLimitTest, ::testing::Values(Db::kSqlit
 class RequestLimitTest : public ApiTest {
  protected:
   void Configure(config::Config& c) override {
-    c.limit_requests_address = "5/10s";
-    c.limit_writes_user = "2/10s";
+    c.limit_requests_address = RateLimit{5, 10'000};
+    c.limit_writes_user = RateLimit{2, 10'000};
   }
 };
 
@@ -419,7 +419,7 @@ INSTANTIATE_TEST_SUITE_P(Databases, RequestLimitTest, ::testing::Values(Db::kSql
 
 class WriteLimitTest : public ApiTest {
  protected:
-  void Configure(config::Config& c) override { c.limit_writes_user = "2/10s"; }
+  void Configure(config::Config& c) override { c.limit_writes_user = RateLimit{2, 10'000}; }
 };
 
 TEST_P(WriteLimitTest, WritesPerUserAre429) {
@@ -439,7 +439,7 @@ INSTANTIATE_TEST_SUITE_P(Databases, WriteLimitTest, ::testing::Values(Db::kSqlit
 class RateLimitsOffTest : public ApiTest {
  protected:
   void Configure(config::Config& c) override {
-    c.limit_requests_address = "1/10s";
+    c.limit_requests_address = RateLimit{1, 10'000};
     c.rate_limits = false;
   }
 };

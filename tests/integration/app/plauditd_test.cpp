@@ -229,6 +229,28 @@ TEST_F(PlauditdTest, UnknownFlagOrConfigKeyFailsStartUp) {
   EXPECT_FALSE(fs::exists(fs::path(data_dir()) / "plaudit.db"));  // nothing was started
 }
 
+// A bad value stops plauditd before it touches anything: exit 2 and one line on stderr naming
+// the flag, with no data dir created (so no migration ran and no redis-server child started).
+TEST_F(PlauditdTest, BadRedisUrlExitsTwoBeforeTouchingAnything) {
+  const fs::path d = dir_.path() / "d";
+  EXPECT_EQ(RunToEnd({"serve", "--redis", "http://x", "--data-dir", d.string()}), 2);
+  EXPECT_EQ(Log(), "plauditd: --redis: unsupported scheme \"http\" (want redis:// or unix://)\n");
+  EXPECT_FALSE(fs::exists(d));
+}
+
+TEST_F(PlauditdTest, BadBootstrapAdminOrEnvironmentValueExitsTwoBeforeTouchingAnything) {
+  const fs::path d = dir_.path() / "d";
+  EXPECT_EQ(RunToEnd({"--bootstrap-admin", "root:short", "--data-dir", d.string()}), 2);
+  EXPECT_EQ(Log().rfind("plauditd: --bootstrap-admin: ", 0), 0u) << Log();
+  ::setenv("PLAUDIT_LIMIT_LOGIN_USER", "10/15x", 1);
+  const int env_code = RunToEnd({"migrate", "--data-dir", d.string()});
+  ::unsetenv("PLAUDIT_LIMIT_LOGIN_USER");
+  EXPECT_EQ(env_code, 2);
+  EXPECT_NE(Log().find("plauditd: --limit-login-user: invalid rate limit"), std::string::npos)
+      << Log();
+  EXPECT_FALSE(fs::exists(d));
+}
+
 TEST_F(PlauditdTest, MigrateIsIdempotent) {
   EXPECT_EQ(RunToEnd({"migrate", "--data-dir", data_dir()}), 0) << Log();
   EXPECT_TRUE(fs::exists(fs::path(data_dir()) / "plaudit.db"));

@@ -16,7 +16,7 @@ using RedisFailure = RedisTest;
 
 TEST_F(RedisFailure, CommandBeforeStartFailsAtOnce) {
   ClientOptions options;
-  options.url = Server().unix_url();
+  options.endpoint = ParseRedisUrl(Server().unix_url()).value();
   auto client = Client::Create(ctx_.get_executor(), options);
   clients_.push_back(client);
   EXPECT_FALSE(client->connected());
@@ -136,7 +136,7 @@ TEST_F(RedisFailure, StopFailsPendingCommands) {
 
 TEST_F(RedisFailure, DestroyingClientWithPendingCommandsIsSafe) {
   ClientOptions options;
-  options.url = Server().unix_url();
+  options.endpoint = ParseRedisUrl(Server().unix_url()).value();
   auto client = Client::Create(ctx_.get_executor(), options);
   client->Start();
   ASSERT_TRUE(Run(client->WaitConnected(10s)));
@@ -164,7 +164,7 @@ TEST_F(RedisFailure, DestroyingClientWithPendingCommandsIsSafe) {
 
 TEST_F(RedisFailure, DestroyingClientWhileReconnectingIsSafe) {
   ClientOptions options;
-  options.url = Server().unix_url();
+  options.endpoint = ParseRedisUrl(Server().unix_url()).value();
   options.reconnect_min = 10ms;
   auto client = Client::Create(ctx_.get_executor(), options);
   client->Start();
@@ -189,7 +189,8 @@ TEST_F(RedisFailure, ConnectTimeoutRetriesInBackground) {
   ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
 
   ClientOptions options;
-  options.url = "redis://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) + "/1";
+  options.endpoint =
+      ParseRedisUrl("redis://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) + "/1").value();
   options.connect_timeout = 100ms;
   options.reconnect_min = 10ms;
   options.reconnect_max = 50ms;

@@ -62,7 +62,7 @@ class RedisTest : public ::testing::Test {
 
   // Creates a started client on ctx_ and waits until it is connected.
   std::shared_ptr<Client> Connect(const std::string& url, ClientOptions options = {}) {
-    options.url = url;
+    options.endpoint = ParseRedisUrl(url).value();
     auto client = Client::Create(ctx_.get_executor(), options);
     client->Start();
     EXPECT_TRUE(Run(client->WaitConnected(10s))) << "no connection to " << url;

@@ -51,7 +51,7 @@ class SqlTest : public ::testing::TestWithParam<Dialect> {
   }
 
   std::unique_ptr<Store> OpenStore(int pool_size = 2) {
-    auto store = Store::Open({.url = url_, .pool_size = pool_size});
+    auto store = Store::Open({.url = ParseDatabaseUrl(url_).value(), .pool_size = pool_size});
     if (!store) {
       ADD_FAILURE() << "Store::Open(" << url_ << "): " << store.error().message;
       return nullptr;

@@ -109,8 +109,8 @@ TEST_P(StoreRun, TwoIoContextsShareOneStore) {
 TEST(SqliteOpen, ManyPoolThreadsOpeningAFreshFileAllSucceed) {
   for (int round = 0; round < 10; ++round) {
     plaudit::testing::TempDir dir{"plaudit-sqlite-race"};
-    auto store = Store::Open({.url = "sqlite://" + (dir.path() / "fresh.db").string(),
-                              .pool_size = 8});
+    auto store = Store::Open(
+        {.url = DatabaseUrl{Dialect::kSqlite, (dir.path() / "fresh.db").string()}, .pool_size = 8});
     ASSERT_TRUE(store);
     net::io_context ioc;
     std::atomic<int> ok{0};
