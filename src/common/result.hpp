@@ -39,6 +39,11 @@ class [[nodiscard]] Result : public tl::expected<T, Error> {
   using tl::expected<T, Error>::expected;
   Result(const tl::expected<T, Error>& e) : tl::expected<T, Error>(e) {}
   Result(tl::expected<T, Error>&& e) : tl::expected<T, Error>(std::move(e)) {}
+  // tl::expected's own == would be ambiguous between two Results (its value overload matches).
+  friend bool operator==(const Result& a, const Result& b) {
+    return static_cast<const tl::expected<T, Error>&>(a) ==
+           static_cast<const tl::expected<T, Error>&>(b);
+  }
 };
 
 // Success of a Result<void>-like call.
