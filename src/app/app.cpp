@@ -197,8 +197,7 @@ Status App::WireServices() {
   comment_table_ = std::make_unique<sql::CommentTable>(*store_);
   comment_cache_ = std::make_unique<redis::CommentCache>(*redis_);
   comments_ = std::make_unique<domain::CommentService>(
-      *comment_table_, *comment_cache_, *article_cache_, *article_table_, *articles_, *likes_,
-      config_.comment_edit_window_s * 1000);
+      *comment_table_, *comment_cache_, *articles_, *likes_, config_.comment_edit_window_s * 1000);
   like_flush_ = std::make_unique<flush::LikeFlush>(*like_store_, *like_table_);
   view_flush_ = std::make_unique<flush::ViewFlush>(*article_cache_, *article_table_);
   redis_check_ = std::make_unique<flush::RedisCheck>(ioc_.get_executor(), *like_store_,
@@ -223,7 +222,7 @@ Status App::WireServices() {
     auto settled = co_await a->MarkSettled(m);
     if (!settled || !*settled) co_return settled;
     Status st = Status{};
-    if (m.target.kind == 'a') {
+    if (m.target.IsArticle()) {
       st = co_await a->Repair(m.target.id);
     } else {
       st = co_await c->Repair(m.target.id);

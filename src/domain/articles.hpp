@@ -138,6 +138,13 @@ class ArticleService {
   // For tests: how many SQL loads the single-flight groups ran.
   int article_loads() const { return loads_.loads(); }
 
+  // --- The comment count its cache shows, for CommentService (article_comment_counts.cpp).
+  // Sets it if the article is cached and `ver` is newer than the cached count's.
+  Awaitable<Status> SetCommentCount(int64_t id, int64_t count, int64_t ver);
+  // Sets it from the article's SQL row (nothing to do without one): after a comment write
+  // whose Redis step failed.
+  Awaitable<Status> RefreshCommentCount(int64_t id);
+
  private:
   Awaitable<Result<int64_t>> AllocateId(bool reseed);
   Awaitable<Result<Article>> LoadIntoCache(int64_t id);

@@ -12,19 +12,23 @@
 // then the top-level comments with their first reply ids and like states, then the replies
 // with theirs. A missing cache (FLUSHALL, restart) is rebuilt from SQL in chunks under a
 // Redis lease (one rebuilder across instances, single-flight within this one), so a 100k
-// comment rebuild interleaves with other requests instead of blocking them.
+// comment rebuild interleaves with other requests instead of blocking them
+// (domain/comment_rebuild.hpp).
+//
+// Files: writes and rights in comments.cpp, reads and pages in comment_pages.cpp.
 #include <functional>
 #include <optional>
-#include <set>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "domain/article.hpp"
 #include "domain/articles.hpp"
 #include "domain/comment.hpp"
+#include "domain/comment_rebuild.hpp"
 #include "domain/likes.hpp"
 #include "domain/pending_repairs.hpp"
-#include "domain/single_flight.hpp"
 #include "redis/comment_cache.hpp"
 #include "sql/comments.hpp"
 
@@ -32,9 +36,8 @@ namespace plaudit::domain {
 
 class CommentService {
  public:
-  CommentService(sql::CommentTable& table, redis::CommentCache& cache,
-                 redis::ArticleCache& article_cache, sql::ArticleTable& article_table,
-                 ArticleService& articles, LikeService& likes, int64_t edit_window_ms);
+  CommentService(sql::CommentTable& table, redis::CommentCache& cache, ArticleService& articles,
+                 LikeService& likes, int64_t edit_window_ms);
 
   Awaitable<Result<Comment>> Create(const Principal& who, int64_t article_id, CommentInput in);
   Awaitable<Result<Comment>> Get(const std::optional<Principal>& viewer, int64_t id);
@@ -75,17 +78,25 @@ class CommentService {
   // Test hook: when it returns true, a write's Redis step is skipped and treated as failed.
   std::function<bool()> fail_reflect;
   // For tests: how many rebuilds of an article's comment cache ran in this process.
-  int rebuilds() const { return rebuilds_.loads(); }
+  int rebuilds() const { return rebuilder_.rebuilds(); }
 
  private:
+  // --- Writes (comments.cpp).
   Awaitable<Result<int64_t>> AllocateId(int64_t article_id, bool reseed);
-  // The comment if the viewer may see it (listed, on an article they can see).
-  Awaitable<Result<Comment>> Visible(const std::optional<Principal>& viewer, int64_t id);
+  // One write of the thread of `article_id`: takes its cache mark, runs `write` (the SQL
+  // transaction, stamped with the mark), then AfterCommit. A write that fails drops the mark
+  // unless it may have committed (ArticleService::UnmarkUnless).
+  Awaitable<Result<sql::CommentWrite>> WriteThread(
+      int64_t article_id,
+      std::function<Awaitable<Result<sql::CommentWrite>>(sql::CacheStamp)> write);
   Awaitable<Status> Reflect(const sql::CommentWrite& w);
   // The Redis step after a commit, then the write's cache mark goes (kept when the step failed
   // and so did the invalidation: the check repairs it should this process die first).
   Awaitable<Status> AfterCommit(const sql::CommentWrite& w, const redis::CacheMark& mark);
-  Awaitable<Status> EnsureLoaded(int64_t article_id);
+
+  // --- Reads (comment_pages.cpp).
+  // The comment if the viewer may see it (listed, on an article they can see).
+  Awaitable<Result<Comment>> Visible(const std::optional<Principal>& viewer, int64_t id);
   static Result<std::optional<std::pair<int64_t, int64_t>>> ParseCursor(CommentSort sort,
                                                                         const PageRequest& req);
   // One index page: nullopt when the article's comment cache is not ready.
@@ -104,23 +115,15 @@ class CommentService {
 
   sql::CommentTable& table_;
   redis::CommentCache& cache_;
-  redis::ArticleCache& article_cache_;
-  sql::ArticleTable& article_table_;
   ArticleService& articles_;
   LikeService& likes_;
   int64_t edit_window_ms_;
-  std::string owner_;
-  SingleFlight<int64_t, bool> rebuilds_;
+  CommentRebuilder rebuilder_;
   // Comment id → its article id, which never changes (ids are never reused): VisibleMany
   // knows a known comment's article without a read. Bounded; emptied when full.
   std::unordered_map<int64_t, int64_t> article_of_;
   static constexpr size_t kArticleOfCapacity = 1 << 17;
   PendingRepairs pending_repairs_;
 };
-
-// Mapping between the cache's fields, SQL rows and the domain type.
-redis::CommentFields CommentToFields(const sql::CommentRow& row);
-std::optional<Comment> CommentFromRecord(redis::CommentRecord&& rec);
-Comment CommentFromRow(const sql::CommentRow& row);
 
 }  // namespace plaudit::domain

@@ -1,11 +1,11 @@
 #include "flush/redis_check.hpp"
 
-#include <sodium.h>
 #include <spdlog/spdlog.h>
 
 #include <map>
 
 #include "common/time.hpp"
+#include "domain/random_id.hpp"
 
 namespace plaudit::flush {
 namespace {
@@ -16,14 +16,6 @@ constexpr int64_t kViewLeaseMs = 10'000;
 // How long a view waits for another process's views recovery.
 constexpr auto kViewWait = std::chrono::seconds(5);
 constexpr auto kViewPoll = std::chrono::milliseconds(20);
-
-std::string RandomOwner() {
-  unsigned char raw[8];
-  randombytes_buf(raw, sizeof(raw));
-  char hex[17];
-  sodium_bin2hex(hex, sizeof(hex), raw, sizeof(raw));
-  return hex;
-}
 
 }  // namespace
 
@@ -39,7 +31,7 @@ RedisCheck::RedisCheck(net::any_io_executor ex, redis::LikeStore& like_store,
       marks_(marks),
       likes_(likes),
       views_(views),
-      owner_(RandomOwner()) {}
+      owner_(domain::RandomHexId()) {}
 
 Awaitable<Result<bool>> RedisCheck::Check() {
   if (check_failed_ms_ != 0 && NowMs() - check_failed_ms_ < 1000) co_return false;

@@ -27,6 +27,11 @@ namespace plaudit::redis {
 struct CacheTarget {
   char kind = 'a';
   int64_t id = 0;
+
+  // The targets the domain speaks of; 'a'/'c' stay in this store.
+  static CacheTarget OfArticle(int64_t id) { return {'a', id}; }
+  static CacheTarget OfThread(int64_t article_id) { return {'c', article_id}; }
+  bool IsArticle() const { return kind == 'a'; }
 };
 
 struct CacheMark {

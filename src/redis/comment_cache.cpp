@@ -2,30 +2,22 @@
 
 #include <algorithm>
 
+#include "redis/comment_codec.hpp"
 #include "redis/keys.hpp"
 #include "redis/scan.hpp"
 
 namespace plaudit::redis {
 namespace {
 
-// In CommentField order (comment_cache.hpp).
-const std::vector<std::string> kCommentFields = {
-    "id",          "article",           "parent",
-    "author_id",   "author_username",   "author_display",
-    "reply_to_id", "reply_to_username", "reply_to_display",
-    "body",        "created",           "updated",
-    "deleted",     "replies",           "likes",
-    "ver"};
-
-// Moves the strings out of an HMGET reply (no copies).
-CachedComment ToRecord(Reply&& arr) {
+// Moves the strings out of an HMGET reply (no copies) and decodes them.
+CachedComment ToComment(Reply&& arr) {
   if (arr.elements.size() != kCmFieldCount || arr.elements[kCmId].is_nil() ||
       arr.elements[kCmVer].is_nil()) {
     return std::nullopt;  // not cached
   }
   CommentRecord rec;
   for (size_t i = 0; i < kCmFieldCount; ++i) rec[i] = std::move(arr.elements[i].str);
-  return rec;
+  return DecodeComment(std::move(rec));
 }
 
 std::string IndexKey(int64_t article_id, std::optional<int64_t> parent, CommentIndex index) {
@@ -37,32 +29,58 @@ std::string IndexKey(int64_t article_id, std::optional<int64_t> parent, CommentI
                                         : keys::CommentsByLikes(article_id);
 }
 
+std::string_view LeaseOpName(LeaseOp op) {
+  switch (op) {
+    case LeaseOp::kBegin:
+      return "begin";
+    case LeaseOp::kRenew:
+      return "renew";
+    case LeaseOp::kFinish:
+      return "finish";
+  }
+  return "begin";
+}
+
+// What comment_meta.lua answers to `op`: a begin that is neither ready nor busy is the
+// caller's ('go'); a renew or finish that is not 'ok' is lost.
+LeaseState ParseLeaseState(LeaseOp op, std::string_view reply) {
+  if (op == LeaseOp::kBegin) {
+    if (reply == "ready") return LeaseState::kReady;
+    if (reply == "busy") return LeaseState::kBusy;
+    return LeaseState::kOurs;
+  }
+  return reply == "ok" ? LeaseState::kOurs : LeaseState::kLost;
+}
+
 }  // namespace
 
-const std::vector<std::string>& CommentCache::FieldNames() { return kCommentFields; }
-
-Awaitable<Result<std::optional<int64_t>>> CommentCache::NextSeq(int64_t floor) {
+Awaitable<Result<std::optional<int64_t>>> CommentCache::NextCommentId(
+    int64_t article_id, std::optional<int64_t> sql_max_id) {
+  // The sequence counts per shard: id = seq·256 + the article's shard (keys::CommentIdFor),
+  // so the floor of a sequence above SQL's highest id is that id's seq.
+  const int64_t floor = sql_max_id ? *sql_max_id / keys::kLikeShards : -1;
   std::vector<std::string> keys{std::string(keys::kCommentSeq)};
   std::vector<std::string> args{std::to_string(floor)};
   auto r = co_await client_.Eval(GetScript("next_id.lua"), std::move(keys), std::move(args));
   if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
   if (r->is_nil()) co_return std::optional<int64_t>{};
-  co_return std::optional<int64_t>(r->integer);
+  co_return std::optional<int64_t>(keys::CommentIdFor(r->integer, article_id));
 }
 
-Awaitable<Status> CommentCache::Put(int64_t article_id, const std::vector<CommentPut>& comments) {
+Awaitable<Status> CommentCache::Put(int64_t article_id, std::span<const model::Comment> comments) {
   if (comments.empty()) co_return Status{};
   std::vector<std::string> keys{keys::CommentMeta(article_id)};
   std::vector<std::string> args;
   for (const auto& c : comments) {
+    const CommentFields fields = EncodeComment(c);
     keys.push_back(keys::Comment(c.id));
     keys.push_back(IndexKey(article_id, c.parent_id, CommentIndex::kByTime));
     keys.push_back(IndexKey(article_id, c.parent_id, CommentIndex::kByLikes));
     keys.push_back(keys::LikeCount(keys::LikeShard(c.id), "c" + std::to_string(c.id)));
     args.push_back(ListMember(c.id));
     args.push_back(std::to_string(c.id));
-    args.push_back(std::to_string(c.fields.size()));
-    for (const auto& [k, v] : c.fields) {
+    args.push_back(std::to_string(fields.size()));
+    for (const auto& [k, v] : fields) {
       args.push_back(k);
       args.push_back(v);
     }
@@ -88,14 +106,14 @@ Awaitable<Result<std::vector<CachedComment>>> CommentCache::GetPlacements(
   cmds.reserve(ids.size());
   for (int64_t id : ids) {
     std::vector<std::string> hmget{"HMGET", keys::Comment(id)};
-    for (size_t f : kPlacement) hmget.push_back(kCommentFields[f]);
+    for (size_t f : kPlacement) hmget.push_back(CommentFieldNames()[f]);
     cmds.push_back(std::move(hmget));
   }
   auto r = co_await client_.Pipeline(std::move(cmds));
   if (auto st = AllOk(r); !st) co_return tl::unexpected(st.error());
   out.reserve(ids.size());
   for (auto& reply : *r) {
-    // Not cached as ToRecord decides it: no id or no version.
+    // Not cached as ToComment decides it: no id or no version.
     if (reply.elements.size() != kPlacement.size() || reply.elements[0].is_nil() ||
         reply.elements[kPlacement.size() - 1].is_nil()) {
       out.emplace_back();
@@ -105,7 +123,7 @@ Awaitable<Result<std::vector<CachedComment>>> CommentCache::GetPlacements(
     for (size_t i = 0; i < kPlacement.size(); ++i) {
       rec[kPlacement[i]] = std::move(reply.elements[i].str);
     }
-    out.emplace_back(std::move(rec));
+    out.push_back(DecodeComment(std::move(rec)));
   }
   co_return out;
 }
@@ -123,12 +141,13 @@ CommentCache::GetWithReplies(const std::vector<int64_t>& ids, int64_t replies) {
   std::vector<std::vector<std::string>> cmds;
   cmds.reserve(ids.size() * step);
   const std::string last_reply = std::to_string(std::max<int64_t>(replies, 1) - 1);
+  const std::vector<std::string>& names = CommentFieldNames();
   for (int64_t id : ids) {
     std::vector<std::string> hmget;
-    hmget.reserve(2 + kCommentFields.size());
+    hmget.reserve(2 + names.size());
     hmget.push_back("HMGET");
     hmget.push_back(keys::Comment(id));
-    hmget.insert(hmget.end(), kCommentFields.begin(), kCommentFields.end());
+    hmget.insert(hmget.end(), names.begin(), names.end());
     cmds.push_back(std::move(hmget));
     if (replies > 0) cmds.push_back({"ZRANGE", keys::RepliesByTime(id), "0", last_reply});
   }
@@ -138,7 +157,7 @@ CommentCache::GetWithReplies(const std::vector<int64_t>& ids, int64_t replies) {
     co_return Fail(ErrorCode::kInternal, "unexpected comment reply count");
   }
   for (size_t i = 0; i < ids.size(); ++i) {
-    out.first.push_back(ToRecord(std::move((*r)[i * step])));
+    out.first.push_back(ToComment(std::move((*r)[i * step])));
     std::vector<int64_t> reply_ids;
     if (replies > 0) {
       for (const auto& m : (*r)[i * step + 1].elements) reply_ids.push_back(std::stoll(m.str));
@@ -185,13 +204,13 @@ Awaitable<Result<std::optional<ListPage>>> CommentCache::PageAfter(int64_t artic
   co_return co_await RunPage(article_id, parent, index, std::move(args));
 }
 
-Awaitable<Result<std::string>> CommentCache::Meta(int64_t article_id, std::string_view op,
+Awaitable<Result<LeaseState>> CommentCache::Lease(int64_t article_id, LeaseOp op,
                                                   const std::string& owner, int64_t lease_ms) {
   std::vector<std::string> keys{keys::CommentMeta(article_id)};
-  std::vector<std::string> args{std::string(op), owner, std::to_string(lease_ms)};
+  std::vector<std::string> args{std::string(LeaseOpName(op)), owner, std::to_string(lease_ms)};
   auto r = co_await client_.Eval(GetScript("comment_meta.lua"), std::move(keys), std::move(args));
   if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
-  co_return r->str;
+  co_return ParseLeaseState(op, r->str);
 }
 
 Awaitable<Status> CommentCache::Invalidate(int64_t article_id) {

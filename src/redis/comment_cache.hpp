@@ -7,58 +7,49 @@
 // index entries atomically, and a comment like can move the comment in its hot index.
 // Everything here is a cache of SQL; see comment_put.lua for the versioning that makes
 // writes and rebuilds commute, and docs/architecture.md.
-#include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "common/result.hpp"
+#include "model/comment.hpp"
 #include "redis/article_cache.hpp"
 #include "redis/client.hpp"
 
 namespace plaudit::redis {
 
-// The cached fields of one comment, by name, as written (see kCommentFields in
-// comment_cache.cpp).
-using CommentFields = std::map<std::string, std::string, std::less<>>;  // == domain::CachedFields
-
-// The same fields as read: by position (a page reads ~80 comments; a map per comment was a
-// large share of its allocations). Absent fields are empty.
-enum CommentField : size_t {
-  kCmId, kCmArticle, kCmParent, kCmAuthorId, kCmAuthorUsername, kCmAuthorDisplay,
-  kCmReplyToId, kCmReplyToUsername, kCmReplyToDisplay, kCmBody, kCmCreated, kCmUpdated,
-  kCmDeleted, kCmReplies, kCmLikes, kCmVer, kCmFieldCount
-};
-using CommentRecord = std::array<std::string, kCmFieldCount>;
-// nullopt: not cached.
-using CachedComment = std::optional<CommentRecord>;
-
-struct CommentPut {
-  int64_t id = 0;
-  std::optional<int64_t> parent_id;  // its top-level comment, for a reply
-  CommentFields fields;              // every field, including "ver"
-};
+// A comment as cached: nullopt when not cached (or a corrupt hash).
+using CachedComment = std::optional<model::Comment>;
 
 enum class CommentIndex { kByTime, kByLikes };
+
+// The rebuild lease of an article's comment cache (comment_meta.lua).
+enum class LeaseOp { kBegin, kRenew, kFinish };
+// kBegin → kReady (nothing to do), kBusy (another owner holds a live lease) or kOurs (the
+// caller now owns the rebuild); kRenew/kFinish → kOurs, or kLost when the lease went to
+// someone else (the caller's writes were versioned puts: harmless).
+enum class LeaseState { kReady, kBusy, kOurs, kLost };
 
 class CommentCache {
  public:
   explicit CommentCache(Client& client) : client_(client) {}
 
-  static const std::vector<std::string>& FieldNames();
+  // A new comment id on `article_id`'s shard (see next_id.lua): nullopt when the sequence is
+  // missing and `sql_max_id` is not given (call again with SQL's highest id); given, the
+  // sequence resumes above it.
+  Awaitable<Result<std::optional<int64_t>>> NextCommentId(int64_t article_id,
+                                                          std::optional<int64_t> sql_max_id);
 
-  // Next comment sequence number (see next_id.lua); nullopt when the sequence is missing.
-  Awaitable<Result<std::optional<int64_t>>> NextSeq(int64_t floor);
-
-  // Applies comment states of one article in one atomic script (see comment_put.lua).
-  Awaitable<Status> Put(int64_t article_id, const std::vector<CommentPut>& comments);
+  // Applies comment states of one article in one atomic script (see comment_put.lua); each
+  // is indexed under its parent_id (a reply) or the article (a top-level comment).
+  Awaitable<Status> Put(int64_t article_id, std::span<const model::Comment> comments);
   // Comments of ONE article (one hash slot) for many ids: one pipeline of HMGETs.
   Awaitable<Result<std::vector<CachedComment>>> GetMany(const std::vector<int64_t>& ids);
-  // GetMany with only what places a comment filled in (id, article, parent, deleted, replies,
-  // ver; the other fields empty): whether it shows, and on which article, without reading its
-  // body. One round trip.
+  // GetMany with only what places a comment filled in (id, article_id, parent_id, deleted,
+  // reply_count, ver; the rest empty): whether it shows, and on which article, without
+  // reading its body. One round trip.
   Awaitable<Result<std::vector<CachedComment>>> GetPlacements(const std::vector<int64_t>& ids);
   // The same, plus the first `replies` reply ids (oldest first) of each (a ZRANGE each), in
   // the same round trip.
@@ -67,19 +58,17 @@ class CommentCache {
 
   // A page of an article's top-level comments (parent nullopt) or of a comment's replies.
   // nullopt when the article's comment cache is not ready.
-  Awaitable<Result<std::optional<ListPage>>> Page(int64_t article_id,
-                                                  std::optional<int64_t> parent,
+  Awaitable<Result<std::optional<ListPage>>> Page(int64_t article_id, std::optional<int64_t> parent,
                                                   CommentIndex index, bool descending,
                                                   int64_t start, int64_t count);
   Awaitable<Result<std::optional<ListPage>>> PageAfter(int64_t article_id,
                                                        std::optional<int64_t> parent,
                                                        CommentIndex index, bool descending,
-                                                       int64_t score, int64_t id,
-                                                       int64_t count);
+                                                       int64_t score, int64_t id, int64_t count);
 
-  // Rebuild lease: "begin" → ready|busy|go; "renew"/"finish" → ok|lost.
-  Awaitable<Result<std::string>> Meta(int64_t article_id, std::string_view op,
-                                      const std::string& owner, int64_t lease_ms);
+  // A step of the rebuild lease of `owner` (see LeaseState); `lease_ms` from now.
+  Awaitable<Result<LeaseState>> Lease(int64_t article_id, LeaseOp op, const std::string& owner,
+                                      int64_t lease_ms);
   // Forgets an article's comment cache: the next read rebuilds it from SQL.
   Awaitable<Status> Invalidate(int64_t article_id);
   // The same for every article (SCAN, bounded steps); returns how many were dropped.

@@ -84,6 +84,32 @@ Status ReadBack(Connection& tx, const std::vector<int64_t>& ids, int64_t article
 
 }  // namespace
 
+model::Comment ToComment(const CommentRow& r) {
+  model::Comment c;
+  c.id = r.id;
+  c.article_id = r.article_id;
+  c.parent_id = r.parent_id;
+  c.author = {r.author_id, r.author_username, r.author_display_name};
+  if (r.reply_to_id) {
+    c.reply_to = model::CommentUser{*r.reply_to_id, r.reply_to_username, r.reply_to_display_name};
+  }
+  c.body = r.body;
+  c.created_at_ms = r.created_at_ms;
+  c.updated_at_ms = r.updated_at_ms;
+  c.deleted = r.deleted;
+  c.reply_count = r.reply_count;
+  c.like_count = r.like_count;
+  c.ver = r.ver;
+  return c;
+}
+
+std::vector<model::Comment> ToComments(const std::vector<CommentRow>& rows) {
+  std::vector<model::Comment> out;
+  out.reserve(rows.size());
+  for (const auto& r : rows) out.push_back(ToComment(r));
+  return out;
+}
+
 Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp stamp) {
   std::function<Result<CommentWrite>(Connection&)> job =
       [c = std::move(c), stamp](Connection& conn) -> Result<CommentWrite> {

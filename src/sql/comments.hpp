@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "model/comment.hpp"
 #include "sql/cache_shards.hpp"
 #include "sql/store.hpp"
 
@@ -30,6 +31,10 @@ struct CommentRow {
   int64_t like_count = 0;
   int64_t ver = 0;
 };
+
+// The row as the comment it is (`liked` and `replies` are the reader's: left empty).
+model::Comment ToComment(const CommentRow& row);
+std::vector<model::Comment> ToComments(const std::vector<CommentRow>& rows);
 
 struct NewComment {
   int64_t id = 0;

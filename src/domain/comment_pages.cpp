@@ -1,0 +1,273 @@
+// CommentService's reads: one comment (Peek, Visible, Get), whether comments may be seen
+// (VisibleMany), and pages of threads and replies in a fixed number of round trips.
+#include "domain/comments.hpp"
+
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <map>
+
+#include "common/when_all.hpp"
+#include "domain/cursor.hpp"
+
+namespace plaudit::domain {
+
+using namespace boost::asio::experimental::awaitable_operators;
+
+namespace {
+
+char SortTag(CommentSort s) {
+  switch (s) {
+    case CommentSort::kNew:
+      return 'n';
+    case CommentSort::kOld:
+      return 'o';
+    case CommentSort::kHot:
+      return 'h';
+  }
+  return 'n';
+}
+
+}  // namespace
+
+Awaitable<Result<Comment>> CommentService::Peek(int64_t id) {
+  if (!articles_.Checked()) {
+    PL_CO_CHECK(co_await articles_.EnsureChecked());
+  }
+  const std::vector<int64_t> ids{id};
+  PL_CO_TRY(std::vector<redis::CachedComment> cached, co_await cache_.GetMany(ids));
+  if (cached.front()) co_return std::move(*cached.front());
+  PL_CO_TRY(const std::optional<sql::CommentRow> row, co_await table_.Find(id));
+  if (!row) co_return Fail(ErrorCode::kNotFound, "no such comment");
+  const std::vector<Comment> found{sql::ToComment(*row)};
+  PL_CO_CHECK(co_await cache_.Put(row->article_id, found));
+  co_return found.front();
+}
+
+Awaitable<Result<Comment>> CommentService::Visible(const std::optional<Principal>& viewer,
+                                                   int64_t id) {
+  PL_CO_TRY(Comment c, co_await Peek(id));
+  if (!c.Listed()) co_return Fail(ErrorCode::kNotFound, "no such comment");
+  auto article = co_await articles_.Get(viewer, c.article_id, false, false);
+  if (!article) {
+    if (article.error().code == ErrorCode::kNotFound) {
+      co_return Fail(ErrorCode::kNotFound, "no such comment");
+    }
+    co_return tl::unexpected(article.error());
+  }
+  co_return c;
+}
+
+Awaitable<Result<std::vector<bool>>> CommentService::VisibleMany(
+    const std::optional<Principal>& viewer, std::vector<int64_t> ids) {
+  // Articles of comments seen before come from memory; the others' placements from Redis in
+  // one round trip, and what Redis does not hold through Peek (SQL), all at once.
+  if (!articles_.Checked()) {
+    PL_CO_CHECK(co_await articles_.EnsureChecked());
+  }
+  std::vector<int64_t> articles(ids.size(), 0);
+  std::vector<size_t> unknown;
+  std::vector<int64_t> unknown_ids;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (auto it = article_of_.find(ids[i]); it != article_of_.end()) {
+      articles[i] = it->second;
+    } else {
+      unknown.push_back(i);
+      unknown_ids.push_back(ids[i]);
+    }
+  }
+  auto learn = [&](size_t i, int64_t article_id) {
+    if (article_of_.size() >= kArticleOfCapacity) article_of_.clear();
+    article_of_.emplace(ids[i], article_id);
+    articles[i] = article_id;
+  };
+  if (!unknown.empty()) {
+    PL_CO_TRY(const std::vector<redis::CachedComment> placed,
+              co_await cache_.GetPlacements(unknown_ids));
+    std::vector<size_t> missed;
+    for (size_t j = 0; j < unknown.size(); ++j) {
+      if (const auto& c = placed[j]) {
+        learn(unknown[j], c->article_id);
+      } else {
+        missed.push_back(unknown[j]);
+      }
+    }
+    std::vector<Awaitable<Result<Comment>>> peeks;
+    for (size_t i : missed) peeks.push_back(Peek(ids[i]));
+    auto found = co_await WhenAll(std::move(peeks));
+    for (size_t j = 0; j < missed.size(); ++j) {
+      const auto& c = found[j];
+      if (!c && c.error().code != ErrorCode::kNotFound) co_return tl::unexpected(c.error());
+      if (c) learn(missed[j], c->article_id);
+    }
+  }
+  // 0 (an unknown or unlisted comment) is no article: false, without a lookup.
+  co_return co_await articles_.VisibleMany(viewer, articles);
+}
+
+Awaitable<Result<Comment>> CommentService::Get(const std::optional<Principal>& viewer, int64_t id) {
+  PL_CO_TRY(Comment c, co_await Visible(viewer, id));
+  std::vector<Comment*> one{&c};
+  PL_CO_CHECK(co_await AddLikes(viewer ? viewer->id : 0, one));
+  co_return c;
+}
+
+Awaitable<Result<LikeState>> CommentService::GetLike(const std::optional<Principal>& viewer,
+                                                     int64_t id) {
+  PL_CO_CHECK(co_await Visible(viewer, id));
+  const redis::LikeTarget target = redis::LikeTarget::OfComment(id);
+  co_return co_await likes_.Get(viewer ? viewer->id : 0, target);
+}
+
+Awaitable<Status> CommentService::AddLikes(int64_t user_id, std::vector<Comment*> comments) {
+  std::vector<redis::LikeTarget> targets;
+  for (const Comment* c : comments) targets.push_back(redis::LikeTarget::OfComment(c->id));
+  PL_CO_TRY(const std::vector<LikeState> states,
+            co_await likes_.GetMany(user_id, std::move(targets)));
+  for (size_t i = 0; i < comments.size(); ++i) {
+    comments[i]->like_count = states[i].count;
+    comments[i]->liked = states[i].liked;
+  }
+  co_return Status{};
+}
+
+Awaitable<Result<std::vector<Comment>>> CommentService::Hydrate(
+    const std::vector<int64_t>& ids, std::vector<redis::CachedComment> cached) {
+  std::vector<int64_t> missing;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (!cached[i]) missing.push_back(ids[i]);
+  }
+  std::map<int64_t, Comment> loaded;
+  if (!missing.empty()) {
+    // Evicted or never cached: one SQL query for the page's misses, then back into Redis.
+    PL_CO_TRY(const std::vector<sql::CommentRow> rows, co_await table_.FindMany(missing));
+    std::vector<Comment> found = sql::ToComments(rows);
+    if (!found.empty()) {
+      PL_CO_CHECK(co_await cache_.Put(found.front().article_id, found));
+    }
+    for (auto& c : found) loaded.emplace(c.id, std::move(c));
+  }
+  std::vector<Comment> out;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    std::optional<Comment> c = std::move(cached[i]);
+    if (!c) {
+      auto it = loaded.find(ids[i]);
+      if (it == loaded.end()) continue;  // gone meanwhile
+      c = it->second;
+    }
+    if (c->Listed()) out.push_back(std::move(*c));
+  }
+  co_return out;
+}
+
+Result<std::optional<std::pair<int64_t, int64_t>>> CommentService::ParseCursor(
+    CommentSort sort, const PageRequest& req) {
+  using After = std::optional<std::pair<int64_t, int64_t>>;  // (score, id)
+  if (!req.cursor) return After{};
+  After after = DecodeScoreCursor(*req.cursor, SortTag(sort));
+  if (!after) return Fail(ErrorCode::kInvalidArgument, "invalid cursor");
+  return after;
+}
+
+Awaitable<Result<std::optional<redis::ListPage>>> CommentService::FetchPage(
+    int64_t article_id, std::optional<int64_t> parent, CommentSort sort, PageRequest req,
+    std::optional<std::pair<int64_t, int64_t>> after) {
+  const auto index =
+      sort == CommentSort::kHot ? redis::CommentIndex::kByLikes : redis::CommentIndex::kByTime;
+  const bool desc = sort != CommentSort::kOld;
+  if (after) {
+    co_return co_await cache_.PageAfter(article_id, parent, index, desc, after->first,
+                                        after->second, req.size + 1);
+  }
+  co_return co_await cache_.Page(article_id, parent, index, desc, (req.page - 1) * req.size,
+                                 req.size + 1);
+}
+
+Awaitable<Result<PageResult<Comment>>> CommentService::PageOf(
+    const std::optional<Principal>& viewer, int64_t article_id, std::optional<int64_t> parent,
+    CommentSort sort, PageRequest req, int64_t replies,
+    Result<std::optional<redis::ListPage>> page) {
+  PL_CO_TRY(const auto after, ParseCursor(sort, req));
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    if (!page) co_return tl::unexpected(page.error());
+    if (*page) break;
+    // The article's comment cache is missing: rebuild it from SQL, then read again.
+    PL_CO_CHECK(co_await rebuilder_.EnsureLoaded(article_id));
+    page = co_await FetchPage(article_id, parent, sort, req, after);
+  }
+  if (!page) co_return tl::unexpected(page.error());
+  if (!*page) co_return Fail(ErrorCode::kUnavailable, "comments are being rebuilt; retry");
+  auto& entries = (*page)->entries;
+  const bool more = static_cast<int64_t>(entries.size()) > req.size;
+  if (more) entries.resize(static_cast<size_t>(req.size));
+  std::vector<int64_t> ids;
+  for (const auto& e : entries) ids.push_back(e.id);
+
+  // Round trip 2: the comments and their first reply ids.
+  PL_CO_TRY(auto heads, co_await cache_.GetWithReplies(ids, parent ? 0 : replies));
+  std::vector<int64_t> reply_ids;
+  for (const auto& r : heads.second) reply_ids.insert(reply_ids.end(), r.begin(), r.end());
+  // Round trip 3: the replies and every like state, together.
+  std::vector<redis::LikeTarget> targets;
+  for (int64_t id : ids) targets.push_back(redis::LikeTarget::OfComment(id));
+  for (int64_t id : reply_ids) targets.push_back(redis::LikeTarget::OfComment(id));
+  auto reply_op = cache_.GetMany(reply_ids);
+  auto likes_op = likes_.GetMany(viewer ? viewer->id : 0, std::move(targets));
+  auto both = co_await (std::move(reply_op) && std::move(likes_op));
+  auto& reply_heads = std::get<0>(both);
+  auto& states = std::get<1>(both);
+  if (!reply_heads) co_return tl::unexpected(reply_heads.error());
+  if (!states) co_return tl::unexpected(states.error());
+  std::map<int64_t, LikeState> like_of;
+  for (size_t i = 0; i < ids.size(); ++i) like_of[ids[i]] = (*states)[i];
+  for (size_t i = 0; i < reply_ids.size(); ++i) like_of[reply_ids[i]] = (*states)[ids.size() + i];
+
+  PL_CO_TRY(std::vector<Comment> items, co_await Hydrate(ids, std::move(heads.first)));
+  PL_CO_TRY(std::vector<Comment> reply_items, co_await Hydrate(reply_ids, std::move(*reply_heads)));
+  std::map<int64_t, std::vector<Comment>> replies_of;
+  for (auto& r : reply_items) {
+    r.like_count = like_of[r.id].count;
+    r.liked = like_of[r.id].liked;
+    if (r.parent_id) replies_of[*r.parent_id].push_back(std::move(r));
+  }
+  PageResult<Comment> out;
+  out.total = (*page)->total;
+  for (auto& c : items) {
+    c.like_count = like_of[c.id].count;
+    c.liked = like_of[c.id].liked;
+    if (auto it = replies_of.find(c.id); it != replies_of.end()) c.replies = std::move(it->second);
+    out.items.push_back(std::move(c));
+  }
+  if (more && !entries.empty()) {
+    const auto& last = entries.back();
+    out.next_cursor = EncodeScoreCursor(SortTag(sort), last.score, last.id);
+  }
+  co_return out;
+}
+
+Awaitable<Result<PageResult<Comment>>> CommentService::List(const std::optional<Principal>& viewer,
+                                                            int64_t article_id, CommentSort sort,
+                                                            PageRequest page, int64_t replies) {
+  PL_CO_TRY(const auto after, ParseCursor(sort, page));
+  if (!articles_.Checked()) {
+    PL_CO_CHECK(co_await articles_.EnsureChecked());
+  }
+  // The article check and the index page leave together: one round trip.
+  auto article_op = articles_.Get(viewer, article_id, false, false);
+  auto page_op = FetchPage(article_id, std::nullopt, sort, page, after);
+  auto both = co_await (std::move(article_op) && std::move(page_op));
+  auto& article = std::get<0>(both);
+  if (!article) co_return tl::unexpected(article.error());
+  co_return co_await PageOf(viewer, article_id, std::nullopt, sort, std::move(page), replies,
+                            std::move(std::get<1>(both)));
+}
+
+Awaitable<Result<PageResult<Comment>>> CommentService::Replies(
+    const std::optional<Principal>& viewer, int64_t comment_id, CommentSort sort,
+    PageRequest page) {
+  PL_CO_TRY(const auto after, ParseCursor(sort, page));
+  PL_CO_TRY(const Comment c, co_await Visible(viewer, comment_id));
+  // A reply has no replies of its own (they sit under its top-level comment): an empty page.
+  auto first = co_await FetchPage(c.article_id, c.id, sort, page, after);
+  co_return co_await PageOf(viewer, c.article_id, c.id, sort, std::move(page), 0, std::move(first));
+}
+
+}  // namespace plaudit::domain

@@ -1,0 +1,77 @@
+#include "redis/comment_codec.hpp"
+
+#include <charconv>
+#include <string_view>
+#include <utility>
+
+namespace plaudit::redis {
+namespace {
+
+// In CommentField order.
+const std::vector<std::string> kCommentFields = {
+    "id",          "article",           "parent",
+    "author_id",   "author_username",   "author_display",
+    "reply_to_id", "reply_to_username", "reply_to_display",
+    "body",        "created",           "updated",
+    "deleted",     "replies",           "likes",
+    "ver"};
+
+int64_t RecordInt(std::string_view v) {
+  if (v.empty()) return 0;
+  int64_t out = 0;
+  auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  return ec == std::errc() ? out : 0;
+}
+
+std::string OptionalId(const std::optional<int64_t>& id) {
+  return id ? std::to_string(*id) : std::string();
+}
+
+}  // namespace
+
+const std::vector<std::string>& CommentFieldNames() { return kCommentFields; }
+
+CommentFields EncodeComment(const model::Comment& c) {
+  std::optional<int64_t> reply_to_id;
+  if (c.reply_to) reply_to_id = c.reply_to->id;
+  return {{"id", std::to_string(c.id)},
+          {"article", std::to_string(c.article_id)},
+          {"parent", OptionalId(c.parent_id)},
+          {"author_id", std::to_string(c.author.id)},
+          {"author_username", c.author.username},
+          {"author_display", c.author.display_name},
+          {"reply_to_id", OptionalId(reply_to_id)},
+          {"reply_to_username", c.reply_to ? c.reply_to->username : std::string()},
+          {"reply_to_display", c.reply_to ? c.reply_to->display_name : std::string()},
+          {"body", c.body},
+          {"created", std::to_string(c.created_at_ms)},
+          {"updated", std::to_string(c.updated_at_ms)},
+          {"deleted", c.deleted ? "1" : "0"},
+          {"replies", std::to_string(c.reply_count)},
+          {"likes", std::to_string(c.like_count)},
+          {"ver", std::to_string(c.ver)}};
+}
+
+std::optional<model::Comment> DecodeComment(CommentRecord&& rec) {
+  model::Comment c;
+  c.id = RecordInt(rec[kCmId]);
+  c.article_id = RecordInt(rec[kCmArticle]);
+  if (c.id <= 0 || c.article_id <= 0) return std::nullopt;
+  if (int64_t p = RecordInt(rec[kCmParent]); p > 0) c.parent_id = p;
+  c.author = {RecordInt(rec[kCmAuthorId]), std::move(rec[kCmAuthorUsername]),
+              std::move(rec[kCmAuthorDisplay])};
+  if (int64_t r = RecordInt(rec[kCmReplyToId]); r > 0) {
+    c.reply_to = model::CommentUser{r, std::move(rec[kCmReplyToUsername]),
+                                    std::move(rec[kCmReplyToDisplay])};
+  }
+  c.body = std::move(rec[kCmBody]);
+  c.created_at_ms = RecordInt(rec[kCmCreated]);
+  c.updated_at_ms = RecordInt(rec[kCmUpdated]);
+  c.deleted = RecordInt(rec[kCmDeleted]) != 0;
+  c.reply_count = RecordInt(rec[kCmReplies]);
+  c.like_count = RecordInt(rec[kCmLikes]);
+  c.ver = RecordInt(rec[kCmVer]);
+  return c;
+}
+
+}  // namespace plaudit::redis
