@@ -82,7 +82,7 @@ Awaitable<Result<bool>> ArticleService::MarkSettled(const redis::CacheMark& mark
   auto row = co_await table_.Find(mark.target.id, /*with_content=*/false);
   if (!row) co_return tl::unexpected(row.error());
   if (!*row) co_return co_await table_.WasDeleted(mark.target.id);  // else: a create in flight
-  const int64_t committed = mark.target.kind == 'a' ? (*row)->cache_seq : (*row)->thread_seq;
+  const int64_t committed = mark.target.IsArticle() ? (*row)->cache_seq : (*row)->thread_seq;
   co_return committed >= mark.seq;
 }
 

@@ -1,9 +1,9 @@
 #include "domain/articles.hpp"
 
-#include <sodium.h>
 #include <spdlog/spdlog.h>
 
 #include "common/time.hpp"
+#include "domain/random_id.hpp"
 #include "text/sanitizer.hpp"
 
 namespace plaudit::domain {
@@ -51,13 +51,12 @@ Status ApplyText(Article& a, const ArticleInput& in) {
 ArticleService::ArticleService(sql::ArticleTable& table, sql::ChangeTable& changes,
                                redis::ArticleCache& cache, redis::CacheMarks& marks,
                                LikeService& likes)
-    : table_(table), changes_(changes), cache_(cache), marks_(marks), likes_(likes) {
-  unsigned char raw[8];
-  randombytes_buf(raw, sizeof(raw));
-  char hex[17];
-  sodium_bin2hex(hex, sizeof(hex), raw, sizeof(raw));
-  instance_id_ = hex;
-}
+    : table_(table),
+      changes_(changes),
+      cache_(cache),
+      marks_(marks),
+      likes_(likes),
+      instance_id_(RandomHexId()) {}
 
 Awaitable<Result<int64_t>> ArticleService::AllocateId(bool reseed) {
   int64_t floor = -1;
@@ -110,7 +109,7 @@ Awaitable<Result<Article>> ArticleService::Create(const Principal& who, ArticleI
   if (!id) co_return tl::unexpected(id.error());
   a.id = *id;
   // Named, not braced, arguments around co_await (GCC 12).
-  redis::CacheTarget target{'a', a.id};
+  redis::CacheTarget target = redis::CacheTarget::OfArticle(a.id);
   auto mark = co_await MarkWrite(target);
   if (!mark) co_return tl::unexpected(mark.error());
   sql::CacheStamp stamp{mark->shard, mark->seq};
@@ -208,7 +207,7 @@ Awaitable<Result<Article>> ArticleService::Update(const Principal& who, int64_t 
     row = std::move(changed);
     return {};
   };
-  const redis::CacheTarget target{'a', id};
+  const redis::CacheTarget target = redis::CacheTarget::OfArticle(id);
   auto mark = co_await MarkWrite(target);
   if (!mark) co_return tl::unexpected(mark.error());
   const sql::CacheStamp stamp{mark->shard, mark->seq};
@@ -236,7 +235,7 @@ Awaitable<Status> ArticleService::Delete(const Principal& who, int64_t id) {
   auto current = co_await Get(who, id, /*count_view=*/false);
   if (!current) co_return tl::unexpected(current.error());
   if (!CanEdit(*current, who)) co_return Fail(ErrorCode::kPermissionDenied, "not your article");
-  const redis::CacheTarget target{'a', id};
+  const redis::CacheTarget target = redis::CacheTarget::OfArticle(id);
   auto mark = co_await MarkWrite(target);
   if (!mark) co_return tl::unexpected(mark.error());
   const sql::CacheStamp stamp{mark->shard, mark->seq};

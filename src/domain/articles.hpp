@@ -14,7 +14,8 @@
 // The service's parts: articles.cpp (writes), article_reads.cpp (one article, fills,
 // visibility), article_list_pages.cpp (lists, the index rebuild, the change feed),
 // article_likes.cpp (the reader's view with live like counts, article likes),
-// article_marks.cpp (the check and cache marks), article_rows.cpp (SQL rows).
+// article_marks.cpp (the check and cache marks), article_comment_counts.cpp (the cached
+// comment count, for CommentService), article_rows.cpp (SQL rows).
 #include <functional>
 #include <memory>
 #include <optional>
