@@ -676,43 +676,37 @@ class Writer {
         text_gap_ = false;
         text_ += c;
       }
-      switch (c) {
-        case '&':
-          html_ += "&amp;";
-          break;
-        case '<':
-          html_ += "&lt;";
-          break;
-        case '>':
-          html_ += "&gt;";
-          break;
-        default:
-          if (!IsAsciiControl(c) || IsHtmlSpace(c)) html_ += c;
-      }
+      if (!IsAsciiControl(c) || IsHtmlSpace(c)) AppendEscaped(c, /*in_attribute=*/false);
     }
   }
 
   void AppendAttributeValue(std::string_view s) {
     for (char c : s) {
-      switch (c) {
-        case '&':
-          html_ += "&amp;";
-          break;
-        case '<':
-          html_ += "&lt;";
-          break;
-        case '>':
-          html_ += "&gt;";
-          break;
-        case '"':
-          html_ += "&quot;";
-          break;
-        case '\'':
-          html_ += "&#39;";
-          break;
-        default:
-          if (!IsAsciiControl(c)) html_ += c;
-      }
+      if (!IsAsciiControl(c)) AppendEscaped(c, /*in_attribute=*/true);
+    }
+  }
+
+  // Appends `c` to html_, as an entity where it could end the text or the quoted attribute
+  // value it stands in: & < > always, " and ' only in an attribute value.
+  void AppendEscaped(char c, bool in_attribute) {
+    switch (c) {
+      case '&':
+        html_ += "&amp;";
+        return;
+      case '<':
+        html_ += "&lt;";
+        return;
+      case '>':
+        html_ += "&gt;";
+        return;
+      case '"':
+        html_ += in_attribute ? "&quot;" : "\"";
+        return;
+      case '\'':
+        html_ += in_attribute ? "&#39;" : "'";
+        return;
+      default:
+        html_ += c;
     }
   }
 

@@ -65,15 +65,47 @@ class ApiTest : public ::testing::TestWithParam<Db> {
     return r.status == 201 ? r.Json().at("id").as_int64() : 0;
   }
 
+  // POST /api/v1/sessions on `c`, whatever the answer.
+  static HttpResponse SignIn(HttpClient& c, const std::string& name, const std::string& password) {
+    return c.Post("/api/v1/sessions",
+                  R"({"username":")" + name + R"(","password":")" + password + R"("})");
+  }
+
+  // Signs in `times` times on `c`, expecting `status` each time.
+  static void ExpectSignIns(HttpClient& c, int times, const std::string& name,
+                            const std::string& password, int status) {
+    for (int i = 0; i < times; ++i) {
+      EXPECT_EQ(SignIn(c, name, password).status, status) << name << " sign-in " << i + 1;
+    }
+  }
+
+  // Signs in and returns the session token (fails the test otherwise).
   std::string Login(const std::string& name, const std::string& password = "password123") {
-    auto r = Client().Post("/api/v1/sessions",
-                           R"({"username":")" + name + R"(","password":")" + password + R"("})");
+    auto c = Client();
+    auto r = SignIn(c, name, password);
     EXPECT_EQ(r.status, 201) << r.body;
     return r.status == 201 ? std::string(r.Json().at("token").as_string()) : std::string{};
   }
 
   RedisServer redis_;
   std::unique_ptr<AppUnderTest> app_;
+};
+
+// An ApiTest whose app limits failed logins to `per_user` a username and `per_address` a client
+// address.
+class LoginLimitsTest : public ApiTest {
+ protected:
+  LoginLimitsTest(RateLimit per_user, RateLimit per_address)
+      : per_user_(per_user), per_address_(per_address) {}
+
+  void Configure(config::Config& c) override {
+    c.limit_login_user = per_user_;
+    c.limit_login_address = per_address_;
+  }
+
+ private:
+  RateLimit per_user_;
+  RateLimit per_address_;
 };
 
 }  // namespace plaudit::testing

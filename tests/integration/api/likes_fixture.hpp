@@ -25,6 +25,16 @@ class LikesTest : public ApiTest {
     return r.Json().at("id").as_int64();
   }
 
+  // Registers users `prefix`0 … `prefix`<n-1> and returns their session tokens in that order.
+  std::vector<std::string> NewUsers(const std::string& prefix, int n) {
+    std::vector<std::string> tokens;
+    for (int u = 0; u < n; ++u) {
+      Register(prefix + std::to_string(u));
+      tokens.push_back(Login(prefix + std::to_string(u)));
+    }
+    return tokens;
+  }
+
   static std::string LikePath(int64_t id) { return "/api/v1/articles/" + std::to_string(id) + "/like"; }
 
   // A like or unlike of article `target` by user `uid` through the service (no session).

@@ -52,11 +52,7 @@ TEST_P(LikesTest, StormOfLikesAndUnlikesKeepsCountsEqualToStates) {
   constexpr int kUsers = 50, kTargets = 10, kThreads = 16, kOpsPerThread = 120;
   std::vector<int64_t> articles;
   for (int i = 0; i < kTargets; ++i) articles.push_back(NewArticle("t" + std::to_string(i)));
-  std::vector<std::string> tokens;
-  for (int u = 0; u < kUsers; ++u) {
-    Register("storm" + std::to_string(u));
-    tokens.push_back(Login("storm" + std::to_string(u)));
-  }
+  std::vector<std::string> tokens = NewUsers("storm", kUsers);
   std::atomic<int> failures{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
@@ -110,11 +106,7 @@ TEST_P(LikesTest, StormOfLikesAndUnlikesKeepsCountsEqualToStates) {
 
 TEST_P(LikesTest, FlushRepeatedOrInterruptedLosesAndDoublesNothing) {
   int64_t id = NewArticle();
-  std::vector<std::string> tokens;
-  for (int u = 0; u < 3; ++u) {
-    Register("flusher" + std::to_string(u));
-    tokens.push_back(Login("flusher" + std::to_string(u)));
-  }
+  std::vector<std::string> tokens = NewUsers("flusher", 3);
   auto c = Client();
   c.Put(LikePath(id), "", Bearer(tokens[0]));
   c.Put(LikePath(id), "", Bearer(tokens[1]));
@@ -139,11 +131,7 @@ TEST_P(LikesTest, FlushRepeatedOrInterruptedLosesAndDoublesNothing) {
 
 TEST_P(LikesTest, FlushAllAfterAFlushLosesNoneAndARepeatLikeDoesNotDoubleCount) {
   int64_t id = NewArticle();
-  std::vector<std::string> tokens;
-  for (int u = 0; u < 3; ++u) {
-    Register("repeat" + std::to_string(u));
-    tokens.push_back(Login("repeat" + std::to_string(u)));
-  }
+  std::vector<std::string> tokens = NewUsers("repeat", 3);
   auto c = Client();
   c.Put(LikePath(id), "", Bearer(tokens[0]));
   // More changes before FLUSHALL than after it: a shard seq that restarted from 1 would

@@ -229,12 +229,13 @@ INSTANTIATE_TEST_SUITE_P(Databases, RevocationTest, ::testing::Values(Db::kSqlit
 
 // Real Argon2id cost (~0.15 s a hash): a login spends that long between reading the account and
 // minting its session, and a burst of wrong passwords is still hashing when the next arrives.
-class SlowHashTest : public ApiTest {
+class SlowHashTest : public LoginLimitsTest {
  protected:
+  SlowHashTest() : LoginLimitsTest(RateLimit{10, 15 * 60'000}, RateLimit{1000, 15 * 60'000}) {}
+
   void Configure(config::Config& c) override {
+    LoginLimitsTest::Configure(c);
     c.password_hash = config::PasswordCost::kInteractive;
-    c.limit_login_user = RateLimit{10, 15 * 60'000};
-    c.limit_login_address = RateLimit{1000, 15 * 60'000};
   }
 };
 
@@ -289,12 +290,9 @@ TEST_P(SlowHashTest, FiftyConcurrentWrongLoginsGetNoMoreGuessesThanTheLimit) {
 
 INSTANTIATE_TEST_SUITE_P(Databases, SlowHashTest, ::testing::Values(Db::kSqlite), DbName);
 
-class LoginBudgetTest : public ApiTest {
+class LoginBudgetTest : public LoginLimitsTest {
  protected:
-  void Configure(config::Config& c) override {
-    c.limit_login_user = RateLimit{3, 15 * 60'000};
-    c.limit_login_address = RateLimit{1000, 15 * 60'000};
-  }
+  LoginBudgetTest() : LoginLimitsTest(RateLimit{3, 15 * 60'000}, RateLimit{1000, 15 * 60'000}) {}
 };
 
 // A correct password gives its reservation back: signing in again and again spends nothing,
@@ -302,16 +300,9 @@ class LoginBudgetTest : public ApiTest {
 TEST_P(LoginBudgetTest, CorrectLoginsGiveTheirReservationBack) {
   Register("oli");
   auto c = Client();
-  for (int i = 0; i < 6; ++i) {
-    EXPECT_EQ(c.Post("/api/v1/sessions", R"({"username":"oli","password":"password123"})").status,
-              201);
-  }
-  for (int i = 0; i < 3; ++i) {
-    EXPECT_EQ(c.Post("/api/v1/sessions", R"({"username":"oli","password":"wrong-pass"})").status,
-              401);
-  }
-  EXPECT_EQ(c.Post("/api/v1/sessions", R"({"username":"oli","password":"wrong-pass"})").status,
-            429);
+  ExpectSignIns(c, 6, "oli", "password123", 201);
+  ExpectSignIns(c, 3, "oli", "wrong-pass", 401);
+  EXPECT_EQ(SignIn(c, "oli", "wrong-pass").status, 429);
 }
 
 INSTANTIATE_TEST_SUITE_P(Databases, LoginBudgetTest, ::testing::Values(Db::kSqlite), DbName);

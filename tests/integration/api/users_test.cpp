@@ -350,41 +350,28 @@ INSTANTIATE_TEST_SUITE_P(Databases, SessionCacheTest, ::testing::Values(Db::kSql
 INSTANTIATE_TEST_SUITE_P(Databases, UsersTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
                          DbName);
 
-class LoginLimitTest : public ApiTest {
+class LoginLimitTest : public LoginLimitsTest {
  protected:
-  void Configure(config::Config& c) override {
-    c.limit_login_user = RateLimit{3, 1000};
-    c.limit_login_address = RateLimit{8, 10'000};
-  }
+  LoginLimitTest() : LoginLimitsTest(RateLimit{3, 1000}, RateLimit{8, 10'000}) {}
 };
 
 TEST_P(LoginLimitTest, FailedLoginsPerUsernameAre429ThenACorrectLoginPassesAfterTheWindow) {
   Register("jack");
   auto c = Client();
-  for (int i = 0; i < 3; ++i) {
-    EXPECT_EQ(c.Post("/api/v1/sessions", R"({"username":"jack","password":"wrong-pass"})").status,
-              401);
-  }
-  auto r = c.Post("/api/v1/sessions", R"({"username":"JACK","password":"password123"})");
+  ExpectSignIns(c, 3, "jack", "wrong-pass", 401);
+  auto r = SignIn(c, "JACK", "password123");
   EXPECT_EQ(r.status, 429);
   EXPECT_EQ(r.ErrorCode(), "rate_limited");
   EXPECT_GE(std::stoi(r.Header("retry-after")), 1);
   // Correct logins are never counted, so polling does not extend the lock-out.
-  EXPECT_TRUE(WaitFor(
-      [&] {
-        return c.Post("/api/v1/sessions", R"({"username":"jack","password":"password123"})")
-                   .status == 201;
-      },
-      3s));
+  EXPECT_TRUE(WaitFor([&] { return SignIn(c, "jack", "password123").status == 201; }, 3s));
 }
 
 TEST_P(LoginLimitTest, FailedLoginsPerAddressAcrossUsernamesAre429) {
   auto c = Client();
   int limited = 0;
   for (int i = 0; i < 10; ++i) {
-    auto r = c.Post("/api/v1/sessions", R"({"username":"ghost)" + std::to_string(i) +
-                                            R"(","password":"wrong-pass"})");
-    limited += r.status == 429;
+    limited += SignIn(c, "ghost" + std::to_string(i), "wrong-pass").status == 429;
   }
   EXPECT_EQ(limited, 2);  // 8 failures allowed from one address
 }

@@ -72,17 +72,10 @@ namespace {
 // ---------------------------------------------------------------------------------------
 // Settings
 
-enum class Fault { kFlushAll, kRedisKill, kRedisRollback, kRebuildCache, kServerKill, kExtraFlush };
-constexpr std::array<std::pair<Fault, const char*>, 6> kFaultNames = {{
-    {Fault::kFlushAll, "flushall"},
-    {Fault::kRedisKill, "redis-kill"},
-    {Fault::kRedisRollback, "redis-rollback"},
-    {Fault::kRebuildCache, "rebuild-cache"},
-    {Fault::kServerKill, "server-kill"},
-    {Fault::kExtraFlush, "extra-flush"},
-}};
-
-const char* Name(Fault k) { return FaultName(k, kFaultNames); }
+// The kinds PLAUDIT_CONTENT_FAULTS may name.
+constexpr std::array kFaults = {FaultKind::kFlushAll,      FaultKind::kRedisKill,
+                                FaultKind::kRedisRollback, FaultKind::kRebuildCache,
+                                FaultKind::kServerKill,    FaultKind::kExtraFlush};
 
 constexpr int kThreads = 4;
 constexpr int kInstances = 2;
@@ -92,34 +85,13 @@ constexpr int kMaxRepliesPerTop = 12;       // below the 20 inline replies a pag
 constexpr int kDefaultSeconds = 25;
 constexpr int kFlushMs = 500;  // plauditd serve's --flush-interval-ms
 
-struct Settings {
-  uint64_t seed = 0;
-  int seconds = kDefaultSeconds;
-  std::vector<Fault> faults;
-  std::string faults_text;
-  bool keep_logs = false;
+struct Settings : FaultSettings {
   bool pairs = true;  // concurrent PATCH pairs on
-  std::string error;
 };
 
 Settings ReadSettings() {
-  Settings s;
-  if (const char* v = std::getenv("PLAUDIT_CONTENT_SEED"); v && *v) {
-    s.seed = std::strtoull(v, nullptr, 10);
-  } else {
-    s.seed = static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()) %
-             1000000007ULL;
-  }
-  if (const char* v = std::getenv("PLAUDIT_CONTENT_SECONDS"); v && *v) {
-    s.seconds = std::max(1, std::atoi(v));
-  }
-  auto kinds = ReadFaultKinds("PLAUDIT_CONTENT_FAULTS", kFaultNames);
-  s.faults = std::move(kinds.kinds);
-  s.faults_text = std::move(kinds.text);
-  s.error = std::move(kinds.error);
-  if (const char* v = std::getenv("PLAUDIT_CONTENT_KEEP_LOGS"); v && *v && *v != '0') {
-    s.keep_logs = true;
-  }
+  Settings s{
+      ReadFaultSettings("PLAUDIT_CONTENT", "PLAUDIT_CONTENT_FAULTS", kDefaultSeconds, kFaults)};
   if (const char* v = std::getenv("PLAUDIT_CONTENT_PAIRS"); v && std::string(v) == "0") {
     s.pairs = false;
   }
@@ -178,6 +150,11 @@ struct Art {
   std::vector<PendingCm> pending;
   std::vector<int64_t> gone;    // comments that went with the article's delete
 
+  // Whether user `viewer` (an index, -1 anonymous) may read it: published, or theirs, or the
+  // viewer is the admin.
+  bool VisibleTo(int viewer) const {
+    return exists && (status == "published" || viewer == author || viewer == kAdmin);
+  }
   bool CommentsCertain() const {
     if (!pending.empty()) return false;
     for (const auto& c : comments) {
@@ -332,6 +309,13 @@ class ContentFaultTest : public FaultFixture {
                         const std::string& stage, bool check_comments);
   void CheckCommentsPage(const Art& a, int viewer, const std::string& sort, const Reply& r,
                          const std::string& where, const std::string& stage);
+  // Files a `what` finding unless `r`, a read of `a` (or of its comments), has the status the
+  // model calls for: 404 where `viewer` may not see it, else 200. True when it is a 200 whose
+  // body is to be checked. A wrong status on a hidden article quotes `quoted_field` of the
+  // body, if any.
+  bool CheckReadStatus(const Art& a, int viewer, const Reply& r, const std::string& what,
+                       const std::string& where, const std::string& stage,
+                       const char* quoted_field = nullptr);
   std::string DiffComment(const Art& a, const Cm& c, const json::value& v) const;
   std::vector<const Art*> AllArts() const;
   std::vector<int64_t> ExpectedList(const std::string& kind) const;
@@ -889,8 +873,7 @@ void ContentFaultTest::CreateComment(int t, std::mt19937_64& rng,
   json::object body{{"body", p.body}};
   if (parent) body["parentId"] = parent_id;
   // Whether the model is sure it must be accepted, or refused (403/404), or neither.
-  const bool visible = a.exists && (a.status == "published" || author == a.author ||
-                                    author == kAdmin);
+  const bool visible = a.VisibleTo(author);
   const bool open = a.exists && a.status == "published" && a.allow;
   const bool certain = !a.uncertain;
   Sent s = SendWrite(t, rng, conns, author, beast::http::verb::post,
@@ -964,8 +947,7 @@ void ContentFaultTest::EditComment(int t, std::mt19937_64& rng,
   json::object body{{"body", text}};
   Sent s = SendWrite(t, rng, conns, actor, beast::http::verb::patch,
                      "/api/v1/comments/" + std::to_string(c.id), json::serialize(body), true);
-  const bool visible =
-      a.exists && (a.status == "published" || actor == a.author || actor == kAdmin);
+  const bool visible = a.VisibleTo(actor);
   if (s.reply.kind != Reply::kAnswered || s.reply.uncertain() || s.reply.status == 401) {
     c.uncertain = true;
     c.had_unanswered = true;
@@ -1010,8 +992,7 @@ void ContentFaultTest::DeleteComment(int t, std::mt19937_64& rng,
   if (live.empty()) return CreateComment(t, rng, conns, a);
   Cm& c = *live[rng() % live.size()];
   const int actor = rng() % 100 < 20 ? kAdmin : c.author;
-  const bool visible =
-      a.exists && (a.status == "published" || actor == a.author || actor == kAdmin);
+  const bool visible = a.VisibleTo(actor);
   Sent s = SendWrite(t, rng, conns, actor, beast::http::verb::delete_,
                      "/api/v1/comments/" + std::to_string(c.id), "", true);
   if (s.reply.kind != Reply::kAnswered || s.reply.uncertain() || s.reply.status == 401) {
@@ -1155,27 +1136,37 @@ std::string ContentFaultTest::DiffComment(const Art& a, const Cm& c, const json:
   return d.empty() ? "" : "comment " + std::to_string(c.id) + ":" + d;
 }
 
+bool ContentFaultTest::CheckReadStatus(const Art& a, int viewer, const Reply& r,
+                                       const std::string& what, const std::string& where,
+                                       const std::string& stage, const char* quoted_field) {
+  const std::string who = " as " + Viewer(viewer);
+  if (!a.VisibleTo(viewer)) {
+    if (r.status != 404) {
+      const std::string quoted =
+          quoted_field ? std::string(" (") + quoted_field + " '" +
+                             Field(ParseJson(r.body).value_or(nullptr), quoted_field) + "')"
+                       : std::string();
+      Add(stage + ": " + what,
+          where + who + ": HTTP " + std::to_string(r.status) + quoted + ", expected 404 for " +
+              ArtText(a),
+          a.AnyUnanswered());
+    }
+    return false;
+  }
+  if (r.status != 200) {
+    Add(stage + ": " + what,
+        where + who + ": HTTP " + std::to_string(r.status) + " " + r.body.substr(0, 150) +
+            ", expected 200 for " + ArtText(a),
+        a.AnyUnanswered());
+    return false;
+  }
+  return true;
+}
+
 void ContentFaultTest::CheckArticleRead(const Art& a, int viewer, const Reply& r,
                                         const std::string& where, const std::string& stage,
                                         bool check_comments) {
-  const bool visible = a.exists && (a.status == "published" || viewer == a.author ||
-                                    viewer == kAdmin);
-  const std::string who = " as " + Viewer(viewer);
-  if (!visible) {
-    if (r.status != 404) {
-      Add(stage + ": article GET", where + who + ": HTTP " + std::to_string(r.status) +
-                                       " (status '" + Field(ParseJson(r.body).value_or(nullptr), "status") +
-                                       "'), expected 404 for " + ArtText(a),
-          a.AnyUnanswered());
-    }
-    return;
-  }
-  if (r.status != 200) {
-    Add(stage + ": article GET", where + who + ": HTTP " + std::to_string(r.status) + " " +
-                                     r.body.substr(0, 150) + ", expected 200 for " + ArtText(a),
-        a.AnyUnanswered());
-    return;
-  }
+  if (!CheckReadStatus(a, viewer, r, "article GET", where, stage, "status")) return;
   auto v = ParseJson(r.body).value_or(nullptr);
   std::string d;
   auto expect = [&](const char* what, const std::string& got, const std::string& want) {
@@ -1192,30 +1183,15 @@ void ContentFaultTest::CheckArticleRead(const Art& a, int viewer, const Reply& r
     expect("commentCount", Field(v, "commentCount"), std::to_string(a.LiveComments()));
   }
   if (!d.empty()) {
-    Add(stage + ": article GET", where + who + ":" + d + " for " + ArtText(a), a.AnyUnanswered());
+    Add(stage + ": article GET", where + " as " + Viewer(viewer) + ":" + d + " for " + ArtText(a),
+        a.AnyUnanswered());
   }
 }
 
 void ContentFaultTest::CheckCommentsPage(const Art& a, int viewer, const std::string& sort,
                                          const Reply& r, const std::string& where,
                                          const std::string& stage) {
-  const bool visible = a.exists && (a.status == "published" || viewer == a.author ||
-                                    viewer == kAdmin);
-  const std::string who = " as " + Viewer(viewer);
-  if (!visible) {
-    if (r.status != 404) {
-      Add(stage + ": comments page", where + who + ": HTTP " + std::to_string(r.status) +
-                                         ", expected 404 for " + ArtText(a),
-          a.AnyUnanswered());
-    }
-    return;
-  }
-  if (r.status != 200) {
-    Add(stage + ": comments page", where + who + ": HTTP " + std::to_string(r.status) + " " +
-                                       r.body.substr(0, 150) + ", expected 200 for " + ArtText(a),
-        a.AnyUnanswered());
-    return;
-  }
+  if (!CheckReadStatus(a, viewer, r, "comments page", where, stage)) return;
   auto v = ParseJson(r.body).value_or(nullptr);
   const json::array* items = Items(v);
   if (!items) {
@@ -1257,7 +1233,7 @@ void ContentFaultTest::CheckCommentsPage(const Art& a, int viewer, const std::st
     }
   }
   if (!d.empty()) {
-    Add(stage + ": comments page", where + who + ":" + d + " for " + ArtText(a),
+    Add(stage + ": comments page", where + " as " + Viewer(viewer) + ":" + d + " for " + ArtText(a),
         a.AnyUnanswered());
   }
 }
@@ -1558,8 +1534,7 @@ void ContentFaultTest::CheckApi(int instance, const std::string& label) {
      for (int viewer : {-1, a->author}) {
       const std::string cp = "/api/v1/comments/" + std::to_string(cm.id);
       Reply r = get(cp, viewer);
-      const bool want = a->exists && (a->status == "published" || viewer == a->author ||
-                                      viewer == kAdmin) && a->Listed(cm);
+      const bool want = a->VisibleTo(viewer) && a->Listed(cm);
       if (viewer >= 0 && !want) continue;  // only the anonymous 404s are asked for below
       if (!want) {
         if (r.status != 404) {
@@ -1749,7 +1724,7 @@ void ContentFaultTest::FaultPhase() {
   std::mt19937_64 rng(settings_.seed);
   const auto deadline = Clock::now() + std::chrono::seconds(settings_.seconds);
   const bool rollback_on = std::find(settings_.faults.begin(), settings_.faults.end(),
-                                     Fault::kRedisRollback) != settings_.faults.end();
+                                     FaultKind::kRedisRollback) != settings_.faults.end();
   const fs::path snapshot = dir_.path() / "snapshot.rdb";
   bool have_snapshot = false;
   auto note = [&](const std::string& kind, const std::string& what) {
@@ -1784,58 +1759,59 @@ void ContentFaultTest::FaultPhase() {
       }
       continue;
     }
-    const Fault kind = settings_.faults[rng() % settings_.faults.size()];
+    const FaultKind kind = settings_.faults[rng() % settings_.faults.size()];
     const auto t = Clock::now();
     bool checked = false;
     switch (kind) {
-      case Fault::kFlushAll: {
+      case FaultKind::kFlushAll: {
         if (!Pause("FLUSHALL")) break;
         Checkpoint("before FLUSHALL");
         const std::string r = redis_->Cli("FLUSHALL");
         if (r != "OK") problem("FLUSHALL answered " + r);
-        note(Name(kind), "FLUSHALL (clients paused)");
+        note(FaultName(kind), "FLUSHALL (clients paused)");
         if (rng() % 2) Checkpoint("right after FLUSHALL, clients still paused");
         Resume();
         checked = true;
         break;
       }
-      case Fault::kRedisKill: {
+      case FaultKind::kRedisKill: {
         redis_->Kill();
         if (!redis_->Start()) problem("redis-server did not restart from its AOF");
         RedisFaultEnded();
-        note(Name(kind), "redis SIGKILL + restart from AOF under traffic (" + ms_since(t) + " ms)");
+        note(FaultName(kind),
+             "redis SIGKILL + restart from AOF under traffic (" + ms_since(t) + " ms)");
         break;
       }
-      case Fault::kRedisRollback: {
+      case FaultKind::kRedisRollback: {
         if (!Pause("rollback")) break;
         Checkpoint("before the Redis rollback");
         const std::string err = redis_->RestoreSnapshot(snapshot);
         if (!err.empty()) problem("rollback: " + err);
         RedisFaultEnded();
-        note(Name(kind), "redis restarted from the older snapshot (clients paused, " +
-                             ms_since(t) + " ms)");
+        note(FaultName(kind),
+             "redis restarted from the older snapshot (clients paused, " + ms_since(t) + " ms)");
         Checkpoint("right after the Redis rollback, clients still paused");
         Resume();
         checked = true;
         break;
       }
-      case Fault::kRebuildCache: {
+      case FaultKind::kRebuildCache: {
         auto run = RunTool("rebuild-cache", "under traffic", 60s);
         if (!run.error.empty()) problem(run.error);
-        note(Name(kind), "plauditd rebuild-cache under traffic (" + ms_since(t) + " ms)");
+        note(FaultName(kind), "plauditd rebuild-cache under traffic (" + ms_since(t) + " ms)");
         break;
       }
-      case Fault::kServerKill: {
+      case FaultKind::kServerKill: {
         const int i = static_cast<int>(rng() % kInstances);
         servers_[i]->Signal(SIGKILL);
         servers_[i]->Wait(10s);
         StartInstance(i);
         if (!Ready(ports_[i], 30s)) problem("instance " + std::to_string(i) + " not ready 30 s after restart");
-        note(Name(kind), "instance " + std::to_string(i) + " SIGKILL under traffic + restart (" +
-                             ms_since(t) + " ms)");
+        note(FaultName(kind), "instance " + std::to_string(i) +
+                                  " SIGKILL under traffic + restart (" + ms_since(t) + " ms)");
         break;
       }
-      case Fault::kExtraFlush: {
+      case FaultKind::kExtraFlush: {
         const int n = 1 + static_cast<int>(rng() % 3);
         const auto until = Clock::now() + std::chrono::milliseconds(400 + rng() % 1500);
         std::vector<std::thread> runs;
@@ -1854,14 +1830,16 @@ void ContentFaultTest::FaultPhase() {
         for (const auto& e : errs) {
           if (!e.empty()) problem(e);
         }
-        note(Name(kind), std::to_string(total.load()) + " plauditd flush runs by " +
-                             std::to_string(n) + " runner(s) under traffic (" + ms_since(t) +
-                             " ms)");
+        note(FaultName(kind), std::to_string(total.load()) + " plauditd flush runs by " +
+                                  std::to_string(n) + " runner(s) under traffic (" + ms_since(t) +
+                                  " ms)");
         break;
       }
+      case FaultKind::kSecondInstance:  // not one of kFaults
+        break;
     }
-    if (check_after && !checked && Pause(std::string("after ") + Name(kind))) {
-      Checkpoint(std::string("after ") + Name(kind));
+    if (check_after && !checked && Pause(std::string("after ") + FaultName(kind))) {
+      Checkpoint(std::string("after ") + FaultName(kind));
       Resume();
     }
   }

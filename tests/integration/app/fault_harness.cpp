@@ -1,5 +1,8 @@
 #include "fault_harness.hpp"
 
+#include <algorithm>
+#include <array>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -21,6 +24,97 @@ std::pair<std::string, int> Shell(const std::string& cmd) {
   int st = ::pclose(p);
   while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
   return {out, st};
+}
+
+constexpr std::array<std::pair<FaultKind, const char*>, 7> kFaultNames = {{
+    {FaultKind::kFlushAll, "flushall"},
+    {FaultKind::kRedisKill, "redis-kill"},
+    {FaultKind::kRedisRollback, "redis-rollback"},
+    {FaultKind::kRebuildCache, "rebuild-cache"},
+    {FaultKind::kServerKill, "server-kill"},
+    {FaultKind::kExtraFlush, "extra-flush"},
+    {FaultKind::kSecondInstance, "second-instance"},
+}};
+
+const char* FaultName(FaultKind kind) {
+  for (const auto& [k, name] : kFaultNames) {
+    if (k == kind) return name;
+  }
+  return "?";
+}
+
+namespace {
+
+struct FaultKinds {
+  std::vector<FaultKind> kinds;
+  std::string text;
+  std::string error;
+};
+
+// The kinds of `known` that `env` names (see ReadFaultSettings); `error` says what was wrong
+// (unknown names, or none named), with the known names.
+FaultKinds ReadFaultKinds(const char* env, std::span<const FaultKind> known) {
+  FaultKinds out;
+  std::string list;
+  if (const char* v = std::getenv(env); v && *v) list = v;
+  if (list == "none") {
+    out.text = "none";
+    return out;
+  }
+  if (list.empty() || list == "all") {
+    out.kinds.assign(known.begin(), known.end());
+    out.text = "all";
+    return out;
+  }
+  std::stringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (item.empty()) continue;
+    bool found = false;
+    for (FaultKind kind : known) {
+      if (item != FaultName(kind)) continue;
+      found = true;
+      if (std::find(out.kinds.begin(), out.kinds.end(), kind) == out.kinds.end()) {
+        out.kinds.push_back(kind);
+      }
+    }
+    if (!found) out.error += "unknown fault kind '" + item + "'; ";
+  }
+  if (out.kinds.empty() && out.error.empty()) {
+    out.error = std::string(env) + " names no fault kind; ";
+  }
+  if (!out.error.empty()) {
+    out.error += "known kinds:";
+    for (FaultKind kind : known) out.error += std::string(" ") + FaultName(kind);
+    out.error += ", none";
+  }
+  out.text = list;
+  return out;
+}
+
+}  // namespace
+
+FaultSettings ReadFaultSettings(const std::string& prefix, const char* faults_env,
+                                int default_seconds, std::span<const FaultKind> known) {
+  FaultSettings s;
+  if (const char* v = std::getenv((prefix + "_SEED").c_str()); v && *v) {
+    s.seed = std::strtoull(v, nullptr, 10);
+  } else {
+    s.seed = static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()) %
+             1000000007ULL;
+  }
+  s.seconds = default_seconds;
+  if (const char* v = std::getenv((prefix + "_SECONDS").c_str()); v && *v) {
+    s.seconds = std::max(1, std::atoi(v));
+  }
+  auto kinds = ReadFaultKinds(faults_env, known);
+  s.faults = std::move(kinds.kinds);
+  s.faults_text = std::move(kinds.text);
+  s.error = std::move(kinds.error);
+  if (const char* v = std::getenv((prefix + "_KEEP_LOGS").c_str()); v && *v && *v != '0') {
+    s.keep_logs = true;
+  }
+  return s;
 }
 
 std::string TailOf(const fs::path& p, size_t lines) {

@@ -21,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -46,62 +47,36 @@ using namespace std::chrono_literals;
 // Runs a shell command and returns its stdout (trailing newlines removed) and exit status.
 std::pair<std::string, int> Shell(const std::string& cmd);
 
-// The fault kinds `env` (an environment variable) names: a comma list of `names`; unset,
-// empty or "all": every kind; "none": none (traffic only). `text` is what to print; `error`
-// says what was wrong (unknown names, or none named), with the known names.
-template <class Kind>
-struct FaultKinds {
-  std::vector<Kind> kinds;
-  std::string text;
-  std::string error;
+// Every kind of fault the fault tests inject; each test injects its own subset of them.
+enum class FaultKind {
+  kFlushAll,
+  kRedisKill,
+  kRedisRollback,
+  kRebuildCache,
+  kServerKill,
+  kExtraFlush,
+  kSecondInstance,
 };
-template <class Kind, size_t N>
-FaultKinds<Kind> ReadFaultKinds(const char* env,
-                                   const std::array<std::pair<Kind, const char*>, N>& names) {
-  FaultKinds<Kind> out;
-  std::string list;
-  if (const char* v = std::getenv(env); v && *v) list = v;
-  if (list == "none") {
-    out.text = "none";
-    return out;
-  }
-  if (list.empty() || list == "all") {
-    for (const auto& [kind, name] : names) out.kinds.push_back(kind);
-    out.text = "all";
-    return out;
-  }
-  std::stringstream in(list);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (item.empty()) continue;
-    bool found = false;
-    for (const auto& [kind, name] : names) {
-      if (item != name) continue;
-      found = true;
-      if (std::find(out.kinds.begin(), out.kinds.end(), kind) == out.kinds.end()) {
-        out.kinds.push_back(kind);
-      }
-    }
-    if (!found) out.error += "unknown fault kind '" + item + "'; ";
-  }
-  if (out.kinds.empty() && out.error.empty()) out.error = std::string(env) + " names no fault kind; ";
-  if (!out.error.empty()) {
-    out.error += "known kinds:";
-    for (const auto& [kind, name] : names) out.error += std::string(" ") + name;
-    out.error += ", none";
-  }
-  out.text = list;
-  return out;
-}
+// The name of `kind` in the environment and in the fault log: "flushall", "redis-kill", ...
+const char* FaultName(FaultKind kind);
 
-// The name of `kind` in `names` ("?" if none).
-template <class Kind, size_t N>
-const char* FaultName(Kind kind, const std::array<std::pair<Kind, const char*>, N>& names) {
-  for (const auto& [k, name] : names) {
-    if (k == kind) return name;
-  }
-  return "?";
-}
+// What each fault test reads from the environment, `<prefix>` being its own: the seed
+// (`<prefix>_SEED`, else one from the clock), the length of the fault phase (`<prefix>_SECONDS`),
+// the fault kinds and `<prefix>_KEEP_LOGS`. A test adds its own settings in a struct derived
+// from this one.
+struct FaultSettings {
+  uint64_t seed = 0;
+  int seconds = 0;
+  std::vector<FaultKind> faults;
+  std::string faults_text;  // what to print about `faults`
+  bool keep_logs = false;
+  std::string error;  // a bad setting
+};
+// The fault kinds come from `faults_env`, a comma list of the names of `known` (the test's
+// kinds); unset, empty or "all": every kind of `known`; "none": none (traffic only).
+FaultSettings ReadFaultSettings(const std::string& prefix, const char* faults_env,
+                                int default_seconds, std::span<const FaultKind> known);
+
 std::string TailOf(const fs::path& p, size_t lines);
 // Rows of `a|b|c` lines (sqlite3 -separator '|', psql -A).
 std::vector<std::vector<std::string>> SplitRows(const std::string& text);

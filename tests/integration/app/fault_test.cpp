@@ -63,17 +63,10 @@ namespace {
 // ---------------------------------------------------------------------------------------
 // Settings
 
-enum class FaultKind { kFlushAll, kRedisKill, kRedisRollback, kServerKill, kExtraFlush, kSecond };
-constexpr std::array<std::pair<FaultKind, const char*>, 6> kFaultNames = {{
-    {FaultKind::kFlushAll, "flushall"},
-    {FaultKind::kRedisKill, "redis-kill"},
-    {FaultKind::kRedisRollback, "redis-rollback"},
-    {FaultKind::kServerKill, "server-kill"},
-    {FaultKind::kExtraFlush, "extra-flush"},
-    {FaultKind::kSecond, "second-instance"},
-}};
-
-const char* Name(FaultKind k) { return FaultName(k, kFaultNames); }
+// The kinds PLAUDIT_FAULTS may name.
+constexpr std::array kFaults = {FaultKind::kFlushAll,      FaultKind::kRedisKill,
+                                FaultKind::kRedisRollback, FaultKind::kServerKill,
+                                FaultKind::kExtraFlush,    FaultKind::kSecondInstance};
 
 constexpr int kUsers = 320;    // > 256 so that hot targets go to big mode
 constexpr int kThreads = 8;    // users are partitioned among them: user i belongs to i % kThreads
@@ -81,42 +74,19 @@ constexpr int kArticles = 4;
 constexpr int kCommentsPerArticle = 2;
 constexpr int kDefaultSeconds = 40;
 
-struct Settings {
-  uint64_t seed = 0;
-  int seconds = kDefaultSeconds;
-  std::vector<FaultKind> faults;
-  std::string faults_text;
-  bool keep_logs = false;
+struct Settings : FaultSettings {
   bool final_sigterm = true;
   int flush_ms = 200;
-  std::string error;  // a bad setting
 };
 
 Settings ReadSettings() {
   static const Settings settings = [] {
-    Settings s;
-    if (const char* v = std::getenv("PLAUDIT_FAULT_SEED"); v && *v) {
-      s.seed = std::strtoull(v, nullptr, 10);
-    } else {
-      s.seed = static_cast<uint64_t>(
-                   std::chrono::system_clock::now().time_since_epoch().count()) %
-               1000000007ULL;
-    }
-    if (const char* v = std::getenv("PLAUDIT_FAULT_SECONDS"); v && *v) {
-      s.seconds = std::max(1, std::atoi(v));
-    }
-    auto kinds = ReadFaultKinds("PLAUDIT_FAULTS", kFaultNames);
-    s.faults = std::move(kinds.kinds);
-    s.faults_text = std::move(kinds.text);
-    s.error = std::move(kinds.error);
+    Settings s{ReadFaultSettings("PLAUDIT_FAULT", "PLAUDIT_FAULTS", kDefaultSeconds, kFaults)};
     if (const char* v = std::getenv("PLAUDIT_FAULT_FLUSH_MS"); v && *v) {
       s.flush_ms = std::max(1, std::atoi(v));
     }
     if (const char* v = std::getenv("PLAUDIT_FAULT_FINAL_SIGTERM"); v && std::string(v) == "0") {
       s.final_sigterm = false;
-    }
-    if (const char* v = std::getenv("PLAUDIT_FAULT_KEEP_LOGS"); v && *v && *v != '0') {
-      s.keep_logs = true;
     }
     return s;
   }();
@@ -987,15 +957,15 @@ void FaultTest::FaultPhase() {
         std::string r = redis_->Cli("FLUSHALL");
         gate_.Resume();
         if (r != "OK") problem("FLUSHALL answered " + r);
-        note(Name(kind), "flushall (clients paused, checkpoint + plauditd flush, FLUSHALL; " +
-                             ms_since(t) + " ms)");
+        note(FaultName(kind), "flushall (clients paused, checkpoint + plauditd flush, FLUSHALL; " +
+                                  ms_since(t) + " ms)");
         break;
       }
       case FaultKind::kRedisKill: {
         redis_->Kill();
         const bool up = redis_->Start();
         if (!up) problem("redis-server did not restart from its AOF");
-        note(Name(kind), "redis SIGKILL + restart from AOF (" + ms_since(t) + " ms)");
+        note(FaultName(kind), "redis SIGKILL + restart from AOF (" + ms_since(t) + " ms)");
         break;
       }
       case FaultKind::kRedisRollback: {
@@ -1011,8 +981,10 @@ void FaultTest::FaultPhase() {
         std::string err = redis_->RestoreSnapshot(snapshot);
         gate_.Resume();
         if (!err.empty()) problem("rollback: " + err);
-        note(Name(kind), "redis SIGKILL + restart from the older snapshot (clients paused, "
-                         "checkpoint + plauditd flush first; " + ms_since(t) + " ms)");
+        note(FaultName(kind),
+             "redis SIGKILL + restart from the older snapshot (clients paused, "
+             "checkpoint + plauditd flush first; " +
+                 ms_since(t) + " ms)");
         break;
       }
       case FaultKind::kServerKill: {
@@ -1021,8 +993,8 @@ void FaultTest::FaultPhase() {
         primary_ = StartServe(primary_port_,
                               "plauditd-primary-" + std::to_string(++serve_runs_) + ".log");
         if (!Ready(primary_port_, 30s)) problem("primary plauditd not ready 30 s after restart");
-        note(Name(kind), "primary plauditd SIGKILL under traffic + restart (" + ms_since(t) +
-                             " ms)");
+        note(FaultName(kind),
+             "primary plauditd SIGKILL under traffic + restart (" + ms_since(t) + " ms)");
         break;
       }
       case FaultKind::kExtraFlush: {
@@ -1046,14 +1018,14 @@ void FaultTest::FaultPhase() {
         for (const auto& list : errs) {
           for (const auto& e : list) problem(e);
         }
-        note(Name(kind), std::to_string(total.load()) + " plauditd flush runs by " +
-                             std::to_string(n) + " concurrent runner(s) under traffic (" +
-                             ms_since(t) + " ms)");
+        note(FaultName(kind), std::to_string(total.load()) + " plauditd flush runs by " +
+                                  std::to_string(n) + " concurrent runner(s) under traffic (" +
+                                  ms_since(t) + " ms)");
         break;
       }
-      case FaultKind::kSecond: {
+      case FaultKind::kSecondInstance: {
         if (second_) {
-          note(Name(kind), "(second instance already up)");
+          note(FaultName(kind), "(second instance already up)");
           break;
         }
         const int port = FreeTcpPort();
@@ -1067,14 +1039,16 @@ void FaultTest::FaultPhase() {
         }
         second_steps_left = 1 + static_cast<int>(rng() % 4);
         second_port_.store(port);
-        note(Name(kind), "second instance started on port " + std::to_string(port) +
-                             ", odd client threads use it for " +
-                             std::to_string(second_steps_left) + " step(s)");
+        note(FaultName(kind), "second instance started on port " + std::to_string(port) +
+                                  ", odd client threads use it for " +
+                                  std::to_string(second_steps_left) + " step(s)");
         break;
       }
+      case FaultKind::kRebuildCache:  // not one of kFaults
+        break;
     }
     if (check_after && !checked) {
-      if (Checkpoint(std::string("after ") + Name(kind))) gate_.Resume();
+      if (Checkpoint(std::string("after ") + FaultName(kind))) gate_.Resume();
     }
   }
   if (second_) stop_second(false);

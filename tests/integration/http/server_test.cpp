@@ -61,6 +61,20 @@ class ServerTest : public ::testing::Test {
 
   HttpClient Client() { return HttpClient("127.0.0.1", server_->port()); }
 
+  // Expects an API.md error answer: `status` with `code` in its body (`context` names the case).
+  static void ExpectError(const testing::HttpResponse& r, int status, const std::string& code,
+                          const std::string& context = "") {
+    EXPECT_EQ(r.status, status) << context;
+    EXPECT_EQ(r.ErrorCode(), code) << context;
+  }
+
+  // The server's open connections, read on its I/O thread.
+  size_t OpenConnections() {
+    std::promise<size_t> open;
+    net::post(ioc_, [&] { open.set_value(server_->open_connections()); });
+    return open.get_future().get();
+  }
+
   net::io_context ioc_;
   Router router_;
   Metrics metrics_;
@@ -81,25 +95,19 @@ TEST_F(ServerTest, RoutesWithPathParamsAndQuery) {
 TEST_F(ServerTest, BadPathIdIs400WithErrorBody) {
   auto c = Client();
   for (const char* bad : {"/items/abc", "/items/0", "/items/-3", "/items/99999999999999999999"}) {
-    auto r = c.Get(bad);
-    EXPECT_EQ(r.status, 400) << bad;
-    EXPECT_EQ(r.ErrorCode(), "invalid_field") << bad;
+    ExpectError(c.Get(bad), 400, "invalid_field", bad);
   }
 }
 
 TEST_F(ServerTest, UnknownRouteIs404) {
   auto c = Client();
-  auto r = c.Get("/nope");
-  EXPECT_EQ(r.status, 404);
-  EXPECT_EQ(r.ErrorCode(), "not_found");
+  ExpectError(c.Get("/nope"), 404, "not_found");
   EXPECT_EQ(c.Get("/items/1/").status, 404);
 }
 
 TEST_F(ServerTest, WrongMethodIs405) {
   auto c = Client();
-  auto r = c.Delete("/items/1");
-  EXPECT_EQ(r.status, 405);
-  EXPECT_EQ(r.ErrorCode(), "method_not_allowed");
+  ExpectError(c.Delete("/items/1"), 405, "method_not_allowed");
 }
 
 TEST_F(ServerTest, JsonBodyEchoes) {
@@ -112,18 +120,16 @@ TEST_F(ServerTest, JsonBodyEchoes) {
 TEST_F(ServerTest, MalformedJsonIs400) {
   auto c = Client();
   for (const char* bad : {"{", "[1,2]", "nul", "{\"a\":}", ""}) {
-    auto r = c.Send(beast::http::verb::post, "/echo", bad, "application/json");
-    EXPECT_EQ(r.status, 400) << bad;
-    EXPECT_EQ(r.ErrorCode(), "invalid_json") << bad;
+    ExpectError(c.Send(beast::http::verb::post, "/echo", bad, "application/json"), 400,
+                "invalid_json", bad);
   }
 }
 
 TEST_F(ServerTest, NonJsonWriteIs415) {
   auto c = Client();
-  auto r = c.Send(beast::http::verb::post, "/echo", "a=1", "application/x-www-form-urlencoded");
-  EXPECT_EQ(r.status, 415);
-  EXPECT_EQ(r.ErrorCode(), "unsupported_media_type");
-  r = c.Send(beast::http::verb::post, "/echo", "{}", "");
+  ExpectError(c.Send(beast::http::verb::post, "/echo", "a=1", "application/x-www-form-urlencoded"),
+              415, "unsupported_media_type");
+  auto r = c.Send(beast::http::verb::post, "/echo", "{}", "");
   EXPECT_EQ(r.status, 415);
   // Parameters and case of the media type do not matter.
   r = c.Send(beast::http::verb::post, "/echo", "{}", "Application/JSON; charset=utf-8");
@@ -266,9 +272,7 @@ TEST_F(ServerTest, Http10IsAnsweredIn10AndClosed) {
 
 TEST_F(ServerTest, ThrowingHandlerIs500AndServerLivesOn) {
   auto c = Client();
-  auto r = c.Get("/throw");
-  EXPECT_EQ(r.status, 500);
-  EXPECT_EQ(r.ErrorCode(), "internal");
+  ExpectError(c.Get("/throw"), 500, "internal");
   EXPECT_EQ(c.Get("/items/7").status, 200);
 }
 
@@ -277,9 +281,7 @@ TEST_F(ServerTest, KeepAliveReusesOneConnection) {
   for (int i = 0; i < 20; ++i) {
     ASSERT_EQ(c.Get("/items/" + std::to_string(i + 1)).status, 200);
   }
-  std::promise<size_t> open;
-  net::post(ioc_, [&] { open.set_value(server_->open_connections()); });
-  EXPECT_EQ(open.get_future().get(), 1u);
+  EXPECT_EQ(OpenConnections(), 1u);
 }
 
 TEST_F(ServerTest, HeadServesGetWithoutBody) {
@@ -296,9 +298,7 @@ TEST_F(ServerTest, ShutdownFinishesInFlightRequestsThenStops) {
   // the client thread can take a while to connect).
   bool in_flight = false;
   for (int i = 0; i < 2000 && !in_flight; ++i) {
-    std::promise<size_t> open;
-    net::post(ioc_, [&] { open.set_value(server_->open_connections()); });
-    in_flight = open.get_future().get() == 1;
+    in_flight = OpenConnections() == 1;
     if (!in_flight) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   ASSERT_TRUE(in_flight);

@@ -19,14 +19,10 @@ namespace {
 
 using namespace std::chrono_literals;
 
-class ArticleChanges : public SqlTest {
+class ArticleChanges : public MigratedStoreTest {
  protected:
   void SetUp() override {
-    SqlTest::SetUp();
-    store_ = OpenStore();
-    ASSERT_TRUE(store_);
-    auto migrated = store_->Migrate();
-    ASSERT_TRUE(migrated) << migrated.error().message;
+    ASSERT_NO_FATAL_FAILURE(MigratedStoreTest::SetUp());
     auto user = Query(*store_,
                       "INSERT INTO users (id, username, username_key, display_name, "
                       "password_hash, role, created_at, updated_at) "
@@ -60,7 +56,26 @@ class ArticleChanges : public SqlTest {
     return ops;
   }
 
-  std::unique_ptr<Store> store_;
+  // Expects the transaction `b` runs to be blocked behind another one's lock: on PostgreSQL
+  // until `probe` sees a lock wait in pg_stat_activity (not for a fixed time); on SQLite, it
+  // is still waiting after 200 ms (in BEGIN IMMEDIATE's busy handler, 5 s, for the write lock).
+  template <class T>
+  void ExpectWaitsForLock(Store& probe, const std::future<T>& b) {
+    if (GetParam() == Dialect::kPostgres) {
+      bool waiting = false;
+      for (int i = 0; i < 1000 && !waiting; ++i) {
+        auto r = Query(probe,
+                       "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() "
+                       "AND wait_event_type = 'Lock'");
+        ASSERT_TRUE(r) << r.error().message;
+        waiting = Int(r->rows.at(0).at(0)) > 0;
+        if (!waiting && b.wait_for(10ms) == std::future_status::ready) break;
+      }
+      EXPECT_TRUE(waiting) << "B did not wait for A";
+    } else {
+      EXPECT_EQ(b.wait_for(200ms), std::future_status::timeout);
+    }
+  }
 };
 
 TEST_P(ArticleChanges, EachWriteRecordsTheOpOfTheCommittedRowsInItsTransaction) {
@@ -140,20 +155,7 @@ TEST_P(ArticleChanges, AnUpdateRacingAnotherReadsTheCommittedStatus) {
   a_wrote.get_future().wait();
   auto b = std::async(std::launch::async,
                       [&] { return RunSync(table.Update(Article(7, "published", 2000))); });
-  if (GetParam() == Dialect::kPostgres) {
-    bool waiting = false;
-    for (int i = 0; i < 1000 && !waiting; ++i) {
-      auto r = Query(*probe,
-                     "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() "
-                     "AND wait_event_type = 'Lock'");
-      ASSERT_TRUE(r) << r.error().message;
-      waiting = Int(r->rows.at(0).at(0)) > 0;
-      if (!waiting && b.wait_for(10ms) == std::future_status::ready) break;
-    }
-    EXPECT_TRUE(waiting) << "B did not wait for A";
-  } else {
-    EXPECT_EQ(b.wait_for(200ms), std::future_status::timeout);  // BEGIN IMMEDIATE waits
-  }
+  ASSERT_NO_FATAL_FAILURE(ExpectWaitsForLock(*probe, b));
   a_may_commit.set_value();
   ASSERT_TRUE(a.get());
   auto updated = b.get();
@@ -200,22 +202,8 @@ TEST_P(ArticleChanges, IdsCommitInOrderUnderConcurrentTransactions) {
     };
     return RunSync(store_->Run<int64_t>(std::move(job)));
   });
-  if (GetParam() == Dialect::kPostgres) {
-    // Wait until B is blocked on a lock (on A's counter row), not for a fixed time.
-    bool waiting = false;
-    for (int i = 0; i < 1000 && !waiting; ++i) {
-      auto r = Query(*reader_store,
-                     "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() "
-                     "AND wait_event_type = 'Lock'");
-      ASSERT_TRUE(r) << r.error().message;
-      waiting = Int(r->rows.at(0).at(0)) > 0;
-      if (!waiting && b.wait_for(10ms) == std::future_status::ready) break;
-    }
-    EXPECT_TRUE(waiting) << "B did not wait for A";
-  } else {
-    // SQLite: B waits in BEGIN IMMEDIATE's busy handler (5 s) for A's write lock.
-    EXPECT_EQ(b.wait_for(200ms), std::future_status::timeout);
-  }
+  // B waits for A's lock on the counter row (PostgreSQL) or the database (SQLite).
+  ASSERT_NO_FATAL_FAILURE(ExpectWaitsForLock(*reader_store, b));
   EXPECT_TRUE(All(*reader_store).empty()) << "a change became visible before A committed";
   a_may_commit.set_value();
   auto id_a = a.get();

@@ -16,16 +16,8 @@
 namespace plaudit::sql::test {
 namespace {
 
-class LikeTableApply : public SqlTest {
+class LikeTableApply : public MigratedStoreTest {
  protected:
-  void SetUp() override {
-    SqlTest::SetUp();
-    store_ = OpenStore();
-    ASSERT_TRUE(store_);
-    auto migrated = store_->Migrate();
-    ASSERT_TRUE(migrated) << migrated.error().message;
-  }
-
   // `n` changes on target (type, id): users first_user … first_user + n - 1, valid when the
   // user id is even, at `seq`.
   static std::vector<LikeChange> Batch(char type, int64_t id, int64_t first_user, size_t n,
@@ -43,8 +35,6 @@ class LikeTableApply : public SqlTest {
     EXPECT_TRUE(r) << r.error().message;
     return r ? Int(r->rows.at(0).at(0)) : -1;
   }
-
-  std::unique_ptr<Store> store_;
 };
 
 TEST_P(LikeTableApply, WritesEveryRowOfAnyBatchSizeOnce) {

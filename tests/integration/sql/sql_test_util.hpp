@@ -76,4 +76,18 @@ class SqlTest : public ::testing::TestWithParam<Dialect> {
   std::string url_;
 };
 
+// A SqlTest whose store_ is open with every migration applied.
+class MigratedStoreTest : public SqlTest {
+ protected:
+  void SetUp() override {
+    SqlTest::SetUp();
+    store_ = OpenStore();
+    ASSERT_TRUE(store_);
+    auto migrated = store_->Migrate();
+    ASSERT_TRUE(migrated) << migrated.error().message;
+  }
+
+  std::unique_ptr<Store> store_;
+};
+
 }  // namespace plaudit::sql::test
