@@ -1,6 +1,7 @@
 #include "api/articles.hpp"
 
 #include "api/bind.hpp"
+#include "api/handlers.hpp"
 
 #include "api/json_fields.hpp"
 #include "api/json_text.hpp"
@@ -77,7 +78,7 @@ std::string ArticlePageText(const domain::PageResult<domain::Article>& page,
   return PageText(page, req, AppendArticleJson, 640);
 }
 
-namespace {
+namespace articles {
 
 // Parses a create/update body. Only these fields are accepted: anything else (notably
 // authorId, author, id and the counters) is refused, so nothing a client sends about
@@ -197,15 +198,6 @@ HandlerResult Changes(ApiContext ctx, Request& req) {
                          {{"items", std::move(items)}, {"nextCursor", page.next_cursor}});
 }
 
-}  // namespace
-
-void RegisterArticles(http::Router& router, ApiContext ctx) {
-  router.Add(beast::http::verb::post, "/api/v1/articles", Bind<Create>(ctx));
-  router.Add(beast::http::verb::get, "/api/v1/articles", Bind<List>(ctx));
-  router.Add(beast::http::verb::get, "/api/v1/articles/{id}", Bind<Get>(ctx));
-  router.Add(beast::http::verb::patch, "/api/v1/articles/{id}", Bind<Patch>(ctx));
-  router.Add(beast::http::verb::delete_, "/api/v1/articles/{id}", Bind<Delete>(ctx));
-  router.Add(beast::http::verb::get, "/api/v1/changes", Bind<Changes>(ctx));
-}
+}  // namespace articles
 
 }  // namespace plaudit::api

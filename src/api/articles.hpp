@@ -6,7 +6,6 @@
 
 namespace plaudit::api {
 
-void RegisterArticles(http::Router& router, ApiContext ctx);
 boost::json::object ArticleJson(const domain::Article& a);
 // The same JSON as ArticleJson, as text appended to `out` (the list's hot path).
 void AppendArticleJson(std::string& out, const domain::Article& a);

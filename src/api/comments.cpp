@@ -1,6 +1,7 @@
 #include "api/comments.hpp"
 
 #include "api/bind.hpp"
+#include "api/handlers.hpp"
 #include "api/json_fields.hpp"
 #include "api/json_text.hpp"
 #include "api/paging.hpp"
@@ -17,6 +18,10 @@ namespace {
 boost::json::object UserJson(const domain::CommentUser& u) {
   return {{"id", u.id}, {"username", u.username}, {"displayName", u.display_name}};
 }
+
+}  // namespace
+
+namespace comments {
 
 Result<domain::CommentSort> SortParam(const Request& req, domain::CommentSort fallback) {
   std::optional<std::string> sort = req.Query("sort");
@@ -104,7 +109,7 @@ HandlerResult Delete(ApiContext ctx, Request& req) {
   co_return http::NoContent();
 }
 
-}  // namespace
+}  // namespace comments
 
 boost::json::object CommentJson(const domain::Comment& c) {
   boost::json::object o;
@@ -177,15 +182,6 @@ void AppendCommentJson(std::string& out, const domain::Comment& c, bool with_rep
              [](std::string& o, const domain::Comment& r) { AppendCommentJson(o, r); });
   }
   out.push_back('}');
-}
-
-void RegisterComments(http::Router& router, ApiContext ctx) {
-  router.Add(beast::http::verb::post, "/api/v1/articles/{id}/comments", Bind<Create>(ctx));
-  router.Add(beast::http::verb::get, "/api/v1/articles/{id}/comments", Bind<List>(ctx));
-  router.Add(beast::http::verb::get, "/api/v1/comments/{id}", Bind<Get>(ctx));
-  router.Add(beast::http::verb::patch, "/api/v1/comments/{id}", Bind<Patch>(ctx));
-  router.Add(beast::http::verb::delete_, "/api/v1/comments/{id}", Bind<Delete>(ctx));
-  router.Add(beast::http::verb::get, "/api/v1/comments/{id}/replies", Bind<Replies>(ctx));
 }
 
 }  // namespace plaudit::api

@@ -6,7 +6,6 @@
 
 namespace plaudit::api {
 
-void RegisterComments(http::Router& router, ApiContext ctx);
 boost::json::object CommentJson(const domain::Comment& c);
 // The same JSON as CommentJson, as text appended to `out`; with `with_replies`, followed by
 // "replies": [the inline replies] (a list page's top-level comments).

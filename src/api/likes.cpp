@@ -1,4 +1,4 @@
-#include "api/likes.hpp"
+#include "api/handlers.hpp"
 
 #include <charconv>
 
@@ -11,7 +11,7 @@ using http::JsonResponse;
 using http::Request;
 using http::Response;
 
-namespace {
+namespace likes {
 
 constexpr size_t kMaxBatchIds = 100;
 
@@ -121,16 +121,6 @@ HandlerResult Batch(ApiContext ctx, Request& req) {
                          {{"article", std::move(article_out)}, {"comment", std::move(comment_out)}});
 }
 
-}  // namespace
-
-void RegisterLikes(http::Router& router, ApiContext ctx) {
-  router.Add(beast::http::verb::put, "/api/v1/articles/{id}/like", Bind<Like>(ctx));
-  router.Add(beast::http::verb::delete_, "/api/v1/articles/{id}/like", Bind<Unlike>(ctx));
-  router.Add(beast::http::verb::get, "/api/v1/articles/{id}/like", Bind<GetArticleLike>(ctx));
-  router.Add(beast::http::verb::put, "/api/v1/comments/{id}/like", Bind<LikeComment>(ctx));
-  router.Add(beast::http::verb::delete_, "/api/v1/comments/{id}/like", Bind<UnlikeComment>(ctx));
-  router.Add(beast::http::verb::get, "/api/v1/comments/{id}/like", Bind<GetCommentLike>(ctx));
-  router.Add(beast::http::verb::get, "/api/v1/likes", Bind<Batch>(ctx));
-}
+}  // namespace likes
 
 }  // namespace plaudit::api

@@ -1,7 +1,7 @@
 #include "api/users.hpp"
 
 #include "api/bind.hpp"
-
+#include "api/handlers.hpp"
 #include "api/json_fields.hpp"
 #include "common/time.hpp"
 #include "http/errors.hpp"
@@ -25,13 +25,12 @@ boost::json::object UserJson(const domain::User& u) {
   return o;
 }
 
-namespace {
+namespace users {
 
 std::string SessionCookie(const std::string& token, int64_t max_age) {
   return std::string(kSessionCookie) + "=" + token + "; Path=/; Max-Age=" +
          std::to_string(max_age) + "; HttpOnly; SameSite=Lax";
 }
-
 
 HandlerResult CreateUser(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
@@ -110,16 +109,6 @@ HandlerResult DeleteUser(ApiContext ctx, Request& req) {
   co_return r;
 }
 
-}  // namespace
-
-void RegisterUsers(http::Router& router, ApiContext ctx) {
-  router.Add(beast::http::verb::post, "/api/v1/users", Bind<CreateUser>(ctx));
-  router.Add(beast::http::verb::get, "/api/v1/users/me", Bind<GetMe>(ctx));
-  router.Add(beast::http::verb::get, "/api/v1/users/{id}", Bind<GetUser>(ctx));
-  router.Add(beast::http::verb::patch, "/api/v1/users/{id}", Bind<PatchUser>(ctx));
-  router.Add(beast::http::verb::delete_, "/api/v1/users/{id}", Bind<DeleteUser>(ctx));
-  router.Add(beast::http::verb::post, "/api/v1/sessions", Bind<CreateSession>(ctx));
-  router.Add(beast::http::verb::delete_, "/api/v1/sessions/current", Bind<DeleteSession>(ctx));
-}
+}  // namespace users
 
 }  // namespace plaudit::api

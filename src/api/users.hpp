@@ -5,8 +5,6 @@
 
 namespace plaudit::api {
 
-void RegisterUsers(http::Router& router, ApiContext ctx);
-
 boost::json::object UserJson(const domain::User& user);        // what the user sees of self
 boost::json::object PublicUserJson(const domain::User& user);  // what anyone sees
 

@@ -4,11 +4,8 @@
 
 #include <filesystem>
 
-#include "api/articles.hpp"
-#include "api/comments.hpp"
-#include "api/likes.hpp"
 #include "api/ops.hpp"
-#include "api/users.hpp"
+#include "api/routes.hpp"
 #include "domain/user.hpp"
 
 namespace plaudit::app {
@@ -252,10 +249,7 @@ Status App::WireServices() {
 
   api::ApiContext ctx{guard_.get(), users_.get(),    articles_.get(),
                       likes_.get(), comments_.get(), config_.session_ttl_s};
-  api::RegisterUsers(router_, ctx);
-  api::RegisterArticles(router_, ctx);
-  api::RegisterLikes(router_, ctx);
-  api::RegisterComments(router_, ctx);
+  api::RegisterApi(router_, ctx);
   return {};
 }
 

@@ -177,7 +177,7 @@ Awaitable<Result<PageResult<Article>>> ArticleService::ListOwn(const Principal& 
   out.total = rows->second;
   bool more = static_cast<int64_t>(rows->first.size()) > req.size;
   if (more) rows->first.resize(static_cast<size_t>(req.size));
-  for (const auto& r : rows->first) out.items.push_back(FromRow(r));
+  for (auto& r : rows->first) out.items.push_back(std::move(r));
   if (more && !out.items.empty())
     out.next_cursor = EncodeCursor("o" + std::to_string(out.items.back().id));
   co_return out;

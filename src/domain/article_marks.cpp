@@ -72,8 +72,7 @@ Awaitable<Status> ArticleService::Repair(int64_t id) {
     if (!removed) co_return tl::unexpected(removed.error());
     co_return Status{};
   }
-  Article a = FromRow(**row);
-  a.content = std::move((*row)->content);
+  Article a = std::move(**row);
   co_return co_await Reflect(a, /*created=*/false);
 }
 

@@ -37,8 +37,7 @@ Awaitable<Result<std::optional<Article>>> ArticleService::FillFromSql(
     if (got && got->generation != cache_.Generation()) {
       state = State::kStale;  // reconnected since the mark was read
     } else if (got) {
-      Article a = FromRow(got->row);
-      if (with_content) a.content = std::move(got->row.content);
+      Article a = std::move(got->row);  // with its content when asked for
       const std::string* body = a.content ? &*a.content : nullptr;
       auto filled = co_await cache_.Fill(a, got->token, body);
       if (!filled) co_return tl::unexpected(filled.error());
@@ -176,8 +175,9 @@ Awaitable<Result<Article>> ArticleService::Get(const std::optional<Principal>& v
     // A versioned write of the whole row: the body is cached only if its version is the
     // hash's (an older hash takes the row's fields too; a newer one keeps its own, and the
     // body is refilled on a later read).
-    Article row_article = FromRow(**row);
-    auto refill = co_await cache_.Write(row_article, &(*row)->content);
+    Article row_article = std::move(**row);
+    const std::string* body = row_article.content ? &*row_article.content : nullptr;
+    auto refill = co_await cache_.Write(row_article, body);
     if (!refill) spdlog::warn("could not refill body of article {}", id);
     if (row_article.ver != a->ver) {
       // The row changed since the hash was read (a PATCH between the two reads): answer the
@@ -189,8 +189,9 @@ Awaitable<Result<Article>> ArticleService::Get(const std::optional<Principal>& v
       row_article.comment_ver = a->comment_ver;
       if (!CanSee(row_article, viewer)) co_return Fail(ErrorCode::kNotFound, "no such article");
       *a = std::move(row_article);
+    } else {
+      a->content = std::move(row_article.content);
     }
-    a->content = std::move((*row)->content);
   }
   co_return *a;
 }

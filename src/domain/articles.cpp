@@ -9,23 +9,6 @@
 namespace plaudit::domain {
 namespace {
 
-sql::ArticleRow ToRow(const Article& a) {
-  sql::ArticleRow r;
-  r.id = a.id;
-  r.kind = std::string(KindName(a.kind));
-  r.author_id = a.author_id;
-  r.title = a.title;
-  r.summary = a.summary;
-  r.content = a.content.value_or("");
-  r.status = std::string(StatusName(a.status));
-  r.pinned = a.pinned;
-  r.allow_comments = a.allow_comments;
-  r.created_at_ms = a.created_at_ms;
-  r.updated_at_ms = a.updated_at_ms;
-  r.published_at_ms = a.published_at_ms;
-  return r;
-}
-
 // Sets title/content (sanitised, with the summary) from input; the rest is the caller's.
 Status ApplyText(Article& a, const ArticleInput& in) {
   if (in.title) {
@@ -113,7 +96,7 @@ Awaitable<Result<Article>> ArticleService::Create(const Principal& who, ArticleI
   auto mark = co_await MarkWrite(target);
   if (!mark) co_return tl::unexpected(mark.error());
   sql::CacheStamp stamp{mark->shard, mark->seq};
-  auto inserted = co_await table_.Insert(ToRow(a), stamp);
+  auto inserted = co_await table_.Insert(sql::ArticleRow{a}, stamp);
   if (!inserted && inserted.error().code == ErrorCode::kAlreadyExists) {
     // Redis came back with an old sequence: resume above SQL's highest id and retry once.
     spdlog::warn("article id {} already in SQL; reseeding the sequence", a.id);
@@ -125,7 +108,7 @@ Awaitable<Result<Article>> ArticleService::Create(const Principal& who, ArticleI
     mark = co_await MarkWrite(target);
     if (!mark) co_return tl::unexpected(mark.error());
     stamp = sql::CacheStamp{mark->shard, mark->seq};
-    inserted = co_await table_.Insert(ToRow(a), stamp);
+    inserted = co_await table_.Insert(sql::ArticleRow{a}, stamp);
   }
   if (!inserted) {
     co_await UnmarkUnless(*mark, inserted.error());
@@ -183,8 +166,7 @@ Awaitable<Result<Article>> ArticleService::Update(const Principal& who, int64_t 
   if (!current) co_return tl::unexpected(current.error());
   std::function<Status(sql::ArticleRow&)> apply =
       [who, in = std::move(in)](sql::ArticleRow& row) -> Status {
-    Article a = FromRow(row);
-    a.content = row.content;
+    Article& a = row;  // the committed row, changed in place
     if (!CanSee(a, who)) return Fail(ErrorCode::kNotFound, "no such article");
     if (!CanEdit(a, who)) return Fail(ErrorCode::kPermissionDenied, "not your article");
     if (in.kind && *in.kind != a.kind) {
@@ -201,10 +183,6 @@ Awaitable<Result<Article>> ArticleService::Update(const Principal& who, int64_t 
     if (a.status == ArticleStatus::kPublished && !a.published_at_ms) {
       a.published_at_ms = a.updated_at_ms;  // the first publication only
     }
-    sql::ArticleRow changed = ToRow(a);
-    changed.author_username = row.author_username;
-    changed.author_display_name = row.author_display_name;
-    row = std::move(changed);
     return {};
   };
   const redis::CacheTarget target = redis::CacheTarget::OfArticle(id);
@@ -220,8 +198,7 @@ Awaitable<Result<Article>> ArticleService::Update(const Principal& who, int64_t 
     co_await Unmark(*mark);  // no such row: nothing committed
     co_return Fail(ErrorCode::kNotFound, "no such article");
   }
-  Article a = FromRow((*patched)->row);
-  a.content = std::move((*patched)->row.content);
+  Article a = std::move((*patched)->row);
   a.view_count = current->view_count;
   a.like_count = current->like_count;
   a.comment_count = current->comment_count;

@@ -15,7 +15,8 @@
 // visibility), article_list_pages.cpp (lists, the index rebuild, the change feed),
 // article_likes.cpp (the reader's view with live like counts, article likes),
 // article_marks.cpp (the check and cache marks), article_comment_counts.cpp (the cached
-// comment count, for CommentService), article_rows.cpp (SQL rows).
+// comment count, for CommentService). An SQL row is the article (sql::ArticleRow derives
+// from it).
 #include <functional>
 #include <memory>
 #include <optional>
@@ -182,9 +183,5 @@ class ArticleService {
   std::string instance_id_;
   PendingRepairs pending_repairs_;
 };
-
-// An SQL row as the article (its content not copied: callers move it when they need it);
-// the cache's encoding is redis/article_codec.hpp's.
-Article FromRow(const sql::ArticleRow& row);
 
 }  // namespace plaudit::domain

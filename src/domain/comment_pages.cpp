@@ -15,15 +15,8 @@ using namespace boost::asio::experimental::awaitable_operators;
 namespace {
 
 char SortTag(CommentSort s) {
-  switch (s) {
-    case CommentSort::kNew:
-      return 'n';
-    case CommentSort::kOld:
-      return 'o';
-    case CommentSort::kHot:
-      return 'h';
-  }
-  return 'n';
+  constexpr std::string_view kTags = "noh";  // in CommentSort's order: new, old, hot
+  return kTags.at(static_cast<size_t>(s));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "redis/comment_cache.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include "redis/comment_codec.hpp"
 #include "redis/keys.hpp"
@@ -30,15 +31,9 @@ std::string IndexKey(int64_t article_id, std::optional<int64_t> parent, CommentI
 }
 
 std::string_view LeaseOpName(LeaseOp op) {
-  switch (op) {
-    case LeaseOp::kBegin:
-      return "begin";
-    case LeaseOp::kRenew:
-      return "renew";
-    case LeaseOp::kFinish:
-      return "finish";
-  }
-  return "begin";
+  // In LeaseOp's order; comment_meta.lua's op names.
+  constexpr std::array<std::string_view, 3> kNames{"begin", "renew", "finish"};
+  return kNames.at(static_cast<size_t>(op));
 }
 
 // What comment_meta.lua answers to `op`: a begin that is neither ready nor busy is the

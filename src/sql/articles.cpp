@@ -53,13 +53,13 @@ Value Bool(bool b) { return int64_t{b ? 1 : 0}; }
 ArticleRow FromRow(const Row& r, bool with_content) {
   ArticleRow a;
   a.id = Int(r[0]);
-  a.kind = Text(r[1]);
+  a.kind = model::ParseKind(Text(r[1])).value_or(model::ArticleKind::kPost);
   a.author_id = Int(r[2]);
   a.author_username = Text(r[3]);
   a.author_display_name = Text(r[4]);
   a.title = Text(r[5]);
   a.summary = Text(r[6]);
-  a.status = Text(r[7]);
+  a.status = model::ParseStatus(Text(r[7])).value_or(model::ArticleStatus::kDraft);
   a.pinned = Int(r[8]) != 0;
   a.allow_comments = Int(r[9]) != 0;
   a.created_at_ms = Int(r[10]);
@@ -80,14 +80,18 @@ Value PublishedAt(const ArticleRow& a) {
   return a.published_at_ms ? Value{*a.published_at_ms} : Value{nullptr};
 }
 
+Value Kind(const ArticleRow& a) { return std::string(model::KindName(a.kind)); }
+Value StatusOf(model::ArticleStatus s) { return std::string(model::StatusName(s)); }
+Value Content(const ArticleRow& a) { return a.content.value_or(std::string()); }
+
 }  // namespace
 
 Awaitable<Status> ArticleTable::Insert(ArticleRow a, CacheStamp stamp) {
   std::function<Result<bool>(Connection&)> job = [a = std::move(a), retention = retention_,
                                                   stamp](Connection& c) -> Result<bool> {
     auto st = c.Transaction([&](Connection& tx) -> Status {
-      auto r = tx.Query(kInsert, {a.id, a.kind, a.author_id, a.title, a.summary, a.content,
-                                  a.status, Bool(a.pinned), Bool(a.allow_comments), a.created_at_ms,
+      auto r = tx.Query(kInsert, {a.id, Kind(a), a.author_id, a.title, a.summary, Content(a),
+                                  StatusOf(a.status), Bool(a.pinned), Bool(a.allow_comments), a.created_at_ms,
                                   a.updated_at_ms, PublishedAt(a), stamp.seq});
       if (!r) return tl::unexpected(r.error());
       auto change = AppendChange(tx, a.id, "create", a.created_at_ms, retention);
@@ -146,11 +150,11 @@ Awaitable<Result<std::optional<ArticleTable::Patched>>> ArticleTable::Patch(
       p.row.ver = ver;
       const ArticleRow& a = p.row;
       auto u = tx.Query(kUpdate,
-                        {a.id, a.title, a.summary, a.content, a.status, Bool(a.pinned),
+                        {a.id, a.title, a.summary, Content(a), StatusOf(a.status), Bool(a.pinned),
                          Bool(a.allow_comments), a.updated_at_ms, PublishedAt(a), ver, stamp.seq});
       if (!u) return tl::unexpected(u.error());
       auto change =
-          AppendChange(tx, a.id, UpdateOp(p.old_status, a.status), a.updated_at_ms, retention);
+          AppendChange(tx, a.id, UpdateOp(model::StatusName(p.old_status), model::StatusName(a.status)), a.updated_at_ms, retention);
       if (!change) return tl::unexpected(change.error());
       out = std::move(p);
       return RaiseCacheShard(tx, stamp);
@@ -235,21 +239,14 @@ Awaitable<Result<std::vector<ArticleRow>>> ArticleTable::FindMany(std::vector<in
 }
 
 Awaitable<Result<int64_t>> ArticleTable::MaxId() {
-  std::function<Result<int64_t>(Connection&)> job = [](Connection& c) -> Result<int64_t> {
-    auto r = c.Query(kMaxId);
-    if (!r) return tl::unexpected(r.error());
-    return Int(r->rows.at(0).at(0));
-  };
-  co_return co_await store_.Run<int64_t>(std::move(job));
+  PL_CO_TRY(auto max, co_await store_.QueryInt(kMaxId));
+  co_return max.value_or(0);
 }
 
 Awaitable<Result<bool>> ArticleTable::WasDeleted(int64_t id) {
-  std::function<Result<bool>(Connection&)> job = [id](Connection& c) -> Result<bool> {
-    auto r = c.Query(kWasDeleted, {id});
-    if (!r) return tl::unexpected(r.error());
-    return Int(r->rows.at(0).at(0)) > 0;
-  };
-  co_return co_await store_.Run<bool>(std::move(job));
+  std::vector<Value> params{id};
+  PL_CO_TRY(auto deletes, co_await store_.QueryInt(kWasDeleted, std::move(params)));
+  co_return deletes.value_or(0) > 0;
 }
 
 Awaitable<Result<std::vector<PublishedEntry>>> ArticleTable::PublishedAfter(int64_t after_id,
@@ -332,12 +329,8 @@ Awaitable<Status> ArticleTable::SetViewCounts(std::vector<std::pair<int64_t, int
 }
 
 Awaitable<Result<int64_t>> ArticleTable::ViewSeq() {
-  std::function<Result<int64_t>(Connection&)> job = [](Connection& c) -> Result<int64_t> {
-    auto r = c.Query(kViewSeq);
-    if (!r) return tl::unexpected(r.error());
-    return r->rows.empty() ? int64_t{0} : Int(r->rows[0][0]);
-  };
-  co_return co_await store_.Run<int64_t>(std::move(job));
+  PL_CO_TRY(auto seq, co_await store_.QueryInt(kViewSeq));
+  co_return seq.value_or(0);
 }
 
 }  // namespace plaudit::sql

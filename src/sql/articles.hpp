@@ -7,34 +7,18 @@
 #include <string>
 #include <vector>
 
+#include "model/article.hpp"
 #include "sql/article_changes.hpp"
 #include "sql/cache_shards.hpp"
 #include "sql/store.hpp"
 
 namespace plaudit::sql {
 
-struct ArticleRow {
-  int64_t id = 0;
-  std::string kind;
-  int64_t author_id = 0;
-  std::string author_username;      // joined from users
-  std::string author_display_name;  // joined from users
-  std::string title;
-  std::string summary;
-  std::string content;  // empty when not selected
-  std::string status;
-  bool pinned = false;
-  bool allow_comments = true;
-  int64_t created_at_ms = 0;
-  int64_t updated_at_ms = 0;
-  std::optional<int64_t> published_at_ms;
-  int64_t view_count = 0;
-  int64_t like_count = 0;
-  int64_t comment_count = 0;
-  int64_t comment_ver = 0;  // version of comment_count (see migration 005)
-  int64_t ver = 1;          // raised by every change of the row (migration 013)
-  int64_t cache_seq = 0;    // the newest cache write committed for it (migration 014)
-  int64_t thread_seq = 0;   // the same for its comment thread
+// The article as stored: the model's fields (the author's names joined from users; content
+// only when asked for) and the row's cache bookkeeping.
+struct ArticleRow : model::Article {
+  int64_t cache_seq = 0;   // the newest cache write committed for it (migration 014)
+  int64_t thread_seq = 0;  // the same for its comment thread
 };
 
 // A member of the published list: what its Redis index needs.
@@ -77,7 +61,7 @@ class ArticleTable {
   // written. nullopt: no such article. `apply` runs on a SQL pool thread.
   struct Patched {
     ArticleRow row;          // as committed
-    std::string old_status;  // the status it replaced
+    model::ArticleStatus old_status;  // the status it replaced
   };
   Awaitable<Result<std::optional<Patched>>> Patch(int64_t id,
                                                   std::function<Status(ArticleRow&)> apply,

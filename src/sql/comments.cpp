@@ -265,12 +265,8 @@ Awaitable<Result<std::vector<CommentRow>>> CommentTable::ListForArticle(int64_t 
 }
 
 Awaitable<Result<int64_t>> CommentTable::MaxId() {
-  std::function<Result<int64_t>(Connection&)> job = [](Connection& c) -> Result<int64_t> {
-    auto r = c.Query(kMaxId);
-    if (!r) return tl::unexpected(r.error());
-    return Int(r->rows.at(0).at(0));
-  };
-  co_return co_await store_.Run<int64_t>(std::move(job));
+  PL_CO_TRY(auto max, co_await store_.QueryInt(kMaxId));
+  co_return max.value_or(0);
 }
 
 }  // namespace plaudit::sql

@@ -128,14 +128,9 @@ Awaitable<Result<std::vector<int64_t>>> LikeTable::Likers(char type, int64_t tar
 }
 
 Awaitable<Result<std::optional<int64_t>>> LikeTable::Count(char type, int64_t target_id) {
-  std::function<Result<std::optional<int64_t>>(Connection&)> job =
-      [type, target_id](Connection& c) -> Result<std::optional<int64_t>> {
-    auto r = c.Query(type == 'a' ? kArticleCount : kCommentCount, {target_id});
-    if (!r) return tl::unexpected(r.error());
-    if (r->rows.empty()) return std::optional<int64_t>{};
-    return std::optional<int64_t>(Int(r->rows[0][0]));
-  };
-  co_return co_await store_.Run<std::optional<int64_t>>(std::move(job));
+  const std::string_view sql = type == 'a' ? kArticleCount : kCommentCount;
+  std::vector<Value> params{target_id};
+  co_return co_await store_.QueryInt(sql, std::move(params));
 }
 
 Awaitable<Result<LikeCountState>> LikeTable::CountState(char type, int64_t target_id,

@@ -179,6 +179,18 @@ class StoreImpl final : public Store {
 
 }  // namespace
 
+Awaitable<Result<std::optional<int64_t>>> Store::QueryInt(std::string_view sql,
+                                                          std::vector<Value> params) {
+  std::function<Result<std::optional<int64_t>>(Connection&)> job =
+      [sql, params = std::move(params)](Connection& c) -> Result<std::optional<int64_t>> {
+    auto r = c.Query(sql, params);
+    if (!r) return tl::unexpected(r.error());
+    if (r->rows.empty() || r->rows[0].empty()) return std::optional<int64_t>{};
+    return std::optional<int64_t>(Int(r->rows[0][0]));
+  };
+  co_return co_await Run<std::optional<int64_t>>(std::move(job));
+}
+
 Result<std::unique_ptr<Store>> Store::Open(StoreOptions options) {
   if (options.pool_size < 1) {
     return Fail(ErrorCode::kInvalidArgument, "database pool size must be at least 1");

@@ -75,6 +75,10 @@ class Store {
   // is reopened on the next call, and a transaction fn leaves open is rolled back.
   template <class T>
   Awaitable<Result<T>> Run(std::function<Result<T>(Connection&)> fn);
+  // One statement through Run(): the first column of its first row as an integer, nullopt
+  // when it answers no row (a count, a MAX, a seq). `sql` is a constant of the caller's.
+  Awaitable<Result<std::optional<int64_t>>> QueryInt(std::string_view sql,
+                                                     std::vector<Value> params = {});
 
   // Applies migrations from src/sql/migrations/ not yet recorded in schema_migrations, in
   // order, each in its own transaction. Idempotent. Returns how many were applied.

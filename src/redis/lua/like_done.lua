@@ -6,15 +6,7 @@
 -- whose changes may not be in SQL yet (issue 23, defect 4). Deleting unflushed changes'
 -- last copy in Redis bumps the epoch, which tells a load that read SQL before this commit
 -- to read again (like_load.lua).
--- A missing epoch (FLUSHALL) restarts from the clock in µs, never from a value seen before.
-local function bump_epoch(key)
-  if redis.call('EXISTS', key) == 0 then
-    local t = redis.call('TIME')
-    redis.call('SET', key, string.format('%d', tonumber(t[1]) * 1000000 + tonumber(t[2])))
-  else
-    redis.call('INCR', key)
-  end
-end
+--! include lib_clock.lua
 local deleted = 0
 for i = 3, #KEYS do
   local m, stamp = ARGV[2 * i - 5], ARGV[2 * i - 4]

@@ -13,20 +13,7 @@
 -- it; a view marked after it waits in the dirty set. Taking such an id again while it is in
 -- flight restamps it (s'), so a pass that holds s and commits an older count cannot confirm
 -- it: the id stays in flight until a pass holding s' commits a count read after s'.
-local function next_seq()
-  -- max(INCR, the clock in µs): strictly increasing, and never handed out twice even when the
-  -- key is gone (FLUSHALL) or older (a Redis restored from an older snapshot), since the
-  -- clock has passed every earlier seq. So a pass that still holds a seq from before never
-  -- matches, and confirms, a new claim.
-  local seq = redis.call('INCR', KEYS[3])
-  local t = redis.call('TIME')
-  local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-  if now > seq then
-    seq = now
-    redis.call('SET', KEYS[3], string.format('%d', seq))
-  end
-  return string.format('%d', seq)
-end
+--! include lib_clock.lua
 local n = tonumber(ARGV[1])
 local out, at = {}, {}
 local inflight = redis.call('ZRANGE', KEYS[2], 0, n - 1, 'WITHSCORES')
@@ -39,7 +26,7 @@ local room = n - #out / 2
 if room > 0 then
   local ids = redis.call('SPOP', KEYS[1], room)
   if #ids > 0 then
-    local seq = next_seq()
+    local seq = next_seq(KEYS[3])  -- lib_clock.lua: max(INCR, the clock in µs)
     local zadd = {}
     for _, id in ipairs(ids) do
       zadd[#zadd + 1] = seq

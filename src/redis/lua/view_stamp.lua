@@ -2,11 +2,5 @@
 -- clock in µs), as view_claim.lua takes it). The flush commits it to SQL with the counts
 -- (view_flushes), so a Redis whose seq is below SQL's is older than some count SQL holds.
 -- KEYS[1] the seq pl:vseq:{views}. Returns the seq as a string.
-local seq = redis.call('INCR', KEYS[1])
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-if now > seq then
-  seq = now
-  redis.call('SET', KEYS[1], string.format('%d', seq))
-end
-return string.format('%d', seq)
+--! include lib_clock.lua
+return next_seq(KEYS[1])

@@ -150,7 +150,7 @@ TEST_P(CacheRollbackTest, AWriterThatDiedAfterItsCommitIsRepairedByTheNextCheck)
   ASSERT_TRUE(mark && *mark);
   sql::ArticleTable table(app_->app().store());
   std::function<Status(sql::ArticleRow&)> unpublish = [](sql::ArticleRow& row) -> Status {
-    row.status = "draft";
+    row.status = model::ArticleStatus::kDraft;
     return {};
   };
   const sql::CacheStamp stamp{(*mark)->shard, (*mark)->seq};

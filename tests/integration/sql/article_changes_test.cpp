@@ -33,12 +33,12 @@ class ArticleChanges : public MigratedStoreTest {
   static ArticleRow Article(int64_t id, std::string status, int64_t at_ms) {
     ArticleRow a;
     a.id = id;
-    a.kind = "article";
+    a.kind = model::ArticleKind::kArticle;
     a.author_id = 1;
     a.title = "t" + std::to_string(id);
     a.summary = "s";
     a.content = "c";
-    a.status = std::move(status);
+    a.status = *model::ParseStatus(status);
     a.created_at_ms = a.updated_at_ms = at_ms;
     return a;
   }

@@ -1,0 +1,48 @@
+#pragma once
+// The handlers of every /api/v1 route, by the file that holds them (api/users.cpp, ...);
+// api/routes.cpp maps methods and paths to them. Each takes the request and answers a
+// Response or an error, which api::Bind turns into its API.md status.
+#include "api/bind.hpp"
+#include "api/context.hpp"
+
+namespace plaudit::api {
+
+namespace users {
+HandlerResult CreateUser(ApiContext ctx, http::Request& req);
+HandlerResult GetMe(ApiContext ctx, http::Request& req);
+HandlerResult GetUser(ApiContext ctx, http::Request& req);
+HandlerResult PatchUser(ApiContext ctx, http::Request& req);
+HandlerResult DeleteUser(ApiContext ctx, http::Request& req);
+HandlerResult CreateSession(ApiContext ctx, http::Request& req);
+HandlerResult DeleteSession(ApiContext ctx, http::Request& req);
+}  // namespace users
+
+namespace articles {
+HandlerResult Create(ApiContext ctx, http::Request& req);
+HandlerResult Get(ApiContext ctx, http::Request& req);
+HandlerResult Patch(ApiContext ctx, http::Request& req);
+HandlerResult Delete(ApiContext ctx, http::Request& req);
+HandlerResult List(ApiContext ctx, http::Request& req);
+HandlerResult Changes(ApiContext ctx, http::Request& req);
+}  // namespace articles
+
+namespace likes {
+HandlerResult Like(ApiContext ctx, http::Request& req);
+HandlerResult Unlike(ApiContext ctx, http::Request& req);
+HandlerResult GetArticleLike(ApiContext ctx, http::Request& req);
+HandlerResult LikeComment(ApiContext ctx, http::Request& req);
+HandlerResult UnlikeComment(ApiContext ctx, http::Request& req);
+HandlerResult GetCommentLike(ApiContext ctx, http::Request& req);
+HandlerResult Batch(ApiContext ctx, http::Request& req);
+}  // namespace likes
+
+namespace comments {
+HandlerResult Create(ApiContext ctx, http::Request& req);
+HandlerResult List(ApiContext ctx, http::Request& req);
+HandlerResult Replies(ApiContext ctx, http::Request& req);
+HandlerResult Get(ApiContext ctx, http::Request& req);
+HandlerResult Patch(ApiContext ctx, http::Request& req);
+HandlerResult Delete(ApiContext ctx, http::Request& req);
+}  // namespace comments
+
+}  // namespace plaudit::api

@@ -1,0 +1,56 @@
+#include "api/routes.hpp"
+
+#include "api/handlers.hpp"
+
+namespace plaudit::api {
+
+namespace {
+
+using V = beast::http::verb;
+
+struct Route {
+  V verb;
+  const char* path;
+  http::Handler (*bind)(ApiContext);
+};
+
+// In API.md's order.
+constexpr Route kRoutes[] = {
+    {V::post, "/api/v1/users", Bind<users::CreateUser>},
+    {V::get, "/api/v1/users/me", Bind<users::GetMe>},
+    {V::get, "/api/v1/users/{id}", Bind<users::GetUser>},
+    {V::patch, "/api/v1/users/{id}", Bind<users::PatchUser>},
+    {V::delete_, "/api/v1/users/{id}", Bind<users::DeleteUser>},
+    {V::post, "/api/v1/sessions", Bind<users::CreateSession>},
+    {V::delete_, "/api/v1/sessions/current", Bind<users::DeleteSession>},
+
+    {V::post, "/api/v1/articles", Bind<articles::Create>},
+    {V::get, "/api/v1/articles", Bind<articles::List>},
+    {V::get, "/api/v1/articles/{id}", Bind<articles::Get>},
+    {V::patch, "/api/v1/articles/{id}", Bind<articles::Patch>},
+    {V::delete_, "/api/v1/articles/{id}", Bind<articles::Delete>},
+    {V::get, "/api/v1/changes", Bind<articles::Changes>},
+
+    {V::put, "/api/v1/articles/{id}/like", Bind<likes::Like>},
+    {V::delete_, "/api/v1/articles/{id}/like", Bind<likes::Unlike>},
+    {V::get, "/api/v1/articles/{id}/like", Bind<likes::GetArticleLike>},
+    {V::put, "/api/v1/comments/{id}/like", Bind<likes::LikeComment>},
+    {V::delete_, "/api/v1/comments/{id}/like", Bind<likes::UnlikeComment>},
+    {V::get, "/api/v1/comments/{id}/like", Bind<likes::GetCommentLike>},
+    {V::get, "/api/v1/likes", Bind<likes::Batch>},
+
+    {V::post, "/api/v1/articles/{id}/comments", Bind<comments::Create>},
+    {V::get, "/api/v1/articles/{id}/comments", Bind<comments::List>},
+    {V::get, "/api/v1/comments/{id}", Bind<comments::Get>},
+    {V::patch, "/api/v1/comments/{id}", Bind<comments::Patch>},
+    {V::delete_, "/api/v1/comments/{id}", Bind<comments::Delete>},
+    {V::get, "/api/v1/comments/{id}/replies", Bind<comments::Replies>},
+};
+
+}  // namespace
+
+void RegisterApi(http::Router& router, ApiContext ctx) {
+  for (const Route& r : kRoutes) router.Add(r.verb, r.path, r.bind(ctx));
+}
+
+}  // namespace plaudit::api
