@@ -143,6 +143,19 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
                  "(for a scraper behind a proxy on the same host)")
       ->envname("PLAUDIT_METRICS_TOKEN");
 
+  AddParsed(app, "--sites", c.sites, SiteList::Parse,
+            "origins that may embed Plaudit, comma-separated (https://blog.example,...): "
+            "CORS and page threads")
+      ->envname("PLAUDIT_SITES");
+  AddParsed(app, "--trusted-proxies", c.trusted_proxies, AddressSet::Parse,
+            "proxies whose X-Forwarded-For/Forwarded/X-Forwarded-Proto are believed: "
+            "comma-separated CIDRs or addresses (none by default)")
+      ->envname("PLAUDIT_TRUSTED_PROXIES");
+  AddParsed(app, "--cookie-secure", c.cookie_secure, ParseOnOff,
+            "on: the session cookie always carries Secure (off: only over HTTPS)")
+      ->envname("PLAUDIT_COOKIE_SECURE")
+      ->default_str("off");
+
   auto* serve = app.add_subcommand("serve", "run the server (the default)");
   auto* migrate = app.add_subcommand("migrate", "apply database migrations and exit");
   auto* flush = app.add_subcommand("flush", "run one write-behind pass and exit");

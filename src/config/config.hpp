@@ -14,6 +14,7 @@
 #include "common/database_url.hpp"
 #include "common/rate_limit.hpp"
 #include "common/redis_endpoint.hpp"
+#include "common/web_origin.hpp"
 #include "config/values.hpp"
 
 namespace plaudit::config {
@@ -46,6 +47,12 @@ struct Config {
   // Who may read GET /metrics and /readyz (api/ops.hpp).
   AddressSet metrics_allow = *AddressSet::Parse("127.0.0.0/8,::1/128");
   std::string metrics_token;  // when set, /metrics and /readyz also need it as a bearer token
+  // API.md "Embedding on other sites": the origins that may embed Plaudit (CORS, page threads).
+  SiteList sites;
+  // Proxies whose X-Forwarded-For / Forwarded (and X-Forwarded-Proto) are believed: the
+  // client address and scheme of a request they pass on. Empty: every header is ignored.
+  AddressSet trusted_proxies;
+  bool cookie_secure = false;  // the session cookie always gets Secure (else only over HTTPS)
 };
 
 enum class Command { kServe, kMigrate, kFlush, kRebuildCache, kUserAdd };

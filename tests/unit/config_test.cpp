@@ -197,6 +197,28 @@ TEST(Config, EmptyValuesMeanTheDefault) {
   EXPECT_EQ(inv->config.metrics_allow.ToString(), "");  // nobody
 }
 
+TEST(Config, EmbeddingSettings) {
+  int code = -1;
+  auto inv = ParseArgs({}, code);
+  ASSERT_TRUE(inv);
+  EXPECT_TRUE(inv->config.sites.empty());  // API.md: none besides plauditd's own pages
+  EXPECT_EQ(inv->config.trusted_proxies.ToString(), "");
+  EXPECT_FALSE(inv->config.cookie_secure);
+  inv = ParseArgs({"--sites", "https://Docs.Example:443/, http://blog.example:8080",
+                   "--trusted-proxies", "127.0.0.1,10.0.0.0/8", "--cookie-secure", "on"},
+                  code);
+  ASSERT_TRUE(inv);
+  EXPECT_EQ(inv->config.sites.ToString(), "http://blog.example:8080,https://docs.example");
+  EXPECT_TRUE(inv->config.sites.Allows("https://docs.example"));
+  EXPECT_EQ(inv->config.trusted_proxies.ToString(), "127.0.0.1/32,10.0.0.0/8");
+  EXPECT_TRUE(inv->config.cookie_secure);
+  ::setenv("PLAUDIT_SITES", "https://a.example", 1);
+  inv = ParseArgs({}, code);
+  ::unsetenv("PLAUDIT_SITES");
+  ASSERT_TRUE(inv);
+  EXPECT_EQ(inv->config.sites.ToString(), "https://a.example");
+}
+
 TEST(Config, EachBadValueExitsTwoWithOneLineNamingTheFlag) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"--host", "localhost"},
@@ -225,6 +247,12 @@ TEST(Config, EachBadValueExitsTwoWithOneLineNamingTheFlag) {
       {"--limit-writes-user", "0/1m"},
       {"--limit-requests-address", "1/745h"},
       {"--metrics-allow", "10.0.0.0/33"},
+      {"--sites", "blog.example"},
+      {"--sites", "https://blog.example/posts"},
+      {"--sites", "ftp://blog.example"},
+      {"--sites", "https://user@blog.example"},
+      {"--trusted-proxies", "10.0.0.1/40"},
+      {"--cookie-secure", "maybe"},
   };
   for (const auto& [flag, value] : cases) {
     SCOPED_TRACE(flag + " " + value);
