@@ -6,6 +6,7 @@
 
 #include "api/ops.hpp"
 #include "api/routes.hpp"
+#include "api/web_files.hpp"
 #include "domain/user.hpp"
 
 namespace plaudit::app {
@@ -89,6 +90,7 @@ Status App::Start() {
   }
   api::RegisterOps(router_, {redis_.get(), store_.get(), &metrics_, config_.metrics_allow,
                              config_.metrics_token});
+  api::RegisterWebFiles(router_);
 
   http::ServerOptions sopts;
   sopts.host = config_.host;

@@ -1,5 +1,6 @@
 #pragma once
-// A file compiled into the binary by cmake/Embed.cmake (Lua scripts, SQL migrations).
+// A file compiled into the binary by cmake/Embed.cmake (Lua scripts, SQL migrations, the
+// browser front end's bundles).
 #include <span>
 #include <string_view>
 
@@ -17,4 +18,7 @@ std::span<const plaudit::EmbeddedFile> Files();  // src/redis/lua/*.lua, sorted 
 }
 namespace plaudit::sql::migrations {
 std::span<const plaudit::EmbeddedFile> Files();  // src/sql/migrations/*.sql, sorted by name
+}
+namespace plaudit::web {
+std::span<const plaudit::EmbeddedFile> Files();  // web/build.mjs's output (embed.js, ...), by name
 }

@@ -1,0 +1,32 @@
+# The browser front end (web/): `npm ci` when web/node_modules is missing or older than the
+# lock file, then web/build.mjs bundles and minifies web/src/*.ts with esbuild into
+# ${PLAUDIT_WEB_OUT}; the bundles are embedded into plauditd (plaudit::web::Files()), so the
+# binary alone serves /embed.js and /count.js. Node and npm are build dependencies only.
+find_program(PLAUDIT_NODE node REQUIRED)
+find_program(PLAUDIT_NPM npm REQUIRED)
+set(PLAUDIT_WEB_DIR ${CMAKE_SOURCE_DIR}/web)
+set(PLAUDIT_WEB_OUT ${CMAKE_BINARY_DIR}/web)
+set(PLAUDIT_WEB_BUNDLES ${PLAUDIT_WEB_OUT}/count.js ${PLAUDIT_WEB_OUT}/embed.js)
+
+set(web_deps_stamp ${CMAKE_BINARY_DIR}/web-deps.stamp)
+add_custom_command(
+  OUTPUT ${web_deps_stamp}
+  COMMAND ${CMAKE_COMMAND} -DWEB_DIR=${PLAUDIT_WEB_DIR} -DNPM=${PLAUDIT_NPM}
+          -P ${CMAKE_SOURCE_DIR}/cmake/NpmCi.cmake
+  COMMAND ${CMAKE_COMMAND} -E touch ${web_deps_stamp}
+  DEPENDS ${PLAUDIT_WEB_DIR}/package.json ${PLAUDIT_WEB_DIR}/package-lock.json
+          ${CMAKE_SOURCE_DIR}/cmake/NpmCi.cmake
+  COMMENT "web: npm ci (when node_modules is missing or stale)"
+  VERBATIM)
+
+file(GLOB_RECURSE web_srcs CONFIGURE_DEPENDS ${PLAUDIT_WEB_DIR}/src/*)
+add_custom_command(
+  OUTPUT ${PLAUDIT_WEB_BUNDLES}
+  COMMAND ${PLAUDIT_NODE} ${PLAUDIT_WEB_DIR}/build.mjs --out ${PLAUDIT_WEB_OUT}
+  DEPENDS ${web_deps_stamp} ${web_srcs} ${PLAUDIT_WEB_DIR}/build.mjs
+  WORKING_DIRECTORY ${PLAUDIT_WEB_DIR}
+  COMMENT "web: bundling embed.js and count.js"
+  VERBATIM)
+
+plaudit_embed_files(plaudit_web_files plaudit::web FILES ${PLAUDIT_WEB_BUNDLES}
+                    COMMENT "Embedding the web bundles")

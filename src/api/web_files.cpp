@@ -1,0 +1,117 @@
+#include "api/web_files.hpp"
+
+#include <sodium.h>
+
+#include <memory>
+
+#include "http/errors.hpp"
+
+namespace plaudit::api {
+
+namespace {
+
+using http::Request;
+using http::Response;
+
+// A host page fetches /embed.js on every visit: five minutes bounds how long a deploy takes to
+// reach readers while keeping revalidations (304s, a few hundred bytes) rare.
+constexpr std::string_view kStableCache = "public, max-age=300";
+constexpr std::string_view kImmutableCache = "public, max-age=31536000, immutable";
+// Only for plauditd's own HTML pages; the widget on a host page lives under the host's policy.
+constexpr std::string_view kHtmlPolicy =
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; "
+    "object-src 'none'";
+
+std::string_view ContentType(std::string_view name) {
+  if (name.ends_with(".js")) return "text/javascript; charset=utf-8";
+  if (name.ends_with(".css")) return "text/css; charset=utf-8";
+  if (name.ends_with(".html")) return "text/html; charset=utf-8";
+  if (name.ends_with(".svg")) return "image/svg+xml";
+  if (name.ends_with(".json")) return "application/json; charset=utf-8";
+  return "application/octet-stream";
+}
+
+// 64 bits of BLAKE2b as hex: plenty to tell builds apart, short enough for a file name.
+std::string ContentHash(std::string_view content) {
+  unsigned char digest[8];
+  crypto_generichash(digest, sizeof(digest), reinterpret_cast<const unsigned char*>(content.data()),
+                     content.size(), nullptr, 0);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char b : digest) {
+    out += kHex[b >> 4];
+    out += kHex[b & 15];
+  }
+  return out;
+}
+
+Response Serve(const WebFile& file, const Request& req, std::string_view cache_control) {
+  Response r;
+  r.headers.emplace_back("Cache-Control", cache_control);
+  r.headers.emplace_back("ETag", file.etag);
+  r.headers.emplace_back("X-Content-Type-Options", "nosniff");
+  // A host page that isolates itself (COEP) may still load the widget from this origin.
+  r.headers.emplace_back("Cross-Origin-Resource-Policy", "cross-origin");
+  if (file.content_type.starts_with("text/html")) {
+    r.headers.emplace_back("Content-Security-Policy", kHtmlPolicy);
+    r.headers.emplace_back("Referrer-Policy", "strict-origin-when-cross-origin");
+    r.headers.emplace_back("X-Frame-Options", "DENY");
+  }
+  if (EtagMatches(req.Header(beast::http::field::if_none_match), file.etag)) {
+    r.status = beast::http::status::not_modified;
+    return r;
+  }
+  r.content_type = file.content_type;
+  r.body = std::string(file.content);
+  return r;
+}
+
+}  // namespace
+
+std::vector<WebFile> IndexWebFiles(std::span<const EmbeddedFile> files) {
+  std::vector<WebFile> out;
+  for (const EmbeddedFile& f : files) {
+    std::string name(f.name);
+    size_t dot = name.rfind('.');
+    std::string stem = dot == std::string::npos ? name : name.substr(0, dot);
+    std::string ext = dot == std::string::npos ? "" : name.substr(dot);
+    std::string hash = ContentHash(f.content);
+    out.push_back({"/" + name, "/assets/" + stem + "." + hash + ext, "\"" + hash + "\"",
+                   ContentType(name), f.content});
+  }
+  return out;
+}
+
+bool EtagMatches(std::string_view header, std::string_view etag) {
+  while (!header.empty()) {
+    size_t comma = header.find(',');
+    std::string_view item = header.substr(0, comma);
+    while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
+    while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
+    // If-None-Match compares weakly (RFC 9110 13.1.2): W/"x" matches "x".
+    if (item.starts_with("W/")) item.remove_prefix(2);
+    if (item == "*" || item == etag) return true;
+    if (comma == std::string_view::npos) break;
+    header.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
+void RegisterWebFiles(http::Router& router) {
+  // Shared by the handlers; the embedded bytes are static, the index is built once.
+  auto files = std::make_shared<const std::vector<WebFile>>(IndexWebFiles(web::Files()));
+  for (const WebFile& f : *files) {
+    const WebFile* file = &f;
+    router.Add(beast::http::verb::get, f.stable_path,
+               [files, file](Request& req) -> Awaitable<Response> {
+                 co_return Serve(*file, req, kStableCache);
+               });
+    router.Add(beast::http::verb::get, f.hashed_path,
+               [files, file](Request& req) -> Awaitable<Response> {
+                 co_return Serve(*file, req, kImmutableCache);
+               });
+  }
+}
+
+}  // namespace plaudit::api

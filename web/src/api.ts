@@ -1,0 +1,184 @@
+// The client of plauditd's public HTTP API (/work/shared/API.md) for the widget and, later,
+// the site's own pages. Authentication is the Bearer token of POST /api/v1/sessions, kept in
+// localStorage under a key naming the API origin: on a host page the session cookie would be
+// a third-party cookie, which browsers block or partition (see docs/architecture.md).
+
+export interface User { id: number; username: string; displayName: string; role?: string }
+export interface Comment {
+  id: number; articleId: number; parentId: number | null; author: User;
+  replyTo: User | null; body: string; createdAt: string; updatedAt: string;
+  likeCount: number; replyCount: number; liked: boolean; deleted: boolean;
+  replies?: Comment[];
+}
+export interface CommentList { items: Comment[]; total: number; nextCursor: string | null }
+export interface ThreadInfo { articleId: number | null; commentCount: number; likeCount: number; liked: boolean }
+export interface LikeState { liked: boolean; likeCount: number }
+export type Sort = 'new' | 'old' | 'hot';
+
+export class ApiError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string,
+              readonly retryAfter: number | null = null) {
+    super(message);
+  }
+}
+
+interface Session { token: string; user: User; expiresAt: string }
+type Query = Record<string, string | number | string[] | undefined>;
+
+function queryString(q: Query): string {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) {
+    if (v === undefined) continue;
+    for (const one of Array.isArray(v) ? v : [v]) p.append(k, String(one));
+  }
+  const s = p.toString();
+  return s ? '?' + s : '';
+}
+
+// localStorage may be unavailable (storage blocked for third parties, private modes): then
+// the session lasts as long as the page.
+class Store {
+  private memory: string | null = null;
+  constructor(private key: string) {}
+  get(): string | null {
+    try { return localStorage.getItem(this.key); } catch { return this.memory; }
+  }
+  set(v: string | null): void {
+    this.memory = v;
+    try { v === null ? localStorage.removeItem(this.key) : localStorage.setItem(this.key, v); } catch { /* memory only */ }
+  }
+}
+
+export class Api {
+  private store: Store;
+  session: Session | null = null;
+  onSessionChange: () => void = () => {};
+
+  constructor(readonly origin: string) {
+    this.store = new Store('plaudit:session:' + origin);
+    try {
+      const s = JSON.parse(this.store.get() || 'null') as Session | null;
+      if (s && s.token && Date.parse(s.expiresAt) > Date.now()) this.session = s;
+    } catch { /* a damaged entry is no session */ }
+  }
+
+  get user(): User | null { return this.session ? this.session.user : null; }
+
+  private setSession(s: Session | null): void {
+    const changed = (this.session && this.session.token) !== (s && s.token);
+    this.session = s;
+    this.store.set(s ? JSON.stringify(s) : null);
+    if (changed) this.onSessionChange();
+  }
+
+  async request<T>(method: string, path: string, query: Query = {}, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = {};
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const token = this.session && this.session.token;
+    if (token) headers['Authorization'] = 'Bearer ' + token;
+    let res: Response;
+    try {
+      res = await fetch(this.origin + path + queryString(query), {
+        method, headers, credentials: 'omit', mode: 'cors',
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch {
+      throw new ApiError(0, 'network', 'network error');
+    }
+    if (res.status === 204) return undefined as T;
+    let data: any = null;
+    try { data = await res.json(); } catch { /* not JSON: a proxy's page */ }
+    if (!res.ok) {
+      const e = (data && data.error) || {};
+      // An expired or revoked token answers 401 everywhere: forget it so the reader can read on.
+      if (res.status === 401 && token && this.session && this.session.token === token) this.setSession(null);
+      const ra = res.headers.get('Retry-After');
+      throw new ApiError(res.status, e.code || 'http_' + res.status, e.message || res.statusText,
+                         ra !== null && /^\d+$/.test(ra) ? Number(ra) : null);
+    }
+    return data as T;
+  }
+
+  async signIn(username: string, password: string): Promise<User> {
+    const s = await this.request<Session>('POST', '/api/v1/sessions', {}, { username, password });
+    this.setSession(s);
+    return s.user;
+  }
+
+  async signUp(username: string, password: string, displayName: string): Promise<User> {
+    const body: Record<string, string> = { username, password };
+    if (displayName) body.displayName = displayName;
+    await this.request<User>('POST', '/api/v1/users', {}, body);
+    return this.signIn(username, password);
+  }
+
+  async signOut(): Promise<void> {
+    try {
+      if (this.session) await this.request('DELETE', '/api/v1/sessions/current');
+    } finally {
+      this.setSession(null);
+    }
+  }
+
+  // Checks a stored session once per page view; a 401 clears it (see request()).
+  async refreshUser(): Promise<void> {
+    if (!this.session) return;
+    const u = await this.request<User>('GET', '/api/v1/users/me');
+    if (this.session) this.setSession({ ...this.session, user: u });
+  }
+
+  replies(id: number, cursor?: string): Promise<CommentList> {
+    return this.request('GET', `/api/v1/comments/${id}/replies`, { sort: 'old', size: 20, cursor });
+  }
+  editComment(id: number, body: string): Promise<Comment> {
+    return this.request('PATCH', `/api/v1/comments/${id}`, {}, { body });
+  }
+  deleteComment(id: number): Promise<void> {
+    return this.request('DELETE', `/api/v1/comments/${id}`);
+  }
+  likeComment(id: number, on: boolean): Promise<LikeState> {
+    return this.request(on ? 'PUT' : 'DELETE', `/api/v1/comments/${id}/like`);
+  }
+  // The caller's like state for many comments: one call per 100 ids.
+  async commentLikes(ids: number[]): Promise<Record<string, LikeState>> {
+    const out: Record<string, LikeState> = {};
+    for (let i = 0; i < ids.length; i += 100) {
+      const r = await this.request<{ comment?: Record<string, LikeState> }>(
+        'GET', '/api/v1/likes', { comment: ids.slice(i, i + 100).join(',') });
+      Object.assign(out, r.comment || {});
+    }
+    return out;
+  }
+}
+
+// What a thread hangs on: a page of a host site (by URL; its thread is created by the first
+// write), or an article of plauditd's own site.
+export interface ThreadSource {
+  info(): Promise<ThreadInfo>;
+  list(sort: Sort, cursor?: string): Promise<CommentList>;
+  post(body: string, parentId?: number, replyToUserId?: number): Promise<Comment>;
+  like(on: boolean): Promise<LikeState>;
+}
+
+export function pageSource(api: Api, url: string, title: string): ThreadSource {
+  return {
+    info: () => api.request('GET', '/api/v1/pages', { url }),
+    list: (sort, cursor) => api.request('GET', '/api/v1/pages/comments', { url, sort, size: 20, replies: 3, cursor }),
+    post: (body, parentId, replyToUserId) =>
+      api.request('POST', '/api/v1/pages/comments', { url }, { body, parentId, replyToUserId, title }),
+    like: (on) => api.request(on ? 'PUT' : 'DELETE', '/api/v1/pages/like', { url }),
+  };
+}
+
+export function articleSource(api: Api, id: number): ThreadSource {
+  return {
+    info: async () => {
+      const a = await api.request<ThreadInfo & { id: number }>('GET', `/api/v1/articles/${id}`);
+      return { ...a, articleId: a.id };
+    },
+    list: (sort, cursor) => api.request('GET', `/api/v1/articles/${id}/comments`, { sort, size: 20, replies: 3, cursor }),
+    post: (body, parentId, replyToUserId) =>
+      api.request('POST', `/api/v1/articles/${id}/comments`, {}, { body, parentId, replyToUserId }),
+    like: (on) => api.request(on ? 'PUT' : 'DELETE', `/api/v1/articles/${id}/like`),
+  };
+}

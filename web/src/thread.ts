@@ -1,0 +1,522 @@
+// One comment thread: header with counts, the page like and the sort switch; sign in/up/out;
+// the composer; the list with inline replies, "more replies" and "load more". Plain DOM, built
+// with dom.ts (text only), updated in place so focus stays where the reader is.
+// Used by embed.ts on host pages; the site's own pages can mount it on an article too.
+import { Api, ApiError, Comment, LikeState, Sort, ThreadSource, User } from './api';
+import { append, h, linkify } from './dom';
+import { Lang, T, relativeTime } from './i18n';
+
+export interface ThreadOptions {
+  api: Api;
+  source: ThreadSource;
+  lang: Lang;
+  t: T;
+  editWindowMs?: number;  // plauditd's --comment-edit-window-s (default 15 minutes)
+}
+
+interface View {
+  c: Comment;
+  el: HTMLLIElement;
+  body: HTMLElement;
+  actions: HTMLElement;
+  slot: HTMLElement;  // where the reply or edit form opens
+  like: HTMLButtonElement;
+  top: View | null;   // the top-level comment a reply sits under
+  replies?: HTMLOListElement;
+  more?: HTMLButtonElement;
+  replyCursor?: string | null;
+}
+
+const kSorts: Sort[] = ['new', 'old', 'hot'];
+let seq = 0;  // unique ids for label/aria wiring when several widgets share a page
+
+export class Thread {
+  readonly el: HTMLElement;
+  private api: Api;
+  private src: ThreadSource;
+  private t: T;
+  private lang: Lang;
+  private editWindowMs: number;
+  private live = h('p', { class: 'live', role: 'status', 'aria-live': 'polite' });
+  private heading = h('h2', { class: 'count', tabindex: -1 });
+  private pageLike = h('button', { type: 'button', class: 'like page-like', 'aria-pressed': 'false' });
+  private sortBar = h('div', { class: 'sort', role: 'group' });
+  private auth = h('div', { class: 'auth' });
+  private composerSlot = h('div', { class: 'composer' });
+  private list = h('ol', { class: 'list' });
+  private empty = h('p', { class: 'empty', hidden: true });
+  private loadMore = h('button', { type: 'button', class: 'more', hidden: true });
+  private views = new Map<number, View>();
+  private sort: Sort = 'new';
+  private cursor: string | null = null;
+  private count = 0;
+  private page: LikeState = { liked: false, likeCount: 0 };
+  private gen = 0;  // bumped by reload(): answers to an older list are dropped
+  private pending = new Set<object>();
+
+  constructor(o: ThreadOptions) {
+    this.api = o.api; this.src = o.source; this.t = o.t; this.lang = o.lang;
+    this.editWindowMs = o.editWindowMs ?? 15 * 60 * 1000;
+    const t = this.t;
+    const hid = 'plaudit-h' + ++seq;
+    this.heading.id = hid;
+    this.el = h('section', { class: 'thread', 'aria-labelledby': hid, lang: this.lang },
+      h('header', { class: 'head' }, this.heading, this.pageLike, this.sortBar),
+      this.live, this.auth, this.composerSlot, this.empty, this.list, this.loadMore);
+    this.sortBar.setAttribute('aria-label', t('sortLabel'));
+    for (const s of kSorts) {
+      const label = t(s === 'new' ? 'sortNew' : s === 'old' ? 'sortOld' : 'sortHot');
+      this.sortBar.append(h('button', { type: 'button', 'data-sort': s, 'aria-pressed': String(s === this.sort),
+                                        onclick: () => this.setSort(s) }, label));
+    }
+    this.pageLike.addEventListener('click', () =>
+      this.toggleLike(this.pageLike, this.page, (on) => this.src.like(on), () => this.renderPageLike()));
+    this.loadMore.textContent = t('loadMore');
+    this.loadMore.addEventListener('click', () => this.loadPage());
+    this.api.onSessionChange = () => { this.renderAuth(); void this.reload(); };
+    this.renderAuth();
+    this.renderPageLike();
+    void this.api.refreshUser().catch(() => {});
+    void this.reload();
+  }
+
+  // ---- messages -------------------------------------------------------------------------
+
+  private say(text: string, error = false): void {
+    this.live.textContent = text;
+    this.live.classList.toggle('error', error);
+  }
+
+  private fail(e: unknown, context: 'login' | 'info' | 'other' = 'other'): void {
+    const t = this.t;
+    if (!(e instanceof ApiError)) { this.say(t('errOther', String(e)), true); return; }
+    let text: string;
+    switch (e.status) {
+      case 0: text = t('errNetwork'); break;
+      case 401:
+        text = context === 'login' ? t('errBadLogin') : t('errAuth');
+        if (context !== 'login') this.openAuth('in');
+        break;
+      case 403: text = context === 'info' ? t('errSite') : t('errForbidden'); break;
+      case 404: text = t('errNotFound'); break;
+      case 409: text = t('errTaken'); break;
+      case 413: text = t('errTooLarge'); break;
+      case 429: text = e.retryAfter !== null ? t('errRate', e.retryAfter) : t('errRateSoon'); break;
+      case 503: text = t('errUnavailable'); break;
+      case 400: text = t('errInvalid', e.message); break;
+      default: text = t('errOther', e.status);
+    }
+    this.say(text, true);
+  }
+
+  // ---- header ---------------------------------------------------------------------------
+
+  private renderCount(): void {
+    this.heading.textContent = this.count === 1 ? this.t('comment1') : this.t('comments', this.count);
+    this.empty.textContent = this.t('noComments');
+    this.empty.hidden = this.views.size > 0;
+  }
+
+  private renderPageLike(): void {
+    likeButton(this.pageLike, this.page, this.t('likePage'));
+  }
+
+  private setSort(s: Sort): void {
+    if (s === this.sort) return;
+    this.sort = s;
+    for (const b of this.sortBar.querySelectorAll('button')) {
+      b.setAttribute('aria-pressed', String(b.dataset.sort === s));
+    }
+    void this.reload();
+  }
+
+  // ---- sign in / up / out ---------------------------------------------------------------
+
+  private renderAuth(): void {
+    const t = this.t;
+    const user = this.api.user;
+    if (user) {
+      this.auth.replaceChildren(
+        h('span', { class: 'who' }, t('signedInAs', name(user))),
+        h('button', { type: 'button', class: 'link', onclick: () => this.signOut() }, t('signOut')));
+      this.composerSlot.replaceChildren(this.composer({
+        label: t('writeComment'), submit: t('post'),
+        send: async (text) => {
+          const c = await this.src.post(text);
+          this.count++;
+          this.insertTop(c, true);
+          this.say(t('posted'));
+        },
+      }));
+    } else {
+      this.auth.replaceChildren(
+        h('span', { class: 'who' }, t('signInToComment')),
+        h('button', { type: 'button', class: 'link', onclick: () => this.openAuth('in') }, t('signIn')),
+        h('button', { type: 'button', class: 'link', onclick: () => this.openAuth('up') }, t('signUp')));
+      this.composerSlot.replaceChildren();
+    }
+  }
+
+  private openAuth(mode: 'in' | 'up'): void {
+    const t = this.t;
+    const id = 'plaudit-a' + ++seq;
+    const user = h('input', { id: id + 'u', name: 'username', autocomplete: 'username', required: true,
+                              minlength: 3, maxlength: 32, autocapitalize: 'none', spellcheck: 'false' });
+    const pass = h('input', { id: id + 'p', name: 'password', type: 'password', required: true,
+                              autocomplete: mode === 'in' ? 'current-password' : 'new-password',
+                              minlength: mode === 'up' ? 8 : undefined });
+    const display = h('input', { id: id + 'd', name: 'displayName', autocomplete: 'nickname', maxlength: 64 });
+    const submit = h('button', { type: 'submit', class: 'primary' }, mode === 'in' ? t('signIn') : t('signUp'));
+    const form = h('form', { class: 'auth-form', 'aria-label': mode === 'in' ? t('signIn') : t('signUp') },
+      field(id + 'u', t('username'), user), field(id + 'p', t('password'), pass),
+      mode === 'up' && field(id + 'd', t('displayName'), display),
+      h('div', { class: 'row' }, submit,
+        h('button', { type: 'button', class: 'link', onclick: () => this.renderAuth() }, t('cancel'))));
+    form.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      submit.disabled = true;
+      try {
+        const u = mode === 'in' ? await this.api.signIn(user.value.trim(), pass.value)
+                                : await this.api.signUp(user.value.trim(), pass.value, display.value.trim());
+        this.say(t('signedIn', name(u)));
+        const ta = this.composerSlot.querySelector('textarea');
+        if (ta) ta.focus();
+      } catch (e) {
+        submit.disabled = false;
+        this.fail(e, 'login');
+      }
+    });
+    form.addEventListener('keydown', (ev) => { if (ev.key === 'Escape') this.renderAuth(); });
+    this.auth.replaceChildren(form);
+    user.focus();
+  }
+
+  private async signOut(): Promise<void> {
+    try { await this.api.signOut(); } catch { /* the local session is gone either way */ }
+    this.say(this.t('signedOut'));
+  }
+
+  // ---- the list -------------------------------------------------------------------------
+
+  async reload(): Promise<void> {
+    const gen = ++this.gen;
+    this.views.clear();
+    this.list.replaceChildren();
+    this.cursor = null;
+    this.loadMore.hidden = true;
+    this.list.setAttribute('aria-busy', 'true');
+    const info = this.src.info().then((i) => {
+      if (gen !== this.gen) return;
+      this.count = i.commentCount;
+      this.page = { liked: i.liked, likeCount: i.likeCount };
+      this.renderPageLike();
+      this.renderCount();
+    }, (e) => this.fail(e, 'info'));
+    await Promise.all([info, this.loadPage(gen)]);
+  }
+
+  private async loadPage(gen = this.gen): Promise<void> {
+    if (this.pending.has(this.loadMore)) return;
+    this.pending.add(this.loadMore);
+    this.loadMore.disabled = true;
+    try {
+      const r = await this.src.list(this.sort, this.cursor ?? undefined);
+      if (gen !== this.gen) return;
+      const added: View[] = [];
+      for (const c of r.items) added.push(...this.insertTop(c, false));
+      this.cursor = r.nextCursor;
+      this.loadMore.hidden = !r.nextCursor;
+      void this.fetchLikes(added, gen);
+    } catch (e) {
+      if (gen === this.gen) this.fail(e, 'info');
+    } finally {
+      this.pending.delete(this.loadMore);
+      this.loadMore.disabled = false;
+      this.list.removeAttribute('aria-busy');
+      this.renderCount();
+    }
+  }
+
+  // The reader's own likes for a page of comments, in one call (the list may be cached for
+  // everyone; this part is personal).
+  private async fetchLikes(views: View[], gen: number): Promise<void> {
+    if (!this.api.user || views.length === 0) return;
+    try {
+      const states = await this.api.commentLikes(views.map((v) => v.c.id));
+      if (gen !== this.gen) return;
+      for (const v of views) {
+        const s = states[String(v.c.id)];
+        if (s && !this.pending.has(v.c)) { v.c.liked = s.liked; v.c.likeCount = s.likeCount; this.renderLike(v); }
+      }
+    } catch { /* the counts from the list stay */ }
+  }
+
+  // A top-level comment and its inline replies; `fresh` (just posted) goes where the sort
+  // puts it: first when newest first, else last if the end of the list is showing.
+  private insertTop(c: Comment, fresh: boolean): View[] {
+    if (this.views.has(c.id)) return [];
+    const v = this.view(c, null);
+    v.replies = h('ol', { class: 'replies' });
+    v.more = h('button', { type: 'button', class: 'more-replies link', hidden: true,
+                           onclick: () => this.moreReplies(v) });
+    v.el.append(v.replies, v.more);
+    const added = [v];
+    for (const r of c.replies || []) added.push(this.insertReply(v, r));
+    this.renderMoreReplies(v);
+    if (fresh && this.sort === 'new') this.list.prepend(v.el);
+    else if (!fresh || !this.cursor) this.list.append(v.el);
+    this.renderCount();
+    return added;
+  }
+
+  private insertReply(top: View, c: Comment): View {
+    const existing = this.views.get(c.id);
+    if (existing) return existing;
+    const v = this.view(c, top);
+    top.replies!.append(v.el);
+    return v;
+  }
+
+  private renderMoreReplies(v: View): void {
+    const shown = v.replies!.children.length;
+    const rest = v.c.replyCount - shown;
+    v.more!.hidden = rest <= 0 && !v.replyCursor;
+    v.more!.textContent = this.t('moreReplies', Math.max(rest, 0));
+  }
+
+  private async moreReplies(v: View): Promise<void> {
+    if (this.pending.has(v.more!)) return;
+    this.pending.add(v.more!);
+    const gen = this.gen;
+    try {
+      const r = await this.api.replies(v.c.id, v.replyCursor ?? undefined);
+      if (gen !== this.gen) return;
+      const added = r.items.filter((c) => !this.views.has(c.id)).map((c) => this.insertReply(v, c));
+      v.replyCursor = r.nextCursor;
+      if (!r.nextCursor) v.c.replyCount = v.replies!.children.length;
+      this.renderMoreReplies(v);
+      if (added[0]) added[0].el.querySelector<HTMLElement>('.name')?.focus();
+      void this.fetchLikes(added, gen);
+    } catch (e) {
+      this.fail(e);
+    } finally {
+      this.pending.delete(v.more!);
+    }
+  }
+
+  // ---- one comment ----------------------------------------------------------------------
+
+  private view(c: Comment, top: View | null): View {
+    const body = h('div', { class: 'body' });
+    const like = h('button', { type: 'button', class: 'like', 'aria-pressed': 'false' });
+    const actions = h('div', { class: 'actions' });
+    const slot = h('div', { class: 'slot' });
+    const hid = 'plaudit-c' + ++seq;
+    const el = h('li', { class: top ? 'c reply' : 'c', 'data-id': c.id },
+      h('article', { 'aria-labelledby': hid },
+        h('div', { class: 'meta' },
+          h('span', { class: 'avatar', 'aria-hidden': 'true' }, initial(c.author)),
+          h('strong', { class: 'name', id: hid, tabindex: -1 }, name(c.author)),
+          c.replyTo && h('span', { class: 'to' }, '@' + name(c.replyTo)),
+          h('time', { datetime: c.createdAt, title: new Date(c.createdAt).toLocaleString(this.lang) },
+            relativeTime(c.createdAt, this.lang))),
+        body, actions, slot));
+    const v: View = { c, el, body, actions, slot, like, top };
+    like.addEventListener('click', () =>
+      this.toggleLike(like, c, (on) => this.api.likeComment(c.id, on), () => this.renderLike(v)));
+    this.views.set(c.id, v);
+    this.renderBody(v);
+    this.renderActions(v);
+    return v;
+  }
+
+  private renderBody(v: View): void {
+    const c = v.c;
+    v.el.classList.toggle('deleted', c.deleted);
+    if (c.deleted) {
+      v.body.replaceChildren(h('em', {}, this.t('deleted')));
+      return;
+    }
+    v.body.replaceChildren(linkify(c.body));
+    if (c.updatedAt && c.updatedAt !== c.createdAt) v.body.append(' ', h('span', { class: 'edited' }, this.t('edited')));
+  }
+
+  private renderLike(v: View): void {
+    likeButton(v.like, v.c, this.t('like'));
+  }
+
+  private renderActions(v: View): void {
+    const t = this.t;
+    const c = v.c;
+    const me = this.api.user;
+    this.renderLike(v);
+    if (c.deleted) { v.actions.replaceChildren(); return; }
+    const mine = !!me && me.id === c.author.id;
+    const editable = mine && Date.now() - Date.parse(c.createdAt) < this.editWindowMs;
+    const admin = !!me && me.role === 'admin';
+    v.actions.replaceChildren();
+    append(v.actions, [v.like,
+      h('button', { type: 'button', class: 'link', onclick: () => this.openReply(v) }, t('reply')),
+      editable && h('button', { type: 'button', class: 'link', onclick: () => this.openEdit(v) }, t('edit')),
+      (mine || admin) && h('button', { type: 'button', class: 'link', onclick: () => this.askDelete(v) }, t('delete'))]);
+  }
+
+  private openReply(v: View): void {
+    const t = this.t;
+    if (!this.api.user) { this.say(t('errAuth'), true); this.openAuth('in'); return; }
+    const top = v.top || v;
+    const form = this.composer({
+      label: t('writeReply'), submit: t('postReply'), hint: t('replyingTo', name(v.c.author)),
+      cancel: () => { v.slot.replaceChildren(); focusFirst(v.actions); },
+      send: async (text) => {
+        // Replying to a reply: the server files it under the top-level comment and names whom
+        // it answers (replyTo).
+        const c = await this.src.post(text, v.c.id);
+        v.slot.replaceChildren();
+        top.c.replyCount++;
+        this.count++;
+        const nv = this.insertReply(top, c);
+        this.renderMoreReplies(top);
+        this.renderCount();
+        this.say(t('posted'));
+        nv.el.querySelector<HTMLElement>('.name')?.focus();
+      },
+    });
+    v.slot.replaceChildren(form);
+    form.querySelector('textarea')!.focus();
+  }
+
+  private openEdit(v: View): void {
+    const t = this.t;
+    const form = this.composer({
+      label: t('editComment'), submit: t('save'), initial: v.c.body,
+      cancel: () => { v.slot.replaceChildren(); v.body.hidden = false; focusFirst(v.actions); },
+      send: async (text) => {
+        const c = await this.api.editComment(v.c.id, text);
+        v.c.body = c.body;
+        v.c.updatedAt = c.updatedAt;
+        v.slot.replaceChildren();
+        v.body.hidden = false;
+        this.renderBody(v);
+        this.say(t('saved'));
+        focusFirst(v.actions);
+      },
+    });
+    v.body.hidden = true;
+    v.slot.replaceChildren(form);
+    form.querySelector('textarea')!.focus();
+  }
+
+  private askDelete(v: View): void {
+    const t = this.t;
+    const yes = h('button', { type: 'button', class: 'danger' }, t('confirmDelete'));
+    const no = h('button', { type: 'button', class: 'link' }, t('cancel'));
+    no.addEventListener('click', () => { this.renderActions(v); focusFirst(v.actions); });
+    yes.addEventListener('click', async () => {
+      yes.disabled = true;
+      try {
+        await this.api.deleteComment(v.c.id);
+        this.count = Math.max(0, this.count - 1);
+        this.remove(v);
+        this.say(t('removed'));
+        this.heading.focus();
+      } catch (e) {
+        yes.disabled = false;
+        this.fail(e);
+      }
+    });
+    v.actions.replaceChildren(yes, no);
+    yes.focus();
+  }
+
+  // A deleted top-level comment with replies stays as a placeholder, as on the server.
+  private remove(v: View): void {
+    if (!v.top && v.replies && v.replies.children.length > 0) {
+      v.c.deleted = true;
+      v.c.body = '';
+      this.renderBody(v);
+      this.renderActions(v);
+      return;
+    }
+    v.el.remove();
+    this.views.delete(v.c.id);
+    if (v.top) {
+      v.top.c.replyCount = Math.max(0, v.top.c.replyCount - 1);
+      this.renderMoreReplies(v.top);
+    }
+    this.renderCount();
+  }
+
+  // ---- shared pieces --------------------------------------------------------------------
+
+  // Optimistic: the button shows the new state at once and goes back if the server says no.
+  private async toggleLike(btn: HTMLButtonElement, state: LikeState,
+                           call: (on: boolean) => Promise<LikeState>, render: () => void): Promise<void> {
+    if (!this.api.user) { this.say(this.t('errAuth'), true); this.openAuth('in'); return; }
+    if (this.pending.has(state)) return;
+    this.pending.add(state);
+    const before = { liked: state.liked, likeCount: state.likeCount };
+    state.liked = !state.liked;
+    state.likeCount = Math.max(0, state.likeCount + (state.liked ? 1 : -1));
+    render();
+    btn.classList.add('busy');
+    try {
+      const r = await call(state.liked);
+      state.liked = r.liked;
+      state.likeCount = r.likeCount;
+    } catch (e) {
+      state.liked = before.liked;
+      state.likeCount = before.likeCount;
+      this.fail(e);
+    } finally {
+      this.pending.delete(state);
+      btn.classList.remove('busy');
+      render();
+    }
+  }
+
+  private composer(o: { label: string; submit: string; hint?: string; initial?: string;
+                        send: (text: string) => Promise<void>; cancel?: () => void }): HTMLFormElement {
+    const id = 'plaudit-t' + ++seq;
+    const ta = h('textarea', { id, rows: 3, maxlength: 10000, required: true });
+    ta.value = o.initial || '';
+    const submit = h('button', { type: 'submit', class: 'primary' }, o.submit);
+    const form = h('form', { class: 'compose' },
+      h('label', { for: id }, o.label), o.hint && h('p', { class: 'hint' }, o.hint), ta,
+      h('div', { class: 'row' }, submit,
+        o.cancel && h('button', { type: 'button', class: 'link', onclick: o.cancel }, this.t('cancel'))));
+    form.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      const text = ta.value.trim();
+      if (!text) { this.say(this.t('errEmpty'), true); ta.focus(); return; }
+      submit.disabled = true;
+      try {
+        await o.send(text);
+        ta.value = '';
+      } catch (e) {
+        this.fail(e);
+      } finally {
+        submit.disabled = false;
+      }
+    });
+    form.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Escape' && o.cancel) o.cancel();
+      // Ctrl/Cmd+Enter posts, as in most comment boxes.
+      if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey)) form.requestSubmit();
+    });
+    return form;
+  }
+}
+
+function name(u: User): string { return u.displayName || u.username; }
+function initial(u: User): string { return Array.from(name(u))[0]?.toUpperCase() || '?'; }
+function field(id: string, label: string, input: HTMLInputElement): HTMLElement {
+  return h('div', { class: 'field' }, h('label', { for: id }, label), input);
+}
+function focusFirst(el: HTMLElement): void { el.querySelector<HTMLElement>('button')?.focus(); }
+
+function likeButton(btn: HTMLButtonElement, s: LikeState, label: string): void {
+  btn.setAttribute('aria-pressed', String(s.liked));
+  btn.replaceChildren(h('span', { class: 'heart', 'aria-hidden': 'true' }, s.liked ? '♥' : '♡'),
+                      h('span', { class: 'sr' }, label + ' '), h('span', { class: 'n' }, String(s.likeCount)));
+}
