@@ -2,7 +2,8 @@
 // with esbuild, minified, one self-contained file each (CSS is inlined as a string and
 // adopted by the widget's shadow root). Type-checking is separate: `npx tsc --noEmit`.
 //   node build.mjs [--out DIR]   (default: ./dist)
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
+import { readFile } from 'node:fs/promises';
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +13,17 @@ const i = process.argv.indexOf('--out');
 const out = resolve(i > 0 ? process.argv[i + 1] : join(here, 'dist'));
 mkdirSync(out, { recursive: true });
 
+// A .css import is its minified text (esbuild's own CSS minifier), for adoptedStyleSheets.
+const minifiedCssAsText = {
+  name: 'css-text',
+  setup(b) {
+    b.onLoad({ filter: /\.css$/ }, async (args) => {
+      const { code } = await transform(await readFile(args.path, 'utf8'), { loader: 'css', minify: true });
+      return { contents: code, loader: 'text' };
+    });
+  },
+};
+
 await build({
   entryPoints: { embed: join(here, 'src/embed.ts'), count: join(here, 'src/count.ts') },
   outdir: out,
@@ -19,7 +31,7 @@ await build({
   minify: true,
   format: 'iife',
   target: ['es2020', 'chrome90', 'firefox90', 'safari15'],
-  loader: { '.css': 'text' },
+  plugins: [minifiedCssAsText],
   legalComments: 'none',
   charset: 'utf8',
   logLevel: 'warning',

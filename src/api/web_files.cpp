@@ -58,11 +58,11 @@ Response Serve(const WebFile& file, const Request& req, std::string_view cache_c
     r.headers.emplace_back("Referrer-Policy", "strict-origin-when-cross-origin");
     r.headers.emplace_back("X-Frame-Options", "DENY");
   }
+  r.content_type = file.content_type;
   if (EtagMatches(req.Header(beast::http::field::if_none_match), file.etag)) {
     r.status = beast::http::status::not_modified;
     return r;
   }
-  r.content_type = file.content_type;
   r.body = std::string(file.content);
   return r;
 }

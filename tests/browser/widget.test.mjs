@@ -1,0 +1,246 @@
+// The widget against a real plauditd, on one of plauditd's own articles (data-article), with
+// the host page on plauditd's origin. Runs on any branch: it needs no page threads or CORS
+// (pages.test.mjs covers the cross-origin embedding).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { api, eventually, hostPage, launchBrowser, newUser, screenshot, signIn, snippet, startPlauditd } from './harness.mjs';
+
+describe('widget on an article', () => {
+  let plaudit, browser, admin, bob, carol, articleId;
+  const seeded = [];
+
+  before(async () => {
+    plaudit = await startPlauditd(['--rate-limits', 'off']);
+    browser = await launchBrowser();
+    admin = await signIn(plaudit.url, 'admin', 'admin-password');
+    const a = await api(plaudit.url, 'POST', '/api/v1/articles', {
+      token: admin.token, body: { title: 'Widget test', content: '<p>Hi</p>', status: 'published' } });
+    assert.equal(a.status, 201);
+    articleId = a.json.id;
+    bob = await newUser(plaudit.url, 'bob', 'Bob');
+    carol = await newUser(plaudit.url, 'carol', 'Carol');
+    // 24 comments by Bob: more than one page (20), so "load more" has work.
+    for (let i = 1; i <= 24; i++) {
+      const c = await api(plaudit.url, 'POST', `/api/v1/articles/${articleId}/comments`,
+                          { token: bob.token, body: { body: `Seed comment ${i}` } });
+      assert.equal(c.status, 201);
+      seeded.push(c.json);
+    }
+    // The newest has a reply by Carol; Seed comment 3 gets a like, so "hot" puts it first.
+    const r = await api(plaudit.url, 'POST', `/api/v1/articles/${articleId}/comments`,
+                        { token: carol.token, body: { body: 'Carol replies', parentId: seeded[23].id } });
+    assert.equal(r.status, 201);
+    const l = await api(plaudit.url, 'PUT', `/api/v1/comments/${seeded[2].id}/like`, { token: carol.token });
+    assert.equal(l.status, 200);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await plaudit?.stop();
+  });
+
+  async function open(attrs = {}, viewport = { width: 800, height: 900 }) {
+    const context = await browser.browser.newContext({ viewport });
+    context.setDefaultTimeout(10000);
+    const url = `${plaudit.url}/__test/host.html`;
+    const html = hostPage('<h1>An article</h1>' + snippet(plaudit.url, { article: articleId, ...attrs }));
+    await context.route(url, (route) => route.fulfill({ contentType: 'text/html; charset=utf-8', body: html }));
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e));
+    await page.goto(url);
+    const w = page.locator('#plaudit');
+    await w.locator('li.c').first().waitFor();
+    return { context, page, w, errors };
+  }
+
+  const bodies = (w) => w.locator('ol.list > li.c > article .body').allInnerTexts();
+
+  it('walks a reader through sign-up, comments, replies, likes, sorting, paging, edit and delete', async () => {
+    const { context, page, w, errors } = await open();
+    // First page: 20 of 24, newest first, with the inline reply.
+    assert.equal((await bodies(w)).length, 20);
+    assert.equal((await bodies(w))[0], 'Seed comment 24');
+    await w.getByText('Carol replies').waitFor();
+    await w.getByRole('heading', { name: '25 comments' }).waitFor();
+
+    // Load more.
+    await w.getByRole('button', { name: 'Load more comments' }).click();
+    await eventually(async () => (await bodies(w)).length === 24, 10000, '24 comments');
+    assert.ok(await w.getByRole('button', { name: 'Load more comments' }).isHidden());
+
+    // Sign up inside the widget (signs in too).
+    await w.getByRole('button', { name: 'Sign up' }).click();
+    await w.getByLabel('Username').fill('alice');
+    await w.getByLabel('Password').fill('alice-password');
+    await w.getByLabel('Display name (optional)').fill('Alice');
+    await w.locator('form.auth-form').getByRole('button', { name: 'Sign up' }).click();
+    await w.getByText('Signed in as Alice').waitFor();
+    await w.getByRole('status').filter({ hasText: 'Welcome, Alice!' }).waitFor();
+
+    // Comment: appears first (newest first), the count moves.
+    await w.getByLabel('Write a comment').fill('Hello from Alice');
+    await w.getByRole('button', { name: 'Post comment' }).click();
+    await eventually(async () => (await bodies(w))[0] === 'Hello from Alice', 10000, 'new comment first');
+    await w.getByRole('heading', { name: '26 comments' }).waitFor();
+
+    // Reply to a reply: filed under the top-level comment, shown as "@Carol".
+    const carolReply = w.locator('li.reply', { hasText: 'Carol replies' });
+    await carolReply.getByRole('button', { name: 'Reply' }).click();
+    await carolReply.getByLabel('Write a reply').fill('Alice answers Carol');
+    await carolReply.getByRole('button', { name: 'Post reply' }).click();
+    const answer = w.locator('li.reply', { hasText: 'Alice answers Carol' });
+    await answer.waitFor();
+    assert.equal(await answer.locator('.to').innerText(), '@Carol');
+    const top = w.locator('ol.list > li.c', { hasText: 'Seed comment 24' });
+    assert.equal(await top.locator('li.reply').count(), 2);
+
+    // Like and unlike a comment: the count and aria-pressed move; the server agrees.
+    const seed5 = w.locator('ol.list > li.c', { hasText: 'Seed comment 5' }).locator('article .like').first();
+    assert.equal(await seed5.getAttribute('aria-pressed'), 'false');
+    await seed5.click();
+    await eventually(async () => (await seed5.getAttribute('aria-pressed')) === 'true' &&
+                                 (await seed5.innerText()).includes('1'), 10000, 'liked');
+    await eventually(async () => (await api(plaudit.url, 'GET', `/api/v1/comments/${seeded[4].id}`)).json.likeCount === 1);
+    await seed5.click();
+    await eventually(async () => (await seed5.getAttribute('aria-pressed')) === 'false' &&
+                                 (await seed5.innerText()).includes('0'), 10000, 'unliked');
+
+    // The article's own like.
+    const pageLike = w.locator('.page-like');
+    await pageLike.click();
+    await eventually(async () => (await pageLike.getAttribute('aria-pressed')) === 'true', 10000, 'page liked');
+    await eventually(async () => (await pageLike.innerText()).includes('1'), 10000, 'page like count');
+
+    // Hot: the liked Seed comment 3 comes first.
+    await w.getByRole('button', { name: 'Popular' }).click();
+    await eventually(async () => (await bodies(w))[0] === 'Seed comment 3', 10000, 'hot order');
+    assert.equal(await w.getByRole('button', { name: 'Popular' }).getAttribute('aria-pressed'), 'true');
+    await w.getByRole('button', { name: 'Newest' }).click();
+    await eventually(async () => (await bodies(w))[0] === 'Hello from Alice', 10000, 'new order');
+
+    // Edit within the window.
+    const mineId = await w.locator('ol.list > li.c', { hasText: 'Hello from Alice' }).first().getAttribute('data-id');
+    const mine = w.locator(`li.c[data-id="${mineId}"]`);
+    await mine.locator('article .actions').getByRole('button', { name: 'Edit' }).click();
+    await mine.getByLabel('Edit your comment').fill('Hello again from Alice');
+    await mine.getByRole('button', { name: 'Save' }).click();
+    await mine.locator('article .body', { hasText: 'Hello again from Alice' }).waitFor();
+    await mine.getByText('(edited)').first().waitFor();
+
+    // Delete own reply, then own comment.
+    await answer.getByRole('button', { name: 'Delete' }).click();
+    await answer.getByRole('button', { name: 'Delete for good?' }).click();
+    await answer.waitFor({ state: 'detached' });
+    const edited = mine;
+    await edited.locator('article .actions').getByRole('button', { name: 'Delete' }).click();
+    await edited.getByRole('button', { name: 'Delete for good?' }).click();
+    await edited.waitFor({ state: 'detached' });
+    await w.getByRole('heading', { name: '25 comments' }).waitFor();
+
+    // Sign out: the composer goes, sign-in comes back; the token no longer works.
+    const token = await page.evaluate((o) => JSON.parse(localStorage.getItem('plaudit:session:' + o)).token, plaudit.url);
+    await w.getByRole('button', { name: 'Sign out' }).click();
+    await w.getByRole('button', { name: 'Sign in' }).waitFor();
+    assert.equal(await w.getByLabel('Write a comment').count(), 0);
+    assert.equal((await api(plaudit.url, 'GET', '/api/v1/users/me', { token })).status, 401);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  it('keeps hostile comment bodies as text and makes only http(s) links clickable', async () => {
+    const body = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script> see https://example.com/a?b=1. ' +
+                 'and javascript:window.__xss=3 <a href="javascript:window.__xss=4">x</a>';
+    const c = await api(plaudit.url, 'POST', `/api/v1/articles/${articleId}/comments`, { token: bob.token, body: { body } });
+    assert.equal(c.status, 201);
+    const { context, page, w } = await open();
+    const item = w.locator('ol.list > li.c', { hasText: 'onerror' });
+    await item.waitFor();
+    assert.equal(await item.locator('article .body').innerText(), body);
+    assert.equal(await w.locator('img, script, iframe').count(), 0);
+    const links = item.locator('article .body a');
+    assert.equal(await links.count(), 1);
+    assert.equal(await links.getAttribute('href'), 'https://example.com/a?b=1');
+    assert.equal(await links.getAttribute('rel'), 'nofollow noopener noreferrer ugc');
+    assert.equal(await links.getAttribute('target'), '_blank');
+    assert.equal(await page.evaluate(() => window.__xss), undefined);
+    await context.close();
+  });
+
+  it('renders dark, in Chinese, and at 360 px without horizontal scrolling', async () => {
+    {
+      const { context, w } = await open({ theme: 'light' });
+      await screenshot(w, 'widget-light.png');
+      await context.close();
+    }
+    {
+      const { context, w } = await open({ theme: 'dark' });
+      const bg = await w.locator('section.thread').evaluate((el) => getComputedStyle(el).backgroundColor);
+      assert.equal(bg, 'rgb(13, 17, 23)');
+      await screenshot(w, 'widget-dark.png');
+      await context.close();
+    }
+    {
+      const { context, page, w } = await open({ lang: 'zh-CN' }, { width: 360, height: 740 });
+      await w.getByRole('button', { name: '加载更多评论' }).waitFor();
+      await w.getByRole('button', { name: '最热' }).waitFor();
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `page scrolls sideways by ${overflow}px`);
+      await screenshot(w, 'widget-360.png');
+      await context.close();
+    }
+  });
+
+  it('is keyboard-usable: Tab reaches the sort switch, Enter sorts, messages are announced', async () => {
+    const { context, page, w } = await open();
+    await w.getByRole('button', { name: 'Oldest' }).focus();
+    await page.keyboard.press('Enter');
+    await eventually(async () => (await bodies(w))[0] === 'Seed comment 1', 10000, 'old order');
+    assert.equal(await w.locator('[aria-live="polite"]').count(), 1);
+    // A like while signed out asks to sign in, and focuses the username field.
+    await w.locator('ol.list > li.c').first().locator('article .like').click();
+    await w.getByRole('status').filter({ hasText: 'Please sign in' }).waitFor();
+    assert.equal(await w.getByLabel('Username').evaluate((el) => el === el.getRootNode().activeElement), true);
+    await context.close();
+  });
+});
+
+describe('widget under a write rate limit', () => {
+  let plaudit, browser;
+  before(async () => {
+    plaudit = await startPlauditd(['--limit-writes-user', '2/1m']);
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await plaudit?.stop();
+  });
+
+  it('says politely when to try again (429 with Retry-After)', async () => {
+    const admin = await signIn(plaudit.url, 'admin', 'admin-password');
+    const a = await api(plaudit.url, 'POST', '/api/v1/articles', {
+      token: admin.token, body: { title: 'Limits', content: '<p>x</p>', status: 'published' } });
+    const dave = await newUser(plaudit.url, 'dave', 'Dave');
+    const context = await browser.browser.newContext();
+    // Dave is signed in already: his session is where the widget keeps it.
+    await context.addInitScript(([key, value]) => localStorage.setItem(key, value),
+                                ['plaudit:session:' + plaudit.url, JSON.stringify(dave)]);
+    const url = `${plaudit.url}/__test/limits.html`;
+    await context.route(url, (r) => r.fulfill({ contentType: 'text/html', body: hostPage(snippet(plaudit.url, { article: a.json.id })) }));
+    const page = await context.newPage();
+    await page.goto(url);
+    const w = page.locator('#plaudit');
+    await w.getByText('Signed in as Dave').waitFor();
+    for (let i = 1; i <= 3; i++) {
+      await w.getByLabel('Write a comment').fill(`Quick comment ${i}`);
+      await w.getByRole('button', { name: 'Post comment' }).click();
+      if (i < 3) await w.locator('li.c', { hasText: `Quick comment ${i}` }).waitFor();
+    }
+    const status = w.getByRole('status');
+    await eventually(async () => /try again in \d+ seconds/.test(await status.innerText()), 10000, 'the 429 message');
+    assert.equal(await w.locator('li.c').count(), 2);
+    // The text stays in the box, so nothing the reader wrote is lost.
+    assert.equal(await w.getByLabel('Write a comment').inputValue(), 'Quick comment 3');
+    await context.close();
+  });
+});
