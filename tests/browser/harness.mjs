@@ -118,10 +118,11 @@ export async function eventually(fn, ms = 10000, what = 'condition') {
   }
 }
 
-export async function screenshot(locator, name) {
+// A picture of the viewport (the widget's first screen), for the README.
+export async function screenshot(page, name) {
   if (!screenshotDir) return;
   mkdirSync(screenshotDir, { recursive: true });
-  await locator.screenshot({ path: join(screenshotDir, name), animations: 'disabled' });
+  await page.screenshot({ path: join(screenshotDir, name), animations: 'disabled' });
 }
 
 // The snippet a host page pastes, with extra data-* attributes.
