@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs every Debian package Plaudit needs to build, test and benchmark.
+# Installs every Debian package Plaudit needs to build, test and benchmark (chromium for the
+# browser tests, node/npm for the web bundles; their npm packages come with `make build`).
 # Idempotent: does nothing (and needs no network) when all packages are present.
 set -euo pipefail
 
@@ -11,7 +12,13 @@ PKGS=(
   prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
   libjemalloc-dev gnuplot-nox valgrind python3
   redis-server redis-tools postgresql postgresql-client wrk curl
+  chromium chromium-driver
 )
+# The web front end is built with Node and npm (web/package-lock.json); Debian's own only
+# when there is no node at all (a newer one from elsewhere is fine).
+if ! command -v node >/dev/null 2>&1; then
+  PKGS+=(nodejs npm)
+fi
 
 missing=()
 for p in "${PKGS[@]}"; do

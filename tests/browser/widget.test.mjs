@@ -203,6 +203,27 @@ describe('widget on an article', () => {
     }
   });
 
+  it('is styled and works under a host CSP without unsafe-inline styles', async () => {
+    const context = await browser.browser.newContext();
+    const url = `${plaudit.url}/__test/csp.html`;
+    await context.route(url, (route) => route.fulfill({
+      contentType: 'text/html; charset=utf-8',
+      headers: { 'Content-Security-Policy': "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; base-uri 'none'" },
+      body: hostPage(snippet(plaudit.url, { article: articleId })).replace(/ style="[^"]*"/, ''),
+    }));
+    const page = await context.newPage();
+    const problems = [];
+    page.on('console', (m) => { if (/Content Security Policy|Refused/i.test(m.text())) problems.push(m.text()); });
+    page.on('pageerror', (e) => problems.push(String(e)));
+    await page.goto(url);
+    const w = page.locator('#plaudit');
+    await w.locator('li.c').first().waitFor();
+    const pressed = w.locator('.sort button[aria-pressed="true"]');
+    assert.equal(await pressed.evaluate((el) => getComputedStyle(el).backgroundColor), 'rgb(37, 99, 235)');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
   it('is keyboard-usable: Tab reaches the sort switch, Enter sorts, messages are announced', async () => {
     const { context, page, w } = await open();
     await w.getByRole('button', { name: 'Oldest' }).focus();

@@ -1,0 +1,54 @@
+// The widget's weight and first render, for docs/benchmarks.md:
+//   node bench/widget.mjs            (after `make build`; PLAUDITD=path overrides build/plauditd)
+// 1. Gzipped size (gzip -9) of what a reader downloads: /embed.js (its CSS is inside) and
+//    /count.js, as plauditd serves them.
+// 2. First render: a host page with the widget on a 20-comment thread (3 with a reply), in
+//    Debian's Chromium; the time from navigation start until all 20 comments are in the shadow
+//    DOM, median of 10 cold loads (a fresh browser context each: no cache).
+import { gzipSync } from 'node:zlib';
+import { api, hostPage, launchBrowser, newUser, signIn, snippet, startPlauditd } from '../tests/browser/harness.mjs';
+
+const runs = Number(process.env.RUNS || 10);
+const plaudit = await startPlauditd(['--rate-limits', 'off']);
+const browser = await launchBrowser();
+try {
+  for (const f of ['embed.js', 'count.js']) {
+    const body = Buffer.from(await (await fetch(`${plaudit.url}/${f}`)).arrayBuffer());
+    console.log(`${f}: ${body.length} bytes, ${gzipSync(body, { level: 9 }).length} bytes gzipped`);
+  }
+  const admin = await signIn(plaudit.url, 'admin', 'admin-password');
+  const a = await api(plaudit.url, 'POST', '/api/v1/articles',
+                      { token: admin.token, body: { title: 'Bench', content: '<p>x</p>', status: 'published' } });
+  const u = await newUser(plaudit.url, 'reader', 'Reader');
+  const path = `/api/v1/articles/${a.json.id}/comments`;
+  for (let i = 1; i <= 20; i++) {
+    const c = await api(plaudit.url, 'POST', path, { token: u.token, body: { body: `Comment ${i}: a line of text with a link https://example.com/${i}` } });
+    if (i % 7 === 0) await api(plaudit.url, 'POST', path, { token: u.token, body: { body: 'A reply', parentId: c.json.id } });
+  }
+  const url = `${plaudit.url}/__bench/host.html`;
+  const html = hostPage(snippet(plaudit.url, { article: a.json.id }));
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const context = await browser.browser.newContext();
+    await context.route(url, (r) => r.fulfill({ contentType: 'text/html', body: html }));
+    const page = await context.newPage();
+    await page.goto(url);
+    const ms = await page.evaluate(() => new Promise((done) => {
+      const check = () => {
+        const root = document.querySelector('#plaudit')?.shadowRoot;
+        if (root && root.querySelectorAll('ol.list > li.c').length >= 20) done(performance.now());
+        else requestAnimationFrame(check);
+      };
+      check();
+    }));
+    times.push(ms);
+    await context.close();
+  }
+  times.sort((x, y) => x - y);
+  const median = (times[(runs - 1) >> 1] + times[runs >> 1]) / 2;
+  console.log(`first render of 20 comments: median ${median.toFixed(1)} ms over ${runs} cold loads ` +
+              `(min ${times[0].toFixed(1)}, max ${times[runs - 1].toFixed(1)})`);
+} finally {
+  await browser.close();
+  await plaudit.stop();
+}

@@ -1,0 +1,48 @@
+// The web files' names, hashes and revalidation (api/web_files): what a host page's cache sees.
+#include <gtest/gtest.h>
+
+#include "api/web_files.hpp"
+
+namespace plaudit::api {
+namespace {
+
+TEST(WebFiles, StableAndHashedNamesShareOneStrongEtag) {
+  EmbeddedFile files[] = {{"embed.js", "console.log(1)"}, {"count.js", "console.log(2)"}};
+  auto index = IndexWebFiles(files);
+  ASSERT_EQ(index.size(), 2u);
+  EXPECT_EQ(index[0].stable_path, "/embed.js");
+  const std::string hash = index[0].etag.substr(1, index[0].etag.size() - 2);
+  EXPECT_EQ(hash.size(), 16u);
+  EXPECT_EQ(index[0].etag, "\"" + hash + "\"");
+  EXPECT_EQ(index[0].hashed_path, "/assets/embed." + hash + ".js");
+  EXPECT_EQ(index[0].content_type, "text/javascript; charset=utf-8");
+  EXPECT_NE(index[0].etag, index[1].etag);
+}
+
+TEST(WebFiles, NewContentGetsANewName) {
+  EmbeddedFile a[] = {{"embed.js", "v1"}};
+  EmbeddedFile b[] = {{"embed.js", "v2"}};
+  EXPECT_NE(IndexWebFiles(a)[0].hashed_path, IndexWebFiles(b)[0].hashed_path);
+  EXPECT_EQ(IndexWebFiles(a)[0].hashed_path, IndexWebFiles(a)[0].hashed_path);
+}
+
+TEST(WebFiles, ContentTypesByExtension) {
+  EmbeddedFile files[] = {{"a.css", ""}, {"index.html", ""}, {"x.bin", ""}};
+  auto index = IndexWebFiles(files);
+  EXPECT_EQ(index[0].content_type, "text/css; charset=utf-8");
+  EXPECT_EQ(index[1].content_type, "text/html; charset=utf-8");
+  EXPECT_EQ(index[2].content_type, "application/octet-stream");
+}
+
+TEST(WebFiles, IfNoneMatchComparesWeaklyAndAcceptsLists) {
+  EXPECT_TRUE(EtagMatches("\"abc\"", "\"abc\""));
+  EXPECT_TRUE(EtagMatches("W/\"abc\"", "\"abc\""));
+  EXPECT_TRUE(EtagMatches("\"x\", \"abc\"", "\"abc\""));
+  EXPECT_TRUE(EtagMatches("*", "\"abc\""));
+  EXPECT_FALSE(EtagMatches("", "\"abc\""));
+  EXPECT_FALSE(EtagMatches("\"abcd\"", "\"abc\""));
+  EXPECT_FALSE(EtagMatches("abc", "\"abc\""));
+}
+
+}  // namespace
+}  // namespace plaudit::api
