@@ -109,6 +109,15 @@ describe('widget on another origin (page threads)', () => {
     assert.equal(await page.locator('#cb').innerText(), '1');
     assert.equal(await page.locator('#cn').innerText(), '0');
     assert.equal(calls.length, 1);
+
+    // 150 distinct pages: two requests (at most 100 URLs each), every badge filled.
+    const many = Array.from({ length: 150 }, (_, i) => `<span data-plaudit-count="/blog/p${i}">…</span>`).join('');
+    host.pages.set('/many.html', { csp: csp(), html: hostPage(many + `<script src="${plaudit.url}/count.js" async></script>`) });
+    calls.length = 0;
+    await page.goto(`${host.origin}/many.html`);
+    await eventually(async () => (await page.locator('span[data-plaudit-count]').allInnerTexts()).every((t) => t === '0'),
+                     10000, '150 badges');
+    assert.equal(calls.length, 2);
     await context.close();
   });
 

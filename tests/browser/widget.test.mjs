@@ -30,6 +30,12 @@ describe('widget on an article', () => {
     const r = await api(plaudit.url, 'POST', `/api/v1/articles/${articleId}/comments`,
                         { token: carol.token, body: { body: 'Carol replies', parentId: seeded[23].id } });
     assert.equal(r.status, 201);
+    // Seed comment 23 has five replies: three come inline, two behind "more replies".
+    for (let i = 1; i <= 5; i++) {
+      const x = await api(plaudit.url, 'POST', `/api/v1/articles/${articleId}/comments`,
+                          { token: carol.token, body: { body: `Thread reply ${i}`, parentId: seeded[22].id } });
+      assert.equal(x.status, 201);
+    }
     const l = await api(plaudit.url, 'PUT', `/api/v1/comments/${seeded[2].id}/like`, { token: carol.token });
     assert.equal(l.status, 200);
   });
@@ -66,7 +72,16 @@ describe('widget on an article', () => {
     assert.equal((await bodies(w)).length, 20);
     assert.equal((await bodies(w))[0], 'Seed comment 24');
     await w.getByText('Carol replies').waitFor();
-    await w.getByRole('heading', { name: '25 comments' }).waitFor();
+    await w.getByRole('heading', { name: '30 comments' }).waitFor();
+
+    // More replies: 3 inline, then the other 2.
+    const seed23 = w.locator('ol.list > li.c', { hasText: 'Seed comment 23' });
+    assert.equal(await seed23.locator('li.reply').count(), 3);
+    await seed23.getByRole('button', { name: 'Show 2 more replies' }).click();
+    await seed23.locator('li.reply', { hasText: 'Thread reply 5' }).waitFor();
+    assert.deepEqual(await seed23.locator('li.reply .body').allInnerTexts(),
+                     ['Thread reply 1', 'Thread reply 2', 'Thread reply 3', 'Thread reply 4', 'Thread reply 5']);
+    assert.ok(await seed23.getByRole('button', { name: /more replies/ }).isHidden());
 
     // Load more.
     await w.getByRole('button', { name: 'Load more comments' }).click();
@@ -86,7 +101,7 @@ describe('widget on an article', () => {
     await w.getByLabel('Write a comment').fill('Hello from Alice');
     await w.getByRole('button', { name: 'Post comment' }).click();
     await eventually(async () => (await bodies(w))[0] === 'Hello from Alice', 10000, 'new comment first');
-    await w.getByRole('heading', { name: '26 comments' }).waitFor();
+    await w.getByRole('heading', { name: '31 comments' }).waitFor();
 
     // Reply to a reply: filed under the top-level comment, shown as "@Carol".
     const carolReply = w.locator('li.reply', { hasText: 'Carol replies' });
@@ -140,7 +155,7 @@ describe('widget on an article', () => {
     await edited.locator('article .actions').getByRole('button', { name: 'Delete' }).click();
     await edited.getByRole('button', { name: 'Delete for good?' }).click();
     await edited.waitFor({ state: 'detached' });
-    await w.getByRole('heading', { name: '25 comments' }).waitFor();
+    await w.getByRole('heading', { name: '30 comments' }).waitFor();
 
     // Sign out: the composer goes, sign-in comes back; the token no longer works.
     const token = await page.evaluate((o) => JSON.parse(localStorage.getItem('plaudit:session:' + o)).token, plaudit.url);
