@@ -163,6 +163,20 @@ describe('widget on an article', () => {
     await w.getByRole('button', { name: 'Sign in' }).waitFor();
     assert.equal(await w.getByLabel('Write a comment').count(), 0);
     assert.equal((await api(plaudit.url, 'GET', '/api/v1/users/me', { token })).status, 401);
+
+    // Sign in again: a wrong password is told as such, the right one signs in.
+    await w.getByRole('button', { name: 'Sign in' }).click();
+    await w.getByLabel('Username').fill('alice');
+    await w.getByLabel('Password').fill('not-her-password');
+    await w.locator('form.auth-form').getByRole('button', { name: 'Sign in' }).click();
+    await w.getByRole('status').filter({ hasText: 'Wrong username or password.' }).waitFor();
+    await w.getByLabel('Password').fill('alice-password');
+    await w.locator('form.auth-form').getByRole('button', { name: 'Sign in' }).click();
+    await w.getByText('Signed in as Alice').waitFor();
+    // Focus moves to the comment box.
+    await eventually(() => w.getByLabel('Write a comment').evaluate((el) => el === el.getRootNode().activeElement), 10000, 'focus');
+    await w.getByRole('button', { name: 'Sign out' }).click();
+    await w.getByRole('button', { name: 'Sign in' }).waitFor();
     assert.deepEqual(errors, []);
     await context.close();
   });
