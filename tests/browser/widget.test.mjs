@@ -259,6 +259,10 @@ describe('widget on an article', () => {
     await page.keyboard.press('Enter');
     await eventually(async () => (await bodies(w))[0] === 'Seed comment 1', 10000, 'old order');
     assert.equal(await w.locator('[aria-live="polite"]').count(), 1);
+    // Two sorts in a row, the second before the first list arrives: the last one wins.
+    await w.getByRole('button', { name: 'Newest' }).click();
+    await w.getByRole('button', { name: 'Popular' }).click();
+    await eventually(async () => (await bodies(w))[0] === 'Seed comment 3' && (await bodies(w)).length === 20, 10000, 'hot order');
     // A like while signed out asks to sign in, and focuses the username field.
     await w.locator('ol.list > li.c').first().locator('article .like').click();
     await w.getByRole('status').filter({ hasText: 'Please sign in' }).waitFor();

@@ -50,8 +50,10 @@ export class Thread {
   private sort: Sort = 'new';
   private cursor: string | null = null;
   private count = 0;
+  private countKnown = false;  // the heading says "Comments" until the thread's count arrives
   private page: LikeState = { liked: false, likeCount: 0 };
   private gen = 0;  // bumped by reload(): answers to an older list are dropped
+  private loadingGen = -1;  // the generation whose next page is being fetched
   private pending = new Set<object>();
 
   constructor(o: ThreadOptions) {
@@ -60,6 +62,7 @@ export class Thread {
     const t = this.t;
     const hid = 'plaudit-h' + ++seq;
     this.heading.id = hid;
+    this.heading.textContent = t('comments_region');
     this.el = h('section', { class: 'thread', 'aria-labelledby': hid, lang: this.lang },
       h('header', { class: 'head' }, this.heading, this.pageLike, this.sortBar),
       this.live, this.auth, this.composerSlot, this.empty, this.list, this.loadMore);
@@ -112,8 +115,10 @@ export class Thread {
   // ---- header ---------------------------------------------------------------------------
 
   private renderCount(): void {
-    this.heading.textContent = this.count === 1 ? this.t('comment1') : this.t('comments', this.count);
-    this.empty.textContent = this.t('noComments');
+    if (this.countKnown) {
+      this.heading.textContent = this.count === 1 ? this.t('comment1') : this.t('comments', this.count);
+    }
+    this.empty.textContent = this.t(this.loadingGen >= 0 ? 'loading' : 'noComments');
     this.empty.hidden = this.views.size > 0;
   }
 
@@ -208,6 +213,7 @@ export class Thread {
     const info = this.src.info().then((i) => {
       if (gen !== this.gen) return;
       this.count = i.commentCount;
+      this.countKnown = true;
       this.page = { liked: i.liked, likeCount: i.likeCount };
       this.renderPageLike();
       this.renderCount();
@@ -216,9 +222,11 @@ export class Thread {
   }
 
   private async loadPage(gen = this.gen): Promise<void> {
-    if (this.pending.has(this.loadMore)) return;
-    this.pending.add(this.loadMore);
+    // One fetch per generation at a time; a reload (new sort) starts its own at once.
+    if (this.loadingGen === gen) return;
+    this.loadingGen = gen;
     this.loadMore.disabled = true;
+    this.renderCount();
     try {
       const r = await this.src.list(this.sort, this.cursor ?? undefined);
       if (gen !== this.gen) return;
@@ -230,10 +238,12 @@ export class Thread {
     } catch (e) {
       if (gen === this.gen) this.fail(e, 'info');
     } finally {
-      this.pending.delete(this.loadMore);
-      this.loadMore.disabled = false;
-      this.list.removeAttribute('aria-busy');
-      this.renderCount();
+      if (this.loadingGen === gen) {
+        this.loadingGen = -1;
+        this.loadMore.disabled = false;
+        this.list.removeAttribute('aria-busy');
+        this.renderCount();
+      }
     }
   }
 
