@@ -1,20 +1,29 @@
 // The widget's weight and first render, for docs/benchmarks.md:
 //   node bench/widget.mjs            (after `make build`; PLAUDITD=path overrides build/plauditd)
-// 1. Gzipped size (gzip -9) of what a reader downloads: /embed.js (its CSS is inside) and
-//    /count.js, as plauditd serves them.
+// 1. What a reader downloads: /embed.js (its CSS is inside) and /count.js as plauditd sends
+//    them to a browser (Accept-Encoding: gzip; the build's gzip -9 bytes), and uncompressed.
 // 2. First render: a host page with the widget on a 20-comment thread (3 with a reply), in
 //    Debian's Chromium; the time from navigation start until all 20 comments are in the shadow
 //    DOM, median of 10 cold loads (a fresh browser context each: no cache).
-import { gzipSync } from 'node:zlib';
+import { get } from 'node:http';
 import { api, hostPage, launchBrowser, newUser, signIn, snippet, startPlauditd } from '../tests/browser/harness.mjs';
 
 const runs = Number(process.env.RUNS || 10);
 const plaudit = await startPlauditd(['--rate-limits', 'off']);
 const browser = await launchBrowser();
 try {
+  // The bytes on the wire (node:http does not unpack them, unlike fetch).
+  const wire = (path, encoding) => new Promise((ok, fail) => {
+    get(`${plaudit.url}${path}`, { headers: { 'Accept-Encoding': encoding } }, (res) => {
+      let n = 0;
+      res.on('data', (d) => { n += d.length; });
+      res.on('end', () => ok({ n, encoding: res.headers['content-encoding'] || 'identity' }));
+    }).on('error', fail);
+  });
   for (const f of ['embed.js', 'count.js']) {
-    const body = Buffer.from(await (await fetch(`${plaudit.url}/${f}`)).arrayBuffer());
-    console.log(`${f}: ${body.length} bytes, ${gzipSync(body, { level: 9 }).length} bytes gzipped`);
+    const plain = await wire('/' + f, 'identity');
+    const gz = await wire('/' + f, 'gzip, deflate, br');
+    console.log(`${f}: ${plain.n} bytes, ${gz.n} bytes sent to a browser (${gz.encoding})`);
   }
   const admin = await signIn(plaudit.url, 'admin', 'admin-password');
   const a = await api(plaudit.url, 'POST', '/api/v1/articles',

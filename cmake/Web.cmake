@@ -6,7 +6,8 @@ find_program(PLAUDIT_NODE node REQUIRED)
 find_program(PLAUDIT_NPM npm REQUIRED)
 set(PLAUDIT_WEB_DIR ${CMAKE_SOURCE_DIR}/web)
 set(PLAUDIT_WEB_OUT ${CMAKE_BINARY_DIR}/web)
-set(PLAUDIT_WEB_BUNDLES ${PLAUDIT_WEB_OUT}/count.js ${PLAUDIT_WEB_OUT}/embed.js)
+set(PLAUDIT_WEB_BUNDLES ${PLAUDIT_WEB_OUT}/count.js ${PLAUDIT_WEB_OUT}/count.js.gz
+                        ${PLAUDIT_WEB_OUT}/embed.js ${PLAUDIT_WEB_OUT}/embed.js.gz)
 
 set(web_deps_stamp ${CMAKE_BINARY_DIR}/web-deps.stamp)
 add_custom_command(

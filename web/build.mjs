@@ -1,10 +1,12 @@
 // Bundles the widget (src/embed.ts → embed.js) and the count badges (src/count.ts → count.js)
 // with esbuild, minified, one self-contained file each (CSS is inlined as a string and
-// adopted by the widget's shadow root). Type-checking is separate: `npx tsc --noEmit`.
+// adopted by the widget's shadow root), plus `<name>.gz` (gzip -9) that plauditd serves to
+// clients accepting gzip. Type-checking is separate: `npx tsc --noEmit`.
 //   node build.mjs [--out DIR]   (default: ./dist)
 import { build, transform } from 'esbuild';
 import { readFile } from 'node:fs/promises';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -36,3 +38,7 @@ await build({
   charset: 'utf8',
   logLevel: 'warning',
 });
+
+for (const name of ['embed.js', 'count.js']) {
+  writeFileSync(join(out, name + '.gz'), gzipSync(readFileSync(join(out, name)), { level: 9 }));
+}

@@ -2,9 +2,9 @@
 
 #include <sodium.h>
 
+#include <algorithm>
+#include <cctype>
 #include <memory>
-
-#include "http/errors.hpp"
 
 namespace plaudit::api {
 
@@ -46,10 +46,34 @@ std::string ContentHash(std::string_view content) {
   return out;
 }
 
+// Calls `fn` with each trimmed item of a comma-separated header value; stops when it returns true.
+template <class Fn>
+bool AnyListItem(std::string_view header, Fn fn) {
+  while (!header.empty()) {
+    size_t comma = header.find(',');
+    std::string_view item = header.substr(0, comma);
+    while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
+    while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
+    if (fn(item)) return true;
+    if (comma == std::string_view::npos) break;
+    header.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
+bool IEquals(std::string_view a, std::string_view b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](char x, char y) { return std::tolower(x) == std::tolower(y); });
+}
+
 Response Serve(const WebFile& file, const Request& req, std::string_view cache_control) {
+  const bool gzip =
+      !file.gzip.empty() && AcceptsGzip(req.Header(beast::http::field::accept_encoding));
   Response r;
   r.headers.emplace_back("Cache-Control", cache_control);
-  r.headers.emplace_back("ETag", file.etag);
+  r.headers.emplace_back("ETag", gzip ? file.gzip_etag : file.etag);
+  if (!file.gzip.empty()) r.headers.emplace_back("Vary", "Accept-Encoding");
+  if (gzip) r.headers.emplace_back("Content-Encoding", "gzip");
   r.headers.emplace_back("X-Content-Type-Options", "nosniff");
   // A host page that isolates itself (COEP) may still load the widget from this origin.
   r.headers.emplace_back("Cross-Origin-Resource-Policy", "cross-origin");
@@ -59,11 +83,13 @@ Response Serve(const WebFile& file, const Request& req, std::string_view cache_c
     r.headers.emplace_back("X-Frame-Options", "DENY");
   }
   r.content_type = file.content_type;
-  if (EtagMatches(req.Header(beast::http::field::if_none_match), file.etag)) {
+  // Either representation's tag revalidates: the bytes behind both change together.
+  std::string_view inm = req.Header(beast::http::field::if_none_match);
+  if (EtagMatches(inm, file.etag) || (!file.gzip.empty() && EtagMatches(inm, file.gzip_etag))) {
     r.status = beast::http::status::not_modified;
     return r;
   }
-  r.body = std::string(file.content);
+  r.body = std::string(gzip ? file.gzip : file.content);
   return r;
 }
 
@@ -72,30 +98,44 @@ Response Serve(const WebFile& file, const Request& req, std::string_view cache_c
 std::vector<WebFile> IndexWebFiles(std::span<const EmbeddedFile> files) {
   std::vector<WebFile> out;
   for (const EmbeddedFile& f : files) {
+    if (f.name.ends_with(".gz")) continue;
     std::string name(f.name);
     size_t dot = name.rfind('.');
     std::string stem = dot == std::string::npos ? name : name.substr(0, dot);
     std::string ext = dot == std::string::npos ? "" : name.substr(dot);
     std::string hash = ContentHash(f.content);
-    out.push_back({"/" + name, "/assets/" + stem + "." + hash + ext, "\"" + hash + "\"",
-                   ContentType(name), f.content});
+    WebFile w{"/" + name, "/assets/" + stem + "." + hash + ext, "\"" + hash + "\"",
+              "\"" + hash + ".gz\"", ContentType(name), f.content, {}};
+    for (const EmbeddedFile& g : files) {
+      if (g.name.size() == f.name.size() + 3 && g.name.starts_with(f.name) && g.name.ends_with(".gz")) {
+        w.gzip = g.content;
+      }
+    }
+    out.push_back(std::move(w));
   }
   return out;
 }
 
 bool EtagMatches(std::string_view header, std::string_view etag) {
-  while (!header.empty()) {
-    size_t comma = header.find(',');
-    std::string_view item = header.substr(0, comma);
-    while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
-    while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
+  return AnyListItem(header, [etag](std::string_view item) {
     // If-None-Match compares weakly (RFC 9110 13.1.2): W/"x" matches "x".
     if (item.starts_with("W/")) item.remove_prefix(2);
-    if (item == "*" || item == etag) return true;
-    if (comma == std::string_view::npos) break;
-    header.remove_prefix(comma + 1);
-  }
-  return false;
+    return item == "*" || item == etag;
+  });
+}
+
+bool AcceptsGzip(std::string_view header) {
+  return AnyListItem(header, [](std::string_view item) {
+    size_t semi = item.find(';');
+    std::string_view coding = item.substr(0, semi);
+    while (!coding.empty() && coding.back() == ' ') coding.remove_suffix(1);
+    if (!IEquals(coding, "gzip") && !IEquals(coding, "x-gzip") && coding != "*") return false;
+    if (semi == std::string_view::npos) return true;
+    std::string_view q = item.substr(semi + 1);
+    while (!q.empty() && q.front() == ' ') q.remove_prefix(1);
+    // q=0, q=0.0, q=0.000: refused; any other weight accepts.
+    return !(q.starts_with("q=0") && q.find_first_not_of("0.", 2) == std::string_view::npos);
+  });
 }
 
 void RegisterWebFiles(http::Router& router) {

@@ -66,25 +66,35 @@ describe('widget on an article', () => {
 
   const bodies = (w) => w.locator('ol.list > li.c > article .body').allInnerTexts();
 
-  it('serves embed.js and count.js: short cache, strong ETag, 304, immutable hashed copies', async () => {
+  it('serves embed.js and count.js: short cache, strong ETag, 304, gzip, immutable hashed copies', async () => {
     for (const name of ['embed.js', 'count.js']) {
-      const r = await fetch(`${plaudit.url}/${name}`);
+      const r = await fetch(`${plaudit.url}/${name}`, { headers: { 'Accept-Encoding': 'identity' } });
       assert.equal(r.status, 200);
       assert.equal(r.headers.get('content-type'), 'text/javascript; charset=utf-8');
       assert.equal(r.headers.get('cache-control'), 'public, max-age=300');
       assert.equal(r.headers.get('x-content-type-options'), 'nosniff');
+      assert.equal(r.headers.get('content-encoding'), null);
       const etag = r.headers.get('etag');
       assert.match(etag, /^"[0-9a-f]{16}"$/);
       const body = await r.text();
-      const again = await fetch(`${plaudit.url}/${name}`, { headers: { 'If-None-Match': etag } });
-      assert.equal(again.status, 304);
-      assert.equal(await again.text(), '');
+      // A client that takes gzip gets the build's gzip -9 bytes (fetch unpacks them).
+      const gz = await fetch(`${plaudit.url}/${name}`, { headers: { 'Accept-Encoding': 'gzip' } });
+      assert.equal(gz.headers.get('content-encoding'), 'gzip');
+      assert.equal(gz.headers.get('vary'), 'Accept-Encoding');
+      assert.equal(gz.headers.get('etag'), etag.slice(0, -1) + '.gz"');
+      assert.equal(await gz.text(), body);
+      for (const tag of [etag, gz.headers.get('etag')]) {
+        const again = await fetch(`${plaudit.url}/${name}`, { headers: { 'If-None-Match': tag } });
+        assert.equal(again.status, 304);
+        assert.equal(await again.text(), '');
+      }
       const hashed = await fetch(`${plaudit.url}/assets/${name.replace('.js', '')}.${etag.slice(1, -1)}.js`);
       assert.equal(hashed.status, 200);
       assert.equal(hashed.headers.get('cache-control'), 'public, max-age=31536000, immutable');
       assert.equal(await hashed.text(), body);
     }
     assert.equal((await fetch(`${plaudit.url}/assets/embed.0000000000000000.js`)).status, 404);
+    assert.equal((await fetch(`${plaudit.url}/embed.js.gz`)).status, 404);
   });
 
   it('walks a reader through sign-up, comments, replies, likes, sorting, paging, edit and delete', async () => {

@@ -44,5 +44,29 @@ TEST(WebFiles, IfNoneMatchComparesWeaklyAndAcceptsLists) {
   EXPECT_FALSE(EtagMatches("abc", "\"abc\""));
 }
 
+TEST(WebFiles, AGzFileIsTheVariantOfItsNamesake) {
+  EmbeddedFile files[] = {{"count.js", "c"}, {"embed.js", "e"}, {"embed.js.gz", "gz"}};
+  auto index = IndexWebFiles(files);
+  ASSERT_EQ(index.size(), 2u);
+  EXPECT_EQ(index[0].gzip, "");
+  EXPECT_EQ(index[1].stable_path, "/embed.js");
+  EXPECT_EQ(index[1].gzip, "gz");
+  EXPECT_NE(index[1].gzip_etag, index[1].etag);
+}
+
+TEST(WebFiles, AcceptsGzipUnlessWeightedZero) {
+  EXPECT_TRUE(AcceptsGzip("gzip"));
+  EXPECT_TRUE(AcceptsGzip("gzip, deflate, br"));
+  EXPECT_TRUE(AcceptsGzip("br;q=1.0, GZIP;q=0.5"));
+  EXPECT_TRUE(AcceptsGzip("*"));
+  EXPECT_TRUE(AcceptsGzip("x-gzip"));
+  EXPECT_FALSE(AcceptsGzip(""));
+  EXPECT_FALSE(AcceptsGzip("identity"));
+  EXPECT_FALSE(AcceptsGzip("br, deflate"));
+  EXPECT_FALSE(AcceptsGzip("gzip;q=0"));
+  EXPECT_FALSE(AcceptsGzip("gzip; q=0.000"));
+  EXPECT_FALSE(AcceptsGzip("gzipped"));
+}
+
 }  // namespace
 }  // namespace plaudit::api
