@@ -135,3 +135,22 @@ export function hostPage(body, { title = 'Host page', lang = 'en' } = {}) {
   return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
          `<title>${title}</title></head><body style="margin:0;padding:16px;font-family:sans-serif">${body}</body></html>`;
 }
+
+// In the widget `w`: sign up (and so in) through its form.
+export async function widgetSignUp(w, username, password, displayName = '') {
+  await w.getByRole('button', { name: 'Sign up' }).click();
+  await w.getByLabel('Username').fill(username);
+  await w.getByLabel('Password').fill(password);
+  if (displayName) await w.getByLabel('Display name (optional)').fill(displayName);
+  await w.locator('form.auth-form').getByRole('button', { name: 'Sign up' }).click();
+  await w.getByText('Signed in as ' + (displayName || username)).waitFor();
+}
+
+// In the widget `w`, signed in: post a top-level comment and wait until it is listed.
+export async function widgetPost(w, text) {
+  await w.getByLabel('Write a comment').fill(text);
+  await w.getByRole('button', { name: 'Post comment' }).click();
+  const item = w.locator('li.c', { hasText: text }).first();
+  await item.waitFor();
+  return item;
+}

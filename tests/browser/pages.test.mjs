@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { api, eventually, hostPage, launchBrowser, newUser, root, signIn, snippet, startHostServer, startPlauditd } from './harness.mjs';
+import { api, eventually, hostPage, launchBrowser, newUser, root, signIn, snippet, startHostServer,
+         startPlauditd, widgetPost, widgetSignUp } from './harness.mjs';
 
 const apiDir = join(root, 'src/api');
 const missingCors = existsSync(join(root, 'src/http/cors.cpp')) ? null : 'CORS for --sites (src/http/cors.cpp) is not in this tree';
@@ -49,15 +50,8 @@ describe('widget on another origin (page threads)', () => {
     await page.goto(`${host.origin}/article`);
     const w = page.locator('#plaudit');
     await w.getByText('No comments yet').waitFor();
-    await w.getByRole('button', { name: 'Sign up' }).click();
-    await w.getByLabel('Username').fill('hank');
-    await w.getByLabel('Password').fill('hank-password');
-    await w.locator('form.auth-form').getByRole('button', { name: 'Sign up' }).click();
-    await w.getByText('Signed in as hank').waitFor();
-    await w.getByLabel('Write a comment').fill('Across origins');
-    await w.getByRole('button', { name: 'Post comment' }).click();
-    const item = w.locator('li.c', { hasText: 'Across origins' });
-    await item.waitFor();
+    await widgetSignUp(w, 'hank', 'hank-password');
+    const item = await widgetPost(w, 'Across origins');
     const like = item.locator('article .like');
     await like.click();
     await eventually(async () => (await like.getAttribute('aria-pressed')) === 'true' && (await like.innerText()).includes('1'));
@@ -87,14 +81,8 @@ describe('widget on another origin (page threads)', () => {
     const pressed = w.locator('.sort button[aria-pressed="true"]');
     assert.equal(await pressed.evaluate((el) => getComputedStyle(el).backgroundColor), 'rgb(37, 99, 235)');
 
-    await w.getByRole('button', { name: 'Sign up' }).click();
-    await w.getByLabel('Username').fill('erin');
-    await w.getByLabel('Password').fill('erin-password');
-    await w.locator('form.auth-form').getByRole('button', { name: 'Sign up' }).click();
-    await w.getByText('Signed in as erin').waitFor();
-    await w.getByLabel('Write a comment').fill('First!');
-    await w.getByRole('button', { name: 'Post comment' }).click();
-    await w.locator('li.c', { hasText: 'First!' }).waitFor();
+    await widgetSignUp(w, 'erin', 'erin-password');
+    await widgetPost(w, 'First!');
     await w.getByRole('heading', { name: '1 comment' }).waitFor();
 
     const info = await api(plaudit.url, 'GET', `/api/v1/pages?url=${encodeURIComponent(pageUrl)}`);
@@ -171,9 +159,7 @@ describe('widget on another origin (page threads)', () => {
       await page.goto(`${host.origin}/limited`);
       const w = page.locator('#plaudit');
       await w.getByText('Signed in as Gina').waitFor();
-      await w.getByLabel('Write a comment').fill('one');
-      await w.getByRole('button', { name: 'Post comment' }).click();
-      await w.locator('li.c', { hasText: 'one' }).waitFor();
+      await widgetPost(w, 'one');
       await w.getByLabel('Write a comment').fill('two');
       await w.getByRole('button', { name: 'Post comment' }).click();
       await eventually(async () => /try again in \d+ seconds/.test(await w.getByRole('status').innerText()), 10000, '429 message');

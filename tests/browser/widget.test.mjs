@@ -3,7 +3,8 @@
 // (pages.test.mjs covers the cross-origin embedding).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { api, eventually, hostPage, launchBrowser, newUser, screenshot, signIn, snippet, startPlauditd } from './harness.mjs';
+import { api, eventually, hostPage, launchBrowser, newUser, screenshot, signIn, snippet, startPlauditd,
+         widgetSignUp } from './harness.mjs';
 
 describe('widget on an article', () => {
   let plaudit, browser, admin, bob, carol, articleId;
@@ -120,12 +121,7 @@ describe('widget on an article', () => {
     assert.ok(await w.getByRole('button', { name: 'Load more comments' }).isHidden());
 
     // Sign up inside the widget (signs in too).
-    await w.getByRole('button', { name: 'Sign up' }).click();
-    await w.getByLabel('Username').fill('alice');
-    await w.getByLabel('Password').fill('alice-password');
-    await w.getByLabel('Display name (optional)').fill('Alice');
-    await w.locator('form.auth-form').getByRole('button', { name: 'Sign up' }).click();
-    await w.getByText('Signed in as Alice').waitFor();
+    await widgetSignUp(w, 'alice', 'alice-password', 'Alice');
     await w.getByRole('status').filter({ hasText: 'Welcome, Alice!' }).waitFor();
 
     // Comment: appears first (newest first), the count moves.
