@@ -16,7 +16,11 @@ function mount(): void {
   if (!script) return;
   const d = script.dataset;
   const host = document.querySelector<HTMLElement>(d.target || '#plaudit');
-  if (!host || host.shadowRoot) return;
+  if (!host) {
+    console.warn(`plaudit: no element matches ${d.target || '#plaudit'}; nothing to render into`);
+    return;
+  }
+  if (host.shadowRoot) return;
   const api = new Api(new URL(script.src, location.href).origin);
   const lang = pickLang(d.lang);
   const theme = d.theme === 'dark' || d.theme === 'light' ? d.theme : 'auto';

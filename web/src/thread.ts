@@ -166,7 +166,8 @@ export class Thread {
     const t = this.t;
     const id = 'plaudit-a' + ++seq;
     const user = h('input', { id: id + 'u', name: 'username', autocomplete: 'username', required: true,
-                              minlength: 3, maxlength: 32, autocapitalize: 'none', spellcheck: 'false' });
+                              maxlength: 32, autocapitalize: 'none', spellcheck: 'false',
+                              pattern: mode === 'up' ? '[A-Za-z0-9_.\\-]{3,32}' : undefined });
     const pass = h('input', { id: id + 'p', name: 'password', type: 'password', required: true,
                               autocomplete: mode === 'in' ? 'current-password' : 'new-password',
                               minlength: mode === 'up' ? 8 : undefined });
