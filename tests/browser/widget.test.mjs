@@ -119,6 +119,8 @@ describe('widget on an article', () => {
     await w.getByRole('button', { name: 'Load more comments' }).click();
     await eventually(async () => (await bodies(w)).length === 24, 10000, '24 comments');
     assert.ok(await w.getByRole('button', { name: 'Load more comments' }).isHidden());
+    // The focus moved to the first comment loaded, not lost with the vanished button.
+    assert.equal(await page.evaluate(() => document.querySelector('#plaudit').shadowRoot.activeElement?.textContent), 'Bob');
 
     // Sign up inside the widget (signs in too).
     await widgetSignUp(w, 'alice', 'alice-password', 'Alice');

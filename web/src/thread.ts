@@ -75,7 +75,7 @@ export class Thread {
     this.pageLike.addEventListener('click', () =>
       this.toggleLike(this.pageLike, this.page, (on) => this.src.like(on), () => this.renderPageLike()));
     this.loadMore.textContent = t('loadMore');
-    this.loadMore.addEventListener('click', () => this.loadPage());
+    this.loadMore.addEventListener('click', () => this.loadPage(this.gen, true));
     this.api.onSessionChange = () => { this.renderAuth(); void this.reload(); };
     this.renderAuth();
     this.renderPageLike();
@@ -222,7 +222,8 @@ export class Thread {
     await Promise.all([info, this.loadPage(gen)]);
   }
 
-  private async loadPage(gen = this.gen): Promise<void> {
+  // `focus`: move the focus to the first new comment (the "load more" button may vanish).
+  private async loadPage(gen = this.gen, focus = false): Promise<void> {
     // One fetch per generation at a time; a reload (new sort) starts its own at once.
     if (this.loadingGen === gen) return;
     this.loadingGen = gen;
@@ -235,6 +236,7 @@ export class Thread {
       for (const c of r.items) added.push(...this.insertTop(c, false));
       this.cursor = r.nextCursor;
       this.loadMore.hidden = !r.nextCursor;
+      if (focus && added[0]) added[0].el.querySelector<HTMLElement>('.name')?.focus();
       void this.fetchLikes(added, gen);
     } catch (e) {
       if (gen === this.gen) this.fail(e, 'info');
