@@ -210,25 +210,6 @@ describe('widget on an article', () => {
     await context.close();
   });
 
-  it('keeps hostile comment bodies as text and makes only http(s) links clickable', async () => {
-    const body = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script> see https://example.com/a?b=1. ' +
-                 'and javascript:window.__xss=3 <a href="javascript:window.__xss=4">x</a>';
-    const c = await api(plaudit.url, 'POST', `/api/v1/articles/${articleId}/comments`, { token: bob.token, body: { body } });
-    assert.equal(c.status, 201);
-    const { context, page, w } = await open();
-    const item = w.locator('ol.list > li.c', { hasText: 'onerror' });
-    await item.waitFor();
-    assert.equal(await item.locator('article .body').innerText(), body);
-    assert.equal(await w.locator('img, script, iframe').count(), 0);
-    const links = item.locator('article .body a');
-    assert.equal(await links.count(), 1);
-    assert.equal(await links.getAttribute('href'), 'https://example.com/a?b=1');
-    assert.equal(await links.getAttribute('rel'), 'nofollow noopener noreferrer ugc');
-    assert.equal(await links.getAttribute('target'), '_blank');
-    assert.equal(await page.evaluate(() => window.__xss), undefined);
-    await context.close();
-  });
-
   it('renders dark, in Chinese, and at 360 px without horizontal scrolling', async () => {
     {
       const { context, page } = await open({ theme: 'light' }, undefined, carol);
@@ -279,6 +260,25 @@ describe('widget on an article', () => {
     const pressed = w.locator('.sort button[aria-pressed="true"]');
     assert.equal(await pressed.evaluate((el) => getComputedStyle(el).backgroundColor), 'rgb(37, 99, 235)');
     assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('keeps hostile comment bodies as text and makes only http(s) links clickable', async () => {
+    const body = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script> see https://example.com/a?b=1. ' +
+                 'and javascript:window.__xss=3 <a href="javascript:window.__xss=4">x</a>';
+    const c = await api(plaudit.url, 'POST', `/api/v1/articles/${articleId}/comments`, { token: bob.token, body: { body } });
+    assert.equal(c.status, 201);
+    const { context, page, w } = await open();
+    const item = w.locator('ol.list > li.c', { hasText: 'onerror' });
+    await item.waitFor();
+    assert.equal(await item.locator('article .body').innerText(), body);
+    assert.equal(await w.locator('img, script, iframe').count(), 0);
+    const links = item.locator('article .body a');
+    assert.equal(await links.count(), 1);
+    assert.equal(await links.getAttribute('href'), 'https://example.com/a?b=1');
+    assert.equal(await links.getAttribute('rel'), 'nofollow noopener noreferrer ugc');
+    assert.equal(await links.getAttribute('target'), '_blank');
+    assert.equal(await page.evaluate(() => window.__xss), undefined);
     await context.close();
   });
 
