@@ -143,6 +143,18 @@ describe('widget on an article', () => {
     const top = w.locator('ol.list > li.c', { hasText: 'Seed comment 24' });
     assert.equal(await top.locator('li.reply').count(), 2);
 
+    // A reply under a thread whose older replies are not loaded yet: once they are, it is last.
+    const seed23again = w.locator('ol.list > li.c', { hasText: 'Seed comment 23' });
+    await seed23again.locator('article').first().getByRole('button', { name: 'Reply' }).click();
+    await seed23again.getByLabel('Write a reply').fill('Alice joins late');
+    await seed23again.getByRole('button', { name: 'Post reply' }).click();
+    await seed23again.locator('li.reply', { hasText: 'Alice joins late' }).waitFor();
+    await seed23again.getByRole('button', { name: 'Show 2 more replies' }).click();
+    await seed23again.locator('li.reply', { hasText: 'Thread reply 5' }).waitFor();
+    assert.deepEqual(await seed23again.locator('li.reply .body').allInnerTexts(),
+                     ['Thread reply 1', 'Thread reply 2', 'Thread reply 3', 'Thread reply 4', 'Thread reply 5',
+                      'Alice joins late']);
+
     // Like and unlike a comment: the count and aria-pressed move; the server agrees.
     const seed5 = w.locator('ol.list > li.c', { hasText: 'Seed comment 5' }).locator('article .like').first();
     assert.equal(await seed5.getAttribute('aria-pressed'), 'false');
@@ -184,7 +196,7 @@ describe('widget on an article', () => {
     await edited.locator('article .actions').getByRole('button', { name: 'Delete' }).click();
     await edited.getByRole('button', { name: 'Delete for good?' }).click();
     await edited.waitFor({ state: 'detached' });
-    await w.getByRole('heading', { name: '30 comments' }).waitFor();
+    await w.getByRole('heading', { name: '31 comments' }).waitFor();
 
     // Sign out: the composer goes, sign-in comes back; the token no longer works.
     const token = await page.evaluate((o) => JSON.parse(localStorage.getItem('plaudit:session:' + o)).token, plaudit.url);

@@ -305,6 +305,11 @@ export class Thread {
       const r = await this.api.replies(v.c.id, v.replyCursor ?? undefined);
       if (gen !== this.gen) return;
       const added = r.items.filter((c) => !this.views.has(c.id)).map((c) => this.insertReply(v, c));
+      // Oldest first, as the server orders replies: a reply posted here before the older ones
+      // were loaded moves back to its place (ids grow with time).
+      const ordered = Array.from(v.replies!.children as HTMLCollectionOf<HTMLElement>)
+        .sort((a, b) => Number(a.dataset.id) - Number(b.dataset.id));
+      v.replies!.append(...ordered);
       v.replyCursor = r.nextCursor;
       if (!r.nextCursor) v.c.replyCount = v.replies!.children.length;
       this.renderMoreReplies(v);
