@@ -4,6 +4,7 @@
 #include "domain/articles.hpp"
 #include "domain/comments.hpp"
 #include "domain/likes.hpp"
+#include "domain/setup.hpp"
 #include "domain/users.hpp"
 
 namespace plaudit::api {
@@ -14,7 +15,9 @@ struct ApiContext {
   domain::ArticleService* articles = nullptr;
   domain::LikeService* likes = nullptr;
   domain::CommentService* comments = nullptr;
+  domain::FirstRunSetup* setup = nullptr;
   int64_t session_ttl_seconds = 0;
+  bool cookie_secure = false;  // --cookie-secure: the session cookie always carries Secure
 };
 
 }  // namespace plaudit::api

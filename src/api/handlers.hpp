@@ -17,6 +17,11 @@ HandlerResult CreateSession(ApiContext ctx, http::Request& req);
 HandlerResult DeleteSession(ApiContext ctx, http::Request& req);
 }  // namespace users
 
+namespace setup {
+HandlerResult Needed(ApiContext ctx, http::Request& req);
+HandlerResult Create(ApiContext ctx, http::Request& req);
+}  // namespace setup
+
 namespace articles {
 HandlerResult Create(ApiContext ctx, http::Request& req);
 HandlerResult Get(ApiContext ctx, http::Request& req);

@@ -23,6 +23,8 @@ constexpr Route kRoutes[] = {
     {V::delete_, "/api/v1/users/{id}", Bind<users::DeleteUser>},
     {V::post, "/api/v1/sessions", Bind<users::CreateSession>},
     {V::delete_, "/api/v1/sessions/current", Bind<users::DeleteSession>},
+    {V::get, "/api/v1/setup", Bind<setup::Needed>},
+    {V::post, "/api/v1/setup", Bind<setup::Create>},
 
     {V::post, "/api/v1/articles", Bind<articles::Create>},
     {V::get, "/api/v1/articles", Bind<articles::List>},

@@ -25,12 +25,33 @@ boost::json::object UserJson(const domain::User& u) {
   return o;
 }
 
-namespace users {
+namespace {
 
-std::string SessionCookie(const std::string& token, int64_t max_age) {
-  return std::string(kSessionCookie) + "=" + token + "; Path=/; Max-Age=" +
-         std::to_string(max_age) + "; HttpOnly; SameSite=Lax";
+// Secure with --cookie-secure, or when the client spoke HTTPS (to a trusted proxy): a cookie
+// set over plain HTTP without --cookie-secure must stay usable over plain HTTP.
+std::string SessionCookie(const ApiContext& ctx, const Request& req, const std::string& token,
+                          int64_t max_age) {
+  std::string cookie = std::string(kSessionCookie) + "=" + token + "; Path=/; Max-Age=" +
+                       std::to_string(max_age) + "; HttpOnly; SameSite=Lax";
+  if (ctx.cookie_secure || req.https) cookie += "; Secure";
+  return cookie;
 }
+
+}  // namespace
+
+Response SessionResponse(const ApiContext& ctx, const Request& req,
+                         const domain::Session& session) {
+  boost::json::object out{{"token", session.token},
+                          {"expiresAt", FormatTimeMs(session.expires_at_ms)},
+                          {"user", UserJson(session.user)}};
+  Response r = JsonResponse(beast::http::status::created, out);
+  r.headers.emplace_back("Set-Cookie",
+                         SessionCookie(ctx, req, session.token, ctx.session_ttl_seconds));
+  r.headers.emplace_back("Cache-Control", "no-store");
+  return r;
+}
+
+namespace users {
 
 HandlerResult CreateUser(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
@@ -54,20 +75,14 @@ HandlerResult CreateSession(ApiContext ctx, Request& req) {
   auto session =
       co_await ctx.users->Login(std::move(username), std::move(password), caller.address);
   if (!session) co_return tl::unexpected(session.error());
-  boost::json::object out{{"token", session->token},
-                          {"expiresAt", FormatTimeMs(session->expires_at_ms)},
-                          {"user", UserJson(session->user)}};
-  Response r = JsonResponse(beast::http::status::created, out);
-  r.headers.emplace_back("Set-Cookie", SessionCookie(session->token, ctx.session_ttl_seconds));
-  r.headers.emplace_back("Cache-Control", "no-store");
-  co_return r;
+  co_return SessionResponse(ctx, req, *session);
 }
 
 HandlerResult DeleteSession(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kAuthenticated));
   PL_CO_CHECK(co_await ctx.users->Logout(caller.token, *caller.principal));
   Response r = http::NoContent();
-  r.headers.emplace_back("Set-Cookie", SessionCookie("", 0));
+  r.headers.emplace_back("Set-Cookie", SessionCookie(ctx, req, "", 0));
   co_return r;
 }
 
@@ -105,7 +120,7 @@ HandlerResult DeleteUser(ApiContext ctx, Request& req) {
   PL_CO_CHECK(co_await ctx.users->Delete(*caller.principal, id));
   Response r = http::NoContent();
   // Deleting yourself signs you out in this browser too.
-  if (id == caller.principal->id) r.headers.emplace_back("Set-Cookie", SessionCookie("", 0));
+  if (id == caller.principal->id) r.headers.emplace_back("Set-Cookie", SessionCookie(ctx, req, "", 0));
   co_return r;
 }
 

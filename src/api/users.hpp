@@ -8,4 +8,8 @@ namespace plaudit::api {
 boost::json::object UserJson(const domain::User& user);        // what the user sees of self
 boost::json::object PublicUserJson(const domain::User& user);  // what anyone sees
 
+// 201 {"token", "expiresAt", "user"} with the session cookie set (sign-in, first-run setup).
+http::Response SessionResponse(const ApiContext& ctx, const http::Request& req,
+                               const domain::Session& session);
+
 }  // namespace plaudit::api

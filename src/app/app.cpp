@@ -96,6 +96,8 @@ Status App::Start() {
   sopts.host = config_.host;
   sopts.port = config_.port;
   sopts.max_body = config_.max_body;
+  sopts.sites = config_.sites;
+  sopts.trusted_proxies = config_.trusted_proxies;
   server_ = std::make_unique<http::Server>(ioc_, sopts, router_, &metrics_);
   if (auto st = server_->Listen(); !st) {
     return st;
@@ -103,7 +105,18 @@ Status App::Start() {
   server_->Start();
   flusher_->Start();
   spdlog::info("plauditd listening on http://{}:{}", config_.host.to_string(), server_->port());
+  net::co_spawn(ioc_, AnnounceSetup(), net::detached);
   return {};
+}
+
+Awaitable<void> App::AnnounceSetup() {
+  auto needed = co_await setup_->Needed();
+  if (!needed) {
+    spdlog::warn("cannot tell whether an admin exists: {}", needed.error().message);
+  } else if (*needed) {
+    spdlog::warn("no admin yet: open http://{}:{}/setup?token={} to create one",
+                 config_.host.to_string(), server_->port(), setup_->token());
+  }
 }
 
 Status App::StartBackend() {
@@ -181,6 +194,8 @@ Status App::WireServices() {
   users_ =
       std::make_unique<domain::UserService>(*user_table_, *directory_, *sessions_, *hasher_,
                                             *limiter_, domain::LoginLimits{login_user, login_addr});
+  setup_ = std::make_unique<domain::FirstRunSetup>(*users_, *user_table_, *hasher_, *limiter_,
+                                                   login_addr);
   guard_ = std::make_unique<api::Guard>(
       *users_, *limiter_, api::GuardLimits{config_.rate_limits, requests_addr, writes_user});
 
@@ -249,8 +264,8 @@ Status App::WireServices() {
     m->SetBacklog(r.like_backlog, r.oldest_unflushed_seconds);
   };
 
-  api::ApiContext ctx{guard_.get(), users_.get(),    articles_.get(),
-                      likes_.get(), comments_.get(), config_.session_ttl_s};
+  api::ApiContext ctx{guard_.get(),    users_.get(), articles_.get(),         likes_.get(),
+                      comments_.get(), setup_.get(), config_.session_ttl_s, config_.cookie_secure};
   api::RegisterApi(router_, ctx);
   return {};
 }

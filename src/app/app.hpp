@@ -20,6 +20,7 @@
 #include "domain/comments.hpp"
 #include "domain/likes.hpp"
 #include "domain/password_hasher.hpp"
+#include "domain/setup.hpp"
 #include "domain/users.hpp"
 #include "flush/flusher.hpp"
 #include "http/metrics.hpp"
@@ -73,10 +74,13 @@ class App {
   redis::LikeStore& like_store() { return *like_store_; }
   sql::LikeTable& like_table() { return *like_table_; }
   domain::CommentService& comments() { return *comments_; }
+  domain::FirstRunSetup& setup() { return *setup_; }
 
  private:
   void BeginStop();
   Status WireServices();
+  // Logs the first-run setup link when no admin exists yet (domain/setup.hpp).
+  Awaitable<void> AnnounceSetup();
 
   config::Config config_;
   net::io_context ioc_{1};
@@ -93,6 +97,7 @@ class App {
   std::unique_ptr<sql::UserTable> user_table_;
   std::unique_ptr<domain::UserDirectory> directory_;
   std::unique_ptr<domain::UserService> users_;
+  std::unique_ptr<domain::FirstRunSetup> setup_;
   std::unique_ptr<api::Guard> guard_;
   std::unique_ptr<sql::ArticleTable> article_table_;
   std::unique_ptr<sql::ChangeTable> change_table_;

@@ -22,6 +22,8 @@ class AddressSet {
   // Whether `address` (textual, as from an endpoint) lies in one of the networks. An
   // unparsable address is in none.
   bool Contains(std::string_view address) const;
+  // No networks at all (so Contains is false without parsing the address).
+  bool empty() const { return v4_.empty() && v6_.empty(); }
 
   // The networks, IPv4 first, in the form Parse reads ("127.0.0.0/8,::1/128").
   std::string ToString() const;

@@ -103,7 +103,10 @@ Awaitable<Result<Session>> UserService::Login(std::string username, std::string 
   }
   co_await Refund(reserved);
 
-  const int64_t user_id = (*row)->id;
+  co_return co_await OpenSession((*row)->id);
+}
+
+Awaitable<Result<Session>> UserService::OpenSession(int64_t user_id) {
   Session s;
   s.token = redis::SessionStore::NewToken();
   s.expires_at_ms = NowMs() + sessions_.ttl().count();

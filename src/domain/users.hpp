@@ -47,6 +47,9 @@ class UserService {
   // limit.
   Awaitable<Result<Session>> Login(std::string username, std::string password,
                                    std::string client_address);
+  // A new session for an account that just proved itself (a right password, first-run
+  // setup). kUnauthenticated when the account was deleted meanwhile.
+  Awaitable<Result<Session>> OpenSession(int64_t user_id);
   Awaitable<Status> Logout(std::string token, const Principal& who);
   // The principal of a session token; nullopt when no such (live) session.
   Awaitable<Result<std::optional<Principal>>> Authenticate(std::string token);

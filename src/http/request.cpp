@@ -120,6 +120,11 @@ Result<boost::json::object> Request::JsonBody() const {
   return std::move(v.as_object());
 }
 
+bool IsWriteMethod(beast::http::verb v) {
+  return v == beast::http::verb::post || v == beast::http::verb::put ||
+         v == beast::http::verb::patch || v == beast::http::verb::delete_;
+}
+
 Response JsonResponse(beast::http::status status, const boost::json::value& body) {
   Response r;
   r.status = status;

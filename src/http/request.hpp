@@ -20,7 +20,10 @@ struct Request {
   std::string_view path;   // decoded-free path part of the target, e.g. /api/v1/articles/7
   std::string_view query;  // the part after '?', may be empty
   std::vector<std::pair<std::string, std::string>> path_params;  // {id} → "7"
+  // The client's address: the TCP peer, or the client a trusted proxy names
+  // (http/forwarded.hpp).
   std::string client_address;
+  bool https = false;  // the client spoke HTTPS to a trusted proxy
 
   // A path parameter by name ("id"), or empty.
   std::string_view Param(std::string_view name) const;
@@ -45,6 +48,9 @@ struct Response {
   // Always a literal (static storage): a std::string here cost an allocation per response.
   std::string_view content_type = "application/json; charset=utf-8";
 };
+
+// POST, PUT, PATCH or DELETE: the methods that change something.
+bool IsWriteMethod(beast::http::verb v);
 
 Response JsonResponse(beast::http::status status, const boost::json::value& body);
 Response NoContent();

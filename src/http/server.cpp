@@ -4,7 +4,9 @@
 
 #include <algorithm>
 
+#include "http/csrf.hpp"
 #include "http/errors.hpp"
+#include "http/forwarded.hpp"
 #include "http/framing.hpp"
 #include "http/wire.hpp"
 
@@ -37,6 +39,7 @@ Server::Server(net::io_context& ioc, ServerOptions options, const Router& router
       options_(std::move(options)),
       router_(router),
       metrics_(metrics),
+      cors_(options_.sites),
       acceptor_(ioc),
       drain_timer_(ioc),
       sweep_timer_(ioc),
@@ -112,11 +115,6 @@ Awaitable<void> Server::Accept() {
 }
 
 namespace {
-
-bool IsWrite(beast::http::verb v) {
-  return v == beast::http::verb::post || v == beast::http::verb::put || v == beast::http::verb::patch ||
-         v == beast::http::verb::delete_;
-}
 
 // Hands the buffered bytes to the parser. need_more comes back as a clear `ec` with the
 // parser not yet at `want_done` (the header, or the whole message): read more and call again.
@@ -219,7 +217,10 @@ Awaitable<void> Server::Serve(tcp::socket socket) {
     bool connected = co_await ReadMessage(conn, parser, buffer, /*whole=*/false, ec);
     if (!connected) break;
     if (ec) {
-      co_await ReplyAndClose(conn, ParseErrorResponse(ec), 11);
+      Response refusal = ParseErrorResponse(ec);
+      // A 413 comes after the header: a widget may read it if its origin is allowed.
+      if (parser.is_header_done()) cors_.Apply(parser.get(), refusal);
+      co_await ReplyAndClose(conn, std::move(refusal), 11);
       if (ec == beast::http::error::body_limit && metrics_) {
         metrics_->ObserveRequest("unmatched", beast::http::verb::unknown, 413, 0);
       }
@@ -243,6 +244,7 @@ Awaitable<void> Server::Serve(tcp::socket socket) {
         refusal = ErrorResponse(beast::http::status::not_implemented, "not_implemented",
                                 "only the chunked transfer coding is supported");
       }
+      cors_.Apply(req, refusal);
       co_await ReplyAndClose(conn, std::move(refusal), version);
       if (metrics_) metrics_->ObserveRequest("unmatched", req.method(), unknowable ? 400 : 501, 0);
       break;
@@ -260,7 +262,9 @@ Awaitable<void> Server::Serve(tcp::socket socket) {
       connected = co_await ReadMessage(conn, parser, buffer, /*whole=*/true, ec);
       if (!connected) break;
       if (ec) {
-        co_await ReplyAndClose(conn, ParseErrorResponse(ec), version);
+        Response refusal = ParseErrorResponse(ec);
+        cors_.Apply(req, refusal);
+        co_await ReplyAndClose(conn, std::move(refusal), version);
         break;
       }
     }
@@ -268,6 +272,7 @@ Awaitable<void> Server::Serve(tcp::socket socket) {
     conn.deadline = Clock::time_point::max();
     std::string_view route = "unmatched";
     Response response = co_await Dispatch(req, remote, route);
+    cors_.Apply(req, response);  // on errors too: a widget must read them
     const int status = static_cast<int>(response.status);
     const bool keep_alive = req.keep_alive() && !shutting_down_;
     if (metrics_) {
@@ -294,6 +299,10 @@ Awaitable<Response> Server::Dispatch(RawRequest& req, const std::string& remote,
   std::string_view path = target.substr(0, q);
   std::string_view query = q == std::string_view::npos ? std::string_view{} : target.substr(q + 1);
 
+  if (CorsPolicy::IsPreflight(req, path)) {
+    route = "preflight";
+    co_return cors_.Preflight(req);
+  }
   Router::Match m = router_.Find(req.method(), path);
   route = m.pattern;
   if (m.kind == Router::Match::Kind::kNotFound) {
@@ -303,8 +312,14 @@ Awaitable<Response> Server::Dispatch(RawRequest& req, const std::string& remote,
     co_return ErrorResponse(beast::http::status::method_not_allowed, "method_not_allowed",
                             std::string(req.method_string()) + " is not allowed here");
   }
-  Request request{req, path, query, std::move(m.params), remote};
-  if (IsWrite(req.method()) && !req.body().empty() && !request.HasJsonContentType()) {
+  ClientEndpoint client = ClientOf(req, remote, options_.trusted_proxies);
+  Request request{req, path, query, std::move(m.params), std::move(client.address), client.https};
+  if (IsCrossSiteWrite(request, cors_.sites())) {
+    co_return ErrorResponse(beast::http::status::forbidden, "forbidden",
+                            "cross-site request refused: the Origin is neither this server nor "
+                            "one of its --sites");
+  }
+  if (IsWriteMethod(req.method()) && !req.body().empty() && !request.HasJsonContentType()) {
     co_return ErrorResponse(beast::http::status::unsupported_media_type, "unsupported_media_type",
                             "request body must be application/json");
   }

@@ -18,8 +18,11 @@
 #include <string>
 #include <unordered_set>
 
+#include "common/address_set.hpp"
 #include "common/net.hpp"
 #include "common/result.hpp"
+#include "common/web_origin.hpp"
+#include "http/cors.hpp"
 #include "http/metrics.hpp"
 #include "http/router.hpp"
 
@@ -33,6 +36,8 @@ struct ServerOptions {
   std::chrono::milliseconds header_timeout{10'000};  // to read a request's header once begun
   std::chrono::milliseconds body_timeout{30'000};    // to read a request's body
   std::chrono::milliseconds idle_timeout{60'000};    // keep-alive wait for the next request
+  SiteList sites;             // origins answered with CORS headers, and let past the CSRF check
+  AddressSet trusted_proxies;  // peers whose forwarding headers name the client (forwarded.hpp)
 };
 
 using RequestParser = beast::http::request_parser<beast::http::string_body>;
@@ -69,6 +74,8 @@ class Server {
                               boost::system::error_code& ec);
   // 413, 431 or 400 for a request the parser refused.
   Response ParseErrorResponse(const boost::system::error_code& ec) const;
+  // Routes the request: a CORS preflight, 404/405, a cross-site cookie write (403), a body
+  // that is not JSON (415), or the route's handler. The caller adds the CORS headers.
   Awaitable<Response> Dispatch(RawRequest& req, const std::string& remote,
                                std::string_view& route);
   void MaybeDrained();
@@ -77,6 +84,7 @@ class Server {
   ServerOptions options_;
   const Router& router_;
   Metrics* metrics_;
+  CorsPolicy cors_;
   tcp::acceptor acceptor_;
   uint16_t port_ = 0;
   bool shutting_down_ = false;

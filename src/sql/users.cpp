@@ -13,6 +13,14 @@ constexpr std::string_view kWhereKey = "WHERE username_key = $1";
 constexpr std::string_view kWhereId = "WHERE id = $1";
 constexpr std::string_view kSetRole =
     "UPDATE users SET role = $2, updated_at = $3 WHERE id = $1 AND deleted_at IS NULL";
+// The marker row of first-run setup: its primary key serialises racing setups (a second
+// insert waits for the first transaction, then conflicts), where a check of the users table
+// alone would let two READ COMMITTED transactions both see no admin.
+constexpr std::string_view kInsertSetupMarker =
+    "INSERT INTO plaudit_meta (key, value) VALUES ('first_admin', $1)";
+constexpr std::string_view kCountAdmins =
+    "SELECT (SELECT COUNT(*) FROM users WHERE role = $1 AND deleted_at IS NULL) + "
+    "(SELECT COUNT(*) FROM plaudit_meta WHERE key = 'first_admin')";
 constexpr std::string_view kMarkDeleted =
     "UPDATE users SET deleted_at = $2, updated_at = $2 WHERE id = $1 AND deleted_at IS NULL";
 
@@ -97,6 +105,42 @@ Awaitable<Result<bool>> UserTable::MarkDeleted(int64_t id, int64_t now_ms) {
     return r->affected > 0;
   };
   co_return co_await store_.Run<bool>(std::move(job));
+}
+
+Awaitable<Result<bool>> UserTable::HasAdmin(std::string admin_role) {
+  std::function<Result<bool>(Connection&)> job =
+      [role = std::move(admin_role)](Connection& c) -> Result<bool> {
+    auto r = c.Query(kCountAdmins, {role});
+    if (!r) return tl::unexpected(r.error());
+    return !r->rows.empty() && Int(r->rows[0][0]) > 0;
+  };
+  co_return co_await store_.Run<bool>(std::move(job));
+}
+
+Awaitable<Result<UserRow>> UserTable::InsertFirstAdmin(UserRow row) {
+  std::function<Result<UserRow>(Connection&)> job =
+      [row = std::move(row)](Connection& c) -> Result<UserRow> {
+    Result<UserRow> inserted = Fail(ErrorCode::kInternal, "setup did not run");
+    auto st = c.Transaction([&](Connection& tx) -> Status {
+      auto marked = tx.Query(kInsertSetupMarker, {row.username_key});
+      if (!marked && marked.error().code == ErrorCode::kAlreadyExists) {
+        return Fail(ErrorCode::kAlreadyExists, "setup is done: an admin exists already");
+      }
+      if (!marked) return tl::unexpected(marked.error());
+      auto admins = tx.Query(kCountAdmins, {row.role});
+      if (!admins) return tl::unexpected(admins.error());
+      // The marker just inserted counts once; anything more is an admin already there.
+      if (admins->rows.empty() || Int(admins->rows[0][0]) > 1) {
+        return Fail(ErrorCode::kAlreadyExists, "setup is done: an admin exists already");
+      }
+      inserted = Insert(tx, row);
+      if (!inserted) return tl::unexpected(inserted.error());
+      return Status{};
+    });
+    if (!st) return tl::unexpected(st.error());
+    return inserted;
+  };
+  co_return co_await store_.Run<UserRow>(std::move(job));
 }
 
 }  // namespace plaudit::sql

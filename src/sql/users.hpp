@@ -33,6 +33,14 @@ class UserTable {
   // such user or it was deleted already.
   Awaitable<Result<bool>> MarkDeleted(int64_t id, int64_t now_ms);
 
+  // First-run setup (domain/setup.hpp). Whether an account with `admin_role` exists, or one
+  // was made by setup before (its marker row).
+  Awaitable<Result<bool>> HasAdmin(std::string admin_role);
+  // Inserts `row` (an admin) only while HasAdmin is false, in one transaction that first
+  // takes a unique marker row: two racing setups, on any number of processes, cannot both
+  // insert (the loser waits on the marker's key, then fails). kAlreadyExists otherwise.
+  Awaitable<Result<UserRow>> InsertFirstAdmin(UserRow row);
+
   // The same on a connection (for start-up and CLI code that runs without an event loop).
   static Result<UserRow> Insert(Connection& c, UserRow row);
   static Result<std::optional<UserRow>> FindByKey(Connection& c, const std::string& key);

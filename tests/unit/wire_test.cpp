@@ -6,6 +6,10 @@
 namespace plaudit::http {
 namespace {
 
+// On every answer (API.md "Conventions").
+#define PL_SECURITY_HEADERS \
+  "X-Content-Type-Options: nosniff\r\nReferrer-Policy: strict-origin-when-cross-origin\r\n"
+
 Response Json(beast::http::status s, std::string body) {
   Response r;
   r.status = s;
@@ -15,7 +19,7 @@ Response Json(beast::http::status s, std::string body) {
 
 TEST(WireTest, KeepAliveHttp11HasLengthAndNoConnectionField) {
   EXPECT_EQ(SerializeResponse(Json(beast::http::status::ok, R"({"a":1})"), 11, true, false),
-            "HTTP/1.1 200 OK\r\nServer: plaudit\r\n"
+            "HTTP/1.1 200 OK\r\nServer: plaudit\r\n" PL_SECURITY_HEADERS
             "Content-Type: application/json; charset=utf-8\r\nContent-Length: 7\r\n\r\n"
             R"({"a":1})");
 }
@@ -36,7 +40,7 @@ TEST(WireTest, NoContentHasNeitherLengthNorBody) {
   r.content_type = {};
   r.headers.push_back({"Set-Cookie", "plaudit_session=; Max-Age=0"});
   EXPECT_EQ(SerializeResponse(r, 11, true, false),
-            "HTTP/1.1 204 No Content\r\nServer: plaudit\r\n"
+            "HTTP/1.1 204 No Content\r\nServer: plaudit\r\n" PL_SECURITY_HEADERS
             "Set-Cookie: plaudit_session=; Max-Age=0\r\n\r\n");
 }
 

@@ -1,0 +1,37 @@
+// API.md "Users and sessions", first-run setup: GET and POST /api/v1/setup. The rules (one
+// token per process, used once, one admin however setups race) are domain/setup.hpp's.
+#include "api/handlers.hpp"
+#include "api/json_fields.hpp"
+#include "api/users.hpp"
+
+namespace plaudit::api::setup {
+
+using http::JsonResponse;
+using http::Request;
+
+// GET /api/v1/setup → {"needed": bool}, for the /setup page.
+HandlerResult Needed(ApiContext ctx, Request& req) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
+  PL_CO_TRY(auto needed, co_await ctx.setup->Needed());
+  boost::json::object out{{"needed", needed}};
+  co_return JsonResponse(beast::http::status::ok, out);
+}
+
+// POST /api/v1/setup {"token", "username", "password", "displayName"?} → 201 as a sign-in,
+// the new admin signed in.
+HandlerResult Create(ApiContext ctx, Request& req) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
+  PL_CO_TRY(auto body, req.JsonBody());
+  PL_CO_CHECK(RefuseFields(body, {"id", "userId", "role"}));
+  PL_CO_TRY(auto token, RequiredString(body, "token"));
+  PL_CO_TRY(auto username, RequiredString(body, "username"));
+  PL_CO_TRY(auto password, RequiredString(body, "password"));
+  PL_CO_TRY(auto display, OptionalString(body, "displayName"));
+  domain::FirstAdmin admin{std::move(username), std::move(password), display.value_or("")};
+  auto session =
+      co_await ctx.setup->CreateAdmin(std::move(token), std::move(admin), caller.address);
+  if (!session) co_return tl::unexpected(session.error());
+  co_return SessionResponse(ctx, req, *session);
+}
+
+}  // namespace plaudit::api::setup

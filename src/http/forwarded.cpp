@@ -1,0 +1,145 @@
+#include "http/forwarded.hpp"
+
+#include <optional>
+
+#include <boost/asio/ip/address.hpp>
+#include <boost/beast/core/string.hpp>
+
+namespace plaudit::http {
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// Splits at `sep` outside quoted strings (a Forwarded value may quote a ',' or ';').
+std::vector<std::string_view> SplitOutsideQuotes(std::string_view s, char sep) {
+  std::vector<std::string_view> parts;
+  bool quoted = false;
+  size_t start = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (quoted && s[i] == '\\') {
+      ++i;
+    } else if (s[i] == '"') {
+      quoted = !quoted;
+    } else if (!quoted && s[i] == sep) {
+      parts.push_back(s.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  parts.push_back(s.substr(start));
+  return parts;
+}
+
+std::string Unquote(std::string_view v) {
+  v = Trim(v);
+  if (v.size() < 2 || v.front() != '"' || v.back() != '"') return std::string(v);
+  std::string out;
+  for (size_t i = 1; i + 1 < v.size(); ++i) {
+    if (v[i] == '\\' && i + 2 < v.size()) ++i;
+    out.push_back(v[i]);
+  }
+  return out;
+}
+
+// "[2001:db8::1]:4711" → "2001:db8::1"; "192.0.2.1:80" → "192.0.2.1"; a bare IPv6 address
+// (several colons, as X-Forwarded-For writes it) stays whole.
+std::string NodeAddress(std::string_view node) {
+  node = Trim(node);
+  if (!node.empty() && node.front() == '[') {
+    size_t close = node.find(']');
+    if (close != std::string_view::npos) return std::string(node.substr(1, close - 1));
+  }
+  size_t colon = node.find(':');
+  if (colon != std::string_view::npos && node.find(':', colon + 1) == std::string_view::npos) {
+    node = node.substr(0, colon);
+  }
+  return std::string(node);
+}
+
+// The value of `key` in one Forwarded element ("for=a;proto=https"), unquoted; nullopt if
+// the element has none.
+std::optional<std::string> ElementValue(std::string_view element, std::string_view key) {
+  for (std::string_view pair : SplitOutsideQuotes(element, ';')) {
+    pair = Trim(pair);
+    size_t eq = pair.find('=');
+    if (eq == std::string_view::npos) continue;
+    std::string_view k = Trim(pair.substr(0, eq));
+    if (beast::iequals(beast::string_view(k.data(), k.size()),
+                       beast::string_view(key.data(), key.size()))) {
+      return Unquote(pair.substr(eq + 1));
+    }
+  }
+  return std::nullopt;
+}
+
+// The canonical text of an address, so one client has one rate-limit key however a proxy
+// spelled it; anything that is not an address ("unknown") as it is.
+std::string Canonical(std::string text) {
+  boost::system::error_code ec;
+  auto a = boost::asio::ip::make_address(text, ec);
+  return ec ? text : a.to_string();
+}
+
+}  // namespace
+
+std::vector<std::string> ForwardedFor(std::string_view forwarded) {
+  std::vector<std::string> nodes;
+  for (std::string_view element : SplitOutsideQuotes(forwarded, ',')) {
+    if (auto v = ElementValue(element, "for")) nodes.push_back(NodeAddress(*v));
+  }
+  return nodes;
+}
+
+std::string ForwardedProto(std::string_view forwarded) {
+  std::string proto;
+  for (std::string_view element : SplitOutsideQuotes(forwarded, ',')) {
+    if (auto v = ElementValue(element, "proto")) proto = std::move(*v);
+  }
+  return proto;
+}
+
+std::vector<std::string> XForwardedFor(std::string_view header) {
+  std::vector<std::string> nodes;
+  for (std::string_view item : SplitOutsideQuotes(header, ',')) {
+    if (!Trim(item).empty()) nodes.push_back(NodeAddress(item));
+  }
+  return nodes;
+}
+
+std::string_view XForwardedProto(std::string_view header) {
+  size_t comma = header.rfind(',');
+  return Trim(comma == std::string_view::npos ? header : header.substr(comma + 1));
+}
+
+ClientEndpoint ClientOf(const RawRequest& req, std::string_view peer, const AddressSet& trusted) {
+  ClientEndpoint client{std::string(peer), false};
+  if (trusted.empty() || !trusted.Contains(peer)) return client;
+  auto header = [&req](std::string_view name) -> std::string_view {
+    auto it = req.find(beast::string_view(name.data(), name.size()));
+    return it == req.end() ? std::string_view{}
+                           : std::string_view(it->value().data(), it->value().size());
+  };
+  const std::string_view forwarded = header("Forwarded");
+  std::vector<std::string> chain;
+  std::string proto;
+  if (!forwarded.empty()) {
+    chain = ForwardedFor(forwarded);
+    proto = ForwardedProto(forwarded);
+  } else {
+    chain = XForwardedFor(header("X-Forwarded-For"));
+  }
+  if (proto.empty()) proto = std::string(XForwardedProto(header("X-Forwarded-Proto")));
+  client.https = beast::iequals(proto, "https");
+  // Right to left: the first hop no trusted proxy vouches for is the client. A chain of
+  // trusted proxies only ends at its leftmost entry.
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    client.address = Canonical(*it);
+    if (!trusted.Contains(client.address)) break;
+  }
+  return client;
+}
+
+}  // namespace plaudit::http

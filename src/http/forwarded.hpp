@@ -1,0 +1,41 @@
+#pragma once
+// Who the client really is, and whether it spoke HTTPS, when plauditd sits behind reverse
+// proxies (API.md --trusted-proxies).
+//
+// Why the headers are believed only from a trusted peer: anyone can send X-Forwarded-For, and
+// an address taken from it unchecked would give a stranger a fresh rate-limit budget per
+// request. Only when the TCP peer is a configured proxy are they read, and then the client is
+// the rightmost hop that is not itself a trusted proxy: entries to its left were written by
+// the client and prove nothing.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/address_set.hpp"
+#include "http/request.hpp"
+
+namespace plaudit::http {
+
+struct ClientEndpoint {
+  std::string address;  // the client's IP address, textual ("203.0.113.7", "2001:db8::1")
+  bool https = false;   // the client's request came over HTTPS (per a trusted proxy)
+};
+
+// The `for=` nodes of an RFC 7239 Forwarded header, leftmost first, unquoted, without port
+// or IPv6 brackets ("\"[2001:db8::1]:4711\"" → "2001:db8::1"). An element without `for=`
+// adds nothing; "unknown" and obfuscated nodes ("_hidden") are kept as they are.
+std::vector<std::string> ForwardedFor(std::string_view forwarded);
+// The `proto=` of the rightmost element that has one (what the nearest proxy saw), or "".
+std::string ForwardedProto(std::string_view forwarded);
+// The items of X-Forwarded-For, leftmost first, trimmed, ports and IPv6 brackets dropped.
+std::vector<std::string> XForwardedFor(std::string_view header);
+// The rightmost item of X-Forwarded-Proto, trimmed, or "".
+std::string_view XForwardedProto(std::string_view header);
+
+// The client of a request that arrived from `peer`. From a peer outside `trusted` (or with no
+// trusted proxies configured) that is the peer itself, whatever the headers say. From a
+// trusted peer: Forwarded if present, else X-Forwarded-For, walked from the right past
+// trusted proxies; `https` from Forwarded's proto= or X-Forwarded-Proto.
+ClientEndpoint ClientOf(const RawRequest& req, std::string_view peer, const AddressSet& trusted);
+
+}  // namespace plaudit::http
