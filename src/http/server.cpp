@@ -218,8 +218,10 @@ Awaitable<void> Server::Serve(tcp::socket socket) {
     if (!connected) break;
     if (ec) {
       Response refusal = ParseErrorResponse(ec);
-      // A 413 comes after the header: a widget may read it if its origin is allowed.
-      if (parser.is_header_done()) cors_.Apply(parser.get(), refusal);
+      // A 413 for a Content-Length comes once every field is parsed (the parser is not yet
+      // "header done"): a widget may read it if its origin is allowed. After other errors an
+      // Origin field, if one was parsed, is whole too.
+      cors_.Apply(parser.get(), refusal);
       co_await ReplyAndClose(conn, std::move(refusal), 11);
       if (ec == beast::http::error::body_limit && metrics_) {
         metrics_->ObserveRequest("unmatched", beast::http::verb::unknown, 413, 0);

@@ -69,11 +69,12 @@ TEST_P(SetupTest, TheRightTokenMakesOneSignedInAdminAndThenDies) {
   auto c = Client();
   auto r = c.Post("/api/v1/setup", SetupBody(Token(), "boss"));
   ASSERT_EQ(r.status, 201) << r.body;
-  const auto& user = r.Json().at("user");
+  const auto json = r.Json();
+  const auto& user = json.at("user");
   EXPECT_EQ(user.at("username").as_string(), "boss");
   EXPECT_EQ(user.at("displayName").as_string(), "The Admin");
   EXPECT_EQ(user.at("role").as_string(), "admin");
-  EXPECT_FALSE(r.Json().at("expiresAt").as_string().empty());
+  EXPECT_FALSE(json.at("expiresAt").as_string().empty());
   EXPECT_NE(r.Header("set-cookie").find("plaudit_session="), std::string::npos);
   // The session works, with admin rights.
   const std::string token(r.Json().at("token").as_string());
