@@ -31,8 +31,8 @@ namespace {
 // set over plain HTTP without --cookie-secure must stay usable over plain HTTP.
 std::string SessionCookie(const ApiContext& ctx, const Request& req, const std::string& token,
                           int64_t max_age) {
-  std::string cookie = std::string(kSessionCookie) + "=" + token + "; Path=/; Max-Age=" +
-                       std::to_string(max_age) + "; HttpOnly; SameSite=Lax";
+  std::string cookie = std::string(kSessionCookie) + "=" + token +
+                       "; Path=/; Max-Age=" + std::to_string(max_age) + "; HttpOnly; SameSite=Lax";
   if (ctx.cookie_secure || req.https) cookie += "; Secure";
   return cookie;
 }
@@ -120,7 +120,9 @@ HandlerResult DeleteUser(ApiContext ctx, Request& req) {
   PL_CO_CHECK(co_await ctx.users->Delete(*caller.principal, id));
   Response r = http::NoContent();
   // Deleting yourself signs you out in this browser too.
-  if (id == caller.principal->id) r.headers.emplace_back("Set-Cookie", SessionCookie(ctx, req, "", 0));
+  if (id == caller.principal->id) {
+    r.headers.emplace_back("Set-Cookie", SessionCookie(ctx, req, "", 0));
+  }
   co_return r;
 }
 

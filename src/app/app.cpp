@@ -264,7 +264,7 @@ Status App::WireServices() {
     m->SetBacklog(r.like_backlog, r.oldest_unflushed_seconds);
   };
 
-  api::ApiContext ctx{guard_.get(),    users_.get(), articles_.get(),         likes_.get(),
+  api::ApiContext ctx{guard_.get(),    users_.get(), articles_.get(),       likes_.get(),
                       comments_.get(), setup_.get(), config_.session_ttl_s, config_.cookie_secure};
   api::RegisterApi(router_, ctx);
   return {};

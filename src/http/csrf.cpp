@@ -18,8 +18,8 @@ std::string ClaimedOrigin(const Request& request) {
 bool IsOwnOrigin(const Request& request, std::string_view origin) {
   std::string_view host = request.Header(beast::http::field::host);
   if (host.empty()) return false;
-  auto own = NormaliseOrigin(std::string(request.https ? "https://" : "http://") +
-                             std::string(host));
+  auto own =
+      NormaliseOrigin(std::string(request.https ? "https://" : "http://") + std::string(host));
   auto claimed = NormaliseOrigin(origin);
   return own && claimed && *own == *claimed;
 }

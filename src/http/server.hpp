@@ -36,7 +36,7 @@ struct ServerOptions {
   std::chrono::milliseconds header_timeout{10'000};  // to read a request's header once begun
   std::chrono::milliseconds body_timeout{30'000};    // to read a request's body
   std::chrono::milliseconds idle_timeout{60'000};    // keep-alive wait for the next request
-  SiteList sites;             // origins answered with CORS headers, and let past the CSRF check
+  SiteList sites;              // origins answered with CORS headers, and let past the CSRF check
   AddressSet trusted_proxies;  // peers whose forwarding headers name the client (forwarded.hpp)
 };
 

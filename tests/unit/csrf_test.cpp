@@ -25,12 +25,12 @@ TEST(Csrf, AForeignOriginOnACookieWriteIsCrossSite) {
   }
   EXPECT_TRUE(CrossSite(V::put, {{"Origin", "null"}}));
   EXPECT_TRUE(CrossSite(V::put, {{"Origin", "https://plaudit.example:8080"}}));  // wrong scheme
-  EXPECT_TRUE(CrossSite(V::put, {{"Origin", "http://plaudit.example"}}));  // wrong port
+  EXPECT_TRUE(CrossSite(V::put, {{"Origin", "http://plaudit.example"}}));        // wrong port
   EXPECT_TRUE(CrossSite(V::put, {{"Referer", "https://evil.example/page"}}));
   EXPECT_TRUE(CrossSite(V::put, {{"Referer", "not a url"}}));
   // Origin wins over an innocent Referer.
-  EXPECT_TRUE(CrossSite(V::put, {{"Origin", "https://evil.example"},
-                                 {"Referer", "https://blog.example/"}}));
+  EXPECT_TRUE(CrossSite(
+      V::put, {{"Origin", "https://evil.example"}, {"Referer", "https://blog.example/"}}));
 }
 
 TEST(Csrf, ItsOwnOriginASiteReadsNonBrowsersAndBearerPass) {
@@ -42,8 +42,8 @@ TEST(Csrf, ItsOwnOriginASiteReadsNonBrowsersAndBearerPass) {
   EXPECT_FALSE(CrossSite(V::delete_, {}));
   EXPECT_FALSE(CrossSite(V::get, {{"Origin", "https://evil.example"}}));
   EXPECT_FALSE(CrossSite(V::options, {{"Origin", "https://evil.example"}}));
-  EXPECT_FALSE(CrossSite(V::put, {{"Origin", "https://evil.example"},
-                                  {"Authorization", "Bearer abc"}}));
+  EXPECT_FALSE(
+      CrossSite(V::put, {{"Origin", "https://evil.example"}, {"Authorization", "Bearer abc"}}));
 }
 
 }  // namespace

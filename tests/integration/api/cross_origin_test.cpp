@@ -91,8 +91,7 @@ TEST_P(CrossOriginTest, AnOriginOutsideTheListGetsNoAllowHeaders) {
   ExpectNoAllowHeaders(plain);
   EXPECT_EQ(plain.Header("vary"), "");
   // An OPTIONS that is no preflight is the router's business.
-  EXPECT_EQ(c.Send(beast::http::verb::options, "/api/v1/users/1", "", "", From(kSite)).status,
-            405);
+  EXPECT_EQ(c.Send(beast::http::verb::options, "/api/v1/users/1", "", "", From(kSite)).status, 405);
 }
 
 TEST_P(CrossOriginTest, ErrorsCarryTheHeadersSoAWidgetCanReadThem) {
@@ -112,8 +111,8 @@ TEST_P(CrossOriginTest, ErrorsCarryTheHeadersSoAWidgetCanReadThem) {
   auto wrong_method = c.Put("/api/v1/users/me", "", From(kSite));
   EXPECT_EQ(wrong_method.status, 405);
   ExpectAllowed(wrong_method, kSite);
-  auto not_json = c.Send(beast::http::verb::post, "/api/v1/users", "x=1", "text/plain",
-                         From(kSite));
+  auto not_json =
+      c.Send(beast::http::verb::post, "/api/v1/users", "x=1", "text/plain", From(kSite));
   EXPECT_EQ(not_json.status, 415);
   ExpectAllowed(not_json, kSite);
   auto too_big = c.Post("/api/v1/users", std::string(300, ' '), From(kSite));
@@ -160,8 +159,9 @@ TEST_P(CrossOriginTest, ACookieWriteFromAForeignOriginIsRefusedAndChangesNothing
     EXPECT_EQ(r.ErrorCode(), "forbidden");
   }
   // Without an Origin, the Referer's origin is the one checked.
-  auto referred = c.Put(LikePath(id), "", {{"Cookie", "plaudit_session=" + token},
-                                           {"Referer", "https://evil.example/some/page"}});
+  auto referred = c.Put(
+      LikePath(id), "",
+      {{"Cookie", "plaudit_session=" + token}, {"Referer", "https://evil.example/some/page"}});
   EXPECT_EQ(referred.status, 403) << referred.body;
   auto state = c.Get(LikePath(id), Bearer(token));
   EXPECT_FALSE(state.Json().at("liked").as_bool());
@@ -183,8 +183,9 @@ TEST_P(CrossOriginTest, ACookieWriteFromASiteOrFromItselfGoesThrough) {
   // Its own pages: the Host the request was sent to (the test client sends 127.0.0.1).
   auto own = c.Delete(LikePath(id), From("http://127.0.0.1", Cookie(token)));
   EXPECT_EQ(own.status, 200) << own.body;
-  auto referred = c.Put(LikePath(id), "", {{"Cookie", "plaudit_session=" + token},
-                                           {"Referer", "https://docs.example/a/page?q=1"}});
+  auto referred = c.Put(
+      LikePath(id), "",
+      {{"Cookie", "plaudit_session=" + token}, {"Referer", "https://docs.example/a/page?q=1"}});
   EXPECT_EQ(referred.status, 200) << referred.body;
   // No Origin and no Referer: not a browser's cross-site request.
   EXPECT_EQ(c.Delete(LikePath(id), Cookie(token)).status, 200);
@@ -203,12 +204,12 @@ TEST_P(CrossOriginTest, ABearerWriteIsNotChecked) {
 TEST_P(CrossOriginTest, ASignInFromAForeignOriginIsRefusedWithoutACookie) {
   Register("dan");
   auto c = Client();
-  auto r = c.Post("/api/v1/sessions", R"({"username":"dan","password":"password123"})",
-                  From(kStranger));
+  auto r =
+      c.Post("/api/v1/sessions", R"({"username":"dan","password":"password123"})", From(kStranger));
   EXPECT_EQ(r.status, 403) << r.body;
   EXPECT_EQ(r.Header("set-cookie"), "");
-  auto ok = c.Post("/api/v1/sessions", R"({"username":"dan","password":"password123"})",
-                   From(kSite));
+  auto ok =
+      c.Post("/api/v1/sessions", R"({"username":"dan","password":"password123"})", From(kSite));
   EXPECT_EQ(ok.status, 201) << ok.body;
   EXPECT_NE(ok.Header("set-cookie"), "");
 }

@@ -91,7 +91,7 @@ TEST_P(TrustedProxyCookieTest, ACookieIsSecureWhenTheProxySaysHttpsAndOnlyThen) 
   auto c = Client();
   const std::string body = R"({"username":"fay","password":"password123"})";
   for (const auto& header : HttpClient::Headers{{"X-Forwarded-Proto", "https"},
-                                               {"Forwarded", "for=203.0.113.7;proto=https"}}) {
+                                                {"Forwarded", "for=203.0.113.7;proto=https"}}) {
     auto r = c.Post("/api/v1/sessions", body, {header});
     ASSERT_EQ(r.status, 201) << r.body;
     const std::string cookie = r.Header("set-cookie");
@@ -137,8 +137,7 @@ TEST_P(CookieSecureTest, TheCookieIsAlwaysSecure) {
 
 INSTANTIATE_TEST_SUITE_P(Databases, UntrustedPeerTest, ::testing::Values(Db::kSqlite), DbName);
 INSTANTIATE_TEST_SUITE_P(Databases, TrustedPeerTest, ::testing::Values(Db::kSqlite), DbName);
-INSTANTIATE_TEST_SUITE_P(Databases, TrustedProxyCookieTest, ::testing::Values(Db::kSqlite),
-                         DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, TrustedProxyCookieTest, ::testing::Values(Db::kSqlite), DbName);
 INSTANTIATE_TEST_SUITE_P(Databases, CookieSecureTest, ::testing::Values(Db::kSqlite), DbName);
 
 }  // namespace

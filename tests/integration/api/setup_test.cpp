@@ -34,8 +34,8 @@ class SetupTest : public ApiTest {
 
   // Accounts with the admin role, as SQL has them.
   int64_t Admins() {
-    auto n = OnLoop(app_->app().store().QueryInt(
-        "SELECT COUNT(*) FROM users WHERE role = 'admin'", {}));
+    auto n =
+        OnLoop(app_->app().store().QueryInt("SELECT COUNT(*) FROM users WHERE role = 'admin'", {}));
     EXPECT_TRUE(n && *n);
     return n && *n ? **n : -1;
   }
@@ -67,7 +67,8 @@ TEST_P(SetupTest, TheTokenIsRandomHexAndAWrongOneIsRefused) {
   EXPECT_TRUE(Needed());
   // Nor does anyone become admin by being the first to sign up.
   const int64_t first = Register("first");
-  EXPECT_EQ(Client().Get("/api/v1/users/" + std::to_string(first)).Json().at("role").as_string(), "user");
+  EXPECT_EQ(Client().Get("/api/v1/users/" + std::to_string(first)).Json().at("role").as_string(),
+            "user");
 }
 
 TEST_P(SetupTest, TheRightTokenMakesOneSignedInAdminAndThenDies) {
@@ -84,8 +85,8 @@ TEST_P(SetupTest, TheRightTokenMakesOneSignedInAdminAndThenDies) {
   // The session works, with admin rights.
   const std::string token(r.Json().at("token").as_string());
   const int64_t pat = Register("pat");
-  auto promoted = c.Patch("/api/v1/users/" + std::to_string(pat), R"({"role":"author"})",
-                          Bearer(token));
+  auto promoted =
+      c.Patch("/api/v1/users/" + std::to_string(pat), R"({"role":"author"})", Bearer(token));
   EXPECT_EQ(promoted.status, 200) << promoted.body;
   // The admin can sign in like anyone.
   EXPECT_EQ(SignIn(c, "boss", "password123").status, 201);
@@ -95,8 +96,8 @@ TEST_P(SetupTest, TheRightTokenMakesOneSignedInAdminAndThenDies) {
   EXPECT_EQ(again.status, 403) << again.body;
   // Another instance's token finds the setup done.
   auto second = SecondInstance();
-  auto other = second->Client().Post("/api/v1/setup",
-                                     SetupBody(second->app().setup().token(), "boss3"));
+  auto other =
+      second->Client().Post("/api/v1/setup", SetupBody(second->app().setup().token(), "boss3"));
   EXPECT_EQ(other.status, 409) << other.body;
   EXPECT_EQ(other.ErrorCode(), "conflict");
   EXPECT_EQ(Admins(), 1);
@@ -104,8 +105,8 @@ TEST_P(SetupTest, TheRightTokenMakesOneSignedInAdminAndThenDies) {
 
 TEST_P(SetupTest, BadAccountFieldsLeaveTheTokenUsable) {
   auto c = Client();
-  auto bad = c.Post("/api/v1/setup", R"({"token":")" + Token() +
-                                         R"(","username":"x","password":"password123"})");
+  auto bad = c.Post("/api/v1/setup",
+                    R"({"token":")" + Token() + R"(","username":"x","password":"password123"})");
   EXPECT_EQ(bad.status, 400) << bad.body;
   auto role = c.Post("/api/v1/setup", R"({"token":")" + Token() +
                                           R"(","username":"boss","password":"password123",)"
@@ -156,8 +157,7 @@ TEST_P(BootstrappedSetupTest, SetupIsNotNeededAndRefused) {
   EXPECT_EQ(r.status, 409) << r.body;
 }
 
-INSTANTIATE_TEST_SUITE_P(Databases, BootstrappedSetupTest, ::testing::Values(Db::kSqlite),
-                         DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, BootstrappedSetupTest, ::testing::Values(Db::kSqlite), DbName);
 
 // Wrong tokens use up the address's failed-login budget.
 class SetupLimitTest : public LoginLimitsTest {
