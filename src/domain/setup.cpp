@@ -73,13 +73,8 @@ Awaitable<Result<Session>> FirstRunSetup::CreateAdmin(std::string token, FirstAd
 
   auto hash = co_await hasher_.Hash(std::move(admin.password));
   if (!hash) co_return tl::unexpected(hash.error());
-  sql::UserRow row;
-  row.username = admin.username;
-  row.username_key = UsernameKey(admin.username);
-  row.display_name = std::move(*display);
-  row.password_hash = std::move(*hash);
-  row.role = std::string(RoleName(Role::kAdmin));
-  row.created_at_ms = NowMs();
+  sql::UserRow row =
+      NewUserRow(admin.username, std::move(*display), std::move(*hash), Role::kAdmin);
   auto inserted = co_await table_.InsertFirstAdmin(std::move(row));
   if (!inserted) co_return tl::unexpected(inserted.error());
   used_ = true;

@@ -17,6 +17,18 @@ User ToUser(const sql::UserRow& row) {
   return u;
 }
 
+sql::UserRow NewUserRow(std::string_view username, std::string display_name,
+                        std::string password_hash, Role role) {
+  sql::UserRow row;
+  row.username = std::string(username);
+  row.username_key = UsernameKey(username);
+  row.display_name = std::move(display_name);
+  row.password_hash = std::move(password_hash);
+  row.role = std::string(RoleName(role));
+  row.created_at_ms = NowMs();
+  return row;
+}
+
 UserService::UserService(sql::UserTable& users, UserDirectory& directory,
                          redis::SessionStore& sessions, PasswordHasher& hasher,
                          redis::RateLimiter& limiter, LoginLimits limits)
@@ -40,13 +52,7 @@ Awaitable<Result<User>> UserService::Register(std::string username, std::string 
 
   auto hash = co_await hasher_.Hash(std::move(password));
   if (!hash) co_return tl::unexpected(hash.error());
-  sql::UserRow row;
-  row.username = username;
-  row.username_key = UsernameKey(username);
-  row.display_name = std::move(*display);
-  row.password_hash = std::move(*hash);
-  row.role = std::string(RoleName(Role::kUser));
-  row.created_at_ms = NowMs();
+  sql::UserRow row = NewUserRow(username, std::move(*display), std::move(*hash), Role::kUser);
   auto inserted = co_await users_.Insert(std::move(row));
   if (!inserted) co_return tl::unexpected(inserted.error());
   co_return ToUser(*inserted);
@@ -233,14 +239,7 @@ Result<bool> EnsureUser(sql::Store& store, const std::string& username,
                                 hash_options.mem_limit) != 0) {
             return Fail(ErrorCode::kInternal, "password hashing failed");
           }
-          sql::UserRow row;
-          row.username = username;
-          row.username_key = UsernameKey(username);
-          row.display_name = username;
-          row.password_hash = out;
-          row.role = std::string(RoleName(role));
-          row.created_at_ms = NowMs();
-          auto inserted = sql::UserTable::Insert(c, std::move(row));
+          auto inserted = sql::UserTable::Insert(c, NewUserRow(username, username, out, role));
           if (!inserted) return tl::unexpected(inserted.error());
           return true;
         };

@@ -84,6 +84,9 @@ class UserService {
 };
 
 User ToUser(const sql::UserRow& row);
+// The row of a new account, created now (its username already valid).
+sql::UserRow NewUserRow(std::string_view username, std::string display_name,
+                        std::string password_hash, Role role);
 
 // Creates `username` with `role` if no such user exists (bootstrap admin, `user add`).
 // Synchronous, for start-up and the command line. Returns true when created.

@@ -8,12 +8,6 @@
 namespace plaudit::http {
 namespace {
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 // Splits at `sep` outside quoted strings (a Forwarded value may quote a ',' or ';').
 std::vector<std::string_view> SplitOutsideQuotes(std::string_view s, char sep) {
   std::vector<std::string_view> parts;
@@ -34,7 +28,7 @@ std::vector<std::string_view> SplitOutsideQuotes(std::string_view s, char sep) {
 }
 
 std::string Unquote(std::string_view v) {
-  v = Trim(v);
+  v = TrimOws(v);
   if (v.size() < 2 || v.front() != '"' || v.back() != '"') return std::string(v);
   std::string out;
   for (size_t i = 1; i + 1 < v.size(); ++i) {
@@ -47,7 +41,7 @@ std::string Unquote(std::string_view v) {
 // "[2001:db8::1]:4711" → "2001:db8::1"; "192.0.2.1:80" → "192.0.2.1"; a bare IPv6 address
 // (several colons, as X-Forwarded-For writes it) stays whole.
 std::string NodeAddress(std::string_view node) {
-  node = Trim(node);
+  node = TrimOws(node);
   if (!node.empty() && node.front() == '[') {
     size_t close = node.find(']');
     if (close != std::string_view::npos) return std::string(node.substr(1, close - 1));
@@ -63,10 +57,10 @@ std::string NodeAddress(std::string_view node) {
 // the element has none.
 std::optional<std::string> ElementValue(std::string_view element, std::string_view key) {
   for (std::string_view pair : SplitOutsideQuotes(element, ';')) {
-    pair = Trim(pair);
+    pair = TrimOws(pair);
     size_t eq = pair.find('=');
     if (eq == std::string_view::npos) continue;
-    std::string_view k = Trim(pair.substr(0, eq));
+    std::string_view k = TrimOws(pair.substr(0, eq));
     if (beast::iequals(beast::string_view(k.data(), k.size()),
                        beast::string_view(key.data(), key.size()))) {
       return Unquote(pair.substr(eq + 1));
@@ -104,14 +98,14 @@ std::string ForwardedProto(std::string_view forwarded) {
 std::vector<std::string> XForwardedFor(std::string_view header) {
   std::vector<std::string> nodes;
   for (std::string_view item : SplitOutsideQuotes(header, ',')) {
-    if (!Trim(item).empty()) nodes.push_back(NodeAddress(item));
+    if (!TrimOws(item).empty()) nodes.push_back(NodeAddress(item));
   }
   return nodes;
 }
 
 std::string_view XForwardedProto(std::string_view header) {
   size_t comma = header.rfind(',');
-  return Trim(comma == std::string_view::npos ? header : header.substr(comma + 1));
+  return TrimOws(comma == std::string_view::npos ? header : header.substr(comma + 1));
 }
 
 ClientEndpoint ClientOf(const RawRequest& req, std::string_view peer, const AddressSet& trusted) {

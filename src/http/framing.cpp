@@ -3,15 +3,6 @@
 #include <vector>
 
 namespace plaudit::http {
-namespace {
-
-std::string_view TrimOws(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-}  // namespace
 
 Framing TransferFraming(const RawRequest& request) {
   auto [begin, end] = request.equal_range(beast::http::field::transfer_encoding);

@@ -120,6 +120,12 @@ Result<boost::json::object> Request::JsonBody() const {
   return std::move(v.as_object());
 }
 
+std::string_view TrimOws(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
 bool IsWriteMethod(beast::http::verb v) {
   return v == beast::http::verb::post || v == beast::http::verb::put ||
          v == beast::http::verb::patch || v == beast::http::verb::delete_;

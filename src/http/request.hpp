@@ -49,6 +49,9 @@ struct Response {
   std::string_view content_type = "application/json; charset=utf-8";
 };
 
+// A header value without the optional whitespace (spaces, tabs) around it.
+std::string_view TrimOws(std::string_view s);
+
 // POST, PUT, PATCH or DELETE: the methods that change something.
 bool IsWriteMethod(beast::http::verb v);
 
