@@ -31,9 +31,10 @@ namespace {
 // set over plain HTTP without --cookie-secure must stay usable over plain HTTP.
 std::string SessionCookie(const ApiContext& ctx, const Request& req, const std::string& token,
                           int64_t max_age) {
-  std::string cookie = std::string(kSessionCookie) + "=" + token +
-                       "; Path=/; Max-Age=" + std::to_string(max_age) + "; HttpOnly; SameSite=Lax";
-  if (ctx.cookie_secure || req.https) cookie += "; Secure";
+  std::string cookie(kSessionCookie);
+  cookie.append("=").append(token).append("; Path=/; Max-Age=").append(std::to_string(max_age));
+  cookie.append("; HttpOnly; SameSite=Lax");
+  if (ctx.cookie_secure || req.https) cookie.append("; Secure");
   return cookie;
 }
 

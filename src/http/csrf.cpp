@@ -16,7 +16,8 @@ std::string ClaimedOrigin(const Request& request) {
 }
 
 bool IsOwnOrigin(const Request& request, std::string_view origin) {
-  std::string_view host = request.Header(beast::http::field::host);
+  std::string_view host = request.forwarded_host;
+  if (host.empty()) host = request.Header(beast::http::field::host);
   if (host.empty()) return false;
   auto own =
       NormaliseOrigin(std::string(request.https ? "https://" : "http://") + std::string(host));

@@ -18,7 +18,8 @@
 namespace plaudit::http {
 
 // Whether the request is a cookie-borne write from a site that is neither plauditd's own
-// origin (its Host, with https when request.https, else http) nor one of `sites`.
+// origin (its Host — as the client sent it, when a trusted proxy says so — with https when
+// request.https, else http) nor one of `sites`.
 bool IsCrossSiteWrite(const Request& request, const SiteList& sites);
 
 }  // namespace plaudit::http

@@ -87,13 +87,23 @@ std::vector<std::string> ForwardedFor(std::string_view forwarded) {
   return nodes;
 }
 
-std::string ForwardedProto(std::string_view forwarded) {
-  std::string proto;
+namespace {
+
+// The value of `key` in the rightmost Forwarded element that has one: what the nearest proxy
+// saw.
+std::string Rightmost(std::string_view forwarded, std::string_view key) {
+  std::string value;
   for (std::string_view element : SplitOutsideQuotes(forwarded, ',')) {
-    if (auto v = ElementValue(element, "proto")) proto = std::move(*v);
+    if (auto v = ElementValue(element, key)) value = std::move(*v);
   }
-  return proto;
+  return value;
 }
+
+}  // namespace
+
+std::string ForwardedProto(std::string_view forwarded) { return Rightmost(forwarded, "proto"); }
+
+std::string ForwardedHost(std::string_view forwarded) { return Rightmost(forwarded, "host"); }
 
 std::vector<std::string> XForwardedFor(std::string_view header) {
   std::vector<std::string> nodes;
@@ -109,7 +119,8 @@ std::string_view XForwardedProto(std::string_view header) {
 }
 
 ClientEndpoint ClientOf(const RawRequest& req, std::string_view peer, const AddressSet& trusted) {
-  ClientEndpoint client{std::string(peer), false};
+  ClientEndpoint client;
+  client.address = std::string(peer);
   if (trusted.empty() || !trusted.Contains(peer)) return client;
   auto header = [&req](std::string_view name) -> std::string_view {
     auto it = req.find(beast::string_view(name.data(), name.size()));
@@ -122,10 +133,12 @@ ClientEndpoint ClientOf(const RawRequest& req, std::string_view peer, const Addr
   if (!forwarded.empty()) {
     chain = ForwardedFor(forwarded);
     proto = ForwardedProto(forwarded);
+    client.host = ForwardedHost(forwarded);
   } else {
     chain = XForwardedFor(header("X-Forwarded-For"));
   }
   if (proto.empty()) proto = std::string(XForwardedProto(header("X-Forwarded-Proto")));
+  if (client.host.empty()) client.host = std::string(XForwardedProto(header("X-Forwarded-Host")));
   client.https = beast::iequals(proto, "https");
   // Right to left: the first hop no trusted proxy vouches for is the client. A chain of
   // trusted proxies only ends at its leftmost entry.

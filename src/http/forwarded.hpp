@@ -19,6 +19,7 @@ namespace plaudit::http {
 struct ClientEndpoint {
   std::string address;  // the client's IP address, textual ("203.0.113.7", "2001:db8::1")
   bool https = false;   // the client's request came over HTTPS (per a trusted proxy)
+  std::string host;     // the Host the client asked for, when a trusted proxy names it
 };
 
 // The `for=` nodes of an RFC 7239 Forwarded header, leftmost first, unquoted, without port
@@ -29,13 +30,16 @@ std::vector<std::string> ForwardedFor(std::string_view forwarded);
 std::string ForwardedProto(std::string_view forwarded);
 // The items of X-Forwarded-For, leftmost first, trimmed, ports and IPv6 brackets dropped.
 std::vector<std::string> XForwardedFor(std::string_view header);
-// The rightmost item of X-Forwarded-Proto, trimmed, or "".
+// The rightmost item of X-Forwarded-Proto (or X-Forwarded-Host), trimmed, or "".
 std::string_view XForwardedProto(std::string_view header);
+// The `host=` of the rightmost element that has one, or "".
+std::string ForwardedHost(std::string_view forwarded);
 
 // The client of a request that arrived from `peer`. From a peer outside `trusted` (or with no
 // trusted proxies configured) that is the peer itself, whatever the headers say. From a
 // trusted peer: Forwarded if present, else X-Forwarded-For, walked from the right past
-// trusted proxies; `https` from Forwarded's proto= or X-Forwarded-Proto.
+// trusted proxies; `https` from Forwarded's proto= or X-Forwarded-Proto; `host` from
+// Forwarded's host= or X-Forwarded-Host (a proxy that rewrites Host says what it was).
 ClientEndpoint ClientOf(const RawRequest& req, std::string_view peer, const AddressSet& trusted);
 
 }  // namespace plaudit::http

@@ -24,6 +24,7 @@ struct Request {
   // (http/forwarded.hpp).
   std::string client_address;
   bool https = false;  // the client spoke HTTPS to a trusted proxy
+  std::string forwarded_host;  // the Host the client sent, when a trusted proxy rewrote it
 
   // A path parameter by name ("id"), or empty.
   std::string_view Param(std::string_view name) const;

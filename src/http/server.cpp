@@ -315,7 +315,13 @@ Awaitable<Response> Server::Dispatch(RawRequest& req, const std::string& remote,
                             std::string(req.method_string()) + " is not allowed here");
   }
   ClientEndpoint client = ClientOf(req, remote, options_.trusted_proxies);
-  Request request{req, path, query, std::move(m.params), std::move(client.address), client.https};
+  Request request{req,
+                  path,
+                  query,
+                  std::move(m.params),
+                  std::move(client.address),
+                  client.https,
+                  std::move(client.host)};
   if (IsCrossSiteWrite(request, cors_.sites())) {
     co_return ErrorResponse(beast::http::status::forbidden, "forbidden",
                             "cross-site request refused: the Origin is neither this server nor "

@@ -76,6 +76,18 @@ TEST(Forwarded, ForwardedWinsAndQuotedIpv6IsCanonical) {
   EXPECT_TRUE(c.https);
 }
 
+TEST(Forwarded, TheHostAProxyRewroteComesFromATrustedPeerOnly) {
+  EXPECT_EQ(ForwardedHost(R"(for=192.0.2.1;host="Blog.Example:8443";proto=https)"),
+            "Blog.Example:8443");
+  EXPECT_EQ(ForwardedHost("for=192.0.2.1"), "");
+  auto req = WithHeaders({{"X-Forwarded-Host", "plaudit.example"}});
+  EXPECT_EQ(ClientOf(req, "127.0.0.1", Trusted("127.0.0.1")).host, "plaudit.example");
+  EXPECT_EQ(ClientOf(req, "192.0.2.9", Trusted("127.0.0.1")).host, "");
+  req = WithHeaders({{"Forwarded", "for=192.0.2.1;host=a.example"},
+                     {"X-Forwarded-Host", "b.example"}});
+  EXPECT_EQ(ClientOf(req, "127.0.0.1", Trusted("127.0.0.1")).host, "a.example");
+}
+
 TEST(Forwarded, XForwardedProtoFromATrustedPeer) {
   const AddressSet trusted = Trusted("127.0.0.1");
   EXPECT_TRUE(ClientOf(WithHeaders({{"X-Forwarded-Proto", "HTTPS"}}), "127.0.0.1", trusted).https);

@@ -107,6 +107,29 @@ TEST_P(TrustedProxyCookieTest, ACookieIsSecureWhenTheProxySaysHttpsAndOnlyThen) 
   }
 }
 
+// plauditd's own pages behind a TLS proxy that rewrites Host: the origin the browser sends is
+// the one the proxy names, not 127.0.0.1.
+TEST_P(TrustedProxyCookieTest, ItsOwnOriginBehindTheProxyMayWriteWithTheCookie) {
+  Register("hub");
+  auto c = Client();
+  auto session = [&] {
+    auto r = SignIn(c, "hub", "password123");
+    EXPECT_EQ(r.status, 201) << r.body;
+    return "plaudit_session=" + std::string(r.Json().at("token").as_string());
+  };
+  HttpClient::Headers proxied{{"Origin", "https://plaudit.example"},
+                              {"X-Forwarded-Proto", "https"},
+                              {"X-Forwarded-Host", "plaudit.example"}};
+  HttpClient::Headers with_cookie = proxied;
+  with_cookie.emplace_back("Cookie", session());
+  EXPECT_EQ(c.Delete("/api/v1/sessions/current", with_cookie).status, 204);
+  // Without the proxy's word on the scheme, https://plaudit.example is not its own origin.
+  HttpClient::Headers plain{{"Origin", "https://plaudit.example"},
+                            {"X-Forwarded-Host", "plaudit.example"},
+                            {"Cookie", session()}};
+  EXPECT_EQ(c.Delete("/api/v1/sessions/current", plain).status, 403);
+}
+
 // /metrics and /readyz still refuse anything that came through a proxy, trusted or not
 // (docs/security.md row 7).
 TEST_P(TrustedPeerTest, OperationsStillRefuseProxiedRequests) {
