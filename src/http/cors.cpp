@@ -31,8 +31,7 @@ Response CorsPolicy::Preflight(const RawRequest& req) const {
     r.headers.emplace_back("Access-Control-Allow-Headers", kAllowHeaders);
     r.headers.emplace_back("Access-Control-Max-Age", kMaxAgeSeconds);
   }
-  Apply(req, r);
-  return r;
+  return r;  // the Server adds what Apply adds, as to every answer
 }
 
 void CorsPolicy::Apply(const RawRequest& req, Response& response) const {

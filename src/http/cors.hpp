@@ -24,7 +24,8 @@ class CorsPolicy {
   // An OPTIONS request with Access-Control-Request-Method under /api/: answered here, before
   // routing (the router would say 405).
   static bool IsPreflight(const RawRequest& req, std::string_view path);
-  // 204, with the Allow-* headers when the Origin is one of the sites.
+  // 204, with Allow-Methods, Allow-Headers and Max-Age when the Origin is one of the sites
+  // (Apply, which the Server runs on every answer, adds the rest).
   Response Preflight(const RawRequest& req) const;
   // Adds Vary: Origin to the answer of a request with an Origin, and the Allow-Origin,
   // Allow-Credentials and Expose-Headers headers when that origin is one of the sites.

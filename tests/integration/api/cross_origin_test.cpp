@@ -66,6 +66,17 @@ TEST_P(CrossOriginTest, APreflightFromASiteIsAnsweredBeforeRouting) {
     EXPECT_EQ(r.Header("access-control-max-age"), "600");
     EXPECT_EQ(r.Header("vary"), "Origin");
   }
+  // Each header once: a browser refuses an Allow-Origin with two values.
+  const std::string raw = HttpClient::Raw(
+      "127.0.0.1", app_->port(),
+      "OPTIONS /api/v1/users HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: https://blog.example\r\n"
+      "Access-Control-Request-Method: POST\r\nConnection: close\r\n\r\n");
+  for (const char* name : {"Access-Control-Allow-Origin:", "Access-Control-Allow-Credentials:",
+                           "Access-Control-Allow-Methods:", "Vary:"}) {
+    const size_t first = raw.find(name);
+    EXPECT_NE(first, std::string::npos) << name << " in " << raw;
+    EXPECT_EQ(raw.find(name, first + 1), std::string::npos) << name << " twice in " << raw;
+  }
   // The origin as the browser sent it, however it is spelled in --sites.
   auto r = c.Send(beast::http::verb::options, "/api/v1/users/me", "", "",
                   From("https://docs.example", {{"Access-Control-Request-Method", "GET"}}));
