@@ -74,12 +74,11 @@ Response Serve(const WebFile& file, const Request& req, std::string_view cache_c
   r.headers.emplace_back("ETag", gzip ? file.gzip_etag : file.etag);
   if (!file.gzip.empty()) r.headers.emplace_back("Vary", "Accept-Encoding");
   if (gzip) r.headers.emplace_back("Content-Encoding", "gzip");
-  r.headers.emplace_back("X-Content-Type-Options", "nosniff");
+  // X-Content-Type-Options and Referrer-Policy: on every answer (http/wire.cpp).
   // A host page that isolates itself (COEP) may still load the widget from this origin.
   r.headers.emplace_back("Cross-Origin-Resource-Policy", "cross-origin");
   if (file.content_type.starts_with("text/html")) {
     r.headers.emplace_back("Content-Security-Policy", kHtmlPolicy);
-    r.headers.emplace_back("Referrer-Policy", "strict-origin-when-cross-origin");
     r.headers.emplace_back("X-Frame-Options", "DENY");
   }
   r.content_type = file.content_type;

@@ -157,6 +157,17 @@ TEST_P(CrossOriginTest, EveryAnswerCarriesTheSecurityHeaders) {
     EXPECT_EQ(r.Header("x-content-type-options"), "nosniff") << r.status;
     EXPECT_EQ(r.Header("referrer-policy"), "strict-origin-when-cross-origin") << r.status;
   }
+  // Once each, also where a route sets headers of its own (the widget's files).
+  for (const char* path : {"/embed.js", "/api/v1/users/1"}) {
+    const std::string raw = HttpClient::Raw(
+        "127.0.0.1", app_->port(),
+        std::string("GET ") + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    for (const char* name : {"X-Content-Type-Options:", "Referrer-Policy:"}) {
+      const size_t first = raw.find(name);
+      EXPECT_NE(first, std::string::npos) << path << " " << name;
+      EXPECT_EQ(raw.find(name, first + 1), std::string::npos) << path << " " << name << " twice";
+    }
+  }
 }
 
 TEST_P(CrossOriginTest, ACookieWriteFromAForeignOriginIsRefusedAndChangesNothing) {
