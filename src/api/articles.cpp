@@ -80,6 +80,14 @@ std::string ArticlePageText(const domain::PageResult<domain::Article>& page,
 
 namespace articles {
 
+// A kind the articles routes take: "article" or "post". Page threads ("page") are made by the
+// pages routes only and are never listed, so a body or filter naming them is refused.
+std::optional<domain::ArticleKind> ArticleKindOf(std::string_view text) {
+  auto k = domain::ParseKind(text);
+  if (!k || *k == domain::ArticleKind::kPage) return std::nullopt;
+  return k;
+}
+
 // Parses a create/update body. Only these fields are accepted: anything else (notably
 // authorId, author, id and the counters) is refused, so nothing a client sends about
 // identity or server-owned state is ever obeyed.
@@ -102,7 +110,7 @@ Result<domain::ArticleInput> ParseInput(const boost::json::object& body, bool cr
   auto kind = OptionalString(body, "kind");
   if (!kind) return tl::unexpected(kind.error());
   if (*kind) {
-    in.kind = domain::ParseKind(**kind);
+    in.kind = ArticleKindOf(**kind);
     if (!in.kind) return Fail(ErrorCode::kInvalidArgument, "kind must be article or post");
   }
   auto status = OptionalString(body, "status");
@@ -123,7 +131,7 @@ Result<domain::ArticleInput> ParseInput(const boost::json::object& body, bool cr
 Result<std::optional<domain::ArticleKind>> KindParam(const Request& req) {
   auto kind = req.Query("kind");
   if (!kind || kind->empty()) return std::optional<domain::ArticleKind>{};
-  auto k = domain::ParseKind(*kind);
+  auto k = ArticleKindOf(*kind);
   if (!k) return Fail(ErrorCode::kInvalidArgument, "kind must be article or post");
   return std::optional<domain::ArticleKind>(*k);
 }

@@ -49,6 +49,27 @@ Result<domain::CommentInput> ParseCreate(const boost::json::object& body) {
   return in;
 }
 
+Response CommentListResponse(const domain::PageResult<domain::Comment>& page,
+                             const domain::PageRequest& paging) {
+  // Written as text, as the article list is (json_text.hpp): ~60 comment objects a page.
+  Response r;
+  r.body = PageText(
+      page, paging,
+      [](std::string& out, const domain::Comment& c) { AppendCommentJson(out, c, true); }, 1024);
+  return r;
+}
+
+// GET .../comments's parameters (also GET /pages/comments).
+Result<CommentListQuery> ParseListQuery(const Request& req) {
+  auto paging = ParsePaging(req);
+  if (!paging) return tl::unexpected(paging.error());
+  auto sort = SortParam(req, domain::CommentSort::kNew);
+  if (!sort) return tl::unexpected(sort.error());
+  auto replies = IntParam(req, "replies", 3, 0, domain::kMaxInlineReplies);
+  if (!replies) return tl::unexpected(replies.error());
+  return CommentListQuery{std::move(*paging), *sort, *replies};
+}
+
 HandlerResult Create(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
   PL_CO_TRY(auto id, req.IdParam("id"));
@@ -61,16 +82,10 @@ HandlerResult Create(ApiContext ctx, Request& req) {
 HandlerResult List(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
   PL_CO_TRY(auto id, req.IdParam("id"));
-  PL_CO_TRY(auto paging, ParsePaging(req));
-  PL_CO_TRY(auto sort, SortParam(req, domain::CommentSort::kNew));
-  PL_CO_TRY(auto replies, IntParam(req, "replies", 3, 0, domain::kMaxInlineReplies));
-  PL_CO_TRY(auto page, co_await ctx.comments->List(caller.principal, id, sort, paging, replies));
-  // Written as text, as the article list is (json_text.hpp): ~60 comment objects a page.
-  Response r;
-  r.body = PageText(
-      page, paging,
-      [](std::string& out, const domain::Comment& c) { AppendCommentJson(out, c, true); }, 1024);
-  co_return r;
+  PL_CO_TRY(auto q, ParseListQuery(req));
+  PL_CO_TRY(auto page,
+            co_await ctx.comments->List(caller.principal, id, q.sort, q.paging, q.replies));
+  co_return CommentListResponse(page, q.paging);
 }
 
 HandlerResult Replies(ApiContext ctx, Request& req) {

@@ -4,6 +4,7 @@
 #include "domain/articles.hpp"
 #include "domain/comments.hpp"
 #include "domain/likes.hpp"
+#include "domain/page_threads.hpp"
 #include "domain/setup.hpp"
 #include "domain/users.hpp"
 
@@ -18,6 +19,7 @@ struct ApiContext {
   domain::FirstRunSetup* setup = nullptr;
   int64_t session_ttl_seconds = 0;
   bool cookie_secure = false;  // --cookie-secure: the session cookie always carries Secure
+  domain::PageService* pages = nullptr;
 };
 
 }  // namespace plaudit::api

@@ -39,6 +39,11 @@ HandlerResult LikeComment(ApiContext ctx, http::Request& req);
 HandlerResult UnlikeComment(ApiContext ctx, http::Request& req);
 HandlerResult GetCommentLike(ApiContext ctx, http::Request& req);
 HandlerResult Batch(ApiContext ctx, http::Request& req);
+// {"liked":…,"likeCount":…}: every like route's answer (also the pages').
+http::Response StateJson(const domain::LikeState& s);
+// A comma-separated list of positive ids (at most 101 are read: the caller refuses > 100).
+Result<std::vector<int64_t>> ParseIds(const std::optional<std::string>& raw,
+                                      std::string_view name);
 }  // namespace likes
 
 namespace comments {
@@ -49,5 +54,14 @@ HandlerResult Get(ApiContext ctx, http::Request& req);
 HandlerResult Patch(ApiContext ctx, http::Request& req);
 HandlerResult Delete(ApiContext ctx, http::Request& req);
 }  // namespace comments
+
+namespace pages {
+HandlerResult Get(ApiContext ctx, http::Request& req);
+HandlerResult ListComments(ApiContext ctx, http::Request& req);
+HandlerResult AddComment(ApiContext ctx, http::Request& req);
+HandlerResult Like(ApiContext ctx, http::Request& req);
+HandlerResult Unlike(ApiContext ctx, http::Request& req);
+HandlerResult Counts(ApiContext ctx, http::Request& req);
+}  // namespace pages
 
 }  // namespace plaudit::api

@@ -47,6 +47,13 @@ constexpr Route kRoutes[] = {
     {V::patch, "/api/v1/comments/{id}", Bind<comments::Patch>},
     {V::delete_, "/api/v1/comments/{id}", Bind<comments::Delete>},
     {V::get, "/api/v1/comments/{id}/replies", Bind<comments::Replies>},
+
+    {V::get, "/api/v1/pages", Bind<pages::Get>},
+    {V::get, "/api/v1/pages/comments", Bind<pages::ListComments>},
+    {V::post, "/api/v1/pages/comments", Bind<pages::AddComment>},
+    {V::put, "/api/v1/pages/like", Bind<pages::Like>},
+    {V::delete_, "/api/v1/pages/like", Bind<pages::Unlike>},
+    {V::get, "/api/v1/pages/counts", Bind<pages::Counts>},
 };
 
 }  // namespace

@@ -264,8 +264,13 @@ Status App::WireServices() {
     m->SetBacklog(r.like_backlog, r.oldest_unflushed_seconds);
   };
 
+  page_table_ = std::make_unique<sql::PageTable>(*store_, *article_table_);
+  page_map_ = std::make_unique<redis::PageMap>(*redis_);
+  pages_ = std::make_unique<domain::PageService>(*page_table_, *page_map_, *articles_, *comments_,
+                                                 config_.sites);
   api::ApiContext ctx{guard_.get(),    users_.get(), articles_.get(),       likes_.get(),
                       comments_.get(), setup_.get(), config_.session_ttl_s, config_.cookie_secure};
+  ctx.pages = pages_.get();
   api::RegisterApi(router_, ctx);
   return {};
 }

@@ -19,6 +19,7 @@
 #include "domain/articles.hpp"
 #include "domain/comments.hpp"
 #include "domain/likes.hpp"
+#include "domain/page_threads.hpp"
 #include "domain/password_hasher.hpp"
 #include "domain/setup.hpp"
 #include "domain/users.hpp"
@@ -110,6 +111,9 @@ class App {
   std::unique_ptr<sql::CommentTable> comment_table_;
   std::unique_ptr<redis::CommentCache> comment_cache_;
   std::unique_ptr<domain::CommentService> comments_;
+  std::unique_ptr<sql::PageTable> page_table_;
+  std::unique_ptr<redis::PageMap> page_map_;
+  std::unique_ptr<domain::PageService> pages_;  // after articles_ and comments_: it holds them
   std::unique_ptr<flush::LikeFlush> like_flush_;
   std::unique_ptr<flush::ViewFlush> view_flush_;
   std::unique_ptr<flush::RedisCheck> redis_check_;

@@ -49,8 +49,10 @@ struct PageResult {
   std::optional<std::string> next_cursor;
 };
 
-// Whether the article belongs in the published lists.
-inline bool Listed(const Article& a) { return a.status == ArticleStatus::kPublished; }
+// Whether the article belongs in the published lists: a page thread never does.
+inline bool Listed(const Article& a) {
+  return a.status == ArticleStatus::kPublished && a.kind != ArticleKind::kPage;
+}
 
 // Whether `viewer` may see `a` (drafts: author and admins only).
 bool CanSee(const Article& a, const std::optional<Principal>& viewer);

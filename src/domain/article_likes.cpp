@@ -73,6 +73,30 @@ Awaitable<Result<PageResult<Article>>> ArticleService::List(const std::optional<
   co_return std::move(*out);
 }
 
+Awaitable<Result<std::vector<std::optional<Article>>>> ArticleService::ReadMany(
+    const std::optional<Principal>& viewer, const std::vector<int64_t>& ids) {
+  if (!Checked()) {
+    if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
+  }
+  PL_CO_TRY(auto found, co_await CachedMany(ids));
+  std::vector<Article> seen;
+  std::vector<size_t> at;
+  for (size_t i = 0; i < found.size(); ++i) {
+    if (!found[i] || !CanSee(*found[i], viewer)) {
+      found[i].reset();  // as private as the article: a draft's counts are nobody else's
+      continue;
+    }
+    seen.push_back(std::move(*found[i]));
+    at.push_back(i);
+  }
+  PL_CO_CHECK(co_await FillLikes(UserIdOf(viewer), seen));
+  for (size_t j = 0; j < at.size(); ++j) {
+    seen[j].content.reset();
+    found[at[j]] = std::move(seen[j]);
+  }
+  co_return std::move(found);
+}
+
 Awaitable<Result<LikeState>> ArticleService::SetLike(const Principal& who, int64_t id,
                                                      bool like) {
   // Warm and published: one script call, which checks the article's cached status itself.

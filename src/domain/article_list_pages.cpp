@@ -59,7 +59,8 @@ Awaitable<Status> ArticleService::RebuildIndexes() {
   co_return Status{};
 }
 
-Awaitable<Result<std::vector<Article>>> ArticleService::Hydrate(const std::vector<int64_t>& ids) {
+Awaitable<Result<std::vector<std::optional<Article>>>> ArticleService::CachedMany(
+    const std::vector<int64_t>& ids) {
   PL_CO_TRY(auto cached, co_await cache_.GetMany(ids));
   std::vector<int64_t> missing;
   for (size_t i = 0; i < ids.size(); ++i) {
@@ -91,12 +92,18 @@ Awaitable<Result<std::vector<Article>>> ArticleService::Hydrate(const std::vecto
       if (*filled) loaded.emplace(id, std::move(**filled));
     }
   }
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (cached[i]) continue;
+    if (auto it = loaded.find(ids[i]); it != loaded.end()) cached[i] = std::move(it->second);
+  }
+  co_return std::move(cached);
+}
+
+Awaitable<Result<std::vector<Article>>> ArticleService::Hydrate(const std::vector<int64_t>& ids) {
+  PL_CO_TRY(auto cached, co_await CachedMany(ids));
   std::vector<Article> out;
   for (size_t i = 0; i < ids.size(); ++i) {
     std::optional<Article> a = std::move(cached[i]);
-    if (!a) {
-      if (auto it = loaded.find(ids[i]); it != loaded.end()) a = std::move(it->second);
-    }
     // Only what the article itself says is published: an index entry a lost or late step
     // left behind never shows a draft (or a deleted article: no hash, no row). And it goes,
     // at the version the article has (a newer change's entry stays: index_update.lua).

@@ -62,14 +62,12 @@ Awaitable<Status> ArticleService::ReseedIds() {
 }
 
 Awaitable<Result<Article>> ArticleService::Create(const Principal& who, ArticleInput in) {
-  // Checked before an id is taken: a Redis back from an older snapshot hands out ids again
-  // until its check resumes the sequence above SQL's (ReseedIds).
-  if (!Checked()) {
-    if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
-  }
   Article a;
   a.kind = in.kind.value_or(HasRole(who.role, Role::kAuthor) ? ArticleKind::kArticle
                                                              : ArticleKind::kPost);
+  if (a.kind == ArticleKind::kPage) {
+    co_return Fail(ErrorCode::kInvalidArgument, "kind must be article or post");
+  }
   if (a.kind == ArticleKind::kArticle && !HasRole(who.role, Role::kAuthor)) {
     co_return Fail(ErrorCode::kPermissionDenied, "only authors may write articles; write a post");
   }
@@ -88,6 +86,22 @@ Awaitable<Result<Article>> ArticleService::Create(const Principal& who, ArticleI
   a.created_at_ms = a.updated_at_ms = NowMs();
   if (a.status == ArticleStatus::kPublished) a.published_at_ms = a.created_at_ms;
 
+  std::function<Awaitable<Result<int64_t>>(sql::ArticleRow, sql::CacheStamp)> insert =
+      [this](sql::ArticleRow row, sql::CacheStamp stamp) -> Awaitable<Result<int64_t>> {
+    const int64_t id = row.id;
+    PL_CO_CHECK(co_await table_.Insert(std::move(row), stamp));
+    co_return id;
+  };
+  PL_CO_CHECK(co_await Insert(a, std::move(insert)));
+  co_return a;
+}
+
+Awaitable<Result<int64_t>> ArticleService::Insert(Article& a, Inserter insert) {
+  // Checked before an id is taken: a Redis back from an older snapshot hands out ids again
+  // until its check resumes the sequence above SQL's (ReseedIds).
+  if (!Checked()) {
+    if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
+  }
   auto id = co_await AllocateId(false);
   if (!id) co_return tl::unexpected(id.error());
   a.id = *id;
@@ -96,7 +110,7 @@ Awaitable<Result<Article>> ArticleService::Create(const Principal& who, ArticleI
   auto mark = co_await MarkWrite(target);
   if (!mark) co_return tl::unexpected(mark.error());
   sql::CacheStamp stamp{mark->shard, mark->seq};
-  auto inserted = co_await table_.Insert(sql::ArticleRow{a}, stamp);
+  auto inserted = co_await insert(sql::ArticleRow{a}, stamp);
   if (!inserted && inserted.error().code == ErrorCode::kAlreadyExists) {
     // Redis came back with an old sequence: resume above SQL's highest id and retry once.
     spdlog::warn("article id {} already in SQL; reseeding the sequence", a.id);
@@ -108,15 +122,19 @@ Awaitable<Result<Article>> ArticleService::Create(const Principal& who, ArticleI
     mark = co_await MarkWrite(target);
     if (!mark) co_return tl::unexpected(mark.error());
     stamp = sql::CacheStamp{mark->shard, mark->seq};
-    inserted = co_await table_.Insert(sql::ArticleRow{a}, stamp);
+    inserted = co_await insert(sql::ArticleRow{a}, stamp);
   }
   if (!inserted) {
     co_await UnmarkUnless(*mark, inserted.error());
     co_return tl::unexpected(inserted.error());
   }
+  if (*inserted != a.id) {
+    co_await Unmark(*mark);  // another article holds its place; this one was rolled back
+    co_return *inserted;
+  }
   a.ver = 1;  // a new row's (migration 013)
   co_await ReflectOrRepairLater(a, /*created=*/true, *mark);
-  co_return a;
+  co_return a.id;
 }
 
 Awaitable<Status> ArticleService::Reflect(const Article& a, bool created) {

@@ -70,6 +70,20 @@ class ArticleService {
   // --- Writes, reads, lists and the cache's upkeep.
 
   Awaitable<Result<Article>> Create(const Principal& who, ArticleInput input);
+  // Inserts the new article `a` (every field but id and ver set; they are set here): an id
+  // from the sequence, a cache mark around `insert`'s transaction and the cache step after
+  // it. `insert` commits the row and returns the id of the article that holds its place: its
+  // own, or another's when that place was taken first (a page's thread created concurrently,
+  // domain/page_threads.hpp), and then nothing of `a` was committed or cached.
+  // kAlreadyExists from `insert`: the id is taken (a sequence behind SQL); reseeded, retried.
+  using Inserter =
+      std::function<Awaitable<Result<int64_t>>(sql::ArticleRow row, sql::CacheStamp stamp)>;
+  Awaitable<Result<int64_t>> Insert(Article& a, Inserter insert);
+  // Many articles as `viewer` sees them, with live like counts and `liked`; nullopt for an
+  // unknown id or one the viewer may not see. Cached ones in a fixed number of round trips
+  // whatever their number, misses filled from SQL in one query (counts of page threads).
+  Awaitable<Result<std::vector<std::optional<Article>>>> ReadMany(
+      const std::optional<Principal>& viewer, const std::vector<int64_t>& ids);
   // The article (with its content unless `with_body` is false); counts a view when
   // `count_view` (published articles only).
   Awaitable<Result<Article>> Get(const std::optional<Principal>& viewer, int64_t id,
@@ -170,6 +184,10 @@ class ArticleService {
   Awaitable<Result<std::optional<Article>>> FillFromSql(int64_t id, bool with_content,
                                                         std::optional<PrefetchedRow> first);
   Awaitable<Result<std::vector<Article>>> Hydrate(const std::vector<int64_t>& ids);
+  // The cached (or filled) article of each id, nullopt when there is none: Hydrate's and
+  // ReadMany's read.
+  Awaitable<Result<std::vector<std::optional<Article>>>> CachedMany(
+      const std::vector<int64_t>& ids);
   // Sets like_count and liked of each from the like store (one round trip when cached).
   Awaitable<Status> FillLikes(int64_t user_id, std::vector<Article>& items);
 

@@ -74,6 +74,21 @@ std::optional<std::string> Request::Query(std::string_view name) const {
   return std::nullopt;
 }
 
+std::vector<std::string> Request::QueryAll(std::string_view name) const {
+  std::vector<std::string> out;
+  std::string_view rest = query;
+  while (!rest.empty()) {
+    size_t amp = rest.find('&');
+    std::string_view pair = rest.substr(0, amp);
+    rest = amp == std::string_view::npos ? std::string_view{} : rest.substr(amp + 1);
+    size_t eq = pair.find('=');
+    std::string_view key = pair.substr(0, eq);
+    std::string_view value = eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1);
+    if (DecodeComponent(key) == name) out.push_back(DecodeComponent(value));
+  }
+  return out;
+}
+
 std::string_view Request::Header(std::string_view name) const {
   auto it = raw.find(beast::string_view(name.data(), name.size()));
   if (it == raw.end()) {

@@ -32,6 +32,8 @@ struct Request {
   Result<int64_t> IdParam(std::string_view name) const;
   // A query parameter (percent-decoded), or nullopt when absent.
   std::optional<std::string> Query(std::string_view name) const;
+  // Every value of a repeated query parameter (`url=a&url=b`), in order (percent-decoded).
+  std::vector<std::string> QueryAll(std::string_view name) const;
   // The header value, or empty.
   std::string_view Header(beast::http::field field) const;
   // A header Beast has no field constant for (X-Forwarded-For), by its case-insensitive name.

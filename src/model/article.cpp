@@ -2,11 +2,22 @@
 
 namespace plaudit::model {
 
-std::string_view KindName(ArticleKind k) { return k == ArticleKind::kArticle ? "article" : "post"; }
+std::string_view KindName(ArticleKind k) {
+  switch (k) {
+    case ArticleKind::kArticle:
+      return "article";
+    case ArticleKind::kPage:
+      return "page";
+    case ArticleKind::kPost:
+      break;
+  }
+  return "post";
+}
 
 std::optional<ArticleKind> ParseKind(std::string_view s) {
   if (s == "article") return ArticleKind::kArticle;
   if (s == "post") return ArticleKind::kPost;
+  if (s == "page") return ArticleKind::kPage;
   return std::nullopt;
 }
 

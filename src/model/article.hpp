@@ -9,7 +9,9 @@
 
 namespace plaudit::model {
 
-enum class ArticleKind { kArticle, kPost };
+// kPage: the thread of a page on an embedding site (API.md "Embedding on other sites"); never
+// listed, never created or converted to through the articles routes.
+enum class ArticleKind { kArticle, kPost, kPage };
 enum class ArticleStatus { kDraft, kPublished };
 
 struct Article {

@@ -88,6 +88,9 @@
 // | pl:crt:{lN}:<cid>        | ZSET    | listed replies of a top-level comment,      | none       |
 // |                          |         | score = id                                  |            |
 // | pl:crh:{lN}:<cid>        | ZSET    | the same, score = like count                | none       |
+// | pl:pg:<bucket>           | HASH    | normalised page URL → the article id of its | none       |
+// |                          |         | thread (bucket = FNV-1a of the URL % 4096); |            |
+// |                          |         | a cache of SQL's pages table                |            |
 //   N = shard of the target's article (article id % 256): an article's cache hash, its likes,
 //   its comments, their indexes and their likes share one hash slot with their shard's dirty
 //   index, so a comment like moves the comment in its hot index in the same script, and an
@@ -265,6 +268,20 @@ inline std::string RepliesByLikes(int64_t comment_id) {
   return InShard(kRepliesByLikesPrefix, LikeShard(comment_id), Num(comment_id));
 }
 
+// Page threads (redis/page_map.hpp): which article holds a page's thread, by its URL. Spread
+// over buckets so that no hash grows with the number of pages of every site; a counts call
+// reads its URLs' buckets in one pipeline. Only a cache: SQL's pages table decides.
+inline constexpr std::string_view kPageMapPrefix = "pl:pg:";
+inline constexpr uint64_t kPageMapBuckets = 4096;
+inline std::string PageMap(std::string_view url) {
+  uint64_t h = 14695981039346656037ull;  // FNV-1a: the same bucket in every process and build
+  for (unsigned char c : url) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return Cat(kPageMapPrefix, Num(static_cast<int64_t>(h % kPageMapBuckets)));
+}
+
 // The shard of a key that only caches SQL's like and comment state (like sets, counts and
 // marks, comment caches), or -1 for any other key (unflushed like changes, the shard's seq,
 // epoch and indexes of the write-behind, article hashes, sessions, ...). Dropped when a shard
@@ -333,6 +350,7 @@ inline constexpr std::array kAllKeys{
     KeyShape{kCommentsByLikesPrefix},
     KeyShape{kRepliesByTimePrefix},
     KeyShape{kRepliesByLikesPrefix},
+    KeyShape{kPageMapPrefix},
 };
 
 }  // namespace plaudit::redis::keys

@@ -41,7 +41,7 @@ constexpr std::string_view kMarkIds =
     "last = excluded.last WHERE id_marks.last < excluded.last";
 constexpr std::string_view kPublishedAfter =
     "SELECT id, kind, pinned, published_at, ver FROM articles "
-    "WHERE status = 'published' AND id > $1 ORDER BY id LIMIT $2";
+    "WHERE status = 'published' AND kind <> 'page' AND id > $1 ORDER BY id LIMIT $2";
 constexpr std::string_view kSetViews =
     "UPDATE articles SET view_count = $2 WHERE id = $1 AND view_count < $2";
 constexpr std::string_view kRaiseViewSeq =
@@ -86,18 +86,22 @@ Value Content(const ArticleRow& a) { return a.content.value_or(std::string()); }
 
 }  // namespace
 
+Status ArticleTable::InsertIn(Connection& tx, const ArticleRow& a, CacheStamp stamp,
+                              ChangeRetention retention) {
+  auto r = tx.Query(kInsert, {a.id, Kind(a), a.author_id, a.title, a.summary, Content(a),
+                              StatusOf(a.status), Bool(a.pinned), Bool(a.allow_comments),
+                              a.created_at_ms, a.updated_at_ms, PublishedAt(a), stamp.seq});
+  if (!r) return tl::unexpected(r.error());
+  auto change = AppendChange(tx, a.id, "create", a.created_at_ms, retention);
+  if (!change) return tl::unexpected(change.error());
+  return RaiseCacheShard(tx, stamp);
+}
+
 Awaitable<Status> ArticleTable::Insert(ArticleRow a, CacheStamp stamp) {
   std::function<Result<bool>(Connection&)> job = [a = std::move(a), retention = retention_,
                                                   stamp](Connection& c) -> Result<bool> {
-    auto st = c.Transaction([&](Connection& tx) -> Status {
-      auto r = tx.Query(kInsert, {a.id, Kind(a), a.author_id, a.title, a.summary, Content(a),
-                                  StatusOf(a.status), Bool(a.pinned), Bool(a.allow_comments), a.created_at_ms,
-                                  a.updated_at_ms, PublishedAt(a), stamp.seq});
-      if (!r) return tl::unexpected(r.error());
-      auto change = AppendChange(tx, a.id, "create", a.created_at_ms, retention);
-      if (!change) return tl::unexpected(change.error());
-      return RaiseCacheShard(tx, stamp);
-    });
+    auto st = c.Transaction(
+        [&](Connection& tx) -> Status { return InsertIn(tx, a, stamp, retention); });
     if (!st) return tl::unexpected(st.error());
     return true;
   };
@@ -269,7 +273,7 @@ Awaitable<Result<std::pair<std::vector<ArticleRow>, int64_t>>> ArticleTable::Lis
   using Out = std::pair<std::vector<ArticleRow>, int64_t>;
   std::function<Result<Out>(Connection&)> job = [q = std::move(q)](Connection& c) -> Result<Out> {
     // Only fixed fragments are appended; every value is a bound parameter.
-    std::string where = "WHERE 1 = 1";
+    std::string where = "WHERE a.kind <> 'page'";  // page threads are never listed
     std::vector<Value> params;
     auto add = [&](std::string_view column, Value v) {
       params.push_back(std::move(v));

@@ -49,6 +49,11 @@ class ArticleTable {
   // Every write takes the cache stamp its Redis step will clear (redis/cache_marks.hpp) and
   // raises the shard's committed cache seq with it (none: tools and tests).
   Awaitable<Status> Insert(ArticleRow row, CacheStamp stamp = {});
+  // Insert's statements inside a caller's transaction `tx` (a page thread inserts its page
+  // row in the same one: sql/pages.hpp).
+  static Status InsertIn(Connection& tx, const ArticleRow& row, CacheStamp stamp,
+                         ChangeRetention retention);
+  ChangeRetention retention() const { return retention_; }
   // Writes every editable column of `row` (by id) and records the change at its updated_at:
   // "publish"/"unpublish" when the status differs from the committed one it replaces, else
   // "update". Returns false (and records nothing) when there is no such row. A Patch that

@@ -1,0 +1,183 @@
+// PageService: finding and creating a page's thread, and what a reader or writer does on it
+// (page_counts.cpp: many pages at once).
+#include "domain/page_threads.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "common/time.hpp"
+
+namespace plaudit::domain {
+namespace {
+
+// The URL as a title when the writer gave none: cut to the title's 200 code points.
+std::string TitleFromUrl(const PageUrl& page) {
+  if (auto t = NormalizeTitle(page.url)) return std::move(*t);
+  std::string cut;
+  size_t points = 0;
+  for (char c : page.url) {
+    const bool starts_point = (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    if (starts_point && ++points > 200) break;
+    cut.push_back(c);
+  }
+  if (auto t = NormalizeTitle(cut)) return std::move(*t);
+  return page.origin;
+}
+
+PageCounts CountsOf(const PageUrl& page, const Article& a) {
+  PageCounts c;
+  c.url = page.url;
+  c.article_id = a.id;
+  c.comment_count = a.comment_count;
+  c.like_count = a.like_count;
+  c.view_count = a.view_count;
+  c.liked = a.liked;
+  return c;
+}
+
+}  // namespace
+
+Result<PageUrl> PageService::Page(std::string_view url) const {
+  auto page = NormalisePageUrl(url);
+  if (!page) return tl::unexpected(page.error());
+  if (!sites_.Allows(page->origin)) {
+    return Fail(ErrorCode::kPermissionDenied, "the page's site may not embed Plaudit (--sites)");
+  }
+  return page;
+}
+
+Awaitable<void> PageService::Remember(std::vector<std::pair<std::string, int64_t>> entries) {
+  // Only a cache: SQL answers the next time if this fails.
+  if (auto st = co_await map_.PutMany(std::move(entries)); !st) {
+    spdlog::warn("could not cache page threads ({})", st.error().message);
+  }
+}
+
+Awaitable<void> PageService::Forget(const PageUrl& page) {
+  if (auto st = co_await map_.Forget(page.url); !st) {
+    spdlog::warn("could not drop the cached thread of {} ({})", page.url, st.error().message);
+  }
+}
+
+Awaitable<Result<PageService::Found>> PageService::Find(const PageUrl& page, bool fresh) {
+  if (!fresh) {
+    std::vector<std::string> urls{page.url};
+    PL_CO_TRY(auto cached, co_await map_.GetMany(std::move(urls)));
+    if (cached[0]) co_return Found{cached[0], true};
+  }
+  PL_CO_TRY(auto id, co_await table_.Find(page.url));
+  if (id) {
+    std::vector<std::pair<std::string, int64_t>> entry{{page.url, *id}};
+    co_await Remember(std::move(entry));
+  }
+  co_return Found{id, false};
+}
+
+Awaitable<Result<int64_t>> PageService::Create(const PageUrl& page,
+                                               const std::optional<std::string>& title) {
+  Article a;
+  a.kind = ArticleKind::kPage;
+  if (title) {
+    PL_CO_TRY(a.title, NormalizeTitle(*title));
+  } else {
+    a.title = TitleFromUrl(page);
+  }
+  if (!author_) {
+    PL_CO_TRY(auto author, co_await table_.Author());
+    author_ = std::move(author);
+  }
+  a.author_id = author_->id;
+  a.author_username = author_->username;
+  a.author_display_name = author_->display_name;
+  a.content = std::string();
+  a.status = ArticleStatus::kPublished;
+  a.allow_comments = true;
+  a.created_at_ms = a.updated_at_ms = NowMs();
+  a.published_at_ms = a.created_at_ms;
+  ArticleService::Inserter insert = [this, url = page.url](
+                                        sql::ArticleRow row,
+                                        sql::CacheStamp stamp) -> Awaitable<Result<int64_t>> {
+    co_return co_await table_.Insert(std::move(row), url, stamp);
+  };
+  PL_CO_TRY(const int64_t id, co_await articles_.Insert(a, std::move(insert)));
+  std::vector<std::pair<std::string, int64_t>> entry{{page.url, id}};
+  co_await Remember(std::move(entry));
+  co_return id;
+}
+
+Awaitable<Result<PageService::Found>> PageService::FindOrCreate(
+    const PageUrl& page, const std::optional<std::string>& title, bool fresh) {
+  // A bad title is refused before anything is looked up or written.
+  if (title) {
+    PL_CO_CHECK(NormalizeTitle(*title));
+  }
+  PL_CO_TRY(auto found, co_await Find(page, fresh));
+  if (found.id) co_return found;
+  PL_CO_TRY(const int64_t id, co_await Create(page, title));
+  co_return Found{id, false};
+}
+
+Awaitable<Result<PageCounts>> PageService::Read(const std::optional<Principal>& viewer,
+                                                const PageUrl& page) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    PL_CO_TRY(auto found, co_await Find(page, attempt > 0));
+    if (!found.id) break;
+    auto a = co_await articles_.Read(viewer, *found.id);
+    if (a) co_return CountsOf(page, *a);
+    if (a.error().code != ErrorCode::kNotFound || !found.from_cache) {
+      co_return tl::unexpected(a.error());
+    }
+    co_await Forget(page);
+  }
+  PageCounts none;
+  none.url = page.url;
+  co_return none;
+}
+
+Awaitable<Result<PageResult<Comment>>> PageService::Comments(
+    const std::optional<Principal>& viewer, const PageUrl& page, CommentSort sort,
+    PageRequest paging, int64_t replies) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    PL_CO_TRY(auto found, co_await Find(page, attempt > 0));
+    if (!found.id) break;
+    auto list = co_await comments_.List(viewer, *found.id, sort, paging, replies);
+    if (list || list.error().code != ErrorCode::kNotFound || !found.from_cache) co_return list;
+    co_await Forget(page);
+  }
+  co_return PageResult<Comment>{};
+}
+
+Awaitable<Result<Comment>> PageService::AddComment(const Principal& who, const PageUrl& page,
+                                                   CommentInput in,
+                                                   std::optional<std::string> title) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    PL_CO_TRY(auto found, co_await FindOrCreate(page, title, attempt > 0));
+    auto c = co_await comments_.Create(who, *found.id, in);
+    if (c || c.error().code != ErrorCode::kNotFound || !found.from_cache) co_return c;
+    co_await Forget(page);
+  }
+  co_return Fail(ErrorCode::kUnavailable, "the page's thread did not settle; retry");
+}
+
+Awaitable<Result<LikeState>> PageService::SetLike(const Principal& who, const PageUrl& page,
+                                                  bool like) {
+  const std::optional<std::string> no_title;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    Result<Found> found = Found{};
+    // if/else, not ?: around co_await (GCC 12).
+    if (like) {
+      found = co_await FindOrCreate(page, no_title, attempt > 0);
+    } else {
+      found = co_await Find(page, attempt > 0);
+    }
+    if (!found) co_return tl::unexpected(found.error());
+    if (!found->id) co_return LikeState{};  // an unlike of a page without a thread
+    auto state = co_await articles_.SetLike(who, *found->id, like);
+    if (state || state.error().code != ErrorCode::kNotFound || !found->from_cache) {
+      co_return state;
+    }
+    co_await Forget(page);
+  }
+  co_return Fail(ErrorCode::kUnavailable, "the page's thread did not settle; retry");
+}
+
+}  // namespace plaudit::domain
