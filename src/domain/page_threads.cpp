@@ -149,8 +149,20 @@ Awaitable<Result<PageResult<Comment>>> PageService::Comments(
 Awaitable<Result<Comment>> PageService::AddComment(const Principal& who, const PageUrl& page,
                                                    CommentInput in,
                                                    std::optional<std::string> title) {
+  // Checked before a thread is created: bad input creates nothing. (An unknown
+  // replyToUserId is found by the comment's own transaction, after the thread exists.)
+  PL_CO_CHECK(NormalizeCommentBody(in.body));
+  if (title) {
+    PL_CO_CHECK(NormalizeTitle(*title));
+  }
   for (int attempt = 0; attempt < 2; ++attempt) {
-    PL_CO_TRY(auto found, co_await FindOrCreate(page, title, attempt > 0));
+    PL_CO_TRY(auto found, co_await Find(page, attempt > 0));
+    if (!found.id) {
+      if (in.parent_id) {
+        co_return Fail(ErrorCode::kInvalidArgument, "parentId must be a comment of this page");
+      }
+      PL_CO_TRY(found.id, co_await Create(page, title));
+    }
     auto c = co_await comments_.Create(who, *found.id, in);
     if (c || c.error().code != ErrorCode::kNotFound || !found.from_cache) co_return c;
     co_await Forget(page);
