@@ -26,7 +26,7 @@ class ArticleChanges : public MigratedStoreTest {
     auto user = Query(*store_,
                       "INSERT INTO users (id, username, username_key, display_name, "
                       "password_hash, role, created_at, updated_at) "
-                      "VALUES (1, 'w', 'w', 'w', 'x', 'author', 0, 0)");
+                      "VALUES (9001, 'w', 'w', 'w', 'x', 'author', 0, 0)");
     ASSERT_TRUE(user) << user.error().message;
   }
 
@@ -34,7 +34,7 @@ class ArticleChanges : public MigratedStoreTest {
     ArticleRow a;
     a.id = id;
     a.kind = model::ArticleKind::kArticle;
-    a.author_id = 1;
+    a.author_id = 9001;  // ids below are the migrations' (016: the page author)
     a.title = "t" + std::to_string(id);
     a.summary = "s";
     a.content = "c";

@@ -80,12 +80,12 @@ TEST_P(LikeTableApply, WritesEveryRowOfAnyBatchSizeOnce) {
 TEST_P(LikeTableApply, CountsFollowTheRowsWhateverIsWritten) {
   for (const std::string& sql :
        {std::string("INSERT INTO users (id, username, username_key, display_name, password_hash, "
-                    "role, created_at, updated_at) VALUES (1, 'u', 'u', 'u', 'x', 'author', 1, 1)"),
+                    "role, created_at, updated_at) VALUES (9001, 'u', 'u', 'u', 'x', 'author', 1, 1)"),
         std::string("INSERT INTO articles (id, kind, author_id, title, summary, content, status, "
-                    "created_at, updated_at, published_at) VALUES (7, 'article', 1, 't', 's', "
+                    "created_at, updated_at, published_at) VALUES (7, 'article', 9001, 't', 's', "
                     "'c', 'published', 1, 1, 1)"),
         std::string("INSERT INTO comments (id, article_id, author_id, body, created_at, "
-                    "updated_at) VALUES (263, 7, 1, 'b', 1, 1)")}) {
+                    "updated_at) VALUES (263, 7, 9001, 'b', 1, 1)")}) {
     auto r = Query(*store_, sql);
     ASSERT_TRUE(r) << r.error().message;
   }
@@ -157,18 +157,18 @@ TEST_P(LikeTableApply, CountsFollowTheRowsWhateverIsWritten) {
 TEST_P(LikeTableApply, ConcurrentFlushersOfSharedTargetsNeitherDeadlockNorMiscount) {
   auto seeded = Query(*store_,
                       "INSERT INTO users (id, username, username_key, display_name, "
-                      "password_hash, role, created_at, updated_at) VALUES (1, 'u', 'u', 'u', "
+                      "password_hash, role, created_at, updated_at) VALUES (9001, 'u', 'u', 'u', "
                       "'x', 'author', 1, 1)");
   ASSERT_TRUE(seeded) << seeded.error().message;
   constexpr int64_t kArticles = 24;
   for (int64_t id = 1; id <= kArticles; ++id) {
     auto r = Query(*store_, "INSERT INTO articles (id, kind, author_id, title, summary, content, "
                             "status, created_at, updated_at, published_at) VALUES ($1, "
-                            "'article', 1, 't', 's', 'c', 'published', 1, 1, 1)",
+                            "'article', 9001, 't', 's', 'c', 'published', 1, 1, 1)",
                    {id});
     ASSERT_TRUE(r) << r.error().message;
     r = Query(*store_, "INSERT INTO comments (id, article_id, author_id, body, created_at, "
-                       "updated_at) VALUES ($1, $2, 1, 'b', 1, 1)",
+                       "updated_at) VALUES ($1, $2, 9001, 'b', 1, 1)",
               {id * 256 + 1, id});
     ASSERT_TRUE(r) << r.error().message;
   }
