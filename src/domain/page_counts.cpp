@@ -77,18 +77,12 @@ Awaitable<Result<std::vector<PageCounts>>> PageService::Counts(
   std::vector<PageCounts> out;
   out.reserve(pages.size() + article_ids.size());
   auto counts_of = [&](std::string url, std::optional<int64_t> id) {
-    PageCounts c;
-    c.url = std::move(url);
     auto it = id ? read.find(*id) : read.end();
     if (it != read.end()) {
-      const Article& a = it->second;
-      c.article_id = a.id;
-      c.comment_count = a.comment_count;
-      c.like_count = a.like_count;
-      c.view_count = a.view_count;
-      c.liked = a.liked;
+      out.push_back(CountsOf(std::move(url), it->second));
+    } else {
+      out.push_back(PageCounts{std::move(url)});  // no thread (or none the viewer may see)
     }
-    out.push_back(std::move(c));
   };
   for (size_t i = 0; i < pages.size(); ++i) counts_of(pages[i].url, cached[i]);
   for (int64_t id : article_ids) counts_of(std::string(), id);

@@ -23,9 +23,11 @@ std::string TitleFromUrl(const PageUrl& page) {
   return page.origin;
 }
 
-PageCounts CountsOf(const PageUrl& page, const Article& a) {
+}  // namespace
+
+PageCounts CountsOf(std::string url, const Article& a) {
   PageCounts c;
-  c.url = page.url;
+  c.url = std::move(url);
   c.article_id = a.id;
   c.comment_count = a.comment_count;
   c.like_count = a.like_count;
@@ -33,8 +35,6 @@ PageCounts CountsOf(const PageUrl& page, const Article& a) {
   c.liked = a.liked;
   return c;
 }
-
-}  // namespace
 
 Result<PageUrl> PageService::Page(std::string_view url) const {
   auto page = NormalisePageUrl(url);
@@ -122,7 +122,7 @@ Awaitable<Result<PageCounts>> PageService::Read(const std::optional<Principal>& 
     PL_CO_TRY(auto found, co_await Find(page, attempt > 0));
     if (!found.id) break;
     auto a = co_await articles_.Read(viewer, *found.id);
-    if (a) co_return CountsOf(page, *a);
+    if (a) co_return CountsOf(page.url, *a);
     if (a.error().code != ErrorCode::kNotFound || !found.from_cache) {
       co_return tl::unexpected(a.error());
     }

@@ -11,7 +11,7 @@
 // naming a deleted thread is dropped and SQL asked again.
 //
 // Everything else is the article's: comments, likes, views, visibility. A page thread is
-// written by the reserved account '@pages' (migration 016), so no commenter can edit or delete
+// written by the reserved account '@pages' (migration 017), so no commenter can edit or delete
 // it (admins can, as any article); it is published, open for comments and never listed.
 #include <optional>
 #include <string>
@@ -34,6 +34,9 @@ struct PageCounts {
   int64_t view_count = 0;
   bool liked = false;
 };
+
+// The thread's counts as a reader sees them (`a` read with its live like counts).
+PageCounts CountsOf(std::string url, const Article& a);
 
 inline constexpr size_t kMaxPageCounts = 100;
 

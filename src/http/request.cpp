@@ -58,7 +58,11 @@ std::string DecodeComponent(std::string_view s) {
 
 }  // namespace
 
-std::optional<std::string> Request::Query(std::string_view name) const {
+namespace {
+
+// Calls fn(value) for each `name=value` of the query, decoded, in order, until fn says stop.
+template <class Fn>
+void EachQueryValue(std::string_view query, std::string_view name, Fn fn) {
   std::string_view rest = query;
   while (!rest.empty()) {
     size_t amp = rest.find('&');
@@ -67,25 +71,27 @@ std::optional<std::string> Request::Query(std::string_view name) const {
     size_t eq = pair.find('=');
     std::string_view key = pair.substr(0, eq);
     std::string_view value = eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1);
-    if (DecodeComponent(key) == name) {
-      return DecodeComponent(value);
-    }
+    if (DecodeComponent(key) == name && !fn(DecodeComponent(value))) return;
   }
-  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> Request::Query(std::string_view name) const {
+  std::optional<std::string> out;
+  EachQueryValue(query, name, [&](std::string value) {
+    out = std::move(value);
+    return false;  // the first one
+  });
+  return out;
 }
 
 std::vector<std::string> Request::QueryAll(std::string_view name) const {
   std::vector<std::string> out;
-  std::string_view rest = query;
-  while (!rest.empty()) {
-    size_t amp = rest.find('&');
-    std::string_view pair = rest.substr(0, amp);
-    rest = amp == std::string_view::npos ? std::string_view{} : rest.substr(amp + 1);
-    size_t eq = pair.find('=');
-    std::string_view key = pair.substr(0, eq);
-    std::string_view value = eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1);
-    if (DecodeComponent(key) == name) out.push_back(DecodeComponent(value));
-  }
+  EachQueryValue(query, name, [&](std::string value) {
+    out.push_back(std::move(value));
+    return true;
+  });
   return out;
 }
 

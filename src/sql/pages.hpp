@@ -1,5 +1,5 @@
 #pragma once
-// The pages table (migration 016): a page of an embedding site, by its normalised URL, and
+// The pages table (migration 017): a page of an embedding site, by its normalised URL, and
 // the article (kind 'page') that holds its thread. SQL is the authority on which article that
 // is; Redis only caches it (redis/page_map.hpp).
 #include <cstdint>
@@ -13,7 +13,7 @@
 
 namespace plaudit::sql {
 
-// The account every page thread is written by (migration 016): nobody can sign in as it.
+// The account every page thread is written by (migration 017): nobody can sign in as it.
 struct PageAuthor {
   int64_t id = 0;
   std::string username;

@@ -34,6 +34,14 @@ class ApiTest : public ::testing::TestWithParam<Db> {
 
   HttpClient Client() { return app_->Client(); }
 
+  // Another plauditd on the same Redis and database (the first one made the admin).
+  std::unique_ptr<AppUnderTest> SecondInstance() {
+    config::Config c = app_->app().config();
+    if (!c.database) c.database = config::DefaultDatabaseUrl(c);
+    c.bootstrap_admin.reset();
+    return std::make_unique<AppUnderTest>(redis_, c);
+  }
+
   // Runs a service call on the app's I/O thread and waits for it.
   template <class T>
   T OnLoop(Awaitable<T> op) {

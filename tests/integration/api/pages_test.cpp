@@ -437,10 +437,7 @@ class PagesTwoInstancesTest : public PagesTest {
  protected:
   void SetUp() override {
     PagesTest::SetUp();
-    config::Config c = app_->app().config();
-    if (!c.database) c.database = config::DefaultDatabaseUrl(c);
-    c.bootstrap_admin.reset();
-    second_ = std::make_unique<AppUnderTest>(redis_, c);
+    second_ = SecondInstance();
   }
 
   std::unique_ptr<AppUnderTest> second_;

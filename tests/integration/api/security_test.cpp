@@ -24,10 +24,7 @@ class TwoInstancesTest : public ApiTest {
 
   void SetUp() override {
     ApiTest::SetUp();
-    config::Config c = app_->app().config();
-    if (!c.database) c.database = config::DefaultDatabaseUrl(c);
-    c.bootstrap_admin.reset();
-    second_ = std::make_unique<AppUnderTest>(redis_, c);
+    second_ = SecondInstance();
     ASSERT_TRUE(app_->WaitForSessionCache(5s));
     ASSERT_TRUE(second_->WaitForSessionCache(5s));
   }

@@ -283,13 +283,7 @@ class SessionCacheTest : public UsersTest {
  protected:
   void Configure(config::Config& c) override { c.session_cache_ms = 60'000; }
 
-  // A second plauditd on the same Redis and database.
-  std::unique_ptr<AppUnderTest> Second() {
-    config::Config c = app_->app().config();
-    if (!c.database) c.database = config::DefaultDatabaseUrl(c);
-    c.bootstrap_admin.reset();
-    return std::make_unique<AppUnderTest>(redis_, c);
-  }
+  std::unique_ptr<AppUnderTest> Second() { return SecondInstance(); }
 };
 
 TEST_P(SessionCacheTest, LogoutInOneProcessEndsTheSessionInAnother) {

@@ -34,7 +34,7 @@ class ArticleChanges : public MigratedStoreTest {
     ArticleRow a;
     a.id = id;
     a.kind = model::ArticleKind::kArticle;
-    a.author_id = 9001;  // ids below are the migrations' (016: the page author)
+    a.author_id = 9001;  // ids below are the migrations' (017: the page author)
     a.title = "t" + std::to_string(id);
     a.summary = "s";
     a.content = "c";

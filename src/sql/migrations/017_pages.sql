@@ -1,12 +1,10 @@
 -- Page threads (API.md "Embedding on other sites"): a page of an embedding site gets one
--- article of kind 'page', found by its normalised URL in `pages`. The URL is the key: two
--- instances creating the first comment of one page at once both insert a `pages` row in the
--- transaction that inserts their article; the second waits for the first's commit, finds the
--- URL taken and rolls back (sql/pages.cpp), so a page has at most one thread.
-ALTER TABLE articles DROP CONSTRAINT articles_kind_check;
-ALTER TABLE articles ADD CONSTRAINT articles_kind_check
-  CHECK (kind IN ('article', 'post', 'page'));
-
+-- article of kind 'page' (migration 016), found by its normalised URL here. The URL is the
+-- key: two instances creating the first comment of one page at once both insert a `pages` row
+-- in the transaction that inserts their article; the second (PostgreSQL: after waiting for the
+-- first's commit; SQLite serialises writers) finds the URL taken and rolls back
+-- (sql/pages.cpp), so a page has at most one thread.
+--
 -- url: the normalised page URL (common/web_origin.hpp). Deleting the thread deletes the row,
 -- so the page's next comment starts a new one.
 CREATE TABLE pages (

@@ -1,0 +1,5 @@
+-- Page threads (API.md "Embedding on other sites") are articles of kind 'page' (migration 017
+-- has their pages table).
+ALTER TABLE articles DROP CONSTRAINT articles_kind_check;
+ALTER TABLE articles ADD CONSTRAINT articles_kind_check
+  CHECK (kind IN ('article', 'post', 'page'));
