@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/time.hpp"
+#include "text/utf8.hpp"
 
 namespace plaudit::domain {
 namespace {
@@ -152,6 +153,8 @@ Awaitable<Result<Comment>> PageService::AddComment(const Principal& who, const P
   // Checked before a thread is created: bad input creates nothing. (An unknown
   // replyToUserId is found by the comment's own transaction, after the thread exists.)
   PL_CO_CHECK(NormalizeCommentBody(in.body));
+  // A blank title is none: the widget sends document.title, which a page may lack.
+  if (title && text::Trim(*title).empty()) title.reset();
   if (title) {
     PL_CO_CHECK(NormalizeTitle(*title));
   }

@@ -172,7 +172,7 @@ TEST_P(PagesTest, BadUrlsAndForeignSitesAreRefusedAndChangeNothing) {
   EXPECT_EQ(c.Post("/api/v1/pages/comments" + Q(page), R"({"body":"x"})").status, 401);
   EXPECT_EQ(c.Put("/api/v1/pages/like" + Q(page)).status, 401);
   EXPECT_EQ(Comment(c, reader_, page, "   ").status, 400);
-  EXPECT_EQ(Comment(c, reader_, page, "x", R"(,"title":"   ")").status, 400);
+  EXPECT_EQ(Comment(c, reader_, page, "x", R"(,"title":"a\u0001b")").status, 400);
   EXPECT_EQ(Comment(c, reader_, page, "x", R"(,"title":")" + std::string(201, 't') + "\"").status,
             400);
   EXPECT_EQ(Comment(c, reader_, page, "x", R"(,"title":7)").status, 400);
@@ -273,12 +273,14 @@ TEST_P(PagesTest, PageThreadsAreNeverInArticleLists) {
   ASSERT_EQ(article.status, 201) << article.body;
   auto draft = c.Post("/api/v1/articles", R"({"title":"a draft","content":"x"})", Bearer(admin_));
   ASSERT_EQ(draft.status, 201);
-  auto r = Comment(c, reader_, "https://blog.example/listed?");
+  auto r = Comment(c, reader_, "https://blog.example/listed?", "x", R"(,"title":" ")");
   ASSERT_EQ(r.status, 201) << r.body;
   const int64_t page_id = r.Json().at("articleId").as_int64();
   ASSERT_EQ(c.Put("/api/v1/pages/like" + Q("https://blog.example/liked"), "", Bearer(reader_))
                 .status, 200);
 
+  EXPECT_EQ(c.Get("/api/v1/articles/" + std::to_string(page_id)).Json().at("title"),
+            "https://blog.example/listed");  // a blank title is none
   auto check_lists = [&] {
     for (std::string q : {"", "?kind=article", "?kind=post", "?status=all", "?status=draft",
                           "?status=published", "?size=100"}) {
