@@ -81,7 +81,9 @@ Awaitable<Result<std::vector<PageCounts>>> PageService::Counts(
     if (it != read.end()) {
       out.push_back(CountsOf(std::move(url), it->second));
     } else {
-      out.push_back(PageCounts{std::move(url)});  // no thread (or none the viewer may see)
+      PageCounts none;  // no thread (or none the viewer may see)
+      none.url = std::move(url);
+      out.push_back(std::move(none));
     }
   };
   for (size_t i = 0; i < pages.size(); ++i) counts_of(pages[i].url, cached[i]);
