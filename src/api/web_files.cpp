@@ -1,5 +1,7 @@
 #include "api/web_files.hpp"
 
+#include "api/site_pages.hpp"
+
 #include <sodium.h>
 
 #include <algorithm>
@@ -66,7 +68,9 @@ bool IEquals(std::string_view a, std::string_view b) {
                     [](char x, char y) { return std::tolower(x) == std::tolower(y); });
 }
 
-Response Serve(const WebFile& file, const Request& req, std::string_view cache_control) {
+}  // namespace
+
+Response ServeWebFile(const WebFile& file, const Request& req, std::string_view cache_control) {
   const bool gzip =
       !file.gzip.empty() && AcceptsGzip(req.Header(beast::http::field::accept_encoding));
   Response r;
@@ -91,8 +95,6 @@ Response Serve(const WebFile& file, const Request& req, std::string_view cache_c
   r.body = std::string(gzip ? file.gzip : file.content);
   return r;
 }
-
-}  // namespace
 
 std::vector<WebFile> IndexWebFiles(std::span<const EmbeddedFile> files) {
   std::vector<WebFile> out;
@@ -137,18 +139,33 @@ bool AcceptsGzip(std::string_view header) {
   });
 }
 
+std::string LinkHashedAssets(std::string_view html, std::span<const WebFile> files) {
+  std::string out(html);
+  for (const WebFile& f : files) {
+    const std::string quoted = "\"" + f.stable_path + "\"";
+    const std::string hashed = "\"" + f.hashed_path + "\"";
+    for (size_t at = out.find(quoted); at != std::string::npos;
+         at = out.find(quoted, at + hashed.size())) {
+      out.replace(at, quoted.size(), hashed);
+    }
+  }
+  return out;
+}
+
 void RegisterWebFiles(http::Router& router) {
   // Shared by the handlers; the embedded bytes are static, the index is built once.
   auto files = std::make_shared<const std::vector<WebFile>>(IndexWebFiles(web::Files()));
+  RegisterSitePages(router, files);
   for (const WebFile& f : *files) {
+    if (f.content_type.starts_with("text/html")) continue;
     const WebFile* file = &f;
     router.Add(beast::http::verb::get, f.stable_path,
                [files, file](Request& req) -> Awaitable<Response> {
-                 co_return Serve(*file, req, kStableCache);
+                 co_return ServeWebFile(*file, req, kStableCache);
                });
     router.Add(beast::http::verb::get, f.hashed_path,
                [files, file](Request& req) -> Awaitable<Response> {
-                 co_return Serve(*file, req, kImmutableCache);
+                 co_return ServeWebFile(*file, req, kImmutableCache);
                });
   }
 }

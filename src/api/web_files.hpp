@@ -5,6 +5,7 @@
 //                                     ETag (the content hash), 304 on If-None-Match
 //   GET /assets/<stem>.<hash>.<ext>   the same bytes under a content-hashed name, cached for a
 //                                     year (immutable): a new build has a new name
+//   GET /, /articles/{id}, ...        the blog pages' one HTML shell (api/site_pages.hpp)
 // HTML files get a strict Content-Security-Policy; every file gets nosniff.
 // web/build.mjs also writes `<name>.gz` (gzip -9) next to each bundle: served with
 // Content-Encoding: gzip to a client that accepts it, so plauditd alone sends a reader the
@@ -40,7 +41,17 @@ bool EtagMatches(std::string_view if_none_match, std::string_view etag);
 // Whether an Accept-Encoding header value accepts gzip (gzip, x-gzip or *, not with q=0).
 bool AcceptsGzip(std::string_view accept_encoding);
 
-// Registers GET routes for every embedded web file (plaudit::web::Files()).
+// `html` with each quoted stable path of `files` ("/site.js") replaced by its hashed path, so
+// the page links to bytes a browser may cache for good and a deploy is seen at once.
+std::string LinkHashedAssets(std::string_view html, std::span<const WebFile> files);
+
+// The answer for `file` (gzip when accepted, 304 on a matching If-None-Match; HTML with the
+// strict Content-Security-Policy and friends). `cache_control` must be static storage.
+http::Response ServeWebFile(const WebFile& file, const http::Request& req,
+                            std::string_view cache_control);
+
+// Registers GET routes for every embedded web file (plaudit::web::Files()); HTML files are not
+// served under their own names but as the site's pages (RegisterSitePages).
 void RegisterWebFiles(http::Router& router);
 
 }  // namespace plaudit::api

@@ -1,7 +1,9 @@
-// The client of plauditd's public HTTP API (/work/shared/API.md) for the widget and, later,
-// the site's own pages. Authentication is the Bearer token of POST /api/v1/sessions, kept in
-// localStorage under a key naming the API origin: on a host page the session cookie would be
-// a third-party cookie, which browsers block or partition (see docs/architecture.md).
+// The client of plauditd's public HTTP API (/work/shared/API.md) for the widget and the site's
+// own pages. On a host page authentication is the Bearer token of POST /api/v1/sessions, kept in
+// localStorage under a key naming the API origin: there the session cookie would be a
+// third-party cookie, which browsers block or partition (see docs/architecture.md). plauditd's
+// own pages (cookie mode) use the HttpOnly session cookie instead: same origin, so no script
+// (not even an injected one) ever holds the token, and the API's CSRF rule accepts the writes.
 
 export interface User { id: number; username: string; displayName: string; role?: string }
 export interface Comment {
@@ -54,8 +56,9 @@ export class Api {
   session: Session | null = null;
   onSessionChange: () => void = () => {};
 
-  constructor(readonly origin: string) {
+  constructor(readonly origin: string, readonly cookie = false) {
     this.store = new Store('plaudit:session:' + origin);
+    if (cookie) return;  // the user is learnt from GET /users/me (refreshUser)
     try {
       const s = JSON.parse(this.store.get() || 'null') as Session | null;
       if (s && s.token && Date.parse(s.expiresAt) > Date.now()) this.session = s;
@@ -65,9 +68,12 @@ export class Api {
   get user(): User | null { return this.session ? this.session.user : null; }
 
   private setSession(s: Session | null): void {
-    const changed = (this.session && this.session.token) !== (s && s.token);
+    // In cookie mode the token is not kept (''): the user tells sessions apart.
+    const key = (x: Session | null) => x && (x.token || 'user:' + x.user.id);
+    const changed = key(this.session) !== key(s);
+    if (s && this.cookie) s = { ...s, token: '' };
     this.session = s;
-    this.store.set(s ? JSON.stringify(s) : null);
+    if (!this.cookie) this.store.set(s ? JSON.stringify(s) : null);
     if (changed) this.onSessionChange();
   }
 
@@ -79,7 +85,7 @@ export class Api {
     let res: Response;
     try {
       res = await fetch(this.origin + path + queryString(query), {
-        method, headers, credentials: 'omit', mode: 'cors',
+        method, headers, credentials: this.cookie ? 'same-origin' : 'omit', mode: this.cookie ? 'same-origin' : 'cors',
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch {
@@ -105,6 +111,15 @@ export class Api {
     return s.user;
   }
 
+  // First-run setup (the token from plauditd's log): creates the first admin and signs in.
+  async setup(token: string, username: string, password: string, displayName: string): Promise<User> {
+    const body: Record<string, string> = { token, username, password };
+    if (displayName) body.displayName = displayName;
+    const s = await this.request<Session>('POST', '/api/v1/setup', {}, body);
+    this.setSession(s);
+    return s.user;
+  }
+
   async signUp(username: string, password: string, displayName: string): Promise<User> {
     const body: Record<string, string> = { username, password };
     if (displayName) body.displayName = displayName;
@@ -114,14 +129,25 @@ export class Api {
 
   async signOut(): Promise<void> {
     try {
-      if (this.session) await this.request('DELETE', '/api/v1/sessions/current');
+      if (this.session || this.cookie) await this.request('DELETE', '/api/v1/sessions/current');
     } finally {
       this.setSession(null);
     }
   }
 
   // Checks a stored session once per page view; a 401 clears it (see request()).
+  // In cookie mode, learns who the cookie names (401: nobody).
   async refreshUser(): Promise<void> {
+    if (this.cookie) {
+      try {
+        const u = await this.request<User>('GET', '/api/v1/users/me');
+        this.setSession({ token: '', expiresAt: '', user: u });
+      } catch (e) {
+        if (e instanceof ApiError && e.status === 401) this.setSession(null);
+        else throw e;
+      }
+      return;
+    }
     if (!this.session) return;
     const u = await this.request<User>('GET', '/api/v1/users/me');
     if (this.session) this.setSession({ ...this.session, user: u });

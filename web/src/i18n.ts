@@ -67,9 +67,16 @@ export function pickLang(explicit: string | null | undefined): Lang {
   return l.startsWith('zh') ? 'zh-CN' : 'en';
 }
 
-export function translator(lang: Lang): T {
+// A translator over any table shaped like `strings` (the site's pages have their own, so the
+// widget's bundle does not carry them).
+export function tableTranslator<K extends string>(table: Record<K, [string, string]>, lang: Lang):
+    (key: K, ...args: (string | number)[]) => string {
   const i = lang === 'zh-CN' ? 1 : 0;
-  return (key, ...args) => strings[key][i].replace(/\{(\d)\}/g, (_, i) => String(args[Number(i)]));
+  return (key, ...args) => table[key][i].replace(/\{(\d)\}/g, (_, i) => String(args[Number(i)]));
+}
+
+export function translator(lang: Lang): T {
+  return tableTranslator(strings, lang);
 }
 
 export function relativeTime(iso: string, lang: Lang, now = Date.now()): string {
