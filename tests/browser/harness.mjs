@@ -19,11 +19,13 @@ export const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
 // PLAUDIT_SCREENSHOTS=docs/screenshots saves the widget's pictures for the README.
 export const screenshotDir = process.env.PLAUDIT_SCREENSHOTS ? resolve(process.env.PLAUDIT_SCREENSHOTS) : null;
 
-// Starts plauditd; resolves once it logs the port it listens on.
-export async function startPlauditd(args = []) {
+// Starts plauditd; resolves once it logs the port it listens on. `bootstrapAdmin: false`
+// starts it as a newcomer's fresh data dir does: no admin (first-run setup); log() has its output.
+export async function startPlauditd(args = [], { bootstrapAdmin = true } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'plaudit-browser-'));
+  const admin = bootstrapAdmin ? ['--bootstrap-admin', 'admin:admin-password'] : [];
   const child = spawn(plauditdPath, ['serve', '--port', '0', '--data-dir', dir, '--password-hash', 'minimal',
-                                     '--bootstrap-admin', 'admin:admin-password', ...args],
+                                     ...admin, ...args],
                       { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   const port = await new Promise((ok, fail) => {

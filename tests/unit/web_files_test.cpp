@@ -68,5 +68,14 @@ TEST(WebFiles, AcceptsGzipUnlessWeightedZero) {
   EXPECT_FALSE(AcceptsGzip("gzipped"));
 }
 
+TEST(WebFiles, TheSiteShellLinksTheHashedAssets) {
+  EmbeddedFile files[] = {{"site.js", "js"}, {"site.css", "css"}};
+  auto index = IndexWebFiles(files);
+  const std::string html = LinkHashedAssets(
+      R"(<link href="/site.css"><script src="/site.js"></script><p>/site.js</p>)", index);
+  EXPECT_EQ(html, "<link href=\"" + index[1].hashed_path + "\"><script src=\"" + index[0].hashed_path +
+                      "\"></script><p>/site.js</p>");
+}
+
 }  // namespace
 }  // namespace plaudit::api

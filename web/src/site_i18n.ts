@@ -23,8 +23,11 @@ const strings = {
   draft: ['Draft', '草稿'],
   by: ['by {0}', '作者：{0}'],
   views: ['{0} views', '{0} 次阅读'],
+  view1: ['1 view', '1 次阅读'],
   likes: ['{0} likes', '{0} 个赞'],
+  like1: ['1 like', '1 个赞'],
   comments: ['{0} comments', '{0} 条评论'],
+  comment1: ['1 comment', '1 条评论'],
   prev: ['Newer', '上一页'],
   next: ['Older', '下一页'],
   pageOf: ['Page {0} of {1}', '第 {0} / {1} 页'],
@@ -62,4 +65,7 @@ const strings = {
 
 export type SiteKey = keyof typeof strings;
 export type SiteT = (key: SiteKey, ...args: (string | number)[]) => string;
+// "1 like", "2 likes": English needs the singular, Chinese reads the same either way.
+export const counted = (t: SiteT, n: number, one: SiteKey, many: SiteKey) => n === 1 ? t(one) : t(many, n);
+
 export const siteTranslator = (lang: Lang): SiteT => tableTranslator(strings, lang);

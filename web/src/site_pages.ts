@@ -4,7 +4,7 @@
 import { Api, ApiError, User, articleSource } from './api';
 import { h } from './dom';
 import { Lang, translator } from './i18n';
-import { SiteT } from './site_i18n';
+import { SiteT, counted } from './site_i18n';
 import { mountStyles } from './styles';
 import { Thread } from './thread';
 
@@ -52,8 +52,9 @@ function item(ctx: Ctx, a: Article): HTMLElement {
     meta(ctx, a),
     a.summary && h('p', { class: 'summary' }, a.summary),
     a.status !== 'draft' && h('p', { class: 'counts' },
-      h('span', {}, t('likes', a.likeCount)), h('span', {}, t('comments', a.commentCount)),
-      h('span', {}, t('views', a.viewCount))));
+      h('span', {}, counted(t, a.likeCount, 'like1', 'likes')),
+      h('span', {}, counted(t, a.commentCount, 'comment1', 'comments')),
+      h('span', {}, counted(t, a.viewCount, 'view1', 'views'))));
 }
 
 function pager(ctx: Ctx, base: URLSearchParams, page: number, total: number): HTMLElement | false {
@@ -123,7 +124,7 @@ export async function articlePage(ctx: Ctx, id: number): Promise<Node> {
     if (e instanceof ApiError && e.status === 404) return h('p', {}, t('notFound'));
     throw e;
   }
-  const views = h('span', {}, t('views', a.viewCount));
+  const views = h('span', {}, counted(t, a.viewCount, 'view1', 'views'));
   // The one innerHTML of the site: `content` is the server's sanitised HTML (text/sanitizer
   // keeps a safe subset on every write). Every other field goes in as text.
   const body = h('div', { class: 'content' });
