@@ -1,7 +1,8 @@
 // The widget's weight and first render, for docs/benchmarks.md:
 //   node bench/widget.mjs            (after `make build`; PLAUDITD=path overrides build/plauditd)
 // 1. What a reader downloads: /embed.js (its CSS is inside) and /count.js as plauditd sends
-//    them to a browser (Accept-Encoding: gzip; the build's gzip -9 bytes), and uncompressed.
+//    them to a browser (Accept-Encoding: gzip; the build's gzip -9 bytes), and uncompressed;
+//    also the blog pages' site.js and site.css (not under the widget's budget).
 // 2. First render: a host page with the widget on a 20-comment thread (3 with a reply), in
 //    Debian's Chromium; the time from navigation start until all 20 comments are in the shadow
 //    DOM, median of 10 cold loads (a fresh browser context each: no cache).
@@ -20,7 +21,7 @@ try {
       res.on('end', () => ok({ n, encoding: res.headers['content-encoding'] || 'identity' }));
     }).on('error', fail);
   });
-  for (const f of ['embed.js', 'count.js']) {
+  for (const f of ['embed.js', 'count.js', 'site.js', 'site.css']) {
     const plain = await wire('/' + f, 'identity');
     const gz = await wire('/' + f, 'gzip, deflate, br');
     console.log(`${f}: ${plain.n} bytes, ${gz.n} bytes sent to a browser (${gz.encoding})`);

@@ -13,7 +13,8 @@ const missingSetup = readdirSync(apiDir).some((f) => f.endsWith('.cpp') && readF
   ? null : 'the first-run setup API (/api/v1/setup) is not in this tree';
 
 const kNoAdmin = "This site has no admin yet: open the setup link from plauditd's log.";
-const kHostile = '<p>Hello <b>world</b></p><script>window.__pwned = 1</script>' +
+const kHostile = '<p>Plaudit is the interaction layer of a blog: comments, likes and views, served ' +
+  'by one C++ daemon with Redis in front of SQL.</p><p>Hello <b>world</b>.</p><script>window.__pwned = 1</script>' +
   '<img src="x" onerror="window.__pwned = 2"><a href="javascript:window.__pwned = 3">link</a>' +
   '<iframe src="javascript:parent.__pwned = 4"></iframe>';
 
@@ -31,8 +32,8 @@ describe('the blog pages', () => {
     await plaudit?.stop();
   });
 
-  async function newPage(viewport = { width: 1024, height: 800 }) {
-    const context = await browser.browser.newContext({ viewport, colorScheme: 'light' });
+  async function newPage(viewport = { width: 1024, height: 800 }, locale = 'en-US') {
+    const context = await browser.browser.newContext({ viewport, locale, colorScheme: 'light' });
     context.setDefaultTimeout(10000);
     const page = await context.newPage();
     // 4xx answers (anonymous /users/me, a refused token) are console errors too: keep only
@@ -182,6 +183,15 @@ describe('the blog pages', () => {
     await wide.locator('.thread-host li.c').first().waitFor();
     await screenshot(wide, 'site-article.png');
     await wide.context().close();
+    await page.context().close();
+  });
+
+  it('speaks Simplified Chinese to a zh browser', async () => {
+    const page = await newPage(undefined, 'zh-CN');
+    await page.goto(plaudit.url + '/');
+    await page.getByRole('heading', { name: '文章', level: 1 }).waitFor();
+    await page.getByRole('link', { name: '登录' }).waitFor();
+    assert.equal(await page.evaluate(() => document.documentElement.lang), 'zh-CN');
     await page.context().close();
     assert.deepEqual(problems, []);
   });

@@ -9,7 +9,8 @@ import { siteTranslator } from './site_i18n';
 import { Ctx, articlePage, draftsPage, listPage } from './site_pages';
 import { editorPage, setupPage, signInPage } from './site_forms';
 
-const lang = pickLang(null);
+// The browser's language (the shell's <html lang="en"> is only the fallback before this runs).
+const lang = pickLang(navigator.language);
 document.documentElement.lang = lang;
 const api = new Api(location.origin, true);
 const top = document.getElementById('top') as HTMLElement;
