@@ -1,6 +1,6 @@
 // Each string in English and Simplified Chinese, side by side so a new one gets both. `{0}`
 // marks an argument.
-const strings = {
+export const strings = {
   comments: ['{0} comments', '{0} 条评论'],
   comment1: ['1 comment', '1 条评论'],
   sortLabel: ['Sort comments', '评论排序'],

@@ -51,7 +51,7 @@ async function route(): Promise<void> {
   api.onSessionChange = renderTop;  // an article page's thread chains itself in again
   const path = location.pathname;
   const q = new URLSearchParams(location.search);
-  main.replaceChildren(h('p', { class: 'muted', role: 'status' }, ctx.t('loading')));
+  main.replaceChildren(h('p', { class: 'muted', role: 'status' }, ctx.t('loadingPage')));
   renderTop();
   let m: RegExpMatchArray | null;
   let page: Promise<Node>;

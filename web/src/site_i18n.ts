@@ -1,18 +1,12 @@
-// The blog pages' strings in English and Simplified Chinese (the widget's are in i18n.ts).
-import { Lang, tableTranslator } from './i18n';
+// The blog pages' own strings in English and Simplified Chinese; those the widget has already
+// (sign in, username, counts, ...) come from i18n.ts, which site.js carries anyway.
+import { Lang, strings as widgetStrings, tableTranslator } from './i18n';
 
 const strings = {
   siteName: ['Plaudit', 'Plaudit'],
   home: ['Articles', '文章'],
   write: ['Write', '写文章'],
   drafts: ['My drafts', '我的草稿'],
-  signIn: ['Sign in', '登录'],
-  signUp: ['Sign up', '注册'],
-  signOut: ['Sign out', '退出'],
-  signedInAs: ['Signed in as {0}', '已登录：{0}'],
-  username: ['Username', '用户名'],
-  password: ['Password', '密码'],
-  displayName: ['Display name (optional)', '昵称（可选）'],
   noAccount: ['No account yet?', '还没有账号？'],
   haveAccount: ['Have an account?', '已有账号？'],
   all: ['All', '全部'],
@@ -24,17 +18,13 @@ const strings = {
   by: ['by {0}', '作者：{0}'],
   views: ['{0} views', '{0} 次阅读'],
   view1: ['1 view', '1 次阅读'],
-  likes: ['{0} likes', '{0} 个赞'],
   like1: ['1 like', '1 个赞'],
-  comments: ['{0} comments', '{0} 条评论'],
-  comment1: ['1 comment', '1 条评论'],
   prev: ['Newer', '上一页'],
   next: ['Older', '下一页'],
   pageOf: ['Page {0} of {1}', '第 {0} / {1} 页'],
   nothing: ['Nothing published yet.', '还没有发布任何内容。'],
   noDrafts: ['No drafts.', '没有草稿。'],
-  edit: ['Edit', '编辑'],
-  loading: ['Loading…', '加载中…'],
+  loadingPage: ['Loading…', '加载中…'],
   notFound: ['Not found.', '找不到该页面。'],
   title: ['Title', '标题'],
   body: ['Body (HTML)', '正文（HTML）'],
@@ -43,8 +33,6 @@ const strings = {
   publish: ['Published (uncheck to keep as a draft)', '发布（不勾选则保存为草稿）'],
   pin: ['Pinned to the top of the list', '置顶'],
   allowComments: ['Allow comments', '允许评论'],
-  save: ['Save', '保存'],
-  saved: ['Saved.', '已保存。'],
   newArticle: ['New article', '新文章'],
   editArticle: ['Edit article', '编辑文章'],
   needAuthor: ['Only authors and admins may write articles.', '只有作者和管理员可以写文章。'],
@@ -57,15 +45,13 @@ const strings = {
   setupCreate: ['Create admin', '创建管理员'],
   errBadToken: ['That setup link is not valid (wrong or used token). Use the newest link from the log.',
                 '该设置链接无效（令牌错误或已使用）。请使用日志中最新的链接。'],
-  errBadLogin: ['Wrong username or password.', '用户名或密码错误。'],
-  errTaken: ['That username is taken.', '该用户名已被占用。'],
   errRate: ['Too many tries. Please wait a moment.', '尝试次数过多，请稍候。'],
-  errOther: ['Something went wrong ({0}).', '出错了（{0}）。'],
 } satisfies Record<string, [string, string]>;
 
-export type SiteKey = keyof typeof strings;
+const all = { ...widgetStrings, ...strings };
+export type SiteKey = keyof typeof all;
 export type SiteT = (key: SiteKey, ...args: (string | number)[]) => string;
 // "1 like", "2 likes": English needs the singular, Chinese reads the same either way.
 export const counted = (t: SiteT, n: number, one: SiteKey, many: SiteKey) => n === 1 ? t(one) : t(many, n);
 
-export const siteTranslator = (lang: Lang): SiteT => tableTranslator(strings, lang);
+export const siteTranslator = (lang: Lang): SiteT => tableTranslator(all, lang);
