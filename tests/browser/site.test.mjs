@@ -164,7 +164,7 @@ describe('the blog pages', () => {
     await page.getByText(/^\d+ views?$/).waitFor();
 
     const thread = page.locator('.thread-host');
-    const like = thread.locator('.page-like');
+    const like = thread.getByRole('button', { name: /^Like this article/ });
     await like.click();
     await eventually(async () => (await like.getAttribute('aria-pressed')) === 'true' && (await like.innerText()).includes('1'),
                      5000, 'the like to count');

@@ -24,6 +24,7 @@ const strings = {
   pageOf: ['Page {0} of {1}', '第 {0} / {1} 页'],
   nothing: ['Nothing published yet.', '还没有发布任何内容。'],
   noDrafts: ['No drafts.', '没有草稿。'],
+  likeArticle: ['Like this article', '赞这篇文章'],
   loadingPage: ['Loading…', '加载中…'],
   notFound: ['Not found.', '找不到该页面。'],
   title: ['Title', '标题'],

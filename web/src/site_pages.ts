@@ -3,7 +3,7 @@
 // whose like button likes the article) and an author's drafts.
 import { Api, ApiError, User, articleSource } from './api';
 import { h } from './dom';
-import { Lang, translator } from './i18n';
+import { Lang, T, translator } from './i18n';
 import { SiteT, counted } from './site_i18n';
 import { mountStyles } from './styles';
 import { Thread } from './thread';
@@ -142,7 +142,10 @@ export async function articlePage(ctx: Ctx, id: number): Promise<Node> {
   const host = h('div', { class: 'thread-host', 'data-plaudit-theme': 'auto' });
   const root = host.attachShadow({ mode: 'open' });
   mountStyles(root);
-  root.append(new Thread({ api: ctx.api, source, lang: ctx.lang, t: translator(ctx.lang) }).el);
+  // The widget's strings, but its like button likes the article, not "this page".
+  const widgetT = translator(ctx.lang);
+  const threadT: T = (key, ...args) => key === 'likePage' ? t('likeArticle') : widgetT(key, ...args);
+  root.append(new Thread({ api: ctx.api, source, lang: ctx.lang, t: threadT }).el);
   // The thread redraws itself on sign-in/out; the header must too.
   const threadHook = ctx.api.onSessionChange;
   ctx.api.onSessionChange = () => { threadHook(); ctx.onUser(); };
