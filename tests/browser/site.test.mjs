@@ -186,6 +186,24 @@ describe('the blog pages', () => {
     await page.context().close();
   });
 
+  it('is keyboard-usable: skip link first, links and the kind filter by Tab and Enter', async () => {
+    const page = await newPage();
+    await page.goto(plaudit.url + '/');
+    await page.locator('.item').first().waitFor();
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
+    await page.keyboard.press('Enter');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'main');
+    await page.getByRole('link', { name: 'Posts' }).focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${plaudit.url}/?kind=post`);
+    await page.getByText('Nothing published yet.').waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'main', 'focus moves to the new page');
+    await page.goBack();
+    await page.locator('.item').first().waitFor();
+    await page.context().close();
+  });
+
   it('speaks Simplified Chinese to a zh browser', async () => {
     const page = await newPage(undefined, 'zh-CN');
     await page.goto(plaudit.url + '/');
