@@ -50,7 +50,8 @@ function item(ctx: Ctx, a: Article): HTMLElement {
   return h('li', { class: 'item' + (a.pinned ? ' pinned' : '') },
     h('h2', {}, ctx.link(a.status === 'draft' ? `/write?id=${a.id}` : `/articles/${a.id}`, a.title)),
     meta(ctx, a),
-    a.summary && h('p', { class: 'summary' }, a.summary),
+    // The API's summary is the first 64 characters of the text: a full one was most likely cut.
+    a.summary && h('p', { class: 'summary' }, [...a.summary].length >= 64 ? a.summary + '…' : a.summary),
     a.status !== 'draft' && h('p', { class: 'counts' },
       h('span', {}, counted(t, a.likeCount, 'like1', 'likes')),
       h('span', {}, counted(t, a.commentCount, 'comment1', 'comments')),
