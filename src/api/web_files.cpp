@@ -1,12 +1,12 @@
 #include "api/web_files.hpp"
 
-#include "api/site_pages.hpp"
-
 #include <sodium.h>
 
 #include <algorithm>
 #include <cctype>
 #include <memory>
+
+#include "api/site_pages.hpp"
 
 namespace plaudit::api {
 

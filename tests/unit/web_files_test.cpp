@@ -73,8 +73,8 @@ TEST(WebFiles, TheSiteShellLinksTheHashedAssets) {
   auto index = IndexWebFiles(files);
   const std::string html = LinkHashedAssets(
       R"(<link href="/site.css"><script src="/site.js"></script><p>/site.js</p>)", index);
-  EXPECT_EQ(html, "<link href=\"" + index[1].hashed_path + "\"><script src=\"" + index[0].hashed_path +
-                      "\"></script><p>/site.js</p>");
+  EXPECT_EQ(html, "<link href=\"" + index[1].hashed_path + "\"><script src=\"" +
+                      index[0].hashed_path + "\"></script><p>/site.js</p>");
 }
 
 }  // namespace
