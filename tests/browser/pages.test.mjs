@@ -104,6 +104,26 @@ describe('widget on another origin (page threads)', () => {
     await context.close();
   });
 
+  it('a page whose title is over the API limit of 200 characters still gets its thread', async (t) => {
+    if (missing) { t.skip(missing); return; }
+    const pageUrl = `${host.origin}/blog/long-title`;
+    const long = '长'.repeat(150) + ' ' + 'x'.repeat(150);  // 301 characters, no data-title
+    host.pages.set('/blog/long-title', { csp: csp(), html: hostPage(snippet(plaudit.url), { title: long }) });
+    const context = await browser.browser.newContext();
+    context.setDefaultTimeout(10000);
+    const page = await context.newPage();
+    await page.goto(pageUrl);
+    const w = page.locator('#plaudit');
+    await w.getByText('No comments yet').waitFor();
+    await widgetSignUp(w, 'gina', 'gina-password');
+    await widgetPost(w, 'Long titles happen');
+    await w.getByRole('heading', { name: '1 comment' }).waitFor();
+    const info = await api(plaudit.url, 'GET', `/api/v1/pages?url=${encodeURIComponent(pageUrl)}`);
+    const article = await api(plaudit.url, 'GET', `/api/v1/articles/${info.json.articleId}`);
+    assert.equal(article.json.title, Array.from(long).slice(0, 200).join('').trim());
+    await context.close();
+  });
+
   it('fills count badges on an index page in one request', async (t) => {
     if (missing) { t.skip(missing); return; }
     const a = `${host.origin}/blog/a`, b = `${host.origin}/blog/b`, none = `${host.origin}/blog/none`;

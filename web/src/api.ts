@@ -186,7 +186,15 @@ export interface ThreadSource {
   like(on: boolean): Promise<LikeState>;
 }
 
-export function pageSource(api: Api, url: string, title: string): ThreadSource {
+// A host page's title as a thread title: the API takes 1-200 characters (code points) without
+// control characters, and a page's <title> may be longer or empty (then the URL titles it).
+export function threadTitle(title: string): string | undefined {
+  const clean = title.replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
+  return Array.from(clean).slice(0, 200).join('').trim() || undefined;
+}
+
+export function pageSource(api: Api, url: string, rawTitle: string): ThreadSource {
+  const title = threadTitle(rawTitle);
   return {
     info: () => api.request('GET', '/api/v1/pages', { url }),
     list: (sort, cursor) => api.request('GET', '/api/v1/pages/comments', { url, sort, size: 20, replies: 3, cursor }),
