@@ -459,7 +459,7 @@ request, EVALSHA, the KEYS/ARGV tables, the reply), the rest its commands (the p
 check, the count, the state, and for a change the set, the pending hash, the dirty index, the
 count's INCR, and their AOF propagation). Batching saves the call and the per-target reads;
 the per-like commands stay.
-
+$WEB_SECTION
 ## Charts
 
 $CHART_NOTE
@@ -487,6 +487,8 @@ article, by cursor and by offset; dashed: page 1, dash-dot: the 1.5× target.
   user's token.
 - `comment_create`: `POST /api/v1/articles/$CREATE_ID/comments` `{"body": …}` (~100 characters),
   a top-level comment by a random user's token, on an article of its own.
+- `page_counts`: `GET /api/v1/pages/counts?url=…` for the bench site's 50 page threads
+  (`--sites http://bench.example`), anonymous: an index page's count badges in one call.
 - `login`: `POST /api/v1/sessions` with a correct password, 4 connections. With
   `--password-hash minimal` this is the login path at the minimal Argon2id cost, not the
   interactive cost (64 MiB, ~0.1 s) production uses.
@@ -702,6 +704,7 @@ def values(res, args, fig, chart_note, depth_chart_note):
                           if args.like_memory_stale else ""),
         "LS_ROUNDS": args.like_script_rounds,
         "CHART_NOTE": chart_note,
+        "WEB_SECTION": web_section(res),
         "DEPTH_CHART_NOTE": depth_chart_note,
     })
     # like_rps, cnew_p50, …: the rows the sections on likes and comments quote.
@@ -713,6 +716,34 @@ def values(res, args, fig, chart_note, depth_chart_note):
             v[f"{prefix}_{key}"] = fig.field(scenario, key)
         v[f"{prefix}_ratio"] = fig.ratio_to_hello(scenario)
     return v
+
+
+def web_section(res):
+    """The embedding figures: the counts call (a row above) and bench/widget.mjs's (step 7)."""
+    pages, web = res.get("pages") or {}, res.get("web")
+    out = ("\n## Embedding: the counts call and the widget\n\n"
+           f"`page_counts` (the scenario table above) is `GET /api/v1/pages/counts` for "
+           f"{text(pages.get('threads'))} page threads of the bench site (one comment each), "
+           "anonymous: what count.js sends for an index page of 50 posts; "
+           f"{text(pages.get('counts_round_trips'))} Redis round trips per call.\n\n")
+    if not web:
+        return out + ("The widget step (bench/widget.mjs) did not run: node, Debian's chromium "
+                      "or web/node_modules was missing.\n")
+    f, r = web["files"], web["first_render_ms"]
+    out += ("bench/widget.mjs (its own plauditd, headless Debian Chromium): the bytes a browser "
+            "gets (gzip: the build's `gzip -9` copies) and the widget's first render of a "
+            "20-comment thread, from navigation start until all 20 comments are in its shadow "
+            f"DOM, median of {r['runs']} cold loads (a fresh browser context each).\n\n"
+            "| what | result |\n|---|---|\n")
+    for name in ("embed.js", "count.js", "site.js", "site.css"):
+        if name in f:
+            budget = " (the widget's goal: ≤ 25 KB with its CSS)" if name == "embed.js" else ""
+            out += table_row([name, f"{commas(f[name]['bytes'])} bytes, "
+                              f"**{commas(f[name]['sent_bytes'])} bytes sent** "
+                              f"({f[name]['encoding']}){budget}"])
+    out += table_row(["first render, 20 comments",
+                      f"median **{r['median']} ms** (min {r['min']}, max {r['max']})"])
+    return out
 
 
 def fill(template, v):

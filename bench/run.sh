@@ -76,6 +76,7 @@ source bench/lib/references.sh
 source bench/lib/deep.sh
 source bench/lib/micro.sh
 source bench/lib/flush.sh
+source bench/lib/web.sh
 source bench/lib/results.sh
 
 cleanup() {
@@ -98,13 +99,15 @@ done
 start_hello
 DATA=$WORK/data
 SOCK=$DATA/redis/redis.sock
-start_plauditd "$BUILD/plauditd" "$DATA" "$WORK/plauditd.log" --log-level info
+start_plauditd "$BUILD/plauditd" "$DATA" "$WORK/plauditd.log" --log-level info \
+  --sites http://bench.example
 PORT=$PLAUDITD_PORT
 API=http://127.0.0.1:$PORT/api/v1
 
 # 1. Seed through the API.
 seed_articles
 seed_comments
+seed_pages
 # What the wrk scripts (bench/wrk/*.lua) read.
 export BENCH_WRK_DIR=$ROOT/bench/wrk BENCH_IDS=$WORK/ids.txt BENCH_TOKENS=$WORK/tokens.txt
 export BENCH_HOT_ID=$HOT_ID BENCH_PAGE_ID=$PAGE_ID BENCH_CREATE_ID=$CREATE_ID
@@ -130,6 +133,8 @@ run_resp
 run_flush
 run_like_memory
 run_like_script
+# 7. The widget: its bytes and its first render in Chromium (bench/widget.mjs).
+run_web
 
 # 6. Results and report.
 check_targets

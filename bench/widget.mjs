@@ -6,6 +6,8 @@
 // 2. First render: a host page with the widget on a 20-comment thread (3 with a reply), in
 //    Debian's Chromium; the time from navigation start until all 20 comments are in the shadow
 //    DOM, median of 10 cold loads (a fresh browser context each: no cache).
+// With BENCH_JSON=FILE (make bench's step 7, bench/lib/web.sh) the figures also go to FILE.
+import { writeFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { api, hostPage, launchBrowser, newUser, signIn, snippet, startPlauditd } from '../tests/browser/harness.mjs';
 
@@ -21,9 +23,11 @@ try {
       res.on('end', () => ok({ n, encoding: res.headers['content-encoding'] || 'identity' }));
     }).on('error', fail);
   });
+  const files = {};
   for (const f of ['embed.js', 'count.js', 'site.js', 'site.css']) {
     const plain = await wire('/' + f, 'identity');
     const gz = await wire('/' + f, 'gzip, deflate, br');
+    files[f] = { bytes: plain.n, sent_bytes: gz.n, encoding: gz.encoding };
     console.log(`${f}: ${plain.n} bytes, ${gz.n} bytes sent to a browser (${gz.encoding})`);
   }
   const admin = await signIn(plaudit.url, 'admin', 'admin-password');
@@ -58,6 +62,12 @@ try {
   const median = (times[(runs - 1) >> 1] + times[runs >> 1]) / 2;
   console.log(`first render of 20 comments: median ${median.toFixed(1)} ms over ${runs} cold loads ` +
               `(min ${times[0].toFixed(1)}, max ${times[runs - 1].toFixed(1)})`);
+  if (process.env.BENCH_JSON) {
+    const round = (x) => Math.round(x * 10) / 10;
+    writeFileSync(process.env.BENCH_JSON, JSON.stringify({
+      files, first_render_ms: { median: round(median), min: round(times[0]), max: round(times[runs - 1]), runs },
+    }));
+  }
 } finally {
   await browser.close();
   await plaudit.stop();

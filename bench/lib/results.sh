@@ -86,6 +86,8 @@ write_results() {
     echo "  \"raw\":["
     awk '{ printf "%s{\"round\":%s,\"mode\":\"%s\",\"depth\":%s,\"rps\":%s,\"p50_ms\":%s,\"p99_ms\":%s,\"non2xx\":%s}", (NR > 1 ? ",\n   " : "   "), $1, $2, $3, $4, $5, $6, $7 } END { print "" }' "$WORK/depth.raw"
     echo "  ]}},"
+    echo "\"pages\":{\"threads\":${N_PAGES:-0},\"counts_round_trips\":$(field "$(row_of page_counts)" round_trips_per_req | grep . || echo null)},"
+    echo "\"web\":${WEB_JSON:-null},"
     echo "\"total_seconds\":$(($(date +%s) - BENCH_START)),"
     echo "\"targets\":[$(IFS=,; echo "${targets_json[*]}")]"
     echo "}"

@@ -230,6 +230,8 @@ run_scenarios() {
   run comment_page_hot "$site/" bench/wrk/comment_page_hot.lua
   run comment_like_status "$site/" bench/wrk/comment_like_status.lua
   run comment_create "$site/" bench/wrk/comment_create.lua
+  # count.js on an index page of 50 posts: one counts call, anonymous.
+  run page_counts "$site$(cat "$WORK/counts_path.txt")"
   rss_stop like RSS_LIKE_MIB
   # The comment page signed in: the session lookup and the caller's like states on top.
   PAGE_RT_AUTH=$(BENCH_COMMENT_AUTH=1 round_trips comment_page_new_auth "$site/" \

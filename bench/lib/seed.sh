@@ -110,6 +110,25 @@ new_article() {  # TITLE → id of a new published article by the author
 # takes comment_create's writes; DEEP_ID is left untouched (its comment cache never built)
 # until the deep-page step bulk-loads it in SQLite. → WORK/comment_ids.txt, N_COMMENTS,
 # N_REPLIES, N_CLIKES, CSEED_SECS; checked by reading the page back in both orders.
+# 50 page threads of the bench site (plauditd runs with --sites http://bench.example), one
+# comment each, through POST /pages/comments → WORK/counts_path.txt: the counts call for all
+# 50 (GET /api/v1/pages/counts?url=…×50, what an index page's count.js sends), N_PAGES.
+seed_pages() {
+  local i
+  for i in $(seq 1 50); do
+    curl -fsS -X POST -H "Authorization: Bearer $(sed -n 1p "$WORK/tokens.txt")" \
+      -H 'Content-Type: application/json' -d "{\"body\":\"Page comment $i\",\"title\":\"Bench page $i\"}" \
+      "$API/pages/comments?url=http%3A%2F%2Fbench.example%2Fposts%2F$i" >/dev/null || true
+  done
+  printf '/api/v1/pages/counts?%s' "$(seq 1 50 | awk '{ printf "%surl=http%%3A%%2F%%2Fbench.example%%2Fposts%%2F%d", (NR > 1 ? "&" : ""), $1 }')" \
+    >"$WORK/counts_path.txt"
+  N_PAGES=$(curl -fsS "http://127.0.0.1:$PORT$(cat "$WORK/counts_path.txt")" | grep -o '"commentCount":1' | wc -l)
+  if [ "$N_PAGES" -ne 50 ]; then
+    echo "page seeding failed: $N_PAGES of 50 pages have their comment" >&2
+    exit 1
+  fi
+}
+
 seed_comments() {
   local start=$SECONDS check hot_counts
   PAGE_ID=$(new_article "Bench comment page")
