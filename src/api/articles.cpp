@@ -147,7 +147,8 @@ HandlerResult Create(ApiContext ctx, Request& req) {
 HandlerResult Get(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
   PL_CO_TRY(const int64_t id, req.IdParam("id"));
-  PL_CO_TRY(auto a, co_await ctx.articles->Read(caller.principal, id));
+  const bool count_view = req.raw.method() != beast::http::verb::head;  // a probe is no reader
+  PL_CO_TRY(auto a, co_await ctx.articles->Read(caller.principal, id, count_view));
   co_return JsonResponse(beast::http::status::ok, ArticleJson(a));
 }
 

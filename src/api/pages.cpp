@@ -47,7 +47,8 @@ namespace pages {
 HandlerResult Get(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
   PL_CO_TRY(auto page, PageParam(ctx, req));
-  PL_CO_TRY(auto counts, co_await ctx.pages->Read(caller.principal, page));
+  const bool count_view = req.raw.method() != beast::http::verb::head;  // a probe is no reader
+  PL_CO_TRY(auto counts, co_await ctx.pages->Read(caller.principal, page, count_view));
   co_return JsonResponse(beast::http::status::ok, CountsJson(counts));
 }
 

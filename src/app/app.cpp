@@ -98,6 +98,8 @@ Status App::Start() {
   sopts.max_body = config_.max_body;
   sopts.sites = config_.sites;
   sopts.trusted_proxies = config_.trusted_proxies;
+  sopts.proxy_header = config_.proxy_forwarded ? http::ProxyHeader::kForwarded
+                                               : http::ProxyHeader::kXForwarded;
   server_ = std::make_unique<http::Server>(ioc_, sopts, router_, &metrics_);
   if (auto st = server_->Listen(); !st) {
     return st;

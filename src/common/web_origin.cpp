@@ -1,6 +1,7 @@
 #include "common/web_origin.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include <boost/url/parse.hpp>
 #include <boost/url/url.hpp>
@@ -14,12 +15,73 @@ tl::unexpected<Error> Invalid(std::string message) {
 
 std::string_view DefaultPort(std::string_view scheme) { return scheme == "https" ? "443" : "80"; }
 
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+bool Unreserved(unsigned char c) {
+  return std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~';
+}
+
+// RFC 3986 6.2.2 on an encoded path: %XX of an unreserved character decoded, other %XX
+// upper-cased, then dot segments removed (5.2.4). Written here because Boost.URL 1.81's
+// normalize() also decodes %2F, which would make /a%2Fb and /a/b one page.
+std::string NormalisePath(std::string_view encoded) {
+  std::string decoded;
+  decoded.reserve(encoded.size());
+  for (size_t i = 0; i < encoded.size(); ++i) {
+    const int hi = i + 2 < encoded.size() && encoded[i] == '%' ? HexValue(encoded[i + 1]) : -1;
+    const int lo = hi >= 0 ? HexValue(encoded[i + 2]) : -1;
+    if (lo < 0) {
+      decoded += encoded[i];
+      continue;
+    }
+    const auto c = static_cast<unsigned char>(hi * 16 + lo);
+    if (Unreserved(c)) {
+      decoded += static_cast<char>(c);
+    } else {
+      constexpr char kHex[] = "0123456789ABCDEF";
+      decoded += '%';
+      decoded += kHex[hi];
+      decoded += kHex[lo];
+    }
+    i += 2;
+  }
+  std::vector<std::string_view> kept;
+  std::string_view rest(decoded);
+  if (!rest.empty() && rest.front() == '/') rest.remove_prefix(1);
+  bool last_was_dot = false;
+  while (true) {
+    const size_t slash = rest.find('/');
+    const std::string_view segment = rest.substr(0, slash);
+    last_was_dot = segment == "." || segment == "..";
+    if (segment == "..") {
+      if (!kept.empty()) kept.pop_back();
+    } else if (segment != ".") {
+      kept.push_back(segment);
+    }
+    if (slash == std::string_view::npos) break;
+    rest.remove_prefix(slash + 1);
+  }
+  std::string out;
+  for (std::string_view segment : kept) {
+    out += '/';
+    out += segment;
+  }
+  if (out.empty() || last_was_dot) out += '/';
+  return out;
+}
+
 // The checks and lower-casing both forms share; the URL is normalised in place.
 Result<boost::urls::url> ParseHttp(std::string_view text, std::string_view what) {
   auto parsed = boost::urls::parse_uri(text);
   if (!parsed) return Invalid(std::string(what) + " must be an absolute http(s) URL");
   boost::urls::url u(*parsed);
-  u.normalize();  // scheme and host lower-case, %-encodings and dot segments (RFC 3986 6.2.2)
+  u.normalize_scheme();     // lower case
+  u.normalize_authority();  // host lower case, %-encodings; the path is NormalisePath's
   if (u.scheme() != "http" && u.scheme() != "https") {
     return Invalid(std::string(what) + " must be an http or https URL");
   }
@@ -49,7 +111,7 @@ Result<PageUrl> NormalisePageUrl(std::string_view text) {
   boost::urls::url& u = *parsed;
   u.remove_query();
   u.remove_fragment();
-  std::string path(u.encoded_path());
+  std::string path = NormalisePath(u.encoded_path());
   while (path.size() > 1 && path.back() == '/') path.pop_back();
   if (path.empty()) path = "/";
   PageUrl out;
@@ -93,6 +155,10 @@ bool SiteList::Allows(std::string_view origin) const {
   if (std::binary_search(origins_.begin(), origins_.end(), origin)) return true;
   auto normal = NormaliseOrigin(origin);
   return normal && std::binary_search(origins_.begin(), origins_.end(), *normal);
+}
+
+bool SiteList::ListsExactly(std::string_view origin) const {
+  return std::binary_search(origins_.begin(), origins_.end(), origin);
 }
 
 std::string SiteList::ToString() const {

@@ -40,6 +40,9 @@ class SiteList {
   // normalised first, so "https://Blog.Example:443" matches "https://blog.example"; anything
   // that is not an origin ("null", a path) matches none.
   bool Allows(std::string_view origin) const;
+  // Whether `origin` is one of the sites as written in normal form, as a browser's Origin
+  // header is: CORS echoes the header, so it answers only that exact spelling.
+  bool ListsExactly(std::string_view origin) const;
   bool empty() const { return origins_.empty(); }
   const std::vector<std::string>& origins() const { return origins_; }
   // The sites in the form Parse reads.

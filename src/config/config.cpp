@@ -151,6 +151,11 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
             "proxies whose X-Forwarded-For/Forwarded/X-Forwarded-Proto are believed: "
             "comma-separated CIDRs or addresses (none by default)")
       ->envname("PLAUDIT_TRUSTED_PROXIES");
+  AddParsed(app, "--proxy-header", c.proxy_forwarded, ParseProxyHeader,
+            "which headers the trusted proxies write: x-forwarded (X-Forwarded-For/-Proto/-Host) "
+            "or forwarded (RFC 7239); the other family is ignored")
+      ->envname("PLAUDIT_PROXY_HEADER")
+      ->default_str("x-forwarded");
   AddParsed(app, "--cookie-secure", c.cookie_secure, ParseOnOff,
             "on: the session cookie always carries Secure (off: only over HTTPS)")
       ->envname("PLAUDIT_COOKIE_SECURE")

@@ -52,6 +52,9 @@ struct Config {
   // Proxies whose X-Forwarded-For / Forwarded (and X-Forwarded-Proto) are believed: the
   // client address and scheme of a request they pass on. Empty: every header is ignored.
   AddressSet trusted_proxies;
+  // Which headers those proxies write: X-Forwarded-* (false, the default) or RFC 7239
+  // Forwarded (true); the other family is ignored (--proxy-header).
+  bool proxy_forwarded = false;
   bool cookie_secure = false;  // the session cookie always gets Secure (else only over HTTPS)
 };
 

@@ -16,6 +16,7 @@ constexpr Name<spdlog::level::level_enum> kLogLevels[] = {{"debug", spdlog::leve
 constexpr Name<PasswordCost> kPasswordCosts[] = {{"interactive", PasswordCost::kInteractive},
                                                  {"minimal", PasswordCost::kMinimal}};
 constexpr Name<bool> kOnOff[] = {{"on", true}, {"off", false}};
+constexpr Name<bool> kProxyHeaders[] = {{"x-forwarded", false}, {"forwarded", true}};
 
 template <class T>
 Result<T> OneOf(std::string_view text, std::span<const Name<T>> names) {
@@ -66,6 +67,8 @@ std::string_view PasswordCostName(PasswordCost cost) {
 }
 
 Result<bool> ParseOnOff(std::string_view text) { return OneOf<bool>(text, kOnOff); }
+
+Result<bool> ParseProxyHeader(std::string_view text) { return OneOf<bool>(text, kProxyHeaders); }
 
 Result<Credentials> ParseCredentials(std::string_view text) {
   const size_t colon = text.find(':');

@@ -38,6 +38,8 @@ std::string_view PasswordCostName(PasswordCost cost);
 
 // on or off.
 Result<bool> ParseOnOff(std::string_view text);
+// --proxy-header: x-forwarded (false) or forwarded (true).
+Result<bool> ParseProxyHeader(std::string_view text);
 
 Result<Credentials> ParseCredentials(std::string_view text);
 

@@ -27,12 +27,12 @@ Awaitable<Status> ArticleService::FillLikes(int64_t user_id, std::vector<Article
 }
 
 Awaitable<Result<Article>> ArticleService::Read(const std::optional<Principal>& viewer,
-                                                int64_t id) {
+                                                int64_t id, bool count_view) {
   // The article and its like state are read together (one round trip when both are
   // cached); the like state of an article the caller may not see is dropped unread.
   using namespace boost::asio::experimental::awaitable_operators;
   const redis::LikeTarget target = redis::LikeTarget::OfArticle(id);
-  auto article_op = Get(viewer, id, /*count_view=*/true);
+  auto article_op = Get(viewer, id, count_view);
   auto likes_op = likes_.Get(UserIdOf(viewer), target);
   auto both = co_await (std::move(article_op) && std::move(likes_op));
   auto& a = std::get<0>(both);

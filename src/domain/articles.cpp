@@ -190,6 +190,11 @@ Awaitable<Result<Article>> ArticleService::Update(const Principal& who, int64_t 
     if (in.kind && *in.kind != a.kind) {
       return Fail(ErrorCode::kInvalidArgument, "field 'kind' cannot be changed");
     }
+    // A page's thread stays published: as a draft it would vanish from its page and from
+    // every list, reachable by nobody (delete it instead; the page's next comment starts anew).
+    if (a.kind == ArticleKind::kPage && in.status && *in.status != a.status) {
+      return Fail(ErrorCode::kInvalidArgument, "field 'status' of a page thread cannot be changed");
+    }
     if (in.pinned && *in.pinned != a.pinned && !HasRole(who.role, Role::kAdmin)) {
       return Fail(ErrorCode::kPermissionDenied, "only an admin may pin");
     }

@@ -54,7 +54,9 @@ class ArticleService {
   // --- As a reader sees them (article_likes.cpp): like counts live from the like store and
   // the reader's own `liked`.
   // GET of one article: counts a view; the article and its like state in one round trip.
-  Awaitable<Result<Article>> Read(const std::optional<Principal>& viewer, int64_t id);
+  // `count_view`: false for a HEAD (a probe, not a reader).
+  Awaitable<Result<Article>> Read(const std::optional<Principal>& viewer, int64_t id,
+                                  bool count_view = true);
   // PATCH: Update, answered with the caller's like state.
   Awaitable<Result<Article>> UpdateAndRead(const Principal& who, int64_t id, ArticleInput input);
   // The published list, or the caller's own (drafts only, or every status: sign in first).

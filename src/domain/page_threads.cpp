@@ -118,11 +118,11 @@ Awaitable<Result<PageService::Found>> PageService::FindOrCreate(
 }
 
 Awaitable<Result<PageCounts>> PageService::Read(const std::optional<Principal>& viewer,
-                                                const PageUrl& page) {
+                                                const PageUrl& page, bool count_view) {
   for (int attempt = 0; attempt < 2; ++attempt) {
     PL_CO_TRY(auto found, co_await Find(page, attempt > 0));
     if (!found.id) break;
-    auto a = co_await articles_.Read(viewer, *found.id);
+    auto a = co_await articles_.Read(viewer, *found.id, count_view);
     if (a) co_return CountsOf(page.url, *a);
     if (a.error().code != ErrorCode::kNotFound || !found.from_cache) {
       co_return tl::unexpected(a.error());

@@ -52,7 +52,8 @@ class PageService {
 
   // The page's counts; counts a view of its thread, as GET /articles/{id} does (a widget
   // loads once per page view). No thread: zeros, and nothing is created.
-  Awaitable<Result<PageCounts>> Read(const std::optional<Principal>& viewer, const PageUrl& page);
+  Awaitable<Result<PageCounts>> Read(const std::optional<Principal>& viewer, const PageUrl& page,
+                                     bool count_view = true);
   // The thread's comment list, or an empty one when the page has no thread.
   Awaitable<Result<PageResult<Comment>>> Comments(const std::optional<Principal>& viewer,
                                                   const PageUrl& page, CommentSort sort,

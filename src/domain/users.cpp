@@ -179,10 +179,25 @@ Awaitable<Result<User>> UserService::Get(int64_t id) {
   co_return ToUser(**row);
 }
 
+namespace {
+
+// Accounts the system owns (usernames a person cannot register: '@pages', the author of page
+// threads, migration 017) are no one's to promote or delete.
+Awaitable<Status> RefuseReserved(sql::UserTable& users, int64_t id) {
+  PL_CO_TRY(auto row, co_await users.FindById(id));
+  if (row && !row->username.empty() && row->username.front() == '@') {
+    co_return Fail(ErrorCode::kPermissionDenied, "a reserved account cannot be changed");
+  }
+  co_return Status{};
+}
+
+}  // namespace
+
 Awaitable<Result<User>> UserService::SetRole(const Principal& actor, int64_t id, Role role) {
   if (!HasRole(actor.role, Role::kAdmin)) {
     co_return Fail(ErrorCode::kPermissionDenied, "only an admin may change roles");
   }
+  PL_CO_CHECK(co_await RefuseReserved(users_, id));
   auto updated = co_await users_.SetRole(id, std::string(RoleName(role)), NowMs());
   if (!updated) co_return tl::unexpected(updated.error());
   if (!*updated) co_return Fail(ErrorCode::kNotFound, "no such user");
@@ -201,6 +216,7 @@ Awaitable<Status> UserService::Delete(const Principal& actor, int64_t id) {
   if (actor.id != id && !HasRole(actor.role, Role::kAdmin)) {
     co_return Fail(ErrorCode::kPermissionDenied, "only the user or an admin may delete an account");
   }
+  PL_CO_CHECK(co_await RefuseReserved(users_, id));
   auto deleted = co_await users_.MarkDeleted(id, NowMs());
   if (!deleted) co_return tl::unexpected(deleted.error());
   if (!*deleted) {

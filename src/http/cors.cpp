@@ -26,7 +26,7 @@ bool CorsPolicy::IsPreflight(const RawRequest& req, std::string_view path) {
 Response CorsPolicy::Preflight(const RawRequest& req) const {
   Response r = NoContent();
   std::string_view origin = OriginOf(req);
-  if (!origin.empty() && sites_.Allows(origin)) {
+  if (!origin.empty() && sites_.ListsExactly(origin)) {
     r.headers.emplace_back("Access-Control-Allow-Methods", kAllowMethods);
     r.headers.emplace_back("Access-Control-Allow-Headers", kAllowHeaders);
     r.headers.emplace_back("Access-Control-Max-Age", kMaxAgeSeconds);
@@ -38,7 +38,9 @@ void CorsPolicy::Apply(const RawRequest& req, Response& response) const {
   std::string_view origin = OriginOf(req);
   if (origin.empty()) return;
   response.headers.emplace_back("Vary", "Origin");
-  if (!sites_.Allows(origin)) return;
+  // Exactly as a browser writes it: the header is echoed, so an odd spelling
+  // ("http://LOCALHOST:9999", a trailing '/') that only normalises to a site gets nothing.
+  if (!sites_.ListsExactly(origin)) return;
   response.headers.emplace_back("Access-Control-Allow-Origin", origin);
   response.headers.emplace_back("Access-Control-Allow-Credentials", "true");
   response.headers.emplace_back("Access-Control-Expose-Headers", kExposeHeaders);

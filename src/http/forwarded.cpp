@@ -118,7 +118,8 @@ std::string_view XForwardedProto(std::string_view header) {
   return TrimOws(comma == std::string_view::npos ? header : header.substr(comma + 1));
 }
 
-ClientEndpoint ClientOf(const RawRequest& req, std::string_view peer, const AddressSet& trusted) {
+ClientEndpoint ClientOf(const RawRequest& req, std::string_view peer, const AddressSet& trusted,
+                        ProxyHeader family) {
   ClientEndpoint client;
   client.address = std::string(peer);
   if (trusted.empty() || !trusted.Contains(peer)) return client;
@@ -127,23 +128,28 @@ ClientEndpoint ClientOf(const RawRequest& req, std::string_view peer, const Addr
     return it == req.end() ? std::string_view{}
                            : std::string_view(it->value().data(), it->value().size());
   };
-  const std::string_view forwarded = header("Forwarded");
   std::vector<std::string> chain;
   std::string proto;
-  if (!forwarded.empty()) {
+  if (family == ProxyHeader::kForwarded) {
+    const std::string_view forwarded = header("Forwarded");
     chain = ForwardedFor(forwarded);
     proto = ForwardedProto(forwarded);
     client.host = ForwardedHost(forwarded);
   } else {
     chain = XForwardedFor(header("X-Forwarded-For"));
+    proto = std::string(XForwardedProto(header("X-Forwarded-Proto")));
+    client.host = std::string(XForwardedProto(header("X-Forwarded-Host")));
   }
-  if (proto.empty()) proto = std::string(XForwardedProto(header("X-Forwarded-Proto")));
-  if (client.host.empty()) client.host = std::string(XForwardedProto(header("X-Forwarded-Host")));
   client.https = beast::iequals(proto, "https");
   // Right to left: the first hop no trusted proxy vouches for is the client. A chain of
-  // trusted proxies only ends at its leftmost entry.
+  // trusted proxies only ends at its leftmost entry. A node that is no address stops the walk
+  // at the last address seen (the proxy that wrote it): an arbitrary string must not become
+  // a rate-limit key of its own.
   for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-    client.address = Canonical(*it);
+    boost::system::error_code ec;
+    const auto address = boost::asio::ip::make_address(*it, ec);
+    if (ec) break;
+    client.address = address.to_string();
     if (!trusted.Contains(client.address)) break;
   }
   return client;

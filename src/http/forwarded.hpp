@@ -16,6 +16,15 @@
 
 namespace plaudit::http {
 
+// Which headers the trusted proxies write (--proxy-header). Only those are read: a proxy
+// passes on what the client sent in the other family untouched, so believing both (or
+// preferring one whenever present) would let a client name its own address behind an
+// ordinary proxy.
+enum class ProxyHeader {
+  kXForwarded,  // X-Forwarded-For / -Proto / -Host (nginx, HAProxy, most load balancers)
+  kForwarded,   // RFC 7239 Forwarded: for= / proto= / host=
+};
+
 struct ClientEndpoint {
   std::string address;  // the client's IP address, textual ("203.0.113.7", "2001:db8::1")
   bool https = false;   // the client's request came over HTTPS (per a trusted proxy)
@@ -37,9 +46,12 @@ std::string ForwardedHost(std::string_view forwarded);
 
 // The client of a request that arrived from `peer`. From a peer outside `trusted` (or with no
 // trusted proxies configured) that is the peer itself, whatever the headers say. From a
-// trusted peer: Forwarded if present, else X-Forwarded-For, walked from the right past
-// trusted proxies; `https` from Forwarded's proto= or X-Forwarded-Proto; `host` from
-// Forwarded's host= or X-Forwarded-Host (a proxy that rewrites Host says what it was).
-ClientEndpoint ClientOf(const RawRequest& req, std::string_view peer, const AddressSet& trusted);
+// trusted peer: the `family`'s address chain, walked from the right past trusted proxies; a
+// node that is not an address ("unknown", "_hidden", garbage) ends the walk at the proxy that
+// wrote it, so such clients share that proxy's budget instead of each naming a fresh one;
+// `https` and `host` from the same family's proto/host (a proxy that rewrites Host says what
+// it was). The other family's headers are ignored.
+ClientEndpoint ClientOf(const RawRequest& req, std::string_view peer, const AddressSet& trusted,
+                        ProxyHeader family = ProxyHeader::kXForwarded);
 
 }  // namespace plaudit::http

@@ -314,7 +314,7 @@ Awaitable<Response> Server::Dispatch(RawRequest& req, const std::string& remote,
     co_return ErrorResponse(beast::http::status::method_not_allowed, "method_not_allowed",
                             std::string(req.method_string()) + " is not allowed here");
   }
-  ClientEndpoint client = ClientOf(req, remote, options_.trusted_proxies);
+  ClientEndpoint client = ClientOf(req, remote, options_.trusted_proxies, options_.proxy_header);
   Request request{req,
                   path,
                   query,

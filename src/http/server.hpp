@@ -23,6 +23,7 @@
 #include "common/result.hpp"
 #include "common/web_origin.hpp"
 #include "http/cors.hpp"
+#include "http/forwarded.hpp"
 #include "http/metrics.hpp"
 #include "http/router.hpp"
 
@@ -38,6 +39,7 @@ struct ServerOptions {
   std::chrono::milliseconds idle_timeout{60'000};    // keep-alive wait for the next request
   SiteList sites;              // origins answered with CORS headers, and let past the CSRF check
   AddressSet trusted_proxies;  // peers whose forwarding headers name the client (forwarded.hpp)
+  ProxyHeader proxy_header = ProxyHeader::kXForwarded;  // which headers they write
 };
 
 using RequestParser = beast::http::request_parser<beast::http::string_body>;

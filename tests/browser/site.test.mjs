@@ -96,8 +96,17 @@ describe('the blog pages', () => {
 
     const token = /\/setup\?token=([0-9a-f]{64})/.exec(plaudit.log())?.[1];
     assert.ok(token, 'plauditd logs the setup link');
+    // A username someone took meanwhile: said so, and setup is not "done".
+    const taken = await api(plaudit.url, 'POST', '/api/v1/users', { body: { username: 'root', password: 'someone-else' } });
+    assert.equal(taken.status, 201);
     await page.goto(`${plaudit.url}/setup?token=${token}`);
     await fill();
+    await page.getByLabel('Username').fill('root');
+    await page.getByRole('button', { name: 'Create admin' }).click();
+    await page.getByRole('alert').getByText('That username is taken.').waitFor();
+    assert.equal((await api(plaudit.url, 'GET', '/api/v1/setup')).json.needed, true);
+    await page.getByLabel('Username').fill('admin');
+    await page.getByRole('button', { name: 'Create admin' }).click();
     await page.getByText('Signed in as The Admin').waitFor();
     assert.equal(new URL(page.url()).pathname, '/');
     await eventually(async () => !(await page.getByText(kNoAdmin).count()), 5000, 'the notice to go');

@@ -204,14 +204,17 @@ TEST(Config, EmbeddingSettings) {
   EXPECT_TRUE(inv->config.sites.empty());  // API.md: none besides plauditd's own pages
   EXPECT_EQ(inv->config.trusted_proxies.ToString(), "");
   EXPECT_FALSE(inv->config.cookie_secure);
+  EXPECT_FALSE(inv->config.proxy_forwarded);  // X-Forwarded-* by default
   inv = ParseArgs({"--sites", "https://Docs.Example:443/, http://blog.example:8080",
-                   "--trusted-proxies", "127.0.0.1,10.0.0.0/8", "--cookie-secure", "on"},
+                   "--trusted-proxies", "127.0.0.1,10.0.0.0/8", "--cookie-secure", "on",
+                   "--proxy-header", "forwarded"},
                   code);
   ASSERT_TRUE(inv);
   EXPECT_EQ(inv->config.sites.ToString(), "http://blog.example:8080,https://docs.example");
   EXPECT_TRUE(inv->config.sites.Allows("https://docs.example"));
   EXPECT_EQ(inv->config.trusted_proxies.ToString(), "127.0.0.1/32,10.0.0.0/8");
   EXPECT_TRUE(inv->config.cookie_secure);
+  EXPECT_TRUE(inv->config.proxy_forwarded);
   ::setenv("PLAUDIT_SITES", "https://a.example", 1);
   inv = ParseArgs({}, code);
   ::unsetenv("PLAUDIT_SITES");
@@ -253,6 +256,7 @@ TEST(Config, EachBadValueExitsTwoWithOneLineNamingTheFlag) {
       {"--sites", "https://user@blog.example"},
       {"--trusted-proxies", "10.0.0.1/40"},
       {"--cookie-secure", "maybe"},
+      {"--proxy-header", "x-forwarded-for"},
   };
   for (const auto& [flag, value] : cases) {
     SCOPED_TRACE(flag + " " + value);

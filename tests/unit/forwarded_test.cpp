@@ -67,13 +67,37 @@ TEST(Forwarded, TheRightmostHopNoTrustedProxyVouchesForIsTheClient) {
   EXPECT_EQ(ClientOf(WithHeaders({}), "10.0.0.2", trusted).address, "10.0.0.2");
 }
 
-TEST(Forwarded, ForwardedWinsAndQuotedIpv6IsCanonical) {
+TEST(Forwarded, OnlyTheConfiguredFamilyIsReadAndQuotedIpv6IsCanonical) {
   const AddressSet trusted = Trusted("127.0.0.1");
   auto req = WithHeaders({{"Forwarded", R"(for="[2001:DB8:0::1]:4711";proto=https)"},
                           {"X-Forwarded-For", "198.51.100.1"}});
-  ClientEndpoint c = ClientOf(req, "127.0.0.1", trusted);
+  ClientEndpoint c = ClientOf(req, "127.0.0.1", trusted, ProxyHeader::kForwarded);
   EXPECT_EQ(c.address, "2001:db8::1");
   EXPECT_TRUE(c.https);
+  // The default family: a client's own Forwarded line (a proxy that writes X-Forwarded-For
+  // passes it on) names nothing, and a bare proto= in it changes nothing.
+  c = ClientOf(req, "127.0.0.1", trusted);
+  EXPECT_EQ(c.address, "198.51.100.1");
+  EXPECT_FALSE(c.https);
+  req = WithHeaders({{"Forwarded", "proto=https"}, {"X-Forwarded-For", "198.51.100.1"}});
+  EXPECT_EQ(ClientOf(req, "127.0.0.1", trusted).address, "198.51.100.1");
+  // And the other way round: behind a Forwarded proxy, X-Forwarded-For is the client's.
+  req = WithHeaders({{"Forwarded", "for=198.51.100.2"}, {"X-Forwarded-For", "6.6.6.6"},
+                     {"X-Forwarded-Proto", "https"}});
+  c = ClientOf(req, "127.0.0.1", trusted, ProxyHeader::kForwarded);
+  EXPECT_EQ(c.address, "198.51.100.2");
+  EXPECT_FALSE(c.https);
+}
+
+TEST(Forwarded, ANodeThatIsNoAddressEndsTheWalkAtTheProxyThatWroteIt) {
+  const AddressSet trusted = Trusted("127.0.0.1,10.0.0.0/8");
+  for (const char* node : {"unknown", "_hidden", "\"_x123\"", "\"\""}) {
+    auto req = WithHeaders({{"Forwarded", std::string("for=") + node + ", for=10.0.0.7"}});
+    EXPECT_EQ(ClientOf(req, "127.0.0.1", trusted, ProxyHeader::kForwarded).address, "10.0.0.7")
+        << node;
+  }
+  auto req = WithHeaders({{"X-Forwarded-For", "203.0.113.9, garbage"}});
+  EXPECT_EQ(ClientOf(req, "127.0.0.1", trusted).address, "127.0.0.1");
 }
 
 TEST(Forwarded, TheHostAProxyRewroteComesFromATrustedPeerOnly) {
@@ -85,7 +109,10 @@ TEST(Forwarded, TheHostAProxyRewroteComesFromATrustedPeerOnly) {
   EXPECT_EQ(ClientOf(req, "192.0.2.9", Trusted("127.0.0.1")).host, "");
   req = WithHeaders({{"Forwarded", "for=192.0.2.1;host=a.example"},
                      {"X-Forwarded-Host", "b.example"}});
-  EXPECT_EQ(ClientOf(req, "127.0.0.1", Trusted("127.0.0.1")).host, "a.example");
+  // Each family's host comes with that family alone.
+  EXPECT_EQ(ClientOf(req, "127.0.0.1", Trusted("127.0.0.1"), ProxyHeader::kForwarded).host,
+            "a.example");
+  EXPECT_EQ(ClientOf(req, "127.0.0.1", Trusted("127.0.0.1")).host, "b.example");
 }
 
 TEST(Forwarded, XForwardedProtoFromATrustedPeer) {

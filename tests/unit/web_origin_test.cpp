@@ -27,9 +27,21 @@ TEST(PageUrl, NormalisedAsApiMdSays) {
   EXPECT_EQ(Page("https://blog.example/a/./b/../c"), "https://blog.example/a/c");
   EXPECT_EQ(Page("https://blog.example/%7euser/%e4%b8%ad"), "https://blog.example/~user/%E4%B8%AD");
   EXPECT_EQ(Page("http://[::1]:8080/x"), "http://[::1]:8080/x");
+  EXPECT_EQ(Page("https://blog.example/x/%2e%2E/y"), "https://blog.example/y");  // %2E is '.'
+  EXPECT_EQ(Page("https://blog.example/.."), "https://blog.example/");
+  EXPECT_EQ(Page("https://blog.example/a/b/.."), "https://blog.example/a");
   auto p = NormalisePageUrl("https://Blog.Example:443/a");
   ASSERT_TRUE(p);
   EXPECT_EQ(p->origin, "https://blog.example");
+}
+
+// An encoded '/' is data, not a separator (RFC 3986 2.2): /a%2Fb is another page than /a/b.
+// (Boost.URL 1.81's normalize() decoded it; review of issue 27.)
+TEST(PageUrl, AnEncodedSlashStaysEncoded) {
+  EXPECT_EQ(Page("https://blog.example/a%2Fb"), "https://blog.example/a%2Fb");
+  EXPECT_EQ(Page("https://blog.example/a%2f"), "https://blog.example/a%2F");
+  EXPECT_EQ(Page("https://blog.example/a%2f%2e%2e%2fc"), "https://blog.example/a%2F..%2Fc");
+  EXPECT_NE(Page("https://blog.example/a%2Fb"), Page("https://blog.example/a/b"));
 }
 
 TEST(PageUrl, RefusesWhatIsNotAnAbsoluteHttpUrl) {
@@ -58,6 +70,9 @@ TEST(SiteList, AllowsExactlyItsOrigins) {
                               "http://localhost:8082", "null", "", "https://blog.example/x"}) {
     EXPECT_FALSE(sites->Allows(no)) << no;
   }
+  EXPECT_TRUE(sites->ListsExactly("https://blog.example"));
+  EXPECT_FALSE(sites->ListsExactly("HTTPS://BLOG.EXAMPLE:443"));
+  EXPECT_FALSE(sites->ListsExactly("https://blog.example/"));
   auto none = SiteList::Parse("");
   ASSERT_TRUE(none);
   EXPECT_TRUE(none->empty());

@@ -75,7 +75,16 @@ export async function setupPage(ctx: Ctx, token: string): Promise<Node> {
   return h('div', {}, h('h1', {}, t('setupTitle')),
     form(ctx, t('setupCreate'), [field(t('username'), user), field(t('password'), pass), field(t('displayName'), name)],
       async () => {
-        await ctx.api.setup(token, user.value.trim(), pass.value, name.value.trim());
+        try {
+          await ctx.api.setup(token, user.value.trim(), pass.value, name.value.trim());
+        } catch (err) {
+          // 409 is both "setup is done" and "that username is taken": only the first ends it.
+          if (err instanceof ApiError && err.status === 409 &&
+              (await ctx.api.request<{ needed: boolean }>('GET', '/api/v1/setup')).needed) {
+            throw new ApiError(400, err.code, t('errTaken'));
+          }
+          throw err;
+        }
         history.replaceState(null, '', '/setup');  // the used token leaves the address bar
         ctx.go('/');
       }, { 403: 'errBadToken', 409: 'setupDone', 429: 'errRate' }));

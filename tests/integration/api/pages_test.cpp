@@ -230,6 +230,36 @@ TEST_P(PagesTest, TheFirstCommentCreatesTheThreadWithItsTitleAndReadsCountViews)
   EXPECT_EQ(g1.Json().at("commentCount").as_int64(), 2);
   EXPECT_EQ(g2.Json().at("viewCount").as_int64(), g1.Json().at("viewCount").as_int64() + 1);
   EXPECT_EQ(g1.Json().at("viewCount").as_int64(), 2);
+  // A HEAD is a probe, not a reader: no view (review of issue 27).
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(c.Send(beast::http::verb::head, "/api/v1/pages" + Q(page)).status, 200);
+    EXPECT_EQ(c.Send(beast::http::verb::head, "/api/v1/articles/" + std::to_string(id)).status, 200);
+  }
+  EXPECT_EQ(c.Get("/api/v1/pages" + Q(page)).Json().at("viewCount").as_int64(),
+            g2.Json().at("viewCount").as_int64() + 1);
+}
+
+// Review of issue 27: a page thread cannot be made a draft (it would vanish from its page and
+// every list), and the page author's account is no one's to promote or delete.
+TEST_P(PagesTest, APageThreadStaysPublishedAndItsAuthorIsReserved) {
+  auto c = Client();
+  const std::string page = "https://blog.example/kept";
+  auto r = Comment(c, reader_, page);
+  ASSERT_EQ(r.status, 201) << r.body;
+  const std::string path = "/api/v1/articles/" + std::to_string(r.Json().at("articleId").as_int64());
+  auto draft = c.Patch(path, R"({"status":"draft"})", Bearer(admin_));
+  EXPECT_EQ(draft.status, 400) << draft.body;
+  EXPECT_EQ(c.Get(path).Json().at("status").as_string(), "published");
+  EXPECT_EQ(c.Get("/api/v1/pages" + Q(page)).Json().at("commentCount").as_int64(), 1);
+  // An admin may still retitle or delete it.
+  EXPECT_EQ(c.Patch(path, R"({"title":"Kept"})", Bearer(admin_)).status, 200);
+
+  const int64_t author = c.Get(path).Json().at("author").at("id").as_int64();
+  const std::string user = "/api/v1/users/" + std::to_string(author);
+  EXPECT_EQ(c.Patch(user, R"({"role":"admin"})", Bearer(admin_)).status, 403);
+  EXPECT_EQ(c.Delete(user, Bearer(admin_)).status, 403);
+  EXPECT_EQ(c.Get(user).Json().at("role").as_string(), "user");
+  EXPECT_EQ(Comment(c, other_, "https://blog.example/after").status, 201);
 }
 
 TEST_P(PagesTest, APageIsLikedLikeAnArticle) {

@@ -10,10 +10,12 @@ namespace {
 // Every request counts against a budget of 3 per client address.
 class ProxyTest : public ApiTest {
  protected:
-  explicit ProxyTest(std::string trusted) : trusted_(std::move(trusted)) {}
+  explicit ProxyTest(std::string trusted, bool forwarded = false)
+      : trusted_(std::move(trusted)), forwarded_(forwarded) {}
 
   void Configure(config::Config& c) override {
     c.trusted_proxies = AddressSet::Parse(trusted_).value();
+    c.proxy_forwarded = forwarded_;
     c.limit_requests_address = RateLimit{3, 60'000};
   }
 
@@ -23,6 +25,7 @@ class ProxyTest : public ApiTest {
   }
 
   std::string trusted_;
+  bool forwarded_;
 };
 
 // The test client (127.0.0.1) is a stranger: its forwarding headers count for nothing.
@@ -64,18 +67,33 @@ TEST_P(TrustedPeerTest, EachForwardedClientHasItsOwnBudget) {
   // What the client wrote left of the address its proxies appended proves nothing; trusted
   // hops to its right are skipped.
   EXPECT_EQ(Status({{"X-Forwarded-For", "198.51.100.99, 203.0.113.7, 10.1.2.3"}}), 429);
-  // Forwarded wins over X-Forwarded-For.
-  EXPECT_EQ(Status({{"Forwarded", "for=203.0.113.7"}, {"X-Forwarded-For", "203.0.113.9"}}), 429);
+  // Behind an X-Forwarded-For proxy (the default --proxy-header), a client's own Forwarded
+  // line names nothing: 203.0.113.7's budget stays spent whatever it says.
+  EXPECT_EQ(Status({{"Forwarded", "for=203.0.113.99"}, {"X-Forwarded-For", "203.0.113.7"}}), 429);
 }
 
-TEST_P(TrustedPeerTest, ForwardedWithAQuotedIpv6ClientIsCountedByItsNetwork) {
+// The trusted proxy writes RFC 7239 Forwarded (--proxy-header forwarded).
+class ForwardedProxyTest : public ProxyTest {
+ protected:
+  ForwardedProxyTest() : ProxyTest("127.0.0.1", /*forwarded=*/true) {}
+};
+
+TEST_P(ForwardedProxyTest, ForwardedWithAQuotedIpv6ClientIsCountedByItsNetwork) {
   for (int i = 0; i < 3; ++i) {
     EXPECT_EQ(Status({{"Forwarded", R"(for="[2001:db8:1::1]:4711";proto=https)"}}), 200);
   }
   EXPECT_EQ(Status({{"Forwarded", R"(for="[2001:db8:1::1]:4711")"}}), 429);
-  // The same /64, written as X-Forwarded-For: the same client.
-  EXPECT_EQ(Status({{"X-Forwarded-For", "2001:db8:1::2"}}), 429);
+  // The same /64, differently spelled: the same client.
+  EXPECT_EQ(Status({{"Forwarded", R"(for="2001:db8:1::2")"}}), 429);
+  // A client's own X-Forwarded-For (passed on by this proxy) names nothing.
+  EXPECT_EQ(Status({{"Forwarded", R"(for="[2001:db8:1::1]")"}, {"X-Forwarded-For", "2001:db8:9::1"}}),
+            429);
   EXPECT_EQ(Status({{"Forwarded", R"(for="[2001:db8:2::1]")"}}), 200);
+  // Obfuscated nodes are no fresh clients: they share the budget of the proxy that wrote them.
+  EXPECT_EQ(Status({{"Forwarded", "for=_hidden1"}}), 200);
+  EXPECT_EQ(Status({{"Forwarded", "for=_hidden2"}}), 200);
+  EXPECT_EQ(Status({{"Forwarded", "for=unknown"}}), 200);
+  EXPECT_EQ(Status({{"Forwarded", "for=_hidden3"}}), 429);
 }
 
 // Behind a trusted proxy, without request limits (each sign-in here is a request).
@@ -90,8 +108,7 @@ TEST_P(TrustedProxyCookieTest, ACookieIsSecureWhenTheProxySaysHttpsAndOnlyThen) 
   Register("fay");
   auto c = Client();
   const std::string body = R"({"username":"fay","password":"password123"})";
-  for (const auto& header : HttpClient::Headers{{"X-Forwarded-Proto", "https"},
-                                                {"Forwarded", "for=203.0.113.7;proto=https"}}) {
+  for (const auto& header : HttpClient::Headers{{"X-Forwarded-Proto", "https"}}) {
     auto r = c.Post("/api/v1/sessions", body, {header});
     ASSERT_EQ(r.status, 201) << r.body;
     const std::string cookie = r.Header("set-cookie");
@@ -100,7 +117,9 @@ TEST_P(TrustedProxyCookieTest, ACookieIsSecureWhenTheProxySaysHttpsAndOnlyThen) 
     EXPECT_NE(cookie.find("Path=/"), std::string::npos) << cookie;
   }
   for (const auto& headers : std::vector<HttpClient::Headers>{
-           {}, {{"X-Forwarded-Proto", "http"}}, {{"Forwarded", "for=203.0.113.7;proto=http"}}}) {
+           {}, {{"X-Forwarded-Proto", "http"}},
+           // The default --proxy-header reads X-Forwarded-*: a Forwarded proto= is the client's.
+           {{"Forwarded", "for=203.0.113.7;proto=https"}}}) {
     auto r = c.Post("/api/v1/sessions", body, headers);
     ASSERT_EQ(r.status, 201) << r.body;
     EXPECT_EQ(r.Header("set-cookie").find("Secure"), std::string::npos) << r.Header("set-cookie");
@@ -160,6 +179,7 @@ TEST_P(CookieSecureTest, TheCookieIsAlwaysSecure) {
 
 INSTANTIATE_TEST_SUITE_P(Databases, UntrustedPeerTest, ::testing::Values(Db::kSqlite), DbName);
 INSTANTIATE_TEST_SUITE_P(Databases, TrustedPeerTest, ::testing::Values(Db::kSqlite), DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, ForwardedProxyTest, ::testing::Values(Db::kSqlite), DbName);
 INSTANTIATE_TEST_SUITE_P(Databases, TrustedProxyCookieTest, ::testing::Values(Db::kSqlite), DbName);
 INSTANTIATE_TEST_SUITE_P(Databases, CookieSecureTest, ::testing::Values(Db::kSqlite), DbName);
 
