@@ -100,8 +100,9 @@ describe('the blog pages', () => {
     const taken = await api(plaudit.url, 'POST', '/api/v1/users', { body: { username: 'root', password: 'someone-else' } });
     assert.equal(taken.status, 201);
     await page.goto(`${plaudit.url}/setup?token=${token}`);
-    await fill();
     await page.getByLabel('Username').fill('root');
+    await page.getByLabel('Password').fill('admin-password');
+    await page.getByLabel('Display name (optional)').fill('The Admin');
     await page.getByRole('button', { name: 'Create admin' }).click();
     await page.getByRole('alert').getByText('That username is taken.').waitFor();
     assert.equal((await api(plaudit.url, 'GET', '/api/v1/setup')).json.needed, true);
