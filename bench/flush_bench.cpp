@@ -104,7 +104,8 @@ int main(int argc, char** argv) {
     std::unique_ptr<sql::Store> store = std::move(*opened);
     if (auto m = store->Migrate(); !m) Die("migrate: " + m.error().message);
 
-    // Targets exist, so every count update finds its row (as in production).
+    // Targets exist, so every count update finds its row (as in production). The author is
+    // 9001: migration 017 takes id 1 for the page author (@pages).
     const int64_t batches = (total + batch - 1) / batch;
     const int64_t article_count = per_batch_articles * std::min<int64_t>(batches, 10);
     std::function<Result<int64_t>(sql::Connection&)> setup =
@@ -113,13 +114,13 @@ int main(int argc, char** argv) {
       auto st = c.Transaction([&](sql::Connection& tx) -> Status {
         auto u = tx.Query(
             "INSERT INTO users (id, username, username_key, display_name, password_hash, role, "
-            "created_at, updated_at) VALUES (1, 'bench', 'bench', 'bench', 'x', 'author', $1, $1)",
+            "created_at, updated_at) VALUES (9001, 'bench', 'bench', 'bench', 'x', 'author', $1, $1)",
             {now});
         if (!u) return tl::unexpected(u.error());
         for (int64_t id = 1; id <= article_count; ++id) {
           auto a = tx.Query(
               "INSERT INTO articles (id, kind, author_id, title, summary, content, status, "
-              "created_at, updated_at, published_at) VALUES ($1, 'article', 1, 't', 's', 'c', "
+              "created_at, updated_at, published_at) VALUES ($1, 'article', 9001, 't', 's', 'c', "
               "'published', $2, $2, $2)",
               {id, now});
           if (!a) return tl::unexpected(a.error());
