@@ -49,13 +49,21 @@ Result<domain::CommentInput> ParseCreate(const boost::json::object& body) {
   return in;
 }
 
+std::string CommentListText(const domain::PageResult<domain::Comment>& page,
+                            const domain::PageRequest& paging, LikedSlots* liked_slots) {
+  // Written as text, as the article list is (json_text.hpp): ~60 comment objects a page.
+  return PageText(
+      page, paging,
+      [liked_slots](std::string& out, const domain::Comment& c) {
+        AppendCommentJson(out, c, true, liked_slots);
+      },
+      1024);
+}
+
 Response CommentListResponse(const domain::PageResult<domain::Comment>& page,
                              const domain::PageRequest& paging) {
-  // Written as text, as the article list is (json_text.hpp): ~60 comment objects a page.
   Response r;
-  r.body = PageText(
-      page, paging,
-      [](std::string& out, const domain::Comment& c) { AppendCommentJson(out, c, true); }, 1024);
+  r.body = CommentListText(page, paging, nullptr);
   return r;
 }
 
@@ -83,9 +91,7 @@ HandlerResult List(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
   PL_CO_TRY(auto id, req.IdParam("id"));
   PL_CO_TRY(auto q, ParseListQuery(req));
-  PL_CO_TRY(auto page,
-            co_await ctx.comments->List(caller.principal, id, q.sort, q.paging, q.replies));
-  co_return CommentListResponse(page, q.paging);
+  co_return co_await CachedList(ctx, req, caller.principal, id, q);
 }
 
 HandlerResult Replies(ApiContext ctx, Request& req) {
@@ -166,7 +172,8 @@ void AppendUserJson(std::string& out, const domain::CommentUser& u) {
 
 }  // namespace
 
-void AppendCommentJson(std::string& out, const domain::Comment& c, bool with_replies) {
+void AppendCommentJson(std::string& out, const domain::Comment& c, bool with_replies,
+                       LikedSlots* liked_slots) {
   namespace j = json_text;
   out.push_back('{');
   j::Key(out, "id"), j::Int(out, c.id);
@@ -189,12 +196,15 @@ void AppendCommentJson(std::string& out, const domain::Comment& c, bool with_rep
   out.push_back(','), j::Key(out, "updatedAt"), j::String(out, FormatTimeMs(c.updated_at_ms));
   out.push_back(','), j::Key(out, "likeCount"), j::Int(out, c.like_count);
   out.push_back(','), j::Key(out, "replyCount"), j::Int(out, c.reply_count);
-  out.push_back(','), j::Key(out, "liked"), j::Bool(out, c.liked);
+  out.push_back(','), j::Key(out, "liked");
+  if (liked_slots) liked_slots->emplace_back(out.size(), c.id);
+  j::Bool(out, c.liked);
   out.push_back(','), j::Key(out, "deleted"), j::Bool(out, c.deleted);
   if (with_replies) {
     out.push_back(','), j::Key(out, "replies");
-    j::Array(out, c.replies,
-             [](std::string& o, const domain::Comment& r) { AppendCommentJson(o, r); });
+    j::Array(out, c.replies, [liked_slots](std::string& o, const domain::Comment& r) {
+      AppendCommentJson(o, r, false, liked_slots);
+    });
   }
   out.push_back('}');
 }

@@ -1,6 +1,7 @@
 #pragma once
 // API.md "Comments": /api/v1/articles/{id}/comments, /api/v1/comments/{id}[/replies].
 #include "api/context.hpp"
+#include "api/page_cache.hpp"
 #include "domain/comment.hpp"
 #include "http/request.hpp"
 #include "http/router.hpp"
@@ -10,7 +11,9 @@ namespace plaudit::api {
 boost::json::object CommentJson(const domain::Comment& c);
 // The same JSON as CommentJson, as text appended to `out`; with `with_replies`, followed by
 // "replies": [the inline replies] (a list page's top-level comments).
-void AppendCommentJson(std::string& out, const domain::Comment& c, bool with_replies = false);
+// With `liked_slots`, each comment's (and reply's) "liked" value is recorded there.
+void AppendCommentJson(std::string& out, const domain::Comment& c, bool with_replies = false,
+                       LikedSlots* liked_slots = nullptr);
 
 namespace comments {
 // A comment list's query: sort (default new), paging, replies (default 3).
@@ -23,6 +26,16 @@ Result<CommentListQuery> ParseListQuery(const http::Request& req);
 // The list page as GET /articles/{id}/comments answers it.
 http::Response CommentListResponse(const domain::PageResult<domain::Comment>& page,
                                    const domain::PageRequest& paging);
+// Its body, recording each "liked" value's place in `liked_slots` when given.
+std::string CommentListText(const domain::PageResult<domain::Comment>& page,
+                            const domain::PageRequest& paging, LikedSlots* liked_slots);
+// GET /articles/{id}/comments's answer for `article_id`: an anonymous reader's page comes
+// from the page cache (rendered on a miss) with an ETag and CDN-friendly Cache-Control, and
+// 304 when If-None-Match names it; a signed-in reader gets the same page with their "liked"
+// flags written in, never stored by a shared cache (api/cached_pages.cpp).
+Awaitable<Result<http::Response>> CachedList(ApiContext ctx, const http::Request& req,
+                                             const std::optional<domain::Principal>& viewer,
+                                             int64_t article_id, const CommentListQuery& q);
 // A comment create's body: body, parentId?, replyToUserId? and nothing else.
 Result<domain::CommentInput> ParseCreate(const boost::json::object& body);
 }  // namespace comments

@@ -1,6 +1,7 @@
 #pragma once
 // What handlers need, wired once by src/app/app.cpp.
 #include "api/guard.hpp"
+#include "api/page_cache.hpp"
 #include "domain/articles.hpp"
 #include "domain/comments.hpp"
 #include "domain/likes.hpp"
@@ -20,6 +21,10 @@ struct ApiContext {
   int64_t session_ttl_seconds = 0;
   bool cookie_secure = false;  // --cookie-secure: the session cookie always carries Secure
   domain::PageService* pages = nullptr;
+  PageCache* page_cache = nullptr;
+  // Cache-Control of public pages (anonymous comment pages): a CDN in front may keep them
+  // briefly (--shared-max-age-s, --stale-while-revalidate-s); browsers revalidate.
+  std::string_view public_cache_control = "no-cache";
 };
 
 }  // namespace plaudit::api

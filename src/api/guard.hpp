@@ -9,10 +9,8 @@
 // Redis lets the request through (the request's own Redis work will fail properly if Redis
 // is really gone).
 #include <optional>
-#include <utility>
-
-#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <string>
+#include <utility>
 
 #include "common/result.hpp"
 #include "domain/user.hpp"
@@ -36,7 +34,7 @@ struct GuardLimits {
 
 struct Caller {
   std::optional<domain::Principal> principal;
-  std::string token;  // the session token used, if any
+  std::string token;    // the session token used, if any
   std::string address;  // as per-address rate limits count it (an IPv6 client by its /64)
 
   bool authenticated() const { return principal.has_value(); }
@@ -61,22 +59,5 @@ std::optional<std::string> BearerToken(std::string_view authorization);
 std::optional<std::string> CookieValue(std::string_view cookie_header, std::string_view name);
 
 inline constexpr std::string_view kSessionCookie = "plaudit_session";
-
-// Admits the request while `read` (a read that does not depend on who asks, e.g. the target
-// of a like) runs beside the session lookup: both leave in one round trip. An admission
-// error wins over the read's.
-template <class T>
-Awaitable<Result<std::pair<Caller, T>>> AdmitAlongside(Guard& guard,
-                                                       const http::Request& request,
-                                                       Access access, Awaitable<Result<T>> read) {
-  using namespace boost::asio::experimental::awaitable_operators;
-  auto admit = guard.Admit(request, access);
-  auto both = co_await (std::move(admit) && std::move(read));
-  auto& caller = std::get<0>(both);
-  auto& value = std::get<1>(both);
-  if (!caller) co_return tl::unexpected(caller.error());
-  if (!value) co_return tl::unexpected(value.error());
-  co_return std::pair<Caller, T>{std::move(*caller), std::move(*value)};
-}
 
 }  // namespace plaudit::api

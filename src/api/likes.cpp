@@ -1,8 +1,7 @@
-#include "api/handlers.hpp"
-
 #include <charconv>
 
 #include "api/bind.hpp"
+#include "api/handlers.hpp"
 #include "domain/page_likes.hpp"
 
 namespace plaudit::api {
@@ -38,16 +37,10 @@ HandlerResult SetArticleLike(ApiContext ctx, Request& req, bool like) {
 
 // PUT / DELETE of a comment's like: the comment service also moves it in its hot order.
 HandlerResult SetCommentLike(ApiContext ctx, Request& req, bool like) {
-  auto id = req.IdParam("id");
-  if (!id) {
-    // The caller's credentials are judged first (401/429 before a 400), as everywhere.
-    PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
-    co_return tl::unexpected(id.error());
-  }
-  auto comment_op = ctx.comments->Peek(*id);
-  PL_CO_TRY(auto both, co_await AdmitAlongside(*ctx.guard, req, Access::kWrite, std::move(comment_op)));
-  const auto& [caller, comment] = both;
-  PL_CO_TRY(auto state, co_await ctx.comments->SetLike(*caller.principal, comment, like));
+  // The caller's credentials are judged first (401/429 before a 400), as everywhere.
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
+  PL_CO_TRY(const int64_t id, req.IdParam("id"));
+  PL_CO_TRY(auto state, co_await ctx.comments->Like(*caller.principal, id, like));
   co_return StateJson(state);
 }
 
@@ -65,8 +58,12 @@ HandlerResult GetCommentLike(ApiContext ctx, Request& req) {
   co_return StateJson(state);
 }
 
-HandlerResult Like(ApiContext ctx, Request& req) { co_return co_await SetArticleLike(ctx, req, true); }
-HandlerResult Unlike(ApiContext ctx, Request& req) { co_return co_await SetArticleLike(ctx, req, false); }
+HandlerResult Like(ApiContext ctx, Request& req) {
+  co_return co_await SetArticleLike(ctx, req, true);
+}
+HandlerResult Unlike(ApiContext ctx, Request& req) {
+  co_return co_await SetArticleLike(ctx, req, false);
+}
 
 HandlerResult GetArticleLike(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
@@ -75,7 +72,8 @@ HandlerResult GetArticleLike(ApiContext ctx, Request& req) {
   co_return StateJson(state);
 }
 
-Result<std::vector<int64_t>> ParseIds(const std::optional<std::string>& raw, std::string_view name) {
+Result<std::vector<int64_t>> ParseIds(const std::optional<std::string>& raw,
+                                      std::string_view name) {
   std::vector<int64_t> ids;
   if (!raw || raw->empty()) return ids;
   std::string_view rest = *raw;
@@ -117,8 +115,8 @@ HandlerResult Batch(ApiContext ctx, Request& req) {
     comment_out[std::to_string(comments[i])] = {{"liked", likes.comments[i].liked},
                                                 {"likeCount", likes.comments[i].count}};
   }
-  co_return JsonResponse(beast::http::status::ok,
-                         {{"article", std::move(article_out)}, {"comment", std::move(comment_out)}});
+  co_return JsonResponse(beast::http::status::ok, {{"article", std::move(article_out)},
+                                                   {"comment", std::move(comment_out)}});
 }
 
 }  // namespace likes

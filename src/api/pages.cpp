@@ -56,9 +56,16 @@ HandlerResult ListComments(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
   PL_CO_TRY(auto page, PageParam(ctx, req));
   PL_CO_TRY(auto q, comments::ParseListQuery(req));
-  PL_CO_TRY(auto list,
-            co_await ctx.pages->Comments(caller.principal, page, q.sort, q.paging, q.replies));
-  co_return comments::CommentListResponse(list, q.paging);
+  // The thread's list as GET /articles/{id}/comments answers it (through the page cache).
+  std::optional<Response> out;
+  std::function<Awaitable<Status>(int64_t)> read = [&](int64_t id) -> Awaitable<Status> {
+    PL_CO_TRY(out, co_await comments::CachedList(ctx, req, caller.principal, id, q));
+    co_return Status{};
+  };
+  PL_CO_TRY(const bool found, co_await ctx.pages->OnThread(page, std::move(read)));
+  if (!found)
+    co_return comments::CommentListResponse(domain::PageResult<domain::Comment>{}, q.paging);
+  co_return std::move(*out);
 }
 
 HandlerResult AddComment(ApiContext ctx, Request& req) {

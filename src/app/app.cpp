@@ -37,6 +37,17 @@ domain::PasswordHashOptions HashOptions(const config::Config& config) {
   return o;
 }
 
+// Public pages: browsers always revalidate (max-age=0; a 304 costs no render), a CDN may
+// answer from its copy for s-maxage and stale a while longer as it revalidates.
+std::string PublicCacheControl(const config::Config& config) {
+  if (config.shared_max_age_s == 0 && config.stale_while_revalidate_s == 0) return "no-cache";
+  std::string v = "public, max-age=0, s-maxage=" + std::to_string(config.shared_max_age_s);
+  if (config.stale_while_revalidate_s > 0) {
+    v += ", stale-while-revalidate=" + std::to_string(config.stale_while_revalidate_s);
+  }
+  return v;
+}
+
 Status CheckInvocation(const config::Invocation& inv) {
   if (const auto& admin = inv.config.bootstrap_admin) {
     for (Status st :
@@ -98,8 +109,8 @@ Status App::Start() {
   sopts.max_body = config_.max_body;
   sopts.sites = config_.sites;
   sopts.trusted_proxies = config_.trusted_proxies;
-  sopts.proxy_header = config_.proxy_forwarded ? http::ProxyHeader::kForwarded
-                                               : http::ProxyHeader::kXForwarded;
+  sopts.proxy_header =
+      config_.proxy_forwarded ? http::ProxyHeader::kForwarded : http::ProxyHeader::kXForwarded;
   server_ = std::make_unique<http::Server>(ioc_, sopts, router_, &metrics_);
   if (auto st = server_->Listen(); !st) {
     return st;
@@ -273,6 +284,10 @@ Status App::WireServices() {
   api::ApiContext ctx{guard_.get(),    users_.get(), articles_.get(),       likes_.get(),
                       comments_.get(), setup_.get(), config_.session_ttl_s, config_.cookie_secure};
   ctx.pages = pages_.get();
+  page_cache_ = std::make_unique<api::PageCache>(static_cast<size_t>(config_.page_cache_mb) << 20);
+  ctx.page_cache = page_cache_.get();
+  public_cache_control_ = PublicCacheControl(config_);
+  ctx.public_cache_control = public_cache_control_;
   api::RegisterApi(router_, ctx);
   return {};
 }

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "api/guard.hpp"
+#include "api/page_cache.hpp"
 #include "app/embedded_redis.hpp"
 #include "common/net.hpp"
 #include "common/result.hpp"
@@ -61,6 +62,7 @@ class App {
   net::io_context& io() { return ioc_; }
   http::Router& router() { return router_; }
   redis::Client& redis() { return *redis_; }
+  api::PageCache& page_cache() { return *page_cache_; }
   redis::SessionStore& sessions() { return *sessions_; }
   domain::PasswordHasher& hasher() { return *hasher_; }
   sql::Store& store() { return *store_; }
@@ -114,6 +116,8 @@ class App {
   std::unique_ptr<sql::PageTable> page_table_;
   std::unique_ptr<redis::PageMap> page_map_;
   std::unique_ptr<domain::PageService> pages_;  // after articles_ and comments_: it holds them
+  std::unique_ptr<api::PageCache> page_cache_;
+  std::string public_cache_control_;
   std::unique_ptr<flush::LikeFlush> like_flush_;
   std::unique_ptr<flush::ViewFlush> view_flush_;
   std::unique_ptr<flush::RedisCheck> redis_check_;
@@ -127,6 +131,8 @@ class App {
 Result<std::unique_ptr<sql::Store>> OpenStore(const config::Config& config);
 // The Argon2id cost and bounds of the config.
 domain::PasswordHashOptions HashOptions(const config::Config& config);
+// Cache-Control of public (anonymous) comment pages, from the config.
+std::string PublicCacheControl(const config::Config& config);
 // The checks of an invocation that need domain's rules (--bootstrap-admin's name and
 // password, user add's NAME): made before anything starts, like config::Parse's.
 Status CheckInvocation(const config::Invocation& inv);

@@ -1,9 +1,8 @@
 #include "config/config.hpp"
 
+#include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
-
-#include <CLI/CLI.hpp>
 
 namespace plaudit::config {
 namespace {
@@ -160,6 +159,22 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
             "on: the session cookie always carries Secure (off: only over HTTPS)")
       ->envname("PLAUDIT_COOKIE_SECURE")
       ->default_str("off");
+
+  app.add_option("--page-cache-mb", c.page_cache_mb,
+                 "MiB of rendered comment pages kept in memory (0: none)")
+      ->envname("PLAUDIT_PAGE_CACHE_MB")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 20))
+      ->capture_default_str();
+  app.add_option("--shared-max-age-s", c.shared_max_age_s,
+                 "seconds a CDN may serve a public comment page without asking (s-maxage)")
+      ->envname("PLAUDIT_SHARED_MAX_AGE_S")
+      ->check(CLI::Range(int64_t{0}, int64_t{86400}))
+      ->capture_default_str();
+  app.add_option("--stale-while-revalidate-s", c.stale_while_revalidate_s,
+                 "seconds a CDN may serve a stale public page while it revalidates")
+      ->envname("PLAUDIT_STALE_WHILE_REVALIDATE_S")
+      ->check(CLI::Range(int64_t{0}, int64_t{86400}))
+      ->capture_default_str();
 
   auto* serve = app.add_subcommand("serve", "run the server (the default)");
   auto* migrate = app.add_subcommand("migrate", "apply database migrations and exit");

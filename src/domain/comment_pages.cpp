@@ -1,11 +1,10 @@
 // CommentService's reads: one comment (Peek, Visible, Get), whether comments may be seen
 // (VisibleMany), and pages of threads and replies in a fixed number of round trips.
-#include "domain/comments.hpp"
-
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <map>
 
 #include "common/when_all.hpp"
+#include "domain/comments.hpp"
 #include "domain/cursor.hpp"
 
 namespace plaudit::domain {
@@ -61,16 +60,15 @@ Awaitable<Result<std::vector<bool>>> CommentService::VisibleMany(
   std::vector<int64_t> unknown_ids;
   for (size_t i = 0; i < ids.size(); ++i) {
     if (auto it = article_of_.find(ids[i]); it != article_of_.end()) {
-      articles[i] = it->second;
+      articles[i] = it->second.article_id;
     } else {
       unknown.push_back(i);
       unknown_ids.push_back(ids[i]);
     }
   }
-  auto learn = [&](size_t i, int64_t article_id) {
-    if (article_of_.size() >= kArticleOfCapacity) article_of_.clear();
-    article_of_.emplace(ids[i], article_id);
-    articles[i] = article_id;
+  auto learn = [&](size_t i, const Comment& c) {
+    Learn(c);
+    articles[i] = c.article_id;
   };
   if (!unknown.empty()) {
     PL_CO_TRY(const std::vector<redis::CachedComment> placed,
@@ -78,7 +76,7 @@ Awaitable<Result<std::vector<bool>>> CommentService::VisibleMany(
     std::vector<size_t> missed;
     for (size_t j = 0; j < unknown.size(); ++j) {
       if (const auto& c = placed[j]) {
-        learn(unknown[j], c->article_id);
+        learn(unknown[j], *c);
       } else {
         missed.push_back(unknown[j]);
       }
@@ -89,11 +87,48 @@ Awaitable<Result<std::vector<bool>>> CommentService::VisibleMany(
     for (size_t j = 0; j < missed.size(); ++j) {
       const auto& c = found[j];
       if (!c && c.error().code != ErrorCode::kNotFound) co_return tl::unexpected(c.error());
-      if (c) learn(missed[j], c->article_id);
+      if (c) learn(missed[j], *c);
     }
   }
   // 0 (an unknown or unlisted comment) is no article: false, without a lookup.
   co_return co_await articles_.VisibleMany(viewer, articles);
+}
+
+void CommentService::Learn(const Comment& c) {
+  if (article_of_.size() >= kArticleOfCapacity) article_of_.clear();
+  article_of_.emplace(c.id, Placement{c.article_id, c.parent_id.value_or(0)});
+}
+
+Awaitable<Result<std::optional<CommentService::ThreadVersion>>> CommentService::PageVersion(
+    const std::optional<Principal>& viewer, int64_t article_id) {
+  using Version = std::optional<ThreadVersion>;
+  if (!articles_.Checked()) {
+    PL_CO_CHECK(co_await articles_.EnsureChecked());
+  }
+  // Who may see the article and the thread's version: two HMGETs, one round trip. The
+  // generation is read first: a reconnect between it and the reads makes the version one
+  // that no page was cached under (a Redis that came back older may repeat a version).
+  const uint64_t generation = cache_.Generation();
+  if (run_id_generation_ != generation) {
+    // Once per connection to Redis: which server run this is.
+    PL_CO_TRY(std::string run, co_await cache_.ServerRunId());
+    run_id_ = run.substr(0, 16);
+    run_id_generation_ = generation;
+  }
+  auto article_op = articles_.Peek(article_id);
+  auto version_op = cache_.ThreadVersion(article_id);
+  auto both = co_await (std::move(article_op) && std::move(version_op));
+  auto& article = std::get<0>(both);
+  if (!article) co_return tl::unexpected(article.error());
+  if (!CanSee(*article, viewer)) co_return Fail(ErrorCode::kNotFound, "no such article");
+  auto& version = std::get<1>(both);
+  if (!version) co_return tl::unexpected(version.error());
+  if (article->status != ArticleStatus::kPublished || !*version ||
+      generation != cache_.Generation()) {
+    co_return Version{};
+  }
+  if (run_id_generation_ != generation) co_return Version{};  // another connection's run
+  co_return Version(ThreadVersion{generation, run_id_ + "." + **version});
 }
 
 Awaitable<Result<Comment>> CommentService::Get(const std::optional<Principal>& viewer, int64_t id) {

@@ -49,7 +49,7 @@ Awaitable<Result<bool>> CommentRebuilder::Rebuild(int64_t article_id) {
     PL_CO_TRY(const std::optional<size_t> copied, co_await CopyFromSql(article_id));
     if (!copied) continue;
     PL_CO_TRY(const LeaseState done,
-              co_await cache_.Lease(article_id, LeaseOp::kFinish, owner_, kLeaseMs));
+              co_await cache_.Lease(article_id, LeaseOp::kFinish, owner_, kLeaseMs, RandomHexId()));
     if (done != LeaseState::kOurs) continue;
     spdlog::info("rebuilt the comment cache of article {} from SQL ({} comments)", article_id,
                  *copied);

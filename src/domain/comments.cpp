@@ -162,6 +162,21 @@ Awaitable<Result<int64_t>> CommentService::RepairPending() {
   co_return co_await pending_repairs_.Retry(std::move(repair));
 }
 
+Awaitable<Result<LikeState>> CommentService::Like(const Principal& who, int64_t id, bool like) {
+  const redis::LikeTarget target = redis::LikeTarget::OfComment(id);
+  if (auto it = article_of_.find(id); it != article_of_.end()) {
+    // Warm: one script call, which checks the article (published) and the comment (not
+    // deleted) as Redis holds them; anything else (a draft, not cached) is checked below.
+    redis::HotOrder hot{it->second.article_id, std::nullopt};
+    if (it->second.parent_id != 0) hot.parent_id = it->second.parent_id;
+    PL_CO_TRY(auto fast, co_await likes_.SetIfPublished(who, target, like, &hot));
+    if (fast) co_return *fast;
+  }
+  PL_CO_TRY(const Comment c, co_await Peek(id));
+  Learn(c);
+  co_return co_await SetLike(who, c, like);
+}
+
 Awaitable<Result<LikeState>> CommentService::SetLike(const Principal& who, const Comment& c,
                                                      bool like) {
   if (c.deleted) co_return Fail(ErrorCode::kNotFound, "no such comment");

@@ -50,8 +50,24 @@ class CommentService {
   Awaitable<Result<PageResult<Comment>>> Replies(const std::optional<Principal>& viewer,
                                                  int64_t comment_id, CommentSort sort,
                                                  PageRequest page);
-  // Likes or unlikes a comment read with Peek (the session lookup may run beside that read).
-  Awaitable<Result<LikeState>> SetLike(const Principal& who, const Comment& c, bool like);
+  // Likes or unlikes a comment: one like_set.lua call when this process has seen where the
+  // comment sits and Redis holds it and its article as likeable by anyone (the script checks
+  // both); otherwise the comment is read (Peek) and checked here first.
+  Awaitable<Result<LikeState>> Like(const Principal& who, int64_t id, bool like);
+  // The version of the public pages of an article's thread, checking that `viewer` may see
+  // the article (404 otherwise), in one round trip: the thread's version
+  // (redis::CommentCache::ThreadVersion) and the Redis connection's generation. nullopt
+  // when the article is not published (its pages are not the same for everyone) or its
+  // thread's cache is not ready: then a page is rendered for the viewer, not cached. A page
+  // read after this call shows at least what this version names (api/page_cache.hpp).
+  struct ThreadVersion {
+    uint64_t generation = 0;
+    // "<server>.<birth>.<n>": the redis-server's run (a restored older snapshot may repeat
+    // a birth and n, never under the same run), the thread cache's birth, its changes.
+    std::string id;
+  };
+  Awaitable<Result<std::optional<ThreadVersion>>> PageVersion(
+      const std::optional<Principal>& viewer, int64_t article_id);
   // The comment in any state (even deleted), from the cache or SQL (filling the cache),
   // without any visibility check.
   Awaitable<Result<Comment>> Peek(int64_t id);
@@ -112,6 +128,10 @@ class CommentService {
   Awaitable<Result<std::vector<Comment>>> Hydrate(const std::vector<int64_t>& ids,
                                                   std::vector<redis::CachedComment> cached);
   Awaitable<Status> AddLikes(int64_t user_id, std::vector<Comment*> comments);
+  // A comment read with Peek, checked (deleted, article visible), liked in its hot order.
+  Awaitable<Result<LikeState>> SetLike(const Principal& who, const Comment& c, bool like);
+  // Remembers where a comment sits (article_of_).
+  void Learn(const Comment& c);
 
   sql::CommentTable& table_;
   redis::CommentCache& cache_;
@@ -119,9 +139,18 @@ class CommentService {
   LikeService& likes_;
   int64_t edit_window_ms_;
   CommentRebuilder rebuilder_;
-  // Comment id → its article id, which never changes (ids are never reused): VisibleMany
-  // knows a known comment's article without a read. Bounded; emptied when full.
-  std::unordered_map<int64_t, int64_t> article_of_;
+  // Comment id → its article and top-level comment (0: none), which never change (ids are
+  // never reused): VisibleMany knows a known comment's article without a read, and Like its
+  // hot order. Bounded; emptied when full.
+  struct Placement {
+    int64_t article_id = 0;
+    int64_t parent_id = 0;
+  };
+  std::unordered_map<int64_t, Placement> article_of_;
+  // The run_id of the redis-server behind connection generation run_id_generation_ (its
+  // first 16 characters: plenty to tell runs apart).
+  std::string run_id_;
+  uint64_t run_id_generation_ = UINT64_MAX;
   static constexpr size_t kArticleOfCapacity = 1 << 17;
   PendingRepairs pending_repairs_;
 };

@@ -7,8 +7,8 @@
 namespace plaudit::domain {
 namespace {
 
-constexpr int64_t kSmallLikers = 256;    // like_set.lua splits a target's set beyond this
-constexpr int kLoadRounds = 8;           // reads of SQL per load while flushes move the epoch
+constexpr int64_t kSmallLikers = 256;  // like_set.lua splits a target's set beyond this
+constexpr int kLoadRounds = 8;         // reads of SQL per load while flushes move the epoch
 
 using redis::LikerLoad;
 
@@ -37,8 +37,8 @@ Awaitable<Status> LikeService::LoadMissing(const redis::LikeTarget& t, int64_t u
   const bool need_bucket = seen.user == redis::LikeOf::kNotLoaded && user_id > 0;
   const bool need_count = !seen.count;
   const int64_t bucket = redis::LikeBucketOf(user_id);
-  std::string key = t.Name() + ":" + std::to_string(bucket) + (need_bucket ? "b" : "") +
-                    (need_count ? "c" : "");
+  std::string key =
+      t.Name() + ":" + std::to_string(bucket) + (need_bucket ? "b" : "") + (need_count ? "c" : "");
   std::function<Awaitable<Result<bool>>()> load = [this, t, user_id, need_bucket, need_count,
                                                    bucket]() -> Awaitable<Result<bool>> {
     // Redis first (the epoch, and for a count the changes not yet in SQL), then SQL, then
@@ -99,13 +99,15 @@ Awaitable<Result<LikeState>> LikeService::Set(const Principal& who, const redis:
 // Not a coroutine: SetImpl's own awaitable, without a frame around it (the caller awaits it
 // at once, while `who` and `article` are alive).
 Awaitable<Result<std::optional<LikeState>>> LikeService::SetIfPublished(
-    const Principal& who, const redis::LikeTarget& article, bool like) {
-  return SetImpl(who, article, like, nullptr, true);
+    const Principal& who, const redis::LikeTarget& target, bool like, const redis::HotOrder* hot) {
+  return SetImpl(who, target, like, hot, true);
 }
 
-Awaitable<Result<std::optional<LikeState>>> LikeService::SetImpl(
-    const Principal& who, const redis::LikeTarget& t, bool like, const redis::HotOrder* hot,
-    bool require_published) {
+Awaitable<Result<std::optional<LikeState>>> LikeService::SetImpl(const Principal& who,
+                                                                 const redis::LikeTarget& t,
+                                                                 bool like,
+                                                                 const redis::HotOrder* hot,
+                                                                 bool require_published) {
   if (redis_checked && !redis_checked()) {
     if (auto st = co_await check_redis(); !st) co_return tl::unexpected(st.error());
   }

@@ -31,14 +31,16 @@ class LikeService {
   LikeService(redis::LikeStore& store, sql::LikeTable& table);
 
   // With `hot` (a comment), the comment's hot order moves in the same step.
-  Awaitable<Result<LikeState>> Set(const Principal& who, const redis::LikeTarget& target,
-                                   bool like, const redis::HotOrder* hot = nullptr);
-  // An article like in one script call when the article's cache says it is published (so
-  // anyone may see it). nullopt, with nothing changed, when the cache does not say so (a
-  // draft, or not cached): the caller checks visibility itself and calls Set.
+  Awaitable<Result<LikeState>> Set(const Principal& who, const redis::LikeTarget& target, bool like,
+                                   const redis::HotOrder* hot = nullptr);
+  // A like in one script call when the article's cache says it is published (so anyone may
+  // see it) and, for a comment (with its `hot` order), the comment's cache says it is not
+  // deleted. nullopt, with nothing changed, when the cache does not say so (a draft, or not
+  // cached): the caller checks visibility itself and calls Set.
   Awaitable<Result<std::optional<LikeState>>> SetIfPublished(const Principal& who,
-                                                             const redis::LikeTarget& article,
-                                                             bool like);
+                                                             const redis::LikeTarget& target,
+                                                             bool like,
+                                                             const redis::HotOrder* hot = nullptr);
   // `user_id` 0: anonymous. A target unknown to SQL answers {false, 0}.
   Awaitable<Result<LikeState>> Get(int64_t user_id, const redis::LikeTarget& target);
   // Many targets in one pipelined round trip (plus loads for misses).

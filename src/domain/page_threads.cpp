@@ -134,17 +134,19 @@ Awaitable<Result<PageCounts>> PageService::Read(const std::optional<Principal>& 
   co_return none;
 }
 
-Awaitable<Result<PageResult<Comment>>> PageService::Comments(
-    const std::optional<Principal>& viewer, const PageUrl& page, CommentSort sort,
-    PageRequest paging, int64_t replies) {
+Awaitable<Result<bool>> PageService::OnThread(const PageUrl& page,
+                                              std::function<Awaitable<Status>(int64_t)> read) {
   for (int attempt = 0; attempt < 2; ++attempt) {
     PL_CO_TRY(auto found, co_await Find(page, attempt > 0));
     if (!found.id) break;
-    auto list = co_await comments_.List(viewer, *found.id, sort, paging, replies);
-    if (list || list.error().code != ErrorCode::kNotFound || !found.from_cache) co_return list;
+    auto st = co_await read(*found.id);
+    if (st) co_return true;
+    if (st.error().code != ErrorCode::kNotFound || !found.from_cache) {
+      co_return tl::unexpected(st.error());
+    }
     co_await Forget(page);
   }
-  co_return PageResult<Comment>{};
+  co_return false;
 }
 
 Awaitable<Result<Comment>> PageService::AddComment(const Principal& who, const PageUrl& page,

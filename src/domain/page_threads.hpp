@@ -54,14 +54,15 @@ class PageService {
   // loads once per page view). No thread: zeros, and nothing is created.
   Awaitable<Result<PageCounts>> Read(const std::optional<Principal>& viewer, const PageUrl& page,
                                      bool count_view = true);
-  // The thread's comment list, or an empty one when the page has no thread.
-  Awaitable<Result<PageResult<Comment>>> Comments(const std::optional<Principal>& viewer,
-                                                  const PageUrl& page, CommentSort sort,
-                                                  PageRequest paging, int64_t replies);
+  // Runs `read` on the page's thread: when it answers kNotFound for a thread the URL map
+  // named (a deleted thread), the entry is dropped and SQL asked once more. false, without a
+  // call, when the page has no thread.
+  Awaitable<Result<bool>> OnThread(const PageUrl& page,
+                                   std::function<Awaitable<Status>(int64_t)> read);
   // Comments on the page, creating its thread first if need be, titled `title` (an article
   // title's rules) or else the URL.
-  Awaitable<Result<Comment>> AddComment(const Principal& who, const PageUrl& page,
-                                        CommentInput in, std::optional<std::string> title);
+  Awaitable<Result<Comment>> AddComment(const Principal& who, const PageUrl& page, CommentInput in,
+                                        std::optional<std::string> title);
   // Likes (creating the thread if need be) or unlikes (never creating one) the page.
   Awaitable<Result<LikeState>> SetLike(const Principal& who, const PageUrl& page, bool like);
   // The counts of up to kMaxPageCounts pages and articles at once, pages first, in the order
@@ -79,8 +80,8 @@ class PageService {
   };
   // The page's thread from the cache, or (`fresh`, or a miss) from SQL, then cached.
   Awaitable<Result<Found>> Find(const PageUrl& page, bool fresh);
-  Awaitable<Result<Found>> FindOrCreate(const PageUrl& page, const std::optional<std::string>& title,
-                                        bool fresh);
+  Awaitable<Result<Found>> FindOrCreate(const PageUrl& page,
+                                        const std::optional<std::string>& title, bool fresh);
   Awaitable<Result<int64_t>> Create(const PageUrl& page, const std::optional<std::string>& title);
   // After the article a cached entry named was not found: drop the entry (a deleted thread).
   Awaitable<void> Forget(const PageUrl& page);

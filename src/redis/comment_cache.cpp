@@ -200,12 +200,37 @@ Awaitable<Result<std::optional<ListPage>>> CommentCache::PageAfter(int64_t artic
 }
 
 Awaitable<Result<LeaseState>> CommentCache::Lease(int64_t article_id, LeaseOp op,
-                                                  const std::string& owner, int64_t lease_ms) {
+                                                  const std::string& owner, int64_t lease_ms,
+                                                  const std::string& birth) {
   std::vector<std::string> keys{keys::CommentMeta(article_id)};
-  std::vector<std::string> args{std::string(LeaseOpName(op)), owner, std::to_string(lease_ms)};
+  std::vector<std::string> args{std::string(LeaseOpName(op)), owner, std::to_string(lease_ms),
+                                birth};
   auto r = co_await client_.Eval(GetScript("comment_meta.lua"), std::move(keys), std::move(args));
   if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
   co_return ParseLeaseState(op, r->str);
+}
+
+Awaitable<Result<std::optional<std::string>>> CommentCache::ThreadVersion(int64_t article_id) {
+  std::vector<std::string> cmd{"HMGET", keys::CommentMeta(article_id), "state", "b", "v"};
+  auto r = co_await client_.Command(std::move(cmd));
+  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  const auto& f = r->elements;
+  if (f.size() != 3 || f[0].is_nil() || f[0].str != "ready" || f[1].is_nil() || f[2].is_nil()) {
+    co_return std::optional<std::string>{};
+  }
+  co_return std::optional<std::string>(f[1].str + "." + f[2].str);
+}
+
+Awaitable<Result<std::string>> CommentCache::ServerRunId() {
+  std::vector<std::string> cmd{"INFO", "server"};
+  auto r = co_await client_.Command(std::move(cmd));
+  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  constexpr std::string_view kField = "run_id:";
+  const size_t at = r->str.find(kField);
+  if (at == std::string::npos) co_return Fail(ErrorCode::kInternal, "INFO server has no run_id");
+  const size_t from = at + kField.size();
+  const size_t end = r->str.find_first_of("\r\n", from);
+  co_return r->str.substr(from, end == std::string::npos ? std::string::npos : end - from);
 }
 
 Awaitable<Status> CommentCache::Invalidate(int64_t article_id) {

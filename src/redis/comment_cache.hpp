@@ -66,9 +66,22 @@ class CommentCache {
                                                        CommentIndex index, bool descending,
                                                        int64_t score, int64_t id, int64_t count);
 
-  // A step of the rebuild lease of `owner` (see LeaseState); `lease_ms` from now.
+  // The version of an article's comment thread: "<birth>.<n>", changed in the same atomic
+  // step as everything a page of the thread shows (comment_put.lua, like_set.lua) and never
+  // repeated (comment_meta.lua starts each rebuilt cache with a new birth); nullopt while the
+  // cache is not ready. One HMGET.
+  Awaitable<Result<std::optional<std::string>>> ThreadVersion(int64_t article_id);
+  // Reconnections to Redis so far: a Redis that came back (older, say) is another dataset.
+  uint64_t Generation() const { return client_.stats().reconnects; }
+  // The server's run_id (INFO server): new at every start of redis-server, so a version
+  // that a Redis restored from an older snapshot repeats is told apart by it.
+  Awaitable<Result<std::string>> ServerRunId();
+
+  // A step of the rebuild lease of `owner` (see LeaseState); `lease_ms` from now. kFinish
+  // starts the thread's version at `birth`, which must never have been used before (a
+  // random id per rebuild: the owner is the process's, and rebuilds it finishes repeat).
   Awaitable<Result<LeaseState>> Lease(int64_t article_id, LeaseOp op, const std::string& owner,
-                                      int64_t lease_ms);
+                                      int64_t lease_ms, const std::string& birth = {});
   // Forgets an article's comment cache: the next read rebuilds it from SQL.
   Awaitable<Status> Invalidate(int64_t article_id);
   // The same for every article (SCAN, bounded steps); returns how many were dropped.

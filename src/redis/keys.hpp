@@ -82,7 +82,8 @@
 // | pl:cm:{lN}:<cid>         | HASH    | a comment's fields, reply count and row     | none       |
 // |                          |         | version                                     |            |
 // | pl:cmeta:{lN}:<aid>      | HASH    | state of an article's comment cache:        | none       |
-// |                          |         | building (owner, lease) or ready            |            |
+// |                          |         | building (owner, lease) or ready; the       |            |
+// |                          |         | thread's version (birth b, changes v)       |            |
 // | pl:ct:{lN}:<aid>         | ZSET    | listed top-level comments, score = id       | none       |
 // | pl:ch:{lN}:<aid>         | ZSET    | the same, score = like count                | none       |
 // | pl:crt:{lN}:<cid>        | ZSET    | listed replies of a top-level comment,      | none       |

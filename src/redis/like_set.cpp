@@ -47,18 +47,27 @@ Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_
   SetCall call;
   call.target = t;
   call.small = keys::LikeBucket(t.Shard(), keys::Cat(t.Name(), keys::kLikeSmallSetTail));
+  char queue_kind = '\0';
   if (hot && t.type == 'c') {
-    // The comment's hot index shares its article's shard tag (keys::CommentsByLikes).
-    call.kind = "hot";
-    call.extra_key = hot->parent_id ? keys::RepliesByLikes(*hot->parent_id)
-                                    : keys::CommentsByLikes(hot->article_id);
+    // The comment's hot index, its thread's meta and (hotpub) the article's and the
+    // comment's hashes share the article's shard tag (keys::CommentsByLikes).
+    call.kind = require_published ? "hotpub" : "hot";
+    queue_kind = require_published ? 'q' : 'h';
+    call.extra_keys.push_back(hot->parent_id ? keys::RepliesByLikes(*hot->parent_id)
+                                             : keys::CommentsByLikes(hot->article_id));
+    call.extra_keys.push_back(keys::CommentMeta(hot->article_id));
+    if (require_published) {
+      call.extra_keys.push_back(keys::Article(hot->article_id));
+      call.extra_keys.push_back(keys::Comment(t.id));
+    }
     call.hot_member = ListMember(t.id);
   } else if (require_published && t.type == 'a') {
     // The article's cache hash shares the target's shard tag (keys::Article).
     call.kind = "pub";
-    call.extra_key = keys::Article(t.id);
+    queue_kind = 'p';
+    call.extra_keys.push_back(keys::Article(t.id));
   }
-  const QueueKey queue{t.id, t.type, call.kind.empty() ? '\0' : call.kind[0]};
+  const QueueKey queue{t.id, t.type, queue_kind};
   auto ex = co_await net::this_coro::executor;
   auto [it, idle] = queued_.try_emplace(queue);  // one lookup a like, found or made
   if (!idle) {
@@ -69,8 +78,7 @@ Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_
       q.flush_posted = true;
       net::post(ex, [this, queue, call, ex]() mutable { SendQueued(queue, std::move(call), ex); });
     }
-    co_return co_await net::async_initiate<const net::use_awaitable_t<>,
-                                           void(Result<LikeReading>)>(
+    co_return co_await net::async_initiate<const net::use_awaitable_t<>, void(Result<LikeReading>)>(
         [&q, user_id, like](auto handler) {
           q.waiting.push_back(QueuedLike{user_id, like, std::move(handler)});
         },
@@ -102,8 +110,7 @@ void LikeStore::Answered(const QueueKey& queue) {
   if (--q.in_flight <= 0 && !q.flush_posted && q.waiting.empty()) queued_.erase(it);
 }
 
-void LikeStore::SendQueued(const QueueKey& queue, SetCall call,
-                           const net::any_io_executor& ex) {
+void LikeStore::SendQueued(const QueueKey& queue, SetCall call, const net::any_io_executor& ex) {
   auto it = queued_.find(queue);
   if (it == queued_.end()) return;
   Queue& q = it->second;
@@ -118,8 +125,8 @@ void LikeStore::SendQueued(const QueueKey& queue, SetCall call,
   net::co_spawn(ex, SendBatch(queue, std::move(call), std::move(batch), ex), net::detached);
 }
 
-Awaitable<void> LikeStore::SendBatch(QueueKey queue, SetCall call,
-                                     std::vector<QueuedLike> batch, net::any_io_executor ex) {
+Awaitable<void> LikeStore::SendBatch(QueueKey queue, SetCall call, std::vector<QueuedLike> batch,
+                                     net::any_io_executor ex) {
   Likes likes;
   likes.reserve(batch.size());
   for (const auto& q : batch) likes.emplace_back(q.user_id, q.like);
@@ -144,9 +151,9 @@ void LikeStore::SetArguments(const SetCall& call, LikeSpan likes, std::vector<st
                              std::vector<std::string>& args) {
   // like_set.lua builds every other key of the target from the small set's (one argument
   // each costs Redis more than a concatenation there; see the script's header).
-  keys.reserve(2);
+  keys.reserve(1 + call.extra_keys.size());
   keys.push_back(call.small);
-  if (!call.extra_key.empty()) keys.push_back(call.extra_key);
+  keys.insert(keys.end(), call.extra_keys.begin(), call.extra_keys.end());
   args.reserve(4 + 3 * likes.size());
   args.push_back(std::to_string(NowMs()));
   args.push_back(hints_.Big(call.target) ? "big" : "s");
@@ -156,7 +163,7 @@ void LikeStore::SetArguments(const SetCall& call, LikeSpan likes, std::vector<st
     args.push_back(like ? "1" : "0");
     args.push_back(std::to_string(LikeBucketOf(user_id)));
   }
-  if (call.kind == "hot") args.push_back(call.hot_member);
+  if (!call.hot_member.empty()) args.push_back(call.hot_member);
 }
 
 Result<std::vector<LikeReading>> LikeStore::ReadSet(const SetCall& call, size_t likes,

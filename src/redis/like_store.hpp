@@ -4,9 +4,9 @@
 // buckets by user id (256 ids per SET, intset-encoded), so no key grows with a target's or
 // a user's popularity and thinly liked targets cost about 5 bytes a like.
 #include <array>
+#include <boost/asio/any_completion_handler.hpp>
 #include <cstdint>
 #include <optional>
-#include <boost/asio/any_completion_handler.hpp>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -112,14 +112,14 @@ class LikeStore {
   explicit LikeStore(Client& client) : client_(client) {}
 
   // The atomic like/unlike. With `hot` (a comment target), also sets the comment's score in
-  // that hot order to the new count, in the same step. With `require_published`
-  // (an article target), changes nothing and answers state -3 unless the article's cache
-  // hash says it is published: a like then needs no separate visibility check.
+  // that hot order to the new count and raises its thread's version, in the same step. With
+  // `require_published`, changes nothing and answers kNotPublished unless the article's
+  // cache hash says it is published (and, for a comment, its cache hash says it is not
+  // deleted): a like then needs no separate visibility check.
   // While a call for the same target is in flight, likes of it wait and then go together in
   // one like_set.lua call, each answered as if alone (like_set.cpp).
   Awaitable<Result<LikeReading>> Set(const LikeTarget& t, int64_t user_id, bool like,
-                                     const HotOrder* hot = nullptr,
-                                     bool require_published = false);
+                                     const HotOrder* hot = nullptr, bool require_published = false);
   Awaitable<Result<LikeReading>> Get(const LikeTarget& t, int64_t user_id);
   // Many targets: one script call per shard, all in one round trip. In target order.
   Awaitable<Result<std::vector<LikeReading>>> GetMany(const std::vector<LikeTarget>& targets,
@@ -137,8 +137,8 @@ class LikeStore {
   // this dataset since it was emptied; check (flush::RedisCheck), then load again.
   enum class LoadOutcome { kInstalled, kRetry, kUnchecked };
   Awaitable<Result<LoadOutcome>> Load(const LikeTarget& t, int64_t user_id,
-                               const std::optional<LikerLoad>& likers,
-                               std::optional<int64_t> count, const std::string& epoch);
+                                      const std::optional<LikerLoad>& likers,
+                                      std::optional<int64_t> count, const std::string& epoch);
   // Forgets the cached count (after reconciliation fixed SQL's); moves the epoch.
   Awaitable<Status> DropCount(const LikeTarget& t);
 
@@ -155,8 +155,8 @@ class LikeStore {
                                                       const std::vector<std::string>& members);
   // One claimed hash as like_claim.lua returns it (member "a42:s", its field/value pairs: a
   // '#' stamp, then uid → "1"/"0", or "1:<seq>" in hashes from before the stamp) as a bucket.
-  static Result<ClaimedBucket> DecodeClaim(std::string member,
-                                           const std::vector<std::pair<std::string, std::string>>& fields);
+  static Result<ClaimedBucket> DecodeClaim(
+      std::string member, const std::vector<std::pair<std::string, std::string>>& fields);
   // Deletes the in-flight hashes of these claimed buckets that still carry the stamp their
   // claim read (another flusher may have finished them and a newer claim taken the name).
   Awaitable<Status> Done(int shard, const std::vector<ClaimedBucket>& claimed);
@@ -179,9 +179,11 @@ class LikeStore {
   // What the likes of one like_set.lua call share: the target and the script's kind.
   struct SetCall {
     LikeTarget target;
-    std::string small;      // the target's small-mode set key (KEYS[1])
-    std::string extra_key;  // KEYS[2]: the hot index or the article's cache hash, or ""
-    std::string kind;       // "", "hot" or "pub"
+    std::string small;  // the target's small-mode set key (KEYS[1])
+    // KEYS[2…]: the hot index and thread meta (+ the article's and comment's cache hashes),
+    // or the article's cache hash, or none
+    std::vector<std::string> extra_keys;
+    std::string kind;  // "", "hot", "hotpub" or "pub"
     std::string hot_member;
   };
   struct QueuedLike {
@@ -198,7 +200,7 @@ class LikeStore {
   struct QueueKey {
     int64_t id = 0;
     char type = 'a';
-    char kind = 0;  // 0, 'h' (hot), 'p' (pub): SetCall::kind's first letter
+    char kind = 0;  // 0, 'h' (hot), 'q' (hotpub), 'p' (pub)
     bool operator==(const QueueKey&) const = default;
   };
   struct QueueKeyHash {
@@ -209,8 +211,8 @@ class LikeStore {
   };
   // A target with like_set.lua calls in flight.
   struct Queue {
-    int in_flight = 0;               // calls sent, not yet answered
-    bool flush_posted = false;       // `waiting` goes at the end of this loop turn
+    int in_flight = 0;                // calls sent, not yet answered
+    bool flush_posted = false;        // `waiting` goes at the end of this loop turn
     std::vector<QueuedLike> waiting;  // arrived while a call was in flight, in order
   };
 

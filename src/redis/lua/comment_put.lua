@@ -9,6 +9,9 @@
 -- ARGV per comment: member (19-digit id), time score (id), n, then n field/value pairs
 -- (they include 'ver', 'deleted', 'replies' and 'likes', the SQL like count).
 -- Returns how many states were newer than the cached ones.
+-- While the cache exists, every call raises the thread's version (meta 'v', see
+-- comment_meta.lua) in this same step: a rendered page cached under the version before
+-- it is never served again (api/page_cache.hpp).
 local live = redis.call('EXISTS', KEYS[1]) == 1
 local applied = 0
 local a = 1
@@ -37,5 +40,8 @@ for k = 2, #KEYS, 4 do
       redis.call('ZREM', by_likes, member)
     end
   end
+end
+if live then
+  redis.call('HINCRBY', KEYS[1], 'v', 1)
 end
 return applied

@@ -15,10 +15,16 @@
 --         pl:lp:{s}:<t>:s        pending changes (small mode): uid -> state ('1' or '0')
 --         pl:lp:{s}:<t>:<bucket> pending changes (big mode)
 --         pl:ld:{s}              dirty index: member "<t>:s" or "<t>:<bucket>", score = ms
--- KEYS[2] (optional) with ARGV[3] = 'hot': a ZSET to move t in by the count (a comment's hot
---         order), ARGV[#ARGV] the member; with ARGV[3] = 'pub': the article's cache hash,
---         which must say status 'published' (everyone may like a published article;
---         anything else, or an article not cached, is for the caller to check)
+-- KEYS[2] (optional) with ARGV[3] = 'hot' or 'hotpub': a ZSET to move t in by the count (a
+--         comment's hot order), ARGV[#ARGV] the member, and KEYS[3] the article's comment
+--         cache meta pl:cmeta:{s}:<aid>, whose version 'v' a moved comment raises (a rendered
+--         page under the older version is not served again: api/page_cache.hpp); 'hotpub'
+--         also KEYS[4] the article's cache hash, which must say status 'published', and
+--         KEYS[5] the comment's hash, which must say deleted '0' (a warm comment like in one
+--         call; anything else is for the caller to check); with ARGV[3] = 'pub': the
+--         article's cache hash, which must say status 'published' (everyone may like a
+--         published article; anything else, or an article not cached, is for the caller to
+--         check)
 -- ARGV[1] the caller's clock in ms (the dirty index's score: when a bucket first changed),
 -- ARGV[2] 'big' when the caller saw this target in big mode last time, else 's': only the
 -- order of the two reads below (a wrong guess costs one call, never a wrong answer),
@@ -46,6 +52,13 @@ local base = string.sub(KEYS[1], 7, -3)  -- "{s}:<t>"
 local kind = ARGV[3]
 if kind == 'pub' and redis.call('HGET', KEYS[2], 'status') ~= 'published' then
   return 'unpublished'
+end
+if kind == 'hotpub' then
+  if redis.call('HGET', KEYS[4], 'status') ~= 'published' or
+      redis.call('HGET', KEYS[5], 'deleted') ~= '0' then
+    return 'unpublished'
+  end
+  kind = 'hot'
 end
 local count_key = 'pl:lc:' .. base
 local count = redis.call('GET', count_key)
@@ -153,6 +166,11 @@ if count ~= start then
     -- XX: only moves a listed comment; an unlisted one or a cache being rebuilt (which
     -- reads this count) is left alone.
     redis.call('ZADD', KEYS[2], 'XX', count, ARGV[#ARGV])
+    -- Whether or not the score moved (an index filled from SQL's count may already hold
+    -- the new one), the count a page shows did: a new version, while the cache exists.
+    if redis.call('EXISTS', KEYS[3]) == 1 then
+      redis.call('HINCRBY', KEYS[3], 'v', 1)
+    end
   end
 end
 if many then

@@ -4,8 +4,8 @@
 #include <random>
 #include <thread>
 
-#include "likes_fixture.hpp"
 #include "common/when_all.hpp"
+#include "likes_fixture.hpp"
 #include "redis/keys.hpp"
 
 namespace plaudit::testing {
@@ -44,7 +44,8 @@ TEST_P(LikesTest, BadTargetsAndAnonymousWritesChangeNothing) {
   auto draft = c.Post("/api/v1/articles", R"({"title":"d","content":"c"})", Bearer(poster_));
   int64_t draft_id = draft.Json().at("id").as_int64();
   EXPECT_EQ(c.Put(LikePath(draft_id), "", Bearer(nosy)).status, 404);  // can't see, can't like
-  EXPECT_EQ(c.Send(beast::http::verb::put, LikePath(id), "x", "text/plain", Bearer(poster_)).status, 415);
+  EXPECT_EQ(c.Send(beast::http::verb::put, LikePath(id), "x", "text/plain", Bearer(poster_)).status,
+            415);
   EXPECT_EQ(c.Get(LikePath(id)).body, R"({"liked":false,"likeCount":0})");
 }
 
@@ -158,15 +159,13 @@ TEST_P(LikesTest, LikeIsOneRedisCommandWhenWarm) {
   domain::Principal who{4242, "ghost", "ghost", domain::Role::kUser};
   const redis::LikeTarget target{'a', id, id};
   ASSERT_TRUE(OnLoop(app_->app().likes().Set(who, target, true)));  // loads the bucket
-  auto before = OnLoop([&]() -> Awaitable<uint64_t> {
-    co_return app_->app().redis().stats().commands_sent;
-  }());
+  auto before = OnLoop(
+      [&]() -> Awaitable<uint64_t> { co_return app_->app().redis().stats().commands_sent; }());
   auto r = OnLoop(app_->app().likes().Set(who, target, false));
   ASSERT_TRUE(r);
   EXPECT_FALSE(r->liked);
-  auto after = OnLoop([&]() -> Awaitable<uint64_t> {
-    co_return app_->app().redis().stats().commands_sent;
-  }());
+  auto after = OnLoop(
+      [&]() -> Awaitable<uint64_t> { co_return app_->app().redis().stats().commands_sent; }());
   EXPECT_EQ(after - before, 1u);
 }
 
@@ -182,15 +181,13 @@ TEST_P(LikesTest, ArticleLikeChecksPublishedInTheLikeScript) {
   auto c = Client();
   ASSERT_EQ(c.Put(LikePath(id), "", Bearer(fan)).status, 200);  // warms session, bucket, count
   auto commands = [&] {
-    return OnLoop([&]() -> Awaitable<uint64_t> {
-      co_return app_->app().redis().stats().commands_sent;
-    }());
+    return OnLoop(
+        [&]() -> Awaitable<uint64_t> { co_return app_->app().redis().stats().commands_sent; }());
   };
   // The script's HGET finds 'status' first in the article's cached hash (it scans from the
   // front).
   std::string tag = "{l" + std::to_string(id % 256) + "}";
-  EXPECT_EQ(redis_.Cli("HKEYS 'pl:art:" + tag + ":" + std::to_string(id) + "'")
-                .substr(0, 7),
+  EXPECT_EQ(redis_.Cli("HKEYS 'pl:art:" + tag + ":" + std::to_string(id) + "'").substr(0, 7),
             "status\n");
   auto before = commands();
   auto r = c.Delete(LikePath(id), Bearer(fan));
@@ -213,6 +210,59 @@ TEST_P(LikesTest, ArticleLikeChecksPublishedInTheLikeScript) {
   EXPECT_EQ(c.Delete(LikePath(id), Bearer(poster)).body, R"({"liked":false,"likeCount":1})");
   ASSERT_EQ(c.Patch(path, R"({"status":"published"})", Bearer(poster)).status, 200);
   EXPECT_EQ(c.Delete(LikePath(id), Bearer(fan)).body, R"({"liked":false,"likeCount":0})");
+}
+
+// The same for a comment: once this process has seen where the comment sits, a warm like is
+// one script call, which checks the article's cached status and the comment's cached
+// deletion itself; an unpublished article or a deleted comment takes the full check (the
+// article's author may still like a draft's comment; nobody may like a deleted one), and a
+// refused like changes nothing.
+TEST_P(LikesTest, CommentLikeChecksPublishedAndLiveInTheLikeScript) {
+  int64_t id = NewArticle();
+  Register("fan");
+  std::string fan = Login("fan");
+  auto c = Client();
+  auto posted = c.Post("/api/v1/articles/" + std::to_string(id) + "/comments",
+                       R"({"body":"likeable"})", Bearer(fan));
+  ASSERT_EQ(posted.status, 201) << posted.body;
+  const std::string path =
+      "/api/v1/comments/" + std::to_string(posted.Json().at("id").as_int64()) + "/like";
+  ASSERT_EQ(c.Put(path, "", Bearer(poster_)).status, 200);  // warms session, bucket, count
+  ASSERT_EQ(c.Put(path, "", Bearer(fan)).status, 200);
+  auto commands = [&] {
+    return OnLoop(
+        [&]() -> Awaitable<uint64_t> { co_return app_->app().redis().stats().commands_sent; }());
+  };
+  auto before = commands();
+  auto r = c.Delete(path, Bearer(fan));
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, R"({"liked":false,"likeCount":1})");
+  EXPECT_EQ(commands() - before, 1u) << "like_set.lua alone (the session is cached)";
+  ASSERT_EQ(c.Put(path, "", Bearer(fan)).body, R"({"liked":true,"likeCount":2})");
+
+  // Unpublished: the script refuses, the full check runs: the author may, the fan may not.
+  const std::string article = "/api/v1/articles/" + std::to_string(id);
+  ASSERT_EQ(c.Patch(article, R"({"status":"draft"})", Bearer(poster_)).status, 200);
+  EXPECT_EQ(c.Delete(path, Bearer(fan)).status, 404);
+  EXPECT_EQ(c.Delete(path, Bearer(poster_)).body, R"({"liked":false,"likeCount":1})");
+  ASSERT_EQ(c.Patch(article, R"({"status":"published"})", Bearer(poster_)).status, 200);
+  EXPECT_EQ(c.Put(path, "", Bearer(poster_)).body, R"({"liked":true,"likeCount":2})");
+  // Deleted: nobody may like or unlike it, and its count stays.
+  const std::string comment = path.substr(0, path.size() - 5);
+  ASSERT_EQ(c.Delete(comment, Bearer(fan)).status, 204);
+  EXPECT_EQ(c.Delete(path, Bearer(fan)).status, 404);
+  EXPECT_EQ(c.Delete(path, Bearer(poster_)).status, 404);
+  FlushLikes();
+  const int64_t comment_id = posted.Json().at("id").as_int64();
+  std::function<Result<int64_t>(sql::Connection&)> valid =
+      [comment_id](sql::Connection& conn) -> Result<int64_t> {
+    auto rows = conn.Query(
+        "SELECT COUNT(*) FROM likes WHERE target_type = 'c' AND target_id = $1 AND valid = 1",
+        {comment_id});
+    if (!rows) return tl::unexpected(rows.error());
+    return sql::Int(rows->rows.at(0).at(0));
+  };
+  EXPECT_EQ(OnLoop(app_->app().store().Run<int64_t>(std::move(valid))), 2);
 }
 
 TEST_P(LikesTest, LikeRecordsStayInSmallIntsetBuckets) {
@@ -247,7 +297,8 @@ TEST_P(LikesTest, ASmallTargetKeepsOneSetAndABigOneSplitsWithoutLosingAChange) {
   };
   auto keys_of = [&](int64_t target) {
     std::string tag = "{l" + std::to_string(target % 256) + "}";
-    std::string keys = redis_.Cli("--scan --pattern 'pl:lk:" + tag + ":a" + std::to_string(target) + ":*'");
+    std::string keys =
+        redis_.Cli("--scan --pattern 'pl:lk:" + tag + ":a" + std::to_string(target) + ":*'");
     std::vector<std::string> out;
     std::istringstream in(keys);
     for (std::string key; std::getline(in, key);) out.push_back(key);
@@ -345,9 +396,9 @@ TEST_P(LikesTest, ALikeReadsTheModeItSawLastFirstAndAWrongGuessOnlyCostsACall) {
   FlushLikes();
   ASSERT_EQ(redis_.Cli("FLUSHALL"), "OK");
   EXPECT_EQ(set(id, 150, true).count, 102);  // miss, load (small), retry: bucket, then small
-  EXPECT_EQ(redis_.Cli("EXISTS 'pl:lb:{l" + std::to_string(id % 256) + "}:a" +
-                       std::to_string(id) + "'"),
-            "0")
+  EXPECT_EQ(
+      redis_.Cli("EXISTS 'pl:lb:{l" + std::to_string(id % 256) + "}:a" + std::to_string(id) + "'"),
+      "0")
       << "loaded small";
   before = smismember_calls();
   EXPECT_EQ(set(id, 151, true).count, 103);
@@ -422,8 +473,9 @@ TEST_P(LikesNoTimerTest, LikesOfOneTargetInFlightTogetherShareACallAndEachIsAnsw
   EXPECT_TRUE(results[41]->liked);
   EXPECT_EQ(results[41]->count, 40);
   EXPECT_LT(calls, static_cast<int64_t>(ops.size()) / 4) << "likes in flight together share calls";
-  EXPECT_EQ(redis_.Cli("GET 'pl:lc:{l" + std::to_string(id % 256) + "}:a" + std::to_string(id) + "'"),
-            "40");
+  EXPECT_EQ(
+      redis_.Cli("GET 'pl:lc:{l" + std::to_string(id % 256) + "}:a" + std::to_string(id) + "'"),
+      "40");
   FlushLikes();
   EXPECT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{40, 40}));
 }
@@ -550,8 +602,8 @@ TEST_P(LikesTest, BatchStatusForAPage) {
   // flush and FLUSHALL) come back from SQL, and unknown targets count 0.
   ASSERT_TRUE(OnLoop(app_->app().flusher().FlushNow()));
   ASSERT_EQ(redis_.Cli("FLUSHALL"), "OK");
-  std::string anon_path = "/api/v1/likes?article=" + std::to_string(a1) + "," +
-                          std::to_string(a2) + ",999999";
+  std::string anon_path =
+      "/api/v1/likes?article=" + std::to_string(a1) + "," + std::to_string(a2) + ",999999";
   for (int pass = 0; pass < 2; ++pass) {  // loaded from SQL, then from Redis
     auto anon = c.Get(anon_path);
     ASSERT_EQ(anon.status, 200) << anon.body;
@@ -592,8 +644,8 @@ TEST_P(LikesTest, MetricsShowTheBacklogAndReconcileRepairsDrift) {
 
 INSTANTIATE_TEST_SUITE_P(Databases, LikesTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
                          DbName);
-INSTANTIATE_TEST_SUITE_P(Databases, LikesNoTimerTest,
-                         ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, LikesNoTimerTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
+                         DbName);
 
 }  // namespace
 }  // namespace plaudit::testing

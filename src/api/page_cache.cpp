@@ -1,0 +1,85 @@
+#include "api/page_cache.hpp"
+
+#include <algorithm>
+
+#include "common/gzip.hpp"
+
+namespace plaudit::api {
+namespace {
+
+// Below this a gzip copy saves less than its header and a TCP segment's worth.
+constexpr size_t kGzipMinBytes = 1024;
+constexpr std::string_view kFalse = "false";
+
+}  // namespace
+
+std::string RenderedPage::GzipEtag() const {
+  // etag is "\"…\"": the same text with -gz before the closing quote.
+  return etag.substr(0, etag.size() - 1) + "-gz\"";
+}
+
+std::string RenderedPage::WithLiked(const std::vector<int64_t>& liked_ids) const {
+  std::string out;
+  out.reserve(body.size());
+  size_t from = 0;
+  for (const auto& [at, id] : liked) {
+    if (!std::binary_search(liked_ids.begin(), liked_ids.end(), id)) continue;
+    out.append(body, from, at - from);
+    out.append("true");
+    from = at + kFalse.size();
+  }
+  out.append(body, from, std::string::npos);
+  return out;
+}
+
+const std::string& RenderedPage::Gzipped() {
+  if (!gzip_tried) {
+    gzip_tried = true;
+    if (body.size() >= kGzipMinBytes) {
+      if (auto z = Gzip(body); z && z->size() < body.size()) gzip = std::move(*z);
+    }
+  }
+  return gzip;
+}
+
+size_t PageCache::BytesOf(const std::string& key, const RenderedPage& p) {
+  // What the entry holds, with the bookkeeping's rough share (list node, index, strings).
+  return key.size() * 2 + p.version.size() + p.body.size() + p.etag.size() +
+         p.liked.size() * sizeof(LikedSlots::value_type) + 256;
+}
+
+std::shared_ptr<RenderedPage> PageCache::Find(const std::string& key, std::string_view version) {
+  auto it = index_.find(key);
+  if (it == index_.end() || it->second->page->version != version) {
+    ++misses_;
+    return nullptr;
+  }
+  ++hits_;
+  entries_.splice(entries_.begin(), entries_, it->second);  // most recently used
+  // A gzip copy made since the page was kept counts from now on.
+  Entry& e = *it->second;
+  const size_t now = BytesOf(e.key, *e.page) + e.page->gzip.size();
+  bytes_ += now - e.bytes;
+  e.bytes = now;
+  return e.page;
+}
+
+std::shared_ptr<RenderedPage> PageCache::Put(const std::string& key, RenderedPage page) {
+  auto shared = std::make_shared<RenderedPage>(std::move(page));
+  if (auto it = index_.find(key); it != index_.end()) Drop(it->second);
+  const size_t bytes = BytesOf(key, *shared) + shared->gzip.size();
+  if (bytes > max_bytes_) return shared;  // never kept (or caching is off)
+  entries_.push_front(Entry{key, shared, bytes});
+  index_.emplace(key, entries_.begin());
+  bytes_ += bytes;
+  while (bytes_ > max_bytes_ && !entries_.empty()) Drop(std::prev(entries_.end()));
+  return shared;
+}
+
+void PageCache::Drop(std::list<Entry>::iterator it) {
+  bytes_ -= it->bytes;
+  index_.erase(it->key);
+  entries_.erase(it);
+}
+
+}  // namespace plaudit::api

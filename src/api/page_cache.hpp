@@ -1,0 +1,84 @@
+#pragma once
+// Rendered comment pages, in this process: the JSON of a page as an anonymous reader sees it,
+// keyed by what names the page (article, sort, page or cursor, size, replies) and valid for
+// one version of its thread (domain::CommentService::PageVersion). Every change a page shows
+// moves that version in the same Redis step as the change itself, and a request reads the
+// version before anything else, so a cached page is served only while nothing it shows has
+// changed: a read never sees less than every write acknowledged before it started
+// (docs/architecture.md "Rendered pages"). Signed-in readers get the same bytes with their
+// own "liked" flags written in (LikedSlots), so a page is rendered once for everyone.
+//
+// Bounded by bytes, least recently used first out. Single-threaded: the event loop's.
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "common/result.hpp"
+#include "domain/single_flight.hpp"
+
+namespace plaudit::api {
+
+// Where each comment's "liked" value sits in a rendered page: (offset of its `false`, id).
+using LikedSlots = std::vector<std::pair<size_t, int64_t>>;
+
+struct RenderedPage {
+  std::string version;  // the thread version it was rendered at
+  std::string body;     // every "liked" false
+  LikedSlots liked;
+  std::string etag;  // of body; the gzip copy's is etag with "-gz" inside the quotes
+  // Made on the first request that accepts gzip (empty until then, or when not worth it).
+  std::string gzip;
+  bool gzip_tried = false;
+
+  // The gzip copy's tag.
+  std::string GzipEtag() const;
+  // The body with the `liked` ids' flags true (ids sorted ascending).
+  std::string WithLiked(const std::vector<int64_t>& liked_ids) const;
+  // The gzip copy, made now if need be; empty when the body is too small to gain from it.
+  const std::string& Gzipped();
+};
+
+class PageCache {
+ public:
+  // `max_bytes` 0: nothing is kept (every page is rendered).
+  explicit PageCache(size_t max_bytes) : max_bytes_(max_bytes) {}
+
+  // The page cached under `key` if it was rendered at `version`; else null.
+  std::shared_ptr<RenderedPage> Find(const std::string& key, std::string_view version);
+  // Keeps `page` under `key` (replacing any older version), evicting the least recently used
+  // pages beyond the byte bound. Returns it.
+  std::shared_ptr<RenderedPage> Put(const std::string& key, RenderedPage page);
+
+  size_t bytes() const { return bytes_; }
+  size_t size() const { return entries_.size(); }
+  // Renders of one page at one version in flight: the readers that miss together wait for
+  // one render (after a like, every reader of a busy thread misses at once).
+  domain::SingleFlight<std::string, std::shared_ptr<RenderedPage>> renders;
+
+  // For tests and /metrics: lookups answered from the cache, and not.
+  uint64_t hits() const { return hits_; }
+  uint64_t misses() const { return misses_; }
+
+ private:
+  struct Entry {
+    std::string key;
+    std::shared_ptr<RenderedPage> page;
+    size_t bytes = 0;
+  };
+  static size_t BytesOf(const std::string& key, const RenderedPage& p);
+  void Drop(std::list<Entry>::iterator it);
+
+  size_t max_bytes_;
+  size_t bytes_ = 0;
+  std::list<Entry> entries_;  // most recently used first
+  std::unordered_map<std::string, std::list<Entry>::iterator> index_;
+  uint64_t hits_ = 0;
+  uint64_t misses_ = 0;
+};
+
+}  // namespace plaudit::api
