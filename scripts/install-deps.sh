@@ -11,7 +11,7 @@ PKGS=(
   libspdlog-dev libfmt-dev libcli11-dev libtomlplusplus-dev libexpected-dev
   prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
   libjemalloc-dev gnuplot-nox valgrind python3
-  redis-server redis-tools postgresql postgresql-client wrk curl
+  redis-server redis-tools postgresql postgresql-client wrk curl nginx
   chromium chromium-driver
 )
 # The web front end is built with Node and npm (web/package-lock.json); Debian's own only
@@ -39,10 +39,21 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 APT=($SUDO apt-get -o DPkg::Lock::Timeout=600 -y -q)
+# nginx is only a benchmark reference (bench/lib/nginx.sh runs the binary itself, on a free
+# port, with its own config): its packaged service must not start. Without systemd the
+# package's postinst starts it through invoke-rc.d unless a policy-rc.d says no: put one in
+# place for this install when there is none (and remove it afterwards).
+POLICY=/usr/sbin/policy-rc.d
+if [ ! -e "$POLICY" ]; then
+  printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$POLICY" >/dev/null
+  $SUDO chmod 755 "$POLICY"
+  trap '$SUDO rm -f "$POLICY"' EXIT
+fi
 "${APT[@]}" update -q >/dev/null
 "${APT[@]}" install --no-install-recommends "${missing[@]}"
 # The packaged redis-server/postgresql services are not used: tests and the embedded
 # mode start private servers. Stop them where they were auto-started, if possible.
 if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
   $SUDO systemctl disable --now redis-server >/dev/null 2>&1 || true
+  $SUDO systemctl disable --now nginx >/dev/null 2>&1 || true
 fi
