@@ -7,27 +7,46 @@
 #   BENCH_LUA_DIR (default src/redis/lua): the Lua scripts the plauditd binary embeds (to name
 #     EVALSHA calls, and for the redis-benchmark reference); must match BUILD_DIR's binary
 #   BENCH_PAIR_DURATION (default 5s), BENCH_PAIR_ROUNDS (default 5): the like target's runs
-#     against /healthz, interleaved (step 2b)
+#     against /healthz, interleaved (step 2b); BENCH_PAIR_COMMENT_ROUNDS (default 1): how many
+#     of those rounds also run the comment likes
 #   BENCH_DEEP_DURATION (default 2s), BENCH_DEEP_ROUNDS (default 3): wrk duration per deep-page
 #     point (8 connections), and rounds over all points (each point: the median)
 #   BENCH_FLUSH_PG: auto (default: PostgreSQL flush bench when initdb is installed), 1 (required),
 #                   0 (skip). BENCH_DB=postgresql means BENCH_FLUSH_PG=1.
+#   BENCH_SKIP: steps left out, comma-separated, for a quick check of the scripts (the results
+#     and the report then say "not measured" for them; do not commit such a run): pairs (2b),
+#     redis-benchmark (3), deep (3b), instructions (3c), resp, flush (4), like-memory (5),
+#     like-script (5b), web (7); "slow" = all of these. A quick run of the rest:
+#     BENCH_SKIP=slow BENCH_DURATION=2s bash bench/run.sh   (~2 minutes)
 #
-# Steps (about 7 minutes on 2 cores with the defaults):
+# Steps (about 13 minutes on 2 cores with the defaults):
 #   1. bench/hello and plauditd (embedded Redis + SQLite; --rate-limits off --password-hash
 #      minimal --bootstrap-admin benchadmin:benchpassword), seeded through the API with curl:
 #      author 'bench', 200 published articles, 1,000 users with one session token each; then
 #      3 more articles: one comment page (20 top-level comments × 3 replies, 40 comment
-#      likes), one for comment writes, one left for the deep pages (step 3b).
+#      likes), one for comment writes, one left for the deep pages (step 3b); and 5 top-level
+#      comments on each of the 200 articles, the targets of the comment like scenarios.
 #   2. wrk scenarios (bench/wrk/*.lua), each bounded by BENCH_DURATION. Around each one:
 #      Redis INFO (commandstats, total_commands_processed) before/after → commands per request;
 #      then a 1 s probe at 8 connections under MONITOR → the commands plauditd itself sends per
 #      request, by name (EVALSHA shown as its script's file name); then 1 s at 1 connection
 #      with Redis INFO total_reads_processed around it → Redis round trips per request.
 #      plauditd's peak RSS (VmHWM, reset through clear_refs) over the like and comment scenarios.
+#      Among them the read path against nginx (issue 28; bench/lib/nginx.sh, readpath.sh):
+#      Debian's nginx, run by the bench on a free port (worker_processes 1, no access log),
+#      serving as static files the exact bytes plauditd answered for the anonymous comment page
+#      and article list, at the same paths: nginx_article_list, nginx_comment_page, nginx_304
+#      (If-None-Match with nginx's ETag), each with the same wrk settings and script as its
+#      plauditd counterpart (article_list, comment_page_anon, comment_page_304), run right
+#      before it. comment_page_304 runs only when plauditd sends an ETag (else it is recorded
+#      as skipped, with the reason); the 304 rows count answers by status in their Lua (wrk's
+#      "Non-2xx or 3xx" count holds only statuses > 399, so a 304 is never in it, and neither
+#      would a 200 be). mixed_reads: 90% anonymous page GETs, 10% comment like changes on that
+#      page, reads and likes counted apart; then a consistency check of the page's like counts.
 #   2b. The like target against /healthz, interleaved: BENCH_PAIR_ROUNDS rounds of /healthz,
-#      like_put_spread, /healthz, like_put_hot, /healthz; each like run over the mean of the
-#      /healthz runs around it (docs/benchmarks.md "Likes against /healthz").
+#      like_put_spread, /healthz, like_put_hot, /healthz (the first BENCH_PAIR_COMMENT_ROUNDS
+#      also comment_like_put_spread, /healthz, comment_like_put_hot, /healthz); each like run
+#      over the mean of the /healthz runs around it (docs/benchmarks.md "Likes against /healthz").
 #   3. redis-benchmark reference: like_set.lua by EVALSHA on the same embedded Redis.
 #   3b. Deep pages: BENCH_DEEP_COMMENTS comments bulk-loaded into the SQLite file (sqlite3
 #      CLI), the first GET timed (a rebuild of the Redis comment cache from SQL), Redis
@@ -42,7 +61,8 @@
 #      docs/bench-depth.png (gnuplot): bench/report.py writes the markdown and the charts from
 #      the results JSON.
 #
-# One file per step under bench/lib/: seed.sh (1), scenarios.sh (2), like_vs_healthz.sh (2b),
+# One file per step under bench/lib/: seed.sh (1), scenarios.sh (2; nginx.sh and readpath.sh
+# for the read path against nginx), like_vs_healthz.sh (2b),
 # references.sh (bench/hello, 3), deep.sh (3b), micro.sh (3c, 5, 5b), flush.sh (4), results.sh
 # (6, the targets and the JSON); common.sh is shared with the other bench scripts.
 set -euo pipefail
@@ -60,6 +80,10 @@ DEEP_DUR=${BENCH_DEEP_DURATION:-2s}
 DEEP_ROUNDS=${BENCH_DEEP_ROUNDS:-3}
 PAIR_DUR=${BENCH_PAIR_DURATION:-5s}
 PAIR_ROUNDS=${BENCH_PAIR_ROUNDS:-5}
+PAIR_COMMENT_ROUNDS=${BENCH_PAIR_COMMENT_ROUNDS:-1}
+SKIP=,${BENCH_SKIP:-},
+[[ $SKIP == *,slow,* ]] && SKIP=,pairs,redis-benchmark,deep,instructions,resp,flush,like-memory,like-script,web,
+skipped() { [[ $SKIP == *",$1,"* ]] && echo "step $1 skipped (BENCH_SKIP)" >&2; }
 [ "${BENCH_DB:-}" = postgresql ] && FLUSH_PG=1
 STAMP=$(date -u +%Y-%m-%dT%H-%M-%SZ)
 WORK=$(mktemp -d /tmp/plaudit-bench-XXXXXX)
@@ -77,10 +101,14 @@ source bench/lib/deep.sh
 source bench/lib/micro.sh
 source bench/lib/flush.sh
 source bench/lib/web.sh
+source bench/lib/nginx.sh
+source bench/lib/readpath.sh
 source bench/lib/results.sh
+source bench/lib/skip.sh  # the figures of the steps BENCH_SKIP leaves out
 
 cleanup() {
   stop_postgres
+  stop_nginx
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$WORK"
@@ -108,18 +136,23 @@ API=http://127.0.0.1:$PORT/api/v1
 seed_articles
 seed_comments
 seed_pages
+seed_like_comments "$WORK/ids.txt" "$WORK/tokens.txt" "$WORK/like_comment_ids.txt"
+page_comment_ids "$PAGE_ID" "$WORK/page_comment_ids.txt"
 # What the wrk scripts (bench/wrk/*.lua) read.
 export BENCH_WRK_DIR=$ROOT/bench/wrk BENCH_IDS=$WORK/ids.txt BENCH_TOKENS=$WORK/tokens.txt
 export BENCH_HOT_ID=$HOT_ID BENCH_PAGE_ID=$PAGE_ID BENCH_CREATE_ID=$CREATE_ID
-export BENCH_COMMENT_IDS=$WORK/comment_ids.txt
+export BENCH_COMMENT_IDS=$WORK/comment_ids.txt BENCH_PAGE_COMMENT_IDS=$WORK/page_comment_ids.txt
+export BENCH_LIKE_COMMENT_IDS=$WORK/like_comment_ids.txt BENCH_COMMENT_HOT_ID=$COMMENT_HOT_ID
 
 # 2. Scenarios; 2b. likes against /healthz; 3. redis-benchmark; 3b. deep pages.
 name_lua_scripts
 measure_idle
+start_nginx
 run_scenarios
-run_like_pairs
-run_redis_benchmark
-run_deep_pages
+stop_nginx
+if skipped pairs; then : >"$WORK/pairs"; else run_like_pairs; fi
+if skipped redis-benchmark; then skip_redis_benchmark; else run_redis_benchmark; fi
+if skipped deep; then skip_deep_pages; else run_deep_pages; fi
 
 # plauditd's part is done: stop it (drain, last flush, embedded Redis stops with it).
 kill -TERM "$PLAUDITD_PID"
@@ -128,13 +161,13 @@ forget_pid "$PLAUDITD_PID"
 
 # 3c. Instructions per request; RESP framing; 4. flush; 5. memory per like; 5b. Redis CPU per
 # like script call.
-run_instructions
-run_resp
-run_flush
-run_like_memory
-run_like_script
+if skipped instructions; then skip_instructions; else run_instructions; fi
+if skipped resp; then RESP_NS=""; else run_resp; fi
+if skipped flush; then skip_flush; else run_flush; fi
+if skipped like-memory; then skip_like_memory; else run_like_memory; fi
+if skipped like-script; then skip_like_script; else run_like_script; fi
 # 7. The widget: its bytes and its first render in Chromium (bench/widget.mjs).
-run_web
+if skipped web; then WEB_JSON=null; else run_web; fi
 
 # 6. Results and report.
 check_targets

@@ -1,7 +1,9 @@
 # bench/run.sh's step 2b: the like target against /healthz, as issue 6 states it, interleaved
 # (sourced; needs common.sh, and from run.sh: WORK, PORT, CONN, THREADS, PAIR_DUR,
-# PAIR_ROUNDS). BENCH_PAIR_ROUNDS rounds of /healthz, like_put_spread, /healthz, like_put_hot,
-# /healthz (BENCH_PAIR_DURATION each, plain wrk, no probes). Each like run is divided by the
+# PAIR_ROUNDS, PAIR_COMMENT_ROUNDS). BENCH_PAIR_ROUNDS rounds of /healthz, like_put_spread,
+# /healthz, like_put_hot, /healthz (BENCH_PAIR_DURATION each, plain wrk, no probes); the first
+# BENCH_PAIR_COMMENT_ROUNDS of them go on with comment_like_put_spread, /healthz,
+# comment_like_put_hot, /healthz. Each like run is divided by the
 # mean of the two /healthz runs right around it: on this shared box the reference alone moved
 # 55k-95k req/s within minutes, so one reference taken minutes apart (the table's hello column)
 # can swing a ratio by a third. The target takes the median ratio and the median p99 over the
@@ -23,7 +25,11 @@ run_like_pairs() {
   : >"$WORK/pairs"
   for round in $(seq 1 "$PAIR_ROUNDS"); do
     read -r h0 _ _ < <(wrk_line "http://127.0.0.1:$PORT/healthz")
-    for s in like_put_spread like_put_hot; do
+    local scenarios=(like_put_spread like_put_hot)
+    # The comment likes in the first PAIR_COMMENT_ROUNDS rounds only (each adds two like runs
+    # and two /healthz runs to its round).
+    [ "$round" -le "$PAIR_COMMENT_ROUNDS" ] && scenarios+=(comment_like_put_spread comment_like_put_hot)
+    for s in "${scenarios[@]}"; do
       read -r l p n2 < <(wrk_line "http://127.0.0.1:$PORT/" "bench/wrk/$s.lua")
       read -r h1 _ _ < <(wrk_line "http://127.0.0.1:$PORT/healthz")
       r=$(awk -v l="$l" -v a="$h0" -v b="$h1" 'BEGIN { printf "%.3f", (a + b > 0) ? 2 * l / (a + b) : 0 }')

@@ -214,28 +214,40 @@ measure_idle() {
   echo "idle plauditd: $IDLE_CMDS Redis commands/s in $rt round trips/s" >&2
 }
 
-# run_scenarios → WORK/rows (one JSON object a scenario), RSS_LIKE_MIB, PAGE_RT_AUTH
+# run_scenarios → WORK/rows (one JSON object a scenario), RSS_LIKE_MIB, PAGE_RT_AUTH, and
+# readpath.sh's figures (nginx rows, comment_page_304, mixed_reads)
 run_scenarios() {
   local site=http://127.0.0.1:$PORT
   run hello "http://127.0.0.1:$HELLO_PORT/"
   run healthz "$site/healthz"
   run readyz "$site/readyz"
   run article_get "$site/" bench/wrk/article_get.lua
+  nginx_row nginx_article_list list "/api/v1/articles?size=20" bench/wrk/article_list.lua
   run article_list "$site/api/v1/articles?size=20" bench/wrk/article_list.lua
   rss_start like
   run like_put_spread "$site/" bench/wrk/like_put_spread.lua
   run like_put_hot "$site/" bench/wrk/like_put_hot.lua
+  run comment_like_put_spread "$site/" bench/wrk/comment_like_put_spread.lua
+  run comment_like_put_hot "$site/" bench/wrk/comment_like_put_hot.lua
   run like_status "$site/" bench/wrk/like_status.lua
-  run comment_page_new "$site/" bench/wrk/comment_page_new.lua
+  # The comment page (sort=new, 20 × 3): nginx serving plauditd's bytes, then plauditd
+  # anonymous (the row called comment_page_new before issue 28), then signed in.
+  nginx_row nginx_comment_page page "/" bench/wrk/comment_page_anon.lua
+  run comment_page_anon "$site/" bench/wrk/comment_page_anon.lua
+  run comment_page_auth "$site/" bench/wrk/comment_page_auth.lua
   run comment_page_hot "$site/" bench/wrk/comment_page_hot.lua
+  # Revalidation (If-None-Match → 304), each server with its own ETag; before mixed_reads,
+  # which changes the page.
+  nginx_row nginx_304 304 "/" bench/wrk/comment_page_304.lua
+  run_304 comment_page_304
+  run_mixed
   run comment_like_status "$site/" bench/wrk/comment_like_status.lua
   run comment_create "$site/" bench/wrk/comment_create.lua
   # count.js on an index page of 50 posts: one counts call, anonymous.
   run page_counts "$site$(cat "$WORK/counts_path.txt")"
   rss_stop like RSS_LIKE_MIB
   # The comment page signed in: the session lookup and the caller's like states on top.
-  PAGE_RT_AUTH=$(BENCH_COMMENT_AUTH=1 round_trips comment_page_new_auth "$site/" \
-    bench/wrk/comment_page_new.lua)
+  PAGE_RT_AUTH=$(field "$(row_of comment_page_auth)" round_trips_per_req)
   echo "plauditd max RSS during the like and comment scenarios: $RSS_LIKE_MIB MiB; comment page signed in: $PAGE_RT_AUTH Redis round trips per request" >&2
   # Logins at --password-hash minimal (a benchmark rig setting): the login path, not Argon2id's
   # interactive cost; 4 connections.

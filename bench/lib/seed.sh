@@ -166,3 +166,65 @@ seed_comments() {
   CSEED_SECS=$((SECONDS - start))
   echo "seeded article $PAGE_ID with $N_COMMENTS comments, $N_REPLIES replies, $N_CLIKES comment likes in ${CSEED_SECS}s" >&2
 }
+
+# curl_posts_to TOKEN < "PATH BODY" lines (BODY: JSON, no backslashes) → one response a line,
+# in input order: curl_posts with a path per line (4 curl processes, one keep-alive
+# connection each).
+curl_posts_to() {
+  local token=$1 chunk curls=()
+  cat >"$WORK/postto.in"
+  split -n l/4 -d "$WORK/postto.in" "$WORK/postto."
+  for chunk in "$WORK"/postto.0[0-3]; do
+    awk -v api="$API" -v token="$token" '{
+      path = $1; body = substr($0, length($1) + 2)
+      gsub(/"/, "\\\"", body)
+      if (NR > 1) print "next"
+      print "url = \"" api path "\""
+      print "request = \"POST\""
+      print "fail"
+      print "header = \"Content-Type: application/json\""
+      if (token != "") print "header = \"Authorization: Bearer " token "\""
+      print "data = \"" body "\""
+      print "write-out = \"\\n\""
+    }' "$chunk" >"$chunk.conf"
+    curl -sS -K "$chunk.conf" >"$chunk.out" &
+    curls+=($!)
+  done
+  wait "${curls[@]}" || true  # failures show as missing lines, counted by the callers
+  cat "$WORK"/postto.0[0-3].out
+  rm -f "$WORK"/postto.*
+}
+
+# seed_like_comments IDS_FILE TOKENS_FILE OUT_FILE → the targets of comment_like_put_spread
+# and comment_like_put_hot: 5 top-level comments on each article of IDS_FILE (by user 3 of
+# TOKENS_FILE), their ids in OUT_FILE (article by article); COMMENT_HOT_ID (the first),
+# N_LIKE_COMMENTS, LCSEED_SECS. Checked: all made, and one comment like by hand.
+seed_like_comments() {
+  local start=$SECONDS want check
+  awk '{ for (k = 1; k <= 5; k++) printf "/articles/%s/comments {\"body\":\"Comment %d on article %s, a target for the comment like scenarios.\"}\n", $1, k, $1 }' \
+    "$1" | curl_posts_to "$(sed -n 3p "$2")" | json_id >"$3"
+  N_LIKE_COMMENTS=$(grep -c . "$3" || true)
+  want=$(($(grep -c . "$1") * 5))
+  COMMENT_HOT_ID=$(head -1 "$3")
+  if [ "$N_LIKE_COMMENTS" -ne "$want" ] || [ -z "$COMMENT_HOT_ID" ]; then
+    echo "comment seeding for the comment likes failed: $N_LIKE_COMMENTS of $want comments" >&2
+    exit 1
+  fi
+  check=$(curl -fsS -X PUT -H "Authorization: Bearer $(head -1 "$2")" "$API/comments/$COMMENT_HOT_ID/like")
+  grep -q '"liked":true' <<<"$check" || { echo "comment like check failed: $check" >&2; exit 1; }
+  LCSEED_SECS=$((SECONDS - start))
+  echo "seeded $N_LIKE_COMMENTS comments (5 on each article) for the comment likes in ${LCSEED_SECS}s" >&2
+}
+
+# page_comment_ids ARTICLE OUT_FILE → every comment id of the article's first page (sort=new,
+# size=20, replies=3: top-level and replies) in OUT_FILE; N_PAGE_COMMENTS
+page_comment_ids() {
+  curl -fsS "$API/articles/$1/comments?sort=new&size=20&replies=3" | python3 -c '
+import json, sys
+for c in json.load(sys.stdin)["items"]:
+    print(c["id"])
+    for r in c.get("replies") or []:
+        print(r["id"])' >"$2"
+  # shellcheck disable=SC2034  # read by readpath.sh (the results' read_path)
+  N_PAGE_COMMENTS=$(grep -c . "$2" || true)
+}
