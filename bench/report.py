@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes docs/benchmarks.md, docs/bench-throughput.png and docs/bench-depth.png from one
+"""Writes docs/benchmarks.md, docs/bench-throughput.png, docs/bench-depth.png and
+docs/bench-read-path.png from one
 bench/results/<date>.json: bench/run.sh's step 6, also runnable by hand on a committed result
 (python3 bench/report.py bench/results/<date>.json [options]).
 
@@ -280,7 +281,7 @@ writes; article $DEEP_ID for the deep pages below.
 
 | | req/s | ratio to hello | p50 | p99 | non-2xx |
 |---|---|---|---|---|---|
-| `comment_page_new` (20 comments + 60 replies, anonymous) | ${cnew_rps} | ${cnew_ratio} | ${cnew_p50} | ${cnew_p99} | ${cnew_non2xx} |
+| `${cnew_name}` (20 comments + 60 replies, anonymous) | ${cnew_rps} | ${cnew_ratio} | ${cnew_p50} | ${cnew_p99} | ${cnew_non2xx} |
 | `comment_page_hot` | ${chot_rps} | ${chot_ratio} | ${chot_p50} | ${chot_p99} | ${chot_non2xx} |
 | `comment_like_status` (20 comment ids, signed in) | ${clikes_rps} | ${clikes_ratio} | ${clikes_p50} | ${clikes_p99} | ${clikes_non2xx} |
 | `comment_create` (top-level, signed in) | ${ccreate_rps} | ${ccreate_ratio} | ${ccreate_p50} | ${ccreate_p99} | ${ccreate_non2xx} |
@@ -480,8 +481,21 @@ article, by cursor and by offset; dashed: page 1, dash-dot: the 1.5× target.
 - `like_put_hot`: the same, every request on one article (id $HOT_ID).
 - `like_status`: `GET /api/v1/likes?article=<20 consecutive seeded ids>` with a random user's
   token.
-- `comment_page_new`: `GET /api/v1/articles/$PAGE_ID/comments?sort=new&size=20&replies=3`, the
-  seeded page (20 top-level comments, 3 replies each), anonymous.
+- `comment_page_anon` (`comment_page_new` before issue 28):
+  `GET /api/v1/articles/$PAGE_ID/comments?sort=new&size=20&replies=3`, the seeded page (20
+  top-level comments, 3 replies each), anonymous.
+- `comment_page_auth`: the same page signed in, a random user's Bearer token (the session
+  lookup and the caller's like state of each comment on top).
+- `comment_page_304`: the anonymous page with `If-None-Match: <plauditd's ETag>` (read with curl
+  just before); 304 expected. Skipped, with the reason, when plauditd sends no ETag.
+- `comment_like_put_spread`, `comment_like_put_hot`: `like_put_spread`'s and `like_put_hot`'s
+  shape on comments: `PUT` or `DELETE` `/api/v1/comments/{id}/like` by a random user, on a
+  random one of 5 top-level comments on each of the 200 seeded articles (1,000), or always on
+  the first of them.
+- `mixed_reads`: 90% `comment_page_anon`'s request, 10% `PUT` or `DELETE` of a random user's
+  like on a random comment of that page (its 80 comments); see "Read path against nginx".
+- `nginx_comment_page`, `nginx_article_list`, `nginx_304`: nginx serving plauditd's bytes as
+  static files; see "Read path against nginx".
 - `comment_page_hot`: the same with `sort=hot` (by likes, then newest).
 - `comment_like_status`: `GET /api/v1/likes?comment=<the page's 20 top-level ids>` with a random
   user's token.
@@ -708,7 +722,9 @@ def values(res, args, fig, chart_note, depth_chart_note):
         "DEPTH_CHART_NOTE": depth_chart_note,
     })
     # like_rps, cnew_p50, …: the rows the sections on likes and comments quote.
-    for prefix, scenario in (("like", "like_put_spread"), ("cnew", "comment_page_new"),
+    cnew = "comment_page_anon" if "comment_page_anon" in fig.rows else "comment_page_new"
+    v["cnew_name"] = cnew
+    for prefix, scenario in (("like", "like_put_spread"), ("cnew", cnew),
                              ("chot", "comment_page_hot"), ("clikes", "comment_like_status"),
                              ("ccreate", "comment_create")):
         for key in ("rps", "p50", "p99", "non2xx", "client_cmds", "client_cmds_per_req",
@@ -745,6 +761,205 @@ def web_section(res):
                       f"median **{r['median']} ms** (min {r['min']}, max {r['max']})"])
     return out
 
+# Issue 28's read path: (plauditd scenario, its nginx reference, what is compared). mixed_reads
+# is compared by its reads/s (read_path.mixed_reads_per_s), not by its row's req/s.
+READ_PAIRS = (
+    ("comment_page_anon", "nginx_comment_page", "anonymous comment page (20 × 3)"),
+    ("comment_page_auth", "nginx_comment_page", "signed-in comment page"),
+    ("comment_page_304", "nginx_304", "comment page revalidated (If-None-Match → 304)"),
+    ("article_list", "nginx_article_list", "anonymous article list (size=20)"),
+    ("mixed_reads", "nginx_comment_page", "its page reads/s (90% of its requests)"),
+)
+
+
+def read_rps(res, fig, scenario):
+    """req/s of a read-path scenario (mixed_reads: its reads/s); None when it did not run."""
+    if scenario == "mixed_reads":
+        rp = res.get("read_path") or {}
+        return rp.get("mixed_reads_per_s") if scenario in fig.rows else None
+    return fig.rows[scenario]["rps"] if scenario in fig.rows else None
+
+
+def read_path_chart(res, tmp):
+    """req/s of each read-path scenario beside its nginx reference → docs/bench-read-path.png."""
+    if "read_path" not in res:
+        return ""
+    if not shutil.which("gnuplot"):
+        return "No read path chart: gnuplot is not installed."
+    fig = Figures(res)
+    dat = os.path.join(tmp, "readpath.dat")
+    with open(dat, "w") as f:
+        for scenario, ref, _ in READ_PAIRS:
+            mine, theirs = read_rps(res, fig, scenario), read_rps(res, fig, ref)
+            label = scenario + (" (reads)" if scenario == "mixed_reads" else "")
+            if mine is None:
+                label += " (skipped)"
+            f.write(f'"{label}" {awk_number(number(mine))} {awk_number(number(theirs))} "{ref}"\n')
+    title = (f"plauditd read path vs nginx serving the same bytes ({res['cores']} cores, "
+             f"wrk -c{res['connections']}, {res['date']})")
+    error = gnuplot(f"""set terminal pngcairo size 900,440 font "sans,10" noenhanced
+set output "docs/bench-read-path.png"
+set title "{title}"
+set style data histogram
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set boxwidth 0.9
+set ylabel "requests/s"
+set yrange [0:*]
+set grid ytics
+set xtics rotate by -20 nomirror
+set key top right
+plot "{dat}" using 2:xtic(1) title "plauditd" lc rgb "#4477aa", \\
+     "{dat}" using 3 title "nginx reference (same bytes)" lc rgb "#999933", \\
+     "{dat}" using ($0 - 0.15):2:(sprintf("%.0f", $2)) with labels offset 0,0.7 notitle, \\
+     "{dat}" using ($0 + 0.15):3:(sprintf("%.0f", $3)) with labels offset 0,0.7 notitle
+""")
+    if error is not None:
+        return f"No read path chart: gnuplot failed ({error})."
+    return "![plauditd read path vs nginx](bench-read-path.png)"
+
+
+def read_path_section(res, fig, args):
+    """Issue 28: the read path against nginx serving the same bytes, and the issue's targets."""
+    rp = res.get("read_path")
+    if rp is None:
+        return ""
+    skipped = rp.get("skipped") or {}
+    statuses = rp.get("statuses") or {}
+    out = ["\n## Read path against nginx\n\n"]
+    if rp.get("nginx_skipped"):
+        out.append(f"**No nginx reference in this run**: {rp['nginx_skipped']}.\n\n")
+    out.append(
+        f"Issue 28: read pages as fast as static files. nginx {text(rp.get('nginx_version'), '?')} "
+        "(Debian's package; its service unused: the bench runs the binary with a config of its "
+        "own, `worker_processes 1`, `access_log off`, sendfile, keep-alive never closed by "
+        "nginx) serves, as static files, the exact bytes plauditd answered (curl, just before "
+        "each nginx row) for the anonymous comment page "
+        f"(`{rp.get('comment_page_path')}`, {text(rp.get('nginx_comment_page_body_bytes'), '?')} "
+        f"bytes) and the anonymous article list (`{rp.get('article_list_path')}`, "
+        f"{text(rp.get('nginx_article_list_body_bytes'), '?')} bytes), at the same paths "
+        "(nginx ignores the query), with plauditd's `Content-Type: application/json; "
+        "charset=utf-8`. Each nginx row runs with the same wrk settings "
+        f"(`-t{text(res['threads'])} -c{text(res['connections'])} -d{text(res['duration'])}`) "
+        "and the same Lua script as its plauditd counterpart, right before it. `nginx_304` sends "
+        f"`If-None-Match: {text(rp.get('nginx_etag'), '?')}` (nginx's own ETag); "
+        + ("`comment_page_304` sends plauditd's own ETag "
+           f"(`{text(rp.get('plauditd_etag'))}`; a curl GET with it answered "
+           f"{text(rp.get('plauditd_if_none_match_status'), '?')}). "
+           if rp.get("plauditd_etag") else
+           "`comment_page_304` would send plauditd's own ETag, but plauditd sent none in this "
+           "run (curl), so that row is skipped, not measured. ")
+        + "wrk's \"Non-2xx or 3xx\" "
+        "count holds only statuses above 399 (a 304 is not in it, and a 200 would not be "
+        "either), so the 304 rows count their answers by status in Lua "
+        "(bench/wrk/common.lua `count_statuses`).\n\n")
+    out.append("| scenario | req/s | p99 | nginx reference | reference req/s | ratio | "
+               "Redis commands per request (sent by plauditd / all) | non-2xx |\n"
+               "|---|---|---|---|---|---|---|---|\n")
+    for scenario, ref, what in READ_PAIRS:
+        if scenario not in fig.rows:
+            reason = skipped.get(scenario, "did not run")
+            out.append(table_row([f"`{scenario}`: {what}", f"skipped: {reason}", "", f"`{ref}`",
+                                  text(read_rps(res, fig, ref), "-"), "", "", ""]))
+            continue
+        row = fig.rows[scenario]
+        mine, theirs = read_rps(res, fig, scenario), read_rps(res, fig, ref)
+        r = ratio(mine, theirs) if theirs is not None else "n/a"
+        n2 = text(row["non2xx"])
+        if scenario in statuses:
+            st = statuses[scenario]
+            n2 = (f"{n2} (by status: " + ", ".join(f"{k}: {text(v)}" for k, v in st["counts"].items())
+                  + f"; not {text(st['expected'])}: {text(st['other'])})")
+        rps_text = text(mine) + (f" reads/s ({text(row['rps'])} req/s in all)"
+                                 if scenario == "mixed_reads" else "")
+        out.append(table_row([f"`{scenario}`: {what}", rps_text, row["p99"], f"`{ref}`",
+                              text(theirs, "skipped"), f"{r}×" if r != "n/a" else r,
+                              f"{text(row['client_cmds_per_req'])} / {text(row['redis_cmds_per_req'])}",
+                              n2]))
+    for ref in ("nginx_comment_page", "nginx_article_list", "nginx_304"):
+        if ref in fig.rows:
+            row = fig.rows[ref]
+            n2 = text(row["non2xx"])
+            if ref in statuses:
+                st = statuses[ref]
+                n2 += " (by status: " + ", ".join(f"{k}: {text(v)}" for k, v in st["counts"].items()) + ")"
+            out.append(table_row([f"`{ref}` (reference)", text(row["rps"]), row["p99"], "", "",
+                                  "", "", n2]))
+        else:
+            out.append(table_row([f"`{ref}` (reference)", f"skipped: {skipped.get(ref, 'did not run')}",
+                                  "", "", "", "", "", ""]))
+    if "mixed_reads" in fig.rows:
+        out.append(
+            f"\n`mixed_reads`: {text(rp.get('mixed_reads'))} page reads and "
+            f"{text(rp.get('mixed_likes'))} like changes ({text(rp.get('mixed_likes_per_s'))}/s) "
+            f"in {text(rp.get('mixed_seconds'))} s, {text(rp.get('mixed_other'))} answers not 200 "
+            "(told apart by body in bench/wrk/mixed_reads.lua). Afterwards (one flush period "
+            "later), for each of the page's comments, its `likeCount` in the anonymous page, the "
+            "`likeCount` of `GET /api/v1/comments/{id}/like` and the number of the seeded users "
+            "whose `GET /api/v1/likes?comment=…` says liked must be equal: "
+            f"**{text(rp.get('mixed_check'), 'not run')}**.\n")
+    out.append("\nIssue 28's targets, computed from the rows above (*unknown*: a row did not run).\n\n")
+    out.append("| target | measured | |\n|---|---|---|\n")
+
+    def verdict(ok):
+        return "**unknown**" if ok is None else ("**met**" if ok else "**not met**")
+
+    def against(scenario, ref, floor, label):
+        mine, theirs = read_rps(res, fig, scenario), read_rps(res, fig, ref)
+        if mine is None or theirs is None or number(theirs) <= 0:
+            why = skipped.get(scenario) or skipped.get(ref) or "did not run"
+            out.append(table_row([f"{label} ≥ {floor}× `{ref}`", f"not measured ({why})",
+                                  verdict(None)]))
+            return
+        r = number(mine) / number(theirs)
+        out.append(table_row([f"{label} ≥ {floor}× `{ref}`",
+                              f"{text(mine)} / {text(theirs)} = {r:.2f}×", verdict(r >= floor)]))
+
+    against("comment_page_anon", "nginx_comment_page", 0.5, "anonymous comment page (`comment_page_anon`)")
+    against("comment_page_304", "nginx_304", 0.7, "`comment_page_304`")
+    against("comment_page_auth", "nginx_comment_page", 0.2, "signed-in comment page (`comment_page_auth`)")
+    against("article_list", "nginx_article_list", 0.5, "anonymous article list (`article_list`)")
+    against("mixed_reads", "nginx_comment_page", 0.2, "`mixed_reads` reads/s")
+    if "mixed_reads" in fig.rows:
+        out.append(table_row(["`mixed_reads`: page like counts = like endpoint = users who liked",
+                              text(rp.get("mixed_check"), "not run"),
+                              verdict(rp.get("mixed_check_pass"))]))
+    for scenario, label in (("comment_page_anon", "comment page"), ("article_list", "list page")):
+        if scenario in fig.rows and fig.rows[scenario]["client_cmds_per_req"] is not None:
+            row = fig.rows[scenario]
+            c = number(row["client_cmds_per_req"])
+            out.append(table_row([f"Redis commands per {label} (`{scenario}`) ≤ 5",
+                                  f"{text(row['client_cmds_per_req'])} sent by plauditd "
+                                  f"({row['client_cmds'] or '-'}); {text(row['redis_cmds_per_req'])} "
+                                  "executed in Redis in all", verdict(c <= 5)]))
+        else:
+            out.append(table_row([f"Redis commands per {label} (`{scenario}`) ≤ 5",
+                                  "not measured", verdict(None)]))
+    hello = fig.field("hello", "rps")
+    for kind in ("spread", "hot"):
+        c, a = f"comment_like_put_{kind}", f"like_put_{kind}"
+        if c not in fig.rows or a not in fig.rows or number(hello) <= 0:
+            out.append(table_row([f"`{c}`: ratio to hello ≥ 0.9× `{a}`'s, p99 < 5 ms",
+                                  "not measured", verdict(None)]))
+            continue
+        cr, ar = number(fig.rows[c]["rps"]) / number(hello), number(fig.rows[a]["rps"]) / number(hello)
+        p99 = to_ms(fig.rows[c]["p99"])
+        rel = cr / ar if ar > 0 else 0
+        out.append(table_row([f"`{c}`: ratio to hello within 10% of `{a}`'s (≥ 0.9× it), p99 < 5 ms",
+                              f"{cr:.2f}× hello vs {ar:.2f}× ({rel:.2f}×), p99 {p99:.2f} ms "
+                              f"(`{a}`: {to_ms(fig.rows[a]['p99']):.2f} ms)",
+                              verdict(rel >= 0.9 and p99 < 5)]))
+    pairs = [p for p in res["like_vs_healthz"]["rounds"] if p["scenario"].startswith("comment_like")]
+    if pairs:
+        out.append("\nAgainst `/healthz` (step 2b, interleaved, the rounds that ran them): " + "; ".join(
+            f"round {text(p['round'])} `{p['scenario']}` {text(p['ratio'])}× (p99 {text(p['p99_ms'])} ms)"
+            for p in pairs) + ".\n")
+    note = getattr(args, "read_path_chart_note", "")
+    if note:
+        out.append(f"\n{note}\n\nEach plauditd scenario (blue) beside the nginx reference of the "
+                   "same bytes (olive); `mixed_reads` by its page reads/s.\n")
+    return "".join(out)
+
 
 def fill(template, v):
     return Template(template[1:]).substitute(v)
@@ -773,7 +988,7 @@ def report(res, args, chart_note, depth_chart_note):
     for d in fig.depths():
         out += table_row([commas(d)] + [fig.depth(mode, d, key) for mode in ("cursor", "offset")
                                         for key in ("rps", "p50", "p99")])
-    return out + fill(DEEP_ROUNDS, v) + fill(REST, v)
+    return out + fill(DEEP_ROUNDS, v) + read_path_section(res, fig, args) + fill(REST, v)
 
 
 def main():
@@ -807,6 +1022,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="plaudit-report-") as tmp:
         chart_note = throughput_chart(res, tmp)
         depth_chart_note = depth_chart(res, tmp)
+        args.read_path_chart_note = read_path_chart(res, tmp)
     markdown = report(res, args, chart_note, depth_chart_note)
     with open(args.out, "w") as f:
         f.write(markdown)
