@@ -6,7 +6,10 @@
 # /healthz on new, each scenario on new. Prints each run and, per scenario and build, the
 # median of (scenario req/s ÷ the /healthz req/s of the same round and build): the ratio
 # cancels most of a shared box's drift, the alternation the rest.
-#   SCENARIO: a bench/wrk/<name>.lua (default: like_status comment_like_status like_put_spread)
+#   SCENARIO: a bench/wrk/<name>.lua (default: like_status comment_like_status like_put_spread),
+#     e.g. comment_page_anon, comment_page_auth, comment_page_304 (needs a build that sends an
+#     ETag; every answer must be a 304), comment_like_put_spread, comment_like_put_hot (the
+#     seeding then adds 5 comments on each article), mixed_reads (on the page's 20 comments)
 #   BENCH_AB_DURATION (default 5s), BENCH_CONNECTIONS (default 64), BENCH_THREADS (default 1)
 # Needs wrk, curl, redis-cli (scripts/install-deps.sh).
 set -euo pipefail
@@ -32,6 +35,7 @@ cleanup() {
 trap cleanup EXIT
 source bench/lib/common.sh  # wait_port_line, median, start_plauditd
 source bench/lib/seed.sh    # seed_author, seed_users, curl_posts, post_json, like_comments
+source bench/lib/nginx.sh   # etag_of
 
 # start NAME BUILD → the instance's port in $WORK/NAME.port
 start() {
@@ -67,9 +71,17 @@ seed() {
     echo "$name: seeding failed ($n_ids articles, $n_tokens tokens, $n_comments comments, $n_likes comment likes)" >&2
     exit 1
   fi
+  if [[ " ${SCENARIOS[*]} " == *" comment_like_put_"* ]]; then
+    seed_like_comments "$dir/ids.txt" "$dir/tokens.txt" "$dir/like_comment_ids.txt"
+  fi
   # A list page builds the published index, as the first reader of a real site does.
   curl -fsS -o /dev/null "$API/articles?size=20"
   echo "$page" >"$dir/page_id"
+  etag_of "$API/articles/$page/comments?sort=new&size=20&replies=3" >"$dir/etag"
+  if [[ " ${SCENARIOS[*]} " == *" comment_page_304 "* ]] && [ ! -s "$dir/etag" ]; then
+    echo "$name: plauditd sent no ETag for the comment page: comment_page_304 cannot run" >&2
+    exit 1
+  fi
   echo "$name: seeded" >&2
 }
 
@@ -88,8 +100,14 @@ rps() {
   BENCH_WRK_DIR=$ROOT/bench/wrk BENCH_IDS=$dir/ids.txt BENCH_TOKENS=$dir/tokens.txt \
     BENCH_HOT_ID=$(head -1 "$dir/ids.txt") BENCH_PAGE_ID=$(cat "$dir/page_id") \
     BENCH_CREATE_ID=$(cat "$dir/page_id") BENCH_COMMENT_IDS=$dir/comment_ids.txt \
+    BENCH_PAGE_COMMENT_IDS=$dir/comment_ids.txt BENCH_LIKE_COMMENT_IDS=$dir/like_comment_ids.txt \
+    BENCH_COMMENT_HOT_ID=$(head -1 "$dir/like_comment_ids.txt" 2>/dev/null) \
+    BENCH_ETAG=$(cat "$dir/etag") \
     wrk "${args[@]}" "$url" >"$WORK/wrk.txt" 2>&1
-  if grep -q "Non-2xx" "$WORK/wrk.txt"; then
+  # wrk's "Non-2xx or 3xx" holds statuses > 399 only; the *_304 scripts count by status.
+  if grep -q "Non-2xx" "$WORK/wrk.txt" ||
+    { [[ $scenario == *_304 ]] && ! grep -qE '^statuses: 304=[0-9]+$' "$WORK/wrk.txt"; } ||
+    grep -qE '^mixed: .* other [1-9]' "$WORK/wrk.txt"; then
     echo "$name $scenario: non-2xx answers" >&2
     cat "$WORK/wrk.txt" >&2
     exit 1
