@@ -917,6 +917,11 @@ def read_path_section(res, fig, args):
 
     against("comment_page_anon", "nginx_comment_page", 0.5, "anonymous comment page (`comment_page_anon`)")
     against("comment_page_304", "nginx_304", 0.7, "`comment_page_304`")
+    if "comment_page_304" in statuses:
+        st = statuses["comment_page_304"]
+        out.append(table_row(["`comment_page_304`: every answer a 304",
+                              ", ".join(f"{k}: {text(v)}" for k, v in st["counts"].items()) or "no counts",
+                              verdict(number(st["other"]) == 0 and bool(st["counts"]))]))
     against("comment_page_auth", "nginx_comment_page", 0.2, "signed-in comment page (`comment_page_auth`)")
     against("article_list", "nginx_article_list", 0.5, "anonymous article list (`article_list`)")
     against("mixed_reads", "nginx_comment_page", 0.2, "`mixed_reads` reads/s")
