@@ -19,7 +19,7 @@
 #     like-script (5b), web (7); "slow" = all of these. A quick run of the rest:
 #     BENCH_SKIP=slow BENCH_DURATION=2s bash bench/run.sh   (~2 minutes)
 #
-# Steps (about 13 minutes on 2 cores with the defaults):
+# Steps (about 12 minutes on 2 cores with the defaults; 680 s on 2026-12-02, shared box):
 #   1. bench/hello and plauditd (embedded Redis + SQLite; --rate-limits off --password-hash
 #      minimal --bootstrap-admin benchadmin:benchpassword), seeded through the API with curl:
 #      author 'bench', 200 published articles, 1,000 users with one session token each; then
