@@ -99,23 +99,36 @@ Awaitable<Result<Response>> CachedList(ApiContext ctx, const Request& req,
   if (!viewer) {
     const bool gzip =
         AcceptsGzip(req.Header(beast::http::field::accept_encoding)) && !page->Gzipped().empty();
-    r.body = gzip ? page->gzip : page->body;
+    // The page's own bytes, kept alive by the response (the aliasing shared_ptr) even if the
+    // cache drops the page meanwhile.
+    r.shared_body = std::shared_ptr<const std::string>(page, gzip ? &page->gzip : &page->body);
     r.headers.emplace_back("ETag", gzip ? page->GzipEtag() : page->etag);
     if (gzip) r.headers.emplace_back("Content-Encoding", "gzip");
     AddCacheHeaders(r, ctx, req, true);
     co_return r;
   }
-  // Signed in: the public page with this reader's own flags written in (one batch read).
+  // Signed in: the public page with this reader's own flags written in (one batch read, of
+  // the comments someone had liked at this version: see LikedSlot).
   std::vector<redis::LikeTarget> targets;
-  targets.reserve(page->liked.size());
-  for (const auto& [at, id] : page->liked) targets.push_back(redis::LikeTarget::OfComment(id));
-  PL_CO_TRY(auto states, co_await ctx.likes->GetMany(viewer->id, std::move(targets)));
+  std::vector<int64_t> asked;
+  for (const LikedSlot& slot : page->liked) {
+    if (!slot.liked_by_anyone) continue;
+    targets.push_back(redis::LikeTarget::OfComment(slot.id));
+    asked.push_back(slot.id);
+  }
   std::vector<int64_t> liked;
-  for (size_t i = 0; i < states.size(); ++i) {
-    if (states[i].liked) liked.push_back(page->liked[i].second);
+  if (!targets.empty()) {
+    PL_CO_TRY(auto states, co_await ctx.likes->GetMany(viewer->id, std::move(targets)));
+    for (size_t i = 0; i < states.size(); ++i) {
+      if (states[i].liked) liked.push_back(asked[i]);
+    }
   }
   std::sort(liked.begin(), liked.end());
-  r.body = liked.empty() ? page->body : page->WithLiked(liked);
+  if (liked.empty()) {
+    r.shared_body = std::shared_ptr<const std::string>(page, &page->body);
+  } else {
+    r.body = page->WithLiked(liked);
+  }
   AddCacheHeaders(r, ctx, req, false);
   co_return r;
 }

@@ -197,7 +197,7 @@ void AppendCommentJson(std::string& out, const domain::Comment& c, bool with_rep
   out.push_back(','), j::Key(out, "likeCount"), j::Int(out, c.like_count);
   out.push_back(','), j::Key(out, "replyCount"), j::Int(out, c.reply_count);
   out.push_back(','), j::Key(out, "liked");
-  if (liked_slots) liked_slots->emplace_back(out.size(), c.id);
+  if (liked_slots) liked_slots->push_back(LikedSlot{out.size(), c.id, c.like_count > 0});
   j::Bool(out, c.liked);
   out.push_back(','), j::Key(out, "deleted"), j::Bool(out, c.deleted);
   if (with_replies) {

@@ -22,11 +22,11 @@ std::string RenderedPage::WithLiked(const std::vector<int64_t>& liked_ids) const
   std::string out;
   out.reserve(body.size());
   size_t from = 0;
-  for (const auto& [at, id] : liked) {
-    if (!std::binary_search(liked_ids.begin(), liked_ids.end(), id)) continue;
-    out.append(body, from, at - from);
+  for (const LikedSlot& slot : liked) {
+    if (!std::binary_search(liked_ids.begin(), liked_ids.end(), slot.id)) continue;
+    out.append(body, from, slot.at - from);
     out.append("true");
-    from = at + kFalse.size();
+    from = slot.at + kFalse.size();
   }
   out.append(body, from, std::string::npos);
   return out;
@@ -45,7 +45,7 @@ const std::string& RenderedPage::Gzipped() {
 size_t PageCache::BytesOf(const std::string& key, const RenderedPage& p) {
   // What the entry holds, with the bookkeeping's rough share (list node, index, strings).
   return key.size() * 2 + p.version.size() + p.body.size() + p.etag.size() +
-         p.liked.size() * sizeof(LikedSlots::value_type) + 256;
+         p.liked.size() * sizeof(LikedSlot) + 256;
 }
 
 std::shared_ptr<RenderedPage> PageCache::Find(const std::string& key, std::string_view version) {

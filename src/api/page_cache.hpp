@@ -23,8 +23,16 @@
 
 namespace plaudit::api {
 
-// Where each comment's "liked" value sits in a rendered page: (offset of its `false`, id).
-using LikedSlots = std::vector<std::pair<size_t, int64_t>>;
+// Where a comment's "liked" value sits in a rendered page.
+struct LikedSlot {
+  size_t at = 0;  // offset of its `false`
+  int64_t id = 0;
+  // Whether anyone had liked it at the page's version. A reader's like acknowledged before
+  // the request started is in that version, so a comment nobody had liked is not one the
+  // reader liked: only the others are asked about (most comments of a thread have no likes).
+  bool liked_by_anyone = false;
+};
+using LikedSlots = std::vector<LikedSlot>;
 
 struct RenderedPage {
   std::string version;  // the thread version it was rendered at

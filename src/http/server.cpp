@@ -33,8 +33,7 @@ std::chrono::milliseconds SweepPeriod(const ServerOptions& o) {
 
 }  // namespace
 
-Server::Server(net::io_context& ioc, ServerOptions options, const Router& router,
-               Metrics* metrics)
+Server::Server(net::io_context& ioc, ServerOptions options, const Router& router, Metrics* metrics)
     : ioc_(ioc),
       options_(std::move(options)),
       router_(router),
@@ -96,7 +95,8 @@ void Server::Sweep() {
 Awaitable<void> Server::Accept() {
   while (!shutting_down_) {
     boost::system::error_code ec;
-    tcp::socket socket = co_await acceptor_.async_accept(net::redirect_error(net::use_awaitable, ec));
+    tcp::socket socket =
+        co_await acceptor_.async_accept(net::redirect_error(net::use_awaitable, ec));
     if (ec) {
       if (shutting_down_ || ec == net::error::operation_aborted) {
         break;
@@ -132,8 +132,11 @@ void Feed(RequestParser& parser, beast::flat_buffer& buffer, bool whole_message,
 }
 
 // Writes what it can without waiting; returns how many bytes went out.
-size_t SendNow(tcp::socket& socket, std::string_view bytes, boost::system::error_code& ec) {
-  size_t sent = socket.write_some(net::buffer(bytes.data(), bytes.size()), ec);
+size_t SendNow(tcp::socket& socket, std::string_view bytes, std::string_view tail,
+               boost::system::error_code& ec) {
+  const std::array<net::const_buffer, 2> both{net::buffer(bytes.data(), bytes.size()),
+                                              net::buffer(tail.data(), tail.size())};
+  size_t sent = socket.write_some(both, ec);
   if (ec == net::error::would_block || ec == net::error::try_again) {
     ec = {};
   }
@@ -143,18 +146,32 @@ size_t SendNow(tcp::socket& socket, std::string_view bytes, boost::system::error
 }  // namespace
 
 Awaitable<void> Server::WriteResponse(Connection& conn, std::string bytes,
-                                      boost::system::error_code& ec) {
-  size_t sent = SendNow(*conn.socket, bytes, ec);
-  if (ec || sent == bytes.size()) co_return;
+                                      boost::system::error_code& ec,
+                                      std::shared_ptr<const std::string> keep,
+                                      std::string_view tail) {
+  // `tail` (a shared body) lives in `keep` until the write is done.
+  size_t sent = SendNow(*conn.socket, bytes, tail, ec);
+  if (ec || sent == bytes.size() + tail.size()) co_return;
   // The peer's window is full: wait for it, under the body timeout.
   conn.deadline = Clock::now() + options_.body_timeout;
-  co_await net::async_write(*conn.socket, net::buffer(bytes.data() + sent, bytes.size() - sent),
-                            net::redirect_error(net::use_awaitable, ec));
+  if (sent < bytes.size()) {
+    const std::array<net::const_buffer, 2> rest{
+        net::buffer(bytes.data() + sent, bytes.size() - sent),
+        net::buffer(tail.data(), tail.size())};
+    co_await net::async_write(*conn.socket, rest, net::redirect_error(net::use_awaitable, ec));
+  } else {
+    const size_t into_tail = sent - bytes.size();
+    co_await net::async_write(*conn.socket,
+                              net::buffer(tail.data() + into_tail, tail.size() - into_tail),
+                              net::redirect_error(net::use_awaitable, ec));
+  }
 }
 
 Awaitable<void> Server::ReplyAndClose(Connection& conn, Response response, unsigned version) {
   boost::system::error_code ec;
-  co_await WriteResponse(conn, SerializeResponse(response, version, false, false), ec);
+  const std::string_view tail = BodyAfterHead(response, false);
+  co_await WriteResponse(conn, SerializeResponse(response, version, false, false), ec,
+                         response.shared_body, tail);
 }
 
 // Until the parser has the header (or, `whole`, the message); a parse error comes back in
@@ -212,8 +229,8 @@ Awaitable<void> Server::Serve(tcp::socket socket) {
     // The header: the keep-alive wait for its first bytes is under the idle timeout, the
     // rest under the (shorter) header timeout. Bytes already buffered (a pipelined request)
     // are parsed without waiting.
-    conn.deadline = Clock::now() +
-                    (buffer.size() > 0 ? options_.header_timeout : options_.idle_timeout);
+    conn.deadline =
+        Clock::now() + (buffer.size() > 0 ? options_.header_timeout : options_.idle_timeout);
     bool connected = co_await ReadMessage(conn, parser, buffer, /*whole=*/false, ec);
     if (!connected) break;
     if (ec) {
@@ -254,8 +271,8 @@ Awaitable<void> Server::Serve(tcp::socket socket) {
 
     if (!parser.is_done()) {
       if (beast::iequals(req[beast::http::field::expect], "100-continue")) {
-        const char* cont = version == 10 ? "HTTP/1.0 100 Continue\r\n\r\n"
-                                         : "HTTP/1.1 100 Continue\r\n\r\n";
+        const char* cont =
+            version == 10 ? "HTTP/1.0 100 Continue\r\n\r\n" : "HTTP/1.1 100 Continue\r\n\r\n";
         co_await WriteResponse(conn, cont, ec);
         if (ec) break;
       }
@@ -282,7 +299,9 @@ Awaitable<void> Server::Serve(tcp::socket socket) {
       std::chrono::duration<double> took = Clock::now() - started;
       metrics_->ObserveRequest(route, req.method(), status, took.count());
     }
-    co_await WriteResponse(conn, SerializeResponse(response, version, keep_alive, head), ec);
+    const std::string_view tail = BodyAfterHead(response, head);
+    co_await WriteResponse(conn, SerializeResponse(response, version, keep_alive, head), ec,
+                           response.shared_body, tail);
     if (ec || !keep_alive) {
       break;
     }

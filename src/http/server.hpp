@@ -67,19 +67,19 @@ class Server {
   void ArmSweep();
   void Sweep();
   Awaitable<void> Serve(tcp::socket socket);
-  // Sends `bytes` in place if the socket takes them all (the usual case), else waits.
-  Awaitable<void> WriteResponse(Connection& conn, std::string bytes,
-                                boost::system::error_code& ec);
+  // Sends `bytes`, then `tail` (a shared body that `keep` holds), in place if the socket takes
+  // them all (the usual case), else waits.
+  Awaitable<void> WriteResponse(Connection& conn, std::string bytes, boost::system::error_code& ec,
+                                std::shared_ptr<const std::string> keep = nullptr,
+                                std::string_view tail = {});
   Awaitable<void> ReplyAndClose(Connection& conn, Response response, unsigned version);
-  Awaitable<bool> ReadMessage(Connection& conn, RequestParser& parser,
-                              beast::flat_buffer& buffer, bool whole,
-                              boost::system::error_code& ec);
+  Awaitable<bool> ReadMessage(Connection& conn, RequestParser& parser, beast::flat_buffer& buffer,
+                              bool whole, boost::system::error_code& ec);
   // 413, 431 or 400 for a request the parser refused.
   Response ParseErrorResponse(const boost::system::error_code& ec) const;
   // Routes the request: a CORS preflight, 404/405, a cross-site cookie write (403), a body
   // that is not JSON (415), or the route's handler. The caller adds the CORS headers.
-  Awaitable<Response> Dispatch(RawRequest& req, const std::string& remote,
-                               std::string_view& route);
+  Awaitable<Response> Dispatch(RawRequest& req, const std::string& remote, std::string_view& route);
   void MaybeDrained();
 
   net::io_context& ioc_;

@@ -40,8 +40,9 @@ bool HasNoPayload(beast::http::status s) {
 
 std::string SerializeResponse(const Response& r, unsigned version, bool keep_alive, bool head) {
   const bool no_payload = HasNoPayload(r.status);
+  const size_t body_size = r.shared_body ? r.shared_body->size() : r.body.size();
   std::string out;
-  out.reserve(240 + r.body.size());
+  out.reserve(240 + (r.shared_body ? 0 : r.body.size()));
   out.append(version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ");
   AppendNumber(out, static_cast<unsigned>(r.status));
   out.push_back(' ');
@@ -55,14 +56,19 @@ std::string SerializeResponse(const Response& r, unsigned version, bool keep_ali
   for (const auto& [name, value] : r.headers) AppendField(out, name, value);
   if (!no_payload) {
     out.append("Content-Length: ");
-    AppendNumber(out, r.body.size());
+    AppendNumber(out, body_size);
     out.append("\r\n");
   }
   if (version >= 11 && !keep_alive) out.append("Connection: close\r\n");
   if (version < 11 && keep_alive) out.append("Connection: keep-alive\r\n");
   out.append("\r\n");
-  if (!head && !no_payload) out.append(r.body);
+  if (!head && !no_payload && !r.shared_body) out.append(r.body);
   return out;
+}
+
+std::string_view BodyAfterHead(const Response& r, bool head) {
+  if (!r.shared_body || head || HasNoPayload(r.status)) return {};
+  return *r.shared_body;
 }
 
 }  // namespace plaudit::http

@@ -18,5 +18,8 @@ namespace plaudit::http {
 // dropped rather than written, so no header can split the message.
 std::string SerializeResponse(const Response& response, unsigned version, bool keep_alive,
                               bool head);
+// What goes on the wire after SerializeResponse's bytes: a shared body, unless the answer
+// has none (HEAD, 204, 304); empty otherwise (a plain body is in those bytes).
+std::string_view BodyAfterHead(const Response& response, bool head);
 
 }  // namespace plaudit::http

@@ -64,6 +64,7 @@ TEST(PageCache, ASignedInReadersFlagsAreWrittenWhereTheRenderPutThem) {
   top.replies.push_back(reply);
   domain::Comment other;
   other.id = 8;
+  other.like_count = 2;
   std::string out = "[";
   LikedSlots slots;
   AppendCommentJson(out, top, true, &slots);
@@ -71,9 +72,11 @@ TEST(PageCache, ASignedInReadersFlagsAreWrittenWhereTheRenderPutThem) {
   AppendCommentJson(out, other, true, &slots);
   out += ']';
   ASSERT_EQ(slots.size(), 3u);
-  EXPECT_EQ(slots[0].second, 7);
-  EXPECT_EQ(slots[1].second, 9);
-  EXPECT_EQ(slots[2].second, 8);
+  EXPECT_FALSE(slots[0].liked_by_anyone);  // like_count 0: no reader's flag to ask for
+  EXPECT_TRUE(slots[2].liked_by_anyone);
+  EXPECT_EQ(slots[0].id, 7);
+  EXPECT_EQ(slots[1].id, 9);
+  EXPECT_EQ(slots[2].id, 8);
   RenderedPage p = Page("v", out);
   p.liked = slots;
   const std::string both = p.WithLiked({8, 9});

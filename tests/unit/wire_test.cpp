@@ -1,7 +1,7 @@
 // SerializeResponse: the framing rules Beast's serializer applied before it was replaced.
-#include <gtest/gtest.h>
-
 #include "http/wire.hpp"
+
+#include <gtest/gtest.h>
 
 namespace plaudit::http {
 namespace {
@@ -48,6 +48,21 @@ TEST(WireTest, HeadKeepsTheLengthAndDropsTheBody) {
   std::string head = SerializeResponse(Json(beast::http::status::ok, "0123456789"), 11, true, true);
   EXPECT_NE(head.find("Content-Length: 10\r\n"), std::string::npos);
   EXPECT_EQ(head.substr(head.size() - 4), "\r\n\r\n");
+}
+
+TEST(WireTest, ASharedBodyFollowsTheHeadUnlessTheAnswerHasNone) {
+  Response r;
+  r.shared_body = std::make_shared<const std::string>("0123456789");
+  std::string out = SerializeResponse(r, 11, true, false);
+  EXPECT_NE(out.find("Content-Length: 10\r\n"), std::string::npos);
+  EXPECT_EQ(out.substr(out.size() - 4), "\r\n\r\n") << "the body is not copied into the head";
+  EXPECT_EQ(BodyAfterHead(r, false), "0123456789");
+  EXPECT_EQ(BodyAfterHead(r, true), "");  // HEAD
+  r.status = beast::http::status::not_modified;
+  EXPECT_EQ(BodyAfterHead(r, false), "");
+  EXPECT_EQ(SerializeResponse(r, 11, true, false).find("Content-Length"), std::string::npos);
+  Response plain = Json(beast::http::status::ok, "{}");
+  EXPECT_EQ(BodyAfterHead(plain, false), "");
 }
 
 TEST(WireTest, LineBreaksInHeaderValuesCannotSplitTheMessage) {
