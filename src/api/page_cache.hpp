@@ -68,7 +68,7 @@ class PageCache {
   // one render (after a like, every reader of a busy thread misses at once).
   domain::SingleFlight<std::string, std::shared_ptr<RenderedPage>> renders;
 
-  // For tests and /metrics: lookups answered from the cache, and not.
+  // For tests: lookups answered from the cache, and not.
   uint64_t hits() const { return hits_; }
   uint64_t misses() const { return misses_; }
 
