@@ -85,7 +85,7 @@ Awaitable<Result<Response>> CachedList(ApiContext ctx, const Request& req,
         [ctx, article_id, q, key, cache_version,
          etag]() -> Awaitable<Result<std::shared_ptr<RenderedPage>>> {
       PL_CO_TRY(auto list,
-                co_await ctx.comments->List(std::nullopt, article_id, q.sort, q.paging, q.replies));
+                co_await ctx.comments->PublicPage(article_id, q.sort, q.paging, q.replies));
       RenderedPage p;
       p.version = cache_version;
       p.etag = etag;

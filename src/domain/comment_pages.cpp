@@ -288,6 +288,16 @@ Awaitable<Result<PageResult<Comment>>> CommentService::List(const std::optional<
                             std::move(std::get<1>(both)));
 }
 
+Awaitable<Result<PageResult<Comment>>> CommentService::PublicPage(int64_t article_id,
+                                                                  CommentSort sort,
+                                                                  PageRequest page,
+                                                                  int64_t replies) {
+  PL_CO_TRY(const auto after, ParseCursor(sort, page));
+  auto first = co_await FetchPage(article_id, std::nullopt, sort, page, after);
+  co_return co_await PageOf(std::nullopt, article_id, std::nullopt, sort, std::move(page), replies,
+                            std::move(first));
+}
+
 Awaitable<Result<PageResult<Comment>>> CommentService::Replies(
     const std::optional<Principal>& viewer, int64_t comment_id, CommentSort sort,
     PageRequest page) {
