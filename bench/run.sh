@@ -32,6 +32,10 @@
 #      request, by name (EVALSHA shown as its script's file name); then 1 s at 1 connection
 #      with Redis INFO total_reads_processed around it → Redis round trips per request.
 #      plauditd's peak RSS (VmHWM, reset through clear_refs) over the like and comment scenarios.
+#      Right before comment_create and right after: the disk's syncs/s in plauditd's data dir
+#      (append 100 bytes + fsync, + fdatasync, one-row SQLite commits; up to 2,000 or 1 s each,
+#      beside a SCHED_IDLE spinner; a few seconds): one SQLite commit (WAL, synchronous=FULL)
+#      per comment, so that row is bounded by the disk, not the CPU.
 #      Among them the read path against nginx (issue 28; bench/lib/nginx.sh, readpath.sh):
 #      Debian's nginx, run by the bench on a free port (worker_processes 1, no access log),
 #      serving as static files the exact bytes plauditd answered for the anonymous comment page
@@ -62,8 +66,8 @@
 #      the results JSON.
 #
 # One file per step under bench/lib/: seed.sh (1), scenarios.sh (2; nginx.sh and readpath.sh
-# for the read path against nginx), like_vs_healthz.sh (2b),
-# references.sh (bench/hello, 3), deep.sh (3b), micro.sh (3c, 5, 5b), flush.sh (4), results.sh
+# for the read path against nginx), like_vs_healthz.sh (2b), references.sh (bench/hello, the
+# disk's fsync rate, 3), deep.sh (3b), micro.sh (3c, 5, 5b), flush.sh (4), results.sh
 # (6, the targets and the JSON); common.sh is shared with the other bench scripts.
 set -euo pipefail
 cd "$(dirname "$0")/.."

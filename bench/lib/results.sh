@@ -63,6 +63,7 @@ write_results() {
   {
     echo "{\"date\":\"$STAMP\",\"cores\":$(nproc),\"loadavg_start\":\"$LOAD_START\",\"loadavg_end\":\"$load_end\",\"connections\":$CONN,\"threads\":$THREADS,\"duration\":\"$DUR\","
     echo "\"idle_redis_cmds_per_s\":${IDLE_CMDS:-0},\"seed\":{\"articles\":$N_IDS,\"users\":$N_TOKENS,\"seconds\":$SEED_SECS},"
+    echo "\"fsync\":${FSYNC_JSON:-null},"
     echo "\"rows\":["
     paste -sd, "$WORK/rows"
     echo "],"

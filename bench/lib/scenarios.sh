@@ -1,10 +1,11 @@
 # bench/run.sh's step 2: the wrk scenarios, each with what it cost Redis (sourced; needs
-# common.sh, and from run.sh: SOCK, WORK, PORT, HELLO_PORT, PLAUDITD_PID, CONN, THREADS, DUR,
-# BUILD, LUA_DIR). Around each scenario on plauditd: Redis INFO (commandstats,
+# common.sh and references.sh, and from run.sh: SOCK, WORK, DATA, PORT, HELLO_PORT, PLAUDITD_PID,
+# CONN, THREADS, DUR, BUILD, LUA_DIR). Around each scenario on plauditd: Redis INFO (commandstats,
 # total_commands_processed) before/after → commands per request; then a 1 s probe at 8
 # connections under MONITOR → the commands plauditd itself sends per request, by name (EVALSHA
 # shown as its script's file name); then 1 s at 1 connection → Redis round trips per request.
-# plauditd's peak RSS over the like and comment scenarios.
+# plauditd's peak RSS over the like and comment scenarios; the disk's sync rate around
+# comment_create (FSYNC_JSON).
 # shellcheck shell=bash disable=SC2034
 # (SC2034: a step sets figures that bench/run.sh's later steps read.)
 
@@ -214,8 +215,8 @@ measure_idle() {
   echo "idle plauditd: $IDLE_CMDS Redis commands/s in $rt round trips/s" >&2
 }
 
-# run_scenarios → WORK/rows (one JSON object a scenario), RSS_LIKE_MIB, PAGE_RT_AUTH, and
-# readpath.sh's figures (nginx rows, comment_page_304, mixed_reads)
+# run_scenarios → WORK/rows (one JSON object a scenario), RSS_LIKE_MIB, PAGE_RT_AUTH, FSYNC_JSON,
+# and readpath.sh's figures (nginx rows, comment_page_304, mixed_reads)
 run_scenarios() {
   local site=http://127.0.0.1:$PORT
   run hello "http://127.0.0.1:$HELLO_PORT/"
@@ -242,7 +243,10 @@ run_scenarios() {
   run_304 comment_page_304
   run_mixed
   run comment_like_status "$site/" bench/wrk/comment_like_status.lua
+  # One SQLite commit per comment: the disk's sync rate, right before and after, is its bound.
+  measure_fsync "$DATA"
   run comment_create "$site/" bench/wrk/comment_create.lua
+  measure_fsync "$DATA" "$FSYNC_JSON"
   # count.js on an index page of 50 posts: one counts call, anonymous.
   run page_counts "$site$(cat "$WORK/counts_path.txt")"
   rss_stop like RSS_LIKE_MIB
