@@ -40,6 +40,9 @@ std::string PageKey(int64_t article_id, const CommentListQuery& q) {
 void AddCacheHeaders(Response& r, const ApiContext& ctx, const Request& req, bool shared) {
   r.headers.emplace_back("Cache-Control",
                          shared ? std::string(ctx.public_cache_control) : "private, no-store");
+  if (shared && !ctx.cdn_cache_control.empty()) {
+    r.headers.emplace_back("CDN-Cache-Control", std::string(ctx.cdn_cache_control));
+  }
   r.headers.emplace_back("Vary", req.Header(beast::http::field::origin).empty()
                                      ? "Origin, Accept-Encoding, Authorization, Cookie"
                                      : "Accept-Encoding, Authorization, Cookie");
@@ -63,13 +66,14 @@ Awaitable<Result<Response>> CachedList(ApiContext ctx, const Request& req,
   const std::string etag = "\"" + std::string(kRenderFormat) + "." + version->id + "\"";
   if (!viewer) {
     std::string_view inm = req.Header(beast::http::field::if_none_match);
-    const bool gzip = AcceptsGzip(req.Header(beast::http::field::accept_encoding));
     if (!inm.empty()) {
       const std::string gz_etag = etag.substr(0, etag.size() - 1) + "-gz\"";
-      if (EtagMatches(inm, etag) || EtagMatches(inm, gz_etag)) {
+      const bool plain = EtagMatches(inm, etag);
+      if (plain || EtagMatches(inm, gz_etag)) {
+        // The tag the client named (its copy's): a 304 confirms that representation.
         Response r;
         r.status = beast::http::status::not_modified;
-        r.headers.emplace_back("ETag", gzip ? gz_etag : etag);
+        r.headers.emplace_back("ETag", plain ? etag : gz_etag);
         AddCacheHeaders(r, ctx, req, true);
         co_return r;
       }
@@ -97,8 +101,8 @@ Awaitable<Result<Response>> CachedList(ApiContext ctx, const Request& req,
   }
   Response r;
   if (!viewer) {
-    const bool gzip =
-        AcceptsGzip(req.Header(beast::http::field::accept_encoding)) && !page->Gzipped().empty();
+    const bool gzip = AcceptsGzip(req.Header(beast::http::field::accept_encoding)) &&
+                      !ctx.page_cache->Gzipped(key, *page).empty();
     // The page's own bytes, kept alive by the response (the aliasing shared_ptr) even if the
     // cache drops the page meanwhile.
     r.shared_body = std::shared_ptr<const std::string>(page, gzip ? &page->gzip : &page->body);

@@ -23,8 +23,10 @@ struct ApiContext {
   domain::PageService* pages = nullptr;
   PageCache* page_cache = nullptr;
   // Cache-Control of public pages (anonymous comment pages): a CDN in front may keep them
-  // briefly (--shared-max-age-s, --stale-while-revalidate-s); browsers revalidate.
-  std::string_view public_cache_control = "no-cache";
+  // briefly (--shared-max-age-s); browsers revalidate. CDN-Cache-Control adds
+  // stale-while-revalidate for CDNs alone (--stale-while-revalidate-s; empty: none).
+  std::string_view public_cache_control = "public, no-cache";
+  std::string_view cdn_cache_control;
 };
 
 }  // namespace plaudit::api

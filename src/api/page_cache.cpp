@@ -56,12 +56,24 @@ std::shared_ptr<RenderedPage> PageCache::Find(const std::string& key, std::strin
   }
   ++hits_;
   entries_.splice(entries_.begin(), entries_, it->second);  // most recently used
-  // A gzip copy made since the page was kept counts from now on.
-  Entry& e = *it->second;
-  const size_t now = BytesOf(e.key, *e.page) + e.page->gzip.size();
-  bytes_ += now - e.bytes;
-  e.bytes = now;
-  return e.page;
+  return it->second->page;
+}
+
+const std::string& PageCache::Gzipped(const std::string& key, RenderedPage& page) {
+  const bool fresh = !page.gzip_tried;
+  const std::string& z = page.Gzipped();
+  if (!fresh || z.empty()) return z;
+  if (auto it = index_.find(key); it != index_.end() && it->second->page.get() == &page) {
+    it->second->bytes += z.size();
+    bytes_ += z.size();
+    Evict();
+  }
+  return z;
+}
+
+void PageCache::Evict() {
+  // Never the most recently used page: the one just handed out stays until its next miss.
+  while (bytes_ > max_bytes_ && entries_.size() > 1) Drop(std::prev(entries_.end()));
 }
 
 std::shared_ptr<RenderedPage> PageCache::Put(const std::string& key, RenderedPage page) {
@@ -72,7 +84,7 @@ std::shared_ptr<RenderedPage> PageCache::Put(const std::string& key, RenderedPag
   entries_.push_front(Entry{key, shared, bytes});
   index_.emplace(key, entries_.begin());
   bytes_ += bytes;
-  while (bytes_ > max_bytes_ && !entries_.empty()) Drop(std::prev(entries_.end()));
+  Evict();
   return shared;
 }
 

@@ -48,6 +48,7 @@ struct RenderedPage {
   // The body with the `liked` ids' flags true (ids sorted ascending).
   std::string WithLiked(const std::vector<int64_t>& liked_ids) const;
   // The gzip copy, made now if need be; empty when the body is too small to gain from it.
+  // Through PageCache::Gzipped, so that the cache counts it.
   const std::string& Gzipped();
 };
 
@@ -61,6 +62,10 @@ class PageCache {
   // Keeps `page` under `key` (replacing any older version), evicting the least recently used
   // pages beyond the byte bound. Returns it.
   std::shared_ptr<RenderedPage> Put(const std::string& key, RenderedPage page);
+
+  // `page`'s gzip copy (RenderedPage::Gzipped), counted in the bound if the page is still
+  // kept under `key`.
+  const std::string& Gzipped(const std::string& key, RenderedPage& page);
 
   size_t bytes() const { return bytes_; }
   size_t size() const { return entries_.size(); }
@@ -80,6 +85,7 @@ class PageCache {
   };
   static size_t BytesOf(const std::string& key, const RenderedPage& p);
   void Drop(std::list<Entry>::iterator it);
+  void Evict();  // the least recently used pages, while over the bound
 
   size_t max_bytes_;
   size_t bytes_ = 0;

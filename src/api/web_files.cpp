@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <memory>
+#include <optional>
 
 #include "api/site_pages.hpp"
 
@@ -105,10 +106,16 @@ std::vector<WebFile> IndexWebFiles(std::span<const EmbeddedFile> files) {
     std::string stem = dot == std::string::npos ? name : name.substr(0, dot);
     std::string ext = dot == std::string::npos ? "" : name.substr(dot);
     std::string hash = ContentHash(f.content);
-    WebFile w{"/" + name, "/assets/" + stem + "." + hash + ext, "\"" + hash + "\"",
-              "\"" + hash + ".gz\"", ContentType(name), f.content, {}};
+    WebFile w{"/" + name,
+              "/assets/" + stem + "." + hash + ext,
+              "\"" + hash + "\"",
+              "\"" + hash + ".gz\"",
+              ContentType(name),
+              f.content,
+              {}};
     for (const EmbeddedFile& g : files) {
-      if (g.name.size() == f.name.size() + 3 && g.name.starts_with(f.name) && g.name.ends_with(".gz")) {
+      if (g.name.size() == f.name.size() + 3 && g.name.starts_with(f.name) &&
+          g.name.ends_with(".gz")) {
         w.gzip = g.content;
       }
     }
@@ -126,17 +133,32 @@ bool EtagMatches(std::string_view header, std::string_view etag) {
 }
 
 bool AcceptsGzip(std::string_view header) {
-  return AnyListItem(header, [](std::string_view item) {
+  // RFC 9110 12.5.3: a coding named explicitly wins over "*"; q=0 (any spelling of zero,
+  // "q" or "Q") refuses it.
+  std::optional<bool> named, star;
+  AnyListItem(header, [&](std::string_view item) {
     size_t semi = item.find(';');
     std::string_view coding = item.substr(0, semi);
     while (!coding.empty() && coding.back() == ' ') coding.remove_suffix(1);
-    if (!IEquals(coding, "gzip") && !IEquals(coding, "x-gzip") && coding != "*") return false;
-    if (semi == std::string_view::npos) return true;
-    std::string_view q = item.substr(semi + 1);
-    while (!q.empty() && q.front() == ' ') q.remove_prefix(1);
-    // q=0, q=0.0, q=0.000: refused; any other weight accepts.
-    return !(q.starts_with("q=0") && q.find_first_not_of("0.", 2) == std::string_view::npos);
+    const bool is_gzip = IEquals(coding, "gzip") || IEquals(coding, "x-gzip");
+    if (!is_gzip && coding != "*") return false;
+    bool accepted = true;
+    if (semi != std::string_view::npos) {
+      std::string_view q = item.substr(semi + 1);
+      while (!q.empty() && q.front() == ' ') q.remove_prefix(1);
+      if (q.size() >= 2 && (q[0] == 'q' || q[0] == 'Q') && q[1] == '=') {
+        accepted = q.find_first_not_of("0.", 2) != std::string_view::npos;
+      }
+    }
+    if (is_gzip) {
+      named = named.value_or(false) || accepted;
+    } else {
+      star = star.value_or(false) || accepted;
+    }
+    return false;  // every item is read
   });
+  if (named) return *named;
+  return star.value_or(false);
 }
 
 std::string LinkHashedAssets(std::string_view html, std::span<const WebFile> files) {

@@ -37,15 +37,19 @@ domain::PasswordHashOptions HashOptions(const config::Config& config) {
   return o;
 }
 
-// Public pages: browsers always revalidate (max-age=0; a 304 costs no render), a CDN may
-// answer from its copy for s-maxage and stale a while longer as it revalidates.
+// Public pages: browsers always revalidate (max-age=0; a 304 costs no render), a shared cache
+// may answer from its copy for s-maxage. stale-while-revalidate goes to CDNs only
+// (CdnCacheControl): browsers honour it too, and would show a page that old after a change.
 std::string PublicCacheControl(const config::Config& config) {
-  if (config.shared_max_age_s == 0 && config.stale_while_revalidate_s == 0) return "no-cache";
-  std::string v = "public, max-age=0, s-maxage=" + std::to_string(config.shared_max_age_s);
-  if (config.stale_while_revalidate_s > 0) {
-    v += ", stale-while-revalidate=" + std::to_string(config.stale_while_revalidate_s);
-  }
-  return v;
+  if (config.shared_max_age_s == 0) return "public, no-cache";
+  return "public, max-age=0, s-maxage=" + std::to_string(config.shared_max_age_s);
+}
+
+// CDN-Cache-Control (RFC 9213), which browsers ignore; empty: none.
+std::string CdnCacheControl(const config::Config& config) {
+  if (config.stale_while_revalidate_s == 0) return {};
+  return "max-age=" + std::to_string(config.shared_max_age_s) +
+         ", stale-while-revalidate=" + std::to_string(config.stale_while_revalidate_s);
 }
 
 Status CheckInvocation(const config::Invocation& inv) {
@@ -288,6 +292,8 @@ Status App::WireServices() {
   ctx.page_cache = page_cache_.get();
   public_cache_control_ = PublicCacheControl(config_);
   ctx.public_cache_control = public_cache_control_;
+  cdn_cache_control_ = CdnCacheControl(config_);
+  ctx.cdn_cache_control = cdn_cache_control_;
   api::RegisterApi(router_, ctx);
   return {};
 }

@@ -118,6 +118,7 @@ class App {
   std::unique_ptr<domain::PageService> pages_;  // after articles_ and comments_: it holds them
   std::unique_ptr<api::PageCache> page_cache_;
   std::string public_cache_control_;
+  std::string cdn_cache_control_;
   std::unique_ptr<flush::LikeFlush> like_flush_;
   std::unique_ptr<flush::ViewFlush> view_flush_;
   std::unique_ptr<flush::RedisCheck> redis_check_;
@@ -131,8 +132,9 @@ class App {
 Result<std::unique_ptr<sql::Store>> OpenStore(const config::Config& config);
 // The Argon2id cost and bounds of the config.
 domain::PasswordHashOptions HashOptions(const config::Config& config);
-// Cache-Control of public (anonymous) comment pages, from the config.
+// Cache-Control and CDN-Cache-Control of public (anonymous) comment pages, from the config.
 std::string PublicCacheControl(const config::Config& config);
+std::string CdnCacheControl(const config::Config& config);
 // The checks of an invocation that need domain's rules (--bootstrap-admin's name and
 // password, user add's NAME): made before anything starts, like config::Parse's.
 Status CheckInvocation(const config::Invocation& inv);

@@ -6,6 +6,7 @@
 #include "common/when_all.hpp"
 #include "domain/comments.hpp"
 #include "domain/cursor.hpp"
+#include "domain/random_id.hpp"
 
 namespace plaudit::domain {
 
@@ -116,13 +117,19 @@ Awaitable<Result<std::optional<CommentService::ThreadVersion>>> CommentService::
     run_id_generation_ = generation;
   }
   auto article_op = articles_.Peek(article_id);
-  auto version_op = cache_.ThreadVersion(article_id);
+  bool unborn = false;
+  auto version_op = cache_.ThreadVersion(article_id, &unborn);
   auto both = co_await (std::move(article_op) && std::move(version_op));
   auto& article = std::get<0>(both);
   if (!article) co_return tl::unexpected(article.error());
   if (!CanSee(*article, viewer)) co_return Fail(ErrorCode::kNotFound, "no such article");
   auto& version = std::get<1>(both);
   if (!version) co_return tl::unexpected(version.error());
+  if (unborn) {
+    // A cache an earlier release built: its version starts now, and pages are kept from the
+    // next read on (this one is rendered uncached).
+    PL_CO_CHECK(co_await cache_.BearVersion(article_id, RandomHexId()));
+  }
   if (article->status != ArticleStatus::kPublished || !*version ||
       generation != cache_.Generation()) {
     co_return Version{};

@@ -41,6 +41,9 @@ std::optional<std::pair<int64_t, int64_t>> DecodeScoreCursor(std::string_view cu
       id <= 0) {
     return std::nullopt;
   }
+  // Only the spelling EncodeScoreCursor writes: sscanf also takes spaces, signs and trailing
+  // bytes, which made one position many cursors (each its own page-cache key).
+  if (EncodeScoreCursor(tag, score, id) != cursor) return std::nullopt;
   return std::pair<int64_t, int64_t>{score, id};
 }
 

@@ -210,15 +210,26 @@ Awaitable<Result<LeaseState>> CommentCache::Lease(int64_t article_id, LeaseOp op
   co_return ParseLeaseState(op, r->str);
 }
 
-Awaitable<Result<std::optional<std::string>>> CommentCache::ThreadVersion(int64_t article_id) {
+Awaitable<Result<std::optional<std::string>>> CommentCache::ThreadVersion(int64_t article_id,
+                                                                          bool* unborn) {
   std::vector<std::string> cmd{"HMGET", keys::CommentMeta(article_id), "state", "b", "v"};
   auto r = co_await client_.Command(std::move(cmd));
   if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
   const auto& f = r->elements;
-  if (f.size() != 3 || f[0].is_nil() || f[0].str != "ready" || f[1].is_nil() || f[2].is_nil()) {
+  *unborn = false;
+  if (f.size() != 3 || f[0].is_nil() || f[0].str != "ready") co_return std::optional<std::string>{};
+  if (f[1].is_nil() || f[2].is_nil()) {
+    *unborn = true;
     co_return std::optional<std::string>{};
   }
   co_return std::optional<std::string>(f[1].str + "." + f[2].str);
+}
+
+Awaitable<Status> CommentCache::BearVersion(int64_t article_id, const std::string& birth) {
+  // HSETNX each: a racing rebuild's finish (or another reader) may have set them first.
+  std::vector<std::vector<std::string>> cmds{{"HSETNX", keys::CommentMeta(article_id), "b", birth},
+                                             {"HSETNX", keys::CommentMeta(article_id), "v", "0"}};
+  co_return AllOk(co_await client_.Pipeline(std::move(cmds)));
 }
 
 Awaitable<Result<std::string>> CommentCache::ServerRunId() {

@@ -69,8 +69,11 @@ class CommentCache {
   // The version of an article's comment thread: "<birth>.<n>", changed in the same atomic
   // step as everything a page of the thread shows (comment_put.lua, like_set.lua) and never
   // repeated (comment_meta.lua starts each rebuilt cache with a new birth); nullopt while the
-  // cache is not ready. One HMGET.
-  Awaitable<Result<std::optional<std::string>>> ThreadVersion(int64_t article_id);
+  // cache is not ready. One HMGET. `*unborn` is set when the cache is ready but has no
+  // version (built by a release before versions): see BearVersion.
+  Awaitable<Result<std::optional<std::string>>> ThreadVersion(int64_t article_id, bool* unborn);
+  // Gives a ready thread cache without a version one, at `birth` (never used before).
+  Awaitable<Status> BearVersion(int64_t article_id, const std::string& birth);
   // Reconnections to Redis so far: a Redis that came back (older, say) is another dataset.
   uint64_t Generation() const { return client_.stats().reconnects; }
   // The server's run_id (INFO server): new at every start of redis-server, so a version

@@ -54,6 +54,25 @@ TEST(PageCache, TheByteBoundEvictsTheLeastRecentlyUsed) {
   EXPECT_EQ(off.bytes(), 0u);
 }
 
+TEST(PageCache, AGzipCopyCountsInTheBoundAndCanEvict) {
+  std::string body;
+  for (int i = 0; i < 2000; ++i) body += std::to_string(i * 7919 % 10007) + ",";
+  PageCache cache(2 * body.size() + 4000);
+  cache.Put("a", Page("v", body));
+  cache.Put("b", Page("v", body));
+  const size_t before = cache.bytes();
+  auto b = cache.Find("b", "v");
+  ASSERT_TRUE(b);
+  const std::string& z = cache.Gzipped("b", *b);
+  ASSERT_FALSE(z.empty());
+  // Counted, and over the bound: the least recently used page went.
+  EXPECT_FALSE(cache.Find("a", "v"));
+  EXPECT_TRUE(cache.Find("b", "v"));
+  EXPECT_LE(cache.bytes(), 2 * body.size() + 4000);
+  EXPECT_GT(cache.bytes(), before - body.size());
+  EXPECT_EQ(&cache.Gzipped("b", *b), &z);  // made once
+}
+
 TEST(PageCache, ASignedInReadersFlagsAreWrittenWhereTheRenderPutThem) {
   domain::Comment top;
   top.id = 7;

@@ -1,7 +1,7 @@
 // The web files' names, hashes and revalidation (api/web_files): what a host page's cache sees.
-#include <gtest/gtest.h>
-
 #include "api/web_files.hpp"
+
+#include <gtest/gtest.h>
 
 namespace plaudit::api {
 namespace {
@@ -64,6 +64,10 @@ TEST(WebFiles, AcceptsGzipUnlessWeightedZero) {
   EXPECT_FALSE(AcceptsGzip("identity"));
   EXPECT_FALSE(AcceptsGzip("br, deflate"));
   EXPECT_FALSE(AcceptsGzip("gzip;q=0"));
+  EXPECT_FALSE(AcceptsGzip("gzip;Q=0"));     // the parameter's name is case-insensitive
+  EXPECT_FALSE(AcceptsGzip("gzip;q=0, *"));  // a coding named wins over "*"
+  EXPECT_FALSE(AcceptsGzip("*;q=0.000"));
+  EXPECT_TRUE(AcceptsGzip("identity, *;q=0.1"));
   EXPECT_FALSE(AcceptsGzip("gzip; q=0.000"));
   EXPECT_FALSE(AcceptsGzip("gzipped"));
 }

@@ -311,6 +311,51 @@ TEST_P(PageCacheTest, AnOlderRedisNeverConfirmsAPageOfTheSameVersionNumber) {
       << revalidated.body;
 }
 
+// What shared caches are told: a public page may be kept s-maxage by a CDN, browsers always
+// revalidate (stale-while-revalidate goes to CDNs alone: browsers honour it too), and a 304
+// confirms the representation the client named.
+TEST_P(PageCacheTest, SharedCachesAreToldWhatTheyMayKeepAndA304NamesTheClientsCopy) {
+  for (int i = 0; i < 12; ++i) Post(i % kUsers, "a comment long enough to make the page gzip");
+  ASSERT_EQ(Client().Get(CommentsPath()).status, 200);  // the thread's cache is built
+  auto plain = Client().Get(CommentsPath());
+  ASSERT_EQ(plain.status, 200);
+  EXPECT_EQ(plain.Header("cache-control"), "public, max-age=0, s-maxage=1");
+  EXPECT_EQ(plain.Header("cdn-cache-control"), "max-age=1, stale-while-revalidate=10");
+  EXPECT_EQ(plain.Header("vary"), "Origin, Accept-Encoding, Authorization, Cookie");
+  auto zipped = Client().Get(CommentsPath(), {{"Accept-Encoding", "gzip"}});
+  ASSERT_EQ(zipped.Header("content-encoding"), "gzip");
+  const std::string etag = plain.Header("etag");
+  const std::string gz_etag = zipped.Header("etag");
+  ASSERT_NE(etag, gz_etag);
+  auto r = Client().Get(CommentsPath(), {{"If-None-Match", etag}, {"Accept-Encoding", "gzip"}});
+  EXPECT_EQ(r.status, 304);
+  EXPECT_EQ(r.Header("etag"), etag);
+  r = Client().Get(CommentsPath(), {{"If-None-Match", gz_etag}});
+  EXPECT_EQ(r.status, 304);
+  EXPECT_EQ(r.Header("etag"), gz_etag);
+  EXPECT_EQ(r.Header("cache-control"), "public, max-age=0, s-maxage=1");
+}
+
+// A thread cache built before versions existed (its meta says ready, without b and v) gets a
+// version on its next read and is cached from then on.
+TEST_P(PageCacheTest, AThreadCachedByAnEarlierReleaseGetsAVersion) {
+  Post(0, "old");
+  ASSERT_EQ(Client().Get(CommentsPath()).status, 200);
+  const std::string meta =
+      "pl:cmeta:{l" + std::to_string(article_ % 256) + "}:" + std::to_string(article_);
+  ASSERT_EQ(redis_.Cli("HGET '" + meta + "' state"), "ready");
+  redis_.Cli("HDEL '" + meta + "' b v");
+  auto first = Client().Get(CommentsPath());
+  EXPECT_EQ(first.status, 200);
+  EXPECT_TRUE(first.Header("etag").empty());  // rendered for this reader only
+  const uint64_t hits = CacheHits();
+  auto second = Client().Get(CommentsPath());
+  auto third = Client().Get(CommentsPath());
+  EXPECT_FALSE(second.Header("etag").empty());
+  EXPECT_EQ(third.body, first.body);
+  EXPECT_EQ(CacheHits() - hits, 1u) << "the third read came from the cache";
+}
+
 INSTANTIATE_TEST_SUITE_P(Databases, PageCacheTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
                          DbName);
 
