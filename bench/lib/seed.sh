@@ -13,30 +13,10 @@ post_json() {  # path body [token]
 }
 
 # curl_posts PATH [TOKEN] < bodies (one JSON body a line, no backslashes) → one response a
-# line on stdout. 4 curl processes in parallel, each sending its share of the requests on one
-# keep-alive connection (curl -K config with `next`); output in input order.
+# line on stdout, in input order: curl_posts_to with the same PATH on every line.
 curl_posts() {
-  local path=$1 token=${2:-} chunk curls=()
-  cat >"$WORK/post.in"
-  split -n l/4 -d "$WORK/post.in" "$WORK/post."
-  for chunk in "$WORK"/post.0[0-3]; do
-    awk -v url="$API$path" -v token="$token" '{
-      gsub(/"/, "\\\"")
-      if (NR > 1) print "next"
-      print "url = \"" url "\""
-      print "request = \"POST\""
-      print "fail"
-      print "header = \"Content-Type: application/json\""
-      if (token != "") print "header = \"Authorization: Bearer " token "\""
-      print "data = \"" $0 "\""
-      print "write-out = \"\\n\""
-    }' "$chunk" >"$chunk.conf"
-    curl -sS -K "$chunk.conf" >"$chunk.out" &
-    curls+=($!)
-  done
-  wait "${curls[@]}" || true  # failures show as missing lines, counted by the callers
-  cat "$WORK"/post.0[0-3].out
-  rm -f "$WORK"/post.*
+  local path=$1 token=${2:-}
+  awk -v path="$path" '{ print path " " $0 }' | curl_posts_to "$token"
 }
 
 # seed_author → AUTHOR_ID, AUTHOR_TOKEN: user 'bench', made an author by the bootstrap admin.
@@ -168,8 +148,8 @@ seed_comments() {
 }
 
 # curl_posts_to TOKEN < "PATH BODY" lines (BODY: JSON, no backslashes) → one response a line,
-# in input order: curl_posts with a path per line (4 curl processes, one keep-alive
-# connection each).
+# in input order. 4 curl processes in parallel, each sending its share of the requests on one
+# keep-alive connection (curl -K config with `next`).
 curl_posts_to() {
   local token=$1 chunk curls=()
   cat >"$WORK/postto.in"
