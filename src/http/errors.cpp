@@ -38,13 +38,18 @@ const Mapping& Find(ErrorCode code) {
 beast::http::status StatusFor(ErrorCode code) { return Find(code).status; }
 std::string_view ApiCodeFor(ErrorCode code) { return Find(code).api_code; }
 
-Response ErrorResponse(beast::http::status status, std::string_view code, std::string_view message) {
+Response ErrorResponse(beast::http::status status, std::string_view code,
+                       std::string_view message) {
   boost::json::object err;
   err["code"] = code;
   err["message"] = message;
   boost::json::object body;
   body["error"] = std::move(err);
-  return JsonResponse(status, body);
+  Response r = JsonResponse(status, body);
+  // An error is about this moment (a draft that may be published next, a limit that lifts):
+  // no cache keeps it, not even by heuristic freshness (a 404 is cacheable by default).
+  r.headers.emplace_back("Cache-Control", "no-store");
+  return r;
 }
 
 Response ErrorResponse(const Error& error) {

@@ -1,7 +1,8 @@
+#include "http/router.hpp"
+
 #include <gtest/gtest.h>
 
 #include "http/errors.hpp"
-#include "http/router.hpp"
 
 namespace plaudit::http {
 namespace {
@@ -67,9 +68,10 @@ TEST(ErrorMap, RateLimitedCarriesRetryAfter) {
   Error e{ErrorCode::kRateLimited, "slow down", 7};
   Response r = ErrorResponse(e);
   EXPECT_EQ(r.status, beast::http::status::too_many_requests);
-  ASSERT_EQ(r.headers.size(), 1u);
-  EXPECT_EQ(r.headers[0].first, "Retry-After");
-  EXPECT_EQ(r.headers[0].second, "7");
+  ASSERT_EQ(r.headers.size(), 2u);
+  EXPECT_EQ(r.headers[0], (std::pair<std::string, std::string>{"Cache-Control", "no-store"}));
+  EXPECT_EQ(r.headers[1].first, "Retry-After");
+  EXPECT_EQ(r.headers[1].second, "7");
   EXPECT_EQ(r.body, R"({"error":{"code":"rate_limited","message":"slow down"}})");
 }
 

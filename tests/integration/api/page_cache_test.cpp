@@ -334,6 +334,10 @@ TEST_P(PageCacheTest, SharedCachesAreToldWhatTheyMayKeepAndA304NamesTheClientsCo
   EXPECT_EQ(r.status, 304);
   EXPECT_EQ(r.Header("etag"), gz_etag);
   EXPECT_EQ(r.Header("cache-control"), "public, max-age=0, s-maxage=1");
+  // An error is kept by no cache (a 404 is cacheable by default: a draft published later).
+  auto missing = Client().Get("/api/v1/articles/999999/comments");
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(missing.Header("cache-control"), "no-store");
 }
 
 // A thread cache built before versions existed (its meta says ready, without b and v) gets a
