@@ -277,8 +277,13 @@ Status App::WireServices() {
     if (!articles) co_return articles;
     co_return *comments + *articles;
   };
-  flusher_->on_report = [m = &metrics_](const flush::FlushReport& r) {
-    m->SetBacklog(r.like_backlog, r.oldest_unflushed_seconds);
+  flusher_->on_report = [this](const flush::FlushReport& r) {
+    metrics_.SetBacklog(r.like_backlog, r.oldest_unflushed_seconds);
+    // On the event loop, like the page cache itself (made below, before any pass runs).
+    if (page_cache_) {
+      metrics_.SetPageCache(page_cache_->hits(), page_cache_->misses(), page_cache_->bytes(),
+                            page_cache_->size());
+    }
   };
 
   page_table_ = std::make_unique<sql::PageTable>(*store_, *article_table_);

@@ -8,23 +8,32 @@ namespace plaudit::http {
 namespace {
 
 prometheus::Histogram::BucketBoundaries LatencyBuckets() {
-  return {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
-          2.5};
+  return {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5};
 }
 
 // The methods of RFC 9110 and RFC 5789 (PATCH), numbered for the series key; 0 is "other".
 int MethodIndex(boost::beast::http::verb v) {
   switch (v) {
-    case boost::beast::http::verb::get: return 1;
-    case boost::beast::http::verb::head: return 2;
-    case boost::beast::http::verb::post: return 3;
-    case boost::beast::http::verb::put: return 4;
-    case boost::beast::http::verb::patch: return 5;
-    case boost::beast::http::verb::delete_: return 6;
-    case boost::beast::http::verb::options: return 7;
-    case boost::beast::http::verb::trace: return 8;
-    case boost::beast::http::verb::connect: return 9;
-    default: return 0;
+    case boost::beast::http::verb::get:
+      return 1;
+    case boost::beast::http::verb::head:
+      return 2;
+    case boost::beast::http::verb::post:
+      return 3;
+    case boost::beast::http::verb::put:
+      return 4;
+    case boost::beast::http::verb::patch:
+      return 5;
+    case boost::beast::http::verb::delete_:
+      return 6;
+    case boost::beast::http::verb::options:
+      return 7;
+    case boost::beast::http::verb::trace:
+      return 8;
+    case boost::beast::http::verb::connect:
+      return 9;
+    default:
+      return 0;
   }
 }
 
@@ -64,11 +73,38 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
                       .Help("Age of the oldest like change not yet flushed to SQL (last pass)")
                       .Register(*registry_)
                       .Add({});
+  auto& lookups = prometheus::BuildCounter()
+                      .Name("plaudit_page_cache_lookups_total")
+                      .Help("Rendered comment pages asked of the page cache, by result")
+                      .Register(*registry_);
+  page_hits_ = &lookups.Add({{"result", "hit"}});
+  page_misses_ = &lookups.Add({{"result", "miss"}});
+  page_bytes_ = &prometheus::BuildGauge()
+                     .Name("plaudit_page_cache_bytes")
+                     .Help("Bytes the page cache counts against --page-cache-mb (last pass)")
+                     .Register(*registry_)
+                     .Add({});
+  page_count_ = &prometheus::BuildGauge()
+                     .Name("plaudit_page_cache_pages")
+                     .Help("Rendered pages in the page cache (last pass)")
+                     .Register(*registry_)
+                     .Add({});
 }
 
 void Metrics::SetBacklog(int64_t dirty_buckets, double oldest_unflushed_seconds) {
   backlog_->Set(static_cast<double>(dirty_buckets));
   backlog_age_->Set(oldest_unflushed_seconds);
+}
+
+void Metrics::SetPageCache(uint64_t hits, uint64_t misses, size_t bytes, size_t pages) {
+  if (hits >= page_hits_seen_) page_hits_->Increment(static_cast<double>(hits - page_hits_seen_));
+  if (misses >= page_misses_seen_) {
+    page_misses_->Increment(static_cast<double>(misses - page_misses_seen_));
+  }
+  page_hits_seen_ = hits;
+  page_misses_seen_ = misses;
+  page_bytes_->Set(static_cast<double>(bytes));
+  page_count_->Set(static_cast<double>(pages));
 }
 
 Metrics::RouteMetrics& Metrics::Route(std::string_view route) {
@@ -90,7 +126,8 @@ Metrics::RouteMetrics& Metrics::Route(std::string_view route) {
   return routes_.emplace(std::string(route), std::move(m)).first->second;
 }
 
-prometheus::Counter& Metrics::Counter(RouteMetrics& m, boost::beast::http::verb method, int status) {
+prometheus::Counter& Metrics::Counter(RouteMetrics& m, boost::beast::http::verb method,
+                                      int status) {
   const int key = MethodIndex(method) * 1000 + status;
   if (auto c = m.counts.find(key); c != m.counts.end()) return *c->second;
   if (request_series_ >= kMaxRequestSeries) {

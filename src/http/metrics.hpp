@@ -7,18 +7,18 @@
 // kMaxRoutes): beyond the cap a request is still counted, under "other". A request's series
 // is found by two hash lookups (its route by string_view, then method and status as one
 // integer) and bumped with an atomic add.
-#include <memory>
-#include <mutex>
-#include <string>
-#include <string_view>
-#include <unordered_map>
-
-#include <boost/beast/http/verb.hpp>
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
 #include <prometheus/gauge.h>
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
+
+#include <boost/beast/http/verb.hpp>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
 
 namespace plaudit::http {
 
@@ -38,6 +38,9 @@ class Metrics {
   void ObserveSql(double seconds);
   // The write-behind backlog as of the last flush pass.
   void SetBacklog(int64_t dirty_buckets, double oldest_unflushed_seconds);
+  // The rendered-page cache (api/page_cache.hpp) as of the last flush pass: its lookups so
+  // far, answered and not (counters move by the difference), and its size.
+  void SetPageCache(uint64_t hits, uint64_t misses, size_t bytes, size_t pages);
 
   prometheus::Registry& registry() { return *registry_; }
   // The text exposition format of every metric.
@@ -63,6 +66,12 @@ class Metrics {
   prometheus::Histogram* sql_seconds_;
   prometheus::Gauge* backlog_;
   prometheus::Gauge* backlog_age_;
+  prometheus::Counter* page_hits_;
+  prometheus::Counter* page_misses_;
+  prometheus::Gauge* page_bytes_;
+  prometheus::Gauge* page_count_;
+  uint64_t page_hits_seen_ = 0;
+  uint64_t page_misses_seen_ = 0;
 
   // Looked up by string_view: observing a request or a Redis command builds no string.
   struct ViewHash {
@@ -76,7 +85,7 @@ class Metrics {
   ViewMap<RouteMetrics> routes_;
   RouteMetrics* other_route_ = nullptr;  // past kMaxRoutes
   size_t request_series_ = 0;
-  prometheus::Counter* overflow_ = nullptr;  // past kMaxRequestSeries
+  prometheus::Counter* overflow_ = nullptr;           // past kMaxRequestSeries
   ViewMap<prometheus::Histogram*> redis_histograms_;  // by the command as sent
 };
 

@@ -358,6 +358,12 @@ TEST_P(PageCacheTest, AThreadCachedByAnEarlierReleaseGetsAVersion) {
   EXPECT_FALSE(second.Header("etag").empty());
   EXPECT_EQ(third.body, first.body);
   EXPECT_EQ(CacheHits() - hits, 1u) << "the third read came from the cache";
+  // /metrics shows the cache as of the last flush pass.
+  ASSERT_TRUE(OnLoop(app_->app().flusher().FlushNow()));
+  const std::string m = Client().Get("/metrics").body;
+  EXPECT_NE(m.find("plaudit_page_cache_lookups_total{result=\"hit\"} "), std::string::npos) << m;
+  EXPECT_EQ(m.find("plaudit_page_cache_lookups_total{result=\"hit\"} 0\n"), std::string::npos);
+  EXPECT_NE(m.find("plaudit_page_cache_pages 1\n"), std::string::npos);
 }
 
 INSTANTIATE_TEST_SUITE_P(Databases, PageCacheTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
