@@ -67,7 +67,7 @@ Awaitable<Result<Response>> CachedList(ApiContext ctx, const Request& req,
   if (!viewer) {
     std::string_view inm = req.Header(beast::http::field::if_none_match);
     if (!inm.empty()) {
-      const std::string gz_etag = etag.substr(0, etag.size() - 1) + "-gz\"";
+      const std::string gz_etag = GzipEtagOf(etag);
       const bool plain = EtagMatches(inm, etag);
       if (plain || EtagMatches(inm, gz_etag)) {
         // The tag the client named (its copy's): a 304 confirms that representation.

@@ -13,9 +13,10 @@ constexpr std::string_view kFalse = "false";
 
 }  // namespace
 
-std::string RenderedPage::GzipEtag() const {
-  // etag is "\"…\"": the same text with -gz before the closing quote.
-  return etag.substr(0, etag.size() - 1) + "-gz\"";
+std::string GzipEtagOf(std::string_view etag) {
+  std::string out(etag.substr(0, etag.size() - 1));
+  out += "-gz\"";
+  return out;
 }
 
 std::string RenderedPage::WithLiked(const std::vector<int64_t>& liked_ids) const {

@@ -34,6 +34,9 @@ struct LikedSlot {
 };
 using LikedSlots = std::vector<LikedSlot>;
 
+// The tag of a page's gzip copy: `etag` ("\"…\"") with -gz before the closing quote.
+std::string GzipEtagOf(std::string_view etag);
+
 struct RenderedPage {
   std::string version;  // the thread version it was rendered at
   std::string body;     // every "liked" false
@@ -43,8 +46,7 @@ struct RenderedPage {
   std::string gzip;
   bool gzip_tried = false;
 
-  // The gzip copy's tag.
-  std::string GzipEtag() const;
+  std::string GzipEtag() const { return GzipEtagOf(etag); }
   // The body with the `liked` ids' flags true (ids sorted ascending).
   std::string WithLiked(const std::vector<int64_t>& liked_ids) const;
   // The gzip copy, made now if need be; empty when the body is too small to gain from it.

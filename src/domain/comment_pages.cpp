@@ -1,10 +1,11 @@
 // CommentService's reads: one comment (Peek, Visible, Get), whether comments may be seen
 // (VisibleMany), and pages of threads and replies in a fixed number of round trips.
+#include "domain/comments.hpp"
+
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <map>
 
 #include "common/when_all.hpp"
-#include "domain/comments.hpp"
 #include "domain/cursor.hpp"
 #include "domain/random_id.hpp"
 

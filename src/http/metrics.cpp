@@ -37,6 +37,11 @@ int MethodIndex(boost::beast::http::verb v) {
   }
 }
 
+// A gauge without labels: one series.
+prometheus::Gauge* PlainGauge(prometheus::Registry& registry, const char* name, const char* help) {
+  return &prometheus::BuildGauge().Name(name).Help(help).Register(registry).Add({});
+}
+
 }  // namespace
 
 std::string_view Metrics::MethodLabel(boost::beast::http::verb method) {
@@ -63,32 +68,20 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
                       .Help("Latency of one call to the SQL store, queueing included")
                       .Register(*registry_)
                       .Add({}, LatencyBuckets());
-  backlog_ = &prometheus::BuildGauge()
-                  .Name("plaudit_writebehind_backlog")
-                  .Help("Like buckets with changes not yet flushed to SQL (last pass)")
-                  .Register(*registry_)
-                  .Add({});
-  backlog_age_ = &prometheus::BuildGauge()
-                      .Name("plaudit_writebehind_oldest_age_seconds")
-                      .Help("Age of the oldest like change not yet flushed to SQL (last pass)")
-                      .Register(*registry_)
-                      .Add({});
+  backlog_ = PlainGauge(*registry_, "plaudit_writebehind_backlog",
+                        "Like buckets with changes not yet flushed to SQL (last pass)");
+  backlog_age_ = PlainGauge(*registry_, "plaudit_writebehind_oldest_age_seconds",
+                            "Age of the oldest like change not yet flushed to SQL (last pass)");
   auto& lookups = prometheus::BuildCounter()
                       .Name("plaudit_page_cache_lookups_total")
                       .Help("Rendered comment pages asked of the page cache, by result")
                       .Register(*registry_);
   page_hits_ = &lookups.Add({{"result", "hit"}});
   page_misses_ = &lookups.Add({{"result", "miss"}});
-  page_bytes_ = &prometheus::BuildGauge()
-                     .Name("plaudit_page_cache_bytes")
-                     .Help("Bytes the page cache counts against --page-cache-mb (last pass)")
-                     .Register(*registry_)
-                     .Add({});
-  page_count_ = &prometheus::BuildGauge()
-                     .Name("plaudit_page_cache_pages")
-                     .Help("Rendered pages in the page cache (last pass)")
-                     .Register(*registry_)
-                     .Add({});
+  page_bytes_ = PlainGauge(*registry_, "plaudit_page_cache_bytes",
+                           "Bytes the page cache counts against --page-cache-mb (last pass)");
+  page_count_ = PlainGauge(*registry_, "plaudit_page_cache_pages",
+                           "Rendered pages in the page cache (last pass)");
 }
 
 void Metrics::SetBacklog(int64_t dirty_buckets, double oldest_unflushed_seconds) {
