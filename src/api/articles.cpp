@@ -5,6 +5,7 @@
 
 #include "api/json_fields.hpp"
 #include "api/json_text.hpp"
+#include "api/page_responses.hpp"
 #include "api/paging.hpp"
 #include "common/time.hpp"
 
@@ -41,7 +42,7 @@ boost::json::object ArticleJson(const domain::Article& a) {
   return o;
 }
 
-void AppendArticleJson(std::string& out, const domain::Article& a) {
+void AppendArticleJson(std::string& out, const domain::Article& a, LikedSlots* liked_slots) {
   namespace j = json_text;
   out.push_back('{');
   j::Key(out, "id"), j::Int(out, a.id);
@@ -69,13 +70,20 @@ void AppendArticleJson(std::string& out, const domain::Article& a) {
   out.push_back(','), j::Key(out, "viewCount"), j::Int(out, a.view_count);
   out.push_back(','), j::Key(out, "likeCount"), j::Int(out, a.like_count);
   out.push_back(','), j::Key(out, "commentCount"), j::Int(out, a.comment_count);
-  out.push_back(','), j::Key(out, "liked"), j::Bool(out, a.liked);
+  out.push_back(','), j::Key(out, "liked");
+  if (liked_slots) liked_slots->push_back(LikedSlot{out.size(), a.id, a.like_count > 0});
+  j::Bool(out, a.liked);
   out.push_back('}');
 }
 
 std::string ArticlePageText(const domain::PageResult<domain::Article>& page,
-                            const domain::PageRequest& req) {
-  return PageText(page, req, AppendArticleJson, 640);
+                            const domain::PageRequest& req, LikedSlots* liked_slots) {
+  return PageText(
+      page, req,
+      [liked_slots](std::string& out, const domain::Article& a) {
+        AppendArticleJson(out, a, liked_slots);
+      },
+      640);
 }
 
 namespace articles {
@@ -182,11 +190,16 @@ HandlerResult List(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto paging, ParsePaging(req));
   PL_CO_TRY(auto kind, KindParam(req));
   PL_CO_TRY(auto filter, StatusParam(req));
+  if (filter == domain::ArticleService::ListFilter::kPublished && ctx.page_cache &&
+      ctx.page_cache->enabled()) {
+    co_return co_await CachedList(ctx, req, caller.principal, kind, paging);
+  }
   PL_CO_TRY(auto page, co_await ctx.articles->List(caller.principal, filter, kind, paging));
   // Written as text (ArticlePageText): the boost::json objects of a 20-article page cost
   // ~40% of a list request's instructions to build, serialise and destroy (callgrind).
   Response r;
   r.body = ArticlePageText(page, paging);
+  AddCacheHeaders(r, ctx, req, false);  // the caller's own, or a list kept by no one
   co_return r;
 }
 

@@ -2,7 +2,7 @@
 // Redis (who may see the article, the thread's version) for a page already rendered at that
 // version, none more for a 304.
 #include "api/comments.hpp"
-#include "api/web_files.hpp"  // EtagMatches, AcceptsGzip
+#include "api/page_responses.hpp"
 #include "domain/cursor.hpp"
 
 namespace plaudit::api::comments {
@@ -34,20 +34,6 @@ std::string PageKey(int64_t article_id, const CommentListQuery& q) {
   return key;
 }
 
-// Shared caches may keep a public page; nothing else (a signed-in reader's flags) is theirs.
-// Vary: the page differs by encoding, and a request with credentials must not be answered
-// with the public copy (the CORS headers differ by Origin: http/cors adds it when present).
-void AddCacheHeaders(Response& r, const ApiContext& ctx, const Request& req, bool shared) {
-  r.headers.emplace_back("Cache-Control",
-                         shared ? std::string(ctx.public_cache_control) : "private, no-store");
-  if (shared && !ctx.cdn_cache_control.empty()) {
-    r.headers.emplace_back("CDN-Cache-Control", std::string(ctx.cdn_cache_control));
-  }
-  r.headers.emplace_back("Vary", req.Header(beast::http::field::origin).empty()
-                                     ? "Origin, Accept-Encoding, Authorization, Cookie"
-                                     : "Accept-Encoding, Authorization, Cookie");
-}
-
 }  // namespace
 
 Awaitable<Result<Response>> CachedList(ApiContext ctx, const Request& req,
@@ -65,19 +51,7 @@ Awaitable<Result<Response>> CachedList(ApiContext ctx, const Request& req,
   }
   const std::string etag = "\"" + std::string(kRenderFormat) + "." + version->id + "\"";
   if (!viewer) {
-    std::string_view inm = req.Header(beast::http::field::if_none_match);
-    if (!inm.empty()) {
-      const std::string gz_etag = GzipEtagOf(etag);
-      const bool plain = EtagMatches(inm, etag);
-      if (plain || EtagMatches(inm, gz_etag)) {
-        // The tag the client named (its copy's): a 304 confirms that representation.
-        Response r;
-        r.status = beast::http::status::not_modified;
-        r.headers.emplace_back("ETag", plain ? etag : gz_etag);
-        AddCacheHeaders(r, ctx, req, true);
-        co_return r;
-      }
-    }
+    if (auto not_modified = NotModified(ctx, req, etag)) co_return std::move(*not_modified);
   }
   const std::string key = PageKey(article_id, q);
   const std::string cache_version = std::to_string(version->generation) + ":" + version->id;
@@ -99,42 +73,8 @@ Awaitable<Result<Response>> CachedList(ApiContext ctx, const Request& req,
     PL_CO_TRY(page,
               co_await ctx.page_cache->renders.Do(key + "@" + cache_version, std::move(render)));
   }
-  Response r;
-  if (!viewer) {
-    const bool gzip = AcceptsGzip(req.Header(beast::http::field::accept_encoding)) &&
-                      !ctx.page_cache->Gzipped(key, *page).empty();
-    // The page's own bytes, kept alive by the response (the aliasing shared_ptr) even if the
-    // cache drops the page meanwhile.
-    r.shared_body = std::shared_ptr<const std::string>(page, gzip ? &page->gzip : &page->body);
-    r.headers.emplace_back("ETag", gzip ? page->GzipEtag() : page->etag);
-    if (gzip) r.headers.emplace_back("Content-Encoding", "gzip");
-    AddCacheHeaders(r, ctx, req, true);
-    co_return r;
-  }
-  // Signed in: the public page with this reader's own flags written in (one batch read, of
-  // the comments someone had liked at this version: see LikedSlot).
-  std::vector<redis::LikeTarget> targets;
-  std::vector<int64_t> asked;
-  for (const LikedSlot& slot : page->liked) {
-    if (!slot.liked_by_anyone) continue;
-    targets.push_back(redis::LikeTarget::OfComment(slot.id));
-    asked.push_back(slot.id);
-  }
-  std::vector<int64_t> liked;
-  if (!targets.empty()) {
-    PL_CO_TRY(auto states, co_await ctx.likes->GetMany(viewer->id, std::move(targets)));
-    for (size_t i = 0; i < states.size(); ++i) {
-      if (states[i].liked) liked.push_back(asked[i]);
-    }
-  }
-  std::sort(liked.begin(), liked.end());
-  if (liked.empty()) {
-    r.shared_body = std::shared_ptr<const std::string>(page, &page->body);
-  } else {
-    r.body = page->WithLiked(liked);
-  }
-  AddCacheHeaders(r, ctx, req, false);
-  co_return r;
+  if (!viewer) co_return PublicPage(ctx, req, key, page);
+  co_return co_await ReaderPage(ctx, req, viewer->id, page, /*comments=*/true);
 }
 
 }  // namespace plaudit::api::comments

@@ -22,6 +22,8 @@ struct ApiContext {
   bool cookie_secure = false;  // --cookie-secure: the session cookie always carries Secure
   domain::PageService* pages = nullptr;
   PageCache* page_cache = nullptr;
+  // How old a kept article list page's view counts may be when it is served again.
+  int64_t list_views_max_age_ms = 1000;
   // Cache-Control of public pages (anonymous comment pages): a CDN in front may keep them
   // briefly (--shared-max-age-s); browsers revalidate. CDN-Cache-Control adds
   // stale-while-revalidate for CDNs alone (--stale-while-revalidate-s; empty: none).

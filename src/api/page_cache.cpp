@@ -1,5 +1,7 @@
 #include "api/page_cache.hpp"
 
+#include <sodium.h>
+
 #include <algorithm>
 
 #include "common/gzip.hpp"
@@ -46,7 +48,28 @@ const std::string& RenderedPage::Gzipped() {
 size_t PageCache::BytesOf(const std::string& key, const RenderedPage& p) {
   // What the entry holds, with the bookkeeping's rough share (list node, index, strings).
   return key.size() * 2 + p.version.size() + p.body.size() + p.etag.size() +
-         p.liked.size() * sizeof(LikedSlot) + 256;
+         p.liked.size() * sizeof(LikedSlot) + p.list_bytes + 256;
+}
+
+std::string ContentEtag(std::string_view format, std::string_view body) {
+  unsigned char hash[16];
+  crypto_generichash(hash, sizeof hash, reinterpret_cast<const unsigned char*>(body.data()),
+                     body.size(), nullptr, 0);
+  char hex[2 * sizeof hash + 1];
+  sodium_bin2hex(hex, sizeof hex, hash, sizeof hash);
+  std::string out = "\"";
+  out += format;
+  out += '.';
+  out += hex;
+  out += '"';
+  return out;
+}
+
+std::shared_ptr<RenderedPage> PageCache::Peek(const std::string& key) {
+  auto it = index_.find(key);
+  if (it == index_.end()) return nullptr;
+  entries_.splice(entries_.begin(), entries_, it->second);  // most recently used
+  return it->second->page;
 }
 
 std::shared_ptr<RenderedPage> PageCache::Find(const std::string& key, std::string_view version) {

@@ -36,6 +36,12 @@ using LikedSlots = std::vector<LikedSlot>;
 
 // The tag of a page's gzip copy: `etag` ("\"…\"") with -gz before the closing quote.
 std::string GzipEtagOf(std::string_view etag);
+// A strong ETag naming `body` itself: "\"<format>.<BLAKE2b-128 of it, hex>\"". The same bytes
+// get the same tag from every instance, whenever rendered.
+std::string ContentEtag(std::string_view format, std::string_view body);
+
+// What an article list page was rendered from (api/cached_lists.cpp).
+struct ListOrigin;
 
 struct RenderedPage {
   std::string version;  // the thread version it was rendered at
@@ -45,6 +51,8 @@ struct RenderedPage {
   // Made on the first request that accepts gzip (empty until then, or when not worth it).
   std::string gzip;
   bool gzip_tried = false;
+  std::shared_ptr<const ListOrigin> list;  // an article list page's; null for comments
+  size_t list_bytes = 0;                    // what `list` holds, for the cache's bound
 
   std::string GzipEtag() const { return GzipEtagOf(etag); }
   // The body with the `liked` ids' flags true (ids sorted ascending).
@@ -61,6 +69,10 @@ class PageCache {
 
   // The page cached under `key` if it was rendered at `version`; else null.
   std::shared_ptr<RenderedPage> Find(const std::string& key, std::string_view version);
+  // The page cached under `key` whatever its version (the caller compares: an article list
+  // page's version is read for the articles it shows); counted by Record.
+  std::shared_ptr<RenderedPage> Peek(const std::string& key);
+  void Record(bool hit) { ++(hit ? hits_ : misses_); }
   // Keeps `page` under `key` (replacing any older version), evicting the least recently used
   // pages beyond the byte bound. Returns it.
   std::shared_ptr<RenderedPage> Put(const std::string& key, RenderedPage page);
@@ -69,6 +81,7 @@ class PageCache {
   // kept under `key`.
   const std::string& Gzipped(const std::string& key, RenderedPage& page);
 
+  bool enabled() const { return max_bytes_ > 0; }
   size_t bytes() const { return bytes_; }
   size_t size() const { return entries_.size(); }
   // Renders of one page at one version in flight: the readers that miss together wait for

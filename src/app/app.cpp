@@ -295,6 +295,7 @@ Status App::WireServices() {
   ctx.pages = pages_.get();
   page_cache_ = std::make_unique<api::PageCache>(static_cast<size_t>(config_.page_cache_mb) << 20);
   ctx.page_cache = page_cache_.get();
+  ctx.list_views_max_age_ms = config_.list_views_max_age_ms;
   public_cache_control_ = PublicCacheControl(config_);
   ctx.public_cache_control = public_cache_control_;
   cdn_cache_control_ = CdnCacheControl(config_);

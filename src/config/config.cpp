@@ -161,9 +161,14 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
       ->default_str("off");
 
   app.add_option("--page-cache-mb", c.page_cache_mb,
-                 "MiB of rendered comment pages kept in memory (0: none)")
+                 "MiB of rendered comment pages and article lists kept in memory (0: none)")
       ->envname("PLAUDIT_PAGE_CACHE_MB")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 20))
+      ->capture_default_str();
+  app.add_option("--list-views-max-age-ms", c.list_views_max_age_ms,
+                 "ms the view counts of a kept article list page may lag (0: never)")
+      ->envname("PLAUDIT_LIST_VIEWS_MAX_AGE_MS")
+      ->check(CLI::Range(int64_t{0}, int64_t{3'600'000}))
       ->capture_default_str();
   app.add_option("--shared-max-age-s", c.shared_max_age_s,
                  "seconds a CDN may serve a public comment page without asking (s-maxage)")

@@ -119,8 +119,8 @@ Awaitable<Result<std::vector<Article>>> ArticleService::Hydrate(const std::vecto
   co_return out;
 }
 
-Awaitable<Result<PageResult<Article>>> ArticleService::ListPublished(
-    std::optional<ArticleKind> kind, PageRequest req) {
+Awaitable<Result<redis::ListPage>> ArticleService::IndexPage(std::optional<ArticleKind> kind,
+                                                             const PageRequest& req) {
   std::optional<std::pair<int64_t, int64_t>> after;  // (score, id)
   if (req.cursor) {
     after = DecodeScoreCursor(*req.cursor, 'p');
@@ -142,7 +142,12 @@ Awaitable<Result<PageResult<Article>>> ArticleService::ListPublished(
     if (auto st = co_await RebuildIndexes(); !st) co_return tl::unexpected(st.error());
   }
   if (!*page) co_return Fail(ErrorCode::kUnavailable, "list index is being rebuilt; retry");
-  auto& entries = (*page)->entries;
+  co_return std::move(**page);
+}
+
+Awaitable<Result<PageResult<Article>>> ArticleService::PageOf(redis::ListPage index,
+                                                              const PageRequest& req) {
+  auto& entries = index.entries;
   bool more = static_cast<int64_t>(entries.size()) > req.size;
   if (more) entries.resize(static_cast<size_t>(req.size));
   std::vector<int64_t> ids;
@@ -150,13 +155,19 @@ Awaitable<Result<PageResult<Article>>> ArticleService::ListPublished(
   auto items = co_await Hydrate(ids);
   if (!items) co_return tl::unexpected(items.error());
   PageResult<Article> out;
-  out.total = (*page)->total;
+  out.total = index.total;
   out.items = std::move(*items);
   if (more && !entries.empty()) {
     const auto& last = entries.back();
     out.next_cursor = EncodeScoreCursor('p', last.score, last.id);
   }
   co_return out;
+}
+
+Awaitable<Result<PageResult<Article>>> ArticleService::ListPublished(
+    std::optional<ArticleKind> kind, PageRequest req) {
+  PL_CO_TRY(auto index, co_await IndexPage(kind, req));
+  co_return co_await PageOf(std::move(index), req);
 }
 
 Awaitable<Result<PageResult<Article>>> ArticleService::ListOwn(const Principal& who,

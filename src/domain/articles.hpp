@@ -69,6 +69,44 @@ class ArticleService {
   // The like state of an article the viewer may see (404 otherwise).
   Awaitable<Result<LikeState>> GetLike(const std::optional<Principal>& viewer, int64_t id);
 
+  // --- The published list as the page cache keeps it (article_list_versions.cpp;
+  // api/cached_lists.cpp): a page is rendered from a basis (its index entries), read after
+  // the lists' version, and the versions of its articles, read after the index and before
+  // the articles, so the page shows at least what its version names; and a kept page is
+  // served again only while the versions read for it have not moved.
+  struct ListVersion {
+    uint64_t generation = 0;  // of the Redis connection; a page is kept only under one
+    std::string lists;        // "<run>.<n>": the list indexes'
+    std::string articles;     // the articles' shards': fields, like and comment counts
+    std::string views;        // the same shards' view counts
+    // What a kept page must equal to be served (views aside: see api/cached_lists.cpp).
+    std::string Id() const;
+  };
+  struct ListBasis {
+    redis::ListPage index;  // up to size + 1 entries (one more: there is a next page)
+    std::vector<int64_t> ids() const;
+  };
+  // The versions of a page of the articles `ids` (one command), or nullopt when the Redis
+  // connection changed meanwhile (nothing may be kept under them).
+  Awaitable<Result<std::optional<ListVersion>>> PublishedListVersion(
+      const std::vector<int64_t>& ids);
+  // A page's basis, with its version (nullopt: as above).
+  struct VersionedBasis {
+    ListBasis basis;
+    std::optional<ListVersion> version;
+  };
+  Awaitable<Result<VersionedBasis>> PublishedListBasis(std::optional<ArticleKind> kind,
+                                                       const PageRequest& req);
+  // The page of `basis` as an anonymous reader sees it: live like counts, `liked` false.
+  Awaitable<Result<PageResult<Article>>> PublishedListFrom(const ListBasis& basis,
+                                                           const PageRequest& req);
+  // The redis-server run behind connection `generation` (the first 16 characters of its
+  // run_id, read once per connection): part of every cached page's version, since a Redis
+  // restarted from an older snapshot may count a version up to a value seen before. nullopt
+  // when the connection is no longer that one. CommentService's pages use it too.
+  Awaitable<Result<std::optional<std::string>>> ServerRun(uint64_t generation);
+  uint64_t RedisGeneration() const { return cache_.Generation(); }
+
   // --- Writes, reads, lists and the cache's upkeep.
 
   Awaitable<Result<Article>> Create(const Principal& who, ArticleInput input);
@@ -186,6 +224,11 @@ class ArticleService {
   Awaitable<Result<std::optional<Article>>> FillFromSql(int64_t id, bool with_content,
                                                         std::optional<PrefetchedRow> first);
   Awaitable<Result<std::vector<Article>>> Hydrate(const std::vector<int64_t>& ids);
+  // One page of a published list's index (rebuilt from SQL first if it is missing).
+  Awaitable<Result<redis::ListPage>> IndexPage(std::optional<ArticleKind> kind,
+                                               const PageRequest& req);
+  // The page of those index entries (like counts as cached: FillLikes sets them).
+  Awaitable<Result<PageResult<Article>>> PageOf(redis::ListPage index, const PageRequest& req);
   // The cached (or filled) article of each id, nullopt when there is none: Hydrate's and
   // ReadMany's read.
   Awaitable<Result<std::vector<std::optional<Article>>>> CachedMany(
@@ -202,6 +245,9 @@ class ArticleService {
   SingleFlight<int, bool> rebuilds_;
   std::string instance_id_;
   PendingRepairs pending_repairs_;
+  // ServerRun's: the run behind connection run_generation_.
+  std::string run_;
+  uint64_t run_generation_ = UINT64_MAX;
 };
 
 }  // namespace plaudit::domain

@@ -111,12 +111,7 @@ Awaitable<Result<std::optional<CommentService::ThreadVersion>>> CommentService::
   // generation is read first: a reconnect between it and the reads makes the version one
   // that no page was cached under (a Redis that came back older may repeat a version).
   const uint64_t generation = cache_.Generation();
-  if (run_id_generation_ != generation) {
-    // Once per connection to Redis: which server run this is.
-    PL_CO_TRY(std::string run, co_await cache_.ServerRunId());
-    run_id_ = run.substr(0, 16);
-    run_id_generation_ = generation;
-  }
+  PL_CO_TRY(auto run, co_await articles_.ServerRun(generation));
   auto article_op = articles_.Peek(article_id);
   bool unborn = false;
   auto version_op = cache_.ThreadVersion(article_id, &unborn);
@@ -135,8 +130,8 @@ Awaitable<Result<std::optional<CommentService::ThreadVersion>>> CommentService::
       generation != cache_.Generation()) {
     co_return Version{};
   }
-  if (run_id_generation_ != generation) co_return Version{};  // another connection's run
-  co_return Version(ThreadVersion{generation, run_id_ + "." + **version});
+  if (!run) co_return Version{};  // another connection's run
+  co_return Version(ThreadVersion{generation, *run + "." + **version});
 }
 
 Awaitable<Result<Comment>> CommentService::Get(const std::optional<Principal>& viewer, int64_t id) {

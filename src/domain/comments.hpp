@@ -152,10 +152,6 @@ class CommentService {
     int64_t parent_id = 0;
   };
   std::unordered_map<int64_t, Placement> article_of_;
-  // The run_id of the redis-server behind connection generation run_id_generation_ (its
-  // first 16 characters: plenty to tell runs apart).
-  std::string run_id_;
-  uint64_t run_id_generation_ = UINT64_MAX;
   static constexpr size_t kArticleOfCapacity = 1 << 17;
   PendingRepairs pending_repairs_;
 };

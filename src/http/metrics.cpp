@@ -74,7 +74,7 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
                             "Age of the oldest like change not yet flushed to SQL (last pass)");
   auto& lookups = prometheus::BuildCounter()
                       .Name("plaudit_page_cache_lookups_total")
-                      .Help("Rendered comment pages asked of the page cache, by result")
+                      .Help("Rendered pages (comment pages, article lists) asked of the page cache, by result")
                       .Register(*registry_);
   page_hits_ = &lookups.Add({{"result", "hit"}});
   page_misses_ = &lookups.Add({{"result", "miss"}});

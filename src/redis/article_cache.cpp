@@ -295,7 +295,10 @@ Awaitable<Status> ArticleCache::Remove(int64_t id, const std::vector<int64_t>& c
       {"ZREM", std::string(keys::kViewsInFlight), std::to_string(id)},
       // Its comments' cache: the meta key and indexes, then each comment's hash and reply
       // indexes (all in the article's shard, so one UNLINK each batch is one slot).
-      {"UNLINK", keys::CommentMeta(id), keys::CommentsByTime(id), keys::CommentsByLikes(id)}};
+      {"UNLINK", keys::CommentMeta(id), keys::CommentsByTime(id), keys::CommentsByLikes(id)},
+      // List pages that showed it are not served again (its index entry goes next, and that
+      // moves the lists' version too, but a page may hold it until then).
+      {"INCR", keys::ListVersion(keys::LikeShard(id))}};
   constexpr size_t kBatch = 128;
   for (size_t i = 0; i < comment_ids.size(); i += kBatch) {
     std::vector<std::string> unlink{"UNLINK"};

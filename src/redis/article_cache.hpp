@@ -28,6 +28,19 @@ struct ListEntry {
 struct ListPage {
   int64_t total = 0;
   std::vector<ListEntry> entries;
+  // The lists' version (pl:lv:{pub}), read in the same step: this page is as it was then.
+  std::string version;
+};
+
+// The versions of what a published list page shows (list_versions.cpp), read in one command
+// before what they cover: a page rendered after reading them shows at least what they name,
+// and a page is served from the page cache only while they have not moved
+// (api/cached_lists.cpp). Each is born (given a random base) if it was unborn: missing, or
+// restarted low by an INCR after a FLUSHALL, when an old value could come round again.
+struct ListVersions {
+  std::string lists;     // pl:lv:{pub}: the indexes
+  std::string articles;  // pl:lv:{lN} of the articles' shards, '.'-joined: fields and counts
+  std::string views;     // pl:lvw:{lN} of those shards, '.'-joined: view counts
 };
 
 class ArticleCache {
@@ -108,6 +121,11 @@ class ArticleCache {
                                                   int64_t start, int64_t count);
   Awaitable<Result<std::optional<ListPage>>> PageAfter(std::optional<model::ArticleKind> kind,
                                                        int64_t score, int64_t id, int64_t count);
+  // The versions of the lists and of the articles `ids` (list_versions.cpp).
+  Awaitable<Result<ListVersions>> Versions(const std::vector<int64_t>& ids);
+  // Which run of redis-server this connection talks to (INFO server's run_id): a Redis
+  // restarted from an older snapshot may count a version up to a value seen before.
+  Awaitable<Result<std::string>> ServerRunId();
   // Puts the article into the published indexes of all articles and of its kind, or out of
   // every index (and their twins being rebuilt), unless a change of a newer version was
   // applied: the row's version orders them (index_update.lua). True when applied.
@@ -159,7 +177,8 @@ class ArticleCache {
   enum class ViewCheck { kConsistent, kRecover, kBusy };
   Awaitable<Result<ViewCheck>> CheckViews(int64_t sql_seq, bool force, const std::string& owner,
                                           int64_t lease_ms);
-  // Drops every article hash and body (they refill from SQL) and the published lists.
+  // Drops every article hash and body (they refill from SQL), the published lists and every
+  // list version (born again: ListVersions).
   Awaitable<Status> DropArticles();
   // The ids of every cached article hash (SCAN, in batches: never KEYS).
   Awaitable<Result<std::vector<int64_t>>> CachedIds();
@@ -172,6 +191,12 @@ class ArticleCache {
  private:
   // The published lists: of both kinds, and of each (its KindName).
   static constexpr std::string_view kLists[] = {"all", "article", "post"};
+  // A random base for an unborn list version, in [2^40, 2^62) (list_version_born.lua).
+  static std::string NewVersionBase();
+  // The values of those version keys, in one round trip (MGET, or one GET each on a Redis
+  // that refuses keys of several slots in one command: versions_cross_slot_).
+  Awaitable<Result<std::vector<Reply>>> ReadVersions(const std::vector<std::string>& names);
+  bool versions_cross_slot_ = false;
 
   Awaitable<Result<Filled>> Put(std::string_view mode, const model::Article& a,
                                 std::string_view token, const std::string* body);

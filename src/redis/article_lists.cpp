@@ -19,9 +19,10 @@ const std::string kSentinel = ListMember(0);
 
 Result<std::optional<ListPage>> ToPage(const Result<Reply>& r) {
   if (auto st = ReplyOk(r); !st) return tl::unexpected(st.error());
-  if (r->is_nil() || r->elements.size() != 2) return std::optional<ListPage>{};
+  if (r->is_nil() || r->elements.size() != 3) return std::optional<ListPage>{};
   ListPage page;
   page.total = r->elements[0].integer;
+  page.version = r->elements[2].str;
   const auto& items = r->elements[1].elements;
   for (size_t i = 0; i + 1 < items.size(); i += 2) {
     ListEntry e;
@@ -62,17 +63,20 @@ Awaitable<Result<std::vector<bool>>> ArticleCache::InPublishedIndex(
 
 Awaitable<Result<std::optional<ListPage>>> ArticleCache::Page(
     std::optional<model::ArticleKind> kind, int64_t start, int64_t count) {
-  std::vector<std::string> keys{keys::PublishedList(ListName(kind))};
-  std::vector<std::string> args{kSentinel, "rank", std::to_string(start), std::to_string(count)};
+  std::vector<std::string> keys{keys::PublishedList(ListName(kind)),
+                                std::string(keys::kPublishedListsVersion)};
+  std::vector<std::string> args{kSentinel, "rank", std::to_string(start), std::to_string(count),
+                                NewVersionBase()};
   co_return ToPage(
       co_await client_.Eval(GetScript("list_page.lua"), std::move(keys), std::move(args)));
 }
 
 Awaitable<Result<std::optional<ListPage>>> ArticleCache::PageAfter(
     std::optional<model::ArticleKind> kind, int64_t score, int64_t id, int64_t count) {
-  std::vector<std::string> keys{keys::PublishedList(ListName(kind))};
-  std::vector<std::string> args{kSentinel, "after", std::to_string(score), ListMember(id),
-                                std::to_string(count)};
+  std::vector<std::string> keys{keys::PublishedList(ListName(kind)),
+                                std::string(keys::kPublishedListsVersion)};
+  std::vector<std::string> args{kSentinel,       "after", std::to_string(score), ListMember(id),
+                                std::to_string(count), NewVersionBase()};
   co_return ToPage(
       co_await client_.Eval(GetScript("list_page.lua"), std::move(keys), std::move(args)));
 }

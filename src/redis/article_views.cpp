@@ -94,8 +94,14 @@ Awaitable<Status> ArticleCache::DropArticles() {
   };
   if (auto st = co_await UnlinkMatching(client_, "pl:art:*", std::move(article)); !st) co_return st;
   // The lists may name articles in the state the older Redis had: rebuilt on the next read.
+  // Their versions go too (one UNLINK per slot: Redis Cluster): born again with new values,
+  // so no list page rendered from what was dropped is served again.
   std::vector<std::vector<std::string>> lists;
   for (auto list : kLists) lists.push_back({"UNLINK", keys::PublishedList(list)});
+  lists.push_back({"UNLINK", std::string(keys::kPublishedListsVersion)});
+  for (int s = 0; s < keys::kLikeShards; ++s) {
+    lists.push_back({"UNLINK", keys::ListVersion(s), keys::ListViewsVersion(s)});
+  }
   co_return AllOk(co_await client_.Pipeline(std::move(lists)));
 }
 

@@ -232,18 +232,6 @@ Awaitable<Status> CommentCache::BearVersion(int64_t article_id, const std::strin
   co_return AllOk(co_await client_.Pipeline(std::move(cmds)));
 }
 
-Awaitable<Result<std::string>> CommentCache::ServerRunId() {
-  std::vector<std::string> cmd{"INFO", "server"};
-  auto r = co_await client_.Command(std::move(cmd));
-  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
-  constexpr std::string_view kField = "run_id:";
-  const size_t at = r->str.find(kField);
-  if (at == std::string::npos) co_return Fail(ErrorCode::kInternal, "INFO server has no run_id");
-  const size_t from = at + kField.size();
-  const size_t end = r->str.find_first_of("\r\n", from);
-  co_return r->str.substr(from, end == std::string::npos ? std::string::npos : end - from);
-}
-
 Awaitable<Status> CommentCache::Invalidate(int64_t article_id) {
   std::vector<std::string> cmd{"DEL", keys::CommentMeta(article_id)};
   co_return ReplyOk(co_await client_.Command(std::move(cmd)));

@@ -76,9 +76,6 @@ class CommentCache {
   Awaitable<Status> BearVersion(int64_t article_id, const std::string& birth);
   // Reconnections to Redis so far: a Redis that came back (older, say) is another dataset.
   uint64_t Generation() const { return client_.stats().reconnects; }
-  // The server's run_id (INFO server): new at every start of redis-server, so a version
-  // that a Redis restored from an older snapshot repeats is told apart by it.
-  Awaitable<Result<std::string>> ServerRunId();
 
   // A step of the rebuild lease of `owner` (see LeaseState); `lease_ms` from now. kFinish
   // starts the thread's version at `birth`, which must never have been used before (a

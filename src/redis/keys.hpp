@@ -39,6 +39,14 @@
 // |                          |         |                                             | each step  |
 // | pl:arts:{pub}:v:<id>     | STRING  | row version of the article's last list      | 10 min     |
 // |                          |         | change applied                              |            |
+// | pl:lv:{pub}              | STRING  | version of the published list indexes: up   | none       |
+// |                          |         | with every change of them; below 2^40:      |            |
+// |                          |         | unborn (a reader sets a random base)        |            |
+// | pl:lv:{lN}               | STRING  | version of what a list page shows of the    | none       |
+// |                          |         | shard's articles (fields, like and comment  |            |
+// |                          |         | counts; not views); unborn as {pub}'s       |            |
+// | pl:lvw:{lN}              | STRING  | version of the shard's articles' view       | none       |
+// |                          |         | counts; unborn as {pub}'s                   |            |
 // | pl:vd:{views}            | SET     | ids of articles with unflushed view counts  | none       |
 // | pl:vf:{views}            | ZSET    | ids claimed by a flush, not yet confirmed   | none       |
 // |                          |         | in SQL; score = the claim's seq             |            |
@@ -188,6 +196,15 @@ inline std::string PublishedListRebuild(std::string_view list) {
 inline std::string PublishedListVersion(int64_t id) {
   return Cat(kPublishedListVersionPrefix, Num(id));
 }
+// Versions of what a published list page shows (api/cached_lists.cpp): the indexes' ({pub})
+// and each shard's articles' ({lN}), raised in the same script as each change they cover.
+inline constexpr std::string_view kListVersionPrefix = "pl:lv:";
+inline constexpr std::string_view kPublishedListsVersion = "pl:lv:{pub}";
+inline constexpr std::string_view kListViewsVersionPrefix = "pl:lvw:";
+inline std::string ListVersion(int shard) { return ShardKey(kListVersionPrefix, shard); }
+inline std::string ListViewsVersion(int shard) {
+  return ShardKey(kListViewsVersionPrefix, shard);
+}
 // The flusher's view claim (view_claim.lua) moves ids from the dirty set to the in-flight
 // one atomically, so the three share the {views} tag.
 inline constexpr std::string_view kViewsDirty = "pl:vd:{views}";
@@ -284,7 +301,8 @@ inline std::string PageMap(std::string_view url) {
 }
 
 // The shard of a key that only caches SQL's like and comment state (like sets, counts and
-// marks, comment caches), or -1 for any other key (unflushed like changes, the shard's seq,
+// marks, comment caches, the shard's list version: dropped, it is born again with a new
+// value, so no list page rendered from the older state is served), or -1 for any other key (unflushed like changes, the shard's seq,
 // epoch and indexes of the write-behind, article hashes, sessions, ...). Dropped when a shard
 // recovers from a Redis that came back older than SQL (like_recover.lua). Article hashes hold
 // unflushed view counts, so the views recovery drops those, under its lease (view_check.lua).
@@ -292,7 +310,7 @@ inline int CachedShardOf(std::string_view key) {
   static constexpr std::string_view kCaches[] = {
       kLikeSetPrefix, kLikeBigPrefix, kLikeCountPrefix, kCommentPrefix, kCommentMetaPrefix,
       kCommentsByTimePrefix, kCommentsByLikesPrefix, kRepliesByTimePrefix,
-      kRepliesByLikesPrefix};
+      kRepliesByLikesPrefix, kListVersionPrefix, kListViewsVersionPrefix};
   for (std::string_view prefix : kCaches) {
     if (key.substr(0, prefix.size()) != prefix) continue;
     std::string_view rest = key.substr(prefix.size());
@@ -326,6 +344,9 @@ inline constexpr std::array kAllKeys{
     KeyShape{kPublishedListPrefix, kPublishedListRebuildTail},
     KeyShape{kPublishedListLock},
     KeyShape{kPublishedListVersionPrefix},
+    KeyShape{kPublishedListsVersion},
+    KeyShape{kListVersionPrefix},
+    KeyShape{kListViewsVersionPrefix},
     KeyShape{kViewsDirty},
     KeyShape{kViewsInFlight},
     KeyShape{kViewsSeq},

@@ -357,6 +357,8 @@ Awaitable<Status> LikeStore::FinishRecovery(const std::vector<int>& shards) {
   for (std::string_view list : {"all", "article", "post"}) {
     lists.push_back({"UNLINK", keys::PublishedList(list)});
   }
+  // With their version (born again anew); the shards' own went with their caches above.
+  lists.push_back({"UNLINK", std::string(keys::kPublishedListsVersion)});
   if (auto st = AllOk(co_await client_.Pipeline(std::move(lists))); !st) co_return st;
   std::vector<Awaitable<Result<Reply>>> clears;
   for (int s : shards) {

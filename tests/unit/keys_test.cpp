@@ -56,6 +56,8 @@ TEST(Keys, ShardTaggedKeysKeepTheirDocumentedNames) {
   EXPECT_EQ(CommentsByLikes(259), "pl:ch:{l3}:259");
   EXPECT_EQ(RepliesByTime(1027), "pl:crt:{l3}:1027");
   EXPECT_EQ(RepliesByLikes(1027), "pl:crh:{l3}:1027");
+  EXPECT_EQ(ListVersion(3), "pl:lv:{l3}");
+  EXPECT_EQ(ListViewsVersion(3), "pl:lvw:{l3}");
 }
 
 TEST(Keys, UnshardedKeysKeepTheirDocumentedNames) {
@@ -64,6 +66,7 @@ TEST(Keys, UnshardedKeysKeepTheirDocumentedNames) {
   EXPECT_EQ(InvalidationAck("n1"), "pl:iack:n1");
   EXPECT_EQ(PublishedList("all"), "pl:arts:{pub}:all");
   EXPECT_EQ(PublishedListRebuild("post"), "pl:arts:{pub}:post:new");
+  EXPECT_EQ(kPublishedListsVersion, "pl:lv:{pub}");
 }
 
 // The recoveries drop caches by these two tests (like_store.cpp, article_cache.cpp).
@@ -74,6 +77,9 @@ TEST(Keys, CacheKeysAreToldFromTheOthers) {
   EXPECT_EQ(CachedShardOf(LikeBucket(3, "a259:s")), 3);
   EXPECT_EQ(CachedShardOf(LikeBig(3, "a259")), 3);
   EXPECT_EQ(CachedShardOf(RepliesByLikes(1027)), 3);
+  EXPECT_EQ(CachedShardOf(ListVersion(3)), 3);  // dropped with the shard: born again
+  EXPECT_EQ(CachedShardOf(ListViewsVersion(3)), 3);
+  EXPECT_EQ(CachedShardOf(kPublishedListsVersion), -1);
   EXPECT_EQ(CachedShardOf(LikePending(3, "a259:s")), -1);
   EXPECT_EQ(CachedShardOf(Article(259)), -1);
   EXPECT_EQ(CachedShardOf("pl:lk:{x3}:a259:s"), -1);

@@ -30,8 +30,12 @@
 -- step), so a fill of a row read before either cannot create the hash ('stale': the caller
 -- reads SQL again); a delete leaves v = 2^62 (ArticleCache::kDeletedVersion) for a day, and
 -- then every write and fill is refused ('gone').
+-- Every change it makes to the hash, or to the floor of an absent one (SQL's row changed,
+-- and a list page of an uncached article is filled from it), raises the shard's list
+-- version (lib_list_version.lua).
 -- Returns 'unchecked', 'stale', 'gone', or the hash after the write (HGETALL; fill and
 -- create), or 1/0 whether the fields were written (write).
+--! include lib_list_version.lua
 local mode, ver = ARGV[1], tonumber(ARGV[2])
 if mode == 'fill' and redis.call('GET', KEYS[4]) ~= ARGV[3] then
   return 'unchecked'
@@ -75,6 +79,7 @@ if not cur[1] and redis.call('EXISTS', KEYS[1]) == 0 then
     if ver > floor then
       redis.call('HSET', KEYS[3], 'v', ARGV[2])
       keep_floor()
+      bump_list_version(KEYS[1])
     end
     return 0
   end
@@ -83,6 +88,7 @@ if not cur[1] and redis.call('EXISTS', KEYS[1]) == 0 then
   end
   redis.call('HSET', KEYS[1], unpack(ARGV, first))
   redis.call('HSET', KEYS[1], 'ver', ARGV[2])
+  bump_list_version(KEYS[1])
   if body then
     redis.call('SET', KEYS[2], body)
     body_is(ARGV[2])
@@ -108,8 +114,12 @@ if ver > have then
   have = ver
 end
 -- The comment count has its own version (a comment write does not raise the row's).
-if comments and comments_ver and tonumber(comments_ver) > tonumber(cur[2] or '0') then
+local counted = comments and comments_ver and tonumber(comments_ver) > tonumber(cur[2] or '0')
+if counted then
   redis.call('HSET', KEYS[1], 'comments', comments, 'comments_ver', comments_ver)
+end
+if applied == 1 or counted then
+  bump_list_version(KEYS[1])
 end
 if body and ver == have and body_ver < ver then
   redis.call('SET', KEYS[2], body)

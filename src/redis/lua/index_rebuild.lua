@@ -13,6 +13,7 @@
 -- in or out of the twins, as it is now). So a change that lands between the rebuild's SQL
 -- read and this add is never undone (issue 25, item 4).
 -- Each step renews the lease. Returns 1, or 0 when the lock is no longer the caller's.
+--! include lib_list_version.lua
 if redis.call('GET', KEYS[1]) ~= ARGV[2] then
   return 0
 end
@@ -32,6 +33,7 @@ if step == 'finish' then
   for i = 2, 4 do
     redis.call('RENAME', KEYS[i], KEYS[i + 3])
   end
+  bump_list_version(KEYS[1])  -- pl:lv:{pub}: the lists are now SQL's
   redis.call('DEL', KEYS[1])
   return 1
 end

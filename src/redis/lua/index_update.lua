@@ -9,12 +9,15 @@
 -- KEYS[1..6] pl:arts:{pub}:all, its twin, :article, its twin, :post, its twin;
 -- KEYS[7] pl:arts:{pub}:v:<id>; ARGV[1] 'add' or 'rem', ARGV[2] member, ARGV[3] score and
 -- ARGV[5] kind ('article' or 'post') for 'add', ARGV[4] the row version (a deletion's is
--- above every row's). Returns 1 when applied, 0 when a newer change was.
+-- above every row's). Returns 1 when applied, 0 when a newer change was; applied, it raises
+-- the lists' version pl:lv:{pub} (lib_list_version.lua).
+--! include lib_list_version.lua
 local have = redis.call('GET', KEYS[7])
 if have and tonumber(have) >= tonumber(ARGV[4]) then
   return 0
 end
 redis.call('SET', KEYS[7], ARGV[4], 'PX', 600000)
+bump_list_version(KEYS[7])  -- pl:lv:{pub}
 local targets = {1, 2, 3, 4, 5, 6}
 if ARGV[1] == 'add' then
   targets = ARGV[5] == 'article' and {1, 2, 3, 4} or {1, 2, 5, 6}

@@ -4,6 +4,9 @@
 -- caches are gone (like_recover.lua).
 -- KEYS[1] the key (pl:lc:{s}:<t> or pl:lrm:{s}), KEYS[2] the epoch pl:lep:{s}.
 --! include lib_clock.lua
+--! include lib_list_version.lua
 redis.call('DEL', KEYS[1])
 bump_epoch(KEYS[2])
+-- A dropped count reloads from SQL, maybe another: list pages showing it are not served again.
+bump_list_version(KEYS[2])
 return 1

@@ -30,6 +30,7 @@
 -- order of the two reads below (a wrong guess costs one call, never a wrong answer),
 -- ARGV[3] '', 'hot' or 'pub'; then per like: user id, '1' like / '0' unlike, the user's
 -- bucket (user id >> 8).
+-- An article's count change also raises its shard's list version pl:lv:{s} (built here).
 -- Returns, for one like, the integer state + 2*big + 4*count (big 1 in big mode) or the
 -- string 'miss' when the user's records are not loaded; for several, a table of those.
 -- 'miss' alone when the count is not loaded, 'unpublished' when ARGV[3] = 'pub' and the
@@ -170,6 +171,13 @@ if count ~= start then
     -- the new one), the count a page shows did: a new version, while the cache exists.
     if redis.call('EXISTS', KEYS[3]) == 1 then
       redis.call('HINCRBY', KEYS[3], 'v', 1)
+    end
+  else
+    -- An article's count shows in the published list: its shard's list version moves
+    -- (api/cached_lists.cpp). Comment targets ("c<id>") are in their thread's version above.
+    local close = string.find(base, '}', 1, true)
+    if string.byte(base, close + 2) == 97 then  -- 'a'
+      redis.call('INCR', 'pl:lv:' .. string.sub(base, 1, close))
     end
   end
 end

@@ -220,7 +220,10 @@ std::unique_ptr<Process> FaultFixture::StartServe(int port, const std::string& l
   const std::vector<std::string> flags = {
       "--port",          std::to_string(port), "--rate-limits",       "off",
       "--password-hash", "minimal",            "--flush-interval-ms", std::to_string(flush_ms),
-      "--bootstrap-admin", "admin:admin-password", "--log-level",     "info"};
+      "--bootstrap-admin", "admin:admin-password", "--log-level",     "info",
+      // The checks read view counts from the article list and compare them exactly: kept
+      // list pages must then be current in views too (still kept, under their versions).
+      "--list-views-max-age-ms", "0"};
   argv.insert(argv.end(), flags.begin(), flags.end());
   return std::make_unique<Process>(argv, (dir_.path() / log_name).string());
 }

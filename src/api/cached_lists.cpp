@@ -1,0 +1,124 @@
+// GET /articles (the published list) through the page cache (api/page_cache.hpp). A kept
+// page is served while the versions it was rendered under have not moved: the lists' (its
+// index entries) and those of its articles' shards (their fields, like and comment counts),
+// read in one command; its view counts may lag by --list-views-max-age-ms (their own
+// versions, read in the same command, say whether they moved). So a read shows every like,
+// comment, edit or (un)publishing acknowledged before it started, as a render would
+// (docs/architecture.md "Rendered pages"). A 304 needs nothing more; a signed-in reader gets
+// the same bytes with its own `liked` flags written in.
+#include <chrono>
+
+#include "api/articles.hpp"
+#include "api/page_responses.hpp"
+
+namespace plaudit::api {
+
+struct ListOrigin {
+  domain::ArticleService::ListBasis basis;
+  domain::ArticleService::ListVersion version;
+  int64_t rendered_ms = 0;  // steady clock
+};
+
+namespace articles {
+namespace {
+
+using http::Request;
+using http::Response;
+using Service = domain::ArticleService;
+
+// Names the JSON shape in the ETag (a release that writes lists differently must not have a
+// browser's older copy confirmed by a 304); the rest of the tag names the bytes.
+constexpr std::string_view kRenderFormat = "l1";
+
+// What names a page of the list (the view of everyone: signed-in readers merge their likes).
+std::string ListKey(std::optional<domain::ArticleKind> kind, const domain::PageRequest& p) {
+  std::string key = "l/";
+  key += kind ? domain::KindName(*kind) : std::string_view("all");
+  key += '/';
+  if (p.cursor) {
+    key += 'k';
+    key += *p.cursor;
+  } else {
+    key += std::to_string(p.page);
+  }
+  key += '/';
+  key += std::to_string(p.size);
+  return key;
+}
+
+int64_t SteadyMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+size_t BytesOf(const ListOrigin& o) {
+  return sizeof(ListOrigin) + o.basis.index.entries.size() * sizeof(redis::ListEntry) +
+         o.basis.index.version.size() + o.version.lists.size() + o.version.articles.size() +
+         o.version.views.size();
+}
+
+}  // namespace
+
+Awaitable<Result<Response>> CachedList(ApiContext ctx, const Request& req,
+                                       const std::optional<domain::Principal>& viewer,
+                                       std::optional<domain::ArticleKind> kind,
+                                       const domain::PageRequest& paging) {
+  const std::string key = ListKey(kind, paging);
+  std::shared_ptr<RenderedPage> page = ctx.page_cache->Peek(key);
+  const std::shared_ptr<const ListOrigin> origin = page ? page->list : nullptr;
+  std::optional<Service::ListVersion> version;
+  bool hit = false;
+  if (origin) {
+    PL_CO_TRY(version, co_await ctx.articles->PublishedListVersion(origin->basis.ids()));
+    hit = version && version->Id() == origin->version.Id() &&
+          (version->views == origin->version.views ||
+           SteadyMs() - origin->rendered_ms < ctx.list_views_max_age_ms);
+  }
+  ctx.page_cache->Record(hit);
+  if (!hit) {
+    Service::ListBasis basis;
+    if (origin && version && version->lists == origin->version.lists) {
+      basis = origin->basis;  // the lists have not moved: the same index entries
+    } else {
+      PL_CO_TRY(auto read, co_await ctx.articles->PublishedListBasis(kind, paging));
+      basis = std::move(read.basis);
+      version = std::move(read.version);
+    }
+    if (!version) {
+      // The Redis connection changed under the reads: rendered for this reader, kept by no
+      // one (a Redis that came back may repeat versions).
+      PL_CO_TRY(auto list, co_await ctx.articles->List(
+                               viewer, Service::ListFilter::kPublished, kind, paging));
+      Response r;
+      r.body = ArticlePageText(list, paging);
+      AddCacheHeaders(r, ctx, req, false);
+      co_return r;
+    }
+    // Readers that miss at the same versions share one render, which reads the articles
+    // after those versions were read: it shows at least what they name.
+    const std::string flight = key + "@" + version->Id() + "/" + version->views;
+    std::function<Awaitable<Result<std::shared_ptr<RenderedPage>>>()> render =
+        [ctx, key, paging, basis = std::move(basis),
+         version = *version]() -> Awaitable<Result<std::shared_ptr<RenderedPage>>> {
+      PL_CO_TRY(auto list, co_await ctx.articles->PublishedListFrom(basis, paging));
+      RenderedPage p;
+      p.version = version.Id();
+      p.body = ArticlePageText(list, paging, &p.liked);
+      p.etag = ContentEtag(kRenderFormat, p.body);
+      auto o = std::make_shared<ListOrigin>(ListOrigin{basis, version, SteadyMs()});
+      p.list_bytes = BytesOf(*o);
+      p.list = std::move(o);
+      co_return ctx.page_cache->Put(key, std::move(p));
+    };
+    PL_CO_TRY(page, co_await ctx.page_cache->renders.Do(flight, std::move(render)));
+  }
+  if (!viewer) {
+    if (auto not_modified = NotModified(ctx, req, page->etag)) co_return std::move(*not_modified);
+    co_return PublicPage(ctx, req, key, page);
+  }
+  co_return co_await ReaderPage(ctx, req, viewer->id, page, /*comments=*/false);
+}
+
+}  // namespace articles
+}  // namespace plaudit::api

@@ -1,0 +1,80 @@
+#include "api/page_responses.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "api/web_files.hpp"  // EtagMatches, AcceptsGzip
+
+namespace plaudit::api {
+
+using http::Request;
+using http::Response;
+
+void AddCacheHeaders(Response& r, const ApiContext& ctx, const Request& req, bool shared) {
+  r.headers.emplace_back("Cache-Control",
+                         shared ? std::string(ctx.public_cache_control) : "private, no-store");
+  if (shared && !ctx.cdn_cache_control.empty()) {
+    r.headers.emplace_back("CDN-Cache-Control", std::string(ctx.cdn_cache_control));
+  }
+  r.headers.emplace_back("Vary", req.Header(beast::http::field::origin).empty()
+                                     ? "Origin, Accept-Encoding, Authorization, Cookie"
+                                     : "Accept-Encoding, Authorization, Cookie");
+}
+
+std::optional<Response> NotModified(const ApiContext& ctx, const Request& req,
+                                    const std::string& etag) {
+  std::string_view inm = req.Header(beast::http::field::if_none_match);
+  if (inm.empty()) return std::nullopt;
+  const std::string gz_etag = GzipEtagOf(etag);
+  const bool plain = EtagMatches(inm, etag);
+  if (!plain && !EtagMatches(inm, gz_etag)) return std::nullopt;
+  Response r;
+  r.status = beast::http::status::not_modified;
+  r.headers.emplace_back("ETag", plain ? etag : gz_etag);
+  AddCacheHeaders(r, ctx, req, true);
+  return r;
+}
+
+Response PublicPage(const ApiContext& ctx, const Request& req, const std::string& key,
+                    const std::shared_ptr<RenderedPage>& page) {
+  Response r;
+  const bool gzip = AcceptsGzip(req.Header(beast::http::field::accept_encoding)) &&
+                    !ctx.page_cache->Gzipped(key, *page).empty();
+  // The aliasing shared_ptr: the page stays alive as long as the response needs its bytes.
+  r.shared_body = std::shared_ptr<const std::string>(page, gzip ? &page->gzip : &page->body);
+  r.headers.emplace_back("ETag", gzip ? page->GzipEtag() : page->etag);
+  if (gzip) r.headers.emplace_back("Content-Encoding", "gzip");
+  AddCacheHeaders(r, ctx, req, true);
+  return r;
+}
+
+Awaitable<Result<Response>> ReaderPage(const ApiContext& ctx, const Request& req,
+                                       int64_t user_id, const std::shared_ptr<RenderedPage>& page,
+                                       bool comments) {
+  std::vector<redis::LikeTarget> targets;
+  std::vector<int64_t> asked;
+  for (const LikedSlot& slot : page->liked) {
+    if (!slot.liked_by_anyone) continue;
+    targets.push_back(comments ? redis::LikeTarget::OfComment(slot.id)
+                               : redis::LikeTarget::OfArticle(slot.id));
+    asked.push_back(slot.id);
+  }
+  std::vector<int64_t> liked;
+  if (!targets.empty()) {
+    PL_CO_TRY(auto states, co_await ctx.likes->GetMany(user_id, std::move(targets)));
+    for (size_t i = 0; i < states.size(); ++i) {
+      if (states[i].liked) liked.push_back(asked[i]);
+    }
+  }
+  std::sort(liked.begin(), liked.end());
+  Response r;
+  if (liked.empty()) {
+    r.shared_body = std::shared_ptr<const std::string>(page, &page->body);
+  } else {
+    r.body = page->WithLiked(liked);
+  }
+  AddCacheHeaders(r, ctx, req, false);
+  co_return r;
+}
+
+}  // namespace plaudit::api
