@@ -17,7 +17,8 @@ std::string ArticlePageText(const domain::PageResult<domain::Article>& page,
 
 namespace articles {
 
-// GET /articles (the published list) through the page cache (cached_lists.cpp).
+// GET /articles (the published list) through the page cache (cached_lists.cpp); rendered
+// afresh when it keeps nothing (--page-cache-mb 0), with the same headers.
 Awaitable<Result<http::Response>> CachedList(ApiContext ctx, const http::Request& req,
                                              const std::optional<domain::Principal>& viewer,
                                              std::optional<domain::ArticleKind> kind,

@@ -46,6 +46,11 @@ std::string ListKey(std::optional<domain::ArticleKind> kind, const domain::PageR
   return key;
 }
 
+// A kept page is rendered again after this long whatever its versions say: a bound on what
+// a writer that does not raise them (an instance of a release before them on the same
+// Redis, or a bug) can leave stale. A render a minute per page costs nothing.
+constexpr int64_t kKeptAtMostMs = 60'000;
+
 int64_t SteadyMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -60,10 +65,35 @@ size_t BytesOf(const ListOrigin& o) {
 
 }  // namespace
 
+Awaitable<Result<Response>> FreshList(ApiContext ctx, const Request& req,
+                                      const std::optional<domain::Principal>& viewer,
+                                      std::optional<domain::ArticleKind> kind,
+                                      const domain::PageRequest& paging) {
+  PL_CO_TRY(auto list,
+            co_await ctx.articles->List(viewer, Service::ListFilter::kPublished, kind, paging));
+  Response r;
+  r.body = ArticlePageText(list, paging);
+  if (viewer) {
+    AddCacheHeaders(r, ctx, req, false);
+    co_return r;
+  }
+  // The same tag a kept page of these bytes has: a 304 confirms only identical bytes.
+  const std::string etag = ContentEtag(kRenderFormat, r.body);
+  if (auto not_modified = NotModified(ctx, req, etag)) co_return std::move(*not_modified);
+  r.headers.emplace_back("ETag", etag);
+  AddCacheHeaders(r, ctx, req, true);
+  co_return r;
+}
+
 Awaitable<Result<Response>> CachedList(ApiContext ctx, const Request& req,
                                        const std::optional<domain::Principal>& viewer,
                                        std::optional<domain::ArticleKind> kind,
                                        const domain::PageRequest& paging) {
+  if (!ctx.page_cache || !ctx.page_cache->enabled()) {
+    co_return co_await FreshList(ctx, req, viewer, kind, paging);
+  }
+  // Before any version is read: the age of a page counts from here (views lag from then).
+  const int64_t started = SteadyMs();
   const std::string key = ListKey(kind, paging);
   std::shared_ptr<RenderedPage> page = ctx.page_cache->Peek(key);
   const std::shared_ptr<const ListOrigin> origin = page ? page->list : nullptr;
@@ -71,9 +101,9 @@ Awaitable<Result<Response>> CachedList(ApiContext ctx, const Request& req,
   bool hit = false;
   if (origin) {
     PL_CO_TRY(version, co_await ctx.articles->PublishedListVersion(origin->basis.ids()));
-    hit = version && version->Id() == origin->version.Id() &&
-          (version->views == origin->version.views ||
-           SteadyMs() - origin->rendered_ms < ctx.list_views_max_age_ms);
+    const int64_t age = started - origin->rendered_ms;
+    hit = version && version->Id() == origin->version.Id() && age < kKeptAtMostMs &&
+          (version->views == origin->version.views || age < ctx.list_views_max_age_ms);
   }
   ctx.page_cache->Record(hit);
   if (!hit) {
@@ -86,29 +116,28 @@ Awaitable<Result<Response>> CachedList(ApiContext ctx, const Request& req,
       version = std::move(read.version);
     }
     if (!version) {
-      // The Redis connection changed under the reads: rendered for this reader, kept by no
-      // one (a Redis that came back may repeat versions).
-      PL_CO_TRY(auto list, co_await ctx.articles->List(
-                               viewer, Service::ListFilter::kPublished, kind, paging));
-      Response r;
-      r.body = ArticlePageText(list, paging);
-      AddCacheHeaders(r, ctx, req, false);
-      co_return r;
+      // The Redis connection changed under the reads (a Redis that came back may repeat
+      // versions), or which server run it is cannot be told: rendered, kept by no one.
+      co_return co_await FreshList(ctx, req, viewer, kind, paging);
     }
     // Readers that miss at the same versions share one render, which reads the articles
     // after those versions were read: it shows at least what they name.
     const std::string flight = key + "@" + version->Id() + "/" + version->views;
     std::function<Awaitable<Result<std::shared_ptr<RenderedPage>>>()> render =
-        [ctx, key, paging, basis = std::move(basis),
+        [ctx, key, paging, started, basis = std::move(basis),
          version = *version]() -> Awaitable<Result<std::shared_ptr<RenderedPage>>> {
       PL_CO_TRY(auto list, co_await ctx.articles->PublishedListFrom(basis, paging));
       RenderedPage p;
       p.version = version.Id();
       p.body = ArticlePageText(list, paging, &p.liked);
       p.etag = ContentEtag(kRenderFormat, p.body);
-      auto o = std::make_shared<ListOrigin>(ListOrigin{basis, version, SteadyMs()});
+      const bool keep = !list.items.empty();
+      auto o = std::make_shared<ListOrigin>(ListOrigin{basis, version, started});
       p.list_bytes = BytesOf(*o);
       p.list = std::move(o);
+      // A page past the end is as cheap to render as to find, and there are as many as
+      // anyone cares to ask for: not kept, so they cannot push the read ones out.
+      if (!keep) co_return std::make_shared<RenderedPage>(std::move(p));
       co_return ctx.page_cache->Put(key, std::move(p));
     };
     PL_CO_TRY(page, co_await ctx.page_cache->renders.Do(flight, std::move(render)));

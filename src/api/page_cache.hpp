@@ -52,7 +52,7 @@ struct RenderedPage {
   std::string gzip;
   bool gzip_tried = false;
   std::shared_ptr<const ListOrigin> list;  // an article list page's; null for comments
-  size_t list_bytes = 0;                    // what `list` holds, for the cache's bound
+  size_t list_bytes = 0;                   // what `list` holds, for the cache's bound
 
   std::string GzipEtag() const { return GzipEtagOf(etag); }
   // The body with the `liked` ids' flags true (ids sorted ascending).

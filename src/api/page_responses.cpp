@@ -48,9 +48,8 @@ Response PublicPage(const ApiContext& ctx, const Request& req, const std::string
   return r;
 }
 
-Awaitable<Result<Response>> ReaderPage(const ApiContext& ctx, const Request& req,
-                                       int64_t user_id, const std::shared_ptr<RenderedPage>& page,
-                                       bool comments) {
+Awaitable<Result<Response>> ReaderPage(const ApiContext& ctx, const Request& req, int64_t user_id,
+                                       const std::shared_ptr<RenderedPage>& page, bool comments) {
   std::vector<redis::LikeTarget> targets;
   std::vector<int64_t> asked;
   for (const LikedSlot& slot : page->liked) {

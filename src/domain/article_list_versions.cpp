@@ -9,6 +9,8 @@
 // (docs/architecture.md, "Rendered pages").
 #include "domain/articles.hpp"
 
+#include <spdlog/spdlog.h>
+
 namespace plaudit::domain {
 
 std::string ArticleService::ListVersion::Id() const {
@@ -29,10 +31,21 @@ std::vector<int64_t> ArticleService::ListBasis::ids() const {
 
 Awaitable<Result<std::optional<std::string>>> ArticleService::ServerRun(uint64_t generation) {
   if (run_generation_ != generation) {
-    PL_CO_TRY(std::string run, co_await cache_.ServerRunId());
+    auto run = co_await cache_.ServerRunId();
+    if (!run && run.error().code == ErrorCode::kInternal) {
+      // Redis answered, but not with a run_id (INFO refused by an ACL or a proxy): pages are
+      // rendered afresh on this connection instead of failing (said once per connection).
+      if (run_refused_generation_ != generation) {
+        run_refused_generation_ = generation;
+        spdlog::warn("cannot tell the redis-server run ({}): pages are not kept",
+                     run.error().message);
+      }
+      co_return std::optional<std::string>{};
+    }
+    if (!run) co_return tl::unexpected(run.error());
     // Only if the reply came on that connection: a reconnect meanwhile may be another server.
     if (cache_.Generation() != generation) co_return std::optional<std::string>{};
-    run_ = run.substr(0, 16);
+    run_ = run->substr(0, 16);
     run_generation_ = generation;
   }
   co_return std::optional<std::string>(run_);

@@ -103,7 +103,8 @@ class ArticleService {
   // The redis-server run behind connection `generation` (the first 16 characters of its
   // run_id, read once per connection): part of every cached page's version, since a Redis
   // restarted from an older snapshot may count a version up to a value seen before. nullopt
-  // when the connection is no longer that one. CommentService's pages use it too.
+  // when the connection is no longer that one, or Redis does not say (INFO refused): then
+  // nothing is kept. CommentService's pages use it too.
   Awaitable<Result<std::optional<std::string>>> ServerRun(uint64_t generation);
   uint64_t RedisGeneration() const { return cache_.Generation(); }
 
@@ -248,6 +249,7 @@ class ArticleService {
   // ServerRun's: the run behind connection run_generation_.
   std::string run_;
   uint64_t run_generation_ = UINT64_MAX;
+  uint64_t run_refused_generation_ = UINT64_MAX;  // warned about already
 };
 
 }  // namespace plaudit::domain

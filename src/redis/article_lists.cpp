@@ -75,8 +75,9 @@ Awaitable<Result<std::optional<ListPage>>> ArticleCache::PageAfter(
     std::optional<model::ArticleKind> kind, int64_t score, int64_t id, int64_t count) {
   std::vector<std::string> keys{keys::PublishedList(ListName(kind)),
                                 std::string(keys::kPublishedListsVersion)};
-  std::vector<std::string> args{kSentinel,       "after", std::to_string(score), ListMember(id),
-                                std::to_string(count), NewVersionBase()};
+  std::vector<std::string> args{
+      kSentinel,       "after", std::to_string(score), ListMember(id), std::to_string(count),
+      NewVersionBase()};
   co_return ToPage(
       co_await client_.Eval(GetScript("list_page.lua"), std::move(keys), std::move(args)));
 }

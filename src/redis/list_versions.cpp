@@ -80,8 +80,8 @@ Awaitable<Result<ListVersions>> ArticleCache::Versions(const std::vector<int64_t
     unborn.push_back(i);
     std::vector<std::string> keys{names[i]};
     std::vector<std::string> args{NewVersionBase()};
-    births.push_back(client_.Eval(GetScript("list_version_born.lua"), std::move(keys),
-                                  std::move(args)));
+    births.push_back(
+        client_.Eval(GetScript("list_version_born.lua"), std::move(keys), std::move(args)));
   }
   if (!births.empty()) {
     auto born = co_await WhenAll(std::move(births));

@@ -97,13 +97,9 @@ TEST_P(ListCacheTest, KeptListsEqualFreshRendersAfterEveryKindOfWrite) {
     articles.push_back(NewArticle("seed " + std::to_string(i), true, i % 3 ? "article" : "post"));
   }
   std::map<int64_t, std::vector<int64_t>> comments;  // article -> its comments
-  const std::vector<std::string> queries = {"",
-                                            "?size=3",
-                                            "?size=3&page=2",
-                                            "?kind=article",
-                                            "?kind=post&size=2",
-                                            "?size=4&page=3",
-                                            "cursor"};
+  const std::vector<std::string> queries = {
+      "",      "?size=3", "?size=3&page=2", "?kind=article", "?kind=post&size=2", "?size=4&page=3",
+      "cursor"};
   std::map<std::string, std::string> etags;  // the last ETag each query was answered with
   const uint64_t hits_before = CacheHits();
   int stale_etags_checked = 0;
@@ -168,8 +164,8 @@ TEST_P(ListCacheTest, KeptListsEqualFreshRendersAfterEveryKindOfWrite) {
       }
       case 9: {
         what = "rename " + std::to_string(a);
-        auto r = Client().Patch(ArticlePath(a), R"({"title":"renamed )" + std::to_string(step) + "\"}",
-                                Bearer(admin_));
+        auto r = Client().Patch(
+            ArticlePath(a), R"({"title":"renamed )" + std::to_string(step) + "\"}", Bearer(admin_));
         EXPECT_TRUE(r.status == 200 || r.status == 404) << r.body;
         break;
       }
@@ -206,7 +202,8 @@ TEST_P(ListCacheTest, KeptListsEqualFreshRendersAfterEveryKindOfWrite) {
       auto cached = Client().Get(path);
       auto oracle = fresh->Client().Get(path);
       ASSERT_EQ(cached.status, 200) << cached.body;
-      EXPECT_EQ(cached.body, oracle.body) << "step " << step << " after " << what << ", '" << q << "'";
+      EXPECT_EQ(cached.body, oracle.body)
+          << "step " << step << " after " << what << ", '" << q << "'";
       // Read again: this one is kept, and must be the same.
       auto again = Client().Get(path);
       EXPECT_EQ(again.body, oracle.body) << "step " << step << " (kept) after " << what;
@@ -219,6 +216,8 @@ TEST_P(ListCacheTest, KeptListsEqualFreshRendersAfterEveryKindOfWrite) {
       // The ETag this query had before the write names older bytes: no 304 for it.
       const std::string etag = cached.Header("etag");
       EXPECT_FALSE(etag.empty());
+      EXPECT_EQ(etag, oracle.Header("etag")) << "the same bytes, the same tag, kept or not";
+      EXPECT_EQ(cached.Header("cache-control"), oracle.Header("cache-control"));
       if (q.find("cursor") != std::string::npos) continue;  // another page each time
       if (auto it = etags.find(q); it != etags.end() && it->second != etag) {
         auto old = Client().Get(path, {{"If-None-Match", it->second}});
@@ -404,7 +403,7 @@ TEST_P(ListCacheTest, AnEmptiedRedisNeverServesAKeptPage) {
   auto first = Client().Get("/api/v1/articles");
   ASSERT_EQ(first.status, 200);
   ASSERT_EQ(Client().Get("/api/v1/articles").body, first.body);  // kept
-  ASSERT_EQ(redis_.Cli("FLUSHALL"), "OK");  // sessions too: sign in again
+  ASSERT_EQ(redis_.Cli("FLUSHALL"), "OK");                       // sessions too: sign in again
   const std::string admin = Login("root", "rootpassword");
   const std::string reader = Login("reader2");
   // Changes SQL has and the emptied Redis will load: a like (counts load from SQL) and a
@@ -419,15 +418,54 @@ TEST_P(ListCacheTest, AnEmptiedRedisNeverServesAKeptPage) {
     EXPECT_EQ(Item(now.body, id).at("likeCount").as_int64(), 1);
   }
   // Versions restarted low are born again with random bases, far above what INCR reaches.
-  for (const std::string& key : {std::string("pl:lv:{pub}"), "pl:lv:{l" + std::to_string(id % 256) + "}"}) {
+  for (const std::string& key :
+       {std::string("pl:lv:{pub}"), "pl:lv:{l" + std::to_string(id % 256) + "}"}) {
     EXPECT_GE(std::stoll(redis_.Cli("GET '" + key + "'")), int64_t{1} << 40) << key;
   }
 }
 
+// Pages past the end are as many as anyone asks for: none is kept, so they cannot push the
+// read ones out of the cache.
+TEST_P(ListCacheTest, APagePastTheEndIsNotKept) {
+  NewArticle("the only one");
+  ASSERT_EQ(Client().Get("/api/v1/articles").status, 200);
+  const auto pages = [this] {
+    std::promise<size_t> p;
+    net::post(app_->app().io(), [&] { p.set_value(app_->app().page_cache().size()); });
+    return p.get_future().get();
+  };
+  const size_t kept = pages();
+  for (int page = 2; page < 12; ++page) {
+    auto r = Client().Get("/api/v1/articles?page=" + std::to_string(page));
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_NE(r.body.find(R"("items":[])"), std::string::npos) << r.body;
+  }
+  EXPECT_EQ(pages(), kept);
+}
+
+// A Redis that refuses INFO (an ACL, a proxy) cannot say which server run it is: pages are
+// rendered afresh rather than refused.
+TEST_P(ListCacheTest, ARedisThatRefusesInfoStillServesPages) {
+  const int64_t id = NewArticle("listed");
+  ASSERT_EQ(redis_.Cli("ACL SETUSER default -info"), "OK");
+  redis_.Cli("CLIENT KILL TYPE normal");  // plauditd reconnects: a new connection, asked again
+  auto r = Client().Get("/api/v1/articles");
+  for (int i = 0; i < 50 && r.status == 503; ++i) {
+    std::this_thread::sleep_for(100ms);  // reconnecting
+    r = Client().Get("/api/v1/articles");
+  }
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_FALSE(Item(r.body, id).empty()) << r.body;
+  EXPECT_FALSE(r.Header("etag").empty());
+  auto comments = Client().Get(ArticlePath(id) + "/comments");
+  EXPECT_EQ(comments.status, 200) << comments.body;
+  ASSERT_EQ(redis_.Cli("ACL SETUSER default +info"), "OK");
+}
+
 INSTANTIATE_TEST_SUITE_P(Databases, ListCacheTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
                          DbName);
-INSTANTIATE_TEST_SUITE_P(Databases, ListViewsLagTest,
-                         ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, ListViewsLagTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
+                         DbName);
 
 }  // namespace
 }  // namespace plaudit::testing
