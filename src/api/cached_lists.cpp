@@ -6,8 +6,6 @@
 // comment, edit or (un)publishing acknowledged before it started, as a render would
 // (docs/architecture.md "Rendered pages"). A 304 needs nothing more; a signed-in reader gets
 // the same bytes with its own `liked` flags written in.
-#include <chrono>
-
 #include "api/articles.hpp"
 #include "api/page_responses.hpp"
 
@@ -16,7 +14,6 @@ namespace plaudit::api {
 struct ListOrigin {
   domain::ArticleService::ListBasis basis;
   domain::ArticleService::ListVersion version;
-  int64_t rendered_ms = 0;  // steady clock
 };
 
 namespace articles {
@@ -44,17 +41,6 @@ std::string ListKey(std::optional<domain::ArticleKind> kind, const domain::PageR
   key += '/';
   key += std::to_string(p.size);
   return key;
-}
-
-// A kept page is rendered again after this long whatever its versions say: a bound on what
-// a writer that does not raise them (an instance of a release before them on the same
-// Redis, or a bug) can leave stale. A render a minute per page costs nothing.
-constexpr int64_t kKeptAtMostMs = 60'000;
-
-int64_t SteadyMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
 }
 
 size_t BytesOf(const ListOrigin& o) {
@@ -101,7 +87,7 @@ Awaitable<Result<Response>> CachedList(ApiContext ctx, const Request& req,
   bool hit = false;
   if (origin) {
     PL_CO_TRY(version, co_await ctx.articles->PublishedListVersion(origin->basis.ids()));
-    const int64_t age = started - origin->rendered_ms;
+    const int64_t age = started - page->rendered_ms;
     hit = version && version->Id() == origin->version.Id() && age < kKeptAtMostMs &&
           (version->views == origin->version.views || age < ctx.list_views_max_age_ms);
   }
@@ -132,7 +118,8 @@ Awaitable<Result<Response>> CachedList(ApiContext ctx, const Request& req,
       p.body = ArticlePageText(list, paging, &p.liked);
       p.etag = ContentEtag(kRenderFormat, p.body);
       const bool keep = !list.items.empty();
-      auto o = std::make_shared<ListOrigin>(ListOrigin{basis, version, started});
+      p.rendered_ms = started;
+      auto o = std::make_shared<ListOrigin>(ListOrigin{basis, version});
       p.list_bytes = BytesOf(*o);
       p.list = std::move(o);
       // A page past the end is as cheap to render as to find, and there are as many as

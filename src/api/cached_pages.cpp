@@ -39,6 +39,7 @@ std::string PageKey(int64_t article_id, const CommentListQuery& q) {
 Awaitable<Result<Response>> CachedList(ApiContext ctx, const Request& req,
                                        const std::optional<domain::Principal>& viewer,
                                        int64_t article_id, const CommentListQuery& q) {
+  const int64_t started = SteadyMs();  // before the version is read
   PL_CO_TRY(auto version, co_await ctx.comments->PageVersion(viewer, article_id));
   if (!version || !ctx.page_cache) {
     // A draft (its author's or an admin's view) or a thread being rebuilt: rendered for this
@@ -56,16 +57,18 @@ Awaitable<Result<Response>> CachedList(ApiContext ctx, const Request& req,
   const std::string key = PageKey(article_id, q);
   const std::string cache_version = std::to_string(version->generation) + ":" + version->id;
   std::shared_ptr<RenderedPage> page = ctx.page_cache->Find(key, cache_version);
+  if (page && started - page->rendered_ms >= kKeptAtMostMs) page = nullptr;
   if (!page) {
     // Rendered as an anonymous reader sees it, after the version was read: it shows at least
     // what the version names (and maybe more, which is only fresher).
     std::function<Awaitable<Result<std::shared_ptr<RenderedPage>>>()> render =
-        [ctx, article_id, q, key, cache_version,
-         etag]() -> Awaitable<Result<std::shared_ptr<RenderedPage>>> {
+        [ctx, article_id, q, key, cache_version, etag,
+         started]() -> Awaitable<Result<std::shared_ptr<RenderedPage>>> {
       PL_CO_TRY(auto list,
                 co_await ctx.comments->PublicPage(article_id, q.sort, q.paging, q.replies));
       RenderedPage p;
       p.version = cache_version;
+      p.rendered_ms = started;
       p.etag = etag;
       p.body = CommentListText(list, q.paging, &p.liked);
       co_return ctx.page_cache->Put(key, std::move(p));

@@ -3,6 +3,7 @@
 #include <sodium.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "common/gzip.hpp"
 
@@ -14,6 +15,12 @@ constexpr size_t kGzipMinBytes = 1024;
 constexpr std::string_view kFalse = "false";
 
 }  // namespace
+
+int64_t SteadyMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 std::string GzipEtagOf(std::string_view etag) {
   std::string out(etag.substr(0, etag.size() - 1));

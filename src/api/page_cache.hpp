@@ -43,8 +43,16 @@ std::string ContentEtag(std::string_view format, std::string_view body);
 // What an article list page was rendered from (api/cached_lists.cpp).
 struct ListOrigin;
 
+// A kept page is rendered again after this long whatever its version says: a bound on what a
+// writer that does not move versions (an instance of an earlier release on the same Redis,
+// or a bug) can leave stale. A render a minute per page costs nothing.
+inline constexpr int64_t kKeptAtMostMs = 60'000;
+// The steady clock in ms: pages' ages.
+int64_t SteadyMs();
+
 struct RenderedPage {
   std::string version;  // the thread version it was rendered at
+  int64_t rendered_ms = 0;  // SteadyMs() before that version was read
   std::string body;     // every "liked" false
   LikedSlots liked;
   std::string etag;  // of body; the gzip copy's is etag with "-gz" inside the quotes
