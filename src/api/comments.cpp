@@ -99,11 +99,7 @@ HandlerResult Replies(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto id, req.IdParam("id"));
   PL_CO_TRY(auto paging, ParsePaging(req));
   PL_CO_TRY(auto sort, SortParam(req, domain::CommentSort::kOld));
-  PL_CO_TRY(auto page, co_await ctx.comments->Replies(caller.principal, id, sort, paging));
-  Response r;
-  r.body = PageText(page, paging,
-                    [](std::string& out, const domain::Comment& c) { AppendCommentJson(out, c); });
-  co_return r;
+  co_return co_await CachedReplies(ctx, req, caller.principal, id, sort, paging);
 }
 
 HandlerResult Get(ApiContext ctx, Request& req) {

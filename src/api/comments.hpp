@@ -36,6 +36,12 @@ std::string CommentListText(const domain::PageResult<domain::Comment>& page,
 Awaitable<Result<http::Response>> CachedList(ApiContext ctx, const http::Request& req,
                                              const std::optional<domain::Principal>& viewer,
                                              int64_t article_id, const CommentListQuery& q);
+// GET /comments/{id}/replies's answer, the same way (the thread's version is the comment's
+// article's).
+Awaitable<Result<http::Response>> CachedReplies(ApiContext ctx, const http::Request& req,
+                                                const std::optional<domain::Principal>& viewer,
+                                                int64_t comment_id, domain::CommentSort sort,
+                                                const domain::PageRequest& paging);
 // A comment create's body: body, parentId?, replyToUserId? and nothing else.
 Result<domain::CommentInput> ParseCreate(const boost::json::object& body);
 }  // namespace comments

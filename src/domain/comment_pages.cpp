@@ -301,6 +301,28 @@ Awaitable<Result<PageResult<Comment>>> CommentService::PublicPage(int64_t articl
                             std::move(first));
 }
 
+Awaitable<Result<std::optional<CommentService::ThreadVersion>>> CommentService::RepliesVersion(
+    const std::optional<Principal>& viewer, int64_t comment_id, int64_t* article_id) {
+  PL_CO_TRY(const Comment c, co_await Peek(comment_id));
+  if (!c.Listed()) co_return Fail(ErrorCode::kNotFound, "no such comment");
+  *article_id = c.article_id;
+  auto version = co_await PageVersion(viewer, c.article_id);
+  if (!version && version.error().code == ErrorCode::kNotFound) {
+    co_return Fail(ErrorCode::kNotFound, "no such comment");  // as Replies says it
+  }
+  co_return version;
+}
+
+Awaitable<Result<PageResult<Comment>>> CommentService::PublicReplies(int64_t article_id,
+                                                                     int64_t comment_id,
+                                                                     CommentSort sort,
+                                                                     PageRequest page) {
+  PL_CO_TRY(const auto after, ParseCursor(sort, page));
+  auto first = co_await FetchPage(article_id, comment_id, sort, page, after);
+  co_return co_await PageOf(std::nullopt, article_id, comment_id, sort, std::move(page), 0,
+                            std::move(first));
+}
+
 Awaitable<Result<PageResult<Comment>>> CommentService::Replies(
     const std::optional<Principal>& viewer, int64_t comment_id, CommentSort sort,
     PageRequest page) {

@@ -73,6 +73,14 @@ class CommentService {
   };
   Awaitable<Result<std::optional<ThreadVersion>>> PageVersion(
       const std::optional<Principal>& viewer, int64_t article_id);
+  // The version of the replies pages of comment `comment_id` (PageVersion of its thread),
+  // after checking the comment is listed and its article one `viewer` may see (404
+  // otherwise); nullopt as PageVersion's.
+  Awaitable<Result<std::optional<ThreadVersion>>> RepliesVersion(
+      const std::optional<Principal>& viewer, int64_t comment_id, int64_t* article_id);
+  // Replies' page as an anonymous reader sees it, without its checks (RepliesVersion's).
+  Awaitable<Result<PageResult<Comment>>> PublicReplies(int64_t article_id, int64_t comment_id,
+                                                       CommentSort sort, PageRequest page);
   // The comment in any state (even deleted), from the cache or SQL (filling the cache),
   // without any visibility check.
   Awaitable<Result<Comment>> Peek(int64_t id);

@@ -1,7 +1,8 @@
 // Rendered comment pages (api/page_cache.hpp) never show less than every write acknowledged
 // before the read started, on SQLite and PostgreSQL:
 // - a seeded random mix of likes, unlikes, top-level comments, replies, edits and deletes,
-//   each followed by reads of several pages on the caching instance compared byte for byte
+//   each followed by reads of several pages (and a replies page) on the caching instance
+//   compared byte for byte
 //   with a second instance on the same Redis and database that caches nothing (anonymous
 //   and signed-in), and the page's previous ETag no longer answered with 304;
 // - likes and replies from several threads while other threads read: each page shows at
@@ -89,6 +90,7 @@ TEST_P(PageCacheTest, CachedPagesEqualFreshRendersAfterEveryKindOfWrite) {
   std::map<std::string, std::string> etags;  // the last ETag each query was answered with
   const uint64_t hits_before = CacheHits();
   int stale_etags_checked = 0;
+  int replies_checked = 0;
   for (int step = 0; step < 120; ++step) {
     const int u = static_cast<int>(rng() % kUsers);
     const Written& c = comments[rng() % comments.size()];
@@ -164,7 +166,32 @@ TEST_P(PageCacheTest, CachedPagesEqualFreshRendersAfterEveryKindOfWrite) {
       EXPECT_TRUE(same.body.empty());
       etags[q] = etag;
     }
+    // A replies page of a comment (a reply's: always empty) the same way.
+    const Written& of = comments[rng() % comments.size()];
+    const std::vector<std::string> reply_queries = {"", "?sort=new&size=2", "?sort=hot",
+                                                    "?sort=old&size=1&page=2"};
+    const std::string replies = "/api/v1/comments/" + std::to_string(of.id) + "/replies" +
+                                reply_queries[rng() % reply_queries.size()];
+    auto ra = Client().Get(replies);
+    auto rb = fresh->Client().Get(replies);
+    EXPECT_EQ(ra.status, rb.status) << replies;
+    EXPECT_EQ(ra.body, rb.body) << "step " << step << " after " << what << ": " << replies;
+    EXPECT_EQ(Client().Get(replies).body, rb.body) << "step " << step << " (cached) " << replies;
+    const std::string& reader = tokens_[rng() % kUsers];
+    EXPECT_EQ(Client().Get(replies, Bearer(reader)).body,
+              fresh->Client().Get(replies, Bearer(reader)).body)
+        << "step " << step << " signed in: " << replies;
+    if (ra.status == 200) {
+      ++replies_checked;
+      if (auto it = etags.find(replies); it != etags.end() && it->second != ra.Header("etag")) {
+        EXPECT_EQ(Client().Get(replies, {{"If-None-Match", it->second}}).status, 200)
+            << "step " << step << ": a stale replies ETag was confirmed";
+      }
+      EXPECT_EQ(Client().Get(replies, {{"If-None-Match", ra.Header("etag")}}).status, 304);
+      etags[replies] = ra.Header("etag");
+    }
   }
+  EXPECT_GT(replies_checked, 60);
   EXPECT_GT(CacheHits() - hits_before, 100u) << "the cache was hardly used: the test shows little";
   EXPECT_GT(stale_etags_checked, 20);
 }
