@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/ab.sh OLD_BUILD_DIR NEW_BUILD_DIR [SCENARIO…]: two plauditd builds side by side, each
 # on its own embedded Redis and SQLite, seeded alike (200 published articles, 1,000 users with
-# a session each, one comment page of 20 top-level comments with 40 comment likes), then, for
+# a session each, one comment page of 20 top-level comments with 3 replies each and 40 comment
+# likes, as bench/run.sh seeds it), then, for
 # BENCH_AB_ROUNDS rounds (default 3), alternating: /healthz on old, each scenario on old,
 # /healthz on new, each scenario on new. Prints each run and, per scenario and build, the
 # median of (scenario req/s ÷ the /healthz req/s of the same round and build): the ratio
@@ -9,8 +10,10 @@
 #   SCENARIO: a bench/wrk/<name>.lua (default: like_status comment_like_status like_put_spread),
 #     e.g. comment_page_anon, comment_page_auth, comment_page_304 (needs a build that sends an
 #     ETag; every answer must be a 304), comment_like_put_spread, comment_like_put_hot (the
-#     seeding then adds 5 comments on each article), mixed_reads (on the page's 20 comments)
+#     seeding then adds 5 comments on each article), mixed_reads (on the page's 80 comments)
 #   BENCH_AB_DURATION (default 5s), BENCH_CONNECTIONS (default 64), BENCH_THREADS (default 1)
+#   BENCH_AB_ARGS: more plauditd options for both, e.g. "--page-cache-mb 0" (every comment
+#     page read renders)
 # Needs wrk, curl, redis-cli (scripts/install-deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,7 +44,8 @@ source bench/lib/nginx.sh   # etag_of
 start() {
   local name=$1 build=$2
   [ -x "$build/plauditd" ] || { echo "no $build/plauditd" >&2; exit 1; }
-  start_plauditd "$build/plauditd" "$WORK/$name" "$WORK/$name.log" ||
+  # shellcheck disable=SC2086  # BENCH_AB_ARGS: options, split on spaces
+  start_plauditd "$build/plauditd" "$WORK/$name" "$WORK/$name.log" ${BENCH_AB_ARGS:-} ||
     { echo "$name did not become ready" >&2; exit 1; }
   echo "$PLAUDITD_PORT" >"$WORK/$name.port"
 }
@@ -61,14 +65,19 @@ seed() {
     "$AUTHOR_TOKEN" | json_id)
   seq 1 20 | awk '{ printf "{\"body\":\"Top-level comment %d.\"}\n", $1 }' |
     curl_posts "/articles/$page/comments" "$(sed -n 1p "$dir/tokens.txt")" | json_id >"$dir/comment_ids.txt"
-  local n_ids n_tokens n_comments n_likes
+  awk '{ for (r = 1; r <= 3; r++) printf "{\"body\":\"Reply %d to comment %s.\",\"parentId\":%s}\n", r, $1, $1 }' \
+    "$dir/comment_ids.txt" | curl_posts "/articles/$page/comments" "$(sed -n 2p "$dir/tokens.txt")" |
+    json_id >"$dir/reply_ids.txt"
+  cat "$dir/comment_ids.txt" "$dir/reply_ids.txt" >"$dir/page_comment_ids.txt"
+  local n_ids n_tokens n_comments n_likes n_replies
   n_likes=$(like_comments "$dir/tokens.txt" "$dir/comment_ids.txt")
   n_ids=$(grep -c . "$dir/ids.txt" || true)
   n_tokens=$(grep -c . "$dir/tokens.txt" || true)
   n_comments=$(grep -c . "$dir/comment_ids.txt" || true)
+  n_replies=$(grep -c . "$dir/reply_ids.txt" || true)
   if [ "$n_ids" -ne 200 ] || [ "$n_tokens" -ne 1000 ] || [ "$n_comments" -ne 20 ] ||
-    [ "$n_likes" -ne 40 ]; then
-    echo "$name: seeding failed ($n_ids articles, $n_tokens tokens, $n_comments comments, $n_likes comment likes)" >&2
+    [ "$n_replies" -ne 60 ] || [ "$n_likes" -ne 40 ]; then
+    echo "$name: seeding failed ($n_ids articles, $n_tokens tokens, $n_comments comments, $n_replies replies, $n_likes comment likes)" >&2
     exit 1
   fi
   if [[ " ${SCENARIOS[*]} " == *" comment_like_put_"* ]]; then
@@ -100,7 +109,7 @@ rps() {
   BENCH_WRK_DIR=$ROOT/bench/wrk BENCH_IDS=$dir/ids.txt BENCH_TOKENS=$dir/tokens.txt \
     BENCH_HOT_ID=$(head -1 "$dir/ids.txt") BENCH_PAGE_ID=$(cat "$dir/page_id") \
     BENCH_CREATE_ID=$(cat "$dir/page_id") BENCH_COMMENT_IDS=$dir/comment_ids.txt \
-    BENCH_PAGE_COMMENT_IDS=$dir/comment_ids.txt BENCH_LIKE_COMMENT_IDS=$dir/like_comment_ids.txt \
+    BENCH_PAGE_COMMENT_IDS=$dir/page_comment_ids.txt BENCH_LIKE_COMMENT_IDS=$dir/like_comment_ids.txt \
     BENCH_COMMENT_HOT_ID=$(head -1 "$dir/like_comment_ids.txt" 2>/dev/null) \
     BENCH_ETAG=$(cat "$dir/etag") \
     wrk "${args[@]}" "$url" >"$WORK/wrk.txt" 2>&1
