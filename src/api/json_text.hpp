@@ -12,6 +12,8 @@ namespace plaudit::api::json_text {
 // "text", quoted and escaped.
 void String(std::string& out, std::string_view text);
 void Int(std::string& out, int64_t n);
+// A time as FormatTimeMs writes it, quoted.
+void TimeMs(std::string& out, int64_t epoch_ms);
 inline void Bool(std::string& out, bool b) { out.append(b ? "true" : "false"); }
 inline void Null(std::string& out) { out.append("null"); }
 // `"key":` (keys are literals of plain ASCII: not escaped).

@@ -11,5 +11,8 @@ namespace plaudit {
 int64_t NowMs();
 // Years 0000 to 9999 (RFC 3339's range).
 std::string FormatTimeMs(int64_t epoch_ms);
+// The same 24 characters appended to `out` (no string of its own: a comment page writes two
+// per comment).
+void AppendTimeMs(std::string& out, int64_t epoch_ms);
 
 }  // namespace plaudit

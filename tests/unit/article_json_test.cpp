@@ -133,6 +133,23 @@ TEST(CommentJsonText, SaysWhatCommentJsonSays) {
   }
 }
 
+// Byte for byte, not only the same value: a cached page's ETag names its bytes, and a
+// release that wrote them differently would have a client's copy confirmed by a 304.
+TEST(CommentJsonText, WritesTheBytesBoostJsonWrites) {
+  domain::Comment odd = AComment(1028, false);
+  odd.body = std::string("quote \" back \\ ctl \x01\x1f del \x7f nul ") + '\0' +
+             " \xe2\x82\xac euro, a long run of plain text before the end\r\n";
+  odd.author.display_name = "\x08\x0c";
+  odd.created_at_ms = 0;
+  odd.updated_at_ms = 253'402'300'799'999;  // 9999-12-31T23:59:59.999Z
+  for (const domain::Comment& c : {AComment(513, true), AComment(1027, false),
+                                   AComment(1028, false), odd}) {
+    std::string text;
+    AppendCommentJson(text, c);
+    EXPECT_EQ(text, boost::json::serialize(CommentJson(c)));
+  }
+}
+
 TEST(CommentJsonText, APageOfThreadsSaysWhatCommentJsonAndItsRepliesSay) {
   domain::PageResult<domain::Comment> page;
   for (int64_t top = 0; top < 3; ++top) {
@@ -153,6 +170,7 @@ TEST(CommentJsonText, APageOfThreadsSaysWhatCommentJsonAndItsRepliesSay) {
     return o;
   });
   EXPECT_EQ(Parse(text), boost::json::value(expected)) << text;
+  EXPECT_EQ(text, boost::json::serialize(expected));
 }
 
 }  // namespace

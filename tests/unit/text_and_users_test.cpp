@@ -42,6 +42,17 @@ TEST(Time, FormatsRfc3339WithMilliseconds) {
   EXPECT_EQ(FormatTimeMs(-62135596800000), "0001-01-01T00:00:00.000Z");
 }
 
+TEST(Time, AppendsTheSameDayAndTheNextAlike) {
+  // AppendTimeMs keeps the last day's date: the same day again, another day, and back.
+  std::string out = "x";
+  for (int64_t ms : {1795987800123, 1795987800124, 1796074200000, 1795987800123}) {
+    AppendTimeMs(out, ms);
+  }
+  EXPECT_EQ(out,
+            "x2026-11-29T21:30:00.123Z2026-11-29T21:30:00.124Z2026-11-30T21:30:00.000Z"
+            "2026-11-29T21:30:00.123Z");
+}
+
 TEST(UserRules, Usernames) {
   for (const char* ok : {"abc", "a_b.c-d", "ABC123", "x23456789012345678901234567890yz"}) {
     EXPECT_TRUE(domain::ValidateUsername(ok)) << ok;
