@@ -49,13 +49,13 @@ std::shared_ptr<ClientImpl> ClientImpl::Make(net::any_io_executor ex, ClientOpti
   return client;
 }
 
-template <class Value>
+template <class Value, class Cmds>
 Awaitable<Value> ClientImpl::Send(std::weak_ptr<ClientImpl> weak, net::any_io_executor ex,
-                                  Commands commands) {
+                                  Cmds commands) {
   using Handler =
       std::conditional_t<std::is_same_v<Value, Result<Reply>>, ReplyHandler, PipelineHandler>;
   return net::async_initiate<const net::use_awaitable_t<>, void(Value)>(
-      [weak = std::move(weak), ex = std::move(ex)](auto handler, Commands commands) {
+      [weak = std::move(weak), ex = std::move(ex)](auto handler, Cmds commands) {
         if (auto self = weak.lock()) {
           self->Submit(commands, AnyHandler(Handler(std::move(handler))));
         } else {
@@ -67,8 +67,8 @@ Awaitable<Value> ClientImpl::Send(std::weak_ptr<ClientImpl> weak, net::any_io_ex
 }
 
 // client_scripts.cpp sends SCRIPT LOAD through this one.
-template Awaitable<Result<Reply>> ClientImpl::Send<Result<Reply>>(std::weak_ptr<ClientImpl>,
-                                                                  net::any_io_executor, Commands);
+template Awaitable<Result<Reply>> ClientImpl::Send<Result<Reply>, Commands>(
+    std::weak_ptr<ClientImpl>, net::any_io_executor, Commands);
 
 Awaitable<Result<Reply>> ClientImpl::SendKept(std::weak_ptr<ClientImpl> weak,
                                               net::any_io_executor ex, const Commands* commands) {
@@ -91,6 +91,10 @@ Awaitable<Result<Reply>> ClientImpl::Command(std::vector<std::string> argv) {
 }
 
 Awaitable<Result<std::vector<Reply>>> ClientImpl::Pipeline(Commands commands) {
+  return Send<Result<std::vector<Reply>>>(weak_self_, ex_, std::move(commands));
+}
+
+Awaitable<Result<std::vector<Reply>>> ClientImpl::PipelineFramed(FramedCommands commands) {
   return Send<Result<std::vector<Reply>>>(weak_self_, ex_, std::move(commands));
 }
 
@@ -127,6 +131,25 @@ void ClientImpl::Submit(const Commands& commands, AnyHandler handler) {
   Enqueue(req);
 }
 
+void ClientImpl::Submit(const FramedCommands& commands, AnyHandler handler) {
+  if (commands.size() == 0) {
+    Complete(ex_, std::move(handler), Replies{});
+    return;
+  }
+  if (state_ != State::kConnected) {
+    Complete(ex_, std::move(handler), Fail(ErrorCode::kUnavailable, "redis unavailable"));
+    return;
+  }
+  Request* req = StartRequest(std::move(handler), commands.size());
+  if (observer_) {
+    for (size_t i = 0; i < commands.size(); ++i) req->names.push_back(commands.Name(i));
+  }
+  for (size_t i = 0; i < commands.size(); ++i) {
+    if (!WriteFormatted(req, commands.Command(i))) return;
+  }
+  Enqueue(req);
+}
+
 void ClientImpl::SubmitFormatted(std::string_view name, AnyHandler handler) {
   if (state_ != State::kConnected) {
     Complete(ex_, std::move(handler), Fail(ErrorCode::kUnavailable, "redis unavailable"));
@@ -150,8 +173,8 @@ Request* ClientImpl::StartRequest(AnyHandler handler, size_t commands) {
 // Appends formatted_ to hiredis's output buffer for `req`; the adapter flushes it on the
 // next write event, together with every other command appended in the same loop turn.
 // False (and `req` failed and gone) when the context refuses it: only one being freed does.
-bool ClientImpl::WriteFormatted(Request* req) {
-  if (redisAsyncFormattedCommand(ac_, &OnReply, req, formatted_.data(), formatted_.size()) !=
+bool ClientImpl::WriteFormatted(Request* req, std::string_view command) {
+  if (redisAsyncFormattedCommand(ac_, &OnReply, req, command.data(), command.size()) !=
       REDIS_OK) {
     FinishRequest(req, Fail(ErrorCode::kUnavailable, "redis unavailable"));
     MaybeDelete(req);

@@ -30,6 +30,7 @@
 #include "common/redis_endpoint.hpp"
 #include "common/result.hpp"
 #include "redis/reply.hpp"
+#include "redis/resp.hpp"
 
 namespace plaudit::redis {
 
@@ -93,6 +94,8 @@ class Client : public std::enable_shared_from_this<Client> {
   // Sends several commands back to back (one write) and awaits all replies, in order.
   virtual Awaitable<Result<std::vector<Reply>>> Pipeline(
       std::vector<std::vector<std::string>> commands) = 0;
+  // The same for commands framed by the caller (resp.hpp), e.g. many that share arguments.
+  virtual Awaitable<Result<std::vector<Reply>>> PipelineFramed(FramedCommands commands) = 0;
   // EVALSHA with SCRIPT LOAD on first use and after NOSCRIPT (e.g. after SCRIPT FLUSH or a
   // Redis restart), then retries once. `script` must outlive the call (GetScript()'s do).
   virtual Awaitable<Result<Reply>> Eval(const Script& script, std::vector<std::string> keys,

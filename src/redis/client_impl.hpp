@@ -98,6 +98,7 @@ class ClientImpl final : public Client {
   // client.cpp
   Awaitable<Result<Reply>> Command(std::vector<std::string> argv) override;
   Awaitable<Result<std::vector<Reply>>> Pipeline(Commands commands) override;
+  Awaitable<Result<std::vector<Reply>>> PipelineFramed(FramedCommands commands) override;
   const ClientStats& stats() const override { return stats_; }
   void SetLatencyObserver(std::function<void(std::string_view, double)> observer) override {
     observer_ = std::move(observer);
@@ -116,18 +117,21 @@ class ClientImpl final : public Client {
   // awaiting it after the client is gone yields kUnavailable instead of a dangling access.
   // Value is Result<Reply> (Command, SCRIPT LOAD) or Result<std::vector<Reply>> (Pipeline);
   // defined in client.cpp, which instantiates the first for client_scripts.cpp.
-  template <class Value>
+  // Cmds: Commands or FramedCommands.
+  template <class Value, class Cmds = Commands>
   static Awaitable<Value> Send(std::weak_ptr<ClientImpl> weak, net::any_io_executor ex,
-                               Commands commands);
+                               Cmds commands);
   // Send for one command the caller keeps (alive until the reply: it lives in the awaiting
   // coroutine's frame), so that a retry can send it again without a copy.
   static Awaitable<Result<Reply>> SendKept(std::weak_ptr<ClientImpl> weak, net::any_io_executor ex,
                                            const Commands* commands);
   void Submit(const Commands& commands, AnyHandler handler);
+  void Submit(const FramedCommands& commands, AnyHandler handler);
   // One command already framed in formatted_ (EvalKnown).
   void SubmitFormatted(std::string_view name, AnyHandler handler);
   Request* StartRequest(AnyHandler handler, size_t commands);
-  bool WriteFormatted(Request* req);
+  bool WriteFormatted(Request* req) { return WriteFormatted(req, formatted_); }
+  bool WriteFormatted(Request* req, std::string_view command);
   void Enqueue(Request* req);
   void FlushNow();
   static void OnReply(redisAsyncContext* ac, void* reply, void* privdata);

@@ -60,4 +60,30 @@ void FormatCommand(const std::vector<std::string>& argv, std::string& out) {
   out.resize(static_cast<size_t>(p - begin));
 }
 
+std::string FrameArgs(std::span<const std::string> args) {
+  size_t bound = 0;
+  for (const auto& a : args) bound += kHeader + a.size() + 2;
+  std::string out(bound, '\0');
+  char* p = out.data();
+  for (const auto& a : args) p = PutBulk(p, a);
+  out.resize(static_cast<size_t>(p - out.data()));
+  return out;
+}
+
+void FramedCommands::Begin(std::string_view name, size_t argc) {
+  names_.emplace_back(name);
+  const size_t at = resp_.size();
+  resp_.resize(at + kHeader + kHeader + name.size() + 2);
+  char* p = PutHeader(resp_.data() + at, '*', argc);
+  p = PutBulk(p, name);
+  resp_.resize(static_cast<size_t>(p - resp_.data()));
+}
+
+void FramedCommands::Arg(std::string_view arg) {
+  const size_t at = resp_.size();
+  resp_.resize(at + kHeader + arg.size() + 2);
+  char* p = PutBulk(resp_.data() + at, arg);
+  resp_.resize(static_cast<size_t>(p - resp_.data()));
+}
+
 }  // namespace plaudit::redis

@@ -62,5 +62,29 @@ TEST(Resp, FramesEvalShaFromItsPartsAsHiredisDoes) {
   }
 }
 
+TEST(Resp, FramesCommandsWithSharedArgumentsAsHiredisDoes) {
+  const std::vector<std::string> tail{"id", "", std::string("a\0b\r\n", 5), std::string(300, 'f')};
+  const std::string framed = FrameArgs(tail);
+  FramedCommands cmds;
+  std::vector<std::string> expected;
+  for (const std::string& key : {std::string("k"), std::string(), std::string(70000, 'k')}) {
+    cmds.Begin("HMGET", 2 + tail.size());
+    cmds.Arg(key);
+    cmds.Framed(framed);
+    cmds.End();
+    std::vector<std::string> argv{"HMGET", key};
+    argv.insert(argv.end(), tail.begin(), tail.end());
+    expected.push_back(HiredisFormat(argv));
+  }
+  cmds.Begin("PING", 1);
+  cmds.End();
+  expected.push_back(HiredisFormat({"PING"}));
+  ASSERT_EQ(cmds.size(), expected.size());
+  for (size_t i = 0; i < cmds.size(); ++i) {
+    EXPECT_EQ(cmds.Command(i), expected[i]) << i;
+    EXPECT_EQ(cmds.Name(i), i + 1 < cmds.size() ? "HMGET" : "PING");
+  }
+}
+
 }  // namespace
 }  // namespace plaudit::redis

@@ -249,6 +249,56 @@ TEST_F(RedisClient, PipelineReturnsRepliesInOrder) {
   EXPECT_EQ(bad.error().code, ErrorCode::kInvalidArgument);
 }
 
+TEST_F(RedisClient, AFramedPipelineIsAnsweredAsTheSameArgvPipeline) {
+  auto client = Connect(Server().unix_url());
+  ASSERT_TRUE(Do(*client, {"HSET", "h1", "a", "1", "b", "2"}));
+  ASSERT_TRUE(Do(*client, {"HSET", "h2", "b", std::string("x\0\r\ny", 5)}));
+  std::vector<std::string> seen;
+  client->SetLatencyObserver(
+      [&seen](std::string_view command, double) { seen.emplace_back(command); });
+  const std::vector<std::string> fields{"a", "b", "c"};
+  const std::string framed = FrameArgs(fields);
+  FramedCommands cmds;
+  for (const char* key : {"h1", "h2", "none"}) {
+    cmds.Begin("HMGET", 2 + fields.size());
+    cmds.Arg(key);
+    cmds.Framed(framed);
+    cmds.End();
+  }
+  cmds.Begin("ECHO", 2);
+  cmds.Arg("");
+  cmds.End();
+  auto before = client->stats();
+  auto framed_replies = Run(client->PipelineFramed(std::move(cmds)));
+  auto after = client->stats();
+  auto argv_replies = Run(client->Pipeline({{"HMGET", "h1", "a", "b", "c"},
+                                            {"HMGET", "h2", "a", "b", "c"},
+                                            {"HMGET", "none", "a", "b", "c"},
+                                            {"ECHO", ""}}));
+  ASSERT_TRUE(framed_replies);
+  ASSERT_TRUE(argv_replies);
+  ASSERT_EQ(framed_replies->size(), 4u);
+  for (size_t i = 0; i < 4; ++i) {
+    const Reply& f = (*framed_replies)[i];
+    const Reply& a = (*argv_replies)[i];
+    EXPECT_EQ(f.type, a.type) << i;
+    EXPECT_EQ(f.str, a.str) << i;
+    ASSERT_EQ(f.elements.size(), a.elements.size()) << i;
+    for (size_t j = 0; j < f.elements.size(); ++j) {
+      EXPECT_EQ(f.elements[j].is_nil(), a.elements[j].is_nil()) << i << "." << j;
+      EXPECT_EQ(f.elements[j].str, a.elements[j].str) << i << "." << j;
+    }
+  }
+  EXPECT_EQ((*framed_replies)[1].elements[1].str, std::string("x\0\r\ny", 5));
+  EXPECT_EQ(after.commands_sent - before.commands_sent, 4u);
+  EXPECT_EQ(after.batches_flushed - before.batches_flushed, 1u);
+  EXPECT_EQ(seen, (std::vector<std::string>{"HMGET", "HMGET", "HMGET", "ECHO", "HMGET", "HMGET",
+                                             "HMGET", "ECHO"}));
+  auto none = Run(client->PipelineFramed(FramedCommands{}));
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty());
+}
+
 TEST_F(RedisClient, TcpUrlSelectsDatabase) {
   auto client = Connect(Server().tcp_url() + "/3");
   ASSERT_TRUE(Do(*client, {"SET", "where", "db3"}));
