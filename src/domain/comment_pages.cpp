@@ -2,6 +2,7 @@
 // (VisibleMany), and pages of threads and replies in a fixed number of round trips.
 #include "domain/comments.hpp"
 
+#include <algorithm>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <map>
 
@@ -177,8 +178,9 @@ Awaitable<Result<std::vector<Comment>>> CommentService::Hydrate(
     for (auto& c : found) loaded.emplace(c.id, std::move(c));
   }
   std::vector<Comment> out;
+  out.reserve(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) {
-    std::optional<Comment> c = std::move(cached[i]);
+    std::optional<Comment>& c = cached[i];
     if (!c) {
       auto it = loaded.find(ids[i]);
       if (it == loaded.end()) continue;  // gone meanwhile
@@ -247,23 +249,38 @@ Awaitable<Result<PageResult<Comment>>> CommentService::PageOf(
   auto& states = std::get<1>(both);
   if (!reply_heads) co_return tl::unexpected(reply_heads.error());
   if (!states) co_return tl::unexpected(states.error());
-  std::map<int64_t, LikeState> like_of;
-  for (size_t i = 0; i < ids.size(); ++i) like_of[ids[i]] = (*states)[i];
-  for (size_t i = 0; i < reply_ids.size(); ++i) like_of[reply_ids[i]] = (*states)[ids.size() + i];
+  // By id, in one sorted vector (a page's ~80 ids; a std::map's node per id showed in its
+  // profile). An id asked for twice (never, but the order of `ids` is Redis's) takes its
+  // last state, as the map did.
+  std::vector<std::pair<int64_t, LikeState>> like_of;
+  like_of.reserve(ids.size() + reply_ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) like_of.emplace_back(ids[i], (*states)[i]);
+  for (size_t i = 0; i < reply_ids.size(); ++i) {
+    like_of.emplace_back(reply_ids[i], (*states)[ids.size() + i]);
+  }
+  std::stable_sort(like_of.begin(), like_of.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  auto set_like = [&like_of](Comment& c) {
+    auto it = std::upper_bound(like_of.begin(), like_of.end(), c.id,
+                               [](int64_t id, const auto& e) { return id < e.first; });
+    const LikeState s =
+        it != like_of.begin() && std::prev(it)->first == c.id ? std::prev(it)->second : LikeState{};
+    c.like_count = s.count;
+    c.liked = s.liked;
+  };
 
   PL_CO_TRY(std::vector<Comment> items, co_await Hydrate(ids, std::move(heads.first)));
   PL_CO_TRY(std::vector<Comment> reply_items, co_await Hydrate(reply_ids, std::move(*reply_heads)));
   std::map<int64_t, std::vector<Comment>> replies_of;
   for (auto& r : reply_items) {
-    r.like_count = like_of[r.id].count;
-    r.liked = like_of[r.id].liked;
+    set_like(r);
     if (r.parent_id) replies_of[*r.parent_id].push_back(std::move(r));
   }
   PageResult<Comment> out;
   out.total = (*page)->total;
+  out.items.reserve(items.size());
   for (auto& c : items) {
-    c.like_count = like_of[c.id].count;
-    c.liked = like_of[c.id].liked;
+    set_like(c);
     if (auto it = replies_of.find(c.id); it != replies_of.end()) c.replies = std::move(it->second);
     out.items.push_back(std::move(c));
   }

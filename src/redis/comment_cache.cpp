@@ -17,9 +17,7 @@ CachedComment ToComment(Reply&& arr) {
       arr.elements[kCmVer].is_nil()) {
     return std::nullopt;  // not cached
   }
-  CommentRecord rec;
-  for (size_t i = 0; i < kCmFieldCount; ++i) rec[i] = std::move(arr.elements[i].str);
-  return DecodeComment(std::move(rec));
+  return DecodeComment(std::span<Reply, kCmFieldCount>(arr.elements.data(), kCmFieldCount));
 }
 
 std::string IndexKey(int64_t article_id, std::optional<int64_t> parent, CommentIndex index) {
@@ -157,11 +155,19 @@ CommentCache::GetWithReplies(const std::vector<int64_t>& ids, int64_t replies) {
   if (r->size() != ids.size() * step) {
     co_return Fail(ErrorCode::kInternal, "unexpected comment reply count");
   }
+  out.first.reserve(ids.size());
+  out.second.reserve(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) {
     out.first.push_back(ToComment(std::move((*r)[i * step])));
     std::vector<int64_t> reply_ids;
     if (replies > 0) {
-      for (const auto& m : (*r)[i * step + 1].elements) reply_ids.push_back(std::stoll(m.str));
+      const auto& members = (*r)[i * step + 1].elements;
+      reply_ids.reserve(members.size());
+      for (const auto& m : members) {
+        const std::optional<int64_t> id = m.AsInt();
+        if (!id) co_return Fail(ErrorCode::kInternal, "corrupt reply index member");
+        reply_ids.push_back(*id);
+      }
     }
     out.second.push_back(std::move(reply_ids));
   }
@@ -179,9 +185,11 @@ Awaitable<Result<std::optional<ListPage>>> CommentCache::RunPage(int64_t article
   ListPage page;
   page.total = r->elements[0].integer;
   const auto& items = r->elements[1].elements;
+  page.entries.reserve(items.size() / 2);
   for (size_t i = 0; i + 1 < items.size(); i += 2) {
-    page.entries.push_back(
-        {std::stoll(items[i].str), static_cast<int64_t>(std::stod(items[i + 1].str))});
+    const std::optional<int64_t> id = items[i].AsInt();
+    if (!id) co_return Fail(ErrorCode::kInternal, "corrupt comment index member");
+    page.entries.push_back({*id, static_cast<int64_t>(std::stod(items[i + 1].str))});
   }
   co_return std::optional<ListPage>(std::move(page));
 }

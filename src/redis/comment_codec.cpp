@@ -52,26 +52,40 @@ CommentFields EncodeComment(const model::Comment& c) {
           {"ver", std::to_string(c.ver)}};
 }
 
-std::optional<model::Comment> DecodeComment(CommentRecord&& rec) {
+namespace {
+
+// `field(i)` is the string of CommentField i, moved from.
+template <class Field>
+std::optional<model::Comment> Decode(Field field) {
   model::Comment c;
-  c.id = RecordInt(rec[kCmId]);
-  c.article_id = RecordInt(rec[kCmArticle]);
+  c.id = RecordInt(field(kCmId));
+  c.article_id = RecordInt(field(kCmArticle));
   if (c.id <= 0 || c.article_id <= 0) return std::nullopt;
-  if (int64_t p = RecordInt(rec[kCmParent]); p > 0) c.parent_id = p;
-  c.author = {RecordInt(rec[kCmAuthorId]), std::move(rec[kCmAuthorUsername]),
-              std::move(rec[kCmAuthorDisplay])};
-  if (int64_t r = RecordInt(rec[kCmReplyToId]); r > 0) {
-    c.reply_to = model::CommentUser{r, std::move(rec[kCmReplyToUsername]),
-                                    std::move(rec[kCmReplyToDisplay])};
+  if (int64_t p = RecordInt(field(kCmParent)); p > 0) c.parent_id = p;
+  c.author = {RecordInt(field(kCmAuthorId)), std::move(field(kCmAuthorUsername)),
+              std::move(field(kCmAuthorDisplay))};
+  if (int64_t r = RecordInt(field(kCmReplyToId)); r > 0) {
+    c.reply_to = model::CommentUser{r, std::move(field(kCmReplyToUsername)),
+                                    std::move(field(kCmReplyToDisplay))};
   }
-  c.body = std::move(rec[kCmBody]);
-  c.created_at_ms = RecordInt(rec[kCmCreated]);
-  c.updated_at_ms = RecordInt(rec[kCmUpdated]);
-  c.deleted = RecordInt(rec[kCmDeleted]) != 0;
-  c.reply_count = RecordInt(rec[kCmReplies]);
-  c.like_count = RecordInt(rec[kCmLikes]);
-  c.ver = RecordInt(rec[kCmVer]);
+  c.body = std::move(field(kCmBody));
+  c.created_at_ms = RecordInt(field(kCmCreated));
+  c.updated_at_ms = RecordInt(field(kCmUpdated));
+  c.deleted = RecordInt(field(kCmDeleted)) != 0;
+  c.reply_count = RecordInt(field(kCmReplies));
+  c.like_count = RecordInt(field(kCmLikes));
+  c.ver = RecordInt(field(kCmVer));
   return c;
+}
+
+}  // namespace
+
+std::optional<model::Comment> DecodeComment(CommentRecord&& rec) {
+  return Decode([&rec](size_t i) -> std::string& { return rec[i]; });
+}
+
+std::optional<model::Comment> DecodeComment(std::span<Reply, kCmFieldCount> fields) {
+  return Decode([fields](size_t i) -> std::string& { return fields[i].str; });
 }
 
 }  // namespace plaudit::redis

@@ -6,10 +6,12 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "model/comment.hpp"
+#include "redis/reply.hpp"
 
 namespace plaudit::redis {
 
@@ -35,5 +37,8 @@ const std::vector<std::string>& CommentFieldNames();
 CommentFields EncodeComment(const model::Comment& c);
 // nullopt: no id or no article (a corrupt hash). Integers that do not parse read as 0.
 std::optional<model::Comment> DecodeComment(CommentRecord&& rec);
+// The same straight from an HMGET reply's elements in CommentField order (strings moved
+// out; a nil reads as empty): no record in between (a page decodes ~80).
+std::optional<model::Comment> DecodeComment(std::span<Reply, kCmFieldCount> fields);
 
 }  // namespace plaudit::redis
