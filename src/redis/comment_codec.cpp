@@ -4,6 +4,8 @@
 #include <string_view>
 #include <utility>
 
+#include "redis/fields.hpp"
+
 namespace plaudit::redis {
 namespace {
 
@@ -17,6 +19,7 @@ const std::vector<std::string> kCommentFields = {
     "ver"};
 
 int64_t RecordInt(std::string_view v) {
+  if (auto n = ShortDecimal(v)) return *n;
   if (v.empty()) return 0;
   int64_t out = 0;
   auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), out);

@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "redis/fields.hpp"
+
 namespace plaudit::redis {
 
 std::optional<int64_t> Reply::AsInt() const {
@@ -11,6 +13,7 @@ std::optional<int64_t> Reply::AsInt() const {
   if (type != Type::kString || str.empty()) {
     return std::nullopt;
   }
+  if (auto v = ShortDecimal(str)) return v;
   int64_t value = 0;
   const char* end = str.data() + str.size();
   auto [ptr, ec] = std::from_chars(str.data(), end, value);
