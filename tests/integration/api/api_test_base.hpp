@@ -3,6 +3,8 @@
 // or PostgreSQL database per test, the app in-process, and helpers for accounts.
 #include <gtest/gtest.h>
 
+#include <future>
+
 #include "app/app.hpp"
 #include "app_fixture.hpp"
 #include "support/postgres_server.hpp"
@@ -40,6 +42,23 @@ class ApiTest : public ::testing::TestWithParam<Db> {
     if (!c.database) c.database = config::DefaultDatabaseUrl(c);
     c.bootstrap_admin.reset();
     return std::make_unique<AppUnderTest>(redis_, c);
+  }
+
+  // Another on the same Redis and database that keeps no rendered page: the oracle the page
+  // cache's tests compare with (list_cache_test.cpp, page_cache_test.cpp).
+  std::unique_ptr<AppUnderTest> UncachedInstance() {
+    config::Config c = app_->app().config();
+    if (!c.database) c.database = config::DefaultDatabaseUrl(c);
+    c.bootstrap_admin.reset();
+    c.page_cache_mb = 0;
+    return std::make_unique<AppUnderTest>(redis_, c);
+  }
+
+  // Lookups the app's page cache answered (read on its I/O thread).
+  uint64_t CacheHits() {
+    std::promise<uint64_t> p;
+    net::post(app_->app().io(), [&] { p.set_value(app_->app().page_cache().hits()); });
+    return p.get_future().get();
   }
 
   // Runs a service call on the app's I/O thread and waits for it.

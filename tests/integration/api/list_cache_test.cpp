@@ -45,15 +45,6 @@ class ListCacheTest : public ApiTest {
     }
   }
 
-  // An instance on the same Redis and database that keeps no page.
-  std::unique_ptr<AppUnderTest> UncachedInstance() {
-    config::Config c = app_->app().config();
-    if (!c.database) c.database = config::DefaultDatabaseUrl(c);
-    c.bootstrap_admin.reset();
-    c.page_cache_mb = 0;
-    return std::make_unique<AppUnderTest>(redis_, c);
-  }
-
   // A new article by the admin: its id, 0 on failure.
   int64_t NewArticle(const std::string& title, bool published = true,
                      const std::string& kind = "article") {
@@ -67,12 +58,6 @@ class ListCacheTest : public ApiTest {
   }
 
   static std::string ArticlePath(int64_t id) { return "/api/v1/articles/" + std::to_string(id); }
-
-  uint64_t CacheHits() {
-    std::promise<uint64_t> p;
-    net::post(app_->app().io(), [&] { p.set_value(app_->app().page_cache().hits()); });
-    return p.get_future().get();
-  }
 
   // The item of article `id` in a list body (null when absent).
   static boost::json::object Item(const std::string& body, int64_t id) {

@@ -40,15 +40,6 @@ class PageCacheTest : public ApiTest {
     article_ = r.Json().at("id").as_int64();
   }
 
-  // An instance on the same Redis and database that renders every page afresh.
-  std::unique_ptr<AppUnderTest> UncachedInstance() {
-    config::Config c = app_->app().config();
-    if (!c.database) c.database = config::DefaultDatabaseUrl(c);
-    c.bootstrap_admin.reset();
-    c.page_cache_mb = 0;
-    return std::make_unique<AppUnderTest>(redis_, c);
-  }
-
   std::string CommentsPath(const std::string& query = "") const {
     return "/api/v1/articles/" + std::to_string(article_) + "/comments" + query;
   }
@@ -60,12 +51,6 @@ class PageCacheTest : public ApiTest {
     auto r = Client().Post(CommentsPath(), json + "}", Bearer(tokens_[u]));
     EXPECT_EQ(r.status, 201) << r.body;
     return r.status == 201 ? r.Json().at("id").as_int64() : 0;
-  }
-
-  uint64_t CacheHits() {
-    std::promise<uint64_t> p;
-    net::post(app_->app().io(), [&] { p.set_value(app_->app().page_cache().hits()); });
-    return p.get_future().get();
   }
 
   static constexpr int kUsers = 16;
