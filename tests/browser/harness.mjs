@@ -123,6 +123,14 @@ export async function eventually(fn, ms = 10000, what = 'condition') {
   }
 }
 
+// A like button pressed and counted, its request answered (the widget marks it `busy` until
+// then: the optimistic state shows before the server has it, and a reload would drop it).
+export async function likeSettled(like, count = 1) {
+  await eventually(async () => (await like.getAttribute('aria-pressed')) === 'true'
+                   && (await like.innerText()).includes(String(count))
+                   && !(await like.evaluate((el) => el.classList.contains('busy'))), 10000, 'the like to settle');
+}
+
 // A picture of the viewport (the widget's first screen), for the README.
 export async function screenshot(page, name) {
   if (!screenshotDir) return;

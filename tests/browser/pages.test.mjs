@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { api, eventually, hostPage, launchBrowser, newUser, root, signIn, snippet, startHostServer,
+import { api, eventually, hostPage, likeSettled, launchBrowser, newUser, root, signIn, snippet, startHostServer,
          startPlauditd, widgetPost, widgetSignUp } from './harness.mjs';
 
 const apiDir = join(root, 'src/api');
@@ -54,7 +54,7 @@ describe('widget on another origin (page threads)', () => {
     const item = await widgetPost(w, 'Across origins');
     const like = item.locator('article .like');
     await like.click();
-    await eventually(async () => (await like.getAttribute('aria-pressed')) === 'true' && (await like.innerText()).includes('1'));
+    await likeSettled(like);
     await w.getByRole('button', { name: 'Sign out' }).click();
     await w.getByRole('button', { name: 'Sign in' }).waitFor();
     assert.deepEqual(problems, []);
@@ -93,7 +93,7 @@ describe('widget on another origin (page threads)', () => {
 
     const like = w.locator('.page-like');
     await like.click();
-    await eventually(async () => (await like.getAttribute('aria-pressed')) === 'true' && (await like.innerText()).includes('1'));
+    await likeSettled(like);
 
     // A reload: still signed in (localStorage, not a third-party cookie), state from the server.
     await page.reload();

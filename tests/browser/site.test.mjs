@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { api, eventually, launchBrowser, root, screenshot, signIn, startPlauditd } from './harness.mjs';
+import { api, eventually, launchBrowser, likeSettled, root, screenshot, signIn, startPlauditd } from './harness.mjs';
 
 const apiDir = join(root, 'src/api');
 const missingSetup = readdirSync(apiDir).some((f) => f.endsWith('.cpp') && readFileSync(join(apiDir, f), 'utf8').includes('/api/v1/setup'))
@@ -176,8 +176,7 @@ describe('the blog pages', () => {
     const thread = page.locator('.thread-host');
     const like = thread.getByRole('button', { name: /^Like this article/ });
     await like.click();
-    await eventually(async () => (await like.getAttribute('aria-pressed')) === 'true' && (await like.innerText()).includes('1'),
-                     5000, 'the like to count');
+    await likeSettled(like);
     await thread.getByLabel('Write a comment').fill('A fine first article.');
     await thread.getByRole('button', { name: 'Post comment' }).click();
     await thread.locator('li.c', { hasText: 'A fine first article.' }).waitFor();
