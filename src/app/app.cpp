@@ -192,8 +192,13 @@ Status App::WireServices() {
   directory_ = std::make_unique<domain::UserDirectory>(*user_table_);
   // Logouts, role changes and deleted accounts in any plauditd reach this one's session cache
   // and user directory through it (each is used only while it is subscribed).
+  std::function<RedisEndpoint()> pubsub_node = [weak = std::weak_ptr<redis::Client>(redis_),
+                                                 fallback = redis_endpoint_] {
+    auto client = weak.lock();
+    return client ? client->PubSubEndpoint() : fallback;
+  };
   subscriber_ = redis::Subscriber::Create(
-      ioc_.get_executor(), redis_endpoint_, redis::SessionStore::kInvalidationChannel,
+      ioc_.get_executor(), std::move(pubsub_node), redis::SessionStore::kInvalidationChannel,
       {[this, s = sessions_.get(), d = directory_.get()](std::string_view m) {
          s->OnInvalidation(m);
          using Kind = redis::SessionCache::Invalidation::Kind;

@@ -53,7 +53,8 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
       ->envname("PLAUDIT_DATA_DIR")
       ->capture_default_str();
   AddParsed(app, "--redis", c.redis, EmptyMeansNone(ParseRedisUrl),
-            "redis://host:port[/db] or unix:///path; absent: embedded redis-server")
+            "redis://host:port[/db], unix:///path, redis-cluster://host:port[,host:port...] or "
+            "redis-sentinel://host:port[,host:port...]/service; absent: embedded redis-server")
       ->envname("PLAUDIT_REDIS");
   AddParsed(app, "--database", c.database, EmptyMeansNone(ParseDatabaseUrl),
             "sqlite:///path/file.db or postgresql://user:pass@host:port/db")

@@ -107,16 +107,10 @@ Awaitable<Status> ArticleCache::DropArticles() {
 
 Awaitable<Result<std::vector<int64_t>>> ArticleCache::CachedIds() {
   std::vector<int64_t> ids;
-  std::string cursor = "0";
-  do {
-    std::vector<std::string> scan{"SCAN", cursor, "MATCH", "pl:art:{*}:*", "COUNT", "1000"};
-    auto r = co_await client_.Command(std::move(scan));
-    if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
-    if (r->elements.size() != 2) co_return Fail(ErrorCode::kInternal, "unexpected SCAN reply");
-    cursor = r->elements[0].str;
-    for (const auto& key : r->elements[1].elements) {
+  std::function<Awaitable<Status>(std::vector<std::string>)> collect =
+      [&ids](std::vector<std::string> keys) -> Awaitable<Status> {
+    for (const std::string& k : keys) {
       // "pl:art:{lN}:<id>" exactly: not the body or floor beside it.
-      const std::string& k = key.str;
       const auto colon = k.rfind(':');
       if (colon == std::string::npos || !keys::IsArticleCache(k)) continue;
       int64_t id = 0;
@@ -125,7 +119,10 @@ Awaitable<Result<std::vector<int64_t>>> ArticleCache::CachedIds() {
       auto [end, ec] = std::from_chars(first, last, id);
       if (ec == std::errc{} && end == last && id > 0 && k == keys::Article(id)) ids.push_back(id);
     }
-  } while (cursor != "0");
+    co_return Status{};
+  };
+  auto st = co_await ScanKeys(client_, "pl:art:{*}:*", std::move(collect));
+  if (!st) co_return tl::unexpected(st.error());
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());  // SCAN may repeat a key
   co_return ids;

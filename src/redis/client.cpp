@@ -10,6 +10,7 @@
 #include <iterator>
 
 #include "redis/client_impl.hpp"
+#include "redis/cluster_client.hpp"
 #include "redis/reply_reader.hpp"
 #include "redis/resp.hpp"
 
@@ -256,6 +257,9 @@ std::shared_ptr<Client> Client::Create(net::any_io_executor ex, ClientOptions op
   // hiredis writes with write(2), which raises SIGPIPE (default action: exit) when Redis has
   // closed the connection; we want EPIPE and a reconnect instead.
   ::signal(SIGPIPE, SIG_IGN);
+  if (options.endpoint.topology == RedisEndpoint::Topology::kCluster) {
+    return ClusterClient::Make(std::move(ex), std::move(options));
+  }
   return detail::ClientImpl::Make(std::move(ex), std::move(options));
 }
 

@@ -35,7 +35,8 @@
 namespace plaudit::redis {
 
 struct ClientOptions {
-  // Parsed from redis://host:port[/db] or unix:///path/to/redis.sock[?db=N] (ParseRedisUrl).
+  // Parsed from redis://host:port[/db] or unix:///path/to/redis.sock[?db=N] (ParseRedisUrl);
+  // a redis-cluster:// one makes Create() return a ClusterClient (cluster_client.hpp).
   RedisEndpoint endpoint = RedisEndpoint::Tcp("127.0.0.1");
   std::chrono::milliseconds connect_timeout{1000};
   std::chrono::milliseconds command_timeout{1000};
@@ -77,6 +78,8 @@ struct ClientStats {
 
 class Client : public std::enable_shared_from_this<Client> {
  public:
+  // The client for options.endpoint's topology: one connection to one Redis, or a Redis
+  // Cluster's (cluster_client.hpp).
   static std::shared_ptr<Client> Create(net::any_io_executor ex, ClientOptions options);
   virtual ~Client() = default;
 
@@ -101,6 +104,15 @@ class Client : public std::enable_shared_from_this<Client> {
   virtual Awaitable<Result<Reply>> Eval(const Script& script, std::vector<std::string> keys,
                                         std::vector<std::string> args) = 0;
 
+  // The clients of the primaries that hold the data: a Redis Cluster's, or this one. For what
+  // must ask every server: SCAN (which walks one node's keys) and INFO. Commands sent on them
+  // are not redirected, and a cluster's list may change after any await.
+  virtual std::vector<std::shared_ptr<Client>> Primaries() = 0;
+  // Where a pub/sub subscriber should connect now (Subscriber asks before each connect).
+  virtual RedisEndpoint PubSubEndpoint() const = 0;
+
+  // stats().reconnects also moves when a cluster's slots change hands: either way the data
+  // behind a key may be another copy now.
   virtual const ClientStats& stats() const = 0;
   // Called with the latency of each command that got a reply (for /metrics); may be empty.
   // Runs inside the reply path: it must not call back into the client.

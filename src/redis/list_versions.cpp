@@ -100,16 +100,23 @@ Awaitable<Result<ListVersions>> ArticleCache::Versions(const std::vector<int64_t
   co_return out;
 }
 
+// Every primary's run_id, joined: a restart of any of them (it may come back older) changes it.
 Awaitable<Result<std::string>> ArticleCache::ServerRunId() {
-  std::vector<std::string> cmd{"INFO", "server"};
-  auto r = co_await client_.Command(std::move(cmd));
-  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
-  constexpr std::string_view kField = "run_id:";
-  const size_t at = r->str.find(kField);
-  if (at == std::string::npos) co_return Fail(ErrorCode::kInternal, "INFO server has no run_id");
-  const size_t from = at + kField.size();
-  const size_t end = r->str.find_first_of("\r\n", from);
-  co_return r->str.substr(from, end == std::string::npos ? std::string::npos : end - from);
+  std::string ids;
+  for (const auto& node : client_.Primaries()) {
+    std::vector<std::string> cmd{"INFO", "server"};
+    auto r = co_await node->Command(std::move(cmd));
+    if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+    constexpr std::string_view kField = "run_id:";
+    const size_t at = r->str.find(kField);
+    if (at == std::string::npos) co_return Fail(ErrorCode::kInternal, "INFO server has no run_id");
+    const size_t from = at + kField.size();
+    const size_t end = r->str.find_first_of("\r\n", from);
+    if (!ids.empty()) ids += ',';
+    ids += r->str.substr(from, end == std::string::npos ? std::string::npos : end - from);
+  }
+  if (ids.empty()) co_return Fail(ErrorCode::kUnavailable, "redis: no primary known");
+  co_return ids;
 }
 
 }  // namespace plaudit::redis

@@ -34,6 +34,12 @@ class FramedCommands {
   // Arguments framed by FrameArgs (counted in Begin's argc).
   void Framed(std::string_view framed) { resp_.append(framed); }
   void End() { ends_.push_back(resp_.size()); }
+  // Command `i` of `from`, as it is (a cluster client splitting a batch between nodes).
+  void Append(const FramedCommands& from, size_t i) {
+    names_.push_back(from.Name(i));
+    resp_.append(from.Command(i));
+    End();
+  }
   void Reserve(size_t bytes, size_t commands) {
     resp_.reserve(bytes);
     ends_.reserve(commands);

@@ -19,10 +19,10 @@ constexpr std::chrono::milliseconds kBackoffMax{2000};
 class SubscriberImpl final : public Subscriber,
                              public std::enable_shared_from_this<SubscriberImpl> {
  public:
-  SubscriberImpl(net::any_io_executor ex, RedisEndpoint endpoint, std::string channel,
-                 SubscriberHandlers handlers)
+  SubscriberImpl(net::any_io_executor ex, std::function<RedisEndpoint()> where,
+                 std::string channel, SubscriberHandlers handlers)
       : ex_(std::move(ex)),
-        endpoint_(std::move(endpoint)),
+        where_(std::move(where)),
         channel_(std::move(channel)),
         handlers_(std::move(handlers)),
         timer_(ex_) {}
@@ -49,6 +49,7 @@ class SubscriberImpl final : public Subscriber,
  private:
   void Connect() {
     if (stopped_) return;
+    endpoint_ = where_();  // a cluster's or Sentinel's node of the moment
     redisAsyncContext* ac = endpoint_.unix_path.empty()
                                 ? redisAsyncConnect(endpoint_.host.c_str(), endpoint_.port)
                                 : redisAsyncConnectUnix(endpoint_.unix_path.c_str());
@@ -155,6 +156,7 @@ class SubscriberImpl final : public Subscriber,
   }
 
   net::any_io_executor ex_;
+  std::function<RedisEndpoint()> where_;
   RedisEndpoint endpoint_;
   std::string channel_;
   SubscriberHandlers handlers_;
@@ -171,7 +173,15 @@ class SubscriberImpl final : public Subscriber,
 
 std::shared_ptr<Subscriber> Subscriber::Create(net::any_io_executor ex, RedisEndpoint endpoint,
                                                std::string channel, SubscriberHandlers handlers) {
-  return std::make_shared<SubscriberImpl>(std::move(ex), std::move(endpoint), std::move(channel),
+  return Create(
+      std::move(ex), [endpoint = std::move(endpoint)] { return endpoint; }, std::move(channel),
+      std::move(handlers));
+}
+
+std::shared_ptr<Subscriber> Subscriber::Create(net::any_io_executor ex,
+                                               std::function<RedisEndpoint()> where,
+                                               std::string channel, SubscriberHandlers handlers) {
+  return std::make_shared<SubscriberImpl>(std::move(ex), std::move(where), std::move(channel),
                                           std::move(handlers));
 }
 

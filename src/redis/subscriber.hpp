@@ -27,6 +27,11 @@ class Subscriber {
  public:
   static std::shared_ptr<Subscriber> Create(net::any_io_executor ex, RedisEndpoint endpoint,
                                             std::string channel, SubscriberHandlers handlers);
+  // Asks `where` for the node before each connect: a Redis Cluster delivers a PUBLISH to
+  // every node, so any live node will do (Client::PubSubEndpoint).
+  static std::shared_ptr<Subscriber> Create(net::any_io_executor ex,
+                                            std::function<RedisEndpoint()> where,
+                                            std::string channel, SubscriberHandlers handlers);
   virtual ~Subscriber() = default;
 
   virtual void Start() = 0;

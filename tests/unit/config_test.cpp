@@ -170,6 +170,17 @@ TEST(Config, GoodValuesParseToTypedFields) {
   ASSERT_TRUE(inv);
   EXPECT_EQ(inv->config.database, (DatabaseUrl{Dialect::kSqlite, "/srv/p.db"}));
   EXPECT_EQ(inv->config.redis, RedisEndpoint::Unix("/run/r.sock", 3));
+
+  inv = ParseArgs({"--redis", "redis-cluster://10.0.0.1:7000,[::1]:7001,r3:7002"}, code);
+  ASSERT_TRUE(inv);
+  EXPECT_EQ(inv->config.redis,
+            RedisEndpoint::Cluster({{"10.0.0.1", 7000}, {"::1", 7001}, {"r3", 7002}}));
+  EXPECT_EQ(inv->config.redis->Describe(), "cluster 10.0.0.1:7000,::1:7001,r3:7002");
+  inv = ParseArgs({"--redis", "redis-sentinel://s1:26379,s2:26380/plaudit?db=2"}, code);
+  ASSERT_TRUE(inv);
+  EXPECT_EQ(inv->config.redis,
+            RedisEndpoint::Sentinel({{"s1", 26379}, {"s2", 26380}}, "plaudit", 2));
+  EXPECT_EQ(inv->config.redis->Describe(), "sentinel s1:26379,s2:26380 service plaudit db 2");
 }
 
 TEST(Config, DefaultRateLimitsAndPasswordCost) {
@@ -229,6 +240,14 @@ TEST(Config, EachBadValueExitsTwoWithOneLineNamingTheFlag) {
       {"--redis", "redis://cache:6379/x"},
       {"--redis", "redis://:secret@cache:6379"},
       {"--redis", "unix://"},
+      {"--redis", "redis-cluster://"},
+      {"--redis", "redis-cluster://a:7000,b"},
+      {"--redis", "redis-cluster://a:7000/1"},
+      {"--redis", "redis-cluster://u:p@a:7000"},
+      {"--redis", "redis-sentinel://s1:26379"},
+      {"--redis", "redis-sentinel://s1:26379/"},
+      {"--redis", "redis-sentinel://s1:26379/a/b"},
+      {"--redis", "redis-sentinel://s1:26379/plaudit?db=x"},
       {"--redis", "not a url"},
       {"--database", "mysql://db/plaudit"},
       {"--database", "postgresql://db/plaudit?no_such_option=1"},
@@ -268,7 +287,7 @@ TEST(Config, BadRedisUrlSaysWhichSchemesWork) {
   auto r = ParseBad({"--redis", "http://x"});
   ExpectRejectedNaming(r, "--redis");
   EXPECT_EQ(r.message,
-            "plauditd: --redis: unsupported scheme \"http\" (want redis:// or unix://)\n");
+            "plauditd: --redis: unsupported scheme \"http\" (want redis://, unix://, redis-cluster:// or redis-sentinel://)\n");
 }
 
 TEST(Config, BadValuesNeverEchoASecret) {

@@ -234,7 +234,7 @@ TEST_F(PlauditdTest, UnknownFlagOrConfigKeyFailsStartUp) {
 TEST_F(PlauditdTest, BadRedisUrlExitsTwoBeforeTouchingAnything) {
   const fs::path d = dir_.path() / "d";
   EXPECT_EQ(RunToEnd({"serve", "--redis", "http://x", "--data-dir", d.string()}), 2);
-  EXPECT_EQ(Log(), "plauditd: --redis: unsupported scheme \"http\" (want redis:// or unix://)\n");
+  EXPECT_EQ(Log(), "plauditd: --redis: unsupported scheme \"http\" (want redis://, unix://, redis-cluster:// or redis-sentinel://)\n");
   EXPECT_FALSE(fs::exists(d));
 }
 
