@@ -195,10 +195,11 @@ Status App::WireServices() {
   std::function<RedisEndpoint()> pubsub_node = [weak = std::weak_ptr<redis::Client>(redis_),
                                                  fallback = redis_endpoint_] {
     auto client = weak.lock();
-    return client ? client->PubSubEndpoint() : fallback;
+    return client ? client->PubSubEndpoint(redis::SessionStore::kInvalidationChannel) : fallback;
   };
   subscriber_ = redis::Subscriber::Create(
       ioc_.get_executor(), std::move(pubsub_node), redis::SessionStore::kInvalidationChannel,
+      redis_->ShardedPubSub(),
       {[this, s = sessions_.get(), d = directory_.get()](std::string_view m) {
          s->OnInvalidation(m);
          using Kind = redis::SessionCache::Invalidation::Kind;

@@ -108,8 +108,13 @@ class Client : public std::enable_shared_from_this<Client> {
   // must ask every server: SCAN (which walks one node's keys) and INFO. Commands sent on them
   // are not redirected, and a cluster's list may change after any await.
   virtual std::vector<std::shared_ptr<Client>> Primaries() = 0;
-  // Where a pub/sub subscriber should connect now (Subscriber asks before each connect).
-  virtual RedisEndpoint PubSubEndpoint() const = 0;
+  // Where a subscriber of `channel` should connect now (Subscriber asks before each connect).
+  virtual RedisEndpoint PubSubEndpoint(std::string_view channel) const = 0;
+  // Whether pub/sub goes through shard channels (SPUBLISH, SSUBSCRIBE): on a Redis Cluster,
+  // where a PUBLISH's receiver count names only the publishing node's subscribers, and the
+  // session store waits for that many acknowledgements. A shard channel's subscribers all sit
+  // on the node of its slot, so SPUBLISH counts every one of them.
+  virtual bool ShardedPubSub() const { return false; }
 
   // stats().reconnects also moves when a cluster's slots change hands: either way the data
   // behind a key may be another copy now.

@@ -101,7 +101,7 @@ class ClientImpl final : public Client {
   Awaitable<Result<std::vector<Reply>>> PipelineFramed(FramedCommands commands) override;
   const ClientStats& stats() const override { return stats_; }
   std::vector<std::shared_ptr<Client>> Primaries() override { return {shared_from_this()}; }
-  RedisEndpoint PubSubEndpoint() const override { return options_.endpoint; }
+  RedisEndpoint PubSubEndpoint(std::string_view) const override { return options_.endpoint; }
   void SetLatencyObserver(std::function<void(std::string_view, double)> observer) override {
     observer_ = std::move(observer);
   }

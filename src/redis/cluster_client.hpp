@@ -50,8 +50,10 @@ class ClusterClient final : public Client {
                                 std::vector<std::string> args) override;
 
   std::vector<std::shared_ptr<Client>> Primaries() override;
-  // A primary (each call the next one: a subscriber that lost one moves on), or a seed.
-  RedisEndpoint PubSubEndpoint() const override;
+  // The primary of the channel's slot (sharded pub/sub); before the map is known, each call
+  // the next seed.
+  RedisEndpoint PubSubEndpoint(std::string_view channel) const override;
+  bool ShardedPubSub() const override { return true; }
   const ClientStats& stats() const override;
   void SetLatencyObserver(std::function<void(std::string_view, double)> observer) override;
 

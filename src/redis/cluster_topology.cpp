@@ -255,15 +255,13 @@ std::vector<std::shared_ptr<Client>> ClusterClient::Primaries() {
   return out;
 }
 
-RedisEndpoint ClusterClient::PubSubEndpoint() const {
-  const size_t turn = pubsub_turn_++;
-  if (!primaries_.empty()) {
-    const auto& addr = primaries_[turn % primaries_.size()]->addr;
-    return RedisEndpoint::Tcp(addr.host, addr.port);
+RedisEndpoint ClusterClient::PubSubEndpoint(std::string_view channel) const {
+  if (auto node = Route(cluster::KeySlot(channel))) {
+    return RedisEndpoint::Tcp(node->addr.host, node->addr.port);
   }
   const auto& seeds = options_.endpoint.nodes;
   if (seeds.empty()) return options_.endpoint;
-  const auto& addr = seeds[turn % seeds.size()];
+  const auto& addr = seeds[pubsub_turn_++ % seeds.size()];
   return RedisEndpoint::Tcp(addr.host, addr.port);
 }
 

@@ -62,14 +62,14 @@ Awaitable<Status> SessionStore::Create(std::string_view token, const SessionData
       co_await client_.Eval(GetScript("session_index_add.lua"), std::move(index_keys), std::move(args));
   if (auto st = CheckReply(evicted); !st) co_return st;
   if (!evicted->elements.empty()) {
+    // One DEL per session: each sits in a cluster slot of its own.
     std::vector<std::vector<std::string>> cmds;
-    std::vector<std::string> del{"DEL"};
+    const char* publish = client_.ShardedPubSub() ? "SPUBLISH" : "PUBLISH";
     for (const auto& e : evicted->elements) {
-      del.push_back(keys::Session(e.str));
+      cmds.push_back({"DEL", keys::Session(e.str)});
       if (cache_) cache_->EraseToken(e.str);
-      cmds.push_back({"PUBLISH", kInvalidationChannel, SessionCache::TokenMessage(e.str)});
+      cmds.push_back({publish, kInvalidationChannel, SessionCache::TokenMessage(e.str)});
     }
-    cmds.insert(cmds.begin(), std::move(del));
     auto r = co_await client_.Pipeline(std::move(cmds));
     if (auto st = AllOk(r); !st) co_return st;
   }
@@ -184,7 +184,9 @@ Awaitable<Status> SessionStore::Publish(std::string message) {
   sodium_bin2hex(nonce, sizeof(nonce), raw, sizeof(raw));
   const std::string ack_key = keys::InvalidationAck(nonce);
   message.append("#").append(nonce);
-  std::vector<std::string> publish{"PUBLISH", kInvalidationChannel, std::move(message)};
+  // SPUBLISH on a cluster: its count is every subscriber (Client::ShardedPubSub).
+  std::vector<std::string> publish{client_.ShardedPubSub() ? "SPUBLISH" : "PUBLISH",
+                                   kInvalidationChannel, std::move(message)};
   auto published = co_await client_.Command(std::move(publish));
   if (auto st = CheckReply(published); !st) co_return st;
   const int64_t receivers = published->AsInt().value_or(0);

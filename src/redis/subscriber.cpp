@@ -20,9 +20,10 @@ class SubscriberImpl final : public Subscriber,
                              public std::enable_shared_from_this<SubscriberImpl> {
  public:
   SubscriberImpl(net::any_io_executor ex, std::function<RedisEndpoint()> where,
-                 std::string channel, SubscriberHandlers handlers)
+                 std::string channel, bool sharded, SubscriberHandlers handlers)
       : ex_(std::move(ex)),
         where_(std::move(where)),
+        sharded_(sharded),
         channel_(std::move(channel)),
         handlers_(std::move(handlers)),
         timer_(ex_) {}
@@ -71,6 +72,21 @@ class SubscriberImpl final : public Subscriber,
       Retry("cannot queue SUBSCRIBE");
       return;
     }
+    // Sharded (a Redis Cluster): SSUBSCRIBE too, on the node that serves the channel's slot.
+    // hiredis 0.14 knows only SUBSCRIBE: it enters subscribe mode (and files this callback
+    // under the channel's name) on the SUBSCRIBE above, and would abort on an "smessage" it
+    // did not expect. In that mode it hands every reply naming the channel to OnReply:
+    // "ssubscribe" confirms, "smessage" delivers, and "sunsubscribe", which Redis sends when
+    // the slot leaves the node, ends the subscription.
+    if (sharded_) {
+      const char* sargv[] = {"SSUBSCRIBE", channel_.c_str()};
+      size_t slens[] = {10, channel_.size()};
+      if (redisAsyncCommandArgv(ac, &OnReply, nullptr, 2, sargv, slens) != REDIS_OK) {
+        FreeContext();
+        Retry("cannot queue SSUBSCRIBE");
+        return;
+      }
+    }
     // hiredis 0.14 has no connect timeout; this one also covers the SUBSCRIBE reply.
     timer_.expires_after(kConnectTimeout);
     timer_.async_wait([weak = weak_from_this(), gen = generation_](boost::system::error_code ec) {
@@ -103,24 +119,44 @@ class SubscriberImpl final : public Subscriber,
   }
 
   // Every reply on a subscribed connection: ["subscribe", channel, n] once, then
-  // ["message", channel, payload] per message. NULL when the context is being freed.
+  // ["message", channel, payload] per message (sharded: "ssubscribe", "smessage"). NULL when
+  // the context is being freed.
   static void OnReply(redisAsyncContext* ac, void* reply, void*) {
     auto* r = static_cast<redisReply*>(reply);
     auto* self = static_cast<SubscriberImpl*>(ac->data);
     if (r == nullptr || self == nullptr || self->ac_ != ac) return;
+    if (r->type == REDIS_REPLY_ERROR) {
+      // SSUBSCRIBE refused (MOVED: the channel's slot is elsewhere now): start again there.
+      self->PostRestart(std::string(r->str, r->len));
+      return;
+    }
     if (r->type != REDIS_REPLY_ARRAY || r->elements != 3 ||
         r->element[0]->type != REDIS_REPLY_STRING) {
       return;
     }
     std::string_view kind(r->element[0]->str, r->element[0]->len);
-    if (kind == "subscribe") {
+    if (kind == (self->sharded_ ? "ssubscribe" : "subscribe")) {
       self->backoff_ = kBackoffMin;
       self->timer_.cancel();
       self->SetSubscribed(true);
-    } else if (kind == "message" && r->element[2]->type == REDIS_REPLY_STRING &&
-               self->handlers_.on_message) {
+    } else if ((kind == "message" || kind == "smessage") &&
+               r->element[2]->type == REDIS_REPLY_STRING && self->handlers_.on_message) {
       self->handlers_.on_message(std::string_view(r->element[2]->str, r->element[2]->len));
+    } else if (kind == "sunsubscribe") {
+      self->PostRestart("the channel's slot moved");
     }
+  }
+
+  // Drops the connection (messages may be missed from now: the state goes false at once)
+  // and connects again, outside hiredis's callback.
+  void PostRestart(std::string reason) {
+    SetSubscribed(false);
+    net::post(ex_, [weak = weak_from_this(), gen = generation_, reason = std::move(reason)] {
+      auto self = weak.lock();
+      if (!self || self->stopped_ || self->generation_ != gen) return;
+      self->FreeContext();
+      self->Retry(reason);
+    });
   }
 
   void SetSubscribed(bool up) {
@@ -157,6 +193,7 @@ class SubscriberImpl final : public Subscriber,
 
   net::any_io_executor ex_;
   std::function<RedisEndpoint()> where_;
+  bool sharded_;
   RedisEndpoint endpoint_;
   std::string channel_;
   SubscriberHandlers handlers_;
@@ -175,14 +212,15 @@ std::shared_ptr<Subscriber> Subscriber::Create(net::any_io_executor ex, RedisEnd
                                                std::string channel, SubscriberHandlers handlers) {
   return Create(
       std::move(ex), [endpoint = std::move(endpoint)] { return endpoint; }, std::move(channel),
-      std::move(handlers));
+      false, std::move(handlers));
 }
 
 std::shared_ptr<Subscriber> Subscriber::Create(net::any_io_executor ex,
                                                std::function<RedisEndpoint()> where,
-                                               std::string channel, SubscriberHandlers handlers) {
+                                               std::string channel, bool sharded,
+                                               SubscriberHandlers handlers) {
   return std::make_shared<SubscriberImpl>(std::move(ex), std::move(where), std::move(channel),
-                                          std::move(handlers));
+                                          sharded, std::move(handlers));
 }
 
 }  // namespace plaudit::redis

@@ -27,11 +27,13 @@ class Subscriber {
  public:
   static std::shared_ptr<Subscriber> Create(net::any_io_executor ex, RedisEndpoint endpoint,
                                             std::string channel, SubscriberHandlers handlers);
-  // Asks `where` for the node before each connect: a Redis Cluster delivers a PUBLISH to
-  // every node, so any live node will do (Client::PubSubEndpoint).
+  // Asks `where` for the node before each connect (Client::PubSubEndpoint). `sharded`: a
+  // shard channel (SSUBSCRIBE; Client::ShardedPubSub), whose subscription Redis ends when the
+  // channel's slot leaves the node; the subscriber then connects again where `where` says.
   static std::shared_ptr<Subscriber> Create(net::any_io_executor ex,
                                             std::function<RedisEndpoint()> where,
-                                            std::string channel, SubscriberHandlers handlers);
+                                            std::string channel, bool sharded,
+                                            SubscriberHandlers handlers);
   virtual ~Subscriber() = default;
 
   virtual void Start() = 0;

@@ -27,23 +27,30 @@ std::string HttpResponse::ErrorCode() const {
   return std::string(code->as_string());
 }
 
-HttpClient::HttpClient(std::string host, uint16_t port) : host_(std::move(host)), port_(port) {}
+HttpClient::HttpClient(std::string host, uint16_t port)
+    : HttpClient(std::move(host), std::vector<uint16_t>{port}) {}
+
+HttpClient::HttpClient(std::string host, std::vector<uint16_t> ports) : host_(std::move(host)) {
+  for (uint16_t port : ports) connections_.push_back(Connection{port, nullptr, {}});
+}
+
 HttpClient::~HttpClient() = default;
 
-void HttpClient::Connect() {
+void HttpClient::Connect(Connection& c) {
   tcp::resolver resolver(ioc_);
-  stream_ = std::make_unique<beast::tcp_stream>(ioc_);
-  stream_->connect(resolver.resolve(host_, std::to_string(port_)));
+  c.stream = std::make_unique<beast::tcp_stream>(ioc_);
+  c.stream->connect(resolver.resolve(host_, std::to_string(c.port)));
   // A server that never answers fails the test instead of hanging it.
   timeval tv{30, 0};
-  ::setsockopt(stream_->socket().native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-  buffer_.clear();
+  ::setsockopt(c.stream->socket().native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  c.buffer.clear();
 }
 
 HttpResponse HttpClient::Send(beast::http::verb method, const std::string& target, const std::string& body,
                               const std::string& content_type, const Headers& headers) {
+  Connection& c = connections_[turn_++ % connections_.size()];
   for (int attempt = 0; attempt < 2; ++attempt) {
-    if (!stream_) Connect();
+    if (!c.stream) Connect(c);
     beast::http::request<beast::http::string_body> req{method, target, 11};
     req.set(beast::http::field::host, host_);
     req.keep_alive(true);
@@ -52,14 +59,14 @@ HttpResponse HttpClient::Send(beast::http::verb method, const std::string& targe
     req.body() = body;
     req.prepare_payload();
     boost::system::error_code ec;
-    beast::http::write(*stream_, req, ec);
+    beast::http::write(*c.stream, req, ec);
     beast::http::response_parser<beast::http::string_body> parser;
     parser.body_limit(64 << 20);
     if (method == beast::http::verb::head) parser.skip(true);
-    if (!ec) beast::http::read(*stream_, buffer_, parser, ec);
+    if (!ec) beast::http::read(*c.stream, c.buffer, parser, ec);
     if (ec) {
       // A keep-alive connection the server closed: reconnect once.
-      stream_.reset();
+      c.stream.reset();
       if (attempt == 0) continue;
       throw std::runtime_error("HTTP request failed: " + ec.message());
     }
@@ -72,7 +79,7 @@ HttpResponse HttpClient::Send(beast::http::verb method, const std::string& targe
       std::transform(name.begin(), name.end(), name.begin(), ::tolower);
       out.headers[name] = std::string(f.value());
     }
-    if (!res.keep_alive()) stream_.reset();
+    if (!res.keep_alive()) c.stream.reset();
     return out;
   }
   throw std::runtime_error("unreachable");

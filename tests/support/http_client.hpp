@@ -28,6 +28,9 @@ struct HttpResponse {
 class HttpClient {
  public:
   HttpClient(std::string host, uint16_t port);
+  // Round robin: request i goes to ports[i % size] (each on a keep-alive connection of its
+  // own), as a load balancer in front of several plauditd would send them.
+  HttpClient(std::string host, std::vector<uint16_t> ports);
   ~HttpClient();
 
   using Headers = std::vector<std::pair<std::string, std::string>>;
@@ -45,13 +48,17 @@ class HttpClient {
                          int timeout_ms = 3000);
 
  private:
-  void Connect();
+  struct Connection {
+    uint16_t port;
+    std::unique_ptr<beast::tcp_stream> stream;
+    beast::flat_buffer buffer;
+  };
+  void Connect(Connection& c);
 
   std::string host_;
-  uint16_t port_;
   net::io_context ioc_;
-  std::unique_ptr<beast::tcp_stream> stream_;
-  beast::flat_buffer buffer_;
+  std::vector<Connection> connections_;
+  size_t turn_ = 0;
 };
 
 }  // namespace plaudit::testing

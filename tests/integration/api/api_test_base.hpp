@@ -1,6 +1,11 @@
 #pragma once
 // Base for API tests that run on both databases: a private redis-server, a fresh SQLite file
 // or PostgreSQL database per test, the app in-process, and helpers for accounts.
+//
+// With PLAUDIT_TEST_REDIS=cluster (ctest's api_tests_cluster) the same tests run on a
+// 3-primary Redis Cluster with two plauditd instances: Client() alternates between them, as a
+// round-robin load balancer would, so every write and the read after it may meet different
+// processes (support/test_redis.hpp).
 #include <gtest/gtest.h>
 
 #include <future>
@@ -32,9 +37,14 @@ class ApiTest : public ::testing::TestWithParam<Db> {
     }
     Configure(c);
     app_ = std::make_unique<AppUnderTest>(redis_, c);
+    if (redis_.cluster()) peer_ = SecondInstance();
   }
 
-  HttpClient Client() { return app_->Client(); }
+  // The app's, or on a cluster both instances' in turn.
+  HttpClient Client() {
+    if (!peer_) return app_->Client();
+    return HttpClient("127.0.0.1", std::vector<uint16_t>{app_->port(), peer_->port()});
+  }
 
   // Another plauditd on the same Redis and database (the first one made the admin).
   std::unique_ptr<AppUnderTest> SecondInstance() {
@@ -54,11 +64,16 @@ class ApiTest : public ::testing::TestWithParam<Db> {
     return std::make_unique<AppUnderTest>(redis_, c);
   }
 
-  // Lookups the app's page cache answered (read on its I/O thread).
+  // Lookups the app's page cache answered (read on its I/O thread), and its peer's.
   uint64_t CacheHits() {
-    std::promise<uint64_t> p;
-    net::post(app_->app().io(), [&] { p.set_value(app_->app().page_cache().hits()); });
-    return p.get_future().get();
+    uint64_t hits = 0;
+    for (AppUnderTest* a : {app_.get(), peer_.get()}) {
+      if (a == nullptr) continue;
+      std::promise<uint64_t> p;
+      net::post(a->app().io(), [&] { p.set_value(a->app().page_cache().hits()); });
+      hits += p.get_future().get();
+    }
+    return hits;
   }
 
   // Runs a service call on the app's I/O thread and waits for it.
@@ -114,8 +129,9 @@ class ApiTest : public ::testing::TestWithParam<Db> {
     return r.status == 201 ? std::string(r.Json().at("token").as_string()) : std::string{};
   }
 
-  RedisServer redis_;
+  TestRedis redis_;
   std::unique_ptr<AppUnderTest> app_;
+  std::unique_ptr<AppUnderTest> peer_;  // on a cluster: the second instance Client() alternates to
 };
 
 // An ApiTest whose app limits failed logins to `per_user` a username and `per_address` a client

@@ -21,6 +21,12 @@ AppUnderTest::AppUnderTest(RedisServer& redis, const config::Config& config) {
   Boot(std::move(c));
 }
 
+AppUnderTest::AppUnderTest(TestRedis& redis, const config::Config& config) {
+  config::Config c = config;
+  if (!c.redis) c.redis = ParseRedisUrl(redis.url()).value();
+  Boot(std::move(c));
+}
+
 void AppUnderTest::Boot(config::Config c) {
   c.port = 0;
   c.data_dir = (dir_.path() / "data").string();

@@ -9,6 +9,7 @@
 
 #include "support/http_client.hpp"
 #include "support/redis_server.hpp"
+#include "support/test_redis.hpp"
 #include "support/temp_dir.hpp"
 
 namespace plaudit::app {
@@ -25,6 +26,8 @@ class AppUnderTest {
   // database_url empty: SQLite in a temp dir. redis: an external test server.
   AppUnderTest(RedisServer& redis, std::string database_url = {});
   AppUnderTest(RedisServer& redis, const config::Config& config);
+  // On the test's Redis (one server or the cluster) unless `config` names one.
+  AppUnderTest(TestRedis& redis, const config::Config& config);
   ~AppUnderTest();
 
   void Stop();

@@ -10,6 +10,7 @@
 #include "redis/cluster_slots.hpp"
 #include "redis/resp.hpp"
 #include "redis/scan.hpp"
+#include "redis/subscriber.hpp"
 #include "support/redis_cluster.hpp"
 
 namespace plaudit::redis::test {
@@ -198,13 +199,46 @@ TEST_F(RedisClusterClient, ScansEveryPrimary) {
   EXPECT_EQ(left, 250);
 }
 
-TEST_F(RedisClusterClient, SubscribersAreSentToEachPrimaryInTurn) {
+// Sharded pub/sub: every subscriber of a channel on the primary of its slot, where SPUBLISH
+// counts them all; when the slot moves, Redis ends their subscription and they follow.
+TEST_F(RedisClusterClient, ShardChannelSubscribersFollowTheirSlot) {
   auto client = ConnectCluster();
-  std::set<int> ports;
-  for (int i = 0; i < 6; ++i) ports.insert(client->PubSubEndpoint().port);
-  std::set<int> primaries;
-  for (size_t p : Cluster().Primaries()) primaries.insert(Cluster().node(p).port());
-  EXPECT_EQ(ports, primaries);
+  const std::string channel = "pl:test:channel";
+  const int slot = cluster::KeySlot(channel);
+  EXPECT_TRUE(client->ShardedPubSub());
+  EXPECT_EQ(client->PubSubEndpoint(channel).port, Cluster().node(Cluster().OwnerOf(slot)).port());
+  std::vector<std::string> got;
+  int ups = 0, downs = 0;
+  auto sub = Subscriber::Create(
+      ctx_.get_executor(), [&] { return client->PubSubEndpoint(channel); }, channel, true,
+      {[&](std::string_view m) { got.emplace_back(m); },
+       [&](bool up) { (up ? ups : downs) += 1; }});
+  sub->Start();
+  for (auto until = Clock::now() + 5s; !sub->subscribed() && Clock::now() < until;) RunFor(5ms);
+  ASSERT_TRUE(sub->subscribed());
+  auto n = Do(*client, {"SPUBLISH", channel, "one"});
+  ASSERT_TRUE(n);
+  EXPECT_EQ(n->integer, 1) << "SPUBLISH counts the subscriber";
+  for (auto until = Clock::now() + 2s; got.size() < 1 && Clock::now() < until;) RunFor(5ms);
+  EXPECT_EQ(got, std::vector<std::string>{"one"});
+  // The slot moves: Redis ends the subscription (sunsubscribe), the subscriber says so and
+  // subscribes again on the new owner, where SPUBLISH counts it again.
+  const size_t from = Cluster().OwnerOf(slot);
+  const size_t to = Cluster().Primaries()[0] == from ? Cluster().Primaries()[1]
+                                                      : Cluster().Primaries()[0];
+  Cluster().MoveSlot(slot, to);
+  for (auto until = Clock::now() + 2s; downs < 1 && Clock::now() < until;) RunFor(5ms);
+  EXPECT_EQ(downs, 1);
+  ASSERT_TRUE(Run(client->Command({"GET", channel})));  // MOVED: the client learns the move
+  for (auto until = Clock::now() + 10s; ups < 2 && Clock::now() < until;) RunFor(5ms);
+  ASSERT_EQ(ups, 2);
+  auto again = Do(*client, {"SPUBLISH", channel, "two"});
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->integer, 1);
+  for (auto until = Clock::now() + 2s; got.size() < 2 && Clock::now() < until;) RunFor(5ms);
+  EXPECT_EQ(got, (std::vector<std::string>{"one", "two"}));
+  sub->Stop();
+  Cluster().MoveSlot(slot, from);
 }
 
 // A primary dies: its commands fail at once (no hang), the others' go on; once the cluster
