@@ -13,6 +13,7 @@
 #include "redis/cluster_client.hpp"
 #include "redis/reply_reader.hpp"
 #include "redis/resp.hpp"
+#include "redis/sentinel_client.hpp"
 
 namespace plaudit::redis {
 namespace detail {
@@ -259,6 +260,9 @@ std::shared_ptr<Client> Client::Create(net::any_io_executor ex, ClientOptions op
   ::signal(SIGPIPE, SIG_IGN);
   if (options.endpoint.topology == RedisEndpoint::Topology::kCluster) {
     return ClusterClient::Make(std::move(ex), std::move(options));
+  }
+  if (options.endpoint.topology == RedisEndpoint::Topology::kSentinel) {
+    return SentinelClient::Make(std::move(ex), std::move(options));
   }
   return detail::ClientImpl::Make(std::move(ex), std::move(options));
 }

@@ -36,7 +36,8 @@ namespace plaudit::redis {
 
 struct ClientOptions {
   // Parsed from redis://host:port[/db] or unix:///path/to/redis.sock[?db=N] (ParseRedisUrl);
-  // a redis-cluster:// one makes Create() return a ClusterClient (cluster_client.hpp).
+  // a redis-cluster:// one makes Create() return a ClusterClient (cluster_client.hpp), a
+  // redis-sentinel:// one a SentinelClient (sentinel_client.hpp).
   RedisEndpoint endpoint = RedisEndpoint::Tcp("127.0.0.1");
   std::chrono::milliseconds connect_timeout{1000};
   std::chrono::milliseconds command_timeout{1000};
@@ -78,8 +79,8 @@ struct ClientStats {
 
 class Client : public std::enable_shared_from_this<Client> {
  public:
-  // The client for options.endpoint's topology: one connection to one Redis, or a Redis
-  // Cluster's (cluster_client.hpp).
+  // The client for options.endpoint's topology: one connection to one Redis, a Redis
+  // Cluster's (cluster_client.hpp), or the primary's that Sentinel names (sentinel_client.hpp).
   static std::shared_ptr<Client> Create(net::any_io_executor ex, ClientOptions options);
   virtual ~Client() = default;
 
