@@ -333,8 +333,15 @@ Awaitable<Status> SentinelClient::ResolveOnce(std::weak_ptr<SentinelClient> weak
     const std::string said = role->type == Reply::Type::kArray && !role->elements.empty()
                                  ? role->elements[0].str
                                  : role->str;
-    spdlog::warn("redis: Sentinel names {} as primary of {}, but it says ROLE {}: refused",
-                 Name(*addr), service, said);
+    // Once per node refused in a row; the retries (every reconnect_max at most) are debug noise.
+    auto self = weak.lock();
+    if (self && !(self->last_refused_ == addr)) {
+      spdlog::warn("redis: Sentinel names {} as primary of {}, but it says ROLE {}: refused",
+                   Name(*addr), service, said);
+      self->last_refused_ = addr;
+    } else {
+      spdlog::debug("redis: {} still says ROLE {}", Name(*addr), said);
+    }
     co_return refuse(Name(*addr) + " is not a primary (ROLE " + said + ")");
   }
   if (conn->stats().reconnects != reconnects) {
@@ -355,6 +362,7 @@ Awaitable<Status> SentinelClient::ResolveOnce(std::weak_ptr<SentinelClient> weak
   }
   self->verified_at_ = conn->stats().reconnects;
   self->doubted_ = false;
+  self->last_refused_.reset();
   co_return Status{};
 }
 

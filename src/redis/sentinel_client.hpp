@@ -94,6 +94,7 @@ class SentinelClient final : public Client {
   RedisEndpoint::Node primary_addr_;
   bool have_addr_ = false;
   bool doubted_ = false;
+  std::optional<RedisEndpoint::Node> last_refused_;  // warned about; cleared once one is used
   uint64_t verified_at_ = 0;  // primary_->stats().reconnects when ROLE last said master
   bool resolve_wanted_ = true;
   bool backing_off_ = false;  // WatchLoop waits after a failed round

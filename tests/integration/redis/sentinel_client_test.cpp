@@ -131,6 +131,7 @@ TEST_F(RedisSentinelClient, FollowsTheReplicaPromotedAfterThePrimaryDies) {
   auto back = UntilOk(client, {"GET", "kept"}, 30s);
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_EQ(back->str, "1");
+  ASSERT_TRUE(client.primary());
   EXPECT_EQ(client.primary()->port, Sentinels().server(promoted).port());
   EXPECT_GT(client.stats().reconnects, generation);
   Sentinels().server(victim).Stop();  // reaps the killed process
@@ -145,6 +146,7 @@ TEST_F(RedisSentinelClient, SkipsASentinelThatIsDown) {
   auto& client = Connected();
   EXPECT_TRUE(client.connected());
   EXPECT_LT(Clock::now() - start, 5s);
+  ASSERT_TRUE(client.primary());
   EXPECT_EQ(client.primary()->port, PrimaryPort());
   EXPECT_EQ(Do(client, {"SET", "k", "v"})->str, "OK");
   ASSERT_EQ(Do(client, {"WAIT", "1", "2000"})->integer, 1);
