@@ -102,8 +102,8 @@ void SentinelClient::Start() {
   handlers.on_state = [weak = weak_self_](bool up) {
     if (auto self = weak.lock(); self && up) self->WantResolve();
   };
-  switches_sub_ = Subscriber::Create(ex_, std::move(where), std::string(kSwitchChannel),
-                                     std::move(handlers));
+  switches_sub_ =
+      Subscriber::Create(ex_, std::move(where), std::string(kSwitchChannel), std::move(handlers));
   switches_sub_->Start();
   net::co_spawn(ex_, WatchLoop(weak_self_), net::detached);
 }
@@ -152,8 +152,8 @@ std::shared_ptr<Client> SentinelClient::Usable() {
 
 void SentinelClient::Doubt(std::string_view why) {
   if (!doubted_ && primary_) {
-    spdlog::warn("redis: primary {} of {} in doubt ({}): asking the Sentinels",
-                 Name(primary_addr_), options_.endpoint.service, why);
+    spdlog::warn("redis: primary {} of {} in doubt ({}): asking the Sentinels", Name(primary_addr_),
+                 options_.endpoint.service, why);
   }
   doubted_ = true;
   WantResolve();

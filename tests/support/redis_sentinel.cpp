@@ -79,11 +79,11 @@ int SentinelProcess::PrimaryPort(const std::string& service) const {
 
 RedisSentinel::RedisSentinel(std::string service, int sentinels) : service_(std::move(service)) {
   servers_.push_back(std::make_unique<RedisServer>());
-  servers_.push_back(std::make_unique<RedisServer>(std::vector<std::string>{
-      "--replicaof", "127.0.0.1", std::to_string(servers_[0]->port())}));
+  servers_.push_back(std::make_unique<RedisServer>(
+      std::vector<std::string>{"--replicaof", "127.0.0.1", std::to_string(servers_[0]->port())}));
   for (int i = 0; i < sentinels; ++i) {
     sentinels_.push_back(
-        std::make_unique<SentinelProcess>(service_, servers_[0]->port(),(sentinels + 1) / 2));
+        std::make_unique<SentinelProcess>(service_, servers_[0]->port(), (sentinels + 1) / 2));
   }
   // The Sentinels must have met the replica and each other before any failover can happen.
   const bool met = WaitFor(

@@ -36,12 +36,12 @@ TEST(SentinelModeTest, LikesGoOnAfterASentinelFailoverWithoutARestart) {
     ASSERT_EQ(login.status, 201) << login.body;
     tokens.emplace_back(login.Json().at("token").as_string());
   }
-  auto a = http.Post("/api/v1/articles",
-                     R"({"title":"t","content":"<p>c</p>","status":"published"})",
-                     Bearer(tokens[0]));
+  auto a =
+      http.Post("/api/v1/articles", R"({"title":"t","content":"<p>c</p>","status":"published"})",
+                Bearer(tokens[0]));
   ASSERT_EQ(a.status, 201) << a.body;
-  const std::string like = "/api/v1/articles/" + std::to_string(a.Json().at("id").as_int64()) +
-                           "/like";
+  const std::string like =
+      "/api/v1/articles/" + std::to_string(a.Json().at("id").as_int64()) + "/like";
   ASSERT_EQ(http.Put(like, "", Bearer(tokens[0])).status, 200);
   // Replicated before the failover (replication is asynchronous; the test waits for it).
   auto offset = [&](size_t i) {

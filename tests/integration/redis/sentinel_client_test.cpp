@@ -2,9 +2,10 @@
 // replica: commands, batches and scripts on the primary (in the URL's db), a SENTINEL FAILOVER
 // while commands run, a primary that dies, a Sentinel that is down, and a node that Sentinel
 // names but that answers ROLE as a replica.
+#include "redis/sentinel_client.hpp"
+
 #include "fixture.hpp"
 #include "redis/resp.hpp"
-#include "redis/sentinel_client.hpp"
 #include "support/redis_sentinel.hpp"
 
 namespace plaudit::redis::test {
@@ -171,19 +172,21 @@ TEST_F(RedisSentinelClient, SkipsASentinelThatIsDown) {
 // client must refuse it, keep asking, and use it only once the node really is a primary.
 TEST(RedisSentinelRefusal, NeverUsesANodeThatSaysItIsAReplica) {
   plaudit::testing::RedisServer primary;
-  plaudit::testing::RedisServer replica({"--replicaof", "127.0.0.1", std::to_string(primary.port()),
-                                         "--replica-read-only", "no"});
-  ASSERT_TRUE(WaitFor([&] {
-    return replica.Cli("INFO replication").find("master_link_status:up") != std::string::npos;
-  }, 10s));
+  plaudit::testing::RedisServer replica(
+      {"--replicaof", "127.0.0.1", std::to_string(primary.port()), "--replica-read-only", "no"});
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return replica.Cli("INFO replication").find("master_link_status:up") != std::string::npos;
+      },
+      10s));
   SentinelProcess sentinel("refusal", replica.port(), 1);
   ASSERT_EQ(sentinel.PrimaryPort("refusal"), replica.port());
 
   net::io_context ctx;
   ClientOptions o;
-  o.endpoint = ParseRedisUrl("redis-sentinel://127.0.0.1:" + std::to_string(sentinel.port()) +
-                             "/refusal")
-                   .value();
+  o.endpoint =
+      ParseRedisUrl("redis-sentinel://127.0.0.1:" + std::to_string(sentinel.port()) + "/refusal")
+          .value();
   auto client = Client::Create(ctx.get_executor(), o);
   client->Start();
   auto run = [&ctx](auto aw) {
