@@ -212,7 +212,9 @@ Status App::WireServices() {
        [s = sessions_.get(), d = directory_.get()](bool up) {
          s->SetCacheLive(up);
          d->SetLive(up);
-       }});
+       }},
+      // A Sentinel's switch moves publishing at once; the subscription follows within this.
+      std::chrono::milliseconds(200));
   subscriber_->Start();
   users_ =
       std::make_unique<domain::UserService>(*user_table_, *directory_, *sessions_, *hasher_,

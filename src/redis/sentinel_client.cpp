@@ -103,7 +103,8 @@ void SentinelClient::Start() {
     if (auto self = weak.lock(); self && up) self->WantResolve();
   };
   switches_sub_ =
-      Subscriber::Create(ex_, std::move(where), std::string(kSwitchChannel), std::move(handlers));
+      Subscriber::Create(ex_, std::move(where), std::string(kSwitchChannel), false,
+                         std::move(handlers));
   switches_sub_->Start();
   net::co_spawn(ex_, WatchLoop(weak_self_), net::detached);
 }
@@ -414,7 +415,7 @@ std::vector<std::shared_ptr<Client>> SentinelClient::Primaries() {
   return {primary_};
 }
 
-RedisEndpoint SentinelClient::PubSubEndpoint() const {
+RedisEndpoint SentinelClient::PubSubEndpoint(std::string_view) const {
   if (!have_addr_) return RedisEndpoint::Unix("");
   return RedisEndpoint::Tcp(primary_addr_.host, primary_addr_.port);
 }

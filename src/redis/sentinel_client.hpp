@@ -52,7 +52,7 @@ class SentinelClient final : public Client {
   std::vector<std::shared_ptr<Client>> Primaries() override;
   // The primary in use (or last used); before the first, an endpoint no connect succeeds on,
   // so that a subscriber retries with backoff instead of listening on a Sentinel.
-  RedisEndpoint PubSubEndpoint() const override;
+  RedisEndpoint PubSubEndpoint(std::string_view channel) const override;
   const ClientStats& stats() const override;
   void SetLatencyObserver(std::function<void(std::string_view, double)> observer) override;
 

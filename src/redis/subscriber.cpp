@@ -20,10 +20,13 @@ class SubscriberImpl final : public Subscriber,
                              public std::enable_shared_from_this<SubscriberImpl> {
  public:
   SubscriberImpl(net::any_io_executor ex, std::function<RedisEndpoint()> where,
-                 std::string channel, bool sharded, SubscriberHandlers handlers)
+                 std::string channel, bool sharded, SubscriberHandlers handlers,
+                 std::chrono::milliseconds recheck)
       : ex_(std::move(ex)),
         where_(std::move(where)),
         sharded_(sharded),
+        recheck_(recheck),
+        recheck_timer_(ex_),
         channel_(std::move(channel)),
         handlers_(std::move(handlers)),
         timer_(ex_) {}
@@ -41,6 +44,7 @@ class SubscriberImpl final : public Subscriber,
     stopped_ = true;
     handlers_ = {};
     timer_.cancel();
+    recheck_timer_.cancel();
     subscribed_ = false;
     FreeContext();
   }
@@ -139,12 +143,30 @@ class SubscriberImpl final : public Subscriber,
       self->backoff_ = kBackoffMin;
       self->timer_.cancel();
       self->SetSubscribed(true);
+      self->ArmRecheck();
     } else if ((kind == "message" || kind == "smessage") &&
                r->element[2]->type == REDIS_REPLY_STRING && self->handlers_.on_message) {
       self->handlers_.on_message(std::string_view(r->element[2]->str, r->element[2]->len));
     } else if (kind == "sunsubscribe") {
       self->PostRestart("the channel's slot moved");
     }
+  }
+
+  // While subscribed, asks `where` again every recheck_: a node that is no longer the one
+  // (Sentinel switched primaries; the old one keeps its subscribers until it is demoted,
+  // ~10 s later) is left for the new one, since messages are published there now.
+  void ArmRecheck() {
+    if (recheck_.count() <= 0) return;
+    recheck_timer_.expires_after(recheck_);
+    recheck_timer_.async_wait([weak = weak_from_this(), gen = generation_](boost::system::error_code ec) {
+      auto self = weak.lock();
+      if (ec || !self || self->stopped_ || self->generation_ != gen || !self->subscribed_) return;
+      if (self->where_() != self->endpoint_) {
+        self->PostRestart("the node to subscribe at has changed");
+      } else {
+        self->ArmRecheck();
+      }
+    });
   }
 
   // Drops the connection (messages may be missed from now: the state goes false at once)
@@ -194,6 +216,8 @@ class SubscriberImpl final : public Subscriber,
   net::any_io_executor ex_;
   std::function<RedisEndpoint()> where_;
   bool sharded_;
+  std::chrono::milliseconds recheck_;
+  net::steady_timer recheck_timer_;
   RedisEndpoint endpoint_;
   std::string channel_;
   SubscriberHandlers handlers_;
@@ -218,9 +242,10 @@ std::shared_ptr<Subscriber> Subscriber::Create(net::any_io_executor ex, RedisEnd
 std::shared_ptr<Subscriber> Subscriber::Create(net::any_io_executor ex,
                                                std::function<RedisEndpoint()> where,
                                                std::string channel, bool sharded,
-                                               SubscriberHandlers handlers) {
+                                               SubscriberHandlers handlers,
+                                               std::chrono::milliseconds recheck) {
   return std::make_shared<SubscriberImpl>(std::move(ex), std::move(where), std::move(channel),
-                                          sharded, std::move(handlers));
+                                          sharded, std::move(handlers), recheck);
 }
 
 }  // namespace plaudit::redis

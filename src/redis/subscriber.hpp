@@ -30,10 +30,13 @@ class Subscriber {
   // Asks `where` for the node before each connect (Client::PubSubEndpoint). `sharded`: a
   // shard channel (SSUBSCRIBE; Client::ShardedPubSub), whose subscription Redis ends when the
   // channel's slot leaves the node; the subscriber then connects again where `where` says.
+  // `recheck` > 0: while subscribed, `where` is asked again that often, and a new answer moves
+  // the subscription there (a Sentinel's new primary, before the old one is demoted).
   static std::shared_ptr<Subscriber> Create(net::any_io_executor ex,
                                             std::function<RedisEndpoint()> where,
                                             std::string channel, bool sharded,
-                                            SubscriberHandlers handlers);
+                                            SubscriberHandlers handlers,
+                                            std::chrono::milliseconds recheck = {});
   virtual ~Subscriber() = default;
 
   virtual void Start() = 0;

@@ -76,7 +76,7 @@ TEST_F(RedisSentinelClient, RunsCommandsBatchesAndScriptsOnThePrimaryInTheUrlsDb
   auto& primary = Sentinels().server(Sentinels().Primary());
   EXPECT_EQ(primary.Cli("-n 3 GET k"), "v");
   EXPECT_EQ(primary.Cli("-n 0 EXISTS k"), "0");
-  EXPECT_EQ(client.PubSubEndpoint().port, PrimaryPort());
+  EXPECT_EQ(client.PubSubEndpoint("ch").port, PrimaryPort());
   ASSERT_EQ(client.Primaries().size(), 1u);
   EXPECT_EQ(Do(*client.Primaries()[0], {"GET", "k"})->str, "v");
 }
@@ -110,7 +110,7 @@ TEST_F(RedisSentinelClient, FollowsASentinelFailoverWithoutANewClient) {
   EXPECT_EQ(Do(client, {"GET", "before:99"})->str, "x");
   EXPECT_EQ(Do(client, {"SET", "after", "y"})->str, "OK");
   EXPECT_EQ(Sentinels().server(promoted).Cli("GET after"), "y");
-  EXPECT_EQ(client.PubSubEndpoint().port, Sentinels().server(promoted).port());
+  EXPECT_EQ(client.PubSubEndpoint("ch").port, Sentinels().server(promoted).port());
   ASSERT_TRUE(Sentinels().WaitSettled(promoted));
   EXPECT_NE(Sentinels().Primary(), old_primary);
 }
