@@ -50,3 +50,11 @@ class TestRedis {
     if (::plaudit::testing::TestRedis::ClusterMode())                                \
       GTEST_SKIP() << "needs one redis-server (stops, restores or pauses it)";       \
   } while (0)
+
+// At the top of a test that counts one instance's Redis commands or cache hits: on a cluster
+// its requests alternate between two instances, so such counts say nothing there.
+#define PL_COUNTS_ONE_INSTANCE()                                                     \
+  do {                                                                               \
+    if (::plaudit::testing::TestRedis::ClusterMode())                                \
+      GTEST_SKIP() << "counts one instance's commands; requests alternate here";    \
+  } while (0)

@@ -790,6 +790,7 @@ TEST_P(ViewFlushTest, AnOlderClaimsConfirmationKeepsANewerClaimInFlight) {
 // had to be loaded: a process's first view, or NOSCRIPT after a Redis restart (found by
 // the fault test after a plauditd SIGKILL). MONITOR shows Redis's own order.
 TEST_P(ViewFlushTest, TheViewMarkRunsAfterTheIncrementAlsoWhenTheScriptIsReloaded) {
+  PL_NEEDS_ONE_REDIS();
   const int64_t id = CreatePublished("reloaded script");
   const std::string path = "/api/v1/articles/" + std::to_string(id);
   auto c = Client();
@@ -879,6 +880,7 @@ class ArticleRoundTripTest : public ArticlesTest {
 };
 
 TEST_P(ArticleRoundTripTest, AWarmArticleReadIsOneRoundTrip) {
+  PL_COUNTS_ONE_INSTANCE();
   int64_t id = CreatePublished("quick");
   auto c = Client();
   std::string path = "/api/v1/articles/" + std::to_string(id);

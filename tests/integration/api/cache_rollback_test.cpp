@@ -78,6 +78,7 @@ class CacheRollbackTest : public ApiTest {
 // was served again (the published draft and the deleted post with 200, the deleted comment,
 // the thread without the new one), and the next post took a deleted post's id.
 TEST_P(CacheRollbackTest, ARedisBackFromBeforeArticleAndCommentWritesServesWhatSqlHolds) {
+  PL_NEEDS_ONE_REDIS();
   const int64_t kept = NewPost("kept");
   const int64_t unpublished = NewPost("unpublished later");
   const int64_t deleted = NewPost("deleted later");
@@ -116,6 +117,7 @@ TEST_P(CacheRollbackTest, ARedisBackFromBeforeArticleAndCommentWritesServesWhatS
 // write's seq (so its shard is not behind SQL) but not its step. Its mark, left in the
 // snapshot, is what tells: the check of the new connection repairs the article from SQL.
 TEST_P(CacheRollbackTest, ASnapshotBetweenACommitAndItsRedisStepIsRepairedFromItsMark) {
+  PL_NEEDS_ONE_REDIS();
   const int64_t id = NewPost("before");
   auto c = Client();
   ASSERT_EQ(c.Get(ArticlePath(id)).status, 200);  // cached

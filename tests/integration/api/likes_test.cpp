@@ -175,6 +175,7 @@ TEST_P(LikesTest, LikeIsOneRedisCommandWhenWarm) {
 // it was cached) takes the full check: its author may like it, nobody else, and a refused
 // like changes nothing.
 TEST_P(LikesTest, ArticleLikeChecksPublishedInTheLikeScript) {
+  PL_COUNTS_ONE_INSTANCE();
   int64_t id = NewArticle();
   Register("fan");
   std::string fan = Login("fan");
@@ -218,6 +219,7 @@ TEST_P(LikesTest, ArticleLikeChecksPublishedInTheLikeScript) {
 // article's author may still like a draft's comment; nobody may like a deleted one), and a
 // refused like changes nothing.
 TEST_P(LikesTest, CommentLikeChecksPublishedAndLiveInTheLikeScript) {
+  PL_COUNTS_ONE_INSTANCE();
   int64_t id = NewArticle();
   Register("fan");
   std::string fan = Login("fan");
@@ -379,6 +381,7 @@ TEST_P(LikesTest, ASmallTargetKeepsOneSetAndABigOneSplitsWithoutLosingAChange) {
 // like on a split target is one SMISMEMBER, not two. A wrong guess (the target loaded small
 // again after FLUSHALL) costs the second read and still counts right.
 TEST_P(LikesTest, ALikeReadsTheModeItSawLastFirstAndAWrongGuessOnlyCostsACall) {
+  PL_COUNTS_ONE_INSTANCE();
   auto set = [&](int64_t target, int64_t uid, bool like) { return SetLike(target, uid, like); };
   auto smismember_calls = [&] { return RedisCalls("smismember"); };
   const int64_t id = NewArticle();
@@ -412,6 +415,7 @@ TEST_P(LikesTest, ALikeReadsTheModeItSawLastFirstAndAWrongGuessOnlyCostsACall) {
 // bucket is dirty already); the flush still writes the last state and leaves nothing dirty,
 // and the next change marks the bucket again.
 TEST_P(LikesNoTimerTest, ARepeatChangeBeforeAFlushLeavesTheBucketDirtyOnce) {
+  PL_COUNTS_ONE_INSTANCE();
   auto set = [&](int64_t target, int64_t uid, bool like) { return SetLike(target, uid, like); };
   auto zadd_calls = [&] { return RedisCalls("zadd"); };
   const int64_t id = NewArticle();

@@ -355,6 +355,7 @@ TEST_P(ListViewsLagTest, ViewCountsMayLagAndNothingElseDoes) {
 // numbers, over other changes: neither the kept page nor a browser's ETag of it may pass for
 // the new state.
 TEST_P(ListCacheTest, AnOlderRedisNeverServesAPageOfTheSameVersionNumbers) {
+  PL_NEEDS_ONE_REDIS();
   const int64_t id = NewArticle("before the snapshot");
   ASSERT_EQ(Client().Get("/api/v1/articles").status, 200);
   const std::string snapshot = redis_.SaveSnapshot();

@@ -295,6 +295,7 @@ TEST_P(PageCacheTest, ReadsShowEveryLikeAndReplyAcknowledgedBeforeThey) {
 // had before, over other changes: a browser's ETag from before the restore must not be
 // confirmed for the new page, nor the old page served from this process's cache.
 TEST_P(PageCacheTest, AnOlderRedisNeverConfirmsAPageOfTheSameVersionNumber) {
+  PL_NEEDS_ONE_REDIS();
   const int64_t id = Post(0, "liked after the snapshot");
   auto first = Client().Get(CommentsPath());  // builds the thread's cache
   ASSERT_EQ(first.status, 200);

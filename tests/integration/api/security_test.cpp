@@ -124,6 +124,7 @@ TEST_P(TwoInstancesTest, OnlyTheUserThemselfOrAnAdminMayDeleteAnAccount) {
 // A process that heard a change but never acknowledges (hung, or a foreign subscriber) delays
 // the answer by the acknowledgement timeout at most, and the change still takes effect.
 TEST_P(TwoInstancesTest, ASubscriberThatNeverAcknowledgesDelaysTheAnswerBoundedly) {
+  PL_NEEDS_ONE_REDIS();
   const int64_t pia = Register("pia");
   const std::string root = Login("root", "rootpassword");
   const std::string token = Login("pia");
@@ -199,6 +200,7 @@ TEST_P(TwoInstancesNoLimitsTest, ARetriedDeletionFinishesWhatAFailedOneLeftUndon
 // Roles come from SQL, the record: a Redis restored from a snapshot taken while a user was an
 // admin gives nobody the rights back.
 TEST_P(TwoInstancesTest, ARedisRestoredFromBeforeADemotionGivesNoRightsBack) {
+  PL_NEEDS_ONE_REDIS();
   const int64_t lou = Register("lou");
   const std::string root = Login("root", "rootpassword");
   ASSERT_EQ(Client().Patch(UserPath(lou), R"({"role":"admin"})", Bearer(root)).status, 200);

@@ -232,6 +232,7 @@ TEST_P(UsersTest, RolesAreAdminOnlyAndReachLiveSessionsAtOnce) {
 }
 
 TEST_P(UsersTest, RedisDownIs503Not401) {
+  PL_NEEDS_ONE_REDIS();
   Register("ivy");
   std::string token = Login("ivy");
   redis_.Stop();
@@ -251,6 +252,7 @@ TEST_P(UsersTest, RedisDownIs503Not401) {
 // and a session ended behind plauditd's back (a key expired or deleted by hand) ends within
 // the cache's age; logout ends it at once.
 TEST_P(UsersTest, ACachedSessionNeverOutlivesItsRedisExpiry) {
+  PL_COUNTS_ONE_INSTANCE();
   Register("erin");
   std::string token = Login("erin");
   std::string key = "pl:sess:" + redis::SessionStore::HashToken(token);
@@ -324,6 +326,7 @@ TEST_P(SessionCacheTest, RoleChangeInOneProcessReachesAnother) {
 // Messages missed while the subscription was down cannot be replayed: losing it empties
 // the cache, which stays unused until it is back.
 TEST_P(SessionCacheTest, LosingTheSubscriptionEmptiesTheCache) {
+  PL_COUNTS_ONE_INSTANCE();
   Register("max");
   std::string token = Login("max");
   auto c = Client();

@@ -82,6 +82,7 @@ class WriteBehindTest : public LikesNoTimerTest {
 // the shard's seqs again; SQL kept the newer ones and refused every change stamped so. A
 // change acknowledged after the rollback must win over the older SQL state.
 TEST_P(WriteBehindTest, ALikeAfterRedisCameBackOlderWinsOverSql) {
+  PL_NEEDS_ONE_REDIS();
   const int64_t id = NewArticle();
   ASSERT_TRUE(SetLike(id, 2, true).liked);
   FlushLikes();  // the shard has a seq
@@ -247,6 +248,7 @@ TEST_P(WriteBehindTest, TheShutdownFlushWritesLikesThatArrivedDuringAPassInProgr
 // on the new connection it finds the shards behind SQL, writes their in-flight and pending
 // changes where nothing newer is in SQL, and drops their sets and counts, which reload.
 TEST_P(WriteBehindTest, ARedisBackFromAnOlderSnapshotIsRecoveredFromSql) {
+  PL_NEEDS_ONE_REDIS();
   const int64_t id = NewArticle();
   for (int64_t uid = 1; uid <= 3; ++uid) SetLike(id, uid, true);
   FlushLikes();
@@ -278,6 +280,7 @@ TEST_P(WriteBehindTest, ARedisBackFromAnOlderSnapshotIsRecoveredFromSql) {
 // The same for a snapshot taken before the shard's first flush, when Redis had no seq for
 // it at all: that is not an emptied Redis (found by the fault test, seed 102).
 TEST_P(WriteBehindTest, ASnapshotFromBeforeAShardsFirstClaimIsRecoveredToo) {
+  PL_NEEDS_ONE_REDIS();
   const int64_t id = NewArticle();
   SetLike(id, 1, true);  // pending; the shard has no seq yet
   const std::string snapshot = redis_.SaveSnapshot();
@@ -315,6 +318,7 @@ TEST_P(WriteBehindTest, AReconnectAfterFlushAllKeepsTheLikesMadeSince) {
 // the hash caught up). Found by reading the fault test's seed 213, where a rollback had
 // touched no like of the article, so no like shard was stale and nothing was recovered.
 TEST_P(WriteBehindTest, AViewAfterRedisCameBackOlderCountsOnSqlsViews) {
+  PL_NEEDS_ONE_REDIS();
   const int64_t id = NewArticle();
   View(id);
   View(id);
@@ -333,6 +337,7 @@ TEST_P(WriteBehindTest, AViewAfterRedisCameBackOlderCountsOnSqlsViews) {
 // A like shard's recovery dropped its article hashes, and with them views SQL did not have
 // yet. The recovery now flushes the views first.
 TEST_P(WriteBehindTest, ALikeShardsRecoveryKeepsTheViewsTheOlderRedisHeld) {
+  PL_NEEDS_ONE_REDIS();
   const int64_t id = NewArticle();
   SetLike(id, 1, true);
   FlushLikes();  // the shard has a seq; no views flush has run
@@ -354,6 +359,7 @@ TEST_P(WriteBehindTest, ALikeShardsRecoveryKeepsTheViewsTheOlderRedisHeld) {
 // value with its own stamp; the flush wrote it with the hash's older claim seq instead, and
 // SQL, which held that claim's row, refused it: an acknowledged unlike came back as a like.
 TEST_P(WriteBehindTest, APendingChangeMergedByARecoveryIsWrittenWithItsOwnStamp) {
+  PL_NEEDS_ONE_REDIS();
   const int64_t id = NewArticle();
   SetLike(id, 1, true);
   auto claimed = Claim(id, "s");  // a pass claims it, commits, and dies before done
@@ -377,6 +383,7 @@ TEST_P(WriteBehindTest, APendingChangeMergedByARecoveryIsWrittenWithItsOwnStamp)
 // SQL by then, were served (fault test, seed 307: a snapshot 0.2 s after a FLUSHALL). Now
 // nothing is loaded into a dataset no check has marked: the load checks first.
 TEST_P(WriteBehindTest, ASnapshotSoonAfterAFlushAllIsRecoveredWhenRestored) {
+  PL_NEEDS_ONE_REDIS();
   const int64_t id = NewArticle();
   SetLike(id, 1, true);
   FlushPass();
