@@ -75,6 +75,16 @@ struct ClientStats {
   // caller that pipelined a command behind an EVALSHA learns that Redis may have run that
   // command first (ArticleCache::Get's view mark).
   uint64_t script_loads = 0;
+
+  // Summing connections' counters (the cluster and Sentinel clients keep retired ones').
+  ClientStats& operator+=(const ClientStats& s) {
+    commands_sent += s.commands_sent;
+    batches_flushed += s.batches_flushed;
+    reconnects += s.reconnects;
+    timeouts += s.timeouts;
+    script_loads += s.script_loads;
+    return *this;
+  }
 };
 
 class Client : public std::enable_shared_from_this<Client> {

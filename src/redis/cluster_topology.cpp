@@ -19,14 +19,6 @@ namespace {
 constexpr std::chrono::milliseconds kMinRefreshGap{100};
 constexpr std::chrono::milliseconds kRefreshPeriod{1000};
 
-void Add(ClientStats& into, const ClientStats& s) {
-  into.commands_sent += s.commands_sent;
-  into.batches_flushed += s.batches_flushed;
-  into.reconnects += s.reconnects;
-  into.timeouts += s.timeouts;
-  into.script_loads += s.script_loads;
-}
-
 }  // namespace
 
 std::shared_ptr<ClusterClient> ClusterClient::Make(net::any_io_executor ex,
@@ -163,7 +155,7 @@ void ClusterClient::ApplyMap(const cluster::SlotMap& map) {
 }
 
 void ClusterClient::Retire(const std::shared_ptr<Node>& node) {
-  Add(retired_, node->client->stats());
+  retired_ += node->client->stats();
   node->client->Stop();
   nodes_.erase(std::remove(nodes_.begin(), nodes_.end(), node), nodes_.end());
 }
@@ -267,7 +259,7 @@ RedisEndpoint ClusterClient::PubSubEndpoint(std::string_view channel) const {
 
 const ClientStats& ClusterClient::stats() const {
   stats_ = retired_;
-  for (const auto& n : nodes_) Add(stats_, n->client->stats());
+  for (const auto& n : nodes_) stats_ += n->client->stats();
   stats_.reconnects += topology_changes_;
   return stats_;
 }

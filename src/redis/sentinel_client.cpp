@@ -22,14 +22,6 @@ constexpr std::chrono::milliseconds kRecheckPeriod{1000};
 constexpr std::chrono::milliseconds kSentinelWait{300};
 constexpr std::string_view kSwitchChannel = "+switch-master";
 
-void Add(ClientStats& into, const ClientStats& s) {
-  into.commands_sent += s.commands_sent;
-  into.batches_flushed += s.batches_flushed;
-  into.reconnects += s.reconnects;
-  into.timeouts += s.timeouts;
-  into.script_loads += s.script_loads;
-}
-
 std::string Name(const RedisEndpoint::Node& n) { return n.host + ":" + std::to_string(n.port); }
 
 std::optional<int> Port(std::string_view s) {
@@ -167,7 +159,7 @@ void SentinelClient::WantResolve() {
 }
 
 void SentinelClient::Retire(std::shared_ptr<Client>& client) {
-  Add(retired_, client->stats());
+  retired_ += client->stats();
   client->Stop();
   client.reset();
 }
@@ -422,7 +414,7 @@ RedisEndpoint SentinelClient::PubSubEndpoint(std::string_view) const {
 
 const ClientStats& SentinelClient::stats() const {
   stats_ = retired_;
-  if (primary_) Add(stats_, primary_->stats());
+  if (primary_) stats_ += primary_->stats();
   stats_.reconnects += switches_;
   return stats_;
 }
