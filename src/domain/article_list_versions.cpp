@@ -7,9 +7,9 @@
 //   3. the articles, after those.
 // Every change a page shows raises one of these in the same script as the change
 // (docs/architecture.md, "Rendered pages").
-#include "domain/articles.hpp"
-
 #include <spdlog/spdlog.h>
+
+#include "domain/articles.hpp"
 
 namespace plaudit::domain {
 
@@ -57,13 +57,27 @@ Awaitable<Result<std::optional<ArticleService::ListVersion>>> ArticleService::Pu
   if (!Checked()) {
     PL_CO_CHECK(co_await EnsureChecked());
   }
-  const uint64_t generation = cache_.Generation();
-  PL_CO_TRY(auto run, co_await ServerRun(generation));
+  // One read for the requests of a page that arrived before it was sent (version_reads_
+  // never hands a request a read sent before it arrived). The generation is read first: a
+  // reconnect before the reply makes the versions no kept page's.
+  std::string key;
+  for (int64_t id : ids) {
+    key += std::to_string(id);
+    key += ',';
+  }
+  std::function<Awaitable<Result<VersionsRead>>()> load =
+      [this, ids]() -> Awaitable<Result<VersionsRead>> {
+    VersionsRead read;
+    read.generation = cache_.Generation();
+    PL_CO_TRY(read.versions, co_await cache_.Versions(ids));
+    co_return read;
+  };
+  PL_CO_TRY(VersionsRead read, co_await version_reads_.Do(std::move(key), std::move(load)));
+  if (cache_.Generation() != read.generation) co_return Version{};
+  PL_CO_TRY(auto run, co_await ServerRun(read.generation));
   if (!run) co_return Version{};
-  PL_CO_TRY(auto read, co_await cache_.Versions(ids));
-  if (cache_.Generation() != generation) co_return Version{};
-  co_return Version(ListVersion{generation, *run + "." + read.lists, std::move(read.articles),
-                                std::move(read.views)});
+  co_return Version(ListVersion{read.generation, *run + "." + read.versions.lists,
+                                std::move(read.versions.articles), std::move(read.versions.views)});
 }
 
 Awaitable<Result<ArticleService::VersionedBasis>> ArticleService::PublishedListBasis(

@@ -24,6 +24,7 @@
 #include <string>
 
 #include "domain/article.hpp"
+#include "domain/fresh_flight.hpp"
 #include "domain/likes.hpp"
 #include "domain/pending_repairs.hpp"
 #include "domain/single_flight.hpp"
@@ -244,6 +245,12 @@ class ArticleService {
   LikeService& likes_;
   SingleFlight<int64_t, Article> loads_;
   SingleFlight<int, bool> rebuilds_;
+  // PublishedListVersion's reads, one per round trip for a crowd on one list page.
+  struct VersionsRead {
+    uint64_t generation = 0;  // the connection's, before the read
+    redis::ListVersions versions;
+  };
+  FreshFlight<std::string, VersionsRead> version_reads_;
   std::string instance_id_;
   PendingRepairs pending_repairs_;
   // ServerRun's: the run behind connection run_generation_.

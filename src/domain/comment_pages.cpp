@@ -1,12 +1,11 @@
 // CommentService's reads: one comment (Peek, Visible, Get), whether comments may be seen
 // (VisibleMany), and pages of threads and replies in a fixed number of round trips.
-#include "domain/comments.hpp"
-
 #include <algorithm>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <map>
 
 #include "common/when_all.hpp"
+#include "domain/comments.hpp"
 #include "domain/cursor.hpp"
 #include "domain/random_id.hpp"
 
@@ -102,37 +101,50 @@ void CommentService::Learn(const Comment& c) {
   article_of_.emplace(c.id, Placement{c.article_id, c.parent_id.value_or(0)});
 }
 
+Awaitable<Result<CommentService::PageRead>> CommentService::ReadPage(int64_t article_id) {
+  // Who may see the article and the thread's version: two HMGETs, one round trip. The
+  // generation is read first: a reconnect between it and the reads makes the version one
+  // that no page was cached under (a Redis that came back older may repeat a version).
+  std::function<Awaitable<Result<PageRead>>()> load =
+      [this, article_id]() -> Awaitable<Result<PageRead>> {
+    PageRead read;
+    read.generation = cache_.Generation();
+    auto article_op = articles_.Peek(article_id);
+    auto version_op = cache_.ThreadVersion(article_id, &read.unborn);
+    auto both = co_await (std::move(article_op) && std::move(version_op));
+    auto& article = std::get<0>(both);
+    if (!article) co_return tl::unexpected(article.error());
+    auto& version = std::get<1>(both);
+    if (!version) co_return tl::unexpected(version.error());
+    read.article = std::move(*article);
+    read.version = std::move(*version);
+    co_return read;
+  };
+  co_return co_await page_reads_.Do(article_id, std::move(load));
+}
+
 Awaitable<Result<std::optional<CommentService::ThreadVersion>>> CommentService::PageVersion(
     const std::optional<Principal>& viewer, int64_t article_id) {
   using Version = std::optional<ThreadVersion>;
   if (!articles_.Checked()) {
     PL_CO_CHECK(co_await articles_.EnsureChecked());
   }
-  // Who may see the article and the thread's version: two HMGETs, one round trip. The
-  // generation is read first: a reconnect between it and the reads makes the version one
-  // that no page was cached under (a Redis that came back older may repeat a version).
-  const uint64_t generation = cache_.Generation();
-  PL_CO_TRY(auto run, co_await articles_.ServerRun(generation));
-  auto article_op = articles_.Peek(article_id);
-  bool unborn = false;
-  auto version_op = cache_.ThreadVersion(article_id, &unborn);
-  auto both = co_await (std::move(article_op) && std::move(version_op));
-  auto& article = std::get<0>(both);
-  if (!article) co_return tl::unexpected(article.error());
-  if (!CanSee(*article, viewer)) co_return Fail(ErrorCode::kNotFound, "no such article");
-  auto& version = std::get<1>(both);
-  if (!version) co_return tl::unexpected(version.error());
-  if (unborn) {
+  // Read after this request arrived (page_reads_ never hands it an earlier read), so it
+  // names every change acknowledged before.
+  PL_CO_TRY(PageRead read, co_await ReadPage(article_id));
+  if (!CanSee(read.article, viewer)) co_return Fail(ErrorCode::kNotFound, "no such article");
+  if (read.unborn) {
     // A cache an earlier release built: its version starts now, and pages are kept from the
     // next read on (this one is rendered uncached).
     PL_CO_CHECK(co_await cache_.BearVersion(article_id, RandomHexId()));
   }
-  if (article->status != ArticleStatus::kPublished || !*version ||
-      generation != cache_.Generation()) {
+  if (read.article.status != ArticleStatus::kPublished || !read.version ||
+      read.generation != cache_.Generation()) {
     co_return Version{};
   }
+  PL_CO_TRY(auto run, co_await articles_.ServerRun(read.generation));
   if (!run) co_return Version{};  // another connection's run
-  co_return Version(ThreadVersion{generation, *run + "." + **version});
+  co_return Version(ThreadVersion{read.generation, *run + "." + *read.version});
 }
 
 Awaitable<Result<Comment>> CommentService::Get(const std::optional<Principal>& viewer, int64_t id) {

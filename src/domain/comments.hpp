@@ -27,6 +27,7 @@
 #include "domain/articles.hpp"
 #include "domain/comment.hpp"
 #include "domain/comment_rebuild.hpp"
+#include "domain/fresh_flight.hpp"
 #include "domain/likes.hpp"
 #include "domain/pending_repairs.hpp"
 #include "redis/comment_cache.hpp"
@@ -145,6 +146,15 @@ class CommentService {
   Awaitable<Result<LikeState>> SetLike(const Principal& who, const Comment& c, bool like);
   // Remembers where a comment sits (article_of_).
   void Learn(const Comment& c);
+  // What PageVersion asks Redis of an article, shared by the requests that arrived before it
+  // was asked (page_reads_).
+  struct PageRead {
+    uint64_t generation = 0;  // the connection's, before the reads
+    Article article;
+    std::optional<std::string> version;
+    bool unborn = false;
+  };
+  Awaitable<Result<PageRead>> ReadPage(int64_t article_id);
 
   sql::CommentTable& table_;
   redis::CommentCache& cache_;
@@ -162,6 +172,8 @@ class CommentService {
   std::unordered_map<int64_t, Placement> article_of_;
   static constexpr size_t kArticleOfCapacity = 1 << 17;
   PendingRepairs pending_repairs_;
+  // A crowd on one page asks for its version once per round trip, not once per request.
+  FreshFlight<int64_t, PageRead> page_reads_;
 };
 
 }  // namespace plaudit::domain
