@@ -48,7 +48,11 @@ start() {
   start_plauditd "$build/plauditd" "$WORK/$name" "$WORK/$name.log" ${BENCH_AB_ARGS:-} ||
     { echo "$name did not become ready" >&2; exit 1; }
   echo "$PLAUDITD_PORT" >"$WORK/$name.port"
+  echo "$PLAUDITD_PID" >"$WORK/$name.pid"
 }
+
+# ticks PID → CPU clock ticks (user + system) the process has used so far
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
 # seed NAME: the data of bench/run.sh's step 1 (without its checks), through the API.
 seed() {
@@ -86,6 +90,9 @@ seed() {
   # A list page builds the published index, as the first reader of a real site does.
   curl -fsS -o /dev/null "$API/articles?size=20"
   echo "$page" >"$dir/page_id"
+  # The first read may build the thread's cache (rendered uncached, no ETag); the tag is the
+  # second's.
+  curl -fsS -o /dev/null "$API/articles/$page/comments?sort=new&size=20&replies=3"
   etag_of "$API/articles/$page/comments?sort=new&size=20&replies=3" >"$dir/etag"
   if [[ " ${SCENARIOS[*]} " == *" comment_page_304 "* ]] && [ ! -s "$dir/etag" ]; then
     echo "$name: plauditd sent no ETag for the comment page: comment_page_304 cannot run" >&2
@@ -101,6 +108,11 @@ rps() {
   port=$(cat "$WORK/$name.port")
   args=(-t"$THREADS" -c"$CONN" -d"$DUR")
   local url="http://127.0.0.1:$port/"
+  local pid rpid p0 r0
+  pid=$(cat "$WORK/$name.pid")
+  rpid=$(pgrep -P "$pid" redis-server)
+  p0=$(ticks "$pid")
+  r0=$(ticks "$rpid")
   if [ "$scenario" = healthz ]; then
     url="http://127.0.0.1:$port/healthz"
   else
@@ -113,6 +125,14 @@ rps() {
     BENCH_COMMENT_HOT_ID=$(head -1 "$dir/like_comment_ids.txt" 2>/dev/null) \
     BENCH_ETAG=$(cat "$dir/etag") \
     wrk "${args[@]}" "$url" >"$WORK/wrk.txt" 2>&1
+  # CPU per request of plauditd and its embedded redis-server: unlike req/s, barely moved by
+  # whatever else the box runs (bench/ab.sh prints it beside the ratio).
+  local p1 r1 n
+  p1=$(ticks "$pid")
+  r1=$(ticks "$rpid")
+  n=$(awk '/requests in/ { print $1 }' "$WORK/wrk.txt")
+  awk -v p="$((p1 - p0))" -v r="$((r1 - r0))" -v n="$n" -v hz="$(getconf CLK_TCK)" \
+    'BEGIN { printf "%.1f %.1f\n", p * 1e6 / hz / n, r * 1e6 / hz / n }' >"$WORK/cpu.txt"
   # wrk's "Non-2xx or 3xx" holds statuses > 399 only; the *_304 scripts count by status.
   if grep -q "Non-2xx" "$WORK/wrk.txt" ||
     { [[ $scenario == *_304 ]] && ! grep -qE '^statuses: 304=[0-9]+$' "$WORK/wrk.txt"; } ||
@@ -133,13 +153,21 @@ for round in $(seq 1 "$ROUNDS"); do
     h=$(rps "$name" healthz)
     for s in "${SCENARIOS[@]}"; do
       r=$(rps "$name" "$s")
+      read -r cpu_p cpu_r <"$WORK/cpu.txt"
       ratio=$(awk -v r="$r" -v h="$h" 'BEGIN { printf "%.3f", r / h }')
-      echo "round $round $name: healthz $h, $s $r ($ratio)"
+      echo "round $round $name: healthz $h, $s $r ($ratio); CPU µs a request: plauditd $cpu_p, redis $cpu_r"
       echo "$ratio" >>"$WORK/$name.$s.ratios"
+      echo "$cpu_p" >>"$WORK/$name.$s.cpu_p"
+      echo "$cpu_r" >>"$WORK/$name.$s.cpu_r"
     done
   done
 done
 echo "median ratio to /healthz over $ROUNDS rounds ($DUR, $CONN connections, $THREADS wrk thread):"
 for s in "${SCENARIOS[@]}"; do
   echo "  $s: old $(median <"$WORK/old.$s.ratios"), new $(median <"$WORK/new.$s.ratios")"
+done
+echo "median CPU µs a request (plauditd + its redis-server), which a busy box moves less:"
+for s in "${SCENARIOS[@]}"; do
+  echo "  $s: old $(median <"$WORK/old.$s.cpu_p") + $(median <"$WORK/old.$s.cpu_r")," \
+    "new $(median <"$WORK/new.$s.cpu_p") + $(median <"$WORK/new.$s.cpu_r")"
 done
