@@ -1,6 +1,9 @@
 #include "app/embedded_redis.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <spdlog/spdlog.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -11,8 +14,6 @@
 #include <fstream>
 #include <thread>
 #include <vector>
-
-#include <spdlog/spdlog.h>
 
 #include "common/unix_socket.hpp"
 
@@ -36,7 +37,44 @@ EmbeddedRedis::EmbeddedRedis(std::filesystem::path data_dir, std::string redis_s
   pid_path_ = dir_ / "redis.pid";
 }
 
-EmbeddedRedis::~EmbeddedRedis() { Stop(); }
+EmbeddedRedis::~EmbeddedRedis() {
+  Stop();
+  if (owner_fd_ >= 0) ::close(owner_fd_);  // releases the data dir
+}
+
+Status EmbeddedRedis::TakeOwnership() {
+  // flock, not a pid file: the kernel drops it when this process dies, however it dies, so a
+  // crash never leaves the data dir locked. CLOEXEC keeps it out of the redis-server child,
+  // which would otherwise hold it past our death.
+  const std::filesystem::path path = dir_ / "owner.lock";
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return Fail(ErrorCode::kUnavailable,
+                "cannot open " + path.string() + ": " + std::strerror(errno));
+  }
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    std::string holder;
+    std::ifstream in(path);
+    std::getline(in, holder);
+    ::close(fd);
+    if (err != EWOULDBLOCK) {
+      return Fail(ErrorCode::kUnavailable,
+                  "cannot lock " + path.string() + ": " + std::strerror(err));
+    }
+    return Fail(ErrorCode::kUnavailable,
+                "another plauditd" + (holder.empty() ? std::string() : " (pid " + holder + ")") +
+                    " runs the embedded Redis of " + dir_.parent_path().string() +
+                    "; one data dir serves one process (several instances need --redis and a "
+                    "shared database: docs/operations.md)");
+  }
+  const std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
+    spdlog::debug("cannot write the owner's pid into {}", path.string());
+  }
+  owner_fd_ = fd;
+  return {};
+}
 
 void EmbeddedRedis::StopStale() {
   std::ifstream in(pid_path_);
@@ -71,28 +109,47 @@ Status EmbeddedRedis::Start(std::chrono::milliseconds timeout) {
     return Fail(ErrorCode::kInvalidArgument,
                 "data dir path too long for a Unix socket: " + socket_path_.string());
   }
+  // A second process on this data dir would find our redis-server "stale" and stop it.
+  if (owner_fd_ < 0) {
+    if (auto st = TakeOwnership(); !st) return st;
+  }
+  // Whatever child is left now is stale: its owner, which held the lock, is gone.
   StopStale();
   std::filesystem::remove(socket_path_, ec);
 
   std::vector<std::string> args = {
       bin_,
-      "--port", "0",
-      "--unixsocket", socket_path_.string(),
-      "--unixsocketperm", "700",
-      "--dir", dir_.string(),
-      "--pidfile", pid_path_.string(),
-      "--logfile", (dir_ / "redis.log").string(),
-      "--daemonize", "no",
-      "--save", "",
-      "--appendonly", "yes",
-      "--appendfsync", "everysec",
-      "--auto-aof-rewrite-percentage", "100",
-      "--auto-aof-rewrite-min-size", "64mb",
+      "--port",
+      "0",
+      "--unixsocket",
+      socket_path_.string(),
+      "--unixsocketperm",
+      "700",
+      "--dir",
+      dir_.string(),
+      "--pidfile",
+      pid_path_.string(),
+      "--logfile",
+      (dir_ / "redis.log").string(),
+      "--daemonize",
+      "no",
+      "--save",
+      "",
+      "--appendonly",
+      "yes",
+      "--appendfsync",
+      "everysec",
+      "--auto-aof-rewrite-percentage",
+      "100",
+      "--auto-aof-rewrite-min-size",
+      "64mb",
       // Pending like changes are small hashes (see docs/architecture.md); keep them compact.
-      "--hash-max-listpack-entries", "512",
+      "--hash-max-listpack-entries",
+      "512",
       // No per-command latency histograms (INFO latencystats): nobody reads them from the
       // embedded child, and recording them was ~1.3% of its CPU under likes (perf).
-      "--latency-tracking", "no",
+      "--latency-tracking",
+      "no",
   };
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());

@@ -8,6 +8,12 @@
 // then drains, runs its final flush, and only then stops Redis. Should an old child still
 // hold the data dir at start-up (pidfile names a live redis-server), it is stopped cleanly
 // (SIGTERM, which persists its data) and replaced, so there is never a stale server.
+//
+// One process per data dir: Start takes an exclusive flock on <data-dir>/redis/owner.lock,
+// held for this object's life, and fails while another process holds it. Without it a
+// second `plauditd serve` on the same data dir took the first's live child for a stale one
+// and stopped it. (One-shot commands use a running server's socket instead of starting a
+// child: app/commands.cpp.)
 #include <sys/types.h>
 
 #include <chrono>
@@ -39,12 +45,15 @@ class EmbeddedRedis {
 
  private:
   void StopStale();
+  // The data dir's owner lock (see above).
+  Status TakeOwnership();
 
   std::filesystem::path dir_;
   std::filesystem::path socket_path_;
   std::filesystem::path pid_path_;
   std::string bin_;
   pid_t pid_ = -1;
+  int owner_fd_ = -1;
 };
 
 }  // namespace plaudit::app

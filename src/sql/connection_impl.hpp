@@ -3,7 +3,9 @@
 // the pool runs around each job. Internal to src/sql/.
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "sql/store.hpp"
 
@@ -36,6 +38,9 @@ class DbConnection : public Connection {
 // Connections to the two databases. Both fail with kUnavailable when the database cannot be
 // reached or opened.
 Result<std::unique_ptr<DbConnection>> OpenSqlite(const std::string& path);
+// The name of the network file system a statfs(2) f_type names (NFS, SMB, CIFS, FUSE…), or
+// nullopt for a local one: OpenSqlite refuses a database on those.
+std::optional<std::string_view> NetworkFilesystemName(long f_type);
 Result<std::unique_ptr<DbConnection>> OpenPostgres(const std::string& url);
 
 // Rewrites PostgreSQL placeholders `$n` to SQLite's `?n`, leaving quoted strings, quoted

@@ -1,13 +1,14 @@
 // SQLite connection: WAL, foreign keys, a 5 s busy timeout, and a per-connection cache of
 // prepared statements keyed by the SQL text callers pass (their named constants).
 #include <sqlite3.h>
-
-#include <chrono>
-#include <thread>
+#include <sys/vfs.h>
 
 #include <cctype>
+#include <chrono>
+#include <filesystem>
 #include <memory>
 #include <string>
+#include <thread>
 #include <unordered_map>
 
 #include "sql/connection_impl.hpp"
@@ -231,9 +232,55 @@ class SqliteConnection final : public DbConnection {
 
 }  // namespace
 
+std::optional<std::string_view> NetworkFilesystemName(long f_type) {
+  // statfs(2) magic numbers of the file systems whose locks and shared memory another host
+  // can miss; FUSE covers sshfs, s3fs and the like.
+  switch (static_cast<unsigned long>(f_type) & 0xffffffffUL) {
+    case 0x6969UL:
+      return "NFS";
+    case 0x517bUL:
+      return "SMB";
+    case 0xff534d42UL:
+      return "CIFS";
+    case 0xfe534d42UL:
+      return "SMB2";
+    case 0x01021997UL:
+      return "9P";
+    case 0x00c36400UL:
+      return "Ceph";
+    case 0x65735546UL:
+      return "FUSE";
+    case 0x0bd00bd0UL:
+      return "Lustre";
+    case 0x47504653UL:
+      return "GPFS";
+    case 0x013111a8UL:
+      return "IBRIX";
+    default:
+      return std::nullopt;
+  }
+}
+
 Result<std::unique_ptr<DbConnection>> OpenSqlite(const std::string& path) {
   if (path.empty()) {
     return Fail(ErrorCode::kInvalidArgument, "sqlite: empty database path");
+  }
+  if (path != ":memory:") {
+    // WAL keeps its index in shared memory beside the file, which works only for processes
+    // of one host: instances on several hosts sharing one database over a network file
+    // system would each miss the others' commits or corrupt it. Refused, not risked; the
+    // multi-host setup is PostgreSQL (docs/operations.md).
+    std::error_code ec;
+    std::filesystem::path dir = std::filesystem::absolute(path, ec).parent_path();
+    struct statfs fs {};
+    if (!ec && ::statfs(dir.c_str(), &fs) == 0) {
+      if (auto name = NetworkFilesystemName(static_cast<long>(fs.f_type))) {
+        return Fail(ErrorCode::kInvalidArgument,
+                    "sqlite: " + path + " is on a network file system (" + std::string(*name) +
+                        "): SQLite's WAL needs every process on one host; use PostgreSQL "
+                        "(--database postgresql://...) to share a database between hosts");
+      }
+    }
   }
   sqlite3* raw = nullptr;
   // NOMUTEX: a connection is only ever used by one pool thread at a time.

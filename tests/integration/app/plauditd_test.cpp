@@ -1,11 +1,10 @@
 // The real plauditd binary as a child process: zero-configuration embedded mode, crash and
 // restart on the same data dir, graceful SIGTERM, configuration sources, subcommands.
+#include <gtest/gtest.h>
 #include <signal.h>
 
 #include <filesystem>
 #include <fstream>
-
-#include <gtest/gtest.h>
 
 #include "support/http_client.hpp"
 #include "support/process.hpp"
@@ -122,7 +121,7 @@ TEST_F(PlauditdTest, SigkillThenRestartKeepsRedisDataAndLeavesNoStaleChild) {
 
 TEST_F(PlauditdTest, SigkillRightAfterAcknowledgedLikesLosesNone) {
   // No periodic flush during the test: the likes live only in Redis when plauditd dies.
-  const std::vector<std::string> flags = {"--password-hash", "minimal", "--rate-limits", "off",
+  const std::vector<std::string> flags = {"--password-hash",     "minimal", "--rate-limits", "off",
                                           "--flush-interval-ms", "3600000"};
   int port = FreeTcpPort();
   auto p = Start(flags, port);
@@ -133,13 +132,15 @@ TEST_F(PlauditdTest, SigkillRightAfterAcknowledgedLikesLosesNone) {
     ASSERT_EQ(c.Post("/api/v1/users", R"({"username":")" + name + R"(","password":"password123"})")
                   .status,
               201);
-    auto s = c.Post("/api/v1/sessions", R"({"username":")" + name + R"(","password":"password123"})");
+    auto s =
+        c.Post("/api/v1/sessions", R"({"username":")" + name + R"(","password":"password123"})");
     tokens.emplace_back(s.Json().at("token").as_string());
   }
   auto post = c.Post("/api/v1/articles", R"({"title":"t","content":"c","status":"published"})",
                      {{"Authorization", "Bearer " + tokens[0]}});
   ASSERT_EQ(post.status, 201) << post.body;
-  std::string like = "/api/v1/articles/" + std::to_string(post.Json().at("id").as_int64()) + "/like";
+  std::string like =
+      "/api/v1/articles/" + std::to_string(post.Json().at("id").as_int64()) + "/like";
   for (const auto& t : tokens) {
     ASSERT_EQ(c.Put(like, "", {{"Authorization", "Bearer " + t}}).status, 200);
   }
@@ -173,9 +174,8 @@ TEST_F(PlauditdTest, ReplacesALeftoverRedisServerWithoutLosingItsData) {
   fs::create_directories(rdir);
   auto stale = std::make_unique<Process>(
       std::vector<std::string>{"redis-server", "--port", "0", "--unixsocket",
-                               (rdir / "redis.sock").string(), "--dir", rdir.string(),
-                               "--pidfile", (rdir / "redis.pid").string(), "--appendonly",
-                               "yes", "--save", ""},
+                               (rdir / "redis.sock").string(), "--dir", rdir.string(), "--pidfile",
+                               (rdir / "redis.pid").string(), "--appendonly", "yes", "--save", ""},
       (dir_.path() / "stale.log").string());
   ASSERT_TRUE(WaitFor([&] { return UnixSocketAccepts((rdir / "redis.sock").string()); }, 10s));
   ASSERT_TRUE(WaitFor([&] { return RedisChildPid() == stale->pid(); }, 5s));
@@ -234,7 +234,9 @@ TEST_F(PlauditdTest, UnknownFlagOrConfigKeyFailsStartUp) {
 TEST_F(PlauditdTest, BadRedisUrlExitsTwoBeforeTouchingAnything) {
   const fs::path d = dir_.path() / "d";
   EXPECT_EQ(RunToEnd({"serve", "--redis", "http://x", "--data-dir", d.string()}), 2);
-  EXPECT_EQ(Log(), "plauditd: --redis: unsupported scheme \"http\" (want redis://, unix://, redis-cluster:// or redis-sentinel://)\n");
+  EXPECT_EQ(Log(),
+            "plauditd: --redis: unsupported scheme \"http\" (want redis://, unix://, "
+            "redis-cluster:// or redis-sentinel://)\n");
   EXPECT_FALSE(fs::exists(d));
 }
 
@@ -300,6 +302,33 @@ TEST_F(PlauditdTest, FlushAndRebuildCacheRunOnceAndExit) {
   EXPECT_TRUE(Alive(child));
   EXPECT_EQ(HttpClient("127.0.0.1", port).Get("/readyz").status, 200);
   EXPECT_EQ(p->Stop(15s), 0);
+}
+
+TEST_F(PlauditdTest, ASecondServeOnTheSameDataDirIsRefusedAndLeavesTheFirstsRedisAlone) {
+  // Two of these processes at once (an operator's second start, a unit file run twice): the
+  // second used to take the first's live redis-server for a leftover and stop it.
+  int port = FreeTcpPort();
+  auto first = Start({}, port);
+  ASSERT_TRUE(Ready(port)) << Log();
+  const pid_t child = RedisChildPid();
+  ASSERT_EQ(RedisCli("SET plaudit:test:first mine"), "OK");
+
+  EXPECT_EQ(RunToEnd({"--data-dir", data_dir(), "--port", std::to_string(FreeTcpPort())}), 1);
+  EXPECT_NE(Log().find("another plauditd (pid " + std::to_string(first->pid()) +
+                       ") runs the embedded Redis of"),
+            std::string::npos)
+      << Log();
+  EXPECT_TRUE(Alive(child));
+  EXPECT_EQ(RedisChildPid(), child);
+  EXPECT_EQ(RedisCli("GET plaudit:test:first"), "mine");
+  EXPECT_EQ(HttpClient("127.0.0.1", port).Get("/readyz").status, 200);
+  EXPECT_EQ(first->Stop(15s), 0);
+
+  // Once the first is gone (however it went), the data dir is free again.
+  auto again = Start({}, port);
+  ASSERT_TRUE(Ready(port)) << Log();
+  EXPECT_EQ(RedisCli("GET plaudit:test:first"), "mine");
+  EXPECT_EQ(again->Stop(15s), 0);
 }
 
 TEST_F(PlauditdTest, PortInUseFailsStartUpWithAClearError) {

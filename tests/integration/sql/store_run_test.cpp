@@ -5,6 +5,7 @@
 #include <atomic>
 #include <thread>
 
+#include "sql/connection_impl.hpp"
 #include "sql_test_util.hpp"
 
 namespace plaudit::sql::test {
@@ -132,6 +133,23 @@ TEST(SqliteOpen, ManyPoolThreadsOpeningAFreshFileAllSucceed) {
     ioc.run();
     EXPECT_EQ(ok, 64) << "round " << round;
   }
+}
+
+// Several instances may share one SQLite file on one host (WAL, a 5 s busy timeout, BEGIN
+// IMMEDIATE); across hosts WAL's shared memory cannot work, so a file on a network file
+// system is refused. This box has none to mount, so the refusal's classifier is checked on
+// the statfs(2) magic numbers, and a local file must not be taken for one.
+TEST(SqliteOpen, ADatabaseOnANetworkFileSystemIsRefusedAndALocalOneIsNot) {
+  EXPECT_EQ(NetworkFilesystemName(0x6969), "NFS");
+  EXPECT_EQ(NetworkFilesystemName(0xff534d42), "CIFS");
+  EXPECT_EQ(NetworkFilesystemName(static_cast<long>(0xfe534d42)), "SMB2");
+  EXPECT_EQ(NetworkFilesystemName(0x65735546), "FUSE");
+  EXPECT_EQ(NetworkFilesystemName(0xef53), std::nullopt);      // ext4
+  EXPECT_EQ(NetworkFilesystemName(0x01021994), std::nullopt);  // tmpfs
+  EXPECT_EQ(NetworkFilesystemName(0x794c7630), std::nullopt);  // overlayfs
+  plaudit::testing::TempDir dir{"plaudit-sqlite-local"};
+  auto local = OpenSqlite((dir.path() / "local.db").string());
+  EXPECT_TRUE(local) << local.error().message;
 }
 
 TEST_P(StoreRun, ExceptionFromFnBecomesInternal) {
