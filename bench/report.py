@@ -477,6 +477,7 @@ check, the count, the state, and for a change the set, the pending hash, the dir
 count's INCR, and their AOF propagation). Batching saves the call and the per-target reads;
 the per-like commands stay.
 $WEB_SECTION
+$CLUSTER_SECTION
 ## Charts
 
 $CHART_NOTE
@@ -737,6 +738,7 @@ def values(res, args, fig, chart_note, depth_chart_note):
         "LS_ROUNDS": args.like_script_rounds,
         "CHART_NOTE": chart_note,
         "WEB_SECTION": web_section(res),
+        "CLUSTER_SECTION": cluster_section(res, fig),
         "CCREATE_DISK": comment_create_disk(res, fig),
         "FSYNC_SHORT": (f"{text(res['fsync']['per_s'])} fsyncs/s in this run" if res.get("fsync")
                         else "not measured in this run"),
@@ -805,6 +807,32 @@ req/s, then 4.5k (0.77× the fsync rate measured beside it). Comment writes scal
 disk's sync rate, not with the CPU; since then every run measures that rate right before
 `comment_create` and right after (`fsync` in the results file), and the line under the first
 table gives `comment_create` as a multiple of it."""
+
+
+def cluster_section(res, fig):
+    """Step 8 (bench/lib/cluster.sh): plauditd on a 3-primary Redis Cluster, per primary."""
+    c = res.get("cluster")
+    out = "\n## On a Redis Cluster (issue 29)\n\n"
+    if not c:
+        return out + ("The cluster step (bench/lib/cluster.sh) did not run in this results file "
+                      "(skipped, or the cluster did not form).\n")
+    out += (f"One plauditd on a {c['primaries']}-primary Redis Cluster ({c['redis']}, AOF "
+            "everysec, no replicas) on this box, seeded as step 1 seeds, through "
+            "`--redis redis-cluster://…`; the same wrk settings as the table above. Per request: "
+            "plauditd's CPU and each primary's CPU (user + system, /proc) and the commands it "
+            "executed (`total_commands_processed`: a script's own calls count too), over the "
+            "whole wrk run. The embedded-Redis row of the "
+            "same scenario in this run is beside it.\n\n"
+            "| scenario | req/s on the cluster | p99 | req/s, embedded Redis | plauditd CPU µs/req "
+            "| each primary: Redis CPU µs/req (commands executed/req) | non-2xx |\n"
+            "|---|---|---|---|---|---|---|\n")
+    for r in c["rows"]:
+        nodes = ", ".join(f"{n['cpu_us_per_req']:.1f} ({n['commands_per_req']:.2f})"
+                          for n in r["primaries"])
+        single = fig.field(r["scenario"], "rps") or "not measured"
+        out += table_row([f"`{r['scenario']}`", text(r["rps"]), r["p99"], single,
+                          f"{r['plauditd_cpu_us_per_req']:.1f}", nodes, text(r["non2xx"])])
+    return out
 
 
 def web_section(res):

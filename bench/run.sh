@@ -16,7 +16,7 @@
 #   BENCH_SKIP: steps left out, comma-separated, for a quick check of the scripts (the results
 #     and the report then say "not measured" for them; do not commit such a run): pairs (2b),
 #     redis-benchmark (3), deep (3b), instructions (3c), resp, flush (4), like-memory (5),
-#     like-script (5b), web (7); "slow" = all of these. A quick run of the rest:
+#     like-script (5b), web (7), cluster (8); "slow" = all of these. A quick run of the rest:
 #     BENCH_SKIP=slow BENCH_DURATION=2s bash bench/run.sh   (~2 minutes)
 #
 # Steps (about 12 minutes on 2 cores with the defaults; 680 s on 2026-12-02, shared box):
@@ -61,6 +61,9 @@
 #   5. bench/like_memory.sh: bytes per like record at 1,000,000 records.
 #   5b. bench/like_script.sh: Redis CPU per like_set.lua call in isolation, against a no-op
 #      script with the same arguments (docs/benchmarks.md "Redis CPU per like script call").
+#   8. bench/lib/cluster.sh: plauditd on a 3-primary Redis Cluster on this box, seeded as in
+#      step 1; like_put_spread, comment_page_anon and article_list with each primary's CPU and
+#      commands per request (issue 29: the work spreads; docs/operations.md sizes from it).
 #   6. bench/results/<date>.json, docs/benchmarks.md, docs/bench-throughput.png and
 #      docs/bench-depth.png (gnuplot): bench/report.py writes the markdown and the charts from
 #      the results JSON.
@@ -86,7 +89,7 @@ PAIR_DUR=${BENCH_PAIR_DURATION:-5s}
 PAIR_ROUNDS=${BENCH_PAIR_ROUNDS:-5}
 PAIR_COMMENT_ROUNDS=${BENCH_PAIR_COMMENT_ROUNDS:-1}
 SKIP=,${BENCH_SKIP:-},
-[[ $SKIP == *,slow,* ]] && SKIP=,pairs,redis-benchmark,deep,instructions,resp,flush,like-memory,like-script,web,
+[[ $SKIP == *,slow,* ]] && SKIP=,pairs,redis-benchmark,deep,instructions,resp,flush,like-memory,like-script,web,cluster,
 skipped() { [[ $SKIP == *",$1,"* ]] && echo "step $1 skipped (BENCH_SKIP)" >&2; }
 [ "${BENCH_DB:-}" = postgresql ] && FLUSH_PG=1
 STAMP=$(date -u +%Y-%m-%dT%H-%M-%SZ)
@@ -107,12 +110,14 @@ source bench/lib/flush.sh
 source bench/lib/web.sh
 source bench/lib/nginx.sh
 source bench/lib/readpath.sh
+source bench/lib/cluster.sh
 source bench/lib/results.sh
 source bench/lib/skip.sh  # the figures of the steps BENCH_SKIP leaves out
 
 cleanup() {
   stop_postgres
   stop_nginx
+  stop_cluster
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$WORK"
@@ -172,6 +177,8 @@ if skipped like-memory; then skip_like_memory; else run_like_memory; fi
 if skipped like-script; then skip_like_script; else run_like_script; fi
 # 7. The widget: its bytes and its first render in Chromium (bench/widget.mjs).
 if skipped web; then WEB_JSON=null; else run_web; fi
+# 8. Redis Cluster.
+if skipped cluster; then CLUSTER_JSON=null; else run_cluster; fi
 
 # 6. Results and report.
 check_targets
