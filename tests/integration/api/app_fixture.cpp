@@ -27,6 +27,11 @@ AppUnderTest::AppUnderTest(TestRedis& redis, const config::Config& config) {
   Boot(std::move(c));
 }
 
+AppUnderTest::AppUnderTest(const config::Config& config) {
+  if (!config.redis) throw std::logic_error("AppUnderTest(config): config.redis is not set");
+  Boot(config);
+}
+
 void AppUnderTest::Boot(config::Config c) {
   c.port = 0;
   c.data_dir = (dir_.path() / "data").string();

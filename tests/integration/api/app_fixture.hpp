@@ -28,6 +28,9 @@ class AppUnderTest {
   AppUnderTest(RedisServer& redis, const config::Config& config);
   // On the test's Redis (one server or the cluster) unless `config` names one.
   AppUnderTest(TestRedis& redis, const config::Config& config);
+  // On the Redis `config` names (config.redis must be set: a cluster or Sentinels of the
+  // test's own).
+  explicit AppUnderTest(const config::Config& config);
   ~AppUnderTest();
 
   void Stop();
