@@ -14,6 +14,10 @@
 #   BENCH_AB_DURATION (default 5s), BENCH_CONNECTIONS (default 64), BENCH_THREADS (default 1)
 #   BENCH_AB_ARGS: more plauditd options for both, e.g. "--page-cache-mb 0" (every comment
 #     page read renders)
+#   BENCH_AB_OLD_ARGS, BENCH_AB_NEW_ARGS: more options for one side only, e.g. the same build
+#     twice with BENCH_AB_NEW_ARGS="--redis-wait-replicas 1"
+#   BENCH_AB_REPLICA=1: each side on an external redis-server (TCP, no persistence) with one
+#     replica of it (also on this box), instead of the embedded Redis
 # Needs wrk, curl, redis-cli (scripts/install-deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,12 +44,45 @@ source bench/lib/common.sh  # wait_port_line, median, start_plauditd
 source bench/lib/seed.sh    # seed_author, seed_users, curl_posts, post_json, like_comments
 source bench/lib/nginx.sh   # etag_of
 
+# replica_pair NAME: a new primary redis-server (its port in PRIMARY_PORT) with one replica
+# linked to it.
+replica_pair() {
+  local name=$1 port rport
+  port=$(free_port)
+  rport=$(free_port)
+  mkdir -p "$WORK/$name.primary" "$WORK/$name.replica"
+  redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no \
+    --dir "$WORK/$name.primary" --logfile "$WORK/$name.primary/redis.log" >/dev/null &
+  pids+=("$!")
+  redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no \
+    --dir "$WORK/$name.replica" --logfile "$WORK/$name.replica/redis.log" \
+    --replicaof 127.0.0.1 "$port" >/dev/null &
+  pids+=("$!")
+  for _ in $(seq 1 200); do
+    redis-cli -p "$rport" INFO replication 2>/dev/null | grep -q 'master_link_status:up' &&
+      { PRIMARY_PORT=$port; return 0; }
+    sleep 0.05
+  done
+  echo "$name: the replica did not link" >&2
+  return 1
+}
+
 # start NAME BUILD → the instance's port in $WORK/NAME.port
 start() {
-  local name=$1 build=$2
+  local name=$1 build=$2 side_args=() redis_args=()
   [ -x "$build/plauditd" ] || { echo "no $build/plauditd" >&2; exit 1; }
+  if [ "$name" = old ]; then
+    read -r -a side_args <<<"${BENCH_AB_OLD_ARGS:-}"
+  else
+    read -r -a side_args <<<"${BENCH_AB_NEW_ARGS:-}"
+  fi
+  if [ "${BENCH_AB_REPLICA:-0}" = 1 ]; then
+    replica_pair "$name" || exit 1
+    redis_args=(--redis "redis://127.0.0.1:$PRIMARY_PORT")
+  fi
   # shellcheck disable=SC2086  # BENCH_AB_ARGS: options, split on spaces
-  start_plauditd "$build/plauditd" "$WORK/$name" "$WORK/$name.log" ${BENCH_AB_ARGS:-} ||
+  start_plauditd "$build/plauditd" "$WORK/$name" "$WORK/$name.log" ${BENCH_AB_ARGS:-} \
+    "${redis_args[@]}" "${side_args[@]}" ||
     { echo "$name did not become ready" >&2; exit 1; }
   echo "$PLAUDITD_PORT" >"$WORK/$name.port"
   echo "$PLAUDITD_PID" >"$WORK/$name.pid"

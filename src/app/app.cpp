@@ -59,6 +59,10 @@ Status CheckInvocation(const config::Invocation& inv) {
       if (!st) return Fail(st.error().code, "--bootstrap-admin: " + st.error().message);
     }
   }
+  if (inv.config.redis_wait_replicas > 0 && !inv.config.redis) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "--redis-wait-replicas: the embedded Redis has no replicas; give --redis");
+  }
   if (inv.command == config::Command::kUserAdd) {
     if (auto st = domain::ValidateUsername(inv.user_name); !st) {
       return Fail(st.error().code, "user add NAME: " + st.error().message);
@@ -229,6 +233,8 @@ Status App::WireServices() {
   article_cache_ = std::make_unique<redis::ArticleCache>(*redis_);
   cache_marks_ = std::make_unique<redis::CacheMarks>(*redis_);
   like_store_ = std::make_unique<redis::LikeStore>(*redis_);
+  like_store_->SetReplicaWait(config_.redis_wait_replicas,
+                              std::chrono::milliseconds(config_.redis_wait_timeout_ms));
   like_table_ = std::make_unique<sql::LikeTable>(*store_);
   likes_ = std::make_unique<domain::LikeService>(*like_store_, *like_table_);
   articles_ = std::make_unique<domain::ArticleService>(*article_table_, *change_table_,

@@ -80,6 +80,18 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
                  "redis-server executable for the embedded mode")
       ->envname("PLAUDIT_REDIS_SERVER_BIN")
       ->capture_default_str();
+  app.add_option("--redis-wait-replicas", c.redis_wait_replicas,
+                 "answer a like only once this many replicas of its Redis primary have it "
+                 "(WAIT), else 503; 0: once the primary has it")
+      ->envname("PLAUDIT_REDIS_WAIT_REPLICAS")
+      ->check(CLI::Range(0, 64))
+      ->capture_default_str();
+  app.add_option("--redis-wait-timeout-ms", c.redis_wait_timeout_ms,
+                 "how long a like waits for --redis-wait-replicas acknowledgements (it holds "
+                 "every command behind it on that Redis connection as long)")
+      ->envname("PLAUDIT_REDIS_WAIT_TIMEOUT_MS")
+      ->check(CLI::Range(1, 500))
+      ->capture_default_str();
   app.add_option("--sql-pool-size", c.sql_pool_size, "SQL connections (one thread each)")
       ->envname("PLAUDIT_SQL_POOL_SIZE")
       ->check(CLI::Range(1, 64))

@@ -31,6 +31,10 @@ struct Config {
   bool rate_limits = true;  // false: every rate limit is off
   size_t max_body = 1 << 20;
   std::string redis_server_bin = "redis-server";  // for embedded mode
+  // A like is answered only once this many replicas of its Redis primary acknowledged it
+  // (WAIT after the script), else 503 after redis_wait_timeout_ms; 0: once the primary has it.
+  int redis_wait_replicas = 0;
+  int redis_wait_timeout_ms = 250;
   int sql_pool_size = 2;
   int64_t session_ttl_s = 30 * 24 * 3600;  // sliding
   // How long a session read from Redis may be reused by this process (redis/session_cache.hpp).

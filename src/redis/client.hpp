@@ -115,6 +115,18 @@ class Client : public std::enable_shared_from_this<Client> {
   virtual Awaitable<Result<Reply>> Eval(const Script& script, std::vector<std::string> keys,
                                         std::vector<std::string> args) = 0;
 
+  // WAIT: how many replicas have acknowledged every write this client's connection to the
+  // primary of `key`'s slot made before the call (--redis-wait-replicas). It must go on the
+  // connection that ran the writes, since WAIT counts the calling client's writes; a caller
+  // that needs that to hold compares stats().reconnects before its write and after this.
+  // WAIT blocks the connection in Redis (every command queued behind it waits), so calls
+  // coalesce per connection: one WAIT at a time, and callers that arrive while one is in
+  // flight share the next one, sent once it has answered (its count covers all their writes,
+  // which were answered before it was sent). A batch's WAIT asks for the most replicas and
+  // the shortest timeout its callers gave. `timeout` must be positive (WAIT 0 blocks forever).
+  virtual Awaitable<Result<int64_t>> WaitReplicas(std::string_view key, int replicas,
+                                                  std::chrono::milliseconds timeout) = 0;
+
   // The clients of the primaries that hold the data: a Redis Cluster's, or this one. For what
   // must ask every server: SCAN (which walks one node's keys) and INFO. Commands sent on them
   // are not redirected, and a cluster's list may change after any await.

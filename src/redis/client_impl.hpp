@@ -85,7 +85,10 @@ struct Request {
 class ClientImpl final : public Client {
  public:
   ClientImpl(net::any_io_executor ex, ClientOptions options);
-  ~ClientImpl() override { Shutdown(); }
+  ~ClientImpl() override {
+    Shutdown();
+    FailQueuedWaits();
+  }
 
   static std::shared_ptr<ClientImpl> Make(net::any_io_executor ex, ClientOptions options);
 
@@ -109,6 +112,10 @@ class ClientImpl final : public Client {
   // client_scripts.cpp
   Awaitable<Result<Reply>> Eval(const Script& script, std::vector<std::string> keys,
                                 std::vector<std::string> args) override;
+
+  // client_wait.cpp
+  Awaitable<Result<int64_t>> WaitReplicas(std::string_view key, int replicas,
+                                          std::chrono::milliseconds timeout) override;
 
  private:
   enum class State { kIdle, kConnecting, kConnected, kDisconnected, kStopped };
@@ -159,6 +166,20 @@ class ClientImpl final : public Client {
                                  std::vector<std::string> args);
   std::string KnownSha(const Script& script) const;
 
+  // --- client_wait.cpp: WAIT, one at a time, shared by the callers that arrive meanwhile ---
+
+  using WaitHandler = net::any_completion_handler<void(Result<int64_t>)>;
+  struct WaitBatch {
+    std::vector<WaitHandler> waiters;
+    int replicas = 0;
+    std::chrono::milliseconds timeout{0};
+  };
+  void QueueWait(WaitHandler handler, int replicas, std::chrono::milliseconds timeout);
+  void SendWait();
+  void FailQueuedWaits();  // the client is going away: the next WAIT will not be sent
+  static Awaitable<void> RunWait(std::weak_ptr<ClientImpl> weak, net::any_io_executor ex,
+                                 WaitBatch batch);
+
   // --- client_connection.cpp: the connection's life and the command deadlines ---
 
   const RedisEndpoint& endpoint() const { return options_.endpoint; }
@@ -200,6 +221,8 @@ class ClientImpl final : public Client {
   std::string formatted_;                         // scratch for Write: one command's RESP bytes
   ClientStats stats_;
   std::function<void(std::string_view, double)> observer_;
+  bool wait_in_flight_ = false;  // a WAIT has been sent and not answered
+  WaitBatch wait_next_;          // the callers the next WAIT answers
 };
 
 }  // namespace plaudit::redis::detail

@@ -107,6 +107,10 @@ struct ScriptCommand {
   }
 };
 
+Awaitable<Result<int64_t>> Unavailable(std::string why) {
+  co_return Fail(ErrorCode::kUnavailable, std::move(why));
+}
+
 }  // namespace
 
 Awaitable<Result<Reply>> ClusterClient::Command(std::vector<std::string> argv) {
@@ -135,6 +139,16 @@ Awaitable<Result<Reply>> ClusterClient::Eval(const Script& script, std::vector<s
                                              std::vector<std::string> args) {
   const int slot = keys.empty() ? -1 : cluster::KeySlot(keys.front());
   return RunOne(weak_self_, slot, ScriptCommand{&script, std::move(keys), std::move(args)});
+}
+
+Awaitable<Result<int64_t>> ClusterClient::WaitReplicas(std::string_view key, int replicas,
+                                                       std::chrono::milliseconds timeout) {
+  auto node = Route(cluster::KeySlot(key));
+  if (!node) {
+    WantRefresh();
+    return Unavailable("redis cluster: no node serves the slot of " + std::string(key));
+  }
+  return node->client->WaitReplicas(key, replicas, timeout);
 }
 
 // One command to the node of `slot`, following redirections (see the header).

@@ -48,6 +48,10 @@ class ClusterClient final : public Client {
   Awaitable<Result<std::vector<Reply>>> PipelineFramed(FramedCommands commands) override;
   Awaitable<Result<Reply>> Eval(const Script& script, std::vector<std::string> keys,
                                 std::vector<std::string> args) override;
+  // On the connection to the primary of `key`'s slot, where the key's writes went: when the
+  // slot changed owner since, stats().reconnects has moved (the caller's check).
+  Awaitable<Result<int64_t>> WaitReplicas(std::string_view key, int replicas,
+                                          std::chrono::milliseconds timeout) override;
 
   std::vector<std::shared_ptr<Client>> Primaries() override;
   // The primary of the channel's slot (sharded pub/sub); before the map is known, each call

@@ -68,6 +68,9 @@ Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_
     call.extra_keys.push_back(keys::Article(t.id));
   }
   const QueueKey queue{t.id, t.type, queue_kind};
+  // With --redis-wait-replicas: the connection the WAIT goes on must be the one the script
+  // ran on (a reconnect, a new Sentinel primary or a slot's new owner moves this).
+  const uint64_t generation = wait_replicas_ > 0 ? client_.stats().reconnects : 0;
   auto ex = co_await net::this_coro::executor;
   auto [it, idle] = queued_.try_emplace(queue);  // one lookup a like, found or made
   if (!idle) {
@@ -78,11 +81,17 @@ Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_
       q.flush_posted = true;
       net::post(ex, [this, queue, call, ex]() mutable { SendQueued(queue, std::move(call), ex); });
     }
-    co_return co_await net::async_initiate<const net::use_awaitable_t<>, void(Result<LikeReading>)>(
-        [&q, user_id, like](auto handler) {
-          q.waiting.push_back(QueuedLike{user_id, like, std::move(handler)});
-        },
-        net::use_awaitable);
+    Result<LikeReading> queued =
+        co_await net::async_initiate<const net::use_awaitable_t<>, void(Result<LikeReading>)>(
+            [&q, user_id, like](auto handler) {
+              q.waiting.push_back(QueuedLike{user_id, like, std::move(handler)});
+            },
+            net::use_awaitable);
+    if (wait_replicas_ > 0 && queued && queued->Complete()) {
+      auto replicated = Replicated(std::move(call.small), generation, *queued);
+      co_return co_await std::move(replicated);
+    }
+    co_return queued;
   }
   it->second.in_flight = 1;
   // The script is awaited here, not through SendSet: a nested coroutine frame per like.
@@ -100,7 +109,32 @@ Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_
   Answered(queue);
   auto readings = ReadSet(call, 1, r);
   if (!readings) co_return tl::unexpected(readings.error());
+  // A miss or a refusal wrote nothing: only an answer that is the like's needs the replicas.
+  if (wait_replicas_ > 0 && readings->front().Complete()) {
+    auto replicated = Replicated(std::move(call.small), generation, readings->front());
+    co_return co_await std::move(replicated);
+  }
   co_return readings->front();
+}
+
+Awaitable<Result<LikeReading>> LikeStore::Replicated(std::string key, uint64_t generation,
+                                                     LikeReading reading) {
+  auto wait = client_.WaitReplicas(key, wait_replicas_, wait_timeout_);
+  Result<int64_t> acked = co_await std::move(wait);
+  if (!acked) co_return tl::unexpected(acked.error());
+  if (client_.stats().reconnects != generation) {
+    co_return Fail(ErrorCode::kUnavailable,
+                   "redis: the connection changed between the like and its WAIT, so its "
+                   "replication is unknown; retry");
+  }
+  if (*acked < wait_replicas_) {
+    co_return Fail(ErrorCode::kUnavailable,
+                   "redis: " + std::to_string(*acked) + " of the " +
+                       std::to_string(wait_replicas_) + " replicas required acknowledged the like within " +
+                       std::to_string(wait_timeout_.count()) +
+                       " ms; it may not survive a failover; retry");
+  }
+  co_return reading;
 }
 
 void LikeStore::Answered(const QueueKey& queue) {

@@ -111,6 +111,16 @@ class LikeStore {
  public:
   explicit LikeStore(Client& client) : client_(client) {}
 
+  // --redis-wait-replicas: Set answers a like only once `replicas` replicas of the primary
+  // that ran it acknowledged it (Client::WaitReplicas on that connection, after the script),
+  // and kUnavailable when fewer did within `timeout` or the connection changed in between
+  // (the like is in the primary and may or may not survive a failover; a retry is safe).
+  // 0 (the default): answered as soon as the primary has it.
+  void SetReplicaWait(int replicas, std::chrono::milliseconds timeout) {
+    wait_replicas_ = replicas;
+    wait_timeout_ = timeout;
+  }
+
   // The atomic like/unlike. With `hot` (a comment target), also sets the comment's score in
   // that hot order to the new count and raises its thread's version, in the same step. With
   // `require_published`, changes nothing and answers kNotPublished unless the article's
@@ -229,8 +239,14 @@ class LikeStore {
                             net::any_io_executor ex);
   // A call for `queue` was answered: forgets the queue once nothing is in flight or waiting.
   void Answered(const QueueKey& queue);
+  // With SetReplicaWait: `reading` once enough replicas have the writes of the connection
+  // `key` lives on, which has been the same since `generation` (stats().reconnects).
+  Awaitable<Result<LikeReading>> Replicated(std::string key, uint64_t generation,
+                                            LikeReading reading);
 
   Client& client_;
+  int wait_replicas_ = 0;
+  std::chrono::milliseconds wait_timeout_{250};
   LikeModeHints hints_;
   // Targets with a call in flight, and the likes that arrived meanwhile. I/O thread only.
   std::unordered_map<QueueKey, Queue, QueueKeyHash> queued_;

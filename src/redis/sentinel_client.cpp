@@ -402,6 +402,13 @@ Awaitable<Result<Reply>> SentinelClient::Eval(const Script& script, std::vector<
   return Watched(weak_self_, primary->Eval(script, std::move(keys), std::move(args)));
 }
 
+Awaitable<Result<int64_t>> SentinelClient::WaitReplicas(std::string_view key, int replicas,
+                                                        std::chrono::milliseconds timeout) {
+  auto primary = Usable();
+  if (!primary) return Unavailable<Result<int64_t>>("redis unavailable: no primary (Sentinel)");
+  return primary->WaitReplicas(key, replicas, timeout);
+}
+
 std::vector<std::shared_ptr<Client>> SentinelClient::Primaries() {
   if (!primary_) return {};
   return {primary_};

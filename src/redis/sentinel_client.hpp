@@ -47,6 +47,9 @@ class SentinelClient final : public Client {
   Awaitable<Result<std::vector<Reply>>> PipelineFramed(FramedCommands commands) override;
   Awaitable<Result<Reply>> Eval(const Script& script, std::vector<std::string> keys,
                                 std::vector<std::string> args) override;
+  // On the primary's connection; after a change of primary stats().reconnects has moved.
+  Awaitable<Result<int64_t>> WaitReplicas(std::string_view key, int replicas,
+                                          std::chrono::milliseconds timeout) override;
 
   // {the primary's client}, or none while no primary is known.
   std::vector<std::shared_ptr<Client>> Primaries() override;

@@ -378,6 +378,34 @@ TEST(Config, BootstrapAdminFollowsTheAccountRulesBeforeAnythingStarts) {
   EXPECT_EQ(st.error().message.rfind("user add NAME: ", 0), 0u) << st.error().message;
 }
 
+// --redis-wait-replicas needs replicas, so an external Redis; its timeout must be above 0
+// (WAIT 0 blocks forever) and short enough not to outlast the 1 s command deadline.
+TEST(Config, RedisWaitReplicasNeedsAnExternalRedisAndABoundedTimeout) {
+  int code = -1;
+  auto inv = ParseArgs({"--redis", "redis://127.0.0.1:6379", "--redis-wait-replicas", "1",
+                        "--redis-wait-timeout-ms", "100"},
+                       code);
+  ASSERT_TRUE(inv);
+  EXPECT_EQ(inv->config.redis_wait_replicas, 1);
+  EXPECT_EQ(inv->config.redis_wait_timeout_ms, 100);
+  EXPECT_TRUE(app::CheckInvocation(*inv));
+  inv = ParseArgs({}, code);
+  ASSERT_TRUE(inv);
+  EXPECT_EQ(inv->config.redis_wait_replicas, 0);
+  inv = ParseArgs({"--redis-wait-replicas", "1"}, code);
+  ASSERT_TRUE(inv);
+  auto st = app::CheckInvocation(*inv);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().message.rfind("--redis-wait-replicas: ", 0), 0u) << st.error().message;
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"--redis-wait-replicas", "-1"},
+           {"--redis-wait-timeout-ms", "0"},
+           {"--redis-wait-timeout-ms", "501"}}) {
+    EXPECT_FALSE(ParseArgs(args, code)) << args[0] << " " << args[1];
+    EXPECT_NE(code, 0);
+  }
+}
+
 TEST(Config, Subcommands) {
   int code = -1;
   EXPECT_EQ(ParseArgs({"migrate"}, code)->command, Command::kMigrate);
