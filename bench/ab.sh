@@ -54,6 +54,7 @@ replica_pair() {
   redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no \
     --dir "$WORK/$name.primary" --logfile "$WORK/$name.primary/redis.log" >/dev/null &
   pids+=("$!")
+  echo "$!" >"$WORK/$name.redis_pid"
   redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no \
     --dir "$WORK/$name.replica" --logfile "$WORK/$name.replica/redis.log" \
     --replicaof 127.0.0.1 "$port" >/dev/null &
@@ -147,7 +148,8 @@ rps() {
   local url="http://127.0.0.1:$port/"
   local pid rpid p0 r0
   pid=$(cat "$WORK/$name.pid")
-  rpid=$(pgrep -P "$pid" redis-server)
+  # The embedded redis-server child, or (BENCH_AB_REPLICA) the side's primary.
+  rpid=$(cat "$WORK/$name.redis_pid" 2>/dev/null || pgrep -P "$pid" redis-server)
   p0=$(ticks "$pid")
   r0=$(ticks "$rpid")
   if [ "$scenario" = healthz ]; then
