@@ -128,11 +128,11 @@ Awaitable<Result<LikeReading>> LikeStore::Replicated(std::string key, uint64_t g
                    "replication is unknown; retry");
   }
   if (*acked < wait_replicas_) {
-    co_return Fail(ErrorCode::kUnavailable,
-                   "redis: " + std::to_string(*acked) + " of the " +
-                       std::to_string(wait_replicas_) + " replicas required acknowledged the like within " +
-                       std::to_string(wait_timeout_.count()) +
-                       " ms; it may not survive a failover; retry");
+    std::string why = "redis: " + std::to_string(*acked) + " of the " +
+                      std::to_string(wait_replicas_) + " replicas required acknowledged the like";
+    why += " within " + std::to_string(wait_timeout_.count()) + " ms; it may not survive a ";
+    why += "failover; retry";
+    co_return Fail(ErrorCode::kUnavailable, std::move(why));
   }
   co_return reading;
 }

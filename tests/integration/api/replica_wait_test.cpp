@@ -184,8 +184,8 @@ int AcknowledgedLikesLostInAFailover(int wait_replicas) {
   const auto tokens = SignUp(http, kThreads * kUsersEach);
   const int64_t article = PostArticle(http, tokens[0]);
   const std::string like = "/api/v1/articles/" + std::to_string(article) + "/like";
-  const int slot = redis::cluster::KeySlot(
-      redis::keys::LikeTag(redis::LikeTarget::OfArticle(article).Shard()));
+  const int slot =
+      redis::cluster::KeySlot(redis::keys::LikeTag(redis::LikeTarget::OfArticle(article).Shard()));
   const size_t victim = cluster.OwnerOf(slot);
 
   struct State {
@@ -210,7 +210,8 @@ int AcknowledgedLikesLostInAFailover(int wait_replicas) {
         const bool want = !model[u].certain || !model[u].liked;
         HttpResponse r;
         try {
-          r = want ? client.Put(like, "", Bearer(tokens[u])) : client.Delete(like, Bearer(tokens[u]));
+          r = want ? client.Put(like, "", Bearer(tokens[u]))
+                   : client.Delete(like, Bearer(tokens[u]));
         } catch (const std::exception& e) {
           r.status = 0;  // no answer: as uncertain as a 503, and reported below
           std::lock_guard lock(mu);
