@@ -14,6 +14,7 @@ using Replies = std::vector<Reply>;
 
 constexpr int kMaxHops = 8;  // redirections of one command before giving up
 constexpr std::chrono::milliseconds kFirstRetryWait{10};
+constexpr std::chrono::milliseconds kLongestRetryWait{80};
 
 // A batch of argv commands, as Pipeline takes them.
 struct ArgvBatch {
@@ -69,6 +70,7 @@ struct FramedBatch {
 // Sends one command of a batch (behind ASKING when asked) and returns its reply.
 template <class Batch>
 struct BatchCommand {
+  static constexpr bool kWaitsOutMigrations = false;
   const Batch* batch;  // lives in RunBatch's frame while this runs
   size_t index;
 
@@ -83,27 +85,22 @@ struct BatchCommand {
   }
 };
 
-// Sends a script: EVALSHA through the node's client (which loads it on NOSCRIPT), or, behind
-// ASKING, EVAL with its source (an importing node may not have it, and ASKING holds for one
-// command only, so no SCRIPT LOAD may come between).
+// Sends a script: EVALSHA through the node's client (which loads it on NOSCRIPT). Its keys
+// end with the slot's guard key, which nothing writes: while the slot migrates, the source
+// answers ASK (a key is missing) and the target TRYAGAIN (a multi-key call missing one), so
+// the script waits, here, until the slot has one owner again. Never sent behind ASKING: a
+// script may touch keys it builds from its first key's tag (like_set.lua), and run on the
+// target with some of them still at the source it would make a second copy, which MIGRATE
+// then refuses to overwrite (the reshard stops half done); run at the source with some of
+// them gone it would fail midway, its first writes kept.
 struct ScriptCommand {
+  static constexpr bool kWaitsOutMigrations = true;
   const Script* script;
   std::vector<std::string> keys;
   std::vector<std::string> args;
 
-  Awaitable<Result<Reply>> operator()(std::shared_ptr<Client> node, bool asking) const {
-    if (!asking) return node->Eval(*script, keys, args);
-    std::vector<std::string> eval;
-    eval.reserve(3 + keys.size() + args.size());
-    eval.push_back("EVAL");
-    eval.push_back(script->source);
-    eval.push_back(std::to_string(keys.size()));
-    eval.insert(eval.end(), keys.begin(), keys.end());
-    eval.insert(eval.end(), args.begin(), args.end());
-    ArgvBatch b;
-    b.commands.push_back({"ASKING"});
-    b.commands.push_back(std::move(eval));
-    return BatchCommand<ArgvBatch>::Send(std::move(node), std::move(b));
+  Awaitable<Result<Reply>> operator()(std::shared_ptr<Client> node, bool /*asking*/) const {
+    return node->Eval(*script, keys, args);
   }
 };
 
@@ -138,6 +135,10 @@ Awaitable<Result<std::vector<Reply>>> ClusterClient::PipelineFramed(FramedComman
 Awaitable<Result<Reply>> ClusterClient::Eval(const Script& script, std::vector<std::string> keys,
                                              std::vector<std::string> args) {
   const int slot = keys.empty() ? -1 : cluster::KeySlot(keys.front());
+  if (!keys.empty()) {
+    std::string guard = cluster::SlotGuardKey(keys.front());
+    if (!guard.empty()) keys.push_back(std::move(guard));
+  }
   return RunOne(weak_self_, slot, ScriptCommand{&script, std::move(keys), std::move(args)});
 }
 
@@ -199,8 +200,11 @@ Awaitable<Result<Reply>> ClusterClient::RunOne(std::weak_ptr<ClusterClient> weak
         ask.reset();
         break;
       case cluster::Redirect::Kind::kAsk:
-        ask = redirect.node;
-        break;
+        if constexpr (!Send::kWaitsOutMigrations) {
+          ask = redirect.node;
+          break;
+        }
+        [[fallthrough]];  // a script: wait for the migration to end (ScriptCommand)
       case cluster::Redirect::Kind::kTryAgain: {
         ask.reset();
         if (Clock::now() + wait > deadline) {
@@ -208,7 +212,8 @@ Awaitable<Result<Reply>> ClusterClient::RunOne(std::weak_ptr<ClusterClient> weak
         }
         net::steady_timer timer(co_await net::this_coro::executor, wait);
         co_await timer.async_wait(net::as_tuple(net::use_awaitable));
-        wait *= 2;
+        // A slot's migration takes milliseconds: no wait much longer than it.
+        wait = std::min(wait * 2, kLongestRetryWait);
         --hop;  // waiting is not a redirection; the deadline bounds it
         break;
       }

@@ -9,10 +9,17 @@
 // redirection is followed, command by command:
 //   MOVED       the slot has a new owner: noted at once (the map is read again), sent there;
 //   ASK         the slot is being migrated and this key has left: sent once to the target,
-//               behind ASKING (EVAL with the script's source there: the target may lack it);
+//               behind ASKING;
 //   TRYAGAIN,   a multi-key command mid-migration, or a cluster failing over: sent again
-//   CLUSTERDOWN after 10, 20, 40... ms while the command timeout lasts, then kUnavailable.
-// Scripts are loaded on whichever node answers NOSCRIPT (each node's Client does that).
+//   CLUSTERDOWN after 10, 20, 40, 80, 80... ms while the command timeout lasts, then
+//               kUnavailable.
+// Scripts are loaded on whichever node answers NOSCRIPT (each node's Client does that). A
+// script never runs while its slot migrates: its keys get the slot's guard key
+// (cluster::SlotGuardKey), which exists nowhere, so the source answers ASK and the target
+// TRYAGAIN, and both mean "wait" for a script (cluster_client.cpp, ScriptCommand). A script
+// then runs on all of its slot's keys or none of them, as on one Redis; a reshard costs its
+// slots' scripts a wait of about one slot's migration, and a migration left half done (a
+// killed redis-cli: `redis-cli --cluster fix` ends it) their 503s until it is ended.
 //
 // Failure: a primary that goes away fails its commands with kUnavailable, as one Redis's
 // client does, and makes the map be read again; once the cluster has promoted a replica, the

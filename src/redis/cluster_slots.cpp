@@ -5,15 +5,28 @@
 #include <boost/crc.hpp>
 #include <charconv>
 
+#include "redis/keys.hpp"
+
 namespace plaudit::redis::cluster {
 
-int KeySlot(std::string_view key) {
+std::string_view HashedPart(std::string_view key) {
   if (const size_t open = key.find('{'); open != std::string_view::npos) {
     const size_t close = key.find('}', open + 1);
     if (close != std::string_view::npos && close > open + 1) {
-      key = key.substr(open + 1, close - open - 1);
+      return key.substr(open + 1, close - open - 1);
     }
   }
+  return key;
+}
+
+std::string SlotGuardKey(std::string_view key) {
+  const std::string_view part = HashedPart(key);
+  if (part.empty() || part.find('}') != std::string_view::npos) return {};
+  return keys::Cat(keys::kSlotGuardPrefix, part, keys::kSlotGuardTail);
+}
+
+int KeySlot(std::string_view key) {
+  key = HashedPart(key);
   // CRC-16/XMODEM: polynomial 0x1021, initial 0, no reflection, no final xor.
   boost::crc_optimal<16, 0x1021, 0, 0, false, false> crc;
   crc.process_bytes(key.data(), key.size());

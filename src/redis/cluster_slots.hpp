@@ -21,6 +21,15 @@ inline constexpr int kSlots = 16384;
 // CRC16 (XMODEM) of the key's hash tag (the part between the first '{' and the next '}',
 // when not empty) or of the whole key, mod 16384: the cluster specification's HASH_SLOT.
 int KeySlot(std::string_view key);
+// The part of `key` KeySlot hashes: its hash tag, or the whole key.
+std::string_view HashedPart(std::string_view key);
+
+// A key in `key`'s slot that nothing ever writes (keys::kSlotGuardPrefix + "{<hashed part>}"),
+// appended to a script's keys by ClusterClient. While the slot migrates, Redis finds it
+// missing on both sides and refuses the script (ASK at the source, TRYAGAIN at the target)
+// rather than let it run on a half-moved set of keys: see cluster_client.hpp. Empty when no
+// such key hashes alike (a key with no tag whose text holds a '}'; Plaudit builds none).
+std::string SlotGuardKey(std::string_view key);
 
 // The key a command is routed by: argv[1] for the key commands Plaudit sends, the first of
 // EVAL/EVALSHA's keys, none (nullopt) for those that name no key (PING, INFO, TIME, PUBLISH,

@@ -100,6 +100,10 @@
 // | pl:pg:<bucket>           | HASH    | normalised page URL → the article id of its | none       |
 // |                          |         | thread (bucket = FNV-1a of the URL % 4096); |            |
 // |                          |         | a cache of SQL's pages table                |            |
+// | pl:guard:{<tag>}         | none    | never written: appended to a script's keys  | —          |
+// |                          |         | on Redis Cluster, so that no script runs    |            |
+// |                          |         | while its slot migrates                     |            |
+// |                          |         | (cluster_slots.hpp)                         |            |
 //   N = shard of the target's article (article id % 256): an article's cache hash, its likes,
 //   its comments, their indexes and their likes share one hash slot with their shard's dirty
 //   index, so a comment like moves the comment in its hot index in the same script, and an
@@ -323,6 +327,10 @@ inline int CachedShardOf(std::string_view key) {
   return -1;
 }
 
+// Around the hashed part ("<tag>") of a script's first key: cluster::SlotGuardKey.
+inline constexpr std::string_view kSlotGuardPrefix = "pl:guard:{";
+inline constexpr std::string_view kSlotGuardTail = "}";
+
 // A key as the tables above write it: `head`, the fixed text before its first variable part
 // (the shard tag {lN} or an argument), and `tail`, the fixed text after its last one (empty
 // for most); a fixed key is all head. One per row of the tables.
@@ -373,6 +381,7 @@ inline constexpr std::array kAllKeys{
     KeyShape{kRepliesByTimePrefix},
     KeyShape{kRepliesByLikesPrefix},
     KeyShape{kPageMapPrefix},
+    KeyShape{kSlotGuardPrefix, kSlotGuardTail},
 };
 
 }  // namespace plaudit::redis::keys

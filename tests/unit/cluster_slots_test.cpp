@@ -24,6 +24,24 @@ TEST(ClusterSlots, KeySlotIsTheSpecificationsHashSlot) {
   EXPECT_EQ(KeySlot("{l7}"), KeySlot(keys::ListVersion(7)));
 }
 
+// The guard a script's keys end with on a cluster must hash with its first key (else Redis
+// answers CROSSSLOT), and be no key Plaudit writes.
+TEST(ClusterSlots, TheSlotGuardHashesWithTheKeyItGuards) {
+  for (const std::string& key :
+       {keys::LikeDirty(7), keys::ListVersion(255), std::string("pl:seq:article"),
+        std::string("foo{{bar}}zap"), std::string("{")}) {
+    const std::string guard = SlotGuardKey(key);
+    ASSERT_FALSE(guard.empty()) << key;
+    EXPECT_EQ(KeySlot(guard), KeySlot(key)) << key << " guarded by " << guard;
+    EXPECT_TRUE(guard.starts_with(keys::kSlotGuardPrefix)) << guard;
+    EXPECT_NE(guard, key);
+  }
+  EXPECT_EQ(SlotGuardKey(keys::LikeDirty(7)), "pl:guard:{l7}");
+  // No tag and a '}' in the key: no guard key hashes alike, so none (Plaudit builds none).
+  EXPECT_EQ(SlotGuardKey("a}b"), "");
+  EXPECT_EQ(SlotGuardKey("foo{}{bar}"), "");
+}
+
 TEST(ClusterSlots, CommandKeyIsTheKeyARouterMustUse) {
   EXPECT_EQ(CommandKey({"GET", "a"}), "a");
   EXPECT_EQ(CommandKey({"MGET", "a", "b"}), "a");

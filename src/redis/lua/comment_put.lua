@@ -15,7 +15,9 @@
 local live = redis.call('EXISTS', KEYS[1]) == 1
 local applied = 0
 local a = 1
-for k = 2, #KEYS, 4 do
+-- Complete quadruples only: on Redis Cluster a last key follows them (the slot guard,
+-- cluster_slots.hpp).
+for k = 2, #KEYS - 3, 4 do
   local hash, by_time, by_likes, like_count = KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
   local member, score, n = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2])
   local first, last = a + 3, a + 2 + 2 * n

@@ -8,7 +8,9 @@
 -- to read again (like_load.lua).
 --! include lib_clock.lua
 local deleted = 0
-for i = 3, #KEYS do
+-- Counted by ARGV (two per hash): on Redis Cluster a last key follows the hashes (the slot
+-- guard, cluster_slots.hpp).
+for i = 3, 2 + #ARGV / 2 do
   local m, stamp = ARGV[2 * i - 5], ARGV[2 * i - 4]
   local have = redis.call('HGET', KEYS[i], '#')
   if have == stamp or (not have and stamp == '' and redis.call('EXISTS', KEYS[i]) == 1) then

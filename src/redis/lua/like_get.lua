@@ -9,7 +9,9 @@
 -- mode, two in big mode (it was EXISTS and SISMEMBER, four in big mode).
 local uid = ARGV[1]
 local out = {}
-for k = 1, #KEYS, 3 do
+-- Complete triples only: on Redis Cluster a last key follows them (the slot guard,
+-- cluster_slots.hpp).
+for k = 1, #KEYS - 2, 3 do
   local state = -1
   if uid == '0' then
     state = 0

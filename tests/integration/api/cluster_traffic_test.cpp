@@ -29,6 +29,7 @@
 #include "redis/cluster_slots.hpp"
 #include "redis/keys.hpp"
 #include "support/postgres_server.hpp"
+#include "support/process.hpp"
 #include "support/redis_cluster.hpp"
 #include "support/redis_sentinel.hpp"
 
@@ -321,6 +322,38 @@ bool ReplicasCaughtUp(RedisCluster& cluster, size_t i) {
   return std::all_of(acked.begin(), acked.end(), [&](const std::string& o) { return o == offset; });
 }
 
+// A shell command's stdout and stderr.
+std::string Sh(const std::string& cmd) {
+  std::string out;
+  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
+  if (p == nullptr) throw std::runtime_error("popen failed");
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  ::pclose(p);
+  return out;
+}
+
+
+// The slots node `i` serves now, ascending (CLUSTER NODES; slots being moved are skipped).
+std::vector<int> SlotsOf(RedisCluster& cluster, size_t i) {
+  std::vector<int> slots;
+  for (const std::string& line : Lines(cluster.Cli("CLUSTER NODES"))) {
+    std::istringstream in(line);
+    std::string id, addr, flags, primary, ping, pong, epoch, link;
+    in >> id >> addr >> flags >> primary >> ping >> pong >> epoch >> link;
+    if (id != cluster.NodeId(i)) continue;
+    for (std::string range; in >> range;) {
+      if (range.front() == '[') continue;
+      const size_t dash = range.find('-');
+      const int first = std::stoi(range.substr(0, dash));
+      const int last = dash == std::string::npos ? first : std::stoi(range.substr(dash + 1));
+      for (int s = first; s <= last; ++s) slots.push_back(s);
+    }
+  }
+  return slots;
+}
+
 class TrafficTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -542,6 +575,96 @@ TEST_F(TrafficTest, KeysOfEveryFamilyAreSpreadOverEveryPrimary) {
               << found["comments"] << " comment, " << found["sessions"] << " session, "
               << found["user sessions"] << " user-session keys\n";
   }
+}
+
+// Slots move while the storm runs, with the real tool (redis-cli --cluster reshard, which moves
+// a node's lowest slots first): six moves in several directions, each taking at least one
+// target's slot. MOVED, ASK and TRYAGAIN are the cluster client's to handle: every request is
+// answered 200, and the counts and states are exact afterwards, in Redis and in SQL.
+TEST_F(TrafficTest, ReshardingUnderALikeStormFailsNoRequestAndLosesNoLike) {
+  RedisCluster& cluster = StartCluster(3, 0);
+  StartInstances(cluster.url());
+  // Articles whose shards' slots lie near the bottom of a primary's range (33 and 297 of
+  // 0-5460, 5485 and 5490 of 5461-10922, 11019 of 10923-16383), so that a few slots moved
+  // take theirs along.
+  const World w = Seed(20, {25, 41, 49, 79, 88});
+  std::set<int> target_slots;
+  for (const Target& t : w.targets) target_slots.insert(t.Slot());
+
+  Storm storm(w, Ports(), {.threads = 8}, StormSeed());
+  storm.Start();
+  ASSERT_TRUE(WaitFor([&] { return storm.ops() >= 100; }, 20s));
+  int targets_moved = 0;
+  for (int step = 0; step < 6; ++step) {
+    size_t from = 0;
+    size_t count = 0;
+    for (size_t k = 0; k < 3 && count == 0; ++k) {
+      const size_t node = (step + k) % 3;
+      const auto slots = SlotsOf(cluster, node);
+      for (size_t i = 0; i < slots.size() && i < 150; ++i) {
+        if (target_slots.count(slots[i]) > 0) {
+          from = node;
+          count = i + 1;
+          break;
+        }
+      }
+    }
+    ASSERT_GT(count, 0u) << "no target slot among a primary's lowest 150";
+    const size_t to = (from + 1 + step % 2) % 3;
+    const auto moving = SlotsOf(cluster, from);
+    const std::string out =
+        Sh("redis-cli --cluster reshard 127.0.0.1:" + std::to_string(cluster.node(to).port()) +
+           " --cluster-from " + cluster.NodeId(from) + " --cluster-to " + cluster.NodeId(to) +
+           " --cluster-slots " + std::to_string(count) + " --cluster-yes");
+    if (out.find("[ERR]") != std::string::npos || out.find("failed") != std::string::npos) {
+      // Which keys are on both nodes (MIGRATE refuses to overwrite one: BUSYKEY).
+      std::string both;
+      for (size_t i = 0; i < count; ++i) {
+        const std::string get = "CLUSTER GETKEYSINSLOT " + std::to_string(moving[i]) + " 1000";
+        const auto at_to = Lines(cluster.node(to).Cli(get));
+        for (const std::string& key : Lines(cluster.node(from).Cli(get))) {
+          if (std::find(at_to.begin(), at_to.end(), key) == at_to.end()) continue;
+          const std::string type = cluster.node(from).Cli("TYPE " + ShellQuote(key));
+          both += key + " (" + type + ")";
+          if (type == "string") {
+            both += ": " + cluster.node(from).Cli("GET " + ShellQuote(key)) + " at the source, " +
+                    cluster.node(to).Cli("GET " + ShellQuote(key)) + " at the target";
+          }
+          both += "\n";
+        }
+      }
+      FAIL() << "redis-cli --cluster reshard failed; keys on both nodes:\n"
+             << both << out.substr(out.size() > 1500 ? out.size() - 1500 : 0);
+    }
+    ASSERT_TRUE(cluster.WaitHealthy()) << out;
+    const auto now_at_to = SlotsOf(cluster, to);
+    for (size_t i = 0; i < count; ++i) {
+      ASSERT_TRUE(std::binary_search(now_at_to.begin(), now_at_to.end(), moving[i]))
+          << "slot " << moving[i] << " did not move from " << from << " to " << to << ":\n"
+          << out;
+      targets_moved += static_cast<int>(target_slots.count(moving[i]));
+    }
+    std::cout << "[ reshard  ] " << count << " slots " << from << " -> " << to << " at op "
+              << storm.ops() << "\n";
+  }
+  const int64_t after_moves = storm.ops();
+  ASSERT_TRUE(WaitFor([&] { return storm.ops() >= after_moves + 100; }, 20s));
+  storm.Stop();
+  EXPECT_GE(targets_moved, 6);
+
+  EXPECT_TRUE(storm.errors().empty()) << Join(storm.errors());
+  std::map<int, int> statuses;
+  for (const Answer& a : storm.answers()) ++statuses[a.status];
+  EXPECT_EQ(statuses.size(), 1u) << "every request should be answered 200; 503s: " << statuses[503];
+  std::cout << "[ storm    ] " << statuses[200] << " likes and unlikes answered 200\n";
+  const Model& model = storm.model();
+  for (size_t i = 0; i < apps_.size(); ++i) {
+    const auto diff = Differences(w, model.liked, Observe(apps_[i]->port(), w));
+    EXPECT_TRUE(diff.empty()) << "instance " << i << " differs from the model:\n" << Join(diff);
+  }
+  FlushAll(1);
+  const auto sql = Differences(w, model.liked, ReadSql(w));
+  EXPECT_TRUE(sql.empty()) << "SQL differs from the model after a flush:\n" << Join(sql);
 }
 
 // The primary of a target's slot is SIGKILLed while the storm runs on a 3+3 cluster. Requests
