@@ -548,6 +548,9 @@ redis-benchmark -s <sock> -c 50 -n 200000 -r 100000 -q [-P 16] evalsha <sha> 1 '
   1795000000000 big '' __rand_int__ 1 0
 ```
 Whole run: $TOTAL s.
+
+Side-by-side measurements of two builds or two settings, made by hand with `bench/ab.sh`
+(not part of `make bench`, so not rewritten by it): docs/benchmarks-ab.md.
 '''
 
 
