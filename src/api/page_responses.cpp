@@ -60,9 +60,9 @@ Awaitable<Result<Response>> ReaderPage(const ApiContext& ctx, const Request& req
   }
   std::vector<int64_t> liked;
   if (!targets.empty()) {
-    PL_CO_TRY(auto states, co_await ctx.likes->GetMany(user_id, std::move(targets)));
+    PL_CO_TRY(auto states, co_await ctx.likes->Liked(user_id, std::move(targets)));
     for (size_t i = 0; i < states.size(); ++i) {
-      if (states[i].liked) liked.push_back(asked[i]);
+      if (states[i]) liked.push_back(asked[i]);
     }
   }
   std::sort(liked.begin(), liked.end());

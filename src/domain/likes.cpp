@@ -173,4 +173,32 @@ Awaitable<Result<std::vector<LikeState>>> LikeService::GetMany(
   co_return out;
 }
 
+Awaitable<Result<std::vector<bool>>> LikeService::Liked(int64_t user_id,
+                                                       std::vector<redis::LikeTarget> targets) {
+  if (redis_checked && !redis_checked()) {
+    if (auto st = co_await check_redis(); !st) co_return tl::unexpected(st.error());
+  }
+  auto readings = co_await store_.GetMany(targets, user_id, /*counts=*/false);
+  if (!readings) co_return tl::unexpected(readings.error());
+  std::vector<bool> out(targets.size());
+  // A state not in Redis goes through Get (which loads it from SQL), all at once.
+  std::vector<size_t> misses;
+  std::vector<Awaitable<Result<LikeState>>> loads;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const auto& r = (*readings)[i];
+    if (r.Known()) {
+      out[i] = r.liked();
+    } else {
+      misses.push_back(i);
+      loads.push_back(Get(user_id, targets[i]));
+    }
+  }
+  auto loaded = co_await WhenAll(std::move(loads));
+  for (size_t j = 0; j < misses.size(); ++j) {
+    if (!loaded[j]) co_return tl::unexpected(loaded[j].error());
+    out[misses[j]] = loaded[j]->liked;
+  }
+  co_return out;
+}
+
 }  // namespace plaudit::domain

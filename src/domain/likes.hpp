@@ -46,6 +46,10 @@ class LikeService {
   // Many targets in one pipelined round trip (plus loads for misses).
   Awaitable<Result<std::vector<LikeState>>> GetMany(int64_t user_id,
                                                     std::vector<redis::LikeTarget> targets);
+  // Whether the user likes each target, without their counts (a signed-in page, whose
+  // counts are the anonymous page's): one round trip, plus loads for states not in Redis.
+  Awaitable<Result<std::vector<bool>>> Liked(int64_t user_id,
+                                             std::vector<redis::LikeTarget> targets);
 
   // Before the first like on each connection to Redis, the check that recovers a Redis that
   // came back older than SQL (flush::RedisCheck). Set by the wiring; empty: no check.

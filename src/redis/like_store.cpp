@@ -55,12 +55,15 @@ Awaitable<Result<LikeReading>> LikeStore::Get(const LikeTarget& t, int64_t user_
 }
 
 Awaitable<Result<std::vector<LikeReading>>> LikeStore::GetMany(
-    const std::vector<LikeTarget>& targets, int64_t user_id) {
+    const std::vector<LikeTarget>& targets, int64_t user_id, bool counts) {
   const int first_shard = targets.empty() ? 0 : targets.front().Shard();
   const bool one_shard = targets.size() > 1 &&
                          std::all_of(targets.begin(), targets.end(), [&](const LikeTarget& t) {
                            return t.Shard() == first_shard;
                          });
+  if (user_id == 0 && !counts) {
+    co_return std::vector<LikeReading>(targets.size(), LikeReading{LikeOf::kNo, std::nullopt});
+  }
   if (user_id == 0) {
     // Anonymous: only the counts. One shard (a comment page, whose comments share their
     // article's shard): one MGET, where like_get.lua took four keys per comment (320 for a
@@ -101,23 +104,25 @@ Awaitable<Result<std::vector<LikeReading>>> LikeStore::GetMany(
   }
   if (one_shard) {
     // A comment page (its comments share the article's shard): one like_get.lua call reads
-    // every state atomically, instead of three commands per comment.
+    // every state atomically, instead of three commands per comment; one key per comment
+    // (the script builds the other two).
     std::vector<std::string> keys;
-    keys.reserve(3 * targets.size());
-    for (const LikeTarget& t : targets) {
-      keys.push_back(keys::LikeBucket(first_shard, SmallMember(t)));
-      keys.push_back(keys::LikeBucket(first_shard, Member(t, LikeBucketOf(user_id))));
-      keys.push_back(keys::LikeCount(first_shard, t.Name()));
-    }
-    std::vector<std::string> args{std::to_string(user_id)};
+    keys.reserve(targets.size());
+    for (const LikeTarget& t : targets) keys.push_back(keys::LikeBucket(first_shard, SmallMember(t)));
+    std::vector<std::string> args{std::to_string(user_id), std::to_string(LikeBucketOf(user_id)),
+                                  counts ? "1" : "0", std::to_string(targets.size())};
     auto r = co_await client_.Eval(GetScript("like_get.lua"), std::move(keys), std::move(args));
     if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
     const auto& e = r->elements;
-    if (e.size() != 2 * targets.size()) co_return Fail(ErrorCode::kInternal, "unexpected like reply");
+    const size_t per = counts ? 2 : 1;
+    if (e.size() != per * targets.size()) {
+      co_return Fail(ErrorCode::kInternal, "unexpected like reply");
+    }
     std::vector<LikeReading> out(targets.size());
     // like_get.lua: state 1/0, -1 not loaded; count -2 not loaded.
     for (size_t j = 0; j < targets.size(); ++j) {
-      const int64_t state = e[2 * j].integer, count = e[2 * j + 1].integer;
+      const int64_t state = e[per * j].integer;
+      const int64_t count = counts ? e[per * j + 1].integer : -2;
       out[j] = LikeReading{state == 1 ? LikeOf::kYes : state == 0 ? LikeOf::kNo : LikeOf::kNotLoaded,
                            count == -2 ? std::nullopt : std::optional<int64_t>(count)};
     }
@@ -131,13 +136,14 @@ Awaitable<Result<std::vector<LikeReading>>> LikeStore::GetMany(
   const std::string uid = std::to_string(user_id);
   // No EXISTS of the big-mode mark: as in like_set.lua, a bucket holding 0 implies it (a
   // bucket is only ever created with the mark), and the small set is asked first.
+  const size_t per = counts ? 3 : 2;
   std::vector<std::vector<std::string>> cmds;
-  cmds.reserve(3 * targets.size());
+  cmds.reserve(per * targets.size());
   for (const LikeTarget& t : targets) {
     const int s = t.Shard();
     cmds.push_back({"SMISMEMBER", keys::LikeBucket(s, SmallMember(t)), uid, "0"});
     cmds.push_back({"SMISMEMBER", keys::LikeBucket(s, Member(t, LikeBucketOf(user_id))), uid, "0"});
-    cmds.push_back({"GET", keys::LikeCount(s, t.Name())});
+    if (counts) cmds.push_back({"GET", keys::LikeCount(s, t.Name())});
   }
   std::vector<LikeReading> out(targets.size());
   if (cmds.empty()) co_return out;
@@ -151,7 +157,7 @@ Awaitable<Result<std::vector<LikeReading>>> LikeStore::GetMany(
     return true;
   };
   for (size_t i = 0; i < targets.size(); ++i) {
-    const Reply* r = &(*replies)[3 * i];
+    const Reply* r = &(*replies)[per * i];
     bool small_has = false, small_loaded = false, bucket_has = false, bucket_loaded = false;
     if (!flags(r[0], &small_has, &small_loaded) || !flags(r[1], &bucket_has, &bucket_loaded)) {
       co_return Fail(ErrorCode::kInternal, "unexpected like reply");
@@ -162,8 +168,11 @@ Awaitable<Result<std::vector<LikeReading>>> LikeStore::GetMany(
     } else if (bucket_loaded) {
       state = bucket_has ? LikeOf::kYes : LikeOf::kNo;
     }
-    std::optional<int64_t> n = r[2].is_nil() ? std::nullopt : r[2].AsInt();
-    if (!r[2].is_nil() && !n) co_return Fail(ErrorCode::kInternal, "corrupt like count");
+    std::optional<int64_t> n;
+    if (counts) {
+      n = r[2].is_nil() ? std::nullopt : r[2].AsInt();
+      if (!r[2].is_nil() && !n) co_return Fail(ErrorCode::kInternal, "corrupt like count");
+    }
     out[i] = LikeReading{state, n};
   }
   co_return out;

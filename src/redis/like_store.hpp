@@ -131,9 +131,11 @@ class LikeStore {
   Awaitable<Result<LikeReading>> Set(const LikeTarget& t, int64_t user_id, bool like,
                                      const HotOrder* hot = nullptr, bool require_published = false);
   Awaitable<Result<LikeReading>> Get(const LikeTarget& t, int64_t user_id);
-  // Many targets: one script call per shard, all in one round trip. In target order.
+  // Many targets in one round trip, in target order: one script call when they share a
+  // shard (a comment page), else a pipeline. Without `counts`, the user's states alone (a
+  // signed-in page's liked flags; anonymous: nothing to read), every count nullopt.
   Awaitable<Result<std::vector<LikeReading>>> GetMany(const std::vector<LikeTarget>& targets,
-                                                      int64_t user_id);
+                                                      int64_t user_id, bool counts = true);
   // What a load from SQL must read first: the shard's epoch and, with `changes`, every
   // user's newest change of the target not yet confirmed in SQL (uid, liked).
   struct Unflushed {
