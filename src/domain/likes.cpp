@@ -147,10 +147,23 @@ Awaitable<Result<LikeState>> LikeService::Get(int64_t user_id, const redis::Like
 
 Awaitable<Result<std::vector<LikeState>>> LikeService::GetMany(
     int64_t user_id, std::vector<redis::LikeTarget> targets) {
+  return Read(user_id, std::move(targets), /*counts=*/true);
+}
+
+Awaitable<Result<std::vector<bool>>> LikeService::Liked(int64_t user_id,
+                                                       std::vector<redis::LikeTarget> targets) {
+  PL_CO_TRY(auto states, co_await Read(user_id, std::move(targets), /*counts=*/false));
+  std::vector<bool> out(states.size());
+  for (size_t i = 0; i < states.size(); ++i) out[i] = states[i].liked;
+  co_return out;
+}
+
+Awaitable<Result<std::vector<LikeState>>> LikeService::Read(
+    int64_t user_id, std::vector<redis::LikeTarget> targets, bool counts) {
   if (redis_checked && !redis_checked()) {
     if (auto st = co_await check_redis(); !st) co_return tl::unexpected(st.error());
   }
-  auto readings = co_await store_.GetMany(targets, user_id);
+  auto readings = co_await store_.GetMany(targets, user_id, counts);
   if (!readings) co_return tl::unexpected(readings.error());
   std::vector<LikeState> out(targets.size());
   // Whatever is not loaded goes through Get (which loads it from SQL), all at once.
@@ -158,8 +171,8 @@ Awaitable<Result<std::vector<LikeState>>> LikeService::GetMany(
   std::vector<Awaitable<Result<LikeState>>> loads;
   for (size_t i = 0; i < targets.size(); ++i) {
     const auto& r = (*readings)[i];
-    if (r.Complete()) {
-      out[i] = LikeState{r.liked(), *r.count};
+    if (counts ? r.Complete() : r.Known()) {
+      out[i] = LikeState{r.liked(), r.count ? *r.count : 0};
     } else {
       misses.push_back(i);
       loads.push_back(Get(user_id, targets[i]));
@@ -169,34 +182,6 @@ Awaitable<Result<std::vector<LikeState>>> LikeService::GetMany(
   for (size_t j = 0; j < misses.size(); ++j) {
     if (!loaded[j]) co_return tl::unexpected(loaded[j].error());
     out[misses[j]] = *loaded[j];
-  }
-  co_return out;
-}
-
-Awaitable<Result<std::vector<bool>>> LikeService::Liked(int64_t user_id,
-                                                       std::vector<redis::LikeTarget> targets) {
-  if (redis_checked && !redis_checked()) {
-    if (auto st = co_await check_redis(); !st) co_return tl::unexpected(st.error());
-  }
-  auto readings = co_await store_.GetMany(targets, user_id, /*counts=*/false);
-  if (!readings) co_return tl::unexpected(readings.error());
-  std::vector<bool> out(targets.size());
-  // A state not in Redis goes through Get (which loads it from SQL), all at once.
-  std::vector<size_t> misses;
-  std::vector<Awaitable<Result<LikeState>>> loads;
-  for (size_t i = 0; i < targets.size(); ++i) {
-    const auto& r = (*readings)[i];
-    if (r.Known()) {
-      out[i] = r.liked();
-    } else {
-      misses.push_back(i);
-      loads.push_back(Get(user_id, targets[i]));
-    }
-  }
-  auto loaded = co_await WhenAll(std::move(loads));
-  for (size_t j = 0; j < misses.size(); ++j) {
-    if (!loaded[j]) co_return tl::unexpected(loaded[j].error());
-    out[misses[j]] = loaded[j]->liked;
   }
   co_return out;
 }

@@ -50,6 +50,13 @@ class LikeService {
   // counts are the anonymous page's): one round trip, plus loads for states not in Redis.
   Awaitable<Result<std::vector<bool>>> Liked(int64_t user_id,
                                              std::vector<redis::LikeTarget> targets);
+ private:
+  // GetMany's and Liked's read: `counts` false leaves each count 0 (not read).
+  Awaitable<Result<std::vector<LikeState>>> Read(int64_t user_id,
+                                                 std::vector<redis::LikeTarget> targets,
+                                                 bool counts);
+
+ public:
 
   // Before the first like on each connection to Redis, the check that recovers a Redis that
   // came back older than SQL (flush::RedisCheck). Set by the wiring; empty: no check.

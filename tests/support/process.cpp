@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -161,6 +162,16 @@ std::string ShellQuote(const std::string& s) {
     }
   }
   return out + "'";
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty()) out.push_back(line);
+  }
+  return out;
 }
 
 }  // namespace plaudit::testing

@@ -43,6 +43,8 @@ using plaudit::UnixSocketAccepts;
 
 // `s` as one single-quoted sh word.
 std::string ShellQuote(const std::string& s);
+// The non-empty lines of a command's output (redis-cli's), without their '\r'.
+std::vector<std::string> Lines(const std::string& text);
 // Returns a TCP port on 127.0.0.1 that was free a moment ago.
 int FreeTcpPort();
 // The same for a cluster-mode redis-server: the port and port + 10000 (its cluster bus).

@@ -10,16 +10,6 @@ namespace plaudit::testing {
 
 namespace {
 
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (!line.empty()) out.push_back(line);
-  }
-  return out;
-}
-
 std::string Sh(const std::string& cmd) {
   std::string out;
   FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");

@@ -52,15 +52,6 @@ uint32_t StormSeed() {
   return seed;
 }
 
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (!line.empty()) out.push_back(line);
-  }
-  return out;
-}
 
 std::string Join(const std::vector<std::string>& items, size_t at_most = 20) {
   std::string out;
@@ -109,6 +100,29 @@ struct Answer {
   Clock::time_point answered;
   int status;  // -1: no HTTP answer
 };
+
+// The 503s of a storm around an outage: how many, how many outside [from, until] (and when
+// the first such was answered, in s after `from`), and how many 200s were sent after `ok_from`.
+struct Outage {
+  int unavailable = 0;
+  int outside = 0;
+  double first_outside = 0;
+  int ok_after = 0;
+};
+Outage CountOutage(const std::vector<Answer>& answers, Clock::time_point from,
+                   Clock::time_point until, Clock::time_point ok_from) {
+  Outage o;
+  for (const Answer& a : answers) {
+    if (a.status == 503) {
+      ++o.unavailable;
+      if ((a.answered < from || a.answered > until) && o.outside++ == 0) {
+        o.first_outside = Seconds(a.answered - from);
+      }
+    }
+    if (a.status == 200 && a.sent > ok_from) ++o.ok_after;
+  }
+  return o;
+}
 
 // Likes and unlikes of random pairs, each thread sequential on pairs of its own, alternating
 // between `ports`.
@@ -707,21 +721,8 @@ TEST_F(TrafficTest, APrimaryKilledUnderTheStormIsReplacedWithOnly503sMeanwhile) 
             << " s after the kill\n";
 
   EXPECT_TRUE(storm.errors().empty()) << Join(storm.errors());
-  int unavailable = 0;
-  int outside = 0;  // 503s outside the window
-  double first_outside = 0;
-  int ok_after = 0;
-  for (const Answer& a : storm.answers()) {
-    if (a.status == 503) {
-      ++unavailable;
-      if (a.answered < killed || a.answered > promoted + 2s) {
-        if (outside++ == 0) {
-          first_outside = Seconds(a.answered - killed);
-        }
-      }
-    }
-    if (a.status == 200 && a.sent > promoted + 2s) ++ok_after;
-  }
+  const auto [unavailable, outside, first_outside, ok_after] =
+      CountOutage(storm.answers(), killed, promoted + 2s, promoted + 2s);
   EXPECT_EQ(outside, 0) << "503s outside the kill .. promotion + 2 s window, the first "
                         << first_outside << " s after the kill (promotion at "
                         << Seconds(promoted - killed) << " s)";
@@ -790,21 +791,8 @@ TEST_F(TrafficTest, ASentinelFailoverUnderTheStormLosesNothingAcknowledgedOutsid
   std::cout << "[ failover ] settled " << Seconds(ended - began) << " s after SENTINEL FAILOVER\n";
 
   EXPECT_TRUE(storm.errors().empty()) << Join(storm.errors());
-  int unavailable = 0;
-  int outside = 0;  // 503s outside the window
-  double first_outside = 0;
-  int ok_after = 0;
-  for (const Answer& a : storm.answers()) {
-    if (a.status == 503) {
-      ++unavailable;
-      if (a.answered < began || a.answered > ended + 2s) {
-        if (outside++ == 0) {
-          first_outside = Seconds(a.answered - began);
-        }
-      }
-    }
-    if (a.status == 200 && a.sent > ended) ++ok_after;
-  }
+  const auto [unavailable, outside, first_outside, ok_after] =
+      CountOutage(storm.answers(), began, ended + 2s, ended);
   EXPECT_EQ(outside, 0) << "503s outside the failover .. settled + 2 s window, the first "
                         << first_outside << " s after it began (settled at "
                         << Seconds(ended - began) << " s)";

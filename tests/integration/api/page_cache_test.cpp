@@ -304,7 +304,9 @@ TEST_P(PageCacheTest, ReadsShowEveryLikeAndReplyAcknowledgedBeforeThey) {
   // Every like landed and the page says so.
   auto page = Client().Get(CommentsPath("?sort=old&size=30&replies=0")).Json().as_object();
   for (const auto& item : page.at("items").as_array()) {
-    if (slot.count(item.at("id").as_int64())) EXPECT_EQ(item.at("likeCount").as_int64(), kUsers);
+    if (slot.count(item.at("id").as_int64())) {
+      EXPECT_EQ(item.at("likeCount").as_int64(), kUsers);
+    }
   }
   EXPECT_EQ(page.at("total").as_int64(), acked_total.load());
 }

@@ -286,7 +286,9 @@ int AcknowledgedLikesLostInAFailover(int wait_replicas) {
     if (model[u].certain && model[u].liked != now) ++lost;
   }
   EXPECT_EQ(counts.size(), 1u);
-  if (counts.size() == 1) EXPECT_EQ(*counts.begin(), liked) << "the count is not its likers'";
+  if (counts.size() == 1) {
+    EXPECT_EQ(*counts.begin(), liked) << "the count is not its likers'";
+  }
   std::cout << "[ failover ] wait_replicas=" << wait_replicas << ": " << acked.load()
             << " likes answered 200, " << lost << " acknowledged like states lost\n";
   return lost;
