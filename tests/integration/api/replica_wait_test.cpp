@@ -74,15 +74,20 @@ config::Config WaitConfig(const std::string& redis_url, int replicas) {
   return c;
 }
 
+// Whether `replica` has its link to its primary up (within 10 s).
+bool LinkUp(RedisServer& replica) {
+  return WaitFor(
+      [&] {
+        return replica.Cli("INFO replication").find("master_link_status:up") != std::string::npos;
+      },
+      10s);
+}
+
 TEST(ReplicaWaitTest, ALikeIsAnswered503WhileTheReplicaDoesNotAcknowledgeIt) {
   PL_OWN_SERVERS();
   RedisServer primary;
   RedisServer replica({"--replicaof", "127.0.0.1", std::to_string(primary.port())});
-  ASSERT_TRUE(WaitFor(
-      [&] {
-        return replica.Cli("INFO replication").find("master_link_status:up") != std::string::npos;
-      },
-      10s));
+  ASSERT_TRUE(LinkUp(replica));
   AppUnderTest app(primary, WaitConfig(primary.tcp_url(), 1));
   auto http = app.Client();
   const auto tokens = SignUp(http, 2);
@@ -123,11 +128,7 @@ TEST(ReplicaWaitTest, ConcurrentLikesShareTheirWaits) {
   PL_OWN_SERVERS();
   RedisServer primary;
   RedisServer replica({"--replicaof", "127.0.0.1", std::to_string(primary.port())});
-  ASSERT_TRUE(WaitFor(
-      [&] {
-        return replica.Cli("INFO replication").find("master_link_status:up") != std::string::npos;
-      },
-      10s));
+  ASSERT_TRUE(LinkUp(replica));
   config::Config c = WaitConfig(primary.tcp_url(), 1);
   c.redis_wait_timeout_ms = 500;  // a loaded box must not turn a slow ack into a 503 here
   AppUnderTest app(primary, c);
