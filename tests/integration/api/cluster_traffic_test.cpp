@@ -457,6 +457,18 @@ class TrafficTest : public ::testing::Test {
     ASSERT_TRUE(flushed) << flushed.error().message;
   }
 
+  // Every instance shows the model's states and counts, and so does SQL after instance
+  // `flusher` flushed.
+  void ExpectModelEverywhere(const World& w, const Model& model, size_t flusher) {
+    for (size_t i = 0; i < apps_.size(); ++i) {
+      const auto diff = Differences(w, model.liked, Observe(apps_[i]->port(), w));
+      EXPECT_TRUE(diff.empty()) << "instance " << i << " differs from the model:\n" << Join(diff);
+    }
+    FlushAll(flusher);
+    const auto sql = Differences(w, model.liked, ReadSql(w));
+    EXPECT_TRUE(sql.empty()) << "SQL differs from the model after a flush:\n" << Join(sql);
+  }
+
   // SQL's view: each target's stored like_count and each pair's valid row.
   Observed ReadSql(const World& w) {
     auto& pg = PostgresServer::Shared();
@@ -528,13 +540,7 @@ TEST_F(TrafficTest, LikeStormOverTwoInstancesEndsExactlyAsAcknowledged) {
   for (const Answer& a : answers) ASSERT_EQ(a.status, 200);
 
   const Model& model = storm.model();
-  for (size_t i = 0; i < apps_.size(); ++i) {
-    const auto diff = Differences(w, model.liked, Observe(apps_[i]->port(), w));
-    EXPECT_TRUE(diff.empty()) << "instance " << i << " differs from the model:\n" << Join(diff);
-  }
-  FlushAll(0);
-  const auto sql = Differences(w, model.liked, ReadSql(w));
-  EXPECT_TRUE(sql.empty()) << "SQL differs from the model after a flush:\n" << Join(sql);
+  ExpectModelEverywhere(w, model, 0);
   // Redis emptied: the counts come back from SQL on either instance (sessions went with it).
   cluster.FlushAll();
   for (size_t i = 0; i < apps_.size(); ++i) {
@@ -672,13 +678,7 @@ TEST_F(TrafficTest, ReshardingUnderALikeStormFailsNoRequestAndLosesNoLike) {
   EXPECT_EQ(statuses.size(), 1u) << "every request should be answered 200; 503s: " << statuses[503];
   std::cout << "[ storm    ] " << statuses[200] << " likes and unlikes answered 200\n";
   const Model& model = storm.model();
-  for (size_t i = 0; i < apps_.size(); ++i) {
-    const auto diff = Differences(w, model.liked, Observe(apps_[i]->port(), w));
-    EXPECT_TRUE(diff.empty()) << "instance " << i << " differs from the model:\n" << Join(diff);
-  }
-  FlushAll(1);
-  const auto sql = Differences(w, model.liked, ReadSql(w));
-  EXPECT_TRUE(sql.empty()) << "SQL differs from the model after a flush:\n" << Join(sql);
+  ExpectModelEverywhere(w, model, 1);
 }
 
 // The primary of a target's slot is SIGKILLed while the storm runs on a 3+3 cluster. Requests
