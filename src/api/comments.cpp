@@ -93,14 +93,14 @@ HandlerResult Create(ApiContext ctx, Request& req) {
 }
 
 HandlerResult List(ApiContext ctx, Request& req) {
-  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kCostly));
   PL_CO_TRY(auto id, req.IdParam("id"));
   PL_CO_TRY(auto q, ParseListQuery(req));
   co_return co_await CachedList(ctx, req, caller.principal, id, q);
 }
 
 HandlerResult Replies(ApiContext ctx, Request& req) {
-  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kCostly));
   PL_CO_TRY(auto id, req.IdParam("id"));
   PL_CO_TRY(auto paging, ParsePaging(req));
   PL_CO_TRY(auto sort, SortParam(req, domain::CommentSort::kOld));

@@ -90,9 +90,10 @@ Awaitable<Result<Caller>> Guard::Admit(const http::Request& request, Access acce
   } else {
     identity = co_await Identify(users_, token);
   }
+  bool limiter_down = false;
   if (!limited) {
     if (limited.error().code == ErrorCode::kRateLimited) co_return tl::unexpected(limited.error());
-    spdlog::warn("rate limiter unavailable, letting request through: {}", limited.error().message);
+    limiter_down = true;
   }
   if (!identity) {
     if (token.empty()) co_return tl::unexpected(identity.error());
@@ -107,7 +108,13 @@ Awaitable<Result<Caller>> Guard::Admit(const http::Request& request, Access acce
     co_return Fail(ErrorCode::kUnauthenticated, "invalid or expired token");
   }
 
-  if (access != Access::kPublic && !caller.principal) {
+  if (limiter_down) {
+    if (access == Access::kCostly && !caller.principal) {
+      co_return Fail(ErrorCode::kUnavailable, "busy: cannot check the request limit; retry");
+    }
+    spdlog::warn("rate limiter unavailable, letting request through: {}", limited.error().message);
+  }
+  if (access != Access::kPublic && access != Access::kCostly && !caller.principal) {
     co_return Fail(ErrorCode::kUnauthenticated, "sign in first");
   }
   if (access == Access::kWrite && limits_.enabled && limits_.writes_per_user.enabled()) {

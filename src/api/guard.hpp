@@ -7,7 +7,9 @@
 // presented token, the answer is 503, never 401. Rate limits: requests per client address
 // on every call, writes per user on every authenticated write. A limiter that cannot reach
 // Redis lets the request through (the request's own Redis work will fail properly if Redis
-// is really gone).
+// is really gone), except an anonymous one on a costly read (kCostly): that is 503, so a
+// Redis slowed by a flood of expensive reads does not also lose the limit that would stop it
+// (issue 41).
 #include <optional>
 #include <string>
 #include <utility>
@@ -22,6 +24,7 @@ namespace plaudit::api {
 
 enum class Access {
   kPublic,         // anonymous callers welcome
+  kCostly,         // anonymous callers welcome, but not past a limiter that cannot answer
   kAuthenticated,  // a session is required
   kWrite,          // a session is required, and the per-user write limit applies
 };

@@ -96,7 +96,7 @@ Result<std::vector<int64_t>> ParseIds(const std::optional<std::string>& raw,
 
 // GET /api/v1/likes?article=1,2&comment=7: the caller's likes for a whole page at once.
 HandlerResult Batch(ApiContext ctx, Request& req) {
-  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kCostly));
   std::optional<std::string> article_param = req.Query("article");
   std::optional<std::string> comment_param = req.Query("comment");
   PL_CO_TRY(auto articles, ParseIds(article_param, "article"));

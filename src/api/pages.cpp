@@ -53,7 +53,7 @@ HandlerResult Get(ApiContext ctx, Request& req) {
 }
 
 HandlerResult ListComments(ApiContext ctx, Request& req) {
-  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kCostly));
   PL_CO_TRY(auto page, PageParam(ctx, req));
   PL_CO_TRY(auto q, comments::ParseListQuery(req));
   // The thread's list as GET /articles/{id}/comments answers it (through the page cache).
@@ -77,15 +77,16 @@ HandlerResult AddComment(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto title, OptionalString(body, "title"));
   body.erase("title");
   PL_CO_TRY(auto in, comments::ParseCreate(body));
-  PL_CO_TRY(auto c, co_await ctx.pages->AddComment(*caller.principal, page, std::move(in),
-                                                   std::move(title)));
+  const domain::PageWriter writer{*caller.principal, caller.address};
+  PL_CO_TRY(auto c, co_await ctx.pages->AddComment(writer, page, std::move(in), std::move(title)));
   co_return JsonResponse(beast::http::status::created, CommentJson(c));
 }
 
 HandlerResult SetLike(ApiContext ctx, Request& req, bool like) {
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
   PL_CO_TRY(auto page, PageParam(ctx, req));
-  PL_CO_TRY(auto state, co_await ctx.pages->SetLike(*caller.principal, page, like));
+  const domain::PageWriter writer{*caller.principal, caller.address};
+  PL_CO_TRY(auto state, co_await ctx.pages->SetLike(writer, page, like));
   co_return likes::StateJson(state);
 }
 
@@ -95,7 +96,7 @@ HandlerResult Unlike(ApiContext ctx, Request& req) { co_return co_await SetLike(
 // GET /api/v1/pages/counts?url=U1&url=U2&article=7,8: keyed by each URL as sent (and each
 // article id in decimal).
 HandlerResult Counts(ApiContext ctx, Request& req) {
-  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kCostly));
   std::vector<std::string> urls = req.QueryAll("url");
   std::vector<int64_t> article_ids;
   for (const std::string& raw : req.QueryAll("article")) {

@@ -21,8 +21,10 @@ using http::Response;
 constexpr std::string_view kStableCache = "public, max-age=300";
 constexpr std::string_view kImmutableCache = "public, max-age=31536000, immutable";
 // Only for plauditd's own HTML pages; the widget on a host page lives under the host's policy.
+// img-src https: shows the images articles link to (the sanitiser keeps http(s) src only):
+// docs/security.md "Issue 41" argues it against proxying them.
 constexpr std::string_view kHtmlPolicy =
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; "
     "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; "
     "object-src 'none'";
 

@@ -7,6 +7,8 @@
 #include "api/ops.hpp"
 #include "api/routes.hpp"
 #include "api/web_files.hpp"
+#include "app/private_files.hpp"
+#include "common/fd_limit.hpp"
 #include "domain/user.hpp"
 
 namespace plaudit::app {
@@ -16,11 +18,9 @@ Result<std::unique_ptr<sql::Store>> OpenStore(const config::Config& config) {
   if (config.database) {
     opts.url = *config.database;
   } else {
-    std::error_code ec;
-    std::filesystem::create_directories(config.data_dir, ec);
-    if (ec) {
-      return Fail(ErrorCode::kUnavailable,
-                  "cannot create data dir " + config.data_dir + ": " + ec.message());
+    // 0700 whatever the umask: plaudit.db holds password hashes (issue 41, item 13).
+    if (auto st = EnsurePrivateDir(config.data_dir); !st) {
+      return Fail(ErrorCode::kUnavailable, "cannot create data dir: " + st.error().message);
     }
     opts.url = config::DefaultDatabaseUrl(config);
   }
@@ -107,14 +107,27 @@ Status App::Start() {
   if (auto st = StartBackend(); !st) {
     return st;
   }
-  api::RegisterOps(router_, {redis_.get(), store_.get(), &metrics_, config_.metrics_allow,
-                             config_.metrics_token});
+  api::OpsDeps ops;
+  ops.redis = redis_.get();
+  ops.store = store_.get();
+  ops.metrics = &metrics_;
+  ops.allow = config_.metrics_allow;
+  ops.token = config_.metrics_token;
+  if (embedded_redis_) {
+    ops.health = [r = embedded_redis_.get()] { return r->Health(); };  // a dead child: 503
+  }
+  api::RegisterOps(router_, std::move(ops));
   api::RegisterWebFiles(router_);
 
   http::ServerOptions sopts;
   sopts.host = config_.host;
   sopts.port = config_.port;
   sopts.max_body = config_.max_body;
+  const size_t open_files = RaiseOpenFileLimit();
+  sopts.max_connections = config_.max_connections > 0
+                              ? static_cast<size_t>(config_.max_connections)
+                              : DefaultMaxConnections(open_files);
+  sopts.body_budget = static_cast<size_t>(config_.body_memory_mb) << 20;
   sopts.sites = config_.sites;
   sopts.trusted_proxies = config_.trusted_proxies;
   sopts.proxy_header =
@@ -125,7 +138,8 @@ Status App::Start() {
   }
   server_->Start();
   flusher_->Start();
-  spdlog::info("plauditd listening on http://{}:{}", config_.host.to_string(), server_->port());
+  spdlog::info("plauditd listening on http://{}:{} (at most {} connections, {} open files)",
+               config_.host.to_string(), server_->port(), sopts.max_connections, open_files);
   net::co_spawn(ioc_, AnnounceSetup(), net::detached);
   return {};
 }
@@ -181,10 +195,11 @@ Status App::StartBackend() {
 Status App::WireServices() {
   RateLimit login_user = config_.limit_login_user;
   RateLimit login_addr = config_.limit_login_address;
+  RateLimit signup_addr = config_.limit_signup_address;
   RateLimit writes_user = config_.limit_writes_user;
   RateLimit requests_addr = config_.limit_requests_address;
   if (!config_.rate_limits) {
-    login_user = login_addr = writes_user = requests_addr = RateLimit{};
+    login_user = login_addr = signup_addr = writes_user = requests_addr = RateLimit{};
   }
 
   hasher_ = std::make_unique<domain::PasswordHasher>(HashOptions(config_));
@@ -222,7 +237,7 @@ Status App::WireServices() {
   subscriber_->Start();
   users_ =
       std::make_unique<domain::UserService>(*user_table_, *directory_, *sessions_, *hasher_,
-                                            *limiter_, domain::LoginLimits{login_user, login_addr});
+                                            *limiter_, domain::LoginLimits{login_user, login_addr, signup_addr});
   setup_ = std::make_unique<domain::FirstRunSetup>(*users_, *user_table_, *hasher_, *limiter_,
                                                    login_addr);
   guard_ = std::make_unique<api::Guard>(
@@ -304,8 +319,19 @@ Status App::WireServices() {
   page_map_ = std::make_unique<redis::PageMap>(*redis_);
   pages_ = std::make_unique<domain::PageService>(*page_table_, *page_map_, *articles_, *comments_,
                                                  config_.sites);
-  api::ApiContext ctx{guard_.get(),    users_.get(), articles_.get(),       likes_.get(),
-                      comments_.get(), setup_.get(), config_.session_ttl_s, config_.cookie_secure};
+  if (config_.rate_limits) {
+    pages_->SetCreationLimits(
+        *limiter_, domain::PageLimits{config_.limit_pages_user, config_.limit_pages_address});
+  }
+  api::ApiContext ctx;
+  ctx.guard = guard_.get();
+  ctx.users = users_.get();
+  ctx.articles = articles_.get();
+  ctx.likes = likes_.get();
+  ctx.comments = comments_.get();
+  ctx.setup = setup_.get();
+  ctx.session_ttl_seconds = config_.session_ttl_s;
+  ctx.cookie_secure = config_.cookie_secure;
   ctx.pages = pages_.get();
   page_cache_ = std::make_unique<api::PageCache>(static_cast<size_t>(config_.page_cache_mb) << 20);
   ctx.page_cache = page_cache_.get();
@@ -343,6 +369,8 @@ void App::BeginStop() {
     return;
   }
   stopping_ = true;
+  // A child that dies from here on stays dead (a stop is not a crash to restart from).
+  if (embedded_redis_) embedded_redis_->BeginShutdown();
   if (signals_) {
     boost::system::error_code ec;
     signals_->cancel(ec);

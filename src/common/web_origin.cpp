@@ -6,6 +6,8 @@
 #include <boost/url/parse.hpp>
 #include <boost/url/url.hpp>
 
+#include "common/iri.hpp"
+
 namespace plaudit {
 namespace {
 
@@ -75,7 +77,8 @@ std::string NormalisePath(std::string_view encoded) {
   return out;
 }
 
-// The checks and lower-casing both forms share; the URL is normalised in place.
+// The checks and lower-casing both forms share; the URL is normalised in place. `text` is a
+// URI: an IRI goes through IriToUri first.
 Result<boost::urls::url> ParseHttp(std::string_view text, std::string_view what) {
   auto parsed = boost::urls::parse_uri(text);
   if (!parsed) return Invalid(std::string(what) + " must be an absolute http(s) URL");
@@ -106,7 +109,14 @@ Result<PageUrl> NormalisePageUrl(std::string_view text) {
   if (text.size() > kMaxPageUrlBytes) {
     return Invalid("url must be at most " + std::to_string(kMaxPageUrlBytes) + " bytes");
   }
-  auto parsed = ParseHttp(text, "url");
+  // An IRI ("/posts/评论", "bücher.example") names the page its URI does: one thread for both.
+  auto uri = IriToUri(text);
+  if (!uri) return Invalid("url " + uri.error().message);
+  if (uri->size() > kMaxPageUrlBytes) {
+    return Invalid("url must be at most " + std::to_string(kMaxPageUrlBytes) +
+                   " bytes with its non-ASCII characters percent-encoded");
+  }
+  auto parsed = ParseHttp(*uri, "url");
   if (!parsed) return tl::unexpected(parsed.error());
   boost::urls::url& u = *parsed;
   u.remove_query();
@@ -121,7 +131,9 @@ Result<PageUrl> NormalisePageUrl(std::string_view text) {
 }
 
 Result<std::string> NormaliseOrigin(std::string_view text) {
-  auto parsed = ParseHttp(text, "an origin");
+  auto uri = IriToUri(text);
+  if (!uri) return Invalid("an origin " + uri.error().message);
+  auto parsed = ParseHttp(*uri, "an origin");
   if (!parsed) return tl::unexpected(parsed.error());
   const boost::urls::url& u = *parsed;
   if (u.has_query() || u.has_fragment() || (u.encoded_path() != "" && u.encoded_path() != "/")) {

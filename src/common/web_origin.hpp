@@ -18,15 +18,18 @@ struct PageUrl {
   std::string origin;  // "https://blog.example"
 };
 
-// An absolute http(s) URL as its page: scheme and host lower-cased, the default port dropped,
-// percent-encodings and dot segments normalised (RFC 3986 6.2.2), the fragment and the query
-// dropped, a trailing '/' dropped except for the root path ("" becomes "/"). Credentials
-// (user@host), another scheme, a relative URL or one over kMaxPageUrlBytes are
-// kInvalidArgument.
+// An absolute http(s) URL as its page: an IRI mapped to its URI first (common/iri.hpp:
+// non-ASCII characters percent-encoded as UTF-8, an internationalised host in its ASCII form),
+// scheme and host lower-cased, the default port dropped, percent-encodings and dot segments
+// normalised (RFC 3986 6.2.2), the fragment and the query dropped, a trailing '/' dropped
+// except for the root path ("" becomes "/"). Credentials (user@host), another scheme, a
+// relative URL, an invalid host name, or one over kMaxPageUrlBytes (as sent, or once
+// percent-encoded) are kInvalidArgument.
 Result<PageUrl> NormalisePageUrl(std::string_view text);
 
-// "HTTPS://Blog.Example:443/" → "https://blog.example". An origin is a scheme (http or
-// https), a host and an optional port, with nothing after it but an optional "/".
+// "HTTPS://Blog.Example:443/" → "https://blog.example", "https://bücher.example" →
+// "https://xn--bcher-kva.example" (as a browser's Origin header spells it). An origin is a scheme
+// (http or https), a host and an optional port, with nothing after it but an optional "/".
 Result<std::string> NormaliseOrigin(std::string_view text);
 
 // The origins that may embed Plaudit (--sites): CORS answers them and their pages get threads.

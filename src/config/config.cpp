@@ -76,6 +76,18 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
       ->envname("PLAUDIT_MAX_BODY")
       ->check(CLI::Range(size_t{1}, size_t{1} << 30))
       ->capture_default_str();
+  app.add_option("--max-connections", c.max_connections,
+                 "open client connections at most; at the cap the one waiting longest without "
+                 "a request is closed for a newcomer (0: the open-file limit less 256, at most "
+                 "10000)")
+      ->envname("PLAUDIT_MAX_CONNECTIONS")
+      ->check(CLI::Range(int64_t{0}, int64_t{1'000'000}))
+      ->capture_default_str();
+  app.add_option("--body-memory-mb", c.body_memory_mb,
+                 "MiB of request bodies read at once over all clients; beyond it 503")
+      ->envname("PLAUDIT_BODY_MEMORY_MB")
+      ->check(CLI::Range(int64_t{1}, int64_t{64 * 1024}))
+      ->capture_default_str();
   app.add_option("--redis-server-bin", c.redis_server_bin,
                  "redis-server executable for the embedded mode")
       ->envname("PLAUDIT_REDIS_SERVER_BIN")
@@ -136,10 +148,16 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
                    "failed logins per username"},
         NamedLimit{"--limit-login-address", "PLAUDIT_LIMIT_LOGIN_ADDRESS", c.limit_login_address,
                    "failed logins per client address"},
+        NamedLimit{"--limit-signup-address", "PLAUDIT_LIMIT_SIGNUP_ADDRESS",
+                   c.limit_signup_address, "accounts created per client address"},
         NamedLimit{"--limit-writes-user", "PLAUDIT_LIMIT_WRITES_USER", c.limit_writes_user,
                    "writes per user"},
         NamedLimit{"--limit-requests-address", "PLAUDIT_LIMIT_REQUESTS_ADDRESS",
-                   c.limit_requests_address, "requests per client address"}}) {
+                   c.limit_requests_address, "requests per client address"},
+        NamedLimit{"--limit-pages-user", "PLAUDIT_LIMIT_PAGES_USER", c.limit_pages_user,
+                   "page threads created per user"},
+        NamedLimit{"--limit-pages-address", "PLAUDIT_LIMIT_PAGES_ADDRESS", c.limit_pages_address,
+                   "page threads created per client address"}}) {
     AddParsed(app, l.flag, l.limit, ParseRateLimit, std::string(l.help) + ": COUNT/PERIOD or off")
         ->envname(l.env)
         ->default_str(FormatRateLimit(l.limit));

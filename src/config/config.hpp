@@ -30,6 +30,10 @@ struct Config {
   spdlog::level::level_enum log_level = spdlog::level::info;
   bool rate_limits = true;  // false: every rate limit is off
   size_t max_body = 1 << 20;
+  // Open client connections at most; 0: the open-file limit (raised to its hard limit at
+  // start) less 256 for Redis, SQL and files, at most 10,000 (http/server.hpp).
+  int64_t max_connections = 0;
+  int64_t body_memory_mb = 32;  // bytes of request bodies being read at once, all clients
   std::string redis_server_bin = "redis-server";  // for embedded mode
   // A like is answered only once this many replicas of its Redis primary acknowledged it
   // (WAIT after the script), else 503 after redis_wait_timeout_ms; 0: once the primary has it.
@@ -46,8 +50,11 @@ struct Config {
   // Rate limits, "COUNT/PERIOD" (PERIOD: 500ms, 90s, 15m, 2h) or "off" (a disabled RateLimit).
   RateLimit limit_login_user{10, 15 * 60'000};     // failed logins per username
   RateLimit limit_login_address{50, 15 * 60'000};  // failed logins per client address
+  RateLimit limit_signup_address{5, 60 * 60'000};  // accounts created per client address
   RateLimit limit_writes_user{120, 60'000};        // writes per user
   RateLimit limit_requests_address{1200, 60'000};  // requests per client address
+  RateLimit limit_pages_user{20, 3'600'000};       // page threads created per user
+  RateLimit limit_pages_address{60, 3'600'000};    // page threads created per client address
   // Who may read GET /metrics and /readyz (api/ops.hpp).
   AddressSet metrics_allow = *AddressSet::Parse("127.0.0.0/8,::1/128");
   std::string metrics_token;  // when set, /metrics and /readyz also need it as a bearer token

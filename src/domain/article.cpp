@@ -1,5 +1,6 @@
 #include "domain/article.hpp"
 
+#include "text/unicode.hpp"
 #include "text/utf8.hpp"
 
 namespace plaudit::domain {
@@ -8,8 +9,11 @@ Result<std::string> NormalizeTitle(std::string_view title) {
   std::string_view t = text::Trim(title);
   auto n = text::CodePoints(t);
   if (!n) return Fail(ErrorCode::kInvalidArgument, "title must be valid UTF-8");
-  if (*n == 0 || *n > 200) {
+  if (*n == 0 || *n > 200 || text::IsBlank(t)) {
     return Fail(ErrorCode::kInvalidArgument, "title must be 1 to 200 characters");
+  }
+  if (text::HasBidiControl(t)) {  // issue 41: it would reorder the text shown after it
+    return Fail(ErrorCode::kInvalidArgument, "title must not contain bidi control characters");
   }
   for (unsigned char c : t) {
     if (c < 0x20 || c == 0x7F) {

@@ -1,5 +1,6 @@
 #include "domain/comment.hpp"
 
+#include "text/unicode.hpp"
 #include "text/utf8.hpp"
 
 namespace plaudit::domain {
@@ -19,9 +20,14 @@ Result<std::string> NormalizeCommentBody(std::string_view body) {
       return Fail(ErrorCode::kInvalidArgument, "body must not contain control characters");
     }
   }
-  std::string_view trimmed = text::Trim(body);
+  // Embeddings, overrides and isolates go (an unbalanced one reorders the rest of the body
+  // for its reader); the marks stay (text/unicode.hpp). Invisible-only text is blank.
+  const std::string stripped = text::StripBidiEmbeddings(body);
+  std::string_view trimmed = text::Trim(stripped);
   auto len = text::CodePoints(trimmed);
-  if (!len || *len == 0) return Fail(ErrorCode::kInvalidArgument, "body must not be blank");
+  if (!len || *len == 0 || text::IsBlank(trimmed)) {
+    return Fail(ErrorCode::kInvalidArgument, "body must not be blank");
+  }
   if (*len > kMaxCommentCodePoints) {
     return Fail(ErrorCode::kInvalidArgument, "body must be at most 10000 characters");
   }

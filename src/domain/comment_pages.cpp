@@ -53,7 +53,8 @@ Awaitable<Result<Comment>> CommentService::Visible(const std::optional<Principal
 Awaitable<Result<std::vector<bool>>> CommentService::VisibleMany(
     const std::optional<Principal>& viewer, std::vector<int64_t> ids) {
   // Articles of comments seen before come from memory; the others' placements from Redis in
-  // one round trip, and what Redis does not hold through Peek (SQL), all at once.
+  // one round trip, and what Redis does not hold from SQL in one query, but for ids known to
+  // name nothing (UnknownComments).
   if (!articles_.Checked()) {
     PL_CO_CHECK(co_await articles_.EnsureChecked());
   }
@@ -83,13 +84,40 @@ Awaitable<Result<std::vector<bool>>> CommentService::VisibleMany(
         missed.push_back(unknown[j]);
       }
     }
-    std::vector<Awaitable<Result<Comment>>> peeks;
-    for (size_t i : missed) peeks.push_back(Peek(ids[i]));
-    auto found = co_await WhenAll(std::move(peeks));
-    for (size_t j = 0; j < missed.size(); ++j) {
-      const auto& c = found[j];
-      if (!c && c.error().code != ErrorCode::kNotFound) co_return tl::unexpected(c.error());
-      if (c) learn(missed[j], *c);
+    if (!missed.empty()) {
+      // Not cached: ids known to name nothing answer at once (issue 41: each cost a trip to
+      // SQL and three to Redis); SQL has the rest, in one query, and its misses are remembered.
+      std::vector<int64_t> missed_ids;
+      for (size_t i : missed) missed_ids.push_back(ids[i]);
+      PL_CO_TRY(const UnknownComments::Look look, co_await unknown_.Sort(missed_ids));
+      std::vector<int64_t> asked;
+      std::vector<size_t> asked_at;  // position in missed_ids
+      for (size_t j = 0; j < missed_ids.size(); ++j) {
+        if (look.unknown[j]) continue;
+        asked.push_back(missed_ids[j]);
+        asked_at.push_back(j);
+      }
+      if (!asked.empty()) {
+        PL_CO_TRY(const std::vector<sql::CommentRow> rows, co_await table_.FindMany(asked));
+        std::map<int64_t, std::vector<Comment>> by_article;
+        std::map<int64_t, const sql::CommentRow*> row_of;
+        for (const auto& row : rows) {
+          row_of[row.id] = &row;
+          by_article[row.article_id].push_back(sql::ToComment(row));
+        }
+        // Cached as Peek caches one, so the next look finds their placements.
+        for (const auto& [article_id, comments] : by_article) {
+          PL_CO_CHECK(co_await cache_.Put(article_id, comments));
+        }
+        for (size_t k = 0; k < asked.size(); ++k) {
+          const size_t j = asked_at[k];
+          if (auto r = row_of.find(asked[k]); r != row_of.end()) {
+            learn(missed[j], sql::ToComment(*r->second));
+          } else {
+            unknown_.Remember(look, j, asked[k]);
+          }
+        }
+      }
     }
   }
   // 0 (an unknown or unlisted comment) is no article: false, without a lookup.
@@ -248,8 +276,29 @@ Awaitable<Result<PageResult<Comment>>> CommentService::PageOf(
 
   // Round trip 2: the comments and their first reply ids.
   PL_CO_TRY(auto heads, co_await cache_.GetWithReplies(ids, parent ? 0 : replies));
+  std::vector<std::vector<int64_t>> reply_ids_of = std::move(heads.second);
+  PL_CO_TRY(std::vector<Comment> items, co_await Hydrate(ids, std::move(heads.first)));
+  // The page's text budget (issue 41: 50 items with 20 replies each of 10,000 characters made
+  // a 32 MB answer): items while their bodies fit, the first always; the rest are left to
+  // nextCursor, and their replies are never fetched.
+  size_t text = 0;
+  size_t keep = 0;
+  for (; keep < items.size(); ++keep) {
+    const size_t bytes = items[keep].body.size();
+    if (keep > 0 && text + bytes > kPageTextBudget) break;
+    text += bytes;
+  }
+  const bool cut = keep < items.size();
+  items.resize(keep);
+  std::vector<int64_t> kept_ids;
+  kept_ids.reserve(items.size());
+  for (const Comment& c : items) kept_ids.push_back(c.id);
   std::vector<int64_t> reply_ids;
-  for (const auto& r : heads.second) reply_ids.insert(reply_ids.end(), r.begin(), r.end());
+  for (size_t i = 0; i < ids.size() && i < reply_ids_of.size(); ++i) {
+    if (std::find(kept_ids.begin(), kept_ids.end(), ids[i]) == kept_ids.end()) continue;
+    reply_ids.insert(reply_ids.end(), reply_ids_of[i].begin(), reply_ids_of[i].end());
+  }
+  ids = std::move(kept_ids);
   // Round trip 3: the replies and every like state, together.
   std::vector<redis::LikeTarget> targets;
   for (int64_t id : ids) targets.push_back(redis::LikeTarget::OfComment(id));
@@ -281,7 +330,6 @@ Awaitable<Result<PageResult<Comment>>> CommentService::PageOf(
     c.liked = s.liked;
   };
 
-  PL_CO_TRY(std::vector<Comment> items, co_await Hydrate(ids, std::move(heads.first)));
   PL_CO_TRY(std::vector<Comment> reply_items, co_await Hydrate(reply_ids, std::move(*reply_heads)));
   std::map<int64_t, std::vector<Comment>> replies_of;
   for (auto& r : reply_items) {
@@ -291,10 +339,30 @@ Awaitable<Result<PageResult<Comment>>> CommentService::PageOf(
   PageResult<Comment> out;
   out.total = (*page)->total;
   out.items.reserve(items.size());
+  // Inline replies share what is left of the budget, in page order; those left out are still
+  // counted in replyCount and come from the replies route.
+  bool replies_full = false;
   for (auto& c : items) {
     set_like(c);
-    if (auto it = replies_of.find(c.id); it != replies_of.end()) c.replies = std::move(it->second);
+    if (auto it = replies_of.find(c.id); it != replies_of.end()) {
+      for (Comment& r : it->second) {
+        if (replies_full || text + r.body.size() > kPageTextBudget) {
+          replies_full = true;
+          break;
+        }
+        text += r.body.size();
+        c.replies.push_back(std::move(r));
+      }
+    }
     out.items.push_back(std::move(c));
+  }
+  if (cut && !out.items.empty()) {
+    // Continue right after the last item kept (its place in the index it was paged from).
+    const int64_t last_id = out.items.back().id;
+    auto e = std::find_if(entries.begin(), entries.end(),
+                          [last_id](const auto& x) { return x.id == last_id; });
+    if (e != entries.end()) out.next_cursor = EncodeScoreCursor(SortTag(sort), e->score, e->id);
+    co_return out;
   }
   if (more && !entries.empty()) {
     const auto& last = entries.back();

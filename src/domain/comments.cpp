@@ -16,7 +16,8 @@ CommentService::CommentService(sql::CommentTable& table, redis::CommentCache& ca
       articles_(articles),
       likes_(likes),
       edit_window_ms_(edit_window_ms),
-      rebuilder_(table, cache) {}
+      rebuilder_(table, cache),
+      unknown_(likes.store()) {}
 
 Awaitable<Result<int64_t>> CommentService::AllocateId(int64_t article_id, bool reseed) {
   std::optional<int64_t> sql_max_id;

@@ -30,6 +30,7 @@
 #include "domain/fresh_flight.hpp"
 #include "domain/likes.hpp"
 #include "domain/pending_repairs.hpp"
+#include "domain/unknown_comments.hpp"
 #include "redis/comment_cache.hpp"
 #include "sql/comments.hpp"
 
@@ -37,6 +38,11 @@ namespace plaudit::domain {
 
 class CommentService {
  public:
+  // Bytes of comment text one page of comments or replies carries at most (bodies of items
+  // and their inline replies; the first item always). A page cut short carries nextCursor
+  // after its last item (API.md additions in README.md, "Pages of comments are bounded").
+  static constexpr size_t kPageTextBudget = 512 * 1024;
+
   CommentService(sql::CommentTable& table, redis::CommentCache& cache, ArticleService& articles,
                  LikeService& likes, int64_t edit_window_ms);
 
@@ -171,6 +177,8 @@ class CommentService {
   };
   std::unordered_map<int64_t, Placement> article_of_;
   static constexpr size_t kArticleOfCapacity = 1 << 17;
+  // Ids that name no comment, known without SQL (VisibleMany; unknown_comments.hpp).
+  UnknownComments unknown_;
   PendingRepairs pending_repairs_;
   // A crowd on one page asks for its version once per round trip, not once per request.
   FreshFlight<int64_t, PageRead> page_reads_;

@@ -150,6 +150,20 @@ Awaitable<Result<std::vector<LikeState>>> LikeService::GetMany(
   return Read(user_id, std::move(targets), /*counts=*/true);
 }
 
+Awaitable<Result<std::vector<std::optional<LikeState>>>> LikeService::ReadCached(
+    int64_t user_id, std::vector<redis::LikeTarget> targets) {
+  if (redis_checked && !redis_checked()) {
+    if (auto st = co_await check_redis(); !st) co_return tl::unexpected(st.error());
+  }
+  PL_CO_TRY(const auto readings, co_await store_.GetMany(targets, user_id, /*counts=*/true));
+  std::vector<std::optional<LikeState>> out(targets.size());
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const auto& r = readings[i];
+    if (r.Complete()) out[i] = LikeState{r.liked(), *r.count};
+  }
+  co_return out;
+}
+
 Awaitable<Result<std::vector<bool>>> LikeService::Liked(int64_t user_id,
                                                        std::vector<redis::LikeTarget> targets) {
   PL_CO_TRY(auto states, co_await Read(user_id, std::move(targets), /*counts=*/false));

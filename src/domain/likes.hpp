@@ -30,6 +30,8 @@ class LikeService {
  public:
   LikeService(redis::LikeStore& store, sql::LikeTable& table);
 
+  redis::LikeStore& store() { return store_; }
+
   // With `hot` (a comment), the comment's hot order moves in the same step.
   Awaitable<Result<LikeState>> Set(const Principal& who, const redis::LikeTarget& target, bool like,
                                    const redis::HotOrder* hot = nullptr);
@@ -46,6 +48,11 @@ class LikeService {
   // Many targets in one pipelined round trip (plus loads for misses).
   Awaitable<Result<std::vector<LikeState>>> GetMany(int64_t user_id,
                                                     std::vector<redis::LikeTarget> targets);
+  // What Redis holds of each target, in one round trip and without loading anything: nullopt
+  // where the state or count is not cached. For callers that first learn which targets may be
+  // seen (LikesOfPage), then GetMany only those they miss, so an unknown id costs no SQL.
+  Awaitable<Result<std::vector<std::optional<LikeState>>>> ReadCached(
+      int64_t user_id, std::vector<redis::LikeTarget> targets);
   // Whether the user likes each target, without their counts (a signed-in page, whose
   // counts are the anonymous page's): one round trip, plus loads for states not in Redis.
   Awaitable<Result<std::vector<bool>>> Liked(int64_t user_id,

@@ -38,17 +38,35 @@ Awaitable<Result<PageLikes>> LikesOfPage(ArticleService& articles, CommentServic
   for (int64_t id : comment_ids) targets.push_back(redis::LikeTarget::OfComment(id));
   const size_t n_articles = article_ids.size();
   using namespace boost::asio::experimental::awaitable_operators;
+  const int64_t user_id = viewer ? viewer->id : 0;
+  // The cached states beside the visibility check; then loads only for what the viewer may
+  // see and Redis did not hold, so an unknown or private id never costs a load (issue 41).
   auto seen = Visible(articles, comments, viewer, std::move(article_ids), std::move(comment_ids));
-  auto reads = likes.GetMany(viewer ? viewer->id : 0, std::move(targets));
+  auto reads = likes.ReadCached(user_id, targets);
   auto both = co_await (std::move(seen) && std::move(reads));
   auto& visible = std::get<0>(both);
-  auto& states = std::get<1>(both);
+  auto& cached = std::get<1>(both);
   if (!visible) co_return tl::unexpected(visible.error());
-  if (!states) co_return tl::unexpected(states.error());
+  if (!cached) co_return tl::unexpected(cached.error());
+  std::vector<LikeState> states(targets.size());
+  std::vector<size_t> misses;
+  std::vector<redis::LikeTarget> missed;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    if (!(*visible)[i]) continue;  // answers as an unknown id: {false, 0}
+    if ((*cached)[i]) {
+      states[i] = *(*cached)[i];
+    } else {
+      misses.push_back(i);
+      missed.push_back(targets[i]);
+    }
+  }
+  if (!misses.empty()) {
+    PL_CO_TRY(const std::vector<LikeState> loaded, co_await likes.GetMany(user_id, missed));
+    for (size_t j = 0; j < misses.size(); ++j) states[misses[j]] = loaded[j];
+  }
   PageLikes out;
-  for (size_t i = 0; i < states->size(); ++i) {
-    const LikeState s = (*visible)[i] ? (*states)[i] : LikeState{};
-    (i < n_articles ? out.articles : out.comments).push_back(s);
+  for (size_t i = 0; i < states.size(); ++i) {
+    (i < n_articles ? out.articles : out.comments).push_back(states[i]);
   }
   co_return out;
 }

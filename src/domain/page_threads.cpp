@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/time.hpp"
+#include "text/unicode.hpp"
 #include "text/utf8.hpp"
 
 namespace plaudit::domain {
@@ -73,7 +74,32 @@ Awaitable<Result<PageService::Found>> PageService::Find(const PageUrl& page, boo
   co_return Found{id, false};
 }
 
-Awaitable<Result<int64_t>> PageService::Create(const PageUrl& page,
+Awaitable<Status> PageService::Reserve(PageWriter writer) {
+  if (limiter_ == nullptr) co_return Status{};
+  const std::string user = std::to_string(writer.who.id);
+  // A limiter Redis cannot answer lets the write through, as the guard's do (the thread's own
+  // writes need Redis anyway).
+  auto by_user = co_await limiter_->Enforce("page-user", user, limits_.per_user,
+                                            "too many new page threads; try later");
+  if (!by_user && by_user.error().code == ErrorCode::kRateLimited) co_return by_user;
+  auto by_address = co_await limiter_->Enforce("page-addr", writer.address, limits_.per_address,
+                                               "too many new page threads from this address");
+  if (!by_address && by_address.error().code == ErrorCode::kRateLimited) {
+    if (by_user) (void)co_await limiter_->Refund("page-user", user, limits_.per_user);
+    co_return by_address;
+  }
+  co_return Status{};
+}
+
+Awaitable<void> PageService::Refund(PageWriter writer) {
+  if (limiter_ == nullptr) co_return;
+  const std::string user = std::to_string(writer.who.id);
+  auto st = co_await limiter_->Refund("page-user", user, limits_.per_user);
+  if (st) st = co_await limiter_->Refund("page-addr", writer.address, limits_.per_address);
+  if (!st) spdlog::warn("page thread limit refund failed: {}", st.error().message);
+}
+
+Awaitable<Result<int64_t>> PageService::Create(PageWriter writer, const PageUrl& page,
                                                const std::optional<std::string>& title) {
   Article a;
   a.kind = ArticleKind::kPage;
@@ -94,26 +120,42 @@ Awaitable<Result<int64_t>> PageService::Create(const PageUrl& page,
   a.allow_comments = true;
   a.created_at_ms = a.updated_at_ms = NowMs();
   a.published_at_ms = a.created_at_ms;
-  ArticleService::Inserter insert = [this, url = page.url](
+  // Reserved before, given back unless this insert made the thread: a concurrent first write
+  // that made it wins, and this one lands on its article (sql::PageTable::Insert).
+  auto reserved = co_await Reserve(writer);
+  if (!reserved) {
+    // A concurrent first write may have made the thread meanwhile: landing on it is free.
+    PL_CO_TRY(const std::optional<int64_t> existing, co_await table_.Find(page.url));
+    if (existing) co_return *existing;
+    co_return tl::unexpected(reserved.error());
+  }
+  bool created = false;
+  ArticleService::Inserter insert = [this, url = page.url, &created](
                                         sql::ArticleRow row,
                                         sql::CacheStamp stamp) -> Awaitable<Result<int64_t>> {
-    co_return co_await table_.Insert(std::move(row), url, stamp);
+    const int64_t own = row.id;
+    auto id = co_await table_.Insert(std::move(row), url, stamp);
+    created = id && *id == own;
+    co_return id;
   };
-  PL_CO_TRY(const int64_t id, co_await articles_.Insert(a, std::move(insert)));
+  auto inserted = co_await articles_.Insert(a, std::move(insert));
+  if (!created) co_await Refund(writer);
+  if (!inserted) co_return tl::unexpected(inserted.error());
+  const int64_t id = *inserted;
   std::vector<std::pair<std::string, int64_t>> entry{{page.url, id}};
   co_await Remember(std::move(entry));
   co_return id;
 }
 
 Awaitable<Result<PageService::Found>> PageService::FindOrCreate(
-    const PageUrl& page, const std::optional<std::string>& title, bool fresh) {
+    PageWriter writer, const PageUrl& page, const std::optional<std::string>& title, bool fresh) {
   // A bad title is refused before anything is looked up or written.
   if (title) {
     PL_CO_CHECK(NormalizeTitle(*title));
   }
   PL_CO_TRY(auto found, co_await Find(page, fresh));
   if (found.id) co_return found;
-  PL_CO_TRY(const int64_t id, co_await Create(page, title));
+  PL_CO_TRY(const int64_t id, co_await Create(writer, page, title));
   co_return Found{id, false};
 }
 
@@ -149,14 +191,15 @@ Awaitable<Result<bool>> PageService::OnThread(const PageUrl& page,
   co_return false;
 }
 
-Awaitable<Result<Comment>> PageService::AddComment(const Principal& who, const PageUrl& page,
+Awaitable<Result<Comment>> PageService::AddComment(PageWriter writer, const PageUrl& page,
                                                    CommentInput in,
                                                    std::optional<std::string> title) {
+  const Principal& who = writer.who;
   // Checked before a thread is created: bad input creates nothing. (An unknown
   // replyToUserId is found by the comment's own transaction, after the thread exists.)
   PL_CO_CHECK(NormalizeCommentBody(in.body));
   // A blank title is none: the widget sends document.title, which a page may lack.
-  if (title && text::Trim(*title).empty()) title.reset();
+  if (title && text::IsBlank(text::Trim(*title))) title.reset();
   if (title) {
     PL_CO_CHECK(NormalizeTitle(*title));
   }
@@ -166,7 +209,7 @@ Awaitable<Result<Comment>> PageService::AddComment(const Principal& who, const P
       if (in.parent_id) {
         co_return Fail(ErrorCode::kInvalidArgument, "parentId must be a comment of this page");
       }
-      PL_CO_TRY(found.id, co_await Create(page, title));
+      PL_CO_TRY(found.id, co_await Create(writer, page, title));
     }
     auto c = co_await comments_.Create(who, *found.id, in);
     if (c || c.error().code != ErrorCode::kNotFound || !found.from_cache) co_return c;
@@ -175,14 +218,15 @@ Awaitable<Result<Comment>> PageService::AddComment(const Principal& who, const P
   co_return Fail(ErrorCode::kUnavailable, "the page's thread did not settle; retry");
 }
 
-Awaitable<Result<LikeState>> PageService::SetLike(const Principal& who, const PageUrl& page,
+Awaitable<Result<LikeState>> PageService::SetLike(PageWriter writer, const PageUrl& page,
                                                   bool like) {
+  const Principal& who = writer.who;
   const std::optional<std::string> no_title;
   for (int attempt = 0; attempt < 2; ++attempt) {
     Result<Found> found = Found{};
     // if/else, not ?: around co_await (GCC 12).
     if (like) {
-      found = co_await FindOrCreate(page, no_title, attempt > 0);
+      found = co_await FindOrCreate(writer, page, no_title, attempt > 0);
     } else {
       found = co_await Find(page, attempt > 0);
     }

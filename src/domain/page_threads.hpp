@@ -20,7 +20,9 @@
 #include "common/web_origin.hpp"
 #include "domain/articles.hpp"
 #include "domain/comments.hpp"
+#include "common/rate_limit.hpp"
 #include "redis/page_map.hpp"
+#include "redis/rate_limiter.hpp"
 #include "sql/pages.hpp"
 
 namespace plaudit::domain {
@@ -40,11 +42,32 @@ PageCounts CountsOf(std::string url, const Article& a);
 
 inline constexpr size_t kMaxPageCounts = 100;
 
+// New page threads per user and per client address (--limit-pages-user, --limit-pages-address;
+// issue 41: one account made 121 threads in 0.8 s, each a few KB of Redis and SQL kept for
+// good, titled as it chose). Charged only for a thread really created: a write that lands on
+// an existing thread (also one a concurrent write created first) is given its charge back.
+struct PageLimits {
+  RateLimit per_user;
+  RateLimit per_address;
+};
+
+// Who writes, as the creation limits count them.
+struct PageWriter {
+  const Principal& who;
+  std::string_view address;  // as per-address limits count it (api::Caller::address)
+};
+
 class PageService {
  public:
   PageService(sql::PageTable& table, redis::PageMap& map, ArticleService& articles,
               CommentService& comments, const SiteList& sites)
       : table_(table), map_(map), articles_(articles), comments_(comments), sites_(sites) {}
+
+  // Limits the threads a writer creates (unset: no limit).
+  void SetCreationLimits(redis::RateLimiter& limiter, PageLimits limits) {
+    limiter_ = &limiter;
+    limits_ = limits;
+  }
 
   // The page of a URL as sent: normalised (kInvalidArgument: not an absolute http(s) URL, or
   // too long), and of a site in --sites (kPermissionDenied otherwise).
@@ -61,10 +84,11 @@ class PageService {
                                    std::function<Awaitable<Status>(int64_t)> read);
   // Comments on the page, creating its thread first if need be, titled `title` (an article
   // title's rules) or else the URL.
-  Awaitable<Result<Comment>> AddComment(const Principal& who, const PageUrl& page, CommentInput in,
+  // kRateLimited (with its retry-after) when creating it is over a creation limit.
+  Awaitable<Result<Comment>> AddComment(PageWriter writer, const PageUrl& page, CommentInput in,
                                         std::optional<std::string> title);
   // Likes (creating the thread if need be) or unlikes (never creating one) the page.
-  Awaitable<Result<LikeState>> SetLike(const Principal& who, const PageUrl& page, bool like);
+  Awaitable<Result<LikeState>> SetLike(PageWriter writer, const PageUrl& page, bool like);
   // The counts of up to kMaxPageCounts pages and articles at once, pages first, in the order
   // asked (an article id the viewer may not see answers as an unknown one). Warm, a fixed
   // number of Redis round trips whatever their number; SQL only for URLs Redis does not know,
@@ -80,9 +104,14 @@ class PageService {
   };
   // The page's thread from the cache, or (`fresh`, or a miss) from SQL, then cached.
   Awaitable<Result<Found>> Find(const PageUrl& page, bool fresh);
-  Awaitable<Result<Found>> FindOrCreate(const PageUrl& page,
+  Awaitable<Result<Found>> FindOrCreate(PageWriter writer, const PageUrl& page,
                                         const std::optional<std::string>& title, bool fresh);
-  Awaitable<Result<int64_t>> Create(const PageUrl& page, const std::optional<std::string>& title);
+  Awaitable<Result<int64_t>> Create(PageWriter writer, const PageUrl& page,
+                                    const std::optional<std::string>& title);
+  // Takes one creation from each of the writer's budgets (kRateLimited, taking none, when one
+  // is spent), and gives it back.
+  Awaitable<Status> Reserve(PageWriter writer);
+  Awaitable<void> Refund(PageWriter writer);
   // After the article a cached entry named was not found: drop the entry (a deleted thread).
   Awaitable<void> Forget(const PageUrl& page);
   Awaitable<void> Remember(std::vector<std::pair<std::string, int64_t>> entries);
@@ -93,6 +122,8 @@ class PageService {
   CommentService& comments_;
   const SiteList& sites_;
   std::optional<sql::PageAuthor> author_;  // read once: the row never changes
+  redis::RateLimiter* limiter_ = nullptr;
+  PageLimits limits_;
 };
 
 }  // namespace plaudit::domain

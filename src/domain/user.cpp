@@ -1,5 +1,6 @@
 #include "domain/user.hpp"
 
+#include "text/unicode.hpp"
 #include "text/utf8.hpp"
 
 namespace plaudit::domain {
@@ -49,12 +50,17 @@ Status ValidatePassword(std::string_view password) {
 Result<std::string> NormalizeDisplayName(std::string_view display_name,
                                          std::string_view username) {
   std::string_view trimmed = text::Trim(display_name);
-  if (trimmed.empty()) {
-    return std::string(username);
-  }
   auto n = text::CodePoints(trimmed);
   if (!n) {
     return Fail(ErrorCode::kInvalidArgument, "displayName must be valid UTF-8");
+  }
+  // Invisible-only is blank, as empty is: the username (text/unicode.hpp).
+  if (trimmed.empty() || text::IsBlank(trimmed)) {
+    return std::string(username);
+  }
+  if (text::HasBidiControl(trimmed)) {  // issue 41: it would reorder the text shown after it
+    return Fail(ErrorCode::kInvalidArgument,
+                "displayName must not contain bidi control characters");
   }
   if (*n > 64) {
     return Fail(ErrorCode::kInvalidArgument, "displayName must be at most 64 characters");

@@ -40,7 +40,8 @@ UserService::UserService(sql::UserTable& users, UserDirectory& directory,
       limits_(limits) {}
 
 Awaitable<Result<User>> UserService::Register(std::string username, std::string password,
-                                              std::string display_name) {
+                                              std::string display_name,
+                                              std::string client_address) {
   if (auto st = ValidateUsername(username); !st) co_return tl::unexpected(st.error());
   if (auto st = ValidatePassword(password); !st) co_return tl::unexpected(st.error());
   auto display = NormalizeDisplayName(display_name, username);
@@ -49,6 +50,19 @@ Awaitable<Result<User>> UserService::Register(std::string username, std::string 
   auto existing = co_await users_.FindByKey(UsernameKey(username));
   if (!existing) co_return tl::unexpected(existing.error());
   if (*existing) co_return Fail(ErrorCode::kAlreadyExists, "username is taken");
+  // Accounts per address, taken before the hash (issue 41: a flood of sign-ups from one
+  // address made 102 accounts in 10 s and filled the hashing queue). Not given back: an
+  // account was asked for.
+  if (limits_.signups_per_address.enabled()) {
+    auto d = co_await limiter_.Check("signup-addr", client_address, limits_.signups_per_address,
+                                     /*consume=*/true);
+    if (!d) co_return tl::unexpected(d.error());
+    if (!d->allowed) {
+      Error e{ErrorCode::kRateLimited, "too many new accounts from this address; try later",
+              static_cast<int>((d->retry_after_ms + 999) / 1000)};
+      co_return tl::unexpected(e);
+    }
+  }
 
   auto hash = co_await hasher_.Hash(std::move(password));
   if (!hash) co_return tl::unexpected(hash.error());

@@ -25,6 +25,7 @@ namespace plaudit::domain {
 struct LoginLimits {
   RateLimit per_username;
   RateLimit per_address;
+  RateLimit signups_per_address;  // accounts created per client address
 };
 
 struct Session {
@@ -38,8 +39,10 @@ class UserService {
   UserService(sql::UserTable& users, UserDirectory& directory, redis::SessionStore& sessions,
               PasswordHasher& hasher, redis::RateLimiter& limiter, LoginLimits limits);
 
+  // Over `signups_per_address` from `client_address` → kRateLimited: an attempt that passes
+  // the checks of its fields takes one event before its password is hashed.
   Awaitable<Result<User>> Register(std::string username, std::string password,
-                                   std::string display_name);
+                                   std::string display_name, std::string client_address);
   // Wrong username or password → kUnauthenticated (the same answer, and about the same time,
   // for both; a deleted account is an unknown username). Over the failed-login limit →
   // kRateLimited: each attempt takes one event of both budgets before its password is hashed

@@ -1,5 +1,7 @@
 #include "flush/like_flush.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <map>
 #include <set>
 #include <tuple>
@@ -11,6 +13,7 @@ namespace {
 
 constexpr int64_t kClaimBatch = 200;     // buckets per claim
 constexpr int kMaxClaimsPerShard = 100;  // bounds one pass's work per shard
+constexpr int64_t kDriftsLogged = 10;    // wrong Redis counts named one by one per reconcile
 
 }  // namespace
 
@@ -67,7 +70,8 @@ std::vector<sql::LikeChange> ClaimedChanges(const std::vector<redis::ClaimedBuck
   return kept;
 }
 
-LikeFlush::LikeFlush(redis::LikeStore& store, sql::LikeTable& table) : store_(store), table_(table) {}
+LikeFlush::LikeFlush(redis::LikeStore& store, sql::LikeTable& table)
+    : store_(store), table_(table) {}
 
 Awaitable<Result<LikeFlushReport>> LikeFlush::Flush(uint64_t generation) {
   LikeFlushReport report;
@@ -122,7 +126,8 @@ Awaitable<Result<int64_t>> LikeFlush::FlushShard(int shard, uint64_t generation)
       co_return Fail(ErrorCode::kInternal, "flush aborted after commit (test hook)");
     }
     if (!claimed->empty()) {
-      if (auto st = co_await store_.Done(shard, *claimed); !st) co_return tl::unexpected(st.error());
+      if (auto st = co_await store_.Done(shard, *claimed); !st)
+        co_return tl::unexpected(st.error());
     }
     if (last) break;
   }
@@ -138,7 +143,57 @@ Awaitable<Result<int64_t>> LikeFlush::Reconcile() {
     const redis::LikeTarget target{type, id, id};  // named: no braced list inside co_await
     if (auto st = co_await store_.DropCount(target); !st) co_return tl::unexpected(st.error());
   }
-  co_return static_cast<int64_t>(fixed->size());
+  auto dropped = co_await DropDriftedCounts();
+  if (!dropped) co_return tl::unexpected(dropped.error());
+  co_return static_cast<int64_t>(fixed->size()) + *dropped;
+}
+
+// Each cached count against what a load would install now: SQL's count with every change
+// not yet in SQL applied, each user's newest change against the user's row (as
+// LikeService's load counts it; docs/architecture.md, "Likes"). The count and the changes
+// are read in one step; SQL after them. A change made after that step, and flushed before
+// SQL is read, makes a right count look wrong: dropping it costs a reload, nothing else
+// (a drop moves the shard's epoch, so a load racing it reads SQL again). A wrong count
+// survived every reconcile before (issue 41, item 9: 12 with 9 likers, after a hand edit).
+Awaitable<Result<int64_t>> LikeFlush::DropDriftedCounts() {
+  int64_t dropped = 0;
+  std::function<Awaitable<Status>(std::vector<redis::LikeTarget>)> check =
+      [this, &dropped](std::vector<redis::LikeTarget> targets) -> Awaitable<Status> {
+    for (const redis::LikeTarget& t : targets) {
+      PL_CO_TRY(auto cached, co_await store_.ReadCachedCount(t));
+      if (!cached.count) continue;  // dropped meanwhile: it reloads when next used
+      std::vector<int64_t> users;
+      for (const auto& [uid, liked] : cached.unflushed.changes) users.push_back(uid);
+      PL_CO_TRY(auto sql, co_await table_.CountState(t.type, t.id, std::move(users)));
+      std::optional<int64_t> want;
+      if (sql.count) want = CountWithUnflushed(*sql.count, sql.liked, cached.unflushed.changes);
+      if (want == cached.count) continue;
+      if (dropped < kDriftsLogged) {
+        spdlog::warn(
+            "reconcile: Redis counts {} likes of {} where SQL and the unflushed "
+            "changes make {}; dropped, it reloads",
+            *cached.count, t.Name(), want ? std::to_string(*want) : "no such target");
+      }
+      PL_CO_CHECK(co_await store_.DropCount(t));
+      ++dropped;
+    }
+    co_return Status{};
+  };
+  PL_CO_CHECK(co_await store_.ScanCachedCounts(std::move(check)));
+  if (dropped > 0) {
+    spdlog::warn("reconcile: dropped {} Redis like counts that disagreed with SQL", dropped);
+  }
+  co_return dropped;
+}
+
+int64_t CountWithUnflushed(int64_t sql_count, const std::vector<int64_t>& sql_liked,
+                           const std::vector<std::pair<int64_t, bool>>& changes) {
+  const std::set<int64_t> liked(sql_liked.begin(), sql_liked.end());
+  int64_t count = sql_count;
+  for (const auto& [uid, now] : changes) {
+    count += (now ? 1 : 0) - (liked.count(uid) != 0 ? 1 : 0);
+  }
+  return count;
 }
 
 }  // namespace plaudit::flush

@@ -34,9 +34,12 @@ class LikeFlush {
   Awaitable<Result<LikeFlushReport>> Flush(uint64_t generation);
   // One shard (also the first step of its recovery: its in-flight changes go to SQL first).
   Awaitable<Result<int64_t>> FlushShard(int shard, uint64_t generation);
-  // Recomputes SQL counts from the rows; returns how many were fixed. Their Redis counts are
-  // dropped, to reload from the repaired rows.
+  // Recomputes SQL counts from the rows, and drops their Redis counts to reload from the
+  // repaired rows; then drops every Redis count that disagrees with SQL's rows plus the
+  // changes not yet flushed (DropDriftedCounts). Returns how many counts it fixed in all.
   Awaitable<Result<int64_t>> Reconcile();
+  // The second half of Reconcile: returns how many Redis counts it dropped.
+  Awaitable<Result<int64_t>> DropDriftedCounts();
 
   // Test hook: called after a batch's SQL commit, before its Redis cleanup; returning true
   // aborts the pass there, as a crash would.
@@ -48,6 +51,12 @@ class LikeFlush {
   redis::LikeStore& store_;
   sql::LikeTable& table_;
 };
+
+// A target's count as Redis must hold it: SQL's count (which equals its valid rows), with
+// each user's newest change not yet in SQL counted against that user's row (`sql_liked`:
+// those of the changes' users whose row is valid).
+int64_t CountWithUnflushed(int64_t sql_count, const std::vector<int64_t>& sql_liked,
+                           const std::vector<std::pair<int64_t, bool>>& changes);
 
 // The SQL rows of one claim (exposed for its unit test).
 std::vector<sql::LikeChange> ClaimedChanges(const std::vector<redis::ClaimedBucket>& buckets);

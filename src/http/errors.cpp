@@ -1,5 +1,7 @@
 #include "http/errors.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <string>
 
 namespace plaudit::http {
@@ -54,6 +56,12 @@ Response ErrorResponse(beast::http::status status, std::string_view code,
 
 Response ErrorResponse(const Error& error) {
   const Mapping& m = Find(error.code);
+  // An internal error's message names Redis replies, SQL statements and keys: it goes to the
+  // log, the client gets a generic one (issue 41, item 8).
+  if (error.code == ErrorCode::kInternal) {
+    spdlog::error("internal error: {}", error.message);
+    return ErrorResponse(m.status, m.api_code, kInternalMessage);
+  }
   Response r = ErrorResponse(m.status, m.api_code, error.message);
   if (error.code == ErrorCode::kRateLimited) {
     r.headers.emplace_back("Retry-After", std::to_string(std::max(1, error.retry_after_seconds)));

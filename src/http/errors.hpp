@@ -8,7 +8,12 @@
 
 namespace plaudit::http {
 
-// A service error → its HTTP response (status, error body, Retry-After for rate limits).
+// The message of every 500: what went wrong is logged, never sent (it may name keys, SQL
+// statements or Redis replies).
+inline constexpr std::string_view kInternalMessage = "internal error";
+
+// A service error → its HTTP response (status, error body, Retry-After for rate limits). A
+// kInternal error's message is logged and replaced by kInternalMessage.
 Response ErrorResponse(const Error& error);
 // An HTTP-level error that no service produces (404 route, 405, 413, 415, 431, 400 parse).
 Response ErrorResponse(beast::http::status status, std::string_view code, std::string_view message);

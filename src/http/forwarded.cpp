@@ -69,14 +69,6 @@ std::optional<std::string> ElementValue(std::string_view element, std::string_vi
   return std::nullopt;
 }
 
-// The canonical text of an address, so one client has one rate-limit key however a proxy
-// spelled it; anything that is not an address ("unknown") as it is.
-std::string Canonical(std::string text) {
-  boost::system::error_code ec;
-  auto a = boost::asio::ip::make_address(text, ec);
-  return ec ? text : a.to_string();
-}
-
 }  // namespace
 
 std::vector<std::string> ForwardedFor(std::string_view forwarded) {

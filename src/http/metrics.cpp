@@ -82,7 +82,32 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
                            "Bytes the page cache counts against --page-cache-mb (last pass)");
   page_count_ = PlainGauge(*registry_, "plaudit_page_cache_pages",
                            "Rendered pages in the page cache (last pass)");
+  connections_open_ =
+      PlainGauge(*registry_, "plaudit_http_connections_open", "Open client connections");
+  auto& capped = prometheus::BuildCounter()
+                     .Name("plaudit_http_connection_cap_total")
+                     .Help(
+                         "New connections met at --max-connections, by what made room: a "
+                         "waiting connection closed (evicted) or the newcomer refused")
+                     .Register(*registry_);
+  connections_evicted_ = &capped.Add({{"result", "evicted"}});
+  connections_refused_ = &capped.Add({{"result", "refused"}});
+  bodies_refused_ = &prometheus::BuildCounter()
+                         .Name("plaudit_http_body_budget_refused_total")
+                         .Help(
+                             "Requests refused (503) because request bodies in flight had "
+                             "used up --body-memory-mb")
+                         .Register(*registry_)
+                         .Add({});
 }
+
+void Metrics::SetOpenConnections(size_t open) { connections_open_->Set(static_cast<double>(open)); }
+
+void Metrics::CountConnectionCap(bool evicted) {
+  (evicted ? connections_evicted_ : connections_refused_)->Increment();
+}
+
+void Metrics::CountBodyRefused() { bodies_refused_->Increment(); }
 
 void Metrics::SetBacklog(int64_t dirty_buckets, double oldest_unflushed_seconds) {
   backlog_->Set(static_cast<double>(dirty_buckets));

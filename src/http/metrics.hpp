@@ -42,6 +42,13 @@ class Metrics {
   // far, answered and not (counters move by the difference), and its size.
   void SetPageCache(uint64_t hits, uint64_t misses, size_t bytes, size_t pages);
 
+  // The server's connections (http/server.hpp): how many are open, and each time the cap was
+  // met, whether a waiting connection was closed to make room or the newcomer refused.
+  void SetOpenConnections(size_t open);
+  void CountConnectionCap(bool evicted);
+  // A request refused because the bodies in flight had used up the body budget.
+  void CountBodyRefused();
+
   prometheus::Registry& registry() { return *registry_; }
   // The text exposition format of every metric.
   std::string Serialize() const;
@@ -70,6 +77,10 @@ class Metrics {
   prometheus::Counter* page_misses_;
   prometheus::Gauge* page_bytes_;
   prometheus::Gauge* page_count_;
+  prometheus::Gauge* connections_open_;
+  prometheus::Counter* connections_evicted_;
+  prometheus::Counter* connections_refused_;
+  prometheus::Counter* bodies_refused_;
   uint64_t page_hits_seen_ = 0;
   uint64_t page_misses_seen_ = 0;
 

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "http/csrf.hpp"
 #include "http/errors.hpp"
@@ -18,6 +19,9 @@ using Clock = std::chrono::steady_clock;
 struct Server::Connection {
   tcp::socket* socket = nullptr;
   bool busy = false;  // between reading a request's header and writing its response
+  bool evicted = false;  // closed to make room for a new client
+  bool waiting = false;  // in waiting_, at waiting_pos
+  std::list<Connection*>::iterator waiting_pos;
   // When the current read or write must have finished; the sweep closes the connection
   // after it. max() while a handler runs (handlers bound their own waits).
   Clock::time_point deadline = Clock::time_point::max();
@@ -110,11 +114,97 @@ Awaitable<void> Server::Accept() {
     socket.set_option(tcp::no_delay(true), ec);
     // Writes are tried in place first (see WriteResponse); they must not block the loop.
     socket.non_blocking(true, ec);
+    if (options_.max_connections > 0 && live_ - evicted_live_ >= options_.max_connections) {
+      const bool evicted = EvictOneWaiting();
+      NoteCapHit(evicted);
+      if (!evicted) {
+        RefuseConnection(socket);
+        continue;
+      }
+    }
+    ++live_;
+    if (metrics_) metrics_->SetOpenConnections(live_ - evicted_live_);
     net::co_spawn(ioc_, Serve(std::move(socket)), net::detached);
   }
 }
 
+bool Server::EvictOneWaiting() {
+  if (waiting_.empty()) return false;
+  Connection* victim = waiting_.front();
+  waiting_.pop_front();
+  victim->waiting = false;
+  victim->evicted = true;
+  ++evicted_live_;
+  // Fails its pending read with operation_aborted; its loop then ends and counts it gone.
+  boost::system::error_code ignored;
+  victim->socket->close(ignored);
+  return true;
+}
+
+void Server::RefuseConnection(tcp::socket& socket) {
+  static constexpr std::string_view kBusy =
+      "HTTP/1.1 503 Service Unavailable\r\n"
+      "Content-Type: application/json; charset=utf-8\r\n"
+      "Retry-After: 1\r\n"
+      "X-Content-Type-Options: nosniff\r\n"
+      "Connection: close\r\n"
+      "Content-Length: 84\r\n\r\n"
+      R"({"error":{"code":"unavailable","message":"too many connections; retry in a moment"}})";
+  static_assert(kBusy.size() - kBusy.find("\r\n\r\n") - 4 == 84);
+  boost::system::error_code ec;
+  socket.write_some(net::buffer(kBusy.data(), kBusy.size()), ec);  // best effort, never waits
+  socket.shutdown(tcp::socket::shutdown_send, ec);
+  socket.close(ec);
+}
+
+void Server::NoteCapHit(bool evicted) {
+  if (metrics_) metrics_->CountConnectionCap(evicted);
+  ++(evicted ? evicted_since_log_ : refused_since_log_);
+  const auto now = Clock::now();
+  // Once, then at most once a minute with what happened since.
+  if (cap_logged_at_ != Clock::time_point{} && now - cap_logged_at_ < std::chrono::minutes(1)) {
+    return;
+  }
+  cap_logged_at_ = now;
+  spdlog::warn(
+      "connection cap of {} reached (--max-connections): {} waiting connection(s) closed to make "
+      "room, {} new one(s) refused with 503 since the last such line",
+      options_.max_connections, evicted_since_log_, refused_since_log_);
+  evicted_since_log_ = refused_since_log_ = 0;
+}
+
+void Server::MarkWaiting(Connection& conn) {
+  if (conn.waiting || conn.evicted) return;
+  conn.waiting_pos = waiting_.insert(waiting_.end(), &conn);
+  conn.waiting = true;
+}
+
+void Server::MarkBusy(Connection& conn) {
+  if (!conn.waiting) return;
+  waiting_.erase(conn.waiting_pos);
+  conn.waiting = false;
+}
+
 namespace {
+
+// A body is read only for the methods that send one to this API.
+bool TakesBody(beast::http::verb method) {
+  return method == beast::http::verb::post || method == beast::http::verb::put ||
+         method == beast::http::verb::patch;
+}
+
+// Gives a body's reserved bytes back when its request is done, whichever way.
+class BodyReservation {
+ public:
+  BodyReservation(size_t& total, size_t bytes) : total_(total), bytes_(bytes) { total_ += bytes; }
+  ~BodyReservation() { total_ -= bytes_; }
+  BodyReservation(const BodyReservation&) = delete;
+  BodyReservation& operator=(const BodyReservation&) = delete;
+
+ private:
+  size_t& total_;
+  size_t bytes_;
+};
 
 // Hands the buffered bytes to the parser. need_more comes back as a clear `ec` with the
 // parser not yet at `want_done` (the header, or the whole message): read more and call again.
@@ -226,6 +316,7 @@ Awaitable<void> Server::Serve(tcp::socket socket) {
     parser.header_limit(static_cast<std::uint32_t>(options_.max_header));
     parser.body_limit(options_.max_body);
     conn.busy = false;
+    MarkWaiting(conn);
     // The header: the keep-alive wait for its first bytes is under the idle timeout, the
     // rest under the (shorter) header timeout. Bytes already buffered (a pipelined request)
     // are parsed without waiting.
@@ -246,6 +337,7 @@ Awaitable<void> Server::Serve(tcp::socket socket) {
       break;
     }
     conn.busy = true;
+    MarkBusy(conn);
     auto started = Clock::now();
     auto& req = parser.get();
     const unsigned version = req.version();
@@ -269,7 +361,36 @@ Awaitable<void> Server::Serve(tcp::socket socket) {
       break;
     }
 
+    // A body is reserved from the budget before its first byte is read; one for a route that
+    // takes none is not read at all (the answer closes the connection instead).
+    std::optional<BodyReservation> reservation;
+    bool skip_body = false;
     if (!parser.is_done()) {
+      const auto target = req.target();
+      const auto path = target.substr(0, target.find('?'));
+      skip_body = !TakesBody(req.method()) ||
+                  router_.Find(req.method(), path).kind != Router::Match::Kind::kFound;
+      if (!skip_body) {
+        const auto length = parser.content_length();
+        const size_t want =
+            length ? static_cast<size_t>(std::min<uint64_t>(*length, options_.max_body))
+                   : options_.max_body;
+        if (body_bytes_ + want > options_.body_budget) {
+          Response refusal = ErrorResponse(beast::http::status::service_unavailable, "unavailable",
+                                           "too many request bodies in flight; retry in a moment");
+          refusal.headers.emplace_back("Retry-After", "1");
+          cors_.Apply(req, refusal);
+          co_await ReplyAndClose(conn, std::move(refusal), version);
+          if (metrics_) {
+            metrics_->CountBodyRefused();
+            metrics_->ObserveRequest("unmatched", req.method(), 503, 0);
+          }
+          break;
+        }
+        reservation.emplace(body_bytes_, want);
+      }
+    }
+    if (!parser.is_done() && !skip_body) {
       if (beast::iequals(req[beast::http::field::expect], "100-continue")) {
         const char* cont =
             version == 10 ? "HTTP/1.0 100 Continue\r\n\r\n" : "HTTP/1.1 100 Continue\r\n\r\n";
@@ -293,7 +414,8 @@ Awaitable<void> Server::Serve(tcp::socket socket) {
     Response response = co_await Dispatch(req, remote, route);
     cors_.Apply(req, response);  // on errors too: a widget must read them
     const int status = static_cast<int>(response.status);
-    const bool keep_alive = req.keep_alive() && !shutting_down_;
+    // An unread body would be parsed as the next request: close after the answer.
+    const bool keep_alive = req.keep_alive() && !shutting_down_ && !skip_body;
     if (metrics_) {
       // Observed before the write, so a client that has its answer sees it counted.
       std::chrono::duration<double> took = Clock::now() - started;
@@ -307,6 +429,10 @@ Awaitable<void> Server::Serve(tcp::socket socket) {
     }
   }
   conn.busy = false;
+  MarkBusy(conn);  // out of waiting_
+  if (conn.evicted) --evicted_live_;
+  --live_;
+  if (metrics_) metrics_->SetOpenConnections(live_ - evicted_live_);
   socket.shutdown(tcp::socket::shutdown_send, ec);
   socket.close(ec);
   connections_.erase(&conn);

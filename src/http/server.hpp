@@ -12,9 +12,19 @@
 // and cancelled around every read and write (beast::tcp_stream). Together these took about
 // 8% off plauditd's CPU per like (30.7 -> 28.2 us in an A/B of two builds, 2026-11-30),
 // and /healthz went from 0.87x to 1.06x the hello server (docs/benchmarks.md).
+//
+// What a stranger's connections may hold (issue 41): at most max_connections sockets, and at
+// the cap a new client takes the place of the connection that has waited longest without a
+// request in progress (thousands of idle or trickling sockets cannot keep a real client out;
+// when every connection is busy the newcomer gets a fast 503). Bodies are read only for
+// POST/PUT/PATCH on a route that exists, and only while the bytes of all bodies in flight stay
+// within body_budget (a request's Content-Length, or max_body for a chunked one, is reserved
+// before its first byte is read; beyond the budget: 503 and close). So bodies in flight hold
+// at most body_budget, plus per connection its header (max_header) and a 4 KiB read buffer.
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <list>
 #include <string>
 #include <unordered_set>
 
@@ -35,11 +45,13 @@ struct ServerOptions {
   size_t max_body = 1 << 20;
   size_t max_header = 16 * 1024;
   std::chrono::milliseconds header_timeout{10'000};  // to read a request's header once begun
-  std::chrono::milliseconds body_timeout{30'000};    // to read a request's body
+  std::chrono::milliseconds body_timeout{10'000};    // to read a request's body
   std::chrono::milliseconds idle_timeout{60'000};    // keep-alive wait for the next request
   SiteList sites;              // origins answered with CORS headers, and let past the CSRF check
   AddressSet trusted_proxies;  // peers whose forwarding headers name the client (forwarded.hpp)
   ProxyHeader proxy_header = ProxyHeader::kXForwarded;  // which headers they write
+  size_t max_connections = 0;                           // open connections at most (0: no cap)
+  size_t body_budget = 32u << 20;  // bytes of request bodies being read, all connections
 };
 
 using RequestParser = beast::http::request_parser<beast::http::string_body>;
@@ -59,6 +71,8 @@ class Server {
   void Shutdown(std::function<void()> on_drained,
                 std::chrono::milliseconds deadline = std::chrono::seconds(10));
   size_t open_connections() const { return connections_.size(); }
+  // Bytes reserved by the bodies being read now.
+  size_t body_bytes_in_flight() const { return body_bytes_; }
 
  private:
   struct Connection;
@@ -67,6 +81,14 @@ class Server {
   void ArmSweep();
   void Sweep();
   Awaitable<void> Serve(tcp::socket socket);
+  // At the connection cap: closes the connection waiting longest without a request in
+  // progress and returns true, or returns false when every connection is busy.
+  bool EvictOneWaiting();
+  // Answers a connection over the cap with a fixed 503 and closes it, without reading.
+  void RefuseConnection(tcp::socket& socket);
+  void NoteCapHit(bool evicted);
+  void MarkWaiting(Connection& conn);
+  void MarkBusy(Connection& conn);
   // Sends `bytes`, then `tail` (a shared body that `keep` holds), in place if the socket takes
   // them all (the usual case), else waits.
   Awaitable<void> WriteResponse(Connection& conn, std::string bytes, boost::system::error_code& ec,
@@ -91,6 +113,16 @@ class Server {
   uint16_t port_ = 0;
   bool shutting_down_ = false;
   std::unordered_set<Connection*> connections_;
+  // Accepted and not yet ended (their Serve may not have started yet), and of those the ones
+  // closed to make room that have not ended yet.
+  size_t live_ = 0;
+  size_t evicted_live_ = 0;
+  // Connections without a request in progress, the one waiting longest first.
+  std::list<Connection*> waiting_;
+  size_t body_bytes_ = 0;
+  std::chrono::steady_clock::time_point cap_logged_at_{};
+  uint64_t evicted_since_log_ = 0;
+  uint64_t refused_since_log_ = 0;
   std::function<void()> on_drained_;
   net::steady_timer drain_timer_;
   net::steady_timer sweep_timer_;

@@ -228,7 +228,11 @@ void ClientImpl::HandleReply(Request* req, void* reply) {
         observer_(req->names[index],
                   std::chrono::duration<double>(Clock::now() - req->start).count());
       }
-      if (req->replies.size() == req->expected) {
+      // LOADING, BUSY, MASTERDOWN: the call fails as unavailable, as if the connection had
+      // dropped (reply.hpp); the rest of its replies are read and dropped.
+      if (auto unavailable = UnavailableReply(req->replies.back())) {
+        FinishRequest(req, tl::unexpected(std::move(*unavailable)));
+      } else if (req->replies.size() == req->expected) {
         FinishRequest(req, std::move(req->replies));
       }
     }

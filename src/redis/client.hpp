@@ -16,7 +16,8 @@
 // a background loop reconnects with exponential backoff; a command that gets no answer
 // within `command_timeout` also fails with kUnavailable (its late reply is discarded).
 // A Redis error reply (e.g. WRONGTYPE) is not a transport failure: it is returned as a
-// Reply of type kError.
+// Reply of type kError; except LOADING, BUSY and MASTERDOWN (the server cannot serve now),
+// which fail the call with kUnavailable like a dropped connection (UnavailableReply).
 #include <chrono>
 #include <cstdint>
 #include <functional>

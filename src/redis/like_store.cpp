@@ -47,6 +47,31 @@ std::pair<int64_t, int64_t> LikeBucketUsers(int64_t bucket) {
   return {bucket << keys::kLikeBucketShift, ((bucket + 1) << keys::kLikeBucketShift) - 1};
 }
 
+Awaitable<Result<IdFrontier>> LikeStore::ReadIdFrontier(const std::vector<int>& shards) {
+  std::vector<std::vector<std::string>> cmds;
+  cmds.reserve(1 + 3 * shards.size());
+  cmds.push_back({"GET", std::string(keys::kCommentSeq)});
+  for (int shard : shards) {
+    cmds.push_back({"GET", keys::LikeBirthMark(shard)});
+    cmds.push_back({"GET", keys::LikeSeq(shard)});
+    cmds.push_back({"ZCARD", keys::CacheMarks(shard)});
+  }
+  auto r = co_await client_.Pipeline(std::move(cmds));
+  if (auto st = AllOk(r); !st) co_return tl::unexpected(st.error());
+  if (r->size() != 1 + 3 * shards.size()) co_return Fail(ErrorCode::kInternal, "unexpected reply");
+  auto number = [](const Reply& x) -> std::optional<int64_t> {
+    return x.is_nil() ? std::nullopt : x.AsInt();
+  };
+  IdFrontier out;
+  out.comment_seq = number((*r)[0]);
+  out.shards.reserve(shards.size());
+  for (size_t i = 0; i < shards.size(); ++i) {
+    const Reply& marks = (*r)[3 + 3 * i];
+    out.shards.push_back({number((*r)[1 + 3 * i]), number((*r)[2 + 3 * i]), marks.integer != 0});
+  }
+  co_return out;
+}
+
 Awaitable<Result<LikeReading>> LikeStore::Get(const LikeTarget& t, int64_t user_id) {
   const std::vector<LikeTarget> one{t};
   auto r = co_await GetMany(one, user_id);
@@ -196,6 +221,52 @@ Awaitable<Result<LikeStore::Unflushed>> LikeStore::ReadUnflushed(const LikeTarge
     out.changes.emplace_back(*uid, e[i + 1].str == "1");
   }
   co_return out;
+}
+
+Awaitable<Result<LikeStore::CachedCount>> LikeStore::ReadCachedCount(const LikeTarget& t) {
+  const int s = t.Shard();
+  std::vector<std::string> keys{keys::LikeBucket(s, SmallMember(t)), keys::LikeDirty(s),
+                                keys::LikeInFlightSet(s), keys::LikeEpoch(s)};
+  std::vector<std::string> args{"1", "1"};
+  auto r = co_await client_.Eval(GetScript("like_unflushed.lua"), std::move(keys), std::move(args));
+  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  const auto& e = r->elements;
+  if (e.size() < 2 || e.size() % 2 != 0) co_return Fail(ErrorCode::kInternal, "unexpected like reply");
+  CachedCount out;
+  out.unflushed.epoch = e[0].str;
+  if (!e[1].is_nil()) {
+    out.count = e[1].AsInt();
+    if (!out.count) co_return Fail(ErrorCode::kInternal, "corrupt like count");
+  }
+  for (size_t i = 2; i + 1 < e.size(); i += 2) {
+    auto uid = e[i].AsInt();
+    if (!uid) co_return Fail(ErrorCode::kInternal, "corrupt pending like");
+    out.unflushed.changes.emplace_back(*uid, e[i + 1].str == "1");
+  }
+  co_return out;
+}
+
+Awaitable<Status> LikeStore::ScanCachedCounts(
+    std::function<Awaitable<Status>(std::vector<LikeTarget>)> each) {
+  // pl:lc:{l<shard>}:<type><id>
+  std::function<Awaitable<Status>(std::vector<std::string>)> parse =
+      [&each](std::vector<std::string> found) -> Awaitable<Status> {
+    std::vector<LikeTarget> targets;
+    for (const std::string& key : found) {
+      const int shard = keys::CachedShardOf(key);
+      const auto close = key.find("}:");
+      if (shard < 0 || close == std::string::npos || close + 3 >= key.size()) continue;
+      const char type = key[close + 2];
+      const int64_t id = ParseIntOr(std::string_view(key).substr(close + 3), -1);
+      if ((type != 'a' && type != 'c') || id < 0) continue;
+      // A comment's id carries its article's shard: it stands in for the article's.
+      const LikeTarget t{type, id, id};
+      if (t.Shard() == shard && keys::LikeCount(shard, t.Name()) == key) targets.push_back(t);
+    }
+    if (targets.empty()) co_return Status{};
+    co_return co_await each(std::move(targets));
+  };
+  co_return co_await ScanKeys(client_, std::string(keys::kLikeCountPrefix) + "*", std::move(parse));
 }
 
 Awaitable<Result<LikeStore::LoadOutcome>> LikeStore::Load(const LikeTarget& t, int64_t user_id,

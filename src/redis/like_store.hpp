@@ -6,6 +6,7 @@
 #include <array>
 #include <boost/asio/any_completion_handler.hpp>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -59,6 +60,22 @@ struct LikeReading {
   bool Known() const { return user == LikeOf::kYes || user == LikeOf::kNo; }
   bool Complete() const { return Known() && count.has_value(); }
   bool liked() const { return user == LikeOf::kYes; }
+};
+
+// Whether comment ids can exist, as Redis tells it (domain/unknown_comments.hpp): the comment
+// sequence's last value (keys::kCommentSeq; nullopt when Redis does not hold it), and for each
+// shard asked its birth mark (keys::LikeBirthMark: the time the check first marked this
+// dataset; nullopt: emptied since), its seq (keys::LikeSeq: every cache mark and like claim of
+// the shard raises it; nullopt while the shard has none) and whether a cache mark is pending
+// there (a write in flight, or one whose Redis step never landed).
+struct IdFrontier {
+  struct Shard {
+    std::optional<int64_t> birth;
+    std::optional<int64_t> seq;
+    bool marked = true;
+  };
+  std::optional<int64_t> comment_seq;
+  std::vector<Shard> shards;  // in the order asked
 };
 
 // SQL's likers to load: every liker of the target (`all`, at most 256: small mode) or those
@@ -136,6 +153,8 @@ class LikeStore {
   // signed-in page's liked flags; anonymous: nothing to read), every count nullopt.
   Awaitable<Result<std::vector<LikeReading>>> GetMany(const std::vector<LikeTarget>& targets,
                                                       int64_t user_id, bool counts = true);
+  // IdFrontier of `shards`: one pipelined round trip, one command per key (cluster-safe).
+  Awaitable<Result<IdFrontier>> ReadIdFrontier(const std::vector<int>& shards);
   // What a load from SQL must read first: the shard's epoch and, with `changes`, every
   // user's newest change of the target not yet confirmed in SQL (uid, liked).
   struct Unflushed {
@@ -153,6 +172,18 @@ class LikeStore {
                                       std::optional<int64_t> count, const std::string& epoch);
   // Forgets the cached count (after reconciliation fixed SQL's); moves the epoch.
   Awaitable<Status> DropCount(const LikeTarget& t);
+  // For reconcile (issue 41, item 9): the cached count (nullopt: none) and what
+  // ReadUnflushed(t, true) reads, in one atomic step, so that each change is either in the
+  // count and listed, or in neither.
+  struct CachedCount {
+    std::optional<int64_t> count;
+    Unflushed unflushed;
+  };
+  Awaitable<Result<CachedCount>> ReadCachedCount(const LikeTarget& t);
+  // Calls `each` with every batch of targets whose count Redis caches (SCAN on every primary;
+  // a target may come twice).
+  Awaitable<Status> ScanCachedCounts(
+      std::function<Awaitable<Status>(std::vector<LikeTarget>)> each);
 
   // Flusher side.
   Awaitable<Result<std::vector<LikeShardStat>>> Stats();

@@ -22,8 +22,16 @@ struct Reply {
   std::optional<int64_t> AsInt() const;
 };
 
+// An error reply that says the server cannot serve now, not that the command is wrong:
+// LOADING (a restarted Redis reads its AOF), BUSY (a script runs past its time limit) and
+// MASTERDOWN (a replica lost its primary). kUnavailable (503, retry), with a message fit for
+// clients; nullopt for any other reply. The client fails such a call as it fails one whose
+// connection dropped (client.cpp), so no caller sees these replies (issue 41, item 8: they
+// were 500 `internal` with the reply in the body).
+std::optional<Error> UnavailableReply(const Reply& r);
+
 // A transport failure stays as it is; a Redis error reply (e.g. WRONGTYPE, a script error)
-// becomes kInternal naming it.
+// becomes kInternal naming it (UnavailableReply's kUnavailable).
 Status ReplyOk(const Result<Reply>& r);
 // The same for every reply of a pipeline.
 Status AllOk(const Result<std::vector<Reply>>& r);

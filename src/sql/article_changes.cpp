@@ -11,6 +11,9 @@ constexpr std::string_view kClaimId =
 constexpr std::string_view kInsert =
     "INSERT INTO article_changes (id, article_id, op, at) VALUES ($1, $2, $3, $4)";
 constexpr std::string_view kTrim = "DELETE FROM article_changes WHERE id <= $1";
+// Page threads stay out of the feed (issue 41): an indexer has nothing to index in them, and
+// their titles are whatever the first commenter sent.
+constexpr std::string_view kIsPage = "SELECT 1 FROM articles WHERE id = $1 AND kind = 'page'";
 constexpr std::string_view kAfter =
     "SELECT id, article_id, op, at FROM article_changes WHERE id > $1 ORDER BY id LIMIT $2";
 // Scans from the oldest row to the first with at >= $1: after an upgrade that is the first
@@ -33,6 +36,10 @@ Result<std::vector<ChangeRow>> ToChanges(Result<Rows> r) {
 
 Result<int64_t> AppendChange(Connection& tx, int64_t article_id, std::string_view op, int64_t at_ms,
                              const ChangeRetention& retention) {
+  // Before the counter: a skipped change takes no id, so ids stay gapless.
+  auto page = tx.Query(kIsPage, {article_id});
+  if (!page) return tl::unexpected(page.error());
+  if (!page->rows.empty()) return int64_t{0};
   auto claimed = tx.Query(kClaimId);
   if (!claimed) return tl::unexpected(claimed.error());
   if (claimed->rows.empty()) return Fail(ErrorCode::kInternal, "article_change_seq is empty");

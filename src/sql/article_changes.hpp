@@ -37,7 +37,9 @@ struct ChangeRetention {
 };
 
 // Appends one change inside `tx`, a transaction the caller has open (and that holds the
-// article change). Returns the change's id.
+// article change). Returns the change's id, or 0 (nothing appended) for an article of kind
+// page: page threads are no indexer's business (issue 41). Their deletion, which finds the row
+// gone already, still appends a bare "delete" of an id the feed never announced.
 Result<int64_t> AppendChange(Connection& tx, int64_t article_id, std::string_view op, int64_t at_ms,
                              const ChangeRetention& retention);
 

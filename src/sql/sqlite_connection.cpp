@@ -1,10 +1,14 @@
 // SQLite connection: WAL, foreign keys, a 5 s busy timeout, and a per-connection cache of
 // prepared statements keyed by the SQL text callers pass (their named constants).
 #include <sqlite3.h>
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -261,6 +265,28 @@ std::optional<std::string_view> NetworkFilesystemName(long f_type) {
   }
 }
 
+// The database holds password hashes: 0600 whatever the umask (issue 41, item 13). Done by
+// chmod(2) on the paths once SQLite has opened (and so created) the file, never by opening a
+// descriptor of our own: closing any descriptor of a database file drops every POSIX lock
+// this process holds on it, SQLite's included, and another process may then checkpoint and
+// delete the WAL under our connections (seen: acknowledged sign-ups lost). SQLite makes the
+// -wal and -shm files with the database file's mode, so they follow once it is 0600. A file
+// an older version left readable by others is logged as it is tightened; a new one is not.
+static void MakePrivate(const std::string& path, bool existed) {
+  for (const std::string& file : {path, path + "-wal", path + "-shm"}) {
+    struct stat st {};
+    if (::stat(file.c_str(), &st) != 0 || (st.st_mode & 077) == 0) continue;
+    if (::chmod(file.c_str(), st.st_mode & 0600) != 0) {
+      spdlog::warn("cannot restrict {} to owner-only: {}", file, std::strerror(errno));
+      continue;
+    }
+    if (existed) {
+      spdlog::warn("restricted {} from {:04o} to {:04o} (it was readable by other users)", file,
+                   st.st_mode & 07777, st.st_mode & 0600);
+    }
+  }
+}
+
 Result<std::unique_ptr<DbConnection>> OpenSqlite(const std::string& path) {
   if (path.empty()) {
     return Fail(ErrorCode::kInvalidArgument, "sqlite: empty database path");
@@ -282,6 +308,8 @@ Result<std::unique_ptr<DbConnection>> OpenSqlite(const std::string& path) {
       }
     }
   }
+  struct stat before {};
+  const bool existed = ::stat(path.c_str(), &before) == 0;
   sqlite3* raw = nullptr;
   // NOMUTEX: a connection is only ever used by one pool thread at a time.
   int rc =
@@ -315,6 +343,7 @@ Result<std::unique_ptr<DbConnection>> OpenSqlite(const std::string& path) {
     sqlite3_free(message);
     return Fail(ErrorCode::kUnavailable, "sqlite: cannot set up database: " + what);
   }
+  if (path != ":memory:") MakePrivate(path, existed);
   return std::make_unique<SqliteConnection>(std::move(db));
 }
 

@@ -1,11 +1,24 @@
 #include "sql/users.hpp"
 
+#include <algorithm>
+#include <vector>
+
+#include "text/unicode.hpp"
+
 namespace plaudit::sql {
 namespace {
 
 constexpr std::string_view kInsertUser =
     "INSERT INTO users (username, username_key, display_name, password_hash, role, created_at, "
-    "updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING id";
+    "updated_at, names_keyed) VALUES ($1, $2, $3, $4, $5, $6, $6, 1) RETURNING id";
+// Name keys (migration 018): the accounts made before it, then a new account's own.
+constexpr std::string_view kUnkeyed =
+    "SELECT id, username, display_name FROM users WHERE names_keyed = 0 ORDER BY id";
+constexpr std::string_view kMarkKeyed = "UPDATE users SET names_keyed = 1 WHERE id = $1";
+constexpr std::string_view kClaimKey =
+    "INSERT INTO user_name_keys (name_key, user_id) VALUES ($1, $2) ON CONFLICT (name_key) "
+    "DO NOTHING";
+constexpr std::string_view kKeyOwner = "SELECT user_id FROM user_name_keys WHERE name_key = $1";
 constexpr std::string_view kSelectColumns =
     "SELECT id, username, username_key, display_name, password_hash, role, created_at, "
     "deleted_at FROM users ";
@@ -45,11 +58,41 @@ Result<std::optional<UserRow>> FindOne(Connection& c, std::string_view where, Va
   return std::optional<UserRow>(FromRow(rows->rows[0]));
 }
 
-}  // namespace
+// Keys each user's account holds: its names' skeletons (one when they look alike).
+std::vector<std::string> KeysOf(std::string_view username, std::string_view display_name) {
+  std::vector<std::string> keys;
+  for (std::string_view name : {username, display_name}) {
+    // Names were checked as UTF-8 before; an ICU failure keeps the name itself as its key.
+    auto k = text::NameSkeleton(name);
+    std::string key = k ? std::move(*k) : std::string(name);
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(std::move(key));
+  }
+  return keys;
+}
 
-Result<UserRow> UserTable::Insert(Connection& c, UserRow row) {
-  auto rows = c.Query(kInsertUser, {row.username, row.username_key, row.display_name,
-                                    row.password_hash, row.role, row.created_at_ms});
+// The keys of accounts made before migration 018, oldest first; a key taken already stays its
+// first owner's (existing look-alikes are kept, not renamed).
+Status KeyOlderAccounts(Connection& tx) {
+  auto unkeyed = tx.Query(kUnkeyed);
+  if (!unkeyed) return tl::unexpected(unkeyed.error());
+  for (const Row& r : unkeyed->rows) {
+    const int64_t id = Int(r[0]);
+    for (const std::string& key : KeysOf(Text(r[1]), Text(r[2]))) {
+      auto claimed = tx.Query(kClaimKey, {key, id});
+      if (!claimed) return tl::unexpected(claimed.error());
+    }
+    auto marked = tx.Query(kMarkKeyed, {id});
+    if (!marked) return tl::unexpected(marked.error());
+  }
+  return {};
+}
+
+// Inserts the account and claims its name keys, in `tx`; kAlreadyExists when the username is
+// taken or a name looks like another account's.
+Status InsertIn(Connection& tx, UserRow& row) {
+  if (auto st = KeyOlderAccounts(tx); !st) return st;
+  auto rows = tx.Query(kInsertUser, {row.username, row.username_key, row.display_name,
+                                     row.password_hash, row.role, row.created_at_ms});
   if (!rows) {
     if (rows.error().code == ErrorCode::kAlreadyExists) {
       return Fail(ErrorCode::kAlreadyExists, "username is taken");
@@ -58,6 +101,28 @@ Result<UserRow> UserTable::Insert(Connection& c, UserRow row) {
   }
   if (rows->rows.empty()) return Fail(ErrorCode::kInternal, "insert returned no id");
   row.id = Int(rows->rows[0][0]);
+  const std::vector<std::string> keys = KeysOf(row.username, row.display_name);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    // ON CONFLICT DO NOTHING, then who owns it: on PostgreSQL a racing insert of the same key
+    // waits for the other transaction and then finds its row.
+    auto claimed = tx.Query(kClaimKey, {keys[i], row.id});
+    if (!claimed) return tl::unexpected(claimed.error());
+    auto owner = tx.Query(kKeyOwner, {keys[i]});
+    if (!owner) return tl::unexpected(owner.error());
+    if (owner->rows.empty() || Int(owner->rows[0][0]) != row.id) {
+      return Fail(ErrorCode::kAlreadyExists,
+                  i == 0 ? "username looks like another user's name"
+                           : "displayName looks like another user's name; choose another");
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<UserRow> UserTable::Insert(Connection& c, UserRow row) {
+  auto st = c.Transaction([&row](Connection& tx) { return InsertIn(tx, row); });
+  if (!st) return tl::unexpected(st.error());
   return row;
 }
 

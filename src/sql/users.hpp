@@ -23,7 +23,9 @@ class UserTable {
  public:
   explicit UserTable(Store& store) : store_(store) {}
 
-  // Inserts and returns the row with its new id; kAlreadyExists when the username is taken.
+  // Inserts and returns the row with its new id; kAlreadyExists when the username is taken,
+  // or when the username or display name looks like another account's name: every name's
+  // confusable skeleton (text::NameSkeleton) is a key one account holds (migration 018).
   Awaitable<Result<UserRow>> Insert(UserRow row);
   Awaitable<Result<std::optional<UserRow>>> FindByKey(std::string username_key);
   Awaitable<Result<std::optional<UserRow>>> FindById(int64_t id);

@@ -25,6 +25,8 @@ export async function startPlauditd(args = [], { bootstrapAdmin = true } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'plaudit-browser-'));
   const admin = bootstrapAdmin ? ['--bootstrap-admin', 'admin:admin-password'] : [];
   const child = spawn(plauditdPath, ['serve', '--port', '0', '--data-dir', dir, '--password-hash', 'minimal',
+                                     // every test signs readers up from 127.0.0.1
+                                     '--limit-signup-address', 'off',
                                      ...admin, ...args],
                       { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';

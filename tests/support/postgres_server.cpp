@@ -51,13 +51,6 @@ std::string FindPostgresBinDir() {
       "(scripts/install-deps.sh)");
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // postmaster.pid: line 1 is the postmaster's pid, line 8 its status ("ready" once it
 // accepts connections).
 std::vector<std::string> PidFileLines(const std::string& path) {

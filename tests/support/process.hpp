@@ -49,6 +49,11 @@ std::vector<std::string> Lines(const std::string& text);
 int FreeTcpPort();
 // The same for a cluster-mode redis-server: the port and port + 10000 (its cluster bus).
 int FreeClusterTcpPort();
+// The whole of a file ("" when it cannot be read).
+std::string ReadFile(const std::string& path);
+// Whether `pid` is a live process or an unreaped zombie (kill(pid, 0) succeeds on both): false
+// means it was reaped.
+bool Alive(pid_t pid);
 // Whether an executable is found in PATH or at the absolute path.
 std::string FindExecutable(const std::string& name, const std::vector<std::string>& extra_dirs = {});
 

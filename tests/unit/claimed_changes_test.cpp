@@ -40,7 +40,9 @@ TEST(ClaimedChanges, OfAUsersTwoChangesTheNewerIsKeptAndOnATieTheBucketsOne) {
   auto tie = ClaimedChanges({Bucket("s", 20, {{5, "1"}, {6, "1"}}), Bucket("0", 20, {{5, "0"}})});
   ASSERT_EQ(tie.size(), 2u);
   for (const auto& r : tie) {
-    if (r.user_id == 5) EXPECT_FALSE(r.valid) << "the small-mode change won a tie";
+    if (r.user_id == 5) {
+      EXPECT_FALSE(r.valid) << "the small-mode change won a tie";
+    }
   }
   // The bucket first in the claim: the same answer.
   auto swapped = ClaimedChanges({Bucket("0", 20, {{5, "0"}}), Bucket("s", 20, {{5, "1"}})});

@@ -1,6 +1,7 @@
 // embed.js: `<div id="plaudit"></div><script src="https://comments.example/embed.js"
 // data-url="…" async></script>` renders the page's comment thread on any site.
-// Attributes of the script tag: data-url (default: this page), data-title (document.title),
+// Attributes of the script tag: data-url (default: this page; a relative URL is resolved against
+// it, as count.js does), data-title (document.title),
 // data-theme (light|dark|auto), data-lang (en|zh-CN), data-target (a CSS selector, default
 // #plaudit), data-article (an article id of plauditd's own site instead of a page URL).
 // The API origin is the script's own: the host page needs no configuration.
@@ -8,6 +9,7 @@ import { Api, articleSource, pageSource } from './api';
 import { mountStyles } from './styles';
 import { Thread } from './thread';
 import { pickLang, translator } from './i18n';
+import { pageUrl } from './page_url';
 
 const script = (document.currentScript ||
   document.querySelector('script[src*="/embed.js"],script[src*="/assets/embed."]')) as HTMLScriptElement | null;
@@ -31,7 +33,7 @@ function mount(): void {
   mountStyles(root);
   const article = Number(d.article);
   const source = article > 0 ? articleSource(api, article)
-    : pageSource(api, d.url || location.href, d.title || document.title);
+    : pageSource(api, pageUrl(d.url), d.title || document.title);
   root.append(new Thread({ api, source, lang, t: translator(lang) }).el);
 }
 

@@ -3,7 +3,9 @@
 -- KEYS[1] the target's small-mode set pl:lk:{s}:<t>:s (the other keys of the target are
 -- built from its tail, as in like_set.lua: one hash slot), KEYS[2] the dirty index
 -- pl:ld:{s}, KEYS[3] the in-flight set pl:lfi:{s}, KEYS[4] the epoch pl:lep:{s}.
--- Returns {epoch, uid, state, uid, state, ...}.
+-- Returns {epoch, uid, state, uid, state, ...}; with ARGV[2] = '1' (reconcile: is the cached
+-- count right?) {epoch, count or nil, uid, state, ...}, the count read in the same step as
+-- the changes.
 --
 -- The epoch changes whenever unflushed changes leave Redis for SQL alone (like_done.lua) or
 -- a count is dropped; a missing one (FLUSHALL) is created from the clock in µs, so it never
@@ -16,10 +18,13 @@ if not epoch then
   redis.call('SET', KEYS[4], epoch)
 end
 local out = {epoch}
+local base = string.sub(KEYS[1], 7, -3)  -- "{s}:<t>"
+if ARGV[2] == '1' then
+  out[2] = redis.call('GET', 'pl:lc:' .. base)  -- false (nil) when not cached
+end
 if ARGV[1] ~= '1' then
   return out
 end
-local base = string.sub(KEYS[1], 7, -3)  -- "{s}:<t>"
 local close = string.find(base, '}', 1, true)
 local prefix = string.sub(base, close + 2) .. ':'  -- "<t>:"
 local buckets = {}

@@ -30,6 +30,8 @@ class ApiTest : public ::testing::TestWithParam<Db> {
   void SetUp() override {
     config::Config c;
     c.password_hash = config::PasswordCost::kMinimal;
+    // Tests sign many users up from one address; SignUpLimitTest turns the limit on.
+    c.limit_signup_address = RateLimit{};
     c.bootstrap_admin = config::Credentials{"root", "rootpassword"};
     if (GetParam() == Db::kPostgres) {
       auto& pg = PostgresServer::Shared();
@@ -82,11 +84,11 @@ class ApiTest : public ::testing::TestWithParam<Db> {
     return net::co_spawn(app_->app().io(), std::move(op), net::use_future).get();
   }
 
-  // SQL's stored view count of an article (-1 if unreadable).
-  int64_t SqlViews(int64_t id) {
+  // The one integer `query` answers in SQL (-1, failing the test, if it cannot).
+  int64_t SqlInt(std::string query, std::vector<sql::Value> params) {
     std::function<Result<int64_t>(sql::Connection&)> job =
-        [id](sql::Connection& c) -> Result<int64_t> {
-      auto r = c.Query("SELECT view_count FROM articles WHERE id = $1", {id});
+        [query = std::move(query), params = std::move(params)](sql::Connection& c) -> Result<int64_t> {
+      auto r = c.Query(query, params);
       if (!r) return tl::unexpected(r.error());
       return sql::Int(r->rows.at(0).at(0));
     };
@@ -94,6 +96,14 @@ class ApiTest : public ::testing::TestWithParam<Db> {
     EXPECT_TRUE(r);
     return r ? *r : -1;
   }
+
+  int64_t SqlInt(std::string query) { return SqlInt(std::move(query), std::vector<sql::Value>{}); }
+  int64_t SqlInt(std::string query, int64_t id) {
+    return SqlInt(std::move(query), std::vector<sql::Value>{id});
+  }
+
+  // SQL's stored view count of an article (-1 if unreadable).
+  int64_t SqlViews(int64_t id) { return SqlInt("SELECT view_count FROM articles WHERE id = $1", id); }
 
   static HttpClient::Headers Bearer(const std::string& token) {
     return {{"Authorization", "Bearer " + token}};
@@ -127,6 +137,24 @@ class ApiTest : public ::testing::TestWithParam<Db> {
     auto r = SignIn(c, name, password);
     EXPECT_EQ(r.status, 201) << r.body;
     return r.status == 201 ? std::string(r.Json().at("token").as_string()) : std::string{};
+  }
+
+  // Registers `name`, makes it an author (as root) and returns its session token.
+  std::string AuthorToken(const std::string& name) {
+    const int64_t id = Register(name);
+    auto r = Client().Patch("/api/v1/users/" + std::to_string(id), R"({"role":"author"})",
+                            Bearer(Login("root", "rootpassword")));
+    EXPECT_EQ(r.status, 200) << r.body;
+    return Login(name);
+  }
+
+  // Publishes an article as the author `token` signs in; returns its id (0 on failure).
+  int64_t PublishArticle(const std::string& token, const std::string& content = "c") {
+    auto r = Client().Post("/api/v1/articles",
+                           R"({"title":"T","content":")" + content + R"(","status":"published"})",
+                           Bearer(token));
+    EXPECT_EQ(r.status, 201) << r.body;
+    return r.status == 201 ? r.Json().at("id").as_int64() : 0;
   }
 
   TestRedis redis_;

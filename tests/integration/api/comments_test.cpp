@@ -87,18 +87,6 @@ class CommentsTest : public ApiTest {
     return p.get_future().get();
   }
 
-  int64_t SqlInt(const std::string& query, int64_t id) {
-    std::function<Result<int64_t>(sql::Connection&)> job =
-        [query, id](sql::Connection& c) -> Result<int64_t> {
-      auto r = c.Query(query, {id});
-      if (!r) return tl::unexpected(r.error());
-      return sql::Int(r->rows.at(0).at(0));
-    };
-    auto r = OnLoop(app_->app().store().Run<int64_t>(std::move(job)));
-    EXPECT_TRUE(r);
-    return r ? *r : -1;
-  }
-
   int64_t alice_id_ = 0, bob_id_ = 0;
   std::string alice_, bob_, root_;
   int64_t article_ = 0;

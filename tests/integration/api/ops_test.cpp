@@ -7,6 +7,8 @@
 #include "app/app.hpp"
 #include "app_fixture.hpp"
 #include "support/postgres_server.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
 namespace plaudit::testing {
 namespace {
@@ -98,6 +100,48 @@ TEST_P(OpsTest, MetricsExposeRequestsAndRedisLatency) {
   EXPECT_NE(m.body.find(R"(plaudit_redis_command_duration_seconds_count{command="PING"})"),
             std::string::npos);
   EXPECT_NE(m.body.find("plaudit_sql_call_duration_seconds_count"), std::string::npos);
+}
+
+// Issue 41, item 8. A Redis that cannot serve now (BUSY here, a script past its time limit;
+// LOADING after a restart takes the same path: redis_tests UnavailableReplyTest) answered
+// 500 `internal` with the Redis reply in the body. It is a 503 `unavailable` now.
+TEST_P(OpsTest, ARedisBusyWithAScriptAnswers503WithoutItsReply) {
+  // No rate limits: their check, the first Redis call of a request, answers 503 of its own.
+  app_.reset();
+  config::Config config;
+  config.rate_limits = false;
+  if (!db_url_.empty()) config.database = ParseDatabaseUrl(db_url_).value();
+  app_ = std::make_unique<AppUnderTest>(redis_, config);
+  auto c = app_->Client();
+  ASSERT_TRUE(EventuallyStatus(c, "/readyz", 200));
+  ASSERT_EQ(redis_.Cli("CONFIG SET busy-reply-threshold 100"), "OK");
+  TempDir logs{"plaudit-busy"};
+  Process script({"redis-cli", "-s", redis_.socket_path(), "EVAL", "while true do end", "0"},
+                 (logs.path() / "script.log").string());
+  ASSERT_TRUE(WaitFor([&] { return redis_.Cli("PING").find("BUSY") != std::string::npos; }, 10s));
+  // An anonymous read of like counts: one Redis call, no SQL.
+  auto r = c.Get("/api/v1/likes?article=5");
+  EXPECT_EQ(r.status, 503) << r.body;
+  EXPECT_EQ(r.ErrorCode(), "unavailable") << r.body;
+  EXPECT_EQ(r.body.find("BUSY"), std::string::npos) << r.body;
+  EXPECT_EQ(redis_.Cli("SCRIPT KILL"), "OK");
+  script.Wait(10s);
+  ASSERT_EQ(redis_.Cli("CONFIG SET busy-reply-threshold 5000"), "OK");
+  EXPECT_EQ(c.Get("/api/v1/likes?article=5").status, 200);
+}
+
+// Issue 41, item 8: an internal error's detail (a Redis reply, a key, an SQL statement) goes
+// to the log; the client gets a generic message.
+TEST_P(OpsTest, AnInternalErrorsDetailStaysOutOfTheResponse) {
+  auto c = app_->Client();
+  ASSERT_TRUE(EventuallyStatus(c, "/readyz", 200));
+  // A like count that is not a number: only a hand edit or a bug can make one.
+  ASSERT_EQ(redis_.Cli("SET 'pl:lc:{l5}:a5' not-a-number"), "OK");
+  auto r = c.Get("/api/v1/likes?article=5");
+  EXPECT_EQ(r.status, 500) << r.body;
+  EXPECT_EQ(r.ErrorCode(), "internal") << r.body;
+  EXPECT_EQ(r.Json().at("error").at("message").as_string(), "internal error") << r.body;
+  EXPECT_EQ(r.body.find("corrupt"), std::string::npos) << r.body;
 }
 
 TEST(OpsPostgres, DatabaseDownNamesTheDatabaseThenRecovers) {

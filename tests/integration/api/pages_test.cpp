@@ -12,7 +12,9 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr const char* kSites = "https://blog.example,https://docs.example";
+// bücher.example in the ASCII form a browser's Origin header carries.
+constexpr const char* kSites =
+    "https://blog.example,https://docs.example,https://xn--bcher-kva.example";
 
 // A query parameter value, percent-encoded.
 std::string Enc(const std::string& s) {
@@ -136,6 +138,64 @@ TEST_P(PagesTest, SpellingsOfOnePageShareOneThread) {
   EXPECT_EQ(c.Post("/api/v1/users", R"({"username":"@pages","password":"password123"})").status,
             400);
   EXPECT_NE(SignIn(c, "@pages", "password123").status, 201);
+}
+
+// Issue 41 #15: a page URL with a non-ASCII path or host, sent as a browser's URLSearchParams
+// sends it (UTF-8, percent-encoded), is the page its percent-encoded spelling names, on reads,
+// writes and counts alike: a data-url attribute holds the text, location.href the URI.
+TEST_P(PagesTest, NonAsciiPageUrlsNameTheThreadOfTheirEncodedSpelling) {
+  auto c = Client();
+  const std::string raw = "https://blog.example/posts/评论";
+  const std::string encoded = "https://blog.example/posts/%E8%AF%84%E8%AE%BA";
+  auto r = Comment(c, reader_, raw);
+  ASSERT_EQ(r.status, 201) << r.body;
+  const int64_t id = r.Json().at("articleId").as_int64();
+  ASSERT_EQ(Comment(c, other_, encoded).status, 201);
+  ASSERT_EQ(c.Put("/api/v1/pages/like" + Q(raw + "/#评论区"), "", Bearer(reader_)).status, 200);
+  for (const std::string& spelling : {raw, encoded, std::string(encoded + "?页=2")}) {
+    auto g = c.Get("/api/v1/pages" + Q(spelling));
+    ASSERT_EQ(g.status, 200) << spelling << " " << g.body;
+    EXPECT_EQ(g.Json().at("articleId").as_int64(), id) << spelling;
+    EXPECT_EQ(g.Json().at("url").as_string(), encoded);
+    EXPECT_EQ(g.Json().at("commentCount").as_int64(), 2);
+    EXPECT_EQ(g.Json().at("likeCount").as_int64(), 1);
+    auto list = c.Get("/api/v1/pages/comments" + Q(spelling));
+    ASSERT_EQ(list.status, 200) << list.body;
+    EXPECT_EQ(list.Json().at("total").as_int64(), 2);
+  }
+  // An emoji path, and an internationalised host (IDNA to its ASCII form, as browsers do).
+  const std::string emoji = "https://blog.example/日记/😀";
+  auto e = Comment(c, reader_, emoji);
+  ASSERT_EQ(e.status, 201) << e.body;
+  const std::string idn = "https://Bücher.example/書";
+  auto i = Comment(c, reader_, idn);
+  ASSERT_EQ(i.status, 201) << i.body;
+  EXPECT_EQ(c.Delete("/api/v1/pages/like" + Q(idn), Bearer(reader_)).status, 200);
+  auto counts =
+      c.Get("/api/v1/pages/counts" + Q(raw) + "&url=" + Enc(emoji) +
+            "&url=" + Enc("https://blog.example/%E6%97%A5%E8%AE%B0/%F0%9F%98%80") +
+            "&url=" + Enc(idn) + "&url=" + Enc("https://xn--bcher-kva.example/%E6%9B%B8"));
+  ASSERT_EQ(counts.status, 200) << counts.body;
+  auto items = counts.Json().at("items").as_object();
+  ASSERT_EQ(items.size(), 5u) << counts.body;
+  EXPECT_EQ(items.at(raw).at("articleId").as_int64(), id);
+  EXPECT_EQ(items.at(emoji).at("url").as_string(),
+            "https://blog.example/%E6%97%A5%E8%AE%B0/%F0%9F%98%80");
+  EXPECT_EQ(items.at(emoji).at("articleId"), e.Json().at("articleId"));
+  EXPECT_EQ(items.at("https://blog.example/%E6%97%A5%E8%AE%B0/%F0%9F%98%80").at("articleId"),
+            e.Json().at("articleId"));
+  EXPECT_EQ(items.at(idn).at("url").as_string(), "https://xn--bcher-kva.example/%E6%9B%B8");
+  EXPECT_EQ(items.at(idn).at("articleId"), i.Json().at("articleId"));
+  EXPECT_EQ(items.at("https://xn--bcher-kva.example/%E6%9B%B8").at("commentCount").as_int64(), 1);
+  EXPECT_EQ(PageArticles(), 3);
+  // What is no host name stays refused, clearly, and creates nothing.
+  for (const std::string& bad :
+       {std::string("https://😀.example/a"), std::string("https://bü%2Fcher.example/a")}) {
+    auto b = Comment(c, reader_, bad);
+    EXPECT_EQ(b.status, 400) << bad << " " << b.body;
+    EXPECT_NE(b.body.find("host"), std::string::npos) << b.body;
+  }
+  EXPECT_EQ(PageArticles(), 3);
 }
 
 TEST_P(PagesTest, BadUrlsAndForeignSitesAreRefusedAndChangeNothing) {

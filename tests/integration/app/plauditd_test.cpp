@@ -6,9 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "support/http_client.hpp"
-#include "support/process.hpp"
-#include "support/temp_dir.hpp"
+#include "plauditd_process.hpp"
 
 namespace plaudit::testing {
 namespace {
@@ -16,21 +14,9 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-bool Alive(pid_t pid) { return pid > 0 && ::kill(pid, 0) == 0; }
-
-class PlauditdTest : public ::testing::Test {
+class PlauditdTest : public PlauditdProcessTest {
  protected:
-  std::unique_ptr<Process> Start(std::vector<std::string> args, int port) {
-    std::vector<std::string> argv = {PLAUDITD_PATH, "--data-dir", data_dir(), "--port",
-                                     std::to_string(port)};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return std::make_unique<Process>(argv, log_path());
-  }
+  PlauditdTest() : PlauditdProcessTest("plaudit-app") {}
 
   // Runs plauditd to completion and returns its exit status.
   int RunToEnd(std::vector<std::string> args) {
@@ -39,44 +25,6 @@ class PlauditdTest : public ::testing::Test {
     Process p(argv, log_path());
     return p.Wait(30s).value_or(-1);
   }
-
-  bool Ready(int port) {
-    return WaitFor(
-        [&] {
-          try {
-            return HttpClient("127.0.0.1", port).Get("/readyz").status == 200;
-          } catch (...) {
-            return false;
-          }
-        },
-        20s);
-  }
-
-  std::string RedisCli(const std::string& args) {
-    std::string cmd = "redis-cli -s '" + (fs::path(data_dir()) / "redis/redis.sock").string() +
-                      "' " + args + " 2>&1";
-    std::string out;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    char buf[512];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
-    ::pclose(p);
-    while (!out.empty() && out.back() == '\n') out.pop_back();
-    return out;
-  }
-
-  pid_t RedisChildPid() {
-    std::ifstream in(fs::path(data_dir()) / "redis/redis.pid");
-    pid_t pid = -1;
-    in >> pid;
-    return pid;
-  }
-
-  std::string data_dir() const { return (dir_.path() / "data").string(); }
-  std::string log_path() const { return (dir_.path() / "plauditd.log").string(); }
-  std::string Log() const { return ReadFile(log_path()); }
-
-  TempDir dir_{"plaudit-app"};
 };
 
 TEST_F(PlauditdTest, ZeroConfigEmbeddedModeServesAndStopsCleanly) {

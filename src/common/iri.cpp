@@ -1,0 +1,110 @@
+#include "common/iri.hpp"
+
+#include <idn2.h>
+
+#include <algorithm>
+#include <memory>
+
+namespace plaudit {
+namespace {
+
+bool IsAscii(std::string_view s) {
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+}
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Every valid %XX decoded; anything else kept as it is.
+std::string PercentDecode(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    const int hi = s[i] == '%' && i + 2 < s.size() ? HexValue(s[i + 1]) : -1;
+    const int lo = hi >= 0 ? HexValue(s[i + 2]) : -1;
+    if (lo < 0) {
+      out += s[i];
+      continue;
+    }
+    out += static_cast<char>(hi * 16 + lo);
+    i += 2;
+  }
+  return out;
+}
+
+// `s` with each byte outside ASCII as %XX, appended to `out`.
+void AppendEncoded(std::string& out, std::string_view s) {
+  constexpr char kHex[] = "0123456789ABCDEF";
+  for (char c : s) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b < 0x80) {
+      out += c;
+      continue;
+    }
+    out += '%';
+    out += kHex[b >> 4];
+    out += kHex[b & 15];
+  }
+}
+
+// The host's ASCII form: as it is unless it names non-ASCII characters (raw or
+// percent-encoded, which a browser decodes before IDNA too).
+Result<std::string> HostToAscii(std::string_view host) {
+  const std::string decoded = PercentDecode(host);
+  if (IsAscii(decoded)) return std::string(host);
+  // What WHATWG URL forbids in a host once decoded: "b%C3%BC%00.evil" must not reach IDNA as
+  // the C string "bü", nor "%2F" end the host.
+  if (decoded.find_first_of(std::string_view(" #%/:<>?@[\\]^|\0\t\n\r", 18)) != std::string::npos) {
+    return Fail(ErrorCode::kInvalidArgument, "has a host with a character no host may hold");
+  }
+  char* ascii = nullptr;
+  const int rc = idn2_to_ascii_8z(decoded.c_str(), &ascii, IDN2_NFC_INPUT | IDN2_NONTRANSITIONAL);
+  if (rc != IDN2_OK) {
+    return Fail(ErrorCode::kInvalidArgument,
+                std::string("has a host that is not a valid internationalised domain name (") +
+                    idn2_strerror(rc) + ")");
+  }
+  const std::unique_ptr<char, void (*)(void*)> owned(ascii, &idn2_free);
+  return std::string(ascii);
+}
+
+}  // namespace
+
+Result<std::string> IriToUri(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  // scheme "://" authority: only there is a host to map; otherwise (a relative reference,
+  // "mailto:") every part is a path's, a query's or a fragment's.
+  const size_t colon = text.find(':');
+  if (colon == std::string_view::npos || text.substr(colon + 1, 2) != "//") {
+    AppendEncoded(out, text);
+    return out;
+  }
+  const size_t authority = colon + 3;
+  size_t authority_end = text.find_first_of("/?#", authority);
+  if (authority_end == std::string_view::npos) authority_end = text.size();
+  const size_t at = text.substr(0, authority_end).rfind('@');
+  const size_t host = at == std::string_view::npos || at < authority ? authority : at + 1;
+  size_t host_end = host;
+  if (host < authority_end && text[host] == '[') {  // an IP literal: ASCII or invalid anyway
+    host_end = text.find(']', host);
+    host_end = host_end == std::string_view::npos || host_end > authority_end ? authority_end
+                                                                              : host_end + 1;
+  } else {
+    host_end = text.find(':', host);
+    if (host_end == std::string_view::npos || host_end > authority_end) host_end = authority_end;
+  }
+  auto ascii = HostToAscii(text.substr(host, host_end - host));
+  if (!ascii) return tl::unexpected(ascii.error());
+  AppendEncoded(out, text.substr(0, host));
+  out += *ascii;
+  AppendEncoded(out, text.substr(host_end));
+  return out;
+}
+
+}  // namespace plaudit

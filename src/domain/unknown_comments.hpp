@@ -1,0 +1,68 @@
+#pragma once
+// Comment ids that name no comment, known without asking SQL each time (issue 41, item 5: a
+// like batch of 100 unknown comment ids cost ten times one of known ones, each id a trip to
+// SQL and several to Redis).
+//
+// Two rules, both sound whatever other instances do:
+// - Above the sequence. Comment ids are seq·256 + shard, the seq from one Redis counter
+//   (keys::kCommentSeq, next_id.lua) that only grows and that the Redis check resumes above
+//   SQL's when Redis comes back older. An id whose seq is above the counter's value has not
+//   been handed out: it names no comment at that moment. Nothing is remembered.
+// - Remembered misses. An id below it that SQL does not have is remembered with its shard's seq
+//   (keys::LikeSeq, or its absence while the shard has had no write) and birth mark, read
+//   before SQL was and only while no cache mark was pending in the shard.
+//   A comment is created only after its write took a cache mark in the shard of its id (its
+//   article's, the id's low byte), which raises that seq; a write in flight before the read
+//   held a mark then. So while the shard's seq is unchanged, no comment of that id can have
+//   been written: the entry holds. Any article or comment write or like flush in the shard
+//   moves the seq, and the entry is asked of SQL again (at most once per shard change). An
+//   emptied Redis has no birth mark, and the check sets a new one (another time); a reconnect
+//   (a failover to a replica that may lack the newest seq) forgets every entry.
+// Ids that exist in SQL but not in Redis's caches are never taken for unknown: only SQL's
+// answer, or a counter that never reached them, says so.
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "common/result.hpp"
+#include "redis/like_store.hpp"
+
+namespace plaudit::domain {
+
+class UnknownComments {
+ public:
+  explicit UnknownComments(redis::LikeStore& store) : store_(store) {}
+
+  // A shard's state an entry holds under: its birth mark and seq (-1: none yet).
+  struct Stamp {
+    int64_t birth = 0;
+    int64_t seq = -1;
+    bool operator==(const Stamp&) const = default;
+  };
+
+  // One look at ids no cache holds, in one Redis round trip.
+  struct Look {
+    std::vector<bool> unknown;  // per id: names no comment, SQL need not be asked
+    // per id not unknown: what SQL's "no such comment" may be remembered under (nullopt: not)
+    std::vector<std::optional<Stamp>> stamp;
+    uint64_t generation = 0;
+  };
+  Awaitable<Result<Look>> Sort(const std::vector<int64_t>& ids);
+  // SQL, asked after `look`, has no comment ids[i].
+  void Remember(const Look& look, size_t i, int64_t id);
+
+  size_t size() const { return entries_.size(); }
+
+ private:
+  struct Entry {
+    Stamp stamp;
+    uint64_t generation = 0;
+  };
+  static constexpr size_t kCapacity = size_t{1} << 16;
+
+  redis::LikeStore& store_;
+  std::unordered_map<int64_t, Entry> entries_;  // I/O thread only
+};
+
+}  // namespace plaudit::domain
