@@ -33,7 +33,8 @@ Result<domain::CommentSort> SortParam(const Request& req, domain::CommentSort fa
 
 // Only these fields are accepted; identity (author) comes from the session alone.
 Result<domain::CommentInput> ParseCreate(const boost::json::object& body) {
-  if (auto st = OnlyFields(body, {"body", "parentId", "replyToUserId"}); !st) {
+  if (auto st = OnlyFields(body, {"body", "parentId", "replyToUserId", "website", "formAgeMs"});
+      !st) {
     return tl::unexpected(st.error());
   }
   domain::CommentInput in;
@@ -46,6 +47,20 @@ Result<domain::CommentInput> ParseCreate(const boost::json::object& body) {
   auto reply_to = OptionalId(body, "replyToUserId");
   if (!reply_to) return tl::unexpected(reply_to.error());
   in.reply_to_user_id = *reply_to;
+  // The widget's spam signals (API.md "Moderation"): a hidden field people leave empty, and
+  // how long the form was open.
+  if (auto it = body.find("website"); it != body.end() && !it->value().is_null()) {
+    if (!it->value().is_string()) {
+      return Fail(ErrorCode::kInvalidArgument, "website must be a string");
+    }
+    in.honeypot = std::string(it->value().as_string());
+  }
+  if (auto it = body.find("formAgeMs"); it != body.end() && !it->value().is_null()) {
+    if (!it->value().is_int64() || it->value().as_int64() < 0) {
+      return Fail(ErrorCode::kInvalidArgument, "formAgeMs must be a non-negative integer");
+    }
+    in.form_age_ms = it->value().as_int64();
+  }
   return in;
 }
 
@@ -157,6 +172,7 @@ boost::json::object CommentJson(const domain::Comment& c) {
   o["replyCount"] = c.reply_count;
   o["liked"] = c.liked;
   o["deleted"] = c.deleted;
+  o["status"] = domain::CommentStatusName(c.status);
   return o;
 }
 
@@ -217,6 +233,9 @@ void AppendCommentJson(std::string& out, const domain::Comment& c, bool with_rep
   j::Bool(out, c.liked);
   out.append(R"(,"deleted":)"sv);
   j::Bool(out, c.deleted);
+  out.append(R"(,"status":")"sv);
+  out.append(domain::CommentStatusName(c.status));
+  out.push_back('"');
   if (with_replies) {
     out.append(R"(,"replies":)"sv);
     j::Array(out, c.replies, [liked_slots](std::string& o, const domain::Comment& r) {

@@ -2,6 +2,7 @@
 // What handlers need, wired once by src/app/app.cpp.
 #include "api/guard.hpp"
 #include "api/page_cache.hpp"
+#include "sql/moderation_log.hpp"
 #include "domain/articles.hpp"
 #include "domain/comments.hpp"
 #include "domain/likes.hpp"
@@ -22,6 +23,7 @@ struct ApiContext {
   bool cookie_secure = false;  // --cookie-secure: the session cookie always carries Secure
   domain::PageService* pages = nullptr;
   PageCache* page_cache = nullptr;
+  sql::ModerationLog* moderation_log = nullptr;
   // How old a kept article list page's view counts may be when it is served again.
   int64_t list_views_max_age_ms = 1000;
   // Cache-Control of public pages (anonymous comment pages): a CDN in front may keep them

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/address_set.hpp"
+#include "common/time.hpp"
 
 namespace plaudit::api {
 
@@ -116,6 +117,14 @@ Awaitable<Result<Caller>> Guard::Admit(const http::Request& request, Access acce
   }
   if (access != Access::kPublic && access != Access::kCostly && !caller.principal) {
     co_return Fail(ErrorCode::kUnauthenticated, "sign in first");
+  }
+  // A ban is read with the role (UserDirectory): it reaches every instance as a demotion does.
+  if (access == Access::kWrite && caller.principal->Banned(NowMs())) {
+    std::string message = "you are banned from writing here";
+    if (caller.principal->banned_until_ms < domain::kBannedForever) {
+      message += " until " + FormatTimeMs(caller.principal->banned_until_ms);
+    }
+    co_return Fail(ErrorCode::kBanned, std::move(message));
   }
   if (access == Access::kWrite && limits_.enabled && limits_.writes_per_user.enabled()) {
     auto st = co_await limiter_.Enforce("write-user", std::to_string(caller.principal->id),

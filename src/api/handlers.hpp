@@ -55,6 +55,15 @@ HandlerResult Patch(ApiContext ctx, http::Request& req);
 HandlerResult Delete(ApiContext ctx, http::Request& req);
 }  // namespace comments
 
+namespace moderation {
+HandlerResult Queue(ApiContext ctx, http::Request& req);
+HandlerResult Act(ApiContext ctx, http::Request& req);
+HandlerResult Log(ApiContext ctx, http::Request& req);
+HandlerResult Report(ApiContext ctx, http::Request& req);
+HandlerResult Ban(ApiContext ctx, http::Request& req);
+HandlerResult Unban(ApiContext ctx, http::Request& req);
+}  // namespace moderation
+
 namespace pages {
 HandlerResult Get(ApiContext ctx, http::Request& req);
 HandlerResult ListComments(ApiContext ctx, http::Request& req);

@@ -54,6 +54,13 @@ constexpr Route kRoutes[] = {
     {V::put, "/api/v1/pages/like", Bind<pages::Like>},
     {V::delete_, "/api/v1/pages/like", Bind<pages::Unlike>},
     {V::get, "/api/v1/pages/counts", Bind<pages::Counts>},
+
+    {V::get, "/api/v1/moderation/comments", Bind<moderation::Queue>},
+    {V::post, "/api/v1/moderation/comments", Bind<moderation::Act>},
+    {V::get, "/api/v1/moderation/log", Bind<moderation::Log>},
+    {V::post, "/api/v1/comments/{id}/reports", Bind<moderation::Report>},
+    {V::put, "/api/v1/users/{id}/ban", Bind<moderation::Ban>},
+    {V::delete_, "/api/v1/users/{id}/ban", Bind<moderation::Unban>},
 };
 
 }  // namespace

@@ -22,6 +22,15 @@ boost::json::object PublicUserJson(const domain::User& u) {
 boost::json::object UserJson(const domain::User& u) {
   auto o = PublicUserJson(u);
   o["createdAt"] = FormatTimeMs(u.created_at_ms);
+  // A ban is the user's own business and moderators' (API.md "Moderation").
+  const bool banned = u.banned_until_ms > NowMs();
+  o["banned"] = banned;
+  if (banned && u.banned_until_ms < domain::kBannedForever) {
+    o["bannedUntil"] = FormatTimeMs(u.banned_until_ms);
+  } else {
+    o["bannedUntil"] = nullptr;
+  }
+  if (banned) o["banReason"] = u.ban_reason;
   return o;
 }
 
@@ -108,7 +117,7 @@ HandlerResult PatchUser(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto role_name, RequiredString(body, "role"));
   auto role = domain::ParseRole(role_name);
   if (!role) {
-    co_return Fail(ErrorCode::kInvalidArgument, "role must be one of admin, author, user");
+    co_return Fail(ErrorCode::kInvalidArgument, "role must be one of admin, moderator, author, user");
   }
   PL_CO_TRY(auto user, co_await ctx.users->SetRole(*caller.principal, id, *role));
   co_return JsonResponse(beast::http::status::ok, UserJson(user));
@@ -116,7 +125,8 @@ HandlerResult PatchUser(ApiContext ctx, Request& req) {
 
 // DELETE /api/v1/users/{id}: the user themself or an admin.
 HandlerResult DeleteUser(ApiContext ctx, Request& req) {
-  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
+  // Not kWrite: a banned user may still close their account.
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kAuthenticated));
   PL_CO_TRY(auto id, req.IdParam("id"));
   PL_CO_CHECK(co_await ctx.users->Delete(*caller.principal, id));
   Response r = http::NoContent();

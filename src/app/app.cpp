@@ -1,5 +1,7 @@
 #include "app/app.hpp"
 
+#include <fstream>
+
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
@@ -258,6 +260,28 @@ Status App::WireServices() {
   comment_cache_ = std::make_unique<redis::CommentCache>(*redis_);
   comments_ = std::make_unique<domain::CommentService>(
       *comment_table_, *comment_cache_, *articles_, *likes_, config_.comment_edit_window_s * 1000);
+  recent_bodies_ = std::make_unique<redis::RecentBodies>(*redis_);
+  moderation_log_ = std::make_unique<sql::ModerationLog>(*store_);
+  {
+    domain::ModerationSettings m;
+    m.policy = domain::ParsePolicy(config_.moderation).value_or(domain::ModerationPolicy::kOff);
+    m.rules.max_links = config_.max_links;
+    m.report_threshold = config_.report_threshold;
+    if (!config_.spam_words.empty()) {
+      std::ifstream in(config_.spam_words, std::ios::binary);
+      if (!in) {
+        return Fail(ErrorCode::kInvalidArgument,
+                    "--spam-words: cannot read " + config_.spam_words);
+      }
+      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      m.rules.words = domain::FoldedWords(text);
+      spdlog::info("{} spam words from {}", m.rules.words.size(), config_.spam_words);
+    }
+    // A posting limit like the others: --rate-limits off turns it off too.
+    const bool duplicates = config_.rate_limits && config_.duplicate_window_s > 0;
+    m.duplicate_window = std::chrono::seconds(config_.duplicate_window_s);
+    comments_->SetModeration(std::move(m), duplicates ? recent_bodies_.get() : nullptr);
+  }
   like_flush_ = std::make_unique<flush::LikeFlush>(*like_store_, *like_table_);
   view_flush_ = std::make_unique<flush::ViewFlush>(*article_cache_, *article_table_);
   redis_check_ = std::make_unique<flush::RedisCheck>(ioc_.get_executor(), *like_store_,
@@ -335,6 +359,7 @@ Status App::WireServices() {
   ctx.pages = pages_.get();
   page_cache_ = std::make_unique<api::PageCache>(static_cast<size_t>(config_.page_cache_mb) << 20);
   ctx.page_cache = page_cache_.get();
+  ctx.moderation_log = moderation_log_.get();
   ctx.list_views_max_age_ms = config_.list_views_max_age_ms;
   public_cache_control_ = PublicCacheControl(config_);
   ctx.public_cache_control = public_cache_control_;

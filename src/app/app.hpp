@@ -112,6 +112,8 @@ class App {
   std::unique_ptr<domain::ArticleService> articles_;  // after likes_: it holds a reference
   std::unique_ptr<sql::CommentTable> comment_table_;
   std::unique_ptr<redis::CommentCache> comment_cache_;
+  std::unique_ptr<redis::RecentBodies> recent_bodies_;
+  std::unique_ptr<sql::ModerationLog> moderation_log_;
   std::unique_ptr<domain::CommentService> comments_;
   std::unique_ptr<sql::PageTable> page_table_;
   std::unique_ptr<redis::PageMap> page_map_;

@@ -16,6 +16,8 @@ enum class ErrorCode {
   kNotFound,          // no such object, or one the caller may not see
   kAlreadyExists,     // unique constraint (username taken)
   kPermissionDenied,  // authenticated but not allowed
+  kDuplicate,         // the same comment again from its writer (API.md "Moderation")
+  kBanned,            // a banned user's write
   kUnauthenticated,   // missing, invalid or expired credentials
   kRateLimited,       // too many requests
   kUnavailable,       // Redis or the database cannot be reached (or timed out)
@@ -79,6 +81,8 @@ inline std::string_view ErrorCodeName(ErrorCode code) {
     case ErrorCode::kNotFound: return "not_found";
     case ErrorCode::kAlreadyExists: return "already_exists";
     case ErrorCode::kPermissionDenied: return "permission_denied";
+    case ErrorCode::kDuplicate: return "duplicate";
+    case ErrorCode::kBanned: return "banned";
     case ErrorCode::kUnauthenticated: return "unauthenticated";
     case ErrorCode::kRateLimited: return "rate_limited";
     case ErrorCode::kUnavailable: return "unavailable";

@@ -50,6 +50,46 @@ void AppendTimeMs(std::string& out, int64_t epoch_ms) {
   put(20, hms.subseconds().count(), 3);
 }
 
+std::optional<int64_t> ParseTimeMs(std::string_view t) {
+  // YYYY-MM-DDTHH:MM:SS[.fff…]Z
+  auto digits = [&t](size_t at, size_t n) -> std::optional<int> {
+    if (at + n > t.size()) return std::nullopt;
+    int v = 0;
+    for (size_t i = at; i < at + n; ++i) {
+      if (t[i] < '0' || t[i] > '9') return std::nullopt;
+      v = v * 10 + (t[i] - '0');
+    }
+    return v;
+  };
+  if (t.size() < 20 || t[4] != '-' || t[7] != '-' || (t[10] != 'T' && t[10] != 't') ||
+      t[13] != ':' || t[16] != ':' || (t.back() != 'Z' && t.back() != 'z')) {
+    return std::nullopt;
+  }
+  auto year = digits(0, 4), month = digits(5, 2), day = digits(8, 2);
+  auto hour = digits(11, 2), minute = digits(14, 2), second = digits(17, 2);
+  if (!year || !month || !day || !hour || !minute || !second || *month < 1 || *month > 12 ||
+      *day < 1 || *hour > 23 || *minute > 59 || *second > 59) {
+    return std::nullopt;
+  }
+  int64_t ms = 0;
+  size_t at = 19;
+  if (at < t.size() - 1) {
+    if (t[at] != '.' || at + 1 >= t.size() - 1) return std::nullopt;
+    int64_t scale = 100;
+    for (size_t i = at + 1; i < t.size() - 1; ++i) {
+      if (t[i] < '0' || t[i] > '9') return std::nullopt;
+      ms += (t[i] - '0') * scale;
+      scale /= 10;
+    }
+  }
+  using namespace std::chrono;
+  const year_month_day ymd{std::chrono::year(*year), std::chrono::month(static_cast<unsigned>(*month)),
+                           std::chrono::day(static_cast<unsigned>(*day))};
+  if (!ymd.ok()) return std::nullopt;
+  const int64_t days = sys_days(ymd).time_since_epoch().count();
+  return ((days * 24 + *hour) * 60 + *minute) * 60'000 + int64_t{*second} * 1000 + ms;
+}
+
 std::string FormatTimeMs(int64_t epoch_ms) {
   std::string out;
   AppendTimeMs(out, epoch_ms);

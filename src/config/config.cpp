@@ -137,6 +137,36 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
       ->envname("PLAUDIT_COMMENT_EDIT_WINDOW_S")
       ->check(CLI::Range(int64_t{0}, int64_t{366} * 24 * 3600))
       ->capture_default_str();
+  AddParsed(
+      app, "--moderation", c.moderation,
+      [](const std::string& text) -> Result<std::string> {
+        if (text == "off" || text == "first" || text == "all") return text;
+        return Fail(ErrorCode::kInvalidArgument, "must be off, first or all");
+      },
+      "when comments wait for a moderator: off (never), first (until one of the writer's was "
+      "approved) or all")
+      ->envname("PLAUDIT_MODERATION")
+      ->default_str(c.moderation);
+  app.add_option("--max-links", c.max_links, "links a comment may carry before it is held")
+      ->envname("PLAUDIT_MAX_LINKS")
+      ->check(CLI::Range(int64_t{0}, int64_t{1000}))
+      ->capture_default_str();
+  app.add_option("--spam-words", c.spam_words,
+                 "a file of words, one a line, that hold a comment containing one "
+                 "(case-insensitive)")
+      ->envname("PLAUDIT_SPAM_WORDS");
+  app.add_option("--report-threshold", c.report_threshold,
+                 "distinct readers' reports that send an approved comment back to pending; 0: "
+                 "reports never hold one")
+      ->envname("PLAUDIT_REPORT_THRESHOLD")
+      ->check(CLI::Range(int64_t{0}, int64_t{1000}))
+      ->capture_default_str();
+  app.add_option("--duplicate-window-s", c.duplicate_window_s,
+                 "seconds within which the same comment body from the same writer is refused "
+                 "(409 duplicate); 0: never")
+      ->envname("PLAUDIT_DUPLICATE_WINDOW_S")
+      ->check(CLI::Range(int64_t{0}, int64_t{7} * 24 * 3600))
+      ->capture_default_str();
   struct NamedLimit {
     const char* flag;
     const char* env;

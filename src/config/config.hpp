@@ -47,6 +47,15 @@ struct Config {
   int password_hash_threads = 2;            // concurrent hashes (each 64 MiB at interactive)
   int password_hash_queue = 64;             // waiting + running; beyond it logins get 429
   int64_t comment_edit_window_s = 15 * 60;  // how long an author may edit a comment
+  // Moderation (API.md "Moderation"): when comments wait for a moderator (off, first, all),
+  // the spam signals' settings, and the reports that hold an approved comment.
+  std::string moderation = "off";
+  int64_t max_links = 3;     // links a comment may carry before it is held
+  std::string spam_words;    // a file of words (one a line) that hold a comment; empty: none
+  int64_t report_threshold = 3;
+  // The same body from the same writer within this is 409 duplicate; 0 (or --rate-limits
+  // off): never.
+  int64_t duplicate_window_s = 600;
   // Rate limits, "COUNT/PERIOD" (PERIOD: 500ms, 90s, 15m, 2h) or "off" (a disabled RateLimit).
   RateLimit limit_login_user{10, 15 * 60'000};     // failed logins per username
   RateLimit limit_login_address{50, 15 * 60'000};  // failed logins per client address

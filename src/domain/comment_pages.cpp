@@ -36,10 +36,36 @@ Awaitable<Result<Comment>> CommentService::Peek(int64_t id) {
   co_return found.front();
 }
 
+namespace {
+
+bool Moderates(const std::optional<Principal>& viewer) {
+  return viewer && HasRole(viewer->role, Role::kModerator);
+}
+
+bool Wrote(const std::optional<Principal>& viewer, const Comment& c) {
+  return viewer && viewer->id == c.author.id;
+}
+
+// A live pending top-level comment keeps its replies from readers.
+bool HidesReplies(const Comment& top) {
+  return !top.deleted && top.status == CommentStatus::kPending;
+}
+
+}  // namespace
+
 Awaitable<Result<Comment>> CommentService::Visible(const std::optional<Principal>& viewer,
                                                    int64_t id) {
   PL_CO_TRY(Comment c, co_await Peek(id));
-  if (!c.Listed()) co_return Fail(ErrorCode::kNotFound, "no such comment");
+  const bool privileged = Moderates(viewer) || Wrote(viewer, c);
+  if (!c.Listed() && !(privileged && !c.deleted)) {
+    co_return Fail(ErrorCode::kNotFound, "no such comment");
+  }
+  if (c.parent_id && !privileged) {
+    PL_CO_TRY(const Comment top, co_await Peek(*c.parent_id));
+    if (HidesReplies(top) && !Wrote(viewer, top)) {
+      co_return Fail(ErrorCode::kNotFound, "no such comment");
+    }
+  }
   auto article = co_await articles_.Get(viewer, c.article_id, false, false);
   if (!article) {
     if (article.error().code == ErrorCode::kNotFound) {
@@ -47,80 +73,100 @@ Awaitable<Result<Comment>> CommentService::Visible(const std::optional<Principal
     }
     co_return tl::unexpected(article.error());
   }
+  if (!privileged && !c.deleted && !c.Approved()) {
+    // A spam top-level comment listed for its replies: a placeholder, as a deleted one is.
+    c.body.clear();
+    c.deleted = true;
+  }
   co_return c;
 }
 
 Awaitable<Result<std::vector<bool>>> CommentService::VisibleMany(
     const std::optional<Principal>& viewer, std::vector<int64_t> ids) {
-  // Articles of comments seen before come from memory; the others' placements from Redis in
-  // one round trip, and what Redis does not hold from SQL in one query, but for ids known to
-  // name nothing (UnknownComments).
+  // Every id's placement and standing from Redis in one round trip (a standing changes, so
+  // memory cannot answer it), what Redis does not hold from SQL in one query, but for ids
+  // known to name nothing (UnknownComments); then the top-level comments of replies, whose
+  // hold hides them; then the articles.
   if (!articles_.Checked()) {
     PL_CO_CHECK(co_await articles_.EnsureChecked());
   }
-  std::vector<int64_t> articles(ids.size(), 0);
-  std::vector<size_t> unknown;
-  std::vector<int64_t> unknown_ids;
+  std::vector<std::optional<Comment>> found(ids.size());
+  PL_CO_TRY(std::vector<redis::CachedComment> placed, co_await cache_.GetPlacements(ids));
+  std::vector<size_t> missed;
   for (size_t i = 0; i < ids.size(); ++i) {
-    if (auto it = article_of_.find(ids[i]); it != article_of_.end()) {
-      articles[i] = it->second.article_id;
+    if (placed[i]) {
+      found[i] = std::move(*placed[i]);
     } else {
-      unknown.push_back(i);
-      unknown_ids.push_back(ids[i]);
+      missed.push_back(i);
     }
   }
-  auto learn = [&](size_t i, const Comment& c) {
+  if (!missed.empty()) {
+    // Not cached: ids known to name nothing answer at once (issue 41: each cost a trip to
+    // SQL and three to Redis); SQL has the rest, in one query, and its misses are remembered.
+    std::vector<int64_t> missed_ids;
+    for (size_t i : missed) missed_ids.push_back(ids[i]);
+    PL_CO_TRY(const UnknownComments::Look look, co_await unknown_.Sort(missed_ids));
+    std::vector<int64_t> asked;
+    std::vector<size_t> asked_at;  // position in missed_ids
+    for (size_t j = 0; j < missed_ids.size(); ++j) {
+      if (look.unknown[j]) continue;
+      asked.push_back(missed_ids[j]);
+      asked_at.push_back(j);
+    }
+    if (!asked.empty()) {
+      PL_CO_TRY(const std::vector<sql::CommentRow> rows, co_await table_.FindMany(asked));
+      std::map<int64_t, std::vector<Comment>> by_article;
+      std::map<int64_t, const sql::CommentRow*> row_of;
+      for (const auto& row : rows) {
+        row_of[row.id] = &row;
+        by_article[row.article_id].push_back(sql::ToComment(row));
+      }
+      // Cached as Peek caches one, so the next look finds their placements.
+      for (const auto& [article_id, comments] : by_article) {
+        PL_CO_CHECK(co_await cache_.Put(article_id, comments));
+      }
+      for (size_t k = 0; k < asked.size(); ++k) {
+        const size_t j = asked_at[k];
+        if (auto r = row_of.find(asked[k]); r != row_of.end()) {
+          found[missed[j]] = sql::ToComment(*r->second);
+        } else {
+          unknown_.Remember(look, j, asked[k]);
+        }
+      }
+    }
+  }
+  // 0 (an unknown comment, or one this viewer may not see) is no article: false.
+  std::vector<int64_t> articles(ids.size(), 0);
+  std::map<int64_t, bool> tops;  // top-level comment → hides its replies (filled below)
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (!found[i]) continue;
+    const Comment& c = *found[i];
     Learn(c);
+    const bool privileged = Moderates(viewer) || Wrote(viewer, c);
+    if (!c.Listed() && !(privileged && !c.deleted)) continue;
+    if (c.parent_id && !privileged) tops.emplace(*c.parent_id, false);
     articles[i] = c.article_id;
-  };
-  if (!unknown.empty()) {
-    PL_CO_TRY(const std::vector<redis::CachedComment> placed,
-              co_await cache_.GetPlacements(unknown_ids));
-    std::vector<size_t> missed;
-    for (size_t j = 0; j < unknown.size(); ++j) {
-      if (const auto& c = placed[j]) {
-        learn(unknown[j], *c);
-      } else {
-        missed.push_back(unknown[j]);
+  }
+  if (!tops.empty()) {
+    std::vector<int64_t> top_ids;
+    for (const auto& [id, hides] : tops) top_ids.push_back(id);
+    PL_CO_TRY(std::vector<redis::CachedComment> top_placed, co_await cache_.GetPlacements(top_ids));
+    for (size_t k = 0; k < top_ids.size(); ++k) {
+      std::optional<Comment> top = std::move(top_placed[k]);
+      if (!top) {
+        auto peeked = co_await Peek(top_ids[k]);
+        if (!peeked) co_return tl::unexpected(peeked.error());
+        top = std::move(*peeked);
       }
+      tops[top_ids[k]] = HidesReplies(*top) && !Wrote(viewer, *top);
     }
-    if (!missed.empty()) {
-      // Not cached: ids known to name nothing answer at once (issue 41: each cost a trip to
-      // SQL and three to Redis); SQL has the rest, in one query, and its misses are remembered.
-      std::vector<int64_t> missed_ids;
-      for (size_t i : missed) missed_ids.push_back(ids[i]);
-      PL_CO_TRY(const UnknownComments::Look look, co_await unknown_.Sort(missed_ids));
-      std::vector<int64_t> asked;
-      std::vector<size_t> asked_at;  // position in missed_ids
-      for (size_t j = 0; j < missed_ids.size(); ++j) {
-        if (look.unknown[j]) continue;
-        asked.push_back(missed_ids[j]);
-        asked_at.push_back(j);
-      }
-      if (!asked.empty()) {
-        PL_CO_TRY(const std::vector<sql::CommentRow> rows, co_await table_.FindMany(asked));
-        std::map<int64_t, std::vector<Comment>> by_article;
-        std::map<int64_t, const sql::CommentRow*> row_of;
-        for (const auto& row : rows) {
-          row_of[row.id] = &row;
-          by_article[row.article_id].push_back(sql::ToComment(row));
-        }
-        // Cached as Peek caches one, so the next look finds their placements.
-        for (const auto& [article_id, comments] : by_article) {
-          PL_CO_CHECK(co_await cache_.Put(article_id, comments));
-        }
-        for (size_t k = 0; k < asked.size(); ++k) {
-          const size_t j = asked_at[k];
-          if (auto r = row_of.find(asked[k]); r != row_of.end()) {
-            learn(missed[j], sql::ToComment(*r->second));
-          } else {
-            unknown_.Remember(look, j, asked[k]);
-          }
-        }
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (articles[i] != 0 && found[i]->parent_id) {
+        auto t = tops.find(*found[i]->parent_id);
+        if (t != tops.end() && t->second) articles[i] = 0;
       }
     }
   }
-  // 0 (an unknown or unlisted comment) is no article: false, without a lookup.
   co_return co_await articles_.VisibleMany(viewer, articles);
 }
 
@@ -226,7 +272,13 @@ Awaitable<Result<std::vector<Comment>>> CommentService::Hydrate(
       if (it == loaded.end()) continue;  // gone meanwhile
       c = it->second;
     }
-    if (c->Listed()) out.push_back(std::move(*c));
+    if (!c->Listed()) continue;
+    if (!c->deleted && !c->Approved()) {
+      // A spam top-level comment listed for its replies: its text is nobody's to read here.
+      c->body.clear();
+      c->deleted = true;
+    }
+    out.push_back(std::move(*c));
   }
   co_return out;
 }

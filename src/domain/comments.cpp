@@ -35,6 +35,41 @@ Awaitable<Status> CommentService::ReseedIds() {
   co_return Status{};
 }
 
+void CommentService::SetModeration(ModerationSettings settings,
+                                   redis::RecentBodies* recent_bodies) {
+  moderation_ = std::move(settings);
+  recent_bodies_ = recent_bodies;
+}
+
+Awaitable<Result<WriterFacts>> CommentService::FactsOf(const Principal& who,
+                                                       ModerationPolicy policy,
+                                                       const std::string& body) {
+  WriterFacts facts;
+  facts.moderator = HasRole(who.role, Role::kModerator);
+  if (policy == ModerationPolicy::kFirst && !facts.moderator) {
+    PL_CO_TRY(facts.has_approved, co_await table_.HasApproved(who.id));
+  }
+  if (recent_bodies_ != nullptr && !facts.moderator) {
+    PL_CO_TRY(const bool fresh,
+              co_await recent_bodies_->Claim(who.id, body, moderation_.duplicate_window));
+    facts.duplicate = !fresh;
+  }
+  co_return facts;
+}
+
+namespace {
+
+std::string Joined(const std::vector<std::string>& reasons) {
+  std::string out;
+  for (const auto& r : reasons) {
+    if (!out.empty()) out += ',';
+    out += r;
+  }
+  return out;
+}
+
+}  // namespace
+
 Awaitable<Result<Comment>> CommentService::Create(const Principal& who, int64_t article_id,
                                                   CommentInput in) {
   PL_CO_TRY(std::string body, NormalizeCommentBody(in.body));
@@ -46,28 +81,94 @@ Awaitable<Result<Comment>> CommentService::Create(const Principal& who, int64_t 
   if (!article.allow_comments) {
     co_return Fail(ErrorCode::kPermissionDenied, "comments are closed on this article");
   }
+  if (in.parent_id) {
+    // A parent the writer cannot see (another's held comment) is no parent.
+    auto parent = co_await Visible(who, *in.parent_id);
+    if (!parent) {
+      if (parent.error().code != ErrorCode::kNotFound) co_return tl::unexpected(parent.error());
+      co_return Fail(ErrorCode::kInvalidArgument, "parentId must be a live comment of this article");
+    }
+  }
+  const ModerationPolicy policy = moderation_.policy;
+  PL_CO_TRY(const WriterFacts facts, co_await FactsOf(who, policy, body));
+  const Submission submission{body, in.honeypot, in.form_age_ms};
+  const Verdict verdict = Judge(submission, facts, policy, moderation_.rules);
+  if (verdict.refused) co_return tl::unexpected(*verdict.refused);
   sql::NewComment nc;
-  PL_CO_TRY(nc.id, co_await AllocateId(article_id, false));
   nc.article_id = article_id;
   nc.parent_id = in.parent_id;
   nc.reply_to_user_id = in.reply_to_user_id;
   nc.author_id = who.id;
-  nc.body = std::move(body);
+  nc.body = body;
   nc.now_ms = NowMs();
-  std::function<Awaitable<Result<sql::CommentWrite>>(sql::CacheStamp)> insert =
-      [this, &nc, article_id](sql::CacheStamp stamp) -> Awaitable<Result<sql::CommentWrite>> {
-    auto copy = nc;
-    auto w = co_await table_.Insert(std::move(copy), stamp);
-    if (!w && w.error().code == ErrorCode::kAlreadyExists) {
-      // Redis came back with an old sequence: resume above SQL's highest id and retry once.
-      spdlog::warn("comment id {} already in SQL; reseeding the sequence", nc.id);
-      PL_CO_TRY(nc.id, co_await AllocateId(article_id, true));
-      w = co_await table_.Insert(std::move(nc), stamp);
+  nc.status = verdict.status;
+  nc.held_reasons = Joined(verdict.reasons);
+  auto id = co_await AllocateId(article_id, false);
+  Result<sql::CommentWrite> w = id ? Result<sql::CommentWrite>{} : tl::unexpected(id.error());
+  if (id) {
+    nc.id = *id;
+    std::function<Awaitable<Result<sql::CommentWrite>>(sql::CacheStamp)> insert =
+        [this, &nc, article_id](sql::CacheStamp stamp) -> Awaitable<Result<sql::CommentWrite>> {
+      auto copy = nc;
+      auto w = co_await table_.Insert(std::move(copy), stamp);
+      if (!w && w.error().code == ErrorCode::kAlreadyExists) {
+        // Redis came back with an old sequence: resume above SQL's highest id and retry once.
+        spdlog::warn("comment id {} already in SQL; reseeding the sequence", nc.id);
+        PL_CO_TRY(nc.id, co_await AllocateId(article_id, true));
+        w = co_await table_.Insert(std::move(nc), stamp);
+      }
+      co_return w;
+    };
+    w = co_await WriteThread(article_id, std::move(insert));
+  }
+  if (!w) {
+    // Not stored: the same text may be sent again (a retry is no duplicate).
+    if (recent_bodies_ != nullptr && !facts.moderator) {
+      co_await recent_bodies_->Release(who.id, body);
     }
-    co_return w;
-  };
-  PL_CO_TRY(const sql::CommentWrite w, co_await WriteThread(article_id, std::move(insert)));
+    co_return tl::unexpected(w.error());
+  }
+  co_return sql::ToComment(w->rows.front());
+}
+
+Awaitable<Result<Comment>> CommentService::Moderate(const Principal& who, int64_t id,
+                                                    sql::ModerationAction action) {
+  if (!HasRole(who.role, Role::kModerator)) {
+    co_return Fail(ErrorCode::kPermissionDenied, "only moderators may moderate comments");
+  }
+  PL_CO_TRY(const Comment c, co_await Peek(id));
+  sql::ModerationLogEntry log;
+  log.at_ms = NowMs();
+  log.actor_id = who.id;
+  std::function<Awaitable<Result<sql::CommentWrite>>(sql::CacheStamp)> act =
+      [this, id, action, &log](sql::CacheStamp stamp) {
+        return table_.Moderate(id, action, log, stamp);
+      };
+  PL_CO_TRY(const sql::CommentWrite w, co_await WriteThread(c.article_id, std::move(act)));
   co_return sql::ToComment(w.rows.front());
+}
+
+Awaitable<Result<std::vector<sql::QueuedComment>>> CommentService::Queue(
+    const Principal& who, sql::QueueFilter filter, std::optional<int64_t> article_id,
+    int64_t after_id, int64_t limit) {
+  if (!HasRole(who.role, Role::kModerator)) {
+    co_return Fail(ErrorCode::kPermissionDenied, "only moderators may read the queue");
+  }
+  co_return co_await table_.Queue(filter, article_id, after_id, limit);
+}
+
+Awaitable<Status> CommentService::Report(const Principal& who, int64_t id, std::string reason) {
+  PL_CO_TRY(const Comment c, co_await Visible(who, id));
+  if (c.deleted || !c.Approved()) co_return Fail(ErrorCode::kNotFound, "no such comment");
+  std::function<Awaitable<Result<sql::CommentWrite>>(sql::CacheStamp)> report =
+      [this, id, &who, &reason](sql::CacheStamp stamp) -> Awaitable<Result<sql::CommentWrite>> {
+    PL_CO_TRY(std::optional<sql::CommentWrite> w,
+              co_await table_.Report(id, who.id, reason, NowMs(), moderation_.report_threshold,
+                                     stamp));
+    co_return w ? std::move(*w) : sql::CommentWrite{};
+  };
+  PL_CO_CHECK(co_await WriteThread(c.article_id, std::move(report)));
+  co_return Status{};
 }
 
 Awaitable<Result<Comment>> CommentService::Edit(const Principal& who, int64_t id,
@@ -180,7 +281,15 @@ Awaitable<Result<LikeState>> CommentService::Like(const Principal& who, int64_t 
 
 Awaitable<Result<LikeState>> CommentService::SetLike(const Principal& who, const Comment& c,
                                                      bool like) {
-  if (c.deleted) co_return Fail(ErrorCode::kNotFound, "no such comment");
+  // Only a live approved comment takes likes (not a held one, nor a placeholder), and not a
+  // reply its held top-level comment keeps from readers.
+  if (c.deleted || !c.Approved()) co_return Fail(ErrorCode::kNotFound, "no such comment");
+  if (c.parent_id) {
+    PL_CO_TRY(const Comment top, co_await Peek(*c.parent_id));
+    if (!top.deleted && top.status == CommentStatus::kPending) {
+      co_return Fail(ErrorCode::kNotFound, "no such comment");
+    }
+  }
   auto article = co_await articles_.Peek(c.article_id);
   if (!article) {
     if (article.error().code == ErrorCode::kNotFound) {

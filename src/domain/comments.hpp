@@ -16,6 +16,7 @@
 // (domain/comment_rebuild.hpp).
 //
 // Files: writes and rights in comments.cpp, reads and pages in comment_pages.cpp.
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -27,14 +28,25 @@
 #include "domain/articles.hpp"
 #include "domain/comment.hpp"
 #include "domain/comment_rebuild.hpp"
+#include "domain/comment_verdict.hpp"
 #include "domain/fresh_flight.hpp"
 #include "domain/likes.hpp"
 #include "domain/pending_repairs.hpp"
 #include "domain/unknown_comments.hpp"
 #include "redis/comment_cache.hpp"
+#include "redis/recent_bodies.hpp"
 #include "sql/comments.hpp"
 
 namespace plaudit::domain {
+
+// How new comments are judged and reports weighed (config: --moderation, --max-links,
+// --spam-words, --report-threshold).
+struct ModerationSettings {
+  ModerationPolicy policy = ModerationPolicy::kOff;
+  SpamRules rules;
+  int64_t report_threshold = 3;  // distinct readers' reports that hold an approved comment
+  std::chrono::milliseconds duplicate_window{10 * 60 * 1000};
+};
 
 class CommentService {
  public:
@@ -46,7 +58,22 @@ class CommentService {
   CommentService(sql::CommentTable& table, redis::CommentCache& cache, ArticleService& articles,
                  LikeService& likes, int64_t edit_window_ms);
 
+  // How comments are judged from now on (start-up; tests).
+  void SetModeration(ModerationSettings settings, redis::RecentBodies* recent_bodies);
+
+  // A held comment (Judge) answers with status pending; a refused one is not stored.
   Awaitable<Result<Comment>> Create(const Principal& who, int64_t article_id, CommentInput in);
+  // A moderator's action on comment `id` (moderators only), logged with it in SQL; the
+  // comment as it is now.
+  Awaitable<Result<Comment>> Moderate(const Principal& who, int64_t id,
+                                      sql::ModerationAction action);
+  // The moderation queue (moderators only): QueueFilter's live comments, oldest first.
+  Awaitable<Result<std::vector<sql::QueuedComment>>> Queue(const Principal& who,
+                                                           sql::QueueFilter filter,
+                                                           std::optional<int64_t> article_id,
+                                                           int64_t after_id, int64_t limit);
+  // A signed-in reader's report of a comment they can see; once per reader.
+  Awaitable<Status> Report(const Principal& who, int64_t id, std::string reason);
   Awaitable<Result<Comment>> Get(const std::optional<Principal>& viewer, int64_t id);
   Awaitable<Result<Comment>> Edit(const Principal& who, int64_t id, std::string body);
   Awaitable<Status> Delete(const Principal& who, int64_t id);
@@ -131,8 +158,13 @@ class CommentService {
   Awaitable<Status> AfterCommit(const sql::CommentWrite& w, const redis::CacheMark& mark);
 
   // --- Reads (comment_pages.cpp).
-  // The comment if the viewer may see it (listed, on an article they can see).
+  // The comment if the viewer may see it (listed, on an article they can see; a held one to
+  // its author and moderators; a reply under a held top-level comment likewise), with the
+  // text of a placeholder hidden from everyone else.
   Awaitable<Result<Comment>> Visible(const std::optional<Principal>& viewer, int64_t id);
+  // What Create's verdict needs to know of the writer.
+  Awaitable<Result<WriterFacts>> FactsOf(const Principal& who, ModerationPolicy policy,
+                                         const std::string& body);
   static Result<std::optional<std::pair<int64_t, int64_t>>> ParseCursor(CommentSort sort,
                                                                         const PageRequest& req);
   // One index page: nullopt when the article's comment cache is not ready.
@@ -167,6 +199,8 @@ class CommentService {
   ArticleService& articles_;
   LikeService& likes_;
   int64_t edit_window_ms_;
+  ModerationSettings moderation_;
+  redis::RecentBodies* recent_bodies_ = nullptr;
   CommentRebuilder rebuilder_;
   // Comment id → its article and top-level comment (0: none), which never change (ids are
   // never reused): VisibleMany knows a known comment's article without a read, and Like its

@@ -9,6 +9,7 @@ std::string_view RoleName(Role role) {
   switch (role) {
     case Role::kUser: return "user";
     case Role::kAuthor: return "author";
+    case Role::kModerator: return "moderator";
     case Role::kAdmin: return "admin";
   }
   return "user";
@@ -17,6 +18,7 @@ std::string_view RoleName(Role role) {
 std::optional<Role> ParseRole(std::string_view name) {
   if (name == "user") return Role::kUser;
   if (name == "author") return Role::kAuthor;
+  if (name == "moderator") return Role::kModerator;
   if (name == "admin") return Role::kAdmin;
   return std::nullopt;
 }

@@ -1,5 +1,5 @@
 #pragma once
-// Users and roles. Roles nest: admin ⊃ author ⊃ user.
+// Users and roles. Roles nest: admin ⊃ moderator ⊃ author ⊃ user.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -9,7 +9,8 @@
 
 namespace plaudit::domain {
 
-enum class Role { kUser = 0, kAuthor = 1, kAdmin = 2 };
+// In rank order (HasRole compares them); stored by name, never by number.
+enum class Role { kUser = 0, kAuthor = 1, kModerator = 2, kAdmin = 3 };
 
 std::string_view RoleName(Role role);
 std::optional<Role> ParseRole(std::string_view name);
@@ -22,7 +23,12 @@ struct User {
   std::string display_name;
   Role role = Role::kUser;
   int64_t created_at_ms = 0;
+  int64_t banned_until_ms = 0;  // 0: not banned (kBannedForever: until lifted)
+  std::string ban_reason;
 };
+
+// A ban with no end (API.md: `PUT /users/{id}/ban` without "until"), as stored.
+inline constexpr int64_t kBannedForever = int64_t{1} << 53;
 
 // The authenticated caller of a request, as the session knows it.
 struct Principal {
@@ -30,6 +36,9 @@ struct Principal {
   std::string username;
   std::string display_name;
   Role role = Role::kUser;
+  int64_t created_at_ms = 0;       // how new the account is (limits for new writers)
+  int64_t banned_until_ms = 0;     // 0: not banned; writes are refused before this time
+  bool Banned(int64_t now_ms) const { return banned_until_ms > now_ms; }
 };
 
 // Validation rules of API.md "Users and sessions". Each returns kInvalidArgument with a

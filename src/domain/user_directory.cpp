@@ -6,7 +6,14 @@ std::optional<Principal> PrincipalOf(const sql::UserRow& row) {
   if (row.deleted_at_ms != 0) return std::nullopt;
   auto role = ParseRole(row.role);
   if (!role) return std::nullopt;  // the CHECK constraint rules this out; refuse, never guess
-  return Principal{row.id, row.username, row.display_name, *role};
+  Principal p;
+  p.id = row.id;
+  p.username = row.username;
+  p.display_name = row.display_name;
+  p.role = *role;
+  p.created_at_ms = row.created_at_ms;
+  p.banned_until_ms = row.banned_until_ms;
+  return p;
 }
 
 UserDirectory::UserDirectory(sql::UserTable& table, size_t capacity)

@@ -14,6 +14,8 @@ User ToUser(const sql::UserRow& row) {
   u.display_name = row.display_name;
   u.role = ParseRole(row.role).value_or(Role::kUser);
   u.created_at_ms = row.created_at_ms;
+  u.banned_until_ms = row.banned_until_ms;
+  u.ban_reason = row.ban_reason;
   return u;
 }
 
@@ -219,6 +221,31 @@ Awaitable<Result<User>> UserService::SetRole(const Principal& actor, int64_t id,
   // channel before the answer goes out. If Redis fails here the caller gets the error and may
   // retry (the update is idempotent); the others then drop their copies when their
   // subscription fails, or within UserDirectory::kMaxAge.
+  directory_.Forget(id);
+  if (auto st = co_await sessions_.PublishUserChange(id); !st) {
+    co_return tl::unexpected(st.error());
+  }
+  co_return co_await Get(id);
+}
+
+Awaitable<Result<User>> UserService::SetBan(const Principal& actor, int64_t id, int64_t until_ms,
+                                           std::string reason) {
+  if (!HasRole(actor.role, Role::kModerator)) {
+    co_return Fail(ErrorCode::kPermissionDenied, "only moderators may ban users");
+  }
+  PL_CO_TRY(const std::optional<sql::UserRow> row, co_await users_.FindById(id));
+  if (!row || row->deleted_at_ms != 0) co_return Fail(ErrorCode::kNotFound, "no such user");
+  if (HasRole(ParseRole(row->role).value_or(Role::kAdmin), Role::kModerator)) {
+    co_return Fail(ErrorCode::kPermissionDenied, "moderators and admins cannot be banned");
+  }
+  sql::ModerationLogEntry log;
+  log.at_ms = NowMs();
+  log.actor_id = actor.id;
+  log.action = until_ms > 0 ? "ban" : "unban";
+  log.reason = reason;
+  PL_CO_TRY(const bool updated, co_await users_.SetBan(id, until_ms, std::move(reason), log));
+  if (!updated) co_return Fail(ErrorCode::kNotFound, "no such user");
+  // As SetRole: every process's copy of the account follows before the answer goes out.
   directory_.Forget(id);
   if (auto st = co_await sessions_.PublishUserChange(id); !st) {
     co_return tl::unexpected(st.error());

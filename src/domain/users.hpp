@@ -63,6 +63,11 @@ class UserService {
   Awaitable<Result<User>> Get(int64_t id);
   // Admin only; the change reaches the user's live sessions at once, in every process.
   Awaitable<Result<User>> SetRole(const Principal& actor, int64_t id, Role role);
+  // Bans `id` until `until_ms` (0 lifts the ban), logged in the same SQL transaction; reaches
+  // every instance's sessions as a role change does. Moderators only, never on a moderator or
+  // an admin (kPermissionDenied).
+  Awaitable<Result<User>> SetBan(const Principal& actor, int64_t id, int64_t until_ms,
+                                 std::string reason);
   // The user themself or an admin. The account's row stays (its content still names it, and
   // the username stays taken); its sessions end at once, in every process, and it cannot log
   // in. kNotFound when there is no such account (any more).

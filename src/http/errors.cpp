@@ -21,6 +21,8 @@ constexpr Mapping kMappings[] = {
     {ErrorCode::kPermissionDenied, beast::http::status::forbidden, "forbidden"},
     {ErrorCode::kNotFound, beast::http::status::not_found, "not_found"},
     {ErrorCode::kAlreadyExists, beast::http::status::conflict, "conflict"},
+    {ErrorCode::kDuplicate, beast::http::status::conflict, "duplicate"},
+    {ErrorCode::kBanned, beast::http::status::forbidden, "banned"},
     {ErrorCode::kRateLimited, beast::http::status::too_many_requests, "rate_limited"},
     {ErrorCode::kUnavailable, beast::http::status::service_unavailable, "unavailable"},
     {ErrorCode::kInternal, beast::http::status::internal_server_error, "internal"},

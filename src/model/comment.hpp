@@ -5,9 +5,18 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace plaudit::model {
+
+// Where moderation has put a comment (API.md "Moderation"). A deletion is apart (`deleted`):
+// a deleted comment keeps the status it had.
+enum class CommentStatus { kApproved = 0, kPending = 1, kSpam = 2 };
+// The status's name in the API, SQL and Redis ("approved", "pending", "spam").
+std::string_view CommentStatusName(CommentStatus s);
+// nullopt for anything else; an empty name is approved (a cached row from before statuses).
+std::optional<CommentStatus> ParseCommentStatus(std::string_view name);
 
 struct CommentUser {
   int64_t id = 0;
@@ -25,13 +34,22 @@ struct Comment {
   int64_t created_at_ms = 0;
   int64_t updated_at_ms = 0;
   bool deleted = false;
-  int64_t reply_count = 0;  // live replies (top level only)
+  CommentStatus status = CommentStatus::kApproved;
+  int64_t reply_count = 0;  // live approved replies (top level only)
   int64_t like_count = 0;
   bool liked = false;
   int64_t ver = 0;
   std::vector<Comment> replies;  // the first few, in list pages
-  // Listed: live, or a deleted top-level comment that still has live replies (placeholder).
-  bool Listed() const { return !deleted || (!parent_id && reply_count > 0); }
+  bool Approved() const { return status == CommentStatus::kApproved; }
+  // Listed (in lists, counts and the hot order, for everyone): live and approved; or a
+  // top-level comment deleted or marked spam that still has listed replies, as a placeholder.
+  // A live pending top-level comment is not listed, nor are its replies.
+  bool Listed() const {
+    if (!deleted && Approved()) return true;
+    return !parent_id && reply_count > 0 && (deleted || status == CommentStatus::kSpam);
+  }
+  // A placeholder: listed for its replies, its own text not shown.
+  bool Placeholder() const { return deleted || !Approved(); }
 };
 
 }  // namespace plaudit::model

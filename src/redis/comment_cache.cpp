@@ -92,8 +92,9 @@ Awaitable<Result<std::vector<CachedComment>>> CommentCache::GetMany(
 
 Awaitable<Result<std::vector<CachedComment>>> CommentCache::GetPlacements(
     const std::vector<int64_t>& ids) {
-  static const std::array<size_t, 6> kPlacement = {kCmId,      kCmArticle, kCmParent,
-                                                   kCmDeleted, kCmReplies, kCmVer};
+  // Ver last: its absence means "not cached" (below).
+  static const std::array<size_t, 7> kPlacement = {kCmId,      kCmArticle, kCmParent, kCmDeleted,
+                                                   kCmReplies, kCmStatus,  kCmVer};
   std::vector<CachedComment> out;
   if (ids.empty()) co_return out;
   std::vector<std::vector<std::string>> cmds;

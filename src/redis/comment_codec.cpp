@@ -16,7 +16,7 @@ const std::vector<std::string> kCommentFields = {
     "reply_to_id", "reply_to_username", "reply_to_display",
     "body",        "created",           "updated",
     "deleted",     "replies",           "likes",
-    "ver"};
+    "ver",         "status"};
 
 int64_t RecordInt(std::string_view v) {
   if (auto n = ShortDecimal(v)) return *n;
@@ -52,7 +52,8 @@ CommentFields EncodeComment(const model::Comment& c) {
           {"deleted", c.deleted ? "1" : "0"},
           {"replies", std::to_string(c.reply_count)},
           {"likes", std::to_string(c.like_count)},
-          {"ver", std::to_string(c.ver)}};
+          {"ver", std::to_string(c.ver)},
+          {"status", std::string(model::CommentStatusName(c.status))}};
 }
 
 namespace {
@@ -78,6 +79,9 @@ std::optional<model::Comment> Decode(Field field) {
   c.reply_count = RecordInt(field(kCmReplies));
   c.like_count = RecordInt(field(kCmLikes));
   c.ver = RecordInt(field(kCmVer));
+  // Absent in a hash an earlier release wrote: every comment was approved then. Unknown: held,
+  // never shown by mistake.
+  c.status = model::ParseCommentStatus(field(kCmStatus)).value_or(model::CommentStatus::kPending);
   return c;
 }
 

@@ -24,7 +24,7 @@ using CommentFields = std::map<std::string, std::string, std::less<>>;
 enum CommentField : size_t {
   kCmId, kCmArticle, kCmParent, kCmAuthorId, kCmAuthorUsername, kCmAuthorDisplay,
   kCmReplyToId, kCmReplyToUsername, kCmReplyToDisplay, kCmBody, kCmCreated, kCmUpdated,
-  kCmDeleted, kCmReplies, kCmLikes, kCmVer, kCmFieldCount
+  kCmDeleted, kCmReplies, kCmLikes, kCmVer, kCmStatus, kCmFieldCount
 };
 // clang-format on
 using CommentRecord = std::array<std::string, kCmFieldCount>;

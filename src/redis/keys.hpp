@@ -19,6 +19,8 @@
 // |                          |         | invalidation                                |            |
 // | pl:rl:<scope>:<id>       | STRING  | GCRA theoretical arrival time (ms) of a     | ≤ period   |
 // |                          |         | rate limit                                  |            |
+// | pl:dup:<user>:<digest>   | STRING  | a writer's recent comment body (BLAKE2b):   | 10 min     |
+// |                          |         | the same body again is 409 duplicate        |            |
 // | pl:seq:article           | STRING  | last article id handed out (INCR)           | none       |
 // | pl:art:{lN}:<id>         | HASH    | an article's list fields, view count and    | none       |
 // |                          |         | row version ver                             |            |
@@ -156,6 +158,11 @@ inline constexpr std::string_view kUserSessionsPrefix = "pl:usess:";
 inline constexpr std::string_view kSessionInvalidations = "pl:inval:sessions";
 inline constexpr std::string_view kInvalidationAckPrefix = "pl:iack:";
 inline constexpr std::string_view kRateLimitPrefix = "pl:rl:";
+// A writer's recent comment body (redis/recent_bodies.hpp): pl:dup:<user>:<digest>.
+inline constexpr std::string_view kRecentBodyPrefix = "pl:dup:";
+inline std::string RecentBody(int64_t user_id, std::string_view digest_hex) {
+  return Cat(kRecentBodyPrefix, Num(user_id), ":", digest_hex);
+}
 inline std::string Session(std::string_view token_hash) { return Cat(kSessionPrefix, token_hash); }
 inline std::string UserSessions(int64_t user_id) { return Cat(kUserSessionsPrefix, Num(user_id)); }
 // Counts the plauditd processes that applied one invalidation (SessionStore::Publish).
@@ -344,6 +351,7 @@ inline constexpr std::array kAllKeys{
     KeyShape{kSessionInvalidations},
     KeyShape{kInvalidationAckPrefix},
     KeyShape{kRateLimitPrefix},
+    KeyShape{kRecentBodyPrefix},
     KeyShape{kArticleSeq},
     KeyShape{kArticlePrefix},
     KeyShape{kArticlePrefix, kArticleBodyTail},

@@ -51,7 +51,7 @@ Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_
   if (hot && t.type == 'c') {
     // The comment's hot index, its thread's meta and (hotpub) the article's and the
     // comment's hashes share the article's shard tag (keys::CommentsByLikes).
-    call.kind = require_published ? "hotpub" : "hot";
+    call.kind = require_published ? (hot->parent_id ? "hotpubr" : "hotpub") : "hot";
     queue_kind = require_published ? 'q' : 'h';
     call.extra_keys.push_back(hot->parent_id ? keys::RepliesByLikes(*hot->parent_id)
                                              : keys::CommentsByLikes(hot->article_id));
@@ -59,6 +59,7 @@ Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_
     if (require_published) {
       call.extra_keys.push_back(keys::Article(hot->article_id));
       call.extra_keys.push_back(keys::Comment(t.id));
+      if (hot->parent_id) call.extra_keys.push_back(keys::Comment(*hot->parent_id));
     }
     call.hot_member = ListMember(t.id);
   } else if (require_published && t.type == 'a') {

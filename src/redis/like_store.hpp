@@ -226,7 +226,7 @@ class LikeStore {
     // KEYS[2…]: the hot index and thread meta (+ the article's and comment's cache hashes),
     // or the article's cache hash, or none
     std::vector<std::string> extra_keys;
-    std::string kind;  // "", "hot", "hotpub" or "pub"
+    std::string kind;  // "", "hot", "hotpub", "hotpubr" or "pub" (like_set.lua)
     std::string hot_member;
   };
   struct QueuedLike {

@@ -1,5 +1,7 @@
 #include "sql/comments.hpp"
 
+#include <array>
+
 namespace plaudit::sql {
 namespace {
 
@@ -8,15 +10,18 @@ namespace {
 constexpr std::string_view kSelect =
     "SELECT c.id, c.article_id, c.parent_id, c.author_id, u.username, u.display_name, "
     "c.reply_to_user_id, r.username, r.display_name, c.body, c.created_at, c.updated_at, "
-    "c.deleted, c.reply_count, c.like_count, c.ver FROM comments c "
+    "c.deleted, c.reply_count, c.like_count, c.ver, c.status FROM comments c "
     "JOIN users u ON u.id = c.author_id LEFT JOIN users r ON r.id = c.reply_to_user_id ";
-constexpr std::string_view kParent =
-    "SELECT article_id, parent_id, author_id, deleted FROM comments WHERE id = $1";
+// A comment as a write decides on it: placement, author, and what it adds to the counts.
+constexpr std::string_view kState =
+    "SELECT article_id, parent_id, author_id, deleted, status, reply_count, "
+    "removed_body IS NOT NULL FROM comments WHERE id = $1";
+constexpr std::string_view kArticleOf = "SELECT article_id FROM comments WHERE id = $1";
 constexpr std::string_view kUserExists = "SELECT 1 FROM users WHERE id = $1";
 constexpr std::string_view kIdTaken = "SELECT 1 FROM comments WHERE id = $1";
 constexpr std::string_view kInsert =
     "INSERT INTO comments (id, article_id, parent_id, author_id, reply_to_user_id, body, "
-    "created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)";
+    "created_at, updated_at, status, held_reasons) VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9)";
 constexpr std::string_view kAddReplies =
     "UPDATE comments SET reply_count = reply_count + $2, ver = ver + 1 WHERE id = $1";
 // Also raises the article's thread_seq to the write's cache stamp (migration 014).
@@ -35,6 +40,41 @@ constexpr std::string_view kLive =
 constexpr std::string_view kDelete =
     "UPDATE comments SET deleted = 1, body = '', updated_at = $2, ver = ver + 1 "
     "WHERE id = $1 AND deleted = 0";
+// A moderator's delete keeps the text aside for `restore`.
+constexpr std::string_view kRemove =
+    "UPDATE comments SET deleted = 1, removed_body = body, body = '', updated_at = $2, "
+    "ver = ver + 1 WHERE id = $1 AND deleted = 0";
+constexpr std::string_view kRestore =
+    "UPDATE comments SET deleted = 0, body = removed_body, removed_body = NULL, "
+    "status = 'approved', held_reasons = '', reports = 0, ver = ver + 1 "
+    "WHERE id = $1 AND deleted = 1 AND removed_body IS NOT NULL";
+constexpr std::string_view kSetStatus =
+    "UPDATE comments SET status = $2, held_reasons = $3, reports = $4, ver = ver + 1 "
+    "WHERE id = $1";
+constexpr std::string_view kClearReports = "DELETE FROM comment_reports WHERE comment_id = $1";
+constexpr std::string_view kAddReport =
+    "INSERT INTO comment_reports (comment_id, user_id, reason, at) VALUES ($1, $2, $3, $4) "
+    "ON CONFLICT DO NOTHING";
+constexpr std::string_view kCountReport =
+    "UPDATE comments SET reports = reports + 1 WHERE id = $1";
+constexpr std::string_view kReports = "SELECT reports FROM comments WHERE id = $1";
+// The queue: kSelect's columns, then why it was held, its reports, its article's title and a
+// page thread's URL.
+constexpr std::string_view kQueueSelect =
+    "SELECT c.id, c.article_id, c.parent_id, c.author_id, u.username, u.display_name, "
+    "c.reply_to_user_id, r.username, r.display_name, c.body, c.created_at, c.updated_at, "
+    "c.deleted, c.reply_count, c.like_count, c.ver, c.status, c.held_reasons, c.reports, "
+    "a.title, p.url FROM comments c JOIN users u ON u.id = c.author_id "
+    "LEFT JOIN users r ON r.id = c.reply_to_user_id JOIN articles a ON a.id = c.article_id "
+    "LEFT JOIN pages p ON p.article_id = c.article_id WHERE c.id > $1 AND c.deleted = 0 ";
+constexpr std::string_view kQueuePending =
+    "AND c.status <> 'approved' AND c.status = 'pending' ";
+constexpr std::string_view kQueueSpam = "AND c.status <> 'approved' AND c.status = 'spam' ";
+constexpr std::string_view kQueueReported = "AND c.reports > 0 ";
+constexpr std::string_view kQueueOfArticle = "AND c.article_id = $3 ";
+constexpr std::string_view kQueueOrder = "ORDER BY c.id LIMIT $2";
+constexpr std::string_view kHasApproved =
+    "SELECT 1 FROM comments WHERE author_id = $1 AND status = 'approved' LIMIT 1";
 // Also ids of comments deleted with their article (migration 015).
 constexpr std::string_view kMaxId =
     "SELECT MAX(m) FROM (SELECT COALESCE(MAX(id), 0) AS m FROM comments UNION ALL "
@@ -60,7 +100,72 @@ CommentRow FromRow(const Row& r) {
   c.reply_count = Int(r[13]);
   c.like_count = Int(r[14]);
   c.ver = Int(r[15]);
+  c.status = model::ParseCommentStatus(Text(r[16])).value_or(model::CommentStatus::kPending);
   return c;
+}
+
+using model::CommentStatus;
+
+// A comment's standing (kState): what it adds to the counts readers see.
+struct State {
+  int64_t article_id = 0;
+  std::optional<int64_t> parent_id;
+  int64_t author_id = 0;
+  bool deleted = false;
+  CommentStatus status = CommentStatus::kApproved;
+  int64_t reply_count = 0;
+  bool kept_text = false;  // a moderator's delete kept its text (restorable)
+
+  // In its top-level comment's reply_count, and (unless that one hides it) in comment_count.
+  bool Counted() const { return !deleted && status == CommentStatus::kApproved; }
+  // A live pending top-level comment keeps its replies out of comment_count.
+  bool HidesReplies() const { return !deleted && status == CommentStatus::kPending; }
+};
+
+Result<std::optional<State>> ReadState(Connection& tx, int64_t id) {
+  auto r = tx.Query(kState, {id});
+  if (!r) return tl::unexpected(r.error());
+  if (r->rows.empty()) return std::optional<State>{};
+  const Row& row = r->rows[0];
+  State s;
+  s.article_id = Int(row[0]);
+  if (!IsNull(row[1])) s.parent_id = Int(row[1]);
+  s.author_id = Int(row[2]);
+  s.deleted = Int(row[3]) != 0;
+  s.status = model::ParseCommentStatus(Text(row[4])).value_or(CommentStatus::kPending);
+  s.reply_count = Int(row[5]);
+  s.kept_text = Int(row[6]) != 0;
+  return std::optional<State>(s);
+}
+
+// What moving a comment from `before` to `after` changes in the counts: its top-level
+// comment's reply_count (a reply) and the article's comment_count. `top_hides`: the reply's
+// top-level comment hides its replies.
+struct CountChange {
+  int64_t replies = 0;
+  int64_t article = 0;
+};
+
+CountChange Change(const State& before, const State& after, bool top_hides) {
+  CountChange c;
+  const int64_t self = int64_t{after.Counted()} - int64_t{before.Counted()};
+  if (before.parent_id) {
+    c.replies = self;
+    c.article = top_hides ? 0 : self;
+  } else {
+    // Its replies come into (or go out of) the count with it when it stops (starts) hiding.
+    const int64_t shown_before = before.HidesReplies() ? 0 : before.reply_count;
+    const int64_t shown_after = after.HidesReplies() ? 0 : after.reply_count;
+    c.article = self + shown_after - shown_before;
+  }
+  return c;
+}
+
+// Whether the top-level comment `top` hides its replies (read under the article's lock).
+Result<bool> TopHides(Connection& tx, int64_t top) {
+  auto t = ReadState(tx, top);
+  if (!t) return tl::unexpected(t.error());
+  return *t && (*t)->HidesReplies();
 }
 
 Value OptionalId(const std::optional<int64_t>& id) { return id ? Value{*id} : Value{nullptr}; }
@@ -84,6 +189,125 @@ Status ReadBack(Connection& tx, const std::vector<int64_t>& ids, int64_t article
 
 }  // namespace
 
+namespace {
+
+// The article of comment `id`, its row taken first (the lock order of every comment write):
+// the states read after this cannot change before the transaction ends.
+Result<int64_t> LockArticleOf(Connection& tx, int64_t id, const CacheStamp& stamp) {
+  auto a = tx.Query(kArticleOf, {id});
+  if (!a) return tl::unexpected(a.error());
+  if (a->rows.empty()) return Fail(ErrorCode::kNotFound, "no such comment");
+  const int64_t article_id = Int(a->rows[0][0]);
+  auto lock = tx.Query(kThreadSeq, {article_id, stamp.seq});
+  if (!lock) return tl::unexpected(lock.error());
+  return article_id;
+}
+
+// Updates comment `id`'s row and answers its new state, given the one it had.
+using Apply = std::function<Result<State>(Connection&, const State&)>;
+
+// One change of a comment's standing: the article's row locked, the comment's state read, the
+// row changed by `apply`, then the counts moved by what changed (Change) and the changed rows
+// read back into `out`. Returns the state before.
+Result<State> ChangeStanding(Connection& tx, int64_t id, const CacheStamp& stamp,
+                             const Apply& apply, CommentWrite& out) {
+  auto article_id = LockArticleOf(tx, id, stamp);
+  if (!article_id) return tl::unexpected(article_id.error());
+  auto before = ReadState(tx, id);
+  if (!before) return tl::unexpected(before.error());
+  if (!*before) return Fail(ErrorCode::kNotFound, "no such comment");
+  auto after = apply(tx, **before);
+  if (!after) return tl::unexpected(after.error());
+  bool top_hides = false;
+  if ((*before)->parent_id) {
+    auto hides = TopHides(tx, *(*before)->parent_id);
+    if (!hides) return tl::unexpected(hides.error());
+    top_hides = *hides;
+  }
+  const CountChange change = Change(**before, *after, top_hides);
+  auto a = tx.Query(kAddToArticle, {*article_id, change.article, stamp.seq});
+  if (!a) return tl::unexpected(a.error());
+  std::vector<int64_t> ids{id};
+  if (change.replies != 0) {
+    auto r = tx.Query(kAddReplies, {*(*before)->parent_id, change.replies});
+    if (!r) return tl::unexpected(r.error());
+    ids.push_back(*(*before)->parent_id);
+  }
+  if (auto read = ReadBack(tx, ids, *article_id, out); !read) return tl::unexpected(read.error());
+  return **before;
+}
+
+Status SetStatus(Connection& c, int64_t id, CommentStatus status, std::string_view reasons,
+                 int64_t reports) {
+  auto r = c.Query(kSetStatus, {id, std::string(model::CommentStatusName(status)), std::string(reasons),
+                                reports});
+  if (!r) return tl::unexpected(r.error());
+  return {};
+}
+
+// `action` on a comment in state `before` (ModerationAction's rules); its new state.
+Result<State> ApplyAction(Connection& c, int64_t id, ModerationAction action, int64_t now_ms,
+                          const State& before) {
+  State after = before;
+  switch (action) {
+    case ModerationAction::kApprove:
+    case ModerationAction::kSpam: {
+      if (before.deleted) return Fail(ErrorCode::kNotFound, "the comment was deleted");
+      after.status = action == ModerationAction::kApprove ? CommentStatus::kApproved
+                                                          : CommentStatus::kSpam;
+      if (auto st = SetStatus(c, id, after.status, "", 0); !st) return tl::unexpected(st.error());
+      auto cleared = c.Query(kClearReports, {id});
+      if (!cleared) return tl::unexpected(cleared.error());
+      return after;
+    }
+    case ModerationAction::kHold: {
+      if (before.deleted || before.status != CommentStatus::kApproved) {
+        return Fail(ErrorCode::kAlreadyExists, "only an approved comment can be held");
+      }
+      after.status = CommentStatus::kPending;
+      auto r = c.Query("UPDATE comments SET status = 'pending', held_reasons = 'reports', "
+                       "ver = ver + 1 WHERE id = $1",
+                       {id});
+      if (!r) return tl::unexpected(r.error());
+      return after;
+    }
+    case ModerationAction::kDelete: {
+      if (before.deleted) return Fail(ErrorCode::kNotFound, "the comment was deleted");
+      auto r = c.Query(kRemove, {id, now_ms});
+      if (!r) return tl::unexpected(r.error());
+      after.deleted = true;
+      after.kept_text = true;
+      return after;
+    }
+    case ModerationAction::kRestore: {
+      if (before.deleted) {
+        if (!before.kept_text) {
+          return Fail(ErrorCode::kAlreadyExists, "its author deleted it: nothing to restore");
+        }
+        auto r = c.Query(kRestore, {id});
+        if (!r) return tl::unexpected(r.error());
+        after.deleted = false;
+        after.kept_text = false;
+        after.status = CommentStatus::kApproved;
+        auto cleared = c.Query(kClearReports, {id});
+        if (!cleared) return tl::unexpected(cleared.error());
+        return after;
+      }
+      if (before.status == CommentStatus::kApproved) {
+        return Fail(ErrorCode::kAlreadyExists, "the comment is not removed: nothing to restore");
+      }
+      after.status = CommentStatus::kApproved;
+      if (auto st = SetStatus(c, id, after.status, "", 0); !st) return tl::unexpected(st.error());
+      auto cleared = c.Query(kClearReports, {id});
+      if (!cleared) return tl::unexpected(cleared.error());
+      return after;
+    }
+  }
+  return Fail(ErrorCode::kInvalidArgument, "unknown moderation action");
+}
+
+}  // namespace
+
 model::Comment ToComment(const CommentRow& r) {
   model::Comment c;
   c.id = r.id;
@@ -100,6 +324,7 @@ model::Comment ToComment(const CommentRow& r) {
   c.reply_count = r.reply_count;
   c.like_count = r.like_count;
   c.ver = r.ver;
+  c.status = r.status;
   return c;
 }
 
@@ -117,20 +342,29 @@ Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp st
     auto st = conn.Transaction([&](Connection& tx) -> Status {
       std::optional<int64_t> top;
       std::optional<int64_t> reply_to = c.reply_to_user_id;
+      bool top_hides = false;
       if (c.parent_id) {
-        auto p = tx.Query(kParent, {*c.parent_id});
+        // The article's row first (the lock order of every comment write and the like flush):
+        // the parent's standing, read after it, cannot change before this commits.
+        auto lock = tx.Query(kThreadSeq, {c.article_id, stamp.seq});
+        if (!lock) return tl::unexpected(lock.error());
+        if (lock->affected == 0) return Fail(ErrorCode::kNotFound, "no such article");
+        auto p = ReadState(tx, *c.parent_id);
         if (!p) return tl::unexpected(p.error());
-        if (p->rows.empty() || Int(p->rows[0][0]) != c.article_id || Int(p->rows[0][3]) != 0) {
+        if (!*p || (*p)->article_id != c.article_id || (*p)->deleted) {
           return Fail(ErrorCode::kInvalidArgument,
                       "parentId must be a live comment of this article");
         }
-        const Row& parent = p->rows[0];
-        if (IsNull(parent[1])) {
+        if (!(*p)->parent_id) {
           top = *c.parent_id;
+          top_hides = (*p)->HidesReplies();
         } else {
           // A reply to a reply: placed under the same top-level comment, answering its author.
-          top = Int(parent[1]);
-          reply_to = Int(parent[2]);
+          top = (*p)->parent_id;
+          reply_to = (*p)->author_id;
+          auto hides = TopHides(tx, *top);
+          if (!hides) return tl::unexpected(hides.error());
+          top_hides = *hides;
         }
       }
       if (reply_to && reply_to != c.author_id) {
@@ -142,19 +376,29 @@ Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp st
       auto taken = tx.Query(kIdTaken, {c.id});
       if (!taken) return tl::unexpected(taken.error());
       if (!taken->rows.empty()) return Fail(ErrorCode::kAlreadyExists, "comment id taken");
-      // The article's row first, then comment rows: the order an article delete and the like
-      // flush lock them in, so none of them can deadlock with another on PostgreSQL.
-      auto a = tx.Query(kAddToArticle, {c.article_id, int64_t{1}, stamp.seq});
+      const bool counted = c.status == CommentStatus::kApproved;
+      const int64_t shown = counted && !top_hides ? 1 : 0;
+      auto a = tx.Query(kAddToArticle, {c.article_id, shown, stamp.seq});
       if (!a) return tl::unexpected(a.error());
       if (a->affected == 0) return Fail(ErrorCode::kNotFound, "no such article");
       auto ins = tx.Query(kInsert, {c.id, c.article_id, OptionalId(top), c.author_id,
-                                    OptionalId(reply_to), c.body, c.now_ms});
+                                    OptionalId(reply_to), c.body, c.now_ms,
+                                    std::string(model::CommentStatusName(c.status)), c.held_reasons});
       if (!ins) return tl::unexpected(ins.error());
       std::vector<int64_t> ids{c.id};
-      if (top) {
+      if (top && counted) {
         auto r = tx.Query(kAddReplies, {*top, int64_t{1}});
         if (!r) return tl::unexpected(r.error());
         ids.push_back(*top);
+      }
+      if (!counted) {
+        ModerationLogEntry held;
+        held.at_ms = c.now_ms;
+        held.action = "held";
+        held.comment_id = c.id;
+        held.user_id = c.author_id;
+        held.reason = c.held_reasons;
+        if (auto logged = AppendModerationLog(tx, held); !logged) return logged;
       }
       if (auto read = ReadBack(tx, ids, c.article_id, out); !read) return read;
       return RaiseCacheShard(tx, stamp);
@@ -195,31 +439,145 @@ Awaitable<Result<CommentWrite>> CommentTable::Delete(int64_t id, int64_t now_ms,
       [id, now_ms, stamp](Connection& conn) -> Result<CommentWrite> {
     CommentWrite out;
     auto st = conn.Transaction([&](Connection& tx) -> Status {
-      auto live = tx.Query(kLive, {id});
-      if (!live) return tl::unexpected(live.error());
-      if (live->rows.empty()) return Fail(ErrorCode::kNotFound, "no such comment");
-      const int64_t article_id = Int(live->rows[0][0]);
-      std::vector<int64_t> ids{id};
-      // The article's row first (see Insert). Then the conditional UPDATE decides who deleted
-      // the comment: a concurrent second delete fails here and rolls back, counting nothing.
-      auto a = tx.Query(kAddToArticle, {article_id, int64_t{-1}, stamp.seq});
-      if (!a) return tl::unexpected(a.error());
-      auto r = tx.Query(kDelete, {id, now_ms});
-      if (!r) return tl::unexpected(r.error());
-      if (r->affected == 0) return Fail(ErrorCode::kNotFound, "no such comment");
-      if (!IsNull(live->rows[0][1])) {
-        const int64_t top = Int(live->rows[0][1]);
-        auto p = tx.Query(kAddReplies, {top, int64_t{-1}});
-        if (!p) return tl::unexpected(p.error());
-        ids.push_back(top);
-      }
-      if (auto read = ReadBack(tx, ids, article_id, out); !read) return read;
+      const Apply remove = [id, now_ms](Connection& c, const State& before) -> Result<State> {
+        if (before.deleted) return Fail(ErrorCode::kNotFound, "no such comment");
+        auto r = c.Query(kDelete, {id, now_ms});
+        if (!r) return tl::unexpected(r.error());
+        State after = before;
+        after.deleted = true;
+        return after;
+      };
+      auto changed = ChangeStanding(tx, id, stamp, remove, out);
+      if (!changed) return tl::unexpected(changed.error());
       return RaiseCacheShard(tx, stamp);
     });
     if (!st) return tl::unexpected(st.error());
     return out;
   };
   co_return co_await store_.Run<CommentWrite>(std::move(job));
+}
+
+std::string_view ActionName(ModerationAction a) {
+  constexpr std::array<std::string_view, 5> kNames = {"approve", "spam", "delete", "restore",
+                                                      "held"};
+  return kNames.at(static_cast<size_t>(a));
+}
+
+Awaitable<Result<CommentWrite>> CommentTable::Moderate(int64_t id, ModerationAction action,
+                                                       ModerationLogEntry log, CacheStamp stamp) {
+  std::function<Result<CommentWrite>(Connection&)> job =
+      [id, action, log = std::move(log), stamp](Connection& conn) -> Result<CommentWrite> {
+    CommentWrite out;
+    auto st = conn.Transaction([&](Connection& tx) -> Status {
+      const Apply apply = [&](Connection& c, const State& before) -> Result<State> {
+        return ApplyAction(c, id, action, log.at_ms, before);
+      };
+      auto before = ChangeStanding(tx, id, stamp, apply, out);
+      if (!before) return tl::unexpected(before.error());
+      ModerationLogEntry entry = log;
+      entry.action = std::string(ActionName(action));
+      entry.comment_id = id;
+      entry.user_id = before->author_id;
+      if (auto logged = AppendModerationLog(tx, entry); !logged) return logged;
+      return RaiseCacheShard(tx, stamp);
+    });
+    if (!st) return tl::unexpected(st.error());
+    return out;
+  };
+  co_return co_await store_.Run<CommentWrite>(std::move(job));
+}
+
+Awaitable<Result<std::optional<CommentWrite>>> CommentTable::Report(int64_t id, int64_t user_id,
+                                                                    std::string reason,
+                                                                    int64_t now_ms,
+                                                                    int64_t threshold,
+                                                                    CacheStamp stamp) {
+  using Out = std::optional<CommentWrite>;
+  std::function<Result<Out>(Connection&)> job =
+      [id, user_id, reason = std::move(reason), now_ms, threshold,
+       stamp](Connection& conn) -> Result<Out> {
+    Out out;
+    auto st = conn.Transaction([&](Connection& tx) -> Status {
+      auto article = LockArticleOf(tx, id, stamp);
+      if (!article) return tl::unexpected(article.error());
+      auto state = ReadState(tx, id);
+      if (!state) return tl::unexpected(state.error());
+      if (!*state || (*state)->deleted) return Fail(ErrorCode::kNotFound, "no such comment");
+      auto added = tx.Query(kAddReport, {id, user_id, reason, now_ms});
+      if (!added) return tl::unexpected(added.error());
+      if (added->affected > 0) {
+        auto counted = tx.Query(kCountReport, {id});
+        if (!counted) return tl::unexpected(counted.error());
+        auto n = tx.Query(kReports, {id});
+        if (!n) return tl::unexpected(n.error());
+        const bool held = (*state)->status == CommentStatus::kApproved && threshold > 0 &&
+                          Int(n->rows.at(0).at(0)) >= threshold;
+        if (held) {
+          CommentWrite w;
+          const Apply hold = [id, now_ms](Connection& c, const State& before) -> Result<State> {
+            return ApplyAction(c, id, ModerationAction::kHold, now_ms, before);
+          };
+          auto before = ChangeStanding(tx, id, stamp, hold, w);
+          if (!before) return tl::unexpected(before.error());
+          ModerationLogEntry entry;
+          entry.at_ms = now_ms;
+          entry.action = std::string(ActionName(ModerationAction::kHold));
+          entry.comment_id = id;
+          entry.user_id = before->author_id;
+          entry.reason = "reports";
+          if (auto logged = AppendModerationLog(tx, entry); !logged) return logged;
+          out = std::move(w);
+        }
+      }
+      return RaiseCacheShard(tx, stamp);
+    });
+    if (!st) return tl::unexpected(st.error());
+    return out;
+  };
+  co_return co_await store_.Run<Out>(std::move(job));
+}
+
+Awaitable<Result<std::vector<QueuedComment>>> CommentTable::Queue(
+    QueueFilter filter, std::optional<int64_t> article_id, int64_t after_id, int64_t limit) {
+  std::function<Result<std::vector<QueuedComment>>(Connection&)> job =
+      [filter, article_id, after_id, limit](Connection& c) -> Result<std::vector<QueuedComment>> {
+    // Each filter repeats its partial index's predicate (migration 019): SQLite uses a partial
+    // index only when the query's WHERE names the index's own condition.
+    std::string where;
+    switch (filter) {
+      case QueueFilter::kPending: where = kQueuePending; break;
+      case QueueFilter::kSpam: where = kQueueSpam; break;
+      case QueueFilter::kReported: where = kQueueReported; break;
+    }
+    std::vector<Value> params{after_id, limit};
+    if (article_id) {
+      where += kQueueOfArticle;
+      params.push_back(*article_id);
+    }
+    auto r = c.Query(std::string(kQueueSelect) + where + std::string(kQueueOrder), params);
+    if (!r) return tl::unexpected(r.error());
+    std::vector<QueuedComment> out;
+    for (const auto& row : r->rows) {
+      QueuedComment q;
+      q.row = FromRow(row);
+      q.held_reasons = Text(row[17]);
+      q.reports = Int(row[18]);
+      q.article_title = Text(row[19]);
+      if (!IsNull(row[20])) q.page_url = Text(row[20]);
+      out.push_back(std::move(q));
+    }
+    return out;
+  };
+  co_return co_await store_.Run<std::vector<QueuedComment>>(std::move(job));
+}
+
+Awaitable<Result<bool>> CommentTable::HasApproved(int64_t author_id) {
+  std::function<Result<bool>(Connection&)> job = [author_id](Connection& c) -> Result<bool> {
+    auto r = c.Query(kHasApproved, {author_id});
+    if (!r) return tl::unexpected(r.error());
+    return !r->rows.empty();
+  };
+  co_return co_await store_.Run<bool>(std::move(job));
 }
 
 Awaitable<Result<std::optional<CommentRow>>> CommentTable::Find(int64_t id) {

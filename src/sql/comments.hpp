@@ -1,7 +1,13 @@
 #pragma once
-// The comments table (migration 005). Every write is one transaction that also keeps the
+// The comments table (migrations 005, 019). Every write is one transaction that also keeps the
 // parent's reply_count and the article's comment_count exact, and returns the new state of
 // every row it changed, so the cache can apply them (versioned) without reading SQL again.
+//
+// The counts are what readers see (migration 019): reply_count the live approved replies of a
+// top-level comment, comment_count the live approved comments whose top-level comment is not
+// a live pending one. A write that changes a comment's standing takes the article's row
+// first (every comment write does, as does the like flush), then reads the rows it decides
+// on, so two writers of one thread decide one after the other on PostgreSQL too.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -9,6 +15,7 @@
 
 #include "model/comment.hpp"
 #include "sql/cache_shards.hpp"
+#include "sql/moderation_log.hpp"
 #include "sql/store.hpp"
 
 namespace plaudit::sql {
@@ -30,6 +37,7 @@ struct CommentRow {
   int64_t reply_count = 0;
   int64_t like_count = 0;
   int64_t ver = 0;
+  model::CommentStatus status = model::CommentStatus::kApproved;
 };
 
 // The row as the comment it is (`liked` and `replies` are the reader's: left empty).
@@ -44,7 +52,19 @@ struct NewComment {
   int64_t author_id = 0;
   std::string body;
   int64_t now_ms = 0;
+  model::CommentStatus status = model::CommentStatus::kApproved;
+  std::string held_reasons;  // comma-separated; logged as a hold when status is not approved
 };
+
+// What a moderator (or the server, for reports) does to a comment.
+enum class ModerationAction {
+  kApprove,  // into every list and count; reports cleared
+  kSpam,     // out of them (a top-level one with listed replies stays as a placeholder)
+  kDelete,   // deleted, its text kept aside for kRestore
+  kRestore,  // a moderator's delete or a spam mark undone: live and approved
+  kHold,     // back to pending (reports reached the threshold)
+};
+std::string_view ActionName(ModerationAction a);
 
 // What a write changed: the rows (the written comment first, then its top-level comment when
 // that changed too) and the article's new comment count with its version.
@@ -52,6 +72,17 @@ struct CommentWrite {
   std::vector<CommentRow> rows;
   int64_t article_comment_count = 0;
   int64_t article_comment_ver = 0;
+};
+
+// The moderation queue (GET /api/v1/moderation/comments): what a moderator decides on.
+enum class QueueFilter { kPending, kSpam, kReported };
+
+struct QueuedComment {
+  CommentRow row;
+  std::string held_reasons;  // comma-separated (domain/comment_verdict.hpp)
+  int64_t reports = 0;
+  std::string article_title;
+  std::optional<std::string> page_url;  // a page thread's URL; nullopt for an article
 };
 
 class CommentTable {
@@ -65,7 +96,28 @@ class CommentTable {
   // kNotFound when there is no live comment with that id.
   Awaitable<Result<CommentWrite>> Edit(int64_t id, std::string body, int64_t now_ms,
                                        CacheStamp stamp = {});
+  // The author's own delete: the text goes, nothing is kept.
   Awaitable<Result<CommentWrite>> Delete(int64_t id, int64_t now_ms, CacheStamp stamp = {});
+  // Applies `action` and appends `log` (its action, comment and user set here) in one
+  // transaction. kNotFound: no such comment, or a deleted one (but for kRestore);
+  // kAlreadyExists ("conflict"): nothing to restore, or the comment is not in a state the
+  // action applies to (kHold of one not approved). A write that changes no row is empty.
+  Awaitable<Result<CommentWrite>> Moderate(int64_t id, ModerationAction action,
+                                           ModerationLogEntry log, CacheStamp stamp = {});
+  // Records `user_id`'s report of a live comment (once per reader; again: no change). When
+  // the comment is approved and reaches `threshold` reports, it is held (kHold, logged by the
+  // server) in the same transaction: the write is returned. nullopt when nothing the cache
+  // holds changed. kNotFound for no such live comment.
+  Awaitable<Result<std::optional<CommentWrite>>> Report(int64_t id, int64_t user_id,
+                                                        std::string reason, int64_t now_ms,
+                                                        int64_t threshold, CacheStamp stamp = {});
+  // Live comments in the queue `filter`, oldest first: at most `limit` with id > `after_id`,
+  // of one article when `article_id` is set.
+  Awaitable<Result<std::vector<QueuedComment>>> Queue(QueueFilter filter,
+                                                      std::optional<int64_t> article_id,
+                                                      int64_t after_id, int64_t limit);
+  // Whether `author_id` has a comment that was approved (policy `first`).
+  Awaitable<Result<bool>> HasApproved(int64_t author_id);
   Awaitable<Result<std::optional<CommentRow>>> Find(int64_t id);
   Awaitable<Result<std::vector<CommentRow>>> FindMany(std::vector<int64_t> ids);
   // One article's comments with id > after_id, by id, at most `limit` (cache rebuilds).

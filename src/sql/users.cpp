@@ -21,7 +21,7 @@ constexpr std::string_view kClaimKey =
 constexpr std::string_view kKeyOwner = "SELECT user_id FROM user_name_keys WHERE name_key = $1";
 constexpr std::string_view kSelectColumns =
     "SELECT id, username, username_key, display_name, password_hash, role, created_at, "
-    "deleted_at FROM users ";
+    "deleted_at, banned_until, ban_reason FROM users ";
 constexpr std::string_view kWhereKey = "WHERE username_key = $1";
 constexpr std::string_view kWhereId = "WHERE id = $1";
 constexpr std::string_view kSetRole =
@@ -34,6 +34,9 @@ constexpr std::string_view kInsertSetupMarker =
 constexpr std::string_view kCountAdmins =
     "SELECT (SELECT COUNT(*) FROM users WHERE role = $1 AND deleted_at IS NULL) + "
     "(SELECT COUNT(*) FROM plaudit_meta WHERE key = 'first_admin')";
+constexpr std::string_view kSetBan =
+    "UPDATE users SET banned_until = $2, ban_reason = $3, updated_at = $4 "
+    "WHERE id = $1 AND deleted_at IS NULL";
 constexpr std::string_view kMarkDeleted =
     "UPDATE users SET deleted_at = $2, updated_at = $2 WHERE id = $1 AND deleted_at IS NULL";
 
@@ -47,6 +50,8 @@ UserRow FromRow(const Row& r) {
   u.role = Text(r[5]);
   u.created_at_ms = Int(r[6]);
   u.deleted_at_ms = IsNull(r[7]) ? 0 : Int(r[7]);
+  u.banned_until_ms = IsNull(r[8]) ? 0 : Int(r[8]);
+  u.ban_reason = Text(r[9]);
   return u;
 }
 
@@ -159,6 +164,27 @@ Awaitable<Result<bool>> UserTable::SetRole(int64_t id, std::string role, int64_t
     auto r = c.Query(kSetRole, {id, role, now_ms});
     if (!r) return tl::unexpected(r.error());
     return r->affected > 0;
+  };
+  co_return co_await store_.Run<bool>(std::move(job));
+}
+
+Awaitable<Result<bool>> UserTable::SetBan(int64_t id, int64_t until_ms, std::string reason,
+                                          ModerationLogEntry log) {
+  std::function<Result<bool>(Connection&)> job =
+      [id, until_ms, reason = std::move(reason), log = std::move(log)](Connection& c) -> Result<bool> {
+    bool found = false;
+    auto st = c.Transaction([&](Connection& tx) -> Status {
+      const Value until = until_ms > 0 ? Value{until_ms} : Value{nullptr};
+      auto r = tx.Query(kSetBan, {id, until, reason, log.at_ms});
+      if (!r) return tl::unexpected(r.error());
+      found = r->affected > 0;
+      if (!found) return {};
+      auto entry = log;
+      entry.user_id = id;
+      return AppendModerationLog(tx, entry);
+    });
+    if (!st) return tl::unexpected(st.error());
+    return found;
   };
   co_return co_await store_.Run<bool>(std::move(job));
 }

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "sql/moderation_log.hpp"
 #include "sql/store.hpp"
 
 namespace plaudit::sql {
@@ -17,6 +18,8 @@ struct UserRow {
   std::string role;
   int64_t created_at_ms = 0;
   int64_t deleted_at_ms = 0;  // 0: the account exists
+  int64_t banned_until_ms = 0;  // 0: not banned (migration 019)
+  std::string ban_reason;
 };
 
 class UserTable {
@@ -31,6 +34,10 @@ class UserTable {
   Awaitable<Result<std::optional<UserRow>>> FindById(int64_t id);
   // Returns false when there is no such user (or it was deleted).
   Awaitable<Result<bool>> SetRole(int64_t id, std::string role, int64_t now_ms);
+  // Bans the account until `until_ms` (0 lifts a ban) and writes `log` (its user_id set here)
+  // in the same transaction. False when there is no such user (or it was deleted).
+  Awaitable<Result<bool>> SetBan(int64_t id, int64_t until_ms, std::string reason,
+                                 ModerationLogEntry log);
   // Marks the account deleted (the row stays: see migration 011). False when there is no
   // such user or it was deleted already.
   Awaitable<Result<bool>> MarkDeleted(int64_t id, int64_t now_ms);

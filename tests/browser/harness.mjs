@@ -27,6 +27,8 @@ export async function startPlauditd(args = [], { bootstrapAdmin = true } = {}) {
   const child = spawn(plauditdPath, ['serve', '--port', '0', '--data-dir', dir, '--password-hash', 'minimal',
                                      // every test signs readers up from 127.0.0.1
                                      '--limit-signup-address', 'off',
+                                     // tests post the same words again (moderation tests turn it on)
+                                     '--duplicate-window-s', '0',
                                      ...admin, ...args],
                       { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';

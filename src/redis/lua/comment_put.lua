@@ -2,7 +2,8 @@
 -- write (the comment and its top-level comment together) and of a rebuild from SQL.
 -- Every state carries its SQL row version; an older or equal one never replaces a newer one,
 -- so writes and rebuilds may arrive in any order. Index entries follow the newest state:
--- a comment is listed while it is live, or deleted but still has live replies (placeholder).
+-- a comment is listed while it is live and approved, or, at the top level, deleted or spam but
+-- with listed replies (a placeholder).
 -- They are kept only while the article's comment cache exists (meta present): otherwise
 -- the next read rebuilds everything from SQL, which already holds these rows.
 -- KEYS[1] pl:cmeta:{s}:<aid>; then per comment: hash, time index, likes index, like count.
@@ -31,8 +32,16 @@ for k = 2, #KEYS - 3, 4 do
     applied = applied + 1
   end
   if live then
-    local f = redis.call('HMGET', hash, 'deleted', 'replies', 'likes')
-    if f[1] == '0' or tonumber(f[2] or '0') > 0 then
+    -- Listed (model::Comment::Listed): live and approved; or a top-level comment deleted or
+    -- marked spam that still has listed replies (a placeholder). A live pending one is not,
+    -- and no reader reaches its replies. No status: a hash from before statuses (approved).
+    local f = redis.call('HMGET', hash, 'deleted', 'replies', 'likes', 'status', 'parent')
+    local approved = f[4] == false or f[4] == 'approved'
+    local listed = f[1] == '0' and approved
+    if not listed and (f[5] == false or f[5] == '') and tonumber(f[2] or '0') > 0 then
+      listed = f[1] ~= '0' or f[4] == 'spam'
+    end
+    if listed then
       -- The live like count wins over SQL's (it may hold likes not yet flushed).
       local likes = redis.call('GET', like_count) or f[3] or '0'
       redis.call('ZADD', by_time, score, member)

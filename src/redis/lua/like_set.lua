@@ -20,8 +20,10 @@
 --         cache meta pl:cmeta:{s}:<aid>, whose version 'v' a moved comment raises (a rendered
 --         page under the older version is not served again: api/page_cache.hpp); 'hotpub'
 --         also KEYS[4] the article's cache hash, which must say status 'published', and
---         KEYS[5] the comment's hash, which must say deleted '0' (a warm comment like in one
---         call; anything else is for the caller to check); with ARGV[3] = 'pub': the
+--         KEYS[5] the comment's hash, which must say deleted '0' and status approved (a warm
+--         comment like in one call; anything else is for the caller to check); 'hotpubr' is
+--         'hotpub' for a reply, with KEYS[6] its top-level comment's hash, which must be
+--         cached and not a live pending comment; with ARGV[3] = 'pub': the
 --         article's cache hash, which must say status 'published' (everyone may like a
 --         published article; anything else, or an article not cached, is for the caller to
 --         check)
@@ -54,10 +56,19 @@ local kind = ARGV[3]
 if kind == 'pub' and redis.call('HGET', KEYS[2], 'status') ~= 'published' then
   return 'unpublished'
 end
-if kind == 'hotpub' then
-  if redis.call('HGET', KEYS[4], 'status') ~= 'published' or
-      redis.call('HGET', KEYS[5], 'deleted') ~= '0' then
+if kind == 'hotpub' or kind == 'hotpubr' then
+  -- The comment live and approved (no status: a hash from before statuses); a reply's
+  -- top-level comment (KEYS[6]) not a live pending one, which keeps its replies from readers.
+  local c = redis.call('HMGET', KEYS[5], 'deleted', 'status')
+  if redis.call('HGET', KEYS[4], 'status') ~= 'published' or c[1] ~= '0' or
+      (c[2] and c[2] ~= 'approved') then
     return 'unpublished'
+  end
+  if kind == 'hotpubr' then
+    local top = redis.call('HMGET', KEYS[6], 'deleted', 'status')
+    if top[1] == false or (top[1] == '0' and top[2] == 'pending') then
+      return 'unpublished'
+    end
   end
   kind = 'hot'
 end

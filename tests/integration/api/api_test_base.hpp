@@ -32,6 +32,8 @@ class ApiTest : public ::testing::TestWithParam<Db> {
     c.password_hash = config::PasswordCost::kMinimal;
     // Tests sign many users up from one address; SignUpLimitTest turns the limit on.
     c.limit_signup_address = RateLimit{};
+    // Tests post the same body again and again; the moderation tests turn this on.
+    c.duplicate_window_s = 0;
     c.bootstrap_admin = config::Credentials{"root", "rootpassword"};
     if (GetParam() == Db::kPostgres) {
       auto& pg = PostgresServer::Shared();

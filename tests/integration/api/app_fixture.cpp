@@ -13,6 +13,7 @@ AppUnderTest::AppUnderTest(RedisServer& redis, std::string database_url) {
   if (!database_url.empty()) c.database = ParseDatabaseUrl(database_url).value();
   c.password_hash = config::PasswordCost::kMinimal;  // full-cost Argon2id: every test slow
   c.limit_signup_address = RateLimit{};               // tests sign many users up from one address
+  c.duplicate_window_s = 0;                           // tests post the same words again
   Boot(std::move(c));
 }
 

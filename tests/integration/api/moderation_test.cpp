@@ -1,0 +1,333 @@
+// API.md "Moderation" (issue 42): held comments stay out of everything a reader sees until a
+// moderator approves them; reports, spam marks, restores and bans; the log.
+#include <set>
+
+#include "api_test_base.hpp"
+
+namespace plaudit::testing {
+namespace {
+
+class ModerationTest : public ApiTest {
+ protected:
+  void Configure(config::Config& c) override {
+    c.rate_limits = true;
+    c.limit_writes_user = RateLimit{};
+    c.limit_requests_address = RateLimit{};
+    c.duplicate_window_s = 600;
+    c.moderation = policy_;
+    c.report_threshold = 2;
+  }
+
+  void SetUp() override {
+    ApiTest::SetUp();
+    author_ = AuthorToken("ann");
+    article_ = PublishArticle(author_);
+    ASSERT_NE(article_, 0);
+    const int64_t mia = Register("mia");
+    auto r = Client().Patch("/api/v1/users/" + std::to_string(mia), R"({"role":"moderator"})",
+                            Bearer(Login("root", "rootpassword")));
+    ASSERT_EQ(r.status, 200) << r.body;
+    ASSERT_EQ(r.Json().at("role").as_string(), "moderator");
+    mod_ = Login("mia");
+    mod_id_ = mia;
+  }
+
+  std::string Path() const { return "/api/v1/articles/" + std::to_string(article_); }
+
+  HttpResponse Post(const std::string& token, const std::string& json) {
+    return Client().Post(Path() + "/comments", json, Bearer(token));
+  }
+
+  // Posts `body` as `token`; the new comment's id (0 on failure) and its status.
+  std::pair<int64_t, std::string> Comment(const std::string& token, const std::string& body,
+                                          std::optional<int64_t> parent = std::nullopt) {
+    std::string json = R"({"body":")" + body + "\"";
+    if (parent) json += R"(,"parentId":)" + std::to_string(*parent);
+    auto r = Post(token, json + "}");
+    EXPECT_EQ(r.status, 201) << r.body;
+    if (r.status != 201) return {0, ""};
+    return {r.Json().at("id").as_int64(), std::string(r.Json().at("status").as_string())};
+  }
+
+  // A moderator's bulk action; the outcome of each id.
+  boost::json::object Act(const std::vector<int64_t>& ids, const std::string& action) {
+    std::string list;
+    for (int64_t id : ids) list += (list.empty() ? "" : ",") + std::to_string(id);
+    auto r = Client().Post("/api/v1/moderation/comments",
+                           R"({"ids":[)" + list + R"(],"action":")" + action + "\"}", Bearer(mod_));
+    EXPECT_EQ(r.status, 200) << r.body;
+    return r.status == 200 ? r.Json().at("results").as_object() : boost::json::object{};
+  }
+
+  // The ids an anonymous reader sees in the thread (top level, then inline replies), and
+  // the article's commentCount.
+  std::vector<int64_t> Seen() {
+    auto r = Client().Get(Path() + "/comments?sort=old&size=100&replies=20");
+    EXPECT_EQ(r.status, 200) << r.body;
+    std::vector<int64_t> ids;
+    if (r.status != 200) return ids;
+    const auto json = r.Json();
+    for (const auto& item : json.at("items").as_array()) {
+      ids.push_back(item.at("id").as_int64());
+      for (const auto& reply : item.at("replies").as_array())
+        ids.push_back(reply.at("id").as_int64());
+    }
+    return ids;
+  }
+
+  int64_t CommentCount() {
+    auto r = Client().Get(Path());
+    EXPECT_EQ(r.status, 200) << r.body;
+    return r.status == 200 ? r.Json().at("commentCount").as_int64() : -1;
+  }
+
+  int GetStatus(int64_t id, const HttpClient::Headers& as = {}) {
+    return Client().Get("/api/v1/comments/" + std::to_string(id), as).status;
+  }
+
+  std::string policy_ = "all";
+  std::string author_;
+  std::string mod_;
+  int64_t mod_id_ = 0;
+  int64_t article_ = 0;
+};
+
+TEST_P(ModerationTest, AHeldCommentIsSeenOnlyByItsWriterAndModeratorsUntilApproved) {
+  Register("bob");
+  const std::string bob = Login("bob");
+  auto [id, status] = Comment(bob, "first words");
+  ASSERT_NE(id, 0);
+  EXPECT_EQ(status, "pending");
+  // Out of every list, count and read, for anyone but bob and moderators.
+  EXPECT_TRUE(Seen().empty());
+  EXPECT_EQ(CommentCount(), 0);
+  EXPECT_EQ(GetStatus(id), 404);
+  EXPECT_EQ(GetStatus(id, Bearer(author_)), 404);
+  EXPECT_EQ(GetStatus(id, Bearer(bob)), 200);
+  EXPECT_EQ(GetStatus(id, Bearer(mod_)), 200);
+  auto batch = Client().Get("/api/v1/likes?comment=" + std::to_string(id), Bearer(author_));
+  ASSERT_EQ(batch.status, 200) << batch.body;
+  EXPECT_EQ(batch.Json().at("comment").at(std::to_string(id)).at("likeCount").as_int64(), 0);
+  EXPECT_EQ(
+      Client().Put("/api/v1/comments/" + std::to_string(id) + "/like", "", Bearer(author_)).status,
+      404);
+  // Only moderators act.
+  auto refused = Client().Post("/api/v1/moderation/comments",
+                               R"({"ids":[)" + std::to_string(id) + R"(],"action":"approve"})",
+                               Bearer(author_));
+  EXPECT_EQ(refused.status, 403) << refused.body;
+  EXPECT_EQ(Seen().size(), 0u);
+
+  // The queue: the comment in context, why it waits.
+  auto queue = Client().Get("/api/v1/moderation/comments?status=pending", Bearer(mod_));
+  ASSERT_EQ(queue.status, 200) << queue.body;
+  {
+    const auto json = queue.Json();
+    const auto& items = json.at("items").as_array();
+    ASSERT_EQ(items.size(), 1u) << queue.body;
+    EXPECT_EQ(items[0].at("id").as_int64(), id);
+    EXPECT_EQ(items[0].at("body").as_string(), "first words");
+    EXPECT_EQ(items[0].at("status").as_string(), "pending");
+    EXPECT_EQ(items[0].at("article").at("id").as_int64(), article_);
+    EXPECT_EQ(items[0].at("article").at("url").as_string(),
+              "/articles/" + std::to_string(article_));
+    EXPECT_EQ(items[0].at("reasons"), boost::json::array{"policy"});
+    EXPECT_EQ(items[0].at("reports").as_int64(), 0);
+    EXPECT_TRUE(json.at("nextCursor").is_null());
+  }
+  EXPECT_EQ(Client().Get("/api/v1/moderation/comments", Bearer(bob)).status, 403);
+  EXPECT_EQ(Client().Get("/api/v1/moderation/comments?status=maybe", Bearer(mod_)).status, 400);
+  EXPECT_EQ(Client().Get("/api/v1/moderation/comments?cursor=x1", Bearer(mod_)).status, 400);
+
+  auto results = Act({id, 999999}, "approve");
+  EXPECT_EQ(results.at(std::to_string(id)).as_string(), "ok");
+  EXPECT_EQ(results.at("999999").as_string(), "not_found");
+  EXPECT_EQ(Seen(), std::vector<int64_t>{id});
+  EXPECT_EQ(CommentCount(), 1);
+  auto got = Client().Get("/api/v1/comments/" + std::to_string(id));
+  ASSERT_EQ(got.status, 200);
+  EXPECT_EQ(got.Json().at("status").as_string(), "approved");
+  EXPECT_EQ(got.Json().at("body").as_string(), "first words");
+
+  // The log, newest first: the approval by mia, then the hold by the server.
+  auto log = Client().Get("/api/v1/moderation/log", Bearer(mod_));
+  ASSERT_EQ(log.status, 200) << log.body;
+  const auto log_json = log.Json();
+  const auto& items = log_json.at("items").as_array();
+  ASSERT_GE(items.size(), 2u);
+  EXPECT_EQ(items[0].at("action").as_string(), "approve");
+  EXPECT_EQ(items[0].at("actor").as_int64(), mod_id_);
+  EXPECT_EQ(items[0].at("commentId").as_int64(), id);
+  EXPECT_EQ(items[1].at("action").as_string(), "held");
+  EXPECT_TRUE(items[1].at("actor").is_null());
+  EXPECT_EQ(items[1].at("reason").as_string(), "policy");
+  EXPECT_EQ(Client().Get("/api/v1/moderation/log", Bearer(bob)).status, 403);
+}
+
+class FirstPolicyTest : public ModerationTest {
+ protected:
+  FirstPolicyTest() { policy_ = "first"; }
+};
+
+TEST_P(FirstPolicyTest, RepliesReportsSpamAndRestoreKeepEveryCountExact) {
+  Register("bob");
+  Register("carl");
+  Register("dee");
+  const std::string bob = Login("bob"), carl = Login("carl"), dee = Login("dee");
+  auto [first, s1] = Comment(bob, "hello all");
+  EXPECT_EQ(s1, "pending");
+  EXPECT_EQ(Act({first}, "approve").at(std::to_string(first)).as_string(), "ok");
+  auto [second, s2] = Comment(bob, "and again");
+  EXPECT_EQ(s2, "approved");  // one of bob's was approved: no more waiting
+  // carl's first comment, a reply: held, outside replyCount and commentCount.
+  auto [reply, s3] = Comment(carl, "a reply", first);
+  EXPECT_EQ(s3, "pending");
+  EXPECT_EQ(Seen(), (std::vector<int64_t>{first, second}));
+  EXPECT_EQ(CommentCount(), 2);
+  EXPECT_EQ(Act({reply}, "approve").at(std::to_string(reply)).as_string(), "ok");
+  EXPECT_EQ(Seen(), (std::vector<int64_t>{first, reply, second}));
+  EXPECT_EQ(CommentCount(), 3);
+
+  // Two readers' reports hold bob's first comment, and its reply with it.
+  const std::string report = "/api/v1/comments/" + std::to_string(first) + "/reports";
+  EXPECT_EQ(Client().Post(report, R"({"reason":"rude"})", Bearer(dee)).status, 204);
+  EXPECT_EQ(Client().Post(report, R"({"reason":"rude"})", Bearer(dee)).status, 204);  // again
+  EXPECT_EQ(CommentCount(), 3);
+  EXPECT_EQ(Client().Post(report, "", Bearer(carl)).status, 204);
+  EXPECT_EQ(Seen(), std::vector<int64_t>{second});
+  EXPECT_EQ(CommentCount(), 1);
+  auto reported = Client().Get(
+      "/api/v1/moderation/comments?status=reported&articleId=" + std::to_string(article_),
+      Bearer(mod_));
+  ASSERT_EQ(reported.status, 200) << reported.body;
+  {
+    const auto json = reported.Json();
+    ASSERT_EQ(json.at("items").as_array().size(), 1u) << reported.body;
+    EXPECT_EQ(json.at("items").as_array()[0].at("id").as_int64(), first);
+    EXPECT_EQ(json.at("items").as_array()[0].at("reports").as_int64(), 2);
+    EXPECT_EQ(json.at("items").as_array()[0].at("reasons"), boost::json::array{"reports"});
+  }
+  EXPECT_EQ(GetStatus(reply), 404);
+  EXPECT_EQ(Client().Get("/api/v1/comments/" + std::to_string(first) + "/replies").status, 404);
+
+  // Marked spam: a placeholder for its reply, as a deleted comment is.
+  EXPECT_EQ(Act({first}, "spam").at(std::to_string(first)).as_string(), "ok");
+  auto page = Client().Get(Path() + "/comments?sort=old&replies=20");
+  ASSERT_EQ(page.status, 200);
+  const auto page_json = page.Json();
+  const auto& top = page_json.at("items").as_array().at(0);
+  EXPECT_EQ(top.at("id").as_int64(), first);
+  EXPECT_TRUE(top.at("deleted").as_bool());
+  EXPECT_EQ(top.at("body").as_string(), "");
+  EXPECT_EQ(page.body.find("hello all"), std::string::npos);
+  EXPECT_EQ(Seen(), (std::vector<int64_t>{first, reply, second}));
+  EXPECT_EQ(CommentCount(), 2);
+
+  // Restored: back as it was.
+  EXPECT_EQ(Act({first}, "restore").at(std::to_string(first)).as_string(), "ok");
+  EXPECT_EQ(CommentCount(), 3);
+  EXPECT_NE(Client().Get(Path() + "/comments").body.find("hello all"), std::string::npos);
+  // A moderator's delete keeps the text for a restore; an author's own does not.
+  EXPECT_EQ(Act({second}, "delete").at(std::to_string(second)).as_string(), "ok");
+  EXPECT_EQ(CommentCount(), 2);
+  EXPECT_EQ(Act({second}, "restore").at(std::to_string(second)).as_string(), "ok");
+  EXPECT_EQ(CommentCount(), 3);
+  EXPECT_EQ(Client().Delete("/api/v1/comments/" + std::to_string(reply), Bearer(carl)).status, 204);
+  EXPECT_EQ(Act({reply}, "restore").at(std::to_string(reply)).as_string(), "conflict");
+  EXPECT_EQ(CommentCount(), 2);
+  // SQL agrees with what readers see.
+  EXPECT_EQ(SqlInt("SELECT comment_count FROM articles WHERE id = $1", article_), 2);
+  EXPECT_EQ(SqlInt("SELECT reply_count FROM comments WHERE id = $1", first), 0);
+}
+
+class SpamSignalsTest : public ModerationTest {
+ protected:
+  SpamSignalsTest() { policy_ = "off"; }
+};
+
+TEST_P(SpamSignalsTest, LinksHoneypotAndHasteHoldACommentAndARepeatIsRefused) {
+  Register("bob");
+  const std::string bob = Login("bob");
+  EXPECT_EQ(Comment(bob, "see https://a.example and www.b.example").second, "approved");
+  EXPECT_EQ(Comment(bob, "http://1.example http://2.example http://3.example www.4.example").second,
+            "pending");
+  auto trap = Post(bob, R"({"body":"nice post","website":"http://spam.example"})");
+  ASSERT_EQ(trap.status, 201) << trap.body;
+  EXPECT_EQ(trap.Json().at("status").as_string(), "pending");
+  auto fast = Post(bob, R"({"body":"quick one","formAgeMs":300})");
+  ASSERT_EQ(fast.status, 201) << fast.body;
+  EXPECT_EQ(fast.Json().at("status").as_string(), "pending");
+  EXPECT_EQ(Post(bob, R"({"body":"slow one","formAgeMs":9000})").Json().at("status").as_string(),
+            "approved");
+  auto again = Post(bob, R"({"body":"slow one"})");
+  EXPECT_EQ(again.status, 409) << again.body;
+  EXPECT_EQ(again.ErrorCode(), "duplicate");
+  // A refused post left nothing, and another writer may say the same.
+  EXPECT_EQ(Comment(author_, "slow one").second, "approved");
+  // Moderators are never held.
+  EXPECT_EQ(
+      Comment(mod_, "http://1.example http://2.example http://3.example http://4.example").second,
+      "approved");
+  auto log = Client().Get("/api/v1/moderation/log?size=3", Bearer(mod_));
+  ASSERT_EQ(log.status, 200);
+  std::set<std::string> reasons;
+  const auto log_json = log.Json();
+  for (const auto& e : log_json.at("items").as_array()) {
+    reasons.insert(std::string(e.at("reason").as_string()));
+  }
+  EXPECT_TRUE(reasons.count("links")) << log.body;
+  EXPECT_TRUE(reasons.count("honeypot")) << log.body;
+  EXPECT_TRUE(reasons.count("too_fast")) << log.body;
+  EXPECT_EQ(CommentCount(), 4);  // bob's two, ann's and mia's
+}
+
+TEST_P(SpamSignalsTest, ABanStopsWritesAtOnceOnEveryInstanceAndIsLifted) {
+  const int64_t bob_id = Register("bob");
+  const std::string bob = Login("bob");
+  const std::string ban = "/api/v1/users/" + std::to_string(bob_id) + "/ban";
+  EXPECT_EQ(Client().Put(ban, R"({"reason":"spam"})", Bearer(author_)).status, 403);
+  auto banned = Client().Put(ban, R"({"reason":"spam"})", Bearer(mod_));
+  ASSERT_EQ(banned.status, 200) << banned.body;
+  EXPECT_TRUE(banned.Json().at("banned").as_bool());
+  auto other = SecondInstance();
+  auto refused_on = [&](HttpClient c) {
+    auto post = c.Post(Path() + "/comments", R"({"body":"hi"})", Bearer(bob));
+    EXPECT_EQ(post.status, 403) << post.body;
+    EXPECT_EQ(post.ErrorCode(), "banned");
+    EXPECT_EQ(c.Put(Path() + "/like", "", Bearer(bob)).ErrorCode(), "banned");
+    EXPECT_EQ(c.Get(Path() + "/comments", Bearer(bob)).status, 200);  // reading still works
+  };
+  refused_on(Client());
+  refused_on(other->Client());
+  auto me = Client().Get("/api/v1/users/me", Bearer(bob));
+  EXPECT_TRUE(me.Json().at("banned").as_bool());
+  EXPECT_EQ(me.Json().at("banReason").as_string(), "spam");
+  // Not on moderators or admins.
+  auto root = Client().Get("/api/v1/users/me", Bearer(Login("root", "rootpassword")));
+  EXPECT_EQ(Client()
+                .Put("/api/v1/users/" + std::to_string(root.Json().at("id").as_int64()) + "/ban",
+                     "", Bearer(mod_))
+                .status,
+            403);
+  EXPECT_EQ(Client().Put(ban, R"({"until":"2001-01-01T00:00:00Z"})", Bearer(mod_)).status, 400);
+  ASSERT_EQ(Client().Delete(ban, Bearer(mod_)).status, 200);
+  EXPECT_EQ(other->Client().Post(Path() + "/comments", R"({"body":"hi"})", Bearer(bob)).status,
+            201);
+  auto log = Client().Get("/api/v1/moderation/log?size=2", Bearer(mod_));
+  ASSERT_EQ(log.status, 200);
+  const auto log_json = log.Json();
+  const auto& items = log_json.at("items").as_array();
+  ASSERT_EQ(items.size(), 2u);
+  EXPECT_EQ(items[0].at("action").as_string(), "unban");
+  EXPECT_EQ(items[1].at("action").as_string(), "ban");
+  EXPECT_EQ(items[1].at("userId").as_int64(), bob_id);
+}
+
+INSTANTIATE_TEST_SUITE_P(Db, ModerationTest, ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
+INSTANTIATE_TEST_SUITE_P(Db, FirstPolicyTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
+                         DbName);
+INSTANTIATE_TEST_SUITE_P(Db, SpamSignalsTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
+                         DbName);
+
+}  // namespace
+}  // namespace plaudit::testing
