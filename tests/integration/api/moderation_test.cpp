@@ -59,15 +59,28 @@ class ModerationTest : public ApiTest {
     return r.status == 200 ? r.Json().at("results").as_object() : boost::json::object{};
   }
 
-  // The ids an anonymous reader sees in the thread (top level, then inline replies), and
-  // the article's commentCount.
+  // The ids an anonymous reader sees in the thread (top level, then inline replies), checking
+  // on the way that every index's total is what it shows.
   std::vector<int64_t> Seen() {
     auto r = Client().Get(Path() + "/comments?sort=old&size=100&replies=20");
     EXPECT_EQ(r.status, 200) << r.body;
     std::vector<int64_t> ids;
     if (r.status != 200) return ids;
     const auto json = r.Json();
+    // The index holds what is listed and nothing more: its total is the items shown (all
+    // fit one page here), for every order.
+    EXPECT_EQ(json.at("total").as_int64(),
+              static_cast<int64_t>(json.at("items").as_array().size()));
+    for (const char* sort : {"new", "hot"}) {
+      auto other = Client().Get(Path() + "/comments?size=100&sort=" + sort);
+      EXPECT_EQ(other.Json().at("total"), json.at("total")) << sort;
+    }
     for (const auto& item : json.at("items").as_array()) {
+      auto replies = Client().Get("/api/v1/comments/" + std::to_string(item.at("id").as_int64()) +
+                                  "/replies?size=100");
+      if (replies.status == 200) {
+        EXPECT_EQ(replies.Json().at("total"), item.at("replyCount")) << replies.body;
+      }
       ids.push_back(item.at("id").as_int64());
       for (const auto& reply : item.at("replies").as_array())
         ids.push_back(reply.at("id").as_int64());
