@@ -281,6 +281,7 @@ Status App::WireServices() {
     const bool duplicates = config_.rate_limits && config_.duplicate_window_s > 0;
     m.duplicate_window = std::chrono::seconds(config_.duplicate_window_s);
     comments_->SetModeration(std::move(m), duplicates ? recent_bodies_.get() : nullptr);
+    if (config_.rate_limits) comments_->SetNewWriterLimit(*limiter_, config_.limit_new_writer);
   }
   like_flush_ = std::make_unique<flush::LikeFlush>(*like_store_, *like_table_);
   view_flush_ = std::make_unique<flush::ViewFlush>(*article_cache_, *article_table_);

@@ -14,8 +14,8 @@ std::string FormatTimeMs(int64_t epoch_ms);
 // The same 24 characters appended to `out` (no string of its own: a comment page writes two
 // per comment).
 void AppendTimeMs(std::string& out, int64_t epoch_ms);
-// An RFC 3339 time in UTC ("Z") as FormatTimeMs writes it, the fraction optional (at most
-// milliseconds are kept); nullopt for anything else.
+// An RFC 3339 time ("Z" or an offset such as "+02:00"), the fraction optional (at most
+// milliseconds are kept), as ms since the epoch; nullopt for anything else.
 std::optional<int64_t> ParseTimeMs(std::string_view text);
 
 }  // namespace plaudit

@@ -187,7 +187,9 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
         NamedLimit{"--limit-pages-user", "PLAUDIT_LIMIT_PAGES_USER", c.limit_pages_user,
                    "page threads created per user"},
         NamedLimit{"--limit-pages-address", "PLAUDIT_LIMIT_PAGES_ADDRESS", c.limit_pages_address,
-                   "page threads created per client address"}}) {
+                   "page threads created per client address"},
+        NamedLimit{"--limit-new-writer", "PLAUDIT_LIMIT_NEW_WRITER", c.limit_new_writer,
+                   "comments of an account younger than the period"}}) {
     AddParsed(app, l.flag, l.limit, ParseRateLimit, std::string(l.help) + ": COUNT/PERIOD or off")
         ->envname(l.env)
         ->default_str(FormatRateLimit(l.limit));
@@ -250,8 +252,8 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
   user->require_subcommand(1);
   auto* user_add = user->add_subcommand("add", "create a user; the password is read from stdin");
   user_add->add_option("name", inv.user_name, "username")->required();
-  user_add->add_option("--role", inv.user_role, "user, author or admin")
-      ->check(CLI::IsMember({"user", "author", "admin"}))
+  user_add->add_option("--role", inv.user_role, "user, author, moderator or admin")
+      ->check(CLI::IsMember({"user", "author", "moderator", "admin"}))
       ->capture_default_str();
 
   try {

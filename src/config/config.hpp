@@ -64,6 +64,8 @@ struct Config {
   RateLimit limit_requests_address{1200, 60'000};  // requests per client address
   RateLimit limit_pages_user{20, 3'600'000};       // page threads created per user
   RateLimit limit_pages_address{60, 3'600'000};    // page threads created per client address
+  // Comments of an account younger than the period (moderators and admins aside).
+  RateLimit limit_new_writer{3, 10 * 60'000};
   // Who may read GET /metrics and /readyz (api/ops.hpp).
   AddressSet metrics_allow = *AddressSet::Parse("127.0.0.0/8,::1/128");
   std::string metrics_token;  // when set, /metrics and /readyz also need it as a bearer token

@@ -144,6 +144,8 @@ Awaitable<Result<std::vector<bool>>> CommentService::VisibleMany(
     Learn(c);
     const bool privileged = Moderates(viewer) || Wrote(viewer, c);
     if (!c.Listed() && !(privileged && !c.deleted)) continue;
+    // A spam placeholder's likes are as hidden as its text.
+    if (!privileged && !c.deleted && !c.Approved()) continue;
     if (c.parent_id && !privileged) tops.emplace(*c.parent_id, false);
     articles[i] = c.article_id;
   }

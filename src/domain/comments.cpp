@@ -89,6 +89,13 @@ Awaitable<Result<Comment>> CommentService::Create(const Principal& who, int64_t 
       co_return Fail(ErrorCode::kInvalidArgument, "parentId must be a live comment of this article");
     }
   }
+  if (new_writer_limiter_ != nullptr && new_writer_limit_.enabled() &&
+      !HasRole(who.role, Role::kModerator) &&
+      NowMs() - who.created_at_ms < new_writer_limit_.period_ms) {
+    PL_CO_CHECK(co_await new_writer_limiter_->Enforce(
+        "new-writer", std::to_string(who.id), new_writer_limit_,
+        "a new account may post only a few comments at first; try again later"));
+  }
   const ModerationPolicy policy = moderation_.policy;
   PL_CO_TRY(const WriterFacts facts, co_await FactsOf(who, policy, body));
   const Submission submission{body, in.honeypot, in.form_age_ms};
@@ -160,6 +167,8 @@ Awaitable<Result<std::vector<sql::QueuedComment>>> CommentService::Queue(
 Awaitable<Status> CommentService::Report(const Principal& who, int64_t id, std::string reason) {
   PL_CO_TRY(const Comment c, co_await Visible(who, id));
   if (c.deleted || !c.Approved()) co_return Fail(ErrorCode::kNotFound, "no such comment");
+  // A writer's report of their own comment counts for nothing (204, as a repeat).
+  if (c.author.id == who.id) co_return Status{};
   std::function<Awaitable<Result<sql::CommentWrite>>(sql::CacheStamp)> report =
       [this, id, &who, &reason](sql::CacheStamp stamp) -> Awaitable<Result<sql::CommentWrite>> {
     PL_CO_TRY(std::optional<sql::CommentWrite> w,

@@ -34,6 +34,7 @@
 #include "domain/pending_repairs.hpp"
 #include "domain/unknown_comments.hpp"
 #include "redis/comment_cache.hpp"
+#include "redis/rate_limiter.hpp"
 #include "redis/recent_bodies.hpp"
 #include "sql/comments.hpp"
 
@@ -60,6 +61,12 @@ class CommentService {
 
   // How comments are judged from now on (start-up; tests).
   void SetModeration(ModerationSettings settings, redis::RecentBodies* recent_bodies);
+  // An account younger than `limit`'s period may post `limit`'s count of comments in it
+  // (429 with Retry-After beyond); moderators and admins are not limited.
+  void SetNewWriterLimit(redis::RateLimiter& limiter, RateLimit limit) {
+    new_writer_limiter_ = &limiter;
+    new_writer_limit_ = limit;
+  }
 
   // A held comment (Judge) answers with status pending; a refused one is not stored.
   Awaitable<Result<Comment>> Create(const Principal& who, int64_t article_id, CommentInput in);
@@ -201,6 +208,8 @@ class CommentService {
   int64_t edit_window_ms_;
   ModerationSettings moderation_;
   redis::RecentBodies* recent_bodies_ = nullptr;
+  redis::RateLimiter* new_writer_limiter_ = nullptr;
+  RateLimit new_writer_limit_;
   CommentRebuilder rebuilder_;
   // Comment id → its article and top-level comment (0: none), which never change (ids are
   // never reused): VisibleMany knows a known comment's article without a read, and Like its

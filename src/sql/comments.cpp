@@ -51,7 +51,9 @@ constexpr std::string_view kRestore =
 constexpr std::string_view kSetStatus =
     "UPDATE comments SET status = $2, held_reasons = $3, reports = $4, ver = ver + 1 "
     "WHERE id = $1";
-constexpr std::string_view kClearReports = "DELETE FROM comment_reports WHERE comment_id = $1";
+// A moderator's decision zeroes the count; the rows stay, so a reader who reported once never
+// counts again (else the same few readers could hold a comment after every approval).
+constexpr std::string_view kClearReports = "UPDATE comments SET reports = 0 WHERE id = $1";
 constexpr std::string_view kAddReport =
     "INSERT INTO comment_reports (comment_id, user_id, reason, at) VALUES ($1, $2, $3, $4) "
     "ON CONFLICT DO NOTHING";
@@ -351,7 +353,9 @@ Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp st
         if (lock->affected == 0) return Fail(ErrorCode::kNotFound, "no such article");
         auto p = ReadState(tx, *c.parent_id);
         if (!p) return tl::unexpected(p.error());
-        if (!*p || (*p)->article_id != c.article_id || (*p)->deleted) {
+        // A spam comment is a placeholder to readers, as a deleted one is: no new replies.
+        if (!*p || (*p)->article_id != c.article_id || (*p)->deleted ||
+            (*p)->status == CommentStatus::kSpam) {
           return Fail(ErrorCode::kInvalidArgument,
                       "parentId must be a live comment of this article");
         }

@@ -28,7 +28,7 @@ export async function startPlauditd(args = [], { bootstrapAdmin = true } = {}) {
                                      // every test signs readers up from 127.0.0.1
                                      '--limit-signup-address', 'off',
                                      // tests post the same words again (moderation tests turn it on)
-                                     '--duplicate-window-s', '0',
+                                     '--duplicate-window-s', '0', '--limit-new-writer', 'off',
                                      ...admin, ...args],
                       { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';

@@ -34,6 +34,7 @@ class ApiTest : public ::testing::TestWithParam<Db> {
     c.limit_signup_address = RateLimit{};
     // Tests post the same body again and again; the moderation tests turn this on.
     c.duplicate_window_s = 0;
+    c.limit_new_writer = RateLimit{};  // new accounts post a lot here (moderation tests: on)
     c.bootstrap_admin = config::Credentials{"root", "rootpassword"};
     if (GetParam() == Db::kPostgres) {
       auto& pg = PostgresServer::Shared();

@@ -14,6 +14,7 @@ AppUnderTest::AppUnderTest(RedisServer& redis, std::string database_url) {
   c.password_hash = config::PasswordCost::kMinimal;  // full-cost Argon2id: every test slow
   c.limit_signup_address = RateLimit{};               // tests sign many users up from one address
   c.duplicate_window_s = 0;                           // tests post the same words again
+  c.limit_new_writer = RateLimit{};                   // and new accounts post a lot
   Boot(std::move(c));
 }
 

@@ -200,6 +200,8 @@ TEST_P(FirstPolicyTest, RepliesReportsSpamAndRestoreKeepEveryCountExact) {
   EXPECT_EQ(Act({reply}, "approve").at(std::to_string(reply)).as_string(), "ok");
   EXPECT_EQ(Seen(), (std::vector<int64_t>{first, reply, second}));
   EXPECT_EQ(CommentCount(), 3);
+  const std::string like = "/api/v1/comments/" + std::to_string(first) + "/like";
+  ASSERT_EQ(Client().Put(like, "", Bearer(dee)).status, 200);
 
   // Two readers' reports hold bob's first comment, and its reply with it.
   const std::string report = "/api/v1/comments/" + std::to_string(first) + "/reports";
@@ -236,9 +238,27 @@ TEST_P(FirstPolicyTest, RepliesReportsSpamAndRestoreKeepEveryCountExact) {
   EXPECT_EQ(Seen(), (std::vector<int64_t>{first, reply, second}));
   EXPECT_EQ(CommentCount(), 2);
 
+  // Found by a probe: no new reply under a spam placeholder (as under a deleted one), and its
+  // likes are as hidden as its text.
+  auto under = Post(dee, R"({"body":"under spam","parentId":)" + std::to_string(first) + "}");
+  EXPECT_EQ(under.status, 400) << under.body;
+  auto likes = Client().Get("/api/v1/likes?comment=" + std::to_string(first), Bearer(dee));
+  ASSERT_EQ(likes.status, 200);
+  EXPECT_FALSE(likes.Json().at("comment").at(std::to_string(first)).at("liked").as_bool());
+  EXPECT_EQ(likes.Json().at("comment").at(std::to_string(first)).at("likeCount").as_int64(), 0);
+
   // Restored: back as it was.
   EXPECT_EQ(Act({first}, "restore").at(std::to_string(first)).as_string(), "ok");
   EXPECT_EQ(CommentCount(), 3);
+  // The readers who reported it once cannot hold it again, nor can its writer.
+  EXPECT_EQ(Client().Post(report, "", Bearer(dee)).status, 204);
+  EXPECT_EQ(Client().Post(report, "", Bearer(carl)).status, 204);
+  EXPECT_EQ(Client().Post(report, "", Bearer(bob)).status, 204);
+  EXPECT_EQ(CommentCount(), 3);
+  EXPECT_EQ(SqlInt("SELECT reports FROM comments WHERE id = $1", first), 0);
+  auto liked = Client().Get(like, Bearer(dee));
+  ASSERT_EQ(liked.status, 200) << liked.body;
+  EXPECT_EQ(liked.Json().at("likeCount").as_int64(), 1);  // kept through the hold
   EXPECT_NE(Client().Get(Path() + "/comments").body.find("hello all"), std::string::npos);
   // A moderator's delete keeps the text for a restore; an author's own does not.
   EXPECT_EQ(Act({second}, "delete").at(std::to_string(second)).as_string(), "ok");
@@ -336,6 +356,32 @@ TEST_P(SpamSignalsTest, ABanStopsWritesAtOnceOnEveryInstanceAndIsLifted) {
   EXPECT_EQ(items[1].at("userId").as_int64(), bob_id);
 }
 
+class NewWriterTest : public ModerationTest {
+ protected:
+  NewWriterTest() { policy_ = "off"; }
+  void Configure(config::Config& c) override {
+    ModerationTest::Configure(c);
+    c.limit_new_writer = RateLimit{3, 10 * 60'000};
+  }
+};
+
+TEST_P(NewWriterTest, ANewAccountPostsAFewCommentsAtFirstAndModeratorsAreNotLimited) {
+  Register("bob");
+  const std::string bob = Login("bob");
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(Comment(bob, "comment " + std::to_string(i)).second, "approved") << i;
+  }
+  auto fourth = Post(bob, R"({"body":"comment 3"})");
+  EXPECT_EQ(fourth.status, 429) << fourth.body;
+  EXPECT_EQ(fourth.ErrorCode(), "rate_limited");
+  EXPECT_FALSE(fourth.Header("retry-after").empty());
+  EXPECT_EQ(CommentCount(), 3);  // nothing stored
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(Comment(mod_, "moderating " + std::to_string(i)).second, "approved") << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Db, NewWriterTest, ::testing::Values(Db::kSqlite), DbName);
 INSTANTIATE_TEST_SUITE_P(Db, ModerationTest, ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
 INSTANTIATE_TEST_SUITE_P(Db, FirstPolicyTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
                          DbName);
