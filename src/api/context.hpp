@@ -2,13 +2,13 @@
 // What handlers need, wired once by src/app/app.cpp.
 #include "api/guard.hpp"
 #include "api/page_cache.hpp"
-#include "sql/moderation_log.hpp"
 #include "domain/articles.hpp"
 #include "domain/comments.hpp"
 #include "domain/likes.hpp"
 #include "domain/page_threads.hpp"
 #include "domain/setup.hpp"
 #include "domain/users.hpp"
+#include "sql/moderation_log.hpp"
 
 namespace plaudit::api {
 

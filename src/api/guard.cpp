@@ -1,7 +1,8 @@
 #include "api/guard.hpp"
 
-#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <spdlog/spdlog.h>
+
+#include <boost/asio/experimental/awaitable_operators.hpp>
 
 #include "common/address_set.hpp"
 #include "common/time.hpp"

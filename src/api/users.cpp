@@ -117,7 +117,8 @@ HandlerResult PatchUser(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto role_name, RequiredString(body, "role"));
   auto role = domain::ParseRole(role_name);
   if (!role) {
-    co_return Fail(ErrorCode::kInvalidArgument, "role must be one of admin, moderator, author, user");
+    co_return Fail(ErrorCode::kInvalidArgument,
+                   "role must be one of admin, moderator, author, user");
   }
   PL_CO_TRY(auto user, co_await ctx.users->SetRole(*caller.principal, id, *role));
   co_return JsonResponse(beast::http::status::ok, UserJson(user));

@@ -1,10 +1,9 @@
 #include "app/app.hpp"
 
-#include <fstream>
-
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "api/ops.hpp"
 #include "api/routes.hpp"
@@ -270,10 +269,10 @@ Status App::WireServices() {
     if (!config_.spam_words.empty()) {
       std::ifstream in(config_.spam_words, std::ios::binary);
       if (!in) {
-        return Fail(ErrorCode::kInvalidArgument,
-                    "--spam-words: cannot read " + config_.spam_words);
+        return Fail(ErrorCode::kInvalidArgument, "--spam-words: cannot read " + config_.spam_words);
       }
-      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      const std::string text((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
       m.rules.words = domain::FoldedWords(text);
       spdlog::info("{} spam words from {}", m.rules.words.size(), config_.spam_words);
     }

@@ -50,8 +50,8 @@ struct Config {
   // Moderation (API.md "Moderation"): when comments wait for a moderator (off, first, all),
   // the spam signals' settings, and the reports that hold an approved comment.
   std::string moderation = "off";
-  int64_t max_links = 3;     // links a comment may carry before it is held
-  std::string spam_words;    // a file of words (one a line) that hold a comment; empty: none
+  int64_t max_links = 3;   // links a comment may carry before it is held
+  std::string spam_words;  // a file of words (one a line) that hold a comment; empty: none
   int64_t report_threshold = 3;
   // The same body from the same writer within this is 409 duplicate; 0 (or --rate-limits
   // off): never.

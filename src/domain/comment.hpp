@@ -13,9 +13,9 @@ namespace plaudit::domain {
 // The data types are the model layer's (below the stores, which encode them).
 using model::Comment;
 using model::CommentStatus;
+using model::CommentStatusName;
 using model::CommentUser;
 using model::ParseCommentStatus;
-using model::CommentStatusName;
 
 enum class CommentSort { kNew, kOld, kHot };
 std::optional<CommentSort> ParseCommentSort(std::string_view s);
@@ -25,7 +25,7 @@ struct CommentInput {
   std::optional<int64_t> parent_id;
   std::optional<int64_t> reply_to_user_id;
   // The widget's spam signals (API.md "Moderation"); empty / nullopt from other clients.
-  std::string honeypot;               // "website"
+  std::string honeypot;                // "website"
   std::optional<int64_t> form_age_ms;  // "formAgeMs"
 };
 

@@ -86,7 +86,8 @@ Awaitable<Result<Comment>> CommentService::Create(const Principal& who, int64_t 
     auto parent = co_await Visible(who, *in.parent_id);
     if (!parent) {
       if (parent.error().code != ErrorCode::kNotFound) co_return tl::unexpected(parent.error());
-      co_return Fail(ErrorCode::kInvalidArgument, "parentId must be a live comment of this article");
+      co_return Fail(ErrorCode::kInvalidArgument,
+                     "parentId must be a live comment of this article");
     }
   }
   if (new_writer_limiter_ != nullptr && new_writer_limit_.enabled() &&
@@ -171,9 +172,9 @@ Awaitable<Status> CommentService::Report(const Principal& who, int64_t id, std::
   if (c.author.id == who.id) co_return Status{};
   std::function<Awaitable<Result<sql::CommentWrite>>(sql::CacheStamp)> report =
       [this, id, &who, &reason](sql::CacheStamp stamp) -> Awaitable<Result<sql::CommentWrite>> {
-    PL_CO_TRY(std::optional<sql::CommentWrite> w,
-              co_await table_.Report(id, who.id, reason, NowMs(), moderation_.report_threshold,
-                                     stamp));
+    PL_CO_TRY(
+        std::optional<sql::CommentWrite> w,
+        co_await table_.Report(id, who.id, reason, NowMs(), moderation_.report_threshold, stamp));
     co_return w ? std::move(*w) : sql::CommentWrite{};
   };
   PL_CO_CHECK(co_await WriteThread(c.article_id, std::move(report)));

@@ -9,7 +9,8 @@ std::string_view RoleName(Role role) {
   switch (role) {
     case Role::kUser: return "user";
     case Role::kAuthor: return "author";
-    case Role::kModerator: return "moderator";
+    case Role::kModerator:
+      return "moderator";
     case Role::kAdmin: return "admin";
   }
   return "user";

@@ -36,8 +36,8 @@ struct Principal {
   std::string username;
   std::string display_name;
   Role role = Role::kUser;
-  int64_t created_at_ms = 0;       // how new the account is (limits for new writers)
-  int64_t banned_until_ms = 0;     // 0: not banned; writes are refused before this time
+  int64_t created_at_ms = 0;    // how new the account is (limits for new writers)
+  int64_t banned_until_ms = 0;  // 0: not banned; writes are refused before this time
   bool Banned(int64_t now_ms) const { return banned_until_ms > now_ms; }
 };
 

@@ -229,7 +229,7 @@ Awaitable<Result<User>> UserService::SetRole(const Principal& actor, int64_t id,
 }
 
 Awaitable<Result<User>> UserService::SetBan(const Principal& actor, int64_t id, int64_t until_ms,
-                                           std::string reason) {
+                                            std::string reason) {
   if (!HasRole(actor.role, Role::kModerator)) {
     co_return Fail(ErrorCode::kPermissionDenied, "only moderators may ban users");
   }

@@ -10,13 +10,23 @@ namespace plaudit::redis {
 namespace {
 
 // In CommentField order.
-const std::vector<std::string> kCommentFields = {
-    "id",          "article",           "parent",
-    "author_id",   "author_username",   "author_display",
-    "reply_to_id", "reply_to_username", "reply_to_display",
-    "body",        "created",           "updated",
-    "deleted",     "replies",           "likes",
-    "ver",         "status"};
+const std::vector<std::string> kCommentFields = {"id",
+                                                 "article",
+                                                 "parent",
+                                                 "author_id",
+                                                 "author_username",
+                                                 "author_display",
+                                                 "reply_to_id",
+                                                 "reply_to_username",
+                                                 "reply_to_display",
+                                                 "body",
+                                                 "created",
+                                                 "updated",
+                                                 "deleted",
+                                                 "replies",
+                                                 "likes",
+                                                 "ver",
+                                                 "status"};
 
 int64_t RecordInt(std::string_view v) {
   if (auto n = ShortDecimal(v)) return *n;

@@ -57,8 +57,7 @@ constexpr std::string_view kClearReports = "UPDATE comments SET reports = 0 WHER
 constexpr std::string_view kAddReport =
     "INSERT INTO comment_reports (comment_id, user_id, reason, at) VALUES ($1, $2, $3, $4) "
     "ON CONFLICT DO NOTHING";
-constexpr std::string_view kCountReport =
-    "UPDATE comments SET reports = reports + 1 WHERE id = $1";
+constexpr std::string_view kCountReport = "UPDATE comments SET reports = reports + 1 WHERE id = $1";
 constexpr std::string_view kReports = "SELECT reports FROM comments WHERE id = $1";
 // The queue: kSelect's columns, then why it was held, its reports, its article's title and a
 // page thread's URL.
@@ -69,8 +68,7 @@ constexpr std::string_view kQueueSelect =
     "a.title, p.url FROM comments c JOIN users u ON u.id = c.author_id "
     "LEFT JOIN users r ON r.id = c.reply_to_user_id JOIN articles a ON a.id = c.article_id "
     "LEFT JOIN pages p ON p.article_id = c.article_id WHERE c.id > $1 AND c.deleted = 0 ";
-constexpr std::string_view kQueuePending =
-    "AND c.status <> 'approved' AND c.status = 'pending' ";
+constexpr std::string_view kQueuePending = "AND c.status <> 'approved' AND c.status = 'pending' ";
 constexpr std::string_view kQueueSpam = "AND c.status <> 'approved' AND c.status = 'spam' ";
 constexpr std::string_view kQueueReported = "AND c.reports > 0 ";
 constexpr std::string_view kQueueOfArticle = "AND c.article_id = $3 ";
@@ -241,8 +239,8 @@ Result<State> ChangeStanding(Connection& tx, int64_t id, const CacheStamp& stamp
 
 Status SetStatus(Connection& c, int64_t id, CommentStatus status, std::string_view reasons,
                  int64_t reports) {
-  auto r = c.Query(kSetStatus, {id, std::string(model::CommentStatusName(status)), std::string(reasons),
-                                reports});
+  auto r = c.Query(kSetStatus, {id, std::string(model::CommentStatusName(status)),
+                                std::string(reasons), reports});
   if (!r) return tl::unexpected(r.error());
   return {};
 }
@@ -255,8 +253,8 @@ Result<State> ApplyAction(Connection& c, int64_t id, ModerationAction action, in
     case ModerationAction::kApprove:
     case ModerationAction::kSpam: {
       if (before.deleted) return Fail(ErrorCode::kNotFound, "the comment was deleted");
-      after.status = action == ModerationAction::kApprove ? CommentStatus::kApproved
-                                                          : CommentStatus::kSpam;
+      after.status =
+          action == ModerationAction::kApprove ? CommentStatus::kApproved : CommentStatus::kSpam;
       if (auto st = SetStatus(c, id, after.status, "", 0); !st) return tl::unexpected(st.error());
       auto cleared = c.Query(kClearReports, {id});
       if (!cleared) return tl::unexpected(cleared.error());
@@ -267,9 +265,10 @@ Result<State> ApplyAction(Connection& c, int64_t id, ModerationAction action, in
         return Fail(ErrorCode::kAlreadyExists, "only an approved comment can be held");
       }
       after.status = CommentStatus::kPending;
-      auto r = c.Query("UPDATE comments SET status = 'pending', held_reasons = 'reports', "
-                       "ver = ver + 1 WHERE id = $1",
-                       {id});
+      auto r = c.Query(
+          "UPDATE comments SET status = 'pending', held_reasons = 'reports', "
+          "ver = ver + 1 WHERE id = $1",
+          {id});
       if (!r) return tl::unexpected(r.error());
       return after;
     }
@@ -385,9 +384,9 @@ Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp st
       auto a = tx.Query(kAddToArticle, {c.article_id, shown, stamp.seq});
       if (!a) return tl::unexpected(a.error());
       if (a->affected == 0) return Fail(ErrorCode::kNotFound, "no such article");
-      auto ins = tx.Query(kInsert, {c.id, c.article_id, OptionalId(top), c.author_id,
-                                    OptionalId(reply_to), c.body, c.now_ms,
-                                    std::string(model::CommentStatusName(c.status)), c.held_reasons});
+      auto ins = tx.Query(
+          kInsert, {c.id, c.article_id, OptionalId(top), c.author_id, OptionalId(reply_to), c.body,
+                    c.now_ms, std::string(model::CommentStatusName(c.status)), c.held_reasons});
       if (!ins) return tl::unexpected(ins.error());
       std::vector<int64_t> ids{c.id};
       if (top && counted) {
@@ -497,9 +496,9 @@ Awaitable<Result<std::optional<CommentWrite>>> CommentTable::Report(int64_t id, 
                                                                     int64_t threshold,
                                                                     CacheStamp stamp) {
   using Out = std::optional<CommentWrite>;
-  std::function<Result<Out>(Connection&)> job =
-      [id, user_id, reason = std::move(reason), now_ms, threshold,
-       stamp](Connection& conn) -> Result<Out> {
+  std::function<Result<Out>(Connection&)> job = [id, user_id, reason = std::move(reason), now_ms,
+                                                 threshold,
+                                                 stamp](Connection& conn) -> Result<Out> {
     Out out;
     auto st = conn.Transaction([&](Connection& tx) -> Status {
       auto article = LockArticleOf(tx, id, stamp);
@@ -541,17 +540,24 @@ Awaitable<Result<std::optional<CommentWrite>>> CommentTable::Report(int64_t id, 
   co_return co_await store_.Run<Out>(std::move(job));
 }
 
-Awaitable<Result<std::vector<QueuedComment>>> CommentTable::Queue(
-    QueueFilter filter, std::optional<int64_t> article_id, int64_t after_id, int64_t limit) {
+Awaitable<Result<std::vector<QueuedComment>>> CommentTable::Queue(QueueFilter filter,
+                                                                  std::optional<int64_t> article_id,
+                                                                  int64_t after_id, int64_t limit) {
   std::function<Result<std::vector<QueuedComment>>(Connection&)> job =
       [filter, article_id, after_id, limit](Connection& c) -> Result<std::vector<QueuedComment>> {
     // Each filter repeats its partial index's predicate (migration 019): SQLite uses a partial
     // index only when the query's WHERE names the index's own condition.
     std::string where;
     switch (filter) {
-      case QueueFilter::kPending: where = kQueuePending; break;
-      case QueueFilter::kSpam: where = kQueueSpam; break;
-      case QueueFilter::kReported: where = kQueueReported; break;
+      case QueueFilter::kPending:
+        where = kQueuePending;
+        break;
+      case QueueFilter::kSpam:
+        where = kQueueSpam;
+        break;
+      case QueueFilter::kReported:
+        where = kQueueReported;
+        break;
     }
     std::vector<Value> params{after_id, limit};
     if (article_id) {

@@ -171,7 +171,8 @@ Awaitable<Result<bool>> UserTable::SetRole(int64_t id, std::string role, int64_t
 Awaitable<Result<bool>> UserTable::SetBan(int64_t id, int64_t until_ms, std::string reason,
                                           ModerationLogEntry log) {
   std::function<Result<bool>(Connection&)> job =
-      [id, until_ms, reason = std::move(reason), log = std::move(log)](Connection& c) -> Result<bool> {
+      [id, until_ms, reason = std::move(reason),
+       log = std::move(log)](Connection& c) -> Result<bool> {
     bool found = false;
     auto st = c.Transaction([&](Connection& tx) -> Status {
       const Value until = until_ms > 0 ? Value{until_ms} : Value{nullptr};
