@@ -255,8 +255,15 @@ Awaitable<Status> CommentService::AfterCommit(const sql::CommentWrite& w,
     co_await articles_.Unmark(mark);
     co_return Status{};
   }
-  // Committed in SQL either way: make the cache forget rather than serve a stale thread.
+  // Committed in SQL either way: make the cache forget rather than serve a stale thread, and
+  // the written comments' own hashes at once (single reads and likes trust them).
   const int64_t article_id = w.rows.front().article_id;
+  std::vector<int64_t> written;
+  for (const auto& row : w.rows) written.push_back(row.id);
+  if (auto forgot = co_await cache_.Forget(written); !forgot) {
+    spdlog::warn("comments of article {} not forgotten ({}); the rebuild rewrites them",
+                 article_id, forgot.error().message);
+  }
   spdlog::warn("comment cache of article {} not updated ({}); invalidating", article_id,
                st.error().message);
   if (auto repaired = co_await Repair(article_id); !repaired) {
@@ -271,7 +278,12 @@ Awaitable<Status> CommentService::AfterCommit(const sql::CommentWrite& w,
 
 Awaitable<Status> CommentService::Repair(int64_t article_id) {
   PL_CO_CHECK(co_await cache_.Invalidate(article_id));
-  co_return co_await articles_.RefreshCommentCount(article_id);
+  PL_CO_CHECK(co_await articles_.RefreshCommentCount(article_id));
+  // A comment's own hash is read without its thread (single reads, likes' one-call path), so
+  // dropping the thread is not enough: a writer that died between its commit and its Redis
+  // step (a cache mark's repair) left a hash older than its row. Rebuilding now rewrites every
+  // comment of the thread from SQL (versioned: nothing newer is undone), held ones included.
+  co_return co_await rebuilder_.EnsureLoaded(article_id);
 }
 
 Awaitable<Result<int64_t>> CommentService::RepairPending() {

@@ -252,6 +252,20 @@ Awaitable<Status> CommentCache::Invalidate(int64_t article_id) {
   co_return ReplyOk(co_await client_.Command(std::move(cmd)));
 }
 
+Awaitable<Status> CommentCache::Forget(const std::vector<int64_t>& comment_ids) {
+  if (comment_ids.empty()) co_return Status{};
+  // One UNLINK a key, pipelined: a multi-key command fails on Redis Cluster across slots.
+  std::vector<std::vector<std::string>> cmds;
+  cmds.reserve(comment_ids.size());
+  for (int64_t id : comment_ids) cmds.push_back({"UNLINK", keys::Comment(id)});
+  auto r = co_await client_.Pipeline(std::move(cmds));
+  if (!r) co_return tl::unexpected(r.error());
+  for (const Reply& one : *r) {
+    if (one.is_error()) co_return Fail(ErrorCode::kUnavailable, "UNLINK: " + one.str);
+  }
+  co_return Status{};
+}
+
 Awaitable<Result<int64_t>> CommentCache::InvalidateAll() {
   // SCAN in bounded steps, never KEYS; one UNLINK per key, pipelined: a multi-key DEL of
   // keys in different hash slots fails on Redis Cluster (issue 25, item 6).

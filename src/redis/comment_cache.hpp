@@ -84,6 +84,9 @@ class CommentCache {
                                       int64_t lease_ms, const std::string& birth = {});
   // Forgets an article's comment cache: the next read rebuilds it from SQL.
   Awaitable<Status> Invalidate(int64_t article_id);
+  // Drops these comments' own hashes (read without their thread by single reads and likes):
+  // after a write whose Redis step failed, the next read of each goes to SQL.
+  Awaitable<Status> Forget(const std::vector<int64_t>& comment_ids);
   // The same for every article (SCAN, bounded steps); returns how many were dropped.
   Awaitable<Result<int64_t>> InvalidateAll();
 
