@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { api, eventually, launchBrowser, likeSettled, root, screenshot, signIn, startPlauditd } from './harness.mjs';
+import { api, eventually, humanPause, launchBrowser, likeSettled, root, screenshot, signIn, startPlauditd } from './harness.mjs';
 
 const apiDir = join(root, 'src/api');
 const missingSetup = readdirSync(apiDir).some((f) => f.endsWith('.cpp') && readFileSync(join(apiDir, f), 'utf8').includes('/api/v1/setup'))
@@ -178,6 +178,7 @@ describe('the blog pages', () => {
     await like.click();
     await likeSettled(like);
     await thread.getByLabel('Write a comment').fill('A fine first article.');
+    await humanPause(page);
     await thread.getByRole('button', { name: 'Post comment' }).click();
     await thread.locator('li.c', { hasText: 'A fine first article.' }).waitFor();
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 360), 'no sideways scroll at 360 px');

@@ -14,6 +14,7 @@ const strings = {
   tabLog: ['Log', '日志'],
   tabUsers: ['Users', '用户'],
   selectAll: ['Select all', '全选'],
+  bulk: ['Act on the selected comments', '批量操作所选评论'],
   selectOne: ['Select comment {0}', '选择评论 {0}'],
   approve: ['Approve', '通过'],
   spam: ['Spam', '标为垃圾'],

@@ -46,7 +46,7 @@ export class QueuePanel {
     this.more = h('button', { type: 'button', class: 'more', hidden: true, onclick: () => void this.load(true) },
                   at('loadMore'));
     this.el = h('div', { class: 'queue-panel' },
-      h('div', { class: 'toolbar', role: 'group', 'aria-label': at('selectAll') },
+      h('div', { class: 'toolbar', role: 'group', 'aria-label': at('bulk') },
         h('label', { class: 'check' }, this.all, ' ' + at('selectAll')), ...this.tools, this.count),
       this.empty, this.list, this.more);
   }
