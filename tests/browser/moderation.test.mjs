@@ -151,7 +151,12 @@ describe('moderation', () => {
       const page = await open('/', who);
       await page.getByText('Signed in as').waitFor();
       assert.equal(await page.locator('#top').getByRole('link', { name: 'Moderation' }).count(), shows ? 1 : 0, who.user.username);
-      if (!shows) {
+      if (shows) {
+        // Users (roles) is the admins' tab only.
+        await page.locator('#top').getByRole('link', { name: 'Moderation' }).click();
+        await page.getByRole('tab', { name: 'Pending' }).waitFor();
+        assert.equal(await page.getByRole('tab', { name: 'Users' }).count(), who === admin ? 1 : 0);
+      } else {
         await page.goto(plaudit.url + '/admin');
         await page.getByText('You are not allowed here').waitFor();
       }

@@ -1,4 +1,4 @@
-// plauditd's own blog pages (GET /, /articles/{id}, /write, /drafts, /setup, /signin) in
+// plauditd's own blog pages (GET /, /articles/{id}, /write, /drafts, /setup, /signin, /admin) in
 // Chromium against a real plauditd started as a newcomer's `make run` starts it: a fresh data
 // dir and no admin. First-run setup needs the setup API (GET/POST /api/v1/setup); a tree
 // without it skips that test, saying why, and bootstraps the admin instead.
@@ -56,7 +56,7 @@ describe('the blog pages', () => {
   }
 
   it('answers every page URL with the shell under a strict CSP; API 404s stay JSON', async () => {
-    for (const path of ['/', '/articles/1', '/write', '/write?id=3', '/drafts', '/setup?token=x', '/signin']) {
+    for (const path of ['/', '/articles/1', '/write', '/write?id=3', '/drafts', '/setup?token=x', '/signin', '/admin']) {
       const res = await fetch(plaudit.url + path);
       assert.equal(res.status, 200, path);
       assert.match(res.headers.get('content-type'), /^text\/html/);
