@@ -69,6 +69,10 @@ describe('moderation', () => {
     await mine.getByText('Awaiting approval').waitFor();
     await thread.getByText('Your comment was sent').waitFor();
 
+    // After a reload too: lists leave held comments out, the widget remembers its writer's (held.ts).
+    await page.reload();
+    await thread.locator('li.c', { hasText: 'Please approve me' }).getByText('Awaiting approval').waitFor();
+
     const anon = await open(`/articles/${articleId}`);
     await anon.locator('.thread-host').getByText('No comments yet').waitFor();
     assert.equal(await anon.getByText('Please approve me').count(), 0);

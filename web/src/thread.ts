@@ -4,6 +4,7 @@
 // Used by embed.ts on host pages; the site's own pages can mount it on an article too.
 import { Api, ApiError, Comment, FormSignals, LikeState, Sort, ThreadSource, User } from './api';
 import { append, h, linkify } from './dom';
+import { heldComments, rememberHeld } from './held';
 import { Lang, T, relativeTime } from './i18n';
 
 export interface ThreadOptions {
@@ -55,7 +56,8 @@ export class Thread {
   private gen = 0;  // bumped by reload(): answers to an older list are dropped
   private loadingGen = -1;  // the generation whose next page is being fetched
   private pending = new Set<object>();
-  private reported = new Set<number>();  // comments this reader reported (the list does not say)
+  private reported = new Set<number>();
+  private articleId: number | null = null;  // the thread's, once info() or a post says  // comments this reader reported (the list does not say)
 
   constructor(o: ThreadOptions) {
     this.api = o.api; this.src = o.source; this.t = o.t; this.lang = o.lang;
@@ -152,7 +154,8 @@ export class Thread {
         send: async (text, signals) => {
           const c = await this.src.post(text, undefined, undefined, signals);
           // A held comment shows to its writer only and counts for nobody yet.
-          if (!held(c)) this.count++;
+          if (held(c)) rememberHeld(this.api, c);
+          else this.count++;
           this.insertTop(c, true);
           this.say(t(held(c) ? 'postedPending' : 'posted'));
         },
@@ -219,11 +222,29 @@ export class Thread {
       if (gen !== this.gen) return;
       this.count = i.commentCount;
       this.countKnown = true;
+      this.articleId = i.articleId;
       this.page = { liked: i.liked, likeCount: i.likeCount };
       this.renderPageLike();
       this.renderCount();
     }, (e) => this.fail(e, 'info'));
     await Promise.all([info, this.loadPage(gen)]);
+    await this.showHeld(gen);
+  }
+
+  // The reader's own held comments (lists leave them out, see held.ts), first, marked.
+  private async showHeld(gen: number): Promise<void> {
+    if (!this.api.user || !this.articleId) return;
+    const mine = await heldComments(this.api, this.articleId);
+    if (gen !== this.gen) return;
+    for (const c of mine) {
+      if (this.views.has(c.id)) continue;
+      if (c.parentId === null) {
+        this.insertTop(c, true);
+      } else {
+        const top = this.views.get(c.parentId);
+        if (top && !top.top) this.insertReply(top, c);
+      }
+    }
   }
 
   // `focus`: move the focus to the first new comment (the "load more" button may vanish).
@@ -417,7 +438,9 @@ export class Thread {
         // it answers (replyTo).
         const c = await this.src.post(text, v.c.id, undefined, signals);
         v.slot.replaceChildren();
-        if (!held(c)) {
+        if (held(c)) {
+          rememberHeld(this.api, c);
+        } else {
           top.c.replyCount++;
           this.count++;
         }
