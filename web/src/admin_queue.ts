@@ -98,9 +98,11 @@ export class QueuePanel {
     const authorBox = h('span', { class: 'author' });
     const renderAuthor = (u: User): void => authorBox.replaceChildren(
       h('strong', {}, userName(u)), ' ', h('span', { class: 'muted' }, '@' + u.username),
-      u.banned ? h('span', { class: 'badge danger' }, u.bannedUntil ? at('bannedUntil', u.bannedUntil) : at('banned')) : '');
+      u.banned ? h('span', { class: 'badge danger' }, u.bannedUntil
+        ? at('bannedUntil', new Date(u.bannedUntil).toLocaleString(this.a.ctx.lang)) : at('banned')) : '');
     renderAuthor(c.author);
-    const el = h('li', { class: 'qrow', tabindex: -1, 'data-id': c.id, 'aria-label': at('by', userName(c.author)) },
+    // Focusable (j/k) but not a tab stop; a screen reader reads its content on focus.
+    const el = h('li', { class: 'qrow', tabindex: -1, 'data-id': c.id },
       h('div', { class: 'qhead' },
         box, authorBox, when(this.a, c.createdAt), h('span', {}, at('on'), ' ', article),
         c.reports > 0 && h('span', { class: 'badge' }, c.reports === 1 ? at('report1') : at('reports', c.reports))),
