@@ -478,6 +478,7 @@ count's INCR, and their AOF propagation). Batching saves the call and the per-ta
 the per-like commands stay.
 $WEB_SECTION
 $CLUSTER_SECTION
+$MODERATION_SECTION
 ## Charts
 
 $CHART_NOTE
@@ -742,6 +743,7 @@ def values(res, args, fig, chart_note, depth_chart_note):
         "CHART_NOTE": chart_note,
         "WEB_SECTION": web_section(res),
         "CLUSTER_SECTION": cluster_section(res, fig),
+        "MODERATION_SECTION": moderation_section(res),
         "CCREATE_DISK": comment_create_disk(res, fig),
         "FSYNC_SHORT": (f"{text(res['fsync']['per_s'])} fsyncs/s in this run" if res.get("fsync")
                         else "not measured in this run"),
@@ -835,6 +837,40 @@ def cluster_section(res, fig):
         single = fig.field(r["scenario"], "rps") or "not measured"
         out += table_row([f"`{r['scenario']}`", text(r["rps"]), r["p99"], single,
                           f"{r['plauditd_cpu_us_per_req']:.1f}", nodes, text(r["non2xx"])])
+    return out
+
+
+def moderation_section(res):
+    """Issue 42's figures (bench/moderation.py, step 9)."""
+    m = res.get("moderation")
+    out = "\n## Moderation: what a policy costs a comment, and pages while approving\n\n"
+    if not m:
+        return out + "Step 9 (bench/moderation.py) did not run in this run.\n"
+    c, p = m["create"], m.get("page") or {}
+    out += (f"`python3 bench/moderation.py` (make bench step 9): each policy on a fresh plauditd "
+            f"(embedded Redis + SQLite), `comment_create.lua` with wrk -t1 -c{m['connections']} "
+            f"for {m['duration_s']} s; the disk's fsync rate measured in the data dir just "
+            "before. Under `first` every post is held (no writer has an approved comment): one "
+            "more SQL read for the verdict, the row goes in as pending, no index changes.\n\n"
+            "| policy | comments/s | p99 | fsyncs/s | ÷ fsync rate | errors |\n|---|---|---|---|---|---|\n")
+    for policy in ("off", "first"):
+        r = c[policy]
+        out += table_row([f"`{policy}`", commas(r["rps"]), r["p99"], commas(r["fsync_per_s"]),
+                          text(r["ratio_to_fsync"]), str(r["errors"])])
+    out += f"\n`first` over `off`: **{text(c.get('first_over_off'))}×**.\n\n"
+    if p:
+        a, w = p["alone"], p["while_approving"]
+        out += ("`comment_page_anon.lua` on a thread of 20 × 3 approved comments with 4,000 "
+                "pending ones: alone, then while one moderator approves them one id per "
+                "request over one keep-alive connection (each approval raises the thread's "
+                "version, so every cached page of it goes stale at once).\n\n"
+                "| run | pages/s | p99 | page cache hits | misses | approvals/s |\n"
+                "|---|---|---|---|---|---|\n")
+        out += table_row(["alone", commas(a["rps"]), a["p99"], commas(a["cache_hits"]),
+                          commas(a["cache_misses"]), ""])
+        out += table_row(["while approving", commas(w["rps"]), w["p99"], commas(w["cache_hits"]),
+                          commas(w["cache_misses"]), commas(w["approvals_per_s"])])
+        out += f"\nPages while approving ÷ alone: **{text(w.get('ratio_to_alone'))}**.\n"
     return out
 
 

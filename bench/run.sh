@@ -16,7 +16,7 @@
 #   BENCH_SKIP: steps left out, comma-separated, for a quick check of the scripts (the results
 #     and the report then say "not measured" for them; do not commit such a run): pairs (2b),
 #     redis-benchmark (3), deep (3b), instructions (3c), resp, flush (4), like-memory (5),
-#     like-script (5b), web (7), cluster (8); "slow" = all of these. A quick run of the rest:
+#     like-script (5b), web (7), cluster (8), moderation (9); "slow" = all of these. A quick run of the rest:
 #     BENCH_SKIP=slow BENCH_DURATION=2s bash bench/run.sh   (~2 minutes)
 #
 # Steps (about 12 minutes on 2 cores with the defaults; 680 s on 2026-12-02, shared box):
@@ -64,6 +64,9 @@
 #   8. bench/lib/cluster.sh: plauditd on a 3-primary Redis Cluster on this box, seeded as in
 #      step 1; like_put_spread, comment_page_anon and article_list with each primary's CPU and
 #      commands per request (issue 29: the work spreads; docs/operations.md sizes from it).
+#   9. bench/moderation.py (issue 42): comment_create under --moderation off and first, each on
+#      a fresh plauditd with the disk's fsync rate beside it; comment_page_anon alone and while
+#      a moderator approves comments of the same thread, with the page cache's hits.
 #   6. bench/results/<date>.json, docs/benchmarks.md, docs/bench-throughput.png and
 #      docs/bench-depth.png (gnuplot): bench/report.py writes the markdown and the charts from
 #      the results JSON.
@@ -89,7 +92,7 @@ PAIR_DUR=${BENCH_PAIR_DURATION:-5s}
 PAIR_ROUNDS=${BENCH_PAIR_ROUNDS:-5}
 PAIR_COMMENT_ROUNDS=${BENCH_PAIR_COMMENT_ROUNDS:-1}
 SKIP=,${BENCH_SKIP:-},
-[[ $SKIP == *,slow,* ]] && SKIP=,pairs,redis-benchmark,deep,instructions,resp,flush,like-memory,like-script,web,cluster,
+[[ $SKIP == *,slow,* ]] && SKIP=,pairs,redis-benchmark,deep,instructions,resp,flush,like-memory,like-script,web,cluster,moderation,
 skipped() { [[ $SKIP == *",$1,"* ]] && echo "step $1 skipped (BENCH_SKIP)" >&2; }
 [ "${BENCH_DB:-}" = postgresql ] && FLUSH_PG=1
 STAMP=$(date -u +%Y-%m-%dT%H-%M-%SZ)
@@ -179,6 +182,16 @@ if skipped like-script; then skip_like_script; else run_like_script; fi
 if skipped web; then WEB_JSON=null; else run_web; fi
 # 8. Redis Cluster.
 if skipped cluster; then CLUSTER_JSON=null; else run_cluster; fi
+# 9. Moderation.
+MODERATION_JSON=null
+if ! skipped moderation; then
+  if python3 bench/moderation.py --bin "$BUILD/plauditd" --duration "${DUR%s}" \
+       --connections "$CONN" --json "$WORK/moderation.json" >&2; then
+    MODERATION_JSON=$(cat "$WORK/moderation.json")
+  else
+    echo "moderation step failed (see above)" >&2
+  fi
+fi
 
 # 6. Results and report.
 check_targets

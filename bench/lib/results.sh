@@ -90,6 +90,7 @@ write_results() {
     echo "\"pages\":{\"threads\":${N_PAGES:-0},\"counts_round_trips\":$(field "$(row_of page_counts)" round_trips_per_req | grep . || echo null)},"
     echo "\"web\":${WEB_JSON:-null},"
     echo "\"cluster\":${CLUSTER_JSON:-null},"
+    echo "\"moderation\":${MODERATION_JSON:-null},"
     echo "\"read_path\":$(read_path_json),"
     echo "\"total_seconds\":$(($(date +%s) - BENCH_START)),"
     echo "\"targets\":[$(IFS=,; echo "${targets_json[*]}")]"

@@ -7,6 +7,7 @@
 #include "api/json_text.hpp"
 #include "api/page_responses.hpp"
 #include "api/paging.hpp"
+#include "domain/comment_verdict.hpp"
 #include "common/time.hpp"
 
 namespace plaudit::api {
@@ -16,7 +17,7 @@ using http::Request;
 using http::Response;
 
 boost::json::object ArticleJson(const domain::Article& a) {
-  boost::json::object o(18);  // the fields below: no rehash while they are added
+  boost::json::object o(19);  // the fields below: no rehash while they are added
   o["id"] = a.id;
   o["kind"] = domain::KindName(a.kind);
   o["title"] = a.title;
@@ -25,6 +26,11 @@ boost::json::object ArticleJson(const domain::Article& a) {
   o["status"] = domain::StatusName(a.status);
   o["pinned"] = a.pinned;
   o["allowComments"] = a.allow_comments;
+  if (a.moderation.empty()) {
+    o["moderation"] = nullptr;
+  } else {
+    o["moderation"] = a.moderation;
+  }
   o["author"] = {{"id", a.author_id},
                  {"username", a.author_username},
                  {"displayName", a.author_display_name}};
@@ -53,6 +59,12 @@ void AppendArticleJson(std::string& out, const domain::Article& a, LikedSlots* l
   out.push_back(','), j::Key(out, "status"), j::String(out, domain::StatusName(a.status));
   out.push_back(','), j::Key(out, "pinned"), j::Bool(out, a.pinned);
   out.push_back(','), j::Key(out, "allowComments"), j::Bool(out, a.allow_comments);
+  out.push_back(','), j::Key(out, "moderation");
+  if (a.moderation.empty()) {
+    j::Null(out);
+  } else {
+    j::String(out, a.moderation);
+  }
   out.push_back(','), j::Key(out, "author");
   out.push_back('{');
   j::Key(out, "id"), j::Int(out, a.author_id);
@@ -103,9 +115,11 @@ Result<domain::ArticleInput> ParseInput(const boost::json::object& body, bool cr
   // if/else: the two lists are initializer_lists, alive for the call only.
   Status known;
   if (create) {
-    known = OnlyFields(body, {"title", "content", "kind", "status", "pinned", "allowComments"});
+    known = OnlyFields(body, {"title", "content", "kind", "status", "pinned", "allowComments",
+                              "moderation"});
   } else {
-    known = OnlyFields(body, {"title", "content", "status", "pinned", "allowComments"});
+    known = OnlyFields(body, {"title", "content", "status", "pinned", "allowComments",
+                              "moderation"});
   }
   if (!known) return tl::unexpected(known.error());
   domain::ArticleInput in;
@@ -133,6 +147,15 @@ Result<domain::ArticleInput> ParseInput(const boost::json::object& body, bool cr
   auto allow = OptionalBool(body, "allowComments");
   if (!allow) return tl::unexpected(allow.error());
   in.allow_comments = *allow;
+  if (const auto* m = body.if_contains("moderation")) {
+    if (m->is_null()) {
+      in.moderation = "";
+    } else if (!m->is_string() || !domain::ParsePolicy(m->as_string())) {
+      return Fail(ErrorCode::kInvalidArgument, "moderation must be null, off, first or all");
+    } else {
+      in.moderation = std::string(m->as_string());
+    }
+  }
   return in;
 }
 

@@ -8,6 +8,7 @@
 namespace plaudit::api {
 
 namespace users {
+HandlerResult ListUsers(ApiContext, http::Request&);
 HandlerResult CreateUser(ApiContext ctx, http::Request& req);
 HandlerResult GetMe(ApiContext ctx, http::Request& req);
 HandlerResult GetUser(ApiContext ctx, http::Request& req);

@@ -17,6 +17,7 @@ struct Route {
 // In API.md's order.
 constexpr Route kRoutes[] = {
     {V::post, "/api/v1/users", Bind<users::CreateUser>},
+    {V::get, "/api/v1/users", Bind<users::ListUsers>},
     {V::get, "/api/v1/users/me", Bind<users::GetMe>},
     {V::get, "/api/v1/users/{id}", Bind<users::GetUser>},
     {V::patch, "/api/v1/users/{id}", Bind<users::PatchUser>},

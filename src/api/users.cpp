@@ -3,6 +3,7 @@
 #include "api/bind.hpp"
 #include "api/handlers.hpp"
 #include "api/json_fields.hpp"
+#include "api/paging.hpp"
 #include "common/time.hpp"
 #include "http/errors.hpp"
 
@@ -107,6 +108,30 @@ HandlerResult GetUser(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto id, req.IdParam("id"));
   PL_CO_TRY(auto user, co_await ctx.users->Get(id));
   co_return JsonResponse(beast::http::status::ok, PublicUserJson(user));
+}
+
+// GET /api/v1/users?q=&cursor=&size= (moderators): live accounts by id, the full user object
+// (role, ban) of each; `q` a prefix of the username or display name; the cursor is the last
+// id seen.
+HandlerResult ListUsers(ApiContext ctx, Request& req) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kAuthenticated));
+  PL_CO_TRY(auto size, IntParam(req, "size", 50, 1, 100));
+  int64_t after = 0;
+  if (auto cursor = req.Query("cursor"); cursor && !cursor->empty()) {
+    PL_CO_TRY(after, IntParam(req, "cursor", 0, 1, INT64_MAX));
+  }
+  const std::string query(req.Query("q").value_or(""));
+  if (query.size() > 64) co_return Fail(ErrorCode::kInvalidArgument, "q is too long");
+  PL_CO_TRY(auto users, co_await ctx.users->List(*caller.principal, after, query,
+                                                 static_cast<int>(size) + 1));
+  const bool more = users.size() > static_cast<size_t>(size);
+  if (more) users.pop_back();
+  boost::json::array items;
+  for (const auto& u : users) items.push_back(UserJson(u));
+  boost::json::value next = nullptr;
+  if (more && !users.empty()) next = std::to_string(users.back().id);
+  co_return JsonResponse(beast::http::status::ok,
+                         boost::json::object{{"items", items}, {"nextCursor", next}});
 }
 
 HandlerResult PatchUser(ApiContext ctx, Request& req) {

@@ -28,6 +28,8 @@ struct ArticleInput {
   std::optional<ArticleStatus> status;
   std::optional<bool> pinned;
   std::optional<bool> allow_comments;
+  // "off", "first", "all"; "" (JSON null) returns the article to the server's policy.
+  std::optional<std::string> moderation;
 };
 
 // Title: 1–200 code points after trimming; returns the trimmed title.

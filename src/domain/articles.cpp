@@ -83,6 +83,7 @@ Awaitable<Result<Article>> ArticleService::Create(const Principal& who, ArticleI
   a.status = in.status.value_or(ArticleStatus::kDraft);
   a.pinned = in.pinned.value_or(false);
   a.allow_comments = in.allow_comments.value_or(true);
+  a.moderation = in.moderation.value_or("");
   a.created_at_ms = a.updated_at_ms = NowMs();
   if (a.status == ArticleStatus::kPublished) a.published_at_ms = a.created_at_ms;
 
@@ -202,6 +203,7 @@ Awaitable<Result<Article>> ArticleService::Update(const Principal& who, int64_t 
     if (in.status) a.status = *in.status;
     if (in.pinned) a.pinned = *in.pinned;
     if (in.allow_comments) a.allow_comments = *in.allow_comments;
+    if (in.moderation) a.moderation = *in.moderation;
     a.updated_at_ms = NowMs();
     if (a.status == ArticleStatus::kPublished && !a.published_at_ms) {
       a.published_at_ms = a.updated_at_ms;  // the first publication only

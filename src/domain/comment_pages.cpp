@@ -455,7 +455,10 @@ Awaitable<Result<PageResult<Comment>>> CommentService::PublicPage(int64_t articl
 Awaitable<Result<std::optional<CommentService::ThreadVersion>>> CommentService::RepliesVersion(
     const std::optional<Principal>& viewer, int64_t comment_id, int64_t* article_id) {
   PL_CO_TRY(const Comment c, co_await Peek(comment_id));
-  if (!c.Listed()) co_return Fail(ErrorCode::kNotFound, "no such comment");
+  // A held comment's replies page is its writer's and moderators' (empty until it is
+  // approved: its replies are in no index while it hides them).
+  const bool privileged = (Moderates(viewer) || Wrote(viewer, c)) && !c.deleted;
+  if (!c.Listed() && !privileged) co_return Fail(ErrorCode::kNotFound, "no such comment");
   *article_id = c.article_id;
   auto version = co_await PageVersion(viewer, c.article_id);
   if (!version && version.error().code == ErrorCode::kNotFound) {

@@ -20,6 +20,23 @@ bool StartsAt(std::string_view text, size_t at, std::string_view lower) {
   return true;
 }
 
+// The signals in the text itself: too many links, a spam word.
+void AddContentReasons(std::string_view text, const SpamRules& rules,
+                       std::vector<std::string>& reasons) {
+  if (CountLinks(text) > rules.max_links) reasons.emplace_back(kHeldLinks);
+  if (rules.words.empty()) return;
+  // Substrings of the folded body: spam words are often glued to other text, and Chinese
+  // has no spaces to split on.
+  auto folded = text::FoldCase(text);
+  const std::string_view body = folded ? std::string_view(*folded) : text;
+  for (const auto& w : rules.words) {
+    if (body.find(w) != std::string_view::npos) {
+      reasons.emplace_back(kHeldSpamWord);
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 std::string_view PolicyName(ModerationPolicy p) { return kPolicyNames.at(static_cast<size_t>(p)); }
@@ -78,24 +95,20 @@ Verdict Judge(const Submission& s, const WriterFacts& writer, ModerationPolicy p
   if (writer.moderator) return v;
   if (!s.honeypot.empty()) v.reasons.emplace_back(kHeldHoneypot);
   if (s.form_age_ms && *s.form_age_ms < rules.min_form_age_ms) v.reasons.emplace_back(kHeldTooFast);
-  if (CountLinks(s.body) > rules.max_links) v.reasons.emplace_back(kHeldLinks);
-  if (!rules.words.empty()) {
-    // Substrings of the folded body: spam words are often glued to other text, and Chinese
-    // has no spaces to split on.
-    auto folded = text::FoldCase(s.body);
-    const std::string_view body = folded ? std::string_view(*folded) : s.body;
-    for (const auto& w : rules.words) {
-      if (body.find(w) != std::string_view::npos) {
-        v.reasons.emplace_back(kHeldSpamWord);
-        break;
-      }
-    }
-  }
+  AddContentReasons(s.body, rules, v.reasons);
   if (policy == ModerationPolicy::kAll) {
     v.reasons.emplace_back(kHeldByPolicy);
   } else if (policy == ModerationPolicy::kFirst && !writer.has_approved) {
     v.reasons.emplace_back(kHeldFirstComment);
   }
+  if (!v.reasons.empty()) v.status = CommentStatus::kPending;
+  return v;
+}
+
+Verdict JudgeEdit(std::string_view body, bool moderator, const SpamRules& rules) {
+  Verdict v;
+  if (moderator) return v;
+  AddContentReasons(body, rules, v.reasons);
   if (!v.reasons.empty()) v.status = CommentStatus::kPending;
   return v;
 }

@@ -64,6 +64,10 @@ struct Verdict {
 Verdict Judge(const Submission& s, const WriterFacts& writer, ModerationPolicy policy,
               const SpamRules& rules);
 
+// An edit of a published comment: only what the new text itself says (links, spam words)
+// can hold it; the policy and the form's signals judged the comment when it was posted.
+Verdict JudgeEdit(std::string_view body, bool moderator, const SpamRules& rules);
+
 // How many links `body` holds: "http://", "https://" and "www." starts, case-insensitively.
 int64_t CountLinks(std::string_view body);
 // The spam words of a --spam-words file's text: one a line, trimmed, case-folded; blank lines

@@ -97,7 +97,9 @@ Awaitable<Result<Comment>> CommentService::Create(const Principal& who, int64_t 
         "new-writer", std::to_string(who.id), new_writer_limit_,
         "a new account may post only a few comments at first; try again later"));
   }
-  const ModerationPolicy policy = moderation_.policy;
+  // The article's own policy, else the server's (API.md "Moderation").
+  const ModerationPolicy policy =
+      ParsePolicy(article.moderation).value_or(moderation_.policy);
   PL_CO_TRY(const WriterFacts facts, co_await FactsOf(who, policy, body));
   const Submission submission{body, in.honeypot, in.form_age_ms};
   const Verdict verdict = Judge(submission, facts, policy, moderation_.rules);
@@ -192,9 +194,12 @@ Awaitable<Result<Comment>> CommentService::Edit(const Principal& who, int64_t id
       co_return Fail(ErrorCode::kPermissionDenied, "the edit window of this comment has passed");
     }
   }
+  // The new text is judged as a new comment's would be, by what it says (links, spam words).
+  const Verdict verdict = JudgeEdit(text, HasRole(who.role, Role::kModerator), moderation_.rules);
+  std::string hold = Joined(verdict.reasons);
   std::function<Awaitable<Result<sql::CommentWrite>>(sql::CacheStamp)> edit =
-      [this, id, &text](sql::CacheStamp stamp) {
-        return table_.Edit(id, std::move(text), NowMs(), stamp);
+      [this, id, &text, &hold](sql::CacheStamp stamp) {
+        return table_.Edit(id, std::move(text), NowMs(), std::move(hold), stamp);
       };
   PL_CO_TRY(const sql::CommentWrite w, co_await WriteThread(c.article_id, std::move(edit)));
   Comment out = sql::ToComment(w.rows.front());

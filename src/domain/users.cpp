@@ -195,6 +195,20 @@ Awaitable<Result<User>> UserService::Get(int64_t id) {
   co_return ToUser(**row);
 }
 
+Awaitable<Result<std::vector<User>>> UserService::List(const Principal& actor, int64_t after,
+                                                       std::string_view query, int limit) {
+  if (!HasRole(actor.role, Role::kModerator)) {
+    co_return Fail(ErrorCode::kPermissionDenied, "only moderators may list users");
+  }
+  // Usernames are matched by their key (what a login matches); display names lower-cased
+  // by the database (ASCII on SQLite).
+  PL_CO_TRY(auto rows, co_await users_.List(after, UsernameKey(query), limit));
+  std::vector<User> out;
+  out.reserve(rows.size());
+  for (const sql::UserRow& r : rows) out.push_back(ToUser(r));
+  co_return out;
+}
+
 namespace {
 
 // Accounts the system owns (usernames a person cannot register: '@pages', the author of page
@@ -214,6 +228,14 @@ Awaitable<Result<User>> UserService::SetRole(const Principal& actor, int64_t id,
     co_return Fail(ErrorCode::kPermissionDenied, "only an admin may change roles");
   }
   PL_CO_CHECK(co_await RefuseReserved(users_, id));
+  if (HasRole(role, Role::kModerator)) {
+    // A ban cannot be put on a moderator, so none may become one while banned: lift it first.
+    // (A ban racing this check leaves a banned moderator, whose writes are still refused.)
+    PL_CO_TRY(const std::optional<sql::UserRow> row, co_await users_.FindById(id));
+    if (row && row->banned_until_ms > NowMs()) {
+      co_return Fail(ErrorCode::kAlreadyExists, "the user is banned: lift the ban first");
+    }
+  }
   auto updated = co_await users_.SetRole(id, std::string(RoleName(role)), NowMs());
   if (!updated) co_return tl::unexpected(updated.error());
   if (!*updated) co_return Fail(ErrorCode::kNotFound, "no such user");

@@ -10,6 +10,8 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "common/net.hpp"
 #include "common/result.hpp"
@@ -61,6 +63,11 @@ class UserService {
   std::optional<std::optional<Principal>> AuthenticateCached(std::string_view token);
   // kNotFound for an unknown or deleted account.
   Awaitable<Result<User>> Get(int64_t id);
+  // Moderators only (they ban; admins also change roles): live accounts with ids above
+  // `after`, by id; `query` keeps those whose username or display name starts with it
+  // (case-insensitively).
+  Awaitable<Result<std::vector<User>>> List(const Principal& actor, int64_t after,
+                                            std::string_view query, int limit);
   // Admin only; the change reaches the user's live sessions at once, in every process.
   Awaitable<Result<User>> SetRole(const Principal& actor, int64_t id, Role role);
   // Bans `id` until `until_ms` (0 lifts the ban), logged in the same SQL transaction; reaches

@@ -26,6 +26,9 @@ struct Article {
   ArticleStatus status = ArticleStatus::kDraft;
   bool pinned = false;
   bool allow_comments = true;
+  // Its own comment policy (API.md "Moderation"): "off", "first", "all", or empty for the
+  // server's --moderation.
+  std::string moderation;
   int64_t created_at_ms = 0;
   int64_t updated_at_ms = 0;
   std::optional<int64_t> published_at_ms;

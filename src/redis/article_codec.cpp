@@ -33,6 +33,8 @@ std::optional<model::Article> FromPairs(const Pairs& fields) {
       a.pinned = ParseIntOr(value, 0) != 0;
     } else if (k == "allow_comments") {
       allow_comments = value;
+    } else if (k == "moderation") {
+      a.moderation = value;
     } else if (k == "created_at") {
       a.created_at_ms = ParseIntOr(value, 0);
     } else if (k == "updated_at") {
@@ -68,7 +70,7 @@ const std::vector<std::string>& ArticleFieldNames() {
   static const std::vector<std::string> names = {
       "id",           "kind",   "author_id", "author_username", "author_display", "title",
       "summary",      "status", "pinned",    "allow_comments",  "created_at",     "updated_at",
-      "published_at", "views",  "likes",     "comments",        "comments_ver"};
+      "published_at", "views",  "likes",     "comments",        "comments_ver", "moderation"};
   return names;
 }
 
@@ -89,7 +91,8 @@ ArticleFields EncodeArticle(const model::Article& a) {
           {"views", std::to_string(a.view_count)},
           {"likes", std::to_string(a.like_count)},
           {"comments", std::to_string(a.comment_count)},
-          {"comments_ver", std::to_string(a.comment_ver)}};
+          {"comments_ver", std::to_string(a.comment_ver)},
+          {"moderation", a.moderation}};
 }
 
 std::optional<model::Article> DecodeArticle(const ArticleFields& f) { return FromPairs(f); }

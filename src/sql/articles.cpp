@@ -10,12 +10,13 @@ namespace {
 
 constexpr std::string_view kInsert =
     "INSERT INTO articles (id, kind, author_id, title, summary, content, status, pinned, "
-    "allow_comments, created_at, updated_at, published_at, cache_seq) "
-    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
+    "allow_comments, created_at, updated_at, published_at, cache_seq, moderation) "
+    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)";
 constexpr std::string_view kUpdate =
     "UPDATE articles SET title = $2, summary = $3, content = $4, status = $5, pinned = $6, "
     "allow_comments = $7, updated_at = $8, published_at = $9, ver = $10, "
-    "cache_seq = CASE WHEN cache_seq < $11 THEN $11 ELSE cache_seq END WHERE id = $1";
+    "cache_seq = CASE WHEN cache_seq < $11 THEN $11 ELSE cache_seq END, moderation = $12 "
+    "WHERE id = $1";
 constexpr std::string_view kDelete = "DELETE FROM articles WHERE id = $1";
 constexpr std::string_view kDeleteLikes =
     "DELETE FROM likes WHERE target_type = 'a' AND target_id = $1";
@@ -28,7 +29,7 @@ constexpr std::string_view kColumns =
     "SELECT a.id, a.kind, a.author_id, u.username, u.display_name, a.title, a.summary, "
     "a.status, a.pinned, a.allow_comments, a.created_at, a.updated_at, a.published_at, "
     "a.view_count, a.like_count, a.comment_count, a.comment_ver, a.ver, a.cache_seq, "
-    "a.thread_seq";
+    "a.thread_seq, a.moderation";
 constexpr std::string_view kFrom = " FROM articles a JOIN users u ON u.id = a.author_id ";
 // Also ids of deleted articles (migration 015).
 constexpr std::string_view kMaxId =
@@ -72,7 +73,8 @@ ArticleRow FromRow(const Row& r, bool with_content) {
   a.ver = Int(r[17]);
   a.cache_seq = Int(r[18]);
   a.thread_seq = Int(r[19]);
-  if (with_content) a.content = Text(r[20]);
+  a.moderation = IsNull(r[20]) ? std::string() : Text(r[20]);
+  if (with_content) a.content = Text(r[21]);
   return a;
 }
 
@@ -83,6 +85,10 @@ Value PublishedAt(const ArticleRow& a) {
 Value Kind(const ArticleRow& a) { return std::string(model::KindName(a.kind)); }
 Value StatusOf(model::ArticleStatus s) { return std::string(model::StatusName(s)); }
 Value Content(const ArticleRow& a) { return a.content.value_or(std::string()); }
+// NULL: the server's policy.
+Value Moderation(const ArticleRow& a) {
+  return a.moderation.empty() ? Value{nullptr} : Value{a.moderation};
+}
 
 }  // namespace
 
@@ -90,7 +96,8 @@ Status ArticleTable::InsertIn(Connection& tx, const ArticleRow& a, CacheStamp st
                               ChangeRetention retention) {
   auto r = tx.Query(kInsert, {a.id, Kind(a), a.author_id, a.title, a.summary, Content(a),
                               StatusOf(a.status), Bool(a.pinned), Bool(a.allow_comments),
-                              a.created_at_ms, a.updated_at_ms, PublishedAt(a), stamp.seq});
+                              a.created_at_ms, a.updated_at_ms, PublishedAt(a), stamp.seq,
+                              Moderation(a)});
   if (!r) return tl::unexpected(r.error());
   auto change = AppendChange(tx, a.id, "create", a.created_at_ms, retention);
   if (!change) return tl::unexpected(change.error());
@@ -119,6 +126,7 @@ Awaitable<Result<bool>> ArticleTable::Update(ArticleRow a) {
     row.status = a.status;
     row.pinned = a.pinned;
     row.allow_comments = a.allow_comments;
+    row.moderation = a.moderation;
     row.updated_at_ms = a.updated_at_ms;
     row.published_at_ms = a.published_at_ms;
     return {};
@@ -155,7 +163,8 @@ Awaitable<Result<std::optional<ArticleTable::Patched>>> ArticleTable::Patch(
       const ArticleRow& a = p.row;
       auto u = tx.Query(kUpdate,
                         {a.id, a.title, a.summary, Content(a), StatusOf(a.status), Bool(a.pinned),
-                         Bool(a.allow_comments), a.updated_at_ms, PublishedAt(a), ver, stamp.seq});
+                         Bool(a.allow_comments), a.updated_at_ms, PublishedAt(a), ver, stamp.seq,
+                         Moderation(a)});
       if (!u) return tl::unexpected(u.error());
       auto change =
           AppendChange(tx, a.id, UpdateOp(model::StatusName(p.old_status), model::StatusName(a.status)), a.updated_at_ms, retention);

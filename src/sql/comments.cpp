@@ -48,6 +48,10 @@ constexpr std::string_view kRestore =
     "UPDATE comments SET deleted = 0, body = removed_body, removed_body = NULL, "
     "status = 'approved', held_reasons = '', reports = 0, ver = ver + 1 "
     "WHERE id = $1 AND deleted = 1 AND removed_body IS NOT NULL";
+// Holds an approved comment for a moderator, with why (a reader's reports, an edit's text).
+constexpr std::string_view kHold =
+    "UPDATE comments SET status = 'pending', held_reasons = $2, ver = ver + 1 WHERE id = $1";
+constexpr std::string_view kHeldForReports = "reports";
 constexpr std::string_view kSetStatus =
     "UPDATE comments SET status = $2, held_reasons = $3, reports = $4, ver = ver + 1 "
     "WHERE id = $1";
@@ -245,6 +249,17 @@ Status SetStatus(Connection& c, int64_t id, CommentStatus status, std::string_vi
   return {};
 }
 
+Result<State> Hold(Connection& c, int64_t id, std::string_view reasons, const State& before) {
+  if (before.deleted || before.status != CommentStatus::kApproved) {
+    return Fail(ErrorCode::kAlreadyExists, "only an approved comment can be held");
+  }
+  auto r = c.Query(kHold, {id, std::string(reasons)});
+  if (!r) return tl::unexpected(r.error());
+  State after = before;
+  after.status = CommentStatus::kPending;
+  return after;
+}
+
 // `action` on a comment in state `before` (ModerationAction's rules); its new state.
 Result<State> ApplyAction(Connection& c, int64_t id, ModerationAction action, int64_t now_ms,
                           const State& before) {
@@ -260,18 +275,8 @@ Result<State> ApplyAction(Connection& c, int64_t id, ModerationAction action, in
       if (!cleared) return tl::unexpected(cleared.error());
       return after;
     }
-    case ModerationAction::kHold: {
-      if (before.deleted || before.status != CommentStatus::kApproved) {
-        return Fail(ErrorCode::kAlreadyExists, "only an approved comment can be held");
-      }
-      after.status = CommentStatus::kPending;
-      auto r = c.Query(
-          "UPDATE comments SET status = 'pending', held_reasons = 'reports', "
-          "ver = ver + 1 WHERE id = $1",
-          {id});
-      if (!r) return tl::unexpected(r.error());
-      return after;
-    }
+    case ModerationAction::kHold:
+      return Hold(c, id, kHeldForReports, before);
     case ModerationAction::kDelete: {
       if (before.deleted) return Fail(ErrorCode::kNotFound, "the comment was deleted");
       auto r = c.Query(kRemove, {id, now_ms});
@@ -413,9 +418,10 @@ Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp st
 }
 
 Awaitable<Result<CommentWrite>> CommentTable::Edit(int64_t id, std::string body, int64_t now_ms,
-                                                   CacheStamp stamp) {
+                                                   std::string hold_reasons, CacheStamp stamp) {
   std::function<Result<CommentWrite>(Connection&)> job =
-      [id, body = std::move(body), now_ms, stamp](Connection& conn) -> Result<CommentWrite> {
+      [id, body = std::move(body), now_ms, hold_reasons = std::move(hold_reasons),
+       stamp](Connection& conn) -> Result<CommentWrite> {
     CommentWrite out;
     auto st = conn.Transaction([&](Connection& tx) -> Status {
       auto live = tx.Query(kLive, {id});
@@ -427,8 +433,26 @@ Awaitable<Result<CommentWrite>> CommentTable::Edit(int64_t id, std::string body,
       auto r = tx.Query(kEdit, {id, body, now_ms});
       if (!r) return tl::unexpected(r.error());
       if (r->affected == 0) return Fail(ErrorCode::kNotFound, "no such comment");
-      const std::vector<int64_t> ids{id};
-      if (auto read = ReadBack(tx, ids, Int(live->rows[0][0]), out); !read) return read;
+      auto state = hold_reasons.empty() ? Result<std::optional<State>>{} : ReadState(tx, id);
+      if (!state) return tl::unexpected(state.error());
+      if (*state && (*state)->status == CommentStatus::kApproved) {
+        // The new text holds it: out of every index and count in this same transaction.
+        const Apply hold = [&](Connection& c, const State& before) -> Result<State> {
+          return Hold(c, id, hold_reasons, before);
+        };
+        auto before = ChangeStanding(tx, id, stamp, hold, out);
+        if (!before) return tl::unexpected(before.error());
+        ModerationLogEntry entry;
+        entry.at_ms = now_ms;
+        entry.action = std::string(ActionName(ModerationAction::kHold));
+        entry.comment_id = id;
+        entry.user_id = before->author_id;
+        entry.reason = hold_reasons;
+        if (auto logged = AppendModerationLog(tx, entry); !logged) return logged;
+      } else {
+        const std::vector<int64_t> ids{id};
+        if (auto read = ReadBack(tx, ids, Int(live->rows[0][0]), out); !read) return read;
+      }
       return RaiseCacheShard(tx, stamp);
     });
     if (!st) return tl::unexpected(st.error());

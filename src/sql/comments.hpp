@@ -93,9 +93,11 @@ class CommentTable {
   // replyTo user; kAlreadyExists when the id is taken (a Redis sequence behind SQL).
   // Each write raises its shard's committed cache seq with `stamp` (sql/cache_shards.hpp).
   Awaitable<Result<CommentWrite>> Insert(NewComment c, CacheStamp stamp = {});
-  // kNotFound when there is no live comment with that id.
+  // kNotFound when there is no live comment with that id. Non-empty `hold_reasons` hold an
+  // approved comment for a moderator (out of its indexes and counts, logged) in the same
+  // transaction as the new text.
   Awaitable<Result<CommentWrite>> Edit(int64_t id, std::string body, int64_t now_ms,
-                                       CacheStamp stamp = {});
+                                       std::string hold_reasons = {}, CacheStamp stamp = {});
   // The author's own delete: the text goes, nothing is kept.
   Awaitable<Result<CommentWrite>> Delete(int64_t id, int64_t now_ms, CacheStamp stamp = {});
   // Applies `action` and appends `log` (its action, comment and user set here) in one

@@ -37,6 +37,11 @@ constexpr std::string_view kCountAdmins =
 constexpr std::string_view kSetBan =
     "UPDATE users SET banned_until = $2, ban_reason = $3, updated_at = $4 "
     "WHERE id = $1 AND deleted_at IS NULL";
+// LIKE with '\\' as its escape, so a prefix's own % and _ match themselves.
+constexpr std::string_view kWhereListed =
+    "WHERE deleted_at IS NULL AND id > $1 AND username NOT LIKE '@%' AND ($2 = '' OR "
+    "username_key LIKE $2 || '%' ESCAPE '\\' OR lower(display_name) LIKE $2 || '%' ESCAPE '\\') "
+    "ORDER BY id LIMIT $3";
 constexpr std::string_view kMarkDeleted =
     "UPDATE users SET deleted_at = $2, updated_at = $2 WHERE id = $1 AND deleted_at IS NULL";
 
@@ -188,6 +193,26 @@ Awaitable<Result<bool>> UserTable::SetBan(int64_t id, int64_t until_ms, std::str
     return found;
   };
   co_return co_await store_.Run<bool>(std::move(job));
+}
+
+Awaitable<Result<std::vector<UserRow>>> UserTable::List(int64_t after, std::string prefix,
+                                                         int limit) {
+  std::string escaped;
+  for (char ch : prefix) {
+    if (ch == '%' || ch == '_' || ch == '\\') escaped.push_back('\\');
+    escaped.push_back(ch);
+  }
+  std::function<Result<std::vector<UserRow>>(Connection&)> job =
+      [after, escaped = std::move(escaped), limit](Connection& c) -> Result<std::vector<UserRow>> {
+    const std::string sql = std::string(kSelectColumns) + std::string(kWhereListed);
+    auto rows = c.Query(sql, {after, escaped, int64_t{limit}});
+    if (!rows) return tl::unexpected(rows.error());
+    std::vector<UserRow> out;
+    out.reserve(rows->rows.size());
+    for (const Row& r : rows->rows) out.push_back(FromRow(r));
+    return out;
+  };
+  co_return co_await store_.Run<std::vector<UserRow>>(std::move(job));
 }
 
 Awaitable<Result<bool>> UserTable::MarkDeleted(int64_t id, int64_t now_ms) {

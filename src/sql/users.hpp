@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sql/moderation_log.hpp"
 #include "sql/store.hpp"
@@ -38,6 +39,10 @@ class UserTable {
   // in the same transaction. False when there is no such user (or it was deleted).
   Awaitable<Result<bool>> SetBan(int64_t id, int64_t until_ms, std::string reason,
                                  ModerationLogEntry log);
+  // Live accounts with ids above `after`, by id, at most `limit`; `prefix` (lower case, may be
+  // empty) keeps those whose username key or lower-cased display name starts with it. Reserved
+  // accounts ('@pages') are left out.
+  Awaitable<Result<std::vector<UserRow>>> List(int64_t after, std::string prefix, int limit);
   // Marks the account deleted (the row stays: see migration 011). False when there is no
   // such user or it was deleted already.
   Awaitable<Result<bool>> MarkDeleted(int64_t id, int64_t now_ms);

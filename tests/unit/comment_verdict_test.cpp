@@ -69,6 +69,20 @@ TEST(CommentVerdict, LinksAreCountedOncePerLinkWhateverTheirCase) {
   EXPECT_EQ(CountLinks("http://"), 1);
 }
 
+TEST(CommentVerdict, AnEditIsJudgedByItsTextAloneAndNeverForModerators) {
+  SpamRules rules;
+  rules.max_links = 1;
+  rules.words = FoldedWords("casino\n");
+  EXPECT_EQ(JudgeEdit("a fixed typo", false, rules).status, CommentStatus::kApproved);
+  auto links = JudgeEdit("http://a.example www.b.example", false, rules);
+  EXPECT_EQ(links.status, CommentStatus::kPending);
+  EXPECT_EQ(Reasons(links), std::vector<std::string>{"links"});
+  auto both = JudgeEdit("CASINO http://a.example https://b.example", false, rules);
+  EXPECT_EQ(Reasons(both), (std::vector<std::string>{"links", "spam_word"}));
+  EXPECT_EQ(JudgeEdit("CASINO http://a.example https://b.example", true, rules).status,
+            CommentStatus::kApproved);
+}
+
 TEST(CommentVerdict, PoliciesReadBackByName) {
   for (auto p : {ModerationPolicy::kOff, ModerationPolicy::kFirst, ModerationPolicy::kAll}) {
     EXPECT_EQ(ParsePolicy(PolicyName(p)), p);

@@ -343,6 +343,12 @@ TEST_P(SpamSignalsTest, ABanStopsWritesAtOnceOnEveryInstanceAndIsLifted) {
                 .status,
             403);
   EXPECT_EQ(Client().Put(ban, R"({"until":"2001-01-01T00:00:00Z"})", Bearer(mod_)).status, 400);
+  // A banned user is not made a moderator (who could not be banned): lift the ban first.
+  const std::string root_token = Login("root", "rootpassword");
+  const std::string bob_path = "/api/v1/users/" + std::to_string(bob_id);
+  auto promote = Client().Patch(bob_path, R"({"role":"moderator"})", Bearer(root_token));
+  EXPECT_EQ(promote.status, 409) << promote.body;
+  EXPECT_EQ(Client().Get(bob_path).Json().at("role").as_string(), "user");
   ASSERT_EQ(Client().Delete(ban, Bearer(mod_)).status, 200);
   EXPECT_EQ(other->Client().Post(Path() + "/comments", R"({"body":"hi"})", Bearer(bob)).status,
             201);
@@ -354,6 +360,128 @@ TEST_P(SpamSignalsTest, ABanStopsWritesAtOnceOnEveryInstanceAndIsLifted) {
   EXPECT_EQ(items[0].at("action").as_string(), "unban");
   EXPECT_EQ(items[1].at("action").as_string(), "ban");
   EXPECT_EQ(items[1].at("userId").as_int64(), bob_id);
+}
+
+TEST_P(ModerationTest, TheUsersListIsForModeratorsPagedByIdAndFilteredByAPrefix) {
+  for (const char* name : {"zed_one", "zed_two", "zoe", "Zed_Three"}) Register(name);
+  const std::string bob = Login("zoe");
+  EXPECT_EQ(Client().Get("/api/v1/users").status, 401);
+  EXPECT_EQ(Client().Get("/api/v1/users", Bearer(bob)).status, 403);
+  EXPECT_EQ(Client().Get("/api/v1/users", Bearer(author_)).status, 403);
+  // Every account (root, ann, mia and the four), by id, two at a time; '@pages' never shows.
+  std::vector<std::string> names;
+  std::string cursor;
+  for (int page = 0; page < 10; ++page) {
+    auto r = Client().Get("/api/v1/users?size=2" + (cursor.empty() ? "" : "&cursor=" + cursor),
+                          Bearer(mod_));
+    ASSERT_EQ(r.status, 200) << r.body;
+    const auto json = r.Json();
+    EXPECT_LE(json.at("items").as_array().size(), 2u);
+    for (const auto& u : json.at("items").as_array()) {
+      names.emplace_back(u.at("username").as_string());
+      EXPECT_TRUE(u.as_object().contains("banned"));
+    }
+    if (json.at("nextCursor").is_null()) break;
+    cursor = std::string(json.at("nextCursor").as_string());
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"root", "ann", "mia", "zed_one", "zed_two", "zoe",
+                                             "Zed_Three"}));
+  // A prefix, case-insensitively; its % and _ are themselves.
+  auto zed = Client().Get("/api/v1/users?q=ZED_", Bearer(mod_));
+  ASSERT_EQ(zed.status, 200) << zed.body;
+  EXPECT_EQ(zed.Json().at("items").as_array().size(), 3u) << zed.body;
+  auto none = Client().Get("/api/v1/users?q=z%25", Bearer(mod_));
+  EXPECT_EQ(none.Json().at("items").as_array().size(), 0u) << none.body;
+  EXPECT_EQ(Client().Get("/api/v1/users?cursor=x", Bearer(mod_)).status, 400);
+  EXPECT_EQ(Client().Get("/api/v1/users?size=0", Bearer(mod_)).status, 400);
+}
+
+TEST_P(SpamSignalsTest, AnEditThatAddsLinksHoldsThePublishedCommentAgain) {
+  Register("bob");
+  const std::string bob = Login("bob");
+  const auto [top, top_status] = Comment(bob, "a plain remark");
+  ASSERT_EQ(top_status, "approved");
+  const auto [reply, reply_status] = Comment(author_, "thanks", top);
+  ASSERT_EQ(reply_status, "approved");
+  EXPECT_EQ(CommentCount(), 2);
+  const std::string path = "/api/v1/comments/" + std::to_string(top);
+  auto edited = Client().Patch(
+      path, R"({"body":"buy http://1.example http://2.example http://3.example www.4.example"})",
+      Bearer(bob));
+  ASSERT_EQ(edited.status, 200) << edited.body;
+  EXPECT_EQ(edited.Json().at("status").as_string(), "pending");
+  // Out of every list and count, with its reply, at once; its writer still sees it.
+  EXPECT_EQ(Seen(), std::vector<int64_t>{});
+  EXPECT_EQ(CommentCount(), 0);
+  EXPECT_EQ(GetStatus(top), 404);
+  EXPECT_EQ(GetStatus(top, Bearer(bob)), 200);
+  auto queue = Client().Get("/api/v1/moderation/comments?status=pending", Bearer(mod_));
+  ASSERT_EQ(queue.status, 200) << queue.body;
+  const auto queue_json = queue.Json();
+  ASSERT_EQ(queue_json.at("items").as_array().size(), 1u) << queue.body;
+  EXPECT_EQ(queue_json.at("items").as_array()[0].at("reasons").as_array()[0].as_string(), "links");
+  // A moderator's approval brings both back; a later harmless edit keeps it published.
+  EXPECT_EQ(Act({top}, "approve")[std::to_string(top)], "ok");
+  EXPECT_EQ(Seen(), (std::vector<int64_t>{top, reply}));
+  EXPECT_EQ(CommentCount(), 2);
+  auto plain = Client().Patch(path, R"({"body":"a plain remark, edited"})", Bearer(bob));
+  ASSERT_EQ(plain.status, 200) << plain.body;
+  EXPECT_EQ(plain.Json().at("status").as_string(), "approved");
+  // A moderator's own edit is never held.
+  const auto [mine, mine_status] = Comment(mod_, "a note");
+  auto mod_edit = Client().Patch(
+      "/api/v1/comments/" + std::to_string(mine),
+      R"({"body":"http://1.example http://2.example http://3.example http://4.example"})",
+      Bearer(mod_));
+  EXPECT_EQ(mod_edit.Json().at("status").as_string(), "approved") << mod_edit.body;
+}
+
+TEST_P(SpamSignalsTest, AnArticlesOwnPolicyOverridesTheServersAndOnlyItsAuthorSetsIt) {
+  Register("bob");
+  const std::string bob = Login("bob");
+  const std::string path = Path();
+  EXPECT_TRUE(Client().Get(path).Json().at("moderation").is_null());
+  EXPECT_EQ(Client().Patch(path, R"({"moderation":"all"})", Bearer(bob)).status, 403);
+  EXPECT_EQ(Client().Patch(path, R"({"moderation":"some"})", Bearer(author_)).status, 400);
+  EXPECT_EQ(Client().Patch(path, R"({"moderation":1})", Bearer(author_)).status, 400);
+  auto all = Client().Patch(path, R"({"moderation":"all"})", Bearer(author_));
+  ASSERT_EQ(all.status, 200) << all.body;
+  EXPECT_EQ(all.Json().at("moderation").as_string(), "all");
+  // The cached article says so too (the list's fast writer and the single read).
+  EXPECT_EQ(Client().Get(path).Json().at("moderation").as_string(), "all");
+  EXPECT_EQ(Comment(bob, "held by the article").second, "pending");
+  auto first = Client().Patch(path, R"({"moderation":"first"})", Bearer(author_));
+  ASSERT_EQ(first.status, 200) << first.body;
+  EXPECT_EQ(Comment(bob, "still waiting for a first approval").second, "pending");
+  auto server = Client().Patch(path, R"({"moderation":null})", Bearer(author_));
+  ASSERT_EQ(server.status, 200) << server.body;
+  EXPECT_TRUE(server.Json().at("moderation").is_null());
+  EXPECT_EQ(Comment(bob, "the server's policy: off").second, "approved");
+  // Another article of the same server is not touched by this one's setting.
+  const int64_t other = PublishArticle(author_);
+  auto r = Client().Post("/api/v1/articles/" + std::to_string(other) + "/comments",
+                         R"({"body":"elsewhere"})", Bearer(bob));
+  EXPECT_EQ(r.Json().at("status").as_string(), "approved") << r.body;
+}
+
+TEST_P(ModerationTest, TheWriterOfAHeldCommentReadsItsRepliesPage) {
+  Register("bob");
+  const std::string bob = Login("bob");
+  const auto [top, top_status] = Comment(bob, "my held question");
+  ASSERT_EQ(top_status, "pending");
+  const auto [own, own_status] = Comment(bob, "and a follow-up", top);
+  ASSERT_EQ(own_status, "pending");
+  const std::string replies = "/api/v1/comments/" + std::to_string(top) + "/replies";
+  EXPECT_EQ(Client().Get(replies).status, 404);
+  auto r = Client().Get(replies, Bearer(bob));
+  EXPECT_EQ(r.status, 200) << r.body;
+  auto m = Client().Get(replies, Bearer(mod_));
+  EXPECT_EQ(m.status, 200) << m.body;
+  // Approving both lists them for everyone.
+  Act({top, own}, "approve");
+  auto after = Client().Get(replies);
+  ASSERT_EQ(after.status, 200) << after.body;
+  EXPECT_EQ(after.Json().at("total").as_int64(), 1);
 }
 
 class NewWriterTest : public ModerationTest {
