@@ -6,6 +6,7 @@
 //   GET /                  the published list        GET /write[?id=N]  the editor
 //   GET /articles/{id}     one article and thread    GET /drafts        the caller's drafts
 //   GET /setup?token=...   first-run admin setup     GET /signin        sign in / sign up
+//   GET /admin             the moderation console (moderators and admins; the API checks roles)
 #include <memory>
 #include <vector>
 
@@ -15,8 +16,8 @@
 namespace plaudit::api {
 
 // The page URLs the shell answers (for tests and docs).
-inline constexpr const char* kSitePagePatterns[] = {"/",       "/articles/{id}", "/write",
-                                                    "/drafts", "/setup",         "/signin"};
+inline constexpr const char* kSitePagePatterns[] = {"/",      "/articles/{id}", "/write", "/drafts",
+                                                    "/setup", "/signin",        "/admin"};
 
 // Registers the page routes when `files` holds site.html; otherwise registers nothing.
 void RegisterSitePages(http::Router& router, std::shared_ptr<const std::vector<WebFile>> files);

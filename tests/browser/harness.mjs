@@ -164,9 +164,24 @@ export async function widgetSignUp(w, username, password, displayName = '') {
   await w.getByText('Signed in as ' + (displayName || username)).waitFor();
 }
 
+// The widget sends how long its comment form was open (`formAgeMs`), and plauditd holds a
+// comment sent within 2 s as a bot's (API.md "Moderation"). Tests type at machine speed: instead
+// of waiting, this moves the page's clock on (Playwright's fake clock, installed once per
+// context; it keeps running in real time otherwise) so the form is as old as a person's.
+const clocked = new WeakSet();
+export async function humanPause(page) {
+  const context = page.context();
+  if (!clocked.has(context)) {
+    await context.clock.install();
+    clocked.add(context);
+  }
+  await context.clock.fastForward(2500);
+}
+
 // In the widget `w`, signed in: post a top-level comment and wait until it is listed.
 export async function widgetPost(w, text) {
   await w.getByLabel('Write a comment').fill(text);
+  await humanPause(w.page());
   await w.getByRole('button', { name: 'Post comment' }).click();
   const item = w.locator('li.c', { hasText: text }).first();
   await item.waitFor();

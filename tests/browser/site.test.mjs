@@ -1,4 +1,4 @@
-// plauditd's own blog pages (GET /, /articles/{id}, /write, /drafts, /setup, /signin) in
+// plauditd's own blog pages (GET /, /articles/{id}, /write, /drafts, /setup, /signin, /admin) in
 // Chromium against a real plauditd started as a newcomer's `make run` starts it: a fresh data
 // dir and no admin. First-run setup needs the setup API (GET/POST /api/v1/setup); a tree
 // without it skips that test, saying why, and bootstraps the admin instead.
@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { api, eventually, launchBrowser, likeSettled, root, screenshot, signIn, startPlauditd } from './harness.mjs';
+import { api, eventually, humanPause, launchBrowser, likeSettled, root, screenshot, signIn, startPlauditd } from './harness.mjs';
 
 const apiDir = join(root, 'src/api');
 const missingSetup = readdirSync(apiDir).some((f) => f.endsWith('.cpp') && readFileSync(join(apiDir, f), 'utf8').includes('/api/v1/setup'))
@@ -56,7 +56,7 @@ describe('the blog pages', () => {
   }
 
   it('answers every page URL with the shell under a strict CSP; API 404s stay JSON', async () => {
-    for (const path of ['/', '/articles/1', '/write', '/write?id=3', '/drafts', '/setup?token=x', '/signin']) {
+    for (const path of ['/', '/articles/1', '/write', '/write?id=3', '/drafts', '/setup?token=x', '/signin', '/admin']) {
       const res = await fetch(plaudit.url + path);
       assert.equal(res.status, 200, path);
       assert.match(res.headers.get('content-type'), /^text\/html/);
@@ -178,6 +178,7 @@ describe('the blog pages', () => {
     await like.click();
     await likeSettled(like);
     await thread.getByLabel('Write a comment').fill('A fine first article.');
+    await humanPause(page);
     await thread.getByRole('button', { name: 'Post comment' }).click();
     await thread.locator('li.c', { hasText: 'A fine first article.' }).waitFor();
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 360), 'no sideways scroll at 360 px');

@@ -3,7 +3,7 @@
 // (pages.test.mjs covers the cross-origin embedding).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { api, eventually, hostPage, launchBrowser, newUser, screenshot, signIn, snippet, startPlauditd,
+import { api, eventually, hostPage, humanPause, launchBrowser, newUser, screenshot, signIn, snippet, startPlauditd,
          widgetSignUp } from './harness.mjs';
 
 describe('widget on an article', () => {
@@ -128,6 +128,7 @@ describe('widget on an article', () => {
 
     // Comment: appears first (newest first), the count moves.
     await w.getByLabel('Write a comment').fill('Hello from Alice');
+    await humanPause(page);
     await w.getByRole('button', { name: 'Post comment' }).click();
     await eventually(async () => (await bodies(w))[0] === 'Hello from Alice', 10000, 'new comment first');
     await w.getByRole('heading', { name: '31 comments' }).waitFor();
@@ -136,6 +137,7 @@ describe('widget on an article', () => {
     const carolReply = w.locator('li.reply', { hasText: 'Carol replies' });
     await carolReply.getByRole('button', { name: 'Reply' }).click();
     await carolReply.getByLabel('Write a reply').fill('Alice answers Carol');
+    await humanPause(page);
     await carolReply.getByRole('button', { name: 'Post reply' }).click();
     const answer = w.locator('li.reply', { hasText: 'Alice answers Carol' });
     await answer.waitFor();
@@ -147,6 +149,7 @@ describe('widget on an article', () => {
     const seed23again = w.locator('ol.list > li.c', { hasText: 'Seed comment 23' });
     await seed23again.locator('article').first().getByRole('button', { name: 'Reply' }).click();
     await seed23again.getByLabel('Write a reply').fill('Alice joins late');
+    await humanPause(page);
     await seed23again.getByRole('button', { name: 'Post reply' }).click();
     await seed23again.locator('li.reply', { hasText: 'Alice joins late' }).waitFor();
     await seed23again.getByRole('button', { name: 'Show 2 more replies' }).click();

@@ -5,13 +5,22 @@
 // own pages (cookie mode) use the HttpOnly session cookie instead: same origin, so no script
 // (not even an injected one) ever holds the token, and the API's CSRF rule accepts the writes.
 
-export interface User { id: number; username: string; displayName: string; role?: string }
+export interface User {
+  id: number; username: string; displayName: string; role?: string;
+  // The user object of /users/me, of comment authors and of the users list (API.md "Moderation").
+  createdAt?: string; banned?: boolean; bannedUntil?: string | null; banReason?: string;
+}
 export interface Comment {
   id: number; articleId: number; parentId: number | null; author: User;
   replyTo: User | null; body: string; createdAt: string; updatedAt: string;
   likeCount: number; replyCount: number; liked: boolean; deleted: boolean;
+  // Held comments reach only their writer and moderators; lists carry approved ones.
+  status?: 'approved' | 'pending' | 'spam';
   replies?: Comment[];
 }
+// What the widget's comment form sends beside the text (API.md "Moderation", spam signals):
+// the hidden `website` field people never fill, and how long the form was open.
+export interface FormSignals { website: string; formAgeMs: number }
 export interface CommentList { items: Comment[]; total: number; nextCursor: string | null }
 export interface ThreadInfo { articleId: number | null; commentCount: number; likeCount: number; liked: boolean }
 export interface LikeState { liked: boolean; likeCount: number }
@@ -162,6 +171,10 @@ export class Api {
   deleteComment(id: number): Promise<void> {
     return this.request('DELETE', `/api/v1/comments/${id}`);
   }
+  // Once per reader; a second report is also 204 and changes nothing.
+  reportComment(id: number): Promise<void> {
+    return this.request('POST', `/api/v1/comments/${id}/reports`, {}, {});
+  }
   likeComment(id: number, on: boolean): Promise<LikeState> {
     return this.request(on ? 'PUT' : 'DELETE', `/api/v1/comments/${id}/like`);
   }
@@ -182,7 +195,7 @@ export class Api {
 export interface ThreadSource {
   info(): Promise<ThreadInfo>;
   list(sort: Sort, cursor?: string): Promise<CommentList>;
-  post(body: string, parentId?: number, replyToUserId?: number): Promise<Comment>;
+  post(body: string, parentId?: number, replyToUserId?: number, signals?: FormSignals): Promise<Comment>;
   like(on: boolean): Promise<LikeState>;
 }
 
@@ -198,8 +211,8 @@ export function pageSource(api: Api, url: string, rawTitle: string): ThreadSourc
   return {
     info: () => api.request('GET', '/api/v1/pages', { url }),
     list: (sort, cursor) => api.request('GET', '/api/v1/pages/comments', { url, sort, size: 20, replies: 3, cursor }),
-    post: (body, parentId, replyToUserId) =>
-      api.request('POST', '/api/v1/pages/comments', { url }, { body, parentId, replyToUserId, title }),
+    post: (body, parentId, replyToUserId, signals) =>
+      api.request('POST', '/api/v1/pages/comments', { url }, { body, parentId, replyToUserId, title, ...signals }),
     like: (on) => api.request(on ? 'PUT' : 'DELETE', '/api/v1/pages/like', { url }),
   };
 }
@@ -211,8 +224,8 @@ export function articleSource(api: Api, id: number): ThreadSource {
       return { ...a, articleId: a.id };
     },
     list: (sort, cursor) => api.request('GET', `/api/v1/articles/${id}/comments`, { sort, size: 20, replies: 3, cursor }),
-    post: (body, parentId, replyToUserId) =>
-      api.request('POST', `/api/v1/articles/${id}/comments`, {}, { body, parentId, replyToUserId }),
+    post: (body, parentId, replyToUserId, signals) =>
+      api.request('POST', `/api/v1/articles/${id}/comments`, {}, { body, parentId, replyToUserId, ...signals }),
     like: (on) => api.request(on ? 'PUT' : 'DELETE', `/api/v1/articles/${id}/like`),
   };
 }

@@ -55,6 +55,15 @@ export const strings = {
   errNotFound: ['That comment no longer exists.', '该评论已不存在。'],
   errOther: ['Something went wrong ({0}).', '出错了（{0}）。'],
   errEmpty: ['Please write something first.', '请先写点内容。'],
+  errBanned: ['Your account is suspended from commenting.', '你的账号已被暂停评论。'],
+  errDuplicate: ['You already posted this.', '你已经发过这条内容了。'],
+  awaiting: ['Awaiting approval', '等待审核'],
+  postedPending: ['Your comment was sent. It shows here once a moderator approves it.',
+                  '评论已提交，审核通过后将公开显示。'],
+  report: ['Report', '举报'],
+  reported: ['Reported', '已举报'],
+  reportedSay: ['Thanks. A moderator will look at it.', '谢谢，管理员会处理。'],
+  honeypot: ['Leave this field empty', '此栏请留空'],
   comments_region: ['Comments', '评论'],
 } satisfies Record<string, [string, string]>;
 export type Lang = 'en' | 'zh-CN';

@@ -1,7 +1,9 @@
-// site.js: plauditd's own blog pages (GET /, /articles/{id}, /write, /drafts, /setup, /signin;
-// one HTML shell, see src/api/site_pages.hpp). Routing is client-side with history.pushState;
+// site.js: plauditd's own blog pages (GET /, /articles/{id}, /write, /drafts, /setup, /signin,
+// /admin; one HTML shell, see src/api/site_pages.hpp). Routing is client-side with history.pushState;
 // every URL also loads directly because the server answers each with the same shell.
 // The session is plauditd's HttpOnly cookie (Api cookie mode): same origin, no token in script.
+import { adminPage } from './admin';
+import { isModerator } from './admin_api';
 import { Api } from './api';
 import { h } from './dom';
 import { pickLang } from './i18n';
@@ -37,7 +39,8 @@ function renderTop(): void {
   const nav = h('nav', { 'aria-label': t('siteName') },
     ctx.link('/', t('home')),
     canWrite() && ctx.link('/write', t('write')),
-    canWrite() && ctx.link('/drafts', t('drafts')));
+    canWrite() && ctx.link('/drafts', t('drafts')),
+    isModerator(u) && ctx.link('/admin', t('moderation')));
   const who = u
     ? h('div', { class: 'who' }, h('span', {}, t('signedInAs', u.displayName || u.username)),
         h('button', { type: 'button', onclick: async () => { await api.signOut().catch(() => {}); ctx.go('/'); } },
@@ -61,6 +64,7 @@ async function route(): Promise<void> {
   else if (path === '/drafts') page = draftsPage(ctx, q);
   else if (path === '/setup') page = setupPage(ctx, q.get('token') || '');
   else if (path === '/signin') page = signInPage(ctx, q.get('next') || '/');
+  else if (path === '/admin') page = adminPage(ctx, q);
   else page = Promise.resolve(h('p', {}, ctx.t('notFound')));
   let node: Node;
   try {

@@ -7,6 +7,7 @@ const strings = {
   home: ['Articles', '文章'],
   write: ['Write', '写文章'],
   drafts: ['My drafts', '我的草稿'],
+  moderation: ['Moderation', '审核'],
   noAccount: ['No account yet?', '还没有账号？'],
   haveAccount: ['Have an account?', '已有账号？'],
   all: ['All', '全部'],

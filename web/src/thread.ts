@@ -2,8 +2,9 @@
 // the composer; the list with inline replies, "more replies" and "load more". Plain DOM, built
 // with dom.ts (text only), updated in place so focus stays where the reader is.
 // Used by embed.ts on host pages; the site's own pages can mount it on an article too.
-import { Api, ApiError, Comment, LikeState, Sort, ThreadSource, User } from './api';
+import { Api, ApiError, Comment, FormSignals, LikeState, Sort, ThreadSource, User } from './api';
 import { append, h, linkify } from './dom';
+import { heldComments, rememberHeld } from './held';
 import { Lang, T, relativeTime } from './i18n';
 
 export interface ThreadOptions {
@@ -55,6 +56,8 @@ export class Thread {
   private gen = 0;  // bumped by reload(): answers to an older list are dropped
   private loadingGen = -1;  // the generation whose next page is being fetched
   private pending = new Set<object>();
+  private reported = new Set<number>();
+  private articleId: number | null = null;  // the thread's, once info() or a post says  // comments this reader reported (the list does not say)
 
   constructor(o: ThreadOptions) {
     this.api = o.api; this.src = o.source; this.t = o.t; this.lang = o.lang;
@@ -100,9 +103,11 @@ export class Thread {
         text = context === 'login' ? t('errBadLogin') : t('errAuth');
         if (context !== 'login') this.openAuth('in');
         break;
-      case 403: text = context === 'info' ? t('errSite') : t('errForbidden'); break;
+      case 403:
+        text = e.code === 'banned' ? t('errBanned') : context === 'info' ? t('errSite') : t('errForbidden');
+        break;
       case 404: text = t('errNotFound'); break;
-      case 409: text = t('errTaken'); break;
+      case 409: text = e.code === 'duplicate' ? t('errDuplicate') : t('errTaken'); break;
       case 413: text = t('errTooLarge'); break;
       case 429: text = e.retryAfter !== null ? t('errRate', e.retryAfter) : t('errRateSoon'); break;
       case 503: text = t('errUnavailable'); break;
@@ -146,11 +151,13 @@ export class Thread {
         h('button', { type: 'button', class: 'link', onclick: () => this.signOut() }, t('signOut')));
       this.composerSlot.replaceChildren(this.composer({
         label: t('writeComment'), submit: t('post'),
-        send: async (text) => {
-          const c = await this.src.post(text);
-          this.count++;
+        send: async (text, signals) => {
+          const c = await this.src.post(text, undefined, undefined, signals);
+          // A held comment shows to its writer only and counts for nobody yet.
+          if (held(c)) rememberHeld(this.api, c);
+          else this.count++;
           this.insertTop(c, true);
-          this.say(t('posted'));
+          this.say(t(held(c) ? 'postedPending' : 'posted'));
         },
       }));
     } else {
@@ -215,11 +222,29 @@ export class Thread {
       if (gen !== this.gen) return;
       this.count = i.commentCount;
       this.countKnown = true;
+      this.articleId = i.articleId;
       this.page = { liked: i.liked, likeCount: i.likeCount };
       this.renderPageLike();
       this.renderCount();
     }, (e) => this.fail(e, 'info'));
     await Promise.all([info, this.loadPage(gen)]);
+    await this.showHeld(gen);
+  }
+
+  // The reader's own held comments (lists leave them out, see held.ts), first, marked.
+  private async showHeld(gen: number): Promise<void> {
+    if (!this.api.user || !this.articleId) return;
+    const mine = await heldComments(this.api, this.articleId);
+    if (gen !== this.gen) return;
+    for (const c of mine) {
+      if (this.views.has(c.id)) continue;
+      if (c.parentId === null) {
+        this.insertTop(c, true);
+      } else {
+        const top = this.views.get(c.parentId);
+        if (top && !top.top) this.insertReply(top, c);
+      }
+    }
   }
 
   // `focus`: move the focus to the first new comment (the "load more" button may vanish).
@@ -337,7 +362,8 @@ export class Thread {
           h('strong', { class: 'name', id: hid, tabindex: -1 }, name(c.author)),
           c.replyTo && h('span', { class: 'to' }, '@' + name(c.replyTo)),
           h('time', { datetime: c.createdAt, title: new Date(c.createdAt).toLocaleString(this.lang) },
-            relativeTime(c.createdAt, this.lang))),
+            relativeTime(c.createdAt, this.lang)),
+          held(c) && !c.deleted && h('span', { class: 'held' }, this.t('awaiting'))),
         body, actions, slot));
     const v: View = { c, el, body, actions, slot, like, top };
     like.addEventListener('click', () =>
@@ -372,11 +398,32 @@ export class Thread {
     const mine = !!me && me.id === c.author.id;
     const editable = mine && Date.now() - Date.parse(c.createdAt) < this.editWindowMs;
     const admin = !!me && me.role === 'admin';
+    // Reports are for others' comments that readers can see (a held one is already waiting).
+    const reportable = !!me && !mine && !held(c);
     v.actions.replaceChildren();
     append(v.actions, [v.like,
       h('button', { type: 'button', class: 'link', onclick: () => this.openReply(v) }, t('reply')),
       editable && h('button', { type: 'button', class: 'link', onclick: () => this.openEdit(v) }, t('edit')),
-      (mine || admin) && h('button', { type: 'button', class: 'link', onclick: () => this.askDelete(v) }, t('delete'))]);
+      (mine || admin) && h('button', { type: 'button', class: 'link', onclick: () => this.askDelete(v) }, t('delete')),
+      reportable && (this.reported.has(c.id)
+        ? h('span', { class: 'reported' }, t('reported'))
+        : h('button', { type: 'button', class: 'link', onclick: () => this.report(v) }, t('report')))]);
+  }
+
+  private async report(v: View): Promise<void> {
+    if (this.pending.has(v)) return;
+    this.pending.add(v);
+    try {
+      await this.api.reportComment(v.c.id);
+      this.reported.add(v.c.id);
+      this.renderActions(v);
+      this.say(this.t('reportedSay'));
+      focusFirst(v.actions);
+    } catch (e) {
+      this.fail(e);
+    } finally {
+      this.pending.delete(v);
+    }
   }
 
   private openReply(v: View): void {
@@ -386,17 +433,21 @@ export class Thread {
     const form = this.composer({
       label: t('writeReply'), submit: t('postReply'), hint: t('replyingTo', name(v.c.author)),
       cancel: () => { v.slot.replaceChildren(); focusFirst(v.actions); },
-      send: async (text) => {
+      send: async (text, signals) => {
         // Replying to a reply: the server files it under the top-level comment and names whom
         // it answers (replyTo).
-        const c = await this.src.post(text, v.c.id);
+        const c = await this.src.post(text, v.c.id, undefined, signals);
         v.slot.replaceChildren();
-        top.c.replyCount++;
-        this.count++;
+        if (held(c)) {
+          rememberHeld(this.api, c);
+        } else {
+          top.c.replyCount++;
+          this.count++;
+        }
         const nv = this.insertReply(top, c);
         this.renderMoreReplies(top);
         this.renderCount();
-        this.say(t('posted'));
+        this.say(t(held(c) ? 'postedPending' : 'posted'));
         nv.el.querySelector<HTMLElement>('.name')?.focus();
       },
     });
@@ -493,14 +544,23 @@ export class Thread {
     }
   }
 
+  // `send` gets the spam signals (API.md "Moderation"): the honeypot's value and the time since
+  // this form was first shown. Edits ignore them (the server takes only a body there).
   private composer(o: { label: string; submit: string; hint?: string; initial?: string;
-                        send: (text: string) => Promise<void>; cancel?: () => void }): HTMLFormElement {
+                        send: (text: string, signals: FormSignals) => Promise<void>;
+                        cancel?: () => void }): HTMLFormElement {
     const id = 'plaudit-t' + ++seq;
+    const shownAt = Date.now();
     const ta = h('textarea', { id, rows: 3, maxlength: 10000, required: true });
     ta.value = o.initial || '';
+    // A field people never see nor reach (off-screen, no tab stop, hidden from screen readers)
+    // but form-filling bots do: a value in it holds the comment for a moderator.
+    const trap = h('input', { id: id + 'w', type: 'text', name: 'website', tabindex: -1, autocomplete: 'off',
+                              'aria-hidden': 'true' });
     const submit = h('button', { type: 'submit', class: 'primary' }, o.submit);
     const form = h('form', { class: 'compose' },
       h('label', { for: id }, o.label), o.hint && h('p', { class: 'hint' }, o.hint), ta,
+      h('div', { class: 'hp', 'aria-hidden': 'true' }, h('label', { for: trap.id }, this.t('honeypot')), trap),
       h('div', { class: 'row' }, submit,
         o.cancel && h('button', { type: 'button', class: 'link', onclick: o.cancel }, this.t('cancel'))));
     form.addEventListener('submit', async (ev) => {
@@ -509,7 +569,7 @@ export class Thread {
       if (!text) { this.say(this.t('errEmpty'), true); ta.focus(); return; }
       submit.disabled = true;
       try {
-        await o.send(text);
+        await o.send(text, { website: trap.value, formAgeMs: Math.max(0, Date.now() - shownAt) });
         ta.value = '';
       } catch (e) {
         this.fail(e);
@@ -527,6 +587,8 @@ export class Thread {
 }
 
 function name(u: User): string { return u.displayName || u.username; }
+// Pending or spam: shown to its writer (and moderators) only, marked so.
+function held(c: Comment): boolean { return !!c.status && c.status !== 'approved'; }
 function initial(u: User): string { return Array.from(name(u))[0]?.toUpperCase() || '?'; }
 function field(id: string, label: string, input: HTMLInputElement): HTMLElement {
   return h('div', { class: 'field' }, h('label', { for: id }, label), input);
