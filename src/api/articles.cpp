@@ -2,13 +2,12 @@
 
 #include "api/bind.hpp"
 #include "api/handlers.hpp"
-
 #include "api/json_fields.hpp"
 #include "api/json_text.hpp"
 #include "api/page_responses.hpp"
 #include "api/paging.hpp"
-#include "domain/comment_verdict.hpp"
 #include "common/time.hpp"
+#include "domain/comment_verdict.hpp"
 
 namespace plaudit::api {
 
@@ -115,11 +114,11 @@ Result<domain::ArticleInput> ParseInput(const boost::json::object& body, bool cr
   // if/else: the two lists are initializer_lists, alive for the call only.
   Status known;
   if (create) {
-    known = OnlyFields(body, {"title", "content", "kind", "status", "pinned", "allowComments",
-                              "moderation"});
+    known = OnlyFields(
+        body, {"title", "content", "kind", "status", "pinned", "allowComments", "moderation"});
   } else {
-    known = OnlyFields(body, {"title", "content", "status", "pinned", "allowComments",
-                              "moderation"});
+    known =
+        OnlyFields(body, {"title", "content", "status", "pinned", "allowComments", "moderation"});
   }
   if (!known) return tl::unexpected(known.error());
   domain::ArticleInput in;
@@ -159,6 +158,19 @@ Result<domain::ArticleInput> ParseInput(const boost::json::object& body, bool cr
   return in;
 }
 
+// An article's own policy may be stricter than --moderation; only an admin may make it laxer
+// (else any writer of a post could open their thread past a server-wide `all` or `first`).
+Status MayChooseModeration(const ApiContext& ctx, const Caller& caller,
+                           const domain::ArticleInput& in) {
+  if (!in.moderation || in.moderation->empty() || caller.Is(domain::Role::kAdmin)) return {};
+  const auto chosen = domain::ParsePolicy(*in.moderation);
+  if (chosen && *chosen < ctx.comments->ServerPolicy()) {
+    return Fail(ErrorCode::kPermissionDenied,
+                "only an admin may set a laxer moderation than the server's");
+  }
+  return {};
+}
+
 Result<std::optional<domain::ArticleKind>> KindParam(const Request& req) {
   auto kind = req.Query("kind");
   if (!kind || kind->empty()) return std::optional<domain::ArticleKind>{};
@@ -171,6 +183,7 @@ HandlerResult Create(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
   PL_CO_TRY(auto body, req.JsonBody());
   PL_CO_TRY(auto in, ParseInput(body, true));
+  PL_CO_CHECK(MayChooseModeration(ctx, caller, in));
   PL_CO_TRY(auto a, co_await ctx.articles->Create(*caller.principal, std::move(in)));
   co_return JsonResponse(beast::http::status::created, ArticleJson(a));
 }
@@ -188,6 +201,7 @@ HandlerResult Patch(ApiContext ctx, Request& req) {
   PL_CO_TRY(const int64_t id, req.IdParam("id"));
   PL_CO_TRY(auto body, req.JsonBody());
   PL_CO_TRY(auto in, ParseInput(body, false));
+  PL_CO_CHECK(MayChooseModeration(ctx, caller, in));
   PL_CO_TRY(auto a, co_await ctx.articles->UpdateAndRead(*caller.principal, id, std::move(in)));
   co_return JsonResponse(beast::http::status::ok, ArticleJson(a));
 }

@@ -122,8 +122,8 @@ HandlerResult ListUsers(ApiContext ctx, Request& req) {
   }
   const std::string query(req.Query("q").value_or(""));
   if (query.size() > 64) co_return Fail(ErrorCode::kInvalidArgument, "q is too long");
-  PL_CO_TRY(auto users, co_await ctx.users->List(*caller.principal, after, query,
-                                                 static_cast<int>(size) + 1));
+  PL_CO_TRY(auto users,
+            co_await ctx.users->List(*caller.principal, after, query, static_cast<int>(size) + 1));
   const bool more = users.size() > static_cast<size_t>(size);
   if (more) users.pop_back();
   boost::json::array items;

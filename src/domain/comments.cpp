@@ -98,8 +98,7 @@ Awaitable<Result<Comment>> CommentService::Create(const Principal& who, int64_t 
         "a new account may post only a few comments at first; try again later"));
   }
   // The article's own policy, else the server's (API.md "Moderation").
-  const ModerationPolicy policy =
-      ParsePolicy(article.moderation).value_or(moderation_.policy);
+  const ModerationPolicy policy = ParsePolicy(article.moderation).value_or(moderation_.policy);
   PL_CO_TRY(const WriterFacts facts, co_await FactsOf(who, policy, body));
   const Submission submission{body, in.honeypot, in.form_age_ms};
   const Verdict verdict = Judge(submission, facts, policy, moderation_.rules);
@@ -188,6 +187,10 @@ Awaitable<Result<Comment>> CommentService::Edit(const Principal& who, int64_t id
   PL_CO_TRY(std::string text, NormalizeCommentBody(body));
   PL_CO_TRY(const Comment c, co_await Visible(who, id));
   if (c.deleted) co_return Fail(ErrorCode::kNotFound, "no such comment");
+  if (!HasRole(who.role, Role::kModerator) && !c.Approved()) {
+    // What a moderator approves is the text they read in the queue: a held comment keeps it.
+    co_return Fail(ErrorCode::kAlreadyExists, "a held comment cannot be edited until it is approved");
+  }
   if (!HasRole(who.role, Role::kAdmin)) {
     if (c.author.id != who.id) co_return Fail(ErrorCode::kPermissionDenied, "not your comment");
     if (NowMs() - c.created_at_ms > edit_window_ms_) {
@@ -261,8 +264,8 @@ Awaitable<Status> CommentService::AfterCommit(const sql::CommentWrite& w,
   std::vector<int64_t> written;
   for (const auto& row : w.rows) written.push_back(row.id);
   if (auto forgot = co_await cache_.Forget(written); !forgot) {
-    spdlog::warn("comments of article {} not forgotten ({}); the rebuild rewrites them",
-                 article_id, forgot.error().message);
+    spdlog::warn("comments of article {} not forgotten ({}); the rebuild rewrites them", article_id,
+                 forgot.error().message);
   }
   spdlog::warn("comment cache of article {} not updated ({}); invalidating", article_id,
                st.error().message);

@@ -61,6 +61,8 @@ class CommentService {
 
   // How comments are judged from now on (start-up; tests).
   void SetModeration(ModerationSettings settings, redis::RecentBodies* recent_bodies);
+  // --moderation: an article's own policy may be stricter, and only an admin's laxer.
+  ModerationPolicy ServerPolicy() const { return moderation_.policy; }
   // An account younger than `limit`'s period may post `limit`'s count of comments in it
   // (429 with Retry-After beyond); moderators and admins are not limited.
   void SetNewWriterLimit(redis::RateLimiter& limiter, RateLimit limit) {

@@ -238,7 +238,14 @@ Awaitable<Result<User>> UserService::SetRole(const Principal& actor, int64_t id,
   }
   auto updated = co_await users_.SetRole(id, std::string(RoleName(role)), NowMs());
   if (!updated) co_return tl::unexpected(updated.error());
-  if (!*updated) co_return Fail(ErrorCode::kNotFound, "no such user");
+  if (!*updated) {
+    // Refused in SQL: no such account, or a ban came in since the check above.
+    PL_CO_TRY(const std::optional<sql::UserRow> row, co_await users_.FindById(id));
+    if (row && row->deleted_at_ms == 0) {
+      co_return Fail(ErrorCode::kAlreadyExists, "the user is banned: lift the ban first");
+    }
+    co_return Fail(ErrorCode::kNotFound, "no such user");
+  }
   // SQL is the record; every process's copy follows: this one's now, the others' through the
   // channel before the answer goes out. If Redis fails here the caller gets the error and may
   // retry (the update is idempotent); the others then drop their copies when their
@@ -255,9 +262,12 @@ Awaitable<Result<User>> UserService::SetBan(const Principal& actor, int64_t id, 
   if (!HasRole(actor.role, Role::kModerator)) {
     co_return Fail(ErrorCode::kPermissionDenied, "only moderators may ban users");
   }
+  PL_CO_CHECK(co_await RefuseReserved(users_, id));
   PL_CO_TRY(const std::optional<sql::UserRow> row, co_await users_.FindById(id));
   if (!row || row->deleted_at_ms != 0) co_return Fail(ErrorCode::kNotFound, "no such user");
-  if (HasRole(ParseRole(row->role).value_or(Role::kAdmin), Role::kModerator)) {
+  // Lifting is allowed on anyone (a ban from before a promotion must be liftable).
+  const bool unbannable = HasRole(ParseRole(row->role).value_or(Role::kAdmin), Role::kModerator);
+  if (until_ms > 0 && unbannable) {
     co_return Fail(ErrorCode::kPermissionDenied, "moderators and admins cannot be banned");
   }
   sql::ModerationLogEntry log;
@@ -266,7 +276,14 @@ Awaitable<Result<User>> UserService::SetBan(const Principal& actor, int64_t id, 
   log.action = until_ms > 0 ? "ban" : "unban";
   log.reason = reason;
   PL_CO_TRY(const bool updated, co_await users_.SetBan(id, until_ms, std::move(reason), log));
-  if (!updated) co_return Fail(ErrorCode::kNotFound, "no such user");
+  if (!updated) {
+    // Refused in SQL: gone, or promoted since the check above (a ban never lands on one).
+    PL_CO_TRY(const std::optional<sql::UserRow> now, co_await users_.FindById(id));
+    if (now && now->deleted_at_ms == 0) {
+      co_return Fail(ErrorCode::kPermissionDenied, "moderators and admins cannot be banned");
+    }
+    co_return Fail(ErrorCode::kNotFound, "no such user");
+  }
   // As SetRole: every process's copy of the account follows before the answer goes out.
   directory_.Forget(id);
   if (auto st = co_await sessions_.PublishUserChange(id); !st) {

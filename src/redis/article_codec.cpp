@@ -70,7 +70,7 @@ const std::vector<std::string>& ArticleFieldNames() {
   static const std::vector<std::string> names = {
       "id",           "kind",   "author_id", "author_username", "author_display", "title",
       "summary",      "status", "pinned",    "allow_comments",  "created_at",     "updated_at",
-      "published_at", "views",  "likes",     "comments",        "comments_ver", "moderation"};
+      "published_at", "views",  "likes",     "comments",        "comments_ver",   "moderation"};
   return names;
 }
 

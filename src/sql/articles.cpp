@@ -94,10 +94,10 @@ Value Moderation(const ArticleRow& a) {
 
 Status ArticleTable::InsertIn(Connection& tx, const ArticleRow& a, CacheStamp stamp,
                               ChangeRetention retention) {
-  auto r = tx.Query(kInsert, {a.id, Kind(a), a.author_id, a.title, a.summary, Content(a),
-                              StatusOf(a.status), Bool(a.pinned), Bool(a.allow_comments),
-                              a.created_at_ms, a.updated_at_ms, PublishedAt(a), stamp.seq,
-                              Moderation(a)});
+  auto r = tx.Query(kInsert,
+                    {a.id, Kind(a), a.author_id, a.title, a.summary, Content(a), StatusOf(a.status),
+                     Bool(a.pinned), Bool(a.allow_comments), a.created_at_ms, a.updated_at_ms,
+                     PublishedAt(a), stamp.seq, Moderation(a)});
   if (!r) return tl::unexpected(r.error());
   auto change = AppendChange(tx, a.id, "create", a.created_at_ms, retention);
   if (!change) return tl::unexpected(change.error());
@@ -161,10 +161,9 @@ Awaitable<Result<std::optional<ArticleTable::Patched>>> ArticleTable::Patch(
       if (auto applied = apply(p.row); !applied) return applied;
       p.row.ver = ver;
       const ArticleRow& a = p.row;
-      auto u = tx.Query(kUpdate,
-                        {a.id, a.title, a.summary, Content(a), StatusOf(a.status), Bool(a.pinned),
-                         Bool(a.allow_comments), a.updated_at_ms, PublishedAt(a), ver, stamp.seq,
-                         Moderation(a)});
+      auto u = tx.Query(kUpdate, {a.id, a.title, a.summary, Content(a), StatusOf(a.status),
+                                  Bool(a.pinned), Bool(a.allow_comments), a.updated_at_ms,
+                                  PublishedAt(a), ver, stamp.seq, Moderation(a)});
       if (!u) return tl::unexpected(u.error());
       auto change =
           AppendChange(tx, a.id, UpdateOp(model::StatusName(p.old_status), model::StatusName(a.status)), a.updated_at_ms, retention);

@@ -24,8 +24,12 @@ constexpr std::string_view kSelectColumns =
     "deleted_at, banned_until, ban_reason FROM users ";
 constexpr std::string_view kWhereKey = "WHERE username_key = $1";
 constexpr std::string_view kWhereId = "WHERE id = $1";
+// $4 = 1 for a role that cannot be banned: then only while no ban is in force, in the same
+// statement, so a ban racing the promotion cannot leave a banned moderator (PostgreSQL
+// re-checks the WHERE on the row it waited for).
 constexpr std::string_view kSetRole =
-    "UPDATE users SET role = $2, updated_at = $3 WHERE id = $1 AND deleted_at IS NULL";
+    "UPDATE users SET role = $2, updated_at = $3 WHERE id = $1 AND deleted_at IS NULL AND "
+    "($4 = 0 OR banned_until IS NULL OR banned_until <= $3)";
 // The marker row of first-run setup: its primary key serialises racing setups (a second
 // insert waits for the first transaction, then conflicts), where a check of the users table
 // alone would let two READ COMMITTED transactions both see no admin.
@@ -34,9 +38,11 @@ constexpr std::string_view kInsertSetupMarker =
 constexpr std::string_view kCountAdmins =
     "SELECT (SELECT COUNT(*) FROM users WHERE role = $1 AND deleted_at IS NULL) + "
     "(SELECT COUNT(*) FROM plaudit_meta WHERE key = 'first_admin')";
+// $5 = 1 for a ban (not its lifting): never on a moderator or an admin, in the same statement
+// (the other half of kSetRole's guard).
 constexpr std::string_view kSetBan =
     "UPDATE users SET banned_until = $2, ban_reason = $3, updated_at = $4 "
-    "WHERE id = $1 AND deleted_at IS NULL";
+    "WHERE id = $1 AND deleted_at IS NULL AND ($5 = 0 OR role NOT IN ('moderator', 'admin'))";
 // LIKE with '\\' as its escape, so a prefix's own % and _ match themselves.
 constexpr std::string_view kWhereListed =
     "WHERE deleted_at IS NULL AND id > $1 AND username NOT LIKE '@%' AND ($2 = '' OR "
@@ -166,7 +172,8 @@ Awaitable<Result<std::optional<UserRow>>> UserTable::FindById(int64_t id) {
 Awaitable<Result<bool>> UserTable::SetRole(int64_t id, std::string role, int64_t now_ms) {
   std::function<Result<bool>(Connection&)> job =
       [id, role = std::move(role), now_ms](Connection& c) -> Result<bool> {
-    auto r = c.Query(kSetRole, {id, role, now_ms});
+    const bool unbannable = role == "moderator" || role == "admin";
+    auto r = c.Query(kSetRole, {id, role, now_ms, int64_t{unbannable ? 1 : 0}});
     if (!r) return tl::unexpected(r.error());
     return r->affected > 0;
   };
@@ -181,7 +188,7 @@ Awaitable<Result<bool>> UserTable::SetBan(int64_t id, int64_t until_ms, std::str
     bool found = false;
     auto st = c.Transaction([&](Connection& tx) -> Status {
       const Value until = until_ms > 0 ? Value{until_ms} : Value{nullptr};
-      auto r = tx.Query(kSetBan, {id, until, reason, log.at_ms});
+      auto r = tx.Query(kSetBan, {id, until, reason, log.at_ms, int64_t{until_ms > 0 ? 1 : 0}});
       if (!r) return tl::unexpected(r.error());
       found = r->affected > 0;
       if (!found) return {};
@@ -196,7 +203,7 @@ Awaitable<Result<bool>> UserTable::SetBan(int64_t id, int64_t until_ms, std::str
 }
 
 Awaitable<Result<std::vector<UserRow>>> UserTable::List(int64_t after, std::string prefix,
-                                                         int limit) {
+                                                        int limit) {
   std::string escaped;
   for (char ch : prefix) {
     if (ch == '%' || ch == '_' || ch == '\\') escaped.push_back('\\');

@@ -33,10 +33,12 @@ class UserTable {
   Awaitable<Result<UserRow>> Insert(UserRow row);
   Awaitable<Result<std::optional<UserRow>>> FindByKey(std::string username_key);
   Awaitable<Result<std::optional<UserRow>>> FindById(int64_t id);
-  // Returns false when there is no such user (or it was deleted).
+  // Returns false when there is no such user (or it was deleted), or when `role` is one a ban
+  // cannot be put on (moderator, admin) and a ban is in force.
   Awaitable<Result<bool>> SetRole(int64_t id, std::string role, int64_t now_ms);
   // Bans the account until `until_ms` (0 lifts a ban) and writes `log` (its user_id set here)
-  // in the same transaction. False when there is no such user (or it was deleted).
+  // in the same transaction. False when there is no such user (or it was deleted), or for a
+  // ban (`until_ms` > 0) of a moderator or an admin.
   Awaitable<Result<bool>> SetBan(int64_t id, int64_t until_ms, std::string reason,
                                  ModerationLogEntry log);
   // Live accounts with ids above `after`, by id, at most `limit`; `prefix` (lower case, may be

@@ -9,9 +9,9 @@
 //   PLAUDIT_MODEL_OPS=N   operations per phase (default 200)
 #include <algorithm>
 #include <atomic>
-#include <functional>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <random>
 #include <set>
@@ -28,9 +28,12 @@ enum class St { kApproved, kPending, kSpam };
 
 const char* Name(St s) {
   switch (s) {
-    case St::kApproved: return "approved";
-    case St::kPending: return "pending";
-    case St::kSpam: return "spam";
+    case St::kApproved:
+      return "approved";
+    case St::kPending:
+      return "pending";
+    case St::kSpam:
+      return "spam";
   }
   return "?";
 }
@@ -71,11 +74,11 @@ class ModerationModelTest : public ApiTest {
     other_ = SecondInstance();
     const std::string root = Login("root", "rootpassword");
     const int64_t mia = Register("mia");
-    ASSERT_EQ(Client()
-                  .Patch("/api/v1/users/" + std::to_string(mia), R"({"role":"moderator"})",
-                         Bearer(root))
-                  .status,
-              200);
+    ASSERT_EQ(
+        Client()
+            .Patch("/api/v1/users/" + std::to_string(mia), R"({"role":"moderator"})", Bearer(root))
+            .status,
+        200);
     for (int i = 0; i < kReaders; ++i) Register("reader" + std::to_string(i));
     author_ = AuthorToken("ann");
     article_ = PublishArticle(author_);
@@ -265,8 +268,8 @@ class ModerationModelTest : public ApiTest {
     const bool visible = !c.deleted && c.status == St::kApproved && SeenBy(c, r);
     const bool hidden = !c.deleted && c.status == St::kPending && c.writer != r;
     if (!visible && !hidden) return;
-    auto res = Any().Post(CommentPath(id) + "/reports", R"({"reason":"model"})",
-                          Bearer(tokens_[r]));
+    auto res =
+        Any().Post(CommentPath(id) + "/reports", R"({"reason":"model"})", Bearer(tokens_[r]));
     if (hidden) {
       EXPECT_EQ(res.status, 404) << "report of held " << id << ": " << res.body;
       return;
@@ -282,10 +285,11 @@ class ModerationModelTest : public ApiTest {
     Mc& c = model_.at(id);
     const bool like = Pick(3) != 0;
     auto path = CommentPath(id) + "/like";
-    auto res = like ? Any().Put(path, "", Bearer(tokens_[r])) : Any().Delete(path, Bearer(tokens_[r]));
+    auto res =
+        like ? Any().Put(path, "", Bearer(tokens_[r])) : Any().Delete(path, Bearer(tokens_[r]));
     if (!Likeable(c)) {
-      EXPECT_GE(res.status, 400) << (like ? "like of " : "unlike of ") << Describe(id) << " by reader"
-                                 << r << ": " << res.body << "; cached: "
+      EXPECT_GE(res.status, 400) << (like ? "like of " : "unlike of ") << Describe(id)
+                                 << " by reader" << r << ": " << res.body << "; cached: "
                                  << redis_.Cli("HGETALL " + redis::keys::Comment(id));
       return;
     }
@@ -404,8 +408,8 @@ class ModerationModelTest : public ApiTest {
     std::vector<int64_t> cursored;
     std::string cursor;
     for (int guard = 0; guard < 100; ++guard) {
-      auto page = c.Get(Path() + "/comments?sort=old&size=3" +
-                        (cursor.empty() ? "" : "&cursor=" + cursor));
+      auto page =
+          c.Get(Path() + "/comments?sort=old&size=3" + (cursor.empty() ? "" : "&cursor=" + cursor));
       ASSERT_EQ(page.status, 200) << page.body;
       const auto page_json = page.Json();
       for (const auto& item : page_json.at("items").as_array()) {
@@ -432,8 +436,8 @@ class ModerationModelTest : public ApiTest {
     std::vector<std::vector<int64_t>> chunks;
     for (const auto& [id, m] : model_) {
       auto anon = Any().Get(CommentPath(id));
-      EXPECT_EQ(anon.status, Listed(m) ? 200 : 404) << when << ": " << Describe(id) << " "
-                                                    << anon.body;
+      EXPECT_EQ(anon.status, Listed(m) ? 200 : 404)
+          << when << ": " << Describe(id) << " " << anon.body;
       auto own = Any().Get(CommentPath(id), Bearer(tokens_[r]));
       EXPECT_EQ(own.status, SeenBy(m, r) ? 200 : 404)
           << when << ": " << Describe(id) << " as reader" << r << " " << own.body;
@@ -475,10 +479,11 @@ class ModerationModelTest : public ApiTest {
       placeholders += Listed(c) && Placeholder(c);
       likes += static_cast<int>(c.likers.size());
     }
-    std::printf("model (seed %llu): %d top-level, %d replies, %d pending, %d spam, %d deleted, "
-                "%d placeholders, %d likes, %zu checks\n",
-                static_cast<unsigned long long>(seed_), top, replies, pending, spam, deleted,
-                placeholders, likes, checks_);
+    std::printf(
+        "model (seed %llu): %d top-level, %d replies, %d pending, %d spam, %d deleted, "
+        "%d placeholders, %d likes, %zu checks\n",
+        static_cast<unsigned long long>(seed_), top, replies, pending, spam, deleted, placeholders,
+        likes, checks_);
   }
 
   // Every like reaches SQL (both instances' write-behind), as before any planned restart.

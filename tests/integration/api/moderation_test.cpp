@@ -1,6 +1,7 @@
 // API.md "Moderation" (issue 42): held comments stay out of everything a reader sees until a
 // moderator approves them; reports, spam marks, restores and bans; the log.
 #include <set>
+#include <thread>
 
 #include "api_test_base.hpp"
 
@@ -482,6 +483,67 @@ TEST_P(ModerationTest, TheWriterOfAHeldCommentReadsItsRepliesPage) {
   auto after = Client().Get(replies);
   ASSERT_EQ(after.status, 200) << after.body;
   EXPECT_EQ(after.Json().at("total").as_int64(), 1);
+}
+
+// From a probe (helper session, 2026-12-05): a ban and a promotion racing on two instances
+// both answered 200 and left a banned moderator. SQL now guards each against the other.
+TEST_P(ModerationTest, ABanRacingAPromotionNeverLeavesABannedModerator) {
+  auto other = SecondInstance();
+  const std::string root = Login("root", "rootpassword");
+  for (int round = 0; round < 12; ++round) {
+    const int64_t id = Register("racer" + std::to_string(round));
+    const std::string path = "/api/v1/users/" + std::to_string(id);
+    const std::string role = round % 2 == 0 ? "moderator" : "admin";
+    int ban_status = 0;
+    int promote_status = 0;
+    std::thread ban([&] { ban_status = Client().Put(path + "/ban", "{}", Bearer(mod_)).status; });
+    std::thread promote([&] {
+      promote_status =
+          other->Client().Patch(path, R"({"role":")" + role + "\"}", Bearer(root)).status;
+    });
+    ban.join();
+    promote.join();
+    EXPECT_FALSE(ban_status == 200 && promote_status == 200) << "round " << round;
+    const bool banned = SqlInt("SELECT COUNT(*) FROM users WHERE id = $1 AND banned_until IS NOT "
+                               "NULL",
+                               id) == 1;
+    const bool promoted =
+        SqlInt("SELECT COUNT(*) FROM users WHERE id = $1 AND role IN ('moderator', 'admin')", id) ==
+        1;
+    EXPECT_FALSE(banned && promoted) << "round " << round << ": ban " << ban_status
+                                     << ", promotion " << promote_status;
+  }
+}
+
+TEST_P(ModerationTest, OnlyAnAdminRelaxesTheServersPolicyAndAHeldCommentKeepsItsText) {
+  // The server holds every comment ("all"): an author may not open a thread of theirs.
+  const std::string path = Path();
+  auto off = Client().Patch(path, R"({"moderation":"off"})", Bearer(author_));
+  EXPECT_EQ(off.status, 403) << off.body;
+  EXPECT_EQ(Client().Patch(path, R"({"moderation":"first"})", Bearer(author_)).status, 403);
+  auto own = Client().Post("/api/v1/articles",
+                           R"({"title":"T","content":"c","status":"published","moderation":"off"})",
+                           Bearer(author_));
+  EXPECT_EQ(own.status, 403) << own.body;
+  EXPECT_EQ(Client().Patch(path, R"({"moderation":"all"})", Bearer(author_)).status, 200);
+  auto admin = Client().Patch(path, R"({"moderation":"off"})", Bearer(Login("root", "rootpassword")));
+  EXPECT_EQ(admin.status, 200) << admin.body;
+  EXPECT_EQ(Client().Patch(path, R"({"moderation":null})", Bearer(author_)).status, 200);
+  // What a moderator approves is what they read: the writer cannot change a held comment.
+  Register("bob");
+  const std::string bob = Login("bob");
+  const auto [id, status] = Comment(bob, "as the moderator reads it");
+  ASSERT_EQ(status, "pending");
+  auto edit = Client().Patch("/api/v1/comments/" + std::to_string(id),
+                             R"({"body":"something else"})", Bearer(bob));
+  EXPECT_EQ(edit.status, 409) << edit.body;
+  Act({id}, "approve");
+  auto body = Client().Get("/api/v1/comments/" + std::to_string(id));
+  EXPECT_EQ(body.Json().at("body").as_string(), "as the moderator reads it");
+  // The reserved author of page threads is no one to ban.
+  const int64_t pages_id = SqlInt("SELECT id FROM users WHERE username = '@pages'");
+  auto pages = Client().Put("/api/v1/users/" + std::to_string(pages_id) + "/ban", "{}", Bearer(mod_));
+  EXPECT_NE(pages.status, 200) << pages.body;
 }
 
 class NewWriterTest : public ModerationTest {
