@@ -78,6 +78,7 @@ Awaitable<Result<Comment>> CommentService::Visible(const std::optional<Principal
     c.body.clear();
     c.deleted = true;
   }
+  if (!privileged && c.deleted) c.status = CommentStatus::kApproved;  // as Hydrate says
   co_return c;
 }
 
@@ -280,6 +281,8 @@ Awaitable<Result<std::vector<Comment>>> CommentService::Hydrate(
       c->body.clear();
       c->deleted = true;
     }
+    // A placeholder reads as any deleted comment: not whether it was spam or held.
+    if (c->deleted) c->status = CommentStatus::kApproved;
     out.push_back(std::move(*c));
   }
   co_return out;

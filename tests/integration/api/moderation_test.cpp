@@ -235,6 +235,11 @@ TEST_P(FirstPolicyTest, RepliesReportsSpamAndRestoreKeepEveryCountExact) {
   EXPECT_EQ(top.at("id").as_int64(), first);
   EXPECT_TRUE(top.at("deleted").as_bool());
   EXPECT_EQ(top.at("body").as_string(), "");
+  // It reads as any deleted comment, not as spam (in the list and on its own).
+  EXPECT_EQ(top.at("status").as_string(), "approved");
+  EXPECT_EQ(page.body.find("\"spam\""), std::string::npos) << page.body;
+  EXPECT_EQ(Client().Get("/api/v1/comments/" + std::to_string(first)).Json().at("status"),
+            "approved");
   EXPECT_EQ(page.body.find("hello all"), std::string::npos);
   EXPECT_EQ(Seen(), (std::vector<int64_t>{first, reply, second}));
   EXPECT_EQ(CommentCount(), 2);
