@@ -147,6 +147,15 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
       "approved) or all")
       ->envname("PLAUDIT_MODERATION")
       ->default_str(c.moderation);
+  AddParsed(
+      app, "--guests", c.guests,
+      [](const std::string& text) -> Result<std::string> {
+        if (text == "off" || text == "moderated" || text == "on") return text;
+        return Fail(ErrorCode::kInvalidArgument, "must be off, moderated or on");
+      },
+      "comments without an account: off, moderated (held for a moderator) or on")
+      ->envname("PLAUDIT_GUESTS")
+      ->default_str(c.guests);
   app.add_option("--max-links", c.max_links, "links a comment may carry before it is held")
       ->envname("PLAUDIT_MAX_LINKS")
       ->check(CLI::Range(int64_t{0}, int64_t{1000}))
@@ -189,7 +198,9 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
         NamedLimit{"--limit-pages-address", "PLAUDIT_LIMIT_PAGES_ADDRESS", c.limit_pages_address,
                    "page threads created per client address"},
         NamedLimit{"--limit-new-writer", "PLAUDIT_LIMIT_NEW_WRITER", c.limit_new_writer,
-                   "comments of an account younger than the period"}}) {
+                   "comments of an account younger than the period"},
+        NamedLimit{"--limit-guest-address", "PLAUDIT_LIMIT_GUEST_ADDRESS", c.limit_guest_address,
+                   "guest comments per client address"}}) {
     AddParsed(app, l.flag, l.limit, ParseRateLimit, std::string(l.help) + ": COUNT/PERIOD or off")
         ->envname(l.env)
         ->default_str(FormatRateLimit(l.limit));

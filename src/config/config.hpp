@@ -56,6 +56,9 @@ struct Config {
   // The same body from the same writer within this is 409 duplicate; 0 (or --rate-limits
   // off): never.
   int64_t duplicate_window_s = 600;
+  // Guests (API.md "Guests and sign-in from elsewhere"): whether a comment may come without a
+  // session (off, moderated: held for a moderator, on).
+  std::string guests = "off";
   // Rate limits, "COUNT/PERIOD" (PERIOD: 500ms, 90s, 15m, 2h) or "off" (a disabled RateLimit).
   RateLimit limit_login_user{10, 15 * 60'000};     // failed logins per username
   RateLimit limit_login_address{50, 15 * 60'000};  // failed logins per client address
@@ -66,6 +69,7 @@ struct Config {
   RateLimit limit_pages_address{60, 3'600'000};    // page threads created per client address
   // Comments of an account younger than the period (moderators and admins aside).
   RateLimit limit_new_writer{3, 10 * 60'000};
+  RateLimit limit_guest_address{10, 10 * 60'000};  // guest comments per client address
   // Who may read GET /metrics and /readyz (api/ops.hpp).
   AddressSet metrics_allow = *AddressSet::Parse("127.0.0.0/8,::1/128");
   std::string metrics_token;  // when set, /metrics and /readyz also need it as a bearer token

@@ -58,6 +58,17 @@ TEST(Config, DefaultsMatchApiMd) {
   EXPECT_TRUE(c.rate_limits);
   EXPECT_EQ(c.max_body, 1048576u);
   EXPECT_EQ(c.metrics_allow.ToString(), "127.0.0.0/8,::1/128");  // operations data: loopback only
+  EXPECT_EQ(c.guests, "off");  // API.md "Guests": off by default
+  EXPECT_EQ(FormatRateLimit(c.limit_guest_address), "10/10m");
+}
+
+TEST(Config, GuestsTakeThreeValuesAndTheirLimitIsARate) {
+  int code = -1;
+  auto inv = ParseArgs({"--guests", "moderated", "--limit-guest-address", "3/1h"}, code);
+  ASSERT_TRUE(inv);
+  EXPECT_EQ(inv->config.guests, "moderated");
+  EXPECT_EQ(FormatRateLimit(inv->config.limit_guest_address), "3/1h");
+  ExpectRejectedNaming(ParseBad({"--guests", "maybe"}), "--guests");
 }
 
 TEST(Config, MetricsAllowHasAFlagAndAnEnvironmentTwin) {
