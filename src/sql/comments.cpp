@@ -417,6 +417,28 @@ Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp st
   co_return co_await store_.Run<CommentWrite>(std::move(job));
 }
 
+namespace {
+
+// Holds approved comment `id` for a moderator (out of its indexes and counts, ChangeStanding)
+// and logs the hold with `reasons`, actor none, in `tx`.
+Status HoldAndLog(Connection& tx, int64_t id, std::string_view reasons, int64_t now_ms,
+                  const CacheStamp& stamp, CommentWrite& out) {
+  const Apply hold = [&](Connection& c, const State& before) -> Result<State> {
+    return Hold(c, id, reasons, before);
+  };
+  auto before = ChangeStanding(tx, id, stamp, hold, out);
+  if (!before) return tl::unexpected(before.error());
+  ModerationLogEntry entry;
+  entry.at_ms = now_ms;
+  entry.action = std::string(ActionName(ModerationAction::kHold));
+  entry.comment_id = id;
+  entry.user_id = before->author_id;
+  entry.reason = std::string(reasons);
+  return AppendModerationLog(tx, entry);
+}
+
+}  // namespace
+
 Awaitable<Result<CommentWrite>> CommentTable::Edit(int64_t id, std::string body, int64_t now_ms,
                                                    std::string hold_reasons, CacheStamp stamp) {
   std::function<Result<CommentWrite>(Connection&)> job =
@@ -437,18 +459,7 @@ Awaitable<Result<CommentWrite>> CommentTable::Edit(int64_t id, std::string body,
       if (!state) return tl::unexpected(state.error());
       if (*state && (*state)->status == CommentStatus::kApproved) {
         // The new text holds it: out of every index and count in this same transaction.
-        const Apply hold = [&](Connection& c, const State& before) -> Result<State> {
-          return Hold(c, id, hold_reasons, before);
-        };
-        auto before = ChangeStanding(tx, id, stamp, hold, out);
-        if (!before) return tl::unexpected(before.error());
-        ModerationLogEntry entry;
-        entry.at_ms = now_ms;
-        entry.action = std::string(ActionName(ModerationAction::kHold));
-        entry.comment_id = id;
-        entry.user_id = before->author_id;
-        entry.reason = hold_reasons;
-        if (auto logged = AppendModerationLog(tx, entry); !logged) return logged;
+        if (auto held = HoldAndLog(tx, id, hold_reasons, now_ms, stamp, out); !held) return held;
       } else {
         const std::vector<int64_t> ids{id};
         if (auto read = ReadBack(tx, ids, Int(live->rows[0][0]), out); !read) return read;
@@ -541,18 +552,7 @@ Awaitable<Result<std::optional<CommentWrite>>> CommentTable::Report(int64_t id, 
                           Int(n->rows.at(0).at(0)) >= threshold;
         if (held) {
           CommentWrite w;
-          const Apply hold = [id, now_ms](Connection& c, const State& before) -> Result<State> {
-            return ApplyAction(c, id, ModerationAction::kHold, now_ms, before);
-          };
-          auto before = ChangeStanding(tx, id, stamp, hold, w);
-          if (!before) return tl::unexpected(before.error());
-          ModerationLogEntry entry;
-          entry.at_ms = now_ms;
-          entry.action = std::string(ActionName(ModerationAction::kHold));
-          entry.comment_id = id;
-          entry.user_id = before->author_id;
-          entry.reason = "reports";
-          if (auto logged = AppendModerationLog(tx, entry); !logged) return logged;
+          if (auto st = HoldAndLog(tx, id, kHeldForReports, now_ms, stamp, w); !st) return st;
           out = std::move(w);
         }
       }
