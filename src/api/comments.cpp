@@ -15,7 +15,9 @@ using http::Response;
 
 namespace {
 
+// A guest is shown by the name they gave, without an id or a username (API.md "Guests").
 boost::json::object UserJson(const domain::CommentUser& u) {
+  if (u.Guest()) return {{"id", nullptr}, {"displayName", u.display_name}, {"guest", true}};
   return {{"id", u.id}, {"username", u.username}, {"displayName", u.display_name}};
 }
 
@@ -98,7 +100,75 @@ Result<CommentListQuery> ParseListQuery(const Request& req) {
   return CommentListQuery{std::move(*paging), *sort, *replies};
 }
 
+namespace {
+
+constexpr std::string_view kEditTokenHeader = "Plaudit-Edit-Token";
+
+// A comment without a session (API.md "Guests and sign-in from elsewhere"): `guest` names its
+// writer; the 201 carries the edit token once.
+HandlerResult CreateGuest(ApiContext ctx, Request& req, boost::json::object body,
+                          domain::GuestName guest) {
+  // Anonymous, and not past a rate limiter that cannot answer (as a costly read).
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kCostly));
+  if (caller.authenticated()) {
+    co_return Fail(ErrorCode::kInvalidArgument, "signed in: post without \"guest\"");
+  }
+  PL_CO_TRY(auto id, req.IdParam("id"));
+  PL_CO_TRY(auto in, ParseCreate(body));
+  PL_CO_TRY(auto identity, co_await ctx.comments->AdmitGuest(guest.name, guest.email, caller.address));
+  PL_CO_TRY(auto posted, co_await ctx.comments->CreateAsGuest(std::move(identity), caller.address,
+                                                              id, std::move(in)));
+  co_return PostedResponse(posted);
+}
+
+// The caller of a write on the comment of the path: a guest's edit token stands in for a
+// session on that one comment (the same id the handler then acts on); otherwise a session,
+// with the per-user write limit.
+Awaitable<Result<domain::Principal>> Writer(ApiContext ctx, Request& req) {
+  const std::string_view token = req.Header(kEditTokenHeader);
+  if (token.empty()) {
+    PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
+    co_return std::move(*caller.principal);
+  }
+  PL_CO_CHECK(co_await ctx.guard->Admit(req, Access::kCostly));
+  PL_CO_TRY(auto id, req.IdParam("id"));
+  co_return co_await ctx.comments->GuestOwner(id, token);
+}
+
+}  // namespace
+
+Result<std::optional<domain::GuestName>> ParseGuest(boost::json::object& body) {
+  auto it = body.find("guest");
+  if (it == body.end()) return std::nullopt;
+  const boost::json::value guest = it->value();
+  body.erase(it);
+  if (!guest.is_object()) return Fail(ErrorCode::kInvalidArgument, "guest must be an object");
+  if (auto st = OnlyFields(guest.as_object(), {"name", "email"}); !st) {
+    return tl::unexpected(st.error());
+  }
+  auto name = RequiredString(guest.as_object(), "name");
+  if (!name) return tl::unexpected(name.error());
+  auto email = OptionalString(guest.as_object(), "email");
+  if (!email) return tl::unexpected(email.error());
+  return domain::GuestName{std::move(*name), email->value_or("")};
+}
+
+Response PostedResponse(const domain::PostedComment& posted) {
+  boost::json::object out = CommentJson(posted.comment);
+  if (posted.edit_token.empty()) return JsonResponse(beast::http::status::created, out);
+  out["editToken"] = posted.edit_token;
+  Response r = JsonResponse(beast::http::status::created, out);
+  r.headers.emplace_back("Cache-Control", "no-store");
+  return r;
+}
+
 HandlerResult Create(ApiContext ctx, Request& req) {
+  // A Bearer token says who writes: the body is not read before the session is checked.
+  if (req.Header(beast::http::field::authorization).empty()) {
+    PL_CO_TRY(auto body, req.JsonBody());
+    PL_CO_TRY(auto guest, ParseGuest(body));
+    if (guest) co_return co_await CreateGuest(ctx, req, std::move(body), std::move(*guest));
+  }
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
   PL_CO_TRY(auto id, req.IdParam("id"));
   PL_CO_TRY(auto body, req.JsonBody());
@@ -123,26 +193,33 @@ HandlerResult Replies(ApiContext ctx, Request& req) {
 }
 
 HandlerResult Get(ApiContext ctx, Request& req) {
-  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
+  std::optional<domain::Principal> viewer;
+  if (!req.Header(kEditTokenHeader).empty()) {
+    // A guest reading back their own comment (a held one too) by its edit token.
+    PL_CO_TRY(viewer, co_await Writer(ctx, req));
+  } else {
+    PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
+    viewer = std::move(caller.principal);
+  }
   PL_CO_TRY(auto id, req.IdParam("id"));
-  PL_CO_TRY(auto c, co_await ctx.comments->Get(caller.principal, id));
+  PL_CO_TRY(auto c, co_await ctx.comments->Get(viewer, id));
   co_return JsonResponse(beast::http::status::ok, CommentJson(c));
 }
 
 HandlerResult Patch(ApiContext ctx, Request& req) {
-  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
+  PL_CO_TRY(const domain::Principal who, co_await Writer(ctx, req));
   PL_CO_TRY(auto id, req.IdParam("id"));
   PL_CO_TRY(auto body, req.JsonBody());
   PL_CO_CHECK(OnlyFields(body, {"body"}));
   PL_CO_TRY(auto text, RequiredString(body, "body"));
-  PL_CO_TRY(auto c, co_await ctx.comments->Edit(*caller.principal, id, std::move(text)));
+  PL_CO_TRY(auto c, co_await ctx.comments->Edit(who, id, std::move(text)));
   co_return JsonResponse(beast::http::status::ok, CommentJson(c));
 }
 
 HandlerResult Delete(ApiContext ctx, Request& req) {
-  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
+  PL_CO_TRY(const domain::Principal who, co_await Writer(ctx, req));
   PL_CO_TRY(auto id, req.IdParam("id"));
-  PL_CO_CHECK(co_await ctx.comments->Delete(*caller.principal, id));
+  PL_CO_CHECK(co_await ctx.comments->Delete(who, id));
   co_return http::NoContent();
 }
 
@@ -185,6 +262,12 @@ namespace {
 void AppendUserJson(std::string& out, const domain::CommentUser& u) {
   namespace j = json_text;
   using namespace std::string_view_literals;
+  if (u.Guest()) {
+    out.append(R"({"id":null,"displayName":)"sv);
+    j::String(out, u.display_name);
+    out.append(R"(,"guest":true})"sv);
+    return;
+  }
   out.append(R"({"id":)"sv);
   j::Int(out, u.id);
   out.append(R"(,"username":)"sv);

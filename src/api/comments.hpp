@@ -3,6 +3,8 @@
 #include "api/context.hpp"
 #include "api/page_cache.hpp"
 #include "domain/comment.hpp"
+#include "domain/comments.hpp"
+#include "domain/page_threads.hpp"
 #include "http/request.hpp"
 #include "http/router.hpp"
 
@@ -44,6 +46,10 @@ Awaitable<Result<http::Response>> CachedReplies(ApiContext ctx, const http::Requ
                                                 const domain::PageRequest& paging);
 // A comment create's body: body, parentId?, replyToUserId? and nothing else.
 Result<domain::CommentInput> ParseCreate(const boost::json::object& body);
+// A guest's post: `guest` {name, email?} taken out of `body`; nullopt when there is none.
+Result<std::optional<domain::GuestName>> ParseGuest(boost::json::object& body);
+// The 201 of a new comment; a guest's carries its edit token once, never to be cached.
+http::Response PostedResponse(const domain::PostedComment& posted);
 }  // namespace comments
 
 }  // namespace plaudit::api

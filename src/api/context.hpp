@@ -7,6 +7,8 @@
 #include "domain/likes.hpp"
 #include "domain/page_threads.hpp"
 #include "domain/setup.hpp"
+#include "domain/social_sign_in.hpp"
+#include "domain/sso_sign_in.hpp"
 #include "domain/users.hpp"
 #include "sql/moderation_log.hpp"
 
@@ -24,6 +26,8 @@ struct ApiContext {
   domain::PageService* pages = nullptr;
   PageCache* page_cache = nullptr;
   sql::ModerationLog* moderation_log = nullptr;
+  domain::SsoSignIn* sso = nullptr;  // null: no --sso
+  domain::SocialSignIn* social = nullptr;  // null: no --oidc nor --github
   // How old a kept article list page's view counts may be when it is served again.
   int64_t list_views_max_age_ms = 1000;
   // Cache-Control of public pages (anonymous comment pages): a CDN in front may keep them

@@ -18,6 +18,13 @@ HandlerResult CreateSession(ApiContext ctx, http::Request& req);
 HandlerResult DeleteSession(ApiContext ctx, http::Request& req);
 }  // namespace users
 
+namespace sign_in {
+HandlerResult Providers(ApiContext ctx, http::Request& req);
+HandlerResult Sso(ApiContext ctx, http::Request& req);
+HandlerResult Start(ApiContext ctx, http::Request& req);
+HandlerResult Callback(ApiContext ctx, http::Request& req);
+}  // namespace sign_in
+
 namespace setup {
 HandlerResult Needed(ApiContext ctx, http::Request& req);
 HandlerResult Create(ApiContext ctx, http::Request& req);

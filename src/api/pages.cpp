@@ -69,17 +69,36 @@ HandlerResult ListComments(ApiContext ctx, Request& req) {
 }
 
 HandlerResult AddComment(ApiContext ctx, Request& req) {
-  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
+  // A guest's post (no Authorization, a "guest" object) as POST /articles/{id}/comments takes
+  // it; otherwise a session is required before the body is read.
+  std::optional<domain::GuestName> guest;
+  Caller caller;
+  boost::json::object body;
+  if (req.Header(beast::http::field::authorization).empty()) {
+    PL_CO_TRY(body, req.JsonBody());
+    PL_CO_TRY(guest, comments::ParseGuest(body));
+  }
+  if (guest) {
+    PL_CO_TRY(caller, co_await ctx.guard->Admit(req, Access::kCostly));
+    if (caller.authenticated()) {
+      co_return Fail(ErrorCode::kInvalidArgument, "signed in: post without \"guest\"");
+    }
+  } else {
+    PL_CO_TRY(caller, co_await ctx.guard->Admit(req, Access::kWrite));
+    PL_CO_TRY(body, req.JsonBody());
+  }
   PL_CO_TRY(auto page, PageParam(ctx, req));
-  PL_CO_TRY(auto body, req.JsonBody());
   // The title is the thread's, read only when this comment creates it; the rest is a
   // comment's body as POST /articles/{id}/comments takes it.
   PL_CO_TRY(auto title, OptionalString(body, "title"));
   body.erase("title");
   PL_CO_TRY(auto in, comments::ParseCreate(body));
-  const domain::PageWriter writer{*caller.principal, caller.address};
-  PL_CO_TRY(auto c, co_await ctx.pages->AddComment(writer, page, std::move(in), std::move(title)));
-  co_return JsonResponse(beast::http::status::created, CommentJson(c));
+  const domain::Principal nobody;
+  const domain::PageWriter writer{caller.principal ? *caller.principal : nobody, caller.address,
+                                  guest ? &*guest : nullptr};
+  PL_CO_TRY(auto posted,
+            co_await ctx.pages->AddComment(writer, page, std::move(in), std::move(title)));
+  co_return comments::PostedResponse(posted);
 }
 
 HandlerResult SetLike(ApiContext ctx, Request& req, bool like) {

@@ -24,6 +24,10 @@ constexpr Route kRoutes[] = {
     {V::delete_, "/api/v1/users/{id}", Bind<users::DeleteUser>},
     {V::post, "/api/v1/sessions", Bind<users::CreateSession>},
     {V::delete_, "/api/v1/sessions/current", Bind<users::DeleteSession>},
+    {V::post, "/api/v1/sessions/sso", Bind<sign_in::Sso>},
+    {V::get, "/api/v1/auth/providers", Bind<sign_in::Providers>},
+    {V::get, "/api/v1/auth/{name}/start", Bind<sign_in::Start>},
+    {V::get, "/api/v1/auth/{name}/callback", Bind<sign_in::Callback>},
     {V::get, "/api/v1/setup", Bind<setup::Needed>},
     {V::post, "/api/v1/setup", Bind<setup::Create>},
 

@@ -35,8 +35,6 @@ boost::json::object UserJson(const domain::User& u) {
   return o;
 }
 
-namespace {
-
 // Secure with --cookie-secure, or when the client spoke HTTPS (to a trusted proxy): a cookie
 // set over plain HTTP without --cookie-secure must stay usable over plain HTTP.
 std::string SessionCookie(const ApiContext& ctx, const Request& req, const std::string& token,
@@ -47,8 +45,6 @@ std::string SessionCookie(const ApiContext& ctx, const Request& req, const std::
   if (ctx.cookie_secure || req.https) cookie.append("; Secure");
   return cookie;
 }
-
-}  // namespace
 
 Response SessionResponse(const ApiContext& ctx, const Request& req,
                          const domain::Session& session) {

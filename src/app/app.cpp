@@ -261,6 +261,29 @@ Status App::WireServices() {
       *comment_table_, *comment_cache_, *articles_, *likes_, config_.comment_edit_window_s * 1000);
   recent_bodies_ = std::make_unique<redis::RecentBodies>(*redis_);
   moderation_log_ = std::make_unique<sql::ModerationLog>(*store_);
+  once_keys_ = std::make_unique<redis::OnceKeys>(*redis_);
+  if (!config_.sso.empty()) {
+    std::map<std::string, std::string> secrets;
+    for (const auto& site : config_.sso) secrets[site.origin] = site.secret;
+    sso_ = std::make_unique<domain::SsoSignIn>(*users_, *once_keys_, std::move(secrets));
+  }
+  if (!config_.oidc.empty() || config_.github) {
+    std::vector<domain::SocialProvider> providers;
+    for (const auto& o : config_.oidc) {
+      providers.push_back(domain::SocialProvider{o.name, domain::SocialProvider::Kind::kOidc,
+                                                 o.issuer, o.client_id, o.client_secret});
+    }
+    if (config_.github) {
+      providers.push_back(domain::SocialProvider{"github", domain::SocialProvider::Kind::kGithub,
+                                                 "", config_.github->client_id,
+                                                 config_.github->client_secret});
+    }
+    https_ = std::make_unique<fetch::HttpsClient>();
+    sign_in_states_ = std::make_unique<redis::SignInStates>(*redis_);
+    social_ = std::make_unique<domain::SocialSignIn>(
+        *users_, *sign_in_states_, *https_, std::move(providers), config_.sites,
+        domain::SocialUrls{config_.github_url, config_.github_api_url});
+  }
   {
     domain::ModerationSettings m;
     m.policy = domain::ParsePolicy(config_.moderation).value_or(domain::ModerationPolicy::kOff);
@@ -281,6 +304,13 @@ Status App::WireServices() {
     m.duplicate_window = std::chrono::seconds(config_.duplicate_window_s);
     comments_->SetModeration(std::move(m), duplicates ? recent_bodies_.get() : nullptr);
     if (config_.rate_limits) comments_->SetNewWriterLimit(*limiter_, config_.limit_new_writer);
+    domain::GuestSettings guests;
+    guests.mode = domain::ParseGuestMode(config_.guests).value_or(domain::GuestMode::kOff);
+    if (config_.rate_limits) {
+      guests.limiter = limiter_.get();
+      guests.per_address = config_.limit_guest_address;
+    }
+    comments_->SetGuests(guests);
   }
   like_flush_ = std::make_unique<flush::LikeFlush>(*like_store_, *like_table_);
   view_flush_ = std::make_unique<flush::ViewFlush>(*article_cache_, *article_table_);
@@ -360,6 +390,8 @@ Status App::WireServices() {
   page_cache_ = std::make_unique<api::PageCache>(static_cast<size_t>(config_.page_cache_mb) << 20);
   ctx.page_cache = page_cache_.get();
   ctx.moderation_log = moderation_log_.get();
+  ctx.sso = sso_.get();
+  ctx.social = social_.get();
   ctx.list_views_max_age_ms = config_.list_views_max_age_ms;
   public_cache_control_ = PublicCacheControl(config_);
   ctx.public_cache_control = public_cache_control_;

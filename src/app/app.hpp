@@ -23,6 +23,8 @@
 #include "domain/page_threads.hpp"
 #include "domain/password_hasher.hpp"
 #include "domain/setup.hpp"
+#include "domain/social_sign_in.hpp"
+#include "domain/sso_sign_in.hpp"
 #include "domain/users.hpp"
 #include "flush/flusher.hpp"
 #include "http/metrics.hpp"
@@ -114,6 +116,11 @@ class App {
   std::unique_ptr<redis::CommentCache> comment_cache_;
   std::unique_ptr<redis::RecentBodies> recent_bodies_;
   std::unique_ptr<sql::ModerationLog> moderation_log_;
+  std::unique_ptr<redis::OnceKeys> once_keys_;
+  std::unique_ptr<domain::SsoSignIn> sso_;
+  std::unique_ptr<fetch::HttpsClient> https_;
+  std::unique_ptr<redis::SignInStates> sign_in_states_;
+  std::unique_ptr<domain::SocialSignIn> social_;
   std::unique_ptr<domain::CommentService> comments_;
   std::unique_ptr<sql::PageTable> page_table_;
   std::unique_ptr<redis::PageMap> page_map_;

@@ -23,8 +23,84 @@ CLI::Option* AddParsed(CLI::App& app, const std::string& flag, T& out, Parser pa
       help);
 }
 
+// --sso ORIGIN=SECRET: a secret of at least 32 bytes (an HS256 key shorter than its hash is
+// weaker than the signature it makes, RFC 7518 3.2).
+Result<Config::SsoSite> ParseSsoSite(std::string_view text) {
+  const size_t eq = text.find('=');
+  if (eq == std::string_view::npos) return Fail(ErrorCode::kInvalidArgument, "expected ORIGIN=SECRET");
+  auto origin = NormaliseOrigin(text.substr(0, eq));
+  if (!origin) return Fail(ErrorCode::kInvalidArgument, "ORIGIN: " + origin.error().message);
+  Config::SsoSite site{std::move(*origin), std::string(text.substr(eq + 1))};
+  if (site.secret.size() < 32) {
+    return Fail(ErrorCode::kInvalidArgument, "SECRET must be at least 32 bytes");
+  }
+  return site;
+}
+
+bool ProviderName(std::string_view name) {
+  if (name.empty() || name.size() > 32) return false;
+  for (char ch : name) {
+    if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-')) return false;
+  }
+  return true;
+}
+
+// CLIENT_ID,CLIENT_SECRET: both non-empty, the id without commas.
+Status ParseClient(std::string_view text, Config::OidcProvider& p) {
+  const size_t comma = text.find(',');
+  if (comma == std::string_view::npos || comma == 0 || comma + 1 == text.size()) {
+    return Fail(ErrorCode::kInvalidArgument, "expected CLIENT_ID,CLIENT_SECRET");
+  }
+  p.client_id = std::string(text.substr(0, comma));
+  p.client_secret = std::string(text.substr(comma + 1));
+  return {};
+}
+
+// --oidc NAME=ISSUER_URL,CLIENT_ID,CLIENT_SECRET
+Result<Config::OidcProvider> ParseOidc(std::string_view text) {
+  const size_t eq = text.find('=');
+  Config::OidcProvider p;
+  if (eq == std::string_view::npos) {
+    return Fail(ErrorCode::kInvalidArgument, "expected NAME=ISSUER_URL,CLIENT_ID,CLIENT_SECRET");
+  }
+  p.name = std::string(text.substr(0, eq));
+  if (!ProviderName(p.name) || p.name == "github" || p.name == "sso") {
+    return Fail(ErrorCode::kInvalidArgument,
+                "NAME must be 1-32 of a-z, 0-9 and '-' (not github or sso)");
+  }
+  const std::string_view rest = text.substr(eq + 1);
+  const size_t comma = rest.find(',');
+  if (comma == std::string_view::npos) {
+    return Fail(ErrorCode::kInvalidArgument, "expected NAME=ISSUER_URL,CLIENT_ID,CLIENT_SECRET");
+  }
+  p.issuer = std::string(rest.substr(0, comma));
+  if (!(p.issuer.starts_with("https://") || p.issuer.starts_with("http://127.0.0.1") ||
+        p.issuer.starts_with("http://localhost"))) {
+    return Fail(ErrorCode::kInvalidArgument, "ISSUER_URL must be https (http only on loopback)");
+  }
+  if (auto st = ParseClient(rest.substr(comma + 1), p); !st) return tl::unexpected(st.error());
+  return p;
+}
+
 // Checks between settings, once all are known.
 Status CheckTogether(const Config& c) {
+  for (const auto& p : c.oidc) {
+    for (const auto& other : c.oidc) {
+      if (&other != &p && other.name == p.name) {
+        return Fail(ErrorCode::kInvalidArgument, "--oidc: " + p.name + " given twice");
+      }
+    }
+  }
+  for (const auto& site : c.sso) {
+    if (!c.sites.Allows(site.origin)) {
+      return Fail(ErrorCode::kInvalidArgument, "--sso: " + site.origin + " is not one of --sites");
+    }
+    for (const auto& other : c.sso) {
+      if (&other != &site && other.origin == site.origin) {
+        return Fail(ErrorCode::kInvalidArgument, "--sso: " + site.origin + " given twice");
+      }
+    }
+  }
   if (c.database && c.database->in_memory() && c.sql_pool_size > 1) {
     return Fail(ErrorCode::kInvalidArgument,
                 "--database: an in-memory SQLite database needs --sql-pool-size 1");
@@ -220,6 +296,49 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
             "origins that may embed Plaudit, comma-separated (https://blog.example,...): "
             "CORS and page threads")
       ->envname("PLAUDIT_SITES");
+  app.add_option_function<std::vector<std::string>>(
+         "--sso",
+         [&c](const std::vector<std::string>& items) {
+           for (const auto& item : items) {
+             auto site = ParseSsoSite(item);
+             if (!site) throw CLI::ValidationError("--sso", site.error().message);
+             c.sso.push_back(std::move(*site));
+           }
+         },
+         "site sign-in: ORIGIN=SECRET (repeatable; ORIGIN one of --sites, SECRET its HS256 key "
+         "of 32 bytes or more)")
+      ->envname("PLAUDIT_SSO");
+  app.add_option_function<std::vector<std::string>>(
+         "--oidc",
+         [&c](const std::vector<std::string>& items) {
+           for (const auto& item : items) {
+             auto p = ParseOidc(item);
+             if (!p) throw CLI::ValidationError("--oidc", p.error().message);
+             c.oidc.push_back(std::move(*p));
+           }
+         },
+         "OpenID Connect sign-in: NAME=ISSUER_URL,CLIENT_ID,CLIENT_SECRET (repeatable); register "
+         "<plauditd origin>/api/v1/auth/NAME/callback as its redirect URI")
+      ->envname("PLAUDIT_OIDC");
+  app.add_option_function<std::string>(
+         "--github",
+         [&c](const std::string& text) {
+           Config::OidcProvider p;
+           p.name = "github";
+           if (auto st = ParseClient(text, p); !st) {
+             throw CLI::ValidationError("--github", st.error().message);
+           }
+           c.github = std::move(p);
+         },
+         "GitHub sign-in: CLIENT_ID,CLIENT_SECRET of an OAuth app whose callback URL is "
+         "<plauditd origin>/api/v1/auth/github/callback")
+      ->envname("PLAUDIT_GITHUB");
+  app.add_option("--github-url", c.github_url, "GitHub's web origin (GitHub Enterprise: yours)")
+      ->envname("PLAUDIT_GITHUB_URL")
+      ->capture_default_str();
+  app.add_option("--github-api-url", c.github_api_url, "GitHub's API origin")
+      ->envname("PLAUDIT_GITHUB_API_URL")
+      ->capture_default_str();
   AddParsed(app, "--trusted-proxies", c.trusted_proxies, AddressSet::Parse,
             "proxies whose X-Forwarded-For/Forwarded/X-Forwarded-Proto are believed: "
             "comma-separated CIDRs or addresses (none by default)")

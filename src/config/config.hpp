@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/address_set.hpp"
 #include "common/database_url.hpp"
@@ -59,6 +60,26 @@ struct Config {
   // Guests (API.md "Guests and sign-in from elsewhere"): whether a comment may come without a
   // session (off, moderated: held for a moderator, on).
   std::string guests = "off";
+  // Site sign-in (--sso ORIGIN=SECRET, repeatable): the host site at ORIGIN (one of --sites)
+  // signs HS256 tokens with SECRET (API.md "Guests and sign-in from elsewhere").
+  struct SsoSite {
+    std::string origin;  // normalised (NormaliseOrigin)
+    std::string secret;
+  };
+  std::vector<SsoSite> sso;
+  // OpenID Connect providers (--oidc NAME=ISSUER_URL,CLIENT_ID,CLIENT_SECRET, repeatable) and
+  // GitHub (--github CLIENT_ID,CLIENT_SECRET; --github-url/--github-api-url for GitHub
+  // Enterprise): readers sign in there and come back signed in here.
+  struct OidcProvider {
+    std::string name;    // [a-z0-9-]{1,32}: the path segment of /api/v1/auth/{name}/...
+    std::string issuer;  // https (or http on loopback), as its discovery document says
+    std::string client_id;
+    std::string client_secret;
+  };
+  std::vector<OidcProvider> oidc;
+  std::optional<OidcProvider> github;  // name "github"; issuer unused
+  std::string github_url = "https://github.com";
+  std::string github_api_url = "https://api.github.com";
   // Rate limits, "COUNT/PERIOD" (PERIOD: 500ms, 90s, 15m, 2h) or "off" (a disabled RateLimit).
   RateLimit limit_login_user{10, 15 * 60'000};     // failed logins per username
   RateLimit limit_login_address{50, 15 * 60'000};  // failed logins per client address

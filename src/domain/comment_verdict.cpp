@@ -96,6 +96,7 @@ Verdict Judge(const Submission& s, const WriterFacts& writer, ModerationPolicy p
   if (!s.honeypot.empty()) v.reasons.emplace_back(kHeldHoneypot);
   if (s.form_age_ms && *s.form_age_ms < rules.min_form_age_ms) v.reasons.emplace_back(kHeldTooFast);
   AddContentReasons(s.body, rules, v.reasons);
+  if (writer.guest_held) v.reasons.emplace_back(kHeldGuest);
   if (policy == ModerationPolicy::kAll) {
     v.reasons.emplace_back(kHeldByPolicy);
   } else if (policy == ModerationPolicy::kFirst && !writer.has_approved) {

@@ -34,6 +34,7 @@ inline constexpr std::string_view kHeldSpamWord = "spam_word";  // a word of --s
 inline constexpr std::string_view kHeldHoneypot = "honeypot";   // the hidden field was filled
 inline constexpr std::string_view kHeldTooFast = "too_fast";    // the form was sent too soon
 inline constexpr std::string_view kHeldReports = "reports";     // --report-threshold readers
+inline constexpr std::string_view kHeldGuest = "guest";         // --guests moderated
 
 struct SpamRules {
   int64_t max_links = 3;           // more links than this hold a comment (0: any link does)
@@ -53,6 +54,7 @@ struct WriterFacts {
   bool moderator = false;     // moderators and admins are never held
   bool has_approved = false;  // one of their comments was approved before (policy first)
   bool duplicate = false;     // the same body from them within the duplicate window
+  bool guest_held = false;    // a guest under --guests moderated: every comment waits
 };
 
 struct Verdict {

@@ -42,16 +42,21 @@ void CommentService::SetModeration(ModerationSettings settings,
 }
 
 Awaitable<Result<WriterFacts>> CommentService::FactsOf(const Principal& who,
+                                                       const GuestPost* guest,
                                                        ModerationPolicy policy,
                                                        const std::string& body) {
   WriterFacts facts;
-  facts.moderator = HasRole(who.role, Role::kModerator);
-  if (policy == ModerationPolicy::kFirst && !facts.moderator) {
+  facts.moderator = guest == nullptr && HasRole(who.role, Role::kModerator);
+  // A guest has no history to weigh: under policy first, every guest comment is a first.
+  if (guest == nullptr && policy == ModerationPolicy::kFirst && !facts.moderator) {
     PL_CO_TRY(facts.has_approved, co_await table_.HasApproved(who.id));
   }
+  facts.guest_held = guest != nullptr && guests_.mode == GuestMode::kModerated;
   if (recent_bodies_ != nullptr && !facts.moderator) {
+    const std::string writer = guest != nullptr ? redis::RecentBodies::GuestWriter(guest->address)
+                                                : redis::RecentBodies::UserWriter(who.id);
     PL_CO_TRY(const bool fresh,
-              co_await recent_bodies_->Claim(who.id, body, moderation_.duplicate_window));
+              co_await recent_bodies_->Claim(writer, body, moderation_.duplicate_window));
     facts.duplicate = !fresh;
   }
   co_return facts;
@@ -72,6 +77,11 @@ std::string Joined(const std::vector<std::string>& reasons) {
 
 Awaitable<Result<Comment>> CommentService::Create(const Principal& who, int64_t article_id,
                                                   CommentInput in) {
+  co_return co_await CreateAs(who, nullptr, article_id, std::move(in));
+}
+
+Awaitable<Result<Comment>> CommentService::CreateAs(const Principal& who, const GuestPost* guest,
+                                                    int64_t article_id, CommentInput in) {
   PL_CO_TRY(std::string body, NormalizeCommentBody(in.body));
   PL_CO_TRY(const Article article, co_await articles_.Get(who, article_id, /*count_view=*/false,
                                                           /*with_body=*/false));
@@ -90,7 +100,7 @@ Awaitable<Result<Comment>> CommentService::Create(const Principal& who, int64_t 
                      "parentId must be a live comment of this article");
     }
   }
-  if (new_writer_limiter_ != nullptr && new_writer_limit_.enabled() &&
+  if (guest == nullptr && new_writer_limiter_ != nullptr && new_writer_limit_.enabled() &&
       !HasRole(who.role, Role::kModerator) &&
       NowMs() - who.created_at_ms < new_writer_limit_.period_ms) {
     PL_CO_CHECK(co_await new_writer_limiter_->Enforce(
@@ -99,7 +109,7 @@ Awaitable<Result<Comment>> CommentService::Create(const Principal& who, int64_t 
   }
   // The article's own policy, else the server's (API.md "Moderation").
   const ModerationPolicy policy = ParsePolicy(article.moderation).value_or(moderation_.policy);
-  PL_CO_TRY(const WriterFacts facts, co_await FactsOf(who, policy, body));
+  PL_CO_TRY(const WriterFacts facts, co_await FactsOf(who, guest, policy, body));
   const Submission submission{body, in.honeypot, in.form_age_ms};
   const Verdict verdict = Judge(submission, facts, policy, moderation_.rules);
   if (verdict.refused) co_return tl::unexpected(*verdict.refused);
@@ -112,6 +122,10 @@ Awaitable<Result<Comment>> CommentService::Create(const Principal& who, int64_t 
   nc.now_ms = NowMs();
   nc.status = verdict.status;
   nc.held_reasons = Joined(verdict.reasons);
+  if (guest != nullptr) {
+    nc.guest = sql::GuestAuthor{guest->identity.name, guest->identity.name_key,
+                                guest->identity.email, guest->token_hash};
+  }
   auto id = co_await AllocateId(article_id, false);
   Result<sql::CommentWrite> w = id ? Result<sql::CommentWrite>{} : tl::unexpected(id.error());
   if (id) {
@@ -120,7 +134,8 @@ Awaitable<Result<Comment>> CommentService::Create(const Principal& who, int64_t 
         [this, &nc, article_id](sql::CacheStamp stamp) -> Awaitable<Result<sql::CommentWrite>> {
       auto copy = nc;
       auto w = co_await table_.Insert(std::move(copy), stamp);
-      if (!w && w.error().code == ErrorCode::kAlreadyExists) {
+      if (!w && w.error().code == ErrorCode::kAlreadyExists &&
+          w.error().message == sql::kCommentIdTaken) {
         // Redis came back with an old sequence: resume above SQL's highest id and retry once.
         spdlog::warn("comment id {} already in SQL; reseeding the sequence", nc.id);
         PL_CO_TRY(nc.id, co_await AllocateId(article_id, true));
@@ -133,7 +148,10 @@ Awaitable<Result<Comment>> CommentService::Create(const Principal& who, int64_t 
   if (!w) {
     // Not stored: the same text may be sent again (a retry is no duplicate).
     if (recent_bodies_ != nullptr && !facts.moderator) {
-      co_await recent_bodies_->Release(who.id, body);
+      const std::string writer = guest != nullptr
+                                     ? redis::RecentBodies::GuestWriter(guest->address)
+                                     : redis::RecentBodies::UserWriter(who.id);
+      co_await recent_bodies_->Release(writer, body);
     }
     co_return tl::unexpected(w.error());
   }

@@ -30,6 +30,7 @@
 #include "domain/comment_rebuild.hpp"
 #include "domain/comment_verdict.hpp"
 #include "domain/fresh_flight.hpp"
+#include "domain/guest_author.hpp"
 #include "domain/likes.hpp"
 #include "domain/pending_repairs.hpp"
 #include "domain/unknown_comments.hpp"
@@ -47,6 +48,20 @@ struct ModerationSettings {
   SpamRules rules;
   int64_t report_threshold = 3;  // distinct readers' reports that hold an approved comment
   std::chrono::milliseconds duplicate_window{10 * 60 * 1000};
+};
+
+// Guests (config: --guests, --limit-guest-address).
+struct GuestSettings {
+  GuestMode mode = GuestMode::kOff;
+  redis::RateLimiter* limiter = nullptr;  // null: no per-address limit (--rate-limits off)
+  RateLimit per_address;
+};
+
+// A comment as posted: the comment, and for a guest's the edit token its browser keeps
+// (given once; empty for an account's).
+struct PostedComment {
+  Comment comment;
+  std::string edit_token;
 };
 
 class CommentService {
@@ -72,6 +87,24 @@ class CommentService {
 
   // A held comment (Judge) answers with status pending; a refused one is not stored.
   Awaitable<Result<Comment>> Create(const Principal& who, int64_t article_id, CommentInput in);
+
+  // --- Guests (comment_guests.cpp).
+  void SetGuests(GuestSettings settings) { guests_ = settings; }
+  GuestMode Guests() const { return guests_.mode; }
+  // A guest's post, checked before anything is stored (so a page thread is not created for a
+  // post that would fail): guests off is kUnauthenticated; a bad name or e-mail
+  // kInvalidArgument; a registered user's name kAlreadyExists; past --limit-guest-address from
+  // `address` kRateLimited (each admitted post is charged).
+  Awaitable<Result<GuestIdentity>> AdmitGuest(std::string_view name, std::string_view email,
+                                              const std::string& address);
+  // A comment without an account, by a guest AdmitGuest let in.
+  Awaitable<Result<PostedComment>> CreateAsGuest(GuestIdentity identity, std::string address,
+                                                int64_t article_id, CommentInput in);
+  // The writer of guest comment `id` when `edit_token` is its token, within the edit window
+  // and while guests are welcome: the principal Get, Edit and Delete of that same id then act
+  // for (every right is checked again against the comment itself). kPermissionDenied for a
+  // token that does not match or a window past; kNotFound when `id` is no guest's comment.
+  Awaitable<Result<Principal>> GuestOwner(int64_t id, std::string_view edit_token);
   // A moderator's action on comment `id` (moderators only), logged with it in SQL; the
   // comment as it is now.
   Awaitable<Result<Comment>> Moderate(const Principal& who, int64_t id,
@@ -171,9 +204,17 @@ class CommentService {
   // its author and moderators; a reply under a held top-level comment likewise), with the
   // text of a placeholder hidden from everyone else.
   Awaitable<Result<Comment>> Visible(const std::optional<Principal>& viewer, int64_t id);
+  // Create for an account (guest null) or a guest.
+  struct GuestPost {
+    GuestIdentity identity;
+    std::string address;
+    std::string token_hash;
+  };
+  Awaitable<Result<Comment>> CreateAs(const Principal& who, const GuestPost* guest,
+                                      int64_t article_id, CommentInput in);
   // What Create's verdict needs to know of the writer.
-  Awaitable<Result<WriterFacts>> FactsOf(const Principal& who, ModerationPolicy policy,
-                                         const std::string& body);
+  Awaitable<Result<WriterFacts>> FactsOf(const Principal& who, const GuestPost* guest,
+                                         ModerationPolicy policy, const std::string& body);
   static Result<std::optional<std::pair<int64_t, int64_t>>> ParseCursor(CommentSort sort,
                                                                         const PageRequest& req);
   // One index page: nullopt when the article's comment cache is not ready.
@@ -212,6 +253,7 @@ class CommentService {
   redis::RecentBodies* recent_bodies_ = nullptr;
   redis::RateLimiter* new_writer_limiter_ = nullptr;
   RateLimit new_writer_limit_;
+  GuestSettings guests_;
   CommentRebuilder rebuilder_;
   // Comment id → its article and top-level comment (0: none), which never change (ids are
   // never reused): VisibleMany knows a known comment's article without a read, and Like its

@@ -76,6 +76,14 @@ Awaitable<Result<PageService::Found>> PageService::Find(const PageUrl& page, boo
 
 Awaitable<Status> PageService::Reserve(PageWriter writer) {
   if (limiter_ == nullptr) co_return Status{};
+  // A guest has no account to charge: their address pays (and --limit-guest-address holds).
+  // One budget for all guests would let one of them close new pages to every other.
+  if (writer.guest != nullptr) {
+    auto by_address = co_await limiter_->Enforce("page-addr", writer.address, limits_.per_address,
+                                                 "too many new page threads from this address");
+    if (!by_address && by_address.error().code == ErrorCode::kRateLimited) co_return by_address;
+    co_return Status{};
+  }
   const std::string user = std::to_string(writer.who.id);
   // A limiter Redis cannot answer lets the write through, as the guard's do (the thread's own
   // writes need Redis anyway).
@@ -93,8 +101,11 @@ Awaitable<Status> PageService::Reserve(PageWriter writer) {
 
 Awaitable<void> PageService::Refund(PageWriter writer) {
   if (limiter_ == nullptr) co_return;
-  const std::string user = std::to_string(writer.who.id);
-  auto st = co_await limiter_->Refund("page-user", user, limits_.per_user);
+  Status st = Status{};
+  if (writer.guest == nullptr) {
+    const std::string user = std::to_string(writer.who.id);
+    st = co_await limiter_->Refund("page-user", user, limits_.per_user);
+  }
   if (st) st = co_await limiter_->Refund("page-addr", writer.address, limits_.per_address);
   if (!st) spdlog::warn("page thread limit refund failed: {}", st.error().message);
 }
@@ -191,13 +202,19 @@ Awaitable<Result<bool>> PageService::OnThread(const PageUrl& page,
   co_return false;
 }
 
-Awaitable<Result<Comment>> PageService::AddComment(PageWriter writer, const PageUrl& page,
-                                                   CommentInput in,
-                                                   std::optional<std::string> title) {
+Awaitable<Result<PostedComment>> PageService::AddComment(PageWriter writer, const PageUrl& page,
+                                                         CommentInput in,
+                                                         std::optional<std::string> title) {
   const Principal& who = writer.who;
   // Checked before a thread is created: bad input creates nothing. (An unknown
   // replyToUserId is found by the comment's own transaction, after the thread exists.)
   PL_CO_CHECK(NormalizeCommentBody(in.body));
+  // A guest is admitted (name, limits) before a thread is made for them.
+  std::optional<GuestIdentity> guest;
+  if (writer.guest != nullptr) {
+    const std::string address(writer.address);
+    PL_CO_TRY(guest, co_await comments_.AdmitGuest(writer.guest->name, writer.guest->email, address));
+  }
   // A blank title is none: the widget sends document.title, which a page may lack.
   if (title && text::IsBlank(text::Trim(*title))) title.reset();
   if (title) {
@@ -211,7 +228,18 @@ Awaitable<Result<Comment>> PageService::AddComment(PageWriter writer, const Page
       }
       PL_CO_TRY(found.id, co_await Create(writer, page, title));
     }
-    auto c = co_await comments_.Create(who, *found.id, in);
+    Result<PostedComment> c = PostedComment{};
+    if (guest) {
+      std::string address(writer.address);
+      c = co_await comments_.CreateAsGuest(*guest, std::move(address), *found.id, in);
+    } else {
+      auto made = co_await comments_.Create(who, *found.id, in);
+      if (made) {
+        c = PostedComment{std::move(*made), {}};
+      } else {
+        c = tl::unexpected(made.error());
+      }
+    }
     if (c || c.error().code != ErrorCode::kNotFound || !found.from_cache) co_return c;
     co_await Forget(page);
   }

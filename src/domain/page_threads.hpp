@@ -52,9 +52,16 @@ struct PageLimits {
 };
 
 // Who writes, as the creation limits count them.
+// A guest's name and e-mail (API.md "Guests and sign-in from elsewhere").
+struct GuestName {
+  std::string name;
+  std::string email;
+};
+
 struct PageWriter {
-  const Principal& who;
+  const Principal& who;      // a guest's: no account (id 0), sharing one thread budget
   std::string_view address;  // as per-address limits count it (api::Caller::address)
+  const GuestName* guest = nullptr;  // set: a guest's comment
 };
 
 class PageService {
@@ -85,8 +92,8 @@ class PageService {
   // Comments on the page, creating its thread first if need be, titled `title` (an article
   // title's rules) or else the URL.
   // kRateLimited (with its retry-after) when creating it is over a creation limit.
-  Awaitable<Result<Comment>> AddComment(PageWriter writer, const PageUrl& page, CommentInput in,
-                                        std::optional<std::string> title);
+  Awaitable<Result<PostedComment>> AddComment(PageWriter writer, const PageUrl& page,
+                                              CommentInput in, std::optional<std::string> title);
   // Likes (creating the thread if need be) or unlikes (never creating one) the page.
   Awaitable<Result<LikeState>> SetLike(PageWriter writer, const PageUrl& page, bool like);
   // The counts of up to kMaxPageCounts pages and articles at once, pages first, in the order

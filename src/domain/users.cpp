@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/time.hpp"
+#include "text/utf8.hpp"
 
 namespace plaudit::domain {
 
@@ -126,6 +127,45 @@ Awaitable<Result<Session>> UserService::Login(std::string username, std::string 
   co_await Refund(reserved);
 
   co_return co_await OpenSession((*row)->id);
+}
+
+namespace {
+
+// Ten characters of an alphabet without look-alikes (no l, o, 0, 1): ~50 bits, so two new
+// accounts never draw the same name in practice (the unique key would refuse it anyway).
+std::string RandomUsernameTail() {
+  static constexpr std::string_view kAlphabet = "abcdefghijkmnpqrstuvwxyz23456789";
+  std::string out(10, 'a');
+  for (char& ch : out) ch = kAlphabet[randombytes_uniform(kAlphabet.size())];
+  return out;
+}
+
+}  // namespace
+
+Awaitable<Result<Session>> UserService::SignInExternal(ExternalProfile profile) {
+  sql::ExternalIdentity id;
+  id.provider = std::move(profile.provider);
+  id.subject = std::move(profile.subject);
+  id.email = std::move(profile.email);
+  const std::string username = profile.username_prefix + "-" + RandomUsernameTail();
+  // 55 code points, so a suffix " (xxxxxx)" stays within the 64 of a display name. A name the
+  // provider gives that is no valid display name (controls, bidi) is not shown: the
+  // account goes by its username until the provider's name is one.
+  auto display = NormalizeDisplayName(
+      text::PrefixCodePoints(text::Trim(profile.name), 55), username);
+  id.display_name = display ? *display : std::string();
+  const std::string first = display ? *display : username;
+  id.display_candidates.push_back(first);
+  for (int n = 2; n <= 9; ++n) id.display_candidates.push_back(first + " (" + std::to_string(n) + ")");
+  id.display_candidates.push_back(first + " (" + RandomUsernameTail().substr(0, 6) + ")");
+  id.new_account = NewUserRow(username, first, "!", Role::kUser);
+  auto row = co_await users_.SignInWith(id, NowMs());
+  if (!row && row.error().code == ErrorCode::kAlreadyExists) {
+    // A racing first sign-in of the same identity made the account: this one finds it.
+    row = co_await users_.SignInWith(std::move(id), NowMs());
+  }
+  if (!row) co_return tl::unexpected(row.error());
+  co_return co_await OpenSession(row->id);
 }
 
 Awaitable<Result<Session>> UserService::OpenSession(int64_t user_id) {

@@ -30,6 +30,15 @@ struct LoginLimits {
   RateLimit signups_per_address;  // accounts created per client address
 };
 
+// A person another party vouches for (API.md "Guests and sign-in from elsewhere").
+struct ExternalProfile {
+  std::string provider;  // "sso:<origin>", "oidc:<name>", "github"
+  std::string subject;
+  std::string name;   // as the provider gives it; normalised here
+  std::string email;  // "" when none; kept, never used to find an account
+  std::string username_prefix;  // of a new account's username: "<prefix>-<10 random>"
+};
+
 struct Session {
   std::string token;
   int64_t expires_at_ms = 0;
@@ -55,6 +64,11 @@ class UserService {
   // A new session for an account that just proved itself (a right password, first-run
   // setup). kUnauthenticated when the account was deleted meanwhile.
   Awaitable<Result<Session>> OpenSession(int64_t user_id);
+  // A session for the account of (provider, subject), made on first use (a random username,
+  // the provider's name as display name, suffixed " (2)"… while it looks like another
+  // account's) and renamed when the provider's name changed. The same session as a password
+  // gives: roles, bans and limits apply alike.
+  Awaitable<Result<Session>> SignInExternal(ExternalProfile profile);
   Awaitable<Status> Logout(std::string token, const Principal& who);
   // The principal of a session token; nullopt when no such (live) session.
   Awaitable<Result<std::optional<Principal>>> Authenticate(std::string token);

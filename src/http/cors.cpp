@@ -4,7 +4,9 @@ namespace plaudit::http {
 namespace {
 
 constexpr std::string_view kAllowMethods = "GET, POST, PUT, PATCH, DELETE";
-constexpr std::string_view kAllowHeaders = "Authorization, Content-Type, If-None-Match";
+// Plaudit-Edit-Token: a guest's edit token (API.md "Guests and sign-in from elsewhere").
+constexpr std::string_view kAllowHeaders =
+    "Authorization, Content-Type, If-None-Match, Plaudit-Edit-Token";
 // What a widget must read besides the simple response headers: Retry-After on a 429, the
 // ETag for conditional reads.
 constexpr std::string_view kExposeHeaders = "Retry-After, ETag";

@@ -16,16 +16,22 @@ std::string ClaimedOrigin(const Request& request) {
 }
 
 bool IsOwnOrigin(const Request& request, std::string_view origin) {
-  std::string_view host = request.forwarded_host;
-  if (host.empty()) host = request.Header(beast::http::field::host);
-  if (host.empty()) return false;
-  auto own =
-      NormaliseOrigin(std::string(request.https ? "https://" : "http://") + std::string(host));
+  auto own = OwnOrigin(request);
   auto claimed = NormaliseOrigin(origin);
   return own && claimed && *own == *claimed;
 }
 
 }  // namespace
+
+std::optional<std::string> OwnOrigin(const Request& request) {
+  std::string_view host = request.forwarded_host;
+  if (host.empty()) host = request.Header(beast::http::field::host);
+  if (host.empty()) return std::nullopt;
+  auto own =
+      NormaliseOrigin(std::string(request.https ? "https://" : "http://") + std::string(host));
+  if (!own) return std::nullopt;
+  return std::move(*own);
+}
 
 bool IsCrossSiteWrite(const Request& request, const SiteList& sites) {
   if (!IsWriteMethod(request.raw.method())) return false;

@@ -10,6 +10,8 @@
 // omit both, and those cannot be tricked into sending someone's cookie. Why "null" is refused:
 // sandboxed frames, data: URLs and some redirects send it, and none of them is a site we know.
 // Bearer requests are not checked: a page cannot make a browser add an Authorization header.
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include "common/web_origin.hpp"
@@ -21,5 +23,9 @@ namespace plaudit::http {
 // origin (its Host — as the client sent it, when a trusted proxy says so — with https when
 // request.https, else http) nor one of `sites`.
 bool IsCrossSiteWrite(const Request& request, const SiteList& sites);
+
+// plauditd's own origin as this request reached it (Host, or a trusted proxy's
+// X-Forwarded-Host, with https when request.https); nullopt without a usable Host.
+std::optional<std::string> OwnOrigin(const Request& request);
 
 }  // namespace plaudit::http

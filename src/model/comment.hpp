@@ -18,10 +18,16 @@ std::string_view CommentStatusName(CommentStatus s);
 // nullopt for anything else; an empty name is approved (a cached row from before statuses).
 std::optional<CommentStatus> ParseCommentStatus(std::string_view name);
 
+// The reserved account every guest's comment is written by (migration 021): a guest's own
+// name is the comment's, in display_name. Outside the username alphabet, so no one holds it.
+inline constexpr std::string_view kGuestUsername = "@guest";
+
 struct CommentUser {
   int64_t id = 0;
   std::string username;
   std::string display_name;
+  // A guest (no account): shown by the name they gave, without an id (API.md "Guests").
+  bool Guest() const { return username == kGuestUsername; }
 };
 
 struct Comment {

@@ -19,8 +19,15 @@
 // |                          |         | invalidation                                |            |
 // | pl:rl:<scope>:<id>       | STRING  | GCRA theoretical arrival time (ms) of a     | ≤ period   |
 // |                          |         | rate limit                                  |            |
-// | pl:dup:<user>:<digest>   | STRING  | a writer's recent comment body (BLAKE2b):   | 10 min     |
-// |                          |         | the same body again is 409 duplicate        |            |
+// | pl:dup:<writer>:<digest> | STRING  | a writer's recent comment body (BLAKE2b):   | 10 min     |
+// |                          |         | the same body again is 409 duplicate;       |            |
+// |                          |         | writer = user id, or g<address> for guests  |            |
+// | pl:once:<scope>:<digest> | STRING  | a one-time value seen (a sign-in token's    | its        |
+// |                          |         | jti), by BLAKE2b: a second use is refused   | lifetime   |
+// | pl:signin:<digest>       | STRING  | a sign-in with a provider under way, by the | 10 min     |
+// |                          |         | BLAKE2b of its state: provider, nonce, PKCE |            |
+// |                          |         | verifier, return URL, browser binding:      |            |
+// |                          |         | taken (GETDEL) by its one callback          |            |
 // | pl:seq:article           | STRING  | last article id handed out (INCR)           | none       |
 // | pl:art:{lN}:<id>         | HASH    | an article's list fields, view count and    | none       |
 // |                          |         | row version ver                             |            |
@@ -158,11 +165,20 @@ inline constexpr std::string_view kUserSessionsPrefix = "pl:usess:";
 inline constexpr std::string_view kSessionInvalidations = "pl:inval:sessions";
 inline constexpr std::string_view kInvalidationAckPrefix = "pl:iack:";
 inline constexpr std::string_view kRateLimitPrefix = "pl:rl:";
-// A writer's recent comment body (redis/recent_bodies.hpp): pl:dup:<user>:<digest>.
+// A writer's recent comment body (redis/recent_bodies.hpp): pl:dup:<writer>:<digest>, the
+// writer a user id, or "g" and the client address of a guest.
 inline constexpr std::string_view kRecentBodyPrefix = "pl:dup:";
-inline std::string RecentBody(int64_t user_id, std::string_view digest_hex) {
-  return Cat(kRecentBodyPrefix, Num(user_id), ":", digest_hex);
+inline std::string RecentBody(std::string_view writer, std::string_view digest_hex) {
+  return Cat(kRecentBodyPrefix, writer, ":", digest_hex);
 }
+// A one-time value already used (redis/once_keys.hpp): pl:once:<scope>:<digest>.
+inline constexpr std::string_view kOncePrefix = "pl:once:";
+inline std::string Once(std::string_view scope, std::string_view digest_hex) {
+  return Cat(kOncePrefix, scope, ":", digest_hex);
+}
+// A sign-in with an OpenID provider or GitHub under way (redis/sign_in_states.hpp).
+inline constexpr std::string_view kSignInPrefix = "pl:signin:";
+inline std::string SignIn(std::string_view digest_hex) { return Cat(kSignInPrefix, digest_hex); }
 inline std::string Session(std::string_view token_hash) { return Cat(kSessionPrefix, token_hash); }
 inline std::string UserSessions(int64_t user_id) { return Cat(kUserSessionsPrefix, Num(user_id)); }
 // Counts the plauditd processes that applied one invalidation (SessionStore::Publish).
@@ -352,6 +368,8 @@ inline constexpr std::array kAllKeys{
     KeyShape{kInvalidationAckPrefix},
     KeyShape{kRateLimitPrefix},
     KeyShape{kRecentBodyPrefix},
+    KeyShape{kOncePrefix},
+    KeyShape{kSignInPrefix},
     KeyShape{kArticleSeq},
     KeyShape{kArticlePrefix},
     KeyShape{kArticlePrefix, kArticleBodyTail},

@@ -9,28 +9,28 @@
 namespace plaudit::redis {
 namespace {
 
-std::string Key(int64_t user_id, std::string_view body) {
+std::string Key(std::string_view writer, std::string_view body) {
   std::array<unsigned char, 16> digest{};
   crypto_generichash(digest.data(), digest.size(),
                      reinterpret_cast<const unsigned char*>(body.data()), body.size(), nullptr, 0);
   std::array<char, 33> hex{};
   sodium_bin2hex(hex.data(), hex.size(), digest.data(), digest.size());
-  return keys::RecentBody(user_id, std::string_view(hex.data(), 32));
+  return keys::RecentBody(writer, std::string_view(hex.data(), 32));
 }
 
 }  // namespace
 
-Awaitable<Result<bool>> RecentBodies::Claim(int64_t user_id, std::string_view body,
+Awaitable<Result<bool>> RecentBodies::Claim(std::string_view writer, std::string_view body,
                                             std::chrono::milliseconds window) {
   std::vector<std::string> argv{
-      "SET", Key(user_id, body), "1", "NX", "PX", std::to_string(window.count())};
+      "SET", Key(writer, body), "1", "NX", "PX", std::to_string(window.count())};
   PL_CO_TRY(const Reply r, co_await client_.Command(std::move(argv)));
   if (r.is_error()) co_return Fail(ErrorCode::kInternal, "redis SET NX failed: " + r.str);
   co_return !r.is_nil();  // nil: the key was there
 }
 
-Awaitable<Status> RecentBodies::Release(int64_t user_id, std::string_view body) {
-  std::vector<std::string> argv{"DEL", Key(user_id, body)};
+Awaitable<Status> RecentBodies::Release(std::string_view writer, std::string_view body) {
+  std::vector<std::string> argv{"DEL", Key(writer, body)};
   co_return ReplyOk(co_await client_.Command(std::move(argv)));
 }
 

@@ -8,20 +8,30 @@ namespace {
 // Jobs are named std::function variables, never lambda temporaries inside co_await (GCC 12).
 
 constexpr std::string_view kSelect =
-    "SELECT c.id, c.article_id, c.parent_id, c.author_id, u.username, u.display_name, "
+    "SELECT c.id, c.article_id, c.parent_id, c.author_id, u.username, "
+    "COALESCE(c.guest_name, u.display_name), "
     "c.reply_to_user_id, r.username, r.display_name, c.body, c.created_at, c.updated_at, "
     "c.deleted, c.reply_count, c.like_count, c.ver, c.status FROM comments c "
     "JOIN users u ON u.id = c.author_id LEFT JOIN users r ON r.id = c.reply_to_user_id ";
 // A comment as a write decides on it: placement, author, and what it adds to the counts.
 constexpr std::string_view kState =
     "SELECT article_id, parent_id, author_id, deleted, status, reply_count, "
-    "removed_body IS NOT NULL FROM comments WHERE id = $1";
+    "removed_body IS NOT NULL, guest_name IS NOT NULL FROM comments WHERE id = $1";
 constexpr std::string_view kArticleOf = "SELECT article_id FROM comments WHERE id = $1";
-constexpr std::string_view kUserExists = "SELECT 1 FROM users WHERE id = $1";
+// Reserved accounts ('@pages', '@guest') are nobody to answer.
+constexpr std::string_view kUserExists =
+    "SELECT 1 FROM users WHERE id = $1 AND username NOT LIKE '@%'";
+// Guests' comments are the reserved account's (migration 021); a guest's name may not be one a
+// registered user's names hold (their keys, migration 018).
+constexpr std::string_view kGuestAccount = "SELECT id FROM users WHERE username_key = '@guest'";
+constexpr std::string_view kNameKeyHeld = "SELECT 1 FROM user_name_keys WHERE name_key = $1";
+constexpr std::string_view kEditTokenHash =
+    "SELECT edit_token_hash FROM comments WHERE id = $1 AND edit_token_hash IS NOT NULL";
 constexpr std::string_view kIdTaken = "SELECT 1 FROM comments WHERE id = $1";
 constexpr std::string_view kInsert =
     "INSERT INTO comments (id, article_id, parent_id, author_id, reply_to_user_id, body, "
-    "created_at, updated_at, status, held_reasons) VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9)";
+    "created_at, updated_at, status, held_reasons, guest_name, guest_email, edit_token_hash) "
+    "VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9, $10, $11, $12)";
 constexpr std::string_view kAddReplies =
     "UPDATE comments SET reply_count = reply_count + $2, ver = ver + 1 WHERE id = $1";
 // Also raises the article's thread_seq to the write's cache stamp (migration 014).
@@ -66,10 +76,11 @@ constexpr std::string_view kReports = "SELECT reports FROM comments WHERE id = $
 // The queue: kSelect's columns, then why it was held, its reports, its article's title and a
 // page thread's URL.
 constexpr std::string_view kQueueSelect =
-    "SELECT c.id, c.article_id, c.parent_id, c.author_id, u.username, u.display_name, "
+    "SELECT c.id, c.article_id, c.parent_id, c.author_id, u.username, "
+    "COALESCE(c.guest_name, u.display_name), "
     "c.reply_to_user_id, r.username, r.display_name, c.body, c.created_at, c.updated_at, "
     "c.deleted, c.reply_count, c.like_count, c.ver, c.status, c.held_reasons, c.reports, "
-    "a.title, p.url FROM comments c JOIN users u ON u.id = c.author_id "
+    "a.title, p.url, c.guest_email FROM comments c JOIN users u ON u.id = c.author_id "
     "LEFT JOIN users r ON r.id = c.reply_to_user_id JOIN articles a ON a.id = c.article_id "
     "LEFT JOIN pages p ON p.article_id = c.article_id WHERE c.id > $1 AND c.deleted = 0 ";
 constexpr std::string_view kQueuePending = "AND c.status <> 'approved' AND c.status = 'pending' ";
@@ -119,6 +130,7 @@ struct State {
   CommentStatus status = CommentStatus::kApproved;
   int64_t reply_count = 0;
   bool kept_text = false;  // a moderator's delete kept its text (restorable)
+  bool guest = false;      // a guest's: its author is the reserved '@guest', no one to answer
 
   // In its top-level comment's reply_count, and (unless that one hides it) in comment_count.
   bool Counted() const { return !deleted && status == CommentStatus::kApproved; }
@@ -139,6 +151,7 @@ Result<std::optional<State>> ReadState(Connection& tx, int64_t id) {
   s.status = model::ParseCommentStatus(Text(row[4])).value_or(CommentStatus::kPending);
   s.reply_count = Int(row[5]);
   s.kept_text = Int(row[6]) != 0;
+  s.guest = Int(row[7]) != 0;
   return std::optional<State>(s);
 }
 
@@ -343,9 +356,21 @@ std::vector<model::Comment> ToComments(const std::vector<CommentRow>& rows) {
 
 Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp stamp) {
   std::function<Result<CommentWrite>(Connection&)> job =
-      [c = std::move(c), stamp](Connection& conn) -> Result<CommentWrite> {
+      [c = std::move(c), stamp](Connection& conn) mutable -> Result<CommentWrite> {
     CommentWrite out;
     auto st = conn.Transaction([&](Connection& tx) -> Status {
+      if (c.guest) {
+        auto held = tx.Query(kNameKeyHeld, {c.guest->name_key});
+        if (!held) return tl::unexpected(held.error());
+        if (!held->rows.empty()) {
+          return Fail(ErrorCode::kAlreadyExists,
+                      "guest.name looks like a registered user's name; choose another");
+        }
+        auto guest = tx.Query(kGuestAccount);
+        if (!guest) return tl::unexpected(guest.error());
+        if (guest->rows.empty()) return Fail(ErrorCode::kInternal, "no '@guest' account");
+        c.author_id = Int(guest->rows[0][0]);
+      }
       std::optional<int64_t> top;
       std::optional<int64_t> reply_to = c.reply_to_user_id;
       bool top_hides = false;
@@ -369,7 +394,7 @@ Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp st
         } else {
           // A reply to a reply: placed under the same top-level comment, answering its author.
           top = (*p)->parent_id;
-          reply_to = (*p)->author_id;
+          reply_to = (*p)->guest ? std::nullopt : std::optional<int64_t>((*p)->author_id);
           auto hides = TopHides(tx, *top);
           if (!hides) return tl::unexpected(hides.error());
           top_hides = *hides;
@@ -383,7 +408,7 @@ Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp st
       }
       auto taken = tx.Query(kIdTaken, {c.id});
       if (!taken) return tl::unexpected(taken.error());
-      if (!taken->rows.empty()) return Fail(ErrorCode::kAlreadyExists, "comment id taken");
+      if (!taken->rows.empty()) return Fail(ErrorCode::kAlreadyExists, std::string(kCommentIdTaken));
       const bool counted = c.status == CommentStatus::kApproved;
       const int64_t shown = counted && !top_hides ? 1 : 0;
       auto a = tx.Query(kAddToArticle, {c.article_id, shown, stamp.seq});
@@ -391,7 +416,10 @@ Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp st
       if (a->affected == 0) return Fail(ErrorCode::kNotFound, "no such article");
       auto ins = tx.Query(
           kInsert, {c.id, c.article_id, OptionalId(top), c.author_id, OptionalId(reply_to), c.body,
-                    c.now_ms, std::string(model::CommentStatusName(c.status)), c.held_reasons});
+                    c.now_ms, std::string(model::CommentStatusName(c.status)), c.held_reasons,
+                    c.guest ? Value{c.guest->name} : Value{nullptr},
+                    c.guest && !c.guest->email.empty() ? Value{c.guest->email} : Value{nullptr},
+                    c.guest ? Value{c.guest->token_hash} : Value{nullptr}});
       if (!ins) return tl::unexpected(ins.error());
       std::vector<int64_t> ids{c.id};
       if (top && counted) {
@@ -598,11 +626,33 @@ Awaitable<Result<std::vector<QueuedComment>>> CommentTable::Queue(QueueFilter fi
       q.reports = Int(row[18]);
       q.article_title = Text(row[19]);
       if (!IsNull(row[20])) q.page_url = Text(row[20]);
+      q.guest_email = Text(row[21]);
       out.push_back(std::move(q));
     }
     return out;
   };
   co_return co_await store_.Run<std::vector<QueuedComment>>(std::move(job));
+}
+
+Awaitable<Result<bool>> CommentTable::NameKeyHeld(std::string name_key) {
+  std::function<Result<bool>(Connection&)> job =
+      [name_key = std::move(name_key)](Connection& c) -> Result<bool> {
+    auto r = c.Query(kNameKeyHeld, {name_key});
+    if (!r) return tl::unexpected(r.error());
+    return !r->rows.empty();
+  };
+  co_return co_await store_.Run<bool>(std::move(job));
+}
+
+Awaitable<Result<std::optional<std::string>>> CommentTable::EditTokenHash(int64_t id) {
+  std::function<Result<std::optional<std::string>>(Connection&)> job =
+      [id](Connection& c) -> Result<std::optional<std::string>> {
+    auto r = c.Query(kEditTokenHash, {id});
+    if (!r) return tl::unexpected(r.error());
+    if (r->rows.empty()) return std::optional<std::string>{};
+    return std::optional<std::string>(Text(r->rows[0][0]));
+  };
+  co_return co_await store_.Run<std::optional<std::string>>(std::move(job));
 }
 
 Awaitable<Result<bool>> CommentTable::HasApproved(int64_t author_id) {

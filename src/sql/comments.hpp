@@ -44,6 +44,19 @@ struct CommentRow {
 model::Comment ToComment(const CommentRow& row);
 std::vector<model::Comment> ToComments(const std::vector<CommentRow>& rows);
 
+// Insert's kAlreadyExists message for an id SQL holds already (a Redis sequence behind SQL),
+// apart from the other conflicts an insert may meet (a guest's name).
+inline constexpr std::string_view kCommentIdTaken = "comment id taken";
+
+// What a guest gave (API.md "Guests and sign-in from elsewhere"): the comment's author is then
+// the reserved '@guest' account, whatever author_id says.
+struct GuestAuthor {
+  std::string name;        // shown as the author's display name
+  std::string name_key;    // its confusable skeleton: refused when a registered user holds it
+  std::string email;       // optional; never served but to admins
+  std::string token_hash;  // of the edit token (domain/guest_token.hpp)
+};
+
 struct NewComment {
   int64_t id = 0;
   int64_t article_id = 0;
@@ -54,6 +67,7 @@ struct NewComment {
   int64_t now_ms = 0;
   model::CommentStatus status = model::CommentStatus::kApproved;
   std::string held_reasons;  // comma-separated; logged as a hold when status is not approved
+  std::optional<GuestAuthor> guest;
 };
 
 // What a moderator (or the server, for reports) does to a comment.
@@ -83,6 +97,7 @@ struct QueuedComment {
   int64_t reports = 0;
   std::string article_title;
   std::optional<std::string> page_url;  // a page thread's URL; nullopt for an article
+  std::string guest_email;              // a guest's, if they gave one (admins only)
 };
 
 class CommentTable {
@@ -92,7 +107,12 @@ class CommentTable {
   // kInvalidArgument for a parent that is not a live comment of the article or an unknown
   // replyTo user; kAlreadyExists when the id is taken (a Redis sequence behind SQL).
   // Each write raises its shard's committed cache seq with `stamp` (sql/cache_shards.hpp).
+  // A guest's comment (c.guest) is kAlreadyExists when its name's key is a registered user's.
   Awaitable<Result<CommentWrite>> Insert(NewComment c, CacheStamp stamp = {});
+  // Whether a registered user's names hold `name_key` (migration 018).
+  Awaitable<Result<bool>> NameKeyHeld(std::string name_key);
+  // The hash of a guest comment's edit token; nullopt for no such comment or an account's.
+  Awaitable<Result<std::optional<std::string>>> EditTokenHash(int64_t id);
   // kNotFound when there is no live comment with that id. Non-empty `hold_reasons` hold an
   // approved comment for a moderator (out of its indexes and counts, logged) in the same
   // transaction as the new text.

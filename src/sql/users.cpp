@@ -48,6 +48,20 @@ constexpr std::string_view kWhereListed =
     "WHERE deleted_at IS NULL AND id > $1 AND username NOT LIKE '@%' AND ($2 = '' OR "
     "username_key LIKE $2 || '%' ESCAPE '\\' OR lower(display_name) LIKE $2 || '%' ESCAPE '\\') "
     "ORDER BY id LIMIT $3";
+// Accounts from elsewhere (migration 022).
+constexpr std::string_view kIdentityOf =
+    "SELECT user_id FROM user_identities WHERE provider = $1 AND subject = $2";
+constexpr std::string_view kInsertIdentity =
+    "INSERT INTO user_identities (provider, subject, user_id, email, created_at, updated_at) "
+    "VALUES ($1, $2, $3, $4, $5, $5)";
+// $6: the account it named when read: a racing sign-in that relinked it first wins.
+constexpr std::string_view kUpdateIdentity =
+    "UPDATE user_identities SET user_id = $3, email = $4, updated_at = $5 "
+    "WHERE provider = $1 AND subject = $2 AND user_id = $6";
+constexpr std::string_view kRename =
+    "UPDATE users SET display_name = $2, updated_at = $3 WHERE id = $1";
+constexpr std::string_view kReleaseKey =
+    "DELETE FROM user_name_keys WHERE name_key = $1 AND user_id = $2";
 constexpr std::string_view kMarkDeleted =
     "UPDATE users SET deleted_at = $2, updated_at = $2 WHERE id = $1 AND deleted_at IS NULL";
 
@@ -134,7 +148,106 @@ Status InsertIn(Connection& tx, UserRow& row) {
   return {};
 }
 
+// Renames a live account to `name` unless the name looks like another account's (then the old
+// name stays: a provider's rename is no reason to refuse the sign-in). Its old name's key is
+// given up, the new one claimed.
+Status RenameIn(Connection& tx, UserRow& row, const std::string& name, int64_t now_ms) {
+  if (name.empty() || name == row.display_name) return {};
+  const std::vector<std::string> before = KeysOf(row.username, row.display_name);
+  const std::vector<std::string> after = KeysOf(row.username, name);
+  for (const std::string& key : after) {
+    auto owner = tx.Query(kKeyOwner, {key});
+    if (!owner) return tl::unexpected(owner.error());
+    if (!owner->rows.empty() && Int(owner->rows[0][0]) != row.id) return {};
+  }
+  for (const std::string& key : after) {
+    auto claimed = tx.Query(kClaimKey, {key, row.id});
+    if (!claimed) return tl::unexpected(claimed.error());
+    auto owner = tx.Query(kKeyOwner, {key});
+    if (!owner) return tl::unexpected(owner.error());
+    // Taken by a racing claim since the check: keep the old name (nothing claimed stays ours
+    // beyond the key we already held).
+    if (owner->rows.empty() || Int(owner->rows[0][0]) != row.id) {
+      return Fail(ErrorCode::kAlreadyExists, "display name taken meanwhile");
+    }
+  }
+  for (const std::string& key : before) {
+    if (std::find(after.begin(), after.end(), key) != after.end()) continue;
+    auto released = tx.Query(kReleaseKey, {key, row.id});
+    if (!released) return tl::unexpected(released.error());
+  }
+  auto renamed = tx.Query(kRename, {row.id, name, now_ms});
+  if (!renamed) return tl::unexpected(renamed.error());
+  row.display_name = name;
+  return {};
+}
+
+// A new account for an identity: the first display candidate no other account's name looks
+// like (each try in a savepoint, so a refused one leaves nothing behind).
+Result<UserRow> InsertForIdentity(Connection& tx, const ExternalIdentity& id, int64_t now_ms) {
+  for (const std::string& display : id.display_candidates) {
+    UserRow row = id.new_account;
+    row.display_name = display;
+    row.created_at_ms = now_ms;
+    auto st = tx.Transaction([&row](Connection& sp) { return InsertIn(sp, row); });
+    if (st) return row;
+    if (st.error().code != ErrorCode::kAlreadyExists) return tl::unexpected(st.error());
+  }
+  return Fail(ErrorCode::kAlreadyExists, "every display name tried looks like another user's");
+}
+
 }  // namespace
+
+Awaitable<Result<UserRow>> UserTable::SignInWith(ExternalIdentity id, int64_t now_ms) {
+  std::function<Result<UserRow>(Connection&)> job =
+      [id = std::move(id), now_ms](Connection& c) -> Result<UserRow> {
+    Result<UserRow> out = Fail(ErrorCode::kInternal, "sign-in did not run");
+    const Value email = id.email.empty() ? Value{nullptr} : Value{id.email};
+    auto st = c.Transaction([&](Connection& tx) -> Status {
+      auto known = tx.Query(kIdentityOf, {id.provider, id.subject});
+      if (!known) return tl::unexpected(known.error());
+      if (!known->rows.empty()) {
+        const int64_t linked = Int(known->rows[0][0]);
+        auto row = FindOne(tx, kWhereId, linked);
+        if (!row) return tl::unexpected(row.error());
+        if (*row && (*row)->deleted_at_ms == 0) {
+          UserRow user = std::move(**row);
+          // A rename that lost a race keeps the old name (in its own savepoint).
+          auto renamed = tx.Transaction([&](Connection& sp) {
+            return RenameIn(sp, user, id.display_name, now_ms);
+          });
+          if (!renamed && renamed.error().code != ErrorCode::kAlreadyExists) return renamed;
+          auto updated =
+              tx.Query(kUpdateIdentity, {id.provider, id.subject, user.id, email, now_ms, linked});
+          if (!updated) return tl::unexpected(updated.error());
+          out = std::move(user);
+          return Status{};
+        }
+        // Its account was deleted: the person starts afresh.
+        auto user = InsertForIdentity(tx, id, now_ms);
+        if (!user) return tl::unexpected(user.error());
+        auto updated =
+            tx.Query(kUpdateIdentity, {id.provider, id.subject, user->id, email, now_ms, linked});
+        if (!updated) return tl::unexpected(updated.error());
+        // Relinked by a racing sign-in meanwhile: this new account goes with the transaction,
+        // and the caller's retry finds the other one.
+        if (updated->affected == 0) return Fail(ErrorCode::kAlreadyExists, "identity relinked meanwhile");
+        out = std::move(*user);
+        return Status{};
+      }
+      auto user = InsertForIdentity(tx, id, now_ms);
+      if (!user) return tl::unexpected(user.error());
+      // A racing first sign-in of the same identity: the primary key refuses the second.
+      auto linked = tx.Query(kInsertIdentity, {id.provider, id.subject, user->id, email, now_ms});
+      if (!linked) return tl::unexpected(linked.error());
+      out = std::move(*user);
+      return Status{};
+    });
+    if (!st) return tl::unexpected(st.error());
+    return out;
+  };
+  co_return co_await store_.Run<UserRow>(std::move(job));
+}
 
 Result<UserRow> UserTable::Insert(Connection& c, UserRow row) {
   auto st = c.Transaction([&row](Connection& tx) { return InsertIn(tx, row); });

@@ -23,6 +23,18 @@ struct UserRow {
   std::string ban_reason;
 };
 
+// An account vouched for by someone else (a site's sign-in, an OpenID provider, GitHub).
+struct ExternalIdentity {
+  std::string provider;  // "sso:<origin>", "oidc:<name>", "github"
+  std::string subject;   // the provider's id of the person, never reused by it
+  std::string display_name;  // as the provider names them now (already normalised)
+  std::string email;         // "" when none
+  // For a first sign-in: the new account (its username unique and valid, no password), and
+  // display names to try in order while one looks like another account's.
+  UserRow new_account;
+  std::vector<std::string> display_candidates;
+};
+
 class UserTable {
  public:
   explicit UserTable(Store& store) : store_(store) {}
@@ -45,6 +57,11 @@ class UserTable {
   // empty) keeps those whose username key or lower-cased display name starts with it. Reserved
   // accounts ('@pages') are left out.
   Awaitable<Result<std::vector<UserRow>>> List(int64_t after, std::string prefix, int limit);
+  // The live account of `id` (provider, subject), made on its first use and renamed when the
+  // provider's name for it changed (kept when the new one looks like another account's). An
+  // identity whose account was deleted gets a new account. kAlreadyExists when a racing first
+  // sign-in of the same identity won (the caller tries again, and finds its account).
+  Awaitable<Result<UserRow>> SignInWith(ExternalIdentity id, int64_t now_ms);
   // Marks the account deleted (the row stays: see migration 011). False when there is no
   // such user or it was deleted already.
   Awaitable<Result<bool>> MarkDeleted(int64_t id, int64_t now_ms);

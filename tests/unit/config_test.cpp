@@ -71,6 +71,27 @@ TEST(Config, GuestsTakeThreeValuesAndTheirLimitIsARate) {
   ExpectRejectedNaming(ParseBad({"--guests", "maybe"}), "--guests");
 }
 
+TEST(Config, SsoNamesSitesOfSitesWithLongSecrets) {
+  int code = -1;
+  const std::string secret(32, 's');
+  auto inv = ParseArgs({"--sites", "https://a.example,https://b.example", "--sso",
+                        "HTTPS://A.example:443=" + secret, "--sso", "https://b.example=" + secret + "=x"},
+                       code);
+  ASSERT_TRUE(inv);
+  ASSERT_EQ(inv->config.sso.size(), 2u);
+  EXPECT_EQ(inv->config.sso[0].origin, "https://a.example");
+  EXPECT_EQ(inv->config.sso[0].secret, secret);
+  EXPECT_EQ(inv->config.sso[1].secret, secret + "=x");  // everything after the first '='
+  ExpectRejectedNaming(ParseBad({"--sites", "https://a.example", "--sso", "https://a.example=short"}),
+                       "--sso");
+  ExpectRejectedNaming(ParseBad({"--sites", "https://a.example", "--sso", "no-equals-sign"}), "--sso");
+  ExpectRejectedNaming(
+      ParseBad({"--sites", "https://a.example", "--sso", "https://c.example=" + secret}), "--sso");
+  ExpectRejectedNaming(ParseBad({"--sites", "https://a.example", "--sso", "https://a.example=" + secret,
+                                 "--sso", "https://a.example=" + secret}),
+                       "--sso");
+}
+
 TEST(Config, MetricsAllowHasAFlagAndAnEnvironmentTwin) {
   int code = -1;
   auto inv = ParseArgs({"--metrics-allow", "10.0.0.0/8"}, code);

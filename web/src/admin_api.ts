@@ -11,6 +11,7 @@ export interface QueueItem extends Comment {
   article: { id: number; title: string; url: string | null };
   reports: number;
   reasons: string[];
+  guestEmail?: string;  // a guest's, to admins only
 }
 export interface LogEntry {
   id: number; at: string; actor: number | null; action: string;

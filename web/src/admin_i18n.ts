@@ -39,6 +39,8 @@ const strings = {
   reason_honeypot: ['hidden field filled', '隐藏字段被填写'],
   reason_too_fast: ['sent too fast', '提交过快'],
   reason_reports: ['reported by readers', '被读者举报'],
+  reason_guest: ['a guest (no account)', '游客（无账号）'],
+  guest: ['guest', '游客'],
   done: ['{0}: done.', '{0}：完成。'],
   doneCount: ['{0} comments: {1}.', '{0} 条评论：{1}。'],
   failed: ['Comment {0}: {1}', '评论 {0}：{1}'],

@@ -96,8 +96,11 @@ export class QueuePanel {
       : h('a', { href, target: '_blank', rel: 'noopener noreferrer' }, title);
     const parent = h('div', { class: 'parent', hidden: true });
     const authorBox = h('span', { class: 'author' });
+    // A guest has no account: marked so, with the e-mail they gave (admins only get it).
     const renderAuthor = (u: User): void => authorBox.replaceChildren(
-      h('strong', {}, userName(u)), ' ', h('span', { class: 'muted' }, '@' + u.username),
+      h('strong', {}, userName(u)), ' ',
+      u.guest ? h('span', { class: 'badge' }, at('guest'), c.guestEmail ? ' · ' + c.guestEmail : '')
+              : h('span', { class: 'muted' }, '@' + u.username),
       u.banned ? h('span', { class: 'badge danger' }, u.bannedUntil
         ? at('bannedUntil', new Date(u.bannedUntil).toLocaleString(this.a.ctx.lang)) : at('banned')) : '');
     renderAuthor(c.author);
@@ -218,7 +221,7 @@ export class QueuePanel {
   }
 }
 
-const kReasons = ['policy', 'first', 'links', 'spam_word', 'honeypot', 'too_fast', 'reports'];
+const kReasons = ['policy', 'first', 'links', 'spam_word', 'honeypot', 'too_fast', 'reports', 'guest'];
 // A reason a newer server adds shows as its code.
 function reasonText(a: AdminCtx, r: string): string {
   return kReasons.includes(r) ? a.at(('reason_' + r) as AdminKey) : r;

@@ -5,8 +5,11 @@
 // own pages (cookie mode) use the HttpOnly session cookie instead: same origin, so no script
 // (not even an injected one) ever holds the token, and the API's CSRF rule accepts the writes.
 
+import { GuestName, editToken } from './guest';
+
 export interface User {
-  id: number; username: string; displayName: string; role?: string;
+  // A guest author (API.md "Guests"): id null, no username, "guest": true.
+  id: number; username: string; displayName: string; role?: string; guest?: boolean;
   // The user object of /users/me, of comment authors and of the users list (API.md "Moderation").
   createdAt?: string; banned?: boolean; bannedUntil?: string | null; banReason?: string;
 }
@@ -14,6 +17,7 @@ export interface Comment {
   id: number; articleId: number; parentId: number | null; author: User;
   replyTo: User | null; body: string; createdAt: string; updatedAt: string;
   likeCount: number; replyCount: number; liked: boolean; deleted: boolean;
+  editToken?: string;  // a guest's comment, in its 201 only
   // Held comments reach only their writer and moderators; lists carry approved ones.
   status?: 'approved' | 'pending' | 'spam';
   replies?: Comment[];
@@ -25,6 +29,8 @@ export interface CommentList { items: Comment[]; total: number; nextCursor: stri
 export interface ThreadInfo { articleId: number | null; commentCount: number; likeCount: number; liked: boolean }
 export interface LikeState { liked: boolean; likeCount: number }
 export type Sort = 'new' | 'old' | 'hot';
+// GET /api/v1/auth/providers: the ways in this server offers.
+export interface Providers { items: { name: string; kind: 'oidc' | 'github' | 'sso' }[]; guests: 'off' | 'moderated' | 'on' }
 
 export class ApiError extends Error {
   constructor(readonly status: number, readonly code: string, message: string,
@@ -33,7 +39,8 @@ export class ApiError extends Error {
   }
 }
 
-interface Session { token: string; user: User; expiresAt: string }
+// `sso`: the host site's iss and sub this session was signed in for (embed.ts data-sso-token).
+interface Session { token: string; user: User; expiresAt: string; sso?: string }
 type Query = Record<string, string | number | string[] | undefined>;
 
 function queryString(q: Query): string {
@@ -86,8 +93,9 @@ export class Api {
     if (changed) this.onSessionChange();
   }
 
-  async request<T>(method: string, path: string, query: Query = {}, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = {};
+  async request<T>(method: string, path: string, query: Query = {}, body?: unknown,
+                   extra: Record<string, string> = {}): Promise<T> {
+    const headers: Record<string, string> = { ...extra };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     const token = this.session && this.session.token;
     if (token) headers['Authorization'] = 'Bearer ' + token;
@@ -118,6 +126,53 @@ export class Api {
     const s = await this.request<Session>('POST', '/api/v1/sessions', {}, { username, password });
     this.setSession(s);
     return s.user;
+  }
+
+  // A host site's signed token (API.md "Site sign-in"); `sso` names whom it was for.
+  async signInSso(token: string, sso: string): Promise<User> {
+    const s = await this.request<Session>('POST', '/api/v1/sessions/sso', {}, { token });
+    this.setSession({ ...s, sso });
+    return s.user;
+  }
+
+  // Sign-in with an OpenID provider or GitHub (API.md "Guests and sign-in from elsewhere"): a
+  // popup goes through the provider and plauditd's callback, which hands the session back by
+  // postMessage to this page's origin; only a message from plauditd's origin is taken.
+  signInWith(name: string): Promise<User> {
+    return new Promise((resolve, reject) => {
+      const url = `${this.origin}/api/v1/auth/${encodeURIComponent(name)}/start` +
+                  queryString({ return: location.href });
+      const popup = window.open(url, 'plaudit-signin', 'popup,width=520,height=680');
+      if (!popup) { reject(new ApiError(0, 'popup_blocked', 'the sign-in window was blocked')); return; }
+      let done = false;
+      const finish = () => { done = true; window.removeEventListener('message', onMessage); clearInterval(timer); };
+      const onMessage = (ev: MessageEvent) => {
+        if (ev.origin !== this.origin || !ev.data || ev.data.type !== 'plaudit:session') return;
+        finish();
+        const s = ev.data.session as Session;
+        this.setSession(s);
+        resolve(s.user);
+      };
+      // Closed without a session (the reader gave up, or the provider refused): after a moment,
+      // so a message posted just before the window closed still arrives first.
+      const timer = setInterval(() => {
+        if (!popup.closed || done) return;
+        setTimeout(() => { if (!done) { finish(); reject(new ApiError(0, 'closed', 'the sign-in window was closed')); } }, 500);
+        clearInterval(timer);
+      }, 300);
+      window.addEventListener('message', onMessage);
+    });
+  }
+
+  private providersOnce: Promise<Providers> | null = null;
+  providers(): Promise<Providers> {
+    if (!this.providersOnce) {
+      this.providersOnce = this.request<Providers>('GET', '/api/v1/auth/providers').catch((e) => {
+        this.providersOnce = null;
+        throw e;
+      });
+    }
+    return this.providersOnce;
   }
 
   // First-run setup (the token from plauditd's log): creates the first admin and signs in.
@@ -165,11 +220,19 @@ export class Api {
   replies(id: number, cursor?: string): Promise<CommentList> {
     return this.request('GET', `/api/v1/comments/${id}/replies`, { sort: 'old', size: 20, cursor });
   }
+  // A guest's own comment is edited, deleted and read back with its edit token (guest.ts).
+  private asGuest(id: number): Record<string, string> {
+    const token = this.session ? null : editToken(this.origin, id);
+    return token ? { 'Plaudit-Edit-Token': token } : {};
+  }
+  getComment(id: number): Promise<Comment> {
+    return this.request('GET', `/api/v1/comments/${id}`, {}, undefined, this.asGuest(id));
+  }
   editComment(id: number, body: string): Promise<Comment> {
-    return this.request('PATCH', `/api/v1/comments/${id}`, {}, { body });
+    return this.request('PATCH', `/api/v1/comments/${id}`, {}, { body }, this.asGuest(id));
   }
   deleteComment(id: number): Promise<void> {
-    return this.request('DELETE', `/api/v1/comments/${id}`);
+    return this.request('DELETE', `/api/v1/comments/${id}`, {}, undefined, this.asGuest(id));
   }
   // Once per reader; a second report is also 204 and changes nothing.
   reportComment(id: number): Promise<void> {
@@ -195,8 +258,16 @@ export class Api {
 export interface ThreadSource {
   info(): Promise<ThreadInfo>;
   list(sort: Sort, cursor?: string): Promise<CommentList>;
-  post(body: string, parentId?: number, replyToUserId?: number, signals?: FormSignals): Promise<Comment>;
+  // With `guest`, posted without a session (API.md "Guests").
+  post(body: string, parentId?: number, replyToUserId?: number, signals?: FormSignals,
+       guest?: GuestName): Promise<Comment>;
   like(on: boolean): Promise<LikeState>;
+}
+
+// The "guest" object of a post: the e-mail only when given.
+function guestBody(g?: GuestName): { name: string; email?: string } | undefined {
+  if (!g) return undefined;
+  return g.email ? { name: g.name, email: g.email } : { name: g.name };
 }
 
 // A host page's title as a thread title: the API takes 1-200 characters (code points) without
@@ -211,8 +282,9 @@ export function pageSource(api: Api, url: string, rawTitle: string): ThreadSourc
   return {
     info: () => api.request('GET', '/api/v1/pages', { url }),
     list: (sort, cursor) => api.request('GET', '/api/v1/pages/comments', { url, sort, size: 20, replies: 3, cursor }),
-    post: (body, parentId, replyToUserId, signals) =>
-      api.request('POST', '/api/v1/pages/comments', { url }, { body, parentId, replyToUserId, title, ...signals }),
+    post: (body, parentId, replyToUserId, signals, guest) =>
+      api.request('POST', '/api/v1/pages/comments', { url },
+                  { body, parentId, replyToUserId, title, ...signals, guest: guestBody(guest) }),
     like: (on) => api.request(on ? 'PUT' : 'DELETE', '/api/v1/pages/like', { url }),
   };
 }
@@ -224,8 +296,9 @@ export function articleSource(api: Api, id: number): ThreadSource {
       return { ...a, articleId: a.id };
     },
     list: (sort, cursor) => api.request('GET', `/api/v1/articles/${id}/comments`, { sort, size: 20, replies: 3, cursor }),
-    post: (body, parentId, replyToUserId, signals) =>
-      api.request('POST', `/api/v1/articles/${id}/comments`, {}, { body, parentId, replyToUserId, ...signals }),
+    post: (body, parentId, replyToUserId, signals, guest) =>
+      api.request('POST', `/api/v1/articles/${id}/comments`, {},
+                  { body, parentId, replyToUserId, ...signals, guest: guestBody(guest) }),
     like: (on) => api.request(on ? 'PUT' : 'DELETE', `/api/v1/articles/${id}/like`),
   };
 }

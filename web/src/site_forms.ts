@@ -60,8 +60,16 @@ export async function signInPage(ctx: Ctx, next: string): Promise<Node> {
     [field(t('username'), nu), field(t('password'), np), field(t('displayName'), nd)],
     async () => { await ctx.api.signUp(nu.value.trim(), np.value, nd.value.trim()); ctx.go(safeNext); },
     { 409: 'errTaken', 429: 'errRate' });
+  // Other ways in (API.md "Guests and sign-in from elsewhere"): the provider's page, then back
+  // here signed in (the callback sets the session cookie and returns to `next`).
+  const providers = await ctx.api.providers().catch(() => ({ items: [], guests: 'off' as const }));
+  const back = location.origin + safeNext;
+  const social = providers.items.filter((p) => p.kind !== 'sso').map((p) =>
+    h('a', { class: 'button social', href: `/api/v1/auth/${encodeURIComponent(p.name)}/start?return=${encodeURIComponent(back)}` },
+      t('signInWith', p.kind === 'github' ? 'GitHub' : p.name.charAt(0).toUpperCase() + p.name.slice(1))));
   return h('div', { class: 'forms' },
-    h('section', { 'aria-labelledby': 'signin-h' }, h('h1', { id: 'signin-h' }, t('signIn')), signIn),
+    h('section', { 'aria-labelledby': 'signin-h' }, h('h1', { id: 'signin-h' }, t('signIn')), signIn,
+      social.length > 0 && h('p', { class: 'social' }, ...social)),
     h('section', { 'aria-labelledby': 'signup-h' }, h('h2', { id: 'signup-h' }, t('noAccount') + ' ' + t('signUp')), signUp));
 }
 

@@ -2,8 +2,9 @@
 // the composer; the list with inline replies, "more replies" and "load more". Plain DOM, built
 // with dom.ts (text only), updated in place so focus stays where the reader is.
 // Used by embed.ts on host pages; the site's own pages can mount it on an article too.
-import { Api, ApiError, Comment, FormSignals, LikeState, Sort, ThreadSource, User } from './api';
+import { Api, ApiError, Comment, FormSignals, LikeState, Providers, Sort, ThreadSource, User } from './api';
 import { append, h, linkify } from './dom';
+import { GuestName, editToken, forgetToken, lastGuest, rememberGuest } from './guest';
 import { heldComments, rememberHeld } from './held';
 import { Lang, T, relativeTime } from './i18n';
 
@@ -57,7 +58,8 @@ export class Thread {
   private loadingGen = -1;  // the generation whose next page is being fetched
   private pending = new Set<object>();
   private reported = new Set<number>();
-  private articleId: number | null = null;  // the thread's, once info() or a post says  // comments this reader reported (the list does not say)
+  private articleId: number | null = null;  // the thread's, once info() or a post says
+  private providers: Providers | null = null;  // the ways in (GET /auth/providers), once known
 
   constructor(o: ThreadOptions) {
     this.api = o.api; this.src = o.source; this.t = o.t; this.lang = o.lang;
@@ -82,6 +84,7 @@ export class Thread {
     this.api.onSessionChange = () => { this.renderAuth(); void this.reload(); };
     this.renderAuth();
     this.renderPageLike();
+    void this.api.providers().then((p) => { this.providers = p; this.renderAuth(); }, () => {});
     void this.api.refreshUser().catch(() => {});
     void this.reload();
   }
@@ -145,28 +148,48 @@ export class Thread {
   private renderAuth(): void {
     const t = this.t;
     const user = this.api.user;
+    const post = async (text: string, signals: FormSignals, guest?: GuestName) => {
+      const c = await this.src.post(text, undefined, undefined, signals, guest);
+      this.posted(c, guest);
+      // A held comment shows to its writer only and counts for nobody yet.
+      if (held(c)) rememberHeld(this.api, c);
+      else this.count++;
+      this.insertTop(c, true);
+      this.say(t(held(c) ? 'postedPending' : 'posted'));
+    };
     if (user) {
       this.auth.replaceChildren(
         h('span', { class: 'who' }, t('signedInAs', name(user))),
         h('button', { type: 'button', class: 'link', onclick: () => this.signOut() }, t('signOut')));
       this.composerSlot.replaceChildren(this.composer({
-        label: t('writeComment'), submit: t('post'),
-        send: async (text, signals) => {
-          const c = await this.src.post(text, undefined, undefined, signals);
-          // A held comment shows to its writer only and counts for nobody yet.
-          if (held(c)) rememberHeld(this.api, c);
-          else this.count++;
-          this.insertTop(c, true);
-          this.say(t(held(c) ? 'postedPending' : 'posted'));
-        },
-      }));
+        label: t('writeComment'), submit: t('post'), send: post }));
     } else {
+      const guests = this.guestsWelcome();
+      const social = (this.providers?.items || []).filter((p) => p.kind !== 'sso');
       this.auth.replaceChildren(
-        h('span', { class: 'who' }, t('signInToComment')),
+        h('span', { class: 'who' }, t(guests ? 'guestOrSignIn' : 'signInToComment')),
         h('button', { type: 'button', class: 'link', onclick: () => this.openAuth('in') }, t('signIn')),
-        h('button', { type: 'button', class: 'link', onclick: () => this.openAuth('up') }, t('signUp')));
+        h('button', { type: 'button', class: 'link', onclick: () => this.openAuth('up') }, t('signUp')),
+        ...social.map((p) => h('button', { type: 'button', class: 'link social', 'data-provider': p.name,
+                                           onclick: () => this.signInWith(p.name) },
+                               t('signInWith', p.kind === 'github' ? 'GitHub' : providerLabel(p.name)))));
       this.composerSlot.replaceChildren();
+      if (guests) {
+        this.composerSlot.append(this.composer({
+          label: t('writeComment'), submit: t('post'), guest: true, send: post }));
+      }
     }
+  }
+
+  // Whether this server takes comments without an account (API.md "Guests").
+  private guestsWelcome(): boolean {
+    return !!this.providers && this.providers.guests !== 'off';
+  }
+
+  // A guest's new comment: its edit token kept, so this browser may edit or delete it.
+  private posted(c: Comment, guest?: GuestName): void {
+    if (guest && c.editToken) rememberGuest(this.api.origin, guest, c.id, c.editToken);
+    delete c.editToken;
   }
 
   private openAuth(mode: 'in' | 'up'): void {
@@ -202,6 +225,17 @@ export class Thread {
     form.addEventListener('keydown', (ev) => { if (ev.key === 'Escape') this.renderAuth(); });
     this.auth.replaceChildren(form);
     user.focus();
+  }
+
+  private async signInWith(provider: string): Promise<void> {
+    try {
+      const u = await this.api.signInWith(provider);
+      this.say(this.t('signedIn', name(u)));
+    } catch (e) {
+      if (e instanceof ApiError && e.code === 'closed') { this.say(this.t('signInClosed')); return; }
+      if (e instanceof ApiError && e.code === 'popup_blocked') { this.say(this.t('errPopup'), true); return; }
+      this.fail(e, 'login');
+    }
   }
 
   private async signOut(): Promise<void> {
@@ -360,6 +394,7 @@ export class Thread {
         h('div', { class: 'meta' },
           h('span', { class: 'avatar', 'aria-hidden': 'true' }, initial(c.author)),
           h('strong', { class: 'name', id: hid, tabindex: -1 }, name(c.author)),
+          c.author.guest && h('span', { class: 'guest-mark' }, this.t('guestMark')),
           c.replyTo && h('span', { class: 'to' }, '@' + name(c.replyTo)),
           h('time', { datetime: c.createdAt, title: new Date(c.createdAt).toLocaleString(this.lang) },
             relativeTime(c.createdAt, this.lang)),
@@ -395,7 +430,7 @@ export class Thread {
     const me = this.api.user;
     this.renderLike(v);
     if (c.deleted) { v.actions.replaceChildren(); return; }
-    const mine = !!me && me.id === c.author.id;
+    const mine = me ? me.id === c.author.id : !!c.author.guest && editToken(this.api.origin, c.id) !== null;
     const editable = mine && Date.now() - Date.parse(c.createdAt) < this.editWindowMs;
     const admin = !!me && me.role === 'admin';
     // Reports are for others' comments that readers can see (a held one is already waiting).
@@ -428,15 +463,18 @@ export class Thread {
 
   private openReply(v: View): void {
     const t = this.t;
-    if (!this.api.user) { this.say(t('errAuth'), true); this.openAuth('in'); return; }
+    const asGuest = !this.api.user && this.guestsWelcome();
+    if (!this.api.user && !asGuest) { this.say(t('errAuth'), true); this.openAuth('in'); return; }
     const top = v.top || v;
     const form = this.composer({
       label: t('writeReply'), submit: t('postReply'), hint: t('replyingTo', name(v.c.author)),
+      guest: asGuest,
       cancel: () => { v.slot.replaceChildren(); focusFirst(v.actions); },
-      send: async (text, signals) => {
+      send: async (text, signals, guest) => {
         // Replying to a reply: the server files it under the top-level comment and names whom
         // it answers (replyTo).
-        const c = await this.src.post(text, v.c.id, undefined, signals);
+        const c = await this.src.post(text, v.c.id, undefined, signals, guest);
+        this.posted(c, guest);
         v.slot.replaceChildren();
         if (held(c)) {
           rememberHeld(this.api, c);
@@ -485,6 +523,7 @@ export class Thread {
       yes.disabled = true;
       try {
         await this.api.deleteComment(v.c.id);
+        forgetToken(this.api.origin, v.c.id);
         this.count = Math.max(0, this.count - 1);
         this.remove(v);
         this.say(t('removed'));
@@ -546,12 +585,21 @@ export class Thread {
 
   // `send` gets the spam signals (API.md "Moderation"): the honeypot's value and the time since
   // this form was first shown. Edits ignore them (the server takes only a body there).
-  private composer(o: { label: string; submit: string; hint?: string; initial?: string;
-                        send: (text: string, signals: FormSignals) => Promise<void>;
+  // With `guest`, it also asks a name (required) and an e-mail (optional, never shown), filled
+  // with what this browser used last.
+  private composer(o: { label: string; submit: string; hint?: string; initial?: string; guest?: boolean;
+                        send: (text: string, signals: FormSignals, guest?: GuestName) => Promise<void>;
                         cancel?: () => void }): HTMLFormElement {
     const id = 'plaudit-t' + ++seq;
     const shownAt = Date.now();
     const ta = h('textarea', { id, rows: 3, maxlength: 10000, required: true });
+    const last = lastGuest(this.api.origin);
+    const guestName = h('input', { id: id + 'n', name: 'name', autocomplete: 'nickname', required: true,
+                                   maxlength: 50, value: last.name });
+    const guestEmail = h('input', { id: id + 'e', name: 'email', type: 'email', autocomplete: 'email',
+                                    maxlength: 254, value: last.email });
+    const guestFields = o.guest && h('div', { class: 'guest' },
+      field(id + 'n', this.t('guestName'), guestName), field(id + 'e', this.t('guestEmail'), guestEmail));
     ta.value = o.initial || '';
     // A field people never see nor reach (off-screen, no tab stop, hidden from screen readers)
     // but form-filling bots do: a value in it holds the comment for a moderator.
@@ -559,7 +607,7 @@ export class Thread {
                               'aria-hidden': 'true' });
     const submit = h('button', { type: 'submit', class: 'primary' }, o.submit);
     const form = h('form', { class: 'compose' },
-      h('label', { for: id }, o.label), o.hint && h('p', { class: 'hint' }, o.hint), ta,
+      guestFields, h('label', { for: id }, o.label), o.hint && h('p', { class: 'hint' }, o.hint), ta,
       h('div', { class: 'hp', 'aria-hidden': 'true' }, h('label', { for: trap.id }, this.t('honeypot')), trap),
       h('div', { class: 'row' }, submit,
         o.cancel && h('button', { type: 'button', class: 'link', onclick: o.cancel }, this.t('cancel'))));
@@ -567,9 +615,11 @@ export class Thread {
       ev.preventDefault();
       const text = ta.value.trim();
       if (!text) { this.say(this.t('errEmpty'), true); ta.focus(); return; }
+      const guest = o.guest ? { name: guestName.value.trim(), email: guestEmail.value.trim() } : undefined;
+      if (guest && !guest.name) { this.say(this.t('errGuestName'), true); guestName.focus(); return; }
       submit.disabled = true;
       try {
-        await o.send(text, { website: trap.value, formAgeMs: Math.max(0, Date.now() - shownAt) });
+        await o.send(text, { website: trap.value, formAgeMs: Math.max(0, Date.now() - shownAt) }, guest);
         ta.value = '';
       } catch (e) {
         this.fail(e);
@@ -587,6 +637,8 @@ export class Thread {
 }
 
 function name(u: User): string { return u.displayName || u.username; }
+// "my-idp" → "My-idp": a provider's configured name, as a button says it.
+function providerLabel(n: string): string { return n.charAt(0).toUpperCase() + n.slice(1); }
 // Pending or spam: shown to its writer (and moderators) only, marked so.
 function held(c: Comment): boolean { return !!c.status && c.status !== 'approved'; }
 function initial(u: User): string { return Array.from(name(u))[0]?.toUpperCase() || '?'; }

@@ -1,0 +1,82 @@
+#include "domain/guest_author.hpp"
+
+#include "text/unicode.hpp"
+#include "text/utf8.hpp"
+
+namespace plaudit::domain {
+
+std::optional<GuestMode> ParseGuestMode(std::string_view name) {
+  if (name == "off") return GuestMode::kOff;
+  if (name == "moderated") return GuestMode::kModerated;
+  if (name == "on") return GuestMode::kOn;
+  return std::nullopt;
+}
+
+std::string_view GuestModeName(GuestMode m) {
+  switch (m) {
+    case GuestMode::kOff:
+      return "off";
+    case GuestMode::kModerated:
+      return "moderated";
+    case GuestMode::kOn:
+      return "on";
+  }
+  return "off";
+}
+
+namespace {
+
+bool HasControl(std::string_view s) {
+  for (unsigned char c : s) {
+    if (c < 0x20 || c == 0x7F) return true;
+  }
+  return false;
+}
+
+Status CheckEmail(std::string_view email) {
+  const auto fail = [] {
+    return Fail(ErrorCode::kInvalidArgument, "guest.email is not an e-mail address");
+  };
+  if (email.size() > 254 || HasControl(email)) return fail();
+  const size_t at = email.find('@');
+  if (at == 0 || at == std::string_view::npos || at + 1 == email.size() ||
+      email.find('@', at + 1) != std::string_view::npos) {
+    return fail();
+  }
+  for (char c : email) {
+    if (c == ' ' || c == '<' || c == '>' || c == ',' || c == ';') return fail();
+  }
+  if (!text::CodePoints(email)) return fail();
+  return {};
+}
+
+}  // namespace
+
+Result<GuestIdentity> NormalizeGuest(std::string_view name, std::string_view email) {
+  const std::string_view trimmed = text::Trim(name);
+  auto n = text::CodePoints(trimmed);
+  if (!n) return Fail(ErrorCode::kInvalidArgument, "guest.name must be valid UTF-8");
+  if (trimmed.empty() || text::IsBlank(trimmed)) {
+    return Fail(ErrorCode::kInvalidArgument, "guest.name is required");
+  }
+  if (*n > 50) return Fail(ErrorCode::kInvalidArgument, "guest.name must be at most 50 characters");
+  if (HasControl(trimmed)) {
+    return Fail(ErrorCode::kInvalidArgument, "guest.name must not contain control characters");
+  }
+  if (text::HasBidiControl(trimmed)) {
+    return Fail(ErrorCode::kInvalidArgument, "guest.name must not contain bidi control characters");
+  }
+  GuestIdentity g;
+  g.name = std::string(trimmed);
+  auto key = text::NameSkeleton(g.name);
+  if (!key) return tl::unexpected(key.error());
+  g.name_key = std::move(*key);
+  const std::string_view mail = text::Trim(email);
+  if (!mail.empty()) {
+    if (auto st = CheckEmail(mail); !st) return tl::unexpected(st.error());
+    g.email = std::string(mail);
+  }
+  return g;
+}
+
+}  // namespace plaudit::domain
