@@ -115,7 +115,8 @@ HandlerResult CreateGuest(ApiContext ctx, Request& req, boost::json::object body
   }
   PL_CO_TRY(auto id, req.IdParam("id"));
   PL_CO_TRY(auto in, ParseCreate(body));
-  PL_CO_TRY(auto identity, co_await ctx.comments->AdmitGuest(guest.name, guest.email, caller.address));
+  PL_CO_TRY(auto identity,
+            co_await ctx.comments->AdmitGuest(guest.name, guest.email, caller.address));
   PL_CO_TRY(auto posted, co_await ctx.comments->CreateAsGuest(std::move(identity), caller.address,
                                                               id, std::move(in)));
   co_return PostedResponse(posted);

@@ -26,7 +26,7 @@ struct ApiContext {
   domain::PageService* pages = nullptr;
   PageCache* page_cache = nullptr;
   sql::ModerationLog* moderation_log = nullptr;
-  domain::SsoSignIn* sso = nullptr;  // null: no --sso
+  domain::SsoSignIn* sso = nullptr;        // null: no --sso
   domain::SocialSignIn* social = nullptr;  // null: no --oidc nor --github
   // How old a kept article list page's view counts may be when it is served again.
   int64_t list_views_max_age_ms = 1000;

@@ -132,7 +132,8 @@ HandlerResult Queue(ApiContext ctx, Request& req) {
         boost::json::object{{"id", q.row.article_id}, {"title", q.article_title}, {"url", url}};
     item["reports"] = q.reports;
     // A guest's e-mail is for admins alone (API.md "Guests and sign-in from elsewhere").
-    if (!q.guest_email.empty() && caller.Is(domain::Role::kAdmin)) item["guestEmail"] = q.guest_email;
+    if (!q.guest_email.empty() && caller.Is(domain::Role::kAdmin))
+      item["guestEmail"] = q.guest_email;
     boost::json::array reasons;
     std::string_view rest = q.held_reasons;
     while (!rest.empty()) {

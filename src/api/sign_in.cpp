@@ -35,9 +35,8 @@ HandlerResult Providers(ApiContext ctx, Request& req) {
       items.push_back(boost::json::object{{"name", site}, {"kind", "sso"}});
     }
   }
-  const boost::json::object out{
-      {"items", std::move(items)},
-      {"guests", domain::GuestModeName(ctx.comments->Guests())}};
+  const boost::json::object out{{"items", std::move(items)},
+                                {"guests", domain::GuestModeName(ctx.comments->Guests())}};
   co_return JsonResponse(beast::http::status::ok, out);
 }
 
@@ -60,7 +59,9 @@ namespace {
 // The cookie that binds a sign-in to the browser that started it: never readable by a script,
 // gone after 10 minutes. Over HTTPS it is a __Host- cookie (Secure, Path=/, no Domain), which
 // a sibling subdomain cannot set in the reader's browser to slip in its own binding.
-bool SecureCookies(const ApiContext& ctx, const Request& req) { return ctx.cookie_secure || req.https; }
+bool SecureCookies(const ApiContext& ctx, const Request& req) {
+  return ctx.cookie_secure || req.https;
+}
 
 std::string_view BinderName(bool secure) {
   return secure ? "__Host-plaudit_signin" : "plaudit_signin";
@@ -97,11 +98,20 @@ std::string HtmlText(std::string_view text) {
   std::string out;
   for (char ch : text) {
     switch (ch) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += ch;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += ch;
     }
   }
   return out;
@@ -123,15 +133,16 @@ http::Response CallbackPage(beast::http::status status, std::string_view message
   http::Response r;
   r.status = status;
   r.content_type = "text/html; charset=utf-8";
-  r.body = "<!doctype html><html><head><meta charset=\"utf-8\"><title>Plaudit sign-in</title>"
-           "<meta name=\"viewport\" content=\"width=device-width\"></head><body><p>" +
-           HtmlText(message) + "</p><script type=\"application/json\" id=\"plaudit-data\">" +
-           ScriptJson(data) + "</script><script nonce=\"" + n +
-           "\">(function(){var d=JSON.parse(document.getElementById('plaudit-data').textContent);"
-           "if(!d.session)return;"
-           "if(window.opener){try{window.opener.postMessage({type:'plaudit:session',session:d.session},"
-           "d.origin);}catch(e){}window.close();return;}"
-           "if(d.origin===location.origin)location.replace(d.returnUrl);})();</script></body></html>";
+  r.body =
+      "<!doctype html><html><head><meta charset=\"utf-8\"><title>Plaudit sign-in</title>"
+      "<meta name=\"viewport\" content=\"width=device-width\"></head><body><p>" +
+      HtmlText(message) + "</p><script type=\"application/json\" id=\"plaudit-data\">" +
+      ScriptJson(data) + "</script><script nonce=\"" + n +
+      "\">(function(){var d=JSON.parse(document.getElementById('plaudit-data').textContent);"
+      "if(!d.session)return;"
+      "if(window.opener){try{window.opener.postMessage({type:'plaudit:session',session:d.session},"
+      "d.origin);}catch(e){}window.close();return;}"
+      "if(d.origin===location.origin)location.replace(d.returnUrl);})();</script></body></html>";
   r.headers.emplace_back("Content-Security-Policy",
                          "default-src 'none'; script-src 'nonce-" + n +
                              "'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
@@ -182,10 +193,10 @@ HandlerResult Callback(ApiContext ctx, Request& req) {
     done = Fail(ErrorCode::kUnauthenticated, "sign-in: the provider said " + error);
   }
   if (!done) {
-    const auto status = done.error().code == ErrorCode::kUnavailable
-                            ? beast::http::status::service_unavailable
-                        : done.error().code == ErrorCode::kNotFound ? beast::http::status::not_found
-                                                                    : beast::http::status::unauthorized;
+    const auto status =
+        done.error().code == ErrorCode::kUnavailable ? beast::http::status::service_unavailable
+        : done.error().code == ErrorCode::kNotFound  ? beast::http::status::not_found
+                                                     : beast::http::status::unauthorized;
     auto r = CallbackPage(status, done.error().message, boost::json::object{});
     r.headers.emplace_back("Set-Cookie", BinderCookie(ctx, req, "", 0));
     co_return r;

@@ -12,7 +12,7 @@ boost::json::object PublicUserJson(const domain::User& user);  // what anyone se
 http::Response SessionResponse(const ApiContext& ctx, const http::Request& req,
                                const domain::Session& session);
 // The Set-Cookie value of the session cookie (an empty token and max_age 0 clear it).
-std::string SessionCookie(const ApiContext& ctx, const http::Request& req,
-                          const std::string& token, int64_t max_age);
+std::string SessionCookie(const ApiContext& ctx, const http::Request& req, const std::string& token,
+                          int64_t max_age);
 
 }  // namespace plaudit::api

@@ -27,7 +27,8 @@ CLI::Option* AddParsed(CLI::App& app, const std::string& flag, T& out, Parser pa
 // weaker than the signature it makes, RFC 7518 3.2).
 Result<Config::SsoSite> ParseSsoSite(std::string_view text) {
   const size_t eq = text.find('=');
-  if (eq == std::string_view::npos) return Fail(ErrorCode::kInvalidArgument, "expected ORIGIN=SECRET");
+  if (eq == std::string_view::npos)
+    return Fail(ErrorCode::kInvalidArgument, "expected ORIGIN=SECRET");
   auto origin = NormaliseOrigin(text.substr(0, eq));
   if (!origin) return Fail(ErrorCode::kInvalidArgument, "ORIGIN: " + origin.error().message);
   Config::SsoSite site{std::move(*origin), std::string(text.substr(eq + 1))};

@@ -37,8 +37,9 @@ Awaitable<Result<GuestIdentity>> CommentService::AdmitGuest(std::string_view nam
 }
 
 Awaitable<Result<PostedComment>> CommentService::CreateAsGuest(GuestIdentity identity,
-                                                              std::string address,
-                                                              int64_t article_id, CommentInput in) {
+                                                               std::string address,
+                                                               int64_t article_id,
+                                                               CommentInput in) {
   GuestToken token = NewGuestToken();
   const GuestPost post{std::move(identity), std::move(address), std::move(token.hash)};
   // Reads and placement as any reader's; the guest's own held comments are theirs by token.

@@ -41,8 +41,7 @@ void CommentService::SetModeration(ModerationSettings settings,
   recent_bodies_ = recent_bodies;
 }
 
-Awaitable<Result<WriterFacts>> CommentService::FactsOf(const Principal& who,
-                                                       const GuestPost* guest,
+Awaitable<Result<WriterFacts>> CommentService::FactsOf(const Principal& who, const GuestPost* guest,
                                                        ModerationPolicy policy,
                                                        const std::string& body) {
   WriterFacts facts;
@@ -148,9 +147,8 @@ Awaitable<Result<Comment>> CommentService::CreateAs(const Principal& who, const 
   if (!w) {
     // Not stored: the same text may be sent again (a retry is no duplicate).
     if (recent_bodies_ != nullptr && !facts.moderator) {
-      const std::string writer = guest != nullptr
-                                     ? redis::RecentBodies::GuestWriter(guest->address)
-                                     : redis::RecentBodies::UserWriter(who.id);
+      const std::string writer = guest != nullptr ? redis::RecentBodies::GuestWriter(guest->address)
+                                                  : redis::RecentBodies::UserWriter(who.id);
       co_await recent_bodies_->Release(writer, body);
     }
     co_return tl::unexpected(w.error());

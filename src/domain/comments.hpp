@@ -99,7 +99,7 @@ class CommentService {
                                               const std::string& address);
   // A comment without an account, by a guest AdmitGuest let in.
   Awaitable<Result<PostedComment>> CreateAsGuest(GuestIdentity identity, std::string address,
-                                                int64_t article_id, CommentInput in);
+                                                 int64_t article_id, CommentInput in);
   // The writer of guest comment `id` when `edit_token` is its token, within the edit window
   // and while guests are welcome: the principal Get, Edit and Delete of that same id then act
   // for (every right is checked again against the comment itself). kPermissionDenied for a

@@ -39,7 +39,8 @@ std::optional<int64_t> TimeOf(const boost::json::object& o, std::string_view nam
   if (it->value().is_uint64() && it->value().as_uint64() < (uint64_t{1} << 62)) {
     return static_cast<int64_t>(it->value().as_uint64());
   }
-  if (it->value().is_double() && it->value().as_double() < 1e15 && it->value().as_double() > -1e15) {
+  if (it->value().is_double() && it->value().as_double() < 1e15 &&
+      it->value().as_double() > -1e15) {
     return static_cast<int64_t>(it->value().as_double());
   }
   return std::nullopt;
@@ -48,10 +49,12 @@ std::optional<int64_t> TimeOf(const boost::json::object& o, std::string_view nam
 // An RSA public key from a JWK's n and e (OpenSSL 3 key construction from parameters).
 std::shared_ptr<EVP_PKEY> RsaKey(const std::string& n, const std::string& e) {
   std::unique_ptr<BIGNUM, decltype(&BN_free)> bn_n(
-      BN_bin2bn(reinterpret_cast<const unsigned char*>(n.data()), static_cast<int>(n.size()), nullptr),
+      BN_bin2bn(reinterpret_cast<const unsigned char*>(n.data()), static_cast<int>(n.size()),
+                nullptr),
       BN_free);
   std::unique_ptr<BIGNUM, decltype(&BN_free)> bn_e(
-      BN_bin2bn(reinterpret_cast<const unsigned char*>(e.data()), static_cast<int>(e.size()), nullptr),
+      BN_bin2bn(reinterpret_cast<const unsigned char*>(e.data()), static_cast<int>(e.size()),
+                nullptr),
       BN_free);
   if (!bn_n || !bn_e || BN_num_bits(bn_n.get()) < 2048) return nullptr;
   std::unique_ptr<OSSL_PARAM_BLD, decltype(&OSSL_PARAM_BLD_free)> bld(OSSL_PARAM_BLD_new(),
@@ -60,8 +63,8 @@ std::shared_ptr<EVP_PKEY> RsaKey(const std::string& n, const std::string& e) {
       !OSSL_PARAM_BLD_push_BN(bld.get(), OSSL_PKEY_PARAM_RSA_E, bn_e.get())) {
     return nullptr;
   }
-  std::unique_ptr<OSSL_PARAM, decltype(&OSSL_PARAM_free)> params(
-      OSSL_PARAM_BLD_to_param(bld.get()), OSSL_PARAM_free);
+  std::unique_ptr<OSSL_PARAM, decltype(&OSSL_PARAM_free)> params(OSSL_PARAM_BLD_to_param(bld.get()),
+                                                                 OSSL_PARAM_free);
   std::unique_ptr<EVP_PKEY_CTX, decltype(&EVP_PKEY_CTX_free)> ctx(
       EVP_PKEY_CTX_new_from_name(nullptr, "RSA", nullptr), EVP_PKEY_CTX_free);
   EVP_PKEY* pkey = nullptr;
@@ -75,10 +78,9 @@ std::shared_ptr<EVP_PKEY> RsaKey(const std::string& n, const std::string& e) {
 bool Rs256Holds(EVP_PKEY* key, std::string_view signed_part, std::string_view signature) {
   std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> md(EVP_MD_CTX_new(), EVP_MD_CTX_free);
   if (!md || EVP_DigestVerifyInit(md.get(), nullptr, EVP_sha256(), nullptr, key) != 1) return false;
-  return EVP_DigestVerify(md.get(), reinterpret_cast<const unsigned char*>(signature.data()),
-                          signature.size(),
-                          reinterpret_cast<const unsigned char*>(signed_part.data()),
-                          signed_part.size()) == 1;
+  return EVP_DigestVerify(
+             md.get(), reinterpret_cast<const unsigned char*>(signature.data()), signature.size(),
+             reinterpret_cast<const unsigned char*>(signed_part.data()), signed_part.size()) == 1;
 }
 
 }  // namespace
@@ -136,7 +138,8 @@ Result<IdTokenClaims> VerifyIdToken(std::string_view token, const KeySet& keys,
   }
   if (header.as_object().contains("crit")) return tl::unexpected(Refused("crit is not understood"));
   EVP_PKEY* key = keys.Find(StringOf(header.as_object(), "kid"));
-  if (key == nullptr) return Fail(ErrorCode::kNotFound, "id token: no key of the provider has its kid");
+  if (key == nullptr)
+    return Fail(ErrorCode::kNotFound, "id token: no key of the provider has its kid");
   if (!Rs256Holds(key, token.substr(0, dot2), *signature)) {
     return tl::unexpected(Refused("bad signature"));
   }

@@ -213,7 +213,8 @@ Awaitable<Result<PostedComment>> PageService::AddComment(PageWriter writer, cons
   std::optional<GuestIdentity> guest;
   if (writer.guest != nullptr) {
     const std::string address(writer.address);
-    PL_CO_TRY(guest, co_await comments_.AdmitGuest(writer.guest->name, writer.guest->email, address));
+    PL_CO_TRY(guest,
+              co_await comments_.AdmitGuest(writer.guest->name, writer.guest->email, address));
   }
   // A blank title is none: the widget sends document.title, which a page may lack.
   if (title && text::IsBlank(text::Trim(*title))) title.reset();

@@ -66,7 +66,8 @@ std::optional<boost::json::object> JsonObject(std::string_view text) {
 
 std::string BasicAuth(const SocialProvider& p) {
   // RFC 6749 2.3.1: each part form-encoded, then base64.
-  const std::string pair = fetch::FormEncode(p.client_id) + ":" + fetch::FormEncode(p.client_secret);
+  const std::string pair =
+      fetch::FormEncode(p.client_id) + ":" + fetch::FormEncode(p.client_secret);
   std::string out(sodium_base64_ENCODED_LEN(pair.size(), sodium_base64_VARIANT_ORIGINAL), '\0');
   sodium_bin2base64(out.data(), out.size(), reinterpret_cast<const unsigned char*>(pair.data()),
                     pair.size(), sodium_base64_VARIANT_ORIGINAL);
@@ -131,8 +132,9 @@ Awaitable<Result<SocialSignIn::Started>> SocialSignIn::Start(std::string_view na
   out.binder = RandomToken();
   pending.binder_hash = Hash(out.binder);
   const std::string state = RandomToken();
-  PL_CO_CHECK(co_await states_.Put(
-      state, PendingJson(pending), std::chrono::duration_cast<std::chrono::milliseconds>(kPendingTtl)));
+  PL_CO_CHECK(
+      co_await states_.Put(state, PendingJson(pending),
+                           std::chrono::duration_cast<std::chrono::milliseconds>(kPendingTtl)));
   auto url = boost::urls::parse_uri(authorize);
   if (!url) co_return Fail(ErrorCode::kUnavailable, "the provider's authorization URL is invalid");
   boost::urls::url u(*url);
@@ -160,7 +162,8 @@ Awaitable<Result<SocialSignIn::Finished>> SocialSignIn::Finish(std::string_view 
   if (p == nullptr) co_return Fail(ErrorCode::kNotFound, "no such sign-in provider");
   if (state.empty()) co_return tl::unexpected(Refused("no state"));
   PL_CO_TRY(const std::optional<std::string> raw, co_await states_.Take(state));
-  if (!raw) co_return tl::unexpected(Refused("this sign-in expired or was already used; start again"));
+  if (!raw)
+    co_return tl::unexpected(Refused("this sign-in expired or was already used; start again"));
   const std::optional<Pending> pending = ParsePending(*raw);
   if (!pending || pending->provider != p->name) {
     co_return tl::unexpected(Refused("this sign-in was started with another provider"));
@@ -192,7 +195,8 @@ Awaitable<Result<SocialSignIn::Discovery>> SocialSignIn::Discover(const SocialPr
   // A provider that just failed is not asked again for a while: each start would otherwise
   // hold a fetch thread for up to its timeout.
   if (auto it = failed_.find(p.name); it != failed_.end() && now - it->second < kRetryGap) {
-    co_return Fail(ErrorCode::kUnavailable, "the provider could not be reached a moment ago; retry");
+    co_return Fail(ErrorCode::kUnavailable,
+                   "the provider could not be reached a moment ago; retry");
   }
   auto found = co_await Fetch(p);
   if (!found) {
@@ -211,9 +215,9 @@ Awaitable<Result<SocialSignIn::Discovery>> SocialSignIn::Fetch(const SocialProvi
   PL_CO_TRY(const fetch::Response r, co_await http_.Fetch(std::move(req)));
   auto doc = r.status == 200 ? JsonObject(r.body) : std::nullopt;
   if (!doc) {
-    co_return Fail(ErrorCode::kUnavailable,
-                   "the provider's discovery document could not be read (" +
-                       std::to_string(r.status) + ")");
+    co_return Fail(
+        ErrorCode::kUnavailable,
+        "the provider's discovery document could not be read (" + std::to_string(r.status) + ")");
   }
   // OpenID Connect Discovery 4.3: the issuer it names must be the one configured.
   if (StringOf(*doc, "issuer") != p.issuer) {
@@ -247,7 +251,8 @@ Awaitable<Result<KeySet>> SocialSignIn::Keys(const SocialProvider& p, bool refet
   req.url = d.jwks_uri;
   req.headers = {{"Accept", "application/json"}};
   PL_CO_TRY(const fetch::Response r, co_await http_.Fetch(std::move(req)));
-  if (r.status != 200) co_return Fail(ErrorCode::kUnavailable, "the provider's keys could not be read");
+  if (r.status != 200)
+    co_return Fail(ErrorCode::kUnavailable, "the provider's keys could not be read");
   PL_CO_TRY(KeySet keys, KeySet::Parse(r.body));
   Discovery& kept = discovered_[p.name];
   kept.keys = keys;
@@ -273,7 +278,8 @@ Awaitable<Result<ExternalProfile>> SocialSignIn::OidcProfile(const SocialProvide
   auto tokens = JsonObject(r.body);
   if (r.status != 200 || !tokens) {
     const std::string why = tokens ? StringOf(*tokens, "error") : std::string();
-    co_return tl::unexpected(Refused("the provider refused the code" + (why.empty() ? "" : " (" + why + ")")));
+    co_return tl::unexpected(
+        Refused("the provider refused the code" + (why.empty() ? "" : " (" + why + ")")));
   }
   const std::string id_token = StringOf(*tokens, "id_token");
   if (id_token.empty()) co_return tl::unexpected(Refused("the provider sent no ID token"));
@@ -332,7 +338,8 @@ Awaitable<Result<ExternalProfile>> SocialSignIn::GithubProfile(const SocialProvi
   const std::string access = tokens ? StringOf(*tokens, "access_token") : std::string();
   if (r.status != 200 || access.empty()) {
     const std::string why = tokens ? StringOf(*tokens, "error") : std::string();
-    co_return tl::unexpected(Refused("GitHub refused the code" + (why.empty() ? "" : " (" + why + ")")));
+    co_return tl::unexpected(
+        Refused("GitHub refused the code" + (why.empty() ? "" : " (" + why + ")")));
   }
   fetch::Request user;
   user.url = urls_.github_api_url + "/user";

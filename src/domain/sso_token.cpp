@@ -10,7 +10,9 @@
 namespace plaudit::domain {
 namespace {
 
-Error Refused(std::string why) { return Error{ErrorCode::kUnauthenticated, "sso token: " + why, 0}; }
+Error Refused(std::string why) {
+  return Error{ErrorCode::kUnauthenticated, "sso token: " + why, 0};
+}
 
 // base64url without padding (RFC 7515 2), by libsodium: nullopt for anything else.
 std::optional<std::string> Base64Url(std::string_view text) {

@@ -151,12 +151,13 @@ Awaitable<Result<Session>> UserService::SignInExternal(ExternalProfile profile) 
   // 55 code points, so a suffix " (xxxxxx)" stays within the 64 of a display name. A name the
   // provider gives that is no valid display name (controls, bidi) is not shown: the
   // account goes by its username until the provider's name is one.
-  auto display = NormalizeDisplayName(
-      text::PrefixCodePoints(text::Trim(profile.name), 55), username);
+  auto display =
+      NormalizeDisplayName(text::PrefixCodePoints(text::Trim(profile.name), 55), username);
   id.display_name = display ? *display : std::string();
   const std::string first = display ? *display : username;
   id.display_candidates.push_back(first);
-  for (int n = 2; n <= 9; ++n) id.display_candidates.push_back(first + " (" + std::to_string(n) + ")");
+  for (int n = 2; n <= 9; ++n)
+    id.display_candidates.push_back(first + " (" + std::to_string(n) + ")");
   id.display_candidates.push_back(first + " (" + RandomUsernameTail().substr(0, 6) + ")");
   id.new_account = NewUserRow(username, first, "!", Role::kUser);
   auto row = co_await users_.SignInWith(id, NowMs());

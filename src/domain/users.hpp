@@ -34,8 +34,8 @@ struct LoginLimits {
 struct ExternalProfile {
   std::string provider;  // "sso:<origin>", "oidc:<name>", "github"
   std::string subject;
-  std::string name;   // as the provider gives it; normalised here
-  std::string email;  // "" when none; kept, never used to find an account
+  std::string name;             // as the provider gives it; normalised here
+  std::string email;            // "" when none; kept, never used to find an account
   std::string username_prefix;  // of a new account's username: "<prefix>-<10 random>"
 };
 

@@ -38,7 +38,7 @@ Result<Response> Perform(const Request& req, const Options& o) {
     headers = curl_slist_append(headers, (name + ": " + value).c_str());
   }
   std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> header_list(headers,
-                                                                         curl_slist_free_all);
+                                                                          curl_slist_free_all);
   curl_easy_setopt(c, CURLOPT_URL, req.url.c_str());
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);

@@ -408,7 +408,8 @@ Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp st
       }
       auto taken = tx.Query(kIdTaken, {c.id});
       if (!taken) return tl::unexpected(taken.error());
-      if (!taken->rows.empty()) return Fail(ErrorCode::kAlreadyExists, std::string(kCommentIdTaken));
+      if (!taken->rows.empty())
+        return Fail(ErrorCode::kAlreadyExists, std::string(kCommentIdTaken));
       const bool counted = c.status == CommentStatus::kApproved;
       const int64_t shown = counted && !top_hides ? 1 : 0;
       auto a = tx.Query(kAddToArticle, {c.article_id, shown, stamp.seq});

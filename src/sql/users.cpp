@@ -199,8 +199,8 @@ Result<UserRow> InsertForIdentity(Connection& tx, const ExternalIdentity& id, in
 }  // namespace
 
 Awaitable<Result<UserRow>> UserTable::SignInWith(ExternalIdentity id, int64_t now_ms) {
-  std::function<Result<UserRow>(Connection&)> job =
-      [id = std::move(id), now_ms](Connection& c) -> Result<UserRow> {
+  std::function<Result<UserRow>(Connection&)> job = [id = std::move(id),
+                                                     now_ms](Connection& c) -> Result<UserRow> {
     Result<UserRow> out = Fail(ErrorCode::kInternal, "sign-in did not run");
     const Value email = id.email.empty() ? Value{nullptr} : Value{id.email};
     auto st = c.Transaction([&](Connection& tx) -> Status {
@@ -213,9 +213,8 @@ Awaitable<Result<UserRow>> UserTable::SignInWith(ExternalIdentity id, int64_t no
         if (*row && (*row)->deleted_at_ms == 0) {
           UserRow user = std::move(**row);
           // A rename that lost a race keeps the old name (in its own savepoint).
-          auto renamed = tx.Transaction([&](Connection& sp) {
-            return RenameIn(sp, user, id.display_name, now_ms);
-          });
+          auto renamed = tx.Transaction(
+              [&](Connection& sp) { return RenameIn(sp, user, id.display_name, now_ms); });
           if (!renamed && renamed.error().code != ErrorCode::kAlreadyExists) return renamed;
           auto updated =
               tx.Query(kUpdateIdentity, {id.provider, id.subject, user.id, email, now_ms, linked});
@@ -231,7 +230,8 @@ Awaitable<Result<UserRow>> UserTable::SignInWith(ExternalIdentity id, int64_t no
         if (!updated) return tl::unexpected(updated.error());
         // Relinked by a racing sign-in meanwhile: this new account goes with the transaction,
         // and the caller's retry finds the other one.
-        if (updated->affected == 0) return Fail(ErrorCode::kAlreadyExists, "identity relinked meanwhile");
+        if (updated->affected == 0)
+          return Fail(ErrorCode::kAlreadyExists, "identity relinked meanwhile");
         out = std::move(*user);
         return Status{};
       }

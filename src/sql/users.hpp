@@ -25,8 +25,8 @@ struct UserRow {
 
 // An account vouched for by someone else (a site's sign-in, an OpenID provider, GitHub).
 struct ExternalIdentity {
-  std::string provider;  // "sso:<origin>", "oidc:<name>", "github"
-  std::string subject;   // the provider's id of the person, never reused by it
+  std::string provider;      // "sso:<origin>", "oidc:<name>", "github"
+  std::string subject;       // the provider's id of the person, never reused by it
   std::string display_name;  // as the provider names them now (already normalised)
   std::string email;         // "" when none
   // For a first sign-in: the new account (its username unique and valid, no password), and

@@ -58,7 +58,7 @@ TEST(Config, DefaultsMatchApiMd) {
   EXPECT_TRUE(c.rate_limits);
   EXPECT_EQ(c.max_body, 1048576u);
   EXPECT_EQ(c.metrics_allow.ToString(), "127.0.0.0/8,::1/128");  // operations data: loopback only
-  EXPECT_EQ(c.guests, "off");  // API.md "Guests": off by default
+  EXPECT_EQ(c.guests, "off");                                    // API.md "Guests": off by default
   EXPECT_EQ(FormatRateLimit(c.limit_guest_address), "10/10m");
 }
 
@@ -74,22 +74,25 @@ TEST(Config, GuestsTakeThreeValuesAndTheirLimitIsARate) {
 TEST(Config, SsoNamesSitesOfSitesWithLongSecrets) {
   int code = -1;
   const std::string secret(32, 's');
-  auto inv = ParseArgs({"--sites", "https://a.example,https://b.example", "--sso",
-                        "HTTPS://A.example:443=" + secret, "--sso", "https://b.example=" + secret + "=x"},
-                       code);
+  auto inv =
+      ParseArgs({"--sites", "https://a.example,https://b.example", "--sso",
+                 "HTTPS://A.example:443=" + secret, "--sso", "https://b.example=" + secret + "=x"},
+                code);
   ASSERT_TRUE(inv);
   ASSERT_EQ(inv->config.sso.size(), 2u);
   EXPECT_EQ(inv->config.sso[0].origin, "https://a.example");
   EXPECT_EQ(inv->config.sso[0].secret, secret);
   EXPECT_EQ(inv->config.sso[1].secret, secret + "=x");  // everything after the first '='
-  ExpectRejectedNaming(ParseBad({"--sites", "https://a.example", "--sso", "https://a.example=short"}),
+  ExpectRejectedNaming(
+      ParseBad({"--sites", "https://a.example", "--sso", "https://a.example=short"}), "--sso");
+  ExpectRejectedNaming(ParseBad({"--sites", "https://a.example", "--sso", "no-equals-sign"}),
                        "--sso");
-  ExpectRejectedNaming(ParseBad({"--sites", "https://a.example", "--sso", "no-equals-sign"}), "--sso");
   ExpectRejectedNaming(
       ParseBad({"--sites", "https://a.example", "--sso", "https://c.example=" + secret}), "--sso");
-  ExpectRejectedNaming(ParseBad({"--sites", "https://a.example", "--sso", "https://a.example=" + secret,
-                                 "--sso", "https://a.example=" + secret}),
-                       "--sso");
+  ExpectRejectedNaming(
+      ParseBad({"--sites", "https://a.example", "--sso", "https://a.example=" + secret, "--sso",
+                "https://a.example=" + secret}),
+      "--sso");
 }
 
 TEST(Config, MetricsAllowHasAFlagAndAnEnvironmentTwin) {

@@ -21,9 +21,11 @@ TEST(GuestAuthor, NamesAreTrimmedAndKeyedAsAccountsNamesAre) {
 }
 
 TEST(GuestAuthor, RefusesWhatNoOneShouldBeShownAs) {
-  for (std::string bad : std::vector<std::string>{std::string(), std::string("  "), std::string(51, 'x'),
-                          std::string("a\x07"), std::string("a\xE2\x80\xAE" "b"),
-                          std::string("\xFF")}) {
+  for (std::string bad : std::vector<std::string>{std::string(), std::string("  "),
+                                                  std::string(51, 'x'), std::string("a\x07"),
+                                                  std::string("a\xE2\x80\xAE"
+                                                              "b"),
+                                                  std::string("\xFF")}) {
     auto g = NormalizeGuest(bad, "");
     ASSERT_FALSE(g) << bad;
     EXPECT_EQ(g.error().code, ErrorCode::kInvalidArgument);

@@ -28,9 +28,9 @@ TEST(GuestToken, MatchesItsOwnHashAndNothingElse) {
   const GuestToken b = NewGuestToken();
   EXPECT_TRUE(GuestTokenMatches(a.token, a.hash));
   EXPECT_FALSE(GuestTokenMatches(b.token, a.hash));
-  EXPECT_FALSE(GuestTokenMatches(a.hash, a.hash));   // the stored hash is no token
+  EXPECT_FALSE(GuestTokenMatches(a.hash, a.hash));  // the stored hash is no token
   EXPECT_FALSE(GuestTokenMatches("", a.hash));
-  EXPECT_FALSE(GuestTokenMatches(a.token, ""));      // a comment with no token: nothing matches
+  EXPECT_FALSE(GuestTokenMatches(a.token, ""));  // a comment with no token: nothing matches
   EXPECT_FALSE(GuestTokenMatches(a.token.substr(1), a.hash));
   std::string flipped = a.token;
   flipped.back() = flipped.back() == 'A' ? 'B' : 'A';

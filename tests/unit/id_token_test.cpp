@@ -19,7 +19,8 @@ constexpr int64_t kNow = 1800000000;
 
 struct RsaKey {
   std::shared_ptr<EVP_PKEY> pkey;
-  explicit RsaKey(int bits = 2048) : pkey(EVP_RSA_gen(static_cast<unsigned>(bits)), EVP_PKEY_free) {}
+  explicit RsaKey(int bits = 2048)
+      : pkey(EVP_RSA_gen(static_cast<unsigned>(bits)), EVP_PKEY_free) {}
   std::string Param(const char* name) const {
     BIGNUM* bn = nullptr;
     EVP_PKEY_get_bn_param(pkey.get(), name, &bn);
@@ -72,17 +73,18 @@ std::string Why(const Result<IdTokenClaims>& r) { return r ? "accepted" : r.erro
 
 TEST(IdToken, AcceptsTheProvidersTokenForThisClientAndSignIn) {
   const KeySet keys = Keys(R"({"keys":[)" + ProviderKey().Jwk("k1") + "]}");
-  auto c = VerifyIdToken(ProviderKey().Sign(std::string(kHeader), Claims(R"("email":"a@x.example")")),
-                         keys, kCheck);
+  auto c = VerifyIdToken(
+      ProviderKey().Sign(std::string(kHeader), Claims(R"("email":"a@x.example")")), keys, kCheck);
   ASSERT_TRUE(c) << Why(c);
   EXPECT_EQ(c->sub, "u-1");
   EXPECT_EQ(c->name, "Ada");
   EXPECT_EQ(c->email, "a@x.example");
   // Several audiences: azp must name this client.
-  EXPECT_TRUE(VerifyIdToken(ProviderKey().Sign(std::string(kHeader),
-                                               Claims().replace(Claims().find(R"("aud":"plaudit")"), 15,
-                                                                R"("aud":["x","plaudit"],"azp":"plaudit")")),
-                            keys, kCheck));
+  EXPECT_TRUE(VerifyIdToken(
+      ProviderKey().Sign(std::string(kHeader),
+                         Claims().replace(Claims().find(R"("aud":"plaudit")"), 15,
+                                          R"("aud":["x","plaudit"],"azp":"plaudit")")),
+      keys, kCheck));
 }
 
 TEST(IdToken, RefusesTokensOfAnotherKeyOrAlgorithm) {
@@ -91,14 +93,16 @@ TEST(IdToken, RefusesTokensOfAnotherKeyOrAlgorithm) {
   EXPECT_EQ(Why(VerifyIdToken(forger.Sign(std::string(kHeader), Claims()), keys, kCheck)),
             "id token: bad signature");
   // A kid the provider does not list: kNotFound, so the caller reads the keys once more.
-  auto unknown = VerifyIdToken(forger.Sign(R"({"alg":"RS256","kid":"k9"})", Claims()), keys, kCheck);
+  auto unknown =
+      VerifyIdToken(forger.Sign(R"({"alg":"RS256","kid":"k9"})", Claims()), keys, kCheck);
   ASSERT_FALSE(unknown);
   EXPECT_EQ(unknown.error().code, ErrorCode::kNotFound);
   // HS256 with the public key's bytes as the secret (the classic confusion), and none.
-  const std::string hs = test::SignHs256(R"({"alg":"HS256","kid":"k1"})", Claims(),
-                                         ProviderKey().Jwk("k1"));
+  const std::string hs =
+      test::SignHs256(R"({"alg":"HS256","kid":"k1"})", Claims(), ProviderKey().Jwk("k1"));
   EXPECT_EQ(Why(VerifyIdToken(hs, keys, kCheck)), "id token: alg must be RS256");
-  const std::string none = test::Base64Url(R"({"alg":"none"})") + "." + test::Base64Url(Claims()) + ".";
+  const std::string none =
+      test::Base64Url(R"({"alg":"none"})") + "." + test::Base64Url(Claims()) + ".";
   EXPECT_EQ(Why(VerifyIdToken(none, keys, kCheck)), "id token: alg must be RS256");
   // A payload changed under a good signature.
   std::string good = ProviderKey().Sign(std::string(kHeader), Claims());
@@ -119,20 +123,24 @@ TEST(IdToken, RefusesTokensForAnotherIssuerClientTimeOrSignIn) {
             "id token: wrong issuer");
   EXPECT_EQ(with(std::string(c).replace(c.find(R"("aud":"plaudit")"), 15, R"("aud":"someone")")),
             "id token: not for this client (aud)");
-  EXPECT_EQ(with(std::string(c).replace(c.find(R"("aud":"plaudit")"), 15, R"("aud":["plaudit","x"])")),
-            "id token: not for this client (azp)");
-  EXPECT_EQ(with(std::string(c).replace(c.find("1800000600"), 10, "1799999000")), "id token: expired");
+  EXPECT_EQ(
+      with(std::string(c).replace(c.find(R"("aud":"plaudit")"), 15, R"("aud":["plaudit","x"])")),
+      "id token: not for this client (azp)");
+  EXPECT_EQ(with(std::string(c).replace(c.find("1800000600"), 10, "1799999000")),
+            "id token: expired");
   EXPECT_EQ(with(std::string(c).replace(c.find("1800000000"), 10, "1800001000")),
             "id token: iat is missing or in the future");
   EXPECT_EQ(with(std::string(c).replace(c.find("n-123"), 5, "n-999")),
             "id token: nonce does not match this sign-in");
-  EXPECT_EQ(with(std::string(c).replace(c.find(R"("sub":"u-1",)"), 12, "")), "id token: sub is missing");
+  EXPECT_EQ(with(std::string(c).replace(c.find(R"("sub":"u-1",)"), 12, "")),
+            "id token: sub is missing");
 }
 
 TEST(IdToken, KeySetsKeepOnlyRsaSigningKeysOfUsefulSize) {
   const RsaKey small(1024);
-  auto keys = KeySet::Parse(R"({"keys":[)" + ProviderKey().Jwk("a") + "," + small.Jwk("b") +
-                            R"(,{"kty":"EC","kid":"c"},{"kty":"RSA","use":"enc","kid":"d","n":"AQAB","e":"AQAB"}]})");
+  auto keys = KeySet::Parse(
+      R"({"keys":[)" + ProviderKey().Jwk("a") + "," + small.Jwk("b") +
+      R"(,{"kty":"EC","kid":"c"},{"kty":"RSA","use":"enc","kid":"d","n":"AQAB","e":"AQAB"}]})");
   ASSERT_TRUE(keys);
   EXPECT_EQ(keys->size(), 1u);
   EXPECT_NE(keys->Find("a"), nullptr);

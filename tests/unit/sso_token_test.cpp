@@ -28,7 +28,9 @@ std::string Claims(std::string_view extra = {}, int64_t exp = kNow + 300) {
   return c + "}";
 }
 
-std::string Why(const Result<SsoClaims>& r) { return r ? std::string("accepted") : r.error().message; }
+std::string Why(const Result<SsoClaims>& r) {
+  return r ? std::string("accepted") : r.error().message;
+}
 
 TEST(SsoToken, AcceptsATokenSignedByPythonsHmac) {
   // Signed by Python's hmac module (not libsodium), header {"alg":"HS256","typ":"JWT"}.
@@ -54,10 +56,12 @@ TEST(SsoToken, AcceptsATokenSignedByPythonsHmac) {
 TEST(SsoToken, RefusesWhatAForgerWouldTry) {
   // Claims changed after signing (the same signature on another payload).
   const std::string good = test::SignHs256(Claims(), kSecret);
-  const std::string evil = test::SignHs256(Claims().replace(Claims().find("u-42"), 4, "u-1"), kOther);
-  const std::string spliced = good.substr(0, good.find('.') + 1) +
-                              evil.substr(evil.find('.') + 1, evil.rfind('.') - evil.find('.') - 1) +
-                              good.substr(good.rfind('.'));
+  const std::string evil =
+      test::SignHs256(Claims().replace(Claims().find("u-42"), 4, "u-1"), kOther);
+  const std::string spliced =
+      good.substr(0, good.find('.') + 1) +
+      evil.substr(evil.find('.') + 1, evil.rfind('.') - evil.find('.') - 1) +
+      good.substr(good.rfind('.'));
   EXPECT_EQ(Why(VerifySsoToken(spliced, Sites(), kNow)), "sso token: bad signature");
   // Signed with another site's secret while claiming this site.
   EXPECT_EQ(Why(VerifySsoToken(test::SignHs256(Claims(), kOther), Sites(), kNow)),
@@ -76,10 +80,11 @@ TEST(SsoToken, RefusesWhatAForgerWouldTry) {
   const std::string stranger = Claims().replace(1, 28, R"("iss":"https://evil.example")");
   EXPECT_EQ(Why(VerifySsoToken(test::SignHs256(stranger, kSecret), Sites(), kNow)),
             "sso token: iss is not a site with sign-in");
-  EXPECT_EQ(Why(VerifySsoToken(test::SignHs256(R"({"iss":"blog","sub":"a","name":"a","jti":"a","exp":1})",
-                                               kSecret),
-                               Sites(), kNow)),
-            "sso token: iss is not an origin");
+  EXPECT_EQ(
+      Why(VerifySsoToken(
+          test::SignHs256(R"({"iss":"blog","sub":"a","name":"a","jti":"a","exp":1})", kSecret),
+          Sites(), kNow)),
+      "sso token: iss is not an origin");
   // The same origin spelt otherwise is the same site.
   const std::string spelt = Claims().replace(1, 28, R"("iss":"HTTPS://Blog.Example:443")");
   EXPECT_TRUE(VerifySsoToken(test::SignHs256(spelt, kSecret), Sites(), kNow));
@@ -92,10 +97,12 @@ TEST(SsoToken, RefusesTokensOutOfTheirTime) {
   // More than 10 minutes ahead (a lasting token is a password the host site handed out).
   EXPECT_EQ(Why(VerifySsoToken(test::SignHs256(Claims({}, kNow + 700), kSecret), Sites(), kNow)),
             "sso token: exp is more than 10 minutes ahead");
-  EXPECT_EQ(Why(VerifySsoToken(test::SignHs256(Claims({}, int64_t{1} << 40), kSecret), Sites(), kNow)),
-            "sso token: exp is more than 10 minutes ahead");
-  EXPECT_EQ(Why(VerifySsoToken(test::SignHs256(Claims(R"("nbf":1800000100)"), kSecret), Sites(), kNow)),
-            "sso token: nbf is in the future");
+  EXPECT_EQ(
+      Why(VerifySsoToken(test::SignHs256(Claims({}, int64_t{1} << 40), kSecret), Sites(), kNow)),
+      "sso token: exp is more than 10 minutes ahead");
+  EXPECT_EQ(
+      Why(VerifySsoToken(test::SignHs256(Claims(R"("nbf":1800000100)"), kSecret), Sites(), kNow)),
+      "sso token: nbf is in the future");
   EXPECT_EQ(Why(VerifySsoToken(test::SignHs256(Claims(R"("iat":"soon")"), kSecret), Sites(), kNow)),
             "sso token: iat is in the future");
   const std::string no_exp = R"({"iss":"https://blog.example","sub":"u","name":"A","jti":"j"})";
@@ -114,9 +121,9 @@ TEST(SsoToken, NeedsWhoAndWhichToken) {
   EXPECT_EQ(Why(VerifySsoToken(test::SignHs256("{" + base + R"(,"sub":"u","jti":"j"})", kSecret),
                                Sites(), kNow)),
             "sso token: name is missing");
-  EXPECT_EQ(Why(VerifySsoToken(test::SignHs256("{" + base + R"(,"sub":42,"name":"A","jti":"j"})",
-                                               kSecret),
-                               Sites(), kNow)),
+  EXPECT_EQ(Why(VerifySsoToken(
+                test::SignHs256("{" + base + R"(,"sub":42,"name":"A","jti":"j"})", kSecret),
+                Sites(), kNow)),
             "sso token: sub is missing");
 }
 
@@ -127,8 +134,8 @@ TEST(SsoToken, RefusesWhatIsNoJwt) {
             "sso token: not a JWT (three base64url parts)");
   EXPECT_EQ(Why(VerifySsoToken(good + "=", Sites(), kNow)), "sso token: not base64url");
   EXPECT_EQ(Why(VerifySsoToken("a.b.c", Sites(), kNow)), "sso token: not base64url");
-  EXPECT_EQ(Why(VerifySsoToken(test::Base64Url("[]") + "." + test::Base64Url("{}") + ".AA",
-                               Sites(), kNow)),
+  EXPECT_EQ(Why(VerifySsoToken(test::Base64Url("[]") + "." + test::Base64Url("{}") + ".AA", Sites(),
+                               kNow)),
             "sso token: header or claims are not JSON objects");
   EXPECT_EQ(Why(VerifySsoToken(std::string(9000, 'a'), Sites(), kNow)), "sso token: too long");
 }

@@ -110,7 +110,8 @@ TEST_P(GuestsTest, AGuestCannotTakeARegisteredUsersName) {
   Register("alice");
   const int64_t before = Comments();
   // The same name in other cases, and in look-alike letters (Cyrillic А, digit 1 for l).
-  for (std::string name : std::vector<std::string>{"alice", "ALICE", "\xD0\x90lice", "a1ice", "Root"}) {
+  for (std::string name :
+       std::vector<std::string>{"alice", "ALICE", "\xD0\x90lice", "a1ice", "Root"}) {
     auto r = Post(R"({"name":")" + name + R"("})");
     EXPECT_EQ(r.status, 409) << name << ": " << r.body;
   }
@@ -121,10 +122,11 @@ TEST_P(GuestsTest, AGuestCannotTakeARegisteredUsersName) {
 TEST_P(GuestsTest, BadGuestsAreRefusedAndChangeNothing) {
   const int64_t before = Comments();
   for (const std::string& guest : std::vector<std::string>{
-       R"({})", R"({"name":""})", R"({"name":"   "})", R"({"name":")" + std::string(51, 'x') + "\"}",
-        R"({"name":"a\u0007b"})", R"({"name":"a\u202Eb"})", R"({"name":"A","email":"nope"})",
-        R"({"name":"A","email":"a@b@c"})", R"({"name":"A","url":"x"})", R"("A")", R"(null)",
-        R"({"name":7})"}) {
+           R"({})", R"({"name":""})", R"({"name":"   "})",
+           R"({"name":")" + std::string(51, 'x') + "\"}", R"({"name":"a\u0007b"})",
+           R"({"name":"a\u202Eb"})", R"({"name":"A","email":"nope"})",
+           R"({"name":"A","email":"a@b@c"})", R"({"name":"A","url":"x"})", R"("A")", R"(null)",
+           R"({"name":7})"}) {
     auto r = Post(guest);
     EXPECT_EQ(r.status, 400) << guest << ": " << r.body;
   }
@@ -144,18 +146,18 @@ TEST_P(GuestsTest, AReplyToAGuestAnswersNoAccount) {
   ASSERT_EQ(reply.status, 201) << reply.body;
   // A reply to Bob's reply: placed under Ann's comment, answering nobody's account.
   const std::string reader = Login("root", "rootpassword");
-  auto answer = Client().Post(CommentsPath(),
-                              R"({"body":"answer","parentId":)" +
-                                  std::to_string(reply.Json().at("id").as_int64()) + "}",
-                              Bearer(reader));
+  auto answer = Client().Post(
+      CommentsPath(),
+      R"({"body":"answer","parentId":)" + std::to_string(reply.Json().at("id").as_int64()) + "}",
+      Bearer(reader));
   ASSERT_EQ(answer.status, 201) << answer.body;
   EXPECT_EQ(answer.Json().at("parentId").as_int64(), top_id);
   EXPECT_TRUE(answer.Json().at("replyTo").is_null());
   // Naming the guests' reserved account as the one answered is refused.
   const int64_t guest_account = SqlInt("SELECT id FROM users WHERE username = '@guest'");
-  auto named = Client().Post(CommentsPath(),
-                             R"({"body":"x","replyToUserId":)" + std::to_string(guest_account) + "}",
-                             Bearer(reader));
+  auto named = Client().Post(
+      CommentsPath(), R"({"body":"x","replyToUserId":)" + std::to_string(guest_account) + "}",
+      Bearer(reader));
   EXPECT_EQ(named.status, 400) << named.body;
 }
 
@@ -163,11 +165,11 @@ TEST_P(GuestsTest, TheGuestsAccountCannotBeBannedPromotedOrSignedInTo) {
   const std::string admin = Login("root", "rootpassword");
   const std::string guest_account =
       std::to_string(SqlInt("SELECT id FROM users WHERE username = '@guest'"));
-  EXPECT_EQ(Client().Put("/api/v1/users/" + guest_account + "/ban", "{}", Bearer(admin)).status, 403);
-  EXPECT_EQ(Client()
-                .Patch("/api/v1/users/" + guest_account, R"({"role":"admin"})", Bearer(admin))
-                .status,
+  EXPECT_EQ(Client().Put("/api/v1/users/" + guest_account + "/ban", "{}", Bearer(admin)).status,
             403);
+  EXPECT_EQ(
+      Client().Patch("/api/v1/users/" + guest_account, R"({"role":"admin"})", Bearer(admin)).status,
+      403);
   auto c = Client();
   EXPECT_EQ(SignIn(c, "@guest", "!").status, 401);
 }
@@ -244,9 +246,9 @@ TEST_P(ModeratedGuestsTest, AGuestsCommentWaitsAndOnlyItsTokenSeesIt) {
   ASSERT_EQ(items.size(), 1u);
   EXPECT_EQ(items[0].at("reasons").as_array().at(0).as_string(), "guest");
   EXPECT_EQ(items[0].at("guestEmail").as_string(), "w@mail.example");
-  auto approved = Client().Post("/api/v1/moderation/comments",
-                                R"({"ids":[)" + std::to_string(id) + R"(],"action":"approve"})",
-                                Bearer(admin));
+  auto approved =
+      Client().Post("/api/v1/moderation/comments",
+                    R"({"ids":[)" + std::to_string(id) + R"(],"action":"approve"})", Bearer(admin));
   ASSERT_EQ(approved.status, 200) << approved.body;
   auto after = Client().Get(CommentsPath());
   ASSERT_EQ(after.Json().at("items").as_array().size(), 1u) << after.body;
@@ -275,7 +277,8 @@ TEST_P(GuestLimitTest, GuestsFromOneAddressAreLimitedAndRepeatsRefused) {
   EXPECT_FALSE(limited.Header("retry-after").empty());
   EXPECT_EQ(Comments(), 2);
   // An account is not limited by the guests' budget.
-  auto own = Client().Post(CommentsPath(), R"({"body":"mine"})", Bearer(Login("root", "rootpassword")));
+  auto own =
+      Client().Post(CommentsPath(), R"({"body":"mine"})", Bearer(Login("root", "rootpassword")));
   EXPECT_EQ(own.status, 201);
 }
 

@@ -87,9 +87,8 @@ class SocialSignInTest : public ApiTest {
   }
   // Logs in at the provider as `login`; the URL it redirects back to.
   std::string LoginAt(const std::string& authorize, const std::string& login) {
-    const std::string out =
-        RunCommand("node " + SourceDir() + "/tests/oidc/login.mjs '" + authorize + "' " + login + " '" +
-            Own() + "/api/v1/auth/'");
+    const std::string out = RunCommand("node " + SourceDir() + "/tests/oidc/login.mjs '" +
+                                       authorize + "' " + login + " '" + Own() + "/api/v1/auth/'");
     EXPECT_EQ(out.rfind(Own() + "/api/v1/auth/idp/callback?", 0), 0u) << out;
     return out.substr(Own().size());
   }
@@ -116,7 +115,8 @@ class SocialSignInTest : public ApiTest {
   std::string PendingKey(const std::string& state) {
     std::array<unsigned char, 16> digest{};
     crypto_generichash(digest.data(), digest.size(),
-                       reinterpret_cast<const unsigned char*>(state.data()), state.size(), nullptr, 0);
+                       reinterpret_cast<const unsigned char*>(state.data()), state.size(), nullptr,
+                       0);
     std::array<char, 33> hex{};
     sodium_bin2hex(hex.data(), hex.size(), digest.data(), digest.size());
     return redis::keys::SignIn(std::string_view(hex.data(), 32));
@@ -152,7 +152,9 @@ TEST_P(SocialSignInTest, AReaderSignsInAtTheProviderAndComesBackSignedIn) {
   const Begun again = Start();
   auto second = Plaudit(LoginAt(again.location, "alice"), again.binder);
   ASSERT_EQ(second.status, 200) << second.body;
-  EXPECT_EQ(Client().Get("/api/v1/users/me", Bearer(SessionToken(second))).Json().at("id").as_int64(), id);
+  EXPECT_EQ(
+      Client().Get("/api/v1/users/me", Bearer(SessionToken(second))).Json().at("id").as_int64(),
+      id);
   EXPECT_EQ(Identities(), 1);
   // The callback URL is good once.
   EXPECT_EQ(Plaudit(back, b.binder).status, 401);
@@ -182,9 +184,9 @@ TEST_P(SocialSignInTest, AStateThatIsForgedReplayedOrFromAnotherBrowserSignsNobo
   EXPECT_EQ(wrong_path.status, 404);
   // The provider's own refusal (the reader said no).
   const Begun d = Start();
-  auto denied = Plaudit("/api/v1/auth/idp/callback?error=access_denied&state=" +
-                            QueryParam(d.location, "state"),
-                        d.binder);
+  auto denied = Plaudit(
+      "/api/v1/auth/idp/callback?error=access_denied&state=" + QueryParam(d.location, "state"),
+      d.binder);
   EXPECT_EQ(denied.status, 401);
   EXPECT_NE(denied.body.find("access_denied"), std::string::npos);
   EXPECT_EQ(Users(), users);
@@ -209,29 +211,32 @@ TEST_P(SocialSignInTest, APkceVerifierOrANonceThatDoNotMatchAreRefused) {
     ASSERT_EQ(redis_.Cli("SET " + key + " '" + pending + "' PX 60000"), "OK");
     auto r = Plaudit(back, b.binder);
     EXPECT_EQ(r.status, 401) << field << ": " << r.body;
-    EXPECT_NE(r.body.find(field == "v" ? "refused the code (invalid_grant)" : "nonce does not match"),
-              std::string::npos)
+    EXPECT_NE(
+        r.body.find(field == "v" ? "refused the code (invalid_grant)" : "nonce does not match"),
+        std::string::npos)
         << r.body;
   }
   EXPECT_EQ(Users(), users);
 }
 
 TEST_P(SocialSignInTest, OnlyPagesOfAllowedSitesOrOfPlauditItselfAreReturnedTo) {
-  for (const std::string bad : std::vector<std::string>{"https://evil.example/x", "javascript:alert(1)",
-                                                        "/relative", "https://blog.example.evil.example/",
-                                                        "", "//evil.example/"}) {
+  for (const std::string bad :
+       std::vector<std::string>{"https://evil.example/x", "javascript:alert(1)", "/relative",
+                                "https://blog.example.evil.example/", "", "//evil.example/"}) {
     auto r = Plaudit("/api/v1/auth/idp/start?return=" + Encode(bad));
     EXPECT_EQ(r.status, 400) << bad << ": " << r.body;
     EXPECT_TRUE(r.Header("location").empty()) << bad;
   }
   EXPECT_EQ(Plaudit("/api/v1/auth/idp/start?return=" + Encode(Own() + "/articles/1")).status, 302);
-  EXPECT_EQ(Plaudit("/api/v1/auth/nope/start?return=" + Encode("https://blog.example/")).status, 404);
+  EXPECT_EQ(Plaudit("/api/v1/auth/nope/start?return=" + Encode("https://blog.example/")).status,
+            404);
   auto providers = Client().Get("/api/v1/auth/providers");
   EXPECT_EQ(boost::json::serialize(providers.Json().at("items")),
             R"([{"name":"idp","kind":"oidc"}])");
 }
 
-INSTANTIATE_TEST_SUITE_P(Db, SocialSignInTest, ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
+INSTANTIATE_TEST_SUITE_P(Db, SocialSignInTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
+                         DbName);
 
 // An ID token signed by a key the provider does not list (its JWKS serves another key under
 // the signing key's kid): refused, nothing made.
@@ -247,8 +252,11 @@ class ForgedIdTokenTest : public SocialSignInTest {
     const std::string body = R"({"client_id":")" + client_id_ +
                              R"(","client_secret":"idp-secret","redirect_uris":[")" + Own() +
                              R"(/api/v1/auth/idp/callback"]})";
-    ASSERT_EQ(idp.Send(beast::http::verb::put, "/__test/clients", body, "application/json").status, 204);
-    ASSERT_EQ(idp.Send(beast::http::verb::put, "/__test/wrong-keys", "{}", "application/json").status, 204);
+    ASSERT_EQ(idp.Send(beast::http::verb::put, "/__test/clients", body, "application/json").status,
+              204);
+    ASSERT_EQ(
+        idp.Send(beast::http::verb::put, "/__test/wrong-keys", "{}", "application/json").status,
+        204);
   }
   static NodeServer& Forger() {
     static NodeServer* forger = new NodeServer("tests/oidc/provider.mjs");
@@ -262,7 +270,7 @@ TEST_P(ForgedIdTokenTest, AnIdTokenTheProvidersKeysDoNotVerifyIsRefused) {
   const std::string authorize = b.location;
   ASSERT_EQ(authorize.rfind(Forger().url(), 0), 0u);
   const std::string out = RunCommand("node " + SourceDir() + "/tests/oidc/login.mjs '" + authorize +
-                              "' trudy '" + Own() + "/api/v1/auth/'");
+                                     "' trudy '" + Own() + "/api/v1/auth/'");
   auto r = Plaudit(out.substr(Own().size()), b.binder);
   EXPECT_EQ(r.status, 401) << r.body;
   EXPECT_NE(r.body.find("id token: bad signature"), std::string::npos) << r.body;
@@ -293,7 +301,8 @@ class GithubSignInTest : public SocialSignInTest {
   }
   void SetUser(const std::string& json) {
     HttpClient gh("127.0.0.1", Port(GitHub().url()));
-    ASSERT_EQ(gh.Send(beast::http::verb::put, "/__test/user", json, "application/json").status, 204);
+    ASSERT_EQ(gh.Send(beast::http::verb::put, "/__test/user", json, "application/json").status,
+              204);
   }
   // The stand-in approves at once: its authorize answer is the redirect back.
   HttpResponse SignInAtGithub() {
@@ -327,12 +336,14 @@ TEST_P(GithubSignInTest, AGithubUserIsKeyedByItsIdAndAnEmailMergesNothing) {
   const Begun b = Start();
   auto oidc = Plaudit(LoginAt(b.location, "alice"), b.binder);
   ASSERT_EQ(oidc.status, 200) << oidc.body;
-  EXPECT_NE(Client().Get("/api/v1/users/me", Bearer(SessionToken(oidc))).Json().at("id").as_int64(), id);
+  EXPECT_NE(Client().Get("/api/v1/users/me", Bearer(SessionToken(oidc))).Json().at("id").as_int64(),
+            id);
   EXPECT_EQ(boost::json::serialize(Client().Get("/api/v1/auth/providers").Json().at("items")),
             R"([{"name":"idp","kind":"oidc"},{"name":"github","kind":"github"}])");
 }
 
-INSTANTIATE_TEST_SUITE_P(Db, GithubSignInTest, ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
+INSTANTIATE_TEST_SUITE_P(Db, GithubSignInTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
+                         DbName);
 
 class GithubWrongSecretTest : public GithubSignInTest {
  protected:
@@ -343,7 +354,8 @@ TEST_P(GithubWrongSecretTest, ACodeExchangedWithAWrongSecretSignsNobodyIn) {
   const int64_t users = Users();
   auto page = SignInAtGithub();
   EXPECT_EQ(page.status, 401) << page.body;
-  EXPECT_NE(page.body.find("GitHub refused the code (incorrect_client_credentials)"), std::string::npos);
+  EXPECT_NE(page.body.find("GitHub refused the code (incorrect_client_credentials)"),
+            std::string::npos);
   EXPECT_EQ(Users(), users);
 }
 

@@ -139,21 +139,24 @@ TEST_P(SsoTest, BansAndDeletionApplyToSiteAccounts) {
   ASSERT_EQ(r.status, 201);
   const int64_t id = r.Json().at("user").at("id").as_int64();
   const std::string admin = Login("root", "rootpassword");
-  ASSERT_EQ(Client().Put("/api/v1/users/" + std::to_string(id) + "/ban", R"({"reason":"spam"})",
-                         Bearer(admin))
+  ASSERT_EQ(Client()
+                .Put("/api/v1/users/" + std::to_string(id) + "/ban", R"({"reason":"spam"})",
+                     Bearer(admin))
                 .status,
             200);
   const int64_t article = PublishArticle(AuthorToken("writer"));
   auto session = SignInWith(Token("u-9", "Mallory"));
   ASSERT_EQ(session.status, 201);
-  auto c = Client().Post("/api/v1/articles/" + std::to_string(article) + "/comments",
-                         R"({"body":"x"})", Bearer(std::string(session.Json().at("token").as_string())));
+  auto c =
+      Client().Post("/api/v1/articles/" + std::to_string(article) + "/comments", R"({"body":"x"})",
+                    Bearer(std::string(session.Json().at("token").as_string())));
   EXPECT_EQ(c.status, 403) << c.body;
   // An account its owner deleted: the next sign-in starts a new one.
   auto fresh = SignInWith(Token("u-10", "Zed"));
   const int64_t zed = fresh.Json().at("user").at("id").as_int64();
-  ASSERT_EQ(Client().Delete("/api/v1/users/" + std::to_string(zed),
-                            Bearer(std::string(fresh.Json().at("token").as_string())))
+  ASSERT_EQ(Client()
+                .Delete("/api/v1/users/" + std::to_string(zed),
+                        Bearer(std::string(fresh.Json().at("token").as_string())))
                 .status,
             204);
   auto back = SignInWith(Token("u-10", "Zed"));
