@@ -7,44 +7,12 @@
 
 #include <boost/json.hpp>
 
+#include "domain/jwt.hpp"
+
 namespace plaudit::domain {
 namespace {
 
 Error Refused(std::string why) { return Error{ErrorCode::kUnauthenticated, "id token: " + why, 0}; }
-
-std::optional<std::string> Base64Url(std::string_view text) {
-  std::string out(text.size() * 3 / 4 + 3, '\0');
-  size_t len = 0;
-  const char* end = nullptr;
-  if (sodium_base642bin(reinterpret_cast<unsigned char*>(out.data()), out.size(), text.data(),
-                        text.size(), nullptr, &len, &end,
-                        sodium_base64_VARIANT_URLSAFE_NO_PADDING) != 0 ||
-      end != text.data() + text.size()) {
-    return std::nullopt;
-  }
-  out.resize(len);
-  return out;
-}
-
-std::string StringOf(const boost::json::object& o, std::string_view name) {
-  auto it = o.find(name);
-  if (it == o.end() || !it->value().is_string()) return {};
-  return std::string(it->value().get_string());
-}
-
-std::optional<int64_t> TimeOf(const boost::json::object& o, std::string_view name) {
-  auto it = o.find(name);
-  if (it == o.end()) return std::nullopt;
-  if (it->value().is_int64()) return it->value().as_int64();
-  if (it->value().is_uint64() && it->value().as_uint64() < (uint64_t{1} << 62)) {
-    return static_cast<int64_t>(it->value().as_uint64());
-  }
-  if (it->value().is_double() && it->value().as_double() < 1e15 &&
-      it->value().as_double() > -1e15) {
-    return static_cast<int64_t>(it->value().as_double());
-  }
-  return std::nullopt;
-}
 
 // An RSA public key from a JWK's n and e (OpenSSL 3 key construction from parameters).
 std::shared_ptr<EVP_PKEY> RsaKey(const std::string& n, const std::string& e) {
@@ -96,16 +64,16 @@ Result<KeySet> KeySet::Parse(std::string_view jwks_json) {
   for (const auto& k : doc.as_object().at("keys").as_array()) {
     if (!k.is_object()) continue;
     const auto& o = k.as_object();
-    if (StringOf(o, "kty") != "RSA") continue;
-    const std::string use = StringOf(o, "use");
-    const std::string alg = StringOf(o, "alg");
+    if (StringClaim(o, "kty") != "RSA") continue;
+    const std::string use = StringClaim(o, "use");
+    const std::string alg = StringClaim(o, "alg");
     if ((!use.empty() && use != "sig") || (!alg.empty() && alg != "RS256")) continue;
-    auto n = Base64Url(StringOf(o, "n"));
-    auto e = Base64Url(StringOf(o, "e"));
+    auto n = Base64UrlDecode(StringClaim(o, "n"));
+    auto e = Base64UrlDecode(StringClaim(o, "e"));
     if (!n || !e || n->empty() || e->empty()) continue;
     auto pkey = RsaKey(*n, *e);
     if (!pkey) continue;
-    set.keys_.push_back(Key{StringOf(o, "kid"), std::move(pkey)});
+    set.keys_.push_back(Key{StringClaim(o, "kid"), std::move(pkey)});
   }
   return set;
 }
@@ -120,33 +88,20 @@ EVP_PKEY* KeySet::Find(std::string_view kid) const {
 
 Result<IdTokenClaims> VerifyIdToken(std::string_view token, const KeySet& keys,
                                     const IdTokenCheck& check) {
-  if (token.size() > 16384) return tl::unexpected(Refused("too long"));
-  const size_t dot1 = token.find('.');
-  const size_t dot2 = dot1 == std::string_view::npos ? dot1 : token.find('.', dot1 + 1);
-  if (dot2 == std::string_view::npos || token.find('.', dot2 + 1) != std::string_view::npos) {
-    return tl::unexpected(Refused("not a JWT"));
-  }
-  auto header_text = Base64Url(token.substr(0, dot1));
-  auto payload_text = Base64Url(token.substr(dot1 + 1, dot2 - dot1 - 1));
-  auto signature = Base64Url(token.substr(dot2 + 1));
-  if (!header_text || !payload_text || !signature) return tl::unexpected(Refused("not base64url"));
-  boost::system::error_code ec;
-  const boost::json::value header = boost::json::parse(*header_text, ec);
-  if (ec || !header.is_object()) return tl::unexpected(Refused("header is not a JSON object"));
-  if (StringOf(header.as_object(), "alg") != "RS256") {
-    return tl::unexpected(Refused("alg must be RS256"));
-  }
-  if (header.as_object().contains("crit")) return tl::unexpected(Refused("crit is not understood"));
-  EVP_PKEY* key = keys.Find(StringOf(header.as_object(), "kid"));
-  if (key == nullptr)
+  auto split = SplitJwt(token, 16384, "id token");
+  if (!split) return tl::unexpected(split.error());
+  const JwtParts& jwt = *split;
+  if (StringClaim(jwt.header, "alg") != "RS256") return tl::unexpected(Refused("alg must be RS256"));
+  if (jwt.header.contains("crit")) return tl::unexpected(Refused("crit is not understood"));
+  EVP_PKEY* key = keys.Find(StringClaim(jwt.header, "kid"));
+  if (key == nullptr) {
     return Fail(ErrorCode::kNotFound, "id token: no key of the provider has its kid");
-  if (!Rs256Holds(key, token.substr(0, dot2), *signature)) {
+  }
+  if (!Rs256Holds(key, jwt.signed_part, jwt.signature)) {
     return tl::unexpected(Refused("bad signature"));
   }
-  const boost::json::value payload = boost::json::parse(*payload_text, ec);
-  if (ec || !payload.is_object()) return tl::unexpected(Refused("claims are not a JSON object"));
-  const auto& c = payload.as_object();
-  if (StringOf(c, "iss") != check.issuer) return tl::unexpected(Refused("wrong issuer"));
+  const auto& c = jwt.claims;
+  if (StringClaim(c, "iss") != check.issuer) return tl::unexpected(Refused("wrong issuer"));
   // aud: the client's id, alone or among others; with others, azp must name this client.
   bool audience = false;
   size_t audiences = 0;
@@ -162,26 +117,26 @@ Result<IdTokenClaims> VerifyIdToken(std::string_view token, const KeySet& keys,
     }
   }
   if (!audience) return tl::unexpected(Refused("not for this client (aud)"));
-  if (audiences > 1 && StringOf(c, "azp") != check.client_id) {
+  if (audiences > 1 && StringClaim(c, "azp") != check.client_id) {
     return tl::unexpected(Refused("not for this client (azp)"));
   }
-  auto exp = TimeOf(c, "exp");
+  auto exp = NumericDate(c, "exp");
   if (!exp || *exp <= check.now_s - kIdTokenLeewayS) return tl::unexpected(Refused("expired"));
-  auto iat = TimeOf(c, "iat");
+  auto iat = NumericDate(c, "iat");
   if (!iat || *iat > check.now_s + kIdTokenLeewayS) {
     return tl::unexpected(Refused("iat is missing or in the future"));
   }
-  const std::string nonce = StringOf(c, "nonce");
+  const std::string nonce = StringClaim(c, "nonce");
   if (check.nonce.empty() || nonce.size() != check.nonce.size() ||
       sodium_memcmp(nonce.data(), check.nonce.data(), nonce.size()) != 0) {
     return tl::unexpected(Refused("nonce does not match this sign-in"));
   }
   IdTokenClaims out;
-  out.sub = StringOf(c, "sub");
+  out.sub = StringClaim(c, "sub");
   if (out.sub.empty() || out.sub.size() > 255) return tl::unexpected(Refused("sub is missing"));
-  out.name = StringOf(c, "name");
-  out.preferred_username = StringOf(c, "preferred_username");
-  out.email = StringOf(c, "email");
+  out.name = StringClaim(c, "name");
+  out.preferred_username = StringClaim(c, "preferred_username");
+  out.email = StringClaim(c, "email");
   return out;
 }
 

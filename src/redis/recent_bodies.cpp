@@ -1,21 +1,13 @@
 #include "redis/recent_bodies.hpp"
 
-#include <sodium.h>
-
-#include <array>
-
+#include "redis/digest.hpp"
 #include "redis/keys.hpp"
 
 namespace plaudit::redis {
 namespace {
 
 std::string Key(std::string_view writer, std::string_view body) {
-  std::array<unsigned char, 16> digest{};
-  crypto_generichash(digest.data(), digest.size(),
-                     reinterpret_cast<const unsigned char*>(body.data()), body.size(), nullptr, 0);
-  std::array<char, 33> hex{};
-  sodium_bin2hex(hex.data(), hex.size(), digest.data(), digest.size());
-  return keys::RecentBody(writer, std::string_view(hex.data(), 32));
+  return keys::RecentBody(writer, ShortDigest(body));
 }
 
 }  // namespace

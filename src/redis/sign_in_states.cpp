@@ -1,24 +1,14 @@
 #include "redis/sign_in_states.hpp"
 
-#include <sodium.h>
-
-#include <array>
 #include <vector>
 
+#include "redis/digest.hpp"
 #include "redis/keys.hpp"
 
 namespace plaudit::redis {
 namespace {
 
-std::string Key(std::string_view state) {
-  std::array<unsigned char, 16> digest{};
-  crypto_generichash(digest.data(), digest.size(),
-                     reinterpret_cast<const unsigned char*>(state.data()), state.size(), nullptr,
-                     0);
-  std::array<char, 33> hex{};
-  sodium_bin2hex(hex.data(), hex.size(), digest.data(), digest.size());
-  return keys::SignIn(std::string_view(hex.data(), 32));
-}
+std::string Key(std::string_view state) { return keys::SignIn(ShortDigest(state)); }
 
 }  // namespace
 

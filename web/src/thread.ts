@@ -267,7 +267,7 @@ export class Thread {
 
   // The reader's own held comments (lists leave them out, see held.ts), first, marked.
   private async showHeld(gen: number): Promise<void> {
-    if (!this.api.user || !this.articleId) return;
+    if (!this.articleId) return;  // a guest's held comments are theirs by token (held.ts)
     const mine = await heldComments(this.api, this.articleId);
     if (gen !== this.gen) return;
     for (const c of mine) {

@@ -61,8 +61,9 @@ TEST_P(CrossOriginTest, APreflightFromASiteIsAnsweredBeforeRouting) {
     EXPECT_EQ(r.Header("access-control-allow-origin"), kSite);
     EXPECT_EQ(r.Header("access-control-allow-credentials"), "true");
     EXPECT_EQ(r.Header("access-control-allow-methods"), "GET, POST, PUT, PATCH, DELETE");
+    // Plaudit-Edit-Token: a guest's edit token (API.md "Guests and sign-in from elsewhere").
     EXPECT_EQ(r.Header("access-control-allow-headers"),
-              "Authorization, Content-Type, If-None-Match");
+              "Authorization, Content-Type, If-None-Match, Plaudit-Edit-Token");
     EXPECT_EQ(r.Header("access-control-max-age"), "600");
     EXPECT_EQ(r.Header("vary"), "Origin");
   }

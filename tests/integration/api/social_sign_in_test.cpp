@@ -7,13 +7,13 @@
 // an ID token signed by a key the provider does not list, a return URL of a foreign origin —
 // each with a clear error and no account made. On SQLite and PostgreSQL.
 #include <gtest/gtest.h>
-#include <sodium.h>
 
 #include <array>
 #include <cstdio>
 #include <regex>
 
 #include "api_test_base.hpp"
+#include "redis/digest.hpp"
 #include "redis/keys.hpp"
 #include "support/node_server.hpp"
 
@@ -53,8 +53,11 @@ class SocialSignInTest : public ApiTest {
   }
   void SetUp() override {
     ApiTest::SetUp();
-    // The provider learns plauditd's redirect URI now that plauditd listens.
-    HttpClient idp("127.0.0.1", Port(Provider().url()));
+    RegisterClient(Provider().url());
+  }
+  // The provider at `issuer` learns plauditd's redirect URI now that plauditd listens.
+  void RegisterClient(const std::string& issuer) {
+    HttpClient idp("127.0.0.1", Port(issuer));
     const std::string body = R"({"client_id":")" + client_id_ +
                              R"(","client_secret":"idp-secret","redirect_uris":[")" + Own() +
                              R"(/api/v1/auth/idp/callback"]})";
@@ -113,13 +116,7 @@ class SocialSignInTest : public ApiTest {
   }
   // The pending sign-in Redis holds for `state` (JSON), to tamper with as an attacker could not.
   std::string PendingKey(const std::string& state) {
-    std::array<unsigned char, 16> digest{};
-    crypto_generichash(digest.data(), digest.size(),
-                       reinterpret_cast<const unsigned char*>(state.data()), state.size(), nullptr,
-                       0);
-    std::array<char, 33> hex{};
-    sodium_bin2hex(hex.data(), hex.size(), digest.data(), digest.size());
-    return redis::keys::SignIn(std::string_view(hex.data(), 32));
+    return redis::keys::SignIn(redis::ShortDigest(state));
   }
   int64_t Users() { return SqlInt("SELECT COUNT(*) FROM users"); }
   int64_t Identities() { return SqlInt("SELECT COUNT(*) FROM user_identities"); }
@@ -248,12 +245,8 @@ class ForgedIdTokenTest : public SocialSignInTest {
   }
   void SetUp() override {
     ApiTest::SetUp();
+    RegisterClient(Forger().url());
     HttpClient idp("127.0.0.1", Port(Forger().url()));
-    const std::string body = R"({"client_id":")" + client_id_ +
-                             R"(","client_secret":"idp-secret","redirect_uris":[")" + Own() +
-                             R"(/api/v1/auth/idp/callback"]})";
-    ASSERT_EQ(idp.Send(beast::http::verb::put, "/__test/clients", body, "application/json").status,
-              204);
     ASSERT_EQ(
         idp.Send(beast::http::verb::put, "/__test/wrong-keys", "{}", "application/json").status,
         204);
