@@ -165,10 +165,13 @@ Response PostedResponse(const domain::PostedComment& posted) {
 
 HandlerResult Create(ApiContext ctx, Request& req) {
   // A Bearer token says who writes: the body is not read before the session is checked.
+  // A body that is no JSON object is no guest's post: the session is asked for first, as
+  // before guests (401 without one).
   if (req.Header(beast::http::field::authorization).empty()) {
-    PL_CO_TRY(auto body, req.JsonBody());
-    PL_CO_TRY(auto guest, ParseGuest(body));
-    if (guest) co_return co_await CreateGuest(ctx, req, std::move(body), std::move(*guest));
+    if (auto body = req.JsonBody(); body && body->contains("guest")) {
+      PL_CO_TRY(auto guest, ParseGuest(*body));
+      co_return co_await CreateGuest(ctx, req, std::move(*body), std::move(*guest));
+    }
   }
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
   PL_CO_TRY(auto id, req.IdParam("id"));

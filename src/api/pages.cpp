@@ -74,9 +74,12 @@ HandlerResult AddComment(ApiContext ctx, Request& req) {
   std::optional<domain::GuestName> guest;
   Caller caller;
   boost::json::object body;
+  // A body that is no JSON object is no guest's post: the session is asked for first (401).
   if (req.Header(beast::http::field::authorization).empty()) {
-    PL_CO_TRY(body, req.JsonBody());
-    PL_CO_TRY(guest, comments::ParseGuest(body));
+    if (auto parsed = req.JsonBody(); parsed && parsed->contains("guest")) {
+      body = std::move(*parsed);
+      PL_CO_TRY(guest, comments::ParseGuest(body));
+    }
   }
   if (guest) {
     PL_CO_TRY(caller, co_await ctx.guard->Admit(req, Access::kCostly));

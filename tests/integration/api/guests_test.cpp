@@ -132,6 +132,13 @@ TEST_P(GuestsTest, BadGuestsAreRefusedAndChangeNothing) {
   }
   EXPECT_EQ(Post(R"({"name":")" + std::string(50, 'x') + "\"}").status, 201);
   EXPECT_EQ(Comments(), before + 1);
+  // Without "guest" (or without a JSON body at all) a post needs a session, as before guests.
+  EXPECT_EQ(Client().Post(CommentsPath(), R"({"body":"who am I"})").status, 401);
+  EXPECT_EQ(Client().Post(CommentsPath(), "not json").status, 401);
+  EXPECT_EQ(Client()
+                .Post("/api/v1/pages/comments?url=https%3A%2F%2Fblog.example%2Fp%2F9", "not json")
+                .status,
+            401);
   // A signed-in writer posts as themself: "guest" is no field of theirs.
   auto signed_in = Client().Post(CommentsPath(), R"({"body":"x","guest":{"name":"Other"}})",
                                  Bearer(Login("root", "rootpassword")));
