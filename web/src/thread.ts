@@ -60,6 +60,7 @@ export class Thread {
   private reported = new Set<number>();
   private articleId: number | null = null;  // the thread's, once info() or a post says
   private providers: Providers | null = null;  // the ways in (GET /auth/providers), once known
+  private composerKind: string | null = null;  // setComposer's
 
   constructor(o: ThreadOptions) {
     this.api = o.api; this.src = o.source; this.t = o.t; this.lang = o.lang;
@@ -84,7 +85,8 @@ export class Thread {
     this.api.onSessionChange = () => { this.renderAuth(); void this.reload(); };
     this.renderAuth();
     this.renderPageLike();
-    void this.api.providers().then((p) => { this.providers = p; this.renderAuth(); }, () => {});
+    // The list may come after the reader opened the sign-in form: that form is kept.
+    void this.api.providers().then((p) => { this.providers = p; this.renderAuth(true); }, () => {});
     void this.api.refreshUser().catch(() => {});
     void this.reload();
   }
@@ -145,9 +147,11 @@ export class Thread {
 
   // ---- sign in / up / out ---------------------------------------------------------------
 
-  private renderAuth(): void {
+  // `keepForm`: leave an open sign-in form as it is (only the composer follows).
+  private renderAuth(keepForm = false): void {
     const t = this.t;
     const user = this.api.user;
+    const formOpen = keepForm && !user && this.auth.querySelector('form') !== null;
     const post = async (text: string, signals: FormSignals, guest?: GuestName) => {
       const c = await this.src.post(text, undefined, undefined, signals, guest);
       this.posted(c, guest);
@@ -161,24 +165,31 @@ export class Thread {
       this.auth.replaceChildren(
         h('span', { class: 'who' }, t('signedInAs', name(user))),
         h('button', { type: 'button', class: 'link', onclick: () => this.signOut() }, t('signOut')));
-      this.composerSlot.replaceChildren(this.composer({
+      this.setComposer('user:' + user.id, () => this.composer({
         label: t('writeComment'), submit: t('post'), send: post }));
     } else {
       const guests = this.guestsWelcome();
       const social = (this.providers?.items || []).filter((p) => p.kind !== 'sso');
-      this.auth.replaceChildren(
+      if (!formOpen) this.auth.replaceChildren(
         h('span', { class: 'who' }, t(guests ? 'guestOrSignIn' : 'signInToComment')),
         h('button', { type: 'button', class: 'link', onclick: () => this.openAuth('in') }, t('signIn')),
         h('button', { type: 'button', class: 'link', onclick: () => this.openAuth('up') }, t('signUp')),
         ...social.map((p) => h('button', { type: 'button', class: 'link social', 'data-provider': p.name,
                                            onclick: () => this.signInWith(p.name) },
                                t('signInWith', p.kind === 'github' ? 'GitHub' : providerLabel(p.name)))));
-      this.composerSlot.replaceChildren();
-      if (guests) {
-        this.composerSlot.append(this.composer({
-          label: t('writeComment'), submit: t('post'), guest: true, send: post }));
-      }
+      this.setComposer(guests ? 'guest' : null, () => this.composer({
+        label: t('writeComment'), submit: t('post'), guest: true, send: post }));
     }
+  }
+
+  // The composer for this kind of writer ('user:<id>', 'guest', null: none), made anew only
+  // when the kind changes: a re-render (the providers' list arriving late) must not drop what
+  // the reader is typing.
+  private setComposer(kind: string | null, make: () => HTMLFormElement): void {
+    if (kind === this.composerKind) return;
+    this.composerKind = kind;
+    if (kind === null) this.composerSlot.replaceChildren();
+    else this.composerSlot.replaceChildren(make());
   }
 
   // Whether this server takes comments without an account (API.md "Guests").
