@@ -83,8 +83,24 @@ Result<Config::OidcProvider> ParseOidc(std::string_view text) {
   return p;
 }
 
+// --smtp smtp[s]://[user:pass@]host[:port]
+Result<std::string> ParseSmtpUrl(std::string_view text) {
+  if (text.empty()) return std::string();
+  if (!(text.starts_with("smtp://") || text.starts_with("smtps://")) || text.find('@') == 0) {
+    return Fail(ErrorCode::kInvalidArgument, "must be smtp://[user:pass@]host[:port] or smtps://...");
+  }
+  return std::string(text);
+}
+
 // Checks between settings, once all are known.
 Status CheckTogether(const Config& c) {
+  if (!c.smtp.empty() && (c.mail_from.empty() || c.public_url.empty())) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "--smtp: needs --mail-from and --public-url (a mail's links are absolute)");
+  }
+  if (!c.webhooks.empty() && c.webhook_secret.size() < 16) {
+    return Fail(ErrorCode::kInvalidArgument, "--webhook: needs --webhook-secret of 16 bytes or more");
+  }
   for (const auto& p : c.oidc) {
     for (const auto& other : c.oidc) {
       if (&other != &p && other.name == p.name) {
@@ -340,6 +356,36 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
   app.add_option("--github-api-url", c.github_api_url, "GitHub's API origin")
       ->envname("PLAUDIT_GITHUB_API_URL")
       ->capture_default_str();
+  AddParsed(app, "--smtp", c.smtp, ParseSmtpUrl,
+            "mail server for notifications: smtp[s]://user:pass@host:port (STARTTLS when offered)")
+      ->envname("PLAUDIT_SMTP");
+  app.add_option("--mail-from", c.mail_from, "From: of notification mails")
+      ->envname("PLAUDIT_MAIL_FROM");
+  AddParsed(
+      app, "--public-url", c.public_url,
+      [](const std::string& text) -> Result<std::string> {
+        if (text.empty()) return std::string();
+        auto origin = NormaliseOrigin(text);
+        if (!origin) return Fail(ErrorCode::kInvalidArgument, "must be an origin: https://host[:port]");
+        return *origin;
+      },
+      "plauditd's origin as readers reach it (links in mails)")
+      ->envname("PLAUDIT_PUBLIC_URL");
+  app.add_option_function<std::vector<std::string>>(
+         "--webhook",
+         [&c](const std::vector<std::string>& urls) {
+           for (const auto& u : urls) {
+             if (!(u.starts_with("https://") || u.starts_with("http://"))) {
+               throw CLI::ValidationError("--webhook", "must be an http(s) URL");
+             }
+             c.webhooks.push_back(u);
+           }
+         },
+         "URL that receives every notice as a signed JSON POST (repeatable)")
+      ->envname("PLAUDIT_WEBHOOK");
+  app.add_option("--webhook-secret", c.webhook_secret,
+                 "HMAC-SHA256 key of the Plaudit-Signature header of webhooks")
+      ->envname("PLAUDIT_WEBHOOK_SECRET");
   AddParsed(app, "--trusted-proxies", c.trusted_proxies, AddressSet::Parse,
             "proxies whose X-Forwarded-For/Forwarded/X-Forwarded-Proto are believed: "
             "comma-separated CIDRs or addresses (none by default)")

@@ -94,6 +94,13 @@ struct Config {
   // Who may read GET /metrics and /readyz (api/ops.hpp).
   AddressSet metrics_allow = *AddressSet::Parse("127.0.0.0/8,::1/128");
   std::string metrics_token;  // when set, /metrics and /readyz also need it as a bearer token
+  // Notifications (issue 44, API.md "Notifications"). Mail needs --smtp, --mail-from and
+  // --public-url (the links in a mail are absolute); webhooks need --webhook-secret.
+  std::string smtp;          // smtp[s]://user:pass@host:port; "" = no mail
+  std::string mail_from;     // "Plaudit <comments@blog.example>"
+  std::string public_url;    // plauditd's origin as readers reach it: https://comments.example
+  std::vector<std::string> webhooks;  // http(s) URLs, from configuration only
+  std::string webhook_secret;
   // API.md "Embedding on other sites": the origins that may embed Plaudit (CORS, page threads).
   SiteList sites;
   // Proxies whose X-Forwarded-For / Forwarded (and X-Forwarded-Proto) are believed: the

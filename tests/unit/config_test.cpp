@@ -95,6 +95,24 @@ TEST(Config, SsoNamesSitesOfSitesWithLongSecrets) {
       "--sso");
 }
 
+TEST(Config, MailNeedsItsSenderAndPublicUrlAndWebhooksTheirSecret) {
+  int code = -1;
+  auto inv = ParseArgs({"--smtp", "smtp://u:p@127.0.0.1:2525", "--mail-from", "Plaudit <c@b.example>",
+                        "--public-url", "HTTPS://Comments.example:443", "--webhook",
+                        "https://hooks.example/a", "--webhook", "http://127.0.0.1:9/b",
+                        "--webhook-secret", "0123456789abcdef"},
+                       code);
+  ASSERT_TRUE(inv);
+  EXPECT_EQ(inv->config.public_url, "https://comments.example");
+  EXPECT_EQ(inv->config.webhooks.size(), 2u);
+  ExpectRejectedNaming(ParseBad({"--smtp", "smtp://127.0.0.1:2525"}), "--smtp");
+  ExpectRejectedNaming(ParseBad({"--smtp", "http://127.0.0.1:2525"}), "--smtp");
+  ExpectRejectedNaming(ParseBad({"--webhook", "ftp://x.example/"}), "--webhook");
+  ExpectRejectedNaming(ParseBad({"--webhook", "https://x.example/", "--webhook-secret", "short"}),
+                       "--webhook");
+  ExpectRejectedNaming(ParseBad({"--public-url", "not a url"}), "--public-url");
+}
+
 TEST(Config, MetricsAllowHasAFlagAndAnEnvironmentTwin) {
   int code = -1;
   auto inv = ParseArgs({"--metrics-allow", "10.0.0.0/8"}, code);

@@ -1,0 +1,100 @@
+#include "sql/outbox.hpp"
+
+namespace plaudit::sql {
+namespace {
+
+constexpr std::string_view kEnqueue =
+    "INSERT INTO outbox (event_id, channel, recipient, kind, payload, created_at, due_at) "
+    "VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (event_id, channel, recipient) DO NOTHING";
+// $1 owner, $2 lease end, $3 now, $4 limit.
+constexpr std::string_view kDue =
+    "SELECT id FROM outbox WHERE delivered_at IS NULL AND failed_at IS NULL AND due_at <= $3 "
+    "AND (lease_until IS NULL OR lease_until < $3) ORDER BY due_at, id LIMIT $4";
+constexpr std::string_view kClaimTail =
+    " RETURNING id, event_id, channel, recipient, kind, payload, due_at, attempts";
+constexpr std::string_view kDelivered =
+    "UPDATE outbox SET delivered_at = $3, lease_owner = NULL, lease_until = NULL "
+    "WHERE id = $1 AND lease_owner = $2 AND delivered_at IS NULL";
+constexpr std::string_view kRetry =
+    "UPDATE outbox SET due_at = $3, lease_owner = NULL, lease_until = NULL, last_error = $4, "
+    "failed_at = CASE WHEN $5 = 1 THEN $6 ELSE NULL END "
+    "WHERE id = $1 AND lease_owner = $2 AND delivered_at IS NULL";
+constexpr std::string_view kMeasure =
+    "SELECT COUNT(*), COALESCE(MIN(created_at), 0) FROM outbox "
+    "WHERE delivered_at IS NULL AND failed_at IS NULL";
+
+std::string ClaimSql(Dialect d) {
+  std::string due(kDue);
+  // PostgreSQL: rows another worker is claiming right now are skipped, not waited for.
+  if (d == Dialect::kPostgres) due += " FOR UPDATE SKIP LOCKED";
+  return "UPDATE outbox SET lease_owner = $1, lease_until = $2, attempts = attempts + 1 "
+         "WHERE id IN (" + due + ")" + std::string(kClaimTail);
+}
+
+}  // namespace
+
+Status OutboxTable::Enqueue(Connection& tx, const Notice& n, int64_t now_ms) {
+  auto r = tx.Query(kEnqueue, {n.event_id, n.channel, n.recipient, n.kind, n.payload, now_ms,
+                               n.due_at_ms > 0 ? n.due_at_ms : now_ms});
+  if (!r) return tl::unexpected(r.error());
+  return {};
+}
+
+Awaitable<Result<std::vector<ClaimedNotice>>> OutboxTable::Claim(std::string owner, int64_t now_ms,
+                                                                 int64_t lease_ms, int limit) {
+  std::function<Result<std::vector<ClaimedNotice>>(Connection&)> job =
+      [owner = std::move(owner), now_ms, lease_ms,
+       limit](Connection& c) -> Result<std::vector<ClaimedNotice>> {
+    auto r = c.Query(ClaimSql(c.dialect()), {owner, now_ms + lease_ms, now_ms, int64_t{limit}});
+    if (!r) return tl::unexpected(r.error());
+    std::vector<ClaimedNotice> out;
+    for (const Row& row : r->rows) {
+      ClaimedNotice n;
+      n.id = Int(row[0]);
+      n.notice = Notice{Text(row[1]), Text(row[2]), Text(row[3]), Text(row[4]), Text(row[5]),
+                        Int(row[6])};
+      n.attempts = static_cast<int>(Int(row[7]));
+      out.push_back(std::move(n));
+    }
+    return out;
+  };
+  co_return co_await store_.Run<std::vector<ClaimedNotice>>(std::move(job));
+}
+
+Awaitable<Result<bool>> OutboxTable::Delivered(int64_t id, std::string owner, int64_t now_ms) {
+  std::function<Result<bool>(Connection&)> job = [id, owner = std::move(owner),
+                                                   now_ms](Connection& c) -> Result<bool> {
+    auto r = c.Query(kDelivered, {id, owner, now_ms});
+    if (!r) return tl::unexpected(r.error());
+    return r->affected > 0;
+  };
+  co_return co_await store_.Run<bool>(std::move(job));
+}
+
+Awaitable<Result<bool>> OutboxTable::Retry(int64_t id, std::string owner, int64_t due_at_ms,
+                                           bool give_up, std::string error, int64_t now_ms) {
+  std::function<Result<bool>(Connection&)> job =
+      [id, owner = std::move(owner), due_at_ms, give_up, error = std::move(error),
+       now_ms](Connection& c) -> Result<bool> {
+    auto r = c.Query(kRetry, {id, owner, due_at_ms, error, int64_t{give_up ? 1 : 0}, now_ms});
+    if (!r) return tl::unexpected(r.error());
+    return r->affected > 0;
+  };
+  co_return co_await store_.Run<bool>(std::move(job));
+}
+
+Awaitable<Result<OutboxTable::Depth>> OutboxTable::Measure() {
+  std::function<Result<Depth>(Connection&)> job = [](Connection& c) -> Result<Depth> {
+    auto r = c.Query(kMeasure);
+    if (!r) return tl::unexpected(r.error());
+    Depth d;
+    if (!r->rows.empty()) {
+      d.undelivered = Int(r->rows[0][0]);
+      d.oldest_created_ms = Int(r->rows[0][1]);
+    }
+    return d;
+  };
+  co_return co_await store_.Run<Depth>(std::move(job));
+}
+
+}  // namespace plaudit::sql

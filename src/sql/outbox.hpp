@@ -1,0 +1,65 @@
+#pragma once
+// The outbox of notices (migration 023, API.md "Notifications"): written in the transaction of
+// the write that causes a notice, delivered by workers that lease rows.
+//
+// Why nothing is lost or sent by two live workers at once: a notice exists iff its cause
+// committed (same transaction). Claim leases due rows to one owner until lease_until, in one
+// statement (PostgreSQL: FOR UPDATE SKIP LOCKED; SQLite: its one writer); a row whose lease
+// passed (its worker died between claim and send) is due again. Delivered and Retry name the
+// owner, so a worker whose lease was taken over changes nothing. The price, said plainly: a
+// worker that sent and died before Delivered leaves its row to be sent again after the lease —
+// at least once on the wire, every copy with the same event id (Message-ID,
+// Plaudit-Event-Id), so the set of distinct ids a receiver sees is exact and none is missing.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sql/store.hpp"
+
+namespace plaudit::sql {
+
+struct Notice {
+  std::string event_id;   // the cause's identity: "comment.created:<id>" and the like
+  std::string channel;    // "mail" or "webhook"
+  std::string recipient;  // mail: "u:<user id>" or "g:<guest address id>"; webhook: its index
+  std::string kind;       // reply, article_comment, held; webhook: the event type
+  std::string payload;    // JSON the sender renders from
+  int64_t due_at_ms = 0;  // mail to one reader is held back to batch a thread's replies
+};
+
+struct ClaimedNotice {
+  int64_t id = 0;
+  Notice notice;
+  int attempts = 0;  // including this one
+};
+
+class OutboxTable {
+ public:
+  explicit OutboxTable(Store& store) : store_(store) {}
+
+  // In the caller's transaction. A notice of the same (event, channel, recipient) is there
+  // once: a retried cause adds nothing.
+  static Status Enqueue(Connection& tx, const Notice& n, int64_t now_ms);
+
+  // Leases up to `limit` due rows (due_at ≤ now, not delivered nor given up, no live lease) to
+  // `owner` until now + lease_ms, oldest due first.
+  Awaitable<Result<std::vector<ClaimedNotice>>> Claim(std::string owner, int64_t now_ms,
+                                                      int64_t lease_ms, int limit);
+  // False when `owner` no longer holds the row's lease (another worker took it over).
+  Awaitable<Result<bool>> Delivered(int64_t id, std::string owner, int64_t now_ms);
+  // Due again at `due_at_ms` (backoff), or given up when `give_up`; the error is kept.
+  Awaitable<Result<bool>> Retry(int64_t id, std::string owner, int64_t due_at_ms, bool give_up,
+                                std::string error, int64_t now_ms);
+
+  struct Depth {
+    int64_t undelivered = 0;
+    int64_t oldest_created_ms = 0;  // 0 when none
+  };
+  Awaitable<Result<Depth>> Measure();
+
+ private:
+  Store& store_;
+};
+
+}  // namespace plaudit::sql
