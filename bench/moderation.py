@@ -39,13 +39,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class Server:
-    def __init__(self, binary, policy):
+    def __init__(self, binary, policy, extra=()):
         self.dir = tempfile.mkdtemp(prefix="plaudit-modbench-")
         self.log = open(os.path.join(self.dir, "log"), "w+")
         self.proc = subprocess.Popen(
             [binary, "serve", "--port", "0", "--data-dir", os.path.join(self.dir, "data"),
              "--rate-limits", "off", "--password-hash", "minimal", "--moderation", policy,
-             "--bootstrap-admin", "benchadmin:benchpassword"],
+             "--bootstrap-admin", "benchadmin:benchpassword", *extra],
             stdout=self.log, stderr=subprocess.STDOUT)
         self.port = None
         for _ in range(400):

@@ -479,6 +479,7 @@ the per-like commands stay.
 $WEB_SECTION
 $CLUSTER_SECTION
 $MODERATION_SECTION
+$NOTIFY_SECTION
 ## Charts
 
 $CHART_NOTE
@@ -744,6 +745,7 @@ def values(res, args, fig, chart_note, depth_chart_note):
         "WEB_SECTION": web_section(res),
         "CLUSTER_SECTION": cluster_section(res, fig),
         "MODERATION_SECTION": moderation_section(res),
+        "NOTIFY_SECTION": notify_section(res.get("notifications")),
         "CCREATE_DISK": comment_create_disk(res, fig),
         "FSYNC_SHORT": (f"{text(res['fsync']['per_s'])} fsyncs/s in this run" if res.get("fsync")
                         else "not measured in this run"),
@@ -876,6 +878,31 @@ def moderation_section(res):
                 out += table_row([name, commas(w["rps"]), w["p99"], commas(w["cache_hits"]),
                                   commas(w["cache_misses"]), commas(w["approvals_per_s"]),
                                   text(w.get("ratio_to_alone"))])
+    return out
+
+
+def notify_section(n):
+    """Issue 44's figure (bench/notifications.py, step 10)."""
+    out = "\n## Notifications: what they cost a comment\n\n"
+    if not n:
+        return out + "Step 10 (bench/notifications.py) did not run in this run.\n"
+    out += (f"`python3 bench/notifications.py` (make bench step 10): two fresh plauditd "
+            f"(embedded Redis + SQLite), one without notifications, one with `--smtp` (aiosmtpd "
+            f"on loopback) and a `--webhook` (a local receiver), whose article author has a "
+            f"verified address: every comment writes an event row in its transaction, and the "
+            f"worker posts a webhook and gathers an author's notice a minute while the load "
+            f"runs. `comment_create.lua`, wrk -t1 -c{n['connections']}, {n['duration_s']} s a "
+            "run, alternating off and on; the disk's fsync rate before each run.\n\n"
+            "| run | notifications | comments/s | p99 | fsyncs/s | errors |\n"
+            "|---|---|---|---|---|---|\n")
+    for i, r in enumerate(n["runs"]):
+        out += table_row([str(i // 2 + 1), r["mode"], commas(r["rps"]), r["p99"],
+                          commas(r["fsync_per_s"]), str(r["errors"])])
+    med = n["median_rps"]
+    out += (f"\nMedians: off {commas(med['off'])}/s, on {commas(med['on'])}/s: on over off "
+            f"**{text(n.get('on_over_off'))}×** (goal: ≥ 0.9). Webhooks received during the on "
+            f"runs: {commas(n.get('webhooks_received'))}; mails: {commas(n.get('mails_received'))}; "
+            f"outbox depth after: {text(n.get('outbox_depth_after'))}.\n")
     return out
 
 

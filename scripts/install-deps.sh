@@ -12,6 +12,7 @@ PKGS=(
   libspdlog-dev libfmt-dev libcli11-dev libtomlplusplus-dev libexpected-dev
   prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
   libjemalloc-dev gnuplot-nox valgrind python3
+  python3-aiosmtpd
   redis-server redis-tools postgresql postgresql-client wrk curl nginx
   chromium chromium-driver
 )

@@ -91,6 +91,7 @@ write_results() {
     echo "\"web\":${WEB_JSON:-null},"
     echo "\"cluster\":${CLUSTER_JSON:-null},"
     echo "\"moderation\":${MODERATION_JSON:-null},"
+    echo "\"notifications\":${NOTIFY_JSON:-null},"
     echo "\"read_path\":$(read_path_json),"
     echo "\"total_seconds\":$(($(date +%s) - BENCH_START)),"
     echo "\"targets\":[$(IFS=,; echo "${targets_json[*]}")]"

@@ -5,6 +5,7 @@
 #include "domain/articles.hpp"
 #include "domain/comments.hpp"
 #include "domain/likes.hpp"
+#include "domain/notice_settings.hpp"
 #include "domain/page_threads.hpp"
 #include "domain/setup.hpp"
 #include "domain/social_sign_in.hpp"
@@ -28,6 +29,7 @@ struct ApiContext {
   sql::ModerationLog* moderation_log = nullptr;
   domain::SsoSignIn* sso = nullptr;        // null: no --sso
   domain::SocialSignIn* social = nullptr;  // null: no --oidc nor --github
+  domain::NoticeSettings* notices = nullptr;
   // How old a kept article list page's view counts may be when it is served again.
   int64_t list_views_max_age_ms = 1000;
   // Cache-Control of public pages (anonymous comment pages): a CDN in front may keep them

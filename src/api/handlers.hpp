@@ -25,6 +25,15 @@ HandlerResult Start(ApiContext ctx, http::Request& req);
 HandlerResult Callback(ApiContext ctx, http::Request& req);
 }  // namespace sign_in
 
+namespace notifications {
+HandlerResult PatchMe(ApiContext ctx, http::Request& req);
+HandlerResult VerifyEmail(ApiContext ctx, http::Request& req);
+HandlerResult GetSettings(ApiContext ctx, http::Request& req);
+HandlerResult PatchSettings(ApiContext ctx, http::Request& req);
+HandlerResult Confirm(ApiContext ctx, http::Request& req);
+HandlerResult Unsubscribe(ApiContext ctx, http::Request& req);
+}  // namespace notifications
+
 namespace setup {
 HandlerResult Needed(ApiContext ctx, http::Request& req);
 HandlerResult Create(ApiContext ctx, http::Request& req);

@@ -12,6 +12,7 @@ struct Route {
   V verb;
   const char* path;
   http::Handler (*bind)(ApiContext);
+  http::BodyKind body = http::BodyKind::kJson;
 };
 
 // In API.md's order.
@@ -19,6 +20,10 @@ constexpr Route kRoutes[] = {
     {V::post, "/api/v1/users", Bind<users::CreateUser>},
     {V::get, "/api/v1/users", Bind<users::ListUsers>},
     {V::get, "/api/v1/users/me", Bind<users::GetMe>},
+    {V::patch, "/api/v1/users/me", Bind<notifications::PatchMe>},
+    {V::post, "/api/v1/users/me/email/verify", Bind<notifications::VerifyEmail>},
+    {V::get, "/api/v1/users/me/notifications", Bind<notifications::GetSettings>},
+    {V::patch, "/api/v1/users/me/notifications", Bind<notifications::PatchSettings>},
     {V::get, "/api/v1/users/{id}", Bind<users::GetUser>},
     {V::patch, "/api/v1/users/{id}", Bind<users::PatchUser>},
     {V::delete_, "/api/v1/users/{id}", Bind<users::DeleteUser>},
@@ -66,12 +71,20 @@ constexpr Route kRoutes[] = {
     {V::post, "/api/v1/comments/{id}/reports", Bind<moderation::Report>},
     {V::put, "/api/v1/users/{id}/ban", Bind<moderation::Ban>},
     {V::delete_, "/api/v1/users/{id}/ban", Bind<moderation::Unban>},
+
+    // The links in mails: pages, and their forms' (or a mail client's one-click) POSTs.
+    {V::get, "/api/v1/notifications/confirm", Bind<notifications::Confirm>},
+    {V::post, "/api/v1/notifications/confirm", Bind<notifications::Confirm>,
+     http::BodyKind::kJsonOrForm},
+    {V::get, "/api/v1/notifications/unsubscribe", Bind<notifications::Unsubscribe>},
+    {V::post, "/api/v1/notifications/unsubscribe", Bind<notifications::Unsubscribe>,
+     http::BodyKind::kJsonOrForm},
 };
 
 }  // namespace
 
 void RegisterApi(http::Router& router, ApiContext ctx) {
-  for (const Route& r : kRoutes) router.Add(r.verb, r.path, r.bind(ctx));
+  for (const Route& r : kRoutes) router.Add(r.verb, r.path, r.bind(ctx), r.body);
 }
 
 }  // namespace plaudit::api

@@ -11,6 +11,7 @@
 #include "api/users.hpp"
 #include "common/time.hpp"
 #include "http/csrf.hpp"
+#include "text/escape.hpp"
 
 namespace plaudit::api {
 
@@ -94,29 +95,6 @@ std::string ScriptJson(const boost::json::value& v) {
   return out;
 }
 
-std::string HtmlText(std::string_view text) {
-  std::string out;
-  for (char ch : text) {
-    switch (ch) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += ch;
-    }
-  }
-  return out;
-}
-
 // The page the provider's redirect lands on. Signed in, its script hands the session to the
 // widget that opened it (postMessage to the return URL's origin only, then closes); with no
 // opener it goes on to the return URL when that is plauditd's own (the cookie set here is the
@@ -136,7 +114,7 @@ http::Response CallbackPage(beast::http::status status, std::string_view message
   r.body =
       "<!doctype html><html><head><meta charset=\"utf-8\"><title>Plaudit sign-in</title>"
       "<meta name=\"viewport\" content=\"width=device-width\"></head><body><p>" +
-      HtmlText(message) + "</p><script type=\"application/json\" id=\"plaudit-data\">" +
+      text::EscapeHtml(message) + "</p><script type=\"application/json\" id=\"plaudit-data\">" +
       ScriptJson(data) + "</script><script nonce=\"" + n +
       "\">(function(){var d=JSON.parse(document.getElementById('plaudit-data').textContent);"
       "if(!d.session)return;"

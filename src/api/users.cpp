@@ -96,7 +96,8 @@ HandlerResult DeleteSession(ApiContext ctx, Request& req) {
 HandlerResult GetMe(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kAuthenticated));
   PL_CO_TRY(auto user, co_await ctx.users->Get(caller.principal->id));
-  co_return JsonResponse(beast::http::status::ok, UserJson(user));
+  PL_CO_TRY(auto notices, co_await ctx.notices->Get(*caller.principal));
+  co_return JsonResponse(beast::http::status::ok, OwnUserJson(user, notices));
 }
 
 HandlerResult GetUser(ApiContext ctx, Request& req) {

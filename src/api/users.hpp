@@ -7,6 +7,9 @@ namespace plaudit::api {
 
 boost::json::object UserJson(const domain::User& user);        // what the user sees of self
 boost::json::object PublicUserJson(const domain::User& user);  // what anyone sees
+// The user's own view of themself (GET/PATCH /users/me): UserJson with "email" (null when
+// none) and "emailVerified" (API.md "Notifications": only they and admins see the address).
+boost::json::object OwnUserJson(const domain::User& user, const domain::NoticeSettingsView& s);
 
 // 201 {"token", "expiresAt", "user"} with the session cookie set (sign-in, first-run setup).
 http::Response SessionResponse(const ApiContext& ctx, const http::Request& req,

@@ -139,6 +139,7 @@ Status App::Start() {
   }
   server_->Start();
   flusher_->Start();
+  notifier_->Start();
   spdlog::info("plauditd listening on http://{}:{} (at most {} connections, {} open files)",
                config_.host.to_string(), server_->port(), sopts.max_connections, open_files);
   net::co_spawn(ioc_, AnnounceSetup(), net::detached);
@@ -256,6 +257,46 @@ Status App::WireServices() {
   articles_ = std::make_unique<domain::ArticleService>(*article_table_, *change_table_,
                                                        *article_cache_, *cache_marks_, *likes_);
   comment_table_ = std::make_unique<sql::CommentTable>(*store_);
+  // Notices (API.md "Notifications"): written by the comment writes only when someone is to
+  // be told (mail or webhooks configured); the worker runs on every instance.
+  comment_table_->set_notices(!config_.smtp.empty() || !config_.webhooks.empty());
+  outbox_ = std::make_unique<sql::OutboxTable>(*store_);
+  notice_book_ = std::make_unique<sql::NoticeBook>(*store_);
+  notice_settings_ = std::make_unique<domain::NoticeSettings>(*notice_book_, !config_.smtp.empty());
+  if (!config_.smtp.empty()) {
+    fetch::SmtpOptions smtp;
+    smtp.url = config_.smtp;
+    smtp.threads = 2;
+    smtp.timeout = std::chrono::milliseconds(config_.smtp_timeout_ms);
+    smtp.connect_timeout = std::min(smtp.timeout, smtp.connect_timeout);
+    smtp_ = std::make_unique<fetch::SmtpClient>(std::move(smtp));
+  }
+  if (!config_.webhooks.empty()) {
+    fetch::Options hooks;
+    hooks.threads = 8;  // the worker sends up to 16 at once; each send holds a thread
+    webhook_client_ = std::make_unique<fetch::HttpsClient>(hooks);
+  }
+  notify::NotifierOptions notify_options;
+  notify_options.mail_from = config_.mail_from;
+  notify_options.public_url = config_.public_url;
+  notify_options.webhooks = config_.webhooks;
+  notify_options.webhook_secret = config_.webhook_secret;
+  notify_options.interval = std::chrono::milliseconds(config_.notify_interval_ms);
+  notify_options.lease_ms = config_.notify_lease_ms;
+  notifier_ =
+      std::make_unique<notify::Notifier>(ioc_.get_executor(), *outbox_, *notice_book_, smtp_.get(),
+                                         webhook_client_.get(), std::move(notify_options));
+  notifier_->on_report = [this](const notify::DeliveryReport& r) {
+    metrics_.SetOutbox(r.depth, r.oldest_seconds);
+    const std::pair<const char*, const notify::DeliveryCounts*> channels[] = {
+        {"mail", &r.mail}, {"webhook", &r.webhook}, {"event", &r.event}};
+    for (const auto& [name, c] : channels) {
+      metrics_.CountNotices(name, "delivered", c->delivered);
+      metrics_.CountNotices(name, "skipped", c->skipped);
+      metrics_.CountNotices(name, "retried", c->retried);
+      metrics_.CountNotices(name, "given_up", c->given_up);
+    }
+  };
   comment_cache_ = std::make_unique<redis::CommentCache>(*redis_);
   comments_ = std::make_unique<domain::CommentService>(
       *comment_table_, *comment_cache_, *articles_, *likes_, config_.comment_edit_window_s * 1000);
@@ -310,6 +351,7 @@ Status App::WireServices() {
       guests.limiter = limiter_.get();
       guests.per_address = config_.limit_guest_address;
     }
+    guests.mail = !config_.smtp.empty();
     comments_->SetGuests(guests);
   }
   like_flush_ = std::make_unique<flush::LikeFlush>(*like_store_, *like_table_);
@@ -392,6 +434,7 @@ Status App::WireServices() {
   ctx.moderation_log = moderation_log_.get();
   ctx.sso = sso_.get();
   ctx.social = social_.get();
+  ctx.notices = notice_settings_.get();
   ctx.list_views_max_age_ms = config_.list_views_max_age_ms;
   public_cache_control_ = PublicCacheControl(config_);
   ctx.public_cache_control = public_cache_control_;
@@ -433,8 +476,10 @@ void App::BeginStop() {
     signals_->cancel(ec);
   }
   auto finish = [this] {
-    // Requests are drained: run the last write-behind pass, then let go of Redis.
+    // Requests are drained: run the last write-behind pass, then let go of Redis. Notices
+    // not yet sent stay in the outbox for the next start (or another instance).
     flusher_->Stop();
+    notifier_->Stop();
     net::co_spawn(
         ioc_,
         [this]() -> Awaitable<void> {

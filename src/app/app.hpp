@@ -20,6 +20,7 @@
 #include "domain/articles.hpp"
 #include "domain/comments.hpp"
 #include "domain/likes.hpp"
+#include "domain/notice_settings.hpp"
 #include "domain/page_threads.hpp"
 #include "domain/password_hasher.hpp"
 #include "domain/setup.hpp"
@@ -30,6 +31,7 @@
 #include "http/metrics.hpp"
 #include "http/router.hpp"
 #include "http/server.hpp"
+#include "notify/notifier.hpp"
 #include "redis/article_cache.hpp"
 #include "redis/cache_marks.hpp"
 #include "redis/client.hpp"
@@ -71,6 +73,8 @@ class App {
   http::Metrics& metrics() { return metrics_; }
   const config::Config& config() const { return config_; }
   flush::Flusher& flusher() { return *flusher_; }
+  notify::Notifier& notifier() { return *notifier_; }
+  sql::OutboxTable& outbox() { return *outbox_; }
   flush::LikeFlush& like_flush() { return *like_flush_; }
   flush::ViewFlush& view_flush() { return *view_flush_; }
   flush::RedisCheck& redis_check() { return *redis_check_; }
@@ -113,6 +117,12 @@ class App {
   std::unique_ptr<domain::LikeService> likes_;
   std::unique_ptr<domain::ArticleService> articles_;  // after likes_: it holds a reference
   std::unique_ptr<sql::CommentTable> comment_table_;
+  std::unique_ptr<sql::OutboxTable> outbox_;
+  std::unique_ptr<sql::NoticeBook> notice_book_;
+  std::unique_ptr<domain::NoticeSettings> notice_settings_;
+  std::unique_ptr<fetch::SmtpClient> smtp_;
+  std::unique_ptr<fetch::HttpsClient> webhook_client_;
+  std::unique_ptr<notify::Notifier> notifier_;  // after what it holds
   std::unique_ptr<redis::CommentCache> comment_cache_;
   std::unique_ptr<redis::RecentBodies> recent_bodies_;
   std::unique_ptr<sql::ModerationLog> moderation_log_;

@@ -119,6 +119,22 @@ int Flush(const config::Config& config) {
   });
 }
 
+// One delivery run (`plauditd notify`): passes until nothing more is due now, then exit. The
+// same worker as `serve` runs, under the same leases, so it may run beside live instances.
+int Notify(const config::Config& config) {
+  return RunOneShot(config, "notify", [](App& app) -> Awaitable<Status> {
+    auto r = co_await app.notifier().DeliverNow();
+    if (!r) co_return tl::unexpected(r.error());
+    spdlog::info(
+        "notices: {} mailed, {} webhooks, {} events fanned out; {} to retry, {} given up; "
+        "{} waiting",
+        r->mail.delivered, r->webhook.delivered, r->event.delivered,
+        r->mail.retried + r->webhook.retried + r->event.retried,
+        r->mail.given_up + r->webhook.given_up + r->event.given_up, r->depth);
+    co_return Status{};
+  });
+}
+
 int RebuildCache(const config::Config& config) {
   return RunOneShot(config, "rebuild-cache", [](App& app) -> Awaitable<Status> {
     // Article hashes and bodies are dropped (their unflushed views go to SQL first, under the
@@ -152,6 +168,8 @@ int RunCommand(const config::Invocation& inv) {
       return Migrate(inv.config);
     case config::Command::kFlush:
       return Flush(inv.config);
+    case config::Command::kNotify:
+      return Notify(inv.config);
     case config::Command::kRebuildCache:
       return RebuildCache(inv.config);
     case config::Command::kUserAdd:

@@ -87,7 +87,8 @@ Result<Config::OidcProvider> ParseOidc(std::string_view text) {
 Result<std::string> ParseSmtpUrl(std::string_view text) {
   if (text.empty()) return std::string();
   if (!(text.starts_with("smtp://") || text.starts_with("smtps://")) || text.find('@') == 0) {
-    return Fail(ErrorCode::kInvalidArgument, "must be smtp://[user:pass@]host[:port] or smtps://...");
+    return Fail(ErrorCode::kInvalidArgument,
+                "must be smtp://[user:pass@]host[:port] or smtps://...");
   }
   return std::string(text);
 }
@@ -99,7 +100,8 @@ Status CheckTogether(const Config& c) {
                 "--smtp: needs --mail-from and --public-url (a mail's links are absolute)");
   }
   if (!c.webhooks.empty() && c.webhook_secret.size() < 16) {
-    return Fail(ErrorCode::kInvalidArgument, "--webhook: needs --webhook-secret of 16 bytes or more");
+    return Fail(ErrorCode::kInvalidArgument,
+                "--webhook: needs --webhook-secret of 16 bytes or more");
   }
   for (const auto& p : c.oidc) {
     for (const auto& other : c.oidc) {
@@ -361,12 +363,29 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
       ->envname("PLAUDIT_SMTP");
   app.add_option("--mail-from", c.mail_from, "From: of notification mails")
       ->envname("PLAUDIT_MAIL_FROM");
+  app.add_option("--smtp-timeout-ms", c.smtp_timeout_ms,
+                 "how long one mail may take to send before it is tried again later")
+      ->envname("PLAUDIT_SMTP_TIMEOUT_MS")
+      ->check(CLI::Range(100, 600'000))
+      ->capture_default_str();
+  app.add_option("--notify-interval-ms", c.notify_interval_ms,
+                 "how often the delivery worker looks for notices that are due")
+      ->envname("PLAUDIT_NOTIFY_INTERVAL_MS")
+      ->check(CLI::Range(100, 3'600'000))
+      ->capture_default_str();
+  app.add_option("--notify-lease-ms", c.notify_lease_ms,
+                 "how long a worker holds a notice it is sending before another may take it "
+                 "(keep it above --smtp-timeout-ms)")
+      ->envname("PLAUDIT_NOTIFY_LEASE_MS")
+      ->check(CLI::Range(1'000, 86'400'000))
+      ->capture_default_str();
   AddParsed(
       app, "--public-url", c.public_url,
       [](const std::string& text) -> Result<std::string> {
         if (text.empty()) return std::string();
         auto origin = NormaliseOrigin(text);
-        if (!origin) return Fail(ErrorCode::kInvalidArgument, "must be an origin: https://host[:port]");
+        if (!origin)
+          return Fail(ErrorCode::kInvalidArgument, "must be an origin: https://host[:port]");
         return *origin;
       },
       "plauditd's origin as readers reach it (links in mails)")
@@ -424,6 +443,7 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
   auto* serve = app.add_subcommand("serve", "run the server (the default)");
   auto* migrate = app.add_subcommand("migrate", "apply database migrations and exit");
   auto* flush = app.add_subcommand("flush", "run one write-behind pass and exit");
+  auto* notify = app.add_subcommand("notify", "deliver the notices that are due and exit");
   auto* rebuild = app.add_subcommand("rebuild-cache", "reload Redis from SQL and exit");
   auto* user = app.add_subcommand("user", "manage users");
   user->require_subcommand(1);
@@ -447,6 +467,7 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
   }
   if (migrate->parsed()) inv.command = Command::kMigrate;
   if (flush->parsed()) inv.command = Command::kFlush;
+  if (notify->parsed()) inv.command = Command::kNotify;
   if (rebuild->parsed()) inv.command = Command::kRebuildCache;
   if (user_add->parsed()) inv.command = Command::kUserAdd;
   (void)serve;

@@ -96,9 +96,12 @@ struct Config {
   std::string metrics_token;  // when set, /metrics and /readyz also need it as a bearer token
   // Notifications (issue 44, API.md "Notifications"). Mail needs --smtp, --mail-from and
   // --public-url (the links in a mail are absolute); webhooks need --webhook-secret.
-  std::string smtp;          // smtp[s]://user:pass@host:port; "" = no mail
-  std::string mail_from;     // "Plaudit <comments@blog.example>"
-  std::string public_url;    // plauditd's origin as readers reach it: https://comments.example
+  std::string smtp;                    // smtp[s]://user:pass@host:port; "" = no mail
+  std::string mail_from;               // "Plaudit <comments@blog.example>"
+  int64_t smtp_timeout_ms = 30'000;    // one send, connect to last reply
+  int64_t notify_interval_ms = 5'000;  // the delivery worker's due check
+  int64_t notify_lease_ms = 60'000;    // a claimed notice's lease: longer than any send
+  std::string public_url;  // plauditd's origin as readers reach it: https://comments.example
   std::vector<std::string> webhooks;  // http(s) URLs, from configuration only
   std::string webhook_secret;
   // API.md "Embedding on other sites": the origins that may embed Plaudit (CORS, page threads).
@@ -122,7 +125,7 @@ struct Config {
   int64_t stale_while_revalidate_s = 10;
 };
 
-enum class Command { kServe, kMigrate, kFlush, kRebuildCache, kUserAdd };
+enum class Command { kServe, kMigrate, kFlush, kNotify, kRebuildCache, kUserAdd };
 
 struct Invocation {
   Config config;

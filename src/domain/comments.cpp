@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/time.hpp"
+#include "domain/guest_token.hpp"
 
 namespace plaudit::domain {
 
@@ -123,7 +124,13 @@ Awaitable<Result<Comment>> CommentService::CreateAs(const Principal& who, const 
   nc.held_reasons = Joined(verdict.reasons);
   if (guest != nullptr) {
     nc.guest = sql::GuestAuthor{guest->identity.name, guest->identity.name_key,
-                                guest->identity.email, guest->token_hash};
+                                guest->identity.email, guest->token_hash, std::nullopt};
+    if (guests_.mail && !guest->identity.email.empty()) {
+      // The address's confirmation link and unsubscribe key, used if the address is new.
+      const GuestToken link = NewGuestToken();
+      nc.guest->confirm = sql::GuestAddress{guest->identity.email, link.token, link.hash,
+                                            NewGuestToken().token, "en"};
+    }
   }
   auto id = co_await AllocateId(article_id, false);
   Result<sql::CommentWrite> w = id ? Result<sql::CommentWrite>{} : tl::unexpected(id.error());

@@ -55,6 +55,7 @@ struct GuestSettings {
   GuestMode mode = GuestMode::kOff;
   redis::RateLimiter* limiter = nullptr;  // null: no per-address limit (--rate-limits off)
   RateLimit per_address;
+  bool mail = false;  // notices are mailed (--smtp): a guest's new address gets its link
 };
 
 // A comment as posted: the comment, and for a guest's the edit token its browser keeps

@@ -33,9 +33,11 @@ bool HasControl(std::string_view s) {
   return false;
 }
 
-Status CheckEmail(std::string_view email) {
-  const auto fail = [] {
-    return Fail(ErrorCode::kInvalidArgument, "guest.email is not an e-mail address");
+}  // namespace
+
+Status CheckEmail(std::string_view email, std::string_view field) {
+  const auto fail = [field] {
+    return Fail(ErrorCode::kInvalidArgument, std::string(field) + " is not an e-mail address");
   };
   if (email.size() > 254 || HasControl(email)) return fail();
   const size_t at = email.find('@');
@@ -49,8 +51,6 @@ Status CheckEmail(std::string_view email) {
   if (!text::CodePoints(email)) return fail();
   return {};
 }
-
-}  // namespace
 
 Result<GuestIdentity> NormalizeGuest(std::string_view name, std::string_view email) {
   const std::string_view trimmed = text::Trim(name);
@@ -73,7 +73,7 @@ Result<GuestIdentity> NormalizeGuest(std::string_view name, std::string_view ema
   g.name_key = std::move(*key);
   const std::string_view mail = text::Trim(email);
   if (!mail.empty()) {
-    if (auto st = CheckEmail(mail); !st) return tl::unexpected(st.error());
+    if (auto st = CheckEmail(mail, "guest.email"); !st) return tl::unexpected(st.error());
     g.email = std::string(mail);
   }
   return g;

@@ -30,4 +30,9 @@ struct GuestIdentity {
 };
 Result<GuestIdentity> NormalizeGuest(std::string_view name, std::string_view email);
 
+// kInvalidArgument ("<field> is not an e-mail address") unless `email` has that shape: one '@'
+// with text on both sides, at most 254 bytes, no spaces, controls, commas or angle brackets.
+// Not a proof that it is anyone's: only a link mailed to it is (API.md "Notifications").
+Status CheckEmail(std::string_view email, std::string_view field);
+
 }  // namespace plaudit::domain

@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 
+#include "common/pool_call.hpp"
+
 namespace plaudit::domain {
 
 PasswordHashOptions PasswordHashOptions::Interactive() {
@@ -75,31 +77,18 @@ Awaitable<Result<T>> PasswordHasher::Offload(Work work, std::function<T()> fn) {
     co_return tl::unexpected(e);
   }
   // The same hand-off as sql::Store::Run: the job runs on the pool, and its result is posted
-  // back to the awaiting coroutine's executor (kept alive as outstanding work meanwhile).
-  auto initiate = [this, work](auto handler, std::function<T()> fn) {
-    using Handler = decltype(handler);
-    auto executor = net::prefer(net::get_associated_executor(handler),
-                                net::execution::outstanding_work.tracked);
-    struct State {
-      Handler handler;
-      decltype(executor) work;
-    };
-    auto state = std::make_shared<State>(State{std::move(handler), std::move(executor)});
-    Enqueue(work, [state = std::move(state), fn = std::move(fn)]() mutable {
-      Result<T> result;
-      try {
-        result = fn();
-      } catch (const std::exception& e) {
-        result = Fail(ErrorCode::kUnavailable, e.what());
-      }
-      auto target = net::prefer(state->work, net::execution::outstanding_work.untracked);
-      net::post(target, [state = std::move(state), result = std::move(result)]() mutable {
-        std::move(state->handler)(std::move(result));
-      });
-    });
+  // back to the awaiting coroutine's executor (common/pool_call.hpp).
+  std::function<Result<T>()> guarded = [fn = std::move(fn)]() -> Result<T> {
+    try {
+      return fn();
+    } catch (const std::exception& e) {
+      return Fail(ErrorCode::kUnavailable, e.what());
+    }
   };
-  auto result = co_await net::async_initiate<decltype(net::use_awaitable), void(Result<T>)>(
-      std::move(initiate), net::use_awaitable, std::move(fn));
+  std::function<void(std::function<void()>)> submit = [this, work](std::function<void()> job) {
+    Enqueue(work, std::move(job));
+  };
+  auto result = co_await CallThrough<Result<T>>(submit, std::move(guarded));
   pending_[work].fetch_sub(1);
   co_return result;
 }

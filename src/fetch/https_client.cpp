@@ -3,7 +3,10 @@
 #include <curl/curl.h>
 
 #include <boost/url.hpp>
+#include <functional>
 #include <mutex>
+
+#include "common/pool_call.hpp"
 
 namespace plaudit::fetch {
 namespace {
@@ -92,29 +95,13 @@ HttpsClient::HttpsClient(Options options)
 HttpsClient::~HttpsClient() { pool_.join(); }
 
 Awaitable<Result<Response>> HttpsClient::Fetch(Request request) {
-  if (!FetchableUrl(request.url)) {
+  if (!request.configured && !FetchableUrl(request.url)) {
     co_return Fail(ErrorCode::kInvalidArgument, "not an https URL: " + request.url);
   }
-  auto initiate = [this](auto handler, Request req) {
-    using Handler = decltype(handler);
-    auto executor = net::prefer(net::get_associated_executor(handler),
-                                net::execution::outstanding_work.tracked);
-    struct State {
-      Handler handler;
-      decltype(executor) work;
-    };
-    auto state = std::make_shared<State>(State{std::move(handler), std::move(executor)});
-    net::post(pool_, [state, req = std::move(req), options = options_]() mutable {
-      Result<Response> result = Perform(req, options);
-      // As sql::Store::Run: the last reference to the tracked executor goes on its own thread.
-      auto target = net::prefer(state->work, net::execution::outstanding_work.untracked);
-      net::post(target, [state, result = std::move(result)]() mutable {
-        std::move(state->handler)(std::move(result));
-      });
-    });
+  std::function<Result<Response>()> call = [req = std::move(request), options = options_] {
+    return Perform(req, options);
   };
-  co_return co_await net::async_initiate<decltype(net::use_awaitable), void(Result<Response>)>(
-      std::move(initiate), net::use_awaitable, std::move(request));
+  co_return co_await CallOnPool<Result<Response>>(pool_, std::move(call));
 }
 
 std::string FormEncode(std::string_view value) {

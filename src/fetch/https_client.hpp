@@ -23,6 +23,9 @@ struct Request {
   std::string url;
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;  // POST: sent as is
+  // A URL the operator configured (a --webhook): plain http to any host is allowed, as the
+  // operator chose it; URLs anyone else supplies never set this.
+  bool configured = false;
 };
 
 struct Response {

@@ -72,6 +72,16 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
                         "Like buckets with changes not yet flushed to SQL (last pass)");
   backlog_age_ = PlainGauge(*registry_, "plaudit_writebehind_oldest_age_seconds",
                             "Age of the oldest like change not yet flushed to SQL (last pass)");
+  outbox_depth_ = PlainGauge(*registry_, "plaudit_outbox_depth",
+                             "Notices not yet delivered nor given up (last delivery pass)");
+  outbox_age_ = PlainGauge(*registry_, "plaudit_outbox_oldest_age_seconds",
+                           "Age of the oldest notice not yet delivered (last delivery pass)");
+  notices_ = &prometheus::BuildCounter()
+                  .Name("plaudit_notices_total")
+                  .Help(
+                      "Outbox rows handled by this instance's delivery worker, by channel "
+                      "(mail, webhook, event) and result (delivered, skipped, retried, given_up)")
+                  .Register(*registry_);
   auto& lookups = prometheus::BuildCounter()
                       .Name("plaudit_page_cache_lookups_total")
                       .Help("Rendered pages (comment pages, article lists) asked of the page cache, by result")
@@ -112,6 +122,17 @@ void Metrics::CountBodyRefused() { bodies_refused_->Increment(); }
 void Metrics::SetBacklog(int64_t dirty_buckets, double oldest_unflushed_seconds) {
   backlog_->Set(static_cast<double>(dirty_buckets));
   backlog_age_->Set(oldest_unflushed_seconds);
+}
+
+void Metrics::SetOutbox(int64_t depth, double oldest_seconds) {
+  outbox_depth_->Set(static_cast<double>(depth));
+  outbox_age_->Set(oldest_seconds);
+}
+
+void Metrics::CountNotices(std::string_view channel, std::string_view result, int64_t n) {
+  // Add() returns the existing series for known labels; at most 12 exist.
+  auto& c = notices_->Add({{"channel", std::string(channel)}, {"result", std::string(result)}});
+  if (n > 0) c.Increment(static_cast<double>(n));
 }
 
 void Metrics::SetPageCache(uint64_t hits, uint64_t misses, size_t bytes, size_t pages) {

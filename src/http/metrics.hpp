@@ -38,6 +38,11 @@ class Metrics {
   void ObserveSql(double seconds);
   // The write-behind backlog as of the last flush pass.
   void SetBacklog(int64_t dirty_buckets, double oldest_unflushed_seconds);
+  // The notice outbox after a delivery pass: undelivered rows and the oldest one's age.
+  void SetOutbox(int64_t depth, double oldest_seconds);
+  // Notices handled by a pass: `channel` mail, webhook or event; `result` delivered, skipped,
+  // retried or given_up.
+  void CountNotices(std::string_view channel, std::string_view result, int64_t n);
   // The rendered-page cache (api/page_cache.hpp) as of the last flush pass: its lookups so
   // far, answered and not (counters move by the difference), and its size.
   void SetPageCache(uint64_t hits, uint64_t misses, size_t bytes, size_t pages);
@@ -73,6 +78,9 @@ class Metrics {
   prometheus::Histogram* sql_seconds_;
   prometheus::Gauge* backlog_;
   prometheus::Gauge* backlog_age_;
+  prometheus::Gauge* outbox_depth_;
+  prometheus::Gauge* outbox_age_;
+  prometheus::Family<prometheus::Counter>* notices_;
   prometheus::Counter* page_hits_;
   prometheus::Counter* page_misses_;
   prometheus::Gauge* page_bytes_;

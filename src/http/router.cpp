@@ -32,8 +32,8 @@ bool IsParam(std::string_view seg) {
 
 }  // namespace
 
-void Router::Add(beast::http::verb method, std::string pattern, Handler handler) {
-  Route r{method, pattern, {}, std::move(handler)};
+void Router::Add(beast::http::verb method, std::string pattern, Handler handler, BodyKind body) {
+  Route r{method, pattern, {}, std::move(handler), body};
   for (auto seg : Split(r.pattern)) {
     r.segments.emplace_back(seg);
   }
@@ -76,6 +76,7 @@ Router::Match Router::Find(beast::http::verb method, std::string_view path) cons
     result.kind = Match::Kind::kFound;
     result.handler = &route.handler;
     result.pattern = route.pattern;
+    result.body = route.body;
     result.params.clear();
     for (size_t i = 0; i < segs.size(); ++i) {
       if (IsParam(route.segments[i])) {

@@ -13,15 +13,21 @@ namespace plaudit::http {
 
 using Handler = std::function<Awaitable<Response>(Request&)>;
 
+// What a route's request body may be. Writes take JSON (API.md "Conventions"); the links in
+// mails post HTML forms and RFC 8058 one-click bodies (application/x-www-form-urlencoded).
+enum class BodyKind { kJson, kJsonOrForm };
+
 class Router {
  public:
-  void Add(beast::http::verb method, std::string pattern, Handler handler);
+  void Add(beast::http::verb method, std::string pattern, Handler handler,
+           BodyKind body = BodyKind::kJson);
 
   struct Match {
     enum class Kind { kFound, kNotFound, kMethodNotAllowed };
     Kind kind = Kind::kNotFound;
     const Handler* handler = nullptr;
     std::string_view pattern;  // the route, for metrics labels ("unmatched" otherwise)
+    BodyKind body = BodyKind::kJson;
     std::vector<std::pair<std::string, std::string>> params;
   };
   Match Find(beast::http::verb method, std::string_view path) const;
@@ -32,6 +38,7 @@ class Router {
     std::string pattern;
     std::vector<std::string> segments;
     Handler handler;
+    BodyKind body = BodyKind::kJson;
   };
   std::vector<Route> routes_;
   // Indexes into routes_ by segment count, in the order added: a path is only compared with

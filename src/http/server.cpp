@@ -472,7 +472,8 @@ Awaitable<Response> Server::Dispatch(RawRequest& req, const std::string& remote,
                             "cross-site request refused: the Origin is neither this server nor "
                             "one of its --sites");
   }
-  if (IsWriteMethod(req.method()) && !req.body().empty() && !request.HasJsonContentType()) {
+  if (IsWriteMethod(req.method()) && !req.body().empty() && !request.HasJsonContentType() &&
+      m.body == BodyKind::kJson) {
     co_return ErrorResponse(beast::http::status::unsupported_media_type, "unsupported_media_type",
                             "request body must be application/json");
   }

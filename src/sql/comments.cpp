@@ -2,6 +2,9 @@
 
 #include <array>
 
+#include "sql/notices.hpp"
+#include "sql/outbox.hpp"
+
 namespace plaudit::sql {
 namespace {
 
@@ -356,7 +359,8 @@ std::vector<model::Comment> ToComments(const std::vector<CommentRow>& rows) {
 
 Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp stamp) {
   std::function<Result<CommentWrite>(Connection&)> job =
-      [c = std::move(c), stamp](Connection& conn) mutable -> Result<CommentWrite> {
+      [c = std::move(c), stamp,
+       notices = notices_](Connection& conn) mutable -> Result<CommentWrite> {
     CommentWrite out;
     auto st = conn.Transaction([&](Connection& tx) -> Status {
       if (c.guest) {
@@ -437,6 +441,16 @@ Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp st
         held.reason = c.held_reasons;
         if (auto logged = AppendModerationLog(tx, held); !logged) return logged;
       }
+      if (notices) {
+        // The notices it causes, in its own transaction (invariant 10): one event row.
+        const CommentEvent e{counted ? CommentEventType::kCreated : CommentEventType::kHeld, c.id,
+                             c.parent_id, ""};
+        if (auto st = OutboxTable::EnqueueComment(tx, e, c.now_ms); !st) return st;
+        if (c.guest && c.guest->confirm) {
+          if (auto st = NoticeBook::NoteGuestAddress(tx, *c.guest->confirm, c.now_ms); !st)
+            return st;
+        }
+      }
       if (auto read = ReadBack(tx, ids, c.article_id, out); !read) return read;
       return RaiseCacheShard(tx, stamp);
     });
@@ -451,7 +465,7 @@ namespace {
 // Holds approved comment `id` for a moderator (out of its indexes and counts, ChangeStanding)
 // and logs the hold with `reasons`, actor none, in `tx`.
 Status HoldAndLog(Connection& tx, int64_t id, std::string_view reasons, int64_t now_ms,
-                  const CacheStamp& stamp, CommentWrite& out) {
+                  const CacheStamp& stamp, CommentWrite& out, bool notices) {
   const Apply hold = [&](Connection& c, const State& before) -> Result<State> {
     return Hold(c, id, reasons, before);
   };
@@ -463,7 +477,9 @@ Status HoldAndLog(Connection& tx, int64_t id, std::string_view reasons, int64_t 
   entry.comment_id = id;
   entry.user_id = before->author_id;
   entry.reason = std::string(reasons);
-  return AppendModerationLog(tx, entry);
+  if (auto logged = AppendModerationLog(tx, entry); !logged) return logged;
+  if (!notices) return {};
+  return OutboxTable::EnqueueComment(tx, {CommentEventType::kHeld, id, std::nullopt, ""}, now_ms);
 }
 
 }  // namespace
@@ -471,8 +487,8 @@ Status HoldAndLog(Connection& tx, int64_t id, std::string_view reasons, int64_t 
 Awaitable<Result<CommentWrite>> CommentTable::Edit(int64_t id, std::string body, int64_t now_ms,
                                                    std::string hold_reasons, CacheStamp stamp) {
   std::function<Result<CommentWrite>(Connection&)> job =
-      [id, body = std::move(body), now_ms, hold_reasons = std::move(hold_reasons),
-       stamp](Connection& conn) -> Result<CommentWrite> {
+      [id, body = std::move(body), now_ms, hold_reasons = std::move(hold_reasons), stamp,
+       notices = notices_](Connection& conn) -> Result<CommentWrite> {
     CommentWrite out;
     auto st = conn.Transaction([&](Connection& tx) -> Status {
       auto live = tx.Query(kLive, {id});
@@ -488,7 +504,8 @@ Awaitable<Result<CommentWrite>> CommentTable::Edit(int64_t id, std::string body,
       if (!state) return tl::unexpected(state.error());
       if (*state && (*state)->status == CommentStatus::kApproved) {
         // The new text holds it: out of every index and count in this same transaction.
-        if (auto held = HoldAndLog(tx, id, hold_reasons, now_ms, stamp, out); !held) return held;
+        if (auto held = HoldAndLog(tx, id, hold_reasons, now_ms, stamp, out, notices); !held)
+          return held;
       } else {
         const std::vector<int64_t> ids{id};
         if (auto read = ReadBack(tx, ids, Int(live->rows[0][0]), out); !read) return read;
@@ -503,7 +520,7 @@ Awaitable<Result<CommentWrite>> CommentTable::Edit(int64_t id, std::string body,
 
 Awaitable<Result<CommentWrite>> CommentTable::Delete(int64_t id, int64_t now_ms, CacheStamp stamp) {
   std::function<Result<CommentWrite>(Connection&)> job =
-      [id, now_ms, stamp](Connection& conn) -> Result<CommentWrite> {
+      [id, now_ms, stamp, notices = notices_](Connection& conn) -> Result<CommentWrite> {
     CommentWrite out;
     auto st = conn.Transaction([&](Connection& tx) -> Status {
       const Apply remove = [id, now_ms](Connection& c, const State& before) -> Result<State> {
@@ -516,6 +533,10 @@ Awaitable<Result<CommentWrite>> CommentTable::Delete(int64_t id, int64_t now_ms,
       };
       auto changed = ChangeStanding(tx, id, stamp, remove, out);
       if (!changed) return tl::unexpected(changed.error());
+      if (notices && changed->Counted()) {  // readers saw it: sites are told it went
+        const CommentEvent e{CommentEventType::kDeleted, id, std::nullopt, "author"};
+        if (auto st = OutboxTable::EnqueueComment(tx, e, now_ms); !st) return st;
+      }
       return RaiseCacheShard(tx, stamp);
     });
     if (!st) return tl::unexpected(st.error());
@@ -523,6 +544,31 @@ Awaitable<Result<CommentWrite>> CommentTable::Delete(int64_t id, int64_t now_ms,
   };
   co_return co_await store_.Run<CommentWrite>(std::move(job));
 }
+
+namespace {
+
+// The event a moderator's action causes, when it changes what readers see: approving or
+// restoring a comment they did not see, holding or removing one they did.
+std::optional<CommentEvent> EventOf(ModerationAction action, int64_t id, const State& before) {
+  const bool seen = before.Counted();
+  switch (action) {
+    case ModerationAction::kApprove:
+    case ModerationAction::kRestore:
+      if (seen) return std::nullopt;
+      return CommentEvent{CommentEventType::kApproved, id, std::nullopt, ""};
+    case ModerationAction::kHold:
+      if (!seen) return std::nullopt;
+      return CommentEvent{CommentEventType::kHeld, id, std::nullopt, ""};
+    case ModerationAction::kSpam:
+    case ModerationAction::kDelete:
+      if (before.deleted || before.status == CommentStatus::kSpam) return std::nullopt;
+      return CommentEvent{CommentEventType::kDeleted, id, std::nullopt,
+                          action == ModerationAction::kSpam ? "spam" : "moderator"};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 std::string_view ActionName(ModerationAction a) {
   constexpr std::array<std::string_view, 5> kNames = {"approve", "spam", "delete", "restore",
@@ -533,7 +579,8 @@ std::string_view ActionName(ModerationAction a) {
 Awaitable<Result<CommentWrite>> CommentTable::Moderate(int64_t id, ModerationAction action,
                                                        ModerationLogEntry log, CacheStamp stamp) {
   std::function<Result<CommentWrite>(Connection&)> job =
-      [id, action, log = std::move(log), stamp](Connection& conn) -> Result<CommentWrite> {
+      [id, action, log = std::move(log), stamp,
+       notices = notices_](Connection& conn) -> Result<CommentWrite> {
     CommentWrite out;
     auto st = conn.Transaction([&](Connection& tx) -> Status {
       const Apply apply = [&](Connection& c, const State& before) -> Result<State> {
@@ -546,6 +593,11 @@ Awaitable<Result<CommentWrite>> CommentTable::Moderate(int64_t id, ModerationAct
       entry.comment_id = id;
       entry.user_id = before->author_id;
       if (auto logged = AppendModerationLog(tx, entry); !logged) return logged;
+      if (notices) {
+        if (auto e = EventOf(action, id, *before)) {
+          if (auto st = OutboxTable::EnqueueComment(tx, *e, log.at_ms); !st) return st;
+        }
+      }
       return RaiseCacheShard(tx, stamp);
     });
     if (!st) return tl::unexpected(st.error());
@@ -560,9 +612,9 @@ Awaitable<Result<std::optional<CommentWrite>>> CommentTable::Report(int64_t id, 
                                                                     int64_t threshold,
                                                                     CacheStamp stamp) {
   using Out = std::optional<CommentWrite>;
-  std::function<Result<Out>(Connection&)> job = [id, user_id, reason = std::move(reason), now_ms,
-                                                 threshold,
-                                                 stamp](Connection& conn) -> Result<Out> {
+  std::function<Result<Out>(Connection&)> job =
+      [id, user_id, reason = std::move(reason), now_ms, threshold, stamp,
+       notices = notices_](Connection& conn) -> Result<Out> {
     Out out;
     auto st = conn.Transaction([&](Connection& tx) -> Status {
       auto article = LockArticleOf(tx, id, stamp);
@@ -581,7 +633,8 @@ Awaitable<Result<std::optional<CommentWrite>>> CommentTable::Report(int64_t id, 
                           Int(n->rows.at(0).at(0)) >= threshold;
         if (held) {
           CommentWrite w;
-          if (auto st = HoldAndLog(tx, id, kHeldForReports, now_ms, stamp, w); !st) return st;
+          if (auto st = HoldAndLog(tx, id, kHeldForReports, now_ms, stamp, w, notices); !st)
+            return st;
           out = std::move(w);
         }
       }

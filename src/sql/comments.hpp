@@ -16,6 +16,7 @@
 #include "model/comment.hpp"
 #include "sql/cache_shards.hpp"
 #include "sql/moderation_log.hpp"
+#include "sql/notice_types.hpp"
 #include "sql/store.hpp"
 
 namespace plaudit::sql {
@@ -55,6 +56,9 @@ struct GuestAuthor {
   std::string name_key;    // its confusable skeleton: refused when a registered user holds it
   std::string email;       // optional; never served but to admins
   std::string token_hash;  // of the edit token (domain/guest_token.hpp)
+  // With notifications on and an e-mail given: the address's row and its one confirmation
+  // mail, made in the comment's transaction when the address is new (sql/notices.hpp).
+  std::optional<GuestAddress> confirm;
 };
 
 struct NewComment {
@@ -104,6 +108,9 @@ class CommentTable {
  public:
   explicit CommentTable(Store& store) : store_(store) {}
 
+  // Whether writes enqueue their notices (notifications configured: --smtp or --webhook).
+  void set_notices(bool on) { notices_ = on; }
+
   // kInvalidArgument for a parent that is not a live comment of the article or an unknown
   // replyTo user; kAlreadyExists when the id is taken (a Redis sequence behind SQL).
   // Each write raises its shard's committed cache seq with `stamp` (sql/cache_shards.hpp).
@@ -149,6 +156,7 @@ class CommentTable {
 
  private:
   Store& store_;
+  bool notices_ = false;
 };
 
 }  // namespace plaudit::sql

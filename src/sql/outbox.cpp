@@ -1,15 +1,22 @@
 #include "sql/outbox.hpp"
 
+#include <algorithm>
+#include <tuple>
+
 namespace plaudit::sql {
 namespace {
 
 constexpr std::string_view kEnqueue =
-    "INSERT INTO outbox (event_id, channel, recipient, kind, payload, created_at, due_at) "
-    "VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (event_id, channel, recipient) DO NOTHING";
+    "INSERT INTO outbox (event_id, channel, recipient, kind, payload, created_at, due_at, batch) "
+    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
+    "ON CONFLICT (event_id, channel, recipient) DO NOTHING";
 // $1 owner, $2 lease end, $3 now, $4 limit.
 constexpr std::string_view kDue =
     "SELECT id FROM outbox WHERE delivered_at IS NULL AND failed_at IS NULL AND due_at <= $3 "
     "AND (lease_until IS NULL OR lease_until < $3) ORDER BY due_at, id LIMIT $4";
+constexpr std::string_view kAnyDue =
+    "SELECT 1 FROM outbox WHERE delivered_at IS NULL AND failed_at IS NULL AND due_at <= $1 "
+    "AND (lease_until IS NULL OR lease_until < $1) LIMIT 1";
 constexpr std::string_view kClaimTail =
     " RETURNING id, event_id, channel, recipient, kind, payload, due_at, attempts";
 constexpr std::string_view kDelivered =
@@ -17,25 +24,33 @@ constexpr std::string_view kDelivered =
     "WHERE id = $1 AND lease_owner = $2 AND delivered_at IS NULL";
 constexpr std::string_view kRetry =
     "UPDATE outbox SET due_at = $3, lease_owner = NULL, lease_until = NULL, last_error = $4, "
-    "failed_at = CASE WHEN $5 = 1 THEN $6 ELSE NULL END "
+    "failed_at = CASE WHEN $5 = 1 THEN CAST($6 AS BIGINT) ELSE NULL END "
     "WHERE id = $1 AND lease_owner = $2 AND delivered_at IS NULL";
 constexpr std::string_view kMeasure =
     "SELECT COUNT(*), COALESCE(MIN(created_at), 0) FROM outbox "
     "WHERE delivered_at IS NULL AND failed_at IS NULL";
+
+constexpr std::string_view kPruneDelivered =
+    "DELETE FROM outbox WHERE delivered_at IS NOT NULL AND delivered_at < $1";
+constexpr std::string_view kPruneFailed =
+    "DELETE FROM outbox WHERE failed_at IS NOT NULL AND failed_at < $1";
+constexpr std::string_view kPruneKeys = "DELETE FROM notice_keys WHERE created_at < $1";
 
 std::string ClaimSql(Dialect d) {
   std::string due(kDue);
   // PostgreSQL: rows another worker is claiming right now are skipped, not waited for.
   if (d == Dialect::kPostgres) due += " FOR UPDATE SKIP LOCKED";
   return "UPDATE outbox SET lease_owner = $1, lease_until = $2, attempts = attempts + 1 "
-         "WHERE id IN (" + due + ")" + std::string(kClaimTail);
+         "WHERE id IN (" +
+         due + ")" + std::string(kClaimTail);
 }
 
 }  // namespace
 
 Status OutboxTable::Enqueue(Connection& tx, const Notice& n, int64_t now_ms) {
   auto r = tx.Query(kEnqueue, {n.event_id, n.channel, n.recipient, n.kind, n.payload, now_ms,
-                               n.due_at_ms > 0 ? n.due_at_ms : now_ms});
+                               n.due_at_ms > 0 ? n.due_at_ms : now_ms,
+                               n.batch.empty() ? Value{nullptr} : Value{n.batch}});
   if (!r) return tl::unexpected(r.error());
   return {};
 }
@@ -45,17 +60,25 @@ Awaitable<Result<std::vector<ClaimedNotice>>> OutboxTable::Claim(std::string own
   std::function<Result<std::vector<ClaimedNotice>>(Connection&)> job =
       [owner = std::move(owner), now_ms, lease_ms,
        limit](Connection& c) -> Result<std::vector<ClaimedNotice>> {
+    // A read first: an idle outbox costs no write transaction (SQLite's one writer).
+    auto any = c.Query(kAnyDue, {now_ms});
+    if (!any) return tl::unexpected(any.error());
+    if (any->rows.empty()) return std::vector<ClaimedNotice>{};
     auto r = c.Query(ClaimSql(c.dialect()), {owner, now_ms + lease_ms, now_ms, int64_t{limit}});
     if (!r) return tl::unexpected(r.error());
     std::vector<ClaimedNotice> out;
     for (const Row& row : r->rows) {
       ClaimedNotice n;
       n.id = Int(row[0]);
-      n.notice = Notice{Text(row[1]), Text(row[2]), Text(row[3]), Text(row[4]), Text(row[5]),
-                        Int(row[6])};
+      n.notice = Notice{
+          Text(row[1]), Text(row[2]), Text(row[3]), Text(row[4]), Text(row[5]), Int(row[6]), ""};
       n.attempts = static_cast<int>(Int(row[7]));
       out.push_back(std::move(n));
     }
+    // RETURNING gives no order (PostgreSQL's follows its update): oldest due first, as claimed.
+    std::sort(out.begin(), out.end(), [](const ClaimedNotice& a, const ClaimedNotice& b) {
+      return std::tie(a.notice.due_at_ms, a.id) < std::tie(b.notice.due_at_ms, b.id);
+    });
     return out;
   };
   co_return co_await store_.Run<std::vector<ClaimedNotice>>(std::move(job));
@@ -63,7 +86,7 @@ Awaitable<Result<std::vector<ClaimedNotice>>> OutboxTable::Claim(std::string own
 
 Awaitable<Result<bool>> OutboxTable::Delivered(int64_t id, std::string owner, int64_t now_ms) {
   std::function<Result<bool>(Connection&)> job = [id, owner = std::move(owner),
-                                                   now_ms](Connection& c) -> Result<bool> {
+                                                  now_ms](Connection& c) -> Result<bool> {
     auto r = c.Query(kDelivered, {id, owner, now_ms});
     if (!r) return tl::unexpected(r.error());
     return r->affected > 0;
@@ -71,11 +94,28 @@ Awaitable<Result<bool>> OutboxTable::Delivered(int64_t id, std::string owner, in
   co_return co_await store_.Run<bool>(std::move(job));
 }
 
+Awaitable<Result<int64_t>> OutboxTable::DeliveredMany(std::vector<int64_t> ids, std::string owner,
+                                                      int64_t now_ms) {
+  std::function<Result<int64_t>(Connection&)> job =
+      [ids = std::move(ids), owner = std::move(owner), now_ms](Connection& c) -> Result<int64_t> {
+    if (ids.empty()) return int64_t{0};
+    std::vector<Value> params{owner, now_ms};
+    std::string q =
+        "UPDATE outbox SET delivered_at = $2, lease_owner = NULL, lease_until = NULL "
+        "WHERE lease_owner = $1 AND delivered_at IS NULL AND id IN ";
+    q += InList(ids, params);
+    auto r = c.Query(q, params);
+    if (!r) return tl::unexpected(r.error());
+    return r->affected;
+  };
+  co_return co_await store_.Run<int64_t>(std::move(job));
+}
+
 Awaitable<Result<bool>> OutboxTable::Retry(int64_t id, std::string owner, int64_t due_at_ms,
                                            bool give_up, std::string error, int64_t now_ms) {
-  std::function<Result<bool>(Connection&)> job =
-      [id, owner = std::move(owner), due_at_ms, give_up, error = std::move(error),
-       now_ms](Connection& c) -> Result<bool> {
+  std::function<Result<bool>(Connection&)> job = [id, owner = std::move(owner), due_at_ms, give_up,
+                                                  error = std::move(error),
+                                                  now_ms](Connection& c) -> Result<bool> {
     auto r = c.Query(kRetry, {id, owner, due_at_ms, error, int64_t{give_up ? 1 : 0}, now_ms});
     if (!r) return tl::unexpected(r.error());
     return r->affected > 0;
@@ -95,6 +135,24 @@ Awaitable<Result<OutboxTable::Depth>> OutboxTable::Measure() {
     return d;
   };
   co_return co_await store_.Run<Depth>(std::move(job));
+}
+
+Awaitable<Result<int64_t>> OutboxTable::Prune(int64_t delivered_before_ms, int64_t failed_before_ms,
+                                              int64_t keys_before_ms) {
+  std::function<Result<int64_t>(Connection&)> job =
+      [delivered_before_ms, failed_before_ms, keys_before_ms](Connection& c) -> Result<int64_t> {
+    int64_t gone = 0;
+    const std::pair<std::string_view, int64_t> steps[] = {{kPruneDelivered, delivered_before_ms},
+                                                          {kPruneFailed, failed_before_ms},
+                                                          {kPruneKeys, keys_before_ms}};
+    for (const auto& [sql, before] : steps) {
+      auto r = c.Query(sql, {before});
+      if (!r) return tl::unexpected(r.error());
+      gone += r->affected;
+    }
+    return gone;
+  };
+  co_return co_await store_.Run<int64_t>(std::move(job));
 }
 
 }  // namespace plaudit::sql

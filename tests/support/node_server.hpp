@@ -11,6 +11,25 @@
 
 namespace plaudit::testing {
 
+class ScriptServer {
+ public:
+  // `interpreter` an executable's name (found on PATH, or an absolute path), `script`
+  // relative to the source tree; `port` 0 for a free one. Throws when it does not come up
+  // within 20 s (its log in the message).
+  ScriptServer(const std::string& interpreter, const std::string& script,
+               std::vector<std::string> args, int port = 0);
+  ~ScriptServer();
+
+  const std::string& url() const { return url_; }  // as the script printed it
+  int port() const { return port_; }
+
+ private:
+  TempDir dir_;
+  std::unique_ptr<Process> process_;
+  std::string url_;
+  int port_ = 0;
+};
+
 class NodeServer {
  public:
   // `script` relative to the source tree (e.g. "tests/oidc/provider.mjs"). Throws when it does

@@ -97,11 +97,11 @@ TEST(Config, SsoNamesSitesOfSitesWithLongSecrets) {
 
 TEST(Config, MailNeedsItsSenderAndPublicUrlAndWebhooksTheirSecret) {
   int code = -1;
-  auto inv = ParseArgs({"--smtp", "smtp://u:p@127.0.0.1:2525", "--mail-from", "Plaudit <c@b.example>",
-                        "--public-url", "HTTPS://Comments.example:443", "--webhook",
-                        "https://hooks.example/a", "--webhook", "http://127.0.0.1:9/b",
-                        "--webhook-secret", "0123456789abcdef"},
-                       code);
+  auto inv = ParseArgs(
+      {"--smtp", "smtp://u:p@127.0.0.1:2525", "--mail-from", "Plaudit <c@b.example>",
+       "--public-url", "HTTPS://Comments.example:443", "--webhook", "https://hooks.example/a",
+       "--webhook", "http://127.0.0.1:9/b", "--webhook-secret", "0123456789abcdef"},
+      code);
   ASSERT_TRUE(inv);
   EXPECT_EQ(inv->config.public_url, "https://comments.example");
   EXPECT_EQ(inv->config.webhooks.size(), 2u);

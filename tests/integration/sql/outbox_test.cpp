@@ -2,13 +2,14 @@
 // there once however often its cause enqueues it; claims lease rows to one owner, concurrent
 // claimers never share a row, a lease that passed (its worker died) makes the row due again,
 // and a worker that lost its lease changes nothing.
+#include "sql/outbox.hpp"
+
 #include <gtest/gtest.h>
 
 #include <future>
 #include <set>
 #include <vector>
 
-#include "sql/outbox.hpp"
 #include "sql_test_util.hpp"
 
 namespace plaudit::sql::test {
@@ -72,6 +73,26 @@ TEST_P(Outbox, RetriesWaitTheirBackoffAndAGivenUpRowStaysWithItsReason) {
   ASSERT_TRUE(kept);
   ASSERT_EQ(kept->rows.size(), 1u);
   EXPECT_EQ(Text(kept->rows[0][0]), "smtp: 550 no such user");
+}
+
+TEST_P(Outbox, PruneForgetsOnlyFinishedRowsOlderThanTheirCutoffs) {
+  OutboxTable t(*store_);
+  Enqueue("e:delivered", "u:1");
+  Enqueue("e:failed", "u:1");
+  Enqueue("e:waiting", "u:1");
+  auto a = Claim(t, "w", 2000);
+  ASSERT_EQ(a.size(), 3u);
+  EXPECT_TRUE(*RunSync(t.Delivered(a[0].id, "w", 3000)));
+  EXPECT_TRUE(*RunSync(t.Retry(a[1].id, "w", 0, true, "gone", 3000)));
+  EXPECT_TRUE(*RunSync(t.Retry(a[2].id, "w", 9000, false, "later", 3000)));
+  // Cutoffs before the rows finished: nothing goes.
+  EXPECT_EQ(*RunSync(t.Prune(3000, 3000, 0)), 0);
+  // The delivered one's cutoff passed, not the given-up one's.
+  EXPECT_EQ(*RunSync(t.Prune(3001, 3000, 0)), 1);
+  EXPECT_EQ(*RunSync(t.Prune(3001, 3001, 0)), 1);
+  // The one still to be retried stays whatever the cutoffs.
+  EXPECT_EQ(*RunSync(t.Prune(INT64_MAX, INT64_MAX, 0)), 0);
+  EXPECT_EQ(RunSync(t.Measure())->undelivered, 1);
 }
 
 TEST_P(Outbox, ConcurrentClaimersNeverShareARow) {

@@ -1,0 +1,180 @@
+// API.md "Notifications": a user's address and settings, and the two links every mail may
+// carry — confirm an address, unsubscribe in one click. The links are pages, not JSON: a GET
+// shows a button (mail scanners fetch links, and a fetch must change nothing), the button's
+// POST (or a mail client's RFC 8058 one-click POST) does it.
+#include "api/bind.hpp"
+#include "api/handlers.hpp"
+#include "api/json_fields.hpp"
+#include "api/users.hpp"
+#include "http/errors.hpp"
+#include "text/escape.hpp"
+
+namespace plaudit::api {
+
+using http::JsonResponse;
+using http::Request;
+using http::Response;
+
+namespace {
+
+boost::json::object SettingsJson(const domain::NoticeSettingsView& s) {
+  return {{"replies", s.replies},
+          {"articleComments", s.article_comments},
+          {"moderation", s.moderation},
+          {"language", s.language}};
+}
+
+// A small page of plauditd's own: no script, nothing loaded, forms only to itself.
+Response Page(beast::http::status status, std::string_view title, std::string_view message,
+              std::string_view button = {}, std::string_view action = {}) {
+  Response r;
+  r.status = status;
+  r.content_type = "text/html; charset=utf-8";
+  r.body =
+      "<!doctype html><html><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
+      "content=\"width=device-width\"><title>" +
+      text::EscapeHtml(title) +
+      "</title></head><body style=\"font-family:sans-serif;max-width:32em;margin:3em auto\">"
+      "<h1>" +
+      text::EscapeHtml(title) + "</h1><p>" + text::EscapeHtml(message) + "</p>";
+  if (!button.empty()) {
+    r.body += "<form method=\"post\" action=\"" + text::EscapeHtml(action) + "\"><button>" +
+              text::EscapeHtml(button) + "</button></form>";
+  }
+  r.body += "</body></html>";
+  r.headers.emplace_back("Content-Security-Policy",
+                         "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'");
+  r.headers.emplace_back("Cache-Control", "no-store");
+  r.headers.emplace_back("Referrer-Policy", "no-referrer");  // the link's secret stays here
+  return r;
+}
+
+// The link's own path and query, for its form to post back to.
+std::string SelfLink(std::string_view path, std::string_view name, std::string_view value) {
+  return std::string(path) + "?" + std::string(name) + "=" + std::string(value);
+}
+
+bool LinkSecretShape(std::string_view s) {
+  if (s.empty() || s.size() > 128) return false;
+  for (char c : s) {
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0 && c != '-' && c != '_') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+boost::json::object OwnUserJson(const domain::User& u, const domain::NoticeSettingsView& s) {
+  auto o = UserJson(u);
+  o["email"] = s.email.empty() ? boost::json::value(nullptr) : boost::json::value(s.email);
+  o["emailVerified"] = s.verified;
+  return o;
+}
+
+namespace notifications {
+
+// PATCH /api/v1/users/me {"email": "a@b" | "" | null}
+HandlerResult PatchMe(ApiContext ctx, Request& req) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
+  PL_CO_TRY(auto body, req.JsonBody());
+  PL_CO_CHECK(OnlyFields(body, {"email"}, "cannot be changed here"));
+  PL_CO_TRY(auto user, co_await ctx.users->Get(caller.principal->id));
+  if (!body.contains("email")) {
+    PL_CO_TRY(auto s, co_await ctx.notices->Get(*caller.principal));
+    co_return JsonResponse(beast::http::status::ok, OwnUserJson(user, s));
+  }
+  std::string email;
+  if (!body.at("email").is_null()) {
+    PL_CO_TRY(auto e, RequiredString(body, "email"));
+    email = std::move(e);
+  }
+  PL_CO_TRY(auto s, co_await ctx.notices->SetEmail(*caller.principal, std::move(email)));
+  co_return JsonResponse(beast::http::status::ok, OwnUserJson(user, s));
+}
+
+// POST /api/v1/users/me/email/verify {"token"}
+HandlerResult VerifyEmail(ApiContext ctx, Request& req) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kAuthenticated));
+  PL_CO_TRY(auto body, req.JsonBody());
+  PL_CO_CHECK(OnlyFields(body, {"token"}));
+  PL_CO_TRY(auto token, RequiredString(body, "token"));
+  PL_CO_CHECK(co_await ctx.notices->Verify(*caller.principal, std::move(token)));
+  co_return http::NoContent();
+}
+
+HandlerResult GetSettings(ApiContext ctx, Request& req) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kAuthenticated));
+  PL_CO_TRY(auto s, co_await ctx.notices->Get(*caller.principal));
+  co_return JsonResponse(beast::http::status::ok, SettingsJson(s));
+}
+
+// PATCH /api/v1/users/me/notifications {"replies"?, "articleComments"?, "moderation"?,
+// "language"?: "en" | "zh-CN"}
+HandlerResult PatchSettings(ApiContext ctx, Request& req) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kAuthenticated));
+  PL_CO_TRY(auto body, req.JsonBody());
+  PL_CO_CHECK(OnlyFields(body, {"replies", "articleComments", "moderation", "language"}));
+  sql::SettingsChange c;
+  PL_CO_TRY(c.replies, OptionalBool(body, "replies"));
+  PL_CO_TRY(c.article_comments, OptionalBool(body, "articleComments"));
+  PL_CO_TRY(c.moderation, OptionalBool(body, "moderation"));
+  PL_CO_TRY(auto language, OptionalString(body, "language"));
+  if (language) {
+    auto known = domain::NoticeLanguage(*language);
+    if (!known) co_return Fail(ErrorCode::kInvalidArgument, "language must be en or zh-CN");
+    c.language = *known;
+  }
+  PL_CO_TRY(auto s, co_await ctx.notices->Change(*caller.principal, std::move(c)));
+  co_return JsonResponse(beast::http::status::ok, SettingsJson(s));
+}
+
+// GET and POST /api/v1/notifications/confirm?token=
+HandlerResult Confirm(ApiContext ctx, Request& req) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
+  const std::string token(req.Query("token").value_or(""));
+  if (!LinkSecretShape(token)) {
+    co_return Page(beast::http::status::not_found, "Link not valid",
+                   "This confirmation link is not (or no longer) valid.");
+  }
+  if (req.raw.method() != beast::http::verb::post) {
+    co_return Page(beast::http::status::ok, "Confirm your address",
+                   "Confirm this e-mail address to be told of replies to your comments.", "Confirm",
+                   SelfLink(req.path, "token", token));
+  }
+  auto done = co_await ctx.notices->Confirm(token);
+  if (!done) {
+    if (done.error().code != ErrorCode::kNotFound) co_return tl::unexpected(done.error());
+    co_return Page(beast::http::status::not_found, "Link not valid",
+                   "This confirmation link is not (or no longer) valid.");
+  }
+  co_return Page(beast::http::status::ok, "Address confirmed",
+                 "Thank you: you will be mailed when someone replies. Every mail has a link "
+                 "to stop them.");
+}
+
+// GET and POST /api/v1/notifications/unsubscribe?key= (POST also as RFC 8058's one-click)
+HandlerResult Unsubscribe(ApiContext ctx, Request& req) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
+  const std::string key(req.Query("key").value_or(""));
+  if (!LinkSecretShape(key)) {
+    co_return Page(beast::http::status::not_found, "Link not valid",
+                   "This unsubscribe link is not valid.");
+  }
+  if (req.raw.method() != beast::http::verb::post) {
+    co_return Page(beast::http::status::ok, "Unsubscribe",
+                   "Stop every mail about comments from this site to your address?", "Unsubscribe",
+                   SelfLink(req.path, "key", key));
+  }
+  auto done = co_await ctx.notices->Unsubscribe(key);
+  if (!done) {
+    if (done.error().code != ErrorCode::kNotFound) co_return tl::unexpected(done.error());
+    co_return Page(beast::http::status::not_found, "Link not valid",
+                   "This unsubscribe link is not valid.");
+  }
+  co_return Page(beast::http::status::ok, "Unsubscribed",
+                 "You will get no more mail about comments from this site.");
+}
+
+}  // namespace notifications
+
+}  // namespace plaudit::api
