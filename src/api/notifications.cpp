@@ -45,7 +45,9 @@ Response Page(beast::http::status status, std::string_view title, std::string_vi
   r.headers.emplace_back("Content-Security-Policy",
                          "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'");
   r.headers.emplace_back("Cache-Control", "no-store");
-  r.headers.emplace_back("Referrer-Policy", "no-referrer");  // the link's secret stays here
+  // The link's secret goes nowhere else; same-origin (not no-referrer) so the button's POST
+  // carries this origin, not "null" (which the cross-site check refuses).
+  r.headers.emplace_back("Referrer-Policy", "same-origin");
   return r;
 }
 

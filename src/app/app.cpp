@@ -139,7 +139,8 @@ Status App::Start() {
   }
   server_->Start();
   flusher_->Start();
-  notifier_->Start();
+  // Without mail or webhooks there is nothing to deliver (and nothing is written).
+  if (!config_.smtp.empty() || !config_.webhooks.empty()) notifier_->Start();
   spdlog::info("plauditd listening on http://{}:{} (at most {} connections, {} open files)",
                config_.host.to_string(), server_->port(), sopts.max_connections, open_files);
   net::co_spawn(ioc_, AnnounceSetup(), net::detached);
@@ -266,14 +267,14 @@ Status App::WireServices() {
   if (!config_.smtp.empty()) {
     fetch::SmtpOptions smtp;
     smtp.url = config_.smtp;
-    smtp.threads = 2;
+    smtp.threads = 8;  // the worker sends up to 8 at once
     smtp.timeout = std::chrono::milliseconds(config_.smtp_timeout_ms);
     smtp.connect_timeout = std::min(smtp.timeout, smtp.connect_timeout);
     smtp_ = std::make_unique<fetch::SmtpClient>(std::move(smtp));
   }
   if (!config_.webhooks.empty()) {
     fetch::Options hooks;
-    hooks.threads = 8;  // the worker sends up to 16 at once; each send holds a thread
+    hooks.threads = 8;  // the worker sends up to 8 at once; each send holds a thread
     webhook_client_ = std::make_unique<fetch::HttpsClient>(hooks);
   }
   notify::NotifierOptions notify_options;

@@ -64,6 +64,18 @@ Awaitable<Result<WriterFacts>> CommentService::FactsOf(const Principal& who, con
 
 namespace {
 
+// Whether a guest comment may mail its address a confirmation link: when it is published, or
+// held only by the site's policy (guests moderated, every comment held, a first comment). A
+// comment a spam signal held mails no one: a spammer cannot use Plaudit to mail strangers.
+bool MayConfirm(const Verdict& v) {
+  for (const auto& reason : v.reasons) {
+    if (reason != kHeldGuest && reason != kHeldByPolicy && reason != kHeldFirstComment) {
+      return false;
+    }
+  }
+  return true;
+}
+
 std::string Joined(const std::vector<std::string>& reasons) {
   std::string out;
   for (const auto& r : reasons) {
@@ -125,11 +137,15 @@ Awaitable<Result<Comment>> CommentService::CreateAs(const Principal& who, const 
   if (guest != nullptr) {
     nc.guest = sql::GuestAuthor{guest->identity.name, guest->identity.name_key,
                                 guest->identity.email, guest->token_hash, std::nullopt};
-    if (guests_.mail && !guest->identity.email.empty()) {
-      // The address's confirmation link and unsubscribe key, used if the address is new.
+    if (guests_.mail && !guest->identity.email.empty() && MayConfirm(verdict)) {
+      // The address's confirmation link and unsubscribe key, used if the address is new. The
+      // address is kept lower-cased: one address is one row however it is typed, so it gets
+      // one confirmation mail, ever, and one unsubscribe stops it.
+      std::string address = guest->identity.email;
+      for (char& ch : address) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
       const GuestToken link = NewGuestToken();
-      nc.guest->confirm = sql::GuestAddress{guest->identity.email, link.token, link.hash,
-                                            NewGuestToken().token, "en"};
+      nc.guest->confirm =
+          sql::GuestAddress{std::move(address), link.token, link.hash, NewGuestToken().token, "en"};
     }
   }
   auto id = co_await AllocateId(article_id, false);

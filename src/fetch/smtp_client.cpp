@@ -2,6 +2,8 @@
 
 #include <curl/curl.h>
 
+#include <boost/url.hpp>
+
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -36,8 +38,11 @@ Status Perform(const Mail& mail, const SmtpOptions& o) {
   const std::string from = "<" + mail.from + ">";
   curl_easy_setopt(c, CURLOPT_URL, o.url.c_str());
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
-  // STARTTLS when the server offers it; plain otherwise (a mail server on the same host).
-  curl_easy_setopt(c, CURLOPT_USE_SSL, static_cast<long>(CURLUSESSL_TRY));
+  // STARTTLS when the server offers it, plain otherwise (a relay on the same host) — but with
+  // a password, or to another host, TLS is required: a man in the middle who strips STARTTLS
+  // would otherwise read the password and the links in the mails.
+  curl_easy_setopt(c, CURLOPT_USE_SSL,
+                   static_cast<long>(o.require_tls ? CURLUSESSL_ALL : CURLUSESSL_TRY));
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(o.connect_timeout.count()));
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(o.timeout.count()));
@@ -55,8 +60,17 @@ Status Perform(const Mail& mail, const SmtpOptions& o) {
 
 }  // namespace
 
+bool NeedsTls(const std::string& url) {
+  auto u = boost::urls::parse_absolute_uri(url);
+  if (!u) return true;
+  if (u->has_userinfo()) return true;
+  const std::string host = u->host();
+  return !(host == "localhost" || host == "[::1]" || host == "::1" || host.rfind("127.", 0) == 0);
+}
+
 SmtpClient::SmtpClient(SmtpOptions options)
     : options_(std::move(options)), pool_(static_cast<size_t>(std::max(1, options_.threads))) {
+  options_.require_tls = NeedsTls(options_.url);
   curl_global_init(CURL_GLOBAL_DEFAULT);  // reference counted by libcurl; thread-safe since 7.84
 }
 

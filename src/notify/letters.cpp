@@ -163,10 +163,17 @@ Letter ConfirmLetter(const std::string& language, const std::string& confirm_url
   }
   const std::string ignore = zh ? "如果不是你本人，请忽略这封邮件，我们不会再发送。"
                                 : "If it was not you, ignore this mail: nothing more will be sent.";
+  // "It was not me" in one click: the address hears nothing more, even if later confirmed.
+  const std::string stop = zh ? "不再接收这个地址的邮件" : "Never mail this address again";
   l.text = lead + "\r\n\r\n" + confirm_url + "\r\n\r\n" + ignore + "\r\n";
   l.html = "<!doctype html><html><body style=\"font-family:sans-serif\"><p>" + Escape(lead) +
            "</p><p><a href=\"" + Escape(confirm_url) + "\">" + Escape(confirm_url) +
-           "</a></p><p style=\"color:#666\">" + Escape(ignore) + "</p></body></html>";
+           "</a></p><p style=\"color:#666\">" + Escape(ignore);
+  if (!links.unsubscribe.empty()) {
+    l.text += stop + ": " + links.unsubscribe + "\r\n";
+    l.html += " <a href=\"" + Escape(links.unsubscribe) + "\">" + Escape(stop) + "</a>";
+  }
+  l.html += "</p></body></html>";
   return l;
 }
 

@@ -31,7 +31,7 @@ struct Links {
 Letter NoticeLetter(const std::string& language, const std::string& name,
                     const std::vector<NoticeItem>& items, const Links& links, int64_t more = 0);
 // The link that confirms an address: a user's own (`guest` false) or one a guest left under a
-// comment.
+// comment; with `links.unsubscribe`, a link for whoever did not ask for it.
 Letter ConfirmLetter(const std::string& language, const std::string& confirm_url, bool guest,
                      const Links& links);
 

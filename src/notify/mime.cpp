@@ -75,7 +75,12 @@ std::string Date(int64_t ms) {
 }  // namespace
 
 std::string MimeMessage(const Envelope& e, const Letter& l) {
-  const std::string boundary = "plaudit-" + MessageIdLeft(e.event_id) + "-alt";
+  // Random, short (RFC 2046: at most 70 characters), and never in base64 text (it has '=').
+  unsigned char raw[12];
+  randombytes_buf(raw, sizeof raw);
+  char hex[2 * sizeof raw + 1];
+  sodium_bin2hex(hex, sizeof hex, raw, sizeof raw);
+  const std::string boundary = std::string("=_plaudit_") + hex;
   std::string m;
   m += "From: " + OneLine(e.from) + "\r\n";
   m += "To: <" + OneLine(e.to) + ">\r\n";

@@ -25,7 +25,7 @@ struct Notifier::Outcome {
 namespace {
 
 constexpr int kMaxRounds = 20;  // claims per pass: a pass ends even while notices keep coming
-constexpr size_t kInFlight = 16;  // mails and webhooks sent at once by one worker
+constexpr size_t kInFlight = 8;  // mails and webhooks sent at once (fetch/ pools have 8 threads)
 
 std::string NewOwner() {
   char host[256] = {};
@@ -93,10 +93,11 @@ Awaitable<Result<DeliveryReport>> Notifier::DeliverNow() {
 
 Awaitable<Result<DeliveryReport>> Notifier::Pass() {
   DeliveryReport report;
-  for (int round = 0; round < kMaxRounds; ++round) {
-    const int64_t now = clock();
-    PL_CO_TRY(auto rows,
-              co_await outbox_.Claim(owner_, now, options_.lease_ms, options_.claim_limit));
+  const bool any_channel = !Channels().empty();
+  for (int round = 0; any_channel && round < kMaxRounds; ++round) {
+    const int64_t claimed_at = clock();
+    PL_CO_TRY(auto rows, co_await outbox_.Claim(owner_, claimed_at, options_.lease_ms,
+                                                 options_.claim_limit, Channels()));
     if (rows.empty()) break;
     std::vector<sql::ClaimedNotice> events;
     std::vector<const sql::ClaimedNotice*> sends;
@@ -108,14 +109,21 @@ Awaitable<Result<DeliveryReport>> Notifier::Pass() {
       }
     }
     PL_CO_CHECK(co_await FanOutAll(std::move(events), report));
-    // Sends go out kInFlight at a time (a slow receiver holds up no more than its own), and
-    // those that went are marked in one statement: a round costs a few commits, not one a row.
-    std::vector<int64_t> done;
+    // Sends go out kInFlight at a time (each on a thread of its own, so a chunk takes at most
+    // one send's timeout), and a chunk's are marked in one statement. Past half the lease the
+    // round stops sending: rows not yet sent are left to their lease's end rather than sent by
+    // a worker whose lease may pass meanwhile (which would let another send them too).
     for (size_t at = 0; at < sends.size(); at += kInFlight) {
+      if (clock() - claimed_at > options_.lease_ms / 2) {
+        spdlog::warn("notices: {} left to a later pass (half the lease has passed)",
+                     sends.size() - at);
+        break;
+      }
       const size_t end = std::min(sends.size(), at + kInFlight);
       std::vector<Awaitable<Outcome>> ops;
       for (size_t k = at; k < end; ++k) ops.push_back(Deliver(*sends[k]));
       std::vector<Outcome> outcomes = co_await WhenAll(std::move(ops));
+      std::vector<int64_t> done;
       for (size_t k = at; k < end; ++k) {
         const sql::ClaimedNotice& row = *sends[k];
         const Outcome& o = outcomes[k - at];
@@ -135,10 +143,10 @@ Awaitable<Result<DeliveryReport>> Notifier::Pass() {
         if (!mine) ++report.lost_lease;
         ++(give_up ? counts.given_up : counts.retried);
       }
+      const auto sent = static_cast<int64_t>(done.size());
+      PL_CO_TRY(int64_t marked, co_await outbox_.DeliveredMany(std::move(done), owner_, clock()));
+      report.lost_lease += sent - marked;
     }
-    const auto sent = static_cast<int64_t>(done.size());
-    PL_CO_TRY(int64_t marked, co_await outbox_.DeliveredMany(std::move(done), owner_, clock()));
-    report.lost_lease += sent - marked;
     report.more = round + 1 == kMaxRounds;
     if (static_cast<int>(rows.size()) < options_.claim_limit) {
       // Fan-outs add mail and webhook rows due now: one more round sends them.
@@ -171,7 +179,7 @@ Awaitable<Status> Notifier::FanOutAll(std::vector<sql::ClaimedNotice> events,
   if (events.empty()) co_return Status{};
   sql::FanOutPlan plan;
   plan.mail = smtp_ != nullptr;
-  plan.webhooks = static_cast<int>(options_.webhooks.size());
+  plan.webhooks = options_.webhooks;
   plan.batch_window_ms = options_.batch_window_ms;
   const auto n = static_cast<int64_t>(events.size());
   auto all = co_await outbox_.FanOutMany(events, owner_, plan, clock());
@@ -229,7 +237,6 @@ Awaitable<Notifier::Outcome> Notifier::Mail(const sql::ClaimedNotice& row) {
     // An address changed again (or confirmed meanwhile) is not mailed this older link.
     if (address != r.email || r.verified) co_return Outcome{Outcome::kSkipped, ""};
     to = address;
-    links.unsubscribe.clear();
     letter = ConfirmLetter(r.language,
                            options_.public_url + "/api/v1/notifications/confirm?token=" + token,
                            guest, links);
@@ -241,13 +248,27 @@ Awaitable<Notifier::Outcome> Notifier::Mail(const sql::ClaimedNotice& row) {
     auto comments = co_await book_.Comments(ids);
     if (!comments) co_return Outcome{Outcome::kRetry, comments.error().message};
     std::vector<NoticeItem> shown;
+    std::vector<int64_t> unseen;  // reader notices of comments readers cannot see now
     for (const auto& [kind, id] : mail_items.items) {
       if (!Wants(r, kind)) continue;  // a setting turned off since: not mailed
+      if (kind == "held" && !r.moderator) continue;  // no longer a moderator
+      bool found = false;
       for (const sql::MailComment& c : *comments) {
-        if (c.id != id || c.deleted) continue;
-        // Invariant 9: readers hear only of approved comments; moderators of pending ones.
-        if (c.status == (kind == "held" ? "pending" : "approved")) shown.push_back({kind, c});
+        if (c.id != id) continue;
+        found = true;
+        // Invariant 9: readers hear only of what readers see; moderators of what waits.
+        const bool visible = c.status == "approved" && !c.deleted && !c.hidden_by_top;
+        if (kind == "held" ? c.status == "pending" && !c.deleted : visible) {
+          shown.push_back({kind, c});
+        } else if (kind != "held") {
+          unseen.push_back(id);
+        }
       }
+      if (!found && kind != "held") unseen.push_back(id);
+    }
+    if (!unseen.empty()) {
+      auto forgot = co_await book_.ForgetNotices(row.notice.recipient, unseen);
+      if (!forgot) co_return Outcome{Outcome::kRetry, forgot.error().message};
     }
     if (shown.empty()) co_return Outcome{Outcome::kSkipped, ""};
     letter = NoticeLetter(r.language, r.name, shown, links, mail_items.more);
@@ -260,17 +281,13 @@ Awaitable<Notifier::Outcome> Notifier::Mail(const sql::ClaimedNotice& row) {
 }
 
 Awaitable<Notifier::Outcome> Notifier::Webhook(const sql::ClaimedNotice& row) {
-  size_t index = options_.webhooks.size();
-  try {
-    index = std::stoul(row.notice.recipient);
-  } catch (const std::exception&) {
-  }
-  if (http_ == nullptr || index >= options_.webhooks.size()) {
+  const auto& urls = options_.webhooks;
+  if (http_ == nullptr || std::find(urls.begin(), urls.end(), row.notice.recipient) == urls.end()) {
     co_return Outcome{Outcome::kGiveUp, "webhook " + row.notice.recipient + " is not configured"};
   }
   fetch::Request req;
   req.method = "POST";
-  req.url = options_.webhooks[index];
+  req.url = row.notice.recipient;
   req.configured = true;
   req.body = row.notice.payload;
   req.headers = {{"Content-Type", "application/json"},
@@ -282,6 +299,16 @@ Awaitable<Notifier::Outcome> Notifier::Webhook(const sql::ClaimedNotice& row) {
     co_return Outcome{Outcome::kRetry, "answered " + std::to_string(r->status)};
   }
   co_return Outcome{Outcome::kDone, ""};
+}
+
+std::vector<std::string> Notifier::Channels() const {
+  // A worker takes only what it can send; events only when it can send something (all
+  // instances are to share one notification configuration: README "Notifications").
+  std::vector<std::string> out;
+  if (smtp_ != nullptr) out.emplace_back("mail");
+  if (http_ != nullptr && !options_.webhooks.empty()) out.emplace_back("webhook");
+  if (!out.empty()) out.emplace_back("event");
+  return out;
 }
 
 int64_t Notifier::Backoff(int attempts) {

@@ -84,6 +84,7 @@ class Notifier {
   Awaitable<Outcome> Mail(const sql::ClaimedNotice& row);
   Awaitable<Outcome> Webhook(const sql::ClaimedNotice& row);
   int64_t Backoff(int attempts);
+  std::vector<std::string> Channels() const;
   void Arm(std::chrono::milliseconds after);
 
   sql::OutboxTable& outbox_;

@@ -38,7 +38,8 @@ constexpr std::string_view kUnsubscribeGuest =
     "WHERE unsubscribe_key = $1";
 constexpr std::string_view kUserRecipient =
     "SELECT email, email_verified_at, notify_replies, notify_article_comments, "
-    "notify_moderation, display_name, notify_language, unsubscribe_key FROM users "
+    "notify_moderation, display_name, notify_language, unsubscribe_key, "
+    "CASE WHEN role IN ('moderator', 'admin') THEN 1 ELSE 0 END FROM users "
     "WHERE id = $1 AND deleted_at IS NULL AND email IS NOT NULL";
 constexpr std::string_view kGuestRecipient =
     "SELECT email, verified_at, unsubscribed_at, language, unsubscribe_key "
@@ -46,7 +47,9 @@ constexpr std::string_view kGuestRecipient =
 constexpr std::string_view kComments =
     "SELECT c.id, c.article_id, a.title, a.kind, "
     "(SELECT p.url FROM pages p WHERE p.article_id = c.article_id), "
-    "COALESCE(c.guest_name, u.display_name), c.body, c.status, c.deleted "
+    "COALESCE(c.guest_name, u.display_name), c.body, c.status, c.deleted, "
+    "(SELECT COUNT(*) FROM comments t WHERE t.id = c.parent_id AND t.status = 'pending' "
+    "AND t.deleted = 0) "
     "FROM comments c JOIN articles a ON a.id = c.article_id JOIN users u ON u.id = c.author_id "
     "WHERE c.id IN ";
 
@@ -202,6 +205,7 @@ Awaitable<Result<std::optional<MailRecipient>>> NoticeBook::Recipient(std::strin
       m.name = Text(row[5]);
       m.language = Text(row[6]);
       m.unsubscribe_key = IsNull(row[7]) ? "" : Text(row[7]);
+      m.moderator = Int(row[8]) != 0;
       return Out(std::move(m));
     }
     auto r = c.Query(kGuestRecipient, {id});
@@ -244,11 +248,32 @@ Awaitable<Result<std::vector<MailComment>>> NoticeBook::Comments(std::vector<int
       m.body = Text(row[6]);
       m.status = Text(row[7]);
       m.deleted = Int(row[8]) != 0;
+      m.hidden_by_top = Int(row[9]) > 0;
       out.push_back(std::move(m));
     }
     return out;
   };
   co_return co_await store_.Run<Out>(std::move(job));
+}
+
+Awaitable<Result<bool>> NoticeBook::ForgetNotices(std::string recipient,
+                                                  std::vector<int64_t> comment_ids) {
+  std::function<Result<bool>(Connection&)> job = [recipient = std::move(recipient),
+                                                   ids = std::move(comment_ids)](
+                                                      Connection& c) -> Result<bool> {
+    if (ids.empty()) return true;
+    std::vector<Value> params;
+    std::string q = "DELETE FROM notice_keys WHERE key IN (";
+    for (size_t i = 0; i < ids.size(); ++i) {
+      // The keys sql/outbox_fanout.cpp writes: "<comment id>:<recipient>".
+      params.emplace_back(std::to_string(ids[i]) + ":" + recipient);
+      q += (i > 0 ? ", $" : "$") + std::to_string(params.size());
+    }
+    auto r = c.Query(q + ")", params);
+    if (!r) return tl::unexpected(r.error());
+    return true;
+  };
+  co_return co_await store_.Run<bool>(std::move(job));
 }
 
 }  // namespace plaudit::sql

@@ -47,6 +47,7 @@ struct MailRecipient {
   std::string name;  // how to greet them ("" for a guest)
   std::string language = "en";
   std::string unsubscribe_key;
+  bool moderator = false;  // a moderator or admin now (held comments go only to them)
 };
 
 // A comment as a notice shows it.
@@ -60,6 +61,7 @@ struct MailComment {
   std::string body;
   std::string status;
   bool deleted = false;
+  bool hidden_by_top = false;  // a reply under a live pending top-level comment: unseen
 };
 
 class NoticeBook {
@@ -90,6 +92,9 @@ class NoticeBook {
   // For the sender: nullopt when the recipient is gone (a deleted user).
   Awaitable<Result<std::optional<MailRecipient>>> Recipient(std::string recipient);
   Awaitable<Result<std::vector<MailComment>>> Comments(std::vector<int64_t> ids);
+  // A reader notice dropped at send time (its comment no longer shown): its one-per-comment
+  // key goes, so the comment's approval later tells the reader after all.
+  Awaitable<Result<bool>> ForgetNotices(std::string recipient, std::vector<int64_t> comment_ids);
 
  private:
   Store& store_;

@@ -13,10 +13,10 @@ constexpr std::string_view kEnqueue =
 // $1 owner, $2 lease end, $3 now, $4 limit.
 constexpr std::string_view kDue =
     "SELECT id FROM outbox WHERE delivered_at IS NULL AND failed_at IS NULL AND due_at <= $3 "
-    "AND (lease_until IS NULL OR lease_until < $3) ORDER BY due_at, id LIMIT $4";
+    "AND (lease_until IS NULL OR lease_until < $3)";
 constexpr std::string_view kAnyDue =
     "SELECT 1 FROM outbox WHERE delivered_at IS NULL AND failed_at IS NULL AND due_at <= $1 "
-    "AND (lease_until IS NULL OR lease_until < $1) LIMIT 1";
+    "AND (lease_until IS NULL OR lease_until < $1)";
 constexpr std::string_view kClaimTail =
     " RETURNING id, event_id, channel, recipient, kind, payload, due_at, attempts";
 constexpr std::string_view kDelivered =
@@ -36,8 +36,19 @@ constexpr std::string_view kPruneFailed =
     "DELETE FROM outbox WHERE failed_at IS NOT NULL AND failed_at < $1";
 constexpr std::string_view kPruneKeys = "DELETE FROM notice_keys WHERE created_at < $1";
 
-std::string ClaimSql(Dialect d) {
-  std::string due(kDue);
+// " AND channel IN ($k, …)" for `channels` (appended to `params`), or "" for all.
+std::string ChannelFilter(const std::vector<std::string>& channels, std::vector<Value>& params) {
+  if (channels.empty()) return "";
+  std::string out = " AND channel IN (";
+  for (size_t i = 0; i < channels.size(); ++i) {
+    params.emplace_back(channels[i]);
+    out += (i > 0 ? ", $" : "$") + std::to_string(params.size());
+  }
+  return out + ")";
+}
+
+std::string ClaimSql(Dialect d, const std::string& filter) {
+  std::string due = std::string(kDue) + filter + " ORDER BY due_at, id LIMIT $4";
   // PostgreSQL: rows another worker is claiming right now are skipped, not waited for.
   if (d == Dialect::kPostgres) due += " FOR UPDATE SKIP LOCKED";
   return "UPDATE outbox SET lease_owner = $1, lease_until = $2, attempts = attempts + 1 "
@@ -55,16 +66,21 @@ Status OutboxTable::Enqueue(Connection& tx, const Notice& n, int64_t now_ms) {
   return {};
 }
 
-Awaitable<Result<std::vector<ClaimedNotice>>> OutboxTable::Claim(std::string owner, int64_t now_ms,
-                                                                 int64_t lease_ms, int limit) {
+Awaitable<Result<std::vector<ClaimedNotice>>> OutboxTable::Claim(
+    std::string owner, int64_t now_ms, int64_t lease_ms, int limit,
+    std::vector<std::string> channels) {
   std::function<Result<std::vector<ClaimedNotice>>(Connection&)> job =
-      [owner = std::move(owner), now_ms, lease_ms,
-       limit](Connection& c) -> Result<std::vector<ClaimedNotice>> {
+      [owner = std::move(owner), now_ms, lease_ms, limit,
+       channels = std::move(channels)](Connection& c) -> Result<std::vector<ClaimedNotice>> {
     // A read first: an idle outbox costs no write transaction (SQLite's one writer).
-    auto any = c.Query(kAnyDue, {now_ms});
+    std::vector<Value> any_params{now_ms};
+    const std::string any_filter = ChannelFilter(channels, any_params);
+    auto any = c.Query(std::string(kAnyDue) + any_filter + " LIMIT 1", any_params);
     if (!any) return tl::unexpected(any.error());
     if (any->rows.empty()) return std::vector<ClaimedNotice>{};
-    auto r = c.Query(ClaimSql(c.dialect()), {owner, now_ms + lease_ms, now_ms, int64_t{limit}});
+    std::vector<Value> params{owner, now_ms + lease_ms, now_ms, int64_t{limit}};
+    const std::string filter = ChannelFilter(channels, params);
+    auto r = c.Query(ClaimSql(c.dialect(), filter), params);
     if (!r) return tl::unexpected(r.error());
     std::vector<ClaimedNotice> out;
     for (const Row& row : r->rows) {

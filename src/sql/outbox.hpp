@@ -22,7 +22,7 @@ namespace plaudit::sql {
 struct Notice {
   std::string event_id;   // the cause's identity: "comment.created:<id>" and the like
   std::string channel;    // "mail" or "webhook"
-  std::string recipient;  // mail: "u:<user id>" or "g:<guest address id>"; webhook: its index
+  std::string recipient;  // mail: "u:<user id>" or "g:<guest address id>"; webhook: its URL
   std::string kind;       // reply, article_comment, held; webhook: the event type
   std::string payload;    // JSON the sender renders from
   int64_t due_at_ms = 0;  // mail to one reader is held back to batch a thread's replies
@@ -44,7 +44,9 @@ struct CommentEvent {
 // What the worker's configuration lets a fan-out address.
 struct FanOutPlan {
   bool mail = false;                 // --smtp is set: mail rows for readers, authors and moderators
-  int webhooks = 0;                  // how many --webhook URLs: one row each
+  // The --webhook URLs: one row each, the URL its recipient (a URL dropped from the
+  // configuration later is given up, never sent to another).
+  std::vector<std::string> webhooks;
   int64_t batch_window_ms = 60'000;  // a reader's mails about one thread: at most one a window
 };
 
@@ -67,8 +69,10 @@ class OutboxTable {
 
   // Leases up to `limit` due rows (due_at ≤ now, not delivered nor given up, no live lease) to
   // `owner` until now + lease_ms, oldest due first.
+  // `channels`: only rows of these ("event", "mail", "webhook"); empty: all.
   Awaitable<Result<std::vector<ClaimedNotice>>> Claim(std::string owner, int64_t now_ms,
-                                                      int64_t lease_ms, int limit);
+                                                      int64_t lease_ms, int limit,
+                                                      std::vector<std::string> channels = {});
   // False when `owner` no longer holds the row's lease (another worker took it over).
   Awaitable<Result<bool>> Delivered(int64_t id, std::string owner, int64_t now_ms);
   // Delivered for many rows in one statement; how many were still `owner`'s.

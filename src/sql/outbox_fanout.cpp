@@ -26,7 +26,9 @@ namespace {
 constexpr std::string_view kComment =
     "SELECT c.article_id, c.parent_id, c.author_id, c.reply_to_user_id, c.guest_name, "
     "c.guest_email, c.status, c.deleted, c.body, c.created_at, a.author_id, a.kind, a.title, "
-    "u.display_name, (SELECT p.url FROM pages p WHERE p.article_id = c.article_id) "
+    "u.display_name, (SELECT p.url FROM pages p WHERE p.article_id = c.article_id), "
+    "(SELECT COUNT(*) FROM comments t WHERE t.id = c.parent_id AND t.status = 'pending' "
+    "AND t.deleted = 0) "
     "FROM comments c JOIN articles a ON a.id = c.article_id JOIN users u ON u.id = c.author_id "
     "WHERE c.id = $1";
 constexpr std::string_view kAnswered = "SELECT author_id, guest_email FROM comments WHERE id = $1";
@@ -44,7 +46,7 @@ constexpr std::string_view kMentioned =
     "OR id = (SELECT author_id FROM articles WHERE id = $2))";
 constexpr std::string_view kModerators =
     "SELECT id FROM users WHERE role IN ('moderator', 'admin') AND deleted_at IS NULL "
-    "AND email_verified_at IS NOT NULL AND notify_moderation = 1 ORDER BY id LIMIT 100";
+    "AND email_verified_at IS NOT NULL AND notify_moderation = 1 ORDER BY id";
 constexpr std::string_view kNoticeKey =
     "INSERT INTO notice_keys (key, created_at) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING";
 // A mail to this reader about this thread that no worker has touched and that waits for its
@@ -53,7 +55,9 @@ constexpr std::string_view kWaiting =
     "SELECT id, payload FROM outbox WHERE batch = $1 AND delivered_at IS NULL "
     "AND failed_at IS NULL AND lease_owner IS NULL AND attempts = 0 AND due_at > $2 "
     "ORDER BY id LIMIT 1";
-// On PostgreSQL the UPDATE re-checks the row after a racing claim's commit: a claimed mail
+// On PostgreSQL the row is read FOR UPDATE: two workers joining notices to one waiting mail
+// take turns, and the second reads the first's items (a plain read would let the second's
+// write drop the first's notice). The UPDATE re-checks the row after a racing claim's commit: a claimed mail
 // (lease_owner set) is not joined, and the notice gets a mail of its own.
 constexpr std::string_view kJoin =
     "UPDATE outbox SET payload = $2 WHERE id = $1 AND lease_owner IS NULL AND attempts = 0";
@@ -84,6 +88,7 @@ struct CommentFacts {
   std::string article_title;
   std::string author_display;
   std::string page_url;
+  bool hidden_by_top = false;  // a reply under a live pending top-level comment: unseen
 };
 
 std::optional<int64_t> OptInt(const Value& v) {
@@ -112,6 +117,7 @@ Result<std::optional<CommentFacts>> ReadFacts(Connection& tx, int64_t id) {
   f.article_title = Text(row[12]);
   f.author_display = Text(row[13]);
   f.page_url = IsNull(row[14]) ? "" : Text(row[14]);
+  f.hidden_by_top = Int(row[15]) > 0;
   return std::optional<CommentFacts>(std::move(f));
 }
 
@@ -168,7 +174,9 @@ Status AddMail(Connection& tx, const std::string& event_id, const Told& t, int64
   const std::string batch =
       t.recipient + (thread ? " a:" + std::to_string(*thread) : std::string(" held"));
   boost::json::object item{{"kind", t.kind}, {"comment", comment}};
-  auto waiting = tx.Query(kWaiting, {batch, now_ms});
+  std::string waiting_sql(kWaiting);
+  if (tx.dialect() == Dialect::kPostgres) waiting_sql += " FOR UPDATE";
+  auto waiting = tx.Query(waiting_sql, {batch, now_ms});
   if (!waiting) return tl::unexpected(waiting.error());
   if (!waiting->rows.empty()) {
     boost::system::error_code ec;
@@ -313,14 +321,15 @@ Status FanOutIn(Connection& tx, const ClaimedNotice& event, const FanOutPlan& pl
   const std::string& type = event.notice.kind;
   const std::string& id = event.notice.event_id;
 
-  for (int i = 0; i < plan.webhooks; ++i) {
+  for (const std::string& url : plan.webhooks) {
     auto r = tx.Query(
-        kEnqueue, {id, "webhook", std::to_string(i), type,
+        kEnqueue, {id, "webhook", url, type,
                    WebhookBody(id, type, at, comment, f, reason), now_ms, now_ms, Value{nullptr}});
     if (!r) return tl::unexpected(r.error());
   }
   if (!plan.mail) return {};
-  const bool live = f.status == "approved" && !f.deleted;
+  // Only what readers can see (invariant 9): approved, live, not under a held top comment.
+  const bool live = f.status == "approved" && !f.deleted && !f.hidden_by_top;
   if (live && (type == "comment.created" || type == "comment.approved")) {
     auto readers = Readers(tx, comment, f, answers, now_ms);
     if (!readers) return tl::unexpected(readers.error());

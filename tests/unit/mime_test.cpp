@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <sodium.h>
 
+#include "fetch/smtp_client.hpp"
 #include "notify/letters.hpp"
 
 namespace plaudit::notify {
@@ -34,18 +35,24 @@ sql::MailComment Hostile() {
 
 TEST(Mime, WhatPeopleTypeNeverBecomesAHeaderOrMarkup) {
   const Links links{"https://comments.example", "https://comments.example/u?key=k"};
-  const Letter l = NoticeLetter("en", "Ann\r\nX-Evil: 1", {{"reply", Hostile()}}, links);
-  Envelope e{"Plaudit <c@example>", "ann@example",     "mail:reply:42:comment.created:42",
-             "comments.example",    links.unsubscribe, 0};
+  const Letter l = NoticeLetter("en", "Ann", {{"reply", Hostile()}}, links);
+  // Every header value that could carry outside text: the address (a guest's), the event id,
+  // the unsubscribe link; the subject is RFC 2047-encoded whole.
+  Envelope e{"Plaudit <c@example>", "ann@example\r\nBcc: victim@example.com",
+             "mail:reply:42\r\nX-Evil: 1", "comments.example",
+             links.unsubscribe + "\r\nX-Other: 2", 0};
   const std::string m = MimeMessage(e, l);
   const std::string head = m.substr(0, m.find("\r\n\r\n"));
   EXPECT_EQ(head.find("\r\nBcc:"), std::string::npos) << head;
-  EXPECT_EQ(head.find("\r\nX-Evil"), std::string::npos);
-  EXPECT_NE(head.find("Message-ID: <mail.reply.42.comment.created.42@comments.example>"),
-            std::string::npos);
-  EXPECT_NE(head.find("List-Unsubscribe: <https://comments.example/u?key=k>"), std::string::npos);
+  EXPECT_EQ(head.find("\r\nX-Evil"), std::string::npos) << head;
+  EXPECT_EQ(head.find("\r\nX-Other"), std::string::npos) << head;
+  EXPECT_NE(head.find("Message-ID: <mail.reply.42..X-Evil..1@comments.example>"), std::string::npos)
+      << head;
   EXPECT_NE(head.find("List-Unsubscribe-Post: List-Unsubscribe=One-Click"), std::string::npos);
-  EXPECT_NE(head.find("multipart/alternative"), std::string::npos);
+  // The boundary is short enough for strict clients (RFC 2046: 70 characters at most).
+  const size_t b = head.find("boundary=\"");
+  ASSERT_NE(b, std::string::npos);
+  EXPECT_LE(head.find('"', b + 10) - (b + 10), 70u);
   // The HTML part escapes every piece of text.
   EXPECT_EQ(l.html.find("<script>"), std::string::npos);
   EXPECT_EQ(l.html.find("<a href=\"javascript"), std::string::npos);
@@ -81,6 +88,13 @@ TEST(Mime, AChineseSubjectIsEncodedInWholeCharacters) {
   }
   EXPECT_EQ(decoded, l.subject);
   EXPECT_EQ(m.find("List-Unsubscribe"), std::string::npos);  // none given: none sent
+}
+
+TEST(Mime, MailNeedsTlsWithAPasswordOrOffLoopback) {
+  EXPECT_FALSE(fetch::NeedsTls("smtp://127.0.0.1:25"));
+  EXPECT_FALSE(fetch::NeedsTls("smtp://localhost:2525"));
+  EXPECT_TRUE(fetch::NeedsTls("smtp://user:secret@127.0.0.1:25"));
+  EXPECT_TRUE(fetch::NeedsTls("smtp://mail.example.com:587"));
 }
 
 TEST(Mime, BareAddressTakesTheAngleBracketsPart) {

@@ -9,7 +9,7 @@
 -- notice's identity on the wire (Message-ID, Plaudit-Event-Id): a row sent twice (a worker that
 -- sent and died before marking) carries the same id, for the receiver to drop the second.
 -- channel: 'mail' (recipient: 'u:<user id>' or 'g:<guest address id>') or 'webhook'
--- (recipient: the URL's index in --webhook). attempts and due_at give the backoff; failed_at
+-- (recipient: the URL itself). attempts and due_at give the backoff; failed_at
 -- and last_error record a row given up after the bound. channel 'event' is a cause not yet
 -- fanned out to its recipients (the worker turns it into mail and webhook rows in one
 -- transaction, so the comment's own transaction writes one row however many are told).

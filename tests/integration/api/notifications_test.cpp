@@ -151,6 +151,9 @@ TEST_P(NotificationsTest, AnAddressIsUsedOnlyOnceVerifiedThroughItsLink) {
   EXPECT_EQ(m.Subject(), "Confirm your e-mail address");
   EXPECT_EQ(m.Header("from"), "Plaudit <comments@blog.example>");
   EXPECT_EQ(m.Header("x-envelope-from"), "comments@blog.example");
+  // Every mail can be stopped in one click, this one too ("it was not me").
+  EXPECT_NE(m.Header("list-unsubscribe").find("/api/v1/notifications/unsubscribe?key="),
+            std::string::npos);
   const std::string link = LinkIn(m.text, "/api/v1/notifications/confirm?token=");
   ASSERT_FALSE(link.empty()) << m.text;
   EXPECT_NE(m.html.find("confirm?token="), std::string::npos);
@@ -218,6 +221,16 @@ TEST_P(NotificationsTest, AReplyMailsItsAuthorOnceAndNeverTheWriterAboutTheirOwn
   Comment(bob, "still told", top);
   Deliver(120'000);
   EXPECT_EQ(smtp_.To("alice@mail.example").size(), 3u);
+  // The button on that page, as a browser sends it: a form POST carrying an origin. Another
+  // site's page cannot press it; the page keeps its own origin on the POST (not "null").
+  const std::string host = "127.0.0.1:" + std::to_string(app_->port());
+  EXPECT_EQ(app_->Client()
+                .Post(path, "", {{"Content-Type", "application/x-www-form-urlencoded"},
+                                 {"Host", host},
+                                 {"Origin", "https://elsewhere.example"}})
+                .status,
+            403);
+  EXPECT_EQ(page.headers["referrer-policy"], "same-origin");
   auto one_click = Client().Post(path, "List-Unsubscribe=One-Click",
                                  {{"Content-Type", "application/x-www-form-urlencoded"}});
   EXPECT_EQ(one_click.status, 200) << one_click.body;
@@ -271,10 +284,13 @@ TEST_P(NotificationsTest, MentionsAndArticleAuthorsAreToldInTheirLanguage) {
   const std::string link = LinkIn(confirm[0].text, "confirm?token=");
   // The link from the mail, as a reader's browser follows it: GET shows, POST confirms.
   EXPECT_EQ(Client().Get(PathOf(link)).status, 200);
-  EXPECT_EQ(Client()
-                .Post(PathOf(link), "", {{"Content-Type", "application/x-www-form-urlencoded"}})
+  const std::string host = "127.0.0.1:" + std::to_string(app_->port());
+  EXPECT_EQ(app_->Client()
+                .Post(PathOf(link), "", {{"Content-Type", "application/x-www-form-urlencoded"},
+                                         {"Host", host},
+                                         {"Origin", "http://" + host}})
                 .status,
-            200);
+            200);  // the page's button, as a browser posts it
   EXPECT_EQ(Client().Post(PathOf(link), "").status, 404);  // once
   auto zh =
       Client().Patch("/api/v1/users/me/notifications", R"({"language":"zh-CN"})", Bearer(carol));
@@ -339,6 +355,25 @@ TEST_P(NotificationsTest, AGuestAddressIsMailedOnceAndRepliedToOnlyOnceConfirmed
   Comment(bob, "nobody hears", first);
   Deliver(360'000);
   EXPECT_EQ(smtp_.To("w@mail.example").size(), 2u);
+
+  // Someone typed a stranger's address: the stranger stops it from the confirmation mail, and a
+  // later confirmation (a mistaken click) does not start the mails.
+  auto r = Client().Post(CommentsPath(), R"({"body":"posing","guest":{"name":"Poser","email":)"
+                                         R"("stranger@mail.example"}})");
+  ASSERT_EQ(r.status, 201) << r.body;
+  const int64_t posing = r.Json().at("id").as_int64();
+  Deliver(480'000);
+  auto to_stranger = smtp_.To("stranger@mail.example");
+  ASSERT_EQ(to_stranger.size(), 1u);
+  const std::string stop = to_stranger[0].Header("list-unsubscribe");
+  ASSERT_EQ(Client().Post(PathOf(stop.substr(1, stop.size() - 2)), "List-Unsubscribe=One-Click",
+                          {{"Content-Type", "application/x-www-form-urlencoded"}})
+                .status,
+            200);
+  ASSERT_EQ(Client().Post(PathOf(LinkIn(to_stranger[0].text, "confirm?token=")), "").status, 200);
+  Comment(bob, "to the poser", posing);
+  Deliver(600'000);
+  EXPECT_EQ(smtp_.To("stranger@mail.example").size(), 1u);
 }
 
 TEST_P(NotificationsTest, WithTheMailServerDownCommentsAre201AndEachNoticeArrivesOnceLater) {
@@ -387,6 +422,41 @@ TEST_P(NotificationsTest, AWorkerThatDiesHoldingItsLeaseIsReplacedWhenTheLeasePa
   auto late = OnLoop(app_->app().outbox().Delivered(claimed->front().id, "dead-worker", NowMs()));
   ASSERT_TRUE(late);
   EXPECT_FALSE(*late);
+}
+
+TEST_P(NotificationsTest, TwoWorkersJoiningOneReadersMailLoseNoReply) {
+  // Many replies to one reader in one thread, fanned out by two workers at once: both join
+  // notices to the same waiting mail (a lost update there would drop a reply).
+  const std::string alice = VerifiedReader("alice");
+  auto other = SecondInstance();
+  const int64_t top = Comment(alice, "start");
+  std::vector<std::string> writers;
+  for (int i = 0; i < 4; ++i) {
+    Register("replier" + std::to_string(i));
+    writers.push_back(Login("replier" + std::to_string(i)));
+  }
+  Comment(writers[0], "first reply", top);
+  Deliver();  // the first goes at once; the rest wait for the minute
+  constexpr int kReplies = 16;
+  for (int i = 0; i < kReplies; ++i) {
+    Comment(writers[i % writers.size()], "batched " + std::to_string(i) + ".", top);
+  }
+  for (int round = 0; round < 3; ++round) {
+    std::vector<std::future<Result<notify::DeliveryReport>>> runs;
+    for (AppUnderTest* a : {app_.get(), other.get()}) {
+      auto& n = a->app().notifier();
+      n.clock = [round] { return NowMs() + round * 61'000; };
+      runs.push_back(net::co_spawn(a->app().io(), n.DeliverNow(), net::use_future));
+    }
+    for (auto& f : runs) EXPECT_TRUE(f.get());
+  }
+  std::map<int, int> seen;
+  for (const SentMail& m : smtp_.To("alice@mail.example")) {
+    for (int i = 0; i < kReplies; ++i) {
+      if (m.text.find("batched " + std::to_string(i) + ".") != std::string::npos) ++seen[i];
+    }
+  }
+  for (int i = 0; i < kReplies; ++i) EXPECT_EQ(seen[i], 1) << "reply " << i;
 }
 
 TEST_P(NotificationsTest, TwoWorkersAtOnceSendEachNoticeOnce) {
