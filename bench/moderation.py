@@ -86,7 +86,10 @@ class Server:
 
     def stop(self):
         self.proc.terminate()
-        self.proc.wait(timeout=30)
+        # A stop runs the last flush, which retries cache repairs that failed under the load:
+        # each rebuilds the thread (tens of thousands of comments after a long write run), one
+        # by one, so a stop can take a minute here (noted for issue 47).
+        self.proc.wait(timeout=180)
         shutil.rmtree(self.dir, ignore_errors=True)
 
 

@@ -2,9 +2,8 @@
 
 #include <curl/curl.h>
 
-#include <boost/url.hpp>
-
 #include <algorithm>
+#include <boost/url.hpp>
 #include <cstring>
 #include <functional>
 #include <memory>

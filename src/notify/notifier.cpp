@@ -24,7 +24,7 @@ struct Notifier::Outcome {
 
 namespace {
 
-constexpr int kMaxRounds = 20;  // claims per pass: a pass ends even while notices keep coming
+constexpr int kMaxRounds = 20;   // claims per pass: a pass ends even while notices keep coming
 constexpr size_t kInFlight = 8;  // mails and webhooks sent at once (fetch/ pools have 8 threads)
 
 std::string NewOwner() {
@@ -97,7 +97,7 @@ Awaitable<Result<DeliveryReport>> Notifier::Pass() {
   for (int round = 0; any_channel && round < kMaxRounds; ++round) {
     const int64_t claimed_at = clock();
     PL_CO_TRY(auto rows, co_await outbox_.Claim(owner_, claimed_at, options_.lease_ms,
-                                                 options_.claim_limit, Channels()));
+                                                options_.claim_limit, Channels()));
     if (rows.empty()) break;
     std::vector<sql::ClaimedNotice> events;
     std::vector<const sql::ClaimedNotice*> sends;
@@ -250,7 +250,7 @@ Awaitable<Notifier::Outcome> Notifier::Mail(const sql::ClaimedNotice& row) {
     std::vector<NoticeItem> shown;
     std::vector<int64_t> unseen;  // reader notices of comments readers cannot see now
     for (const auto& [kind, id] : mail_items.items) {
-      if (!Wants(r, kind)) continue;  // a setting turned off since: not mailed
+      if (!Wants(r, kind)) continue;                 // a setting turned off since: not mailed
       if (kind == "held" && !r.moderator) continue;  // no longer a moderator
       bool found = false;
       for (const sql::MailComment& c : *comments) {

@@ -33,8 +33,8 @@ constexpr std::string_view kEditTokenHash =
 constexpr std::string_view kIdTaken = "SELECT 1 FROM comments WHERE id = $1";
 constexpr std::string_view kInsert =
     "INSERT INTO comments (id, article_id, parent_id, author_id, reply_to_user_id, body, "
-    "created_at, updated_at, status, held_reasons, guest_name, guest_email, edit_token_hash) "
-    "VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9, $10, $11, $12)";
+    "created_at, updated_at, status, held_reasons, guest_name, guest_email, edit_token_hash, "
+    "answers_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9, $10, $11, $12, $13)";
 constexpr std::string_view kAddReplies =
     "UPDATE comments SET reply_count = reply_count + $2, ver = ver + 1 WHERE id = $1";
 // Also raises the article's thread_seq to the write's cache stamp (migration 014).
@@ -420,11 +420,12 @@ Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp st
       if (!a) return tl::unexpected(a.error());
       if (a->affected == 0) return Fail(ErrorCode::kNotFound, "no such article");
       auto ins = tx.Query(
-          kInsert, {c.id, c.article_id, OptionalId(top), c.author_id, OptionalId(reply_to), c.body,
-                    c.now_ms, std::string(model::CommentStatusName(c.status)), c.held_reasons,
-                    c.guest ? Value{c.guest->name} : Value{nullptr},
-                    c.guest && !c.guest->email.empty() ? Value{c.guest->email} : Value{nullptr},
-                    c.guest ? Value{c.guest->token_hash} : Value{nullptr}});
+          kInsert,
+          {c.id, c.article_id, OptionalId(top), c.author_id, OptionalId(reply_to), c.body, c.now_ms,
+           std::string(model::CommentStatusName(c.status)), c.held_reasons,
+           c.guest ? Value{c.guest->name} : Value{nullptr},
+           c.guest && !c.guest->email.empty() ? Value{c.guest->email} : Value{nullptr},
+           c.guest ? Value{c.guest->token_hash} : Value{nullptr}, OptionalId(c.parent_id)});
       if (!ins) return tl::unexpected(ins.error());
       std::vector<int64_t> ids{c.id};
       if (top && counted) {

@@ -258,9 +258,9 @@ Awaitable<Result<std::vector<MailComment>>> NoticeBook::Comments(std::vector<int
 
 Awaitable<Result<bool>> NoticeBook::ForgetNotices(std::string recipient,
                                                   std::vector<int64_t> comment_ids) {
-  std::function<Result<bool>(Connection&)> job = [recipient = std::move(recipient),
-                                                   ids = std::move(comment_ids)](
-                                                      Connection& c) -> Result<bool> {
+  std::function<Result<bool>(Connection&)> job =
+      [recipient = std::move(recipient),
+       ids = std::move(comment_ids)](Connection& c) -> Result<bool> {
     if (ids.empty()) return true;
     std::vector<Value> params;
     std::string q = "DELETE FROM notice_keys WHERE key IN (";

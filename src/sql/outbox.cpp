@@ -112,8 +112,8 @@ Awaitable<Result<bool>> OutboxTable::Delivered(int64_t id, std::string owner, in
 
 Awaitable<Result<int64_t>> OutboxTable::DeliveredMany(std::vector<int64_t> ids, std::string owner,
                                                       int64_t now_ms) {
-  std::function<Result<int64_t>(Connection&)> job =
-      [ids = std::move(ids), owner = std::move(owner), now_ms](Connection& c) -> Result<int64_t> {
+  std::function<Result<int64_t>(Connection&)> job = [ids = std::move(ids), owner = std::move(owner),
+                                                     now_ms](Connection& c) -> Result<int64_t> {
     if (ids.empty()) return int64_t{0};
     std::vector<Value> params{owner, now_ms};
     std::string q =

@@ -43,7 +43,7 @@ struct CommentEvent {
 
 // What the worker's configuration lets a fan-out address.
 struct FanOutPlan {
-  bool mail = false;                 // --smtp is set: mail rows for readers, authors and moderators
+  bool mail = false;  // --smtp is set: mail rows for readers, authors and moderators
   // The --webhook URLs: one row each, the URL its recipient (a URL dropped from the
   // configuration later is given up, never sent to another).
   std::vector<std::string> webhooks;

@@ -28,7 +28,7 @@ constexpr std::string_view kComment =
     "c.guest_email, c.status, c.deleted, c.body, c.created_at, a.author_id, a.kind, a.title, "
     "u.display_name, (SELECT p.url FROM pages p WHERE p.article_id = c.article_id), "
     "(SELECT COUNT(*) FROM comments t WHERE t.id = c.parent_id AND t.status = 'pending' "
-    "AND t.deleted = 0) "
+    "AND t.deleted = 0), c.answers_id "
     "FROM comments c JOIN articles a ON a.id = c.article_id JOIN users u ON u.id = c.author_id "
     "WHERE c.id = $1";
 constexpr std::string_view kAnswered = "SELECT author_id, guest_email FROM comments WHERE id = $1";
@@ -57,8 +57,8 @@ constexpr std::string_view kWaiting =
     "ORDER BY id LIMIT 1";
 // On PostgreSQL the row is read FOR UPDATE: two workers joining notices to one waiting mail
 // take turns, and the second reads the first's items (a plain read would let the second's
-// write drop the first's notice). The UPDATE re-checks the row after a racing claim's commit: a claimed mail
-// (lease_owner set) is not joined, and the notice gets a mail of its own.
+// write drop the first's notice). The UPDATE re-checks the row after a racing claim's commit: a
+// claimed mail (lease_owner set) is not joined, and the notice gets a mail of its own.
 constexpr std::string_view kJoin =
     "UPDATE outbox SET payload = $2 WHERE id = $1 AND lease_owner IS NULL AND attempts = 0";
 constexpr std::string_view kLastDue = "SELECT MAX(due_at) FROM outbox WHERE batch = $1";
@@ -88,7 +88,8 @@ struct CommentFacts {
   std::string article_title;
   std::string author_display;
   std::string page_url;
-  bool hidden_by_top = false;  // a reply under a live pending top-level comment: unseen
+  bool hidden_by_top = false;      // a reply under a live pending top-level comment: unseen
+  std::optional<int64_t> answers;  // the comment it answers, as its writer named it
 };
 
 std::optional<int64_t> OptInt(const Value& v) {
@@ -118,6 +119,7 @@ Result<std::optional<CommentFacts>> ReadFacts(Connection& tx, int64_t id) {
   f.author_display = Text(row[13]);
   f.page_url = IsNull(row[14]) ? "" : Text(row[14]);
   f.hidden_by_top = Int(row[15]) > 0;
+  f.answers = OptInt(row[16]);
   return std::optional<CommentFacts>(std::move(f));
 }
 
@@ -231,7 +233,7 @@ Result<std::vector<Told>> Readers(Connection& tx, int64_t comment, const Comment
   // The comment it answers: its author, or the guest who wrote it.
   std::optional<int64_t> answered_user = f.reply_to;
   std::string answered_guest;
-  const std::optional<int64_t> answered = answers ? answers : f.parent_id;
+  const std::optional<int64_t> answered = answers ? answers : f.answers ? f.answers : f.parent_id;
   if (answered) {
     auto a = tx.Query(kAnswered, {*answered});
     if (!a) return tl::unexpected(a.error());
@@ -322,9 +324,9 @@ Status FanOutIn(Connection& tx, const ClaimedNotice& event, const FanOutPlan& pl
   const std::string& id = event.notice.event_id;
 
   for (const std::string& url : plan.webhooks) {
-    auto r = tx.Query(
-        kEnqueue, {id, "webhook", url, type,
-                   WebhookBody(id, type, at, comment, f, reason), now_ms, now_ms, Value{nullptr}});
+    auto r =
+        tx.Query(kEnqueue, {id, "webhook", url, type, WebhookBody(id, type, at, comment, f, reason),
+                            now_ms, now_ms, Value{nullptr}});
     if (!r) return tl::unexpected(r.error());
   }
   if (!plan.mail) return {};
@@ -389,9 +391,9 @@ Awaitable<Result<bool>> OutboxTable::FanOut(ClaimedNotice event, std::string own
 Awaitable<Result<int64_t>> OutboxTable::FanOutMany(std::vector<ClaimedNotice> events,
                                                    std::string owner, FanOutPlan plan,
                                                    int64_t now_ms) {
-  std::function<Result<int64_t>(Connection&)> job =
-      [events = std::move(events), owner = std::move(owner), plan,
-       now_ms](Connection& conn) -> Result<int64_t> {
+  std::function<Result<int64_t>(Connection&)> job = [events = std::move(events),
+                                                     owner = std::move(owner), plan,
+                                                     now_ms](Connection& conn) -> Result<int64_t> {
     int64_t held = 0;
     auto st = conn.Transaction([&](Connection& tx) -> Status {
       held = 0;

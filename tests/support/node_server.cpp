@@ -12,33 +12,6 @@ std::string SourceDir() {
 #endif
 }
 
-NodeServer::NodeServer(const std::string& script, std::vector<std::string> args)
-    : dir_("plaudit-node") {
-  const std::string node = FindExecutable("node");
-  if (node.empty()) throw std::runtime_error("node is not installed");
-  const std::string log = (dir_.path() / "server.log").string();
-  std::vector<std::string> argv{node, SourceDir() + "/" + script, "--port",
-                                std::to_string(FreeTcpPort())};
-  argv.insert(argv.end(), args.begin(), args.end());
-  process_ = std::make_unique<Process>(argv, log);
-  const bool up = WaitFor(
-      [&] {
-        const std::string text = ReadFile(log);
-        const size_t at = text.find("listening ");
-        if (at == std::string::npos) return false;
-        const size_t end = text.find('\n', at);
-        if (end == std::string::npos) return false;
-        url_ = text.substr(at + 10, end - at - 10);
-        return true;
-      },
-      std::chrono::seconds(20));
-  if (!up) throw std::runtime_error(script + " did not start:\n" + ReadFile(log));
-}
-
-NodeServer::~NodeServer() {
-  if (process_) process_->Stop(std::chrono::seconds(2));
-}
-
 ScriptServer::ScriptServer(const std::string& interpreter, const std::string& script,
                            std::vector<std::string> args, int port)
     : dir_("plaudit-script"), port_(port > 0 ? port : FreeTcpPort()) {

@@ -34,15 +34,13 @@ class NodeServer {
  public:
   // `script` relative to the source tree (e.g. "tests/oidc/provider.mjs"). Throws when it does
   // not come up within 20 s (its log in the message).
-  explicit NodeServer(const std::string& script, std::vector<std::string> args = {});
-  ~NodeServer();
+  explicit NodeServer(const std::string& script, std::vector<std::string> args = {})
+      : server_("node", script, std::move(args)) {}
 
-  const std::string& url() const { return url_; }  // "http://127.0.0.1:P"
+  const std::string& url() const { return server_.url(); }  // "http://127.0.0.1:P"
 
  private:
-  TempDir dir_;
-  std::unique_ptr<Process> process_;
-  std::string url_;
+  ScriptServer server_;
 };
 
 // The source tree's root (PLAUDIT_SOURCE_DIR when the suite defines it, else the current

@@ -38,9 +38,9 @@ TEST(Mime, WhatPeopleTypeNeverBecomesAHeaderOrMarkup) {
   const Letter l = NoticeLetter("en", "Ann", {{"reply", Hostile()}}, links);
   // Every header value that could carry outside text: the address (a guest's), the event id,
   // the unsubscribe link; the subject is RFC 2047-encoded whole.
-  Envelope e{"Plaudit <c@example>", "ann@example\r\nBcc: victim@example.com",
-             "mail:reply:42\r\nX-Evil: 1", "comments.example",
-             links.unsubscribe + "\r\nX-Other: 2", 0};
+  Envelope e{
+      "Plaudit <c@example>", "ann@example\r\nBcc: victim@example.com", "mail:reply:42\r\nX-Evil: 1",
+      "comments.example",    links.unsubscribe + "\r\nX-Other: 2",     0};
   const std::string m = MimeMessage(e, l);
   const std::string head = m.substr(0, m.find("\r\n\r\n"));
   EXPECT_EQ(head.find("\r\nBcc:"), std::string::npos) << head;

@@ -56,6 +56,10 @@ ALTER TABLE users ADD COLUMN unsubscribe_key TEXT;
 ALTER TABLE users ADD COLUMN notify_language TEXT NOT NULL DEFAULT 'en';
 CREATE UNIQUE INDEX users_unsubscribe_key ON users (unsubscribe_key);
 
+-- The comment a reply answers, as its writer named it (comments.parent_id is its top-level
+-- comment): a reply approved later still tells the one it answered, a guest's reply too.
+ALTER TABLE comments ADD COLUMN answers_id BIGINT;
+
 -- Guests' addresses (issue 43 keeps them on their comments): one row an address, confirmed by
 -- a link before any notice is mailed to it, and unsubscribed the same way.
 CREATE TABLE guest_addresses (

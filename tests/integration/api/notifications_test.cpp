@@ -225,9 +225,10 @@ TEST_P(NotificationsTest, AReplyMailsItsAuthorOnceAndNeverTheWriterAboutTheirOwn
   // site's page cannot press it; the page keeps its own origin on the POST (not "null").
   const std::string host = "127.0.0.1:" + std::to_string(app_->port());
   EXPECT_EQ(app_->Client()
-                .Post(path, "", {{"Content-Type", "application/x-www-form-urlencoded"},
-                                 {"Host", host},
-                                 {"Origin", "https://elsewhere.example"}})
+                .Post(path, "",
+                      {{"Content-Type", "application/x-www-form-urlencoded"},
+                       {"Host", host},
+                       {"Origin", "https://elsewhere.example"}})
                 .status,
             403);
   EXPECT_EQ(page.headers["referrer-policy"], "same-origin");
@@ -286,9 +287,10 @@ TEST_P(NotificationsTest, MentionsAndArticleAuthorsAreToldInTheirLanguage) {
   EXPECT_EQ(Client().Get(PathOf(link)).status, 200);
   const std::string host = "127.0.0.1:" + std::to_string(app_->port());
   EXPECT_EQ(app_->Client()
-                .Post(PathOf(link), "", {{"Content-Type", "application/x-www-form-urlencoded"},
-                                         {"Host", host},
-                                         {"Origin", "http://" + host}})
+                .Post(PathOf(link), "",
+                      {{"Content-Type", "application/x-www-form-urlencoded"},
+                       {"Host", host},
+                       {"Origin", "http://" + host}})
                 .status,
             200);  // the page's button, as a browser posts it
   EXPECT_EQ(Client().Post(PathOf(link), "").status, 404);  // once
@@ -366,8 +368,9 @@ TEST_P(NotificationsTest, AGuestAddressIsMailedOnceAndRepliedToOnlyOnceConfirmed
   auto to_stranger = smtp_.To("stranger@mail.example");
   ASSERT_EQ(to_stranger.size(), 1u);
   const std::string stop = to_stranger[0].Header("list-unsubscribe");
-  ASSERT_EQ(Client().Post(PathOf(stop.substr(1, stop.size() - 2)), "List-Unsubscribe=One-Click",
-                          {{"Content-Type", "application/x-www-form-urlencoded"}})
+  ASSERT_EQ(Client()
+                .Post(PathOf(stop.substr(1, stop.size() - 2)), "List-Unsubscribe=One-Click",
+                      {{"Content-Type", "application/x-www-form-urlencoded"}})
                 .status,
             200);
   ASSERT_EQ(Client().Post(PathOf(LinkIn(to_stranger[0].text, "confirm?token=")), "").status, 200);
@@ -613,6 +616,43 @@ TEST_P(HeldNoticesTest, AHeldCommentTellsModeratorsAndReachesReadersOnlyWhenAppr
     types.emplace_back(boost::json::parse(h.body).at("type").as_string());
   }
   EXPECT_EQ(std::count(types.begin(), types.end(), "comment.approved"), 2);
+}
+
+TEST_P(HeldNoticesTest, AnApprovedReplyToAGuestsReplyTellsThatGuest) {
+  const std::string root = Login("root", "rootpassword");
+  const std::string alice = VerifiedReader("alice");
+  auto approve = [&](int64_t id) {
+    const std::string act = R"({"ids":[)" + std::to_string(id) + R"(],"action":"approve"})";
+    ASSERT_EQ(Client().Post("/api/v1/moderation/comments", act, Bearer(root)).status, 200);
+  };
+  auto guest = [&](const std::string& name, const std::string& body, int64_t parent) {
+    auto r =
+        Client().Post(CommentsPath(), R"({"body":")" + body + R"(","parentId":)" +
+                                          std::to_string(parent) + R"(,"guest":{"name":")" + name +
+                                          R"(","email":")" + name + R"(@mail.example"}})");
+    EXPECT_EQ(r.status, 201) << r.body;
+    return r.Json().at("id").as_int64();
+  };
+  auto top = Client().Post(CommentsPath(), R"({"body":"alice starts"})", Bearer(alice));
+  ASSERT_EQ(top.status, 201);
+  const int64_t top_id = top.Json().at("id").as_int64();
+  approve(top_id);
+  const int64_t g1 = guest("guestone", "a guest answers alice", top_id);
+  approve(g1);
+  Deliver();
+  auto confirm = smtp_.To("guestone@mail.example");
+  ASSERT_EQ(confirm.size(), 1u);
+  ASSERT_EQ(Client().Post(PathOf(LinkIn(confirm[0].text, "confirm?token=")), "").status, 200);
+  // A second guest answers the first guest's reply; it waits, then is approved.
+  approve(guest("guesttwo", "answering guest one", g1));
+  Deliver(120'000);
+  auto mails = smtp_.To("guestone@mail.example");
+  ASSERT_EQ(mails.size(), 2u);
+  EXPECT_NE(mails[1].text.find("answering guest one"), std::string::npos);
+  // Alice's comment was not the one answered.
+  for (const SentMail& m : smtp_.To("alice@mail.example")) {
+    EXPECT_EQ(m.text.find("answering guest one"), std::string::npos);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Db, HeldNoticesTest, ::testing::Values(Db::kSqlite, Db::kPostgres),

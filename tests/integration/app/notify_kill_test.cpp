@@ -19,17 +19,8 @@ class NotifyKillTest : public PlauditdProcessTest {
 
   // sqlite3 on the data dir's database: the first column of the first row ("" for none).
   std::string Sql(const std::string& query) {
-    const std::string cmd = "sqlite3 -cmd '.timeout 5000' " +
-                            ShellQuote(data_dir() + "/plaudit.db") + " " + ShellQuote(query) +
-                            " 2>&1";
-    std::string out;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    char buf[512];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
-    ::pclose(p);
-    while (!out.empty() && out.back() == '\n') out.pop_back();
-    return out;
+    return Shell("sqlite3 -cmd '.timeout 5000' " + ShellQuote(data_dir() + "/plaudit.db") + " " +
+                 ShellQuote(query));
   }
 
   std::vector<std::string> Flags(int smtp_port) const {

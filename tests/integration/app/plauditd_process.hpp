@@ -42,17 +42,21 @@ class PlauditdProcessTest : public ::testing::Test {
     return WaitFor([&] { return Status(port, "/readyz") == 200; }, std::chrono::seconds(20));
   }
 
-  // redis-cli against the embedded child's socket; its output without the last newlines.
-  std::string RedisCli(const std::string& args) {
-    std::string cmd = "redis-cli -s " + ShellQuote(redis_socket()) + " " + args + " 2>&1";
+  // The output of shell command `cmd` (stderr too), without the last newlines.
+  static std::string Shell(const std::string& cmd) {
     std::string out;
-    FILE* p = ::popen(cmd.c_str(), "r");
+    FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
     char buf[512];
     size_t n;
     while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
     ::pclose(p);
     while (!out.empty() && out.back() == '\n') out.pop_back();
     return out;
+  }
+
+  // redis-cli against the embedded child's socket; its output without the last newlines.
+  std::string RedisCli(const std::string& args) {
+    return Shell("redis-cli -s " + ShellQuote(redis_socket()) + " " + args);
   }
 
   pid_t RedisChildPid() {
