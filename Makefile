@@ -26,7 +26,7 @@ bench: build
 	bash bench/run.sh
 
 # The model-based fault test (tests/integration/app/fault_test.cpp) alone, for longer:
-#   make soak SEED=1234 MINUTES=10 [FAULTS=flushall,redis-kill] [DB=sqlite|postgresql]
+#   make soak SEED=1234 MINUTES=10 [FAULTS=flushall,redis-kill] [DB=sqlite|postgresql|mariadb]
 # MINUTES of faults per database (default 5); no SEED: one derived from the time (printed).
 SEED ?=
 MINUTES ?= 5
@@ -39,7 +39,7 @@ soak: deps
 	  PLAUDIT_FAULTS=$(FAULTS) ./build/tests/app_tests --gtest_filter='Databases/FaultTest.*/$(DB)'
 
 # Its sibling for articles and comments (tests/integration/app/content_fault_test.cpp):
-#   make soak-content SEED=1234 MINUTES=10 [FAULTS=flushall,redis-rollback] [DB=sqlite|postgresql]
+#   make soak-content SEED=1234 MINUTES=10 [FAULTS=flushall,redis-rollback] [DB=sqlite|postgresql|mariadb]
 soak-content: deps
 	@test -f build/build.ninja || cmake --preset release >/dev/null
 	cmake --build build -j $(JOBS) --target app_tests plauditd

@@ -3,8 +3,8 @@
 //   bench_flush [--changes N] [--batch B] [--articles-per-batch A] [DATABASE_URL]
 //
 // Without DATABASE_URL: a fresh SQLite database in a temporary directory (removed at exit),
-// opened the way plauditd opens it (WAL, synchronous=FULL). With a postgresql:// URL: that
-// database, which should be empty (the migrations run first).
+// opened the way plauditd opens it (WAL, synchronous=FULL). With a postgresql:// or mysql:// /
+// mariadb:// URL: that database, which should be empty (the migrations run first).
 //
 // It inserts N like changes (default 200,000) through sql::LikeTable::Apply in batches of B
 // (default 10,000), each batch like one flusher claim: changes of A (default 100) articles,
@@ -73,8 +73,9 @@ int main(int argc, char** argv) {
       else if (a == "--batch") batch = n;
       else per_batch_articles = n;
     } else if (a == "-h" || a == "--help") {
-      std::printf("usage: bench_flush [--changes N] [--batch B] [--articles-per-batch A] "
-                  "[sqlite:///path | postgresql://...]\n");
+      std::printf(
+          "usage: bench_flush [--changes N] [--batch B] [--articles-per-batch A] "
+          "[sqlite:///path | postgresql://... | mariadb://...]\n");
       return 0;
     } else if (url.empty() && a.rfind("-", 0) != 0) {
       url = a;
@@ -91,7 +92,9 @@ int main(int argc, char** argv) {
     temp_dir = tmpl;
     url = "sqlite://" + temp_dir + "/flush.db";
   }
-  const std::string kind = url.rfind("postgres", 0) == 0 ? "postgresql" : "sqlite";
+  const std::string kind = url.rfind("postgres", 0) == 0 ? "postgresql"
+                           : url.rfind("mysql", 0) == 0 || url.rfind("mariadb", 0) == 0 ? "mysql"
+                                                                                        : "sqlite";
 
   int rc = 0;
   {

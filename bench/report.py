@@ -480,6 +480,7 @@ $WEB_SECTION
 $CLUSTER_SECTION
 $MODERATION_SECTION
 $NOTIFY_SECTION
+$MARIADB_SECTION
 ## Charts
 
 $CHART_NOTE
@@ -746,6 +747,7 @@ def values(res, args, fig, chart_note, depth_chart_note):
         "CLUSTER_SECTION": cluster_section(res, fig),
         "MODERATION_SECTION": moderation_section(res),
         "NOTIFY_SECTION": notify_section(res.get("notifications")),
+        "MARIADB_SECTION": mariadb_section(res.get("mariadb")),
         "CCREATE_DISK": comment_create_disk(res, fig),
         "FSYNC_SHORT": (f"{text(res['fsync']['per_s'])} fsyncs/s in this run" if res.get("fsync")
                         else "not measured in this run"),
@@ -903,6 +905,31 @@ def notify_section(n):
             f"**{text(n.get('on_over_off'))}×** (goal: ≥ 0.9). Webhooks received during the on "
             f"runs: {commas(n.get('webhooks_received'))}; mails: {commas(n.get('mails_received'))}; "
             f"outbox depth after: {text(n.get('outbox_depth_after'))}.\n")
+    return out
+
+
+def mariadb_section(m):
+    """Issue 45's figures (bench/mariadb.py, step 11)."""
+    out = "\n## MariaDB: flush throughput and comment writes\n\n"
+    if not m:
+        return out + "Step 11 (bench/mariadb.py) did not run in this run.\n"
+    out += (f"`python3 bench/mariadb.py` (make bench step 11): a private mariadbd "
+            f"({m['mariadb']}) with its durable defaults (`innodb_flush_log_at_trx_commit=1`, "
+            "doublewrite on, no binary log). `bench_flush` (200,000 changes in batches of "
+            f"10,000, as step 4): **{commas(m.get('flush_changes_per_s'))} changes/s** (goal: "
+            "≥ 30,000, PostgreSQL's target). Then `comment_create.lua`, wrk -t1 "
+            f"-c{m['connections']}, {m['duration_s']} s a run, on a plauditd with SQLite and one "
+            "with MariaDB (both embedded Redis), alternating; the disk's fsync rate before each "
+            "run.\n\n"
+            "| run | database | comments/s | p99 | fsyncs/s | errors |\n"
+            "|---|---|---|---|---|---|\n")
+    for i, r in enumerate(m["runs"]):
+        out += table_row([str(i // 2 + 1), r["database"], commas(r["rps"]), r["p99"],
+                          commas(r["fsync_per_s"]), str(r["errors"])])
+    med = m["median_rps"]
+    out += (f"\nMedians: SQLite {commas(med['sqlite'])}/s, MariaDB {commas(med['mariadb'])}/s "
+            f"(MariaDB over SQLite {text(m.get('mariadb_over_sqlite'))}×; the disk's median "
+            f"{commas(m.get('median_fsync_per_s'))} fsyncs/s).\n")
     return out
 
 

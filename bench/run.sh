@@ -16,7 +16,8 @@
 #   BENCH_SKIP: steps left out, comma-separated, for a quick check of the scripts (the results
 #     and the report then say "not measured" for them; do not commit such a run): pairs (2b),
 #     redis-benchmark (3), deep (3b), instructions (3c), resp, flush (4), like-memory (5),
-#     like-script (5b), web (7), cluster (8), moderation (9), notifications (10); "slow" = all of these. A quick run of the rest:
+#     like-script (5b), web (7), cluster (8), moderation (9), notifications (10), mariadb (11);
+#     "slow" = all of these. A quick run of the rest:
 #     BENCH_SKIP=slow BENCH_DURATION=2s bash bench/run.sh   (~2 minutes)
 #
 # Steps (about 12 minutes on 2 cores with the defaults; 680 s on 2026-12-02, shared box):
@@ -70,6 +71,8 @@
 #   10. bench/notifications.py (issue 44): comment_create with notifications off and on (a real
 #      SMTP server and webhook receiver on loopback, every comment a webhook and an author's
 #      notice), alternating runs, medians and on/off.
+#   11. bench/mariadb.py (issue 45): a private mariadbd with its durable defaults; bench_flush into
+#      it, and comment_create on SQLite and on MariaDB, alternating runs, with the disk's fsync rate.
 #   6. bench/results/<date>.json, docs/benchmarks.md, docs/bench-throughput.png and
 #      docs/bench-depth.png (gnuplot): bench/report.py writes the markdown and the charts from
 #      the results JSON.
@@ -95,7 +98,7 @@ PAIR_DUR=${BENCH_PAIR_DURATION:-5s}
 PAIR_ROUNDS=${BENCH_PAIR_ROUNDS:-5}
 PAIR_COMMENT_ROUNDS=${BENCH_PAIR_COMMENT_ROUNDS:-1}
 SKIP=,${BENCH_SKIP:-},
-[[ $SKIP == *,slow,* ]] && SKIP=,pairs,redis-benchmark,deep,instructions,resp,flush,like-memory,like-script,web,cluster,moderation,notifications,
+[[ $SKIP == *,slow,* ]] && SKIP=,pairs,redis-benchmark,deep,instructions,resp,flush,like-memory,like-script,web,cluster,moderation,notifications,mariadb,
 skipped() { [[ $SKIP == *",$1,"* ]] && echo "step $1 skipped (BENCH_SKIP)" >&2; }
 [ "${BENCH_DB:-}" = postgresql ] && FLUSH_PG=1
 STAMP=$(date -u +%Y-%m-%dT%H-%M-%SZ)
@@ -203,6 +206,16 @@ if ! skipped notifications; then
     NOTIFY_JSON=$(cat "$WORK/notifications.json")
   else
     echo "notifications step failed (see above)" >&2
+  fi
+fi
+# 11. MariaDB.
+MARIADB_JSON=null
+if ! skipped mariadb; then
+  if python3 bench/mariadb.py --bin "$BUILD/plauditd" --flush-bin "$BUILD/bench_flush" \
+       --duration "${DUR%s}" --connections "$CONN" --json "$WORK/mariadb.json" >&2; then
+    MARIADB_JSON=$(cat "$WORK/mariadb.json")
+  else
+    echo "mariadb step failed (see above)" >&2
   fi
 fi
 

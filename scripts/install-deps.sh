@@ -7,13 +7,13 @@ set -euo pipefail
 PKGS=(
   build-essential cmake ninja-build pkg-config
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
-  libhiredis-dev libsqlite3-dev sqlite3 libpq-dev libsodium-dev libgumbo-dev libicu-dev libidn2-dev zlib1g-dev
+  libhiredis-dev libsqlite3-dev sqlite3 libpq-dev libmariadb-dev libsodium-dev libgumbo-dev libicu-dev libidn2-dev zlib1g-dev
   libcurl4-openssl-dev libssl-dev
   libspdlog-dev libfmt-dev libcli11-dev libtomlplusplus-dev libexpected-dev
   prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
   libjemalloc-dev gnuplot-nox valgrind python3
   python3-aiosmtpd
-  redis-server redis-tools postgresql postgresql-client wrk curl nginx
+  redis-server redis-tools postgresql postgresql-client mariadb-server mariadb-client wrk curl nginx
   chromium chromium-driver
 )
 # The web front end is built with Node and npm (web/package-lock.json); Debian's own only
@@ -53,9 +53,10 @@ if [ ! -e "$POLICY" ]; then
 fi
 "${APT[@]}" update -q >/dev/null
 "${APT[@]}" install --no-install-recommends "${missing[@]}"
-# The packaged redis-server/postgresql services are not used: tests and the embedded
+# The packaged redis-server/postgresql/mariadb services are not used: tests and the embedded
 # mode start private servers. Stop them where they were auto-started, if possible.
 if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
   $SUDO systemctl disable --now redis-server >/dev/null 2>&1 || true
   $SUDO systemctl disable --now nginx >/dev/null 2>&1 || true
+  $SUDO systemctl disable --now mariadb >/dev/null 2>&1 || true
 fi

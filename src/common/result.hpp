@@ -28,6 +28,9 @@ struct Error {
   ErrorCode code = ErrorCode::kInternal;
   std::string message;
   int retry_after_seconds = 0;  // for kRateLimited
+  // A database deadlock or serialization failure: the server undid the whole transaction,
+  // and running it again from the start may succeed (sql::Store::Run does, twice at most).
+  bool retryable = false;
 
   friend bool operator==(const Error&, const Error&) = default;
 };

@@ -1,5 +1,7 @@
 #include "sql/article_changes.hpp"
 
+#include "sql/dialect.hpp"
+
 namespace plaudit::sql {
 namespace {
 
@@ -8,6 +10,9 @@ namespace {
 // The counter's row lock is held to COMMIT; see article_changes.hpp for why.
 constexpr std::string_view kClaimId =
     "UPDATE article_change_seq SET last_id = last_id + 1 WHERE one = 1 RETURNING last_id";
+// MySQL has no RETURNING: LAST_INSERT_ID(expr) keeps the new value for this session.
+constexpr std::string_view kClaimIdMysql =
+    "UPDATE article_change_seq SET last_id = LAST_INSERT_ID(last_id + 1) WHERE one = 1";
 constexpr std::string_view kInsert =
     "INSERT INTO article_changes (id, article_id, op, at) VALUES ($1, $2, $3, $4)";
 constexpr std::string_view kTrim = "DELETE FROM article_changes WHERE id <= $1";
@@ -40,10 +45,20 @@ Result<int64_t> AppendChange(Connection& tx, int64_t article_id, std::string_vie
   auto page = tx.Query(kIsPage, {article_id});
   if (!page) return tl::unexpected(page.error());
   if (!page->rows.empty()) return int64_t{0};
-  auto claimed = tx.Query(kClaimId);
-  if (!claimed) return tl::unexpected(claimed.error());
-  if (claimed->rows.empty()) return Fail(ErrorCode::kInternal, "article_change_seq is empty");
-  const int64_t id = Int(claimed->rows[0][0]);
+  int64_t id = 0;
+  if (tx.dialect() == Dialect::kMysql) {
+    auto claimed = tx.Query(kClaimIdMysql);
+    if (!claimed) return tl::unexpected(claimed.error());
+    if (claimed->affected == 0) return Fail(ErrorCode::kInternal, "article_change_seq is empty");
+    auto last = LastInsertId(tx);
+    if (!last) return tl::unexpected(last.error());
+    id = *last;
+  } else {
+    auto claimed = tx.Query(kClaimId);
+    if (!claimed) return tl::unexpected(claimed.error());
+    if (claimed->rows.empty()) return Fail(ErrorCode::kInternal, "article_change_seq is empty");
+    id = Int(claimed->rows[0][0]);
+  }
   auto inserted = tx.Query(kInsert, {id, article_id, std::string(op), at_ms});
   if (!inserted) return tl::unexpected(inserted.error());
   if (retention.trim_every > 0 && id % retention.trim_every == 0 && id > retention.keep) {

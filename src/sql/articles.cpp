@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sql/dialect.hpp"
+
 namespace plaudit::sql {
 namespace {
 
@@ -40,6 +42,11 @@ constexpr std::string_view kWasDeleted =
 constexpr std::string_view kMarkIds =
     "INSERT INTO id_marks (name, last) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET "
     "last = excluded.last WHERE id_marks.last < excluded.last";
+constexpr std::string_view kMarkIdsMysql =
+    "INSERT INTO id_marks (name, last) VALUES ($1, $2) "
+    "ON DUPLICATE KEY UPDATE last = GREATEST(last, VALUES(last))";
+// MariaDB has no FOR UPDATE OF: the article's row is locked on its own first.
+constexpr std::string_view kLockMysql = "SELECT id FROM articles WHERE id = $1 FOR UPDATE";
 constexpr std::string_view kPublishedAfter =
     "SELECT id, kind, pinned, published_at, ver FROM articles "
     "WHERE status = 'published' AND kind <> 'page' AND id > $1 ORDER BY id LIMIT $2";
@@ -148,6 +155,11 @@ Awaitable<Result<std::optional<ArticleTable::Patched>>> ArticleTable::Patch(
       // So the change applies to the latest row, and the recorded op follows the committed
       // status, not what the caller read before (two concurrent publishes of one draft: one
       // "publish", one "update").
+      if (tx.dialect() == Dialect::kMysql) {
+        if (auto locked = tx.Query(kLockMysql, {id}); !locked) {
+          return tl::unexpected(locked.error());
+        }
+      }
       const std::string sql = std::string(kColumns) + ", a.content" + std::string(kFrom) +
                               "WHERE a.id = $1" +
                               (tx.dialect() == Dialect::kPostgres ? " FOR UPDATE OF a" : "");
@@ -197,18 +209,30 @@ Awaitable<Result<std::optional<std::vector<int64_t>>>> ArticleTable::Delete(int6
       comment_ids.reserve(ids->rows.size());
       for (const auto& row : ids->rows) comment_ids.push_back(Int(row[0]));
       // Their ids leave MAX(id): keep them as the sequences' floors (migration 015).
-      auto marked = tx.Query(kMarkIds, {std::string("article"), id});
+      const std::string_view mark = tx.dialect() == Dialect::kMysql ? kMarkIdsMysql : kMarkIds;
+      auto marked = tx.Query(mark, {std::string("article"), id});
       if (!marked) return tl::unexpected(marked.error());
       if (!comment_ids.empty()) {
         const int64_t top = *std::max_element(comment_ids.begin(), comment_ids.end());
-        auto m = tx.Query(kMarkIds, {std::string("comment"), top});
+        auto m = tx.Query(mark, {std::string("comment"), top});
         if (!m) return tl::unexpected(m.error());
       }
       // Rows that hang off the article (its likes, its comments and their likes) go in the
       // same transaction.
-      for (auto sql : {kDeleteLikes, kDeleteCommentLikes, kDeleteComments}) {
-        auto d = tx.Query(sql, {id});
-        if (!d) return tl::unexpected(d.error());
+      if (tx.dialect() == Dialect::kMysql) {
+        // MySQL refuses a statement whose trigger writes a table the statement reads (1442):
+        // the comments' likes go by their ids, not through a subquery of comments.
+        auto likes = tx.Query(kDeleteLikes, {id});
+        if (!likes) return tl::unexpected(likes.error());
+        auto gone = DeleteLikesOf(tx, 'c', comment_ids);
+        if (!gone) return tl::unexpected(gone.error());
+        auto comments = tx.Query(kDeleteComments, {id});
+        if (!comments) return tl::unexpected(comments.error());
+      } else {
+        for (auto sql : {kDeleteLikes, kDeleteCommentLikes, kDeleteComments}) {
+          auto d = tx.Query(sql, {id});
+          if (!d) return tl::unexpected(d.error());
+        }
       }
       auto change = AppendChange(tx, id, "delete", at_ms, retention);
       if (!change) return tl::unexpected(change.error());

@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "sql/dialect.hpp"
 #include "sql/notices.hpp"
 #include "sql/outbox.hpp"
 
@@ -623,7 +624,7 @@ Awaitable<Result<std::optional<CommentWrite>>> CommentTable::Report(int64_t id, 
       auto state = ReadState(tx, id);
       if (!state) return tl::unexpected(state.error());
       if (!*state || (*state)->deleted) return Fail(ErrorCode::kNotFound, "no such comment");
-      auto added = tx.Query(kAddReport, {id, user_id, reason, now_ms});
+      auto added = InsertOrNothing(tx, kAddReport, {id, user_id, reason, now_ms});
       if (!added) return tl::unexpected(added.error());
       if (added->affected > 0) {
         auto counted = tx.Query(kCountReport, {id});

@@ -1,6 +1,7 @@
 // Dialect-neutral parts of a connection: nested transactions and placeholder rewriting.
 #include <cctype>
 #include <string>
+#include <vector>
 
 #include "sql/connection_impl.hpp"
 
@@ -41,7 +42,12 @@ Status DbConnection::Transaction(const std::function<Status(Connection&)>& fn) {
   return {};
 }
 
-std::string RewritePlaceholders(std::string_view sql) {
+namespace {
+
+// Copies sql, handing each `$n` placeholder outside quotes and comments to `emit` (with n)
+// instead of copying it.
+template <class Emit>
+std::string ForEachPlaceholder(std::string_view sql, Emit emit) {
   std::string out;
   out.reserve(sql.size());
   size_t i = 0;
@@ -76,14 +82,37 @@ std::string RewritePlaceholders(std::string_view sql) {
     } else if (c == '$' && i + 1 < n && std::isdigit(static_cast<unsigned char>(sql[i + 1])) &&
                (i == 0 ||
                 !(std::isalnum(static_cast<unsigned char>(sql[i - 1])) || sql[i - 1] == '_'))) {
-      out.push_back('?');
-      ++i;
+      size_t j = i + 1;
+      int number = 0;
+      while (j < n && std::isdigit(static_cast<unsigned char>(sql[j]))) {
+        number = number * 10 + (sql[j] - '0');
+        ++j;
+      }
+      emit(out, number, sql.substr(i + 1, j - i - 1));
+      i = j;
     } else {
       out.push_back(c);
       ++i;
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::string RewritePlaceholders(std::string_view sql) {
+  return ForEachPlaceholder(sql, [](std::string& out, int, std::string_view digits) {
+    out.push_back('?');
+    out.append(digits);
+  });
+}
+
+std::string RewritePositional(std::string_view sql, std::vector<int>& order) {
+  order.clear();
+  return ForEachPlaceholder(sql, [&](std::string& out, int number, std::string_view) {
+    out.push_back('?');
+    order.push_back(number);
+  });
 }
 
 }  // namespace plaudit::sql

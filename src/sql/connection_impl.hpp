@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sql/store.hpp"
 
@@ -35,17 +36,21 @@ class DbConnection : public Connection {
   int depth_ = 0;  // nesting of Transaction() calls
 };
 
-// Connections to the two databases. Both fail with kUnavailable when the database cannot be
+// Connections to the three databases. Both fail with kUnavailable when the database cannot be
 // reached or opened.
 Result<std::unique_ptr<DbConnection>> OpenSqlite(const std::string& path);
 // The name of the network file system a statfs(2) f_type names (NFS, SMB, CIFS, FUSE…), or
 // nullopt for a local one: OpenSqlite refuses a database on those.
 std::optional<std::string_view> NetworkFilesystemName(long f_type);
 Result<std::unique_ptr<DbConnection>> OpenPostgres(const std::string& url);
+// url: a mysql:// or mariadb:// URL (common/database_url.hpp, MysqlTarget).
+Result<std::unique_ptr<DbConnection>> OpenMysql(const std::string& url);
 
 // Rewrites PostgreSQL placeholders `$n` to SQLite's `?n`, leaving quoted strings, quoted
 // identifiers and comments alone.
 std::string RewritePlaceholders(std::string_view sql);
+// Rewrites `$n` to MySQL's positional `?` and lists, in `order`, which n each `?` binds.
+std::string RewritePositional(std::string_view sql, std::vector<int>& order);
 
 // Applies the embedded migrations for conn's dialect (see Store::Migrate).
 Result<int> ApplyMigrations(DbConnection& conn);

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "common/time.hpp"
+#include "sql/dialect.hpp"
 
 namespace plaudit::sql {
 namespace {
@@ -29,6 +30,20 @@ constexpr std::string_view kUpsertTail =
 constexpr std::string_view kRaiseShardSeq =
     "INSERT INTO like_shards (shard, seq) VALUES ($1, $2) ON CONFLICT (shard) DO UPDATE SET "
     "seq = excluded.seq WHERE like_shards.seq < excluded.seq";
+constexpr std::string_view kRaiseShardSeqMysql =
+    "INSERT INTO like_shards (shard, seq) VALUES ($1, $2) "
+    "ON DUPLICATE KEY UPDATE seq = GREATEST(seq, VALUES(seq))";
+// MySQL's upsert, with the same guard: assignments run left to right, so seq goes last and
+// the others compare against the stored one. Only rows MySQL's Apply found new or newer reach
+// it (its affected count does not say which rows an upsert wrote), so the guard is a second
+// line of defence there.
+constexpr std::string_view kUpsertTailMysql =
+    " ON DUPLICATE KEY UPDATE valid = IF(seq < VALUES(seq), VALUES(valid), valid), "
+    "updated_at = IF(seq < VALUES(seq), VALUES(updated_at), updated_at), "
+    "seq = GREATEST(seq, VALUES(seq))";
+// MySQL: a piece's stored rows, locked, so Apply knows which of its changes are newer.
+constexpr std::string_view kStoredSeqsHead =
+    "SELECT target_type, target_id, user_id, seq FROM likes WHERE ";
 // Per shard, the higher of the flusher's seq and the cache writes' (migration 014).
 constexpr std::string_view kShardSeqs =
     "SELECT shard, MAX(seq) FROM (SELECT shard, seq FROM like_shards UNION ALL "
@@ -51,7 +66,7 @@ constexpr std::string_view kArticleDrift =
     "(SELECT COUNT(*) FROM likes l WHERE l.target_type = 'a' AND l.target_id = a.id AND "
     "l.valid = 1)";
 // The repair counts the rows again in its own statement, after the target's row is locked
-// (PostgreSQL: FOR UPDATE; SQLite's transaction holds the write lock): a flush committing
+// (PostgreSQL and MySQL: FOR UPDATE; SQLite's transaction holds the write lock): a flush committing
 // meanwhile either came before the lock, so its rows are counted, or comes after the repair's
 // commit, and its triggers then add its own changes to the repaired count.
 constexpr std::string_view kLockArticle = "SELECT id FROM articles WHERE id = $1 FOR UPDATE";
@@ -71,6 +86,14 @@ constexpr std::string_view kFixCommentCount =
 constexpr std::string_view kOrphanLikes =
     "DELETE FROM likes WHERE target_type = 'a' AND NOT EXISTS "
     "(SELECT 1 FROM articles a WHERE a.id = likes.target_id)";
+// MySQL: the same rows found first and deleted by target (a statement may not read the table
+// its triggers write: error 1442).
+constexpr std::string_view kOrphanTargetsMysql =
+    "SELECT DISTINCT target_id FROM likes WHERE target_type = 'a' AND NOT EXISTS "
+    "(SELECT 1 FROM articles a WHERE a.id = likes.target_id)";
+constexpr std::string_view kOrphanCommentTargetsMysql =
+    "SELECT DISTINCT target_id FROM likes WHERE target_type = 'c' AND NOT EXISTS "
+    "(SELECT 1 FROM comments c WHERE c.id = likes.target_id)";
 constexpr std::string_view kOrphanCommentLikes =
     "DELETE FROM likes WHERE target_type = 'c' AND NOT EXISTS "
     "(SELECT 1 FROM comments c WHERE c.id = likes.target_id)";
@@ -93,23 +116,100 @@ size_t PieceRows(size_t left) {
   return rows;
 }
 
-// The upsert of `rows` rows (a power of two up to kRowsPerStatement), built once.
-const std::string& UpsertSql(size_t rows) {
+using PieceTexts = std::array<std::string, kMaxRowsLog2 + 1>;
+
+// The upsert of `rows` rows (a power of two up to kRowsPerStatement), built once per dialect.
+const std::string& UpsertSql(size_t rows, bool mysql) {
   static const auto texts = [] {
-    std::array<std::string, kMaxRowsLog2 + 1> out;
+    std::array<PieceTexts, 2> out;
+    for (size_t d = 0; d < 2; ++d) {
+      for (size_t log2 = 0; log2 <= kMaxRowsLog2; ++log2) {
+        std::string& sql = out[d][log2];
+        sql = kUpsertHead;
+        for (size_t i = 0, p = 0; i < (size_t{1} << log2); ++i, p += 6) {
+          sql += (i == 0 ? "($" : ", ($") + std::to_string(p + 1) + ", $" + std::to_string(p + 2) +
+                 ", $" + std::to_string(p + 3) + ", $" + std::to_string(p + 4) + ", $" +
+                 std::to_string(p + 5) + ", $" + std::to_string(p + 6) + ")";
+        }
+        sql += d == 1 ? kUpsertTailMysql : kUpsertTail;
+      }
+    }
+    return out;
+  }();
+  return texts[mysql ? 1 : 0][static_cast<size_t>(std::countr_zero(rows))];
+}
+
+// MySQL: the locking read of `rows` stored rows by primary key (a power of two), built once.
+// An OR of key equalities, which InnoDB reads as that many point ranges of the primary key.
+const std::string& StoredSeqsSql(size_t rows) {
+  static const auto texts = [] {
+    PieceTexts out;
     for (size_t log2 = 0; log2 <= kMaxRowsLog2; ++log2) {
       std::string& sql = out[log2];
-      sql = kUpsertHead;
-      for (size_t i = 0, p = 0; i < (size_t{1} << log2); ++i, p += 6) {
-        sql += (i == 0 ? "($" : ", ($") + std::to_string(p + 1) + ", $" + std::to_string(p + 2) +
-               ", $" + std::to_string(p + 3) + ", $" + std::to_string(p + 4) + ", $" +
-               std::to_string(p + 5) + ", $" + std::to_string(p + 6) + ")";
+      sql = kStoredSeqsHead;
+      for (size_t i = 0, p = 0; i < (size_t{1} << log2); ++i, p += 3) {
+        sql += (i == 0 ? "(target_type = $" : " OR (target_type = $") + std::to_string(p + 1) +
+               " AND target_id = $" + std::to_string(p + 2) + " AND user_id = $" +
+               std::to_string(p + 3) + ")";
       }
-      sql += kUpsertTail;
+      sql += " FOR UPDATE";
     }
     return out;
   }();
   return texts[static_cast<size_t>(std::countr_zero(rows))];
+}
+
+// MySQL: the changes of changes[start, start + rows) that are new rows or newer than the
+// stored ones (the rest are replays a flush already wrote), reading the stored rows locked.
+Result<std::vector<LikeChange>> NewerChanges(Connection& tx, const std::vector<LikeChange>& changes,
+                                             size_t start, size_t rows) {
+  std::vector<Value> params;
+  params.reserve(rows * 3);
+  for (size_t i = start; i < start + rows; ++i) {
+    params.emplace_back(std::string(1, changes[i].type));
+    params.emplace_back(changes[i].target_id);
+    params.emplace_back(changes[i].user_id);
+  }
+  auto stored = tx.Query(StoredSeqsSql(rows), params);
+  if (!stored) return tl::unexpected(stored.error());
+  std::map<std::tuple<char, int64_t, int64_t>, int64_t> seqs;
+  for (const Row& row : stored->rows) {
+    const std::string type = Text(row[0]);
+    seqs[{type.empty() ? ' ' : type[0], Int(row[1]), Int(row[2])}] = Int(row[3]);
+  }
+  std::vector<LikeChange> out;
+  for (size_t i = start; i < start + rows; ++i) {
+    const LikeChange& ch = changes[i];
+    auto it = seqs.find({ch.type, ch.target_id, ch.user_id});
+    if (it == seqs.end() || it->second < ch.seq) out.push_back(ch);
+  }
+  return out;
+}
+
+// Writes `changes` (in primary-key order) as upserts of power-of-two pieces; returns the rows
+// the database reports written.
+Result<int64_t> Upsert(Connection& tx, const std::vector<LikeChange>& changes, int64_t now) {
+  const bool mysql = tx.dialect() == Dialect::kMysql;
+  int64_t written = 0;
+  std::vector<Value> params;
+  for (size_t start = 0, rows = 0; start < changes.size(); start += rows) {
+    rows = PieceRows(changes.size() - start);
+    params.clear();
+    params.reserve(rows * 6);
+    for (size_t i = start; i < start + rows; ++i) {
+      const auto& ch = changes[i];
+      params.emplace_back(std::string(1, ch.type));
+      params.emplace_back(ch.target_id);
+      params.emplace_back(ch.user_id);
+      params.emplace_back(int64_t{ch.valid ? 1 : 0});
+      params.emplace_back(ch.seq);
+      params.emplace_back(now);
+    }
+    auto r = tx.Query(UpsertSql(rows, mysql), params);
+    if (!r) return tl::unexpected(r.error());
+    written += r->affected;
+  }
+  return written;
 }
 
 }  // namespace
@@ -138,6 +238,10 @@ Awaitable<Result<LikeCountState>> LikeTable::CountState(char type, int64_t targe
   std::function<Result<LikeCountState>(Connection&)> job =
       [type, target_id, users = std::move(users)](Connection& c) -> Result<LikeCountState> {
     LikeCountState out;
+    // MySQL: SET TRANSACTION names the next transaction's level, so it goes before it.
+    if (c.dialect() == Dialect::kMysql) {
+      if (auto r = c.Query(kSnapshot); !r) return tl::unexpected(r.error());
+    }
     auto st = c.Transaction([&](Connection& tx) -> Status {
       if (tx.dialect() == Dialect::kPostgres) {
         if (auto r = tx.Query(kSnapshot); !r) return tl::unexpected(r.error());
@@ -200,23 +304,22 @@ Awaitable<Result<int64_t>> LikeTable::Apply(std::vector<LikeChange> changes) {
           if (!locked) return tl::unexpected(locked.error());
         }
       }
-      std::vector<Value> params;
-      for (size_t start = 0, rows = 0; start < changes.size(); start += rows) {
-        rows = PieceRows(changes.size() - start);
-        params.clear();
-        params.reserve(rows * 6);
-        for (size_t i = start; i < start + rows; ++i) {
-          const auto& ch = changes[i];
-          params.emplace_back(std::string(1, ch.type));
-          params.emplace_back(ch.target_id);
-          params.emplace_back(ch.user_id);
-          params.emplace_back(int64_t{ch.valid ? 1 : 0});
-          params.emplace_back(ch.seq);
-          params.emplace_back(now);
+      if (tx.dialect() == Dialect::kMysql) {
+        // MySQL's row triggers (migration 007) lock each target as its rows are written, and
+        // the rows go in primary-key order: targets are locked in (kind, id) order without a
+        // first pass. An upsert's affected count there says 2 for an updated row and 1 for an
+        // untouched one, so the rows to write are chosen first, piece by piece.
+        for (size_t start = 0, rows = 0; start < changes.size(); start += rows) {
+          rows = PieceRows(changes.size() - start);
+          auto newer = NewerChanges(tx, changes, start, rows);
+          if (!newer) return tl::unexpected(newer.error());
+          if (auto w = Upsert(tx, *newer, now); !w) return tl::unexpected(w.error());
+          written += static_cast<int64_t>(newer->size());
         }
-        auto r = tx.Query(UpsertSql(rows), params);
-        if (!r) return tl::unexpected(r.error());
-        written += r->affected;
+      } else {
+        auto w = Upsert(tx, changes, now);
+        if (!w) return tl::unexpected(w.error());
+        written += *w;
       }
       // The shards' highest seqs, after the rows (the same lock order for every flusher).
       std::map<int64_t, int64_t> shard_seqs;
@@ -225,7 +328,9 @@ Awaitable<Result<int64_t>> LikeTable::Apply(std::vector<LikeChange> changes) {
         top = std::max(top, ch.seq);
       }
       for (const auto& [shard, seq] : shard_seqs) {
-        if (auto r = tx.Query(kRaiseShardSeq, {shard, seq}); !r) return tl::unexpected(r.error());
+        const std::string_view raise =
+            tx.dialect() == Dialect::kMysql ? kRaiseShardSeqMysql : kRaiseShardSeq;
+        if (auto r = tx.Query(raise, {shard, seq}); !r) return tl::unexpected(r.error());
       }
       return {};
     });
@@ -255,9 +360,22 @@ Awaitable<Result<std::vector<std::pair<char, int64_t>>>> LikeTable::Reconcile() 
   std::function<Result<Fixed>(Connection&)> job = [](Connection& c) -> Result<Fixed> {
     Fixed fixed;
     auto st = c.Transaction([&](Connection& tx) -> Status {
-      for (auto orphans : {kOrphanLikes, kOrphanCommentLikes}) {
-        auto r = tx.Query(orphans);
-        if (!r) return tl::unexpected(r.error());
+      if (tx.dialect() == Dialect::kMysql) {
+        for (const auto& [type, find] :
+             {std::pair{'a', kOrphanTargetsMysql}, std::pair{'c', kOrphanCommentTargetsMysql}}) {
+          auto found = tx.Query(find);
+          if (!found) return tl::unexpected(found.error());
+          std::vector<int64_t> ids;
+          for (const auto& row : found->rows) ids.push_back(Int(row[0]));
+          if (auto gone = DeleteLikesOf(tx, type, ids); !gone) {
+            return tl::unexpected(gone.error());
+          }
+        }
+      } else {
+        for (auto orphans : {kOrphanLikes, kOrphanCommentLikes}) {
+          auto r = tx.Query(orphans);
+          if (!r) return tl::unexpected(r.error());
+        }
       }
       struct Kind {
         char type;
@@ -265,7 +383,7 @@ Awaitable<Result<std::vector<std::pair<char, int64_t>>>> LikeTable::Reconcile() 
       };
       const Kind kinds[] = {{'a', kArticleDrift, kLockArticle, kFixArticleCount},
                             {'c', kCommentDrift, kLockComment, kFixCommentCount}};
-      const bool lock = tx.dialect() == Dialect::kPostgres;
+      const bool lock = tx.dialect() != Dialect::kSqlite;
       for (const Kind& k : kinds) {
         auto drift = tx.Query(k.drift);
         if (!drift) return tl::unexpected(drift.error());

@@ -4,6 +4,12 @@
 // transaction that first takes a database-wide lock (pg_advisory_xact_lock on PostgreSQL,
 // BEGIN IMMEDIATE's write lock on SQLite) and then re-checks schema_migrations, so a
 // migration another process applied meanwhile is skipped rather than applied twice.
+//
+// MySQL commits each DDL statement by itself, so a migration there is not one transaction:
+// the whole run holds a named lock (GET_LOCK, the session's) instead, and a migration that
+// failed halfway is reported with its name, for the operator to finish by hand. A fresh
+// database first gets utf8mb4 with a binary, no-pad collation as its default, so every
+// table's text compares byte for byte, as on the other two.
 #include "sql/migrations.hpp"
 
 #include <spdlog/spdlog.h>
@@ -30,6 +36,11 @@ constexpr std::string_view kSelectVersion = "SELECT 1 FROM schema_migrations WHE
 constexpr std::string_view kInsertVersion =
     "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)";
 constexpr std::string_view kTakeLock = "SELECT pg_advisory_xact_lock($1::bigint)";
+constexpr std::string_view kMysqlLock = "SELECT GET_LOCK('plaudit_migrations', 120)";
+constexpr std::string_view kMysqlUnlock = "SELECT RELEASE_LOCK('plaudit_migrations')";
+constexpr std::string_view kMysqlFresh =
+    "SELECT DATABASE(), VERSION(), (SELECT COUNT(*) FROM information_schema.tables "
+    "WHERE table_schema = DATABASE() AND table_name = 'schema_migrations')";
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -79,8 +90,14 @@ Result<std::vector<Migration>> MigrationsFor(Dialect dialect) {
         continue;
       }
       stem.remove_suffix(11);
+    } else if (EndsWith(stem, ".mysql")) {
+      if (dialect != Dialect::kMysql) {
+        continue;
+      }
+      stem.remove_suffix(6);
     }
     Migration m;
+    m.dialect_only = stem.size() + 4 != name.size();
     auto [ptr, ec] = std::from_chars(stem.data(), stem.data() + stem.size(), m.version);
     size_t digits = ptr - stem.data();
     if (ec != std::errc() || m.version <= 0 || digits >= stem.size() || stem[digits] != '_' ||
@@ -89,13 +106,22 @@ Result<std::vector<Migration>> MigrationsFor(Dialect dialect) {
     }
     m.name = std::string(stem.substr(digits + 1));
     if (m.name.find('.') != std::string::npos) {
-      return bad("has an unknown dialect suffix (use .sqlite.sql or .postgresql.sql)");
+      return bad("has an unknown dialect suffix (use .sqlite.sql, .postgresql.sql or .mysql.sql)");
     }
     m.sql = file.content;
     out.push_back(std::move(m));
   }
   std::stable_sort(out.begin(), out.end(),
                    [](const Migration& a, const Migration& b) { return a.version < b.version; });
+  // A dialect's own file replaces the shared one of its version (MySQL needs its own text
+  // for tables whose shared SQL the other two read alike).
+  for (size_t i = 1; i < out.size();) {
+    if (out[i].version == out[i - 1].version && out[i].dialect_only != out[i - 1].dialect_only) {
+      out.erase(out.begin() + static_cast<std::ptrdiff_t>(out[i].dialect_only ? i - 1 : i));
+    } else {
+      ++i;
+    }
+  }
   for (size_t i = 1; i < out.size(); ++i) {
     if (out[i].version == out[i - 1].version) {
       return Fail(ErrorCode::kInternal,
@@ -105,7 +131,51 @@ Result<std::vector<Migration>> MigrationsFor(Dialect dialect) {
   return out;
 }
 
+namespace {
+
+// MySQL: the run's named lock, and a fresh database's default character set and collation.
+Status PrepareMysql(DbConnection& conn) {
+  auto locked = conn.Query(kMysqlLock);
+  if (!locked) return tl::unexpected(locked.error());
+  if (locked->rows.empty() || Int(locked->rows[0][0]) != 1) {
+    return Fail(ErrorCode::kUnavailable, "another process held the migration lock for 120 s");
+  }
+  auto fresh = conn.Query(kMysqlFresh);
+  if (!fresh) return tl::unexpected(fresh.error());
+  if (fresh->rows.empty() || Int(fresh->rows[0][2]) != 0) return {};
+  const std::string name = Text(fresh->rows[0][0]);
+  // MariaDB's binary collations pad with spaces ('a' = 'a '); utf8mb4_nopad_bin does not.
+  // MySQL 8's utf8mb4_0900_bin is binary without padding.
+  const bool mariadb = Text(fresh->rows[0][1]).find("MariaDB") != std::string::npos;
+  std::string quoted = "\"";
+  for (char c : name) {
+    quoted += c;
+    if (c == '"') quoted += '"';
+  }
+  quoted += '"';
+  return conn.ExecScript("ALTER DATABASE " + quoted + " CHARACTER SET utf8mb4 COLLATE " +
+                         (mariadb ? "utf8mb4_nopad_bin" : "utf8mb4_0900_bin"));
+}
+
+Result<int> ApplyMigrationsLocked(DbConnection& conn);
+
+}  // namespace
+
 Result<int> ApplyMigrations(DbConnection& conn) {
+  if (conn.dialect() != Dialect::kMysql) {
+    return ApplyMigrationsLocked(conn);
+  }
+  if (auto prepared = PrepareMysql(conn); !prepared) {
+    return tl::unexpected(prepared.error());
+  }
+  auto applied = ApplyMigrationsLocked(conn);
+  (void)conn.Query(kMysqlUnlock);  // also released when the connection closes
+  return applied;
+}
+
+namespace {
+
+Result<int> ApplyMigrationsLocked(DbConnection& conn) {
   auto migrations = MigrationsFor(conn.dialect());
   if (!migrations) {
     return tl::unexpected(migrations.error());
@@ -158,5 +228,7 @@ Result<int> ApplyMigrations(DbConnection& conn) {
   }
   return applied;
 }
+
+}  // namespace
 
 }  // namespace plaudit::sql

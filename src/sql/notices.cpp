@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include "sql/dialect.hpp"
 #include "sql/outbox.hpp"
 
 namespace plaudit::sql {
@@ -10,6 +11,10 @@ namespace {
 constexpr std::string_view kNewGuestAddress =
     "INSERT INTO guest_addresses (email, token_hash, unsubscribe_key, language, created_at) "
     "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (email) DO NOTHING RETURNING id";
+// MySQL: the same insert without RETURNING (InsertOrNothing), its id from LAST_INSERT_ID().
+constexpr std::string_view kNewGuestAddressMysql =
+    "INSERT INTO guest_addresses (email, token_hash, unsubscribe_key, language, created_at) "
+    "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (email) DO NOTHING";
 constexpr std::string_view kSettings =
     "SELECT email, email_verified_at, notify_replies, notify_article_comments, "
     "notify_moderation, notify_language, email_token_at FROM users "
@@ -65,11 +70,23 @@ std::string MailPayload(const std::string& token, const std::string& email) {
 }  // namespace
 
 Status NoticeBook::NoteGuestAddress(Connection& tx, const GuestAddress& a, int64_t now_ms) {
-  auto r =
-      tx.Query(kNewGuestAddress, {a.email, a.token_hash, a.unsubscribe_key, a.language, now_ms});
+  auto r = tx.dialect() == Dialect::kMysql
+               ? InsertOrNothing(tx, kNewGuestAddressMysql,
+                                 {a.email, a.token_hash, a.unsubscribe_key, a.language, now_ms})
+               : tx.Query(kNewGuestAddress,
+                          {a.email, a.token_hash, a.unsubscribe_key, a.language, now_ms});
   if (!r) return tl::unexpected(r.error());
-  if (r->rows.empty()) return {};  // known already: confirmed, or mailed its one link
-  const std::string who = "g:" + std::to_string(Int(r->rows[0][0]));
+  int64_t id = 0;
+  if (tx.dialect() == Dialect::kMysql) {
+    if (r->affected == 0) return {};  // known already: confirmed, or mailed its one link
+    auto last = LastInsertId(tx);
+    if (!last) return tl::unexpected(last.error());
+    id = *last;
+  } else {
+    if (r->rows.empty()) return {};  // known already: confirmed, or mailed its one link
+    id = Int(r->rows[0][0]);
+  }
+  const std::string who = "g:" + std::to_string(id);
   Notice n{"confirm:" + who, "mail", who, "confirm", MailPayload(a.token, a.email), now_ms, ""};
   return OutboxTable::Enqueue(tx, n, now_ms);
 }
@@ -263,7 +280,7 @@ Awaitable<Result<bool>> NoticeBook::ForgetNotices(std::string recipient,
        ids = std::move(comment_ids)](Connection& c) -> Result<bool> {
     if (ids.empty()) return true;
     std::vector<Value> params;
-    std::string q = "DELETE FROM notice_keys WHERE key IN (";
+    std::string q = "DELETE FROM notice_keys WHERE \"key\" IN (";
     for (size_t i = 0; i < ids.size(); ++i) {
       // The keys sql/outbox_fanout.cpp writes: "<comment id>:<recipient>".
       params.emplace_back(std::to_string(ids[i]) + ":" + recipient);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "sql/dialect.hpp"
+
 namespace plaudit::sql {
 namespace {
 
@@ -26,6 +28,19 @@ constexpr std::string_view kRetry =
     "UPDATE outbox SET due_at = $3, lease_owner = NULL, lease_until = NULL, last_error = $4, "
     "failed_at = CASE WHEN $5 = 1 THEN CAST($6 AS BIGINT) ELSE NULL END "
     "WHERE id = $1 AND lease_owner = $2 AND delivered_at IS NULL";
+// MySQL casts to SIGNED, not BIGINT.
+constexpr std::string_view kRetryMysql =
+    "UPDATE outbox SET due_at = $3, lease_owner = NULL, lease_until = NULL, last_error = $4, "
+    "failed_at = CASE WHEN $5 = 1 THEN CAST($6 AS SIGNED) ELSE NULL END "
+    "WHERE id = $1 AND lease_owner = $2 AND delivered_at IS NULL";
+// MySQL claims in three steps in one transaction (it has no UPDATE … RETURNING, and no
+// LIMIT in an IN subquery): lock the due rows (skipping those another worker is claiming),
+// lease them, read them.
+constexpr std::string_view kClaimMysql =
+    "UPDATE outbox SET lease_owner = $1, lease_until = $2, attempts = attempts + 1 WHERE id IN ";
+constexpr std::string_view kClaimedMysql =
+    "SELECT id, event_id, channel, recipient, kind, payload, due_at, attempts FROM outbox "
+    "WHERE id IN ";
 constexpr std::string_view kMeasure =
     "SELECT COUNT(*), COALESCE(MIN(created_at), 0) FROM outbox "
     "WHERE delivered_at IS NULL AND failed_at IS NULL";
@@ -50,7 +65,8 @@ std::string ChannelFilter(const std::vector<std::string>& channels, std::vector<
 std::string ClaimSql(Dialect d, const std::string& filter) {
   std::string due = std::string(kDue) + filter + " ORDER BY due_at, id LIMIT $4";
   // PostgreSQL: rows another worker is claiming right now are skipped, not waited for.
-  if (d == Dialect::kPostgres) due += " FOR UPDATE SKIP LOCKED";
+  if (d != Dialect::kSqlite) due += " FOR UPDATE SKIP LOCKED";
+  if (d == Dialect::kMysql) return due;
   return "UPDATE outbox SET lease_owner = $1, lease_until = $2, attempts = attempts + 1 "
          "WHERE id IN (" +
          due + ")" + std::string(kClaimTail);
@@ -59,9 +75,10 @@ std::string ClaimSql(Dialect d, const std::string& filter) {
 }  // namespace
 
 Status OutboxTable::Enqueue(Connection& tx, const Notice& n, int64_t now_ms) {
-  auto r = tx.Query(kEnqueue, {n.event_id, n.channel, n.recipient, n.kind, n.payload, now_ms,
-                               n.due_at_ms > 0 ? n.due_at_ms : now_ms,
-                               n.batch.empty() ? Value{nullptr} : Value{n.batch}});
+  auto r = InsertOrNothing(
+      tx, kEnqueue,
+      {n.event_id, n.channel, n.recipient, n.kind, n.payload, now_ms,
+       n.due_at_ms > 0 ? n.due_at_ms : now_ms, n.batch.empty() ? Value{nullptr} : Value{n.batch}});
   if (!r) return tl::unexpected(r.error());
   return {};
 }
@@ -80,7 +97,27 @@ Awaitable<Result<std::vector<ClaimedNotice>>> OutboxTable::Claim(
     if (any->rows.empty()) return std::vector<ClaimedNotice>{};
     std::vector<Value> params{owner, now_ms + lease_ms, now_ms, int64_t{limit}};
     const std::string filter = ChannelFilter(channels, params);
-    auto r = c.Query(ClaimSql(c.dialect(), filter), params);
+    Result<Rows> r = Rows{};
+    if (c.dialect() == Dialect::kMysql) {
+      auto st = c.Transaction([&](Connection& tx) -> Status {
+        // ClaimSql's locking read of the due rows, on MySQL.
+        auto due = tx.Query(ClaimSql(tx.dialect(), filter), params);
+        if (!due) return tl::unexpected(due.error());
+        if (due->rows.empty()) return {};
+        std::vector<int64_t> ids;
+        for (const Row& row : due->rows) ids.push_back(Int(row[0]));
+        std::vector<Value> lease{owner, now_ms + lease_ms};
+        auto leased = tx.Query(std::string(kClaimMysql) + InList(ids, lease), lease);
+        if (!leased) return tl::unexpected(leased.error());
+        std::vector<Value> read;
+        r = tx.Query(std::string(kClaimedMysql) + InList(ids, read), read);
+        if (!r) return tl::unexpected(r.error());
+        return {};
+      });
+      if (!st) return tl::unexpected(st.error());
+    } else {
+      r = c.Query(ClaimSql(c.dialect(), filter), params);
+    }
     if (!r) return tl::unexpected(r.error());
     std::vector<ClaimedNotice> out;
     for (const Row& row : r->rows) {
@@ -132,7 +169,8 @@ Awaitable<Result<bool>> OutboxTable::Retry(int64_t id, std::string owner, int64_
   std::function<Result<bool>(Connection&)> job = [id, owner = std::move(owner), due_at_ms, give_up,
                                                   error = std::move(error),
                                                   now_ms](Connection& c) -> Result<bool> {
-    auto r = c.Query(kRetry, {id, owner, due_at_ms, error, int64_t{give_up ? 1 : 0}, now_ms});
+    auto r = c.Query(c.dialect() == Dialect::kMysql ? kRetryMysql : kRetry,
+                     {id, owner, due_at_ms, error, int64_t{give_up ? 1 : 0}, now_ms});
     if (!r) return tl::unexpected(r.error());
     return r->affected > 0;
   };

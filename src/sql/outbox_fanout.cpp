@@ -18,6 +18,7 @@
 #include <set>
 
 #include "common/time.hpp"
+#include "sql/dialect.hpp"
 #include "sql/outbox.hpp"
 
 namespace plaudit::sql {
@@ -48,15 +49,16 @@ constexpr std::string_view kModerators =
     "SELECT id FROM users WHERE role IN ('moderator', 'admin') AND deleted_at IS NULL "
     "AND email_verified_at IS NOT NULL AND notify_moderation = 1 ORDER BY id";
 constexpr std::string_view kNoticeKey =
-    "INSERT INTO notice_keys (key, created_at) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING";
+    "INSERT INTO notice_keys (\"key\", created_at) VALUES ($1, $2) ON CONFLICT (\"key\") DO "
+    "NOTHING";
 // A mail to this reader about this thread that no worker has touched and that waits for its
 // turn (the reader was mailed about the thread less than a window ago).
 constexpr std::string_view kWaiting =
     "SELECT id, payload FROM outbox WHERE batch = $1 AND delivered_at IS NULL "
     "AND failed_at IS NULL AND lease_owner IS NULL AND attempts = 0 AND due_at > $2 "
     "ORDER BY id LIMIT 1";
-// On PostgreSQL the row is read FOR UPDATE: two workers joining notices to one waiting mail
-// take turns, and the second reads the first's items (a plain read would let the second's
+// On PostgreSQL and MySQL the row is read FOR UPDATE: two workers joining notices to one waiting
+// mail take turns, and the second reads the first's items (a plain read would let the second's
 // write drop the first's notice). The UPDATE re-checks the row after a racing claim's commit: a
 // claimed mail (lease_owner set) is not joined, and the notice gets a mail of its own.
 constexpr std::string_view kJoin =
@@ -177,7 +179,7 @@ Status AddMail(Connection& tx, const std::string& event_id, const Told& t, int64
       t.recipient + (thread ? " a:" + std::to_string(*thread) : std::string(" held"));
   boost::json::object item{{"kind", t.kind}, {"comment", comment}};
   std::string waiting_sql(kWaiting);
-  if (tx.dialect() == Dialect::kPostgres) waiting_sql += " FOR UPDATE";
+  if (tx.dialect() != Dialect::kSqlite) waiting_sql += " FOR UPDATE";
   auto waiting = tx.Query(waiting_sql, {batch, now_ms});
   if (!waiting) return tl::unexpected(waiting.error());
   if (!waiting->rows.empty()) {
@@ -205,9 +207,10 @@ Status AddMail(Connection& tx, const std::string& event_id, const Told& t, int64
   }
   boost::json::object payload{{"items", boost::json::array{item}}};
   if (thread) payload["thread"] = *thread;
-  auto r = tx.Query(kEnqueue,
-                    {"mail:" + t.kind + ":" + std::to_string(comment) + ":" + event_id, "mail",
-                     t.recipient, "notice", boost::json::serialize(payload), now_ms, due, batch});
+  auto r =
+      InsertOrNothing(tx, kEnqueue,
+                      {"mail:" + t.kind + ":" + std::to_string(comment) + ":" + event_id, "mail",
+                       t.recipient, "notice", boost::json::serialize(payload), now_ms, due, batch});
   if (!r) return tl::unexpected(r.error());
   return {};
 }
@@ -273,7 +276,7 @@ Result<std::vector<Told>> Readers(Connection& tx, int64_t comment, const Comment
   // One notice per comment and reader, ever.
   std::vector<Told> fresh;
   for (Told& t : out) {
-    auto k = tx.Query(kNoticeKey, {std::to_string(comment) + ":" + t.recipient, now_ms});
+    auto k = InsertOrNothing(tx, kNoticeKey, {std::to_string(comment) + ":" + t.recipient, now_ms});
     if (!k) return tl::unexpected(k.error());
     if (k->affected > 0) fresh.push_back(std::move(t));
   }
@@ -325,8 +328,9 @@ Status FanOutIn(Connection& tx, const ClaimedNotice& event, const FanOutPlan& pl
 
   for (const std::string& url : plan.webhooks) {
     auto r =
-        tx.Query(kEnqueue, {id, "webhook", url, type, WebhookBody(id, type, at, comment, f, reason),
-                            now_ms, now_ms, Value{nullptr}});
+        InsertOrNothing(tx, kEnqueue,
+                        {id, "webhook", url, type, WebhookBody(id, type, at, comment, f, reason),
+                         now_ms, now_ms, Value{nullptr}});
     if (!r) return tl::unexpected(r.error());
   }
   if (!plan.mail) return {};

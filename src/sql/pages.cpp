@@ -1,5 +1,7 @@
 #include "sql/pages.hpp"
 
+#include "sql/dialect.hpp"
+
 namespace plaudit::sql {
 namespace {
 
@@ -60,7 +62,7 @@ Awaitable<Result<int64_t>> PageTable::Insert(ArticleRow row, std::string url, Ca
     bool taken = false;
     auto st = c.Transaction([&](Connection& tx) -> Status {
       if (auto a = ArticleTable::InsertIn(tx, row, stamp, retention); !a) return a;
-      auto p = tx.Query(kInsertPage, {url, row.id, row.created_at_ms});
+      auto p = InsertOrNothing(tx, kInsertPage, {url, row.id, row.created_at_ms});
       if (!p) return tl::unexpected(p.error());
       if (p->affected == 0) {
         taken = true;

@@ -178,9 +178,12 @@ class PostgresConnection final : public DbConnection {
     // The primary message only: DETAIL would quote the offending values.
     const char* primary = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : nullptr;
     std::string message = primary ? primary : TrimmedMessage(PQerrorMessage(conn_.get()));
-    return Fail(
-        CodeFor(sqlstate),
-        "postgresql: " + message + (sqlstate.empty() ? "" : " (" + std::string(sqlstate) + ")"));
+    auto failure =
+        Fail(CodeFor(sqlstate), "postgresql: " + message +
+                                    (sqlstate.empty() ? "" : " (" + std::string(sqlstate) + ")"));
+    // Serialization failure, deadlock: the transaction is void and may run again.
+    failure.value().retryable = sqlstate == "40001" || sqlstate == "40P01";
+    return failure;
   }
 
   ConnPtr conn_;

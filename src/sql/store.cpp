@@ -9,6 +9,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -98,7 +99,15 @@ class StoreImpl final : public Store {
 
  private:
   Result<std::unique_ptr<DbConnection>> OpenConnection() const {
-    return url_.dialect == Dialect::kSqlite ? OpenSqlite(url_.target) : OpenPostgres(url_.target);
+    switch (url_.dialect) {
+      case Dialect::kSqlite:
+        return OpenSqlite(url_.target);
+      case Dialect::kPostgres:
+        return OpenPostgres(url_.target);
+      case Dialect::kMysql:
+        return OpenMysql(url_.target);
+    }
+    return Fail(ErrorCode::kInternal, "unknown database dialect");
   }
 
   std::unique_ptr<DbConnection> Connect() {
@@ -178,6 +187,17 @@ class StoreImpl final : public Store {
 };
 
 }  // namespace
+
+void detail::PauseBeforeRetry(int attempt) {
+  // 1-4 ms, then 2-8 ms: enough for the winner of a deadlock to commit.
+  thread_local uint32_t state =
+      static_cast<uint32_t>(std::hash<std::thread::id>{}(std::this_thread::get_id()) | 1u);
+  state ^= state << 13;
+  state ^= state >> 17;
+  state ^= state << 5;
+  const int ms = attempt * (1 + static_cast<int>(state % 4));
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
 
 Awaitable<Result<std::optional<int64_t>>> Store::QueryInt(std::string_view sql,
                                                           std::vector<Value> params) {

@@ -1,11 +1,13 @@
 #pragma once
-// The durable record: SQLite (embedded default) or PostgreSQL behind one interface.
+// The durable record: SQLite (embedded default), PostgreSQL or MySQL/MariaDB behind one
+// interface.
 //
 // Calls never run on the I/O thread: Store::Run() hands a function to a small pool of
 // threads, each owning one connection, and resumes the awaiting coroutine on its own
 // executor with the result. Queries are written once in PostgreSQL's `$1, $2` placeholder
 // style and bound as parameters, never spliced into the text; the SQLite connection
-// rewrites `$n` to `?n`. Where the two dialects differ, callers ask dialect().
+// rewrites `$n` to `?n`, the MySQL one to `?` in order. Where the dialects differ, callers
+// ask dialect() (sql/dialect.hpp has the shared cases).
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -72,7 +74,9 @@ class Store {
   // Runs fn on a pool thread with a connection and awaits its result; the caller resumes on
   // its own executor. kUnavailable when no connection can be had (database unreachable, or
   // the store is closed); an exception thrown by fn becomes kInternal. A broken connection
-  // is reopened on the next call, and a transaction fn leaves open is rolled back.
+  // is reopened on the next call, and a transaction fn leaves open is rolled back. A job that
+  // fails with a retryable error (a deadlock, a serialization failure) runs again from its
+  // start, up to three runs: fn must keep its state in its own locals, not in the caller's.
   template <class T>
   Awaitable<Result<T>> Run(std::function<Result<T>(Connection&)> fn);
   // One statement through Run(): the first column of its first row as an integer, nullopt

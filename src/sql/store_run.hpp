@@ -14,17 +14,27 @@ namespace plaudit::sql {
 
 namespace detail {
 
+// A job that lost a deadlock (or a serialization failure) runs again from its start: the
+// server rolled its transaction back, and a job reads and writes only the database and its
+// own locals, so a second run is a fresh attempt. Twice more at most, a few ms apart.
+inline constexpr int kJobAttempts = 3;
+void PauseBeforeRetry(int attempt);
+
 template <class T>
 Result<T> InvokeJob(const std::function<Result<T>(Connection&)>& fn, Connection* conn) {
   if (conn == nullptr) {
     return Fail(ErrorCode::kUnavailable, "database unavailable");
   }
-  try {
-    return fn(*conn);
-  } catch (const std::exception& e) {
-    return Fail(ErrorCode::kInternal, std::string("database call threw: ") + e.what());
-  } catch (...) {
-    return Fail(ErrorCode::kInternal, "database call threw");
+  for (int attempt = 1;; ++attempt) {
+    try {
+      Result<T> result = fn(*conn);
+      if (result || !result.error().retryable || attempt == kJobAttempts) return result;
+    } catch (const std::exception& e) {
+      return Fail(ErrorCode::kInternal, std::string("database call threw: ") + e.what());
+    } catch (...) {
+      return Fail(ErrorCode::kInternal, "database call threw");
+    }
+    PauseBeforeRetry(attempt);
   }
 }
 

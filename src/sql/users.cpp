@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "sql/dialect.hpp"
 #include "text/unicode.hpp"
 
 namespace plaudit::sql {
@@ -11,6 +12,10 @@ namespace {
 constexpr std::string_view kInsertUser =
     "INSERT INTO users (username, username_key, display_name, password_hash, role, created_at, "
     "updated_at, names_keyed) VALUES ($1, $2, $3, $4, $5, $6, $6, 1) RETURNING id";
+// MySQL has no RETURNING: the id from LAST_INSERT_ID().
+constexpr std::string_view kInsertUserMysql =
+    "INSERT INTO users (username, username_key, display_name, password_hash, role, created_at, "
+    "updated_at, names_keyed) VALUES ($1, $2, $3, $4, $5, $6, $6, 1)";
 // Name keys (migration 018): the accounts made before it, then a new account's own.
 constexpr std::string_view kUnkeyed =
     "SELECT id, username, display_name FROM users WHERE names_keyed = 0 ORDER BY id";
@@ -34,10 +39,10 @@ constexpr std::string_view kSetRole =
 // insert waits for the first transaction, then conflicts), where a check of the users table
 // alone would let two READ COMMITTED transactions both see no admin.
 constexpr std::string_view kInsertSetupMarker =
-    "INSERT INTO plaudit_meta (key, value) VALUES ('first_admin', $1)";
+    "INSERT INTO plaudit_meta (\"key\", value) VALUES ('first_admin', $1)";
 constexpr std::string_view kCountAdmins =
     "SELECT (SELECT COUNT(*) FROM users WHERE role = $1 AND deleted_at IS NULL) + "
-    "(SELECT COUNT(*) FROM plaudit_meta WHERE key = 'first_admin')";
+    "(SELECT COUNT(*) FROM plaudit_meta WHERE \"key\" = 'first_admin')";
 // $5 = 1 for a ban (not its lifting): never on a moderator or an admin, in the same statement
 // (the other half of kSetRole's guard).
 constexpr std::string_view kSetBan =
@@ -108,7 +113,7 @@ Status KeyOlderAccounts(Connection& tx) {
   for (const Row& r : unkeyed->rows) {
     const int64_t id = Int(r[0]);
     for (const std::string& key : KeysOf(Text(r[1]), Text(r[2]))) {
-      auto claimed = tx.Query(kClaimKey, {key, id});
+      auto claimed = InsertOrNothing(tx, kClaimKey, {key, id});
       if (!claimed) return tl::unexpected(claimed.error());
     }
     auto marked = tx.Query(kMarkKeyed, {id});
@@ -121,13 +126,20 @@ Status KeyOlderAccounts(Connection& tx) {
 // taken or a name looks like another account's.
 Status InsertIn(Connection& tx, UserRow& row) {
   if (auto st = KeyOlderAccounts(tx); !st) return st;
-  auto rows = tx.Query(kInsertUser, {row.username, row.username_key, row.display_name,
-                                     row.password_hash, row.role, row.created_at_ms});
+  const bool mysql = tx.dialect() == Dialect::kMysql;
+  auto rows = tx.Query(mysql ? kInsertUserMysql : kInsertUser,
+                       {row.username, row.username_key, row.display_name, row.password_hash,
+                        row.role, row.created_at_ms});
   if (!rows) {
     if (rows.error().code == ErrorCode::kAlreadyExists) {
       return Fail(ErrorCode::kAlreadyExists, "username is taken");
     }
     return tl::unexpected(rows.error());
+  }
+  if (mysql) {
+    auto id = LastInsertId(tx);
+    if (!id) return tl::unexpected(id.error());
+    rows->rows.push_back(Row{*id});
   }
   if (rows->rows.empty()) return Fail(ErrorCode::kInternal, "insert returned no id");
   row.id = Int(rows->rows[0][0]);
@@ -135,7 +147,7 @@ Status InsertIn(Connection& tx, UserRow& row) {
   for (size_t i = 0; i < keys.size(); ++i) {
     // ON CONFLICT DO NOTHING, then who owns it: on PostgreSQL a racing insert of the same key
     // waits for the other transaction and then finds its row.
-    auto claimed = tx.Query(kClaimKey, {keys[i], row.id});
+    auto claimed = InsertOrNothing(tx, kClaimKey, {keys[i], row.id});
     if (!claimed) return tl::unexpected(claimed.error());
     auto owner = tx.Query(kKeyOwner, {keys[i]});
     if (!owner) return tl::unexpected(owner.error());
@@ -161,7 +173,7 @@ Status RenameIn(Connection& tx, UserRow& row, const std::string& name, int64_t n
     if (!owner->rows.empty() && Int(owner->rows[0][0]) != row.id) return {};
   }
   for (const std::string& key : after) {
-    auto claimed = tx.Query(kClaimKey, {key, row.id});
+    auto claimed = InsertOrNothing(tx, kClaimKey, {key, row.id});
     if (!claimed) return tl::unexpected(claimed.error());
     auto owner = tx.Query(kKeyOwner, {key});
     if (!owner) return tl::unexpected(owner.error());

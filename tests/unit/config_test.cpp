@@ -347,7 +347,10 @@ TEST(Config, BadValuesNeverEchoASecret) {
   for (const auto& args :
        std::vector<std::vector<std::string>>{{"--bootstrap-admin", "root-s3cret"},
                                              {"--redis", "redis://:s3cret@cache:6379"},
-                                             {"--database", "mysql://u:s3cret@db/plaudit"}}) {
+                                             {"--database", "oracle://u:s3cret@db/plaudit"},
+                                             {"--database", "mysql://u:s3cret@db/plaudit?tls=no"},
+                                             {"--database", "mysql://u:s3cret@db:99999/plaudit"},
+                                             {"--database", "mysql://u:s3cret@db/a/b"}}) {
     auto r = ParseBad(args);
     ExpectRejectedNaming(r, args[0]);
     EXPECT_EQ(r.message.find("s3cret"), std::string::npos) << r.message;

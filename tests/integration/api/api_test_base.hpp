@@ -1,6 +1,6 @@
 #pragma once
-// Base for API tests that run on both databases: a private redis-server, a fresh SQLite file
-// or PostgreSQL database per test, the app in-process, and helpers for accounts.
+// Base for API tests that run on every database: a private redis-server, a fresh SQLite file
+// or PostgreSQL or MariaDB database per test, the app in-process, and helpers for accounts.
 //
 // With PLAUDIT_TEST_REDIS=cluster (ctest's api_tests_cluster) the same tests run on a
 // 3-primary Redis Cluster with two plauditd instances: Client() alternates between them, as a
@@ -12,14 +12,39 @@
 
 #include "app/app.hpp"
 #include "app_fixture.hpp"
+#include "support/mariadb_server.hpp"
 #include "support/postgres_server.hpp"
 
 namespace plaudit::testing {
 
-enum class Db { kSqlite, kPostgres };
+enum class Db { kSqlite, kPostgres, kMariadb };
 
 inline std::string DbName(const ::testing::TestParamInfo<Db>& info) {
-  return info.param == Db::kSqlite ? "Sqlite" : "Postgres";
+  switch (info.param) {
+    case Db::kSqlite:
+      return "Sqlite";
+    case Db::kPostgres:
+      return "Postgres";
+    case Db::kMariadb:
+      return "Mariadb";
+  }
+  return "Unknown";
+}
+
+// Every database, for INSTANTIATE_TEST_SUITE_P.
+inline auto AllDbs() { return ::testing::Values(Db::kSqlite, Db::kPostgres, Db::kMariadb); }
+
+// A fresh database on the binary's shared server of `db` ("" for SQLite: the app's default).
+inline std::string FreshDatabaseUrl(Db db) {
+  if (db == Db::kPostgres) {
+    auto& pg = PostgresServer::Shared();
+    return pg.url(pg.CreateDatabase());
+  }
+  if (db == Db::kMariadb) {
+    auto& mariadb = MariadbServer::Shared();
+    return mariadb.url(mariadb.CreateDatabase());
+  }
+  return "";
 }
 
 class ApiTest : public ::testing::TestWithParam<Db> {
@@ -36,9 +61,8 @@ class ApiTest : public ::testing::TestWithParam<Db> {
     c.duplicate_window_s = 0;
     c.limit_new_writer = RateLimit{};  // new accounts post a lot here (moderation tests: on)
     c.bootstrap_admin = config::Credentials{"root", "rootpassword"};
-    if (GetParam() == Db::kPostgres) {
-      auto& pg = PostgresServer::Shared();
-      c.database = ParseDatabaseUrl(pg.url(pg.CreateDatabase())).value();
+    if (GetParam() != Db::kSqlite) {
+      c.database = ParseDatabaseUrl(FreshDatabaseUrl(GetParam())).value();
     }
     Configure(c);
     app_ = std::make_unique<AppUnderTest>(redis_, c);

@@ -168,8 +168,7 @@ TEST_P(CacheRollbackTest, AWriterThatDiedAfterItsCommitIsRepairedByTheNextCheck)
             (*in_flight)->member);
 }
 
-INSTANTIATE_TEST_SUITE_P(Databases, CacheRollbackTest,
-                         ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, CacheRollbackTest, AllDbs(), DbName);
 
 }  // namespace
 }  // namespace plaudit::testing

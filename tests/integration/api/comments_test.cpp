@@ -628,6 +628,10 @@ TEST_P(CommentsTest, RebuildingAHundredThousandCommentsDoesNotBlockOtherRequests
   ASSERT_EQ(PostComment(bob_, R"({"body":"on another article"})", quiet).status, 201);
   std::function<Result<int64_t>(sql::Connection&)> load =
       [article = article_, author = bob_id_](sql::Connection& c) -> Result<int64_t> {
+    if (c.dialect() == Dialect::kMysql) {  // MariaDB stops a recursive CTE at 1,000 rows
+      auto raised = c.Query("SET SESSION max_recursive_iterations = 200000");
+      if (!raised) return tl::unexpected(raised.error());
+    }
     auto r = c.Query(
         "INSERT INTO comments (id, article_id, parent_id, author_id, body, created_at, updated_at) "
         "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000) "
@@ -691,9 +695,8 @@ TEST_P(CommentsTest, DroppingEveryCommentCacheRebuildsThreadsFromSql) {
   EXPECT_EQ(page.at("items").as_array()[0].at("body").as_string(), "the record");
 }
 
-INSTANTIATE_TEST_SUITE_P(Db, CommentsTest, ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
-INSTANTIATE_TEST_SUITE_P(Db, CommentsNoEditWindowTest,
-                         ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
+INSTANTIATE_TEST_SUITE_P(Db, CommentsTest, AllDbs(), DbName);
+INSTANTIATE_TEST_SUITE_P(Db, CommentsNoEditWindowTest, AllDbs(), DbName);
 
 }  // namespace
 }  // namespace plaudit::testing

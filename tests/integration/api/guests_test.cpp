@@ -202,7 +202,7 @@ TEST_P(GuestsTest, AGuestPostsOnAPageThread) {
   EXPECT_EQ(SqlInt("SELECT COUNT(*) FROM pages"), threads);
 }
 
-INSTANTIATE_TEST_SUITE_P(Db, GuestsTest, ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
+INSTANTIATE_TEST_SUITE_P(Db, GuestsTest, AllDbs(), DbName);
 
 class GuestsOffTest : public GuestsTest {
  protected:
@@ -220,7 +220,7 @@ TEST_P(GuestsOffTest, AGuestIsAskedToSignInAndNothingIsStored) {
   EXPECT_EQ(Client().Get("/api/v1/auth/providers").Json().at("guests").as_string(), "off");
 }
 
-INSTANTIATE_TEST_SUITE_P(Db, GuestsOffTest, ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
+INSTANTIATE_TEST_SUITE_P(Db, GuestsOffTest, AllDbs(), DbName);
 
 class ModeratedGuestsTest : public GuestsTest {
  protected:
@@ -262,8 +262,7 @@ TEST_P(ModeratedGuestsTest, AGuestsCommentWaitsAndOnlyItsTokenSeesIt) {
   EXPECT_EQ(Client().Get(path).status, 200);
 }
 
-INSTANTIATE_TEST_SUITE_P(Db, ModeratedGuestsTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
-                         DbName);
+INSTANTIATE_TEST_SUITE_P(Db, ModeratedGuestsTest, AllDbs(), DbName);
 
 class GuestLimitTest : public GuestsTest {
  protected:
@@ -289,7 +288,7 @@ TEST_P(GuestLimitTest, GuestsFromOneAddressAreLimitedAndRepeatsRefused) {
   EXPECT_EQ(own.status, 201);
 }
 
-INSTANTIATE_TEST_SUITE_P(Db, GuestLimitTest, ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
+INSTANTIATE_TEST_SUITE_P(Db, GuestLimitTest, AllDbs(), DbName);
 
 }  // namespace
 }  // namespace plaudit::testing

@@ -646,10 +646,8 @@ TEST_P(LikesTest, MetricsShowTheBacklogAndReconcileRepairsDrift) {
   EXPECT_EQ(*OnLoop(app_->app().like_flush().Reconcile()), 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Databases, LikesTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
-                         DbName);
-INSTANTIATE_TEST_SUITE_P(Databases, LikesNoTimerTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
-                         DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, LikesTest, AllDbs(), DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, LikesNoTimerTest, AllDbs(), DbName);
 
 }  // namespace
 }  // namespace plaudit::testing

@@ -448,10 +448,8 @@ TEST_P(ListCacheTest, ARedisThatRefusesInfoStillServesPages) {
   ASSERT_EQ(redis_.Cli("ACL SETUSER default +info"), "OK");
 }
 
-INSTANTIATE_TEST_SUITE_P(Databases, ListCacheTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
-                         DbName);
-INSTANTIATE_TEST_SUITE_P(Databases, ListViewsLagTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
-                         DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, ListCacheTest, AllDbs(), DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, ListViewsLagTest, AllDbs(), DbName);
 
 }  // namespace
 }  // namespace plaudit::testing

@@ -557,8 +557,7 @@ TEST_P(ModerationModelTest, EveryListCountAndPageEqualsTheModelAcrossFlushAllAnd
   Summarize();
 }
 
-INSTANTIATE_TEST_SUITE_P(Db, ModerationModelTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
-                         DbName);
+INSTANTIATE_TEST_SUITE_P(Db, ModerationModelTest, AllDbs(), DbName);
 
 }  // namespace
 }  // namespace plaudit::testing

@@ -577,11 +577,9 @@ TEST_P(NewWriterTest, ANewAccountPostsAFewCommentsAtFirstAndModeratorsAreNotLimi
 }
 
 INSTANTIATE_TEST_SUITE_P(Db, NewWriterTest, ::testing::Values(Db::kSqlite), DbName);
-INSTANTIATE_TEST_SUITE_P(Db, ModerationTest, ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
-INSTANTIATE_TEST_SUITE_P(Db, FirstPolicyTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
-                         DbName);
-INSTANTIATE_TEST_SUITE_P(Db, SpamSignalsTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
-                         DbName);
+INSTANTIATE_TEST_SUITE_P(Db, ModerationTest, AllDbs(), DbName);
+INSTANTIATE_TEST_SUITE_P(Db, FirstPolicyTest, AllDbs(), DbName);
+INSTANTIATE_TEST_SUITE_P(Db, SpamSignalsTest, AllDbs(), DbName);
 
 }  // namespace
 }  // namespace plaudit::testing

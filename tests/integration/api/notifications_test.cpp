@@ -492,8 +492,7 @@ TEST_P(NotificationsTest, TwoWorkersAtOnceSendEachNoticeOnce) {
   EXPECT_EQ(ids.size(), notices);
 }
 
-INSTANTIATE_TEST_SUITE_P(Db, NotificationsTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
-                         DbName);
+INSTANTIATE_TEST_SUITE_P(Db, NotificationsTest, AllDbs(), DbName);
 
 // Webhooks: signed, the exact body, retried on anything but 2xx with the same event id.
 class WebhooksTest : public NotificationsTest {
@@ -551,7 +550,7 @@ TEST_P(WebhooksTest, EveryEventIsPostedSignedAndRetriedUntilA2xx) {
   EXPECT_EQ(SqlInt("SELECT COUNT(*) FROM outbox WHERE delivered_at IS NULL"), 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Db, WebhooksTest, ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
+INSTANTIATE_TEST_SUITE_P(Db, WebhooksTest, AllDbs(), DbName);
 
 // Moderation: a held comment tells moderators (mail, comment.held) and no reader; approval
 // tells readers then (comment.approved).
@@ -655,8 +654,7 @@ TEST_P(HeldNoticesTest, AnApprovedReplyToAGuestsReplyTellsThatGuest) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Db, HeldNoticesTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
-                         DbName);
+INSTANTIATE_TEST_SUITE_P(Db, HeldNoticesTest, AllDbs(), DbName);
 
 // A mail server that accepts and never answers: a comment posted meanwhile is answered as
 // quickly as ever (nothing about delivery is on the request's path).
@@ -715,8 +713,7 @@ TEST_P(NotificationsOffTest, NoAddressIsTakenAndNothingIsQueued) {
   EXPECT_EQ(Client().Get("/api/v1/users/me/notifications").status, 401);
 }
 
-INSTANTIATE_TEST_SUITE_P(Db, NotificationsOffTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
-                         DbName);
+INSTANTIATE_TEST_SUITE_P(Db, NotificationsOffTest, AllDbs(), DbName);
 
 }  // namespace
 }  // namespace plaudit::testing

@@ -1,9 +1,9 @@
 // Operations endpoints of a whole App, in-process over real HTTP, on SQLite and on
 // PostgreSQL: readiness follows Redis and the database going away and coming back.
+#include <gtest/gtest.h>
 #include <signal.h>
 
-#include <gtest/gtest.h>
-
+#include "api_test_base.hpp"
 #include "app/app.hpp"
 #include "app_fixture.hpp"
 #include "support/postgres_server.hpp"
@@ -15,15 +15,10 @@ namespace {
 
 using namespace std::chrono_literals;
 
-enum class Db { kSqlite, kPostgres };
-
 class OpsTest : public ::testing::TestWithParam<Db> {
  protected:
   void SetUp() override {
-    if (GetParam() == Db::kPostgres) {
-      auto& pg = PostgresServer::Shared();
-      db_url_ = pg.url(pg.CreateDatabase());
-    }
+    db_url_ = FreshDatabaseUrl(GetParam());
     app_ = std::make_unique<AppUnderTest>(redis_, db_url_);
   }
 
@@ -161,10 +156,24 @@ TEST(OpsPostgres, DatabaseDownNamesTheDatabaseThenRecovers) {
   EXPECT_TRUE(EventuallyStatus(c, "/readyz", 200));
 }
 
-INSTANTIATE_TEST_SUITE_P(Databases, OpsTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
-                         [](const auto& info) {
-                           return info.param == Db::kSqlite ? "Sqlite" : "Postgres";
-                         });
+TEST(OpsMariadb, DatabaseDownNamesTheDatabaseThenRecovers) {
+  RedisServer redis;
+  MariadbServer mariadb;
+  AppUnderTest app(redis, mariadb.url(mariadb.CreateDatabase()));
+  auto c = app.Client();
+  ASSERT_TRUE(EventuallyStatus(c, "/readyz", 200));
+  mariadb.Stop();
+  auto start = std::chrono::steady_clock::now();
+  auto r = c.Get("/readyz");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
+  EXPECT_EQ(r.status, 503);
+  EXPECT_EQ(r.Json().at("database").as_string(), "unavailable");
+  EXPECT_EQ(r.Json().at("redis").as_string(), "ok");
+  mariadb.Start();
+  EXPECT_TRUE(EventuallyStatus(c, "/readyz", 200));
+}
+
+INSTANTIATE_TEST_SUITE_P(Databases, OpsTest, AllDbs(), DbName);
 
 }  // namespace
 }  // namespace plaudit::testing

@@ -399,8 +399,7 @@ TEST_P(PageCacheTest, AThreadCachedByAnEarlierReleaseGetsAVersion) {
   EXPECT_NE(m.find("plaudit_page_cache_pages 1\n"), std::string::npos);
 }
 
-INSTANTIATE_TEST_SUITE_P(Databases, PageCacheTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
-                         DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, PageCacheTest, AllDbs(), DbName);
 
 }  // namespace
 }  // namespace plaudit::testing

@@ -115,10 +115,8 @@ TEST_P(PageLimitRaceTest, ConcurrentFirstCommentsOnOnePageAreChargedOnce) {
   EXPECT_EQ(made, 19);  // 20 per user, one of them spent on the raced page
 }
 
-INSTANTIATE_TEST_SUITE_P(Databases, PageLimitsTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
-                         DbName);
-INSTANTIATE_TEST_SUITE_P(Databases, PageLimitRaceTest,
-                         ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, PageLimitsTest, AllDbs(), DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, PageLimitRaceTest, AllDbs(), DbName);
 
 }  // namespace
 }  // namespace plaudit::testing

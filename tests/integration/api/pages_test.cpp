@@ -580,10 +580,8 @@ TEST_P(PagesTwoInstancesTest, ConcurrentFirstCommentsMakeOneThread) {
   EXPECT_EQ(PageRows(), kRounds);
 }
 
-INSTANTIATE_TEST_SUITE_P(Databases, PagesTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
-                         DbName);
-INSTANTIATE_TEST_SUITE_P(Databases, PagesTwoInstancesTest,
-                         ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, PagesTest, AllDbs(), DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, PagesTwoInstancesTest, AllDbs(), DbName);
 
 }  // namespace
 }  // namespace plaudit::testing

@@ -221,12 +221,9 @@ TEST_P(TwoInstancesTest, ARedisRestoredFromBeforeADemotionGivesNoRightsBack) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Databases, TwoInstancesTest,
-                         ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
-INSTANTIATE_TEST_SUITE_P(Databases, TwoInstancesNoLimitsTest,
-                         ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
-INSTANTIATE_TEST_SUITE_P(Databases, RevocationTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
-                         DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, TwoInstancesTest, AllDbs(), DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, TwoInstancesNoLimitsTest, AllDbs(), DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, RevocationTest, AllDbs(), DbName);
 
 // Real Argon2id cost (~0.15 s a hash): a login spends that long between reading the account and
 // minting its session, and a burst of wrong passwords is still hashing when the next arrives.
@@ -355,8 +352,7 @@ TEST_P(DraftLikesTest, TheLikeCountsOfADraftAnswerAsForAnUnknownId) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Databases, DraftLikesTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
-                         DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, DraftLikesTest, AllDbs(), DbName);
 
 // GET /metrics and /readyz answer only the addresses of --metrics-allow (loopback by default),
 // and never a request that came through a proxy; /healthz stays open.

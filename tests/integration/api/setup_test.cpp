@@ -144,8 +144,7 @@ TEST_P(SetupTest, RacingSetupsMakeExactlyOneAdmin) {
   EXPECT_FALSE(Needed());
 }
 
-INSTANTIATE_TEST_SUITE_P(Databases, SetupTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
-                         DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, SetupTest, AllDbs(), DbName);
 
 // With --bootstrap-admin (ApiTest's default) there is nothing to set up.
 class BootstrappedSetupTest : public ApiTest {};

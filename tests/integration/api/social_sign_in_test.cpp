@@ -232,8 +232,7 @@ TEST_P(SocialSignInTest, OnlyPagesOfAllowedSitesOrOfPlauditItselfAreReturnedTo) 
             R"([{"name":"idp","kind":"oidc"}])");
 }
 
-INSTANTIATE_TEST_SUITE_P(Db, SocialSignInTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
-                         DbName);
+INSTANTIATE_TEST_SUITE_P(Db, SocialSignInTest, AllDbs(), DbName);
 
 // An ID token signed by a key the provider does not list (its JWKS serves another key under
 // the signing key's kid): refused, nothing made.
@@ -335,8 +334,7 @@ TEST_P(GithubSignInTest, AGithubUserIsKeyedByItsIdAndAnEmailMergesNothing) {
             R"([{"name":"idp","kind":"oidc"},{"name":"github","kind":"github"}])");
 }
 
-INSTANTIATE_TEST_SUITE_P(Db, GithubSignInTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
-                         DbName);
+INSTANTIATE_TEST_SUITE_P(Db, GithubSignInTest, AllDbs(), DbName);
 
 class GithubWrongSecretTest : public GithubSignInTest {
  protected:

@@ -171,7 +171,7 @@ TEST_P(SsoTest, ProvidersListTheSite) {
             R"({"items":[{"name":"https://blog.example","kind":"sso"}],"guests":"off"})");
 }
 
-INSTANTIATE_TEST_SUITE_P(Db, SsoTest, ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
+INSTANTIATE_TEST_SUITE_P(Db, SsoTest, AllDbs(), DbName);
 
 }  // namespace
 }  // namespace plaudit::testing

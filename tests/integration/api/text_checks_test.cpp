@@ -108,8 +108,7 @@ TEST_P(TextChecksTest, OlderLookAlikesAreKeptAndKeyedByTheNextSignUp) {
   EXPECT_EQ(OnLoop(app_->app().store().Run<int64_t>(std::move(owner))).value(), 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(Databases, TextChecksTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
-                         DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, TextChecksTest, AllDbs(), DbName);
 
 }  // namespace
 }  // namespace plaudit::testing

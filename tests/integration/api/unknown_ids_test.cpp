@@ -141,8 +141,7 @@ TEST_P(UnknownIdsTest, ACommentSqlHasButRedisLostStillAnswersItsLikes) {
   EXPECT_EQ(Batch(ids), want);
 }
 
-INSTANTIATE_TEST_SUITE_P(Databases, UnknownIdsTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
-                         DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, UnknownIdsTest, AllDbs(), DbName);
 
 }  // namespace
 }  // namespace plaudit::testing

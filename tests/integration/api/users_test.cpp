@@ -339,13 +339,10 @@ TEST_P(SessionCacheTest, LosingTheSubscriptionEmptiesTheCache) {
   EXPECT_TRUE(app_->WaitForSessionCache(5s));  // and it comes back
 }
 
-INSTANTIATE_TEST_SUITE_P(Databases, UncachedSessionsTest,
-                         ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
-INSTANTIATE_TEST_SUITE_P(Databases, SessionCacheTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
-                         DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, UncachedSessionsTest, AllDbs(), DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, SessionCacheTest, AllDbs(), DbName);
 
-INSTANTIATE_TEST_SUITE_P(Databases, UsersTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
-                         DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, UsersTest, AllDbs(), DbName);
 
 class LoginLimitTest : public LoginLimitsTest {
  protected:

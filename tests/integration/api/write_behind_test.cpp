@@ -505,8 +505,7 @@ TEST_P(WriteBehindTest, ReconcileBesideLiveLikesCountsEveryChangeExactlyOnce) {
   EXPECT_EQ(GetLike(id, 1).count, want);
 }
 
-INSTANTIATE_TEST_SUITE_P(Databases, WriteBehindTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
-                         DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, WriteBehindTest, AllDbs(), DbName);
 
 }  // namespace
 }  // namespace plaudit::testing

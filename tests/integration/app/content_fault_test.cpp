@@ -1940,7 +1940,8 @@ TEST_P(ContentFaultTest, AcknowledgedArticlesAndCommentsReadBackUnderFaults) {
       << (logged.empty() ? "    none\n" : logged);
 }
 
-INSTANTIATE_TEST_SUITE_P(Databases, ContentFaultTest, ::testing::Values("sqlite", "postgresql"),
+INSTANTIATE_TEST_SUITE_P(Databases, ContentFaultTest,
+                         ::testing::Values("sqlite", "postgresql", "mariadb"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

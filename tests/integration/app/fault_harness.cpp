@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "support/mariadb_server.hpp"
 #include "support/postgres_server.hpp"
 #include "support/process.hpp"
 
@@ -206,10 +207,14 @@ void FaultFixture::StartBackends() {
   if (GetParam() == "sqlite") {
     sqlite_path_ = dir_.path() / "plaudit.db";
     db_url_ = "sqlite://" + sqlite_path_.string();
+  } else if (GetParam() == "mariadb") {
+    auto& mariadb = MariadbServer::Shared();
+    server_db_ = mariadb.CreateDatabase();
+    db_url_ = mariadb.url(server_db_);
   } else {
     auto& pg = PostgresServer::Shared();
-    pg_db_ = pg.CreateDatabase();
-    db_url_ = pg.url(pg_db_);
+    server_db_ = pg.CreateDatabase();
+    db_url_ = pg.url(server_db_);
   }
 }
 
@@ -260,8 +265,25 @@ std::vector<std::vector<std::string>> FaultFixture::Sql(const std::string& query
                             " 2>&1");
     if (st != 0) throw std::runtime_error("sqlite3 failed (" + query + "): " + text);
     out = text;
+  } else if (GetParam() == "mariadb") {
+    // As psql -A and sqlite3 print them: '|' between values, NULL as "".
+    std::string text = MariadbServer::Shared().Sql(server_db_, query);
+    std::string line;
+    std::stringstream in(text);
+    while (std::getline(in, line)) {
+      std::string row;
+      size_t start = 0;
+      while (true) {
+        const size_t tab = line.find('\t', start);
+        std::string value = line.substr(start, tab == std::string::npos ? tab : tab - start);
+        row += (start > 0 ? "|" : "") + (value == "NULL" ? std::string() : value);
+        if (tab == std::string::npos) break;
+        start = tab + 1;
+      }
+      out += row + "\n";
+    }
   } else {
-    out = PostgresServer::Shared().Psql(pg_db_, query);
+    out = PostgresServer::Shared().Psql(server_db_, query);
   }
   return SplitRows(out);
 }

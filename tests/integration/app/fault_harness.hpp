@@ -414,10 +414,9 @@ class Gate {
   int active_ = 0;
 };
 
-
 // ---------------------------------------------------------------------------------------
 // The fixture base: a temp dir, a redis-server (FaultRedis) and a database (GetParam():
-// "sqlite" or "postgresql"), and plauditd processes run against them.
+// "sqlite", "postgresql" or "mariadb"), and plauditd processes run against them.
 
 class FaultFixture : public ::testing::TestWithParam<std::string> {
  protected:
@@ -449,7 +448,7 @@ class FaultFixture : public ::testing::TestWithParam<std::string> {
   TempDir dir_;
   std::unique_ptr<FaultRedis> redis_;
   std::string db_url_;
-  std::string pg_db_;
+  std::string server_db_;  // the PostgreSQL or MariaDB database
   fs::path sqlite_path_;
   std::mutex tool_runs_m_;
   std::map<std::string, int> tool_runs_;  // runs per subcommand, for log names

@@ -1254,7 +1254,7 @@ TEST_P(FaultTest, AcknowledgedLikesAndViewsSurviveFaults) {
       << (logged_text.empty() ? "    none\n" : logged_text);
 }
 
-INSTANTIATE_TEST_SUITE_P(Databases, FaultTest, ::testing::Values("sqlite", "postgresql"),
+INSTANTIATE_TEST_SUITE_P(Databases, FaultTest, ::testing::Values("sqlite", "postgresql", "mariadb"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

@@ -243,8 +243,7 @@ TEST_P(LikeTableApply, SqliteCommitsAreDurable) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Dialects, LikeTableApply,
-                         ::testing::Values(Dialect::kSqlite, Dialect::kPostgres), DialectName);
+INSTANTIATE_TEST_SUITE_P(Dialects, LikeTableApply, AllDialects(), DialectName);
 
 }  // namespace
 }  // namespace plaudit::sql::test

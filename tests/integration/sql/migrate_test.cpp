@@ -34,8 +34,8 @@ class Migrate : public SqlTest {
   }
 };
 
-TEST(MigrationFiles, FollowTheNamingConventionForBothDialects) {
-  for (Dialect d : {Dialect::kSqlite, Dialect::kPostgres}) {
+TEST(MigrationFiles, FollowTheNamingConventionForEveryDialect) {
+  for (Dialect d : {Dialect::kSqlite, Dialect::kPostgres, Dialect::kMysql}) {
     auto migrations = MigrationsFor(d);
     ASSERT_TRUE(migrations) << migrations.error().message;
     ASSERT_FALSE(migrations->empty());
@@ -71,13 +71,14 @@ TEST_P(Migrate, MetaTableIsUsable) {
   auto store = OpenStore();
   ASSERT_TRUE(store);
   ASSERT_TRUE(store->Migrate());
-  ASSERT_TRUE(Query(*store, "INSERT INTO plaudit_meta (key, value) VALUES ($1, $2)",
+  // "key" quoted: a reserved word in MySQL (every dialect reads a quoted name).
+  ASSERT_TRUE(Query(*store, "INSERT INTO plaudit_meta (\"key\", value) VALUES ($1, $2)",
                     {"created_by"s, "test"s}));
-  auto dup = Query(*store, "INSERT INTO plaudit_meta (key, value) VALUES ($1, $2)",
+  auto dup = Query(*store, "INSERT INTO plaudit_meta (\"key\", value) VALUES ($1, $2)",
                    {"created_by"s, "again"s});
   ASSERT_FALSE(dup);
   EXPECT_EQ(dup.error().code, ErrorCode::kAlreadyExists);
-  auto rows = Query(*store, "SELECT value FROM plaudit_meta WHERE key = $1", {"created_by"s});
+  auto rows = Query(*store, "SELECT value FROM plaudit_meta WHERE \"key\" = $1", {"created_by"s});
   ASSERT_TRUE(rows);
   ASSERT_EQ(rows->rows.size(), 1u);
   EXPECT_EQ(Text(rows->rows[0][0]), "test");
@@ -166,8 +167,7 @@ TEST_P(Migrate, ConcurrentMigrationsNeitherFailNorDoubleApply) {
   ExpectRecorded(*stores[0]);
 }
 
-INSTANTIATE_TEST_SUITE_P(Dialects, Migrate, ::testing::Values(Dialect::kSqlite, Dialect::kPostgres),
-                         DialectName);
+INSTANTIATE_TEST_SUITE_P(Dialects, Migrate, AllDialects(), DialectName);
 
 }  // namespace
 }  // namespace plaudit::sql::test

@@ -1,5 +1,5 @@
 // An unreachable database gives kUnavailable quickly, and the store recovers by itself
-// when PostgreSQL comes back.
+// when PostgreSQL or MariaDB comes back.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -42,7 +42,10 @@ void ExpectUnavailableQuickly(Store& store) {
 // plauditd at start-up with the parser's message).
 TEST(StoreOpen, RejectsUnusableUrls) {
   for (const char* url :
-       {"", "mysql://localhost/db", "sqlite://", "postgresql://localhost/db?no_such_option=1"}) {
+       {"", "mysql://localhost/db", "sqlite://", "postgresql://localhost/db?no_such_option=1",
+        "mysql://u@localhost/", "mysql://u@localhost/a/b", "mysql://u@localhost:99999/db",
+        "mariadb://u@localhost/db?tls=maybe", "mariadb://u@localhost/db?sslmode=require",
+        "mariadb://u@localhost/db?tls=on&tls-ca=/ca.pem", "oracle://u@localhost/db"}) {
     auto parsed = ParseDatabaseUrl(url);
     ASSERT_FALSE(parsed) << url;
     EXPECT_EQ(parsed.error().code, ErrorCode::kInvalidArgument) << url;
@@ -90,6 +93,57 @@ TEST(StoreOutage, MissingPostgresDatabaseIsUnavailable) {
   auto store = MustOpen(server.url("no_such_database"));
   ASSERT_TRUE(store);
   ExpectUnavailableQuickly(*store);
+}
+
+TEST(StoreOpen, ParsesMysqlUrls) {
+  auto t = MysqlTarget::Parse("mysql://us%40er:p%3Ass@db.example:3307/plaudit");
+  ASSERT_TRUE(t) << t.error().message;
+  EXPECT_EQ(t->user, "us@er");
+  EXPECT_EQ(t->password, "p:ss");
+  EXPECT_EQ(t->host, "db.example");
+  EXPECT_EQ(t->port, 3307);
+  EXPECT_EQ(t->database, "plaudit");
+  // A password crossing a network is encrypted unless the URL says otherwise.
+  EXPECT_EQ(t->tls, MysqlTarget::Tls::kOn);
+  auto local = MysqlTarget::Parse("mariadb://u@localhost/db?socket=/run/mysqld/mysqld.sock");
+  ASSERT_TRUE(local) << local.error().message;
+  EXPECT_EQ(local->socket, "/run/mysqld/mysqld.sock");
+  EXPECT_EQ(local->port, 3306);
+  EXPECT_EQ(local->tls, MysqlTarget::Tls::kOff);
+  auto verify = MysqlTarget::Parse("mysql://u@127.0.0.1/db?tls-ca=/etc/ca.pem");
+  ASSERT_TRUE(verify) << verify.error().message;
+  EXPECT_EQ(verify->tls, MysqlTarget::Tls::kVerify);
+  EXPECT_EQ(verify->tls_ca, "/etc/ca.pem");
+  auto plain = MysqlTarget::Parse("mysql://u@db.internal/db?tls=off");
+  ASSERT_TRUE(plain) << plain.error().message;
+  EXPECT_EQ(plain->tls, MysqlTarget::Tls::kOff);
+}
+
+TEST(StoreOutage, UnreachableMariadbIsUnavailable) {
+  auto store = MustOpen("mariadb://u:p@localhost/plaudit?socket=/nonexistent-plaudit-dir/s");
+  ASSERT_TRUE(store);
+  EXPECT_EQ(store->dialect(), Dialect::kMysql);
+  ExpectUnavailableQuickly(*store);
+  auto migrated = store->Migrate();
+  ASSERT_FALSE(migrated);
+  EXPECT_EQ(migrated.error().code, ErrorCode::kUnavailable);
+}
+
+TEST(StoreOutage, WrongMariadbPasswordIsUnavailableAndNamesNoPassword) {
+  auto& server = plaudit::testing::MariadbServer::Shared();
+  const std::string db = server.CreateDatabase();
+  auto store = MustOpen(
+      "mariadb://plaudit:wrong-secret@127.0.0.1:" + std::to_string(server.port()) + "/" + db);
+  ASSERT_TRUE(store);
+  auto migrated = store->Migrate();
+  ASSERT_FALSE(migrated);
+  EXPECT_EQ(migrated.error().code, ErrorCode::kUnavailable);
+  EXPECT_EQ(migrated.error().message.find("wrong-secret"), std::string::npos);
+  // The right one, over TCP this time.
+  auto good = MustOpen(server.url(db, /*tcp=*/true));
+  ASSERT_TRUE(good);
+  auto ok = good->Migrate();
+  EXPECT_TRUE(ok) << ok.error().message;
 }
 
 // A server of its own: stopping the shared one would disturb other tests.
@@ -166,6 +220,109 @@ TEST_F(PostgresOutage, TerminatedSessionIsReplaced) {
     Status ping = RunSync(store->Ping());
     EXPECT_TRUE(ping) << ping.error().message;
   }
+}
+
+class MariadbOutage : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { server_ = new plaudit::testing::MariadbServer(); }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+  void SetUp() override {
+    server_->Start();  // in case an earlier test failed while it was stopped
+    url_ = server_->url(server_->CreateDatabase());
+  }
+
+  static plaudit::testing::MariadbServer* server_;
+  std::string url_;
+};
+plaudit::testing::MariadbServer* MariadbOutage::server_ = nullptr;
+
+TEST_F(MariadbOutage, StoppedServerIsUnavailableAndRecoveryIsAutomatic) {
+  auto store = MustOpen(url_, /*pool_size=*/2);
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->Migrate());
+  ASSERT_TRUE(Query(*store, "INSERT INTO plaudit_meta (\"key\", value) VALUES ('k', 'v')"));
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(RunSync(store->Ping()));
+  }
+
+  server_->Stop();
+  ExpectUnavailableQuickly(*store);
+  auto migrated = store->Migrate();
+  ASSERT_FALSE(migrated);
+  EXPECT_EQ(migrated.error().code, ErrorCode::kUnavailable);
+
+  server_->Start();
+  EXPECT_TRUE(plaudit::testing::WaitFor([&] { return RunSync(store->Ping()).has_value(); }, 10s));
+  for (int i = 0; i < 10; ++i) {
+    auto rows =
+        Query(*store, "SELECT value FROM plaudit_meta WHERE \"key\" = $1", {std::string("k")});
+    ASSERT_TRUE(rows) << rows.error().message;
+    ASSERT_EQ(rows->rows.size(), 1u);
+    EXPECT_EQ(Text(rows->rows[0][0]), "v");
+  }
+}
+
+TEST_F(MariadbOutage, FirstCallAfterARestartSucceeds) {
+  auto store = MustOpen(url_, /*pool_size=*/1);
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(RunSync(store->Ping()));
+  server_->Stop();
+  server_->Start();
+  Status ping = RunSync(store->Ping());
+  EXPECT_TRUE(ping) << ping.error().message;
+}
+
+TEST_F(MariadbOutage, KilledSessionIsReplaced) {
+  auto store = MustOpen(url_, /*pool_size=*/1);
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(RunSync(store->Ping()));
+  // KILL closes the session server-side, as a DBA or wait_timeout would.
+  const std::string ids = server_->Sql(
+      "", "SELECT GROUP_CONCAT(id) FROM information_schema.processlist WHERE user = 'plaudit'");
+  ASSERT_FALSE(ids.empty());
+  std::string kill;
+  size_t start = 0;
+  while (start <= ids.size()) {
+    const size_t comma = ids.find(',', start);
+    kill += "KILL " +
+            ids.substr(start, comma == std::string::npos ? std::string::npos : comma - start) + ";";
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  server_->Sql("", kill);
+  for (int i = 0; i < 3; ++i) {
+    Status ping = RunSync(store->Ping());
+    EXPECT_TRUE(ping) << ping.error().message;
+  }
+}
+
+// A session that loses its server in the middle of a transaction answers kUnavailable for
+// that call and is replaced for the next.
+TEST_F(MariadbOutage, ServerGoneMidTransactionIsUnavailableThenRecovers) {
+  auto store = MustOpen(url_, /*pool_size=*/1);
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->Migrate());
+  auto in_tx = RunSync(store->Run<int64_t>([&](Connection& c) -> Result<int64_t> {
+    auto st = c.Transaction([&](Connection& tx) -> Status {
+      auto r = tx.Query("INSERT INTO plaudit_meta (\"key\", value) VALUES ('a', 'b')");
+      if (!r) return tl::unexpected(r.error());
+      server_->Stop();
+      server_->Start();
+      auto again = tx.Query("SELECT 1");
+      if (!again) return tl::unexpected(again.error());
+      return {};
+    });
+    if (!st) return tl::unexpected(st.error());
+    return 1;
+  }));
+  ASSERT_FALSE(in_tx);
+  EXPECT_EQ(in_tx.error().code, ErrorCode::kUnavailable) << in_tx.error().message;
+  auto rows = Query(*store, "SELECT COUNT(*) FROM plaudit_meta WHERE \"key\" = 'a'");
+  ASSERT_TRUE(rows) << rows.error().message;
+  EXPECT_EQ(Int(rows->rows[0][0]), 0) << "the lost transaction left nothing";
 }
 
 }  // namespace

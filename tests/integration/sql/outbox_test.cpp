@@ -123,8 +123,7 @@ TEST_P(Outbox, ConcurrentClaimersNeverShareARow) {
   EXPECT_EQ(std::set<int64_t>(all.begin(), all.end()).size(), 200u);  // none twice
 }
 
-INSTANTIATE_TEST_SUITE_P(Databases, Outbox, ::testing::Values(Dialect::kSqlite, Dialect::kPostgres),
-                         DialectName);
+INSTANTIATE_TEST_SUITE_P(Databases, Outbox, AllDialects(), DialectName);
 
 }  // namespace
 }  // namespace plaudit::sql::test

@@ -1,6 +1,6 @@
 #pragma once
-// Shared by the sql_tests suites: every test runs against SQLite (a temp file) and
-// PostgreSQL (a fresh database on the binary's shared server).
+// Shared by the sql_tests suites: every test runs against SQLite (a temp file), PostgreSQL
+// and MariaDB (a fresh database on the binary's shared server of each).
 #include <gtest/gtest.h>
 
 #include <exception>
@@ -9,6 +9,7 @@
 
 #include "common/net.hpp"
 #include "sql/store.hpp"
+#include "support/mariadb_server.hpp"
 #include "support/postgres_server.hpp"
 #include "support/temp_dir.hpp"
 
@@ -36,7 +37,20 @@ inline Result<Rows> Query(Store& store, std::string sql, std::vector<Value> para
 }
 
 inline std::string DialectName(const ::testing::TestParamInfo<Dialect>& info) {
-  return info.param == Dialect::kSqlite ? "Sqlite" : "Postgres";
+  switch (info.param) {
+    case Dialect::kSqlite:
+      return "Sqlite";
+    case Dialect::kPostgres:
+      return "Postgres";
+    case Dialect::kMysql:
+      return "Mariadb";
+  }
+  return "Unknown";
+}
+
+// Every dialect, for INSTANTIATE_TEST_SUITE_P.
+inline auto AllDialects() {
+  return ::testing::Values(Dialect::kSqlite, Dialect::kPostgres, Dialect::kMysql);
 }
 
 class SqlTest : public ::testing::TestWithParam<Dialect> {
@@ -44,8 +58,11 @@ class SqlTest : public ::testing::TestWithParam<Dialect> {
   void SetUp() override {
     if (GetParam() == Dialect::kSqlite) {
       url_ = "sqlite://" + (dir_.path() / "plaudit.db").string();
-    } else {
+    } else if (GetParam() == Dialect::kPostgres) {
       auto& server = plaudit::testing::PostgresServer::Shared();
+      url_ = server.url(server.CreateDatabase());
+    } else {
+      auto& server = plaudit::testing::MariadbServer::Shared();
       url_ = server.url(server.CreateDatabase());
     }
   }

@@ -52,12 +52,12 @@ TEST_P(StoreQuery, RoundTripsInt64TextRealAndNull) {
   }
 }
 
-TEST_P(StoreQuery, TextWithNulRoundTripsOnSqliteAndIsRejectedOnPostgres) {
+TEST_P(StoreQuery, TextWithNulRoundTripsOnSqliteAndMysqlAndIsRejectedOnPostgres) {
   auto store = OpenWithTable();
   ASSERT_TRUE(store);
   const std::string with_nul("a\0b", 3);
   auto inserted = Query(*store, std::string(kInsert), {int64_t{1}, nullptr, with_nul, nullptr});
-  if (GetParam() == Dialect::kSqlite) {
+  if (GetParam() != Dialect::kPostgres) {
     ASSERT_TRUE(inserted) << inserted.error().message;
     auto rows = Query(*store, std::string(kSelect), {int64_t{1}});
     ASSERT_TRUE(rows);
@@ -162,6 +162,7 @@ TEST_P(StoreQuery, AffectedCountsChangedRowsOnly) {
   EXPECT_EQ(selected->affected, 0);
   ASSERT_EQ(selected->rows.size(), 3u);
   EXPECT_EQ(Int(selected->rows[2][0]), 4);
+  if (GetParam() == Dialect::kMysql) return;  // MySQL has no RETURNING; Plaudit never asks it
   auto returning = Query(*store, "DELETE FROM t WHERE id = $1 RETURNING id", {int64_t{1}});
   ASSERT_TRUE(returning) << returning.error().message;
   EXPECT_EQ(returning->affected, 1);
@@ -279,8 +280,7 @@ TEST_P(StoreQuery, TransactionLeftOpenByAJobIsRolledBack) {
   EXPECT_TRUE(again) << again.error().message;
 }
 
-INSTANTIATE_TEST_SUITE_P(Dialects, StoreQuery,
-                         ::testing::Values(Dialect::kSqlite, Dialect::kPostgres), DialectName);
+INSTANTIATE_TEST_SUITE_P(Dialects, StoreQuery, AllDialects(), DialectName);
 
 }  // namespace
 }  // namespace plaudit::sql::test

@@ -216,8 +216,7 @@ TEST_P(StoreRun, PingSucceeds) {
   EXPECT_TRUE(ping) << ping.error().message;
 }
 
-INSTANTIATE_TEST_SUITE_P(Dialects, StoreRun,
-                         ::testing::Values(Dialect::kSqlite, Dialect::kPostgres), DialectName);
+INSTANTIATE_TEST_SUITE_P(Dialects, StoreRun, AllDialects(), DialectName);
 
 }  // namespace
 }  // namespace plaudit::sql::test

@@ -1,0 +1,9 @@
+-- Look-alike names (see 018_name_keys.sql). MySQL: the key column needs a length, and has no
+-- partial index: the unkeyed accounts are found through (names_keyed, id).
+CREATE TABLE user_name_keys (
+  name_key VARCHAR(255) PRIMARY KEY,
+  user_id BIGINT NOT NULL,
+  CONSTRAINT user_name_keys_user FOREIGN KEY (user_id) REFERENCES users (id)
+);
+ALTER TABLE users ADD COLUMN names_keyed INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX users_names_unkeyed ON users (names_keyed, id);
