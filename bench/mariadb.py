@@ -2,7 +2,8 @@
 """Issue 45's figures: the durable record in MariaDB.
 
   python3 bench/mariadb.py [--bin build/plauditd] [--flush-bin build/bench_flush]
-                           [--duration 10] [--connections 64] [--rounds 3] [--json FILE]
+                           [--duration 10] [--connections 64] [--rounds 3] [--pool N]
+                           [--json FILE]
 
 A private mariadbd (Debian's mariadb-server: mariadb-install-db into a temp dir, a Unix socket,
 its durable defaults: innodb_flush_log_at_trx_commit=1, the doublewrite buffer on; no binary
@@ -101,6 +102,8 @@ def main():
     ap.add_argument("--duration", type=int, default=10)
     ap.add_argument("--connections", type=int, default=64)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--pool", type=int, default=0,
+                    help="--sql-pool-size of the MariaDB instance (default: plauditd's)")
     ap.add_argument("--json")
     args = ap.parse_args()
     db = Mariadb()
@@ -114,7 +117,9 @@ def main():
         result["flush_line"] = line
         m = re.search(r"changes_per_s=(\d+)", line)
         result["flush_changes_per_s"] = int(m.group(1)) if m else None
-        for name, extra in (("sqlite", []), ("mariadb", ["--database", db.database()])):
+        pool = ["--sql-pool-size", str(args.pool)] if args.pool else []
+        result["mariadb_pool"] = args.pool or "default"
+        for name, extra in (("sqlite", []), ("mariadb", ["--database", db.database(), *pool])):
             s = Server(args.bin, "off", extra)
             _, article, tokens = seed(s, 200)
             tokens_file = os.path.join(work, f"tokens-{name}.txt")
@@ -137,7 +142,7 @@ def main():
             n: statistics.median(ms(r["p99"]) for r in result["runs"] if r["database"] == n)
             for n in ("sqlite", "mariadb")}
         disks = [r["fsync_per_s"] for r in result["runs"] if r.get("fsync_per_s")]
-        result["median_fsync_per_s"] = statistics.median(disks) if disks else None
+        result["median_fsync_per_s"] = round(statistics.median(disks)) if disks else None
         result["mariadb_over_sqlite"] = (round(med["mariadb"] / med["sqlite"], 3)
                                          if med["sqlite"] else None)
     finally:
