@@ -152,7 +152,8 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
             "redis-sentinel://host:port[,host:port...]/service; absent: embedded redis-server")
       ->envname("PLAUDIT_REDIS");
   AddParsed(app, "--database", c.database, EmptyMeansNone(ParseDatabaseUrl),
-            "sqlite:///path/file.db or postgresql://user:pass@host:port/db")
+            "sqlite:///path/file.db, postgresql://user:pass@host:port/db or "
+            "mysql://user:pass@host:port/db (mariadb:// too)")
       ->envname("PLAUDIT_DATABASE");
   app.add_option("--flush-interval-ms", c.flush_interval_ms, "write-behind period")
       ->envname("PLAUDIT_FLUSH_INTERVAL_MS")
@@ -396,6 +397,10 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
            for (const auto& u : urls) {
              if (!(u.starts_with("https://") || u.starts_with("http://"))) {
                throw CLI::ValidationError("--webhook", "must be an http(s) URL");
+             }
+             // The outbox keeps it as a row's recipient (MySQL: a 512-character column).
+             if (u.size() > 500) {
+               throw CLI::ValidationError("--webhook", "must be at most 500 characters");
              }
              c.webhooks.push_back(u);
            }

@@ -43,8 +43,10 @@ Result<std::unique_ptr<DbConnection>> OpenSqlite(const std::string& path);
 // nullopt for a local one: OpenSqlite refuses a database on those.
 std::optional<std::string_view> NetworkFilesystemName(long f_type);
 Result<std::unique_ptr<DbConnection>> OpenPostgres(const std::string& url);
-// url: a mysql:// or mariadb:// URL (common/database_url.hpp, MysqlTarget).
-Result<std::unique_ptr<DbConnection>> OpenMysql(const std::string& url);
+// url: a mysql:// or mariadb:// URL (common/database_url.hpp, MysqlTarget). A pool connection
+// takes a server silent for 60 s as gone; a migrating one waits as long as the server works
+// (the migration lock, a long ALTER).
+Result<std::unique_ptr<DbConnection>> OpenMysql(const std::string& url, bool migrating = false);
 
 // Rewrites PostgreSQL placeholders `$n` to SQLite's `?n`, leaving quoted strings, quoted
 // identifiers and comments alone.

@@ -15,6 +15,7 @@
 #include <poll.h>
 
 #include <cstring>
+#include <list>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -26,7 +27,10 @@ namespace plaudit::sql {
 
 namespace {
 
-constexpr size_t kMaxCachedStatements = 256;
+// Statements built at run time (IN lists of any length) could fill the cache: the least
+// recently used one is closed beyond this, so a connection never holds more on the server
+// (whose max_prepared_stmt_count, 16,382 by default, all connections share).
+constexpr size_t kMaxCachedStatements = 128;
 // Text columns are fetched into this much first, and fetched again whole when longer.
 constexpr unsigned long kInitialTextBuffer = 256;
 
@@ -103,6 +107,7 @@ bool IsFloatType(enum_field_types t) { return t == MYSQL_TYPE_FLOAT || t == MYSQ
 struct Prepared {
   StmtPtr stmt;
   std::vector<int> order;  // the parameter ($n, 1-based) bound to each `?`, in order
+  std::list<std::string>::iterator use;  // its place in the cache's recency list
 };
 
 class MysqlConnection final : public DbConnection {
@@ -112,37 +117,44 @@ class MysqlConnection final : public DbConnection {
   Dialect dialect() const override { return Dialect::kMysql; }
 
   Result<Rows> Query(std::string_view sql, const std::vector<Value>& params) override {
+    std::string key(sql);
     Prepared* prepared = nullptr;
-    Prepared uncached;
-    if (auto it = cache_.find(std::string(sql)); it != cache_.end()) {
+    if (auto it = cache_.find(key); it != cache_.end()) {
       prepared = &it->second;
+      recency_.splice(recency_.begin(), recency_, prepared->use);
     } else {
       auto made = Prepare(sql);
       if (!made) return tl::unexpected(made.error());
-      if (cache_.size() < kMaxCachedStatements) {
-        prepared = &cache_.emplace(std::string(sql), std::move(*made)).first->second;
-      } else {
-        uncached = std::move(*made);
-        prepared = &uncached;
+      if (cache_.size() >= kMaxCachedStatements) {
+        cache_.erase(recency_.back());  // closes the statement on the server
+        recency_.pop_back();
       }
+      recency_.push_front(key);
+      made->use = recency_.begin();
+      prepared = &cache_.emplace(std::move(key), std::move(*made)).first->second;
     }
     auto rows = Execute(*prepared, params);
-    if (!rows && broken()) cache_.clear();  // statements die with their session
+    if (!rows && broken()) {  // statements die with their session
+      cache_.clear();
+      recency_.clear();
+    }
     return rows;
   }
 
   Status ExecScript(std::string_view sql) override {
-    if (mysql_real_query(db_.get(), sql.data(), sql.size()) != 0) {
+    // Several statements in one text only here, and only for this call (migrations; their
+    // text is the binary's own): the session otherwise runs one statement a text, so no
+    // query can ever carry a second one.
+    const bool several = sql.find(';') != std::string_view::npos;
+    if (several && mysql_set_server_option(db_.get(), MYSQL_OPTION_MULTI_STATEMENTS_ON) != 0) {
       return Failure(mysql_errno(db_.get()), mysql_error(db_.get()));
     }
-    // Every statement's result (a script is several), so the session is ready for the next.
-    while (true) {
-      if (MYSQL_RES* res = mysql_store_result(db_.get())) mysql_free_result(res);
-      const int next = mysql_next_result(db_.get());
-      if (next < 0) break;
-      if (next > 0) return Failure(mysql_errno(db_.get()), mysql_error(db_.get()));
+    Status st = RunScript(sql);
+    if (several && !broken() &&
+        mysql_set_server_option(db_.get(), MYSQL_OPTION_MULTI_STATEMENTS_OFF) != 0 && st) {
+      return Failure(mysql_errno(db_.get()), mysql_error(db_.get()));
     }
-    return {};
+    return st;
   }
 
   bool Alive() override {
@@ -170,6 +182,20 @@ class MysqlConnection final : public DbConnection {
   std::string BeginStatement() const override { return "START TRANSACTION"; }
 
  private:
+  Status RunScript(std::string_view sql) {
+    if (mysql_real_query(db_.get(), sql.data(), sql.size()) != 0) {
+      return Failure(mysql_errno(db_.get()), mysql_error(db_.get()));
+    }
+    // Every statement's result (a script is several), so the session is ready for the next.
+    while (true) {
+      if (MYSQL_RES* res = mysql_store_result(db_.get())) mysql_free_result(res);
+      const int next = mysql_next_result(db_.get());
+      if (next < 0) break;
+      if (next > 0) return Failure(mysql_errno(db_.get()), mysql_error(db_.get()));
+    }
+    return {};
+  }
+
   Result<Prepared> Prepare(std::string_view sql) {
     Prepared p;
     const std::string text = RewritePositional(sql, p.order);
@@ -329,11 +355,12 @@ class MysqlConnection final : public DbConnection {
 
   MysqlPtr db_;
   std::unordered_map<std::string, Prepared> cache_;
+  std::list<std::string> recency_;  // cache_'s keys, most recently used first
 };
 
 }  // namespace
 
-Result<std::unique_ptr<DbConnection>> OpenMysql(const std::string& url) {
+Result<std::unique_ptr<DbConnection>> OpenMysql(const std::string& url, bool migrating) {
   auto target = MysqlTarget::Parse(url);
   if (!target) return tl::unexpected(target.error());
   MysqlPtr db(mysql_init(nullptr));
@@ -343,8 +370,14 @@ Result<std::unique_ptr<DbConnection>> OpenMysql(const std::string& url) {
   // taken for gone.
   const unsigned int io_timeout = 60;
   mysql_optionsv(db.get(), MYSQL_OPT_CONNECT_TIMEOUT, &connect_timeout);
-  mysql_optionsv(db.get(), MYSQL_OPT_READ_TIMEOUT, &io_timeout);
-  mysql_optionsv(db.get(), MYSQL_OPT_WRITE_TIMEOUT, &io_timeout);
+  if (!migrating) {
+    mysql_optionsv(db.get(), MYSQL_OPT_READ_TIMEOUT, &io_timeout);
+    mysql_optionsv(db.get(), MYSQL_OPT_WRITE_TIMEOUT, &io_timeout);
+  }
+  // Connector/C reads host "localhost" as "the default socket" unless told the protocol: a
+  // URL without ?socket= means the host and port it names.
+  const unsigned int protocol = target->socket.empty() ? MYSQL_PROTOCOL_TCP : MYSQL_PROTOCOL_SOCKET;
+  mysql_optionsv(db.get(), MYSQL_OPT_PROTOCOL, &protocol);
   mysql_optionsv(db.get(), MYSQL_SET_CHARSET_NAME, "utf8mb4");
   mysql_optionsv(db.get(), MYSQL_INIT_COMMAND, kSessionSetup);
   if (target->tls != MysqlTarget::Tls::kOff) {
@@ -358,7 +391,7 @@ Result<std::unique_ptr<DbConnection>> OpenMysql(const std::string& url) {
   const char* socket = target->socket.empty() ? nullptr : target->socket.c_str();
   if (!mysql_real_connect(db.get(), host, target->user.c_str(), target->password.c_str(),
                           target->database.c_str(), static_cast<unsigned int>(target->port), socket,
-                          CLIENT_FOUND_ROWS | CLIENT_MULTI_STATEMENTS)) {
+                          CLIENT_FOUND_ROWS | CLIENT_MULTI_RESULTS)) {
     return Fail(ErrorCode::kUnavailable,
                 std::string("mysql: cannot connect: ") + mysql_error(db.get()));
   }

@@ -37,7 +37,7 @@ class StoreImpl final : public Store {
   Result<int> Migrate() override {
     // Its own connection: start-up work should not hold a pool thread, and an unreachable
     // database is reported with the reason rather than just "unavailable".
-    auto conn = OpenConnection();
+    auto conn = OpenConnection(/*migrating=*/true);
     if (!conn) {
       return tl::unexpected(conn.error());
     }
@@ -98,14 +98,16 @@ class StoreImpl final : public Store {
   }
 
  private:
-  Result<std::unique_ptr<DbConnection>> OpenConnection() const {
+  // migrating: a connection for Migrate(), which may wait long for the migration lock or a DDL
+  // statement (MySQL: no read timeout).
+  Result<std::unique_ptr<DbConnection>> OpenConnection(bool migrating = false) const {
     switch (url_.dialect) {
       case Dialect::kSqlite:
         return OpenSqlite(url_.target);
       case Dialect::kPostgres:
         return OpenPostgres(url_.target);
       case Dialect::kMysql:
-        return OpenMysql(url_.target);
+        return OpenMysql(url_.target, migrating);
     }
     return Fail(ErrorCode::kInternal, "unknown database dialect");
   }

@@ -93,13 +93,31 @@ Result<std::optional<UserRow>> FindOne(Connection& c, std::string_view where, Va
   return std::optional<UserRow>(FromRow(rows->rows[0]));
 }
 
+// A key is at most this many code points: MySQL's key column holds 768 utf8mb4 characters
+// (3,072 bytes, an index's limit). A skeleton can be far longer than its name (NFKC case
+// folding turns U+FDFA into 18 code points); two names whose skeletons share their first 768
+// code points are look-alikes by any measure.
+constexpr size_t kMaxKeyCodePoints = 768;
+
+// `s` (valid UTF-8) cut after `max` code points.
+std::string FirstCodePoints(std::string s, size_t max) {
+  size_t points = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80 && points++ == max) {
+      s.resize(i);
+      break;
+    }
+  }
+  return s;
+}
+
 // Keys each user's account holds: its names' skeletons (one when they look alike).
 std::vector<std::string> KeysOf(std::string_view username, std::string_view display_name) {
   std::vector<std::string> keys;
   for (std::string_view name : {username, display_name}) {
     // Names were checked as UTF-8 before; an ICU failure keeps the name itself as its key.
     auto k = text::NameSkeleton(name);
-    std::string key = k ? std::move(*k) : std::string(name);
+    std::string key = FirstCodePoints(k ? std::move(*k) : std::string(name), kMaxKeyCodePoints);
     if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(std::move(key));
   }
   return keys;

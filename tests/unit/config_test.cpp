@@ -108,6 +108,9 @@ TEST(Config, MailNeedsItsSenderAndPublicUrlAndWebhooksTheirSecret) {
   ExpectRejectedNaming(ParseBad({"--smtp", "smtp://127.0.0.1:2525"}), "--smtp");
   ExpectRejectedNaming(ParseBad({"--smtp", "http://127.0.0.1:2525"}), "--smtp");
   ExpectRejectedNaming(ParseBad({"--webhook", "ftp://x.example/"}), "--webhook");
+  // The outbox keeps the URL as a recipient (MySQL: 512 characters).
+  ExpectRejectedNaming(ParseBad({"--webhook", "https://x.example/" + std::string(483, 'a')}),
+                       "--webhook");
   ExpectRejectedNaming(ParseBad({"--webhook", "https://x.example/", "--webhook-secret", "short"}),
                        "--webhook");
   ExpectRejectedNaming(ParseBad({"--public-url", "not a url"}), "--public-url");

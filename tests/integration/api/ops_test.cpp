@@ -1,11 +1,14 @@
-// Operations endpoints of a whole App, in-process over real HTTP, on SQLite and on
-// PostgreSQL: readiness follows Redis and the database going away and coming back.
+// Operations endpoints of a whole App, in-process over real HTTP, on every database:
+// readiness follows Redis and the database going away and coming back.
 #include <gtest/gtest.h>
 #include <signal.h>
+
+#include <type_traits>
 
 #include "api_test_base.hpp"
 #include "app/app.hpp"
 #include "app_fixture.hpp"
+#include "support/mariadb_server.hpp"
 #include "support/postgres_server.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
@@ -139,37 +142,33 @@ TEST_P(OpsTest, AnInternalErrorsDetailStaysOutOfTheResponse) {
   EXPECT_EQ(r.body.find("corrupt"), std::string::npos) << r.body;
 }
 
-TEST(OpsPostgres, DatabaseDownNamesTheDatabaseThenRecovers) {
-  RedisServer redis;
-  PostgresServer pg;
-  AppUnderTest app(redis, pg.url(pg.CreateDatabase()));
-  auto c = app.Client();
-  ASSERT_TRUE(EventuallyStatus(c, "/readyz", 200));
-  pg.Stop();
-  auto start = std::chrono::steady_clock::now();
-  auto r = c.Get("/readyz");
-  EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
-  EXPECT_EQ(r.status, 503);
-  EXPECT_EQ(r.Json().at("database").as_string(), "unavailable");
-  EXPECT_EQ(r.Json().at("redis").as_string(), "ok");
-  pg.Start();
-  EXPECT_TRUE(EventuallyStatus(c, "/readyz", 200));
-}
+// A database server of its own (PostgreSQL, MariaDB), stopped under the app.
+template <class Server>
+class OpsDatabaseDown : public ::testing::Test {};
+using DatabaseServers = ::testing::Types<PostgresServer, MariadbServer>;
+class ServerName {
+ public:
+  template <class T>
+  static std::string GetName(int) {
+    return std::is_same_v<T, PostgresServer> ? "Postgres" : "Mariadb";
+  }
+};
+TYPED_TEST_SUITE(OpsDatabaseDown, DatabaseServers, ServerName);
 
-TEST(OpsMariadb, DatabaseDownNamesTheDatabaseThenRecovers) {
+TYPED_TEST(OpsDatabaseDown, ReadyzNamesTheDatabaseThenRecovers) {
   RedisServer redis;
-  MariadbServer mariadb;
-  AppUnderTest app(redis, mariadb.url(mariadb.CreateDatabase()));
+  TypeParam server;
+  AppUnderTest app(redis, server.url(server.CreateDatabase()));
   auto c = app.Client();
   ASSERT_TRUE(EventuallyStatus(c, "/readyz", 200));
-  mariadb.Stop();
+  server.Stop();
   auto start = std::chrono::steady_clock::now();
   auto r = c.Get("/readyz");
   EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
   EXPECT_EQ(r.status, 503);
   EXPECT_EQ(r.Json().at("database").as_string(), "unavailable");
   EXPECT_EQ(r.Json().at("redis").as_string(), "ok");
-  mariadb.Start();
+  server.Start();
   EXPECT_TRUE(EventuallyStatus(c, "/readyz", 200));
 }
 

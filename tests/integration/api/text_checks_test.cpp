@@ -79,6 +79,20 @@ TEST_P(TextChecksTest, NobodyCanTakeANameThatLooksLikeAnotherUsers) {
   EXPECT_EQ(SignUp("erin", "Erin").status, 201);
 }
 
+// A display name whose skeleton is far longer than the name (NFKC folds U+FDFA into 18 code
+// points: 64 of them, 1,152) still signs up on every database (its key is its skeleton's first
+// 768 code points, what MySQL's key column holds), and still keeps its look-alikes out.
+TEST_P(TextChecksTest, ANameWithAHugeSkeletonSignsUpAndKeepsItsLookAlikesOut) {
+  std::string display;
+  for (int i = 0; i < 64; ++i) display += "\uFDFA";
+  auto r = SignUp("longname", display);
+  ASSERT_EQ(r.status, 201) << r.body;
+  std::string almost = display;
+  almost.resize(almost.size() - 3);  // one U+FDFA (3 bytes) fewer: 63, still 768+ points alike
+  auto twin = SignUp("twin", almost);
+  EXPECT_EQ(twin.status, 409) << twin.body;
+}
+
 // Accounts made before migration 018 (names_keyed = 0) are keyed by the next sign-up, oldest
 // first: look-alikes among them keep their names, and nobody new can take either.
 TEST_P(TextChecksTest, OlderLookAlikesAreKeptAndKeyedByTheNextSignUp) {

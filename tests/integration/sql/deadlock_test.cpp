@@ -7,12 +7,15 @@
 #include <future>
 #include <latch>
 
+#include "sql/store.hpp"
 #include "sql_test_util.hpp"
 
 namespace plaudit::sql::test {
 namespace {
 
 class DeadlockRetry : public SqlTest {};
+
+using detail::kJobAttempts;
 
 // Job `first` locks row `first` then `second`; the two jobs run at once with opposite orders,
 // and wait for each other (on their first run only) after their first lock, so they
@@ -53,7 +56,11 @@ TEST_P(DeadlockRetry, TheVictimRunsAgainAndBothJobsComplete) {
   auto rb = b.get();
   ASSERT_TRUE(ra) << ra.error().message;
   ASSERT_TRUE(rb) << rb.error().message;
-  EXPECT_EQ(runs_a + runs_b, 3) << "exactly one job, the deadlock's victim, ran twice";
+  // At least the deadlock's victim ran again. Its rerun can take its first lock before the
+  // winner, woken by the abort, takes its second (a loaded machine: seen on PostgreSQL), and
+  // deadlock once more: then a job ran a third time. Each job's writes still landed once.
+  EXPECT_GE(runs_a + runs_b, 3) << "the deadlock's victim ran again";
+  EXPECT_LE(runs_a + runs_b, 2 * kJobAttempts);
   auto rows = Query(*store, "SELECT n FROM t ORDER BY id");
   ASSERT_TRUE(rows) << rows.error().message;
   EXPECT_EQ(Int(rows->rows.at(0).at(0)), 2) << "both jobs' writes, once each";

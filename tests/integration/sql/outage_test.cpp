@@ -2,7 +2,9 @@
 // when PostgreSQL or MariaDB comes back.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <type_traits>
 
 #include "sql_test_util.hpp"
 #include "support/process.hpp"
@@ -146,10 +148,41 @@ TEST(StoreOutage, WrongMariadbPasswordIsUnavailableAndNamesNoPassword) {
   EXPECT_TRUE(ok) << ok.error().message;
 }
 
-// A server of its own: stopping the shared one would disturb other tests.
-class PostgresOutage : public ::testing::Test {
+// Closes every session of plauditd's on `server` from the server side, as a DBA, an idle
+// timeout or a failover would, and waits until they are gone.
+void KillSessions(plaudit::testing::PostgresServer& server) {
+  server.Psql("postgres",
+              "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+              "WHERE application_name = 'plauditd'");
+  // pg_terminate_backend only signals: wait until the session is really gone.
+  ASSERT_TRUE(plaudit::testing::WaitFor(
+      [&] {
+        return server.Psql("postgres",
+                           "SELECT COUNT(*) FROM pg_stat_activity "
+                           "WHERE application_name = 'plauditd'") == "0";
+      },
+      10s));
+}
+
+void KillSessions(plaudit::testing::MariadbServer& server) {
+  const std::string ids = server.Sql(
+      "", "SELECT GROUP_CONCAT(id) FROM information_schema.processlist WHERE user = 'plaudit'");
+  ASSERT_FALSE(ids.empty());
+  std::string kill;
+  for (size_t start = 0; start <= ids.size();) {
+    const size_t comma = std::min(ids.find(',', start), ids.size());
+    kill += "KILL " + ids.substr(start, comma - start) + ";";
+    start = comma + 1;
+  }
+  server.Sql("", kill);  // KILL returns once the session is closed
+}
+
+// A server of its own per suite (PostgreSQL, MariaDB): stopping the shared one would disturb
+// other tests.
+template <class Server>
+class ServerOutage : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { server_ = new plaudit::testing::PostgresServer(); }
+  static void SetUpTestSuite() { server_ = new Server(); }
   static void TearDownTestSuite() {
     delete server_;
     server_ = nullptr;
@@ -159,102 +192,41 @@ class PostgresOutage : public ::testing::Test {
     url_ = server_->url(server_->CreateDatabase());
   }
 
-  static plaudit::testing::PostgresServer* server_;
+  static Server* server_;
   std::string url_;
 };
-plaudit::testing::PostgresServer* PostgresOutage::server_ = nullptr;
+template <class Server>
+Server* ServerOutage<Server>::server_ = nullptr;
 
-TEST_F(PostgresOutage, StoppedServerIsUnavailableAndRecoveryIsAutomatic) {
-  auto store = MustOpen(url_, /*pool_size=*/2);
+using OutageServers =
+    ::testing::Types<plaudit::testing::PostgresServer, plaudit::testing::MariadbServer>;
+class ServerName {
+ public:
+  template <class T>
+  static std::string GetName(int) {
+    return std::is_same_v<T, plaudit::testing::PostgresServer> ? "Postgres" : "Mariadb";
+  }
+};
+TYPED_TEST_SUITE(ServerOutage, OutageServers, ServerName);
+
+TYPED_TEST(ServerOutage, StoppedServerIsUnavailableAndRecoveryIsAutomatic) {
+  auto& server = *this->server_;
+  auto store = MustOpen(this->url_, /*pool_size=*/2);
   ASSERT_TRUE(store);
   ASSERT_TRUE(store->Migrate());
-  ASSERT_TRUE(Query(*store, "INSERT INTO plaudit_meta (key, value) VALUES ('k', 'v')"));
+  ASSERT_TRUE(Query(*store, "INSERT INTO plaudit_meta (\"key\", value) VALUES ('k', 'v')"));
   // Warm both pool connections so both have to notice the outage.
   for (int i = 0; i < 4; ++i) {
     ASSERT_TRUE(RunSync(store->Ping()));
   }
 
-  server_->Stop();
+  server.Stop();
   ExpectUnavailableQuickly(*store);
   auto migrated = store->Migrate();
   ASSERT_FALSE(migrated);
   EXPECT_EQ(migrated.error().code, ErrorCode::kUnavailable);
 
-  server_->Start();
-  EXPECT_TRUE(plaudit::testing::WaitFor([&] { return RunSync(store->Ping()).has_value(); }, 10s));
-  for (int i = 0; i < 10; ++i) {
-    auto rows = Query(*store, "SELECT value FROM plaudit_meta WHERE key = $1", {std::string("k")});
-    ASSERT_TRUE(rows) << rows.error().message;
-    ASSERT_EQ(rows->rows.size(), 1u);
-    EXPECT_EQ(Text(rows->rows[0][0]), "v");
-  }
-}
-
-TEST_F(PostgresOutage, FirstCallAfterARestartSucceeds) {
-  auto store = MustOpen(url_, /*pool_size=*/1);
-  ASSERT_TRUE(store);
-  ASSERT_TRUE(RunSync(store->Ping()));
-  // The pooled connection dies while idle; the next call must notice before using it.
-  server_->Stop();
-  server_->Start();
-  Status ping = RunSync(store->Ping());
-  EXPECT_TRUE(ping) << ping.error().message;
-}
-
-TEST_F(PostgresOutage, TerminatedSessionIsReplaced) {
-  auto store = MustOpen(url_, /*pool_size=*/1);
-  ASSERT_TRUE(store);
-  ASSERT_TRUE(RunSync(store->Ping()));
-  server_->Psql("postgres",
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                "WHERE application_name = 'plauditd'");
-  // pg_terminate_backend only signals: wait until the session is really gone.
-  ASSERT_TRUE(plaudit::testing::WaitFor(
-      [&] {
-        return server_->Psql("postgres",
-                             "SELECT COUNT(*) FROM pg_stat_activity "
-                             "WHERE application_name = 'plauditd'") == "0";
-      },
-      10s));
-  for (int i = 0; i < 3; ++i) {
-    Status ping = RunSync(store->Ping());
-    EXPECT_TRUE(ping) << ping.error().message;
-  }
-}
-
-class MariadbOutage : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { server_ = new plaudit::testing::MariadbServer(); }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-  void SetUp() override {
-    server_->Start();  // in case an earlier test failed while it was stopped
-    url_ = server_->url(server_->CreateDatabase());
-  }
-
-  static plaudit::testing::MariadbServer* server_;
-  std::string url_;
-};
-plaudit::testing::MariadbServer* MariadbOutage::server_ = nullptr;
-
-TEST_F(MariadbOutage, StoppedServerIsUnavailableAndRecoveryIsAutomatic) {
-  auto store = MustOpen(url_, /*pool_size=*/2);
-  ASSERT_TRUE(store);
-  ASSERT_TRUE(store->Migrate());
-  ASSERT_TRUE(Query(*store, "INSERT INTO plaudit_meta (\"key\", value) VALUES ('k', 'v')"));
-  for (int i = 0; i < 4; ++i) {
-    ASSERT_TRUE(RunSync(store->Ping()));
-  }
-
-  server_->Stop();
-  ExpectUnavailableQuickly(*store);
-  auto migrated = store->Migrate();
-  ASSERT_FALSE(migrated);
-  EXPECT_EQ(migrated.error().code, ErrorCode::kUnavailable);
-
-  server_->Start();
+  server.Start();
   EXPECT_TRUE(plaudit::testing::WaitFor([&] { return RunSync(store->Ping()).has_value(); }, 10s));
   for (int i = 0; i < 10; ++i) {
     auto rows =
@@ -265,34 +237,22 @@ TEST_F(MariadbOutage, StoppedServerIsUnavailableAndRecoveryIsAutomatic) {
   }
 }
 
-TEST_F(MariadbOutage, FirstCallAfterARestartSucceeds) {
-  auto store = MustOpen(url_, /*pool_size=*/1);
+TYPED_TEST(ServerOutage, FirstCallAfterARestartSucceeds) {
+  auto store = MustOpen(this->url_, /*pool_size=*/1);
   ASSERT_TRUE(store);
   ASSERT_TRUE(RunSync(store->Ping()));
-  server_->Stop();
-  server_->Start();
+  // The pooled connection dies while idle; the next call must notice before using it.
+  this->server_->Stop();
+  this->server_->Start();
   Status ping = RunSync(store->Ping());
   EXPECT_TRUE(ping) << ping.error().message;
 }
 
-TEST_F(MariadbOutage, KilledSessionIsReplaced) {
-  auto store = MustOpen(url_, /*pool_size=*/1);
+TYPED_TEST(ServerOutage, KilledSessionIsReplaced) {
+  auto store = MustOpen(this->url_, /*pool_size=*/1);
   ASSERT_TRUE(store);
   ASSERT_TRUE(RunSync(store->Ping()));
-  // KILL closes the session server-side, as a DBA or wait_timeout would.
-  const std::string ids = server_->Sql(
-      "", "SELECT GROUP_CONCAT(id) FROM information_schema.processlist WHERE user = 'plaudit'");
-  ASSERT_FALSE(ids.empty());
-  std::string kill;
-  size_t start = 0;
-  while (start <= ids.size()) {
-    const size_t comma = ids.find(',', start);
-    kill += "KILL " +
-            ids.substr(start, comma == std::string::npos ? std::string::npos : comma - start) + ";";
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  server_->Sql("", kill);
+  KillSessions(*this->server_);
   for (int i = 0; i < 3; ++i) {
     Status ping = RunSync(store->Ping());
     EXPECT_TRUE(ping) << ping.error().message;
@@ -300,17 +260,18 @@ TEST_F(MariadbOutage, KilledSessionIsReplaced) {
 }
 
 // A session that loses its server in the middle of a transaction answers kUnavailable for
-// that call and is replaced for the next.
-TEST_F(MariadbOutage, ServerGoneMidTransactionIsUnavailableThenRecovers) {
-  auto store = MustOpen(url_, /*pool_size=*/1);
+// that call and is replaced for the next; the transaction left nothing.
+TYPED_TEST(ServerOutage, ServerGoneMidTransactionIsUnavailableThenRecovers) {
+  auto& server = *this->server_;
+  auto store = MustOpen(this->url_, /*pool_size=*/1);
   ASSERT_TRUE(store);
   ASSERT_TRUE(store->Migrate());
-  auto in_tx = RunSync(store->Run<int64_t>([&](Connection& c) -> Result<int64_t> {
+  auto in_tx = RunSync(store->template Run<int64_t>([&](Connection& c) -> Result<int64_t> {
     auto st = c.Transaction([&](Connection& tx) -> Status {
       auto r = tx.Query("INSERT INTO plaudit_meta (\"key\", value) VALUES ('a', 'b')");
       if (!r) return tl::unexpected(r.error());
-      server_->Stop();
-      server_->Start();
+      server.Stop();
+      server.Start();
       auto again = tx.Query("SELECT 1");
       if (!again) return tl::unexpected(again.error());
       return {};

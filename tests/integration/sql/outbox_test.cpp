@@ -1,4 +1,4 @@
-// The notice outbox (migration 023, sql/outbox.hpp) on SQLite and PostgreSQL: a notice is
+// The notice outbox (migration 023, sql/outbox.hpp) on every database: a notice is
 // there once however often its cause enqueues it; claims lease rows to one owner, concurrent
 // claimers never share a row, a lease that passed (its worker died) makes the row due again,
 // and a worker that lost its lease changes nothing.
@@ -34,6 +34,27 @@ class Outbox : public MigratedStoreTest {
     return r ? *r : std::vector<ClaimedNotice>{};
   }
 };
+
+// The longest values the code writes fit every database's columns: a mail's event id with
+// 20-digit comment ids and times (outbox_fanout.cpp builds them), a webhook URL of 500
+// characters (--webhook's bound), a lease owner whose host name alone is 64 characters.
+TEST_P(Outbox, TheLongestIdsUrlsAndOwnersFit) {
+  OutboxTable t(*store_);
+  const std::string big = "18446744073709551615";
+  const std::string event = "mail:article_comment:" + big + ":comment.approved:" + big + ":" + big;
+  const std::string url = "https://hooks.example/" + std::string(500 - 22, 'x');
+  ASSERT_EQ(url.size(), 500u);
+  Enqueue(event, url);
+  const std::string owner = std::string(64, 'h') + ":4194304:4294967295";
+  auto claimed = Claim(t, owner, 2000);
+  ASSERT_EQ(claimed.size(), 1u);
+  EXPECT_EQ(claimed[0].notice.event_id, event);
+  EXPECT_EQ(claimed[0].notice.recipient, url);
+  EXPECT_TRUE(*RunSync(t.Retry(claimed[0].id, owner, 3000, false, std::string(2000, 'e'), 2500)));
+  auto again = Claim(t, owner + "-b", 3001);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_TRUE(*RunSync(t.Delivered(again[0].id, owner + "-b", 3002)));
+}
 
 TEST_P(Outbox, ANoticeIsThereOnceAndGoesToOneOwnerUntilItsLeasePasses) {
   OutboxTable t(*store_);
