@@ -19,8 +19,6 @@ log, as a single server runs without replicas), then:
 
 Prints the JSON (and writes it to --json).
 """
-import argparse
-import json
 import os
 import pwd
 import re
@@ -33,7 +31,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from moderation import ROOT, Server, fsync_rate, seed, wrk  # noqa: E402
+from moderation import ROOT, Server, bench_args, emit, fsync_rate, seed, wrk  # noqa: E402
 
 
 class Mariadb:
@@ -96,15 +94,11 @@ def ms(text):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", default=os.path.join(ROOT, "build/plauditd"))
+    ap = bench_args()
     ap.add_argument("--flush-bin", default=os.path.join(ROOT, "build/bench_flush"))
-    ap.add_argument("--duration", type=int, default=10)
-    ap.add_argument("--connections", type=int, default=64)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--pool", type=int, default=0,
                     help="--sql-pool-size of the MariaDB instance (default: plauditd's)")
-    ap.add_argument("--json")
     args = ap.parse_args()
     db = Mariadb()
     result = {"mariadb": db.version, "duration_s": args.duration,
@@ -150,11 +144,7 @@ def main():
             s.stop()
         db.stop()
         shutil.rmtree(work, ignore_errors=True)
-    text = json.dumps(result, indent=1)
-    print(text)
-    if args.json:
-        with open(args.json, "w") as f:
-            f.write(text)
+    emit(result, args.json)
 
 
 if __name__ == "__main__":

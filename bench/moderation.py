@@ -30,7 +30,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -133,14 +132,29 @@ def fsync_rate(directory, seconds=1.0):
     return round(n / elapsed)
 
 
-def main():
+def bench_args():
+    """The options every bench script here takes (its own are added by the caller)."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default=os.path.join(ROOT, "build/plauditd"))
     ap.add_argument("--duration", type=int, default=10)
     ap.add_argument("--connections", type=int, default=64)
+    ap.add_argument("--json")
+    return ap
+
+
+def emit(result, path):
+    """Prints the result as JSON, and writes it to `path` when given (bench/run.sh reads it)."""
+    text = json.dumps(result, indent=1)
+    print(text)
+    if path:
+        with open(path, "w") as f:
+            f.write(text)
+
+
+def main():
+    ap = bench_args()
     ap.add_argument("--approve-rate", type=int, default=10,
                     help="approvals a second in the paced run (a busy human moderator)")
-    ap.add_argument("--json")
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="plaudit-modbench-work-")
     result = {"duration_s": args.duration, "connections": args.connections, "create": {}}
@@ -158,7 +172,7 @@ def main():
                 row = wrk(s.port, "comment_create.lua", args.duration, args.connections, env)
                 row["fsync_per_s"] = disk
                 row["ratio_to_fsync"] = round(row["rps"] / disk, 2) if disk else None
-                held = s.call("GET", f"/moderation/comments?status=pending&size=1", token=mod_token)
+                held = s.call("GET", "/moderation/comments?status=pending&size=1", token=mod_token)
                 row["held"] = bool(held["items"])
                 result["create"][policy] = row
                 if policy == "first":
@@ -169,11 +183,7 @@ def main():
         result["create"]["first_over_off"] = round(first["rps"] / off["rps"], 2) if off["rps"] else None
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    text = json.dumps(result, indent=1)
-    print(text)
-    if args.json:
-        with open(args.json, "w") as f:
-            f.write(text)
+    emit(result, args.json)
 
 
 def approving_run(s, mod_token, pending, rate, env, args):

@@ -17,11 +17,9 @@ with the disk's fsync rate in the data dir beside each run.
 Prints the JSON (and writes it to --json): each run's req/s and p99, the medians, on/off, the
 webhooks and mails received during the on runs, and the outbox depth after them.
 """
-import argparse
 import base64
 import glob
 import http.client
-import json
 import os
 import re
 import shutil
@@ -33,7 +31,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from moderation import ROOT, Server, fsync_rate, seed, wrk  # noqa: E402
+from moderation import ROOT, Server, bench_args, emit, fsync_rate, seed, wrk  # noqa: E402
 
 
 def free_port():
@@ -70,12 +68,8 @@ def verify_author(s, token, mail_dir):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", default=os.path.join(ROOT, "build/plauditd"))
-    ap.add_argument("--duration", type=int, default=10)
-    ap.add_argument("--connections", type=int, default=64)
+    ap = bench_args()
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--json")
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="plaudit-notifybench-")
     mail_dir, hook_dir = os.path.join(work, "mail"), os.path.join(work, "hooks")
@@ -129,11 +123,7 @@ def main():
         for p in sinks:
             p.terminate()
         shutil.rmtree(work, ignore_errors=True)
-    text = json.dumps(result, indent=1)
-    print(text)
-    if args.json:
-        with open(args.json, "w") as f:
-            f.write(text)
+    emit(result, args.json)
 
 
 if __name__ == "__main__":
