@@ -11,6 +11,7 @@
 // B / A users each; the articles' counts follow the rows (triggers, migration 007). Only the
 // Apply calls are timed.
 // Prints one summary line, ending in `changes_per_s=<n>` for bench/run.sh.
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,8 +22,6 @@
 #include <functional>
 #include <string>
 #include <vector>
-
-#include <spdlog/spdlog.h>
 
 #include "common/net.hpp"
 #include "common/time.hpp"
@@ -52,7 +51,9 @@ T RunSync(net::io_context& ioc, Awaitable<T> aw) {
 int64_t ParseCount(const char* flag, const char* v) {
   char* end = nullptr;
   long long n = std::strtoll(v, &end, 10);
-  if (end == v || *end != '\0' || n <= 0) Die(std::string(flag) + " needs a positive integer");
+  if (end == v || *end != '\0' || n <= 0) {
+    Die(std::string(flag) + " needs a positive integer");
+  }
   return n;
 }
 
@@ -69,9 +70,13 @@ int main(int argc, char** argv) {
     if ((a == "--changes" || a == "--batch" || a == "--articles-per-batch") && i + 1 < argc) {
       int64_t n = ParseCount(argv[i], argv[i + 1]);
       ++i;
-      if (a == "--changes") total = n;
-      else if (a == "--batch") batch = n;
-      else per_batch_articles = n;
+      if (a == "--changes") {
+        total = n;
+      } else if (a == "--batch") {
+        batch = n;
+      } else {
+        per_batch_articles = n;
+      }
     } else if (a == "-h" || a == "--help") {
       std::printf(
           "usage: bench_flush [--changes N] [--batch B] [--articles-per-batch A] "
@@ -83,12 +88,16 @@ int main(int argc, char** argv) {
       Die("unknown argument " + a);
     }
   }
-  if (per_batch_articles > batch) per_batch_articles = batch;
+  if (per_batch_articles > batch) {
+    per_batch_articles = batch;
+  }
 
   std::string temp_dir;
   if (url.empty()) {
     std::string tmpl = (fs::temp_directory_path() / "plaudit-flush-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) Die("mkdtemp failed");
+    if (::mkdtemp(tmpl.data()) == nullptr) {
+      Die("mkdtemp failed");
+    }
     temp_dir = tmpl;
     url = "sqlite://" + temp_dir + "/flush.db";
   }
@@ -99,13 +108,19 @@ int main(int argc, char** argv) {
   int rc = 0;
   {
     auto parsed = ParseDatabaseUrl(url);
-    if (!parsed) Die("database URL: " + parsed.error().message);
+    if (!parsed) {
+      Die("database URL: " + parsed.error().message);
+    }
     sql::StoreOptions options;
     options.url = std::move(*parsed);
     auto opened = sql::Store::Open(options);
-    if (!opened) Die("open " + kind + ": " + opened.error().message);
+    if (!opened) {
+      Die("open " + kind + ": " + opened.error().message);
+    }
     std::unique_ptr<sql::Store> store = std::move(*opened);
-    if (auto m = store->Migrate(); !m) Die("migrate: " + m.error().message);
+    if (auto m = store->Migrate(); !m) {
+      Die("migrate: " + m.error().message);
+    }
 
     // Targets exist, so every count update finds its row (as in production). The author is
     // 9001: migration 017 takes id 1 for the page author (@pages).
@@ -117,26 +132,35 @@ int main(int argc, char** argv) {
       auto st = c.Transaction([&](sql::Connection& tx) -> Status {
         auto u = tx.Query(
             "INSERT INTO users (id, username, username_key, display_name, password_hash, role, "
-            "created_at, updated_at) VALUES (9001, 'bench', 'bench', 'bench', 'x', 'author', $1, $1)",
+            "created_at, updated_at) VALUES (9001, 'bench', 'bench', 'bench', 'x', 'author', $1, "
+            "$1)",
             {now});
-        if (!u) return tl::unexpected(u.error());
+        if (!u) {
+          return tl::unexpected(u.error());
+        }
         for (int64_t id = 1; id <= article_count; ++id) {
           auto a = tx.Query(
               "INSERT INTO articles (id, kind, author_id, title, summary, content, status, "
               "created_at, updated_at, published_at) VALUES ($1, 'article', 9001, 't', 's', 'c', "
               "'published', $2, $2, $2)",
               {id, now});
-          if (!a) return tl::unexpected(a.error());
+          if (!a) {
+            return tl::unexpected(a.error());
+          }
         }
         return {};
       });
-      if (!st) return tl::unexpected(st.error());
+      if (!st) {
+        return tl::unexpected(st.error());
+      }
       return article_count;
     };
 
     net::io_context ioc;
     auto made = RunSync(ioc, store->Run<int64_t>(std::move(setup)));
-    if (!made) Die("setup: " + made.error().message);
+    if (!made) {
+      Die("setup: " + made.error().message);
+    }
 
     sql::LikeTable table(*store);
     std::chrono::steady_clock::duration spent{};
@@ -160,7 +184,9 @@ int main(int argc, char** argv) {
       auto started = std::chrono::steady_clock::now();
       auto applied = RunSync(ioc, table.Apply(std::move(changes)));
       spent += std::chrono::steady_clock::now() - started;
-      if (!applied) Die("Apply: " + applied.error().message);
+      if (!applied) {
+        Die("Apply: " + applied.error().message);
+      }
       written += *applied;
       done += n;
     }

@@ -1,4 +1,4 @@
-// RESP framing of a command: plauditd's FormatCommand (redis/resp.hpp) against hiredis's
+// RESP framing of a command: plauditd's FormatCommand (redis/client/resp.hpp) against hiredis's
 // redisFormatCommandArgv, which redisAsyncCommandArgv used to run for every command. The
 // argvs are a warm like's EVALSHA (like_set.lua: 2 keys, 6 arguments) and an article list's
 // HMGET of 17 fields (the list now sends HGETALL; kept here as the wide case).
@@ -9,23 +9,43 @@
 #include <string>
 #include <vector>
 
-#include "redis/resp.hpp"
+#include "redis/client/resp.hpp"
 
 namespace {
 
 std::vector<std::string> LikeArgv() {
-  return {"EVALSHA",       "2f3b6a1c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a",
-          "2",             "pl:lk:{l42}:a1042:s",
-          "pl:art:{l42}:1042", "1796000000000",
-          "big",           "pub",
-          "812",           "1",
+  return {"EVALSHA",
+          "2f3b6a1c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a",
+          "2",
+          "pl:lk:{l42}:a1042:s",
+          "pl:art:{l42}:1042",
+          "1796000000000",
+          "big",
+          "pub",
+          "812",
+          "1",
           "3"};
 }
 
 std::vector<std::string> HmgetArgv() {
-  return {"HMGET", "pl:art:{l42}:1042", "id", "kind", "author_id", "author_username",
-          "author_display", "title", "summary", "status", "pinned", "allow_comments",
-          "created_at", "updated_at", "published_at", "views", "likes", "comments",
+  return {"HMGET",
+          "pl:art:{l42}:1042",
+          "id",
+          "kind",
+          "author_id",
+          "author_username",
+          "author_display",
+          "title",
+          "summary",
+          "status",
+          "pinned",
+          "allow_comments",
+          "created_at",
+          "updated_at",
+          "published_at",
+          "views",
+          "likes",
+          "comments",
           "comments_ver"};
 }
 
@@ -41,8 +61,8 @@ void Hiredis(benchmark::State& state, const std::vector<std::string>& argv) {
       lens.push_back(a.size());
     }
     sds cmd = nullptr;
-    long long n = redisFormatSdsCommandArgv(&cmd, static_cast<int>(argv.size()), ptrs.data(),
-                                            lens.data());
+    long long n =
+        redisFormatSdsCommandArgv(&cmd, static_cast<int>(argv.size()), ptrs.data(), lens.data());
     benchmark::DoNotOptimize(n);
     redisFreeSdsCommand(cmd);
   }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs every Debian package Plaudit needs to build, test and benchmark (chromium for the
-# browser tests, node/npm for the web bundles; their npm packages come with `make build`).
+# Installs every Debian package Plaudit needs to build, test, lint and benchmark (chromium for
+# the browser tests, node/npm for the web bundles, whose npm packages come with `make build`;
+# clang 22 from bookworm-security for `make lint`, since 14's clang-tidy takes 3x as long).
 # Idempotent: does nothing (and needs no network) when all packages are present.
 set -euo pipefail
 
@@ -15,6 +16,7 @@ PKGS=(
   python3-aiosmtpd
   redis-server redis-tools postgresql postgresql-client mariadb-server mariadb-client wrk curl nginx
   chromium chromium-driver
+  clang-format-22 clang-tidy-22 clang-22
 )
 # The web front end is built with Node and npm (web/package-lock.json); Debian's own only
 # when there is no node at all (a newer one from elsewhere is fine).

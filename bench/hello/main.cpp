@@ -16,15 +16,20 @@ Awaitable<void> Session(tcp::socket socket) {
   boost::system::error_code ec;
   for (;;) {
     beast::http::request<beast::http::string_body> req;
-    co_await beast::http::async_read(stream, buffer, req, net::redirect_error(net::use_awaitable, ec));
-    if (ec) break;
+    co_await beast::http::async_read(stream, buffer, req,
+                                     net::redirect_error(net::use_awaitable, ec));
+    if (ec) {
+      break;
+    }
     beast::http::response<beast::http::string_body> res{beast::http::status::ok, req.version()};
     res.set(beast::http::field::content_type, "application/json; charset=utf-8");
     res.keep_alive(req.keep_alive());
     res.body() = R"({"status":"ok"})";
     res.prepare_payload();
     co_await beast::http::async_write(stream, res, net::redirect_error(net::use_awaitable, ec));
-    if (ec || !res.keep_alive()) break;
+    if (ec || !res.keep_alive()) {
+      break;
+    }
   }
   stream.socket().shutdown(tcp::socket::shutdown_send, ec);
 }

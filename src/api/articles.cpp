@@ -21,7 +21,9 @@ boost::json::object ArticleJson(const domain::Article& a) {
   o["kind"] = domain::KindName(a.kind);
   o["title"] = a.title;
   o["summary"] = a.summary;
-  if (a.content) o["content"] = *a.content;
+  if (a.content) {
+    o["content"] = *a.content;
+  }
   o["status"] = domain::StatusName(a.status);
   o["pinned"] = a.pinned;
   o["allowComments"] = a.allow_comments;
@@ -30,9 +32,8 @@ boost::json::object ArticleJson(const domain::Article& a) {
   } else {
     o["moderation"] = a.moderation;
   }
-  o["author"] = {{"id", a.author_id},
-                 {"username", a.author_username},
-                 {"displayName", a.author_display_name}};
+  o["author"] = {
+      {"id", a.author_id}, {"username", a.author_username}, {"displayName", a.author_display_name}};
   o["createdAt"] = FormatTimeMs(a.created_at_ms);
   o["updatedAt"] = FormatTimeMs(a.updated_at_ms);
   if (a.published_at_ms) {
@@ -54,7 +55,9 @@ void AppendArticleJson(std::string& out, const domain::Article& a, LikedSlots* l
   out.push_back(','), j::Key(out, "kind"), j::String(out, domain::KindName(a.kind));
   out.push_back(','), j::Key(out, "title"), j::String(out, a.title);
   out.push_back(','), j::Key(out, "summary"), j::String(out, a.summary);
-  if (a.content) out.push_back(','), j::Key(out, "content"), j::String(out, *a.content);
+  if (a.content) {
+    out.push_back(','), j::Key(out, "content"), j::String(out, *a.content);
+  }
   out.push_back(','), j::Key(out, "status"), j::String(out, domain::StatusName(a.status));
   out.push_back(','), j::Key(out, "pinned"), j::Bool(out, a.pinned);
   out.push_back(','), j::Key(out, "allowComments"), j::Bool(out, a.allow_comments);
@@ -82,7 +85,9 @@ void AppendArticleJson(std::string& out, const domain::Article& a, LikedSlots* l
   out.push_back(','), j::Key(out, "likeCount"), j::Int(out, a.like_count);
   out.push_back(','), j::Key(out, "commentCount"), j::Int(out, a.comment_count);
   out.push_back(','), j::Key(out, "liked");
-  if (liked_slots) liked_slots->push_back(LikedSlot{out.size(), a.id, a.like_count > 0});
+  if (liked_slots) {
+    liked_slots->push_back(LikedSlot{out.size(), a.id, a.like_count > 0});
+  }
   j::Bool(out, a.liked);
   out.push_back('}');
 }
@@ -103,7 +108,9 @@ namespace articles {
 // pages routes only and are never listed, so a body or filter naming them is refused.
 std::optional<domain::ArticleKind> ArticleKindOf(std::string_view text) {
   auto k = domain::ParseKind(text);
-  if (!k || *k == domain::ArticleKind::kPage) return std::nullopt;
+  if (!k || *k == domain::ArticleKind::kPage) {
+    return std::nullopt;
+  }
   return k;
 }
 
@@ -120,31 +127,49 @@ Result<domain::ArticleInput> ParseInput(const boost::json::object& body, bool cr
     known =
         OnlyFields(body, {"title", "content", "status", "pinned", "allowComments", "moderation"});
   }
-  if (!known) return tl::unexpected(known.error());
+  if (!known) {
+    return tl::unexpected(known.error());
+  }
   domain::ArticleInput in;
   auto title = OptionalString(body, "title");
-  if (!title) return tl::unexpected(title.error());
+  if (!title) {
+    return tl::unexpected(title.error());
+  }
   in.title = std::move(*title);
   auto content = OptionalString(body, "content");
-  if (!content) return tl::unexpected(content.error());
+  if (!content) {
+    return tl::unexpected(content.error());
+  }
   in.content = std::move(*content);
   auto kind = OptionalString(body, "kind");
-  if (!kind) return tl::unexpected(kind.error());
+  if (!kind) {
+    return tl::unexpected(kind.error());
+  }
   if (*kind) {
     in.kind = ArticleKindOf(**kind);
-    if (!in.kind) return Fail(ErrorCode::kInvalidArgument, "kind must be article or post");
+    if (!in.kind) {
+      return Fail(ErrorCode::kInvalidArgument, "kind must be article or post");
+    }
   }
   auto status = OptionalString(body, "status");
-  if (!status) return tl::unexpected(status.error());
+  if (!status) {
+    return tl::unexpected(status.error());
+  }
   if (*status) {
     in.status = domain::ParseStatus(**status);
-    if (!in.status) return Fail(ErrorCode::kInvalidArgument, "status must be draft or published");
+    if (!in.status) {
+      return Fail(ErrorCode::kInvalidArgument, "status must be draft or published");
+    }
   }
   auto pinned = OptionalBool(body, "pinned");
-  if (!pinned) return tl::unexpected(pinned.error());
+  if (!pinned) {
+    return tl::unexpected(pinned.error());
+  }
   in.pinned = *pinned;
   auto allow = OptionalBool(body, "allowComments");
-  if (!allow) return tl::unexpected(allow.error());
+  if (!allow) {
+    return tl::unexpected(allow.error());
+  }
   in.allow_comments = *allow;
   if (const auto* m = body.if_contains("moderation")) {
     if (m->is_null()) {
@@ -162,7 +187,9 @@ Result<domain::ArticleInput> ParseInput(const boost::json::object& body, bool cr
 // (else any writer of a post could open their thread past a server-wide `all` or `first`).
 Status MayChooseModeration(const ApiContext& ctx, const Caller& caller,
                            const domain::ArticleInput& in) {
-  if (!in.moderation || in.moderation->empty() || caller.Is(domain::Role::kAdmin)) return {};
+  if (!in.moderation || in.moderation->empty() || caller.Is(domain::Role::kAdmin)) {
+    return {};
+  }
   const auto chosen = domain::ParsePolicy(*in.moderation);
   if (chosen && *chosen < ctx.comments->ServerPolicy()) {
     return Fail(ErrorCode::kPermissionDenied,
@@ -173,10 +200,14 @@ Status MayChooseModeration(const ApiContext& ctx, const Caller& caller,
 
 Result<std::optional<domain::ArticleKind>> KindParam(const Request& req) {
   auto kind = req.Query("kind");
-  if (!kind || kind->empty()) return std::optional<domain::ArticleKind>{};
+  if (!kind || kind->empty()) {
+    return std::optional<domain::ArticleKind>{};
+  }
   auto k = ArticleKindOf(*kind);
-  if (!k) return Fail(ErrorCode::kInvalidArgument, "kind must be article or post");
-  return std::optional<domain::ArticleKind>(*k);
+  if (!k) {
+    return Fail(ErrorCode::kInvalidArgument, "kind must be article or post");
+  }
+  return k;
 }
 
 HandlerResult Create(ApiContext ctx, Request& req) {
@@ -216,9 +247,15 @@ HandlerResult Delete(ApiContext ctx, Request& req) {
 Result<domain::ArticleService::ListFilter> StatusParam(const Request& req) {
   using Filter = domain::ArticleService::ListFilter;
   const std::optional<std::string> status = req.Query("status");
-  if (!status || *status == "published") return Filter::kPublished;
-  if (*status == "draft") return Filter::kDrafts;
-  if (*status == "all") return Filter::kAll;
+  if (!status || *status == "published") {
+    return Filter::kPublished;
+  }
+  if (*status == "draft") {
+    return Filter::kDrafts;
+  }
+  if (*status == "all") {
+    return Filter::kAll;
+  }
   return Fail(ErrorCode::kInvalidArgument, "status must be published, draft or all");
 }
 

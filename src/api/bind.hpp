@@ -16,7 +16,9 @@ template <auto Fn>
 http::Handler Bind(ApiContext ctx) {
   return [ctx](http::Request& req) -> Awaitable<http::Response> {
     Result<http::Response> r = co_await Fn(ctx, req);
-    if (!r) co_return http::ErrorResponse(r.error());
+    if (!r) {
+      co_return http::ErrorResponse(r.error());
+    }
     co_return std::move(*r);
   };
 }

@@ -65,7 +65,9 @@ Awaitable<Result<Response>> FreshList(ApiContext ctx, const Request& req,
   }
   // The same tag a kept page of these bytes has: a 304 confirms only identical bytes.
   const std::string etag = ContentEtag(kRenderFormat, r.body);
-  if (auto not_modified = NotModified(ctx, req, etag)) co_return std::move(*not_modified);
+  if (auto not_modified = NotModified(ctx, req, etag)) {
+    co_return std::move(*not_modified);
+  }
   r.headers.emplace_back("ETag", etag);
   AddCacheHeaders(r, ctx, req, true);
   co_return r;
@@ -124,13 +126,17 @@ Awaitable<Result<Response>> CachedList(ApiContext ctx, const Request& req,
       p.list = std::move(o);
       // A page past the end is as cheap to render as to find, and there are as many as
       // anyone cares to ask for: not kept, so they cannot push the read ones out.
-      if (!keep) co_return std::make_shared<RenderedPage>(std::move(p));
+      if (!keep) {
+        co_return std::make_shared<RenderedPage>(std::move(p));
+      }
       co_return ctx.page_cache->Put(key, std::move(p));
     };
     PL_CO_TRY(page, co_await ctx.page_cache->renders.Do(flight, std::move(render)));
   }
   if (!viewer) {
-    if (auto not_modified = NotModified(ctx, req, page->etag)) co_return std::move(*not_modified);
+    if (auto not_modified = NotModified(ctx, req, page->etag)) {
+      co_return std::move(*not_modified);
+    }
     co_return PublicPage(ctx, req, key, page);
   }
   co_return co_await ReaderPage(ctx, req, viewer->id, page, /*comments=*/false);

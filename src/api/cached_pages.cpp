@@ -47,11 +47,15 @@ Awaitable<Result<Response>> ThreadPage(ApiContext ctx, const Request& req,
                                        int64_t started, std::string key, RenderText render) {
   const std::string etag = "\"" + std::string(kRenderFormat) + "." + version.id + "\"";
   if (!viewer) {
-    if (auto not_modified = NotModified(ctx, req, etag)) co_return std::move(*not_modified);
+    if (auto not_modified = NotModified(ctx, req, etag)) {
+      co_return std::move(*not_modified);
+    }
   }
   const std::string cache_version = std::to_string(version.generation) + ":" + version.id;
   std::shared_ptr<RenderedPage> page = ctx.page_cache->Find(key, cache_version);
-  if (page && started - page->rendered_ms >= kKeptAtMostMs) page = nullptr;
+  if (page && started - page->rendered_ms >= kKeptAtMostMs) {
+    page = nullptr;
+  }
   if (!page) {
     // Rendered as an anonymous reader sees it, after the version was read: it shows at least
     // what the version names (and maybe more, which is only fresher).
@@ -68,7 +72,9 @@ Awaitable<Result<Response>> ThreadPage(ApiContext ctx, const Request& req,
     PL_CO_TRY(page,
               co_await ctx.page_cache->renders.Do(key + "@" + cache_version, std::move(once)));
   }
-  if (!viewer) co_return PublicPage(ctx, req, key, page);
+  if (!viewer) {
+    co_return PublicPage(ctx, req, key, page);
+  }
   co_return co_await ReaderPage(ctx, req, viewer->id, page, /*comments=*/true);
 }
 
@@ -109,8 +115,9 @@ Awaitable<Result<Response>> CachedReplies(ApiContext ctx, const Request& req,
                                           int64_t comment_id, domain::CommentSort sort,
                                           const domain::PageRequest& paging) {
   const int64_t started = SteadyMs();  // before the version is read
-  int64_t article_id = 0;
-  PL_CO_TRY(auto version, co_await ctx.comments->RepliesVersion(viewer, comment_id, &article_id));
+  PL_CO_TRY(auto replies, co_await ctx.comments->RepliesVersion(viewer, comment_id));
+  const int64_t article_id = replies.article_id;
+  const auto& version = replies.version;
   if (!version || !ctx.page_cache) {
     PL_CO_TRY(auto page, co_await ctx.comments->Replies(viewer, comment_id, sort, paging));
     Response r;

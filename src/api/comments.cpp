@@ -17,7 +17,9 @@ namespace {
 
 // A guest is shown by the name they gave, without an id or a username (API.md "Guests").
 boost::json::object UserJson(const domain::CommentUser& u) {
-  if (u.Guest()) return {{"id", nullptr}, {"displayName", u.display_name}, {"guest", true}};
+  if (u.Guest()) {
+    return {{"id", nullptr}, {"displayName", u.display_name}, {"guest", true}};
+  }
   return {{"id", u.id}, {"username", u.username}, {"displayName", u.display_name}};
 }
 
@@ -27,9 +29,13 @@ namespace comments {
 
 Result<domain::CommentSort> SortParam(const Request& req, domain::CommentSort fallback) {
   std::optional<std::string> sort = req.Query("sort");
-  if (!sort || sort->empty()) return fallback;
+  if (!sort || sort->empty()) {
+    return fallback;
+  }
   auto s = domain::ParseCommentSort(*sort);
-  if (!s) return Fail(ErrorCode::kInvalidArgument, "sort must be new, old or hot");
+  if (!s) {
+    return Fail(ErrorCode::kInvalidArgument, "sort must be new, old or hot");
+  }
   return *s;
 }
 
@@ -41,13 +47,19 @@ Result<domain::CommentInput> ParseCreate(const boost::json::object& body) {
   }
   domain::CommentInput in;
   auto text = RequiredString(body, "body");
-  if (!text) return tl::unexpected(text.error());
+  if (!text) {
+    return tl::unexpected(text.error());
+  }
   in.body = std::move(*text);
   auto parent = OptionalId(body, "parentId");
-  if (!parent) return tl::unexpected(parent.error());
+  if (!parent) {
+    return tl::unexpected(parent.error());
+  }
   in.parent_id = *parent;
   auto reply_to = OptionalId(body, "replyToUserId");
-  if (!reply_to) return tl::unexpected(reply_to.error());
+  if (!reply_to) {
+    return tl::unexpected(reply_to.error());
+  }
   in.reply_to_user_id = *reply_to;
   // The widget's spam signals (API.md "Moderation"): a hidden field people leave empty, and
   // how long the form was open.
@@ -72,7 +84,9 @@ std::string CommentListText(const domain::PageResult<domain::Comment>& page,
   // ~330 bytes each with short bodies; reserved for all of them at once (a reserve per
   // top-level comment alone grew the string once more, copying most of the page).
   size_t comments = 0;
-  for (const auto& c : page.items) comments += 1 + c.replies.size();
+  for (const auto& c : page.items) {
+    comments += 1 + c.replies.size();
+  }
   const size_t per_item = page.items.empty() ? 0 : 448 * comments / page.items.size();
   return PageText(
       page, paging,
@@ -92,11 +106,17 @@ Response CommentListResponse(const domain::PageResult<domain::Comment>& page,
 // GET .../comments's parameters (also GET /pages/comments).
 Result<CommentListQuery> ParseListQuery(const Request& req) {
   auto paging = ParsePaging(req);
-  if (!paging) return tl::unexpected(paging.error());
+  if (!paging) {
+    return tl::unexpected(paging.error());
+  }
   auto sort = SortParam(req, domain::CommentSort::kNew);
-  if (!sort) return tl::unexpected(sort.error());
+  if (!sort) {
+    return tl::unexpected(sort.error());
+  }
   auto replies = IntParam(req, "replies", 3, 0, domain::kMaxInlineReplies);
-  if (!replies) return tl::unexpected(replies.error());
+  if (!replies) {
+    return tl::unexpected(replies.error());
+  }
   return CommentListQuery{std::move(*paging), *sort, *replies};
 }
 
@@ -140,23 +160,33 @@ Awaitable<Result<domain::Principal>> Writer(ApiContext ctx, Request& req) {
 
 Result<std::optional<domain::GuestName>> ParseGuest(boost::json::object& body) {
   auto it = body.find("guest");
-  if (it == body.end()) return std::nullopt;
+  if (it == body.end()) {
+    return std::nullopt;
+  }
   const boost::json::value guest = it->value();
   body.erase(it);
-  if (!guest.is_object()) return Fail(ErrorCode::kInvalidArgument, "guest must be an object");
+  if (!guest.is_object()) {
+    return Fail(ErrorCode::kInvalidArgument, "guest must be an object");
+  }
   if (auto st = OnlyFields(guest.as_object(), {"name", "email"}); !st) {
     return tl::unexpected(st.error());
   }
   auto name = RequiredString(guest.as_object(), "name");
-  if (!name) return tl::unexpected(name.error());
+  if (!name) {
+    return tl::unexpected(name.error());
+  }
   auto email = OptionalString(guest.as_object(), "email");
-  if (!email) return tl::unexpected(email.error());
+  if (!email) {
+    return tl::unexpected(email.error());
+  }
   return domain::GuestName{std::move(*name), email->value_or("")};
 }
 
 Response PostedResponse(const domain::PostedComment& posted) {
   boost::json::object out = CommentJson(posted.comment);
-  if (posted.edit_token.empty()) return JsonResponse(beast::http::status::created, out);
+  if (posted.edit_token.empty()) {
+    return JsonResponse(beast::http::status::created, out);
+  }
   out["editToken"] = posted.edit_token;
   Response r = JsonResponse(beast::http::status::created, out);
   r.headers.emplace_back("Cache-Control", "no-store");
@@ -316,7 +346,9 @@ void AppendCommentJson(std::string& out, const domain::Comment& c, bool with_rep
   out.append(R"(,"replyCount":)"sv);
   j::Int(out, c.reply_count);
   out.append(R"(,"liked":)"sv);
-  if (liked_slots) liked_slots->push_back(LikedSlot{out.size(), c.id, c.like_count > 0});
+  if (liked_slots) {
+    liked_slots->push_back(LikedSlot{out.size(), c.id, c.like_count > 0});
+  }
   j::Bool(out, c.liked);
   out.append(R"(,"deleted":)"sv);
   j::Bool(out, c.deleted);

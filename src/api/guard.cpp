@@ -12,15 +12,25 @@ namespace plaudit::api {
 using namespace boost::asio::experimental::awaitable_operators;
 
 std::optional<std::string> BearerToken(std::string_view h) {
-  if (h.empty()) return std::nullopt;
+  if (h.empty()) {
+    return std::nullopt;
+  }
   constexpr std::string_view kScheme = "bearer";
-  if (h.size() < kScheme.size()) return std::string{};
+  if (h.size() < kScheme.size()) {
+    return std::string{};
+  }
   for (size_t i = 0; i < kScheme.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(h[i])) != kScheme[i]) return std::string{};
+    if (std::tolower(static_cast<unsigned char>(h[i])) != kScheme[i]) {
+      return std::string{};
+    }
   }
   std::string_view rest = h.substr(kScheme.size());
-  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
-  while (!rest.empty() && rest.back() == ' ') rest.remove_suffix(1);
+  while (!rest.empty() && rest.front() == ' ') {
+    rest.remove_prefix(1);
+  }
+  while (!rest.empty() && rest.back() == ' ') {
+    rest.remove_suffix(1);
+  }
   return std::string(rest);
 }
 
@@ -29,11 +39,15 @@ std::optional<std::string> CookieValue(std::string_view header, std::string_view
     size_t semi = header.find(';');
     std::string_view pair = header.substr(0, semi);
     header = semi == std::string_view::npos ? std::string_view{} : header.substr(semi + 1);
-    while (!pair.empty() && pair.front() == ' ') pair.remove_prefix(1);
+    while (!pair.empty() && pair.front() == ' ') {
+      pair.remove_prefix(1);
+    }
     size_t eq = pair.find('=');
     if (eq != std::string_view::npos && pair.substr(0, eq) == name) {
       std::string_view v = pair.substr(eq + 1);
-      if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
+      if (v.size() >= 2 && v.front() == '"' && v.back() == '"') {
+        v = v.substr(1, v.size() - 2);
+      }
       return std::string(v);
     }
   }
@@ -47,13 +61,17 @@ namespace {
 
 Awaitable<Status> LimitAddress(redis::RateLimiter& limiter, bool enabled, RateLimit limit,
                                std::string address) {
-  if (!enabled || !limit.enabled()) co_return Status{};
+  if (!enabled || !limit.enabled()) {
+    co_return Status{};
+  }
   co_return co_await limiter.Enforce("req-addr", address, limit, "too many requests");
 }
 
 Awaitable<Result<std::optional<domain::Principal>>> Identify(domain::UserService& users,
                                                              std::string token) {
-  if (token.empty()) co_return std::optional<domain::Principal>{};
+  if (token.empty()) {
+    co_return std::optional<domain::Principal>{};
+  }
   co_return co_await users.Authenticate(std::move(token));
 }
 
@@ -65,7 +83,9 @@ Awaitable<Result<Caller>> Guard::Admit(const http::Request& request, Access acce
   caller.address = RateLimitClient(request.client_address);
   auto bearer = BearerToken(request.Header(beast::http::field::authorization));
   std::optional<std::string> cookie;
-  if (!bearer) cookie = CookieValue(request.Header(beast::http::field::cookie), kSessionCookie);
+  if (!bearer) {
+    cookie = CookieValue(request.Header(beast::http::field::cookie), kSessionCookie);
+  }
   // Moved out: `bearer` is only tested for presence below.
   std::string token = bearer ? std::move(*bearer) : std::move(cookie).value_or("");
 
@@ -80,13 +100,12 @@ Awaitable<Result<Caller>> Guard::Admit(const http::Request& request, Access acce
   if (cached) {
     identity = std::move(*cached);
     if (limits_.enabled && limits_.requests_per_address.enabled()) {
-      limited = co_await LimitAddress(limiter_, true, limits_.requests_per_address,
-                                      caller.address);
+      limited = co_await LimitAddress(limiter_, true, limits_.requests_per_address, caller.address);
     }
   } else if (limits_.enabled && limits_.requests_per_address.enabled()) {
-    auto both = co_await (LimitAddress(limiter_, true, limits_.requests_per_address,
-                                       caller.address) &&
-                          Identify(users_, token));
+    auto both =
+        co_await (LimitAddress(limiter_, true, limits_.requests_per_address, caller.address) &&
+                  Identify(users_, token));
     limited = std::move(std::get<0>(both));
     identity = std::move(std::get<1>(both));
   } else {
@@ -94,11 +113,15 @@ Awaitable<Result<Caller>> Guard::Admit(const http::Request& request, Access acce
   }
   bool limiter_down = false;
   if (!limited) {
-    if (limited.error().code == ErrorCode::kRateLimited) co_return tl::unexpected(limited.error());
+    if (limited.error().code == ErrorCode::kRateLimited) {
+      co_return tl::unexpected(limited.error());
+    }
     limiter_down = true;
   }
   if (!identity) {
-    if (token.empty()) co_return tl::unexpected(identity.error());
+    if (token.empty()) {
+      co_return tl::unexpected(identity.error());
+    }
     co_return Fail(identity.error().code == ErrorCode::kUnavailable ? ErrorCode::kUnavailable
                                                                     : ErrorCode::kInternal,
                    "cannot check the session: " + identity.error().message);
@@ -130,7 +153,9 @@ Awaitable<Result<Caller>> Guard::Admit(const http::Request& request, Access acce
   if (access == Access::kWrite && limits_.enabled && limits_.writes_per_user.enabled()) {
     auto st = co_await limiter_.Enforce("write-user", std::to_string(caller.principal->id),
                                         limits_.writes_per_user, "too many writes");
-    if (!st && st.error().code == ErrorCode::kRateLimited) co_return tl::unexpected(st.error());
+    if (!st && st.error().code == ErrorCode::kRateLimited) {
+      co_return tl::unexpected(st.error());
+    }
   }
   co_return caller;
 }

@@ -59,8 +59,7 @@ HandlerResult Batch(ApiContext ctx, http::Request& req);
 // {"liked":…,"likeCount":…}: every like route's answer (also the pages').
 http::Response StateJson(const domain::LikeState& s);
 // A comma-separated list of positive ids (at most 101 are read: the caller refuses > 100).
-Result<std::vector<int64_t>> ParseIds(const std::optional<std::string>& raw,
-                                      std::string_view name);
+Result<std::vector<int64_t>> ParseIds(const std::optional<std::string>& raw, std::string_view name);
 }  // namespace likes
 
 namespace comments {

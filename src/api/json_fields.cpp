@@ -7,7 +7,9 @@ namespace plaudit::api {
 Result<std::optional<std::string>> OptionalString(const boost::json::object& o,
                                                   std::string_view field) {
   const auto* v = o.if_contains(field);
-  if (!v || v->is_null()) return std::optional<std::string>{};
+  if (!v || v->is_null()) {
+    return std::optional<std::string>{};
+  }
   if (!v->is_string()) {
     return Fail(ErrorCode::kInvalidArgument, "field '" + std::string(field) + "' must be a string");
   }
@@ -16,7 +18,9 @@ Result<std::optional<std::string>> OptionalString(const boost::json::object& o,
 
 Result<std::string> RequiredString(const boost::json::object& o, std::string_view field) {
   auto s = OptionalString(o, field);
-  if (!s) return tl::unexpected(s.error());
+  if (!s) {
+    return tl::unexpected(s.error());
+  }
   if (!*s) {
     return Fail(ErrorCode::kInvalidArgument, "field '" + std::string(field) + "' is required");
   }
@@ -25,16 +29,21 @@ Result<std::string> RequiredString(const boost::json::object& o, std::string_vie
 
 Result<std::optional<bool>> OptionalBool(const boost::json::object& o, std::string_view field) {
   const auto* v = o.if_contains(field);
-  if (!v || v->is_null()) return std::optional<bool>{};
+  if (!v || v->is_null()) {
+    return std::optional<bool>{};
+  }
   if (!v->is_bool()) {
-    return Fail(ErrorCode::kInvalidArgument, "field '" + std::string(field) + "' must be a boolean");
+    return Fail(ErrorCode::kInvalidArgument,
+                "field '" + std::string(field) + "' must be a boolean");
   }
   return std::optional<bool>(v->as_bool());
 }
 
 Result<std::optional<int64_t>> OptionalId(const boost::json::object& o, std::string_view field) {
   const auto* v = o.if_contains(field);
-  if (!v || v->is_null()) return std::optional<int64_t>{};
+  if (!v || v->is_null()) {
+    return std::optional<int64_t>{};
+  }
   int64_t id = 0;
   if (v->is_int64()) {
     id = v->as_int64();
@@ -61,8 +70,7 @@ Status OnlyFields(const boost::json::object& o, std::initializer_list<std::strin
   return {};
 }
 
-Status RefuseFields(const boost::json::object& o,
-                    std::initializer_list<std::string_view> fields) {
+Status RefuseFields(const boost::json::object& o, std::initializer_list<std::string_view> fields) {
   for (auto f : fields) {
     if (o.contains(f)) {
       return Fail(ErrorCode::kInvalidArgument,

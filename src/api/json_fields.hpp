@@ -1,11 +1,10 @@
 #pragma once
 // Typed access to JSON body fields with API.md's 400 errors (kInvalidArgument naming the
 // field). Absent and null fields are both "not given".
+#include <boost/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <boost/json.hpp>
 
 #include "common/result.hpp"
 
@@ -21,7 +20,6 @@ Result<std::optional<int64_t>> OptionalId(const boost::json::object& o, std::str
 Status OnlyFields(const boost::json::object& o, std::initializer_list<std::string_view> allowed,
                   std::string_view refusal = "cannot be set");
 // Refuses fields a client may never set (identity and authority come from the session).
-Status RefuseFields(const boost::json::object& o,
-                    std::initializer_list<std::string_view> fields);
+Status RefuseFields(const boost::json::object& o, std::initializer_list<std::string_view> fields);
 
 }  // namespace plaudit::api

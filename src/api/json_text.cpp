@@ -43,17 +43,33 @@ void String(std::string& out, std::string_view text) {
     }
     for (const size_t stop = std::min(n, i + 8); i < stop; ++i) {
       const auto c = static_cast<unsigned char>(s[i]);
-      if (c >= 0x20 && c != '"' && c != '\\') continue;
+      if (c >= 0x20 && c != '"' && c != '\\') {
+        continue;
+      }
       out.append(s + clean, i - clean);
       clean = i + 1;
       switch (c) {
-        case '"': out.append("\\\""); break;
-        case '\\': out.append("\\\\"); break;
-        case '\b': out.append("\\b"); break;
-        case '\f': out.append("\\f"); break;
-        case '\n': out.append("\\n"); break;
-        case '\r': out.append("\\r"); break;
-        case '\t': out.append("\\t"); break;
+        case '"':
+          out.append("\\\"");
+          break;
+        case '\\':
+          out.append("\\\\");
+          break;
+        case '\b':
+          out.append("\\b");
+          break;
+        case '\f':
+          out.append("\\f");
+          break;
+        case '\n':
+          out.append("\\n");
+          break;
+        case '\r':
+          out.append("\\r");
+          break;
+        case '\t':
+          out.append("\\t");
+          break;
         default:
           out.append("\\u00");
           out.push_back(kHex[c >> 4]);

@@ -29,7 +29,9 @@ void Array(std::string& out, const Items& items, Append append) {
   out.push_back('[');
   bool first = true;
   for (const auto& item : items) {
-    if (!first) out.push_back(',');
+    if (!first) {
+      out.push_back(',');
+    }
     first = false;
     append(out, item);
   }

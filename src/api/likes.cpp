@@ -75,7 +75,9 @@ HandlerResult GetArticleLike(ApiContext ctx, Request& req) {
 Result<std::vector<int64_t>> ParseIds(const std::optional<std::string>& raw,
                                       std::string_view name) {
   std::vector<int64_t> ids;
-  if (!raw || raw->empty()) return ids;
+  if (!raw || raw->empty()) {
+    return ids;
+  }
   std::string_view rest = *raw;
   while (true) {
     size_t comma = rest.find(',');
@@ -87,8 +89,12 @@ Result<std::vector<int64_t>> ParseIds(const std::optional<std::string>& raw,
                   std::string(name) + " must be a comma-separated list of positive ids");
     }
     ids.push_back(id);
-    if (ids.size() > kMaxBatchIds) break;
-    if (comma == std::string_view::npos) break;
+    if (ids.size() > kMaxBatchIds) {
+      break;
+    }
+    if (comma == std::string_view::npos) {
+      break;
+    }
     rest = rest.substr(comma + 1);
   }
   return ids;

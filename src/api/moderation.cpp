@@ -20,10 +20,18 @@ namespace {
 constexpr size_t kMaxBulk = 100;
 
 Result<sql::ModerationAction> ParseAction(std::string_view name) {
-  if (name == "approve") return sql::ModerationAction::kApprove;
-  if (name == "spam") return sql::ModerationAction::kSpam;
-  if (name == "delete") return sql::ModerationAction::kDelete;
-  if (name == "restore") return sql::ModerationAction::kRestore;
+  if (name == "approve") {
+    return sql::ModerationAction::kApprove;
+  }
+  if (name == "spam") {
+    return sql::ModerationAction::kSpam;
+  }
+  if (name == "delete") {
+    return sql::ModerationAction::kDelete;
+  }
+  if (name == "restore") {
+    return sql::ModerationAction::kRestore;
+  }
   return Fail(ErrorCode::kInvalidArgument, "action must be approve, spam, delete or restore");
 }
 
@@ -49,7 +57,9 @@ Result<std::vector<int64_t>> ParseIdList(const boost::json::object& body) {
 // The queue's and the log's cursor: the id of the last item seen (0: from the start).
 Result<int64_t> CursorId(const Request& req) {
   auto cursor = req.Query("cursor");
-  if (!cursor || cursor->empty()) return int64_t{0};
+  if (!cursor || cursor->empty()) {
+    return int64_t{0};
+  }
   int64_t id = 0;
   auto [end, ec] = std::from_chars(cursor->data(), cursor->data() + cursor->size(), id);
   if (ec != std::errc() || end != cursor->data() + cursor->size() || id <= 0) {
@@ -59,7 +69,9 @@ Result<int64_t> CursorId(const Request& req) {
 }
 
 boost::json::value OptionalIdJson(const std::optional<int64_t>& id) {
-  if (id) return *id;
+  if (id) {
+    return *id;
+  }
   return nullptr;
 }
 
@@ -82,8 +94,9 @@ HandlerResult Act(ApiContext ctx, Request& req) {
   boost::json::object results;
   for (int64_t id : ids) {
     auto done = co_await ctx.comments->Moderate(*caller.principal, id, action);
-    if (!done && done.error().code == ErrorCode::kUnavailable)
+    if (!done && done.error().code == ErrorCode::kUnavailable) {
       co_return tl::unexpected(done.error());
+    }
     results[std::to_string(id)] =
         done ? std::string_view("ok") : http::ApiCodeFor(done.error().code);
   }
@@ -118,7 +131,9 @@ HandlerResult Queue(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto rows,
             co_await ctx.comments->Queue(*caller.principal, filter, article_id, after, size + 1));
   const bool more = rows.size() > static_cast<size_t>(size);
-  if (more) rows.pop_back();
+  if (more) {
+    rows.pop_back();
+  }
   boost::json::array items;
   for (const auto& q : rows) {
     boost::json::object item = CommentJson(sql::ToComment(q.row));
@@ -132,8 +147,9 @@ HandlerResult Queue(ApiContext ctx, Request& req) {
         boost::json::object{{"id", q.row.article_id}, {"title", q.article_title}, {"url", url}};
     item["reports"] = q.reports;
     // A guest's e-mail is for admins alone (API.md "Guests and sign-in from elsewhere").
-    if (!q.guest_email.empty() && caller.Is(domain::Role::kAdmin))
+    if (!q.guest_email.empty() && caller.Is(domain::Role::kAdmin)) {
       item["guestEmail"] = q.guest_email;
+    }
     boost::json::array reasons;
     std::string_view rest = q.held_reasons;
     while (!rest.empty()) {
@@ -145,7 +161,9 @@ HandlerResult Queue(ApiContext ctx, Request& req) {
     items.push_back(std::move(item));
   }
   boost::json::value next = nullptr;
-  if (more && !rows.empty()) next = std::to_string(rows.back().row.id);
+  if (more && !rows.empty()) {
+    next = std::to_string(rows.back().row.id);
+  }
   co_return JsonResponse(
       beast::http::status::ok,
       boost::json::object{{"items", items}, {"size", size}, {"nextCursor", next}});
@@ -162,7 +180,9 @@ HandlerResult Log(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto entries, co_await ctx.moderation_log->Page(before, size + 1));
   boost::json::array items;
   const bool more = entries.size() > static_cast<size_t>(size);
-  if (more) entries.pop_back();
+  if (more) {
+    entries.pop_back();
+  }
   for (const auto& e : entries) {
     items.push_back(boost::json::object{{"id", e.id},
                                         {"at", FormatTimeMs(e.at_ms)},
@@ -173,7 +193,9 @@ HandlerResult Log(ApiContext ctx, Request& req) {
                                         {"reason", e.reason}});
   }
   boost::json::value next = nullptr;
-  if (more && !entries.empty()) next = std::to_string(entries.back().id);
+  if (more && !entries.empty()) {
+    next = std::to_string(entries.back().id);
+  }
   co_return JsonResponse(beast::http::status::ok,
                          boost::json::object{{"items", items}, {"nextCursor", next}});
 }
@@ -187,7 +209,9 @@ HandlerResult Report(ApiContext ctx, Request& req) {
     PL_CO_TRY(auto body, req.JsonBody());
     PL_CO_CHECK(OnlyFields(body, {"reason"}));
     PL_CO_TRY(auto r, OptionalString(body, "reason"));
-    if (r) reason = std::move(*r);
+    if (r) {
+      reason = std::move(*r);
+    }
   }
   if (reason.size() > 500) {
     co_return Fail(ErrorCode::kInvalidArgument, "reason must be at most 500 bytes");
@@ -214,7 +238,9 @@ HandlerResult Ban(ApiContext ctx, Request& req) {
       until = *parsed;
     }
     PL_CO_TRY(auto r, OptionalString(body, "reason"));
-    if (r) reason = std::move(*r);
+    if (r) {
+      reason = std::move(*r);
+    }
   }
   if (reason.size() > 500) {
     co_return Fail(ErrorCode::kInvalidArgument, "reason must be at most 500 bytes");

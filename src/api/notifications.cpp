@@ -57,9 +57,13 @@ std::string SelfLink(std::string_view path, std::string_view name, std::string_v
 }
 
 bool LinkSecretShape(std::string_view s) {
-  if (s.empty() || s.size() > 128) return false;
+  if (s.empty() || s.size() > 128) {
+    return false;
+  }
   for (char c : s) {
-    if (std::isalnum(static_cast<unsigned char>(c)) == 0 && c != '-' && c != '_') return false;
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0 && c != '-' && c != '_') {
+      return false;
+    }
   }
   return true;
 }
@@ -123,7 +127,9 @@ HandlerResult PatchSettings(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto language, OptionalString(body, "language"));
   if (language) {
     auto known = domain::NoticeLanguage(*language);
-    if (!known) co_return Fail(ErrorCode::kInvalidArgument, "language must be en or zh-CN");
+    if (!known) {
+      co_return Fail(ErrorCode::kInvalidArgument, "language must be en or zh-CN");
+    }
     c.language = *known;
   }
   PL_CO_TRY(auto s, co_await ctx.notices->Change(*caller.principal, std::move(c)));
@@ -145,7 +151,9 @@ HandlerResult Confirm(ApiContext ctx, Request& req) {
   }
   auto done = co_await ctx.notices->Confirm(token);
   if (!done) {
-    if (done.error().code != ErrorCode::kNotFound) co_return tl::unexpected(done.error());
+    if (done.error().code != ErrorCode::kNotFound) {
+      co_return tl::unexpected(done.error());
+    }
     co_return Page(beast::http::status::not_found, "Link not valid",
                    "This confirmation link is not (or no longer) valid.");
   }
@@ -169,7 +177,9 @@ HandlerResult Unsubscribe(ApiContext ctx, Request& req) {
   }
   auto done = co_await ctx.notices->Unsubscribe(key);
   if (!done) {
-    if (done.error().code != ErrorCode::kNotFound) co_return tl::unexpected(done.error());
+    if (done.error().code != ErrorCode::kNotFound) {
+      co_return tl::unexpected(done.error());
+    }
     co_return Page(beast::http::status::not_found, "Link not valid",
                    "This unsubscribe link is not valid.");
   }

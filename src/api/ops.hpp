@@ -10,7 +10,7 @@
 #include "common/address_set.hpp"
 #include "http/metrics.hpp"
 #include "http/router.hpp"
-#include "redis/client.hpp"
+#include "redis/client/client.hpp"
 #include "sql/store.hpp"
 
 namespace plaudit::api {
@@ -26,6 +26,6 @@ struct OpsDeps {
   std::function<Status()> health;
 };
 
-void RegisterOps(http::Router& router, OpsDeps deps);
+void RegisterOps(http::Router& router, const OpsDeps& deps);
 
 }  // namespace plaudit::api

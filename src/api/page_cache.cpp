@@ -33,7 +33,9 @@ std::string RenderedPage::WithLiked(const std::vector<int64_t>& liked_ids) const
   out.reserve(body.size());
   size_t from = 0;
   for (const LikedSlot& slot : liked) {
-    if (!std::binary_search(liked_ids.begin(), liked_ids.end(), slot.id)) continue;
+    if (!std::binary_search(liked_ids.begin(), liked_ids.end(), slot.id)) {
+      continue;
+    }
     out.append(body, from, slot.at - from);
     out.append("true");
     from = slot.at + kFalse.size();
@@ -46,7 +48,9 @@ const std::string& RenderedPage::Gzipped() {
   if (!gzip_tried) {
     gzip_tried = true;
     if (body.size() >= kGzipMinBytes) {
-      if (auto z = Gzip(body); z && z->size() < body.size()) gzip = std::move(*z);
+      if (auto z = Gzip(body); z && z->size() < body.size()) {
+        gzip = std::move(*z);
+      }
     }
   }
   return gzip;
@@ -74,7 +78,9 @@ std::string ContentEtag(std::string_view format, std::string_view body) {
 
 std::shared_ptr<RenderedPage> PageCache::Peek(const std::string& key) {
   auto it = index_.find(key);
-  if (it == index_.end()) return nullptr;
+  if (it == index_.end()) {
+    return nullptr;
+  }
   entries_.splice(entries_.begin(), entries_, it->second);  // most recently used
   return it->second->page;
 }
@@ -93,7 +99,9 @@ std::shared_ptr<RenderedPage> PageCache::Find(const std::string& key, std::strin
 const std::string& PageCache::Gzipped(const std::string& key, RenderedPage& page) {
   const bool fresh = !page.gzip_tried;
   const std::string& z = page.Gzipped();
-  if (!fresh || z.empty()) return z;
+  if (!fresh || z.empty()) {
+    return z;
+  }
   if (auto it = index_.find(key); it != index_.end() && it->second->page.get() == &page) {
     it->second->bytes += z.size();
     bytes_ += z.size();
@@ -104,14 +112,20 @@ const std::string& PageCache::Gzipped(const std::string& key, RenderedPage& page
 
 void PageCache::Evict() {
   // Never the most recently used page: the one just handed out stays until its next miss.
-  while (bytes_ > max_bytes_ && entries_.size() > 1) Drop(std::prev(entries_.end()));
+  while (bytes_ > max_bytes_ && entries_.size() > 1) {
+    Drop(std::prev(entries_.end()));
+  }
 }
 
 std::shared_ptr<RenderedPage> PageCache::Put(const std::string& key, RenderedPage page) {
   auto shared = std::make_shared<RenderedPage>(std::move(page));
-  if (auto it = index_.find(key); it != index_.end()) Drop(it->second);
+  if (auto it = index_.find(key); it != index_.end()) {
+    Drop(it->second);
+  }
   const size_t bytes = BytesOf(key, *shared) + shared->gzip.size();
-  if (bytes > max_bytes_) return shared;  // never kept (or caching is off)
+  if (bytes > max_bytes_) {
+    return shared;  // never kept (or caching is off)
+  }
   entries_.push_front(Entry{key, shared, bytes});
   index_.emplace(key, entries_.begin());
   bytes_ += bytes;

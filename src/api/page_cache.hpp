@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "common/result.hpp"
-#include "domain/single_flight.hpp"
+#include "common/single_flight.hpp"
 
 namespace plaudit::api {
 
@@ -51,9 +51,9 @@ inline constexpr int64_t kKeptAtMostMs = 60'000;
 int64_t SteadyMs();
 
 struct RenderedPage {
-  std::string version;  // the thread version it was rendered at
+  std::string version;      // the thread version it was rendered at
   int64_t rendered_ms = 0;  // SteadyMs() before that version was read
-  std::string body;     // every "liked" false
+  std::string body;         // every "liked" false
   LikedSlots liked;
   std::string etag;  // of body; the gzip copy's is etag with "-gz" inside the quotes
   // Made on the first request that accepts gzip (empty until then, or when not worth it).
@@ -94,7 +94,7 @@ class PageCache {
   size_t size() const { return entries_.size(); }
   // Renders of one page at one version in flight: the readers that miss together wait for
   // one render (after a like, every reader of a busy thread misses at once).
-  domain::SingleFlight<std::string, std::shared_ptr<RenderedPage>> renders;
+  SingleFlight<std::string, std::shared_ptr<RenderedPage>> renders;
 
   // For tests: lookups answered from the cache, and not.
   uint64_t hits() const { return hits_; }

@@ -24,10 +24,14 @@ void AddCacheHeaders(Response& r, const ApiContext& ctx, const Request& req, boo
 std::optional<Response> NotModified(const ApiContext& ctx, const Request& req,
                                     const std::string& etag) {
   std::string_view inm = req.Header(beast::http::field::if_none_match);
-  if (inm.empty()) return std::nullopt;
+  if (inm.empty()) {
+    return std::nullopt;
+  }
   const std::string gz_etag = GzipEtagOf(etag);
   const bool plain = EtagMatches(inm, etag);
-  if (!plain && !EtagMatches(inm, gz_etag)) return std::nullopt;
+  if (!plain && !EtagMatches(inm, gz_etag)) {
+    return std::nullopt;
+  }
   Response r;
   r.status = beast::http::status::not_modified;
   r.headers.emplace_back("ETag", plain ? etag : gz_etag);
@@ -43,26 +47,31 @@ Response PublicPage(const ApiContext& ctx, const Request& req, const std::string
   // The aliasing shared_ptr: the page stays alive as long as the response needs its bytes.
   r.shared_body = std::shared_ptr<const std::string>(page, gzip ? &page->gzip : &page->body);
   r.headers.emplace_back("ETag", gzip ? page->GzipEtag() : page->etag);
-  if (gzip) r.headers.emplace_back("Content-Encoding", "gzip");
+  if (gzip) {
+    r.headers.emplace_back("Content-Encoding", "gzip");
+  }
   AddCacheHeaders(r, ctx, req, true);
   return r;
 }
 
 Awaitable<Result<Response>> ReaderPage(const ApiContext& ctx, const Request& req, int64_t user_id,
                                        const std::shared_ptr<RenderedPage>& page, bool comments) {
-  std::vector<redis::LikeTarget> targets;
+  std::vector<model::Target> targets;
   std::vector<int64_t> asked;
   for (const LikedSlot& slot : page->liked) {
-    if (!slot.liked_by_anyone) continue;
-    targets.push_back(comments ? redis::LikeTarget::OfComment(slot.id)
-                               : redis::LikeTarget::OfArticle(slot.id));
+    if (!slot.liked_by_anyone) {
+      continue;
+    }
+    targets.push_back(comments ? model::Target::Comment(slot.id) : model::Target::Article(slot.id));
     asked.push_back(slot.id);
   }
   std::vector<int64_t> liked;
   if (!targets.empty()) {
     PL_CO_TRY(auto states, co_await ctx.likes->Liked(user_id, std::move(targets)));
     for (size_t i = 0; i < states.size(); ++i) {
-      if (states[i]) liked.push_back(asked[i]);
+      if (states[i]) {
+        liked.push_back(asked[i]);
+      }
     }
   }
   std::sort(liked.begin(), liked.end());

@@ -17,7 +17,9 @@ namespace {
 // The page named by the `url` query parameter.
 Result<PageUrl> PageParam(ApiContext ctx, const Request& req) {
   std::optional<std::string> url = req.Query("url");
-  if (!url || url->empty()) return Fail(ErrorCode::kInvalidArgument, "url is required");
+  if (!url || url->empty()) {
+    return Fail(ErrorCode::kInvalidArgument, "url is required");
+  }
   return ctx.pages->Page(*url);
 }
 
@@ -63,8 +65,9 @@ HandlerResult ListComments(ApiContext ctx, Request& req) {
     co_return Status{};
   };
   PL_CO_TRY(const bool found, co_await ctx.pages->OnThread(page, std::move(read)));
-  if (!found)
+  if (!found) {
     co_return comments::CommentListResponse(domain::PageResult<domain::Comment>{}, q.paging);
+  }
   co_return std::move(*out);
 }
 
@@ -134,13 +137,17 @@ HandlerResult Counts(ApiContext ctx, Request& req) {
   std::vector<PageUrl> pages;
   pages.reserve(urls.size());
   for (const std::string& url : urls) {
-    if (url.empty()) co_return Fail(ErrorCode::kInvalidArgument, "url must not be empty");
+    if (url.empty()) {
+      co_return Fail(ErrorCode::kInvalidArgument, "url must not be empty");
+    }
     PL_CO_TRY(auto page, ctx.pages->Page(url));
     pages.push_back(std::move(page));
   }
   PL_CO_TRY(auto counts, co_await ctx.pages->Counts(caller.principal, pages, article_ids));
   boost::json::object items;
-  for (size_t i = 0; i < urls.size(); ++i) items[urls[i]] = CountsJson(counts[i]);
+  for (size_t i = 0; i < urls.size(); ++i) {
+    items[urls[i]] = CountsJson(counts[i]);
+  }
   for (size_t j = 0; j < article_ids.size(); ++j) {
     items[std::to_string(article_ids[j])] = CountsJson(counts[urls.size() + j]);
   }

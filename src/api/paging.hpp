@@ -20,7 +20,9 @@ template <class T, class ToJson>
 boost::json::object PageJson(const domain::PageResult<T>& page, const domain::PageRequest& req,
                              ToJson to_json) {
   boost::json::array items;
-  for (const auto& item : page.items) items.push_back(to_json(item));
+  for (const auto& item : page.items) {
+    items.push_back(to_json(item));
+  }
   boost::json::object o;
   o["items"] = std::move(items);
   if (req.cursor) {

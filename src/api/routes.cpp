@@ -9,9 +9,9 @@ namespace {
 using V = beast::http::verb;
 
 struct Route {
-  V verb;
-  const char* path;
-  http::Handler (*bind)(ApiContext);
+  V verb{};
+  const char* path{};
+  http::Handler (*bind)(ApiContext){};
   http::BodyKind body = http::BodyKind::kJson;
 };
 
@@ -84,7 +84,9 @@ constexpr Route kRoutes[] = {
 }  // namespace
 
 void RegisterApi(http::Router& router, ApiContext ctx) {
-  for (const Route& r : kRoutes) router.Add(r.verb, r.path, r.bind(ctx), r.body);
+  for (const Route& r : kRoutes) {
+    router.Add(r.verb, r.path, r.bind(ctx), r.body);
+  }
 }
 
 }  // namespace plaudit::api

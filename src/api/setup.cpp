@@ -30,7 +30,9 @@ HandlerResult Create(ApiContext ctx, Request& req) {
   domain::FirstAdmin admin{std::move(username), std::move(password), display.value_or("")};
   auto session =
       co_await ctx.setup->CreateAdmin(std::move(token), std::move(admin), caller.address);
-  if (!session) co_return tl::unexpected(session.error());
+  if (!session) {
+    co_return tl::unexpected(session.error());
+  }
   co_return SessionResponse(ctx, req, *session);
 }
 

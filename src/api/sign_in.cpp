@@ -11,6 +11,7 @@
 #include "api/users.hpp"
 #include "common/time.hpp"
 #include "http/csrf.hpp"
+#include "http/errors.hpp"
 #include "text/escape.hpp"
 
 namespace plaudit::api {
@@ -74,7 +75,9 @@ std::string BinderCookie(const ApiContext& ctx, const Request& req, std::string_
   std::string c(BinderName(secure));
   c.append("=").append(value).append(secure ? "; Path=/" : "; Path=/api/v1/auth/");
   c.append("; Max-Age=").append(std::to_string(max_age)).append("; HttpOnly; SameSite=Lax");
-  if (secure) c.append("; Secure");
+  if (secure) {
+    c.append("; Secure");
+  }
   return c;
 }
 
@@ -136,9 +139,13 @@ http::Response CallbackPage(beast::http::status status, std::string_view message
 HandlerResult Start(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kCostly));
   (void)caller;
-  if (ctx.social == nullptr) co_return Fail(ErrorCode::kNotFound, "no such sign-in provider");
+  if (ctx.social == nullptr) {
+    co_return Fail(ErrorCode::kNotFound, "no such sign-in provider");
+  }
   const std::optional<std::string> own = http::OwnOrigin(req);
-  if (!own) co_return Fail(ErrorCode::kInvalidArgument, "the request names no host");
+  if (!own) {
+    co_return Fail(ErrorCode::kInvalidArgument, "the request names no host");
+  }
   const std::string return_url = req.Query("return").value_or("");
   PL_CO_TRY(auto started, co_await ctx.social->Start(req.Param("name"), return_url, *own));
   http::Response r;
@@ -154,7 +161,9 @@ HandlerResult Start(ApiContext ctx, Request& req) {
 HandlerResult Callback(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kCostly));
   (void)caller;
-  if (ctx.social == nullptr) co_return Fail(ErrorCode::kNotFound, "no such sign-in provider");
+  if (ctx.social == nullptr) {
+    co_return Fail(ErrorCode::kNotFound, "no such sign-in provider");
+  }
   const std::string binder =
       CookieValue(req.Header(beast::http::field::cookie), BinderName(SecureCookies(ctx, req)))
           .value_or("");
@@ -171,10 +180,11 @@ HandlerResult Callback(ApiContext ctx, Request& req) {
     done = Fail(ErrorCode::kUnauthenticated, "sign-in: the provider said " + error);
   }
   if (!done) {
-    const auto status =
-        done.error().code == ErrorCode::kUnavailable ? beast::http::status::service_unavailable
-        : done.error().code == ErrorCode::kNotFound  ? beast::http::status::not_found
-                                                     : beast::http::status::unauthorized;
+    // The error table's status for an outage or an unknown provider; any other failure is the
+    // provider's or the state's, which the page shows as a failed sign-in.
+    const ErrorCode code = done.error().code;
+    const bool as_is = code == ErrorCode::kUnavailable || code == ErrorCode::kNotFound;
+    const auto status = http::StatusFor(as_is ? code : ErrorCode::kUnauthenticated);
     auto r = CallbackPage(status, done.error().message, boost::json::object{});
     r.headers.emplace_back("Set-Cookie", BinderCookie(ctx, req, "", 0));
     co_return r;

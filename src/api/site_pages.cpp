@@ -18,12 +18,17 @@ struct SitePage {
 
 }  // namespace
 
-void RegisterSitePages(http::Router& router, std::shared_ptr<const std::vector<WebFile>> files) {
+void RegisterSitePages(http::Router& router,
+                       const std::shared_ptr<const std::vector<WebFile>>& files) {
   const WebFile* shell = nullptr;
   for (const WebFile& f : *files) {
-    if (f.stable_path == "/site.html") shell = &f;
+    if (f.stable_path == "/site.html") {
+      shell = &f;
+    }
   }
-  if (shell == nullptr) return;
+  if (shell == nullptr) {
+    return;
+  }
   auto page = std::make_shared<SitePage>();
   page->html = LinkHashedAssets(shell->content, *files);
   const EmbeddedFile embedded{"site.html", page->html};

@@ -20,6 +20,7 @@ inline constexpr const char* kSitePagePatterns[] = {"/",      "/articles/{id}", 
                                                     "/setup", "/signin",        "/admin"};
 
 // Registers the page routes when `files` holds site.html; otherwise registers nothing.
-void RegisterSitePages(http::Router& router, std::shared_ptr<const std::vector<WebFile>> files);
+void RegisterSitePages(http::Router& router,
+                       const std::shared_ptr<const std::vector<WebFile>>& files);
 
 }  // namespace plaudit::api

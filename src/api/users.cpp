@@ -31,7 +31,9 @@ boost::json::object UserJson(const domain::User& u) {
   } else {
     o["bannedUntil"] = nullptr;
   }
-  if (banned) o["banReason"] = u.ban_reason;
+  if (banned) {
+    o["banReason"] = u.ban_reason;
+  }
   return o;
 }
 
@@ -42,7 +44,9 @@ std::string SessionCookie(const ApiContext& ctx, const Request& req, const std::
   std::string cookie(kSessionCookie);
   cookie.append("=").append(token).append("; Path=/; Max-Age=").append(std::to_string(max_age));
   cookie.append("; HttpOnly; SameSite=Lax");
-  if (ctx.cookie_secure || req.https) cookie.append("; Secure");
+  if (ctx.cookie_secure || req.https) {
+    cookie.append("; Secure");
+  }
   return cookie;
 }
 
@@ -70,7 +74,9 @@ HandlerResult CreateUser(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto display, OptionalString(body, "displayName"));
   auto user = co_await ctx.users->Register(std::move(username), std::move(password),
                                            display.value_or(""), caller.address);
-  if (!user) co_return tl::unexpected(user.error());
+  if (!user) {
+    co_return tl::unexpected(user.error());
+  }
   co_return JsonResponse(beast::http::status::created, UserJson(*user));
 }
 
@@ -81,7 +87,9 @@ HandlerResult CreateSession(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto password, RequiredString(body, "password"));
   auto session =
       co_await ctx.users->Login(std::move(username), std::move(password), caller.address);
-  if (!session) co_return tl::unexpected(session.error());
+  if (!session) {
+    co_return tl::unexpected(session.error());
+  }
   co_return SessionResponse(ctx, req, *session);
 }
 
@@ -118,15 +126,23 @@ HandlerResult ListUsers(ApiContext ctx, Request& req) {
     PL_CO_TRY(after, IntParam(req, "cursor", 0, 1, INT64_MAX));
   }
   const std::string query(req.Query("q").value_or(""));
-  if (query.size() > 64) co_return Fail(ErrorCode::kInvalidArgument, "q is too long");
+  if (query.size() > 64) {
+    co_return Fail(ErrorCode::kInvalidArgument, "q is too long");
+  }
   PL_CO_TRY(auto users,
             co_await ctx.users->List(*caller.principal, after, query, static_cast<int>(size) + 1));
   const bool more = users.size() > static_cast<size_t>(size);
-  if (more) users.pop_back();
+  if (more) {
+    users.pop_back();
+  }
   boost::json::array items;
-  for (const auto& u : users) items.push_back(UserJson(u));
+  for (const auto& u : users) {
+    items.push_back(UserJson(u));
+  }
   boost::json::value next = nullptr;
-  if (more && !users.empty()) next = std::to_string(users.back().id);
+  if (more && !users.empty()) {
+    next = std::to_string(users.back().id);
+  }
   co_return JsonResponse(beast::http::status::ok,
                          boost::json::object{{"items", items}, {"nextCursor", next}});
 }

@@ -29,11 +29,21 @@ constexpr std::string_view kHtmlPolicy =
     "object-src 'none'";
 
 std::string_view ContentType(std::string_view name) {
-  if (name.ends_with(".js")) return "text/javascript; charset=utf-8";
-  if (name.ends_with(".css")) return "text/css; charset=utf-8";
-  if (name.ends_with(".html")) return "text/html; charset=utf-8";
-  if (name.ends_with(".svg")) return "image/svg+xml";
-  if (name.ends_with(".json")) return "application/json; charset=utf-8";
+  if (name.ends_with(".js")) {
+    return "text/javascript; charset=utf-8";
+  }
+  if (name.ends_with(".css")) {
+    return "text/css; charset=utf-8";
+  }
+  if (name.ends_with(".html")) {
+    return "text/html; charset=utf-8";
+  }
+  if (name.ends_with(".svg")) {
+    return "image/svg+xml";
+  }
+  if (name.ends_with(".json")) {
+    return "application/json; charset=utf-8";
+  }
   return "application/octet-stream";
 }
 
@@ -57,10 +67,18 @@ bool AnyListItem(std::string_view header, Fn fn) {
   while (!header.empty()) {
     size_t comma = header.find(',');
     std::string_view item = header.substr(0, comma);
-    while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
-    while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
-    if (fn(item)) return true;
-    if (comma == std::string_view::npos) break;
+    while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) {
+      item.remove_prefix(1);
+    }
+    while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) {
+      item.remove_suffix(1);
+    }
+    if (fn(item)) {
+      return true;
+    }
+    if (comma == std::string_view::npos) {
+      break;
+    }
     header.remove_prefix(comma + 1);
   }
   return false;
@@ -79,8 +97,12 @@ Response ServeWebFile(const WebFile& file, const Request& req, std::string_view 
   Response r;
   r.headers.emplace_back("Cache-Control", cache_control);
   r.headers.emplace_back("ETag", gzip ? file.gzip_etag : file.etag);
-  if (!file.gzip.empty()) r.headers.emplace_back("Vary", "Accept-Encoding");
-  if (gzip) r.headers.emplace_back("Content-Encoding", "gzip");
+  if (!file.gzip.empty()) {
+    r.headers.emplace_back("Vary", "Accept-Encoding");
+  }
+  if (gzip) {
+    r.headers.emplace_back("Content-Encoding", "gzip");
+  }
   // X-Content-Type-Options and Referrer-Policy: on every answer (http/wire.cpp).
   // A host page that isolates itself (COEP) may still load the widget from this origin.
   r.headers.emplace_back("Cross-Origin-Resource-Policy", "cross-origin");
@@ -102,14 +124,18 @@ Response ServeWebFile(const WebFile& file, const Request& req, std::string_view 
 std::vector<WebFile> IndexWebFiles(std::span<const EmbeddedFile> files) {
   std::vector<WebFile> out;
   for (const EmbeddedFile& f : files) {
-    if (f.name.ends_with(".gz")) continue;
+    if (f.name.ends_with(".gz")) {
+      continue;
+    }
     std::string name(f.name);
     size_t dot = name.rfind('.');
     std::string stem = dot == std::string::npos ? name : name.substr(0, dot);
     std::string ext = dot == std::string::npos ? "" : name.substr(dot);
     std::string hash = ContentHash(f.content);
+    std::string hashed_path = "/assets/" + stem;
+    hashed_path.append(".").append(hash).append(ext);
     WebFile w{"/" + name,
-              "/assets/" + stem + "." + hash + ext,
+              std::move(hashed_path),
               "\"" + hash + "\"",
               "\"" + hash + ".gz\"",
               ContentType(name),
@@ -129,7 +155,9 @@ std::vector<WebFile> IndexWebFiles(std::span<const EmbeddedFile> files) {
 bool EtagMatches(std::string_view header, std::string_view etag) {
   return AnyListItem(header, [etag](std::string_view item) {
     // If-None-Match compares weakly (RFC 9110 13.1.2): W/"x" matches "x".
-    if (item.starts_with("W/")) item.remove_prefix(2);
+    if (item.starts_with("W/")) {
+      item.remove_prefix(2);
+    }
     return item == "*" || item == etag;
   });
 }
@@ -141,13 +169,19 @@ bool AcceptsGzip(std::string_view header) {
   AnyListItem(header, [&](std::string_view item) {
     size_t semi = item.find(';');
     std::string_view coding = item.substr(0, semi);
-    while (!coding.empty() && coding.back() == ' ') coding.remove_suffix(1);
+    while (!coding.empty() && coding.back() == ' ') {
+      coding.remove_suffix(1);
+    }
     const bool is_gzip = IEquals(coding, "gzip") || IEquals(coding, "x-gzip");
-    if (!is_gzip && coding != "*") return false;
+    if (!is_gzip && coding != "*") {
+      return false;
+    }
     bool accepted = true;
     if (semi != std::string_view::npos) {
       std::string_view q = item.substr(semi + 1);
-      while (!q.empty() && q.front() == ' ') q.remove_prefix(1);
+      while (!q.empty() && q.front() == ' ') {
+        q.remove_prefix(1);
+      }
       if (q.size() >= 2 && (q[0] == 'q' || q[0] == 'Q') && q[1] == '=') {
         accepted = q.find_first_not_of("0.", 2) != std::string_view::npos;
       }
@@ -159,7 +193,9 @@ bool AcceptsGzip(std::string_view header) {
     }
     return false;  // every item is read
   });
-  if (named) return *named;
+  if (named) {
+    return *named;
+  }
   return star.value_or(false);
 }
 
@@ -181,7 +217,9 @@ void RegisterWebFiles(http::Router& router) {
   auto files = std::make_shared<const std::vector<WebFile>>(IndexWebFiles(web::Files()));
   RegisterSitePages(router, files);
   for (const WebFile& f : *files) {
-    if (f.content_type.starts_with("text/html")) continue;
+    if (f.content_type.starts_with("text/html")) {
+      continue;
+    }
     const WebFile* file = &f;
     router.Add(beast::http::verb::get, f.stable_path,
                [files, file](Request& req) -> Awaitable<Response> {

@@ -22,10 +22,10 @@ namespace plaudit::api {
 
 // One file as served. Its strings live as long as the registry that made it.
 struct WebFile {
-  std::string stable_path;  // "/embed.js"
-  std::string hashed_path;  // "/assets/embed.3f9a0c1d2b4e5f60.js"
-  std::string etag;         // "\"3f9a0c1d2b4e5f60\"" (strong)
-  std::string gzip_etag;    // "\"3f9a0c1d2b4e5f60.gz\"": another representation, another tag
+  std::string stable_path;        // "/embed.js"
+  std::string hashed_path;        // "/assets/embed.3f9a0c1d2b4e5f60.js"
+  std::string etag;               // "\"3f9a0c1d2b4e5f60\"" (strong)
+  std::string gzip_etag;          // "\"3f9a0c1d2b4e5f60.gz\"": another representation, another tag
   std::string_view content_type;  // static storage
   std::string_view content;       // the embedded bytes
   std::string_view gzip;          // the same, gzipped; empty when the build made none

@@ -42,13 +42,17 @@ domain::PasswordHashOptions HashOptions(const config::Config& config) {
 // may answer from its copy for s-maxage. stale-while-revalidate goes to CDNs only
 // (CdnCacheControl): browsers honour it too, and would show a page that old after a change.
 std::string PublicCacheControl(const config::Config& config) {
-  if (config.shared_max_age_s == 0) return "public, no-cache";
+  if (config.shared_max_age_s == 0) {
+    return "public, no-cache";
+  }
   return "public, max-age=0, s-maxage=" + std::to_string(config.shared_max_age_s);
 }
 
 // CDN-Cache-Control (RFC 9213), which browsers ignore; empty: none.
 std::string CdnCacheControl(const config::Config& config) {
-  if (config.stale_while_revalidate_s == 0) return {};
+  if (config.stale_while_revalidate_s == 0) {
+    return {};
+  }
   return "max-age=" + std::to_string(config.shared_max_age_s) +
          ", stale-while-revalidate=" + std::to_string(config.stale_while_revalidate_s);
 }
@@ -57,7 +61,9 @@ Status CheckInvocation(const config::Invocation& inv) {
   if (const auto& admin = inv.config.bootstrap_admin) {
     for (Status st :
          {domain::ValidateUsername(admin->name), domain::ValidatePassword(admin->password)}) {
-      if (!st) return Fail(st.error().code, "--bootstrap-admin: " + st.error().message);
+      if (!st) {
+        return Fail(st.error().code, "--bootstrap-admin: " + st.error().message);
+      }
     }
   }
   if (inv.config.redis_wait_replicas > 0 && !inv.config.redis) {
@@ -73,14 +79,18 @@ Status CheckInvocation(const config::Invocation& inv) {
 }
 
 Status BootstrapAdmin(sql::Store& store, const config::Config& config) {
-  if (!config.bootstrap_admin) return {};
+  if (!config.bootstrap_admin) {
+    return {};
+  }
   const std::string& name = config.bootstrap_admin->name;
   auto created = domain::EnsureUser(store, name, config.bootstrap_admin->password,
                                     domain::Role::kAdmin, HashOptions(config));
   if (!created) {
     return Fail(created.error().code, "--bootstrap-admin: " + created.error().message);
   }
-  if (*created) spdlog::info("created admin user '{}'", name);
+  if (*created) {
+    spdlog::info("created admin user '{}'", name);
+  }
   return {};
 }
 
@@ -117,7 +127,7 @@ Status App::Start() {
   if (embedded_redis_) {
     ops.health = [r = embedded_redis_.get()] { return r->Health(); };  // a dead child: 503
   }
-  api::RegisterOps(router_, std::move(ops));
+  api::RegisterOps(router_, ops);
   api::RegisterWebFiles(router_);
 
   http::ServerOptions sopts;
@@ -125,9 +135,8 @@ Status App::Start() {
   sopts.port = config_.port;
   sopts.max_body = config_.max_body;
   const size_t open_files = RaiseOpenFileLimit();
-  sopts.max_connections = config_.max_connections > 0
-                              ? static_cast<size_t>(config_.max_connections)
-                              : DefaultMaxConnections(open_files);
+  sopts.max_connections = config_.max_connections > 0 ? static_cast<size_t>(config_.max_connections)
+                                                      : DefaultMaxConnections(open_files);
   sopts.body_budget = static_cast<size_t>(config_.body_memory_mb) << 20;
   sopts.sites = config_.sites;
   sopts.trusted_proxies = config_.trusted_proxies;
@@ -140,7 +149,9 @@ Status App::Start() {
   server_->Start();
   flusher_->Start();
   // Without mail or webhooks there is nothing to deliver (and nothing is written).
-  if (!config_.smtp.empty() || !config_.webhooks.empty()) notifier_->Start();
+  if (!config_.smtp.empty() || !config_.webhooks.empty()) {
+    notifier_->Start();
+  }
   spdlog::info("plauditd listening on http://{}:{} (at most {} connections, {} open files)",
                config_.host.to_string(), server_->port(), sopts.max_connections, open_files);
   net::co_spawn(ioc_, AnnounceSetup(), net::detached);
@@ -215,7 +226,7 @@ Status App::WireServices() {
   // Logouts, role changes and deleted accounts in any plauditd reach this one's session cache
   // and user directory through it (each is used only while it is subscribed).
   std::function<RedisEndpoint()> pubsub_node = [weak = std::weak_ptr<redis::Client>(redis_),
-                                                 fallback = redis_endpoint_] {
+                                                fallback = redis_endpoint_] {
     auto client = weak.lock();
     return client ? client->PubSubEndpoint(redis::SessionStore::kInvalidationChannel) : fallback;
   };
@@ -226,8 +237,12 @@ Status App::WireServices() {
          s->OnInvalidation(m);
          using Kind = redis::SessionCache::Invalidation::Kind;
          const auto inv = redis::SessionCache::Parse(m);
-         if (inv.kind == Kind::kUser) d->Forget(inv.user_id);
-         if (inv.kind == Kind::kUnknown) d->Clear();
+         if (inv.kind == Kind::kUser) {
+           d->Forget(inv.user_id);
+         }
+         if (inv.kind == Kind::kUnknown) {
+           d->Clear();
+         }
          // Applied in this process: the publisher may answer its request now.
          net::co_spawn(ioc_, s->Acknowledge(std::string(m)), net::detached);
        },
@@ -238,9 +253,9 @@ Status App::WireServices() {
       // A Sentinel's switch moves publishing at once; the subscription follows within this.
       std::chrono::milliseconds(200));
   subscriber_->Start();
-  users_ =
-      std::make_unique<domain::UserService>(*user_table_, *directory_, *sessions_, *hasher_,
-                                            *limiter_, domain::LoginLimits{login_user, login_addr, signup_addr});
+  users_ = std::make_unique<domain::UserService>(
+      *user_table_, *directory_, *sessions_, *hasher_, *limiter_,
+      domain::LoginLimits{login_user, login_addr, signup_addr});
   setup_ = std::make_unique<domain::FirstRunSetup>(*users_, *user_table_, *hasher_, *limiter_,
                                                    login_addr);
   guard_ = std::make_unique<api::Guard>(
@@ -306,11 +321,14 @@ Status App::WireServices() {
   once_keys_ = std::make_unique<redis::OnceKeys>(*redis_);
   if (!config_.sso.empty()) {
     std::map<std::string, std::string> secrets;
-    for (const auto& site : config_.sso) secrets[site.origin] = site.secret;
+    for (const auto& site : config_.sso) {
+      secrets[site.origin] = site.secret;
+    }
     sso_ = std::make_unique<domain::SsoSignIn>(*users_, *once_keys_, std::move(secrets));
   }
   if (!config_.oidc.empty() || config_.github) {
     std::vector<domain::SocialProvider> providers;
+    providers.reserve(config_.oidc.size() + 1);
     for (const auto& o : config_.oidc) {
       providers.push_back(domain::SocialProvider{o.name, domain::SocialProvider::Kind::kOidc,
                                                  o.issuer, o.client_id, o.client_secret});
@@ -345,7 +363,9 @@ Status App::WireServices() {
     const bool duplicates = config_.rate_limits && config_.duplicate_window_s > 0;
     m.duplicate_window = std::chrono::seconds(config_.duplicate_window_s);
     comments_->SetModeration(std::move(m), duplicates ? recent_bodies_.get() : nullptr);
-    if (config_.rate_limits) comments_->SetNewWriterLimit(*limiter_, config_.limit_new_writer);
+    if (config_.rate_limits) {
+      comments_->SetNewWriterLimit(*limiter_, config_.limit_new_writer);
+    }
     domain::GuestSettings guests;
     guests.mode = domain::ParseGuestMode(config_.guests).value_or(domain::GuestMode::kOff);
     if (config_.rate_limits) {
@@ -365,7 +385,9 @@ Status App::WireServices() {
   likes_->recheck_redis = [c = redis_check_.get()] { return c->Recheck(); };
   articles_->recheck_redis = [c = redis_check_.get()]() -> Awaitable<Status> {
     auto checked = co_await c->Recheck();
-    if (!checked) co_return tl::unexpected(checked.error());
+    if (!checked) {
+      co_return tl::unexpected(checked.error());
+    }
     co_return Status{};
   };
   // Articles and comments count as checked only once the views are too: while another
@@ -377,18 +399,24 @@ Status App::WireServices() {
   redis_check_->repair_mark = [a = articles_.get(), c = comments_.get()](
                                   const redis::CacheMark& m) -> Awaitable<Result<bool>> {
     auto settled = co_await a->MarkSettled(m);
-    if (!settled || !*settled) co_return settled;
+    if (!settled || !*settled) {
+      co_return settled;
+    }
     Status st = Status{};
     if (m.target.IsArticle()) {
       st = co_await a->Repair(m.target.id);
     } else {
       st = co_await c->Repair(m.target.id);
     }
-    if (!st) co_return tl::unexpected(st.error());
+    if (!st) {
+      co_return tl::unexpected(st.error());
+    }
     co_return true;
   };
   redis_check_->reseed_ids = [a = articles_.get(), c = comments_.get()]() -> Awaitable<Status> {
-    if (auto st = co_await a->ReseedIds(); !st) co_return st;
+    if (auto st = co_await a->ReseedIds(); !st) {
+      co_return st;
+    }
     co_return co_await c->ReseedIds();
   };
   articles_->views_checked = [c = redis_check_.get()] { return c->ViewsChecked(); };
@@ -399,8 +427,12 @@ Status App::WireServices() {
   flusher_->repair = [c = comments_.get(), a = articles_.get()]() -> Awaitable<Result<int64_t>> {
     auto comments = co_await c->RepairPending();
     auto articles = co_await a->RepairPending();
-    if (!comments) co_return comments;
-    if (!articles) co_return articles;
+    if (!comments) {
+      co_return comments;
+    }
+    if (!articles) {
+      co_return articles;
+    }
     co_return *comments + *articles;
   };
   flusher_->on_report = [this](const flush::FlushReport& r) {
@@ -471,7 +503,9 @@ void App::BeginStop() {
   }
   stopping_ = true;
   // A child that dies from here on stays dead (a stop is not a crash to restart from).
-  if (embedded_redis_) embedded_redis_->BeginShutdown();
+  if (embedded_redis_) {
+    embedded_redis_->BeginShutdown();
+  }
   if (signals_) {
     boost::system::error_code ec;
     signals_->cancel(ec);
@@ -490,7 +524,9 @@ void App::BeginStop() {
           } else {
             spdlog::info("final flush: {} view counts, {} like states", r->views, r->like_changes);
           }
-          if (subscriber_) subscriber_->Stop();
+          if (subscriber_) {
+            subscriber_->Stop();
+          }
           redis_->Stop();
           spdlog::info("drained; stopping");
           ioc_.stop();

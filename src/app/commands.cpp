@@ -45,7 +45,9 @@ int UserAdd(const config::Invocation& inv) {
     spdlog::error("user add: expected the password on standard input");
     return 1;
   }
-  if (!password.empty() && password.back() == '\r') password.pop_back();
+  if (!password.empty() && password.back() == '\r') {
+    password.pop_back();
+  }
   auto role = domain::ParseRole(inv.user_role);
   auto store = OpenStore(inv.config);
   if (!store) {
@@ -80,7 +82,9 @@ int RunOneShot(config::Config config, const char* what,
   if (!config.redis) {
     auto sock =
         (std::filesystem::absolute(config.data_dir) / "redis" / "redis.sock").lexically_normal();
-    if (UnixSocketAccepts(sock)) config.redis = RedisEndpoint::Unix(sock.string());
+    if (UnixSocketAccepts(sock)) {
+      config.redis = RedisEndpoint::Unix(sock.string());
+    }
   }
   App app(config);
   if (auto st = app.StartBackend(); !st) {
@@ -109,11 +113,15 @@ int RunOneShot(config::Config config, const char* what,
 int Flush(const config::Config& config) {
   return RunOneShot(config, "flush", [](App& app) -> Awaitable<Status> {
     auto r = co_await app.flusher().FlushNow();
-    if (!r) co_return tl::unexpected(r.error());
+    if (!r) {
+      co_return tl::unexpected(r.error());
+    }
     spdlog::info("flushed: {} view counts, {} like states", r->views, r->like_changes);
     // Then reconcile: recompute SQL like counts from the rows and repair drift.
     auto fixed = co_await app.like_flush().Reconcile();
-    if (!fixed) co_return tl::unexpected(fixed.error());
+    if (!fixed) {
+      co_return tl::unexpected(fixed.error());
+    }
     spdlog::info("reconciled like counts: {} fixed", *fixed);
     co_return Status{};
   });
@@ -124,7 +132,9 @@ int Flush(const config::Config& config) {
 int Notify(const config::Config& config) {
   return RunOneShot(config, "notify", [](App& app) -> Awaitable<Status> {
     auto r = co_await app.notifier().DeliverNow();
-    if (!r) co_return tl::unexpected(r.error());
+    if (!r) {
+      co_return tl::unexpected(r.error());
+    }
     spdlog::info(
         "notices: {} mailed, {} webhooks, {} events fanned out; {} to retry, {} given up; "
         "{} waiting",
@@ -143,13 +153,19 @@ int RebuildCache(const config::Config& config) {
     // SQL (versioned, under its lease) on its next read, which also repairs any a double
     // fault left stale.
     auto reloaded = co_await app.redis_check().ReloadArticles();
-    if (!reloaded) co_return reloaded;
+    if (!reloaded) {
+      co_return reloaded;
+    }
     spdlog::info("dropped the article caches; they refill from SQL on their next read");
     auto st = co_await app.articles().RebuildIndexes();
-    if (!st) co_return st;
+    if (!st) {
+      co_return st;
+    }
     spdlog::info("rebuilt the published list indexes");
     auto dropped = co_await app.comments().InvalidateAll();
-    if (!dropped) co_return tl::unexpected(dropped.error());
+    if (!dropped) {
+      co_return tl::unexpected(dropped.error());
+    }
     spdlog::info("dropped {} comment caches; they rebuild from SQL on their next read", *dropped);
     co_return Status{};
   });

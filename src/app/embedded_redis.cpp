@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <system_error>
 
 #include "app/private_files.hpp"
 #include "common/unix_socket.hpp"
@@ -49,15 +50,20 @@ pid_t WaitPid(pid_t pid, int* status, int flags) {
 std::string DescribeExit(int status) {
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
+    // plauditd's only strsignal caller, one thread at a time (Start's caller before the
+    // watcher exists, then the watcher).
+    // NOLINTNEXTLINE(concurrency-mt-unsafe)
     return "was killed by signal " + std::to_string(sig) + " (" + ::strsignal(sig) + ")";
   }
-  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFEXITED(status)) {
+    return "exited with status " + std::to_string(WEXITSTATUS(status));
+  }
   return "ended";
 }
 
 }  // namespace
 
-EmbeddedRedis::EmbeddedRedis(std::filesystem::path data_dir, std::string redis_server_bin,
+EmbeddedRedis::EmbeddedRedis(const std::filesystem::path& data_dir, std::string redis_server_bin,
                              RespawnPolicy policy)
     : dir_((std::filesystem::absolute(data_dir) / "redis").lexically_normal()),
       bin_(std::move(redis_server_bin)),
@@ -103,7 +109,9 @@ EmbeddedRedis::EmbeddedRedis(std::filesystem::path data_dir, std::string redis_s
 
 EmbeddedRedis::~EmbeddedRedis() {
   Stop();
-  if (owner_fd_ >= 0) ::close(owner_fd_);  // releases the data dir
+  if (owner_fd_ >= 0) {
+    ::close(owner_fd_);  // releases the data dir
+  }
 }
 
 Status EmbeddedRedis::TakeOwnership() {
@@ -114,7 +122,7 @@ Status EmbeddedRedis::TakeOwnership() {
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) {
     return Fail(ErrorCode::kUnavailable,
-                "cannot open " + path.string() + ": " + std::strerror(errno));
+                "cannot open " + path.string() + ": " + std::generic_category().message(errno));
   }
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
@@ -124,7 +132,7 @@ Status EmbeddedRedis::TakeOwnership() {
     ::close(fd);
     if (err != EWOULDBLOCK) {
       return Fail(ErrorCode::kUnavailable,
-                  "cannot lock " + path.string() + ": " + std::strerror(err));
+                  "cannot lock " + path.string() + ": " + std::generic_category().message(err));
     }
     return Fail(ErrorCode::kUnavailable,
                 "another plauditd" + (holder.empty() ? std::string() : " (pid " + holder + ")") +
@@ -164,17 +172,25 @@ void EmbeddedRedis::StopStale() {
 }
 
 Status EmbeddedRedis::Start(std::chrono::milliseconds timeout) {
-  if (watcher_.joinable()) return Fail(ErrorCode::kInternal, "embedded redis started twice");
+  if (watcher_.joinable()) {
+    return Fail(ErrorCode::kInternal, "embedded redis started twice");
+  }
   // The data dir holds password hashes and the AOF every session: 0700 (item 13).
-  if (auto st = EnsurePrivateDir(dir_.parent_path()); !st) return st;
-  if (auto st = EnsurePrivateDir(dir_); !st) return st;
+  if (auto st = EnsurePrivateDir(dir_.parent_path()); !st) {
+    return st;
+  }
+  if (auto st = EnsurePrivateDir(dir_); !st) {
+    return st;
+  }
   if (socket_path_.string().size() >= sizeof(sockaddr_un::sun_path)) {
     return Fail(ErrorCode::kInvalidArgument,
                 "data dir path too long for a Unix socket: " + socket_path_.string());
   }
   // A second process on this data dir would find our redis-server "stale" and stop it.
   if (owner_fd_ < 0) {
-    if (auto st = TakeOwnership(); !st) return st;
+    if (auto st = TakeOwnership(); !st) {
+      return st;
+    }
   }
   // Whatever child is left now is stale: its owner, which held the lock, is gone.
   StopStale();
@@ -185,10 +201,16 @@ Status EmbeddedRedis::Start(std::chrono::milliseconds timeout) {
   std::filesystem::remove(socket_path_, ec);
   {
     std::lock_guard lock(mu_);
-    if (stopping_) return Fail(ErrorCode::kUnavailable, "embedded redis stopped");
-    if (auto st = Spawn(); !st) return st;
+    if (stopping_) {
+      return Fail(ErrorCode::kUnavailable, "embedded redis stopped");
+    }
+    if (auto st = Spawn(); !st) {
+      return st;
+    }
   }
-  if (auto st = AwaitServing(timeout); !st) return st;
+  if (auto st = AwaitServing(timeout); !st) {
+    return st;
+  }
   spdlog::info("embedded redis-server (pid {}) on {}", pid_.load(), socket_path_.string());
   watcher_ = std::thread([this] {
     Watch();
@@ -202,12 +224,15 @@ Status EmbeddedRedis::Start(std::chrono::milliseconds timeout) {
 Status EmbeddedRedis::Spawn() {
   std::vector<std::string> args = args_;
   std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
+  argv.reserve(args.size() + 1);
+  for (auto& a : args) {
+    argv.push_back(a.data());
+  }
   argv.push_back(nullptr);
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
-    return Fail(ErrorCode::kUnavailable, std::string("fork failed: ") + std::strerror(errno));
+    return Fail(ErrorCode::kUnavailable, "fork failed: " + std::generic_category().message(errno));
   }
   if (pid == 0) {
     // Only async-signal-safe calls until exec: the parent has other threads. The death
@@ -222,6 +247,7 @@ Status EmbeddedRedis::Spawn() {
     ::signal(SIGPIPE, SIG_DFL);  // the Redis client's SIG_IGN would be inherited by a restart
     sigset_t none;
     sigemptyset(&none);
+    // NOLINTNEXTLINE(concurrency-mt-unsafe): the forked child has one thread until it execs
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     ::execvp(argv[0], argv.data());
     ::_exit(127);
@@ -247,10 +273,16 @@ Status EmbeddedRedis::AwaitServing(std::chrono::milliseconds timeout) {
     // meanwhile; a manifest it cannot read makes it exit after that (seen: a restart taken
     // for good 5 ms before its child exited, over and over, and /healthz never failed).
     const std::string answer = UnixSocketAsk(socket_path_, "PING\r\n", kProbeTimeout);
-    if (answer.starts_with("+PONG")) return {};
+    if (answer.starts_with("+PONG")) {
+      return {};
+    }
     // Loading a large AOF can take longer than the timeout: that is progress, not a hang.
-    if (answer.starts_with("-LOADING")) deadline = Clock::now() + timeout;
-    if (Clock::now() >= deadline || stopping()) break;
+    if (answer.starts_with("-LOADING")) {
+      deadline = Clock::now() + timeout;
+    }
+    if (Clock::now() >= deadline || stopping()) {
+      break;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   // Hung, or a stop came while it loads: it has taken no write yet, so SIGKILL loses nothing.
@@ -267,32 +299,44 @@ void EmbeddedRedis::Watch() {
   auto started = Clock::now();
   for (;;) {
     const pid_t child = pid_.load();
-    if (child <= 0) return;  // waitpid(-1) would reap any child of this process
+    if (child <= 0) {
+      return;  // waitpid(-1) would reap any child of this process
+    }
     int status = 0;
     const pid_t r = WaitPid(child, &status, 0);  // reaps it: no zombie
     const auto died = Clock::now();
     {
       std::lock_guard lock(mu_);
       pid_ = -1;
-      if (stopping_) return;
+      if (stopping_) {
+        return;
+      }
     }
     down_since_ms_ = SteadyMs(died);
     spdlog::error("embedded redis-server (pid {}) {}; restarting it from its AOF", child,
                   r == child ? DescribeExit(status) : std::string("is gone"));
-    if (died - started >= policy_.stable_after) backoff = policy_.backoff_min;
+    if (died - started >= policy_.stable_after) {
+      backoff = policy_.backoff_min;
+    }
     for (int attempt = 1;; ++attempt) {
-      if (SleepUnlessStopping(backoff)) return;
+      if (SleepUnlessStopping(backoff)) {
+        return;
+      }
       const auto waited = backoff;
       backoff = std::min(backoff * 2, policy_.backoff_max);
       Status st;
       {
         std::lock_guard lock(mu_);
-        if (stopping_) return;
+        if (stopping_) {
+          return;
+        }
         std::error_code ec;
         std::filesystem::remove(socket_path_, ec);
         st = Spawn();
       }
-      if (st) st = AwaitServing(policy_.start_timeout);
+      if (st) {
+        st = AwaitServing(policy_.start_timeout);
+      }
       if (st) {
         started = Clock::now();
         const auto down_ms =
@@ -306,7 +350,9 @@ void EmbeddedRedis::Watch() {
             pid_.load(), restarts_.load(), down_ms, attempt, waited.count());
         break;
       }
-      if (stopping()) return;
+      if (stopping()) {
+        return;
+      }
       restart_failed_ = true;
       spdlog::error(
           "embedded redis-server could not be restarted (attempt {}): {}; next "
@@ -328,7 +374,9 @@ bool EmbeddedRedis::stopping() const {
 
 Status EmbeddedRedis::Health() const {
   const int64_t since = down_since_ms_.load();
-  if (since == 0) return {};
+  if (since == 0) {
+    return {};
+  }
   if (restart_failed_.load()) {
     return Fail(ErrorCode::kUnavailable,
                 "the embedded Redis is down and could not be restarted (see the log)");
@@ -355,10 +403,14 @@ void EmbeddedRedis::Stop(std::chrono::milliseconds grace) {
     std::lock_guard lock(mu_);
     stopping_ = true;
     pid = pid_.load();
-    if (pid > 0) ::kill(pid, SIGTERM);  // Redis persists its AOF and exits
+    if (pid > 0) {
+      ::kill(pid, SIGTERM);  // Redis persists its AOF and exits
+    }
   }
   cv_.notify_all();
-  if (!watcher_.joinable()) return;  // never supervised: Start reaped what it started
+  if (!watcher_.joinable()) {
+    return;  // never supervised: Start reaped what it started
+  }
   bool done = false;
   {
     std::unique_lock lock(mu_);
@@ -369,7 +421,9 @@ void EmbeddedRedis::Stop(std::chrono::milliseconds grace) {
     }
   }
   watcher_.join();  // it reaps the child
-  if (pid > 0) spdlog::info("embedded redis-server stopped");
+  if (pid > 0) {
+    spdlog::info("embedded redis-server stopped");
+  }
 }
 
 }  // namespace plaudit::app

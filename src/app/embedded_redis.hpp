@@ -13,7 +13,7 @@
 // killer, kill -9, a crash) the watcher reaps it at once (no zombie) and starts it again
 // from its AOF on the same socket, after 100 ms, doubling to at most 5 s while starts fail
 // or the new child dies within 30 s of its start. The Redis client reconnects by itself
-// (redis/client.hpp); requests meanwhile answer 503. Health() fails once a restart has
+// (redis/client/client.hpp); requests meanwhile answer 503. Health() fails once a restart has
 // failed, or the child has been down for 10 s, so /healthz tells a supervisor to act.
 // Nothing is restarted once the owner began to stop (BeginShutdown or Stop).
 //
@@ -55,7 +55,7 @@ struct RespawnPolicy {
 
 class EmbeddedRedis {
  public:
-  EmbeddedRedis(std::filesystem::path data_dir, std::string redis_server_bin,
+  EmbeddedRedis(const std::filesystem::path& data_dir, std::string redis_server_bin,
                 RespawnPolicy policy = {});
   ~EmbeddedRedis();
   EmbeddedRedis(const EmbeddedRedis&) = delete;

@@ -4,7 +4,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
-#include <cstring>
+#include <system_error>
 
 namespace plaudit::app {
 namespace {
@@ -13,10 +13,13 @@ namespace fs = std::filesystem;
 
 // Drops the group and other bits of `path` (a dir keeps u+rwx); true when it changed them.
 bool Tighten(const fs::path& path, const struct stat& st) {
-  if ((st.st_mode & 077) == 0) return false;
+  if ((st.st_mode & 077) == 0) {
+    return false;
+  }
   const mode_t mode = S_ISDIR(st.st_mode) ? 0700 : (st.st_mode & 0600);
   if (::chmod(path.c_str(), mode) != 0) {
-    spdlog::warn("cannot restrict {} to {:o}: {}", path.string(), mode, std::strerror(errno));
+    spdlog::warn("cannot restrict {} to {:o}: {}", path.string(), mode,
+                 std::generic_category().message(errno));
     return false;
   }
   spdlog::warn(
@@ -31,18 +34,19 @@ bool Tighten(const fs::path& path, const struct stat& st) {
 Status EnsurePrivateDir(const fs::path& dir) {
   std::error_code ec;
   const fs::path abs = fs::absolute(dir, ec).lexically_normal();
-  if (ec)
+  if (ec) {
     return Fail(ErrorCode::kUnavailable, "cannot resolve " + dir.string() + ": " + ec.message());
+  }
   // Parents first, each made 0700 by mkdir itself (the umask can only take bits away).
   fs::path at;
   for (const auto& part : abs) {
     at /= part;
     if (::mkdir(at.c_str(), 0700) != 0 && errno != EEXIST) {
       return Fail(ErrorCode::kUnavailable,
-                  "cannot create " + at.string() + ": " + std::strerror(errno));
+                  "cannot create " + at.string() + ": " + std::generic_category().message(errno));
     }
   }
-  struct stat st {};
+  struct stat st{};
   if (::stat(abs.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
     return Fail(ErrorCode::kUnavailable, "cannot create " + abs.string() + ": not a directory");
   }
@@ -54,10 +58,16 @@ int TightenTree(const fs::path& dir) {
   int changed = 0;
   std::error_code ec;
   for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    struct stat st {};
-    if (::lstat(it->path().c_str(), &st) != 0) continue;
-    if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) continue;  // the socket has its own mode
-    if (Tighten(it->path(), st)) ++changed;
+    struct stat st{};
+    if (::lstat(it->path().c_str(), &st) != 0) {
+      continue;
+    }
+    if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
+      continue;  // the socket has its own mode
+    }
+    if (Tighten(it->path(), st)) {
+      ++changed;
+    }
   }
   return changed;
 }

@@ -2,12 +2,11 @@
 // A set of IP networks ("127.0.0.0/8,::1/128"), for allow-lists such as --metrics-allow.
 // An IPv4 address seen as IPv4-mapped IPv6 (::ffff:127.0.0.1, on a dual-stack listener) is
 // matched as the IPv4 address it is.
+#include <boost/asio/ip/network_v4.hpp>
+#include <boost/asio/ip/network_v6.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <boost/asio/ip/network_v4.hpp>
-#include <boost/asio/ip/network_v6.hpp>
 
 #include "common/result.hpp"
 

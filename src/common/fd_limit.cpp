@@ -8,11 +8,15 @@ namespace plaudit {
 
 size_t RaiseOpenFileLimit() {
   rlimit lim{};
-  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return 1024;
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) {
+    return 1024;
+  }
   if (lim.rlim_cur < lim.rlim_max) {
     rlimit raised = lim;
     raised.rlim_cur = lim.rlim_max;
-    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) lim = raised;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) {
+      lim = raised;
+    }
   }
   return lim.rlim_cur == RLIM_INFINITY ? size_t{1} << 20 : static_cast<size_t>(lim.rlim_cur);
 }

@@ -23,14 +23,18 @@ std::optional<std::string> Gzip(std::string_view data) {
   const int rc = deflate(&z, Z_FINISH);
   const size_t written = out.size() - z.avail_out;
   deflateEnd(&z);
-  if (rc != Z_STREAM_END) return std::nullopt;
+  if (rc != Z_STREAM_END) {
+    return std::nullopt;
+  }
   out.resize(written);
   return out;
 }
 
 std::optional<std::string> Gunzip(std::string_view data) {
   z_stream z{};
-  if (inflateInit2(&z, kGzipWindow) != Z_OK) return std::nullopt;
+  if (inflateInit2(&z, kGzipWindow) != Z_OK) {
+    return std::nullopt;
+  }
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
   z.avail_in = static_cast<uInt>(data.size());
   std::string out;
@@ -41,10 +45,14 @@ std::optional<std::string> Gunzip(std::string_view data) {
     z.avail_out = sizeof(chunk);
     rc = inflate(&z, Z_NO_FLUSH);
     out.append(chunk, sizeof(chunk) - z.avail_out);
-    if (rc == Z_BUF_ERROR && z.avail_in == 0) break;
+    if (rc == Z_BUF_ERROR && z.avail_in == 0) {
+      break;
+    }
   }
   inflateEnd(&z);
-  if (rc != Z_STREAM_END) return std::nullopt;
+  if (rc != Z_STREAM_END) {
+    return std::nullopt;
+  }
   return out;
 }
 

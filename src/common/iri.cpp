@@ -14,9 +14,15 @@ bool IsAscii(std::string_view s) {
 }
 
 int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  if (c >= '0' && c <= '9') {
+    return c - '0';
+  }
+  if (c >= 'a' && c <= 'f') {
+    return c - 'a' + 10;
+  }
+  if (c >= 'A' && c <= 'F') {
+    return c - 'A' + 10;
+  }
   return -1;
 }
 
@@ -56,7 +62,9 @@ void AppendEncoded(std::string& out, std::string_view s) {
 // percent-encoded, which a browser decodes before IDNA too).
 Result<std::string> HostToAscii(std::string_view host) {
   const std::string decoded = PercentDecode(host);
-  if (IsAscii(decoded)) return std::string(host);
+  if (IsAscii(decoded)) {
+    return std::string(host);
+  }
   // What WHATWG URL forbids in a host once decoded: "b%C3%BC%00.evil" must not reach IDNA as
   // the C string "bü", nor "%2F" end the host.
   if (decoded.find_first_of(std::string_view(" #%/:<>?@[\\]^|\0\t\n\r", 18)) != std::string::npos) {
@@ -87,7 +95,9 @@ Result<std::string> IriToUri(std::string_view text) {
   }
   const size_t authority = colon + 3;
   size_t authority_end = text.find_first_of("/?#", authority);
-  if (authority_end == std::string_view::npos) authority_end = text.size();
+  if (authority_end == std::string_view::npos) {
+    authority_end = text.size();
+  }
   const size_t at = text.substr(0, authority_end).rfind('@');
   const size_t host = at == std::string_view::npos || at < authority ? authority : at + 1;
   size_t host_end = host;
@@ -97,10 +107,14 @@ Result<std::string> IriToUri(std::string_view text) {
                                                                               : host_end + 1;
   } else {
     host_end = text.find(':', host);
-    if (host_end == std::string_view::npos || host_end > authority_end) host_end = authority_end;
+    if (host_end == std::string_view::npos || host_end > authority_end) {
+      host_end = authority_end;
+    }
   }
   auto ascii = HostToAscii(text.substr(host, host_end - host));
-  if (!ascii) return tl::unexpected(ascii.error());
+  if (!ascii) {
+    return tl::unexpected(ascii.error());
+  }
   AppendEncoded(out, text.substr(0, host));
   out += *ascii;
   AppendEncoded(out, text.substr(host_end));

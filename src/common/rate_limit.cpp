@@ -12,7 +12,8 @@ struct Unit {
   int64_t ms;
 };
 // Largest first: FormatRateLimit picks the first that divides the period.
-constexpr Unit kUnits[] = {{"h", 3600 * 1000}, {"m", 60 * 1000}, {"s", 1000}, {"ms", 1}};
+constexpr Unit kUnits[] = {
+    {"h", int64_t{3600} * 1000}, {"m", int64_t{60} * 1000}, {"s", 1000}, {"ms", 1}};
 
 tl::unexpected<Error> InvalidLimit(std::string_view text) {
   return Fail(ErrorCode::kInvalidArgument,
@@ -53,7 +54,9 @@ Result<RateLimit> ParseRateLimit(std::string_view text) {
   std::string_view unit = span.substr(unit_at);
   int64_t unit_ms = 0;
   for (const Unit& u : kUnits) {
-    if (unit == u.name) unit_ms = u.ms;
+    if (unit == u.name) {
+      unit_ms = u.ms;
+    }
   }
   if (!count || unit_ms == 0) {
     return InvalidLimit(text);

@@ -8,7 +8,9 @@ namespace plaudit {
 RedisEndpoint RedisEndpoint::Cluster(std::vector<Node> seeds) {
   RedisEndpoint e;
   e.topology = Topology::kCluster;
-  if (!seeds.empty()) e.host = seeds.front().host, e.port = seeds.front().port;
+  if (!seeds.empty()) {
+    e.host = seeds.front().host, e.port = seeds.front().port;
+  }
   e.nodes = std::move(seeds);
   return e;
 }
@@ -28,10 +30,14 @@ std::string RedisEndpoint::Describe() const {
   } else {
     where = topology == Topology::kCluster ? "cluster " : "sentinel ";
     for (size_t i = 0; i < nodes.size(); ++i) {
-      if (i > 0) where += ',';
+      if (i > 0) {
+        where += ',';
+      }
       where += nodes[i].host + ":" + std::to_string(nodes[i].port);
     }
-    if (topology == Topology::kSentinel) where += " service " + service;
+    if (topology == Topology::kSentinel) {
+      where += " service " + service;
+    }
   }
   return db == 0 ? where : where + " db " + std::to_string(db);
 }
@@ -61,10 +67,13 @@ Result<std::vector<RedisEndpoint::Node>> ParseNodes(std::string_view list, std::
     auto parsed = boost::urls::parse_authority(item);
     if (!parsed || parsed->has_userinfo() || parsed->host_address().empty() ||
         !parsed->has_port() || parsed->port_number() == 0) {
-      return Invalid("\"" + std::string(item) + "\" is not host:port (want " + std::string(want) + ")");
+      return Invalid("\"" + std::string(item) + "\" is not host:port (want " + std::string(want) +
+                     ")");
     }
     nodes.push_back({std::string(parsed->host_address()), parsed->port_number()});
-    if (comma == std::string_view::npos) break;
+    if (comma == std::string_view::npos) {
+      break;
+    }
     list.remove_prefix(comma + 1);
   }
   return nodes;
@@ -82,7 +91,9 @@ Result<RedisEndpoint> ParseClusterUrl(std::string_view rest) {
     return Invalid("a Redis Cluster has only database 0 (want " + std::string(kClusterForm) + ")");
   }
   auto nodes = ParseNodes(rest.substr(0, slash), kClusterForm);
-  if (!nodes) return tl::unexpected(nodes.error());
+  if (!nodes) {
+    return tl::unexpected(nodes.error());
+  }
   return RedisEndpoint::Cluster(std::move(*nodes));
 }
 
@@ -98,7 +109,9 @@ Result<RedisEndpoint> ParseSentinelUrl(std::string_view rest) {
   int db = 0;
   if (const size_t q = path.find("?db="); q != std::string_view::npos) {
     auto parsed = ParseDb(path.substr(q + 4));
-    if (!parsed) return tl::unexpected(parsed.error());
+    if (!parsed) {
+      return tl::unexpected(parsed.error());
+    }
     db = *parsed;
     path = path.substr(0, q);
   }
@@ -107,15 +120,21 @@ Result<RedisEndpoint> ParseSentinelUrl(std::string_view rest) {
                    std::string(kSentinelForm) + ")");
   }
   auto nodes = ParseNodes(rest.substr(0, slash), kSentinelForm);
-  if (!nodes) return tl::unexpected(nodes.error());
+  if (!nodes) {
+    return tl::unexpected(nodes.error());
+  }
   return RedisEndpoint::Sentinel(std::move(*nodes), std::string(path), db);
 }
 
 }  // namespace
 
 Result<RedisEndpoint> ParseRedisUrl(std::string_view url) {
-  if (url.starts_with("redis-cluster://")) return ParseClusterUrl(url.substr(16));
-  if (url.starts_with("redis-sentinel://")) return ParseSentinelUrl(url.substr(17));
+  if (url.starts_with("redis-cluster://")) {
+    return ParseClusterUrl(url.substr(16));
+  }
+  if (url.starts_with("redis-sentinel://")) {
+    return ParseSentinelUrl(url.substr(17));
+  }
   auto parsed = boost::urls::parse_uri(url);
   if (!parsed) {
     return Invalid("not a URL (want redis://host:port[/db], unix:///path, " +
@@ -133,7 +152,9 @@ Result<RedisEndpoint> ParseRedisUrl(std::string_view url) {
     }
     if (auto it = u.params().find("db"); it != u.params().end()) {
       auto db = ParseDb((*it).value);
-      if (!db) return tl::unexpected(db.error());
+      if (!db) {
+        return tl::unexpected(db.error());
+      }
       e.db = *db;
     }
   } else if (u.scheme() == "redis") {
@@ -147,7 +168,9 @@ Result<RedisEndpoint> ParseRedisUrl(std::string_view url) {
     std::string path = u.path();
     if (!path.empty() && path != "/") {
       auto db = ParseDb(std::string_view(path).substr(1));
-      if (!db) return tl::unexpected(db.error());
+      if (!db) {
+        return tl::unexpected(db.error());
+      }
       e.db = *db;
     }
   } else {

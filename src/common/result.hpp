@@ -4,9 +4,8 @@
 // src/http/error_map knows which HTTP status each one becomes.
 #include <string>
 #include <string_view>
-#include <utility>
-
 #include <tl/expected.hpp>
+#include <utility>
 
 namespace plaudit {
 
@@ -65,31 +64,45 @@ inline tl::unexpected<Error> Fail(ErrorCode code, std::string message) {
 //   PL_CO_CHECK(co_await cache_.Drop(id));
 #define PL_CONCAT_INNER(a, b) a##b
 #define PL_CONCAT(a, b) PL_CONCAT_INNER(a, b)
+// NOLINTBEGIN(bugprone-macro-parentheses): `decl` is a declaration and `tmp` the name it
+// declares; neither can be parenthesised.
 #define PL_CO_TRY(decl, expr) PL_CO_TRY_IMPL(PL_CONCAT(pl_try_, __LINE__), decl, expr)
-#define PL_CO_TRY_IMPL(tmp, decl, expr)                          \
-  auto tmp = (expr);                                             \
-  if (!tmp) co_return ::tl::unexpected(std::move(tmp).error()); \
-  decl = std::move(*tmp)
-#define PL_CO_CHECK(expr)                                               \
-  do {                                                                  \
-    if (auto pl_check = (expr); !pl_check) {                            \
-      co_return ::tl::unexpected(std::move(pl_check).error());          \
-    }                                                                   \
+#define PL_CO_TRY_IMPL(tmp, decl, expr)                           \
+  auto tmp = (expr);                                              \
+  if (!(tmp)) co_return ::tl::unexpected(std::move(tmp).error()); \
+  decl = std::move(*(tmp))
+// NOLINTEND(bugprone-macro-parentheses)
+#define PL_CO_CHECK(expr)                                      \
+  do {                                                         \
+    if (auto pl_check = (expr); !pl_check) {                   \
+      co_return ::tl::unexpected(std::move(pl_check).error()); \
+    }                                                          \
   } while (0)
 
 inline std::string_view ErrorCodeName(ErrorCode code) {
   switch (code) {
-    case ErrorCode::kInvalidArgument: return "invalid_argument";
-    case ErrorCode::kInvalidJson: return "invalid_json";
-    case ErrorCode::kNotFound: return "not_found";
-    case ErrorCode::kAlreadyExists: return "already_exists";
-    case ErrorCode::kPermissionDenied: return "permission_denied";
-    case ErrorCode::kDuplicate: return "duplicate";
-    case ErrorCode::kBanned: return "banned";
-    case ErrorCode::kUnauthenticated: return "unauthenticated";
-    case ErrorCode::kRateLimited: return "rate_limited";
-    case ErrorCode::kUnavailable: return "unavailable";
-    case ErrorCode::kInternal: return "internal";
+    case ErrorCode::kInvalidArgument:
+      return "invalid_argument";
+    case ErrorCode::kInvalidJson:
+      return "invalid_json";
+    case ErrorCode::kNotFound:
+      return "not_found";
+    case ErrorCode::kAlreadyExists:
+      return "already_exists";
+    case ErrorCode::kPermissionDenied:
+      return "permission_denied";
+    case ErrorCode::kDuplicate:
+      return "duplicate";
+    case ErrorCode::kBanned:
+      return "banned";
+    case ErrorCode::kUnauthenticated:
+      return "unauthenticated";
+    case ErrorCode::kRateLimited:
+      return "rate_limited";
+    case ErrorCode::kUnavailable:
+      return "unavailable";
+    case ErrorCode::kInternal:
+      return "internal";
   }
   return "internal";
 }

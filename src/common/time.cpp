@@ -53,15 +53,21 @@ void AppendTimeMs(std::string& out, int64_t epoch_ms) {
 std::optional<int64_t> ParseTimeMs(std::string_view t) {
   // YYYY-MM-DDTHH:MM:SS[.fff…](Z|±HH:MM)
   auto digits = [&t](size_t at, size_t n) -> std::optional<int> {
-    if (at + n > t.size()) return std::nullopt;
+    if (at + n > t.size()) {
+      return std::nullopt;
+    }
     int v = 0;
     for (size_t i = at; i < at + n; ++i) {
-      if (t[i] < '0' || t[i] > '9') return std::nullopt;
+      if (t[i] < '0' || t[i] > '9') {
+        return std::nullopt;
+      }
       v = v * 10 + (t[i] - '0');
     }
     return v;
   };
-  if (t.size() < 20) return std::nullopt;
+  if (t.size() < 20) {
+    return std::nullopt;
+  }
   // The zone: Z, or an offset by which the time is ahead of (+) or behind (-) UTC.
   size_t zone = t.size() - 1;
   int64_t offset_ms = 0;
@@ -71,7 +77,9 @@ std::optional<int64_t> ParseTimeMs(std::string_view t) {
       return std::nullopt;
     }
     auto oh = digits(zone + 1, 2), om = digits(zone + 4, 2);
-    if (!oh || !om || *oh > 23 || *om > 59) return std::nullopt;
+    if (!oh || !om || *oh > 23 || *om > 59) {
+      return std::nullopt;
+    }
     offset_ms = (int64_t{*oh} * 60 + *om) * 60'000 * (t[zone] == '-' ? -1 : 1);
   }
   if (t[4] != '-' || t[7] != '-' || (t[10] != 'T' && t[10] != 't') || t[13] != ':' ||
@@ -86,10 +94,14 @@ std::optional<int64_t> ParseTimeMs(std::string_view t) {
   }
   int64_t ms = 0;
   if (zone > 19) {
-    if (t[19] != '.' || zone == 20) return std::nullopt;
+    if (t[19] != '.' || zone == 20) {
+      return std::nullopt;
+    }
     int64_t scale = 100;
     for (size_t i = 20; i < zone; ++i) {
-      if (t[i] < '0' || t[i] > '9') return std::nullopt;
+      if (t[i] < '0' || t[i] > '9') {
+        return std::nullopt;
+      }
       ms += (t[i] - '0') * scale;
       scale /= 10;
     }
@@ -98,7 +110,9 @@ std::optional<int64_t> ParseTimeMs(std::string_view t) {
   const year_month_day ymd{std::chrono::year(*year),
                            std::chrono::month(static_cast<unsigned>(*month)),
                            std::chrono::day(static_cast<unsigned>(*day))};
-  if (!ymd.ok()) return std::nullopt;
+  if (!ymd.ok()) {
+    return std::nullopt;
+  }
   const int64_t days = sys_days(ymd).time_since_epoch().count();
   return ((days * 24 + *hour) * 60 + *minute) * 60'000 + int64_t{*second} * 1000 + ms - offset_ms;
 }

@@ -11,7 +11,9 @@ namespace plaudit {
 
 bool UnixSocketAccepts(const std::filesystem::path& path) {
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return false;
+  if (fd < 0) {
+    return false;
+  }
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   std::strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
@@ -23,7 +25,9 @@ bool UnixSocketAccepts(const std::filesystem::path& path) {
 std::string UnixSocketAsk(const std::filesystem::path& path, std::string_view request,
                           std::chrono::milliseconds timeout) {
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return {};
+  if (fd < 0) {
+    return {};
+  }
   timeval tv{};
   tv.tv_sec = static_cast<time_t>(timeout.count() / 1000);
   tv.tv_usec = static_cast<suseconds_t>((timeout.count() % 1000) * 1000);
@@ -38,7 +42,9 @@ std::string UnixSocketAsk(const std::filesystem::path& path, std::string_view re
           static_cast<ssize_t>(request.size())) {
     char buf[256];
     const ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
-    if (n > 0) answer.assign(buf, static_cast<size_t>(n));
+    if (n > 0) {
+      answer.assign(buf, static_cast<size_t>(n));
+    }
   }
   ::close(fd);
   return answer;

@@ -1,10 +1,9 @@
 #include "common/web_origin.hpp"
 
 #include <algorithm>
-#include <cctype>
-
 #include <boost/url/parse.hpp>
 #include <boost/url/url.hpp>
+#include <cctype>
 
 #include "common/iri.hpp"
 
@@ -18,9 +17,15 @@ tl::unexpected<Error> Invalid(std::string message) {
 std::string_view DefaultPort(std::string_view scheme) { return scheme == "https" ? "443" : "80"; }
 
 int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  if (c >= '0' && c <= '9') {
+    return c - '0';
+  }
+  if (c >= 'a' && c <= 'f') {
+    return c - 'a' + 10;
+  }
+  if (c >= 'A' && c <= 'F') {
+    return c - 'A' + 10;
+  }
   return -1;
 }
 
@@ -54,18 +59,24 @@ std::string NormalisePath(std::string_view encoded) {
   }
   std::vector<std::string_view> kept;
   std::string_view rest(decoded);
-  if (!rest.empty() && rest.front() == '/') rest.remove_prefix(1);
+  if (!rest.empty() && rest.front() == '/') {
+    rest.remove_prefix(1);
+  }
   bool last_was_dot = false;
   while (true) {
     const size_t slash = rest.find('/');
     const std::string_view segment = rest.substr(0, slash);
     last_was_dot = segment == "." || segment == "..";
     if (segment == "..") {
-      if (!kept.empty()) kept.pop_back();
+      if (!kept.empty()) {
+        kept.pop_back();
+      }
     } else if (segment != ".") {
       kept.push_back(segment);
     }
-    if (slash == std::string_view::npos) break;
+    if (slash == std::string_view::npos) {
+      break;
+    }
     rest.remove_prefix(slash + 1);
   }
   std::string out;
@@ -73,7 +84,9 @@ std::string NormalisePath(std::string_view encoded) {
     out += '/';
     out += segment;
   }
-  if (out.empty() || last_was_dot) out += '/';
+  if (out.empty() || last_was_dot) {
+    out += '/';
+  }
   return out;
 }
 
@@ -81,15 +94,21 @@ std::string NormalisePath(std::string_view encoded) {
 // URI: an IRI goes through IriToUri first.
 Result<boost::urls::url> ParseHttp(std::string_view text, std::string_view what) {
   auto parsed = boost::urls::parse_uri(text);
-  if (!parsed) return Invalid(std::string(what) + " must be an absolute http(s) URL");
+  if (!parsed) {
+    return Invalid(std::string(what) + " must be an absolute http(s) URL");
+  }
   boost::urls::url u(*parsed);
   u.normalize_scheme();     // lower case
   u.normalize_authority();  // host lower case, %-encodings; the path is NormalisePath's
   if (u.scheme() != "http" && u.scheme() != "https") {
     return Invalid(std::string(what) + " must be an http or https URL");
   }
-  if (u.encoded_host().empty()) return Invalid(std::string(what) + " must name a host");
-  if (u.has_userinfo()) return Invalid(std::string(what) + " must not carry credentials");
+  if (u.encoded_host().empty()) {
+    return Invalid(std::string(what) + " must name a host");
+  }
+  if (u.has_userinfo()) {
+    return Invalid(std::string(what) + " must not carry credentials");
+  }
   if (u.has_port() && (u.port().empty() || u.port() == DefaultPort(u.scheme()))) {
     u.remove_port();
   }
@@ -111,19 +130,27 @@ Result<PageUrl> NormalisePageUrl(std::string_view text) {
   }
   // An IRI ("/posts/评论", "bücher.example") names the page its URI does: one thread for both.
   auto uri = IriToUri(text);
-  if (!uri) return Invalid("url " + uri.error().message);
+  if (!uri) {
+    return Invalid("url " + uri.error().message);
+  }
   if (uri->size() > kMaxPageUrlBytes) {
     return Invalid("url must be at most " + std::to_string(kMaxPageUrlBytes) +
                    " bytes with its non-ASCII characters percent-encoded");
   }
   auto parsed = ParseHttp(*uri, "url");
-  if (!parsed) return tl::unexpected(parsed.error());
+  if (!parsed) {
+    return tl::unexpected(parsed.error());
+  }
   boost::urls::url& u = *parsed;
   u.remove_query();
   u.remove_fragment();
   std::string path = NormalisePath(u.encoded_path());
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
-  if (path.empty()) path = "/";
+  while (path.size() > 1 && path.back() == '/') {
+    path.pop_back();
+  }
+  if (path.empty()) {
+    path = "/";
+  }
   PageUrl out;
   out.origin = OriginOf(u);
   out.url = out.origin + path;
@@ -132,9 +159,13 @@ Result<PageUrl> NormalisePageUrl(std::string_view text) {
 
 Result<std::string> NormaliseOrigin(std::string_view text) {
   auto uri = IriToUri(text);
-  if (!uri) return Invalid("an origin " + uri.error().message);
+  if (!uri) {
+    return Invalid("an origin " + uri.error().message);
+  }
   auto parsed = ParseHttp(*uri, "an origin");
-  if (!parsed) return tl::unexpected(parsed.error());
+  if (!parsed) {
+    return tl::unexpected(parsed.error());
+  }
   const boost::urls::url& u = *parsed;
   if (u.has_query() || u.has_fragment() || (u.encoded_path() != "" && u.encoded_path() != "/")) {
     return Invalid("an origin is scheme://host[:port], without a path: \"" + std::string(text) +
@@ -149,11 +180,19 @@ Result<SiteList> SiteList::Parse(std::string_view text) {
     const size_t comma = text.find(',');
     std::string_view item = text.substr(0, comma);
     text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    if (item.empty()) continue;
+    while (!item.empty() && item.front() == ' ') {
+      item.remove_prefix(1);
+    }
+    while (!item.empty() && item.back() == ' ') {
+      item.remove_suffix(1);
+    }
+    if (item.empty()) {
+      continue;
+    }
     auto origin = NormaliseOrigin(item);
-    if (!origin) return Invalid("\"" + std::string(item) + "\": " + origin.error().message);
+    if (!origin) {
+      return Invalid("\"" + std::string(item) + "\": " + origin.error().message);
+    }
     out.origins_.push_back(std::move(*origin));
   }
   std::sort(out.origins_.begin(), out.origins_.end());
@@ -162,9 +201,13 @@ Result<SiteList> SiteList::Parse(std::string_view text) {
 }
 
 bool SiteList::Allows(std::string_view origin) const {
-  if (origins_.empty()) return false;
+  if (origins_.empty()) {
+    return false;
+  }
   // A browser's Origin header is already in normal form: most checks end here.
-  if (std::binary_search(origins_.begin(), origins_.end(), origin)) return true;
+  if (std::binary_search(origins_.begin(), origins_.end(), origin)) {
+    return true;
+  }
   auto normal = NormaliseOrigin(origin);
   return normal && std::binary_search(origins_.begin(), origins_.end(), *normal);
 }
@@ -176,7 +219,9 @@ bool SiteList::ListsExactly(std::string_view origin) const {
 std::string SiteList::ToString() const {
   std::string out;
   for (const auto& o : origins_) {
-    if (!out.empty()) out += ',';
+    if (!out.empty()) {
+      out += ',';
+    }
     out += o;
   }
   return out;

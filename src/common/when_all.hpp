@@ -15,7 +15,7 @@ template <class T>
 Awaitable<std::vector<T>> WhenAll(std::vector<Awaitable<T>> ops) {
   auto ex = co_await net::this_coro::executor;
   struct State {
-    explicit State(net::any_io_executor ex, size_t n)
+    explicit State(const net::any_io_executor& ex, size_t n)
         : done(ex, std::chrono::steady_clock::time_point::max()), results(n), left(n) {}
     net::steady_timer done;
     std::vector<std::optional<T>> results;
@@ -23,23 +23,31 @@ Awaitable<std::vector<T>> WhenAll(std::vector<Awaitable<T>> ops) {
     size_t left;
   };
   auto state = std::make_shared<State>(ex, ops.size());
-  if (ops.empty()) co_return std::vector<T>{};
+  if (ops.empty()) {
+    co_return std::vector<T>{};
+  }
   for (size_t i = 0; i < ops.size(); ++i) {
-    net::co_spawn(ex, std::move(ops[i]), [state, i](std::exception_ptr e, T value) {
+    net::co_spawn(ex, std::move(ops[i]), [state, i](const std::exception_ptr& e, T value) {
       if (!e) {
         state->results[i] = std::move(value);
       } else if (!state->error) {
         state->error = e;
       }
-      if (--state->left == 0) state->done.cancel();
+      if (--state->left == 0) {
+        state->done.cancel();
+      }
     });
   }
   boost::system::error_code ec;
   co_await state->done.async_wait(net::redirect_error(net::use_awaitable, ec));
-  if (state->error) std::rethrow_exception(state->error);
+  if (state->error) {
+    std::rethrow_exception(state->error);
+  }
   std::vector<T> out;
   out.reserve(state->results.size());
-  for (auto& r : state->results) out.push_back(std::move(*r));
+  for (auto& r : state->results) {
+    out.push_back(std::move(*r));
+  }
   co_return out;
 }
 

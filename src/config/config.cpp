@@ -17,7 +17,9 @@ CLI::Option* AddParsed(CLI::App& app, const std::string& flag, T& out, Parser pa
       flag,
       [&out, flag, parse](const std::string& text) {
         auto value = parse(text);
-        if (!value) throw CLI::ValidationError(flag, value.error().message);
+        if (!value) {
+          throw CLI::ValidationError(flag, value.error().message);
+        }
         out = *std::move(value);
       },
       help);
@@ -27,10 +29,13 @@ CLI::Option* AddParsed(CLI::App& app, const std::string& flag, T& out, Parser pa
 // weaker than the signature it makes, RFC 7518 3.2).
 Result<Config::SsoSite> ParseSsoSite(std::string_view text) {
   const size_t eq = text.find('=');
-  if (eq == std::string_view::npos)
+  if (eq == std::string_view::npos) {
     return Fail(ErrorCode::kInvalidArgument, "expected ORIGIN=SECRET");
+  }
   auto origin = NormaliseOrigin(text.substr(0, eq));
-  if (!origin) return Fail(ErrorCode::kInvalidArgument, "ORIGIN: " + origin.error().message);
+  if (!origin) {
+    return Fail(ErrorCode::kInvalidArgument, "ORIGIN: " + origin.error().message);
+  }
   Config::SsoSite site{std::move(*origin), std::string(text.substr(eq + 1))};
   if (site.secret.size() < 32) {
     return Fail(ErrorCode::kInvalidArgument, "SECRET must be at least 32 bytes");
@@ -39,9 +44,13 @@ Result<Config::SsoSite> ParseSsoSite(std::string_view text) {
 }
 
 bool ProviderName(std::string_view name) {
-  if (name.empty() || name.size() > 32) return false;
+  if (name.empty() || name.size() > 32) {
+    return false;
+  }
   for (char ch : name) {
-    if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-')) return false;
+    if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-')) {
+      return false;
+    }
   }
   return true;
 }
@@ -79,13 +88,17 @@ Result<Config::OidcProvider> ParseOidc(std::string_view text) {
         p.issuer.starts_with("http://localhost"))) {
     return Fail(ErrorCode::kInvalidArgument, "ISSUER_URL must be https (http only on loopback)");
   }
-  if (auto st = ParseClient(rest.substr(comma + 1), p); !st) return tl::unexpected(st.error());
+  if (auto st = ParseClient(rest.substr(comma + 1), p); !st) {
+    return tl::unexpected(st.error());
+  }
   return p;
 }
 
 // --smtp smtp[s]://[user:pass@]host[:port]
 Result<std::string> ParseSmtpUrl(std::string_view text) {
-  if (text.empty()) return std::string();
+  if (text.empty()) {
+    return std::string();
+  }
   if (!(text.starts_with("smtp://") || text.starts_with("smtps://")) || text.find('@') == 0) {
     return Fail(ErrorCode::kInvalidArgument,
                 "must be smtp://[user:pass@]host[:port] or smtps://...");
@@ -182,7 +195,7 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
   app.add_option("--body-memory-mb", c.body_memory_mb,
                  "MiB of request bodies read at once over all clients; beyond it 503")
       ->envname("PLAUDIT_BODY_MEMORY_MB")
-      ->check(CLI::Range(int64_t{1}, int64_t{64 * 1024}))
+      ->check(CLI::Range(int64_t{1}, int64_t{64} * 1024))
       ->capture_default_str();
   app.add_option("--redis-server-bin", c.redis_server_bin,
                  "redis-server executable for the embedded mode")
@@ -236,7 +249,9 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
   AddParsed(
       app, "--moderation", c.moderation,
       [](const std::string& text) -> Result<std::string> {
-        if (text == "off" || text == "first" || text == "all") return text;
+        if (text == "off" || text == "first" || text == "all") {
+          return text;
+        }
         return Fail(ErrorCode::kInvalidArgument, "must be off, first or all");
       },
       "when comments wait for a moderator: off (never), first (until one of the writer's was "
@@ -246,7 +261,9 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
   AddParsed(
       app, "--guests", c.guests,
       [](const std::string& text) -> Result<std::string> {
-        if (text == "off" || text == "moderated" || text == "on") return text;
+        if (text == "off" || text == "moderated" || text == "on") {
+          return text;
+        }
         return Fail(ErrorCode::kInvalidArgument, "must be off, moderated or on");
       },
       "comments without an account: off, moderated (held for a moderator) or on")
@@ -321,7 +338,9 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
          [&c](const std::vector<std::string>& items) {
            for (const auto& item : items) {
              auto site = ParseSsoSite(item);
-             if (!site) throw CLI::ValidationError("--sso", site.error().message);
+             if (!site) {
+               throw CLI::ValidationError("--sso", site.error().message);
+             }
              c.sso.push_back(std::move(*site));
            }
          },
@@ -333,7 +352,9 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
          [&c](const std::vector<std::string>& items) {
            for (const auto& item : items) {
              auto p = ParseOidc(item);
-             if (!p) throw CLI::ValidationError("--oidc", p.error().message);
+             if (!p) {
+               throw CLI::ValidationError("--oidc", p.error().message);
+             }
              c.oidc.push_back(std::move(*p));
            }
          },
@@ -383,10 +404,13 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
   AddParsed(
       app, "--public-url", c.public_url,
       [](const std::string& text) -> Result<std::string> {
-        if (text.empty()) return std::string();
+        if (text.empty()) {
+          return std::string();
+        }
         auto origin = NormaliseOrigin(text);
-        if (!origin)
+        if (!origin) {
           return Fail(ErrorCode::kInvalidArgument, "must be an origin: https://host[:port]");
+        }
         return *origin;
       },
       "plauditd's origin as readers reach it (links in mails)")
@@ -470,11 +494,21 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
     exit_code = ReportBadValue(st.error().message);
     return std::nullopt;
   }
-  if (migrate->parsed()) inv.command = Command::kMigrate;
-  if (flush->parsed()) inv.command = Command::kFlush;
-  if (notify->parsed()) inv.command = Command::kNotify;
-  if (rebuild->parsed()) inv.command = Command::kRebuildCache;
-  if (user_add->parsed()) inv.command = Command::kUserAdd;
+  if (migrate->parsed()) {
+    inv.command = Command::kMigrate;
+  }
+  if (flush->parsed()) {
+    inv.command = Command::kFlush;
+  }
+  if (notify->parsed()) {
+    inv.command = Command::kNotify;
+  }
+  if (rebuild->parsed()) {
+    inv.command = Command::kRebuildCache;
+  }
+  if (user_add->parsed()) {
+    inv.command = Command::kUserAdd;
+  }
   (void)serve;
   exit_code = 0;
   return inv;
@@ -484,7 +518,9 @@ int ReportBadValue(std::string_view message) {
   // One line whatever the value held (a newline in a TOML string, say).
   std::string line(message);
   for (char& ch : line) {
-    if (ch == '\n' || ch == '\r') ch = ' ';
+    if (ch == '\n' || ch == '\r') {
+      ch = ' ';
+    }
   }
   std::cerr << "plauditd: " << line << '\n';
   return kBadValueExitCode;

@@ -41,13 +41,13 @@ struct Config {
   int redis_wait_replicas = 0;
   int redis_wait_timeout_ms = 250;
   int sql_pool_size = 2;
-  int64_t session_ttl_s = 30 * 24 * 3600;  // sliding
+  int64_t session_ttl_s = int64_t{30} * 24 * 3600;  // sliding
   // How long a session read from Redis may be reused by this process (redis/session_cache.hpp).
   int session_cache_ms = 1000;
   PasswordCost password_hash = PasswordCost::kInteractive;
-  int password_hash_threads = 2;            // concurrent hashes (each 64 MiB at interactive)
-  int password_hash_queue = 64;             // waiting + running; beyond it logins get 429
-  int64_t comment_edit_window_s = 15 * 60;  // how long an author may edit a comment
+  int password_hash_threads = 2;  // concurrent hashes (each 64 MiB at interactive)
+  int password_hash_queue = 64;   // waiting + running; beyond it logins get 429
+  int64_t comment_edit_window_s = int64_t{15} * 60;  // how long an author may edit a comment
   // Moderation (API.md "Moderation"): when comments wait for a moderator (off, first, all),
   // the spam signals' settings, and the reports that hold an approved comment.
   std::string moderation = "off";
@@ -81,16 +81,16 @@ struct Config {
   std::string github_url = "https://github.com";
   std::string github_api_url = "https://api.github.com";
   // Rate limits, "COUNT/PERIOD" (PERIOD: 500ms, 90s, 15m, 2h) or "off" (a disabled RateLimit).
-  RateLimit limit_login_user{10, 15 * 60'000};     // failed logins per username
-  RateLimit limit_login_address{50, 15 * 60'000};  // failed logins per client address
-  RateLimit limit_signup_address{5, 60 * 60'000};  // accounts created per client address
-  RateLimit limit_writes_user{120, 60'000};        // writes per user
-  RateLimit limit_requests_address{1200, 60'000};  // requests per client address
-  RateLimit limit_pages_user{20, 3'600'000};       // page threads created per user
-  RateLimit limit_pages_address{60, 3'600'000};    // page threads created per client address
+  RateLimit limit_login_user{10, int64_t{15} * 60'000};     // failed logins per username
+  RateLimit limit_login_address{50, int64_t{15} * 60'000};  // failed logins per client address
+  RateLimit limit_signup_address{5, int64_t{60} * 60'000};  // accounts created per client address
+  RateLimit limit_writes_user{120, 60'000};                 // writes per user
+  RateLimit limit_requests_address{1200, 60'000};           // requests per client address
+  RateLimit limit_pages_user{20, 3'600'000};                // page threads created per user
+  RateLimit limit_pages_address{60, 3'600'000};  // page threads created per client address
   // Comments of an account younger than the period (moderators and admins aside).
-  RateLimit limit_new_writer{3, 10 * 60'000};
-  RateLimit limit_guest_address{10, 10 * 60'000};  // guest comments per client address
+  RateLimit limit_new_writer{3, int64_t{10} * 60'000};
+  RateLimit limit_guest_address{10, int64_t{10} * 60'000};  // guest comments per client address
   // Who may read GET /metrics and /readyz (api/ops.hpp).
   AddressSet metrics_allow = *AddressSet::Parse("127.0.0.0/8,::1/128");
   std::string metrics_token;  // when set, /metrics and /readyz also need it as a bearer token

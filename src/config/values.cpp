@@ -22,7 +22,9 @@ template <class T>
 Result<T> OneOf(std::string_view text, std::span<const Name<T>> names) {
   std::string choices;
   for (const auto& [name, value] : names) {
-    if (name == text) return value;
+    if (name == text) {
+      return value;
+    }
     choices += choices.empty() ? "" : ", ";
     choices += name;
   }
@@ -33,7 +35,9 @@ Result<T> OneOf(std::string_view text, std::span<const Name<T>> names) {
 template <class T>
 std::string_view NameOf(T value, std::span<const Name<T>> names) {
   for (const auto& [name, v] : names) {
-    if (v == value) return name;
+    if (v == value) {
+      return name;
+    }
   }
   return "?";
 }

@@ -2,13 +2,13 @@
 // The typed values of plauditd's settings that have no home in a lower layer, and their text
 // forms. Each parser returns kInvalidArgument with a message that names the problem and quotes
 // the value, not the flag: config::Parse puts the flag in front.
+#include <spdlog/common.h>
+
+#include <boost/asio/ip/address.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
-
-#include <boost/asio/ip/address.hpp>
-#include <spdlog/common.h>
 
 #include "common/result.hpp"
 
@@ -49,9 +49,13 @@ template <class Parser>
 auto EmptyMeansNone(Parser parse) {
   using T = typename std::invoke_result_t<Parser, std::string_view>::value_type;
   return [parse](std::string_view text) -> Result<std::optional<T>> {
-    if (text.empty()) return std::nullopt;
+    if (text.empty()) {
+      return std::nullopt;
+    }
     auto value = parse(text);
-    if (!value) return tl::unexpected(value.error());
+    if (!value) {
+      return tl::unexpected(value.error());
+    }
     return *std::move(value);
   };
 }

@@ -8,7 +8,9 @@ namespace plaudit::domain {
 Result<std::string> NormalizeTitle(std::string_view title) {
   std::string_view t = text::Trim(title);
   auto n = text::CodePoints(t);
-  if (!n) return Fail(ErrorCode::kInvalidArgument, "title must be valid UTF-8");
+  if (!n) {
+    return Fail(ErrorCode::kInvalidArgument, "title must be valid UTF-8");
+  }
   if (*n == 0 || *n > 200 || text::IsBlank(t)) {
     return Fail(ErrorCode::kInvalidArgument, "title must be 1 to 200 characters");
   }
@@ -24,7 +26,9 @@ Result<std::string> NormalizeTitle(std::string_view title) {
 }
 
 bool CanSee(const Article& a, const std::optional<Principal>& viewer) {
-  if (a.status == ArticleStatus::kPublished) return true;
+  if (a.status == ArticleStatus::kPublished) {
+    return true;
+  }
   return viewer && (viewer->id == a.author_id || HasRole(viewer->role, Role::kAdmin));
 }
 

@@ -35,7 +35,7 @@ struct ArticleInput {
 // Title: 1–200 code points after trimming; returns the trimmed title.
 Result<std::string> NormalizeTitle(std::string_view title);
 
-inline constexpr size_t kMaxContentBytes = 512 * 1024;
+inline constexpr size_t kMaxContentBytes = size_t{512} * 1024;
 
 // A page request: offset (page/size) or cursor.
 struct PageRequest {

@@ -11,7 +11,9 @@ Awaitable<Status> ArticleService::SetCommentCount(int64_t id, int64_t count, int
 
 Awaitable<Status> ArticleService::RefreshCommentCount(int64_t id) {
   PL_CO_TRY(auto row, co_await table_.Find(id, /*with_content=*/false));
-  if (!row) co_return Status{};
+  if (!row) {
+    co_return Status{};
+  }
   co_return co_await cache_.SetCommentCount(id, row->comment_count, row->comment_ver);
 }
 

@@ -14,11 +14,15 @@ int64_t UserIdOf(const std::optional<Principal>& p) { return p ? p->id : 0; }
 }  // namespace
 
 Awaitable<Status> ArticleService::FillLikes(int64_t user_id, std::vector<Article>& items) {
-  std::vector<redis::LikeTarget> targets;
+  std::vector<model::Target> targets;
   targets.reserve(items.size());
-  for (const auto& a : items) targets.push_back(redis::LikeTarget::OfArticle(a.id));
+  for (const auto& a : items) {
+    targets.push_back(model::Target::Article(a.id));
+  }
   auto states = co_await likes_.GetMany(user_id, std::move(targets));
-  if (!states) co_return tl::unexpected(states.error());
+  if (!states) {
+    co_return tl::unexpected(states.error());
+  }
   for (size_t i = 0; i < items.size(); ++i) {
     items[i].like_count = (*states)[i].count;
     items[i].liked = (*states)[i].liked;
@@ -26,19 +30,23 @@ Awaitable<Status> ArticleService::FillLikes(int64_t user_id, std::vector<Article
   co_return Status{};
 }
 
-Awaitable<Result<Article>> ArticleService::Read(const std::optional<Principal>& viewer,
-                                                int64_t id, bool count_view) {
+Awaitable<Result<Article>> ArticleService::Read(const std::optional<Principal>& viewer, int64_t id,
+                                                bool count_view) {
   // The article and its like state are read together (one round trip when both are
   // cached); the like state of an article the caller may not see is dropped unread.
   using namespace boost::asio::experimental::awaitable_operators;
-  const redis::LikeTarget target = redis::LikeTarget::OfArticle(id);
+  const model::Target target = model::Target::Article(id);
   auto article_op = Get(viewer, id, count_view);
   auto likes_op = likes_.Get(UserIdOf(viewer), target);
   auto both = co_await (std::move(article_op) && std::move(likes_op));
   auto& a = std::get<0>(both);
   auto& s = std::get<1>(both);
-  if (!a) co_return tl::unexpected(a.error());
-  if (!s) co_return tl::unexpected(s.error());
+  if (!a) {
+    co_return tl::unexpected(a.error());
+  }
+  if (!s) {
+    co_return tl::unexpected(s.error());
+  }
   a->like_count = s->count;
   a->liked = s->liked;
   co_return std::move(*a);
@@ -47,10 +55,14 @@ Awaitable<Result<Article>> ArticleService::Read(const std::optional<Principal>& 
 Awaitable<Result<Article>> ArticleService::UpdateAndRead(const Principal& who, int64_t id,
                                                          ArticleInput input) {
   auto a = co_await Update(who, id, std::move(input));
-  if (!a) co_return tl::unexpected(a.error());
+  if (!a) {
+    co_return tl::unexpected(a.error());
+  }
   std::vector<Article> one;
   one.push_back(std::move(*a));
-  if (auto st = co_await FillLikes(who.id, one); !st) co_return tl::unexpected(st.error());
+  if (auto st = co_await FillLikes(who.id, one); !st) {
+    co_return tl::unexpected(st.error());
+  }
   co_return std::move(one.front());
 }
 
@@ -66,7 +78,9 @@ Awaitable<Result<PageResult<Article>>> ArticleService::List(const std::optional<
   } else {
     out = co_await ListOwn(*viewer, filter == ListFilter::kDrafts, kind, page);
   }
-  if (!out) co_return tl::unexpected(out.error());
+  if (!out) {
+    co_return tl::unexpected(out.error());
+  }
   if (auto st = co_await FillLikes(UserIdOf(viewer), out->items); !st) {
     co_return tl::unexpected(st.error());
   }
@@ -76,7 +90,9 @@ Awaitable<Result<PageResult<Article>>> ArticleService::List(const std::optional<
 Awaitable<Result<std::vector<std::optional<Article>>>> ArticleService::ReadMany(
     const std::optional<Principal>& viewer, const std::vector<int64_t>& ids) {
   if (!Checked()) {
-    if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
+    if (auto st = co_await EnsureChecked(); !st) {
+      co_return tl::unexpected(st.error());
+    }
   }
   PL_CO_TRY(auto found, co_await CachedMany(ids));
   std::vector<Article> seen;
@@ -97,26 +113,35 @@ Awaitable<Result<std::vector<std::optional<Article>>>> ArticleService::ReadMany(
   co_return std::move(found);
 }
 
-Awaitable<Result<LikeState>> ArticleService::SetLike(const Principal& who, int64_t id,
-                                                     bool like) {
+Awaitable<Result<LikeState>> ArticleService::SetLike(const Principal& who, int64_t id, bool like) {
   // Warm and published: one script call, which checks the article's cached status itself.
   // Otherwise the article is read (from SQL if need be) and checked here.
-  const redis::LikeTarget target = redis::LikeTarget::OfArticle(id);
+  const model::Target target = model::Target::Article(id);
   auto fast = co_await likes_.SetIfPublished(who, target, like);
-  if (!fast) co_return tl::unexpected(fast.error());
-  if (*fast) co_return **fast;
+  if (!fast) {
+    co_return tl::unexpected(fast.error());
+  }
+  if (*fast) {
+    co_return **fast;
+  }
   auto article = co_await Peek(id);
-  if (!article) co_return tl::unexpected(article.error());
+  if (!article) {
+    co_return tl::unexpected(article.error());
+  }
   // Only what the caller can see can be liked (drafts: their author and admins).
-  if (!CanSee(*article, who)) co_return Fail(ErrorCode::kNotFound, "no such article");
+  if (!CanSee(*article, who)) {
+    co_return Fail(ErrorCode::kNotFound, "no such article");
+  }
   co_return co_await likes_.Set(who, target, like);
 }
 
 Awaitable<Result<LikeState>> ArticleService::GetLike(const std::optional<Principal>& viewer,
                                                      int64_t id) {
   auto article = co_await Get(viewer, id, /*count_view=*/false, /*with_body=*/false);
-  if (!article) co_return tl::unexpected(article.error());
-  const redis::LikeTarget target = redis::LikeTarget::OfArticle(id);
+  if (!article) {
+    co_return tl::unexpected(article.error());
+  }
+  const model::Target target = model::Target::Article(id);
   co_return co_await likes_.Get(UserIdOf(viewer), target);
 }
 

@@ -1,21 +1,50 @@
 // ArticleService's lists: the published ones from their Redis indexes (rebuilt from SQL under
 // a lock), the caller's own from SQL, and the change feed.
-#include "domain/articles.hpp"
-
 #include <spdlog/spdlog.h>
 
-#include <cstdio>
+#include <charconv>
 #include <map>
 
+#include "domain/articles.hpp"
 #include "domain/cursor.hpp"
 
 namespace plaudit::domain {
+namespace {
+
+// The id of an own-list cursor, "o<id>" (id > 0), taken as sscanf("%c%lld") took it: spaces
+// and a '+' may come before the digits, and anything after them is ignored. An id beyond
+// int64 is refused (sscanf's result for it was undefined).
+std::optional<int64_t> OwnCursorId(std::string_view raw) {
+  if (raw.empty() || raw.front() != 'o') {
+    return std::nullopt;
+  }
+  raw.remove_prefix(1);
+  const size_t digits = raw.find_first_not_of(" \t\n\v\f\r");
+  if (digits == std::string_view::npos) {
+    return std::nullopt;
+  }
+  raw.remove_prefix(digits);
+  if (raw.front() == '+') {
+    raw.remove_prefix(1);
+  }
+  int64_t id = 0;
+  if (std::from_chars(raw.data(), raw.data() + raw.size(), id).ec != std::errc() || id <= 0) {
+    return std::nullopt;
+  }
+  return id;
+}
+
+}  // namespace
 
 Awaitable<Status> ArticleService::RebuildIndexes() {
   std::function<Awaitable<Result<bool>>()> rebuild = [this]() -> Awaitable<Result<bool>> {
     auto locked = co_await cache_.TryLockRebuild(instance_id_);
-    if (!locked) co_return tl::unexpected(locked.error());
-    if (!*locked) co_return false;  // another instance is rebuilding
+    if (!locked) {
+      co_return tl::unexpected(locked.error());
+    }
+    if (!*locked) {
+      co_return false;  // another instance is rebuilding
+    }
     // Every step renews the lock and is refused once it is lost (a stall past the lease):
     // then another instance rebuilds, and this one's twins are never swapped in.
     auto lost = [this]() -> Result<bool> {
@@ -26,14 +55,22 @@ Awaitable<Status> ArticleService::RebuildIndexes() {
       return false;
     };
     auto begun = co_await cache_.BeginRebuild(instance_id_);
-    if (!begun) co_return tl::unexpected(begun.error());
-    if (!*begun) co_return lost();
+    if (!begun) {
+      co_return tl::unexpected(begun.error());
+    }
+    if (!*begun) {
+      co_return lost();
+    }
     int64_t after = 0;
     size_t total = 0;
     while (true) {
       auto chunk = co_await table_.PublishedAfter(after, 2000);
-      if (!chunk) co_return tl::unexpected(chunk.error());
-      if (chunk->empty()) break;
+      if (!chunk) {
+        co_return tl::unexpected(chunk.error());
+      }
+      if (chunk->empty()) {
+        break;
+      }
       std::vector<redis::ArticleCache::RebuildEntry> entries;
       entries.reserve(chunk->size());
       for (const auto& e : *chunk) {
@@ -45,17 +82,27 @@ Awaitable<Status> ArticleService::RebuildIndexes() {
       // Skips an article changed since this read: that change already put it in or out of
       // the twins (index_rebuild.lua).
       auto added = co_await cache_.RebuildAdd(instance_id_, entries);
-      if (!added) co_return tl::unexpected(added.error());
-      if (!*added) co_return lost();
+      if (!added) {
+        co_return tl::unexpected(added.error());
+      }
+      if (!*added) {
+        co_return lost();
+      }
     }
     auto finished = co_await cache_.FinishRebuild(instance_id_);
-    if (!finished) co_return tl::unexpected(finished.error());
-    if (!*finished) co_return lost();
+    if (!finished) {
+      co_return tl::unexpected(finished.error());
+    }
+    if (!*finished) {
+      co_return lost();
+    }
     spdlog::info("rebuilt published list indexes from SQL ({} articles)", total);
     co_return true;
   };
   auto r = co_await rebuilds_.Do(0, std::move(rebuild));
-  if (!r) co_return tl::unexpected(r.error());
+  if (!r) {
+    co_return tl::unexpected(r.error());
+  }
   co_return Status{};
 }
 
@@ -64,7 +111,9 @@ Awaitable<Result<std::vector<std::optional<Article>>>> ArticleService::CachedMan
   PL_CO_TRY(auto cached, co_await cache_.GetMany(ids));
   std::vector<int64_t> missing;
   for (size_t i = 0; i < ids.size(); ++i) {
-    if (!cached[i]) missing.push_back(ids[i]);
+    if (!cached[i]) {
+      missing.push_back(ids[i]);
+    }
   }
   std::map<int64_t, Article> loaded;
   if (!missing.empty()) {
@@ -74,27 +123,43 @@ Awaitable<Result<std::vector<std::optional<Article>>>> ArticleService::CachedMan
     // change cached.
     const uint64_t generation = cache_.Generation();
     auto tokens = co_await cache_.FillTokens(missing);
-    if (!tokens) co_return tl::unexpected(tokens.error());
+    if (!tokens) {
+      co_return tl::unexpected(tokens.error());
+    }
     auto rows = co_await table_.FindMany(missing);
-    if (!rows) co_return tl::unexpected(rows.error());
+    if (!rows) {
+      co_return tl::unexpected(rows.error());
+    }
     std::map<int64_t, sql::ArticleRow> by_id;
-    for (auto& row : *rows) by_id.emplace(row.id, std::move(row));
+    for (auto& row : *rows) {
+      by_id.emplace(row.id, std::move(row));
+    }
     for (size_t i = 0; i < missing.size(); ++i) {
       const int64_t id = missing[i];
       auto row = by_id.find(id);
-      if (row == by_id.end()) continue;  // deleted
+      if (row == by_id.end()) {
+        continue;  // deleted
+      }
       std::optional<PrefetchedRow> first;
       if ((*tokens)[i]) {
         first = PrefetchedRow{std::move(*(*tokens)[i]), std::move(row->second), generation};
       }
       auto filled = co_await FillFromSql(id, /*with_content=*/false, std::move(first));
-      if (!filled) co_return tl::unexpected(filled.error());
-      if (*filled) loaded.emplace(id, std::move(**filled));
+      if (!filled) {
+        co_return tl::unexpected(filled.error());
+      }
+      if (*filled) {
+        loaded.emplace(id, std::move(**filled));
+      }
     }
   }
   for (size_t i = 0; i < ids.size(); ++i) {
-    if (cached[i]) continue;
-    if (auto it = loaded.find(ids[i]); it != loaded.end()) cached[i] = std::move(it->second);
+    if (cached[i]) {
+      continue;
+    }
+    if (auto it = loaded.find(ids[i]); it != loaded.end()) {
+      cached[i] = std::move(it->second);
+    }
   }
   co_return std::move(cached);
 }
@@ -110,7 +175,9 @@ Awaitable<Result<std::vector<Article>>> ArticleService::Hydrate(const std::vecto
     if (!a || !Listed(*a)) {
       const int64_t ver = a ? a->ver : redis::ArticleCache::kDeletedVersion;
       auto removed = co_await cache_.IndexRemove(ids[i], ver);
-      if (!removed) spdlog::warn("could not drop stale list entry {}", ids[i]);
+      if (!removed) {
+        spdlog::warn("could not drop stale list entry {}", ids[i]);
+      }
       continue;
     }
     a->content.reset();  // list items carry no body
@@ -124,10 +191,14 @@ Awaitable<Result<redis::ListPage>> ArticleService::IndexPage(std::optional<Artic
   std::optional<std::pair<int64_t, int64_t>> after;  // (score, id)
   if (req.cursor) {
     after = DecodeScoreCursor(*req.cursor, 'p');
-    if (!after) co_return Fail(ErrorCode::kInvalidArgument, "invalid cursor");
+    if (!after) {
+      co_return Fail(ErrorCode::kInvalidArgument, "invalid cursor");
+    }
   }
   if (!Checked()) {
-    if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
+    if (auto st = co_await EnsureChecked(); !st) {
+      co_return tl::unexpected(st.error());
+    }
   }
   Result<std::optional<redis::ListPage>> page = std::optional<redis::ListPage>{};
   for (int attempt = 0; attempt < 2; ++attempt) {
@@ -137,11 +208,19 @@ Awaitable<Result<redis::ListPage>> ArticleService::IndexPage(std::optional<Artic
     } else {
       page = co_await cache_.Page(kind, (req.page - 1) * req.size, req.size + 1);
     }
-    if (!page) co_return tl::unexpected(page.error());
-    if (*page) break;
-    if (auto st = co_await RebuildIndexes(); !st) co_return tl::unexpected(st.error());
+    if (!page) {
+      co_return tl::unexpected(page.error());
+    }
+    if (*page) {
+      break;
+    }
+    if (auto st = co_await RebuildIndexes(); !st) {
+      co_return tl::unexpected(st.error());
+    }
   }
-  if (!*page) co_return Fail(ErrorCode::kUnavailable, "list index is being rebuilt; retry");
+  if (!*page) {
+    co_return Fail(ErrorCode::kUnavailable, "list index is being rebuilt; retry");
+  }
   co_return std::move(**page);
 }
 
@@ -149,11 +228,18 @@ Awaitable<Result<PageResult<Article>>> ArticleService::PageOf(redis::ListPage in
                                                               const PageRequest& req) {
   auto& entries = index.entries;
   bool more = static_cast<int64_t>(entries.size()) > req.size;
-  if (more) entries.resize(static_cast<size_t>(req.size));
+  if (more) {
+    entries.resize(static_cast<size_t>(req.size));
+  }
   std::vector<int64_t> ids;
-  for (const auto& e : entries) ids.push_back(e.id);
+  ids.reserve(entries.size());
+  for (const auto& e : entries) {
+    ids.push_back(e.id);
+  }
   auto items = co_await Hydrate(ids);
-  if (!items) co_return tl::unexpected(items.error());
+  if (!items) {
+    co_return tl::unexpected(items.error());
+  }
   PageResult<Article> out;
   out.total = index.total;
   out.items = std::move(*items);
@@ -175,29 +261,41 @@ Awaitable<Result<PageResult<Article>>> ArticleService::ListOwn(const Principal& 
                                                                std::optional<ArticleKind> kind,
                                                                PageRequest req) {
   sql::AuthorListQuery q;
-  if (!HasRole(who.role, Role::kAdmin)) q.author_id = who.id;
-  if (drafts_only) q.status = "draft";
-  if (kind) q.kind = std::string(KindName(*kind));
+  if (!HasRole(who.role, Role::kAdmin)) {
+    q.author_id = who.id;
+  }
+  if (drafts_only) {
+    q.status = "draft";
+  }
+  if (kind) {
+    q.kind = std::string(KindName(*kind));
+  }
   q.limit = req.size + 1;
   q.offset = (req.page - 1) * req.size;
   if (req.cursor) {
     auto raw = DecodeCursor(*req.cursor);
-    long long id = 0;
-    char tag = 0;
-    if (!raw || std::sscanf(raw->c_str(), "%c%lld", &tag, &id) != 2 || tag != 'o' || id <= 0) {
+    const std::optional<int64_t> id = raw ? OwnCursorId(*raw) : std::nullopt;
+    if (!id) {
       co_return Fail(ErrorCode::kInvalidArgument, "invalid cursor");
     }
     q.before_id = id;
   }
   auto rows = co_await table_.ListForAuthor(q);
-  if (!rows) co_return tl::unexpected(rows.error());
+  if (!rows) {
+    co_return tl::unexpected(rows.error());
+  }
   PageResult<Article> out;
   out.total = rows->second;
   bool more = static_cast<int64_t>(rows->first.size()) > req.size;
-  if (more) rows->first.resize(static_cast<size_t>(req.size));
-  for (auto& r : rows->first) out.items.push_back(std::move(r));
-  if (more && !out.items.empty())
+  if (more) {
+    rows->first.resize(static_cast<size_t>(req.size));
+  }
+  for (auto& r : rows->first) {
+    out.items.push_back(std::move(r));
+  }
+  if (more && !out.items.empty()) {
     out.next_cursor = EncodeCursor("o" + std::to_string(out.items.back().id));
+  }
   co_return out;
 }
 
@@ -207,7 +305,9 @@ Awaitable<Result<ChangePage>> ArticleService::Changes(const Principal& who, std:
     co_return Fail(ErrorCode::kPermissionDenied, "the change feed is for admins");
   }
   auto cursor = ParseChangeCursor(after);
-  if (!cursor) co_return Fail(ErrorCode::kInvalidArgument, "invalid cursor");
+  if (!cursor) {
+    co_return Fail(ErrorCode::kInvalidArgument, "invalid cursor");
+  }
   Result<std::vector<sql::ChangeRow>> rows = std::vector<sql::ChangeRow>{};
   // if/else, not ?: around co_await (GCC 12).
   if (cursor->from_ms) {
@@ -215,7 +315,9 @@ Awaitable<Result<ChangePage>> ArticleService::Changes(const Principal& who, std:
   } else {
     rows = co_await changes_.After(*cursor->after_id, limit);
   }
-  if (!rows) co_return tl::unexpected(rows.error());
+  if (!rows) {
+    co_return tl::unexpected(rows.error());
+  }
   ChangePage page;
   for (auto& row : *rows) {
     page.items.push_back({std::to_string(row.id), row.article_id, std::move(row.op), row.at_ms});

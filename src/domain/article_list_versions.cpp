@@ -25,7 +25,9 @@ std::string ArticleService::ListVersion::Id() const {
 std::vector<int64_t> ArticleService::ListBasis::ids() const {
   std::vector<int64_t> out;
   out.reserve(index.entries.size());
-  for (const auto& e : index.entries) out.push_back(e.id);
+  for (const auto& e : index.entries) {
+    out.push_back(e.id);
+  }
   return out;
 }
 
@@ -42,9 +44,13 @@ Awaitable<Result<std::optional<std::string>>> ArticleService::ServerRun(uint64_t
       }
       co_return std::optional<std::string>{};
     }
-    if (!run) co_return tl::unexpected(run.error());
+    if (!run) {
+      co_return tl::unexpected(run.error());
+    }
     // Only if the reply came on that connection: a reconnect meanwhile may be another server.
-    if (cache_.Generation() != generation) co_return std::optional<std::string>{};
+    if (cache_.Generation() != generation) {
+      co_return std::optional<std::string>{};
+    }
     run_ = run->substr(0, 16);
     run_generation_ = generation;
   }
@@ -73,9 +79,13 @@ Awaitable<Result<std::optional<ArticleService::ListVersion>>> ArticleService::Pu
     co_return read;
   };
   PL_CO_TRY(VersionsRead read, co_await version_reads_.Do(std::move(key), std::move(load)));
-  if (cache_.Generation() != read.generation) co_return Version{};
+  if (cache_.Generation() != read.generation) {
+    co_return Version{};
+  }
   PL_CO_TRY(auto run, co_await ServerRun(read.generation));
-  if (!run) co_return Version{};
+  if (!run) {
+    co_return Version{};
+  }
   co_return Version(ListVersion{read.generation, *run + "." + read.versions.lists,
                                 std::move(read.versions.articles), std::move(read.versions.views)});
 }

@@ -1,14 +1,16 @@
 // ArticleService's guard against a Redis older than SQL: the check a connection waits for,
 // the cache marks a write leaves while its Redis step is pending, and their repair from SQL
 // (docs/architecture.md, "Redis older than SQL").
-#include "domain/articles.hpp"
-
 #include <spdlog/spdlog.h>
+
+#include "domain/articles.hpp"
 
 namespace plaudit::domain {
 
 Awaitable<Status> ArticleService::EnsureChecked() {
-  if (!redis_checked || redis_checked()) co_return Status{};
+  if (!redis_checked || redis_checked()) {
+    co_return Status{};
+  }
   co_return co_await check_redis();
 }
 
@@ -18,18 +20,28 @@ Awaitable<Result<redis::CacheMark>> ArticleService::MarkWrite(redis::CacheTarget
     // read goes on when the check could not read SQL; a write needs SQL anyway, so it waits.
     if (attempt == 0) {
       if (!Checked()) {
-        if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
+        if (auto st = co_await EnsureChecked(); !st) {
+          co_return tl::unexpected(st.error());
+        }
       }
     } else if (recheck_redis) {
-      if (auto st = co_await recheck_redis(); !st) co_return tl::unexpected(st.error());
+      if (auto st = co_await recheck_redis(); !st) {
+        co_return tl::unexpected(st.error());
+      }
     }
     if (redis_checked && !redis_checked()) {
       co_return Fail(ErrorCode::kUnavailable, "redis is not yet checked against SQL; retry");
     }
-    if (attempt > 0) marks_.Vouch();
+    if (attempt > 0) {
+      marks_.Vouch();
+    }
     auto mark = co_await marks_.Mark(target);
-    if (!mark) co_return tl::unexpected(mark.error());
-    if (*mark) co_return std::move(**mark);
+    if (!mark) {
+      co_return tl::unexpected(mark.error());
+    }
+    if (*mark) {
+      co_return std::move(**mark);
+    }
   }
   co_return Fail(ErrorCode::kUnavailable, "redis is not yet checked against SQL; retry");
 }
@@ -58,18 +70,28 @@ Awaitable<void> ArticleService::Unmark(const redis::CacheMark& mark) {
 
 Awaitable<Status> ArticleService::Repair(int64_t id) {
   auto row = co_await table_.Find(id, /*with_content=*/true);
-  if (!row) co_return tl::unexpected(row.error());
+  if (!row) {
+    co_return tl::unexpected(row.error());
+  }
   if (!*row) {
     // No row: deleted, or a create not committed yet (a check repairs the marks of writes
     // in progress elsewhere when it meets a new connection). Only a deletion leaves the
     // floor that refuses every later fill and write; a create's own step caches it.
     auto deleted = co_await table_.WasDeleted(id);
-    if (!deleted) co_return tl::unexpected(deleted.error());
-    if (!*deleted) co_return Status{};
+    if (!deleted) {
+      co_return tl::unexpected(deleted.error());
+    }
+    if (!*deleted) {
+      co_return Status{};
+    }
     const std::vector<int64_t> no_comments;
-    if (auto st = co_await cache_.Remove(id, no_comments); !st) co_return st;
+    if (auto st = co_await cache_.Remove(id, no_comments); !st) {
+      co_return st;
+    }
     auto removed = co_await cache_.IndexRemove(id, redis::ArticleCache::kDeletedVersion);
-    if (!removed) co_return tl::unexpected(removed.error());
+    if (!removed) {
+      co_return tl::unexpected(removed.error());
+    }
     co_return Status{};
   }
   Article a = std::move(**row);
@@ -77,10 +99,16 @@ Awaitable<Status> ArticleService::Repair(int64_t id) {
 }
 
 Awaitable<Result<bool>> ArticleService::MarkSettled(const redis::CacheMark& mark) {
-  if (mark.age_us > kAbandonUs) co_return true;
+  if (mark.age_us > kAbandonUs) {
+    co_return true;
+  }
   auto row = co_await table_.Find(mark.target.id, /*with_content=*/false);
-  if (!row) co_return tl::unexpected(row.error());
-  if (!*row) co_return co_await table_.WasDeleted(mark.target.id);  // else: a create in flight
+  if (!row) {
+    co_return tl::unexpected(row.error());
+  }
+  if (!*row) {
+    co_return co_await table_.WasDeleted(mark.target.id);  // else: a create in flight
+  }
   const int64_t committed = mark.target.IsArticle() ? (*row)->cache_seq : (*row)->thread_seq;
   co_return committed >= mark.seq;
 }

@@ -1,12 +1,11 @@
 // ArticleService's reads: one article from the cache, filled from SQL on a miss (versioned and
 // checked against the shard's birth mark), and who may see many at once.
-#include "domain/articles.hpp"
-
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 
 #include "common/when_all.hpp"
+#include "domain/articles.hpp"
 
 namespace plaudit::domain {
 
@@ -24,11 +23,17 @@ Awaitable<Result<std::optional<Article>>> ArticleService::FillFromSql(
     if (!got) {
       const uint64_t generation = cache_.Generation();
       auto token = co_await cache_.FillToken(id);
-      if (!token) co_return tl::unexpected(token.error());
+      if (!token) {
+        co_return tl::unexpected(token.error());
+      }
       if (*token) {
         auto found = co_await table_.Find(id, with_content);
-        if (!found) co_return tl::unexpected(found.error());
-        if (!*found) co_return std::optional<Article>{};
+        if (!found) {
+          co_return tl::unexpected(found.error());
+        }
+        if (!*found) {
+          co_return std::optional<Article>{};
+        }
         got = PrefetchedRow{std::move(**token), std::move(**found), generation};
       }
     }
@@ -40,21 +45,35 @@ Awaitable<Result<std::optional<Article>>> ArticleService::FillFromSql(
       Article a = std::move(got->row);  // with its content when asked for
       const std::string* body = a.content ? &*a.content : nullptr;
       auto filled = co_await cache_.Fill(a, got->token, body);
-      if (!filled) co_return tl::unexpected(filled.error());
+      if (!filled) {
+        co_return tl::unexpected(filled.error());
+      }
       state = filled->state;
-      if (state == State::kGone) co_return std::optional<Article>{};
+      if (state == State::kGone) {
+        co_return std::optional<Article>{};
+      }
       if (state == State::kFilled) {
         // The hash as it is now: a racing write or fill may have cached a newer version,
         // and views counted since the row was read are there.
         std::optional<Article>& live = filled->live;
-        if (!live) co_return std::optional<Article>(std::move(a));
-        if (live->ver == a.ver) live->content = std::move(a.content);
-        co_return std::optional<Article>(std::move(*live));
+        if (!live) {
+          co_return std::optional<Article>(std::move(a));
+        }
+        if (live->ver == a.ver) {
+          live->content = std::move(a.content);
+        }
+        co_return std::move(live);
       }
     }
-    if (state == State::kStale) continue;  // read SQL again: it has the newer row
-    if (!recheck_redis) break;
-    if (auto st = co_await recheck_redis(); !st) co_return tl::unexpected(st.error());
+    if (state == State::kStale) {
+      continue;  // read SQL again: it has the newer row
+    }
+    if (!recheck_redis) {
+      break;
+    }
+    if (auto st = co_await recheck_redis(); !st) {
+      co_return tl::unexpected(st.error());
+    }
   }
   co_return Fail(ErrorCode::kUnavailable, "the article cache did not settle; retry");
 }
@@ -62,8 +81,12 @@ Awaitable<Result<std::optional<Article>>> ArticleService::FillFromSql(
 Awaitable<Result<Article>> ArticleService::LoadIntoCache(int64_t id) {
   std::function<Awaitable<Result<Article>>()> loader = [this, id]() -> Awaitable<Result<Article>> {
     auto filled = co_await FillFromSql(id, /*with_content=*/true, std::nullopt);
-    if (!filled) co_return tl::unexpected(filled.error());
-    if (!*filled) co_return Fail(ErrorCode::kNotFound, "no such article");
+    if (!filled) {
+      co_return tl::unexpected(filled.error());
+    }
+    if (!*filled) {
+      co_return Fail(ErrorCode::kNotFound, "no such article");
+    }
     co_return std::move(**filled);
   };
   co_return co_await loads_.Do(id, std::move(loader));
@@ -72,30 +95,46 @@ Awaitable<Result<Article>> ArticleService::LoadIntoCache(int64_t id) {
 Awaitable<Result<redis::ArticleCache::Cached>> ArticleService::Cached(int64_t id, bool count_view,
                                                                       bool with_body) {
   if (!Checked()) {
-    if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
+    if (auto st = co_await EnsureChecked(); !st) {
+      co_return tl::unexpected(st.error());
+    }
   }
   if (count_view && views_checked && !views_checked()) {
-    if (auto st = co_await check_views(); !st) co_return tl::unexpected(st.error());
+    if (auto st = co_await check_views(); !st) {
+      co_return tl::unexpected(st.error());
+    }
   }
   auto cached = co_await cache_.Get(id, count_view, with_body);
-  if (!cached) co_return tl::unexpected(cached.error());
+  if (!cached) {
+    co_return tl::unexpected(cached.error());
+  }
   if (!*cached) {
     auto loaded = co_await LoadIntoCache(id);
-    if (!loaded) co_return tl::unexpected(loaded.error());
+    if (!loaded) {
+      co_return tl::unexpected(loaded.error());
+    }
     // Read again through Redis so the view is counted by the same atomic script.
     cached = co_await cache_.Get(id, count_view, with_body);
-    if (!cached) co_return tl::unexpected(cached.error());
-    if (!*cached) co_return Fail(ErrorCode::kUnavailable, "article cache did not fill");
+    if (!cached) {
+      co_return tl::unexpected(cached.error());
+    }
+    if (!*cached) {
+      co_return Fail(ErrorCode::kUnavailable, "article cache did not fill");
+    }
   }
   co_return std::move(**cached);
 }
 
 Awaitable<Result<Article>> ArticleService::Peek(int64_t id) {
   if (!Checked()) {
-    if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
+    if (auto st = co_await EnsureChecked(); !st) {
+      co_return tl::unexpected(st.error());
+    }
   }
   PL_CO_TRY(auto access, co_await cache_.GetAccess(id));
-  if (access) co_return std::move(*access);
+  if (access) {
+    co_return std::move(*access);
+  }
   co_return co_await LoadIntoCache(id);
 }
 
@@ -107,17 +146,23 @@ Awaitable<Result<std::vector<bool>>> ArticleService::VisibleMany(
   std::vector<int64_t> unique;
   unique.reserve(ids.size());
   for (int64_t id : ids) {
-    if (id > 0) unique.push_back(id);
+    if (id > 0) {
+      unique.push_back(id);
+    }
   }
   std::sort(unique.begin(), unique.end());
   unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
   std::vector<bool> seen(unique.size(), false);  // by position in `unique`
   if (!unique.empty()) {
     if (!Checked()) {
-      if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
+      if (auto st = co_await EnsureChecked(); !st) {
+        co_return tl::unexpected(st.error());
+      }
     }
     auto listed = co_await cache_.InPublishedIndex(unique);
-    if (!listed) co_return tl::unexpected(listed.error());
+    if (!listed) {
+      co_return tl::unexpected(listed.error());
+    }
     std::vector<size_t> unlisted;
     for (size_t i = 0; i < unique.size(); ++i) {
       if ((*listed)[i]) {
@@ -128,9 +173,14 @@ Awaitable<Result<std::vector<bool>>> ArticleService::VisibleMany(
     }
     if (!unlisted.empty()) {
       std::vector<int64_t> unlisted_ids;
-      for (size_t i : unlisted) unlisted_ids.push_back(unique[i]);
+      unlisted_ids.reserve(unlisted.size());
+      for (size_t i : unlisted) {
+        unlisted_ids.push_back(unique[i]);
+      }
       auto cached = co_await cache_.GetAccessMany(unlisted_ids);
-      if (!cached) co_return tl::unexpected(cached.error());
+      if (!cached) {
+        co_return tl::unexpected(cached.error());
+      }
       std::vector<size_t> missed;
       for (size_t j = 0; j < unlisted.size(); ++j) {
         const std::optional<Article>& a = (*cached)[j];
@@ -141,11 +191,16 @@ Awaitable<Result<std::vector<bool>>> ArticleService::VisibleMany(
         seen[unlisted[j]] = CanSee(*a, viewer);
       }
       std::vector<Awaitable<Result<Article>>> peeks;
-      for (size_t i : missed) peeks.push_back(Peek(unique[i]));
+      peeks.reserve(missed.size());
+      for (size_t i : missed) {
+        peeks.push_back(Peek(unique[i]));
+      }
       auto loaded = co_await WhenAll(std::move(peeks));
       for (size_t j = 0; j < missed.size(); ++j) {
         const auto& a = loaded[j];
-        if (!a && a.error().code != ErrorCode::kNotFound) co_return tl::unexpected(a.error());
+        if (!a && a.error().code != ErrorCode::kNotFound) {
+          co_return tl::unexpected(a.error());
+        }
         seen[missed[j]] = a && CanSee(*a, viewer);
       }
     }
@@ -162,23 +217,35 @@ Awaitable<Result<std::vector<bool>>> ArticleService::VisibleMany(
 Awaitable<Result<Article>> ArticleService::Get(const std::optional<Principal>& viewer, int64_t id,
                                                bool count_view, bool with_body) {
   auto cached = co_await Cached(id, count_view, with_body);
-  if (!cached) co_return tl::unexpected(cached.error());
+  if (!cached) {
+    co_return tl::unexpected(cached.error());
+  }
   std::optional<Article> a = std::move(cached->article);
-  if (!CanSee(*a, viewer)) co_return Fail(ErrorCode::kNotFound, "no such article");
-  if (!with_body) co_return *a;
+  if (!CanSee(*a, viewer)) {
+    co_return Fail(ErrorCode::kNotFound, "no such article");
+  }
+  if (!with_body) {
+    co_return *a;
+  }
   if (cached->body) {
     a->content = std::move(cached->body);
   } else {
     auto row = co_await table_.Find(id, true);
-    if (!row) co_return tl::unexpected(row.error());
-    if (!*row) co_return Fail(ErrorCode::kNotFound, "no such article");
+    if (!row) {
+      co_return tl::unexpected(row.error());
+    }
+    if (!*row) {
+      co_return Fail(ErrorCode::kNotFound, "no such article");
+    }
     // A versioned write of the whole row: the body is cached only if its version is the
     // hash's (an older hash takes the row's fields too; a newer one keeps its own, and the
     // body is refilled on a later read).
     Article row_article = std::move(**row);
     const std::string* body = row_article.content ? &*row_article.content : nullptr;
     auto refill = co_await cache_.Write(row_article, body);
-    if (!refill) spdlog::warn("could not refill body of article {}", id);
+    if (!refill) {
+      spdlog::warn("could not refill body of article {}", id);
+    }
     if (row_article.ver != a->ver) {
       // The row changed since the hash was read (a PATCH between the two reads): answer the
       // row as a whole, checked again: an unpublish's new content must not go out under the
@@ -187,7 +254,9 @@ Awaitable<Result<Article>> ArticleService::Get(const std::optional<Principal>& v
       row_article.like_count = a->like_count;
       row_article.comment_count = a->comment_count;
       row_article.comment_ver = a->comment_ver;
-      if (!CanSee(row_article, viewer)) co_return Fail(ErrorCode::kNotFound, "no such article");
+      if (!CanSee(row_article, viewer)) {
+        co_return Fail(ErrorCode::kNotFound, "no such article");
+      }
       *a = std::move(row_article);
     } else {
       a->content = std::move(row_article.content);

@@ -2,8 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/random_id.hpp"
 #include "common/time.hpp"
-#include "domain/random_id.hpp"
 #include "text/sanitizer.hpp"
 
 namespace plaudit::domain {
@@ -13,7 +13,9 @@ namespace {
 Status ApplyText(Article& a, const ArticleInput& in) {
   if (in.title) {
     auto t = NormalizeTitle(*in.title);
-    if (!t) return tl::unexpected(t.error());
+    if (!t) {
+      return tl::unexpected(t.error());
+    }
     a.title = std::move(*t);
   }
   if (in.content) {
@@ -21,13 +23,14 @@ Status ApplyText(Article& a, const ArticleInput& in) {
       return Fail(ErrorCode::kInvalidArgument, "content must be at most 512 KiB");
     }
     auto clean = text::SanitizeHtml(*in.content);
-    if (!clean) return tl::unexpected(clean.error());
+    if (!clean) {
+      return tl::unexpected(clean.error());
+    }
     a.content = std::move(clean->html);
     a.summary = text::Summary(clean->text);
   }
   return {};
 }
-
 
 }  // namespace
 
@@ -45,19 +48,29 @@ Awaitable<Result<int64_t>> ArticleService::AllocateId(bool reseed) {
   int64_t floor = -1;
   if (reseed) {
     auto max = co_await table_.MaxId();
-    if (!max) co_return tl::unexpected(max.error());
+    if (!max) {
+      co_return tl::unexpected(max.error());
+    }
     floor = *max;
   }
   auto id = co_await cache_.NextId(floor);
-  if (!id) co_return tl::unexpected(id.error());
-  if (*id) co_return **id;
-  if (reseed) co_return Fail(ErrorCode::kInternal, "id sequence did not resume");
+  if (!id) {
+    co_return tl::unexpected(id.error());
+  }
+  if (*id) {
+    co_return **id;
+  }
+  if (reseed) {
+    co_return Fail(ErrorCode::kInternal, "id sequence did not resume");
+  }
   co_return co_await AllocateId(true);
 }
 
 Awaitable<Status> ArticleService::ReseedIds() {
   auto id = co_await AllocateId(true);
-  if (!id) co_return tl::unexpected(id.error());
+  if (!id) {
+    co_return tl::unexpected(id.error());
+  }
   co_return Status{};
 }
 
@@ -74,9 +87,15 @@ Awaitable<Result<Article>> ArticleService::Create(const Principal& who, ArticleI
   if (in.pinned.value_or(false) && !HasRole(who.role, Role::kAdmin)) {
     co_return Fail(ErrorCode::kPermissionDenied, "only an admin may pin");
   }
-  if (!in.title) co_return Fail(ErrorCode::kInvalidArgument, "field 'title' is required");
-  if (!in.content) co_return Fail(ErrorCode::kInvalidArgument, "field 'content' is required");
-  if (auto st = ApplyText(a, in); !st) co_return tl::unexpected(st.error());
+  if (!in.title) {
+    co_return Fail(ErrorCode::kInvalidArgument, "field 'title' is required");
+  }
+  if (!in.content) {
+    co_return Fail(ErrorCode::kInvalidArgument, "field 'content' is required");
+  }
+  if (auto st = ApplyText(a, in); !st) {
+    co_return tl::unexpected(st.error());
+  }
   a.author_id = who.id;
   a.author_username = who.username;
   a.author_display_name = who.display_name;
@@ -85,7 +104,9 @@ Awaitable<Result<Article>> ArticleService::Create(const Principal& who, ArticleI
   a.allow_comments = in.allow_comments.value_or(true);
   a.moderation = in.moderation.value_or("");
   a.created_at_ms = a.updated_at_ms = NowMs();
-  if (a.status == ArticleStatus::kPublished) a.published_at_ms = a.created_at_ms;
+  if (a.status == ArticleStatus::kPublished) {
+    a.published_at_ms = a.created_at_ms;
+  }
 
   std::function<Awaitable<Result<int64_t>>(sql::ArticleRow, sql::CacheStamp)> insert =
       [this](sql::ArticleRow row, sql::CacheStamp stamp) -> Awaitable<Result<int64_t>> {
@@ -101,15 +122,21 @@ Awaitable<Result<int64_t>> ArticleService::Insert(Article& a, Inserter insert) {
   // Checked before an id is taken: a Redis back from an older snapshot hands out ids again
   // until its check resumes the sequence above SQL's (ReseedIds).
   if (!Checked()) {
-    if (auto st = co_await EnsureChecked(); !st) co_return tl::unexpected(st.error());
+    if (auto st = co_await EnsureChecked(); !st) {
+      co_return tl::unexpected(st.error());
+    }
   }
   auto id = co_await AllocateId(false);
-  if (!id) co_return tl::unexpected(id.error());
+  if (!id) {
+    co_return tl::unexpected(id.error());
+  }
   a.id = *id;
   // Named, not braced, arguments around co_await (GCC 12).
   redis::CacheTarget target = redis::CacheTarget::OfArticle(a.id);
   auto mark = co_await MarkWrite(target);
-  if (!mark) co_return tl::unexpected(mark.error());
+  if (!mark) {
+    co_return tl::unexpected(mark.error());
+  }
   sql::CacheStamp stamp{mark->shard, mark->seq};
   auto inserted = co_await insert(sql::ArticleRow{a}, stamp);
   if (!inserted && inserted.error().code == ErrorCode::kAlreadyExists) {
@@ -117,11 +144,15 @@ Awaitable<Result<int64_t>> ArticleService::Insert(Article& a, Inserter insert) {
     spdlog::warn("article id {} already in SQL; reseeding the sequence", a.id);
     co_await UnmarkUnless(*mark, inserted.error());
     id = co_await AllocateId(true);
-    if (!id) co_return tl::unexpected(id.error());
+    if (!id) {
+      co_return tl::unexpected(id.error());
+    }
     a.id = *id;
     target.id = a.id;
     mark = co_await MarkWrite(target);
-    if (!mark) co_return tl::unexpected(mark.error());
+    if (!mark) {
+      co_return tl::unexpected(mark.error());
+    }
     stamp = sql::CacheStamp{mark->shard, mark->seq};
     inserted = co_await insert(sql::ArticleRow{a}, stamp);
   }
@@ -142,7 +173,9 @@ Awaitable<Status> ArticleService::Reflect(const Article& a, bool created) {
   // Both steps carry the row's version: a step of an older change that lands later is
   // dropped (article_put.lua, index_update.lua), so the cache ends at the newest committed
   // state whatever order the steps of concurrent writes land in.
-  if (before_reflect) co_await before_reflect(a.id);
+  if (before_reflect) {
+    co_await before_reflect(a.id);
+  }
   const std::string* body = a.content ? &*a.content : nullptr;
   if (created) {
     PL_CO_CHECK(co_await cache_.Create(a, body));
@@ -156,7 +189,9 @@ Awaitable<Status> ArticleService::Reflect(const Article& a, bool created) {
   } else {
     indexed = co_await cache_.IndexRemove(a.id, a.ver);
   }
-  if (!indexed) co_return tl::unexpected(indexed.error());
+  if (!indexed) {
+    co_return tl::unexpected(indexed.error());
+  }
   co_return Status{};
 }
 
@@ -182,12 +217,18 @@ Awaitable<Result<Article>> ArticleService::Update(const Principal& who, int64_t 
   // by this one writing back what it read (issue 25, item 1). The checks run again there, on
   // the committed row.
   auto current = co_await Get(who, id, /*count_view=*/false, /*with_body=*/false);
-  if (!current) co_return tl::unexpected(current.error());
+  if (!current) {
+    co_return tl::unexpected(current.error());
+  }
   std::function<Status(sql::ArticleRow&)> apply =
       [who, in = std::move(in)](sql::ArticleRow& row) -> Status {
     Article& a = row;  // the committed row, changed in place
-    if (!CanSee(a, who)) return Fail(ErrorCode::kNotFound, "no such article");
-    if (!CanEdit(a, who)) return Fail(ErrorCode::kPermissionDenied, "not your article");
+    if (!CanSee(a, who)) {
+      return Fail(ErrorCode::kNotFound, "no such article");
+    }
+    if (!CanEdit(a, who)) {
+      return Fail(ErrorCode::kPermissionDenied, "not your article");
+    }
     if (in.kind && *in.kind != a.kind) {
       return Fail(ErrorCode::kInvalidArgument, "field 'kind' cannot be changed");
     }
@@ -199,11 +240,21 @@ Awaitable<Result<Article>> ArticleService::Update(const Principal& who, int64_t 
     if (in.pinned && *in.pinned != a.pinned && !HasRole(who.role, Role::kAdmin)) {
       return Fail(ErrorCode::kPermissionDenied, "only an admin may pin");
     }
-    if (auto st = ApplyText(a, in); !st) return st;
-    if (in.status) a.status = *in.status;
-    if (in.pinned) a.pinned = *in.pinned;
-    if (in.allow_comments) a.allow_comments = *in.allow_comments;
-    if (in.moderation) a.moderation = *in.moderation;
+    if (auto st = ApplyText(a, in); !st) {
+      return st;
+    }
+    if (in.status) {
+      a.status = *in.status;
+    }
+    if (in.pinned) {
+      a.pinned = *in.pinned;
+    }
+    if (in.allow_comments) {
+      a.allow_comments = *in.allow_comments;
+    }
+    if (in.moderation) {
+      a.moderation = *in.moderation;
+    }
     a.updated_at_ms = NowMs();
     if (a.status == ArticleStatus::kPublished && !a.published_at_ms) {
       a.published_at_ms = a.updated_at_ms;  // the first publication only
@@ -212,7 +263,9 @@ Awaitable<Result<Article>> ArticleService::Update(const Principal& who, int64_t 
   };
   const redis::CacheTarget target = redis::CacheTarget::OfArticle(id);
   auto mark = co_await MarkWrite(target);
-  if (!mark) co_return tl::unexpected(mark.error());
+  if (!mark) {
+    co_return tl::unexpected(mark.error());
+  }
   const sql::CacheStamp stamp{mark->shard, mark->seq};
   auto patched = co_await table_.Patch(id, std::move(apply), stamp);
   if (!patched) {
@@ -235,11 +288,17 @@ Awaitable<Result<Article>> ArticleService::Update(const Principal& who, int64_t 
 
 Awaitable<Status> ArticleService::Delete(const Principal& who, int64_t id) {
   auto current = co_await Get(who, id, /*count_view=*/false);
-  if (!current) co_return tl::unexpected(current.error());
-  if (!CanEdit(*current, who)) co_return Fail(ErrorCode::kPermissionDenied, "not your article");
+  if (!current) {
+    co_return tl::unexpected(current.error());
+  }
+  if (!CanEdit(*current, who)) {
+    co_return Fail(ErrorCode::kPermissionDenied, "not your article");
+  }
   const redis::CacheTarget target = redis::CacheTarget::OfArticle(id);
   auto mark = co_await MarkWrite(target);
-  if (!mark) co_return tl::unexpected(mark.error());
+  if (!mark) {
+    co_return tl::unexpected(mark.error());
+  }
   const sql::CacheStamp stamp{mark->shard, mark->seq};
   auto deleted = co_await table_.Delete(id, NowMs(), stamp);
   if (!deleted) {
@@ -249,11 +308,15 @@ Awaitable<Status> ArticleService::Delete(const Principal& who, int64_t id) {
   // Whether or not SQL still had it (a retried delete), clear every trace from Redis; the
   // deletion mark keeps any write or fill still in flight from caching it again.
   std::vector<int64_t> comment_ids;
-  if (*deleted) comment_ids = std::move(**deleted);
+  if (*deleted) {
+    comment_ids = std::move(**deleted);
+  }
   Status removed = co_await cache_.Remove(id, comment_ids);
   if (removed) {
     auto unlisted = co_await cache_.IndexRemove(id, redis::ArticleCache::kDeletedVersion);
-    if (!unlisted) removed = tl::unexpected(unlisted.error());
+    if (!unlisted) {
+      removed = tl::unexpected(unlisted.error());
+    }
   }
   if (!removed) {
     spdlog::warn("article {} deleted, but its cache step failed ({}); repairing it later", id,

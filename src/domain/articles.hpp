@@ -23,11 +23,11 @@
 #include <set>
 #include <string>
 
+#include "common/fresh_flight.hpp"
+#include "common/pending_repairs.hpp"
+#include "common/single_flight.hpp"
 #include "domain/article.hpp"
-#include "domain/fresh_flight.hpp"
 #include "domain/likes.hpp"
-#include "domain/pending_repairs.hpp"
-#include "domain/single_flight.hpp"
 #include "redis/article_cache.hpp"
 #include "redis/cache_marks.hpp"
 #include "sql/article_changes.hpp"

@@ -6,15 +6,23 @@
 namespace plaudit::domain {
 
 std::optional<CommentSort> ParseCommentSort(std::string_view s) {
-  if (s == "new") return CommentSort::kNew;
-  if (s == "old") return CommentSort::kOld;
-  if (s == "hot") return CommentSort::kHot;
+  if (s == "new") {
+    return CommentSort::kNew;
+  }
+  if (s == "old") {
+    return CommentSort::kOld;
+  }
+  if (s == "hot") {
+    return CommentSort::kHot;
+  }
   return std::nullopt;
 }
 
 Result<std::string> NormalizeCommentBody(std::string_view body) {
   auto n = text::CodePoints(body);
-  if (!n) return Fail(ErrorCode::kInvalidArgument, "body must be valid UTF-8");
+  if (!n) {
+    return Fail(ErrorCode::kInvalidArgument, "body must be valid UTF-8");
+  }
   for (unsigned char ch : body) {
     if ((ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') || ch == 0x7f) {
       return Fail(ErrorCode::kInvalidArgument, "body must not contain control characters");

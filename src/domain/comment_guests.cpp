@@ -53,7 +53,9 @@ Awaitable<Result<Principal>> CommentService::GuestOwner(int64_t id, std::string_
   PL_CO_TRY(const std::optional<std::string> hash, co_await table_.EditTokenHash(id));
   // No guest comment of that id: 404 whatever else the id may be (an account's comment, a
   // held one), so a token reveals nothing of comments that are not its own.
-  if (!hash) co_return Fail(ErrorCode::kNotFound, "no such comment");
+  if (!hash) {
+    co_return Fail(ErrorCode::kNotFound, "no such comment");
+  }
   if (!GuestTokenMatches(edit_token, *hash)) {
     co_return Fail(ErrorCode::kPermissionDenied, "the edit token is not this comment's");
   }

@@ -4,10 +4,10 @@
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <map>
 
+#include "common/random_id.hpp"
 #include "common/when_all.hpp"
 #include "domain/comments.hpp"
 #include "domain/cursor.hpp"
-#include "domain/random_id.hpp"
 
 namespace plaudit::domain {
 
@@ -28,9 +28,13 @@ Awaitable<Result<Comment>> CommentService::Peek(int64_t id) {
   }
   const std::vector<int64_t> ids{id};
   PL_CO_TRY(std::vector<redis::CachedComment> cached, co_await cache_.GetMany(ids));
-  if (cached.front()) co_return std::move(*cached.front());
+  if (cached.front()) {
+    co_return std::move(*cached.front());
+  }
   PL_CO_TRY(const std::optional<sql::CommentRow> row, co_await table_.Find(id));
-  if (!row) co_return Fail(ErrorCode::kNotFound, "no such comment");
+  if (!row) {
+    co_return Fail(ErrorCode::kNotFound, "no such comment");
+  }
   const std::vector<Comment> found{sql::ToComment(*row)};
   PL_CO_CHECK(co_await cache_.Put(row->article_id, found));
   co_return found.front();
@@ -78,7 +82,9 @@ Awaitable<Result<Comment>> CommentService::Visible(const std::optional<Principal
     c.body.clear();
     c.deleted = true;
   }
-  if (!privileged && c.deleted) c.status = CommentStatus::kApproved;  // as Hydrate says
+  if (!privileged && c.deleted) {
+    c.status = CommentStatus::kApproved;  // as Hydrate says
+  }
   co_return c;
 }
 
@@ -105,12 +111,17 @@ Awaitable<Result<std::vector<bool>>> CommentService::VisibleMany(
     // Not cached: ids known to name nothing answer at once (issue 41: each cost a trip to
     // SQL and three to Redis); SQL has the rest, in one query, and its misses are remembered.
     std::vector<int64_t> missed_ids;
-    for (size_t i : missed) missed_ids.push_back(ids[i]);
+    missed_ids.reserve(missed.size());
+    for (size_t i : missed) {
+      missed_ids.push_back(ids[i]);
+    }
     PL_CO_TRY(const UnknownComments::Look look, co_await unknown_.Sort(missed_ids));
     std::vector<int64_t> asked;
     std::vector<size_t> asked_at;  // position in missed_ids
     for (size_t j = 0; j < missed_ids.size(); ++j) {
-      if (look.unknown[j]) continue;
+      if (look.unknown[j]) {
+        continue;
+      }
       asked.push_back(missed_ids[j]);
       asked_at.push_back(j);
     }
@@ -140,25 +151,38 @@ Awaitable<Result<std::vector<bool>>> CommentService::VisibleMany(
   std::vector<int64_t> articles(ids.size(), 0);
   std::map<int64_t, bool> tops;  // top-level comment → hides its replies (filled below)
   for (size_t i = 0; i < ids.size(); ++i) {
-    if (!found[i]) continue;
+    if (!found[i]) {
+      continue;
+    }
     const Comment& c = *found[i];
     Learn(c);
     const bool privileged = Moderates(viewer) || Wrote(viewer, c);
-    if (!c.Listed() && !(privileged && !c.deleted)) continue;
+    if (!c.Listed() && !(privileged && !c.deleted)) {
+      continue;
+    }
     // A spam placeholder's likes are as hidden as its text.
-    if (!privileged && !c.deleted && !c.Approved()) continue;
-    if (c.parent_id && !privileged) tops.emplace(*c.parent_id, false);
+    if (!privileged && !c.deleted && !c.Approved()) {
+      continue;
+    }
+    if (c.parent_id && !privileged) {
+      tops.emplace(*c.parent_id, false);
+    }
     articles[i] = c.article_id;
   }
   if (!tops.empty()) {
     std::vector<int64_t> top_ids;
-    for (const auto& [id, hides] : tops) top_ids.push_back(id);
+    top_ids.reserve(tops.size());
+    for (const auto& [id, hides] : tops) {
+      top_ids.push_back(id);
+    }
     PL_CO_TRY(std::vector<redis::CachedComment> top_placed, co_await cache_.GetPlacements(top_ids));
     for (size_t k = 0; k < top_ids.size(); ++k) {
       std::optional<Comment> top = std::move(top_placed[k]);
       if (!top) {
         auto peeked = co_await Peek(top_ids[k]);
-        if (!peeked) co_return tl::unexpected(peeked.error());
+        if (!peeked) {
+          co_return tl::unexpected(peeked.error());
+        }
         top = std::move(*peeked);
       }
       tops[top_ids[k]] = HidesReplies(*top) && !Wrote(viewer, *top);
@@ -166,7 +190,9 @@ Awaitable<Result<std::vector<bool>>> CommentService::VisibleMany(
     for (size_t i = 0; i < ids.size(); ++i) {
       if (articles[i] != 0 && found[i]->parent_id) {
         auto t = tops.find(*found[i]->parent_id);
-        if (t != tops.end() && t->second) articles[i] = 0;
+        if (t != tops.end() && t->second) {
+          articles[i] = 0;
+        }
       }
     }
   }
@@ -174,7 +200,9 @@ Awaitable<Result<std::vector<bool>>> CommentService::VisibleMany(
 }
 
 void CommentService::Learn(const Comment& c) {
-  if (article_of_.size() >= kArticleOfCapacity) article_of_.clear();
+  if (article_of_.size() >= kArticleOfCapacity) {
+    article_of_.clear();
+  }
   article_of_.emplace(c.id, Placement{c.article_id, c.parent_id.value_or(0)});
 }
 
@@ -187,14 +215,19 @@ Awaitable<Result<CommentService::PageRead>> CommentService::ReadPage(int64_t art
     PageRead read;
     read.generation = cache_.Generation();
     auto article_op = articles_.Peek(article_id);
-    auto version_op = cache_.ThreadVersion(article_id, &read.unborn);
+    auto version_op = cache_.ThreadVersion(article_id);
     auto both = co_await (std::move(article_op) && std::move(version_op));
     auto& article = std::get<0>(both);
-    if (!article) co_return tl::unexpected(article.error());
+    if (!article) {
+      co_return tl::unexpected(article.error());
+    }
     auto& version = std::get<1>(both);
-    if (!version) co_return tl::unexpected(version.error());
+    if (!version) {
+      co_return tl::unexpected(version.error());
+    }
     read.article = std::move(*article);
-    read.version = std::move(*version);
+    read.version = std::move(version->version);
+    read.unborn = version->unborn;
     co_return read;
   };
   co_return co_await page_reads_.Do(article_id, std::move(load));
@@ -209,7 +242,9 @@ Awaitable<Result<std::optional<CommentService::ThreadVersion>>> CommentService::
   // Read after this request arrived (page_reads_ never hands it an earlier read), so it
   // names every change acknowledged before.
   PL_CO_TRY(PageRead read, co_await ReadPage(article_id));
-  if (!CanSee(read.article, viewer)) co_return Fail(ErrorCode::kNotFound, "no such article");
+  if (!CanSee(read.article, viewer)) {
+    co_return Fail(ErrorCode::kNotFound, "no such article");
+  }
   if (read.unborn) {
     // A cache an earlier release built: its version starts now, and pages are kept from the
     // next read on (this one is rendered uncached).
@@ -220,7 +255,9 @@ Awaitable<Result<std::optional<CommentService::ThreadVersion>>> CommentService::
     co_return Version{};
   }
   PL_CO_TRY(auto run, co_await articles_.ServerRun(read.generation));
-  if (!run) co_return Version{};  // another connection's run
+  if (!run) {
+    co_return Version{};  // another connection's run
+  }
   co_return Version(ThreadVersion{read.generation, *run + "." + *read.version});
 }
 
@@ -234,13 +271,16 @@ Awaitable<Result<Comment>> CommentService::Get(const std::optional<Principal>& v
 Awaitable<Result<LikeState>> CommentService::GetLike(const std::optional<Principal>& viewer,
                                                      int64_t id) {
   PL_CO_CHECK(co_await Visible(viewer, id));
-  const redis::LikeTarget target = redis::LikeTarget::OfComment(id);
+  const model::Target target = model::Target::Comment(id);
   co_return co_await likes_.Get(viewer ? viewer->id : 0, target);
 }
 
 Awaitable<Status> CommentService::AddLikes(int64_t user_id, std::vector<Comment*> comments) {
-  std::vector<redis::LikeTarget> targets;
-  for (const Comment* c : comments) targets.push_back(redis::LikeTarget::OfComment(c->id));
+  std::vector<model::Target> targets;
+  targets.reserve(comments.size());
+  for (const Comment* c : comments) {
+    targets.push_back(model::Target::Comment(c->id));
+  }
   PL_CO_TRY(const std::vector<LikeState> states,
             co_await likes_.GetMany(user_id, std::move(targets)));
   for (size_t i = 0; i < comments.size(); ++i) {
@@ -254,7 +294,9 @@ Awaitable<Result<std::vector<Comment>>> CommentService::Hydrate(
     const std::vector<int64_t>& ids, std::vector<redis::CachedComment> cached) {
   std::vector<int64_t> missing;
   for (size_t i = 0; i < ids.size(); ++i) {
-    if (!cached[i]) missing.push_back(ids[i]);
+    if (!cached[i]) {
+      missing.push_back(ids[i]);
+    }
   }
   std::map<int64_t, Comment> loaded;
   if (!missing.empty()) {
@@ -264,7 +306,9 @@ Awaitable<Result<std::vector<Comment>>> CommentService::Hydrate(
     if (!found.empty()) {
       PL_CO_CHECK(co_await cache_.Put(found.front().article_id, found));
     }
-    for (auto& c : found) loaded.emplace(c.id, std::move(c));
+    for (auto& c : found) {
+      loaded.emplace(c.id, std::move(c));
+    }
   }
   std::vector<Comment> out;
   out.reserve(ids.size());
@@ -272,17 +316,23 @@ Awaitable<Result<std::vector<Comment>>> CommentService::Hydrate(
     std::optional<Comment>& c = cached[i];
     if (!c) {
       auto it = loaded.find(ids[i]);
-      if (it == loaded.end()) continue;  // gone meanwhile
+      if (it == loaded.end()) {
+        continue;  // gone meanwhile
+      }
       c = it->second;
     }
-    if (!c->Listed()) continue;
+    if (!c->Listed()) {
+      continue;
+    }
     if (!c->deleted && !c->Approved()) {
       // A spam top-level comment listed for its replies: its text is nobody's to read here.
       c->body.clear();
       c->deleted = true;
     }
     // A placeholder reads as any deleted comment: not whether it was spam or held.
-    if (c->deleted) c->status = CommentStatus::kApproved;
+    if (c->deleted) {
+      c->status = CommentStatus::kApproved;
+    }
     out.push_back(std::move(*c));
   }
   co_return out;
@@ -291,9 +341,13 @@ Awaitable<Result<std::vector<Comment>>> CommentService::Hydrate(
 Result<std::optional<std::pair<int64_t, int64_t>>> CommentService::ParseCursor(
     CommentSort sort, const PageRequest& req) {
   using After = std::optional<std::pair<int64_t, int64_t>>;  // (score, id)
-  if (!req.cursor) return After{};
+  if (!req.cursor) {
+    return After{};
+  }
   After after = DecodeScoreCursor(*req.cursor, SortTag(sort));
-  if (!after) return Fail(ErrorCode::kInvalidArgument, "invalid cursor");
+  if (!after) {
+    return Fail(ErrorCode::kInvalidArgument, "invalid cursor");
+  }
   return after;
 }
 
@@ -317,19 +371,32 @@ Awaitable<Result<PageResult<Comment>>> CommentService::PageOf(
     Result<std::optional<redis::ListPage>> page) {
   PL_CO_TRY(const auto after, ParseCursor(sort, req));
   for (int attempt = 0; attempt < 3; ++attempt) {
-    if (!page) co_return tl::unexpected(page.error());
-    if (*page) break;
+    if (!page) {
+      co_return tl::unexpected(page.error());
+    }
+    if (*page) {
+      break;
+    }
     // The article's comment cache is missing: rebuild it from SQL, then read again.
     PL_CO_CHECK(co_await rebuilder_.EnsureLoaded(article_id));
     page = co_await FetchPage(article_id, parent, sort, req, after);
   }
-  if (!page) co_return tl::unexpected(page.error());
-  if (!*page) co_return Fail(ErrorCode::kUnavailable, "comments are being rebuilt; retry");
+  if (!page) {
+    co_return tl::unexpected(page.error());
+  }
+  if (!*page) {
+    co_return Fail(ErrorCode::kUnavailable, "comments are being rebuilt; retry");
+  }
   auto& entries = (*page)->entries;
   const bool more = static_cast<int64_t>(entries.size()) > req.size;
-  if (more) entries.resize(static_cast<size_t>(req.size));
+  if (more) {
+    entries.resize(static_cast<size_t>(req.size));
+  }
   std::vector<int64_t> ids;
-  for (const auto& e : entries) ids.push_back(e.id);
+  ids.reserve(entries.size());
+  for (const auto& e : entries) {
+    ids.push_back(e.id);
+  }
 
   // Round trip 2: the comments and their first reply ids.
   PL_CO_TRY(auto heads, co_await cache_.GetWithReplies(ids, parent ? 0 : replies));
@@ -342,37 +409,54 @@ Awaitable<Result<PageResult<Comment>>> CommentService::PageOf(
   size_t keep = 0;
   for (; keep < items.size(); ++keep) {
     const size_t bytes = items[keep].body.size();
-    if (keep > 0 && text + bytes > kPageTextBudget) break;
+    if (keep > 0 && text + bytes > kPageTextBudget) {
+      break;
+    }
     text += bytes;
   }
   const bool cut = keep < items.size();
   items.resize(keep);
   std::vector<int64_t> kept_ids;
   kept_ids.reserve(items.size());
-  for (const Comment& c : items) kept_ids.push_back(c.id);
+  for (const Comment& c : items) {
+    kept_ids.push_back(c.id);
+  }
   std::vector<int64_t> reply_ids;
   for (size_t i = 0; i < ids.size() && i < reply_ids_of.size(); ++i) {
-    if (std::find(kept_ids.begin(), kept_ids.end(), ids[i]) == kept_ids.end()) continue;
+    if (std::find(kept_ids.begin(), kept_ids.end(), ids[i]) == kept_ids.end()) {
+      continue;
+    }
     reply_ids.insert(reply_ids.end(), reply_ids_of[i].begin(), reply_ids_of[i].end());
   }
   ids = std::move(kept_ids);
   // Round trip 3: the replies and every like state, together.
-  std::vector<redis::LikeTarget> targets;
-  for (int64_t id : ids) targets.push_back(redis::LikeTarget::OfComment(id));
-  for (int64_t id : reply_ids) targets.push_back(redis::LikeTarget::OfComment(id));
+  std::vector<model::Target> targets;
+  targets.reserve(ids.size() + reply_ids.size());
+  for (int64_t id : ids) {
+    targets.push_back(model::Target::Comment(id));
+  }
+  for (int64_t id : reply_ids) {
+    targets.push_back(model::Target::Comment(id));
+  }
   auto reply_op = cache_.GetMany(reply_ids);
   auto likes_op = likes_.GetMany(viewer ? viewer->id : 0, std::move(targets));
   auto both = co_await (std::move(reply_op) && std::move(likes_op));
   auto& reply_heads = std::get<0>(both);
   auto& states = std::get<1>(both);
-  if (!reply_heads) co_return tl::unexpected(reply_heads.error());
-  if (!states) co_return tl::unexpected(states.error());
+  if (!reply_heads) {
+    co_return tl::unexpected(reply_heads.error());
+  }
+  if (!states) {
+    co_return tl::unexpected(states.error());
+  }
   // By id, in one sorted vector (a page's ~80 ids; a std::map's node per id showed in its
   // profile). An id asked for twice (never, but the order of `ids` is Redis's) takes its
   // last state, as the map did.
   std::vector<std::pair<int64_t, LikeState>> like_of;
   like_of.reserve(ids.size() + reply_ids.size());
-  for (size_t i = 0; i < ids.size(); ++i) like_of.emplace_back(ids[i], (*states)[i]);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    like_of.emplace_back(ids[i], (*states)[i]);
+  }
   for (size_t i = 0; i < reply_ids.size(); ++i) {
     like_of.emplace_back(reply_ids[i], (*states)[ids.size() + i]);
   }
@@ -391,7 +475,9 @@ Awaitable<Result<PageResult<Comment>>> CommentService::PageOf(
   std::map<int64_t, std::vector<Comment>> replies_of;
   for (auto& r : reply_items) {
     set_like(r);
-    if (r.parent_id) replies_of[*r.parent_id].push_back(std::move(r));
+    if (r.parent_id) {
+      replies_of[*r.parent_id].push_back(std::move(r));
+    }
   }
   PageResult<Comment> out;
   out.total = (*page)->total;
@@ -418,7 +504,9 @@ Awaitable<Result<PageResult<Comment>>> CommentService::PageOf(
     const int64_t last_id = out.items.back().id;
     auto e = std::find_if(entries.begin(), entries.end(),
                           [last_id](const auto& x) { return x.id == last_id; });
-    if (e != entries.end()) out.next_cursor = EncodeScoreCursor(SortTag(sort), e->score, e->id);
+    if (e != entries.end()) {
+      out.next_cursor = EncodeScoreCursor(SortTag(sort), e->score, e->id);
+    }
     co_return out;
   }
   if (more && !entries.empty()) {
@@ -440,7 +528,9 @@ Awaitable<Result<PageResult<Comment>>> CommentService::List(const std::optional<
   auto page_op = FetchPage(article_id, std::nullopt, sort, page, after);
   auto both = co_await (std::move(article_op) && std::move(page_op));
   auto& article = std::get<0>(both);
-  if (!article) co_return tl::unexpected(article.error());
+  if (!article) {
+    co_return tl::unexpected(article.error());
+  }
   co_return co_await PageOf(viewer, article_id, std::nullopt, sort, std::move(page), replies,
                             std::move(std::get<1>(both)));
 }
@@ -455,19 +545,23 @@ Awaitable<Result<PageResult<Comment>>> CommentService::PublicPage(int64_t articl
                             std::move(first));
 }
 
-Awaitable<Result<std::optional<CommentService::ThreadVersion>>> CommentService::RepliesVersion(
-    const std::optional<Principal>& viewer, int64_t comment_id, int64_t* article_id) {
+Awaitable<Result<CommentService::RepliesVersionRead>> CommentService::RepliesVersion(
+    const std::optional<Principal>& viewer, int64_t comment_id) {
   PL_CO_TRY(const Comment c, co_await Peek(comment_id));
   // A held comment's replies page is its writer's and moderators' (empty until it is
   // approved: its replies are in no index while it hides them).
   const bool privileged = (Moderates(viewer) || Wrote(viewer, c)) && !c.deleted;
-  if (!c.Listed() && !privileged) co_return Fail(ErrorCode::kNotFound, "no such comment");
-  *article_id = c.article_id;
-  auto version = co_await PageVersion(viewer, c.article_id);
-  if (!version && version.error().code == ErrorCode::kNotFound) {
-    co_return Fail(ErrorCode::kNotFound, "no such comment");  // as Replies says it
+  if (!c.Listed() && !privileged) {
+    co_return Fail(ErrorCode::kNotFound, "no such comment");
   }
-  co_return version;
+  auto version = co_await PageVersion(viewer, c.article_id);
+  if (!version) {
+    if (version.error().code == ErrorCode::kNotFound) {
+      co_return Fail(ErrorCode::kNotFound, "no such comment");  // as Replies says it
+    }
+    co_return tl::unexpected(version.error());
+  }
+  co_return RepliesVersionRead{c.article_id, std::move(*version)};
 }
 
 Awaitable<Result<PageResult<Comment>>> CommentService::PublicReplies(int64_t article_id,

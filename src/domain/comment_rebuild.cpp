@@ -6,8 +6,8 @@
 #include <functional>
 #include <span>
 
+#include "common/random_id.hpp"
 #include "common/when_all.hpp"
-#include "domain/random_id.hpp"
 
 namespace plaudit::domain {
 namespace {
@@ -38,7 +38,9 @@ Awaitable<Result<bool>> CommentRebuilder::Rebuild(int64_t article_id) {
   for (int round = 0; round < kWaitRounds; ++round) {
     PL_CO_TRY(const LeaseState state,
               co_await cache_.Lease(article_id, LeaseOp::kBegin, owner_, kLeaseMs));
-    if (state == LeaseState::kReady) co_return true;
+    if (state == LeaseState::kReady) {
+      co_return true;
+    }
     if (state == LeaseState::kBusy) {
       net::steady_timer wait(ex, std::chrono::milliseconds(25));
       boost::system::error_code ec;
@@ -47,10 +49,14 @@ Awaitable<Result<bool>> CommentRebuilder::Rebuild(int64_t article_id) {
     }
     // Ours: copy SQL into the cache chunk by chunk, yielding to other requests between.
     PL_CO_TRY(const std::optional<size_t> copied, co_await CopyFromSql(article_id));
-    if (!copied) continue;
+    if (!copied) {
+      continue;
+    }
     PL_CO_TRY(const LeaseState done,
               co_await cache_.Lease(article_id, LeaseOp::kFinish, owner_, kLeaseMs, RandomHexId()));
-    if (done != LeaseState::kOurs) continue;
+    if (done != LeaseState::kOurs) {
+      continue;
+    }
     spdlog::info("rebuilt the comment cache of article {} from SQL ({} comments)", article_id,
                  *copied);
     co_return true;
@@ -64,15 +70,21 @@ Awaitable<Result<std::optional<size_t>>> CommentRebuilder::CopyFromSql(int64_t a
   for (;;) {
     PL_CO_TRY(const std::vector<sql::CommentRow> rows,
               co_await table_.ListForArticle(article_id, after, kRebuildChunk));
-    if (rows.empty()) break;
+    if (rows.empty()) {
+      break;
+    }
     const std::vector<Comment> chunk = sql::ToComments(rows);
     PL_CO_CHECK(co_await PutChunk(article_id, chunk, after));
     total += rows.size();
     after = rows.back().id;
     PL_CO_TRY(const redis::LeaseState renewed,
               co_await cache_.Lease(article_id, redis::LeaseOp::kRenew, owner_, kLeaseMs));
-    if (renewed != redis::LeaseState::kOurs) co_return std::optional<size_t>{};
-    if (static_cast<int64_t>(rows.size()) < kRebuildChunk) break;
+    if (renewed != redis::LeaseState::kOurs) {
+      co_return std::optional<size_t>{};
+    }
+    if (static_cast<int64_t>(rows.size()) < kRebuildChunk) {
+      break;
+    }
   }
   co_return std::optional<size_t>(total);
 }
@@ -94,7 +106,9 @@ Awaitable<Status> CommentRebuilder::PutChunk(int64_t article_id, const std::vect
     auto results = co_await WhenAll(std::move(puts));
     chunk_ok = Status{};
     for (auto& r : results) {
-      if (!r) chunk_ok = r;
+      if (!r) {
+        chunk_ok = r;
+      }
     }
     if (!chunk_ok) {
       spdlog::warn("comment rebuild of article {}: chunk after id {} failed ({}), attempt {}",

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "common/single_flight.hpp"
 #include "domain/comment.hpp"
-#include "domain/single_flight.hpp"
 #include "redis/comment_cache.hpp"
 #include "sql/comments.hpp"
 

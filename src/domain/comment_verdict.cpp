@@ -13,9 +13,13 @@ char Lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' +
 
 // Whether `text` at `at` starts with ASCII `lower`, ignoring case.
 bool StartsAt(std::string_view text, size_t at, std::string_view lower) {
-  if (text.size() - at < lower.size()) return false;
+  if (text.size() - at < lower.size()) {
+    return false;
+  }
   for (size_t i = 0; i < lower.size(); ++i) {
-    if (Lower(text[at + i]) != lower[i]) return false;
+    if (Lower(text[at + i]) != lower[i]) {
+      return false;
+    }
   }
   return true;
 }
@@ -23,8 +27,12 @@ bool StartsAt(std::string_view text, size_t at, std::string_view lower) {
 // The signals in the text itself: too many links, a spam word.
 void AddContentReasons(std::string_view text, const SpamRules& rules,
                        std::vector<std::string>& reasons) {
-  if (CountLinks(text) > rules.max_links) reasons.emplace_back(kHeldLinks);
-  if (rules.words.empty()) return;
+  if (CountLinks(text) > rules.max_links) {
+    reasons.emplace_back(kHeldLinks);
+  }
+  if (rules.words.empty()) {
+    return;
+  }
   // Substrings of the folded body: spam words are often glued to other text, and Chinese
   // has no spaces to split on.
   auto folded = text::FoldCase(text);
@@ -43,7 +51,9 @@ std::string_view PolicyName(ModerationPolicy p) { return kPolicyNames.at(static_
 
 std::optional<ModerationPolicy> ParsePolicy(std::string_view name) {
   for (size_t i = 0; i < kPolicyNames.size(); ++i) {
-    if (kPolicyNames[i] == name) return static_cast<ModerationPolicy>(i);
+    if (kPolicyNames[i] == name) {
+      return static_cast<ModerationPolicy>(i);
+    }
   }
   return std::nullopt;
 }
@@ -55,7 +65,9 @@ int64_t CountLinks(std::string_view body) {
     if (StartsAt(body, i, "http://") || StartsAt(body, i, "https://")) {
       ++n;
       i = body.find("//", i) + 1;
-      if (StartsAt(body, i + 1, "www.")) i += 4;
+      if (StartsAt(body, i + 1, "www.")) {
+        i += 4;
+      }
     } else if (StartsAt(body, i, "www.")) {
       ++n;
       i += 3;
@@ -69,12 +81,16 @@ std::vector<std::string> FoldedWords(std::string_view file_text) {
   size_t start = 0;
   while (start <= file_text.size()) {
     size_t end = file_text.find('\n', start);
-    if (end == std::string_view::npos) end = file_text.size();
+    if (end == std::string_view::npos) {
+      end = file_text.size();
+    }
     std::string_view line = file_text.substr(start, end - start);
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) {
       line.remove_suffix(1);
     }
-    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) {
+      line.remove_prefix(1);
+    }
     if (!line.empty() && line.front() != '#') {
       if (auto folded = text::FoldCase(line); folded && !folded->empty()) {
         words.push_back(std::move(*folded));
@@ -92,25 +108,39 @@ Verdict Judge(const Submission& s, const WriterFacts& writer, ModerationPolicy p
     v.refused = Error{ErrorCode::kDuplicate, "you posted the same comment a moment ago", 0};
     return v;
   }
-  if (writer.moderator) return v;
-  if (!s.honeypot.empty()) v.reasons.emplace_back(kHeldHoneypot);
-  if (s.form_age_ms && *s.form_age_ms < rules.min_form_age_ms) v.reasons.emplace_back(kHeldTooFast);
+  if (writer.moderator) {
+    return v;
+  }
+  if (!s.honeypot.empty()) {
+    v.reasons.emplace_back(kHeldHoneypot);
+  }
+  if (s.form_age_ms && *s.form_age_ms < rules.min_form_age_ms) {
+    v.reasons.emplace_back(kHeldTooFast);
+  }
   AddContentReasons(s.body, rules, v.reasons);
-  if (writer.guest_held) v.reasons.emplace_back(kHeldGuest);
+  if (writer.guest_held) {
+    v.reasons.emplace_back(kHeldGuest);
+  }
   if (policy == ModerationPolicy::kAll) {
     v.reasons.emplace_back(kHeldByPolicy);
   } else if (policy == ModerationPolicy::kFirst && !writer.has_approved) {
     v.reasons.emplace_back(kHeldFirstComment);
   }
-  if (!v.reasons.empty()) v.status = CommentStatus::kPending;
+  if (!v.reasons.empty()) {
+    v.status = CommentStatus::kPending;
+  }
   return v;
 }
 
 Verdict JudgeEdit(std::string_view body, bool moderator, const SpamRules& rules) {
   Verdict v;
-  if (moderator) return v;
+  if (moderator) {
+    return v;
+  }
   AddContentReasons(body, rules, v.reasons);
-  if (!v.reasons.empty()) v.status = CommentStatus::kPending;
+  if (!v.reasons.empty()) {
+    v.status = CommentStatus::kPending;
+  }
   return v;
 }
 

@@ -26,8 +26,12 @@ Awaitable<Result<int64_t>> CommentService::AllocateId(int64_t article_id, bool r
     PL_CO_TRY(sql_max_id, co_await table_.MaxId());
   }
   PL_CO_TRY(const std::optional<int64_t> id, co_await cache_.NextCommentId(article_id, sql_max_id));
-  if (id) co_return *id;
-  if (reseed) co_return Fail(ErrorCode::kInternal, "comment sequence did not resume");
+  if (id) {
+    co_return *id;
+  }
+  if (reseed) {
+    co_return Fail(ErrorCode::kInternal, "comment sequence did not resume");
+  }
   co_return co_await AllocateId(article_id, true);
 }
 
@@ -79,7 +83,9 @@ bool MayConfirm(const Verdict& v) {
 std::string Joined(const std::vector<std::string>& reasons) {
   std::string out;
   for (const auto& r : reasons) {
-    if (!out.empty()) out += ',';
+    if (!out.empty()) {
+      out += ',';
+    }
     out += r;
   }
   return out;
@@ -107,7 +113,9 @@ Awaitable<Result<Comment>> CommentService::CreateAs(const Principal& who, const 
     // A parent the writer cannot see (another's held comment) is no parent.
     auto parent = co_await Visible(who, *in.parent_id);
     if (!parent) {
-      if (parent.error().code != ErrorCode::kNotFound) co_return tl::unexpected(parent.error());
+      if (parent.error().code != ErrorCode::kNotFound) {
+        co_return tl::unexpected(parent.error());
+      }
       co_return Fail(ErrorCode::kInvalidArgument,
                      "parentId must be a live comment of this article");
     }
@@ -124,7 +132,9 @@ Awaitable<Result<Comment>> CommentService::CreateAs(const Principal& who, const 
   PL_CO_TRY(const WriterFacts facts, co_await FactsOf(who, guest, policy, body));
   const Submission submission{body, in.honeypot, in.form_age_ms};
   const Verdict verdict = Judge(submission, facts, policy, moderation_.rules);
-  if (verdict.refused) co_return tl::unexpected(*verdict.refused);
+  if (verdict.refused) {
+    co_return tl::unexpected(*verdict.refused);
+  }
   sql::NewComment nc;
   nc.article_id = article_id;
   nc.parent_id = in.parent_id;
@@ -142,7 +152,9 @@ Awaitable<Result<Comment>> CommentService::CreateAs(const Principal& who, const 
       // address is kept lower-cased: one address is one row however it is typed, so it gets
       // one confirmation mail, ever, and one unsubscribe stops it.
       std::string address = guest->identity.email;
-      for (char& ch : address) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      for (char& ch : address) {
+        ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      }
       const GuestToken link = NewGuestToken();
       nc.guest->confirm =
           sql::GuestAddress{std::move(address), link.token, link.hash, NewGuestToken().token, "en"};
@@ -207,9 +219,13 @@ Awaitable<Result<std::vector<sql::QueuedComment>>> CommentService::Queue(
 
 Awaitable<Status> CommentService::Report(const Principal& who, int64_t id, std::string reason) {
   PL_CO_TRY(const Comment c, co_await Visible(who, id));
-  if (c.deleted || !c.Approved()) co_return Fail(ErrorCode::kNotFound, "no such comment");
+  if (c.deleted || !c.Approved()) {
+    co_return Fail(ErrorCode::kNotFound, "no such comment");
+  }
   // A writer's report of their own comment counts for nothing (204, as a repeat).
-  if (c.author.id == who.id) co_return Status{};
+  if (c.author.id == who.id) {
+    co_return Status{};
+  }
   std::function<Awaitable<Result<sql::CommentWrite>>(sql::CacheStamp)> report =
       [this, id, &who, &reason](sql::CacheStamp stamp) -> Awaitable<Result<sql::CommentWrite>> {
     PL_CO_TRY(
@@ -225,13 +241,18 @@ Awaitable<Result<Comment>> CommentService::Edit(const Principal& who, int64_t id
                                                 std::string body) {
   PL_CO_TRY(std::string text, NormalizeCommentBody(body));
   PL_CO_TRY(const Comment c, co_await Visible(who, id));
-  if (c.deleted) co_return Fail(ErrorCode::kNotFound, "no such comment");
+  if (c.deleted) {
+    co_return Fail(ErrorCode::kNotFound, "no such comment");
+  }
   if (!HasRole(who.role, Role::kModerator) && !c.Approved()) {
     // What a moderator approves is the text they read in the queue: a held comment keeps it.
-    co_return Fail(ErrorCode::kAlreadyExists, "a held comment cannot be edited until it is approved");
+    co_return Fail(ErrorCode::kAlreadyExists,
+                   "a held comment cannot be edited until it is approved");
   }
   if (!HasRole(who.role, Role::kAdmin)) {
-    if (c.author.id != who.id) co_return Fail(ErrorCode::kPermissionDenied, "not your comment");
+    if (c.author.id != who.id) {
+      co_return Fail(ErrorCode::kPermissionDenied, "not your comment");
+    }
     if (NowMs() - c.created_at_ms > edit_window_ms_) {
       co_return Fail(ErrorCode::kPermissionDenied, "the edit window of this comment has passed");
     }
@@ -252,7 +273,9 @@ Awaitable<Result<Comment>> CommentService::Edit(const Principal& who, int64_t id
 
 Awaitable<Status> CommentService::Delete(const Principal& who, int64_t id) {
   PL_CO_TRY(const Comment c, co_await Visible(who, id));
-  if (c.deleted) co_return Fail(ErrorCode::kNotFound, "no such comment");
+  if (c.deleted) {
+    co_return Fail(ErrorCode::kNotFound, "no such comment");
+  }
   if (c.author.id != who.id && !HasRole(who.role, Role::kAdmin)) {
     co_return Fail(ErrorCode::kPermissionDenied, "not your comment");
   }
@@ -278,7 +301,9 @@ Awaitable<Result<sql::CommentWrite>> CommentService::WriteThread(
 }
 
 Awaitable<Status> CommentService::Reflect(const sql::CommentWrite& w) {
-  if (fail_reflect && fail_reflect()) co_return Fail(ErrorCode::kUnavailable, "test hook");
+  if (fail_reflect && fail_reflect()) {
+    co_return Fail(ErrorCode::kUnavailable, "test hook");
+  }
   const int64_t article_id = w.rows.front().article_id;
   const std::vector<Comment> comments = sql::ToComments(w.rows);
   PL_CO_CHECK(co_await cache_.Put(article_id, comments));
@@ -301,7 +326,10 @@ Awaitable<Status> CommentService::AfterCommit(const sql::CommentWrite& w,
   // the written comments' own hashes at once (single reads and likes trust them).
   const int64_t article_id = w.rows.front().article_id;
   std::vector<int64_t> written;
-  for (const auto& row : w.rows) written.push_back(row.id);
+  written.reserve(w.rows.size());
+  for (const auto& row : w.rows) {
+    written.push_back(row.id);
+  }
   if (auto forgot = co_await cache_.Forget(written); !forgot) {
     spdlog::warn("comments of article {} not forgotten ({}); the rebuild rewrites them", article_id,
                  forgot.error().message);
@@ -334,14 +362,18 @@ Awaitable<Result<int64_t>> CommentService::RepairPending() {
 }
 
 Awaitable<Result<LikeState>> CommentService::Like(const Principal& who, int64_t id, bool like) {
-  const redis::LikeTarget target = redis::LikeTarget::OfComment(id);
+  const model::Target target = model::Target::Comment(id);
   if (auto it = article_of_.find(id); it != article_of_.end()) {
     // Warm: one script call, which checks the article (published) and the comment (not
     // deleted) as Redis holds them; anything else (a draft, not cached) is checked below.
     redis::HotOrder hot{it->second.article_id, std::nullopt};
-    if (it->second.parent_id != 0) hot.parent_id = it->second.parent_id;
+    if (it->second.parent_id != 0) {
+      hot.parent_id = it->second.parent_id;
+    }
     PL_CO_TRY(auto fast, co_await likes_.SetIfPublished(who, target, like, &hot));
-    if (fast) co_return *fast;
+    if (fast) {
+      co_return *fast;
+    }
   }
   PL_CO_TRY(const Comment c, co_await Peek(id));
   Learn(c);
@@ -352,7 +384,9 @@ Awaitable<Result<LikeState>> CommentService::SetLike(const Principal& who, const
                                                      bool like) {
   // Only a live approved comment takes likes (not a held one, nor a placeholder), and not a
   // reply its held top-level comment keeps from readers.
-  if (c.deleted || !c.Approved()) co_return Fail(ErrorCode::kNotFound, "no such comment");
+  if (c.deleted || !c.Approved()) {
+    co_return Fail(ErrorCode::kNotFound, "no such comment");
+  }
   if (c.parent_id) {
     PL_CO_TRY(const Comment top, co_await Peek(*c.parent_id));
     if (!top.deleted && top.status == CommentStatus::kPending) {
@@ -366,9 +400,11 @@ Awaitable<Result<LikeState>> CommentService::SetLike(const Principal& who, const
     }
     co_return tl::unexpected(article.error());
   }
-  if (!CanSee(*article, who)) co_return Fail(ErrorCode::kNotFound, "no such comment");
+  if (!CanSee(*article, who)) {
+    co_return Fail(ErrorCode::kNotFound, "no such comment");
+  }
   const redis::HotOrder hot{c.article_id, c.parent_id};
-  const redis::LikeTarget target = redis::LikeTarget::OfComment(c.id);
+  const model::Target target = model::Target::Comment(c.id);
   co_return co_await likes_.Set(who, target, like, &hot);
 }
 

@@ -24,15 +24,15 @@
 #include <utility>
 #include <vector>
 
+#include "common/fresh_flight.hpp"
+#include "common/pending_repairs.hpp"
 #include "domain/article.hpp"
 #include "domain/articles.hpp"
 #include "domain/comment.hpp"
 #include "domain/comment_rebuild.hpp"
 #include "domain/comment_verdict.hpp"
-#include "domain/fresh_flight.hpp"
 #include "domain/guest_author.hpp"
 #include "domain/likes.hpp"
-#include "domain/pending_repairs.hpp"
 #include "domain/unknown_comments.hpp"
 #include "redis/comment_cache.hpp"
 #include "redis/rate_limiter.hpp"
@@ -70,7 +70,7 @@ class CommentService {
   // Bytes of comment text one page of comments or replies carries at most (bodies of items
   // and their inline replies; the first item always). A page cut short carries nextCursor
   // after its last item (API.md additions in README.md, "Pages of comments are bounded").
-  static constexpr size_t kPageTextBudget = 512 * 1024;
+  static constexpr size_t kPageTextBudget = size_t{512} * 1024;
 
   CommentService(sql::CommentTable& table, redis::CommentCache& cache, ArticleService& articles,
                  LikeService& likes, int64_t edit_window_ms);
@@ -152,9 +152,13 @@ class CommentService {
       const std::optional<Principal>& viewer, int64_t article_id);
   // The version of the replies pages of comment `comment_id` (PageVersion of its thread),
   // after checking the comment is listed and its article one `viewer` may see (404
-  // otherwise); nullopt as PageVersion's.
-  Awaitable<Result<std::optional<ThreadVersion>>> RepliesVersion(
-      const std::optional<Principal>& viewer, int64_t comment_id, int64_t* article_id);
+  // otherwise); nullopt as PageVersion's. With the comment's article.
+  struct RepliesVersionRead {
+    int64_t article_id = 0;
+    std::optional<ThreadVersion> version;
+  };
+  Awaitable<Result<RepliesVersionRead>> RepliesVersion(const std::optional<Principal>& viewer,
+                                                       int64_t comment_id);
   // Replies' page as an anonymous reader sees it, without its checks (RepliesVersion's).
   Awaitable<Result<PageResult<Comment>>> PublicReplies(int64_t article_id, int64_t comment_id,
                                                        CommentSort sort, PageRequest page);

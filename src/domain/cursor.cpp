@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdio>
 #include <limits>
 #include <vector>
 
@@ -19,7 +18,9 @@ std::string EncodeCursor(std::string_view raw) {
 }
 
 std::optional<std::string> DecodeCursor(std::string_view cursor) {
-  if (cursor.empty() || cursor.size() > 256) return std::nullopt;
+  if (cursor.empty() || cursor.size() > 256) {
+    return std::nullopt;
+  }
   std::vector<unsigned char> out(cursor.size());
   size_t len = 0;
   if (sodium_base642bin(out.data(), out.size(), cursor.data(), cursor.size(), nullptr, &len,
@@ -35,15 +36,25 @@ std::string EncodeScoreCursor(char tag, int64_t score, int64_t id) {
 
 std::optional<std::pair<int64_t, int64_t>> DecodeScoreCursor(std::string_view cursor, char tag) {
   auto raw = DecodeCursor(cursor);
-  long long score = 0, id = 0;
-  char got = 0;
-  if (!raw || std::sscanf(raw->c_str(), "%c%lld.%lld", &got, &score, &id) != 3 || got != tag ||
-      id <= 0) {
+  if (!raw || raw->empty() || raw->front() != tag) {
     return std::nullopt;
   }
-  // Only the spelling EncodeScoreCursor writes: sscanf also takes spaces, signs and trailing
-  // bytes, which made one position many cursors (each its own page-cache key).
-  if (EncodeScoreCursor(tag, score, id) != cursor) return std::nullopt;
+  const char* const end = raw->data() + raw->size();
+  int64_t score = 0;
+  int64_t id = 0;
+  const auto [dot, score_ec] = std::from_chars(raw->data() + 1, end, score);
+  if (score_ec != std::errc() || dot == end || *dot != '.') {
+    return std::nullopt;
+  }
+  const auto [id_end, id_ec] = std::from_chars(dot + 1, end, id);
+  if (id_ec != std::errc() || id_end != end || id <= 0) {
+    return std::nullopt;
+  }
+  // Only the spelling EncodeScoreCursor writes: from_chars also takes leading zeros and "-0",
+  // which would make one position many cursors (each its own page-cache key).
+  if (EncodeScoreCursor(tag, score, id) != cursor) {
+    return std::nullopt;
+  }
   return std::pair<int64_t, int64_t>{score, id};
 }
 
@@ -56,7 +67,9 @@ std::optional<uint64_t> Digits(std::string_view s) {
   }
   uint64_t v = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  if (ec != std::errc() || ptr != s.data() + s.size()) {
+    return std::nullopt;
+  }
   return v;
 }
 
@@ -72,7 +85,9 @@ std::optional<ChangeCursor> ParseChangeCursor(std::string_view cursor) {
   const size_t dash = cursor.find('-');
   if (dash == std::string_view::npos) {
     auto id = Digits(cursor);
-    if (!id || *id > kMax) return std::nullopt;
+    if (!id || *id > kMax) {
+      return std::nullopt;
+    }
     out.after_id = static_cast<int64_t>(*id);
     return out;
   }
@@ -80,7 +95,9 @@ std::optional<ChangeCursor> ParseChangeCursor(std::string_view cursor) {
   // within one ms; resuming at the ms may repeat a few changes of that ms, never skip one.
   auto ms = Digits(cursor.substr(0, dash));
   auto seq = Digits(cursor.substr(dash + 1));
-  if (!ms || !seq) return std::nullopt;
+  if (!ms || !seq) {
+    return std::nullopt;
+  }
   out.from_ms = static_cast<int64_t>(std::min(*ms, kMax));
   return out;
 }

@@ -6,9 +6,15 @@
 namespace plaudit::domain {
 
 std::optional<GuestMode> ParseGuestMode(std::string_view name) {
-  if (name == "off") return GuestMode::kOff;
-  if (name == "moderated") return GuestMode::kModerated;
-  if (name == "on") return GuestMode::kOn;
+  if (name == "off") {
+    return GuestMode::kOff;
+  }
+  if (name == "moderated") {
+    return GuestMode::kModerated;
+  }
+  if (name == "on") {
+    return GuestMode::kOn;
+  }
   return std::nullopt;
 }
 
@@ -28,7 +34,9 @@ namespace {
 
 bool HasControl(std::string_view s) {
   for (unsigned char c : s) {
-    if (c < 0x20 || c == 0x7F) return true;
+    if (c < 0x20 || c == 0x7F) {
+      return true;
+    }
   }
   return false;
 }
@@ -39,27 +47,37 @@ Status CheckEmail(std::string_view email, std::string_view field) {
   const auto fail = [field] {
     return Fail(ErrorCode::kInvalidArgument, std::string(field) + " is not an e-mail address");
   };
-  if (email.size() > 254 || HasControl(email)) return fail();
+  if (email.size() > 254 || HasControl(email)) {
+    return fail();
+  }
   const size_t at = email.find('@');
   if (at == 0 || at == std::string_view::npos || at + 1 == email.size() ||
       email.find('@', at + 1) != std::string_view::npos) {
     return fail();
   }
   for (char c : email) {
-    if (c == ' ' || c == '<' || c == '>' || c == ',' || c == ';') return fail();
+    if (c == ' ' || c == '<' || c == '>' || c == ',' || c == ';') {
+      return fail();
+    }
   }
-  if (!text::CodePoints(email)) return fail();
+  if (!text::CodePoints(email)) {
+    return fail();
+  }
   return {};
 }
 
 Result<GuestIdentity> NormalizeGuest(std::string_view name, std::string_view email) {
   const std::string_view trimmed = text::Trim(name);
   auto n = text::CodePoints(trimmed);
-  if (!n) return Fail(ErrorCode::kInvalidArgument, "guest.name must be valid UTF-8");
+  if (!n) {
+    return Fail(ErrorCode::kInvalidArgument, "guest.name must be valid UTF-8");
+  }
   if (trimmed.empty() || text::IsBlank(trimmed)) {
     return Fail(ErrorCode::kInvalidArgument, "guest.name is required");
   }
-  if (*n > 50) return Fail(ErrorCode::kInvalidArgument, "guest.name must be at most 50 characters");
+  if (*n > 50) {
+    return Fail(ErrorCode::kInvalidArgument, "guest.name must be at most 50 characters");
+  }
   if (HasControl(trimmed)) {
     return Fail(ErrorCode::kInvalidArgument, "guest.name must not contain control characters");
   }
@@ -69,11 +87,15 @@ Result<GuestIdentity> NormalizeGuest(std::string_view name, std::string_view ema
   GuestIdentity g;
   g.name = std::string(trimmed);
   auto key = text::NameSkeleton(g.name);
-  if (!key) return tl::unexpected(key.error());
+  if (!key) {
+    return tl::unexpected(key.error());
+  }
   g.name_key = std::move(*key);
   const std::string_view mail = text::Trim(email);
   if (!mail.empty()) {
-    if (auto st = CheckEmail(mail, "guest.email"); !st) return tl::unexpected(st.error());
+    if (auto st = CheckEmail(mail, "guest.email"); !st) {
+      return tl::unexpected(st.error());
+    }
     g.email = std::string(mail);
   }
   return g;

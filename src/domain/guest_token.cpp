@@ -25,7 +25,9 @@ GuestToken NewGuestToken() {
 }
 
 std::string HashGuestToken(std::string_view token) {
-  if (token.size() != kTokenChars) return {};
+  if (token.size() != kTokenChars) {
+    return {};
+  }
   unsigned char digest[kHashBytes];
   crypto_generichash(digest, sizeof(digest), reinterpret_cast<const unsigned char*>(token.data()),
                      token.size(), nullptr, 0);
@@ -35,9 +37,13 @@ std::string HashGuestToken(std::string_view token) {
 }
 
 bool GuestTokenMatches(std::string_view token, std::string_view stored_hash) {
-  if (stored_hash.size() != kHashBytes * 2) return false;
+  if (stored_hash.size() != kHashBytes * 2) {
+    return false;
+  }
   const std::string presented = HashGuestToken(token);
-  if (presented.size() != stored_hash.size()) return false;
+  if (presented.size() != stored_hash.size()) {
+    return false;
+  }
   return sodium_memcmp(presented.data(), stored_hash.data(), presented.size()) == 0;
 }
 

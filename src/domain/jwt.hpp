@@ -3,12 +3,11 @@
 // tokens (domain/sso_token.hpp) and ID tokens (domain/id_token.hpp) read them: three base64url
 // parts (libsodium's strict decoder: no padding, no other alphabet), a JSON header and claims,
 // and the signed text. Nothing here checks a signature or trusts a claim.
+#include <boost/json.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <boost/json.hpp>
 
 #include "common/result.hpp"
 
@@ -17,7 +16,7 @@ namespace plaudit::domain {
 struct JwtParts {
   boost::json::object header;
   boost::json::object claims;
-  std::string signature;        // decoded
+  std::string signature;         // decoded
   std::string_view signed_part;  // "header.payload" of the token as given
 };
 

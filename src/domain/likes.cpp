@@ -32,13 +32,13 @@ int64_t CountWithUnflushed(const sql::LikeCountState& sql,
 LikeService::LikeService(redis::LikeStore& store, sql::LikeTable& table)
     : store_(store), table_(table) {}
 
-Awaitable<Status> LikeService::LoadMissing(const redis::LikeTarget& t, int64_t user_id,
-                                           const redis::LikeReading& seen, bool* exists) {
+Awaitable<Result<bool>> LikeService::LoadMissing(const model::Target& t, int64_t user_id,
+                                                 const redis::LikeReading& seen) {
   const bool need_bucket = seen.user == redis::LikeOf::kNotLoaded && user_id > 0;
   const bool need_count = !seen.count;
   const int64_t bucket = redis::LikeBucketOf(user_id);
-  std::string key =
-      t.Name() + ":" + std::to_string(bucket) + (need_bucket ? "b" : "") + (need_count ? "c" : "");
+  std::string key = redis::TargetName(t) + ":" + std::to_string(bucket) + (need_bucket ? "b" : "") +
+                    (need_count ? "c" : "");
   std::function<Awaitable<Result<bool>>()> load = [this, t, user_id, need_bucket, need_count,
                                                    bucket]() -> Awaitable<Result<bool>> {
     // Redis first (the epoch, and for a count the changes not yet in SQL), then SQL, then
@@ -48,137 +48,182 @@ Awaitable<Status> LikeService::LoadMissing(const redis::LikeTarget& t, int64_t u
     // the shard.
     for (int round = 0; round < kLoadRounds; ++round) {
       auto unflushed = co_await store_.ReadUnflushed(t, need_count);
-      if (!unflushed) co_return tl::unexpected(unflushed.error());
+      if (!unflushed) {
+        co_return tl::unexpected(unflushed.error());
+      }
       std::vector<int64_t> users;
-      for (const auto& [uid, liked] : unflushed->changes) users.push_back(uid);
+      for (const auto& [uid, liked] : unflushed->changes) {
+        users.push_back(uid);
+      }
       // The count decides existence: an unknown target is never cached.
-      auto sql = co_await table_.CountState(t.type, t.id, std::move(users));
-      if (!sql) co_return tl::unexpected(sql.error());
-      if (!sql->count) co_return false;
+      auto sql = co_await table_.CountState(t, std::move(users));
+      if (!sql) {
+        co_return tl::unexpected(sql.error());
+      }
+      if (!sql->count) {
+        co_return false;
+      }
       std::optional<LikerLoad> likers;
       if (need_bucket) {
         // Up to 256 likers: all of them, one set (small mode). More: the user's bucket only.
-        auto all = co_await table_.Likers(t.type, t.id, 0, INT64_MAX, kSmallLikers + 1);
-        if (!all) co_return tl::unexpected(all.error());
+        auto all = co_await table_.Likers(t, 0, INT64_MAX, kSmallLikers + 1);
+        if (!all) {
+          co_return tl::unexpected(all.error());
+        }
         if (static_cast<int64_t>(all->size()) <= kSmallLikers) {
           likers = LikerLoad{true, std::move(*all)};
         } else {
           const auto [lo, hi] = redis::LikeBucketUsers(bucket);
-          auto rows = co_await table_.Likers(t.type, t.id, lo, hi, kSmallLikers + 1);
-          if (!rows) co_return tl::unexpected(rows.error());
+          auto rows = co_await table_.Likers(t, lo, hi, kSmallLikers + 1);
+          if (!rows) {
+            co_return tl::unexpected(rows.error());
+          }
           likers = LikerLoad{false, std::move(*rows)};
         }
       }
       std::optional<int64_t> count;
-      if (need_count) count = CountWithUnflushed(*sql, unflushed->changes);
+      if (need_count) {
+        count = CountWithUnflushed(*sql, unflushed->changes);
+      }
       auto loaded = co_await store_.Load(t, user_id, likers, count, unflushed->epoch);
-      if (!loaded) co_return tl::unexpected(loaded.error());
-      if (*loaded == redis::LikeStore::LoadOutcome::kInstalled) co_return true;
+      if (!loaded) {
+        co_return tl::unexpected(loaded.error());
+      }
+      if (*loaded == redis::LikeStore::LoadOutcome::kInstalled) {
+        co_return true;
+      }
       if (*loaded == redis::LikeStore::LoadOutcome::kUnchecked && recheck_redis) {
         // Emptied (FLUSHALL) since this connection's check: check again, which marks it.
         auto checked = co_await recheck_redis();
-        if (!checked) co_return tl::unexpected(checked.error());
+        if (!checked) {
+          co_return tl::unexpected(checked.error());
+        }
       }
     }
     co_return Fail(ErrorCode::kUnavailable, "like state kept changing while loading; retry");
   };
-  auto r = co_await loads_.Do(key, std::move(load));
-  if (!r) co_return tl::unexpected(r.error());
-  *exists = *r;
-  co_return Status{};
+  co_return co_await loads_.Do(key, std::move(load));
 }
 
-Awaitable<Result<LikeState>> LikeService::Set(const Principal& who, const redis::LikeTarget& t,
+Awaitable<Result<LikeState>> LikeService::Set(const Principal& who, const model::Target& t,
                                               bool like, const redis::HotOrder* hot) {
   auto r = co_await SetImpl(who, t, like, hot, false);
-  if (!r) co_return tl::unexpected(r.error());
-  if (!*r) co_return Fail(ErrorCode::kInternal, "like refused without a condition");
+  if (!r) {
+    co_return tl::unexpected(r.error());
+  }
+  if (!*r) {
+    co_return Fail(ErrorCode::kInternal, "like refused without a condition");
+  }
   co_return **r;
 }
 
 // Not a coroutine: SetImpl's own awaitable, without a frame around it (the caller awaits it
 // at once, while `who` and `article` are alive).
 Awaitable<Result<std::optional<LikeState>>> LikeService::SetIfPublished(
-    const Principal& who, const redis::LikeTarget& target, bool like, const redis::HotOrder* hot) {
+    const Principal& who, const model::Target& target, bool like, const redis::HotOrder* hot) {
   return SetImpl(who, target, like, hot, true);
 }
 
 Awaitable<Result<std::optional<LikeState>>> LikeService::SetImpl(const Principal& who,
-                                                                 const redis::LikeTarget& t,
-                                                                 bool like,
+                                                                 const model::Target& t, bool like,
                                                                  const redis::HotOrder* hot,
                                                                  bool require_published) {
   if (redis_checked && !redis_checked()) {
-    if (auto st = co_await check_redis(); !st) co_return tl::unexpected(st.error());
+    if (auto st = co_await check_redis(); !st) {
+      co_return tl::unexpected(st.error());
+    }
   }
   for (int attempt = 0; attempt < 4; ++attempt) {
     auto r = co_await store_.Set(t, who.id, like, hot, require_published);
-    if (!r) co_return tl::unexpected(r.error());
-    if (r->user == redis::LikeOf::kNotPublished) co_return std::optional<LikeState>{};
-    if (r->Complete()) co_return std::optional<LikeState>(LikeState{r->liked(), *r->count});
+    if (!r) {
+      co_return tl::unexpected(r.error());
+    }
+    if (r->user == redis::LikeOf::kNotPublished) {
+      co_return std::optional<LikeState>{};
+    }
+    if (r->Complete()) {
+      co_return std::optional<LikeState>(LikeState{r->liked(), *r->count});
+    }
     // A miss: learn what is missing, load it from SQL, and try again. Never count blind.
     auto seen = co_await store_.Get(t, who.id);
-    if (!seen) co_return tl::unexpected(seen.error());
-    bool exists = true;
-    if (auto st = co_await LoadMissing(t, who.id, *seen, &exists); !st) {
-      co_return tl::unexpected(st.error());
+    if (!seen) {
+      co_return tl::unexpected(seen.error());
     }
-    if (!exists) co_return Fail(ErrorCode::kNotFound, "no such target");
+    PL_CO_TRY(const bool exists, co_await LoadMissing(t, who.id, *seen));
+    if (!exists) {
+      co_return Fail(ErrorCode::kNotFound, "no such target");
+    }
   }
   co_return Fail(ErrorCode::kUnavailable, "like state kept disappearing; retry");
 }
 
-Awaitable<Result<LikeState>> LikeService::Get(int64_t user_id, const redis::LikeTarget& t) {
+Awaitable<Result<LikeState>> LikeService::Get(int64_t user_id, const model::Target& t) {
   if (redis_checked && !redis_checked()) {
-    if (auto st = co_await check_redis(); !st) co_return tl::unexpected(st.error());
+    if (auto st = co_await check_redis(); !st) {
+      co_return tl::unexpected(st.error());
+    }
   }
   for (int attempt = 0; attempt < 3; ++attempt) {
     auto r = co_await store_.Get(t, user_id);
-    if (!r) co_return tl::unexpected(r.error());
-    if (r->Complete()) co_return LikeState{r->liked(), *r->count};
-    bool exists = true;
-    if (auto st = co_await LoadMissing(t, user_id, *r, &exists); !st) {
-      co_return tl::unexpected(st.error());
+    if (!r) {
+      co_return tl::unexpected(r.error());
     }
-    if (!exists) co_return LikeState{false, 0};
+    if (r->Complete()) {
+      co_return LikeState{r->liked(), *r->count};
+    }
+    PL_CO_TRY(const bool exists, co_await LoadMissing(t, user_id, *r));
+    if (!exists) {
+      co_return LikeState{false, 0};
+    }
   }
   co_return Fail(ErrorCode::kUnavailable, "like state kept disappearing; retry");
 }
 
-Awaitable<Result<std::vector<LikeState>>> LikeService::GetMany(
-    int64_t user_id, std::vector<redis::LikeTarget> targets) {
+Awaitable<Result<std::vector<LikeState>>> LikeService::GetMany(int64_t user_id,
+                                                               std::vector<model::Target> targets) {
   return Read(user_id, std::move(targets), /*counts=*/true);
 }
 
 Awaitable<Result<std::vector<std::optional<LikeState>>>> LikeService::ReadCached(
-    int64_t user_id, std::vector<redis::LikeTarget> targets) {
+    int64_t user_id, std::vector<model::Target> targets) {
   if (redis_checked && !redis_checked()) {
-    if (auto st = co_await check_redis(); !st) co_return tl::unexpected(st.error());
+    if (auto st = co_await check_redis(); !st) {
+      co_return tl::unexpected(st.error());
+    }
   }
   PL_CO_TRY(const auto readings, co_await store_.GetMany(targets, user_id, /*counts=*/true));
   std::vector<std::optional<LikeState>> out(targets.size());
   for (size_t i = 0; i < targets.size(); ++i) {
     const auto& r = readings[i];
-    if (r.Complete()) out[i] = LikeState{r.liked(), *r.count};
+    if (r.Complete()) {
+      out[i] = LikeState{r.liked(), *r.count};
+    }
   }
   co_return out;
 }
 
 Awaitable<Result<std::vector<bool>>> LikeService::Liked(int64_t user_id,
-                                                       std::vector<redis::LikeTarget> targets) {
+                                                        std::vector<model::Target> targets) {
   PL_CO_TRY(auto states, co_await Read(user_id, std::move(targets), /*counts=*/false));
   std::vector<bool> out(states.size());
-  for (size_t i = 0; i < states.size(); ++i) out[i] = states[i].liked;
+  for (size_t i = 0; i < states.size(); ++i) {
+    out[i] = states[i].liked;
+  }
   co_return out;
 }
 
-Awaitable<Result<std::vector<LikeState>>> LikeService::Read(
-    int64_t user_id, std::vector<redis::LikeTarget> targets, bool counts) {
+Awaitable<Result<std::vector<LikeState>>> LikeService::Read(int64_t user_id,
+                                                            std::vector<model::Target> targets,
+                                                            bool counts) {
   if (redis_checked && !redis_checked()) {
-    if (auto st = co_await check_redis(); !st) co_return tl::unexpected(st.error());
+    if (auto st = co_await check_redis(); !st) {
+      co_return tl::unexpected(st.error());
+    }
   }
   auto readings = co_await store_.GetMany(targets, user_id, counts);
-  if (!readings) co_return tl::unexpected(readings.error());
+  if (!readings) {
+    co_return tl::unexpected(readings.error());
+  }
   std::vector<LikeState> out(targets.size());
   // Whatever is not loaded goes through Get (which loads it from SQL), all at once.
   std::vector<size_t> misses;
@@ -194,7 +239,9 @@ Awaitable<Result<std::vector<LikeState>>> LikeService::Read(
   }
   auto loaded = co_await WhenAll(std::move(loads));
   for (size_t j = 0; j < misses.size(); ++j) {
-    if (!loaded[j]) co_return tl::unexpected(loaded[j].error());
+    if (!loaded[j]) {
+      co_return tl::unexpected(loaded[j].error());
+    }
     out[misses[j]] = *loaded[j];
   }
   co_return out;

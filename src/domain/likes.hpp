@@ -14,7 +14,7 @@
 #include <optional>
 #include <vector>
 
-#include "domain/single_flight.hpp"
+#include "common/single_flight.hpp"
 #include "domain/user.hpp"
 #include "redis/like_store.hpp"
 #include "sql/likes.hpp"
@@ -33,38 +33,35 @@ class LikeService {
   redis::LikeStore& store() { return store_; }
 
   // With `hot` (a comment), the comment's hot order moves in the same step.
-  Awaitable<Result<LikeState>> Set(const Principal& who, const redis::LikeTarget& target, bool like,
+  Awaitable<Result<LikeState>> Set(const Principal& who, const model::Target& target, bool like,
                                    const redis::HotOrder* hot = nullptr);
   // A like in one script call when the article's cache says it is published (so anyone may
   // see it) and, for a comment (with its `hot` order), the comment's cache says it is not
   // deleted. nullopt, with nothing changed, when the cache does not say so (a draft, or not
   // cached): the caller checks visibility itself and calls Set.
   Awaitable<Result<std::optional<LikeState>>> SetIfPublished(const Principal& who,
-                                                             const redis::LikeTarget& target,
-                                                             bool like,
+                                                             const model::Target& target, bool like,
                                                              const redis::HotOrder* hot = nullptr);
   // `user_id` 0: anonymous. A target unknown to SQL answers {false, 0}.
-  Awaitable<Result<LikeState>> Get(int64_t user_id, const redis::LikeTarget& target);
+  Awaitable<Result<LikeState>> Get(int64_t user_id, const model::Target& target);
   // Many targets in one pipelined round trip (plus loads for misses).
   Awaitable<Result<std::vector<LikeState>>> GetMany(int64_t user_id,
-                                                    std::vector<redis::LikeTarget> targets);
+                                                    std::vector<model::Target> targets);
   // What Redis holds of each target, in one round trip and without loading anything: nullopt
   // where the state or count is not cached. For callers that first learn which targets may be
   // seen (LikesOfPage), then GetMany only those they miss, so an unknown id costs no SQL.
   Awaitable<Result<std::vector<std::optional<LikeState>>>> ReadCached(
-      int64_t user_id, std::vector<redis::LikeTarget> targets);
+      int64_t user_id, std::vector<model::Target> targets);
   // Whether the user likes each target, without their counts (a signed-in page, whose
   // counts are the anonymous page's): one round trip, plus loads for states not in Redis.
-  Awaitable<Result<std::vector<bool>>> Liked(int64_t user_id,
-                                             std::vector<redis::LikeTarget> targets);
+  Awaitable<Result<std::vector<bool>>> Liked(int64_t user_id, std::vector<model::Target> targets);
+
  private:
   // GetMany's and Liked's read: `counts` false leaves each count 0 (not read).
   Awaitable<Result<std::vector<LikeState>>> Read(int64_t user_id,
-                                                 std::vector<redis::LikeTarget> targets,
-                                                 bool counts);
+                                                 std::vector<model::Target> targets, bool counts);
 
  public:
-
   // Before the first like on each connection to Redis, the check that recovers a Redis that
   // came back older than SQL (flush::RedisCheck). Set by the wiring; empty: no check.
   // redis_checked is an integer compare while the connection is the one checked; a failed
@@ -76,11 +73,13 @@ class LikeService {
 
  private:
   Awaitable<Result<std::optional<LikeState>>> SetImpl(const Principal& who,
-                                                      const redis::LikeTarget& target, bool like,
+                                                      const model::Target& target, bool like,
                                                       const redis::HotOrder* hot,
                                                       bool require_published);
-  Awaitable<Status> LoadMissing(const redis::LikeTarget& t, int64_t user_id,
-                                const redis::LikeReading& seen, bool* target_exists);
+  // Fills what `seen` lacked (the user's bucket, the count) from SQL; false when the target
+  // does not exist (nothing is cached then).
+  Awaitable<Result<bool>> LoadMissing(const model::Target& t, int64_t user_id,
+                                      const redis::LikeReading& seen);
   redis::LikeStore& store_;
   sql::LikeTable& table_;
   SingleFlight<std::string, bool> loads_;

@@ -10,7 +10,7 @@ namespace {
 
 // One verification mail per user per ten minutes: an address field is not a way to mail
 // strangers.
-constexpr int64_t kVerifyGapMs = 10 * 60 * 1000;
+constexpr int64_t kVerifyGapMs = int64_t{10} * 60 * 1000;
 
 NoticeSettingsView View(const sql::NotifySettings& s) {
   return {s.email, s.verified, s.replies, s.article_comments, s.moderation, s.language};
@@ -20,15 +20,23 @@ NoticeSettingsView View(const sql::NotifySettings& s) {
 
 std::optional<std::string> NoticeLanguage(std::string_view tag) {
   std::string t;
-  for (char c : tag) t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (t == "en" || t.rfind("en-", 0) == 0) return "en";
-  if (t == "zh" || t.rfind("zh-", 0) == 0) return "zh-CN";
+  for (char c : tag) {
+    t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  if (t == "en" || t.rfind("en-", 0) == 0) {
+    return "en";
+  }
+  if (t == "zh" || t.rfind("zh-", 0) == 0) {
+    return "zh-CN";
+  }
   return std::nullopt;
 }
 
 Awaitable<Result<NoticeSettingsView>> NoticeSettings::Get(const Principal& who) {
   PL_CO_TRY(auto s, co_await book_.Settings(who.id));
-  if (!s) co_return Fail(ErrorCode::kUnauthenticated, "no such user");
+  if (!s) {
+    co_return Fail(ErrorCode::kUnauthenticated, "no such user");
+  }
   co_return View(*s);
 }
 
@@ -45,26 +53,34 @@ Awaitable<Result<NoticeSettingsView>> NoticeSettings::SetEmail(const Principal& 
   const GuestToken link = NewGuestToken();
   sql::NewAddress a{trimmed, link.token, link.hash, NewGuestToken().token};
   PL_CO_TRY(bool found, co_await book_.SetEmail(who.id, std::move(a), NowMs(), kVerifyGapMs));
-  if (!found) co_return Fail(ErrorCode::kUnauthenticated, "no such user");
+  if (!found) {
+    co_return Fail(ErrorCode::kUnauthenticated, "no such user");
+  }
   co_return co_await Get(who);
 }
 
 Awaitable<Result<NoticeSettingsView>> NoticeSettings::Change(const Principal& who,
                                                              sql::SettingsChange c) {
   PL_CO_TRY(bool found, co_await book_.ChangeSettings(who.id, std::move(c)));
-  if (!found) co_return Fail(ErrorCode::kUnauthenticated, "no such user");
+  if (!found) {
+    co_return Fail(ErrorCode::kUnauthenticated, "no such user");
+  }
   co_return co_await Get(who);
 }
 
 Awaitable<Status> NoticeSettings::Verify(const Principal& who, std::string token) {
   PL_CO_TRY(bool ok, co_await book_.Confirm(HashGuestToken(token), who.id, NowMs()));
-  if (!ok) co_return Fail(ErrorCode::kNotFound, "token: no address of yours waits for it");
+  if (!ok) {
+    co_return Fail(ErrorCode::kNotFound, "token: no address of yours waits for it");
+  }
   co_return Status{};
 }
 
 Awaitable<Status> NoticeSettings::Confirm(std::string token) {
   PL_CO_TRY(bool ok, co_await book_.Confirm(HashGuestToken(token), std::nullopt, NowMs()));
-  if (!ok) co_return Fail(ErrorCode::kNotFound, "this link is not (or no longer) valid");
+  if (!ok) {
+    co_return Fail(ErrorCode::kNotFound, "this link is not (or no longer) valid");
+  }
   co_return Status{};
 }
 
@@ -74,7 +90,9 @@ Awaitable<Status> NoticeSettings::Unsubscribe(std::string key) {
     co_return Fail(ErrorCode::kNotFound, "this link is not (or no longer) valid");
   }
   PL_CO_TRY(bool ok, co_await book_.Unsubscribe(std::move(key), NowMs()));
-  if (!ok) co_return Fail(ErrorCode::kNotFound, "this link is not (or no longer) valid");
+  if (!ok) {
+    co_return Fail(ErrorCode::kNotFound, "this link is not (or no longer) valid");
+  }
   co_return Status{};
 }
 

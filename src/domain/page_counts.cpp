@@ -16,16 +16,25 @@ Awaitable<Result<std::vector<PageCounts>>> PageService::Counts(
   }
   std::vector<std::string> urls;
   urls.reserve(pages.size());
-  for (const auto& p : pages) urls.push_back(p.url);
+  for (const auto& p : pages) {
+    urls.push_back(p.url);
+  }
   PL_CO_TRY(auto cached, co_await map_.GetMany(urls));
   std::vector<bool> from_cache(pages.size());
-  for (size_t i = 0; i < pages.size(); ++i) from_cache[i] = cached[i].has_value();
+  for (size_t i = 0; i < pages.size(); ++i) {
+    from_cache[i] = cached[i].has_value();
+  }
 
   // Asks SQL (one query) for the thread of each page at `which`, and caches what it finds.
   auto from_sql = [&](std::vector<size_t> which) -> Awaitable<Status> {
-    if (which.empty()) co_return Status{};
+    if (which.empty()) {
+      co_return Status{};
+    }
     std::vector<std::string> asked;
-    for (size_t i : which) asked.push_back(pages[i].url);
+    asked.reserve(which.size());
+    for (size_t i : which) {
+      asked.push_back(pages[i].url);
+    }
     PL_CO_TRY(auto rows, co_await table_.FindMany(std::move(asked)));
     std::map<std::string, int64_t> by_url(rows.begin(), rows.end());
     for (size_t i : which) {
@@ -37,39 +46,55 @@ Awaitable<Result<std::vector<PageCounts>>> PageService::Counts(
   };
   std::vector<size_t> misses;
   for (size_t i = 0; i < pages.size(); ++i) {
-    if (!cached[i]) misses.push_back(i);
+    if (!cached[i]) {
+      misses.push_back(i);
+    }
   }
   PL_CO_CHECK(co_await from_sql(std::move(misses)));
 
   // Reads the threads and articles, keyed by id.
   std::map<int64_t, Article> read;
   auto read_ids = [&](std::vector<int64_t> ids) -> Awaitable<Status> {
-    if (ids.empty()) co_return Status{};
+    if (ids.empty()) {
+      co_return Status{};
+    }
     PL_CO_TRY(auto articles, co_await articles_.ReadMany(viewer, ids));
     for (size_t i = 0; i < ids.size(); ++i) {
-      if (articles[i]) read.insert_or_assign(ids[i], std::move(*articles[i]));
+      if (articles[i]) {
+        read.insert_or_assign(ids[i], std::move(*articles[i]));
+      }
     }
     co_return Status{};
   };
   std::vector<int64_t> ids;
   for (const auto& id : cached) {
-    if (id) ids.push_back(*id);
+    if (id) {
+      ids.push_back(*id);
+    }
   }
-  for (int64_t id : article_ids) ids.push_back(id);
+  for (int64_t id : article_ids) {
+    ids.push_back(id);
+  }
   PL_CO_CHECK(co_await read_ids(ids));
 
   // A cached entry whose article is gone named a deleted thread: SQL knows the page's
   // current one, if any (rare: one more query and read).
   std::vector<size_t> stale;
   for (size_t i = 0; i < pages.size(); ++i) {
-    if (from_cache[i] && cached[i] && !read.contains(*cached[i])) stale.push_back(i);
+    if (from_cache[i] && cached[i] && !read.contains(*cached[i])) {
+      stale.push_back(i);
+    }
   }
   if (!stale.empty()) {
-    for (size_t i : stale) co_await Forget(pages[i]);
+    for (size_t i : stale) {
+      co_await Forget(pages[i]);
+    }
     PL_CO_CHECK(co_await from_sql(stale));
     std::vector<int64_t> again;
     for (size_t i : stale) {
-      if (cached[i] && !read.contains(*cached[i])) again.push_back(*cached[i]);
+      if (cached[i] && !read.contains(*cached[i])) {
+        again.push_back(*cached[i]);
+      }
     }
     PL_CO_CHECK(co_await read_ids(std::move(again)));
   }
@@ -86,8 +111,12 @@ Awaitable<Result<std::vector<PageCounts>>> PageService::Counts(
       out.push_back(std::move(none));
     }
   };
-  for (size_t i = 0; i < pages.size(); ++i) counts_of(pages[i].url, cached[i]);
-  for (int64_t id : article_ids) counts_of(std::string(), id);
+  for (size_t i = 0; i < pages.size(); ++i) {
+    counts_of(pages[i].url, cached[i]);
+  }
+  for (int64_t id : article_ids) {
+    counts_of(std::string(), id);
+  }
   co_return out;
 }
 

@@ -14,12 +14,16 @@ Awaitable<Result<std::vector<bool>>> Visible(ArticleService& articles, CommentSe
   std::vector<bool> out;
   if (!article_ids.empty()) {
     auto a = co_await articles.VisibleMany(who, std::move(article_ids));
-    if (!a) co_return tl::unexpected(a.error());
+    if (!a) {
+      co_return tl::unexpected(a.error());
+    }
     out = std::move(*a);
   }
   if (!comment_ids.empty()) {
     auto c = co_await comments.VisibleMany(who, std::move(comment_ids));
-    if (!c) co_return tl::unexpected(c.error());
+    if (!c) {
+      co_return tl::unexpected(c.error());
+    }
     out.insert(out.end(), c->begin(), c->end());
   }
   co_return out;
@@ -28,14 +32,17 @@ Awaitable<Result<std::vector<bool>>> Visible(ArticleService& articles, CommentSe
 }  // namespace
 
 Awaitable<Result<PageLikes>> LikesOfPage(ArticleService& articles, CommentService& comments,
-                                         LikeService& likes,
-                                         const std::optional<Principal>& viewer,
+                                         LikeService& likes, const std::optional<Principal>& viewer,
                                          std::vector<int64_t> article_ids,
                                          std::vector<int64_t> comment_ids) {
-  std::vector<redis::LikeTarget> targets;
+  std::vector<model::Target> targets;
   targets.reserve(article_ids.size() + comment_ids.size());
-  for (int64_t id : article_ids) targets.push_back(redis::LikeTarget::OfArticle(id));
-  for (int64_t id : comment_ids) targets.push_back(redis::LikeTarget::OfComment(id));
+  for (int64_t id : article_ids) {
+    targets.push_back(model::Target::Article(id));
+  }
+  for (int64_t id : comment_ids) {
+    targets.push_back(model::Target::Comment(id));
+  }
   const size_t n_articles = article_ids.size();
   using namespace boost::asio::experimental::awaitable_operators;
   const int64_t user_id = viewer ? viewer->id : 0;
@@ -46,13 +53,19 @@ Awaitable<Result<PageLikes>> LikesOfPage(ArticleService& articles, CommentServic
   auto both = co_await (std::move(seen) && std::move(reads));
   auto& visible = std::get<0>(both);
   auto& cached = std::get<1>(both);
-  if (!visible) co_return tl::unexpected(visible.error());
-  if (!cached) co_return tl::unexpected(cached.error());
+  if (!visible) {
+    co_return tl::unexpected(visible.error());
+  }
+  if (!cached) {
+    co_return tl::unexpected(cached.error());
+  }
   std::vector<LikeState> states(targets.size());
   std::vector<size_t> misses;
-  std::vector<redis::LikeTarget> missed;
+  std::vector<model::Target> missed;
   for (size_t i = 0; i < targets.size(); ++i) {
-    if (!(*visible)[i]) continue;  // answers as an unknown id: {false, 0}
+    if (!(*visible)[i]) {
+      continue;  // answers as an unknown id: {false, 0}
+    }
     if ((*cached)[i]) {
       states[i] = *(*cached)[i];
     } else {
@@ -62,7 +75,9 @@ Awaitable<Result<PageLikes>> LikesOfPage(ArticleService& articles, CommentServic
   }
   if (!misses.empty()) {
     PL_CO_TRY(const std::vector<LikeState> loaded, co_await likes.GetMany(user_id, missed));
-    for (size_t j = 0; j < misses.size(); ++j) states[misses[j]] = loaded[j];
+    for (size_t j = 0; j < misses.size(); ++j) {
+      states[misses[j]] = loaded[j];
+    }
   }
   PageLikes out;
   for (size_t i = 0; i < states.size(); ++i) {

@@ -18,8 +18,7 @@ struct PageLikes {
 // What the viewer may not see (a draft, a comment on one, an unknown id) answers as an
 // unknown id does: {false, 0}. The visibility check and the like reads share round trips.
 Awaitable<Result<PageLikes>> LikesOfPage(ArticleService& articles, CommentService& comments,
-                                         LikeService& likes,
-                                         const std::optional<Principal>& viewer,
+                                         LikeService& likes, const std::optional<Principal>& viewer,
                                          std::vector<int64_t> article_ids,
                                          std::vector<int64_t> comment_ids);
 

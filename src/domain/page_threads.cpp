@@ -13,15 +13,21 @@ namespace {
 
 // The URL as a title when the writer gave none: cut to the title's 200 code points.
 std::string TitleFromUrl(const PageUrl& page) {
-  if (auto t = NormalizeTitle(page.url)) return std::move(*t);
+  if (auto t = NormalizeTitle(page.url)) {
+    return std::move(*t);
+  }
   std::string cut;
   size_t points = 0;
   for (char c : page.url) {
     const bool starts_point = (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-    if (starts_point && ++points > 200) break;
+    if (starts_point && ++points > 200) {
+      break;
+    }
     cut.push_back(c);
   }
-  if (auto t = NormalizeTitle(cut)) return std::move(*t);
+  if (auto t = NormalizeTitle(cut)) {
+    return std::move(*t);
+  }
   return page.origin;
 }
 
@@ -40,7 +46,9 @@ PageCounts CountsOf(std::string url, const Article& a) {
 
 Result<PageUrl> PageService::Page(std::string_view url) const {
   auto page = NormalisePageUrl(url);
-  if (!page) return tl::unexpected(page.error());
+  if (!page) {
+    return tl::unexpected(page.error());
+  }
   if (!sites_.Allows(page->origin)) {
     return Fail(ErrorCode::kPermissionDenied, "the page's site may not embed Plaudit (--sites)");
   }
@@ -64,7 +72,9 @@ Awaitable<Result<PageService::Found>> PageService::Find(const PageUrl& page, boo
   if (!fresh) {
     std::vector<std::string> urls{page.url};
     PL_CO_TRY(auto cached, co_await map_.GetMany(std::move(urls)));
-    if (cached[0]) co_return Found{cached[0], true};
+    if (cached[0]) {
+      co_return Found{cached[0], true};
+    }
   }
   PL_CO_TRY(auto id, co_await table_.Find(page.url));
   if (id) {
@@ -75,13 +85,17 @@ Awaitable<Result<PageService::Found>> PageService::Find(const PageUrl& page, boo
 }
 
 Awaitable<Status> PageService::Reserve(PageWriter writer) {
-  if (limiter_ == nullptr) co_return Status{};
+  if (limiter_ == nullptr) {
+    co_return Status{};
+  }
   // A guest has no account to charge: their address pays (and --limit-guest-address holds).
   // One budget for all guests would let one of them close new pages to every other.
   if (writer.guest != nullptr) {
     auto by_address = co_await limiter_->Enforce("page-addr", writer.address, limits_.per_address,
                                                  "too many new page threads from this address");
-    if (!by_address && by_address.error().code == ErrorCode::kRateLimited) co_return by_address;
+    if (!by_address && by_address.error().code == ErrorCode::kRateLimited) {
+      co_return by_address;
+    }
     co_return Status{};
   }
   const std::string user = std::to_string(writer.who.id);
@@ -89,25 +103,35 @@ Awaitable<Status> PageService::Reserve(PageWriter writer) {
   // writes need Redis anyway).
   auto by_user = co_await limiter_->Enforce("page-user", user, limits_.per_user,
                                             "too many new page threads; try later");
-  if (!by_user && by_user.error().code == ErrorCode::kRateLimited) co_return by_user;
+  if (!by_user && by_user.error().code == ErrorCode::kRateLimited) {
+    co_return by_user;
+  }
   auto by_address = co_await limiter_->Enforce("page-addr", writer.address, limits_.per_address,
                                                "too many new page threads from this address");
   if (!by_address && by_address.error().code == ErrorCode::kRateLimited) {
-    if (by_user) (void)co_await limiter_->Refund("page-user", user, limits_.per_user);
+    if (by_user) {
+      (void)co_await limiter_->Refund("page-user", user, limits_.per_user);
+    }
     co_return by_address;
   }
   co_return Status{};
 }
 
 Awaitable<void> PageService::Refund(PageWriter writer) {
-  if (limiter_ == nullptr) co_return;
+  if (limiter_ == nullptr) {
+    co_return;
+  }
   Status st = Status{};
   if (writer.guest == nullptr) {
     const std::string user = std::to_string(writer.who.id);
     st = co_await limiter_->Refund("page-user", user, limits_.per_user);
   }
-  if (st) st = co_await limiter_->Refund("page-addr", writer.address, limits_.per_address);
-  if (!st) spdlog::warn("page thread limit refund failed: {}", st.error().message);
+  if (st) {
+    st = co_await limiter_->Refund("page-addr", writer.address, limits_.per_address);
+  }
+  if (!st) {
+    spdlog::warn("page thread limit refund failed: {}", st.error().message);
+  }
 }
 
 Awaitable<Result<int64_t>> PageService::Create(PageWriter writer, const PageUrl& page,
@@ -137,7 +161,9 @@ Awaitable<Result<int64_t>> PageService::Create(PageWriter writer, const PageUrl&
   if (!reserved) {
     // A concurrent first write may have made the thread meanwhile: landing on it is free.
     PL_CO_TRY(const std::optional<int64_t> existing, co_await table_.Find(page.url));
-    if (existing) co_return *existing;
+    if (existing) {
+      co_return *existing;
+    }
     co_return tl::unexpected(reserved.error());
   }
   bool created = false;
@@ -150,8 +176,12 @@ Awaitable<Result<int64_t>> PageService::Create(PageWriter writer, const PageUrl&
     co_return id;
   };
   auto inserted = co_await articles_.Insert(a, std::move(insert));
-  if (!created) co_await Refund(writer);
-  if (!inserted) co_return tl::unexpected(inserted.error());
+  if (!created) {
+    co_await Refund(writer);
+  }
+  if (!inserted) {
+    co_return tl::unexpected(inserted.error());
+  }
   const int64_t id = *inserted;
   std::vector<std::pair<std::string, int64_t>> entry{{page.url, id}};
   co_await Remember(std::move(entry));
@@ -165,7 +195,9 @@ Awaitable<Result<PageService::Found>> PageService::FindOrCreate(
     PL_CO_CHECK(NormalizeTitle(*title));
   }
   PL_CO_TRY(auto found, co_await Find(page, fresh));
-  if (found.id) co_return found;
+  if (found.id) {
+    co_return found;
+  }
   PL_CO_TRY(const int64_t id, co_await Create(writer, page, title));
   co_return Found{id, false};
 }
@@ -174,9 +206,13 @@ Awaitable<Result<PageCounts>> PageService::Read(const std::optional<Principal>& 
                                                 const PageUrl& page, bool count_view) {
   for (int attempt = 0; attempt < 2; ++attempt) {
     PL_CO_TRY(auto found, co_await Find(page, attempt > 0));
-    if (!found.id) break;
+    if (!found.id) {
+      break;
+    }
     auto a = co_await articles_.Read(viewer, *found.id, count_view);
-    if (a) co_return CountsOf(page.url, *a);
+    if (a) {
+      co_return CountsOf(page.url, *a);
+    }
     if (a.error().code != ErrorCode::kNotFound || !found.from_cache) {
       co_return tl::unexpected(a.error());
     }
@@ -191,9 +227,13 @@ Awaitable<Result<bool>> PageService::OnThread(const PageUrl& page,
                                               std::function<Awaitable<Status>(int64_t)> read) {
   for (int attempt = 0; attempt < 2; ++attempt) {
     PL_CO_TRY(auto found, co_await Find(page, attempt > 0));
-    if (!found.id) break;
+    if (!found.id) {
+      break;
+    }
     auto st = co_await read(*found.id);
-    if (st) co_return true;
+    if (st) {
+      co_return true;
+    }
     if (st.error().code != ErrorCode::kNotFound || !found.from_cache) {
       co_return tl::unexpected(st.error());
     }
@@ -217,7 +257,9 @@ Awaitable<Result<PostedComment>> PageService::AddComment(PageWriter writer, cons
               co_await comments_.AdmitGuest(writer.guest->name, writer.guest->email, address));
   }
   // A blank title is none: the widget sends document.title, which a page may lack.
-  if (title && text::IsBlank(text::Trim(*title))) title.reset();
+  if (title && text::IsBlank(text::Trim(*title))) {
+    title.reset();
+  }
   if (title) {
     PL_CO_CHECK(NormalizeTitle(*title));
   }
@@ -241,7 +283,9 @@ Awaitable<Result<PostedComment>> PageService::AddComment(PageWriter writer, cons
         c = tl::unexpected(made.error());
       }
     }
-    if (c || c.error().code != ErrorCode::kNotFound || !found.from_cache) co_return c;
+    if (c || c.error().code != ErrorCode::kNotFound || !found.from_cache) {
+      co_return c;
+    }
     co_await Forget(page);
   }
   co_return Fail(ErrorCode::kUnavailable, "the page's thread did not settle; retry");
@@ -259,8 +303,12 @@ Awaitable<Result<LikeState>> PageService::SetLike(PageWriter writer, const PageU
     } else {
       found = co_await Find(page, attempt > 0);
     }
-    if (!found) co_return tl::unexpected(found.error());
-    if (!found->id) co_return LikeState{};  // an unlike of a page without a thread
+    if (!found) {
+      co_return tl::unexpected(found.error());
+    }
+    if (!found->id) {
+      co_return LikeState{};  // an unlike of a page without a thread
+    }
     auto state = co_await articles_.SetLike(who, *found->id, like);
     if (state || state.error().code != ErrorCode::kNotFound || !found->from_cache) {
       co_return state;

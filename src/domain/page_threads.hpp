@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "common/rate_limit.hpp"
 #include "common/web_origin.hpp"
 #include "domain/articles.hpp"
 #include "domain/comments.hpp"
-#include "common/rate_limit.hpp"
 #include "redis/page_map.hpp"
 #include "redis/rate_limiter.hpp"
 #include "sql/pages.hpp"
@@ -59,8 +59,8 @@ struct GuestName {
 };
 
 struct PageWriter {
-  const Principal& who;      // a guest's: no account (id 0), sharing one thread budget
-  std::string_view address;  // as per-address limits count it (api::Caller::address)
+  const Principal& who;              // a guest's: no account (id 0), sharing one thread budget
+  std::string_view address;          // as per-address limits count it (api::Caller::address)
   const GuestName* guest = nullptr;  // set: a guest's comment
 };
 

@@ -39,9 +39,7 @@ PasswordHasher::PasswordHasher(PasswordHashOptions options)
   dummy_hash_ = HashNow("plaudit-dummy-password", options_);
 }
 
-PasswordHasher::~PasswordHasher() {
-  pool_.join();
-}
+PasswordHasher::~PasswordHasher() { pool_.join(); }
 
 void PasswordHasher::Enqueue(Work work, std::function<void()> job) {
   {
@@ -63,7 +61,9 @@ void PasswordHasher::RunNext() {
       }
     }
   }
-  if (job) job();
+  if (job) {
+    job();
+  }
 }
 
 template <class T>

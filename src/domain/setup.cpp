@@ -39,7 +39,9 @@ bool FirstRunSetup::TokenMatches(std::string_view token) const {
 
 Awaitable<Result<bool>> FirstRunSetup::Needed() {
   auto has = co_await table_.HasAdmin(std::string(RoleName(Role::kAdmin)));
-  if (!has) co_return tl::unexpected(has.error());
+  if (!has) {
+    co_return tl::unexpected(has.error());
+  }
   co_return !*has;
 }
 
@@ -49,7 +51,9 @@ Awaitable<Result<Session>> FirstRunSetup::CreateAdmin(std::string token, FirstAd
   // right: wrong guesses use up the address's budget like wrong passwords.
   if (per_address_.enabled()) {
     auto d = co_await limiter_.Check(kScope, client_address, per_address_, /*consume=*/true);
-    if (!d) co_return tl::unexpected(d.error());
+    if (!d) {
+      co_return tl::unexpected(d.error());
+    }
     if (!d->allowed) {
       Error e{ErrorCode::kRateLimited, "too many failed attempts; try again later",
               static_cast<int>((d->retry_after_ms + 999) / 1000)};
@@ -60,23 +64,39 @@ Awaitable<Result<Session>> FirstRunSetup::CreateAdmin(std::string token, FirstAd
     co_return Fail(ErrorCode::kPermissionDenied,
                    "wrong or expired setup token (a restart logs a new one)");
   }
-  if (per_address_.enabled()) (void)co_await limiter_.Refund(kScope, client_address, per_address_);
+  if (per_address_.enabled()) {
+    (void)co_await limiter_.Refund(kScope, client_address, per_address_);
+  }
 
-  if (auto st = ValidateUsername(admin.username); !st) co_return tl::unexpected(st.error());
-  if (auto st = ValidatePassword(admin.password); !st) co_return tl::unexpected(st.error());
+  if (auto st = ValidateUsername(admin.username); !st) {
+    co_return tl::unexpected(st.error());
+  }
+  if (auto st = ValidatePassword(admin.password); !st) {
+    co_return tl::unexpected(st.error());
+  }
   auto display = NormalizeDisplayName(admin.display_name, admin.username);
-  if (!display) co_return tl::unexpected(display.error());
+  if (!display) {
+    co_return tl::unexpected(display.error());
+  }
   // Refused before paying for a hash; InsertFirstAdmin still decides races.
   auto needed = co_await Needed();
-  if (!needed) co_return tl::unexpected(needed.error());
-  if (!*needed) co_return Fail(ErrorCode::kAlreadyExists, "setup is done: an admin exists already");
+  if (!needed) {
+    co_return tl::unexpected(needed.error());
+  }
+  if (!*needed) {
+    co_return Fail(ErrorCode::kAlreadyExists, "setup is done: an admin exists already");
+  }
 
   auto hash = co_await hasher_.Hash(std::move(admin.password));
-  if (!hash) co_return tl::unexpected(hash.error());
+  if (!hash) {
+    co_return tl::unexpected(hash.error());
+  }
   sql::UserRow row =
       NewUserRow(admin.username, std::move(*display), std::move(*hash), Role::kAdmin);
   auto inserted = co_await table_.InsertFirstAdmin(std::move(row));
-  if (!inserted) co_return tl::unexpected(inserted.error());
+  if (!inserted) {
+    co_return tl::unexpected(inserted.error());
+  }
   used_ = true;
   co_return co_await users_.OpenSession(inserted->id);
 }

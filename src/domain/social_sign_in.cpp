@@ -19,7 +19,9 @@ constexpr auto kKeysTtl = 10min;
 constexpr auto kKeysRefetchGap = 10s;  // an unknown kid fetches the JWKS again at most this often
 constexpr auto kRetryGap = 5s;         // after a failed discovery
 
-Error Refused(std::string why) { return Error{ErrorCode::kUnauthenticated, "sign-in: " + why, 0}; }
+Error Refused(const std::string& why) {
+  return Error{ErrorCode::kUnauthenticated, "sign-in: " + why, 0};
+}
 
 std::string Base64Url(const unsigned char* data, size_t size) {
   std::string out(sodium_base64_ENCODED_LEN(size, sodium_base64_VARIANT_URLSAFE_NO_PADDING), '\0');
@@ -53,14 +55,18 @@ std::string Hash(std::string_view text) {
 
 std::string StringOf(const boost::json::object& o, std::string_view name) {
   auto it = o.find(name);
-  if (it == o.end() || !it->value().is_string()) return {};
+  if (it == o.end() || !it->value().is_string()) {
+    return {};
+  }
   return std::string(it->value().get_string());
 }
 
 std::optional<boost::json::object> JsonObject(std::string_view text) {
   boost::system::error_code ec;
   boost::json::value v = boost::json::parse(text, ec);
-  if (ec || !v.is_object()) return std::nullopt;
+  if (ec || !v.is_object()) {
+    return std::nullopt;
+  }
   return std::move(v.as_object());
 }
 
@@ -86,7 +92,9 @@ std::string PendingJson(const SocialSignIn::Pending& p) {
 
 std::optional<SocialSignIn::Pending> ParsePending(std::string_view text) {
   auto o = JsonObject(text);
-  if (!o) return std::nullopt;
+  if (!o) {
+    return std::nullopt;
+  }
   return SocialSignIn::Pending{StringOf(*o, "p"), StringOf(*o, "n"), StringOf(*o, "v"),
                                StringOf(*o, "r"), StringOf(*o, "u"), StringOf(*o, "b")};
 }
@@ -98,7 +106,9 @@ std::string Prefix(std::string_view name) { return std::string(name.substr(0, 20
 
 const SocialProvider* SocialSignIn::Find(std::string_view name) const {
   for (const auto& p : providers_) {
-    if (p.name == name) return &p;
+    if (p.name == name) {
+      return &p;
+    }
   }
   return nullptr;
 }
@@ -107,7 +117,9 @@ Awaitable<Result<SocialSignIn::Started>> SocialSignIn::Start(std::string_view na
                                                              std::string_view return_url,
                                                              std::string_view own_origin) {
   const SocialProvider* p = Find(name);
-  if (p == nullptr) co_return Fail(ErrorCode::kNotFound, "no such sign-in provider");
+  if (p == nullptr) {
+    co_return Fail(ErrorCode::kNotFound, "no such sign-in provider");
+  }
   // Only back to a page of an allowed site or of plauditd itself: never an open redirect.
   auto page = NormalisePageUrl(return_url);
   if (!page || (!sites_.Allows(page->origin) && page->origin != own_origin)) {
@@ -136,7 +148,9 @@ Awaitable<Result<SocialSignIn::Started>> SocialSignIn::Start(std::string_view na
       co_await states_.Put(state, PendingJson(pending),
                            std::chrono::duration_cast<std::chrono::milliseconds>(kPendingTtl)));
   auto url = boost::urls::parse_uri(authorize);
-  if (!url) co_return Fail(ErrorCode::kUnavailable, "the provider's authorization URL is invalid");
+  if (!url) {
+    co_return Fail(ErrorCode::kUnavailable, "the provider's authorization URL is invalid");
+  }
   boost::urls::url u(*url);
   u.params().append({"response_type", "code"});
   u.params().append({"client_id", p->client_id});
@@ -159,11 +173,16 @@ Awaitable<Result<SocialSignIn::Finished>> SocialSignIn::Finish(std::string_view 
                                                                std::string_view state,
                                                                std::string_view binder) {
   const SocialProvider* p = Find(name);
-  if (p == nullptr) co_return Fail(ErrorCode::kNotFound, "no such sign-in provider");
-  if (state.empty()) co_return tl::unexpected(Refused("no state"));
+  if (p == nullptr) {
+    co_return Fail(ErrorCode::kNotFound, "no such sign-in provider");
+  }
+  if (state.empty()) {
+    co_return tl::unexpected(Refused("no state"));
+  }
   PL_CO_TRY(const std::optional<std::string> raw, co_await states_.Take(state));
-  if (!raw)
+  if (!raw) {
     co_return tl::unexpected(Refused("this sign-in expired or was already used; start again"));
+  }
   const std::optional<Pending> pending = ParsePending(*raw);
   if (!pending || pending->provider != p->name) {
     co_return tl::unexpected(Refused("this sign-in was started with another provider"));
@@ -174,14 +193,18 @@ Awaitable<Result<SocialSignIn::Finished>> SocialSignIn::Finish(std::string_view 
       sodium_memcmp(presented.data(), pending->binder_hash.data(), presented.size()) != 0) {
     co_return tl::unexpected(Refused("this sign-in was started in another browser"));
   }
-  if (code.empty()) co_return tl::unexpected(Refused("the provider sent no code"));
+  if (code.empty()) {
+    co_return tl::unexpected(Refused("the provider sent no code"));
+  }
   Result<ExternalProfile> profile = Fail(ErrorCode::kInternal, "unreachable");
   if (p->kind == SocialProvider::Kind::kOidc) {
     profile = co_await OidcProfile(*p, *pending, code);
   } else {
     profile = co_await GithubProfile(*p, *pending, code);
   }
-  if (!profile) co_return tl::unexpected(profile.error());
+  if (!profile) {
+    co_return tl::unexpected(profile.error());
+  }
   PL_CO_TRY(Session session, co_await users_.SignInExternal(std::move(*profile)));
   co_return Finished{std::move(session), pending->return_url};
 }
@@ -246,13 +269,16 @@ Awaitable<Result<KeySet>> SocialSignIn::Keys(const SocialProvider& p, bool refet
   const auto now = std::chrono::steady_clock::now();
   const bool fresh = d.keys && now - d.keys_fetched < kKeysTtl;
   const bool may_refetch = now - d.keys_fetched >= kKeysRefetchGap;
-  if (fresh && !(refetch && may_refetch)) co_return *d.keys;
+  if (fresh && !(refetch && may_refetch)) {
+    co_return *d.keys;
+  }
   fetch::Request req;
   req.url = d.jwks_uri;
   req.headers = {{"Accept", "application/json"}};
   PL_CO_TRY(const fetch::Response r, co_await http_.Fetch(std::move(req)));
-  if (r.status != 200)
+  if (r.status != 200) {
     co_return Fail(ErrorCode::kUnavailable, "the provider's keys could not be read");
+  }
   PL_CO_TRY(KeySet keys, KeySet::Parse(r.body));
   Discovery& kept = discovered_[p.name];
   kept.keys = keys;
@@ -282,7 +308,9 @@ Awaitable<Result<ExternalProfile>> SocialSignIn::OidcProfile(const SocialProvide
         Refused("the provider refused the code" + (why.empty() ? "" : " (" + why + ")")));
   }
   const std::string id_token = StringOf(*tokens, "id_token");
-  if (id_token.empty()) co_return tl::unexpected(Refused("the provider sent no ID token"));
+  if (id_token.empty()) {
+    co_return tl::unexpected(Refused("the provider sent no ID token"));
+  }
   const IdTokenCheck check{p.issuer, p.client_id, pending.nonce, NowMs() / 1000};
   PL_CO_TRY(KeySet keys, co_await Keys(p, false));
   auto claims = VerifyIdToken(id_token, keys, check);
@@ -312,8 +340,12 @@ Awaitable<Result<ExternalProfile>> SocialSignIn::OidcProfile(const SocialProvide
     auto doc = got && got->status == 200 ? JsonObject(got->body) : std::nullopt;
     if (doc && StringOf(*doc, "sub") == out.subject) {
       out.name = StringOf(*doc, "name");
-      if (out.name.empty()) out.name = StringOf(*doc, "preferred_username");
-      if (out.email.empty()) out.email = StringOf(*doc, "email");
+      if (out.name.empty()) {
+        out.name = StringOf(*doc, "preferred_username");
+      }
+      if (out.email.empty()) {
+        out.email = StringOf(*doc, "email");
+      }
     }
   }
   out.username_prefix = Prefix(p.name);
@@ -348,7 +380,9 @@ Awaitable<Result<ExternalProfile>> SocialSignIn::GithubProfile(const SocialProvi
                   {"X-GitHub-Api-Version", "2022-11-28"}};
   PL_CO_TRY(const fetch::Response u, co_await http_.Fetch(std::move(user)));
   auto doc = u.status == 200 ? JsonObject(u.body) : std::nullopt;
-  if (!doc) co_return tl::unexpected(Refused("GitHub did not say who signed in"));
+  if (!doc) {
+    co_return tl::unexpected(Refused("GitHub did not say who signed in"));
+  }
   // The numeric id is the account's for good; the login can be renamed and reused.
   const auto id = doc->find("id");
   if (id == doc->end() || !(id->value().is_int64() || id->value().is_uint64())) {
@@ -359,7 +393,9 @@ Awaitable<Result<ExternalProfile>> SocialSignIn::GithubProfile(const SocialProvi
   out.subject = id->value().is_int64() ? std::to_string(id->value().as_int64())
                                        : std::to_string(id->value().as_uint64());
   out.name = StringOf(*doc, "name");
-  if (out.name.empty()) out.name = StringOf(*doc, "login");
+  if (out.name.empty()) {
+    out.name = StringOf(*doc, "login");
+  }
   out.email = StringOf(*doc, "email");
   out.username_prefix = "github";
   co_return out;

@@ -7,7 +7,10 @@ namespace plaudit::domain {
 
 std::vector<std::string> SsoSignIn::Sites() const {
   std::vector<std::string> out;
-  for (const auto& [origin, secret] : secrets_) out.push_back(origin);
+  out.reserve(secrets_.size());
+  for (const auto& [origin, secret] : secrets_) {
+    out.push_back(origin);
+  }
   return out;
 }
 
@@ -15,7 +18,9 @@ Awaitable<Result<Session>> SsoSignIn::SignIn(std::string_view token) {
   const int64_t now_ms = NowMs();
   const SsoSecretOf secret_of = [this](std::string_view iss) -> std::optional<std::string> {
     auto it = secrets_.find(std::string(iss));
-    if (it == secrets_.end()) return std::nullopt;
+    if (it == secrets_.end()) {
+      return std::nullopt;
+    }
     return it->second;
   };
   PL_CO_TRY(SsoClaims claims, VerifySsoToken(token, secret_of, now_ms / 1000));
@@ -23,7 +28,9 @@ Awaitable<Result<Session>> SsoSignIn::SignIn(std::string_view token) {
   const int64_t ttl_ms = (claims.exp_s + kSsoLeewayS) * 1000 - now_ms;
   const std::string once = claims.iss + '\n' + claims.jti;
   PL_CO_TRY(const bool first, co_await once_.Claim("sso", once, std::chrono::milliseconds(ttl_ms)));
-  if (!first) co_return Fail(ErrorCode::kUnauthenticated, "sso token: already used (jti)");
+  if (!first) {
+    co_return Fail(ErrorCode::kUnauthenticated, "sso token: already used (jti)");
+  }
   ExternalProfile profile;
   profile.provider = "sso:" + claims.iss;
   profile.subject = std::move(claims.sub);

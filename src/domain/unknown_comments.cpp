@@ -9,7 +9,9 @@ namespace plaudit::domain {
 Awaitable<Result<UnknownComments::Look>> UnknownComments::Sort(const std::vector<int64_t>& ids) {
   std::vector<int> shards;
   shards.reserve(ids.size());
-  for (int64_t id : ids) shards.push_back(redis::keys::LikeShard(id));
+  for (int64_t id : ids) {
+    shards.push_back(redis::keys::LikeShard(id));
+  }
   std::sort(shards.begin(), shards.end());
   shards.erase(std::unique(shards.begin(), shards.end()), shards.end());
   const uint64_t generation = store_.Generation();
@@ -19,8 +21,12 @@ Awaitable<Result<UnknownComments::Look>> UnknownComments::Sort(const std::vector
   look.stamp.assign(ids.size(), std::nullopt);
   look.generation = generation;
   // A reconnect during the read: its answers may come from another server than the entries'.
-  if (store_.Generation() != generation) co_return look;
-  if (entries_.size() > 0 && entries_.begin()->second.generation != generation) entries_.clear();
+  if (store_.Generation() != generation) {
+    co_return look;
+  }
+  if (entries_.size() > 0 && entries_.begin()->second.generation != generation) {
+    entries_.clear();
+  }
   for (size_t i = 0; i < ids.size(); ++i) {
     const int64_t id = ids[i];
     if (frontier.comment_seq && id / redis::keys::kLikeShards > *frontier.comment_seq) {
@@ -30,7 +36,9 @@ Awaitable<Result<UnknownComments::Look>> UnknownComments::Sort(const std::vector
     const auto at = std::lower_bound(shards.begin(), shards.end(), redis::keys::LikeShard(id));
     const redis::IdFrontier::Shard& shard =
         frontier.shards[static_cast<size_t>(at - shards.begin())];
-    if (!shard.birth) continue;  // emptied since the last check: nothing holds
+    if (!shard.birth) {
+      continue;  // emptied since the last check: nothing holds
+    }
     const Stamp now{*shard.birth, shard.seq.value_or(-1)};
     if (auto e = entries_.find(id); e != entries_.end()) {
       if (e->second.generation == generation && e->second.stamp == now) {
@@ -39,14 +47,20 @@ Awaitable<Result<UnknownComments::Look>> UnknownComments::Sort(const std::vector
       }
       entries_.erase(e);
     }
-    if (!shard.marked) look.stamp[i] = now;
+    if (!shard.marked) {
+      look.stamp[i] = now;
+    }
   }
   co_return look;
 }
 
 void UnknownComments::Remember(const Look& look, size_t i, int64_t id) {
-  if (!look.stamp[i] || store_.Generation() != look.generation) return;
-  if (entries_.size() >= kCapacity) entries_.clear();
+  if (!look.stamp[i] || store_.Generation() != look.generation) {
+    return;
+  }
+  if (entries_.size() >= kCapacity) {
+    entries_.clear();
+  }
   entries_[id] = Entry{*look.stamp[i], look.generation};
 }
 

@@ -7,20 +7,31 @@ namespace plaudit::domain {
 
 std::string_view RoleName(Role role) {
   switch (role) {
-    case Role::kUser: return "user";
-    case Role::kAuthor: return "author";
+    case Role::kUser:
+      return "user";
+    case Role::kAuthor:
+      return "author";
     case Role::kModerator:
       return "moderator";
-    case Role::kAdmin: return "admin";
+    case Role::kAdmin:
+      return "admin";
   }
   return "user";
 }
 
 std::optional<Role> ParseRole(std::string_view name) {
-  if (name == "user") return Role::kUser;
-  if (name == "author") return Role::kAuthor;
-  if (name == "moderator") return Role::kModerator;
-  if (name == "admin") return Role::kAdmin;
+  if (name == "user") {
+    return Role::kUser;
+  }
+  if (name == "author") {
+    return Role::kAuthor;
+  }
+  if (name == "moderator") {
+    return Role::kModerator;
+  }
+  if (name == "admin") {
+    return Role::kAdmin;
+  }
   return std::nullopt;
 }
 
@@ -50,8 +61,7 @@ Status ValidatePassword(std::string_view password) {
   return {};
 }
 
-Result<std::string> NormalizeDisplayName(std::string_view display_name,
-                                         std::string_view username) {
+Result<std::string> NormalizeDisplayName(std::string_view display_name, std::string_view username) {
   std::string_view trimmed = text::Trim(display_name);
   auto n = text::CodePoints(trimmed);
   if (!n) {
@@ -79,7 +89,9 @@ Result<std::string> NormalizeDisplayName(std::string_view display_name,
 std::string UsernameKey(std::string_view username) {
   std::string key(username);
   for (char& c : key) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c >= 'A' && c <= 'Z') {
+      c = static_cast<char>(c - 'A' + 'a');
+    }
   }
   return key;
 }

@@ -15,7 +15,9 @@ enum class Role { kUser = 0, kAuthor = 1, kModerator = 2, kAdmin = 3 };
 std::string_view RoleName(Role role);
 std::optional<Role> ParseRole(std::string_view name);
 // Whether `have` includes the rights of `need`.
-inline bool HasRole(Role have, Role need) { return static_cast<int>(have) >= static_cast<int>(need); }
+inline bool HasRole(Role have, Role need) {
+  return static_cast<int>(have) >= static_cast<int>(need);
+}
 
 struct User {
   int64_t id = 0;
@@ -43,8 +45,8 @@ struct Principal {
 
 // Validation rules of API.md "Users and sessions". Each returns kInvalidArgument with a
 // message naming the field.
-Status ValidateUsername(std::string_view username);   // 3–32 of [A-Za-z0-9_.-]
-Status ValidatePassword(std::string_view password);   // 8–256 code points of valid UTF-8
+Status ValidateUsername(std::string_view username);  // 3–32 of [A-Za-z0-9_.-]
+Status ValidatePassword(std::string_view password);  // 8–256 code points of valid UTF-8
 // Trimmed display name, 1–64 code points, no control characters; empty → username.
 Result<std::string> NormalizeDisplayName(std::string_view display_name, std::string_view username);
 // The case-insensitive identity of a username.

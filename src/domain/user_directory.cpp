@@ -3,9 +3,13 @@
 namespace plaudit::domain {
 
 std::optional<Principal> PrincipalOf(const sql::UserRow& row) {
-  if (row.deleted_at_ms != 0) return std::nullopt;
+  if (row.deleted_at_ms != 0) {
+    return std::nullopt;
+  }
   auto role = ParseRole(row.role);
-  if (!role) return std::nullopt;  // the CHECK constraint rules this out; refuse, never guess
+  if (!role) {
+    return std::nullopt;  // the CHECK constraint rules this out; refuse, never guess
+  }
   Principal p;
   p.id = row.id;
   p.username = row.username;
@@ -20,9 +24,13 @@ UserDirectory::UserDirectory(sql::UserTable& table, size_t capacity)
     : table_(table), capacity_(capacity) {}
 
 const std::optional<Principal>* UserDirectory::FindCached(int64_t id) {
-  if (!live_) return nullptr;
+  if (!live_) {
+    return nullptr;
+  }
   auto it = entries_.find(id);
-  if (it == entries_.end()) return nullptr;
+  if (it == entries_.end()) {
+    return nullptr;
+  }
   if (it->second.valid_until <= Clock::now()) {
     entries_.erase(it);
     return nullptr;
@@ -31,29 +39,41 @@ const std::optional<Principal>* UserDirectory::FindCached(int64_t id) {
 }
 
 Awaitable<Result<std::optional<Principal>>> UserDirectory::Lookup(int64_t id) {
-  if (const auto* hit = FindCached(id)) co_return *hit;
+  if (const auto* hit = FindCached(id)) {
+    co_return *hit;
+  }
   const uint64_t epoch = epoch_;
   std::function<Awaitable<Result<std::optional<Principal>>>()> load =
       [this, id]() -> Awaitable<Result<std::optional<Principal>>> {
     auto row = co_await table_.FindById(id);
-    if (!row) co_return tl::unexpected(row.error());
-    if (!*row) co_return std::optional<Principal>{};
+    if (!row) {
+      co_return tl::unexpected(row.error());
+    }
+    if (!*row) {
+      co_return std::optional<Principal>{};
+    }
     co_return PrincipalOf(**row);
   };
   const std::pair<int64_t, uint64_t> key{id, epoch};
   auto found = co_await loads_.Do(key, std::move(load));
-  if (!found) co_return tl::unexpected(found.error());
+  if (!found) {
+    co_return tl::unexpected(found.error());
+  }
   Put(id, *found, epoch);
   co_return std::move(*found);
 }
 
 void UserDirectory::Put(int64_t id, const std::optional<Principal>& principal,
                         uint64_t epoch_at_lookup) {
-  if (!live_ || epoch_at_lookup != epoch_ || capacity_ == 0) return;
+  if (!live_ || epoch_at_lookup != epoch_ || capacity_ == 0) {
+    return;
+  }
   const auto now = Clock::now();
   if (entries_.size() >= capacity_ && !entries_.count(id)) {
     std::erase_if(entries_, [&](const auto& e) { return e.second.valid_until <= now; });
-    if (entries_.size() >= capacity_) entries_.clear();  // the cache only saves reads
+    if (entries_.size() >= capacity_) {
+      entries_.clear();  // the cache only saves reads
+    }
   }
   entries_[id] = Entry{principal, now + kMaxAge};
 }

@@ -24,7 +24,7 @@
 #include <utility>
 
 #include "common/result.hpp"
-#include "domain/single_flight.hpp"
+#include "common/single_flight.hpp"
 #include "domain/user.hpp"
 #include "sql/users.hpp"
 

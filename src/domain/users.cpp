@@ -45,21 +45,33 @@ UserService::UserService(sql::UserTable& users, UserDirectory& directory,
 Awaitable<Result<User>> UserService::Register(std::string username, std::string password,
                                               std::string display_name,
                                               std::string client_address) {
-  if (auto st = ValidateUsername(username); !st) co_return tl::unexpected(st.error());
-  if (auto st = ValidatePassword(password); !st) co_return tl::unexpected(st.error());
+  if (auto st = ValidateUsername(username); !st) {
+    co_return tl::unexpected(st.error());
+  }
+  if (auto st = ValidatePassword(password); !st) {
+    co_return tl::unexpected(st.error());
+  }
   auto display = NormalizeDisplayName(display_name, username);
-  if (!display) co_return tl::unexpected(display.error());
+  if (!display) {
+    co_return tl::unexpected(display.error());
+  }
   // Refuse a taken name before paying for a hash; the unique index still decides races.
   auto existing = co_await users_.FindByKey(UsernameKey(username));
-  if (!existing) co_return tl::unexpected(existing.error());
-  if (*existing) co_return Fail(ErrorCode::kAlreadyExists, "username is taken");
+  if (!existing) {
+    co_return tl::unexpected(existing.error());
+  }
+  if (*existing) {
+    co_return Fail(ErrorCode::kAlreadyExists, "username is taken");
+  }
   // Accounts per address, taken before the hash (issue 41: a flood of sign-ups from one
   // address made 102 accounts in 10 s and filled the hashing queue). Not given back: an
   // account was asked for.
   if (limits_.signups_per_address.enabled()) {
     auto d = co_await limiter_.Check("signup-addr", client_address, limits_.signups_per_address,
                                      /*consume=*/true);
-    if (!d) co_return tl::unexpected(d.error());
+    if (!d) {
+      co_return tl::unexpected(d.error());
+    }
     if (!d->allowed) {
       Error e{ErrorCode::kRateLimited, "too many new accounts from this address; try later",
               static_cast<int>((d->retry_after_ms + 999) / 1000)};
@@ -68,10 +80,14 @@ Awaitable<Result<User>> UserService::Register(std::string username, std::string 
   }
 
   auto hash = co_await hasher_.Hash(std::move(password));
-  if (!hash) co_return tl::unexpected(hash.error());
+  if (!hash) {
+    co_return tl::unexpected(hash.error());
+  }
   sql::UserRow row = NewUserRow(username, std::move(*display), std::move(*hash), Role::kUser);
   auto inserted = co_await users_.Insert(std::move(row));
-  if (!inserted) co_return tl::unexpected(inserted.error());
+  if (!inserted) {
+    co_return tl::unexpected(inserted.error());
+  }
   co_return ToUser(*inserted);
 }
 
@@ -92,10 +108,16 @@ Awaitable<Result<Session>> UserService::Login(std::string username, std::string 
   // the ones already taken.
   std::vector<Budget> reserved;
   for (const Budget& b : budgets) {
-    if (!b.limit.enabled()) continue;
+    if (!b.limit.enabled()) {
+      continue;
+    }
     auto d = co_await limiter_.Check(b.scope, b.id, b.limit, /*consume=*/true);
-    if (!d || !d->allowed) co_await Refund(reserved);
-    if (!d) co_return tl::unexpected(d.error());
+    if (!d || !d->allowed) {
+      co_await Refund(reserved);
+    }
+    if (!d) {
+      co_return tl::unexpected(d.error());
+    }
     if (!d->allowed) {
       Error e{ErrorCode::kRateLimited, "too many failed logins; try again later",
               static_cast<int>((d->retry_after_ms + 999) / 1000)};
@@ -136,7 +158,9 @@ namespace {
 std::string RandomUsernameTail() {
   static constexpr std::string_view kAlphabet = "abcdefghijkmnpqrstuvwxyz23456789";
   std::string out(10, 'a');
-  for (char& ch : out) ch = kAlphabet[randombytes_uniform(kAlphabet.size())];
+  for (char& ch : out) {
+    ch = kAlphabet[randombytes_uniform(kAlphabet.size())];
+  }
   return out;
 }
 
@@ -156,8 +180,9 @@ Awaitable<Result<Session>> UserService::SignInExternal(ExternalProfile profile) 
   id.display_name = display ? *display : std::string();
   const std::string first = display ? *display : username;
   id.display_candidates.push_back(first);
-  for (int n = 2; n <= 9; ++n)
+  for (int n = 2; n <= 9; ++n) {
     id.display_candidates.push_back(first + " (" + std::to_string(n) + ")");
+  }
   id.display_candidates.push_back(first + " (" + RandomUsernameTail().substr(0, 6) + ")");
   id.new_account = NewUserRow(username, first, "!", Role::kUser);
   auto row = co_await users_.SignInWith(id, NowMs());
@@ -165,7 +190,9 @@ Awaitable<Result<Session>> UserService::SignInExternal(ExternalProfile profile) 
     // A racing first sign-in of the same identity made the account: this one finds it.
     row = co_await users_.SignInWith(std::move(id), NowMs());
   }
-  if (!row) co_return tl::unexpected(row.error());
+  if (!row) {
+    co_return tl::unexpected(row.error());
+  }
   co_return co_await OpenSession(row->id);
 }
 
@@ -182,7 +209,9 @@ Awaitable<Result<Session>> UserService::OpenSession(int64_t user_id) {
   auto now = co_await users_.FindById(user_id);
   if (!now || !*now || (*now)->deleted_at_ms != 0) {
     (void)co_await sessions_.Delete(s.token, user_id);
-    if (!now) co_return tl::unexpected(now.error());
+    if (!now) {
+      co_return tl::unexpected(now.error());
+    }
     co_return Fail(ErrorCode::kUnauthenticated, "wrong username or password");
   }
   s.user = ToUser(**now);
@@ -192,7 +221,9 @@ Awaitable<Result<Session>> UserService::OpenSession(int64_t user_id) {
 Awaitable<void> UserService::Refund(const std::vector<Budget>& reserved) {
   for (const Budget& b : reserved) {
     auto st = co_await limiter_.Refund(b.scope, b.id, b.limit);
-    if (!st) spdlog::warn("login limit refund failed: {}", st.error().message);
+    if (!st) {
+      spdlog::warn("login limit refund failed: {}", st.error().message);
+    }
   }
 }
 
@@ -208,31 +239,49 @@ constexpr size_t kTokenSize = 43;
 }  // namespace
 
 Awaitable<Result<std::optional<Principal>>> UserService::Authenticate(std::string token) {
-  if (token.size() != kTokenSize) co_return std::optional<Principal>{};
+  if (token.size() != kTokenSize) {
+    co_return std::optional<Principal>{};
+  }
   auto d = co_await sessions_.Get(token);
-  if (!d) co_return tl::unexpected(d.error());
-  if (!*d) co_return std::optional<Principal>{};
+  if (!d) {
+    co_return tl::unexpected(d.error());
+  }
+  if (!*d) {
+    co_return std::optional<Principal>{};
+  }
   // A session of a deleted account (one its deletion missed, or one an older Redis brought
   // back) is refused here and left to expire: deleting it would publish, and wait for every
   // instance, on each such request. The directory remembers the account is gone.
   auto who = co_await directory_.Lookup((*d)->user_id);
-  if (!who) co_return tl::unexpected(who.error());
+  if (!who) {
+    co_return tl::unexpected(who.error());
+  }
   co_return std::move(*who);
 }
 
 std::optional<std::optional<Principal>> UserService::AuthenticateCached(std::string_view token) {
-  if (token.size() != kTokenSize) return std::optional<Principal>{};
+  if (token.size() != kTokenSize) {
+    return std::optional<Principal>{};
+  }
   const redis::SessionData* d = sessions_.FindCached(token);
-  if (!d) return std::nullopt;
+  if (!d) {
+    return std::nullopt;
+  }
   const std::optional<Principal>* who = directory_.FindCached(d->user_id);
-  if (!who) return std::nullopt;
+  if (!who) {
+    return std::nullopt;
+  }
   return *who;
 }
 
 Awaitable<Result<User>> UserService::Get(int64_t id) {
   auto row = co_await users_.FindById(id);
-  if (!row) co_return tl::unexpected(row.error());
-  if (!*row || (*row)->deleted_at_ms != 0) co_return Fail(ErrorCode::kNotFound, "no such user");
+  if (!row) {
+    co_return tl::unexpected(row.error());
+  }
+  if (!*row || (*row)->deleted_at_ms != 0) {
+    co_return Fail(ErrorCode::kNotFound, "no such user");
+  }
   co_return ToUser(**row);
 }
 
@@ -246,7 +295,9 @@ Awaitable<Result<std::vector<User>>> UserService::List(const Principal& actor, i
   PL_CO_TRY(auto rows, co_await users_.List(after, UsernameKey(query), limit));
   std::vector<User> out;
   out.reserve(rows.size());
-  for (const sql::UserRow& r : rows) out.push_back(ToUser(r));
+  for (const sql::UserRow& r : rows) {
+    out.push_back(ToUser(r));
+  }
   co_return out;
 }
 
@@ -278,7 +329,9 @@ Awaitable<Result<User>> UserService::SetRole(const Principal& actor, int64_t id,
     }
   }
   auto updated = co_await users_.SetRole(id, std::string(RoleName(role)), NowMs());
-  if (!updated) co_return tl::unexpected(updated.error());
+  if (!updated) {
+    co_return tl::unexpected(updated.error());
+  }
   if (!*updated) {
     // Refused in SQL: no such account, or a ban came in since the check above.
     PL_CO_TRY(const std::optional<sql::UserRow> row, co_await users_.FindById(id));
@@ -305,7 +358,9 @@ Awaitable<Result<User>> UserService::SetBan(const Principal& actor, int64_t id, 
   }
   PL_CO_CHECK(co_await RefuseReserved(users_, id));
   PL_CO_TRY(const std::optional<sql::UserRow> row, co_await users_.FindById(id));
-  if (!row || row->deleted_at_ms != 0) co_return Fail(ErrorCode::kNotFound, "no such user");
+  if (!row || row->deleted_at_ms != 0) {
+    co_return Fail(ErrorCode::kNotFound, "no such user");
+  }
   // Lifting is allowed on anyone (a ban from before a promotion must be liftable).
   const bool unbannable = HasRole(ParseRole(row->role).value_or(Role::kAdmin), Role::kModerator);
   if (until_ms > 0 && unbannable) {
@@ -339,16 +394,22 @@ Awaitable<Status> UserService::Delete(const Principal& actor, int64_t id) {
   }
   PL_CO_CHECK(co_await RefuseReserved(users_, id));
   auto deleted = co_await users_.MarkDeleted(id, NowMs());
-  if (!deleted) co_return tl::unexpected(deleted.error());
+  if (!deleted) {
+    co_return tl::unexpected(deleted.error());
+  }
   if (!*deleted) {
     // Deleted already. If an earlier attempt failed after its commit (Redis away), this one
     // finishes what that left undone (its sessions, the other processes' copies), and the
     // answer is still that there is no such account.
     auto row = co_await users_.FindById(id);
-    if (!row) co_return tl::unexpected(row.error());
+    if (!row) {
+      co_return tl::unexpected(row.error());
+    }
     if (*row && (*row)->deleted_at_ms != 0) {
       directory_.Forget(id);
-      if (auto st = co_await sessions_.DeleteUser(id); !st) co_return st;
+      if (auto st = co_await sessions_.DeleteUser(id); !st) {
+        co_return st;
+      }
     }
     co_return Fail(ErrorCode::kNotFound, "no such user");
   }
@@ -356,12 +417,17 @@ Awaitable<Status> UserService::Delete(const Principal& actor, int64_t id) {
   co_return co_await sessions_.DeleteUser(id);
 }
 
-Result<bool> EnsureUser(sql::Store& store, const std::string& username,
-                        const std::string& password, Role role,
-                        const PasswordHashOptions& hash_options) {
-  if (auto st = ValidateUsername(username); !st) return tl::unexpected(st.error());
-  if (auto st = ValidatePassword(password); !st) return tl::unexpected(st.error());
-  if (sodium_init() < 0) return Fail(ErrorCode::kInternal, "libsodium failed to initialise");
+Result<bool> EnsureUser(sql::Store& store, const std::string& username, const std::string& password,
+                        Role role, const PasswordHashOptions& hash_options) {
+  if (auto st = ValidateUsername(username); !st) {
+    return tl::unexpected(st.error());
+  }
+  if (auto st = ValidatePassword(password); !st) {
+    return tl::unexpected(st.error());
+  }
+  if (sodium_init() < 0) {
+    return Fail(ErrorCode::kInternal, "libsodium failed to initialise");
+  }
   net::io_context ioc;
   auto fut = net::co_spawn(
       ioc,
@@ -369,15 +435,21 @@ Result<bool> EnsureUser(sql::Store& store, const std::string& username,
         std::function<Result<bool>(sql::Connection&)> job =
             [&](sql::Connection& c) -> Result<bool> {
           auto existing = sql::UserTable::FindByKey(c, UsernameKey(username));
-          if (!existing) return tl::unexpected(existing.error());
-          if (*existing) return false;
+          if (!existing) {
+            return tl::unexpected(existing.error());
+          }
+          if (*existing) {
+            return false;
+          }
           char out[crypto_pwhash_STRBYTES];
           if (crypto_pwhash_str(out, password.data(), password.size(), hash_options.ops_limit,
                                 hash_options.mem_limit) != 0) {
             return Fail(ErrorCode::kInternal, "password hashing failed");
           }
           auto inserted = sql::UserTable::Insert(c, NewUserRow(username, username, out, role));
-          if (!inserted) return tl::unexpected(inserted.error());
+          if (!inserted) {
+            return tl::unexpected(inserted.error());
+          }
           return true;
         };
         co_return co_await store.Run<bool>(std::move(job));

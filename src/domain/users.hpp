@@ -119,7 +119,7 @@ sql::UserRow NewUserRow(std::string_view username, std::string display_name,
 
 // Creates `username` with `role` if no such user exists (bootstrap admin, `user add`).
 // Synchronous, for start-up and the command line. Returns true when created.
-Result<bool> EnsureUser(sql::Store& store, const std::string& username,
-                        const std::string& password, Role role, const PasswordHashOptions& hash);
+Result<bool> EnsureUser(sql::Store& store, const std::string& username, const std::string& password,
+                        Role role, const PasswordHashOptions& hash);
 
 }  // namespace plaudit::domain

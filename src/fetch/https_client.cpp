@@ -14,8 +14,8 @@ namespace {
 std::once_flag curl_once;
 
 struct Sink {
-  std::string* body;
-  size_t max;
+  std::string* body = nullptr;
+  size_t max = 0;
   bool overflow = false;
 };
 
@@ -32,13 +32,17 @@ size_t Write(char* data, size_t size, size_t n, void* user) {
 
 Result<Response> Perform(const Request& req, const Options& o) {
   std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), curl_easy_cleanup);
-  if (!curl) return Fail(ErrorCode::kInternal, "curl_easy_init failed");
+  if (!curl) {
+    return Fail(ErrorCode::kInternal, "curl_easy_init failed");
+  }
   CURL* c = curl.get();
   Response out;
   Sink sink{&out.body, o.max_body};
   curl_slist* headers = nullptr;
   for (const auto& [name, value] : req.headers) {
-    headers = curl_slist_append(headers, (name + ": " + value).c_str());
+    std::string line = name + ": ";
+    line += value;
+    headers = curl_slist_append(headers, line.c_str());
   }
   std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> header_list(headers,
                                                                           curl_slist_free_all);
@@ -58,7 +62,9 @@ Result<Response> Perform(const Request& req, const Options& o) {
     curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, static_cast<long>(req.body.size()));
   }
   const CURLcode rc = curl_easy_perform(c);
-  if (sink.overflow) return Fail(ErrorCode::kUnavailable, "answer too large: " + req.url);
+  if (sink.overflow) {
+    return Fail(ErrorCode::kUnavailable, "answer too large: " + req.url);
+  }
   if (rc != CURLE_OK) {
     return Fail(ErrorCode::kUnavailable,
                 std::string("fetch ") + req.url + ": " + curl_easy_strerror(rc));
@@ -75,12 +81,20 @@ Result<Response> Perform(const Request& req, const Options& o) {
 
 bool FetchableUrl(std::string_view url) {
   auto u = boost::urls::parse_absolute_uri(url);
-  if (!u) return false;
+  if (!u) {
+    return false;
+  }
   const std::string scheme = u->scheme();
-  if (scheme == "https") return u->has_authority() && !u->host().empty();
-  if (scheme != "http") return false;
+  if (scheme == "https") {
+    return u->has_authority() && !u->host().empty();
+  }
+  if (scheme != "http") {
+    return false;
+  }
   const std::string host = u->host();
-  if (host == "localhost" || host == "[::1]" || host == "::1") return true;
+  if (host == "localhost" || host == "[::1]" || host == "::1") {
+    return true;
+  }
   if (u->host_type() == boost::urls::host_type::ipv4) {
     return host.rfind("127.", 0) == 0;
   }
@@ -114,7 +128,9 @@ std::string FormEncode(std::string_view value) {
 std::string FormBody(const std::vector<std::pair<std::string, std::string>>& fields) {
   std::string out;
   for (const auto& [name, value] : fields) {
-    if (!out.empty()) out += '&';
+    if (!out.empty()) {
+      out += '&';
+    }
     out += FormEncode(name);
     out += '=';
     out += FormEncode(value);

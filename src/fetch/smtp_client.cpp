@@ -14,7 +14,7 @@ namespace plaudit::fetch {
 namespace {
 
 struct Source {
-  const std::string* text;
+  const std::string* text = nullptr;
   size_t at = 0;
 };
 
@@ -29,7 +29,9 @@ size_t Read(char* buffer, size_t size, size_t n, void* user) {
 
 Status Perform(const Mail& mail, const SmtpOptions& o) {
   std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), curl_easy_cleanup);
-  if (!curl) return Fail(ErrorCode::kInternal, "curl_easy_init failed");
+  if (!curl) {
+    return Fail(ErrorCode::kInternal, "curl_easy_init failed");
+  }
   CURL* c = curl.get();
   std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> rcpt(
       curl_slist_append(nullptr, ("<" + mail.to + ">").c_str()), curl_slist_free_all);
@@ -61,8 +63,12 @@ Status Perform(const Mail& mail, const SmtpOptions& o) {
 
 bool NeedsTls(const std::string& url) {
   auto u = boost::urls::parse_absolute_uri(url);
-  if (!u) return true;
-  if (u->has_userinfo()) return true;
+  if (!u) {
+    return true;
+  }
+  if (u->has_userinfo()) {
+    return true;
+  }
   const std::string host = u->host();
   return !(host == "localhost" || host == "[::1]" || host == "::1" || host.rfind("127.", 0) == 0);
 }

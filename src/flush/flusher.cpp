@@ -11,12 +11,13 @@ constexpr int kMaxFinalPasses = 5;
 
 }  // namespace
 
-Flusher::Flusher(net::any_io_executor ex, RedisCheck& check, ViewFlush& views, LikeFlush& likes,
-                 std::chrono::milliseconds interval)
+Flusher::Flusher(const net::any_io_executor& ex, RedisCheck& check, ViewFlush& views,
+                 LikeFlush& likes, std::chrono::milliseconds interval)
     : check_(check), views_(views), likes_(likes), interval_(interval), timer_(ex) {}
 
 Awaitable<Result<FlushReport>> Flusher::FlushNow() {
-  std::function<Awaitable<Result<FlushReport>>()> pass = [this]() -> Awaitable<Result<FlushReport>> {
+  std::function<Awaitable<Result<FlushReport>>()> pass =
+      [this]() -> Awaitable<Result<FlushReport>> {
     FlushReport report;
     // Never claim on an unchecked Redis: a claim raises a seq above SQL's, which would hide
     // that this Redis came back older. And check on every pass, not only on a new
@@ -26,27 +27,37 @@ Awaitable<Result<FlushReport>> Flusher::FlushNow() {
     // views do not wait for it: the connection stays the checked one meanwhile.
     const uint64_t generation = check_.Generation();
     auto checked = co_await check_.Check();
-    if (!checked) co_return tl::unexpected(checked.error());
+    if (!checked) {
+      co_return tl::unexpected(checked.error());
+    }
     if (!*checked || !check_.LikesChecked() || check_.Generation() != generation) {
       co_return Fail(ErrorCode::kUnavailable, "cannot check Redis against SQL");
     }
     // Views another process is recovering wait for it (it flushes them itself).
     if (check_.ViewsChecked()) {
       auto views = co_await views_.Flush(generation);
-      if (!views) co_return tl::unexpected(views.error());
+      if (!views) {
+        co_return tl::unexpected(views.error());
+      }
       report.views = *views;
     }
     auto likes = co_await likes_.Flush(generation);
-    if (!likes) co_return tl::unexpected(likes.error());
+    if (!likes) {
+      co_return tl::unexpected(likes.error());
+    }
     report.like_changes = likes->changes;
     report.like_backlog = likes->backlog;
     report.oldest_unflushed_seconds = likes->oldest_age_seconds;
     if (repair) {
       auto pending = co_await repair();
-      if (!pending) co_return tl::unexpected(pending.error());
+      if (!pending) {
+        co_return tl::unexpected(pending.error());
+      }
       report.repairs_pending = *pending;
     }
-    if (on_report) on_report(report);
+    if (on_report) {
+      on_report(report);
+    }
     co_return report;
   };
   co_return co_await pass_.Do(0, std::move(pass));
@@ -55,7 +66,9 @@ Awaitable<Result<FlushReport>> Flusher::FlushNow() {
 Awaitable<Result<FlushReport>> Flusher::FlushAll() {
   if (pass_.InFlight(0)) {
     auto joined = co_await FlushNow();
-    if (!joined) co_return joined;
+    if (!joined) {
+      co_return joined;
+    }
   }
   Result<FlushReport> last = co_await FlushNow();
   for (int pass = 1; pass < kMaxFinalPasses && last && last->like_backlog > 0; ++pass) {
@@ -75,15 +88,21 @@ void Flusher::Stop() {
 }
 
 void Flusher::Arm() {
-  if (stopped_) return;
+  if (stopped_) {
+    return;
+  }
   timer_.expires_after(interval_);
   timer_.async_wait([this](boost::system::error_code ec) {
-    if (ec || stopped_) return;
+    if (ec || stopped_) {
+      return;
+    }
     net::co_spawn(
         timer_.get_executor(),
         [this]() -> Awaitable<void> {
           auto r = co_await FlushNow();
-          if (!r) spdlog::warn("flush pass failed: {}", r.error().message);
+          if (!r) {
+            spdlog::warn("flush pass failed: {}", r.error().message);
+          }
           Arm();
         },
         net::detached);

@@ -10,7 +10,7 @@
 
 #include "common/net.hpp"
 #include "common/result.hpp"
-#include "domain/single_flight.hpp"
+#include "common/single_flight.hpp"
 #include "flush/like_flush.hpp"
 #include "flush/redis_check.hpp"
 #include "flush/view_flush.hpp"
@@ -27,7 +27,7 @@ struct FlushReport {
 
 class Flusher {
  public:
-  Flusher(net::any_io_executor ex, RedisCheck& check, ViewFlush& views, LikeFlush& likes,
+  Flusher(const net::any_io_executor& ex, RedisCheck& check, ViewFlush& views, LikeFlush& likes,
           std::chrono::milliseconds interval);
 
   // Called in each pass to retry cache repairs that failed after committed writes (the
@@ -54,7 +54,7 @@ class Flusher {
   std::chrono::milliseconds interval_;
   net::steady_timer timer_;
   bool stopped_ = true;
-  domain::SingleFlight<int, FlushReport> pass_;
+  SingleFlight<int, FlushReport> pass_;
 };
 
 }  // namespace plaudit::flush

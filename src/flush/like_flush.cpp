@@ -34,10 +34,14 @@ std::vector<sql::LikeChange> ClaimedChanges(const std::vector<redis::ClaimedBuck
   std::set<std::pair<char, int64_t>> small_targets;
   bool twice = false;
   for (const auto& b : buckets) {
-    if (b.small) small_targets.insert({b.type, b.target_id});
+    if (b.small) {
+      small_targets.insert({b.type, b.target_id});
+    }
   }
   for (const auto& b : buckets) {
-    if (!b.small && small_targets.count({b.type, b.target_id}) != 0) twice = true;
+    if (!b.small && small_targets.count({b.type, b.target_id}) != 0) {
+      twice = true;
+    }
     for (const auto& change : b.changes) {
       sql::LikeChange ch;
       ch.type = b.type;
@@ -49,7 +53,9 @@ std::vector<sql::LikeChange> ClaimedChanges(const std::vector<redis::ClaimedBuck
       from_small.push_back(b.small);
     }
   }
-  if (!twice) return out;
+  if (!twice) {
+    return out;
+  }
   std::map<std::tuple<char, int64_t, int64_t>, size_t> newest;
   std::vector<sql::LikeChange> kept;
   std::vector<bool> kept_small;
@@ -76,17 +82,27 @@ LikeFlush::LikeFlush(redis::LikeStore& store, sql::LikeTable& table)
 Awaitable<Result<LikeFlushReport>> LikeFlush::Flush(uint64_t generation) {
   LikeFlushReport report;
   auto stats = co_await store_.Stats();
-  if (!stats) co_return tl::unexpected(stats.error());
+  if (!stats) {
+    co_return tl::unexpected(stats.error());
+  }
   int64_t oldest = 0;
   for (const auto& s : *stats) {
     report.backlog += s.dirty + s.in_flight;
-    if (s.oldest_ms && (oldest == 0 || *s.oldest_ms < oldest)) oldest = *s.oldest_ms;
+    if (s.oldest_ms && (oldest == 0 || *s.oldest_ms < oldest)) {
+      oldest = *s.oldest_ms;
+    }
   }
-  if (oldest > 0) report.oldest_age_seconds = std::max<double>(0, (NowMs() - oldest) / 1000.0);
+  if (oldest > 0) {
+    report.oldest_age_seconds = std::max<double>(0, static_cast<double>(NowMs() - oldest) / 1000.0);
+  }
   for (const auto& s : *stats) {
-    if (s.dirty == 0 && s.in_flight == 0) continue;
+    if (s.dirty == 0 && s.in_flight == 0) {
+      continue;
+    }
     auto n = co_await FlushShard(s.shard, generation);
-    if (!n) co_return tl::unexpected(n.error());
+    if (!n) {
+      co_return tl::unexpected(n.error());
+    }
     report.changes += *n;
     report.buckets += s.dirty + s.in_flight;
   }
@@ -98,10 +114,14 @@ Awaitable<Result<int64_t>> LikeFlush::FlushShard(int shard, uint64_t generation)
   for (int round = 0; round < kMaxClaimsPerShard; ++round) {
     // Batches left in flight by an earlier pass first, then new ones.
     auto both = co_await store_.Members(shard, kClaimBatch);
-    if (!both) co_return tl::unexpected(both.error());
+    if (!both) {
+      co_return tl::unexpected(both.error());
+    }
     const bool resuming = !both->in_flight.empty();
     const std::vector<std::string>& members = resuming ? both->in_flight : both->dirty;
-    if (members.empty()) break;
+    if (members.empty()) {
+      break;
+    }
     // The last round: it takes every bucket dirty now. Changes that arrive while it writes
     // wait for the next pass (they are safe in Redis, and marked dirty): chasing them here,
     // under a steady like load, made a shard's pass a string of rounds of a few changes
@@ -114,37 +134,52 @@ Awaitable<Result<int64_t>> LikeFlush::FlushShard(int shard, uint64_t generation)
       co_return Fail(ErrorCode::kUnavailable, "redis reconnected during the flush pass");
     }
     auto claimed = co_await store_.Claim(shard, members);
-    if (!claimed) co_return tl::unexpected(claimed.error());
-    if (after_claim) co_await after_claim();
+    if (!claimed) {
+      co_return tl::unexpected(claimed.error());
+    }
+    if (after_claim) {
+      co_await after_claim();
+    }
     std::vector<sql::LikeChange> changes = ClaimedChanges(*claimed);
     if (!changes.empty()) {
       auto applied = co_await table_.Apply(std::move(changes));
-      if (!applied) co_return tl::unexpected(applied.error());
+      if (!applied) {
+        co_return tl::unexpected(applied.error());
+      }
       written += *applied;
     }
     if (fail_after_commit && fail_after_commit()) {
       co_return Fail(ErrorCode::kInternal, "flush aborted after commit (test hook)");
     }
     if (!claimed->empty()) {
-      if (auto st = co_await store_.Done(shard, *claimed); !st)
+      if (auto st = co_await store_.Done(shard, *claimed); !st) {
         co_return tl::unexpected(st.error());
+      }
     }
-    if (last) break;
+    if (last) {
+      break;
+    }
   }
   co_return written;
 }
 
 Awaitable<Result<int64_t>> LikeFlush::Reconcile() {
   auto fixed = co_await table_.Reconcile();
-  if (!fixed) co_return tl::unexpected(fixed.error());
+  if (!fixed) {
+    co_return tl::unexpected(fixed.error());
+  }
   for (const auto& [type, id] : *fixed) {
     // The cached count came from the wrong value: let it reload from the repaired row.
-    // A comment's id carries its article's shard, so it stands in for the article id.
-    const redis::LikeTarget target{type, id, id};  // named: no braced list inside co_await
-    if (auto st = co_await store_.DropCount(target); !st) co_return tl::unexpected(st.error());
+    const model::Target target =  // named: no braced list inside co_await
+        type == 'c' ? model::Target::Comment(id) : model::Target::Article(id);
+    if (auto st = co_await store_.DropCount(target); !st) {
+      co_return tl::unexpected(st.error());
+    }
   }
   auto dropped = co_await DropDriftedCounts();
-  if (!dropped) co_return tl::unexpected(dropped.error());
+  if (!dropped) {
+    co_return tl::unexpected(dropped.error());
+  }
   co_return static_cast<int64_t>(fixed->size()) + *dropped;
 }
 
@@ -157,22 +192,31 @@ Awaitable<Result<int64_t>> LikeFlush::Reconcile() {
 // survived every reconcile before (issue 41, item 9: 12 with 9 likers, after a hand edit).
 Awaitable<Result<int64_t>> LikeFlush::DropDriftedCounts() {
   int64_t dropped = 0;
-  std::function<Awaitable<Status>(std::vector<redis::LikeTarget>)> check =
-      [this, &dropped](std::vector<redis::LikeTarget> targets) -> Awaitable<Status> {
-    for (const redis::LikeTarget& t : targets) {
+  std::function<Awaitable<Status>(std::vector<model::Target>)> check =
+      [this, &dropped](std::vector<model::Target> targets) -> Awaitable<Status> {
+    for (const model::Target& t : targets) {
       PL_CO_TRY(auto cached, co_await store_.ReadCachedCount(t));
-      if (!cached.count) continue;  // dropped meanwhile: it reloads when next used
+      if (!cached.count) {
+        continue;  // dropped meanwhile: it reloads when next used
+      }
       std::vector<int64_t> users;
-      for (const auto& [uid, liked] : cached.unflushed.changes) users.push_back(uid);
-      PL_CO_TRY(auto sql, co_await table_.CountState(t.type, t.id, std::move(users)));
+      users.reserve(cached.unflushed.changes.size());
+      for (const auto& [uid, liked] : cached.unflushed.changes) {
+        users.push_back(uid);
+      }
+      PL_CO_TRY(auto sql, co_await table_.CountState(t, std::move(users)));
       std::optional<int64_t> want;
-      if (sql.count) want = CountWithUnflushed(*sql.count, sql.liked, cached.unflushed.changes);
-      if (want == cached.count) continue;
+      if (sql.count) {
+        want = CountWithUnflushed(*sql.count, sql.liked, cached.unflushed.changes);
+      }
+      if (want == cached.count) {
+        continue;
+      }
       if (dropped < kDriftsLogged) {
         spdlog::warn(
             "reconcile: Redis counts {} likes of {} where SQL and the unflushed "
             "changes make {}; dropped, it reloads",
-            *cached.count, t.Name(), want ? std::to_string(*want) : "no such target");
+            *cached.count, redis::TargetName(t), want ? std::to_string(*want) : "no such target");
       }
       PL_CO_CHECK(co_await store_.DropCount(t));
       ++dropped;

@@ -4,8 +4,8 @@
 
 #include <map>
 
+#include "common/random_id.hpp"
 #include "common/time.hpp"
-#include "domain/random_id.hpp"
 
 namespace plaudit::flush {
 namespace {
@@ -31,10 +31,12 @@ RedisCheck::RedisCheck(net::any_io_executor ex, redis::LikeStore& like_store,
       marks_(marks),
       likes_(likes),
       views_(views),
-      owner_(domain::RandomHexId()) {}
+      owner_(RandomHexId()) {}
 
 Awaitable<Result<bool>> RedisCheck::Check() {
-  if (check_failed_ms_ != 0 && NowMs() - check_failed_ms_ < 1000) co_return false;
+  if (check_failed_ms_ != 0 && NowMs() - check_failed_ms_ < 1000) {
+    co_return false;
+  }
   std::function<Awaitable<Result<bool>>()> once = [this]() { return CheckOnce(); };
   co_return co_await checks_.Do(0, std::move(once));
 }
@@ -59,13 +61,19 @@ Awaitable<Result<bool>> RedisCheck::CheckOnce() {
   }
   check_failed_ms_ = 0;
   auto stale = co_await like_store_.CheckShards(*seqs);
-  if (!stale) co_return tl::unexpected(stale.error());
+  if (!stale) {
+    co_return tl::unexpected(stale.error());
+  }
   // An older like shard means an older dataset: its article hashes are older too, even if
   // no views flush ran since (their other fields, and the like shards' status checks).
   auto views = co_await article_cache_.CheckViews(*view_seq, !stale->empty(), owner_, kViewLeaseMs);
-  if (!views) co_return tl::unexpected(views.error());
+  if (!views) {
+    co_return tl::unexpected(views.error());
+  }
   using ViewCheck = redis::ArticleCache::ViewCheck;
-  if (*views != ViewCheck::kConsistent) views_checked_ = UINT64_MAX;  // no view meanwhile
+  if (*views != ViewCheck::kConsistent) {
+    views_checked_ = UINT64_MAX;  // no view meanwhile
+  }
   if (!stale->empty()) {
     spdlog::warn(
         "likes: {} shard(s) of Redis are older than SQL (a restore from an older snapshot, a "
@@ -78,34 +86,45 @@ Awaitable<Result<bool>> RedisCheck::CheckOnce() {
         "article caches (they refill from SQL)");
     // The older hashes' unflushed views go to SQL first (it keeps the higher count).
     auto n = co_await views_.Flush(generation);
-    if (!n) co_return tl::unexpected(n.error());
+    if (!n) {
+      co_return tl::unexpected(n.error());
+    }
   }
   // The stale shards' in-flight changes (those the older Redis had pending are in flight
   // now) go to SQL, where each stays only if nothing newer is there; then their sets,
   // counts and caches go, and reload from SQL.
   for (int shard : *stale) {
     auto n = co_await likes_.FlushShard(shard, generation);
-    if (!n) co_return tl::unexpected(n.error());
+    if (!n) {
+      co_return tl::unexpected(n.error());
+    }
   }
   if (*views == ViewCheck::kRecover) {
-    if (auto st = co_await article_cache_.DropArticles(); !st) co_return tl::unexpected(st.error());
+    if (auto st = co_await article_cache_.DropArticles(); !st) {
+      co_return tl::unexpected(st.error());
+    }
   }
   if (!stale->empty()) {
-    if (auto st = co_await like_store_.FinishRecovery(*stale); !st)
+    if (auto st = co_await like_store_.FinishRecovery(*stale); !st) {
       co_return tl::unexpected(st.error());
+    }
     spdlog::info("likes: recovered {} shard(s) from SQL", stale->size());
   }
   // Before this connection counts as checked: reads and writes wait for the check on a new
   // one, and an older Redis's sequences would hand out ids SQL already used.
   if ((!stale->empty() || *views == ViewCheck::kRecover) && reseed_ids) {
-    if (auto st = co_await reseed_ids(); !st) co_return tl::unexpected(st.error());
+    if (auto st = co_await reseed_ids(); !st) {
+      co_return tl::unexpected(st.error());
+    }
     spdlog::info("resumed the article and comment id sequences above SQL's");
   }
   co_await RepairMarks();
   likes_checked_ = generation;
   if (*views == ViewCheck::kRecover) {
     auto finished = co_await article_cache_.FinishViewRecovery(owner_);
-    if (!finished) co_return tl::unexpected(finished.error());
+    if (!finished) {
+      co_return tl::unexpected(finished.error());
+    }
     if (*finished) {
       spdlog::info("views: recovered from SQL");
       views_checked_ = generation;
@@ -118,7 +137,9 @@ Awaitable<Result<bool>> RedisCheck::CheckOnce() {
 
 Awaitable<void> RedisCheck::RepairMarks() {
   // Failures are logged and left for the next check: a mark stays until its repair worked.
-  if (!repair_mark) co_return;
+  if (!repair_mark) {
+    co_return;
+  }
   auto marks = co_await marks_.All();
   if (!marks) {
     spdlog::warn("cannot read the cache marks: {}", marks.error().message);
@@ -131,7 +152,9 @@ Awaitable<void> RedisCheck::RepairMarks() {
       spdlog::warn("cannot repair the cache of {} from SQL: {}", mark.member, done.error().message);
       continue;
     }
-    if (!*done) continue;  // its write is still in progress
+    if (!*done) {
+      continue;  // its write is still in progress
+    }
     ++repaired;
     if (auto st = co_await marks_.Unmark(mark); !st) {
       spdlog::warn("cannot clear cache mark {}: {}", mark.member, st.error().message);
@@ -146,18 +169,26 @@ Awaitable<void> RedisCheck::RepairMarks() {
 Awaitable<Status> RedisCheck::ReloadArticles() {
   // Checked first, like any flush: what an older Redis holds is recovered, not dropped.
   auto checked = co_await Check();
-  if (!checked) co_return tl::unexpected(checked.error());
-  if (!*checked) co_return Fail(ErrorCode::kUnavailable, "cannot read SQL to check Redis");
+  if (!checked) {
+    co_return tl::unexpected(checked.error());
+  }
+  if (!*checked) {
+    co_return Fail(ErrorCode::kUnavailable, "cannot read SQL to check Redis");
+  }
   // Other processes go on counting views meanwhile, so no hash is dropped while it holds a
   // view SQL lacks: the views are flushed, then each hash goes only if SQL has all of its
   // views (article_drop.lua); one counted since is kept for another round.
   auto ids = co_await article_cache_.CachedIds();
-  if (!ids) co_return tl::unexpected(ids.error());
+  if (!ids) {
+    co_return tl::unexpected(ids.error());
+  }
   std::vector<int64_t> left = std::move(*ids);
   size_t dropped = 0;
   for (int round = 0; round < 5 && !left.empty(); ++round) {
     auto flushed = co_await views_.Flush(Generation());
-    if (!flushed) co_return tl::unexpected(flushed.error());
+    if (!flushed) {
+      co_return tl::unexpected(flushed.error());
+    }
     std::vector<int64_t> kept;
     constexpr size_t kBatch = 500;
     for (size_t at = 0; at < left.size(); at += kBatch) {
@@ -165,19 +196,27 @@ Awaitable<Status> RedisCheck::ReloadArticles() {
           left.begin() + static_cast<std::ptrdiff_t>(at),
           left.begin() + static_cast<std::ptrdiff_t>(std::min(left.size(), at + kBatch)));
       auto rows = co_await article_table_.FindMany(batch);
-      if (!rows) co_return tl::unexpected(rows.error());
+      if (!rows) {
+        co_return tl::unexpected(rows.error());
+      }
       std::map<int64_t, int64_t> sql_views;
-      for (const auto& row : *rows) sql_views[row.id] = row.view_count;
+      for (const auto& row : *rows) {
+        sql_views[row.id] = row.view_count;
+      }
       for (int64_t id : batch) {
         auto it = sql_views.find(id);
         if (it == sql_views.end()) {  // deleted in SQL: gone for good
           const std::vector<int64_t> no_comments;
-          if (auto st = co_await article_cache_.Remove(id, no_comments); !st) co_return st;
+          if (auto st = co_await article_cache_.Remove(id, no_comments); !st) {
+            co_return st;
+          }
           ++dropped;
           continue;
         }
         auto gone = co_await article_cache_.DropIfFlushed(id, it->second);
-        if (!gone) co_return tl::unexpected(gone.error());
+        if (!gone) {
+          co_return tl::unexpected(gone.error());
+        }
         if (*gone) {
           ++dropped;
         } else {
@@ -197,8 +236,12 @@ Awaitable<Status> RedisCheck::EnsureViews() {
   const auto deadline = std::chrono::steady_clock::now() + kViewWait;
   while (!ViewsChecked()) {
     auto checked = co_await Check();
-    if (!checked) co_return tl::unexpected(checked.error());
-    if (!*checked || ViewsChecked()) co_return Status{};
+    if (!checked) {
+      co_return tl::unexpected(checked.error());
+    }
+    if (!*checked || ViewsChecked()) {
+      co_return Status{};
+    }
     if (std::chrono::steady_clock::now() >= deadline) {
       co_return Fail(ErrorCode::kUnavailable, "view counts are being recovered; retry");
     }

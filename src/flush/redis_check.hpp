@@ -18,7 +18,7 @@
 
 #include "common/net.hpp"
 #include "common/result.hpp"
-#include "domain/single_flight.hpp"
+#include "common/single_flight.hpp"
 #include "flush/like_flush.hpp"
 #include "flush/view_flush.hpp"
 #include "redis/cache_marks.hpp"
@@ -74,7 +74,7 @@ class RedisCheck {
   LikeFlush& likes_;
   ViewFlush& views_;
   std::string owner_;  // this process, in the views recovery mark
-  domain::SingleFlight<int, bool> checks_;
+  SingleFlight<int, bool> checks_;
   uint64_t likes_checked_ = UINT64_MAX;  // the connection generation last checked
   uint64_t views_checked_ = UINT64_MAX;
   int64_t check_failed_ms_ = 0;  // when the last check could not read SQL

@@ -17,12 +17,18 @@ Awaitable<Result<int64_t>> ViewFlush::Flush(uint64_t generation) {
       co_return Fail(ErrorCode::kUnavailable, "redis reconnected during the flush pass");
     }
     auto claimed = co_await cache_.ClaimViews(kBatch);
-    if (!claimed) co_return tl::unexpected(claimed.error());
-    if (claimed->views.empty()) break;
+    if (!claimed) {
+      co_return tl::unexpected(claimed.error());
+    }
+    if (claimed->views.empty()) {
+      break;
+    }
     std::vector<std::pair<int64_t, int64_t>> counts;
     counts.reserve(claimed->views.size());
     for (const auto& v : claimed->views) {
-      if (v.views) counts.emplace_back(v.id, *v.views);
+      if (v.views) {
+        counts.emplace_back(v.id, *v.views);
+      }
     }
     if (fail_after_claim && fail_after_claim()) {
       co_return Fail(ErrorCode::kInternal, "views flush aborted after claim (test hook)");
@@ -31,11 +37,17 @@ Awaitable<Result<int64_t>> ViewFlush::Flush(uint64_t generation) {
     if (!counts.empty()) {
       // On failure the batch stays in flight; the next pass writes it.
       auto st = co_await table_.SetViewCounts(std::move(counts), claimed->stamp);
-      if (!st) co_return tl::unexpected(st.error());
+      if (!st) {
+        co_return tl::unexpected(st.error());
+      }
     }
-    if (auto st = co_await cache_.ViewsDone(claimed->views); !st) co_return tl::unexpected(st.error());
+    if (auto st = co_await cache_.ViewsDone(claimed->views); !st) {
+      co_return tl::unexpected(st.error());
+    }
     total += written;
-    if (static_cast<int64_t>(claimed->views.size()) < kBatch) break;
+    if (static_cast<int64_t>(claimed->views.size()) < kBatch) {
+      break;
+    }
   }
   co_return total;
 }

@@ -14,7 +14,9 @@ constexpr std::string_view kMaxAgeSeconds = "600";
 
 std::string_view OriginOf(const RawRequest& req) {
   auto it = req.find(beast::http::field::origin);
-  if (it == req.end()) return {};
+  if (it == req.end()) {
+    return {};
+  }
   return {it->value().data(), it->value().size()};
 }
 
@@ -38,11 +40,15 @@ Response CorsPolicy::Preflight(const RawRequest& req) const {
 
 void CorsPolicy::Apply(const RawRequest& req, Response& response) const {
   std::string_view origin = OriginOf(req);
-  if (origin.empty()) return;
+  if (origin.empty()) {
+    return;
+  }
   response.headers.emplace_back("Vary", "Origin");
   // Exactly as a browser writes it: the header is echoed, so an odd spelling
   // ("http://LOCALHOST:9999", a trailing '/') that only normalises to a site gets nothing.
-  if (!sites_.ListsExactly(origin)) return;
+  if (!sites_.ListsExactly(origin)) {
+    return;
+  }
   response.headers.emplace_back("Access-Control-Allow-Origin", origin);
   response.headers.emplace_back("Access-Control-Allow-Credentials", "true");
   response.headers.emplace_back("Access-Control-Expose-Headers", kExposeHeaders);

@@ -28,6 +28,38 @@ constexpr Mapping kMappings[] = {
     {ErrorCode::kInternal, beast::http::status::internal_server_error, "internal"},
 };
 
+struct HttpMapping {
+  HttpError error;
+  beast::http::status status;
+  std::string_view api_code;
+};
+
+constexpr HttpMapping kHttpMappings[] = {
+    {HttpError::kMalformed, beast::http::status::bad_request, "bad_request"},
+    {HttpError::kCrossSite, beast::http::status::forbidden, "forbidden"},
+    {HttpError::kNoRoute, beast::http::status::not_found, "not_found"},
+    {HttpError::kMethodNotAllowed, beast::http::status::method_not_allowed, "method_not_allowed"},
+    {HttpError::kPayloadTooLarge, beast::http::status::payload_too_large, "payload_too_large"},
+    {HttpError::kUnsupportedMediaType, beast::http::status::unsupported_media_type,
+     "unsupported_media_type"},
+    {HttpError::kHeaderTooLarge, beast::http::status::request_header_fields_too_large,
+     "header_too_large"},
+    {HttpError::kNotImplemented, beast::http::status::not_implemented, "not_implemented"},
+};
+
+Response Body(beast::http::status status, std::string_view code, std::string_view message) {
+  boost::json::object err;
+  err["code"] = code;
+  err["message"] = message;
+  boost::json::object body;
+  body["error"] = std::move(err);
+  Response r = JsonResponse(status, body);
+  // An error is about this moment (a draft that may be published next, a limit that lifts):
+  // no cache keeps it, not even by heuristic freshness (a 404 is cacheable by default).
+  r.headers.emplace_back("Cache-Control", "no-store");
+  return r;
+}
+
 const Mapping& Find(ErrorCode code) {
   for (const auto& m : kMappings) {
     if (m.code == code) {
@@ -42,18 +74,13 @@ const Mapping& Find(ErrorCode code) {
 beast::http::status StatusFor(ErrorCode code) { return Find(code).status; }
 std::string_view ApiCodeFor(ErrorCode code) { return Find(code).api_code; }
 
-Response ErrorResponse(beast::http::status status, std::string_view code,
-                       std::string_view message) {
-  boost::json::object err;
-  err["code"] = code;
-  err["message"] = message;
-  boost::json::object body;
-  body["error"] = std::move(err);
-  Response r = JsonResponse(status, body);
-  // An error is about this moment (a draft that may be published next, a limit that lifts):
-  // no cache keeps it, not even by heuristic freshness (a 404 is cacheable by default).
-  r.headers.emplace_back("Cache-Control", "no-store");
-  return r;
+Response ErrorResponse(HttpError error, std::string_view message) {
+  for (const auto& m : kHttpMappings) {
+    if (m.error == error) {
+      return Body(m.status, m.api_code, message);
+    }
+  }
+  return ErrorResponse(Error{ErrorCode::kInternal, "unmapped HTTP error"});
 }
 
 Response ErrorResponse(const Error& error) {
@@ -62,9 +89,9 @@ Response ErrorResponse(const Error& error) {
   // log, the client gets a generic one (issue 41, item 8).
   if (error.code == ErrorCode::kInternal) {
     spdlog::error("internal error: {}", error.message);
-    return ErrorResponse(m.status, m.api_code, kInternalMessage);
+    return Body(m.status, m.api_code, kInternalMessage);
   }
-  Response r = ErrorResponse(m.status, m.api_code, error.message);
+  Response r = Body(m.status, m.api_code, error.message);
   if (error.code == ErrorCode::kRateLimited) {
     r.headers.emplace_back("Retry-After", std::to_string(std::max(1, error.retry_after_seconds)));
   }

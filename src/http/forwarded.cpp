@@ -1,9 +1,8 @@
 #include "http/forwarded.hpp"
 
-#include <optional>
-
 #include <boost/asio/ip/address.hpp>
 #include <boost/beast/core/string.hpp>
+#include <optional>
 
 namespace plaudit::http {
 namespace {
@@ -29,10 +28,14 @@ std::vector<std::string_view> SplitOutsideQuotes(std::string_view s, char sep) {
 
 std::string Unquote(std::string_view v) {
   v = TrimOws(v);
-  if (v.size() < 2 || v.front() != '"' || v.back() != '"') return std::string(v);
+  if (v.size() < 2 || v.front() != '"' || v.back() != '"') {
+    return std::string(v);
+  }
   std::string out;
   for (size_t i = 1; i + 1 < v.size(); ++i) {
-    if (v[i] == '\\' && i + 2 < v.size()) ++i;
+    if (v[i] == '\\' && i + 2 < v.size()) {
+      ++i;
+    }
     out.push_back(v[i]);
   }
   return out;
@@ -44,7 +47,9 @@ std::string NodeAddress(std::string_view node) {
   node = TrimOws(node);
   if (!node.empty() && node.front() == '[') {
     size_t close = node.find(']');
-    if (close != std::string_view::npos) return std::string(node.substr(1, close - 1));
+    if (close != std::string_view::npos) {
+      return std::string(node.substr(1, close - 1));
+    }
   }
   size_t colon = node.find(':');
   if (colon != std::string_view::npos && node.find(':', colon + 1) == std::string_view::npos) {
@@ -59,7 +64,9 @@ std::optional<std::string> ElementValue(std::string_view element, std::string_vi
   for (std::string_view pair : SplitOutsideQuotes(element, ';')) {
     pair = TrimOws(pair);
     size_t eq = pair.find('=');
-    if (eq == std::string_view::npos) continue;
+    if (eq == std::string_view::npos) {
+      continue;
+    }
     std::string_view k = TrimOws(pair.substr(0, eq));
     if (beast::iequals(beast::string_view(k.data(), k.size()),
                        beast::string_view(key.data(), key.size()))) {
@@ -74,7 +81,9 @@ std::optional<std::string> ElementValue(std::string_view element, std::string_vi
 std::vector<std::string> ForwardedFor(std::string_view forwarded) {
   std::vector<std::string> nodes;
   for (std::string_view element : SplitOutsideQuotes(forwarded, ',')) {
-    if (auto v = ElementValue(element, "for")) nodes.push_back(NodeAddress(*v));
+    if (auto v = ElementValue(element, "for")) {
+      nodes.push_back(NodeAddress(*v));
+    }
   }
   return nodes;
 }
@@ -86,7 +95,9 @@ namespace {
 std::string Rightmost(std::string_view forwarded, std::string_view key) {
   std::string value;
   for (std::string_view element : SplitOutsideQuotes(forwarded, ',')) {
-    if (auto v = ElementValue(element, key)) value = std::move(*v);
+    if (auto v = ElementValue(element, key)) {
+      value = std::move(*v);
+    }
   }
   return value;
 }
@@ -100,7 +111,9 @@ std::string ForwardedHost(std::string_view forwarded) { return Rightmost(forward
 std::vector<std::string> XForwardedFor(std::string_view header) {
   std::vector<std::string> nodes;
   for (std::string_view item : SplitOutsideQuotes(header, ',')) {
-    if (!TrimOws(item).empty()) nodes.push_back(NodeAddress(item));
+    if (!TrimOws(item).empty()) {
+      nodes.push_back(NodeAddress(item));
+    }
   }
   return nodes;
 }
@@ -114,7 +127,9 @@ ClientEndpoint ClientOf(const RawRequest& req, std::string_view peer, const Addr
                         ProxyHeader family) {
   ClientEndpoint client;
   client.address = std::string(peer);
-  if (trusted.empty() || !trusted.Contains(peer)) return client;
+  if (trusted.empty() || !trusted.Contains(peer)) {
+    return client;
+  }
   auto header = [&req](std::string_view name) -> std::string_view {
     auto it = req.find(beast::string_view(name.data(), name.size()));
     return it == req.end() ? std::string_view{}
@@ -140,9 +155,13 @@ ClientEndpoint ClientOf(const RawRequest& req, std::string_view peer, const Addr
   for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
     boost::system::error_code ec;
     const auto address = boost::asio::ip::make_address(*it, ec);
-    if (ec) break;
+    if (ec) {
+      break;
+    }
     client.address = address.to_string();
-    if (!trusted.Contains(client.address)) break;
+    if (!trusted.Contains(client.address)) {
+      break;
+    }
   }
   return client;
 }

@@ -45,12 +45,29 @@ prometheus::Gauge* PlainGauge(prometheus::Registry& registry, const char* name, 
 }  // namespace
 
 std::string_view Metrics::MethodLabel(boost::beast::http::verb method) {
-  if (MethodIndex(method) == 0) return "other";
+  if (MethodIndex(method) == 0) {
+    return "other";
+  }
   const auto name = boost::beast::http::to_string(method);
   return {name.data(), name.size()};
 }
 
-Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
+Metrics::Metrics()
+    : registry_(std::make_shared<prometheus::Registry>()),
+      backlog_(PlainGauge(*registry_, "plaudit_writebehind_backlog",
+                          "Like buckets with changes not yet flushed to SQL (last pass)")),
+      backlog_age_(PlainGauge(*registry_, "plaudit_writebehind_oldest_age_seconds",
+                              "Age of the oldest like change not yet flushed to SQL (last pass)")),
+      outbox_depth_(PlainGauge(*registry_, "plaudit_outbox_depth",
+                               "Notices not yet delivered nor given up (last delivery pass)")),
+      outbox_age_(PlainGauge(*registry_, "plaudit_outbox_oldest_age_seconds",
+                             "Age of the oldest notice not yet delivered (last delivery pass)")),
+      page_bytes_(PlainGauge(*registry_, "plaudit_page_cache_bytes",
+                             "Bytes the page cache counts against --page-cache-mb (last pass)")),
+      page_count_(PlainGauge(*registry_, "plaudit_page_cache_pages",
+                             "Rendered pages in the page cache (last pass)")),
+      connections_open_(
+          PlainGauge(*registry_, "plaudit_http_connections_open", "Open client connections")) {
   requests_ = &prometheus::BuildCounter()
                    .Name("plaudit_http_requests_total")
                    .Help("HTTP requests by route pattern, method and status")
@@ -68,32 +85,19 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
                       .Help("Latency of one call to the SQL store, queueing included")
                       .Register(*registry_)
                       .Add({}, LatencyBuckets());
-  backlog_ = PlainGauge(*registry_, "plaudit_writebehind_backlog",
-                        "Like buckets with changes not yet flushed to SQL (last pass)");
-  backlog_age_ = PlainGauge(*registry_, "plaudit_writebehind_oldest_age_seconds",
-                            "Age of the oldest like change not yet flushed to SQL (last pass)");
-  outbox_depth_ = PlainGauge(*registry_, "plaudit_outbox_depth",
-                             "Notices not yet delivered nor given up (last delivery pass)");
-  outbox_age_ = PlainGauge(*registry_, "plaudit_outbox_oldest_age_seconds",
-                           "Age of the oldest notice not yet delivered (last delivery pass)");
   notices_ = &prometheus::BuildCounter()
                   .Name("plaudit_notices_total")
                   .Help(
                       "Outbox rows handled by this instance's delivery worker, by channel "
                       "(mail, webhook, event) and result (delivered, skipped, retried, given_up)")
                   .Register(*registry_);
-  auto& lookups = prometheus::BuildCounter()
-                      .Name("plaudit_page_cache_lookups_total")
-                      .Help("Rendered pages (comment pages, article lists) asked of the page cache, by result")
-                      .Register(*registry_);
+  auto& lookups =
+      prometheus::BuildCounter()
+          .Name("plaudit_page_cache_lookups_total")
+          .Help("Rendered pages (comment pages, article lists) asked of the page cache, by result")
+          .Register(*registry_);
   page_hits_ = &lookups.Add({{"result", "hit"}});
   page_misses_ = &lookups.Add({{"result", "miss"}});
-  page_bytes_ = PlainGauge(*registry_, "plaudit_page_cache_bytes",
-                           "Bytes the page cache counts against --page-cache-mb (last pass)");
-  page_count_ = PlainGauge(*registry_, "plaudit_page_cache_pages",
-                           "Rendered pages in the page cache (last pass)");
-  connections_open_ =
-      PlainGauge(*registry_, "plaudit_http_connections_open", "Open client connections");
   auto& capped = prometheus::BuildCounter()
                      .Name("plaudit_http_connection_cap_total")
                      .Help(
@@ -132,11 +136,15 @@ void Metrics::SetOutbox(int64_t depth, double oldest_seconds) {
 void Metrics::CountNotices(std::string_view channel, std::string_view result, int64_t n) {
   // Add() returns the existing series for known labels; at most 12 exist.
   auto& c = notices_->Add({{"channel", std::string(channel)}, {"result", std::string(result)}});
-  if (n > 0) c.Increment(static_cast<double>(n));
+  if (n > 0) {
+    c.Increment(static_cast<double>(n));
+  }
 }
 
 void Metrics::SetPageCache(uint64_t hits, uint64_t misses, size_t bytes, size_t pages) {
-  if (hits >= page_hits_seen_) page_hits_->Increment(static_cast<double>(hits - page_hits_seen_));
+  if (hits >= page_hits_seen_) {
+    page_hits_->Increment(static_cast<double>(hits - page_hits_seen_));
+  }
   if (misses >= page_misses_seen_) {
     page_misses_->Increment(static_cast<double>(misses - page_misses_seen_));
   }
@@ -148,7 +156,9 @@ void Metrics::SetPageCache(uint64_t hits, uint64_t misses, size_t bytes, size_t 
 
 Metrics::RouteMetrics& Metrics::Route(std::string_view route) {
   auto it = routes_.find(route);
-  if (it != routes_.end()) return it->second;
+  if (it != routes_.end()) {
+    return it->second;
+  }
   if (routes_.size() >= kMaxRoutes) {
     if (!other_route_) {
       RouteMetrics m;
@@ -168,7 +178,9 @@ Metrics::RouteMetrics& Metrics::Route(std::string_view route) {
 prometheus::Counter& Metrics::Counter(RouteMetrics& m, boost::beast::http::verb method,
                                       int status) {
   const int key = MethodIndex(method) * 1000 + status;
-  if (auto c = m.counts.find(key); c != m.counts.end()) return *c->second;
+  if (auto c = m.counts.find(key); c != m.counts.end()) {
+    return *c->second;
+  }
   if (request_series_ >= kMaxRequestSeries) {
     if (!overflow_) {
       overflow_ = &requests_->Add({{"route", "other"}, {"method", "other"}, {"status", "other"}});
@@ -186,7 +198,9 @@ prometheus::Counter& Metrics::Counter(RouteMetrics& m, boost::beast::http::verb 
 void Metrics::ObserveRequest(std::string_view route, boost::beast::http::verb method, int status,
                              double seconds) {
   // Statuses outside HTTP's range cannot come from the handlers; keep the key unambiguous.
-  if (status < 100 || status > 999) status = 999;
+  if (status < 100 || status > 999) {
+    status = 999;
+  }
   std::lock_guard lock(mu_);
   RouteMetrics& m = Route(route);
   Counter(m, method, status).Increment();

@@ -2,7 +2,6 @@
 
 #include <charconv>
 
-
 #include "http/errors.hpp"
 
 namespace plaudit::http {
@@ -29,9 +28,15 @@ Result<int64_t> Request::IdParam(std::string_view name) const {
 namespace {
 
 int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  if (c >= '0' && c <= '9') {
+    return c - '0';
+  }
+  if (c >= 'a' && c <= 'f') {
+    return c - 'a' + 10;
+  }
+  if (c >= 'A' && c <= 'F') {
+    return c - 'A' + 10;
+  }
   return -1;
 }
 
@@ -45,8 +50,7 @@ std::string DecodeComponent(std::string_view s) {
     char c = s[i];
     if (c == '+') {
       out.push_back(' ');
-    } else if (c == '%' && i + 2 < s.size() && HexValue(s[i + 1]) >= 0 &&
-               HexValue(s[i + 2]) >= 0) {
+    } else if (c == '%' && i + 2 < s.size() && HexValue(s[i + 1]) >= 0 && HexValue(s[i + 2]) >= 0) {
       out.push_back(static_cast<char>(HexValue(s[i + 1]) * 16 + HexValue(s[i + 2])));
       i += 2;
     } else {
@@ -70,8 +74,11 @@ void EachQueryValue(std::string_view query, std::string_view name, Fn fn) {
     rest = amp == std::string_view::npos ? std::string_view{} : rest.substr(amp + 1);
     size_t eq = pair.find('=');
     std::string_view key = pair.substr(0, eq);
-    std::string_view value = eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1);
-    if (DecodeComponent(key) == name && !fn(DecodeComponent(value))) return;
+    std::string_view value =
+        eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1);
+    if (DecodeComponent(key) == name && !fn(DecodeComponent(value))) {
+      return;
+    }
   }
 }
 
@@ -142,8 +149,12 @@ Result<boost::json::object> Request::JsonBody() const {
 }
 
 std::string_view TrimOws(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
+    s.remove_prefix(1);
+  }
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
+    s.remove_suffix(1);
+  }
   return s;
 }
 

@@ -33,12 +33,14 @@ bool IsParam(std::string_view seg) {
 }  // namespace
 
 void Router::Add(beast::http::verb method, std::string pattern, Handler handler, BodyKind body) {
-  Route r{method, pattern, {}, std::move(handler), body};
+  Route r{method, std::move(pattern), {}, std::move(handler), body};
   for (auto seg : Split(r.pattern)) {
     r.segments.emplace_back(seg);
   }
   const size_t n = r.segments.size();
-  if (by_size_.size() <= n) by_size_.resize(n + 1);
+  if (by_size_.size() <= n) {
+    by_size_.resize(n + 1);
+  }
   by_size_[n].push_back(routes_.size());
   routes_.push_back(std::move(r));
 }

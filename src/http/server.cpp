@@ -18,7 +18,7 @@ using Clock = std::chrono::steady_clock;
 // Per-connection state the server needs to see during shutdown and for timeouts.
 struct Server::Connection {
   tcp::socket* socket = nullptr;
-  bool busy = false;  // between reading a request's header and writing its response
+  bool busy = false;     // between reading a request's header and writing its response
   bool evicted = false;  // closed to make room for a new client
   bool waiting = false;  // in waiting_, at waiting_pos
   std::list<Connection*>::iterator waiting_pos;
@@ -52,9 +52,15 @@ Status Server::Listen() {
   boost::system::error_code ec;
   tcp::endpoint endpoint(options_.host, options_.port);
   acceptor_.open(endpoint.protocol(), ec);
-  if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
-  if (!ec) acceptor_.bind(endpoint, ec);
-  if (!ec) acceptor_.listen(net::socket_base::max_listen_connections, ec);
+  if (!ec) {
+    acceptor_.set_option(net::socket_base::reuse_address(true), ec);
+  }
+  if (!ec) {
+    acceptor_.bind(endpoint, ec);
+  }
+  if (!ec) {
+    acceptor_.listen(net::socket_base::max_listen_connections, ec);
+  }
   if (ec) {
     return Fail(ErrorCode::kUnavailable, "cannot listen on " + options_.host.to_string() + ":" +
                                              std::to_string(options_.port) + ": " + ec.message());
@@ -64,7 +70,7 @@ Status Server::Listen() {
 }
 
 void Server::Start() {
-  net::co_spawn(ioc_, Accept(), [](std::exception_ptr e) {
+  net::co_spawn(ioc_, Accept(), [](const std::exception_ptr& e) {
     if (e) {
       try {
         std::rethrow_exception(e);
@@ -79,7 +85,9 @@ void Server::Start() {
 void Server::ArmSweep() {
   sweep_timer_.expires_after(sweep_period_);
   sweep_timer_.async_wait([this](boost::system::error_code ec) {
-    if (ec) return;  // cancelled: the server may be gone, touch nothing
+    if (ec) {
+      return;  // cancelled: the server may be gone, touch nothing
+    }
     Sweep();
     ArmSweep();
   });
@@ -123,13 +131,17 @@ Awaitable<void> Server::Accept() {
       }
     }
     ++live_;
-    if (metrics_) metrics_->SetOpenConnections(live_ - evicted_live_);
+    if (metrics_) {
+      metrics_->SetOpenConnections(live_ - evicted_live_);
+    }
     net::co_spawn(ioc_, Serve(std::move(socket)), net::detached);
   }
 }
 
 bool Server::EvictOneWaiting() {
-  if (waiting_.empty()) return false;
+  if (waiting_.empty()) {
+    return false;
+  }
   Connection* victim = waiting_.front();
   waiting_.pop_front();
   victim->waiting = false;
@@ -158,7 +170,9 @@ void Server::RefuseConnection(tcp::socket& socket) {
 }
 
 void Server::NoteCapHit(bool evicted) {
-  if (metrics_) metrics_->CountConnectionCap(evicted);
+  if (metrics_) {
+    metrics_->CountConnectionCap(evicted);
+  }
   ++(evicted ? evicted_since_log_ : refused_since_log_);
   const auto now = Clock::now();
   // Once, then at most once a minute with what happened since.
@@ -174,13 +188,17 @@ void Server::NoteCapHit(bool evicted) {
 }
 
 void Server::MarkWaiting(Connection& conn) {
-  if (conn.waiting || conn.evicted) return;
+  if (conn.waiting || conn.evicted) {
+    return;
+  }
   conn.waiting_pos = waiting_.insert(waiting_.end(), &conn);
   conn.waiting = true;
 }
 
 void Server::MarkBusy(Connection& conn) {
-  if (!conn.waiting) return;
+  if (!conn.waiting) {
+    return;
+  }
   waiting_.erase(conn.waiting_pos);
   conn.waiting = false;
 }
@@ -217,7 +235,9 @@ void Feed(RequestParser& parser, beast::flat_buffer& buffer, bool whole_message,
       ec = {};
       return;
     }
-    if (ec) return;
+    if (ec) {
+      return;
+    }
   }
 }
 
@@ -241,7 +261,9 @@ Awaitable<void> Server::WriteResponse(Connection& conn, std::string bytes,
                                       std::string_view tail) {
   // `tail` (a shared body) lives in `keep` until the write is done.
   size_t sent = SendNow(*conn.socket, bytes, tail, ec);
-  if (ec || sent == bytes.size() + tail.size()) co_return;
+  if (ec || sent == bytes.size() + tail.size()) {
+    co_return;
+  }
   // The peer's window is full: wait for it, under the body timeout.
   conn.deadline = Clock::now() + options_.body_timeout;
   if (sent < bytes.size()) {
@@ -273,11 +295,15 @@ Awaitable<bool> Server::ReadMessage(Connection& conn, RequestParser& parser,
   bool begun = whole || buffer.size() > 0;
   while (true) {
     Feed(parser, buffer, whole, ec);
-    if (ec || (whole ? parser.is_done() : parser.is_header_done())) co_return true;
+    if (ec || (whole ? parser.is_done() : parser.is_header_done())) {
+      co_return true;
+    }
     size_t n = co_await conn.socket->async_read_some(buffer.prepare(4096),
                                                      net::redirect_error(net::use_awaitable, ec));
     buffer.commit(n);
-    if (ec) co_return false;
+    if (ec) {
+      co_return false;
+    }
     if (!begun) {
       begun = true;
       conn.deadline = Clock::now() + options_.header_timeout;
@@ -288,14 +314,13 @@ Awaitable<bool> Server::ReadMessage(Connection& conn, RequestParser& parser,
 Response Server::ParseErrorResponse(const boost::system::error_code& ec) const {
   if (ec == beast::http::error::body_limit) {
     // A Content-Length above the limit is refused before a byte of the body is read.
-    return ErrorResponse(beast::http::status::payload_too_large, "payload_too_large",
+    return ErrorResponse(HttpError::kPayloadTooLarge,
                          "request body exceeds " + std::to_string(options_.max_body) + " bytes");
   }
   if (ec == beast::http::error::header_limit) {
-    return ErrorResponse(beast::http::status::request_header_fields_too_large, "header_too_large",
-                         "request header too large");
+    return ErrorResponse(HttpError::kHeaderTooLarge, "request header too large");
   }
-  return ErrorResponse(beast::http::status::bad_request, "bad_request", "malformed HTTP request");
+  return ErrorResponse(HttpError::kMalformed, "malformed HTTP request");
 }
 
 Awaitable<void> Server::Serve(tcp::socket socket) {
@@ -306,7 +331,9 @@ Awaitable<void> Server::Serve(tcp::socket socket) {
   {
     boost::system::error_code ec;
     auto ep = socket.remote_endpoint(ec);
-    if (!ec) remote = ep.address().to_string();
+    if (!ec) {
+      remote = ep.address().to_string();
+    }
   }
   beast::flat_buffer buffer;
   boost::system::error_code ec;
@@ -323,7 +350,9 @@ Awaitable<void> Server::Serve(tcp::socket socket) {
     conn.deadline =
         Clock::now() + (buffer.size() > 0 ? options_.header_timeout : options_.idle_timeout);
     bool connected = co_await ReadMessage(conn, parser, buffer, /*whole=*/false, ec);
-    if (!connected) break;
+    if (!connected) {
+      break;
+    }
     if (ec) {
       Response refusal = ParseErrorResponse(ec);
       // A 413 for a Content-Length comes once every field is parsed (the parser is not yet
@@ -349,15 +378,16 @@ Awaitable<void> Server::Serve(tcp::socket socket) {
       // Named, not a ?: inside the co_await (GCC 12 destroys such temporaries twice).
       Response refusal;
       if (unknowable) {
-        refusal = ErrorResponse(beast::http::status::bad_request, "bad_request",
-                                "Transfer-Encoding must end in chunked");
+        refusal = ErrorResponse(HttpError::kMalformed, "Transfer-Encoding must end in chunked");
       } else {
-        refusal = ErrorResponse(beast::http::status::not_implemented, "not_implemented",
+        refusal = ErrorResponse(HttpError::kNotImplemented,
                                 "only the chunked transfer coding is supported");
       }
       cors_.Apply(req, refusal);
       co_await ReplyAndClose(conn, std::move(refusal), version);
-      if (metrics_) metrics_->ObserveRequest("unmatched", req.method(), unknowable ? 400 : 501, 0);
+      if (metrics_) {
+        metrics_->ObserveRequest("unmatched", req.method(), unknowable ? 400 : 501, 0);
+      }
       break;
     }
 
@@ -376,8 +406,8 @@ Awaitable<void> Server::Serve(tcp::socket socket) {
             length ? static_cast<size_t>(std::min<uint64_t>(*length, options_.max_body))
                    : options_.max_body;
         if (body_bytes_ + want > options_.body_budget) {
-          Response refusal = ErrorResponse(beast::http::status::service_unavailable, "unavailable",
-                                           "too many request bodies in flight; retry in a moment");
+          Response refusal = ErrorResponse(Error{
+              ErrorCode::kUnavailable, "too many request bodies in flight; retry in a moment"});
           refusal.headers.emplace_back("Retry-After", "1");
           cors_.Apply(req, refusal);
           co_await ReplyAndClose(conn, std::move(refusal), version);
@@ -395,12 +425,16 @@ Awaitable<void> Server::Serve(tcp::socket socket) {
         const char* cont =
             version == 10 ? "HTTP/1.0 100 Continue\r\n\r\n" : "HTTP/1.1 100 Continue\r\n\r\n";
         co_await WriteResponse(conn, cont, ec);
-        if (ec) break;
+        if (ec) {
+          break;
+        }
       }
       conn.deadline = Clock::now() + options_.body_timeout;
       parser.eager(true);
       connected = co_await ReadMessage(conn, parser, buffer, /*whole=*/true, ec);
-      if (!connected) break;
+      if (!connected) {
+        break;
+      }
       if (ec) {
         Response refusal = ParseErrorResponse(ec);
         cors_.Apply(req, refusal);
@@ -430,9 +464,13 @@ Awaitable<void> Server::Serve(tcp::socket socket) {
   }
   conn.busy = false;
   MarkBusy(conn);  // out of waiting_
-  if (conn.evicted) --evicted_live_;
+  if (conn.evicted) {
+    --evicted_live_;
+  }
   --live_;
-  if (metrics_) metrics_->SetOpenConnections(live_ - evicted_live_);
+  if (metrics_) {
+    metrics_->SetOpenConnections(live_ - evicted_live_);
+  }
   socket.shutdown(tcp::socket::shutdown_send, ec);
   socket.close(ec);
   connections_.erase(&conn);
@@ -453,10 +491,10 @@ Awaitable<Response> Server::Dispatch(RawRequest& req, const std::string& remote,
   Router::Match m = router_.Find(req.method(), path);
   route = m.pattern;
   if (m.kind == Router::Match::Kind::kNotFound) {
-    co_return ErrorResponse(beast::http::status::not_found, "not_found", "no such route");
+    co_return ErrorResponse(HttpError::kNoRoute, "no such route");
   }
   if (m.kind == Router::Match::Kind::kMethodNotAllowed) {
-    co_return ErrorResponse(beast::http::status::method_not_allowed, "method_not_allowed",
+    co_return ErrorResponse(HttpError::kMethodNotAllowed,
                             std::string(req.method_string()) + " is not allowed here");
   }
   ClientEndpoint client = ClientOf(req, remote, options_.trusted_proxies, options_.proxy_header);
@@ -468,13 +506,13 @@ Awaitable<Response> Server::Dispatch(RawRequest& req, const std::string& remote,
                   client.https,
                   std::move(client.host)};
   if (IsCrossSiteWrite(request, cors_.sites())) {
-    co_return ErrorResponse(beast::http::status::forbidden, "forbidden",
+    co_return ErrorResponse(HttpError::kCrossSite,
                             "cross-site request refused: the Origin is neither this server nor "
                             "one of its --sites");
   }
   if (IsWriteMethod(req.method()) && !req.body().empty() && !request.HasJsonContentType() &&
       m.body == BodyKind::kJson) {
-    co_return ErrorResponse(beast::http::status::unsupported_media_type, "unsupported_media_type",
+    co_return ErrorResponse(HttpError::kUnsupportedMediaType,
                             "request body must be application/json");
   }
   try {
@@ -484,7 +522,7 @@ Awaitable<Response> Server::Dispatch(RawRequest& req, const std::string& remote,
   } catch (...) {
     spdlog::error("handler {} {} threw a non-exception", req.method_string(), m.pattern);
   }
-  co_return ErrorResponse(beast::http::status::internal_server_error, "internal", "internal error");
+  co_return ErrorResponse(Error{ErrorCode::kInternal, "the handler threw (logged above)"});
 }
 
 void Server::Shutdown(std::function<void()> on_drained, std::chrono::milliseconds deadline) {
@@ -500,7 +538,9 @@ void Server::Shutdown(std::function<void()> on_drained, std::chrono::millisecond
   }
   drain_timer_.expires_after(deadline);
   drain_timer_.async_wait([this](boost::system::error_code ec) {
-    if (ec) return;
+    if (ec) {
+      return;
+    }
     for (Connection* c : connections_) {
       boost::system::error_code ignored;
       c->socket->cancel(ignored);

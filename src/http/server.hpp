@@ -43,7 +43,7 @@ struct ServerOptions {
   net::ip::address host = net::ip::address_v4::loopback();
   uint16_t port = 8080;
   size_t max_body = 1 << 20;
-  size_t max_header = 16 * 1024;
+  size_t max_header = size_t{16} * 1024;
   std::chrono::milliseconds header_timeout{10'000};  // to read a request's header once begun
   std::chrono::milliseconds body_timeout{10'000};    // to read a request's body
   std::chrono::milliseconds idle_timeout{60'000};    // keep-alive wait for the next request

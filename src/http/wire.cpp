@@ -14,7 +14,9 @@ void AppendClean(std::string& out, std::string_view text) {
     return;
   }
   for (char c : text) {
-    if (c != '\r' && c != '\n') out.push_back(c);
+    if (c != '\r' && c != '\n') {
+      out.push_back(c);
+    }
   }
 }
 
@@ -52,22 +54,34 @@ std::string SerializeResponse(const Response& r, unsigned version, bool keep_ali
   out.append(
       "\r\nServer: plaudit\r\nX-Content-Type-Options: nosniff\r\n"
       "Referrer-Policy: strict-origin-when-cross-origin\r\n");
-  if (!r.content_type.empty()) AppendField(out, "Content-Type", r.content_type);
-  for (const auto& [name, value] : r.headers) AppendField(out, name, value);
+  if (!r.content_type.empty()) {
+    AppendField(out, "Content-Type", r.content_type);
+  }
+  for (const auto& [name, value] : r.headers) {
+    AppendField(out, name, value);
+  }
   if (!no_payload) {
     out.append("Content-Length: ");
     AppendNumber(out, body_size);
     out.append("\r\n");
   }
-  if (version >= 11 && !keep_alive) out.append("Connection: close\r\n");
-  if (version < 11 && keep_alive) out.append("Connection: keep-alive\r\n");
+  if (version >= 11 && !keep_alive) {
+    out.append("Connection: close\r\n");
+  }
+  if (version < 11 && keep_alive) {
+    out.append("Connection: keep-alive\r\n");
+  }
   out.append("\r\n");
-  if (!head && !no_payload && !r.shared_body) out.append(r.body);
+  if (!head && !no_payload && !r.shared_body) {
+    out.append(r.body);
+  }
   return out;
 }
 
 std::string_view BodyAfterHead(const Response& r, bool head) {
-  if (!r.shared_body || head || HasNoPayload(r.status)) return {};
+  if (!r.shared_body || head || HasNoPayload(r.status)) {
+    return {};
+  }
   return *r.shared_body;
 }
 

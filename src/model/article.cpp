@@ -15,9 +15,15 @@ std::string_view KindName(ArticleKind k) {
 }
 
 std::optional<ArticleKind> ParseKind(std::string_view s) {
-  if (s == "article") return ArticleKind::kArticle;
-  if (s == "post") return ArticleKind::kPost;
-  if (s == "page") return ArticleKind::kPage;
+  if (s == "article") {
+    return ArticleKind::kArticle;
+  }
+  if (s == "post") {
+    return ArticleKind::kPost;
+  }
+  if (s == "page") {
+    return ArticleKind::kPage;
+  }
   return std::nullopt;
 }
 
@@ -26,8 +32,12 @@ std::string_view StatusName(ArticleStatus s) {
 }
 
 std::optional<ArticleStatus> ParseStatus(std::string_view s) {
-  if (s == "published") return ArticleStatus::kPublished;
-  if (s == "draft") return ArticleStatus::kDraft;
+  if (s == "published") {
+    return ArticleStatus::kPublished;
+  }
+  if (s == "draft") {
+    return ArticleStatus::kDraft;
+  }
   return std::nullopt;
 }
 

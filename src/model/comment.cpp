@@ -14,9 +14,13 @@ std::string_view CommentStatusName(CommentStatus s) {
 }
 
 std::optional<CommentStatus> ParseCommentStatus(std::string_view name) {
-  if (name.empty()) return CommentStatus::kApproved;
+  if (name.empty()) {
+    return CommentStatus::kApproved;
+  }
   for (size_t i = 0; i < kStatusNames.size(); ++i) {
-    if (kStatusNames[i] == name) return static_cast<CommentStatus>(i);
+    if (kStatusNames[i] == name) {
+      return static_cast<CommentStatus>(i);
+    }
   }
   return std::nullopt;
 }

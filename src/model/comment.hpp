@@ -51,7 +51,9 @@ struct Comment {
   // top-level comment deleted or marked spam that still has listed replies, as a placeholder.
   // A live pending top-level comment is not listed, nor are its replies.
   bool Listed() const {
-    if (!deleted && Approved()) return true;
+    if (!deleted && Approved()) {
+      return true;
+    }
     return !parent_id && reply_count > 0 && (deleted || status == CommentStatus::kSpam);
   }
   // A placeholder: listed for its replies, its own text not shown.

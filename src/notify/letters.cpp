@@ -13,9 +13,13 @@ std::string Escape(std::string_view s) { return text::EscapeHtml(s); }
 
 // At most `max` bytes, cut at a UTF-8 character boundary, with an ellipsis when cut.
 std::string Shorten(std::string_view s, size_t max) {
-  if (s.size() <= max) return std::string(s);
+  if (s.size() <= max) {
+    return std::string(s);
+  }
   size_t end = max;
-  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
+  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) {
+    --end;
+  }
   return std::string(s.substr(0, end)) + "…";
 }
 
@@ -65,9 +69,15 @@ std::string Fill(std::string pattern, const std::map<std::string, std::string>& 
 }
 
 const char* Line(const Words& w, const std::string& kind) {
-  if (kind == "reply") return w.reply;
-  if (kind == "mention") return w.mention;
-  if (kind == "held") return w.held;
+  if (kind == "reply") {
+    return w.reply;
+  }
+  if (kind == "mention") {
+    return w.mention;
+  }
+  if (kind == "held") {
+    return w.held;
+  }
   return w.article_comment;
 }
 
@@ -76,14 +86,18 @@ std::string Subject(const Words& w, bool zh, const std::vector<NoticeItem>& item
   const size_t n = items.size();
   const std::string count = std::to_string(n);
   if (items.front().kind == "held") {
-    if (zh) return count + " 条评论等待审核";
+    if (zh) {
+      return count + " 条评论等待审核";
+    }
     return n == 1 ? "A comment waits for moderation" : count + " comments wait for moderation";
   }
   if (n == 1) {
     return Fill(Line(w, items.front().kind),
                 {{"author", items.front().comment.author}, {"title", title}});
   }
-  if (zh) return "《" + title + "》有 " + count + " 条新评论";
+  if (zh) {
+    return "《" + title + "》有 " + count + " 条新评论";
+  }
   return count + " new comments on “" + title + "”";
 }
 
@@ -101,7 +115,9 @@ Letter NoticeLetter(const std::string& language, const std::string& name,
   const Words& w = zh ? kChinese : kEnglish;
   Letter l;
   l.subject = Subject(w, zh, items);
-  if (!l.subject.empty() && l.subject.back() == ':') l.subject.pop_back();
+  if (!l.subject.empty() && l.subject.back() == ':') {
+    l.subject.pop_back();
+  }
   if (l.subject.size() >= 3 && l.subject.compare(l.subject.size() - 3, 3, "：") == 0) {
     l.subject.resize(l.subject.size() - 3);
   }
@@ -125,7 +141,12 @@ Letter NoticeLetter(const std::string& language, const std::string& name,
         quoted += c;
       }
     }
-    l.text += quoted + "\r\n\r\n" + open + ": " + url + "\r\n\r\n";
+    l.text.append(quoted)
+        .append("\r\n\r\n")
+        .append(open)
+        .append(": ")
+        .append(url)
+        .append("\r\n\r\n");
     l.html += "<p>" + Escape(line) +
               "</p><blockquote style=\"border-left:3px solid #ccc;margin:0;padding-left:1em;"
               "white-space:pre-wrap\">" +

@@ -19,7 +19,9 @@ std::string Base64(std::string_view bytes) {
 std::string Base64Lines(std::string_view bytes) {
   const std::string b = Base64(bytes);
   std::string out;
-  for (size_t at = 0; at < b.size(); at += 76) out += b.substr(at, 76) + "\r\n";
+  for (size_t at = 0; at < b.size(); at += 76) {
+    out += b.substr(at, 76) + "\r\n";
+  }
   return out;
 }
 
@@ -28,16 +30,24 @@ std::string HeaderText(std::string_view text) {
   bool plain = true;
   for (char c : text) {
     const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u >= 0x7F) plain = false;
+    if (u < 0x20 || u >= 0x7F) {
+      plain = false;
+    }
   }
-  if (plain) return std::string(text);
+  if (plain) {
+    return std::string(text);
+  }
   // Encoded words of at most 45 input bytes (60 base64 characters), cut at UTF-8 boundaries.
   std::string out;
   size_t at = 0;
   while (at < text.size()) {
     size_t end = std::min(text.size(), at + 45);
-    while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-    if (!out.empty()) out += "\r\n ";
+    while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) {
+      --end;
+    }
+    if (!out.empty()) {
+      out += "\r\n ";
+    }
     out += "=?UTF-8?B?" + Base64(text.substr(at, end - at)) + "?=";
     at = end;
   }
@@ -48,7 +58,9 @@ std::string HeaderText(std::string_view text) {
 std::string OneLine(std::string_view s) {
   std::string out;
   for (char c : s) {
-    if (c != '\r' && c != '\n') out += c;
+    if (c != '\r' && c != '\n') {
+      out += c;
+    }
   }
   return out;
 }

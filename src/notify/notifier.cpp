@@ -36,7 +36,9 @@ std::string NewOwner() {
 
 std::string HostOf(const std::string& url) {
   auto u = boost::urls::parse_absolute_uri(url);
-  if (!u || u->host().empty()) return "plaudit.invalid";
+  if (!u || u->host().empty()) {
+    return "plaudit.invalid";
+  }
   return std::string(u->host());
 }
 
@@ -50,31 +52,43 @@ MailItems Items(const std::string& payload) {
   MailItems out;
   boost::system::error_code ec;
   auto v = boost::json::parse(payload, ec);
-  if (ec || !v.is_object()) return out;
+  if (ec || !v.is_object()) {
+    return out;
+  }
   if (const auto* m = v.as_object().if_contains("more"); m != nullptr && m->is_int64()) {
     out.more = m->as_int64();
   }
   const auto* items = v.as_object().if_contains("items");
-  if (items == nullptr || !items->is_array()) return out;
+  if (items == nullptr || !items->is_array()) {
+    return out;
+  }
   for (const auto& it : items->as_array()) {
     const auto* o = it.if_object();
-    if (o == nullptr || !o->contains("kind") || !o->contains("comment")) continue;
+    if (o == nullptr || !o->contains("kind") || !o->contains("comment")) {
+      continue;
+    }
     const auto* kind = o->at("kind").if_string();
     const auto* id = o->at("comment").if_int64();
-    if (kind != nullptr && id != nullptr) out.items.emplace_back(std::string(*kind), *id);
+    if (kind != nullptr && id != nullptr) {
+      out.items.emplace_back(std::string(*kind), *id);
+    }
   }
   return out;
 }
 
 bool Wants(const sql::MailRecipient& r, const std::string& kind) {
-  if (kind == "held") return r.wants_moderation;
-  if (kind == "article_comment") return r.wants_article_comments;
+  if (kind == "held") {
+    return r.wants_moderation;
+  }
+  if (kind == "article_comment") {
+    return r.wants_article_comments;
+  }
   return r.wants_replies;
 }
 
 }  // namespace
 
-Notifier::Notifier(net::any_io_executor ex, sql::OutboxTable& outbox, sql::NoticeBook& book,
+Notifier::Notifier(const net::any_io_executor& ex, sql::OutboxTable& outbox, sql::NoticeBook& book,
                    fetch::SmtpClient* smtp, fetch::HttpsClient* http, NotifierOptions options)
     : clock([] { return NowMs(); }),
       outbox_(outbox),
@@ -98,7 +112,9 @@ Awaitable<Result<DeliveryReport>> Notifier::Pass() {
     const int64_t claimed_at = clock();
     PL_CO_TRY(auto rows, co_await outbox_.Claim(owner_, claimed_at, options_.lease_ms,
                                                 options_.claim_limit, Channels()));
-    if (rows.empty()) break;
+    if (rows.empty()) {
+      break;
+    }
     std::vector<sql::ClaimedNotice> events;
     std::vector<const sql::ClaimedNotice*> sends;
     for (const sql::ClaimedNotice& row : rows) {
@@ -121,7 +137,9 @@ Awaitable<Result<DeliveryReport>> Notifier::Pass() {
       }
       const size_t end = std::min(sends.size(), at + kInFlight);
       std::vector<Awaitable<Outcome>> ops;
-      for (size_t k = at; k < end; ++k) ops.push_back(Deliver(*sends[k]));
+      for (size_t k = at; k < end; ++k) {
+        ops.push_back(Deliver(*sends[k]));
+      }
       std::vector<Outcome> outcomes = co_await WhenAll(std::move(ops));
       std::vector<int64_t> done;
       for (size_t k = at; k < end; ++k) {
@@ -140,7 +158,9 @@ Awaitable<Result<DeliveryReport>> Notifier::Pass() {
         const int64_t now = clock();
         PL_CO_TRY(bool mine, co_await outbox_.Retry(row.id, owner_, now + Backoff(row.attempts),
                                                     give_up, o.error, now));
-        if (!mine) ++report.lost_lease;
+        if (!mine) {
+          ++report.lost_lease;
+        }
         ++(give_up ? counts.given_up : counts.retried);
       }
       const auto sent = static_cast<int64_t>(done.size());
@@ -151,8 +171,12 @@ Awaitable<Result<DeliveryReport>> Notifier::Pass() {
     if (static_cast<int>(rows.size()) < options_.claim_limit) {
       // Fan-outs add mail and webhook rows due now: one more round sends them.
       bool fanned = false;
-      for (const auto& r : rows) fanned = fanned || r.notice.channel == "event";
-      if (!fanned) break;
+      for (const auto& r : rows) {
+        fanned = fanned || r.notice.channel == "event";
+      }
+      if (!fanned) {
+        break;
+      }
     }
   }
   // Delivered rows are kept a week (for an operator to look into), given-up ones a month, the
@@ -170,13 +194,17 @@ Awaitable<Result<DeliveryReport>> Notifier::Pass() {
     report.oldest_seconds =
         static_cast<double>(std::max<int64_t>(0, clock() - depth.oldest_created_ms)) / 1000.0;
   }
-  if (on_report) on_report(report);
+  if (on_report) {
+    on_report(report);
+  }
   co_return report;
 }
 
 Awaitable<Status> Notifier::FanOutAll(std::vector<sql::ClaimedNotice> events,
                                       DeliveryReport& report) {
-  if (events.empty()) co_return Status{};
+  if (events.empty()) {
+    co_return Status{};
+  }
   sql::FanOutPlan plan;
   plan.mail = smtp_ != nullptr;
   plan.webhooks = options_.webhooks;
@@ -200,23 +228,35 @@ Awaitable<Status> Notifier::FanOutAll(std::vector<sql::ClaimedNotice> events,
     const int64_t now = clock();
     PL_CO_TRY(bool mine, co_await outbox_.Retry(e.id, owner_, now + Backoff(e.attempts), give_up,
                                                 one.error().message, now));
-    if (!mine) ++report.lost_lease;
+    if (!mine) {
+      ++report.lost_lease;
+    }
     ++(give_up ? report.event.given_up : report.event.retried);
   }
   co_return Status{};
 }
 
 Awaitable<Notifier::Outcome> Notifier::Deliver(const sql::ClaimedNotice& row) {
-  if (row.notice.channel == "mail") co_return co_await Mail(row);
-  if (row.notice.channel == "webhook") co_return co_await Webhook(row);
+  if (row.notice.channel == "mail") {
+    co_return co_await Mail(row);
+  }
+  if (row.notice.channel == "webhook") {
+    co_return co_await Webhook(row);
+  }
   co_return Outcome{Outcome::kGiveUp, "unknown channel " + row.notice.channel};
 }
 
 Awaitable<Notifier::Outcome> Notifier::Mail(const sql::ClaimedNotice& row) {
-  if (smtp_ == nullptr) co_return Outcome{Outcome::kRetry, "no mail server configured (--smtp)"};
+  if (smtp_ == nullptr) {
+    co_return Outcome{Outcome::kRetry, "no mail server configured (--smtp)"};
+  }
   auto who = co_await book_.Recipient(row.notice.recipient);
-  if (!who) co_return Outcome{Outcome::kRetry, who.error().message};
-  if (!*who) co_return Outcome{Outcome::kSkipped, ""};  // the account is gone
+  if (!who) {
+    co_return Outcome{Outcome::kRetry, who.error().message};
+  }
+  if (!*who) {
+    co_return Outcome{Outcome::kSkipped, ""};  // the account is gone
+  }
   const sql::MailRecipient& r = **who;
   const bool guest = row.notice.recipient.rfind("g:", 0) == 0;
   Links links{options_.public_url, ""};
@@ -235,26 +275,41 @@ Awaitable<Notifier::Outcome> Notifier::Mail(const sql::ClaimedNotice& row) {
     const std::string token(p.as_object().at("token").as_string());
     const std::string address(p.as_object().at("email").as_string());
     // An address changed again (or confirmed meanwhile) is not mailed this older link.
-    if (address != r.email || r.verified) co_return Outcome{Outcome::kSkipped, ""};
+    if (address != r.email || r.verified) {
+      co_return Outcome{Outcome::kSkipped, ""};
+    }
     to = address;
     letter = ConfirmLetter(r.language,
                            options_.public_url + "/api/v1/notifications/confirm?token=" + token,
                            guest, links);
   } else {
-    if (!r.verified || links.unsubscribe.empty()) co_return Outcome{Outcome::kSkipped, ""};
+    if (!r.verified || links.unsubscribe.empty()) {
+      co_return Outcome{Outcome::kSkipped, ""};
+    }
     std::vector<int64_t> ids;
     const MailItems mail_items = Items(row.notice.payload);
-    for (const auto& [kind, id] : mail_items.items) ids.push_back(id);
+    ids.reserve(mail_items.items.size());
+    for (const auto& [kind, id] : mail_items.items) {
+      ids.push_back(id);
+    }
     auto comments = co_await book_.Comments(ids);
-    if (!comments) co_return Outcome{Outcome::kRetry, comments.error().message};
+    if (!comments) {
+      co_return Outcome{Outcome::kRetry, comments.error().message};
+    }
     std::vector<NoticeItem> shown;
     std::vector<int64_t> unseen;  // reader notices of comments readers cannot see now
     for (const auto& [kind, id] : mail_items.items) {
-      if (!Wants(r, kind)) continue;                 // a setting turned off since: not mailed
-      if (kind == "held" && !r.moderator) continue;  // no longer a moderator
+      if (!Wants(r, kind)) {
+        continue;  // a setting turned off since: not mailed
+      }
+      if (kind == "held" && !r.moderator) {
+        continue;  // no longer a moderator
+      }
       bool found = false;
       for (const sql::MailComment& c : *comments) {
-        if (c.id != id) continue;
+        if (c.id != id) {
+          continue;
+        }
         found = true;
         // Invariant 9: readers hear only of what readers see; moderators of what waits.
         const bool visible = c.status == "approved" && !c.deleted && !c.hidden_by_top;
@@ -264,19 +319,27 @@ Awaitable<Notifier::Outcome> Notifier::Mail(const sql::ClaimedNotice& row) {
           unseen.push_back(id);
         }
       }
-      if (!found && kind != "held") unseen.push_back(id);
+      if (!found && kind != "held") {
+        unseen.push_back(id);
+      }
     }
     if (!unseen.empty()) {
       auto forgot = co_await book_.ForgetNotices(row.notice.recipient, unseen);
-      if (!forgot) co_return Outcome{Outcome::kRetry, forgot.error().message};
+      if (!forgot) {
+        co_return Outcome{Outcome::kRetry, forgot.error().message};
+      }
     }
-    if (shown.empty()) co_return Outcome{Outcome::kSkipped, ""};
+    if (shown.empty()) {
+      co_return Outcome{Outcome::kSkipped, ""};
+    }
     letter = NoticeLetter(r.language, r.name, shown, links, mail_items.more);
   }
   Envelope env{options_.mail_from, to, row.notice.event_id, domain_, links.unsubscribe, clock()};
   fetch::Mail mail{BareAddress(options_.mail_from), to, MimeMessage(env, letter)};
   auto sent = co_await smtp_->Send(std::move(mail));
-  if (!sent) co_return Outcome{Outcome::kRetry, sent.error().message};
+  if (!sent) {
+    co_return Outcome{Outcome::kRetry, sent.error().message};
+  }
   co_return Outcome{Outcome::kDone, ""};
 }
 
@@ -294,7 +357,9 @@ Awaitable<Notifier::Outcome> Notifier::Webhook(const sql::ClaimedNotice& row) {
                  {"Plaudit-Event-Id", row.notice.event_id},
                  {"Plaudit-Signature", SignatureHeader(options_.webhook_secret, req.body)}};
   auto r = co_await http_->Fetch(std::move(req));
-  if (!r) co_return Outcome{Outcome::kRetry, r.error().message};
+  if (!r) {
+    co_return Outcome{Outcome::kRetry, r.error().message};
+  }
   if (r->status < 200 || r->status > 299) {
     co_return Outcome{Outcome::kRetry, "answered " + std::to_string(r->status)};
   }
@@ -305,9 +370,15 @@ std::vector<std::string> Notifier::Channels() const {
   // A worker takes only what it can send; events only when it can send something (all
   // instances are to share one notification configuration: README "Notifications").
   std::vector<std::string> out;
-  if (smtp_ != nullptr) out.emplace_back("mail");
-  if (http_ != nullptr && !options_.webhooks.empty()) out.emplace_back("webhook");
-  if (!out.empty()) out.emplace_back("event");
+  if (smtp_ != nullptr) {
+    out.emplace_back("mail");
+  }
+  if (http_ != nullptr && !options_.webhooks.empty()) {
+    out.emplace_back("webhook");
+  }
+  if (!out.empty()) {
+    out.emplace_back("event");
+  }
   return out;
 }
 
@@ -330,15 +401,21 @@ void Notifier::Stop() {
 }
 
 void Notifier::Arm(std::chrono::milliseconds after) {
-  if (stopped_) return;
+  if (stopped_) {
+    return;
+  }
   timer_.expires_after(after);
   timer_.async_wait([this](boost::system::error_code ec) {
-    if (ec || stopped_) return;
+    if (ec || stopped_) {
+      return;
+    }
     net::co_spawn(
         timer_.get_executor(),
         [this]() -> Awaitable<void> {
           auto r = co_await DeliverNow();
-          if (!r) spdlog::warn("notice delivery pass failed: {}", r.error().message);
+          if (!r) {
+            spdlog::warn("notice delivery pass failed: {}", r.error().message);
+          }
           // A pass that stopped with notices still due (a burst) goes on at once.
           Arm(r && r->more ? std::chrono::milliseconds(0) : options_.interval);
         },

@@ -18,7 +18,7 @@
 
 #include "common/net.hpp"
 #include "common/result.hpp"
-#include "domain/single_flight.hpp"
+#include "common/single_flight.hpp"
 #include "fetch/https_client.hpp"
 #include "fetch/smtp_client.hpp"
 #include "sql/notices.hpp"
@@ -35,7 +35,7 @@ struct NotifierOptions {
   int64_t lease_ms = 60'000;         // longer than a send can take (SMTP and webhook timeouts)
   int max_attempts = 12;             // then the row is given up (about a day of backoff)
   int64_t backoff_base_ms = 10'000;  // doubled each attempt, ±50% jitter
-  int64_t backoff_max_ms = 4 * 3'600'000;
+  int64_t backoff_max_ms = int64_t{4} * 3'600'000;
   int claim_limit = 100;
   int64_t batch_window_ms = 60'000;  // a reader's mails about one thread: at most one a window
 };
@@ -61,7 +61,7 @@ struct DeliveryReport {
 class Notifier {
  public:
   // `smtp` may be null (no mail), `http` null when there are no webhooks.
-  Notifier(net::any_io_executor ex, sql::OutboxTable& outbox, sql::NoticeBook& book,
+  Notifier(const net::any_io_executor& ex, sql::OutboxTable& outbox, sql::NoticeBook& book,
            fetch::SmtpClient* smtp, fetch::HttpsClient* http, NotifierOptions options);
 
   // The clock the worker reads (epoch ms). Tests move it on instead of waiting.
@@ -97,7 +97,7 @@ class Notifier {
   net::steady_timer timer_;
   bool stopped_ = true;
   int64_t last_prune_ms_ = 0;
-  domain::SingleFlight<int, DeliveryReport> pass_;
+  SingleFlight<int, DeliveryReport> pass_;
 };
 
 }  // namespace plaudit::notify

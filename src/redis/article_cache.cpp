@@ -5,8 +5,9 @@
 #include <charconv>
 #include <cstdio>
 
+#include "redis/client/scan.hpp"
 #include "redis/keys.hpp"
-#include "redis/scan.hpp"
+#include "redis/script.hpp"
 
 namespace plaudit::redis {
 
@@ -19,10 +20,14 @@ Result<model::Article> ArticleOf(const Reply& arr) {
   const auto& names = ArticleFieldNames();
   ArticleFields f;
   for (size_t i = 0; i < arr.elements.size() && i < names.size(); ++i) {
-    if (!arr.elements[i].is_nil()) f[names[i]] = arr.elements[i].str;
+    if (!arr.elements[i].is_nil()) {
+      f[names[i]] = arr.elements[i].str;
+    }
   }
   auto a = DecodeArticle(f);
-  if (!a) return Fail(ErrorCode::kInternal, "corrupt cached article");
+  if (!a) {
+    return Fail(ErrorCode::kInternal, "corrupt cached article");
+  }
   return std::move(*a);
 }
 
@@ -32,8 +37,12 @@ Awaitable<Result<std::optional<int64_t>>> ArticleCache::NextId(int64_t floor) {
   std::vector<std::string> keys{std::string(keys::kArticleSeq)};
   std::vector<std::string> args{std::to_string(floor)};
   auto r = co_await client_.Eval(GetScript("next_id.lua"), std::move(keys), std::move(args));
-  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
-  if (r->is_nil()) co_return std::optional<int64_t>{};
+  if (auto st = ReplyOk(r); !st) {
+    co_return tl::unexpected(st.error());
+  }
+  if (r->is_nil()) {
+    co_return std::optional<int64_t>{};
+  }
   co_return std::optional<int64_t>(r->integer);
 }
 
@@ -54,30 +63,46 @@ Awaitable<Result<std::optional<ArticleCache::Cached>>> ArticleCache::Get(int64_t
   // this view until the article's next one, so the mark goes again after the reply.
   const uint64_t loads = client_.stats().script_loads;
   std::vector<std::vector<std::string>> reads;
-  if (with_body) reads.push_back({"GET", keys::ArticleBody(id)});
-  if (count_view) reads.push_back({"SADD", std::string(keys::kViewsDirty), std::to_string(id)});
+  if (with_body) {
+    reads.push_back({"GET", keys::ArticleBody(id)});
+  }
+  if (count_view) {
+    reads.push_back({"SADD", std::string(keys::kViewsDirty), std::to_string(id)});
+  }
   if (!reads.empty()) {
     auto reads_reply = client_.Pipeline(std::move(reads));
     auto both = co_await (std::move(fields_reply) && std::move(reads_reply));
     Result<Reply>& f = std::get<0>(both);
     Result<std::vector<Reply>>& rest = std::get<1>(both);
-    if (auto st = ReplyOk(f); !st) co_return tl::unexpected(st.error());
-    if (auto st = AllOk(rest); !st) co_return tl::unexpected(st.error());
+    if (auto st = ReplyOk(f); !st) {
+      co_return tl::unexpected(st.error());
+    }
+    if (auto st = AllOk(rest); !st) {
+      co_return tl::unexpected(st.error());
+    }
     if (count_view && !f->is_nil() && client_.stats().script_loads != loads) {
       std::vector<std::string> mark{"SADD", std::string(keys::kViewsDirty), std::to_string(id)};
       if (auto st = ReplyOk(co_await client_.Command(std::move(mark))); !st) {
         co_return tl::unexpected(st.error());
       }
     }
-    if (f->is_nil()) co_return std::optional<Cached>{};
+    if (f->is_nil()) {
+      co_return std::optional<Cached>{};
+    }
     std::optional<std::string> body;
-    if (with_body && !rest->front().is_nil()) body = std::move(rest->front().str);
+    if (with_body && !rest->front().is_nil()) {
+      body = std::move(rest->front().str);
+    }
     PL_CO_TRY(auto article, ArticleOf(*f));
     co_return std::optional<Cached>(Cached{std::move(article), std::move(body)});
   }
   auto f = co_await std::move(fields_reply);
-  if (auto st = ReplyOk(f); !st) co_return tl::unexpected(st.error());
-  if (f->is_nil()) co_return std::optional<Cached>{};
+  if (auto st = ReplyOk(f); !st) {
+    co_return tl::unexpected(st.error());
+  }
+  if (f->is_nil()) {
+    co_return std::optional<Cached>{};
+  }
   PL_CO_TRY(auto article, ArticleOf(*f));
   co_return std::optional<Cached>(Cached{std::move(article), std::nullopt});
 }
@@ -100,9 +125,13 @@ std::vector<std::string> AccessCommand(int64_t id) {
 ArticleFields AccessOf(const Reply& r) {
   ArticleFields f;
   for (size_t i = 0; i < r.elements.size() && i < AccessFields().size(); ++i) {
-    if (!r.elements[i].is_nil()) f[AccessFields()[i]] = r.elements[i].str;
+    if (!r.elements[i].is_nil()) {
+      f[AccessFields()[i]] = r.elements[i].str;
+    }
   }
-  if (!f.count("id") || !f.count("status")) f.clear();
+  if (!f.count("id") || !f.count("status")) {
+    f.clear();
+  }
   return f;
 }
 
@@ -110,25 +139,39 @@ ArticleFields AccessOf(const Reply& r) {
 
 Awaitable<Result<std::optional<model::Article>>> ArticleCache::GetAccess(int64_t id) {
   auto r = co_await client_.Command(AccessCommand(id));
-  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  if (auto st = ReplyOk(r); !st) {
+    co_return tl::unexpected(st.error());
+  }
   const ArticleFields fields = AccessOf(*r);
-  if (fields.empty()) co_return std::optional<model::Article>{};
+  if (fields.empty()) {
+    co_return std::optional<model::Article>{};
+  }
   std::optional<model::Article> a = DecodeAccess(fields);
-  if (!a) co_return Fail(ErrorCode::kInternal, "corrupt cached article");
+  if (!a) {
+    co_return Fail(ErrorCode::kInternal, "corrupt cached article");
+  }
   co_return a;
 }
 
 Awaitable<Result<std::vector<std::optional<model::Article>>>> ArticleCache::GetAccessMany(
     const std::vector<int64_t>& ids) {
   std::vector<std::optional<model::Article>> out;
-  if (ids.empty()) co_return out;
+  if (ids.empty()) {
+    co_return out;
+  }
   std::vector<std::vector<std::string>> cmds;
   cmds.reserve(ids.size());
-  for (int64_t id : ids) cmds.push_back(AccessCommand(id));
+  for (int64_t id : ids) {
+    cmds.push_back(AccessCommand(id));
+  }
   auto r = co_await client_.Pipeline(std::move(cmds));
-  if (auto st = AllOk(r); !st) co_return tl::unexpected(st.error());
+  if (auto st = AllOk(r); !st) {
+    co_return tl::unexpected(st.error());
+  }
   out.reserve(r->size());
-  for (const auto& reply : *r) out.push_back(DecodeAccess(AccessOf(reply)));
+  for (const auto& reply : *r) {
+    out.push_back(DecodeAccess(AccessOf(reply)));
+  }
   co_return out;
 }
 
@@ -139,11 +182,17 @@ Awaitable<Result<std::vector<std::optional<model::Article>>>> ArticleCache::GetM
   // page is 20 of these; both costs showed in its profile).
   std::vector<std::vector<std::string>> cmds;
   cmds.reserve(ids.size());
-  for (int64_t id : ids) cmds.push_back({"HGETALL", keys::Article(id)});
+  for (int64_t id : ids) {
+    cmds.push_back({"HGETALL", keys::Article(id)});
+  }
   std::vector<std::optional<model::Article>> out;
-  if (cmds.empty()) co_return out;
+  if (cmds.empty()) {
+    co_return out;
+  }
   auto r = co_await client_.Pipeline(std::move(cmds));
-  if (auto st = AllOk(r); !st) co_return tl::unexpected(st.error());
+  if (auto st = AllOk(r); !st) {
+    co_return tl::unexpected(st.error());
+  }
   out.reserve(r->size());
   for (auto& reply : *r) {
     ArticleFieldList f;
@@ -189,7 +238,9 @@ std::vector<std::string> PutArgs(std::string_view mode, const model::Article& a,
     args.push_back(it->second);
   }
   for (const auto& [k, v] : fields) {
-    if (k == "status" || k == "ver" || k == "body_ver") continue;
+    if (k == "status" || k == "ver" || k == "body_ver") {
+      continue;
+    }
     args.push_back(k);
     args.push_back(v);
   }
@@ -209,7 +260,9 @@ Awaitable<Result<ArticleCache::Filled>> ArticleCache::Put(std::string_view mode,
                                                           const std::string* body) {
   auto r = co_await client_.Eval(GetScript("article_put.lua"), PutKeys(a.id),
                                  PutArgs(mode, a, token, body));
-  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  if (auto st = ReplyOk(r); !st) {
+    co_return tl::unexpected(st.error());
+  }
   Filled out;
   if (r->type == Reply::Type::kArray) {
     auto& kv = r->elements;
@@ -233,27 +286,39 @@ Awaitable<Result<ArticleCache::Filled>> ArticleCache::Put(std::string_view mode,
 
 Awaitable<Status> ArticleCache::Create(const model::Article& a, const std::string* body) {
   auto r = co_await Put("create", a, "", body);
-  if (!r) co_return tl::unexpected(r.error());
+  if (!r) {
+    co_return tl::unexpected(r.error());
+  }
   co_return Status{};
 }
 
 Awaitable<Result<std::optional<std::string>>> ArticleCache::FillToken(int64_t id) {
   std::vector<std::string> cmd{"GET", keys::LikeBirthMark(keys::LikeShard(id))};
   auto r = co_await client_.Command(std::move(cmd));
-  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
-  if (r->is_nil()) co_return std::optional<std::string>{};
+  if (auto st = ReplyOk(r); !st) {
+    co_return tl::unexpected(st.error());
+  }
+  if (r->is_nil()) {
+    co_return std::optional<std::string>{};
+  }
   co_return std::optional<std::string>(std::move(r->str));
 }
 
 Awaitable<Result<std::vector<std::optional<std::string>>>> ArticleCache::FillTokens(
     const std::vector<int64_t>& ids) {
   std::vector<std::optional<std::string>> out;
-  if (ids.empty()) co_return out;
+  if (ids.empty()) {
+    co_return out;
+  }
   std::vector<std::vector<std::string>> cmds;
   cmds.reserve(ids.size());
-  for (int64_t id : ids) cmds.push_back({"GET", keys::LikeBirthMark(keys::LikeShard(id))});
+  for (int64_t id : ids) {
+    cmds.push_back({"GET", keys::LikeBirthMark(keys::LikeShard(id))});
+  }
   auto r = co_await client_.Pipeline(std::move(cmds));
-  if (auto st = AllOk(r); !st) co_return tl::unexpected(st.error());
+  if (auto st = AllOk(r); !st) {
+    co_return tl::unexpected(st.error());
+  }
   out.reserve(r->size());
   for (auto& reply : *r) {
     if (reply.is_nil()) {
@@ -273,7 +338,9 @@ Awaitable<Result<ArticleCache::Filled>> ArticleCache::Fill(const model::Article&
 
 Awaitable<Status> ArticleCache::Write(const model::Article& a, const std::string* body) {
   auto r = co_await Put("write", a, "", body);
-  if (!r) co_return tl::unexpected(r.error());
+  if (!r) {
+    co_return tl::unexpected(r.error());
+  }
   co_return Status{};
 }
 

@@ -16,7 +16,7 @@
 #include "common/result.hpp"
 #include "model/article.hpp"
 #include "redis/article_codec.hpp"
-#include "redis/client.hpp"
+#include "redis/client/client.hpp"
 
 namespace plaudit::redis {
 

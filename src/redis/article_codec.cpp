@@ -53,14 +53,20 @@ std::optional<model::Article> FromPairs(const Pairs& fields) {
       a.ver = ParseIntOr(value, 0);
     }
   }
-  if (!has_id) return std::nullopt;
+  if (!has_id) {
+    return std::nullopt;
+  }
   auto parsed_kind = model::ParseKind(kind);
   auto parsed_status = model::ParseStatus(status);
-  if (a.id <= 0 || !parsed_kind || !parsed_status) return std::nullopt;
+  if (a.id <= 0 || !parsed_kind || !parsed_status) {
+    return std::nullopt;
+  }
   a.kind = *parsed_kind;
   a.status = *parsed_status;
   a.allow_comments = ParseIntOr(allow_comments, 1) != 0;
-  if (!published_at.empty()) a.published_at_ms = ParseIntOr(published_at, 0);
+  if (!published_at.empty()) {
+    a.published_at_ms = ParseIntOr(published_at, 0);
+  }
   return a;
 }
 
@@ -101,7 +107,9 @@ std::optional<model::Article> DecodeArticle(const ArticleFieldList& f) { return 
 
 std::optional<model::Article> DecodeAccess(const ArticleFields& f) {
   auto status = f.empty() ? std::nullopt : model::ParseStatus(FieldStr(f, "status"));
-  if (!status) return std::nullopt;
+  if (!status) {
+    return std::nullopt;
+  }
   model::Article a;
   a.id = FieldInt(f, "id");
   a.status = *status;

@@ -1,10 +1,10 @@
 // ArticleCache's published lists: pages, the versioned list changes, and the rebuild from
 // SQL under a lock (index_update.lua, index_rebuild.lua, list_page.lua).
-#include "redis/article_cache.hpp"
-
 #include <cstdio>
 
+#include "redis/article_cache.hpp"
 #include "redis/keys.hpp"
+#include "redis/script.hpp"
 
 namespace plaudit::redis {
 
@@ -15,11 +15,20 @@ std::string_view ListName(std::optional<model::ArticleKind> kind) {
   return kind ? model::KindName(*kind) : std::string_view("all");
 }
 
-const std::string kSentinel = ListMember(0);
+// The sentinel member (id 0). Built on first use, not during static initialization, where a
+// throw (it allocates) could not be caught.
+const std::string& Sentinel() {
+  static const std::string sentinel = ListMember(0);
+  return sentinel;
+}
 
 Result<std::optional<ListPage>> ToPage(const Result<Reply>& r) {
-  if (auto st = ReplyOk(r); !st) return tl::unexpected(st.error());
-  if (r->is_nil() || r->elements.size() != 3) return std::optional<ListPage>{};
+  if (auto st = ReplyOk(r); !st) {
+    return tl::unexpected(st.error());
+  }
+  if (r->is_nil() || r->elements.size() != 3) {
+    return std::optional<ListPage>{};
+  }
   ListPage page;
   page.total = r->elements[0].integer;
   page.version = r->elements[2].str;
@@ -48,12 +57,18 @@ int64_t ArticleCache::ListScore(bool pinned, int64_t published_at_ms) {
 Awaitable<Result<std::vector<bool>>> ArticleCache::InPublishedIndex(
     const std::vector<int64_t>& ids) {
   std::vector<bool> out;
-  if (ids.empty()) co_return out;
+  if (ids.empty()) {
+    co_return out;
+  }
   std::vector<std::string> cmd{"ZMSCORE", keys::PublishedList("all")};
   cmd.reserve(2 + ids.size());
-  for (int64_t id : ids) cmd.push_back(ListMember(id));
+  for (int64_t id : ids) {
+    cmd.push_back(ListMember(id));
+  }
   auto r = co_await client_.Command(std::move(cmd));
-  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  if (auto st = ReplyOk(r); !st) {
+    co_return tl::unexpected(st.error());
+  }
   out.reserve(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) {
     out.push_back(i < r->elements.size() && !r->elements[i].is_nil());
@@ -65,7 +80,7 @@ Awaitable<Result<std::optional<ListPage>>> ArticleCache::Page(
     std::optional<model::ArticleKind> kind, int64_t start, int64_t count) {
   std::vector<std::string> keys{keys::PublishedList(ListName(kind)),
                                 std::string(keys::kPublishedListsVersion)};
-  std::vector<std::string> args{kSentinel, "rank", std::to_string(start), std::to_string(count),
+  std::vector<std::string> args{Sentinel(), "rank", std::to_string(start), std::to_string(count),
                                 NewVersionBase()};
   co_return ToPage(
       co_await client_.Eval(GetScript("list_page.lua"), std::move(keys), std::move(args)));
@@ -76,7 +91,7 @@ Awaitable<Result<std::optional<ListPage>>> ArticleCache::PageAfter(
   std::vector<std::string> keys{keys::PublishedList(ListName(kind)),
                                 std::string(keys::kPublishedListsVersion)};
   std::vector<std::string> args{
-      kSentinel,       "after", std::to_string(score), ListMember(id), std::to_string(count),
+      Sentinel(),      "after", std::to_string(score), ListMember(id), std::to_string(count),
       NewVersionBase()};
   co_return ToPage(
       co_await client_.Eval(GetScript("list_page.lua"), std::move(keys), std::move(args)));
@@ -94,7 +109,9 @@ Awaitable<Result<bool>> ArticleCache::IndexChange(int64_t id, std::string_view k
   std::vector<std::string> args{kind.empty() ? "rem" : "add", ListMember(id), std::to_string(score),
                                 std::to_string(ver), std::string(kind)};
   auto r = co_await client_.Eval(GetScript("index_update.lua"), std::move(keys), std::move(args));
-  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  if (auto st = ReplyOk(r); !st) {
+    co_return tl::unexpected(st.error());
+  }
   co_return r->integer == 1;
 }
 
@@ -111,21 +128,29 @@ Awaitable<Result<bool>> ArticleCache::TryLockRebuild(const std::string& owner) {
   std::vector<std::string> cmd{"SET", std::string(keys::kPublishedListLock), owner, "NX",
                                "PX",  std::to_string(kRebuildLeaseMs)};
   auto r = co_await client_.Command(std::move(cmd));
-  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  if (auto st = ReplyOk(r); !st) {
+    co_return tl::unexpected(st.error());
+  }
   co_return !r->is_nil();
 }
 
 Awaitable<Result<bool>> ArticleCache::RebuildStep(std::string_view step, const std::string& owner,
                                                   std::vector<std::string> extra) {
   std::vector<std::string> keys{std::string(keys::kPublishedListLock)};
-  for (auto list : kLists) keys.push_back(keys::PublishedListRebuild(list));
-  for (auto list : kLists) keys.push_back(keys::PublishedList(list));
+  for (auto list : kLists) {
+    keys.push_back(keys::PublishedListRebuild(list));
+  }
+  for (auto list : kLists) {
+    keys.push_back(keys::PublishedList(list));
+  }
   std::vector<std::string> args{std::string(step), owner, std::to_string(kRebuildLeaseMs),
-                                kSentinel};
+                                Sentinel()};
   args.insert(args.end(), std::make_move_iterator(extra.begin()),
               std::make_move_iterator(extra.end()));
   auto r = co_await client_.Eval(GetScript("index_rebuild.lua"), std::move(keys), std::move(args));
-  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  if (auto st = ReplyOk(r); !st) {
+    co_return tl::unexpected(st.error());
+  }
   co_return r->integer == 1;
 }
 

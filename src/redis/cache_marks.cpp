@@ -3,8 +3,9 @@
 #include <charconv>
 
 #include "common/when_all.hpp"
+#include "redis/client/reply.hpp"
 #include "redis/keys.hpp"
-#include "redis/reply.hpp"
+#include "redis/script.hpp"
 
 namespace plaudit::redis {
 namespace {
@@ -13,9 +14,13 @@ std::string TargetName(const CacheTarget& t) { return t.kind + std::to_string(t.
 
 // "<kind><id>:<seq>" → the mark; nullopt for anything else (left alone).
 std::optional<CacheMark> ParseMember(int shard, const std::string& member) {
-  if (member.size() < 4 || (member[0] != 'a' && member[0] != 'c')) return std::nullopt;
+  if (member.size() < 4 || (member[0] != 'a' && member[0] != 'c')) {
+    return std::nullopt;
+  }
   const auto colon = member.find(':');
-  if (colon == std::string::npos) return std::nullopt;
+  if (colon == std::string::npos) {
+    return std::nullopt;
+  }
   CacheMark m;
   m.target.kind = member[0];
   m.shard = shard;
@@ -23,8 +28,12 @@ std::optional<CacheMark> ParseMember(int shard, const std::string& member) {
   const char* first = member.data() + 1;
   const char* mid = member.data() + colon;
   const char* last = member.data() + member.size();
-  if (std::from_chars(first, mid, m.target.id).ptr != mid || m.target.id <= 0) return std::nullopt;
-  if (std::from_chars(mid + 1, last, m.seq).ptr != last) return std::nullopt;
+  if (std::from_chars(first, mid, m.target.id).ptr != mid || m.target.id <= 0) {
+    return std::nullopt;
+  }
+  if (std::from_chars(mid + 1, last, m.seq).ptr != last) {
+    return std::nullopt;
+  }
   return m;
 }
 
@@ -37,8 +46,12 @@ Awaitable<Result<std::optional<CacheMark>>> CacheMarks::Mark(CacheTarget target)
   std::vector<std::string> args{TargetName(target),
                                 std::to_string(high_[static_cast<size_t>(shard)])};
   auto r = co_await client_.Eval(GetScript("cache_mark.lua"), std::move(keys), std::move(args));
-  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
-  if (r->type != Reply::Type::kInteger) co_return std::optional<CacheMark>{};  // 'unchecked'
+  if (auto st = ReplyOk(r); !st) {
+    co_return tl::unexpected(st.error());
+  }
+  if (r->type != Reply::Type::kInteger) {
+    co_return std::optional<CacheMark>{};  // 'unchecked'
+  }
   int64_t& high = high_[static_cast<size_t>(shard)];
   high = std::max(high, r->integer);
   CacheMark m;
@@ -57,8 +70,12 @@ Awaitable<Status> CacheMarks::Unmark(const CacheMark& mark) {
 Awaitable<Result<std::vector<CacheMark>>> CacheMarks::All() {
   std::vector<std::string> time{"TIME"};
   auto now = co_await client_.Command(std::move(time));
-  if (auto st = ReplyOk(now); !st) co_return tl::unexpected(st.error());
-  if (now->elements.size() != 2) co_return Fail(ErrorCode::kInternal, "unexpected TIME reply");
+  if (auto st = ReplyOk(now); !st) {
+    co_return tl::unexpected(st.error());
+  }
+  if (now->elements.size() != 2) {
+    co_return Fail(ErrorCode::kInternal, "unexpected TIME reply");
+  }
   const int64_t now_us =
       std::stoll(now->elements[0].str) * 1'000'000 + std::stoll(now->elements[1].str);
   std::vector<std::vector<std::string>> cmds;
@@ -67,7 +84,9 @@ Awaitable<Result<std::vector<CacheMark>>> CacheMarks::All() {
     cmds.push_back({"ZRANGE", keys::CacheMarks(s), "0", "99"});
   }
   auto r = co_await client_.Pipeline(std::move(cmds));
-  if (auto st = AllOk(r); !st) co_return tl::unexpected(st.error());
+  if (auto st = AllOk(r); !st) {
+    co_return tl::unexpected(st.error());
+  }
   std::vector<CacheMark> out;
   for (int s = 0; s < keys::kLikeShards; ++s) {
     for (const auto& member : (*r)[static_cast<size_t>(s)].elements) {

@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <array>
 
+#include "redis/client/resp.hpp"
+#include "redis/client/scan.hpp"
 #include "redis/comment_codec.hpp"
 #include "redis/keys.hpp"
-#include "redis/resp.hpp"
-#include "redis/scan.hpp"
+#include "redis/script.hpp"
 
 namespace plaudit::redis {
 namespace {
@@ -39,8 +40,12 @@ std::string_view LeaseOpName(LeaseOp op) {
 // caller's ('go'); a renew or finish that is not 'ok' is lost.
 LeaseState ParseLeaseState(LeaseOp op, std::string_view reply) {
   if (op == LeaseOp::kBegin) {
-    if (reply == "ready") return LeaseState::kReady;
-    if (reply == "busy") return LeaseState::kBusy;
+    if (reply == "ready") {
+      return LeaseState::kReady;
+    }
+    if (reply == "busy") {
+      return LeaseState::kBusy;
+    }
     return LeaseState::kOurs;
   }
   return reply == "ok" ? LeaseState::kOurs : LeaseState::kLost;
@@ -56,13 +61,19 @@ Awaitable<Result<std::optional<int64_t>>> CommentCache::NextCommentId(
   std::vector<std::string> keys{std::string(keys::kCommentSeq)};
   std::vector<std::string> args{std::to_string(floor)};
   auto r = co_await client_.Eval(GetScript("next_id.lua"), std::move(keys), std::move(args));
-  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
-  if (r->is_nil()) co_return std::optional<int64_t>{};
+  if (auto st = ReplyOk(r); !st) {
+    co_return tl::unexpected(st.error());
+  }
+  if (r->is_nil()) {
+    co_return std::optional<int64_t>{};
+  }
   co_return std::optional<int64_t>(keys::CommentIdFor(r->integer, article_id));
 }
 
 Awaitable<Status> CommentCache::Put(int64_t article_id, std::span<const model::Comment> comments) {
-  if (comments.empty()) co_return Status{};
+  if (comments.empty()) {
+    co_return Status{};
+  }
   std::vector<std::string> keys{keys::CommentMeta(article_id)};
   std::vector<std::string> args;
   for (const auto& c : comments) {
@@ -86,7 +97,9 @@ Awaitable<Status> CommentCache::Put(int64_t article_id, std::span<const model::C
 Awaitable<Result<std::vector<CachedComment>>> CommentCache::GetMany(
     const std::vector<int64_t>& ids) {
   auto r = co_await GetWithReplies(ids, 0);
-  if (!r) co_return tl::unexpected(r.error());
+  if (!r) {
+    co_return tl::unexpected(r.error());
+  }
   co_return std::move(r->first);
 }
 
@@ -96,16 +109,22 @@ Awaitable<Result<std::vector<CachedComment>>> CommentCache::GetPlacements(
   static const std::array<size_t, 7> kPlacement = {kCmId,      kCmArticle, kCmParent, kCmDeleted,
                                                    kCmReplies, kCmStatus,  kCmVer};
   std::vector<CachedComment> out;
-  if (ids.empty()) co_return out;
+  if (ids.empty()) {
+    co_return out;
+  }
   std::vector<std::vector<std::string>> cmds;
   cmds.reserve(ids.size());
   for (int64_t id : ids) {
     std::vector<std::string> hmget{"HMGET", keys::Comment(id)};
-    for (size_t f : kPlacement) hmget.push_back(CommentFieldNames()[f]);
+    for (size_t f : kPlacement) {
+      hmget.push_back(CommentFieldNames()[f]);
+    }
     cmds.push_back(std::move(hmget));
   }
   auto r = co_await client_.Pipeline(std::move(cmds));
-  if (auto st = AllOk(r); !st) co_return tl::unexpected(st.error());
+  if (auto st = AllOk(r); !st) {
+    co_return tl::unexpected(st.error());
+  }
   out.reserve(ids.size());
   for (auto& reply : *r) {
     // Not cached as ToComment decides it: no id or no version.
@@ -127,7 +146,9 @@ Awaitable<Result<std::pair<std::vector<CachedComment>, std::vector<std::vector<i
 CommentCache::GetWithReplies(const std::vector<int64_t>& ids, int64_t replies) {
   using Out = std::pair<std::vector<CachedComment>, std::vector<std::vector<int64_t>>>;
   Out out;
-  if (ids.empty()) co_return out;
+  if (ids.empty()) {
+    co_return out;
+  }
   // Plain commands in one pipeline (one round trip), not a script: inside Lua each HMGET's
   // arguments and reply are converted twice, and a 20 × 3 page cost Redis ~900 µs in 2
   // script calls against ~250 µs as 80 HMGETs and 20 ZRANGEs (INFO commandstats). Each
@@ -152,7 +173,9 @@ CommentCache::GetWithReplies(const std::vector<int64_t>& ids, int64_t replies) {
     }
   }
   auto r = co_await client_.PipelineFramed(std::move(cmds));
-  if (auto st = AllOk(r); !st) co_return tl::unexpected(st.error());
+  if (auto st = AllOk(r); !st) {
+    co_return tl::unexpected(st.error());
+  }
   if (r->size() != ids.size() * step) {
     co_return Fail(ErrorCode::kInternal, "unexpected comment reply count");
   }
@@ -166,7 +189,9 @@ CommentCache::GetWithReplies(const std::vector<int64_t>& ids, int64_t replies) {
       reply_ids.reserve(members.size());
       for (const auto& m : members) {
         const std::optional<int64_t> id = m.AsInt();
-        if (!id) co_return Fail(ErrorCode::kInternal, "corrupt reply index member");
+        if (!id) {
+          co_return Fail(ErrorCode::kInternal, "corrupt reply index member");
+        }
         reply_ids.push_back(*id);
       }
     }
@@ -181,15 +206,21 @@ Awaitable<Result<std::optional<ListPage>>> CommentCache::RunPage(int64_t article
                                                                  std::vector<std::string> args) {
   std::vector<std::string> keys{keys::CommentMeta(article_id), IndexKey(article_id, parent, index)};
   auto r = co_await client_.Eval(GetScript("comment_page.lua"), std::move(keys), std::move(args));
-  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
-  if (r->is_nil() || r->elements.size() != 2) co_return std::optional<ListPage>{};
+  if (auto st = ReplyOk(r); !st) {
+    co_return tl::unexpected(st.error());
+  }
+  if (r->is_nil() || r->elements.size() != 2) {
+    co_return std::optional<ListPage>{};
+  }
   ListPage page;
   page.total = r->elements[0].integer;
   const auto& items = r->elements[1].elements;
   page.entries.reserve(items.size() / 2);
   for (size_t i = 0; i + 1 < items.size(); i += 2) {
     const std::optional<int64_t> id = items[i].AsInt();
-    if (!id) co_return Fail(ErrorCode::kInternal, "corrupt comment index member");
+    if (!id) {
+      co_return Fail(ErrorCode::kInternal, "corrupt comment index member");
+    }
     page.entries.push_back({*id, static_cast<int64_t>(std::stod(items[i + 1].str))});
   }
   co_return std::optional<ListPage>(std::move(page));
@@ -221,23 +252,29 @@ Awaitable<Result<LeaseState>> CommentCache::Lease(int64_t article_id, LeaseOp op
   std::vector<std::string> args{std::string(LeaseOpName(op)), owner, std::to_string(lease_ms),
                                 birth};
   auto r = co_await client_.Eval(GetScript("comment_meta.lua"), std::move(keys), std::move(args));
-  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+  if (auto st = ReplyOk(r); !st) {
+    co_return tl::unexpected(st.error());
+  }
   co_return ParseLeaseState(op, r->str);
 }
 
-Awaitable<Result<std::optional<std::string>>> CommentCache::ThreadVersion(int64_t article_id,
-                                                                          bool* unborn) {
+Awaitable<Result<CommentCache::VersionRead>> CommentCache::ThreadVersion(int64_t article_id) {
   std::vector<std::string> cmd{"HMGET", keys::CommentMeta(article_id), "state", "b", "v"};
   auto r = co_await client_.Command(std::move(cmd));
-  if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
-  const auto& f = r->elements;
-  *unborn = false;
-  if (f.size() != 3 || f[0].is_nil() || f[0].str != "ready") co_return std::optional<std::string>{};
-  if (f[1].is_nil() || f[2].is_nil()) {
-    *unborn = true;
-    co_return std::optional<std::string>{};
+  if (auto st = ReplyOk(r); !st) {
+    co_return tl::unexpected(st.error());
   }
-  co_return std::optional<std::string>(f[1].str + "." + f[2].str);
+  const auto& f = r->elements;
+  VersionRead read;
+  if (f.size() != 3 || f[0].is_nil() || f[0].str != "ready") {
+    co_return read;
+  }
+  if (f[1].is_nil() || f[2].is_nil()) {
+    read.unborn = true;
+    co_return read;
+  }
+  read.version = f[1].str + "." + f[2].str;
+  co_return read;
 }
 
 Awaitable<Status> CommentCache::BearVersion(int64_t article_id, const std::string& birth) {
@@ -253,15 +290,23 @@ Awaitable<Status> CommentCache::Invalidate(int64_t article_id) {
 }
 
 Awaitable<Status> CommentCache::Forget(const std::vector<int64_t>& comment_ids) {
-  if (comment_ids.empty()) co_return Status{};
+  if (comment_ids.empty()) {
+    co_return Status{};
+  }
   // One UNLINK a key, pipelined: a multi-key command fails on Redis Cluster across slots.
   std::vector<std::vector<std::string>> cmds;
   cmds.reserve(comment_ids.size());
-  for (int64_t id : comment_ids) cmds.push_back({"UNLINK", keys::Comment(id)});
+  for (int64_t id : comment_ids) {
+    cmds.push_back({"UNLINK", keys::Comment(id)});
+  }
   auto r = co_await client_.Pipeline(std::move(cmds));
-  if (!r) co_return tl::unexpected(r.error());
+  if (!r) {
+    co_return tl::unexpected(r.error());
+  }
   for (const Reply& one : *r) {
-    if (one.is_error()) co_return Fail(ErrorCode::kUnavailable, "UNLINK: " + one.str);
+    if (one.is_error()) {
+      co_return Fail(ErrorCode::kUnavailable, "UNLINK: " + one.str);
+    }
   }
   co_return Status{};
 }

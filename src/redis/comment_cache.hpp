@@ -16,7 +16,7 @@
 #include "common/result.hpp"
 #include "model/comment.hpp"
 #include "redis/article_cache.hpp"
-#include "redis/client.hpp"
+#include "redis/client/client.hpp"
 
 namespace plaudit::redis {
 
@@ -69,9 +69,13 @@ class CommentCache {
   // The version of an article's comment thread: "<birth>.<n>", changed in the same atomic
   // step as everything a page of the thread shows (comment_put.lua, like_set.lua) and never
   // repeated (comment_meta.lua starts each rebuilt cache with a new birth); nullopt while the
-  // cache is not ready. One HMGET. `*unborn` is set when the cache is ready but has no
-  // version (built by a release before versions): see BearVersion.
-  Awaitable<Result<std::optional<std::string>>> ThreadVersion(int64_t article_id, bool* unborn);
+  // cache is not ready. One HMGET. `unborn` when the cache is ready but has no version (built
+  // by a release before versions): see BearVersion.
+  struct VersionRead {
+    std::optional<std::string> version;
+    bool unborn = false;
+  };
+  Awaitable<Result<VersionRead>> ThreadVersion(int64_t article_id);
   // Gives a ready thread cache without a version one, at `birth` (never used before).
   Awaitable<Status> BearVersion(int64_t article_id, const std::string& birth);
   // Reconnections to Redis so far: a Redis that came back (older, say) is another dataset.

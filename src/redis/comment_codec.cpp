@@ -9,8 +9,29 @@
 namespace plaudit::redis {
 namespace {
 
-// In CommentField order.
-const std::vector<std::string> kCommentFields = {"id",
+int64_t RecordInt(std::string_view v) {
+  if (auto n = ShortDecimal(v)) {
+    return *n;
+  }
+  if (v.empty()) {
+    return 0;
+  }
+  int64_t out = 0;
+  auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  return ec == std::errc() ? out : 0;
+}
+
+std::string OptionalId(const std::optional<int64_t>& id) {
+  return id ? std::to_string(*id) : std::string();
+}
+
+}  // namespace
+
+// A function-local static: built on first use, where a throw (it allocates) can be caught,
+// not during static initialization.
+const std::vector<std::string>& CommentFieldNames() {
+  // In CommentField order.
+  static const std::vector<std::string> names = {"id",
                                                  "article",
                                                  "parent",
                                                  "author_id",
@@ -27,26 +48,14 @@ const std::vector<std::string> kCommentFields = {"id",
                                                  "likes",
                                                  "ver",
                                                  "status"};
-
-int64_t RecordInt(std::string_view v) {
-  if (auto n = ShortDecimal(v)) return *n;
-  if (v.empty()) return 0;
-  int64_t out = 0;
-  auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
-  return ec == std::errc() ? out : 0;
+  return names;
 }
-
-std::string OptionalId(const std::optional<int64_t>& id) {
-  return id ? std::to_string(*id) : std::string();
-}
-
-}  // namespace
-
-const std::vector<std::string>& CommentFieldNames() { return kCommentFields; }
 
 CommentFields EncodeComment(const model::Comment& c) {
   std::optional<int64_t> reply_to_id;
-  if (c.reply_to) reply_to_id = c.reply_to->id;
+  if (c.reply_to) {
+    reply_to_id = c.reply_to->id;
+  }
   return {{"id", std::to_string(c.id)},
           {"article", std::to_string(c.article_id)},
           {"parent", OptionalId(c.parent_id)},
@@ -74,8 +83,12 @@ std::optional<model::Comment> Decode(Field field) {
   model::Comment c;
   c.id = RecordInt(field(kCmId));
   c.article_id = RecordInt(field(kCmArticle));
-  if (c.id <= 0 || c.article_id <= 0) return std::nullopt;
-  if (int64_t p = RecordInt(field(kCmParent)); p > 0) c.parent_id = p;
+  if (c.id <= 0 || c.article_id <= 0) {
+    return std::nullopt;
+  }
+  if (int64_t p = RecordInt(field(kCmParent)); p > 0) {
+    c.parent_id = p;
+  }
   c.author = {RecordInt(field(kCmAuthorId)), std::move(field(kCmAuthorUsername)),
               std::move(field(kCmAuthorDisplay))};
   if (int64_t r = RecordInt(field(kCmReplyToId)); r > 0) {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "model/comment.hpp"
-#include "redis/reply.hpp"
+#include "redis/client/reply.hpp"
 
 namespace plaudit::redis {
 

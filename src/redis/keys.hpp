@@ -129,13 +129,16 @@
 #include <string>
 #include <string_view>
 
+#include "redis/client/cluster_slots.hpp"
+
 namespace plaudit::redis::keys {
 
 // Keys are built on every request (a like builds eight), so each is one allocation: the
 // pieces are measured, then copied once. Chained `+` made a temporary per piece.
 struct Num {
-  explicit Num(int64_t v) : len(static_cast<size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf)) {}
-  char buf[20];
+  explicit Num(int64_t v)
+      : len(static_cast<size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf)) {}
+  char buf[20]{};
   size_t len;
 };
 inline std::string_view Piece(std::string_view s) { return s; }
@@ -144,11 +147,15 @@ template <class... Parts>
 std::string Cat(const Parts&... parts) {
   const std::string_view pieces[] = {Piece(parts)...};
   size_t size = 0;
-  for (std::string_view p : pieces) size += p.size();
+  for (std::string_view p : pieces) {
+    size += p.size();
+  }
   std::string out(size, '\0');
   char* at = out.data();
   for (std::string_view p : pieces) {
-    if (!p.empty()) std::memcpy(at, p.data(), p.size());
+    if (!p.empty()) {
+      std::memcpy(at, p.data(), p.size());
+    }
     at += p.size();
   }
   return out;
@@ -229,9 +236,7 @@ inline constexpr std::string_view kListVersionPrefix = "pl:lv:";
 inline constexpr std::string_view kPublishedListsVersion = "pl:lv:{pub}";
 inline constexpr std::string_view kListViewsVersionPrefix = "pl:lvw:";
 inline std::string ListVersion(int shard) { return ShardKey(kListVersionPrefix, shard); }
-inline std::string ListViewsVersion(int shard) {
-  return ShardKey(kListViewsVersionPrefix, shard);
-}
+inline std::string ListViewsVersion(int shard) { return ShardKey(kListViewsVersionPrefix, shard); }
 // The flusher's view claim (view_claim.lua) moves ids from the dirty set to the in-flight
 // one atomically, so the three share the {views} tag.
 inline constexpr std::string_view kViewsDirty = "pl:vd:{views}";
@@ -329,30 +334,38 @@ inline std::string PageMap(std::string_view url) {
 
 // The shard of a key that only caches SQL's like and comment state (like sets, counts and
 // marks, comment caches, the shard's list version: dropped, it is born again with a new
-// value, so no list page rendered from the older state is served), or -1 for any other key (unflushed like changes, the shard's seq,
-// epoch and indexes of the write-behind, article hashes, sessions, ...). Dropped when a shard
-// recovers from a Redis that came back older than SQL (like_recover.lua). Article hashes hold
-// unflushed view counts, so the views recovery drops those, under its lease (view_check.lua).
+// value, so no list page rendered from the older state is served), or -1 for any other key
+// (unflushed like changes, the shard's seq, epoch and indexes of the write-behind, article hashes,
+// sessions, ...). Dropped when a shard recovers from a Redis that came back older than SQL
+// (like_recover.lua). Article hashes hold unflushed view counts, so the views recovery drops those,
+// under its lease (view_check.lua).
 inline int CachedShardOf(std::string_view key) {
   static constexpr std::string_view kCaches[] = {
-      kLikeSetPrefix, kLikeBigPrefix, kLikeCountPrefix, kCommentPrefix, kCommentMetaPrefix,
-      kCommentsByTimePrefix, kCommentsByLikesPrefix, kRepliesByTimePrefix,
-      kRepliesByLikesPrefix, kListVersionPrefix, kListViewsVersionPrefix};
+      kLikeSetPrefix,        kLikeBigPrefix,        kLikeCountPrefix,       kCommentPrefix,
+      kCommentMetaPrefix,    kCommentsByTimePrefix, kCommentsByLikesPrefix, kRepliesByTimePrefix,
+      kRepliesByLikesPrefix, kListVersionPrefix,    kListViewsVersionPrefix};
   for (std::string_view prefix : kCaches) {
-    if (key.substr(0, prefix.size()) != prefix) continue;
+    if (key.substr(0, prefix.size()) != prefix) {
+      continue;
+    }
     std::string_view rest = key.substr(prefix.size());
-    if (rest.size() < 4 || rest[0] != '{' || rest[1] != 'l') return -1;
+    if (rest.size() < 4 || rest[0] != '{' || rest[1] != 'l') {
+      return -1;
+    }
     int shard = 0;
     auto [end, ec] = std::from_chars(rest.data() + 2, rest.data() + rest.size(), shard);
-    if (ec != std::errc{} || end == rest.data() + rest.size() || *end != '}') return -1;
+    if (ec != std::errc{} || end == rest.data() + rest.size() || *end != '}') {
+      return -1;
+    }
     return shard >= 0 && shard < kLikeShards ? shard : -1;
   }
   return -1;
 }
 
-// Around the hashed part ("<tag>") of a script's first key: cluster::SlotGuardKey.
-inline constexpr std::string_view kSlotGuardPrefix = "pl:guard:{";
-inline constexpr std::string_view kSlotGuardTail = "}";
+// Around the hashed part ("<tag>") of a script's first key: the cluster client's
+// (client/cluster_slots.hpp, cluster::SlotGuardKey), listed here with every other key.
+using cluster::kSlotGuardPrefix;
+using cluster::kSlotGuardTail;
 
 // A key as the tables above write it: `head`, the fixed text before its first variable part
 // (the shard tag {lN} or an argument), and `tail`, the fixed text after its last one (empty

@@ -19,6 +19,7 @@
 #include "redis/article_cache.hpp"  // ListMember
 #include "redis/keys.hpp"
 #include "redis/like_store.hpp"  // declares LikeStore::Set (like_store.cpp has the rest)
+#include "redis/script.hpp"
 
 namespace plaudit::redis {
 namespace {
@@ -30,8 +31,12 @@ Result<LikeReading> ToReading(const Reply& r, bool* big) {
     *big = (low & 2) != 0;
     return LikeReading{(low & 1) != 0 ? LikeOf::kYes : LikeOf::kNo, (r.integer - low) / 4};
   }
-  if (r.str == "miss") return LikeReading{LikeOf::kNotLoaded, std::nullopt};
-  if (r.str == "unpublished") return LikeReading{LikeOf::kNotPublished, std::nullopt};
+  if (r.str == "miss") {
+    return LikeReading{LikeOf::kNotLoaded, std::nullopt};
+  }
+  if (r.str == "unpublished") {
+    return LikeReading{LikeOf::kNotPublished, std::nullopt};
+  }
   return Fail(ErrorCode::kInternal, "unexpected like reply");
 }
 
@@ -42,13 +47,13 @@ const Script& LikeSetScript() {
 
 }  // namespace
 
-Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_id, bool like,
+Awaitable<Result<LikeReading>> LikeStore::Set(const model::Target& t, int64_t user_id, bool like,
                                               const HotOrder* hot, bool require_published) {
   SetCall call;
   call.target = t;
-  call.small = keys::LikeBucket(t.Shard(), keys::Cat(t.Name(), keys::kLikeSmallSetTail));
+  call.small = keys::LikeBucket(TargetShard(t), keys::Cat(TargetName(t), keys::kLikeSmallSetTail));
   char queue_kind = '\0';
-  if (hot && t.type == 'c') {
+  if (hot && t.is_comment()) {
     // The comment's hot index, its thread's meta and (hotpub) the article's and the
     // comment's hashes share the article's shard tag (keys::CommentsByLikes).
     call.kind = require_published ? (hot->parent_id ? "hotpubr" : "hotpub") : "hot";
@@ -59,16 +64,18 @@ Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_
     if (require_published) {
       call.extra_keys.push_back(keys::Article(hot->article_id));
       call.extra_keys.push_back(keys::Comment(t.id));
-      if (hot->parent_id) call.extra_keys.push_back(keys::Comment(*hot->parent_id));
+      if (hot->parent_id) {
+        call.extra_keys.push_back(keys::Comment(*hot->parent_id));
+      }
     }
     call.hot_member = ListMember(t.id);
-  } else if (require_published && t.type == 'a') {
+  } else if (require_published && !t.is_comment()) {
     // The article's cache hash shares the target's shard tag (keys::Article).
     call.kind = "pub";
     queue_kind = 'p';
     call.extra_keys.push_back(keys::Article(t.id));
   }
-  const QueueKey queue{t.id, t.type, queue_kind};
+  const QueueKey queue{t.id, t.kind, queue_kind};
   // With --redis-wait-replicas: the connection the WAIT goes on must be the one the script
   // ran on (a reconnect, a new Sentinel primary or a slot's new owner moves this).
   const uint64_t generation = wait_replicas_ > 0 ? client_.stats().reconnects : 0;
@@ -109,7 +116,9 @@ Awaitable<Result<LikeReading>> LikeStore::Set(const LikeTarget& t, int64_t user_
   }
   Answered(queue);
   auto readings = ReadSet(call, 1, r);
-  if (!readings) co_return tl::unexpected(readings.error());
+  if (!readings) {
+    co_return tl::unexpected(readings.error());
+  }
   // A miss or a refusal wrote nothing: only an answer that is the like's needs the replicas.
   if (wait_replicas_ > 0 && readings->front().Complete()) {
     auto replicated = Replicated(std::move(call.small), generation, readings->front());
@@ -122,7 +131,9 @@ Awaitable<Result<LikeReading>> LikeStore::Replicated(std::string key, uint64_t g
                                                      LikeReading reading) {
   auto wait = client_.WaitReplicas(key, wait_replicas_, wait_timeout_);
   Result<int64_t> acked = co_await std::move(wait);
-  if (!acked) co_return tl::unexpected(acked.error());
+  if (!acked) {
+    co_return tl::unexpected(acked.error());
+  }
   if (client_.stats().reconnects != generation) {
     co_return Fail(ErrorCode::kUnavailable,
                    "redis: the connection changed between the like and its WAIT, so its "
@@ -140,20 +151,28 @@ Awaitable<Result<LikeReading>> LikeStore::Replicated(std::string key, uint64_t g
 
 void LikeStore::Answered(const QueueKey& queue) {
   auto it = queued_.find(queue);
-  if (it == queued_.end()) return;
+  if (it == queued_.end()) {
+    return;
+  }
   Queue& q = it->second;
-  if (--q.in_flight <= 0 && !q.flush_posted && q.waiting.empty()) queued_.erase(it);
+  if (--q.in_flight <= 0 && !q.flush_posted && q.waiting.empty()) {
+    queued_.erase(it);
+  }
 }
 
 void LikeStore::SendQueued(const QueueKey& queue, SetCall call, const net::any_io_executor& ex) {
   auto it = queued_.find(queue);
-  if (it == queued_.end()) return;
+  if (it == queued_.end()) {
+    return;
+  }
   Queue& q = it->second;
   q.flush_posted = false;
   std::vector<QueuedLike> batch = std::move(q.waiting);
   q.waiting.clear();
   if (batch.empty()) {
-    if (q.in_flight <= 0) queued_.erase(it);
+    if (q.in_flight <= 0) {
+      queued_.erase(it);
+    }
     return;
   }
   ++q.in_flight;
@@ -164,7 +183,9 @@ Awaitable<void> LikeStore::SendBatch(QueueKey queue, SetCall call, std::vector<Q
                                      net::any_io_executor ex) {
   Likes likes;
   likes.reserve(batch.size());
-  for (const auto& q : batch) likes.emplace_back(q.user_id, q.like);
+  for (const auto& q : batch) {
+    likes.emplace_back(q.user_id, q.like);
+  }
   Result<std::vector<LikeReading>> readings = Fail(ErrorCode::kInternal, "likes not sent");
   try {
     readings = co_await SendSet(call, likes);
@@ -198,12 +219,16 @@ void LikeStore::SetArguments(const SetCall& call, LikeSpan likes, std::vector<st
     args.push_back(like ? "1" : "0");
     args.push_back(std::to_string(LikeBucketOf(user_id)));
   }
-  if (!call.hot_member.empty()) args.push_back(call.hot_member);
+  if (!call.hot_member.empty()) {
+    args.push_back(call.hot_member);
+  }
 }
 
 Result<std::vector<LikeReading>> LikeStore::ReadSet(const SetCall& call, size_t likes,
                                                     const Result<Reply>& r) {
-  if (auto st = ReplyOk(r); !st) return tl::unexpected(st.error());
+  if (auto st = ReplyOk(r); !st) {
+    return tl::unexpected(st.error());
+  }
   std::vector<LikeReading> out;
   out.reserve(likes);
   bool big = false;
@@ -211,7 +236,9 @@ Result<std::vector<LikeReading>> LikeStore::ReadSet(const SetCall& call, size_t 
   auto add = [&](const Reply& one) -> Status {
     bool b = false;
     auto reading = ToReading(one, &b);
-    if (!reading) return tl::unexpected(reading.error());
+    if (!reading) {
+      return tl::unexpected(reading.error());
+    }
     if (reading->Known()) {
       big = b;
       seen = true;
@@ -220,20 +247,28 @@ Result<std::vector<LikeReading>> LikeStore::ReadSet(const SetCall& call, size_t 
     return {};
   };
   if (r->type == Reply::Type::kArray) {
-    if (r->elements.size() != likes) return Fail(ErrorCode::kInternal, "unexpected like reply");
+    if (r->elements.size() != likes) {
+      return Fail(ErrorCode::kInternal, "unexpected like reply");
+    }
     for (const auto& e : r->elements) {
-      if (auto st = add(e); !st) return tl::unexpected(st.error());
+      if (auto st = add(e); !st) {
+        return tl::unexpected(st.error());
+      }
     }
   } else {
     // One like's answer, or one for all of them ('miss' of the count, 'unpublished').
-    if (auto st = add(*r); !st) return tl::unexpected(st.error());
+    if (auto st = add(*r); !st) {
+      return tl::unexpected(st.error());
+    }
     if (likes > 1 && out.front().Known()) {
       return Fail(ErrorCode::kInternal, "unexpected like reply");
     }
     const LikeReading all = out.front();
     out.assign(likes, all);
   }
-  if (seen) hints_.Record(call.target, big);
+  if (seen) {
+    hints_.Record(call.target, big);
+  }
   return out;
 }
 

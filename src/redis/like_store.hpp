@@ -15,24 +15,15 @@
 #include <vector>
 
 #include "common/result.hpp"
-#include "redis/client.hpp"
+#include "model/target.hpp"
+#include "redis/client/client.hpp"
 
 namespace plaudit::redis {
 
-struct LikeTarget {
-  char type = 'a';         // 'a' article, 'c' comment
-  int64_t id = 0;          // the article's or comment's id
-  int64_t article_id = 0;  // decides the shard (== id for an article)
-
-  // The targets the domain speaks of; 'a'/'c' and the shard rule stay in this store.
-  static LikeTarget OfArticle(int64_t id) { return {'a', id, id}; }
-  // A comment id carries its article's shard (keys::CommentIdFor): it stands in for the
-  // article's id.
-  static LikeTarget OfComment(int64_t id) { return {'c', id, id}; }
-
-  std::string Name() const;
-  int Shard() const;
-};
+// A target's name in its keys ("a<id>", "c<id>") and its shard. A comment id carries its
+// article's shard (keys::CommentIdFor), so either id decides it.
+std::string TargetName(const model::Target& t);
+int TargetShard(const model::Target& t);
 
 // Where a comment like also moves the comment: its hot order (the article's top-level one, or
 // its parent's replies), in the same atomic step.
@@ -115,12 +106,12 @@ struct LikeShardStat {
 // slot only costs that call back, never a wrong answer. Used by the I/O thread only.
 class LikeModeHints {
  public:
-  bool Big(const LikeTarget& t) const;
-  void Record(const LikeTarget& t, bool big);
+  bool Big(const model::Target& t) const;
+  void Record(const model::Target& t, bool big);
 
  private:
   static constexpr int kSlotBits = 12;  // 4096 targets, 32 KiB
-  static uint64_t Tag(const LikeTarget& t);
+  static uint64_t Tag(const model::Target& t);
   std::array<uint64_t, size_t{1} << kSlotBits> slots_{};
 };
 
@@ -145,13 +136,13 @@ class LikeStore {
   // deleted): a like then needs no separate visibility check.
   // While a call for the same target is in flight, likes of it wait and then go together in
   // one like_set.lua call, each answered as if alone (like_set.cpp).
-  Awaitable<Result<LikeReading>> Set(const LikeTarget& t, int64_t user_id, bool like,
+  Awaitable<Result<LikeReading>> Set(const model::Target& t, int64_t user_id, bool like,
                                      const HotOrder* hot = nullptr, bool require_published = false);
-  Awaitable<Result<LikeReading>> Get(const LikeTarget& t, int64_t user_id);
+  Awaitable<Result<LikeReading>> Get(const model::Target& t, int64_t user_id);
   // Many targets in one round trip, in target order: one script call when they share a
   // shard (a comment page), else a pipeline. Without `counts`, the user's states alone (a
   // signed-in page's liked flags; anonymous: nothing to read), every count nullopt.
-  Awaitable<Result<std::vector<LikeReading>>> GetMany(const std::vector<LikeTarget>& targets,
+  Awaitable<Result<std::vector<LikeReading>>> GetMany(const std::vector<model::Target>& targets,
                                                       int64_t user_id, bool counts = true);
   // IdFrontier of `shards`: one pipelined round trip, one command per key (cluster-safe).
   Awaitable<Result<IdFrontier>> ReadIdFrontier(const std::vector<int>& shards);
@@ -161,17 +152,17 @@ class LikeStore {
     std::string epoch;
     std::vector<std::pair<int64_t, bool>> changes;
   };
-  Awaitable<Result<Unflushed>> ReadUnflushed(const LikeTarget& t, bool changes);
+  Awaitable<Result<Unflushed>> ReadUnflushed(const model::Target& t, bool changes);
   // Installs SQL's likers (when given) and/or the count unless already there, replaying the
   // changes not yet in SQL on top. kRetry (nothing changed): the epoch moved since `epoch`
   // was read, so SQL must be read again. kUnchecked (nothing changed): no check has seen
   // this dataset since it was emptied; check (flush::RedisCheck), then load again.
   enum class LoadOutcome { kInstalled, kRetry, kUnchecked };
-  Awaitable<Result<LoadOutcome>> Load(const LikeTarget& t, int64_t user_id,
+  Awaitable<Result<LoadOutcome>> Load(const model::Target& t, int64_t user_id,
                                       const std::optional<LikerLoad>& likers,
                                       std::optional<int64_t> count, const std::string& epoch);
   // Forgets the cached count (after reconciliation fixed SQL's); moves the epoch.
-  Awaitable<Status> DropCount(const LikeTarget& t);
+  Awaitable<Status> DropCount(const model::Target& t);
   // For reconcile (issue 41, item 9): the cached count (nullopt: none) and what
   // ReadUnflushed(t, true) reads, in one atomic step, so that each change is either in the
   // count and listed, or in neither.
@@ -179,11 +170,11 @@ class LikeStore {
     std::optional<int64_t> count;
     Unflushed unflushed;
   };
-  Awaitable<Result<CachedCount>> ReadCachedCount(const LikeTarget& t);
+  Awaitable<Result<CachedCount>> ReadCachedCount(const model::Target& t);
   // Calls `each` with every batch of targets whose count Redis caches (SCAN on every primary;
   // a target may come twice).
   Awaitable<Status> ScanCachedCounts(
-      std::function<Awaitable<Status>(std::vector<LikeTarget>)> each);
+      std::function<Awaitable<Status>(std::vector<model::Target>)> each);
 
   // Flusher side.
   Awaitable<Result<std::vector<LikeShardStat>>> Stats();
@@ -221,7 +212,7 @@ class LikeStore {
  private:
   // What the likes of one like_set.lua call share: the target and the script's kind.
   struct SetCall {
-    LikeTarget target;
+    model::Target target;
     std::string small;  // the target's small-mode set key (KEYS[1])
     // KEYS[2…]: the hot index and thread meta (+ the article's and comment's cache hashes),
     // or the article's cache hash, or none
@@ -242,7 +233,7 @@ class LikeStore {
   // an allocation, a hash over ~20 bytes and a copy for it.
   struct QueueKey {
     int64_t id = 0;
-    char type = 'a';
+    model::TargetKind type = model::TargetKind::kArticle;
     char kind = 0;  // 0, 'h' (hot), 'q' (hotpub), 'p' (pub)
     bool operator==(const QueueKey&) const = default;
   };

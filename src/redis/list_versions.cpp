@@ -11,6 +11,7 @@
 #include "common/when_all.hpp"
 #include "redis/article_cache.hpp"
 #include "redis/keys.hpp"
+#include "redis/script.hpp"
 
 namespace plaudit::redis {
 namespace {
@@ -18,7 +19,9 @@ namespace {
 constexpr int64_t kBornAbove = int64_t{1} << 40;  // below: unborn (list_version_born.lua)
 
 bool Unborn(const Reply& r) {
-  if (r.is_nil()) return true;
+  if (r.is_nil()) {
+    return true;
+  }
   int64_t v = 0;
   auto [end, ec] = std::from_chars(r.str.data(), r.str.data() + r.str.size(), v);
   return ec != std::errc{} || v < kBornAbove;
@@ -40,8 +43,12 @@ Awaitable<Result<std::vector<Reply>>> ArticleCache::ReadVersions(
     std::vector<std::string> cmd{"MGET"};
     cmd.insert(cmd.end(), names.begin(), names.end());
     auto r = co_await client_.Command(std::move(cmd));
-    if (!r) co_return tl::unexpected(r.error());
-    if (!r->is_error() && r->elements.size() == names.size()) co_return std::move(r->elements);
+    if (!r) {
+      co_return tl::unexpected(r.error());
+    }
+    if (!r->is_error() && r->elements.size() == names.size()) {
+      co_return std::move(r->elements);
+    }
     // Redis Cluster refuses keys of several slots in one command: from now on one GET per
     // key, pipelined (still one round trip; issue 29's cluster layer routes them by slot).
     if (!r->is_error() || !r->str.starts_with("CROSSSLOT")) {
@@ -52,7 +59,9 @@ Awaitable<Result<std::vector<Reply>>> ArticleCache::ReadVersions(
   }
   std::vector<std::vector<std::string>> gets;
   gets.reserve(names.size());
-  for (const auto& name : names) gets.push_back({"GET", name});
+  for (const auto& name : names) {
+    gets.push_back({"GET", name});
+  }
   auto r = co_await client_.Pipeline(std::move(gets));
   PL_CO_CHECK(AllOk(r));
   co_return std::move(*r);
@@ -61,7 +70,9 @@ Awaitable<Result<std::vector<Reply>>> ArticleCache::ReadVersions(
 Awaitable<Result<ListVersions>> ArticleCache::Versions(const std::vector<int64_t>& ids) {
   std::vector<int> shards;
   shards.reserve(ids.size());
-  for (int64_t id : ids) shards.push_back(keys::LikeShard(id));
+  for (int64_t id : ids) {
+    shards.push_back(keys::LikeShard(id));
+  }
   std::sort(shards.begin(), shards.end());
   shards.erase(std::unique(shards.begin(), shards.end()), shards.end());
   std::vector<std::string> names{std::string(keys::kPublishedListsVersion)};
@@ -76,7 +87,9 @@ Awaitable<Result<ListVersions>> ArticleCache::Versions(const std::vector<int64_t
   std::vector<size_t> unborn;
   std::vector<Awaitable<Result<Reply>>> births;
   for (size_t i = 0; i < names.size(); ++i) {
-    if (!Unborn(values[i])) continue;
+    if (!Unborn(values[i])) {
+      continue;
+    }
     unborn.push_back(i);
     std::vector<std::string> keys{names[i]};
     std::vector<std::string> args{NewVersionBase()};
@@ -86,14 +99,18 @@ Awaitable<Result<ListVersions>> ArticleCache::Versions(const std::vector<int64_t
   if (!births.empty()) {
     auto born = co_await WhenAll(std::move(births));
     for (size_t j = 0; j < unborn.size(); ++j) {
-      if (auto st = ReplyOk(born[j]); !st) co_return tl::unexpected(st.error());
+      if (auto st = ReplyOk(born[j]); !st) {
+        co_return tl::unexpected(st.error());
+      }
       values[unborn[j]] = std::move(*born[j]);
     }
   }
   ListVersions out;
   out.lists = std::move(values[0].str);
   for (size_t i = 0; i < shards.size(); ++i) {
-    if (i > 0) out.articles += '.', out.views += '.';
+    if (i > 0) {
+      out.articles += '.', out.views += '.';
+    }
     out.articles += values[1 + 2 * i].str;
     out.views += values[2 + 2 * i].str;
   }
@@ -106,16 +123,24 @@ Awaitable<Result<std::string>> ArticleCache::ServerRunId() {
   for (const auto& node : client_.Primaries()) {
     std::vector<std::string> cmd{"INFO", "server"};
     auto r = co_await node->Command(std::move(cmd));
-    if (auto st = ReplyOk(r); !st) co_return tl::unexpected(st.error());
+    if (auto st = ReplyOk(r); !st) {
+      co_return tl::unexpected(st.error());
+    }
     constexpr std::string_view kField = "run_id:";
     const size_t at = r->str.find(kField);
-    if (at == std::string::npos) co_return Fail(ErrorCode::kInternal, "INFO server has no run_id");
+    if (at == std::string::npos) {
+      co_return Fail(ErrorCode::kInternal, "INFO server has no run_id");
+    }
     const size_t from = at + kField.size();
     const size_t end = r->str.find_first_of("\r\n", from);
-    if (!ids.empty()) ids += ',';
+    if (!ids.empty()) {
+      ids += ',';
+    }
     ids += r->str.substr(from, end == std::string::npos ? std::string::npos : end - from);
   }
-  if (ids.empty()) co_return Fail(ErrorCode::kUnavailable, "redis: no primary known");
+  if (ids.empty()) {
+    co_return Fail(ErrorCode::kUnavailable, "redis: no primary known");
+  }
   co_return ids;
 }
 

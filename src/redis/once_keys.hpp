@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "common/result.hpp"
-#include "redis/client.hpp"
+#include "redis/client/client.hpp"
 
 namespace plaudit::redis {
 

@@ -7,7 +7,9 @@ namespace plaudit::redis {
 Awaitable<Result<std::vector<std::optional<int64_t>>>> PageMap::GetMany(
     std::vector<std::string> urls) {
   std::vector<std::optional<int64_t>> out(urls.size());
-  if (urls.empty()) co_return out;
+  if (urls.empty()) {
+    co_return out;
+  }
   std::vector<std::vector<std::string>> cmds;
   cmds.reserve(urls.size());
   for (auto& url : urls) {
@@ -15,16 +17,22 @@ Awaitable<Result<std::vector<std::optional<int64_t>>>> PageMap::GetMany(
     cmds.push_back({"HGET", std::move(key), std::move(url)});
   }
   auto replies = co_await client_.Pipeline(std::move(cmds));
-  if (auto st = AllOk(replies); !st) co_return tl::unexpected(st.error());
+  if (auto st = AllOk(replies); !st) {
+    co_return tl::unexpected(st.error());
+  }
   for (size_t i = 0; i < out.size(); ++i) {
     auto id = (*replies)[i].AsInt();
-    if (id && *id > 0) out[i] = *id;
+    if (id && *id > 0) {
+      out[i] = id;
+    }
   }
   co_return out;
 }
 
 Awaitable<Status> PageMap::PutMany(std::vector<std::pair<std::string, int64_t>> entries) {
-  if (entries.empty()) co_return Status{};
+  if (entries.empty()) {
+    co_return Status{};
+  }
   std::vector<std::vector<std::string>> cmds;
   cmds.reserve(entries.size());
   for (auto& [url, id] : entries) {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "common/result.hpp"
-#include "redis/client.hpp"
+#include "redis/client/client.hpp"
 
 namespace plaudit::redis {
 

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "redis/script.hpp"
+
 namespace plaudit::redis {
 namespace {
 

@@ -22,7 +22,7 @@
 #include "common/net.hpp"
 #include "common/rate_limit.hpp"
 #include "common/result.hpp"
-#include "redis/client.hpp"
+#include "redis/client/client.hpp"
 #include "redis/keys.hpp"
 
 namespace plaudit::redis {

@@ -17,7 +17,9 @@ Awaitable<Result<bool>> RecentBodies::Claim(std::string_view writer, std::string
   std::vector<std::string> argv{
       "SET", Key(writer, body), "1", "NX", "PX", std::to_string(window.count())};
   PL_CO_TRY(const Reply r, co_await client_.Command(std::move(argv)));
-  if (r.is_error()) co_return Fail(ErrorCode::kInternal, "redis SET NX failed: " + r.str);
+  if (r.is_error()) {
+    co_return Fail(ErrorCode::kInternal, "redis SET NX failed: " + r.str);
+  }
   co_return !r.is_nil();  // nil: the key was there
 }
 

@@ -1,3 +1,5 @@
+#include "redis/script.hpp"
+
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -6,14 +8,8 @@
 #include <utility>
 
 #include "common/embedded.hpp"
-#include "redis/client.hpp"
 
 namespace plaudit::redis {
-
-Script::Script(std::string name, std::string source)
-    : name(std::move(name)),
-      source(std::move(source)),
-      source_hash(std::hash<std::string>{}(this->source)) {}
 
 namespace {
 
@@ -36,12 +32,16 @@ std::string Expand(std::string_view source) {
       name.remove_suffix(1);
     }
     const auto files = lua::Files();
-    auto it = std::find_if(files.begin(), files.end(), [&](const auto& f) { return f.name == name; });
+    auto it =
+        std::find_if(files.begin(), files.end(), [&](const auto& f) { return f.name == name; });
     if (it == files.end()) {
-      throw std::out_of_range("a Lua script includes " + std::string(name) + ", which is not embedded");
+      throw std::out_of_range("a Lua script includes " + std::string(name) +
+                              ", which is not embedded");
     }
     out += it->content;
-    if (!out.ends_with('\n')) out += '\n';
+    if (!out.ends_with('\n')) {
+      out += '\n';
+    }
   }
   return out;
 }

@@ -7,7 +7,9 @@ namespace plaudit::redis {
 
 const SessionData* SessionCache::Find(std::string_view token, Clock::time_point now) {
   auto it = entries_.find(token);
-  if (it == entries_.end()) return nullptr;
+  if (it == entries_.end()) {
+    return nullptr;
+  }
   if (it->second.valid_until <= now) {
     Erase(it);
     return nullptr;
@@ -18,12 +20,18 @@ const SessionData* SessionCache::Find(std::string_view token, Clock::time_point 
 void SessionCache::Put(const std::string& token, const std::string& token_hash,
                        const SessionData& data, Clock::time_point valid_until,
                        uint64_t epoch_at_lookup, Clock::time_point now) {
-  if (epoch_at_lookup != epoch_ || valid_until <= now || capacity_ == 0) return;
-  if (auto it = entries_.find(token); it != entries_.end()) Erase(it);
+  if (epoch_at_lookup != epoch_ || valid_until <= now || capacity_ == 0) {
+    return;
+  }
+  if (auto it = entries_.find(token); it != entries_.end()) {
+    Erase(it);
+  }
   if (entries_.size() >= capacity_) {
     for (auto it = entries_.begin(); it != entries_.end();) {
       auto next = std::next(it);
-      if (it->second.valid_until <= now) Erase(it);
+      if (it->second.valid_until <= now) {
+        Erase(it);
+      }
       it = next;
     }
     if (entries_.size() >= capacity_) {
@@ -64,18 +72,28 @@ SessionCache::Invalidation SessionCache::Parse(std::string_view message) {
 void SessionCache::Apply(std::string_view message) {
   const Invalidation inv = Parse(message);
   switch (inv.kind) {
-    case Invalidation::Kind::kToken: EraseToken(std::string(inv.token_hash)); return;
-    case Invalidation::Kind::kUser: EraseUser(inv.user_id); return;
-    case Invalidation::Kind::kUnknown: Clear(); return;
+    case Invalidation::Kind::kToken:
+      EraseToken(std::string(inv.token_hash));
+      return;
+    case Invalidation::Kind::kUser:
+      EraseUser(inv.user_id);
+      return;
+    case Invalidation::Kind::kUnknown:
+      Clear();
+      return;
   }
 }
 
 void SessionCache::EraseToken(const std::string& token_hash) {
   ++epoch_;
   auto t = tokens_.find(token_hash);
-  if (t == tokens_.end()) return;
+  if (t == tokens_.end()) {
+    return;
+  }
   auto it = entries_.find(t->second);
-  if (it != entries_.end()) Erase(it);
+  if (it != entries_.end()) {
+    Erase(it);
+  }
 }
 
 void SessionCache::EraseUser(int64_t user_id) {
@@ -83,7 +101,9 @@ void SessionCache::EraseUser(int64_t user_id) {
   // A role change is rare and the cache is bounded: a scan beats a third index.
   for (auto it = entries_.begin(); it != entries_.end();) {
     auto next = std::next(it);
-    if (it->second.data.user_id == user_id) Erase(it);
+    if (it->second.data.user_id == user_id) {
+      Erase(it);
+    }
     it = next;
   }
 }

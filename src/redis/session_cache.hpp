@@ -81,7 +81,6 @@ class SessionCache {
   uint64_t epoch_ = 0;
   Entries entries_;                                      // token -> entry
   std::unordered_map<std::string, std::string> tokens_;  // token hash -> token
-
 };
 
 }  // namespace plaudit::redis

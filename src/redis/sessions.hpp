@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "common/result.hpp"
-#include "redis/client.hpp"
+#include "redis/client/client.hpp"
 #include "redis/session_cache.hpp"
 #include "redis/sessions_data.hpp"
 

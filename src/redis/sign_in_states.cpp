@@ -22,8 +22,12 @@ Awaitable<Status> SignInStates::Put(std::string_view state, std::string value,
 Awaitable<Result<std::optional<std::string>>> SignInStates::Take(std::string_view state) {
   std::vector<std::string> argv{"GETDEL", Key(state)};
   PL_CO_TRY(const Reply r, co_await client_.Command(std::move(argv)));
-  if (r.is_error()) co_return Fail(ErrorCode::kInternal, "redis GETDEL failed: " + r.str);
-  if (r.is_nil()) co_return std::optional<std::string>{};
+  if (r.is_error()) {
+    co_return Fail(ErrorCode::kInternal, "redis GETDEL failed: " + r.str);
+  }
+  if (r.is_nil()) {
+    co_return std::optional<std::string>{};
+  }
   co_return std::optional<std::string>(r.str);
 }
 

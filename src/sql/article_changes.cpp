@@ -28,7 +28,9 @@ constexpr std::string_view kFromTime =
     "(SELECT id FROM article_changes WHERE at >= $1 ORDER BY id LIMIT 1) ORDER BY id LIMIT $2";
 
 Result<std::vector<ChangeRow>> ToChanges(Result<Rows> r) {
-  if (!r) return tl::unexpected(r.error());
+  if (!r) {
+    return tl::unexpected(r.error());
+  }
   std::vector<ChangeRow> out;
   out.reserve(r->rows.size());
   for (const auto& row : r->rows) {
@@ -43,33 +45,53 @@ Result<int64_t> AppendChange(Connection& tx, int64_t article_id, std::string_vie
                              const ChangeRetention& retention) {
   // Before the counter: a skipped change takes no id, so ids stay gapless.
   auto page = tx.Query(kIsPage, {article_id});
-  if (!page) return tl::unexpected(page.error());
-  if (!page->rows.empty()) return int64_t{0};
+  if (!page) {
+    return tl::unexpected(page.error());
+  }
+  if (!page->rows.empty()) {
+    return int64_t{0};
+  }
   int64_t id = 0;
   if (tx.dialect() == Dialect::kMysql) {
     auto claimed = tx.Query(kClaimIdMysql);
-    if (!claimed) return tl::unexpected(claimed.error());
-    if (claimed->affected == 0) return Fail(ErrorCode::kInternal, "article_change_seq is empty");
+    if (!claimed) {
+      return tl::unexpected(claimed.error());
+    }
+    if (claimed->affected == 0) {
+      return Fail(ErrorCode::kInternal, "article_change_seq is empty");
+    }
     auto last = LastInsertId(tx);
-    if (!last) return tl::unexpected(last.error());
+    if (!last) {
+      return tl::unexpected(last.error());
+    }
     id = *last;
   } else {
     auto claimed = tx.Query(kClaimId);
-    if (!claimed) return tl::unexpected(claimed.error());
-    if (claimed->rows.empty()) return Fail(ErrorCode::kInternal, "article_change_seq is empty");
+    if (!claimed) {
+      return tl::unexpected(claimed.error());
+    }
+    if (claimed->rows.empty()) {
+      return Fail(ErrorCode::kInternal, "article_change_seq is empty");
+    }
     id = Int(claimed->rows[0][0]);
   }
   auto inserted = tx.Query(kInsert, {id, article_id, std::string(op), at_ms});
-  if (!inserted) return tl::unexpected(inserted.error());
+  if (!inserted) {
+    return tl::unexpected(inserted.error());
+  }
   if (retention.trim_every > 0 && id % retention.trim_every == 0 && id > retention.keep) {
     auto trimmed = tx.Query(kTrim, {id - retention.keep});
-    if (!trimmed) return tl::unexpected(trimmed.error());
+    if (!trimmed) {
+      return tl::unexpected(trimmed.error());
+    }
   }
   return id;
 }
 
 std::string_view UpdateOp(std::string_view old_status, std::string_view new_status) {
-  if (old_status == new_status) return "update";
+  if (old_status == new_status) {
+    return "update";
+  }
   return new_status == "published" ? "publish" : "unpublish";
 }
 

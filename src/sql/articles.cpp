@@ -72,7 +72,9 @@ ArticleRow FromRow(const Row& r, bool with_content) {
   a.allow_comments = Int(r[9]) != 0;
   a.created_at_ms = Int(r[10]);
   a.updated_at_ms = Int(r[11]);
-  if (!IsNull(r[12])) a.published_at_ms = Int(r[12]);
+  if (!IsNull(r[12])) {
+    a.published_at_ms = Int(r[12]);
+  }
   a.view_count = Int(r[13]);
   a.like_count = Int(r[14]);
   a.comment_count = Int(r[15]);
@@ -81,7 +83,9 @@ ArticleRow FromRow(const Row& r, bool with_content) {
   a.cache_seq = Int(r[18]);
   a.thread_seq = Int(r[19]);
   a.moderation = IsNull(r[20]) ? std::string() : Text(r[20]);
-  if (with_content) a.content = Text(r[21]);
+  if (with_content) {
+    a.content = Text(r[21]);
+  }
   return a;
 }
 
@@ -105,22 +109,30 @@ Status ArticleTable::InsertIn(Connection& tx, const ArticleRow& a, CacheStamp st
                     {a.id, Kind(a), a.author_id, a.title, a.summary, Content(a), StatusOf(a.status),
                      Bool(a.pinned), Bool(a.allow_comments), a.created_at_ms, a.updated_at_ms,
                      PublishedAt(a), stamp.seq, Moderation(a)});
-  if (!r) return tl::unexpected(r.error());
+  if (!r) {
+    return tl::unexpected(r.error());
+  }
   auto change = AppendChange(tx, a.id, "create", a.created_at_ms, retention);
-  if (!change) return tl::unexpected(change.error());
+  if (!change) {
+    return tl::unexpected(change.error());
+  }
   return RaiseCacheShard(tx, stamp);
 }
 
 Awaitable<Status> ArticleTable::Insert(ArticleRow a, CacheStamp stamp) {
   std::function<Result<bool>(Connection&)> job = [a = std::move(a), retention = retention_,
                                                   stamp](Connection& c) -> Result<bool> {
-    auto st = c.Transaction(
-        [&](Connection& tx) -> Status { return InsertIn(tx, a, stamp, retention); });
-    if (!st) return tl::unexpected(st.error());
+    auto st =
+        c.Transaction([&](Connection& tx) -> Status { return InsertIn(tx, a, stamp, retention); });
+    if (!st) {
+      return tl::unexpected(st.error());
+    }
     return true;
   };
   auto r = co_await store_.Run<bool>(std::move(job));
-  if (!r) co_return tl::unexpected(r.error());
+  if (!r) {
+    co_return tl::unexpected(r.error());
+  }
   co_return Status{};
 }
 
@@ -139,7 +151,9 @@ Awaitable<Result<bool>> ArticleTable::Update(ArticleRow a) {
     return {};
   };
   auto patched = co_await Patch(id, std::move(apply));
-  if (!patched) co_return tl::unexpected(patched.error());
+  if (!patched) {
+    co_return tl::unexpected(patched.error());
+  }
   co_return patched->has_value();
 }
 
@@ -164,26 +178,39 @@ Awaitable<Result<std::optional<ArticleTable::Patched>>> ArticleTable::Patch(
                               "WHERE a.id = $1" +
                               (tx.dialect() == Dialect::kPostgres ? " FOR UPDATE OF a" : "");
       auto r = tx.Query(sql, {id});
-      if (!r) return tl::unexpected(r.error());
-      if (r->rows.empty()) return {};
+      if (!r) {
+        return tl::unexpected(r.error());
+      }
+      if (r->rows.empty()) {
+        return {};
+      }
       Patched p;
       p.row = FromRow(r->rows[0], /*with_content=*/true);
       p.old_status = p.row.status;
       const int64_t ver = p.row.ver + 1;
-      if (auto applied = apply(p.row); !applied) return applied;
+      if (auto applied = apply(p.row); !applied) {
+        return applied;
+      }
       p.row.ver = ver;
       const ArticleRow& a = p.row;
       auto u = tx.Query(kUpdate, {a.id, a.title, a.summary, Content(a), StatusOf(a.status),
                                   Bool(a.pinned), Bool(a.allow_comments), a.updated_at_ms,
                                   PublishedAt(a), ver, stamp.seq, Moderation(a)});
-      if (!u) return tl::unexpected(u.error());
-      auto change =
-          AppendChange(tx, a.id, UpdateOp(model::StatusName(p.old_status), model::StatusName(a.status)), a.updated_at_ms, retention);
-      if (!change) return tl::unexpected(change.error());
+      if (!u) {
+        return tl::unexpected(u.error());
+      }
+      auto change = AppendChange(
+          tx, a.id, UpdateOp(model::StatusName(p.old_status), model::StatusName(a.status)),
+          a.updated_at_ms, retention);
+      if (!change) {
+        return tl::unexpected(change.error());
+      }
       out = std::move(p);
       return RaiseCacheShard(tx, stamp);
     });
-    if (!st) return tl::unexpected(st.error());
+    if (!st) {
+      return tl::unexpected(st.error());
+    }
     return out;
   };
   co_return co_await store_.Run<std::optional<Patched>>(std::move(job));
@@ -201,21 +228,33 @@ Awaitable<Result<std::optional<std::vector<int64_t>>>> ArticleTable::Delete(int6
       // counted itself on the row (and then sees that comment below), and a later insert's
       // count update finds no row and rolls back (sql/comments.cpp).
       auto r = tx.Query(kDelete, {id});
-      if (!r) return tl::unexpected(r.error());
-      if (r->affected == 0) return {};
+      if (!r) {
+        return tl::unexpected(r.error());
+      }
+      if (r->affected == 0) {
+        return {};
+      }
       auto ids = tx.Query(kCommentIds, {id});
-      if (!ids) return tl::unexpected(ids.error());
+      if (!ids) {
+        return tl::unexpected(ids.error());
+      }
       std::vector<int64_t> comment_ids;
       comment_ids.reserve(ids->rows.size());
-      for (const auto& row : ids->rows) comment_ids.push_back(Int(row[0]));
+      for (const auto& row : ids->rows) {
+        comment_ids.push_back(Int(row[0]));
+      }
       // Their ids leave MAX(id): keep them as the sequences' floors (migration 015).
       const std::string_view mark = tx.dialect() == Dialect::kMysql ? kMarkIdsMysql : kMarkIds;
       auto marked = tx.Query(mark, {std::string("article"), id});
-      if (!marked) return tl::unexpected(marked.error());
+      if (!marked) {
+        return tl::unexpected(marked.error());
+      }
       if (!comment_ids.empty()) {
         const int64_t top = *std::max_element(comment_ids.begin(), comment_ids.end());
         auto m = tx.Query(mark, {std::string("comment"), top});
-        if (!m) return tl::unexpected(m.error());
+        if (!m) {
+          return tl::unexpected(m.error());
+        }
       }
       // Rows that hang off the article (its likes, its comments and their likes) go in the
       // same transaction.
@@ -223,23 +262,35 @@ Awaitable<Result<std::optional<std::vector<int64_t>>>> ArticleTable::Delete(int6
         // MySQL refuses a statement whose trigger writes a table the statement reads (1442):
         // the comments' likes go by their ids, not through a subquery of comments.
         auto likes = tx.Query(kDeleteLikes, {id});
-        if (!likes) return tl::unexpected(likes.error());
+        if (!likes) {
+          return tl::unexpected(likes.error());
+        }
         auto gone = DeleteLikesOf(tx, 'c', comment_ids);
-        if (!gone) return tl::unexpected(gone.error());
+        if (!gone) {
+          return tl::unexpected(gone.error());
+        }
         auto comments = tx.Query(kDeleteComments, {id});
-        if (!comments) return tl::unexpected(comments.error());
+        if (!comments) {
+          return tl::unexpected(comments.error());
+        }
       } else {
         for (auto sql : {kDeleteLikes, kDeleteCommentLikes, kDeleteComments}) {
           auto d = tx.Query(sql, {id});
-          if (!d) return tl::unexpected(d.error());
+          if (!d) {
+            return tl::unexpected(d.error());
+          }
         }
       }
       auto change = AppendChange(tx, id, "delete", at_ms, retention);
-      if (!change) return tl::unexpected(change.error());
+      if (!change) {
+        return tl::unexpected(change.error());
+      }
       out = std::move(comment_ids);
       return RaiseCacheShard(tx, stamp);
     });
-    if (!st) return tl::unexpected(st.error());
+    if (!st) {
+      return tl::unexpected(st.error());
+    }
     return out;
   };
   co_return co_await store_.Run<Out>(std::move(job));
@@ -251,8 +302,12 @@ Awaitable<Result<std::optional<ArticleRow>>> ArticleTable::Find(int64_t id, bool
     std::string sql = std::string(kColumns) + (with_content ? ", a.content" : "") +
                       std::string(kFrom) + "WHERE a.id = $1";
     auto r = c.Query(sql, {id});
-    if (!r) return tl::unexpected(r.error());
-    if (r->rows.empty()) return std::optional<ArticleRow>{};
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
+    if (r->rows.empty()) {
+      return std::optional<ArticleRow>{};
+    }
     return std::optional<ArticleRow>(FromRow(r->rows[0], with_content));
   };
   co_return co_await store_.Run<std::optional<ArticleRow>>(std::move(job));
@@ -262,13 +317,19 @@ Awaitable<Result<std::vector<ArticleRow>>> ArticleTable::FindMany(std::vector<in
   std::function<Result<std::vector<ArticleRow>>(Connection&)> job =
       [ids = std::move(ids)](Connection& c) -> Result<std::vector<ArticleRow>> {
     std::vector<ArticleRow> out;
-    if (ids.empty()) return out;
+    if (ids.empty()) {
+      return out;
+    }
     std::vector<Value> params;
     const std::string sql =
         std::string(kColumns) + std::string(kFrom) + "WHERE a.id IN " + InList(ids, params);
     auto r = c.Query(sql, params);
-    if (!r) return tl::unexpected(r.error());
-    for (const auto& row : r->rows) out.push_back(FromRow(row, false));
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
+    for (const auto& row : r->rows) {
+      out.push_back(FromRow(row, false));
+    }
     return out;
   };
   co_return co_await store_.Run<std::vector<ArticleRow>>(std::move(job));
@@ -290,7 +351,9 @@ Awaitable<Result<std::vector<PublishedEntry>>> ArticleTable::PublishedAfter(int6
   std::function<Result<std::vector<PublishedEntry>>(Connection&)> job =
       [after_id, limit](Connection& c) -> Result<std::vector<PublishedEntry>> {
     auto r = c.Query(kPublishedAfter, {after_id, limit});
-    if (!r) return tl::unexpected(r.error());
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
     std::vector<PublishedEntry> out;
     for (const auto& row : r->rows) {
       out.push_back({Int(row[0]), Text(row[1]), Int(row[2]) != 0, Int(row[3]), Int(row[4])});
@@ -311,11 +374,19 @@ Awaitable<Result<std::pair<std::vector<ArticleRow>, int64_t>>> ArticleTable::Lis
       params.push_back(std::move(v));
       where += " AND " + std::string(column) + " = $" + std::to_string(params.size());
     };
-    if (q.author_id) add("a.author_id", *q.author_id);
-    if (q.status) add("a.status", *q.status);
-    if (q.kind) add("a.kind", *q.kind);
+    if (q.author_id) {
+      add("a.author_id", *q.author_id);
+    }
+    if (q.status) {
+      add("a.status", *q.status);
+    }
+    if (q.kind) {
+      add("a.kind", *q.kind);
+    }
     auto count = c.Query("SELECT COUNT(*) FROM articles a " + where, params);
-    if (!count) return tl::unexpected(count.error());
+    if (!count) {
+      return tl::unexpected(count.error());
+    }
     std::string page_where = where;
     std::vector<Value> page_params = params;
     if (q.before_id) {
@@ -330,9 +401,13 @@ Awaitable<Result<std::pair<std::vector<ArticleRow>, int64_t>>> ArticleTable::Lis
       sql += " OFFSET $" + std::to_string(page_params.size());
     }
     auto rows = c.Query(sql, page_params);
-    if (!rows) return tl::unexpected(rows.error());
+    if (!rows) {
+      return tl::unexpected(rows.error());
+    }
     Out out;
-    for (const auto& row : rows->rows) out.first.push_back(FromRow(row, false));
+    for (const auto& row : rows->rows) {
+      out.first.push_back(FromRow(row, false));
+    }
     out.second = Int(count->rows.at(0).at(0));
     return out;
   };
@@ -349,18 +424,26 @@ Awaitable<Status> ArticleTable::SetViewCounts(std::vector<std::pair<int64_t, int
     auto st = c.Transaction([&](Connection& tx) -> Status {
       for (const auto& [id, n] : views) {
         auto r = tx.Query(kSetViews, {id, n});
-        if (!r) return tl::unexpected(r.error());
+        if (!r) {
+          return tl::unexpected(r.error());
+        }
       }
       // Last: the one row every views flush writes is held for the shortest time.
       auto r = tx.Query(kRaiseViewSeq, {stamp});
-      if (!r) return tl::unexpected(r.error());
+      if (!r) {
+        return tl::unexpected(r.error());
+      }
       return {};
     });
-    if (!st) return tl::unexpected(st.error());
+    if (!st) {
+      return tl::unexpected(st.error());
+    }
     return true;
   };
   auto r = co_await store_.Run<bool>(std::move(job));
-  if (!r) co_return tl::unexpected(r.error());
+  if (!r) {
+    co_return tl::unexpected(r.error());
+  }
   co_return Status{};
 }
 

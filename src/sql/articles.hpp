@@ -65,8 +65,8 @@ class ArticleTable {
   // none is lost (issue 25, item 1). An error from `apply` is returned as it is, with nothing
   // written. nullopt: no such article. `apply` runs on a SQL pool thread.
   struct Patched {
-    ArticleRow row;          // as committed
-    model::ArticleStatus old_status;  // the status it replaced
+    ArticleRow row;                                                  // as committed
+    model::ArticleStatus old_status = model::ArticleStatus::kDraft;  // the status it replaced
   };
   Awaitable<Result<std::optional<Patched>>> Patch(int64_t id,
                                                   std::function<Status(ArticleRow&)> apply,

@@ -13,10 +13,14 @@ constexpr std::string_view kRaiseMysql =
 }  // namespace
 
 Status RaiseCacheShard(Connection& tx, const CacheStamp& stamp) {
-  if (stamp.shard < 0) return {};
+  if (stamp.shard < 0) {
+    return {};
+  }
   auto r = tx.Query(tx.dialect() == Dialect::kMysql ? kRaiseMysql : kRaise,
                     {int64_t{stamp.shard}, stamp.seq});
-  if (!r) return tl::unexpected(r.error());
+  if (!r) {
+    return tl::unexpected(r.error());
+  }
   return {};
 }
 

@@ -103,7 +103,9 @@ CommentRow FromRow(const Row& r) {
   CommentRow c;
   c.id = Int(r[0]);
   c.article_id = Int(r[1]);
-  if (!IsNull(r[2])) c.parent_id = Int(r[2]);
+  if (!IsNull(r[2])) {
+    c.parent_id = Int(r[2]);
+  }
   c.author_id = Int(r[3]);
   c.author_username = Text(r[4]);
   c.author_display_name = Text(r[5]);
@@ -144,12 +146,18 @@ struct State {
 
 Result<std::optional<State>> ReadState(Connection& tx, int64_t id) {
   auto r = tx.Query(kState, {id});
-  if (!r) return tl::unexpected(r.error());
-  if (r->rows.empty()) return std::optional<State>{};
+  if (!r) {
+    return tl::unexpected(r.error());
+  }
+  if (r->rows.empty()) {
+    return std::optional<State>{};
+  }
   const Row& row = r->rows[0];
   State s;
   s.article_id = Int(row[0]);
-  if (!IsNull(row[1])) s.parent_id = Int(row[1]);
+  if (!IsNull(row[1])) {
+    s.parent_id = Int(row[1]);
+  }
   s.author_id = Int(row[2]);
   s.deleted = Int(row[3]) != 0;
   s.status = model::ParseCommentStatus(Text(row[4])).value_or(CommentStatus::kPending);
@@ -185,7 +193,9 @@ CountChange Change(const State& before, const State& after, bool top_hides) {
 // Whether the top-level comment `top` hides its replies (read under the article's lock).
 Result<bool> TopHides(Connection& tx, int64_t top) {
   auto t = ReadState(tx, top);
-  if (!t) return tl::unexpected(t.error());
+  if (!t) {
+    return tl::unexpected(t.error());
+  }
   return *t && (*t)->HidesReplies();
 }
 
@@ -196,13 +206,21 @@ Status ReadBack(Connection& tx, const std::vector<int64_t>& ids, int64_t article
                 CommentWrite& out) {
   for (int64_t id : ids) {
     auto r = tx.Query(std::string(kSelect) + "WHERE c.id = $1", {id});
-    if (!r) return tl::unexpected(r.error());
-    if (r->rows.empty()) return Fail(ErrorCode::kInternal, "comment vanished in its transaction");
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
+    if (r->rows.empty()) {
+      return Fail(ErrorCode::kInternal, "comment vanished in its transaction");
+    }
     out.rows.push_back(FromRow(r->rows[0]));
   }
   auto a = tx.Query(kArticleCount, {article_id});
-  if (!a) return tl::unexpected(a.error());
-  if (a->rows.empty()) return Fail(ErrorCode::kNotFound, "no such article");
+  if (!a) {
+    return tl::unexpected(a.error());
+  }
+  if (a->rows.empty()) {
+    return Fail(ErrorCode::kNotFound, "no such article");
+  }
   out.article_comment_count = Int(a->rows[0][0]);
   out.article_comment_ver = Int(a->rows[0][1]);
   return {};
@@ -216,11 +234,17 @@ namespace {
 // the states read after this cannot change before the transaction ends.
 Result<int64_t> LockArticleOf(Connection& tx, int64_t id, const CacheStamp& stamp) {
   auto a = tx.Query(kArticleOf, {id});
-  if (!a) return tl::unexpected(a.error());
-  if (a->rows.empty()) return Fail(ErrorCode::kNotFound, "no such comment");
+  if (!a) {
+    return tl::unexpected(a.error());
+  }
+  if (a->rows.empty()) {
+    return Fail(ErrorCode::kNotFound, "no such comment");
+  }
   const int64_t article_id = Int(a->rows[0][0]);
   auto lock = tx.Query(kThreadSeq, {article_id, stamp.seq});
-  if (!lock) return tl::unexpected(lock.error());
+  if (!lock) {
+    return tl::unexpected(lock.error());
+  }
   return article_id;
 }
 
@@ -233,28 +257,44 @@ using Apply = std::function<Result<State>(Connection&, const State&)>;
 Result<State> ChangeStanding(Connection& tx, int64_t id, const CacheStamp& stamp,
                              const Apply& apply, CommentWrite& out) {
   auto article_id = LockArticleOf(tx, id, stamp);
-  if (!article_id) return tl::unexpected(article_id.error());
+  if (!article_id) {
+    return tl::unexpected(article_id.error());
+  }
   auto before = ReadState(tx, id);
-  if (!before) return tl::unexpected(before.error());
-  if (!*before) return Fail(ErrorCode::kNotFound, "no such comment");
+  if (!before) {
+    return tl::unexpected(before.error());
+  }
+  if (!*before) {
+    return Fail(ErrorCode::kNotFound, "no such comment");
+  }
   auto after = apply(tx, **before);
-  if (!after) return tl::unexpected(after.error());
+  if (!after) {
+    return tl::unexpected(after.error());
+  }
   bool top_hides = false;
   if ((*before)->parent_id) {
     auto hides = TopHides(tx, *(*before)->parent_id);
-    if (!hides) return tl::unexpected(hides.error());
+    if (!hides) {
+      return tl::unexpected(hides.error());
+    }
     top_hides = *hides;
   }
   const CountChange change = Change(**before, *after, top_hides);
   auto a = tx.Query(kAddToArticle, {*article_id, change.article, stamp.seq});
-  if (!a) return tl::unexpected(a.error());
+  if (!a) {
+    return tl::unexpected(a.error());
+  }
   std::vector<int64_t> ids{id};
   if (change.replies != 0) {
     auto r = tx.Query(kAddReplies, {*(*before)->parent_id, change.replies});
-    if (!r) return tl::unexpected(r.error());
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
     ids.push_back(*(*before)->parent_id);
   }
-  if (auto read = ReadBack(tx, ids, *article_id, out); !read) return tl::unexpected(read.error());
+  if (auto read = ReadBack(tx, ids, *article_id, out); !read) {
+    return tl::unexpected(read.error());
+  }
   return **before;
 }
 
@@ -262,7 +302,9 @@ Status SetStatus(Connection& c, int64_t id, CommentStatus status, std::string_vi
                  int64_t reports) {
   auto r = c.Query(kSetStatus, {id, std::string(model::CommentStatusName(status)),
                                 std::string(reasons), reports});
-  if (!r) return tl::unexpected(r.error());
+  if (!r) {
+    return tl::unexpected(r.error());
+  }
   return {};
 }
 
@@ -271,7 +313,9 @@ Result<State> Hold(Connection& c, int64_t id, std::string_view reasons, const St
     return Fail(ErrorCode::kAlreadyExists, "only an approved comment can be held");
   }
   auto r = c.Query(kHold, {id, std::string(reasons)});
-  if (!r) return tl::unexpected(r.error());
+  if (!r) {
+    return tl::unexpected(r.error());
+  }
   State after = before;
   after.status = CommentStatus::kPending;
   return after;
@@ -284,20 +328,30 @@ Result<State> ApplyAction(Connection& c, int64_t id, ModerationAction action, in
   switch (action) {
     case ModerationAction::kApprove:
     case ModerationAction::kSpam: {
-      if (before.deleted) return Fail(ErrorCode::kNotFound, "the comment was deleted");
+      if (before.deleted) {
+        return Fail(ErrorCode::kNotFound, "the comment was deleted");
+      }
       after.status =
           action == ModerationAction::kApprove ? CommentStatus::kApproved : CommentStatus::kSpam;
-      if (auto st = SetStatus(c, id, after.status, "", 0); !st) return tl::unexpected(st.error());
+      if (auto st = SetStatus(c, id, after.status, "", 0); !st) {
+        return tl::unexpected(st.error());
+      }
       auto cleared = c.Query(kClearReports, {id});
-      if (!cleared) return tl::unexpected(cleared.error());
+      if (!cleared) {
+        return tl::unexpected(cleared.error());
+      }
       return after;
     }
     case ModerationAction::kHold:
       return Hold(c, id, kHeldForReports, before);
     case ModerationAction::kDelete: {
-      if (before.deleted) return Fail(ErrorCode::kNotFound, "the comment was deleted");
+      if (before.deleted) {
+        return Fail(ErrorCode::kNotFound, "the comment was deleted");
+      }
       auto r = c.Query(kRemove, {id, now_ms});
-      if (!r) return tl::unexpected(r.error());
+      if (!r) {
+        return tl::unexpected(r.error());
+      }
       after.deleted = true;
       after.kept_text = true;
       return after;
@@ -308,21 +362,29 @@ Result<State> ApplyAction(Connection& c, int64_t id, ModerationAction action, in
           return Fail(ErrorCode::kAlreadyExists, "its author deleted it: nothing to restore");
         }
         auto r = c.Query(kRestore, {id});
-        if (!r) return tl::unexpected(r.error());
+        if (!r) {
+          return tl::unexpected(r.error());
+        }
         after.deleted = false;
         after.kept_text = false;
         after.status = CommentStatus::kApproved;
         auto cleared = c.Query(kClearReports, {id});
-        if (!cleared) return tl::unexpected(cleared.error());
+        if (!cleared) {
+          return tl::unexpected(cleared.error());
+        }
         return after;
       }
       if (before.status == CommentStatus::kApproved) {
         return Fail(ErrorCode::kAlreadyExists, "the comment is not removed: nothing to restore");
       }
       after.status = CommentStatus::kApproved;
-      if (auto st = SetStatus(c, id, after.status, "", 0); !st) return tl::unexpected(st.error());
+      if (auto st = SetStatus(c, id, after.status, "", 0); !st) {
+        return tl::unexpected(st.error());
+      }
       auto cleared = c.Query(kClearReports, {id});
-      if (!cleared) return tl::unexpected(cleared.error());
+      if (!cleared) {
+        return tl::unexpected(cleared.error());
+      }
       return after;
     }
   }
@@ -354,7 +416,9 @@ model::Comment ToComment(const CommentRow& r) {
 std::vector<model::Comment> ToComments(const std::vector<CommentRow>& rows) {
   std::vector<model::Comment> out;
   out.reserve(rows.size());
-  for (const auto& r : rows) out.push_back(ToComment(r));
+  for (const auto& r : rows) {
+    out.push_back(ToComment(r));
+  }
   return out;
 }
 
@@ -366,14 +430,20 @@ Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp st
     auto st = conn.Transaction([&](Connection& tx) -> Status {
       if (c.guest) {
         auto held = tx.Query(kNameKeyHeld, {c.guest->name_key});
-        if (!held) return tl::unexpected(held.error());
+        if (!held) {
+          return tl::unexpected(held.error());
+        }
         if (!held->rows.empty()) {
           return Fail(ErrorCode::kAlreadyExists,
                       "guest.name looks like a registered user's name; choose another");
         }
         auto guest = tx.Query(kGuestAccount);
-        if (!guest) return tl::unexpected(guest.error());
-        if (guest->rows.empty()) return Fail(ErrorCode::kInternal, "no '@guest' account");
+        if (!guest) {
+          return tl::unexpected(guest.error());
+        }
+        if (guest->rows.empty()) {
+          return Fail(ErrorCode::kInternal, "no '@guest' account");
+        }
         c.author_id = Int(guest->rows[0][0]);
       }
       std::optional<int64_t> top;
@@ -383,10 +453,16 @@ Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp st
         // The article's row first (the lock order of every comment write and the like flush):
         // the parent's standing, read after it, cannot change before this commits.
         auto lock = tx.Query(kThreadSeq, {c.article_id, stamp.seq});
-        if (!lock) return tl::unexpected(lock.error());
-        if (lock->affected == 0) return Fail(ErrorCode::kNotFound, "no such article");
+        if (!lock) {
+          return tl::unexpected(lock.error());
+        }
+        if (lock->affected == 0) {
+          return Fail(ErrorCode::kNotFound, "no such article");
+        }
         auto p = ReadState(tx, *c.parent_id);
-        if (!p) return tl::unexpected(p.error());
+        if (!p) {
+          return tl::unexpected(p.error());
+        }
         // A spam comment is a placeholder to readers, as a deleted one is: no new replies.
         if (!*p || (*p)->article_id != c.article_id || (*p)->deleted ||
             (*p)->status == CommentStatus::kSpam) {
@@ -394,32 +470,44 @@ Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp st
                       "parentId must be a live comment of this article");
         }
         if (!(*p)->parent_id) {
-          top = *c.parent_id;
+          top = c.parent_id;
           top_hides = (*p)->HidesReplies();
         } else {
           // A reply to a reply: placed under the same top-level comment, answering its author.
           top = (*p)->parent_id;
           reply_to = (*p)->guest ? std::nullopt : std::optional<int64_t>((*p)->author_id);
           auto hides = TopHides(tx, *top);
-          if (!hides) return tl::unexpected(hides.error());
+          if (!hides) {
+            return tl::unexpected(hides.error());
+          }
           top_hides = *hides;
         }
       }
       if (reply_to && reply_to != c.author_id) {
         auto u = tx.Query(kUserExists, {*reply_to});
-        if (!u) return tl::unexpected(u.error());
-        if (u->rows.empty())
+        if (!u) {
+          return tl::unexpected(u.error());
+        }
+        if (u->rows.empty()) {
           return Fail(ErrorCode::kInvalidArgument, "replyToUserId: no such user");
+        }
       }
       auto taken = tx.Query(kIdTaken, {c.id});
-      if (!taken) return tl::unexpected(taken.error());
-      if (!taken->rows.empty())
+      if (!taken) {
+        return tl::unexpected(taken.error());
+      }
+      if (!taken->rows.empty()) {
         return Fail(ErrorCode::kAlreadyExists, std::string(kCommentIdTaken));
+      }
       const bool counted = c.status == CommentStatus::kApproved;
       const int64_t shown = counted && !top_hides ? 1 : 0;
       auto a = tx.Query(kAddToArticle, {c.article_id, shown, stamp.seq});
-      if (!a) return tl::unexpected(a.error());
-      if (a->affected == 0) return Fail(ErrorCode::kNotFound, "no such article");
+      if (!a) {
+        return tl::unexpected(a.error());
+      }
+      if (a->affected == 0) {
+        return Fail(ErrorCode::kNotFound, "no such article");
+      }
       auto ins = tx.Query(
           kInsert,
           {c.id, c.article_id, OptionalId(top), c.author_id, OptionalId(reply_to), c.body, c.now_ms,
@@ -427,11 +515,15 @@ Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp st
            c.guest ? Value{c.guest->name} : Value{nullptr},
            c.guest && !c.guest->email.empty() ? Value{c.guest->email} : Value{nullptr},
            c.guest ? Value{c.guest->token_hash} : Value{nullptr}, OptionalId(c.parent_id)});
-      if (!ins) return tl::unexpected(ins.error());
+      if (!ins) {
+        return tl::unexpected(ins.error());
+      }
       std::vector<int64_t> ids{c.id};
       if (top && counted) {
         auto r = tx.Query(kAddReplies, {*top, int64_t{1}});
-        if (!r) return tl::unexpected(r.error());
+        if (!r) {
+          return tl::unexpected(r.error());
+        }
         ids.push_back(*top);
       }
       if (!counted) {
@@ -441,22 +533,31 @@ Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp st
         held.comment_id = c.id;
         held.user_id = c.author_id;
         held.reason = c.held_reasons;
-        if (auto logged = AppendModerationLog(tx, held); !logged) return logged;
+        if (auto logged = AppendModerationLog(tx, held); !logged) {
+          return logged;
+        }
       }
       if (notices) {
         // The notices it causes, in its own transaction (invariant 10): one event row.
         const CommentEvent e{counted ? CommentEventType::kCreated : CommentEventType::kHeld, c.id,
                              c.parent_id, ""};
-        if (auto st = OutboxTable::EnqueueComment(tx, e, c.now_ms); !st) return st;
+        if (auto st = OutboxTable::EnqueueComment(tx, e, c.now_ms); !st) {
+          return st;
+        }
         if (c.guest && c.guest->confirm) {
-          if (auto st = NoticeBook::NoteGuestAddress(tx, *c.guest->confirm, c.now_ms); !st)
+          if (auto st = NoticeBook::NoteGuestAddress(tx, *c.guest->confirm, c.now_ms); !st) {
             return st;
+          }
         }
       }
-      if (auto read = ReadBack(tx, ids, c.article_id, out); !read) return read;
+      if (auto read = ReadBack(tx, ids, c.article_id, out); !read) {
+        return read;
+      }
       return RaiseCacheShard(tx, stamp);
     });
-    if (!st) return tl::unexpected(st.error());
+    if (!st) {
+      return tl::unexpected(st.error());
+    }
     return out;
   };
   co_return co_await store_.Run<CommentWrite>(std::move(job));
@@ -472,15 +573,21 @@ Status HoldAndLog(Connection& tx, int64_t id, std::string_view reasons, int64_t 
     return Hold(c, id, reasons, before);
   };
   auto before = ChangeStanding(tx, id, stamp, hold, out);
-  if (!before) return tl::unexpected(before.error());
+  if (!before) {
+    return tl::unexpected(before.error());
+  }
   ModerationLogEntry entry;
   entry.at_ms = now_ms;
   entry.action = std::string(ActionName(ModerationAction::kHold));
   entry.comment_id = id;
   entry.user_id = before->author_id;
   entry.reason = std::string(reasons);
-  if (auto logged = AppendModerationLog(tx, entry); !logged) return logged;
-  if (!notices) return {};
+  if (auto logged = AppendModerationLog(tx, entry); !logged) {
+    return logged;
+  }
+  if (!notices) {
+    return {};
+  }
   return OutboxTable::EnqueueComment(tx, {CommentEventType::kHeld, id, std::nullopt, ""}, now_ms);
 }
 
@@ -494,27 +601,44 @@ Awaitable<Result<CommentWrite>> CommentTable::Edit(int64_t id, std::string body,
     CommentWrite out;
     auto st = conn.Transaction([&](Connection& tx) -> Status {
       auto live = tx.Query(kLive, {id});
-      if (!live) return tl::unexpected(live.error());
-      if (live->rows.empty()) return Fail(ErrorCode::kNotFound, "no such comment");
+      if (!live) {
+        return tl::unexpected(live.error());
+      }
+      if (live->rows.empty()) {
+        return Fail(ErrorCode::kNotFound, "no such comment");
+      }
       // The article's row first (the lock order of Insert and Delete).
       auto t = tx.Query(kThreadSeq, {Int(live->rows[0][0]), stamp.seq});
-      if (!t) return tl::unexpected(t.error());
+      if (!t) {
+        return tl::unexpected(t.error());
+      }
       auto r = tx.Query(kEdit, {id, body, now_ms});
-      if (!r) return tl::unexpected(r.error());
-      if (r->affected == 0) return Fail(ErrorCode::kNotFound, "no such comment");
+      if (!r) {
+        return tl::unexpected(r.error());
+      }
+      if (r->affected == 0) {
+        return Fail(ErrorCode::kNotFound, "no such comment");
+      }
       auto state = hold_reasons.empty() ? Result<std::optional<State>>{} : ReadState(tx, id);
-      if (!state) return tl::unexpected(state.error());
+      if (!state) {
+        return tl::unexpected(state.error());
+      }
       if (*state && (*state)->status == CommentStatus::kApproved) {
         // The new text holds it: out of every index and count in this same transaction.
-        if (auto held = HoldAndLog(tx, id, hold_reasons, now_ms, stamp, out, notices); !held)
+        if (auto held = HoldAndLog(tx, id, hold_reasons, now_ms, stamp, out, notices); !held) {
           return held;
+        }
       } else {
         const std::vector<int64_t> ids{id};
-        if (auto read = ReadBack(tx, ids, Int(live->rows[0][0]), out); !read) return read;
+        if (auto read = ReadBack(tx, ids, Int(live->rows[0][0]), out); !read) {
+          return read;
+        }
       }
       return RaiseCacheShard(tx, stamp);
     });
-    if (!st) return tl::unexpected(st.error());
+    if (!st) {
+      return tl::unexpected(st.error());
+    }
     return out;
   };
   co_return co_await store_.Run<CommentWrite>(std::move(job));
@@ -526,22 +650,32 @@ Awaitable<Result<CommentWrite>> CommentTable::Delete(int64_t id, int64_t now_ms,
     CommentWrite out;
     auto st = conn.Transaction([&](Connection& tx) -> Status {
       const Apply remove = [id, now_ms](Connection& c, const State& before) -> Result<State> {
-        if (before.deleted) return Fail(ErrorCode::kNotFound, "no such comment");
+        if (before.deleted) {
+          return Fail(ErrorCode::kNotFound, "no such comment");
+        }
         auto r = c.Query(kDelete, {id, now_ms});
-        if (!r) return tl::unexpected(r.error());
+        if (!r) {
+          return tl::unexpected(r.error());
+        }
         State after = before;
         after.deleted = true;
         return after;
       };
       auto changed = ChangeStanding(tx, id, stamp, remove, out);
-      if (!changed) return tl::unexpected(changed.error());
+      if (!changed) {
+        return tl::unexpected(changed.error());
+      }
       if (notices && changed->Counted()) {  // readers saw it: sites are told it went
         const CommentEvent e{CommentEventType::kDeleted, id, std::nullopt, "author"};
-        if (auto st = OutboxTable::EnqueueComment(tx, e, now_ms); !st) return st;
+        if (auto st = OutboxTable::EnqueueComment(tx, e, now_ms); !st) {
+          return st;
+        }
       }
       return RaiseCacheShard(tx, stamp);
     });
-    if (!st) return tl::unexpected(st.error());
+    if (!st) {
+      return tl::unexpected(st.error());
+    }
     return out;
   };
   co_return co_await store_.Run<CommentWrite>(std::move(job));
@@ -556,14 +690,20 @@ std::optional<CommentEvent> EventOf(ModerationAction action, int64_t id, const S
   switch (action) {
     case ModerationAction::kApprove:
     case ModerationAction::kRestore:
-      if (seen) return std::nullopt;
+      if (seen) {
+        return std::nullopt;
+      }
       return CommentEvent{CommentEventType::kApproved, id, std::nullopt, ""};
     case ModerationAction::kHold:
-      if (!seen) return std::nullopt;
+      if (!seen) {
+        return std::nullopt;
+      }
       return CommentEvent{CommentEventType::kHeld, id, std::nullopt, ""};
     case ModerationAction::kSpam:
     case ModerationAction::kDelete:
-      if (before.deleted || before.status == CommentStatus::kSpam) return std::nullopt;
+      if (before.deleted || before.status == CommentStatus::kSpam) {
+        return std::nullopt;
+      }
       return CommentEvent{CommentEventType::kDeleted, id, std::nullopt,
                           action == ModerationAction::kSpam ? "spam" : "moderator"};
   }
@@ -589,20 +729,28 @@ Awaitable<Result<CommentWrite>> CommentTable::Moderate(int64_t id, ModerationAct
         return ApplyAction(c, id, action, log.at_ms, before);
       };
       auto before = ChangeStanding(tx, id, stamp, apply, out);
-      if (!before) return tl::unexpected(before.error());
+      if (!before) {
+        return tl::unexpected(before.error());
+      }
       ModerationLogEntry entry = log;
       entry.action = std::string(ActionName(action));
       entry.comment_id = id;
       entry.user_id = before->author_id;
-      if (auto logged = AppendModerationLog(tx, entry); !logged) return logged;
+      if (auto logged = AppendModerationLog(tx, entry); !logged) {
+        return logged;
+      }
       if (notices) {
         if (auto e = EventOf(action, id, *before)) {
-          if (auto st = OutboxTable::EnqueueComment(tx, *e, log.at_ms); !st) return st;
+          if (auto st = OutboxTable::EnqueueComment(tx, *e, log.at_ms); !st) {
+            return st;
+          }
         }
       }
       return RaiseCacheShard(tx, stamp);
     });
-    if (!st) return tl::unexpected(st.error());
+    if (!st) {
+      return tl::unexpected(st.error());
+    }
     return out;
   };
   co_return co_await store_.Run<CommentWrite>(std::move(job));
@@ -620,29 +768,44 @@ Awaitable<Result<std::optional<CommentWrite>>> CommentTable::Report(int64_t id, 
     Out out;
     auto st = conn.Transaction([&](Connection& tx) -> Status {
       auto article = LockArticleOf(tx, id, stamp);
-      if (!article) return tl::unexpected(article.error());
+      if (!article) {
+        return tl::unexpected(article.error());
+      }
       auto state = ReadState(tx, id);
-      if (!state) return tl::unexpected(state.error());
-      if (!*state || (*state)->deleted) return Fail(ErrorCode::kNotFound, "no such comment");
+      if (!state) {
+        return tl::unexpected(state.error());
+      }
+      if (!*state || (*state)->deleted) {
+        return Fail(ErrorCode::kNotFound, "no such comment");
+      }
       auto added = InsertOrNothing(tx, kAddReport, {id, user_id, reason, now_ms});
-      if (!added) return tl::unexpected(added.error());
+      if (!added) {
+        return tl::unexpected(added.error());
+      }
       if (added->affected > 0) {
         auto counted = tx.Query(kCountReport, {id});
-        if (!counted) return tl::unexpected(counted.error());
+        if (!counted) {
+          return tl::unexpected(counted.error());
+        }
         auto n = tx.Query(kReports, {id});
-        if (!n) return tl::unexpected(n.error());
+        if (!n) {
+          return tl::unexpected(n.error());
+        }
         const bool held = (*state)->status == CommentStatus::kApproved && threshold > 0 &&
                           Int(n->rows.at(0).at(0)) >= threshold;
         if (held) {
           CommentWrite w;
-          if (auto st = HoldAndLog(tx, id, kHeldForReports, now_ms, stamp, w, notices); !st)
+          if (auto st = HoldAndLog(tx, id, kHeldForReports, now_ms, stamp, w, notices); !st) {
             return st;
+          }
           out = std::move(w);
         }
       }
       return RaiseCacheShard(tx, stamp);
     });
-    if (!st) return tl::unexpected(st.error());
+    if (!st) {
+      return tl::unexpected(st.error());
+    }
     return out;
   };
   co_return co_await store_.Run<Out>(std::move(job));
@@ -673,7 +836,9 @@ Awaitable<Result<std::vector<QueuedComment>>> CommentTable::Queue(QueueFilter fi
       params.push_back(*article_id);
     }
     auto r = c.Query(std::string(kQueueSelect) + where + std::string(kQueueOrder), params);
-    if (!r) return tl::unexpected(r.error());
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
     std::vector<QueuedComment> out;
     for (const auto& row : r->rows) {
       QueuedComment q;
@@ -681,7 +846,9 @@ Awaitable<Result<std::vector<QueuedComment>>> CommentTable::Queue(QueueFilter fi
       q.held_reasons = Text(row[17]);
       q.reports = Int(row[18]);
       q.article_title = Text(row[19]);
-      if (!IsNull(row[20])) q.page_url = Text(row[20]);
+      if (!IsNull(row[20])) {
+        q.page_url = Text(row[20]);
+      }
       q.guest_email = Text(row[21]);
       out.push_back(std::move(q));
     }
@@ -694,7 +861,9 @@ Awaitable<Result<bool>> CommentTable::NameKeyHeld(std::string name_key) {
   std::function<Result<bool>(Connection&)> job =
       [name_key = std::move(name_key)](Connection& c) -> Result<bool> {
     auto r = c.Query(kNameKeyHeld, {name_key});
-    if (!r) return tl::unexpected(r.error());
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
     return !r->rows.empty();
   };
   co_return co_await store_.Run<bool>(std::move(job));
@@ -704,8 +873,12 @@ Awaitable<Result<std::optional<std::string>>> CommentTable::EditTokenHash(int64_
   std::function<Result<std::optional<std::string>>(Connection&)> job =
       [id](Connection& c) -> Result<std::optional<std::string>> {
     auto r = c.Query(kEditTokenHash, {id});
-    if (!r) return tl::unexpected(r.error());
-    if (r->rows.empty()) return std::optional<std::string>{};
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
+    if (r->rows.empty()) {
+      return std::optional<std::string>{};
+    }
     return std::optional<std::string>(Text(r->rows[0][0]));
   };
   co_return co_await store_.Run<std::optional<std::string>>(std::move(job));
@@ -714,7 +887,9 @@ Awaitable<Result<std::optional<std::string>>> CommentTable::EditTokenHash(int64_
 Awaitable<Result<bool>> CommentTable::HasApproved(int64_t author_id) {
   std::function<Result<bool>(Connection&)> job = [author_id](Connection& c) -> Result<bool> {
     auto r = c.Query(kHasApproved, {author_id});
-    if (!r) return tl::unexpected(r.error());
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
     return !r->rows.empty();
   };
   co_return co_await store_.Run<bool>(std::move(job));
@@ -724,8 +899,12 @@ Awaitable<Result<std::optional<CommentRow>>> CommentTable::Find(int64_t id) {
   std::function<Result<std::optional<CommentRow>>(Connection&)> job =
       [id](Connection& c) -> Result<std::optional<CommentRow>> {
     auto r = c.Query(std::string(kSelect) + "WHERE c.id = $1", {id});
-    if (!r) return tl::unexpected(r.error());
-    if (r->rows.empty()) return std::optional<CommentRow>{};
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
+    if (r->rows.empty()) {
+      return std::optional<CommentRow>{};
+    }
     return std::optional<CommentRow>(FromRow(r->rows[0]));
   };
   co_return co_await store_.Run<std::optional<CommentRow>>(std::move(job));
@@ -735,12 +914,18 @@ Awaitable<Result<std::vector<CommentRow>>> CommentTable::FindMany(std::vector<in
   std::function<Result<std::vector<CommentRow>>(Connection&)> job =
       [ids = std::move(ids)](Connection& c) -> Result<std::vector<CommentRow>> {
     std::vector<CommentRow> out;
-    if (ids.empty()) return out;
+    if (ids.empty()) {
+      return out;
+    }
     std::vector<Value> params;
     const std::string sql = std::string(kSelect) + "WHERE c.id IN " + InList(ids, params);
     auto r = c.Query(sql, params);
-    if (!r) return tl::unexpected(r.error());
-    for (const auto& row : r->rows) out.push_back(FromRow(row));
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
+    for (const auto& row : r->rows) {
+      out.push_back(FromRow(row));
+    }
     return out;
   };
   co_return co_await store_.Run<std::vector<CommentRow>>(std::move(job));
@@ -754,9 +939,13 @@ Awaitable<Result<std::vector<CommentRow>>> CommentTable::ListForArticle(int64_t 
     auto r = c.Query(
         std::string(kSelect) + "WHERE c.article_id = $1 AND c.id > $2 ORDER BY c.id LIMIT $3",
         {article_id, after_id, limit});
-    if (!r) return tl::unexpected(r.error());
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
     std::vector<CommentRow> out;
-    for (const auto& row : r->rows) out.push_back(FromRow(row));
+    for (const auto& row : r->rows) {
+      out.push_back(FromRow(row));
+    }
     return out;
   };
   co_return co_await store_.Run<std::vector<CommentRow>>(std::move(job));

@@ -7,13 +7,17 @@ namespace plaudit::sql {
 
 Result<Rows> InsertOrNothing(Connection& tx, std::string_view sql,
                              const std::vector<Value>& params) {
-  if (tx.dialect() != Dialect::kMysql) return tx.Query(sql, params);
+  if (tx.dialect() != Dialect::kMysql) {
+    return tx.Query(sql, params);
+  }
   const size_t clause = sql.find(" ON CONFLICT");
   if (clause == std::string_view::npos) {
     return Fail(ErrorCode::kInternal, "InsertOrNothing: no ON CONFLICT clause");
   }
   auto r = tx.Query(sql.substr(0, clause), params);
-  if (!r && r.error().code == ErrorCode::kAlreadyExists) return Rows{};
+  if (!r && r.error().code == ErrorCode::kAlreadyExists) {
+    return Rows{};
+  }
   return r;
 }
 
@@ -28,7 +32,9 @@ Result<int64_t> DeleteLikesOf(Connection& tx, char type, const std::vector<int64
     auto r = tx.Query(
         "DELETE FROM likes WHERE target_type = $1 AND target_id IN " + InList(piece, params),
         params);
-    if (!r) return tl::unexpected(r.error());
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
     deleted += r->affected;
   }
   return deleted;
@@ -36,7 +42,9 @@ Result<int64_t> DeleteLikesOf(Connection& tx, char type, const std::vector<int64
 
 Result<int64_t> LastInsertId(Connection& tx) {
   auto r = tx.Query("SELECT LAST_INSERT_ID()");
-  if (!r) return tl::unexpected(r.error());
+  if (!r) {
+    return tl::unexpected(r.error());
+  }
   if (r->rows.empty() || IsNull(r->rows[0][0])) {
     return Fail(ErrorCode::kInternal, "LAST_INSERT_ID() answered nothing");
   }

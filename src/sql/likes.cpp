@@ -112,7 +112,9 @@ constexpr size_t kRowsPerStatement = size_t{1} << kMaxRowsLog2;
 // The rows of the next piece of a batch with `left` rows still to write (left > 0).
 size_t PieceRows(size_t left) {
   size_t rows = kRowsPerStatement;
-  while (rows > left) rows >>= 1;
+  while (rows > left) {
+    rows >>= 1;
+  }
   return rows;
 }
 
@@ -171,7 +173,9 @@ Result<std::vector<LikeChange>> NewerChanges(Connection& tx, const std::vector<L
     params.emplace_back(changes[i].user_id);
   }
   auto stored = tx.Query(StoredSeqsSql(rows), params);
-  if (!stored) return tl::unexpected(stored.error());
+  if (!stored) {
+    return tl::unexpected(stored.error());
+  }
   std::map<std::tuple<char, int64_t, int64_t>, int64_t> seqs;
   for (const Row& row : stored->rows) {
     const std::string type = Text(row[0]);
@@ -181,7 +185,9 @@ Result<std::vector<LikeChange>> NewerChanges(Connection& tx, const std::vector<L
   for (size_t i = start; i < start + rows; ++i) {
     const LikeChange& ch = changes[i];
     auto it = seqs.find({ch.type, ch.target_id, ch.user_id});
-    if (it == seqs.end() || it->second < ch.seq) out.push_back(ch);
+    if (it == seqs.end() || it->second < ch.seq) {
+      out.push_back(ch);
+    }
   }
   return out;
 }
@@ -206,22 +212,33 @@ Result<int64_t> Upsert(Connection& tx, const std::vector<LikeChange>& changes, i
       params.emplace_back(now);
     }
     auto r = tx.Query(UpsertSql(rows, mysql), params);
-    if (!r) return tl::unexpected(r.error());
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
     written += r->affected;
   }
   return written;
 }
 
+// The likes table's `type` column.
+char TypeOf(const model::Target& t) { return t.is_comment() ? 'c' : 'a'; }
+
 }  // namespace
 
-Awaitable<Result<std::vector<int64_t>>> LikeTable::Likers(char type, int64_t target_id, int64_t lo,
+Awaitable<Result<std::vector<int64_t>>> LikeTable::Likers(model::Target target, int64_t lo,
                                                           int64_t hi, int64_t limit) {
+  const char type = TypeOf(target);
+  const int64_t target_id = target.id;
   std::function<Result<std::vector<int64_t>>(Connection&)> job =
       [type, target_id, lo, hi, limit](Connection& c) -> Result<std::vector<int64_t>> {
     auto r = c.Query(kLikers, {std::string(1, type), target_id, lo, hi, limit});
-    if (!r) return tl::unexpected(r.error());
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
     std::vector<int64_t> out;
-    for (const auto& row : r->rows) out.push_back(Int(row[0]));
+    for (const auto& row : r->rows) {
+      out.push_back(Int(row[0]));
+    }
     return out;
   };
   co_return co_await store_.Run<std::vector<int64_t>>(std::move(job));
@@ -233,22 +250,32 @@ Awaitable<Result<std::optional<int64_t>>> LikeTable::Count(char type, int64_t ta
   co_return co_await store_.QueryInt(sql, std::move(params));
 }
 
-Awaitable<Result<LikeCountState>> LikeTable::CountState(char type, int64_t target_id,
+Awaitable<Result<LikeCountState>> LikeTable::CountState(model::Target target,
                                                         std::vector<int64_t> users) {
+  const char type = TypeOf(target);
+  const int64_t target_id = target.id;
   std::function<Result<LikeCountState>(Connection&)> job =
       [type, target_id, users = std::move(users)](Connection& c) -> Result<LikeCountState> {
     LikeCountState out;
     // MySQL: SET TRANSACTION names the next transaction's level, so it goes before it.
     if (c.dialect() == Dialect::kMysql) {
-      if (auto r = c.Query(kSnapshot); !r) return tl::unexpected(r.error());
+      if (auto r = c.Query(kSnapshot); !r) {
+        return tl::unexpected(r.error());
+      }
     }
     auto st = c.Transaction([&](Connection& tx) -> Status {
       if (tx.dialect() == Dialect::kPostgres) {
-        if (auto r = tx.Query(kSnapshot); !r) return tl::unexpected(r.error());
+        if (auto r = tx.Query(kSnapshot); !r) {
+          return tl::unexpected(r.error());
+        }
       }
       auto count = tx.Query(type == 'a' ? kArticleCount : kCommentCount, {target_id});
-      if (!count) return tl::unexpected(count.error());
-      if (count->rows.empty()) return {};
+      if (!count) {
+        return tl::unexpected(count.error());
+      }
+      if (count->rows.empty()) {
+        return {};
+      }
       out.count = Int(count->rows[0][0]);
       // Power-of-two pieces, as for the upsert: SQLite's per-connection statement cache then
       // holds 8 texts, not one per list length.
@@ -259,12 +286,18 @@ Awaitable<Result<LikeCountState>> LikeTable::CountState(char type, int64_t targe
         std::vector<Value> params{std::string(1, type), target_id};
         const std::string sql = std::string(kLikedAmong) + InList(piece, params);
         auto found = tx.Query(sql, params);
-        if (!found) return tl::unexpected(found.error());
-        for (const auto& row : found->rows) out.liked.push_back(Int(row[0]));
+        if (!found) {
+          return tl::unexpected(found.error());
+        }
+        for (const auto& row : found->rows) {
+          out.liked.push_back(Int(row[0]));
+        }
       }
       return {};
     });
-    if (!st) return tl::unexpected(st.error());
+    if (!st) {
+      return tl::unexpected(st.error());
+    }
     return out;
   };
   co_return co_await store_.Run<LikeCountState>(std::move(job));
@@ -293,15 +326,23 @@ Awaitable<Result<int64_t>> LikeTable::Apply(std::vector<LikeChange> changes) {
           std::string ids = "{";
           int64_t last = 0;
           for (const auto& ch : changes) {  // sorted: each kind's ids ascend
-            if (ch.type != kind || ch.target_id == last) continue;
-            if (ids.size() > 1) ids.push_back(',');
+            if (ch.type != kind || ch.target_id == last) {
+              continue;
+            }
+            if (ids.size() > 1) {
+              ids.push_back(',');
+            }
             ids += std::to_string(ch.target_id);
             last = ch.target_id;
           }
-          if (ids.size() == 1) continue;
+          if (ids.size() == 1) {
+            continue;
+          }
           ids.push_back('}');
           auto locked = tx.Query(kind == 'a' ? kLockArticles : kLockComments, {std::move(ids)});
-          if (!locked) return tl::unexpected(locked.error());
+          if (!locked) {
+            return tl::unexpected(locked.error());
+          }
         }
       }
       if (tx.dialect() == Dialect::kMysql) {
@@ -312,13 +353,19 @@ Awaitable<Result<int64_t>> LikeTable::Apply(std::vector<LikeChange> changes) {
         for (size_t start = 0, rows = 0; start < changes.size(); start += rows) {
           rows = PieceRows(changes.size() - start);
           auto newer = NewerChanges(tx, changes, start, rows);
-          if (!newer) return tl::unexpected(newer.error());
-          if (auto w = Upsert(tx, *newer, now); !w) return tl::unexpected(w.error());
+          if (!newer) {
+            return tl::unexpected(newer.error());
+          }
+          if (auto w = Upsert(tx, *newer, now); !w) {
+            return tl::unexpected(w.error());
+          }
           written += static_cast<int64_t>(newer->size());
         }
       } else {
         auto w = Upsert(tx, changes, now);
-        if (!w) return tl::unexpected(w.error());
+        if (!w) {
+          return tl::unexpected(w.error());
+        }
         written += *w;
       }
       // The shards' highest seqs, after the rows (the same lock order for every flusher).
@@ -330,11 +377,15 @@ Awaitable<Result<int64_t>> LikeTable::Apply(std::vector<LikeChange> changes) {
       for (const auto& [shard, seq] : shard_seqs) {
         const std::string_view raise =
             tx.dialect() == Dialect::kMysql ? kRaiseShardSeqMysql : kRaiseShardSeq;
-        if (auto r = tx.Query(raise, {shard, seq}); !r) return tl::unexpected(r.error());
+        if (auto r = tx.Query(raise, {shard, seq}); !r) {
+          return tl::unexpected(r.error());
+        }
       }
       return {};
     });
-    if (!st) return tl::unexpected(st.error());
+    if (!st) {
+      return tl::unexpected(st.error());
+    }
     return written;
   };
   co_return co_await store_.Run<int64_t>(std::move(job));
@@ -344,11 +395,15 @@ Awaitable<Result<std::vector<int64_t>>> LikeTable::ShardSeqs() {
   std::function<Result<std::vector<int64_t>>(Connection&)> job =
       [](Connection& c) -> Result<std::vector<int64_t>> {
     auto r = c.Query(kShardSeqs);
-    if (!r) return tl::unexpected(r.error());
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
     std::vector<int64_t> out(kShards, 0);
     for (const auto& row : r->rows) {
       const int64_t shard = Int(row[0]);
-      if (shard >= 0 && shard < kShards) out[static_cast<size_t>(shard)] = Int(row[1]);
+      if (shard >= 0 && shard < kShards) {
+        out[static_cast<size_t>(shard)] = Int(row[1]);
+      }
     }
     return out;
   };
@@ -364,9 +419,13 @@ Awaitable<Result<std::vector<std::pair<char, int64_t>>>> LikeTable::Reconcile() 
         for (const auto& [type, find] :
              {std::pair{'a', kOrphanTargetsMysql}, std::pair{'c', kOrphanCommentTargetsMysql}}) {
           auto found = tx.Query(find);
-          if (!found) return tl::unexpected(found.error());
+          if (!found) {
+            return tl::unexpected(found.error());
+          }
           std::vector<int64_t> ids;
-          for (const auto& row : found->rows) ids.push_back(Int(row[0]));
+          for (const auto& row : found->rows) {
+            ids.push_back(Int(row[0]));
+          }
           if (auto gone = DeleteLikesOf(tx, type, ids); !gone) {
             return tl::unexpected(gone.error());
           }
@@ -374,7 +433,9 @@ Awaitable<Result<std::vector<std::pair<char, int64_t>>>> LikeTable::Reconcile() 
       } else {
         for (auto orphans : {kOrphanLikes, kOrphanCommentLikes}) {
           auto r = tx.Query(orphans);
-          if (!r) return tl::unexpected(r.error());
+          if (!r) {
+            return tl::unexpected(r.error());
+          }
         }
       }
       struct Kind {
@@ -386,20 +447,28 @@ Awaitable<Result<std::vector<std::pair<char, int64_t>>>> LikeTable::Reconcile() 
       const bool lock = tx.dialect() != Dialect::kSqlite;
       for (const Kind& k : kinds) {
         auto drift = tx.Query(k.drift);
-        if (!drift) return tl::unexpected(drift.error());
+        if (!drift) {
+          return tl::unexpected(drift.error());
+        }
         for (const auto& row : drift->rows) {
           const int64_t id = Int(row[0]);
           if (lock) {
-            if (auto r = tx.Query(k.lock, {id}); !r) return tl::unexpected(r.error());
+            if (auto r = tx.Query(k.lock, {id}); !r) {
+              return tl::unexpected(r.error());
+            }
           }
           auto r = tx.Query(k.fix, {id});
-          if (!r) return tl::unexpected(r.error());
+          if (!r) {
+            return tl::unexpected(r.error());
+          }
           fixed.emplace_back(k.type, id);
         }
       }
       return {};
     });
-    if (!st) return tl::unexpected(st.error());
+    if (!st) {
+      return tl::unexpected(st.error());
+    }
     return fixed;
   };
   co_return co_await store_.Run<Fixed>(std::move(job));

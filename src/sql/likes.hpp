@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "model/target.hpp"
 #include "sql/store.hpp"
 
 namespace plaudit::sql {
@@ -28,13 +29,12 @@ class LikeTable {
   explicit LikeTable(Store& store) : store_(store) {}
 
   // User ids in [lo, hi] whose like of the target is valid, lowest first, at most `limit`.
-  Awaitable<Result<std::vector<int64_t>>> Likers(char type, int64_t target_id, int64_t lo,
-                                                 int64_t hi, int64_t limit);
+  Awaitable<Result<std::vector<int64_t>>> Likers(model::Target target, int64_t lo, int64_t hi,
+                                                 int64_t limit);
   // The stored like count; nullopt when the target does not exist.
   Awaitable<Result<std::optional<int64_t>>> Count(char type, int64_t target_id);
   // The count and, of `users`, those whose like is valid: one consistent snapshot.
-  Awaitable<Result<LikeCountState>> CountState(char type, int64_t target_id,
-                                               std::vector<int64_t> users);
+  Awaitable<Result<LikeCountState>> CountState(model::Target target, std::vector<int64_t> users);
   // Writes absolute states in one transaction; a row is replaced only by a newer seq, so
   // replays and reorders are harmless, and the targets' counts follow the rows (triggers).
   // Rows are written in primary-key order, so concurrent writers lock them in one order

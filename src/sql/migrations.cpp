@@ -136,13 +136,19 @@ namespace {
 // MySQL: the run's named lock, and a fresh database's default character set and collation.
 Status PrepareMysql(DbConnection& conn) {
   auto locked = conn.Query(kMysqlLock);
-  if (!locked) return tl::unexpected(locked.error());
+  if (!locked) {
+    return tl::unexpected(locked.error());
+  }
   if (locked->rows.empty() || Int(locked->rows[0][0]) != 1) {
     return Fail(ErrorCode::kUnavailable, "another process held the migration lock for 120 s");
   }
   auto fresh = conn.Query(kMysqlFresh);
-  if (!fresh) return tl::unexpected(fresh.error());
-  if (fresh->rows.empty() || Int(fresh->rows[0][2]) != 0) return {};
+  if (!fresh) {
+    return tl::unexpected(fresh.error());
+  }
+  if (fresh->rows.empty() || Int(fresh->rows[0][2]) != 0) {
+    return {};
+  }
   const std::string name = Text(fresh->rows[0][0]);
   // MariaDB's binary collations pad with spaces ('a' = 'a '); utf8mb4_nopad_bin does not.
   // MySQL 8's utf8mb4_0900_bin is binary without padding.
@@ -150,7 +156,9 @@ Status PrepareMysql(DbConnection& conn) {
   std::string quoted = "\"";
   for (char c : name) {
     quoted += c;
-    if (c == '"') quoted += '"';
+    if (c == '"') {
+      quoted += '"';
+    }
   }
   quoted += '"';
   return conn.ExecScript("ALTER DATABASE " + quoted + " CHARACTER SET utf8mb4 COLLATE " +

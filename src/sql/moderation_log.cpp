@@ -13,7 +13,9 @@ constexpr std::string_view kPage =
 Value OptionalId(const std::optional<int64_t>& id) { return id ? Value{*id} : Value{nullptr}; }
 
 std::optional<int64_t> OptionalInt(const Value& v) {
-  if (IsNull(v)) return std::nullopt;
+  if (IsNull(v)) {
+    return std::nullopt;
+  }
   return Int(v);
 }
 
@@ -22,7 +24,9 @@ std::optional<int64_t> OptionalInt(const Value& v) {
 Status AppendModerationLog(Connection& tx, const ModerationLogEntry& e) {
   auto r = tx.Query(kInsert, {e.at_ms, OptionalId(e.actor_id), e.action, OptionalId(e.comment_id),
                               OptionalId(e.user_id), e.reason});
-  if (!r) return tl::unexpected(r.error());
+  if (!r) {
+    return tl::unexpected(r.error());
+  }
   return {};
 }
 
@@ -32,7 +36,9 @@ Awaitable<Result<std::vector<ModerationLogEntry>>> ModerationLog::Page(int64_t b
       [before_id, limit](Connection& c) -> Result<std::vector<ModerationLogEntry>> {
     const int64_t below = before_id > 0 ? before_id : INT64_MAX;
     auto r = c.Query(kPage, {below, limit});
-    if (!r) return tl::unexpected(r.error());
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
     std::vector<ModerationLogEntry> out;
     for (const auto& row : r->rows) {
       ModerationLogEntry e;

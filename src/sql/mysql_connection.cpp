@@ -106,7 +106,7 @@ bool IsFloatType(enum_field_types t) { return t == MYSQL_TYPE_FLOAT || t == MYSQ
 
 struct Prepared {
   StmtPtr stmt;
-  std::vector<int> order;  // the parameter ($n, 1-based) bound to each `?`, in order
+  std::vector<int> order;                // the parameter ($n, 1-based) bound to each `?`, in order
   std::list<std::string>::iterator use;  // its place in the cache's recency list
 };
 
@@ -124,7 +124,9 @@ class MysqlConnection final : public DbConnection {
       recency_.splice(recency_.begin(), recency_, prepared->use);
     } else {
       auto made = Prepare(sql);
-      if (!made) return tl::unexpected(made.error());
+      if (!made) {
+        return tl::unexpected(made.error());
+      }
       if (cache_.size() >= kMaxCachedStatements) {
         cache_.erase(recency_.back());  // closes the statement on the server
         recency_.pop_back();
@@ -158,7 +160,9 @@ class MysqlConnection final : public DbConnection {
   }
 
   bool Alive() override {
-    if (broken()) return false;
+    if (broken()) {
+      return false;
+    }
     // An idle session has nothing to read unless the server closed it (restart, kill,
     // wait_timeout): then the job gets a new connection instead of an error.
     pollfd pfd{static_cast<int>(mysql_get_socket(db_.get())), POLLIN, 0};
@@ -170,7 +174,9 @@ class MysqlConnection final : public DbConnection {
   }
 
   void EndJob() override {
-    if (broken()) return;
+    if (broken()) {
+      return;
+    }
     unsigned int status = 0;
     if (mariadb_get_infov(db_.get(), MARIADB_CONNECTION_SERVER_STATUS, &status) == 0 &&
         (status & SERVER_STATUS_IN_TRANS) != 0) {
@@ -188,10 +194,16 @@ class MysqlConnection final : public DbConnection {
     }
     // Every statement's result (a script is several), so the session is ready for the next.
     while (true) {
-      if (MYSQL_RES* res = mysql_store_result(db_.get())) mysql_free_result(res);
+      if (MYSQL_RES* res = mysql_store_result(db_.get())) {
+        mysql_free_result(res);
+      }
       const int next = mysql_next_result(db_.get());
-      if (next < 0) break;
-      if (next > 0) return Failure(mysql_errno(db_.get()), mysql_error(db_.get()));
+      if (next < 0) {
+        break;
+      }
+      if (next > 0) {
+        return Failure(mysql_errno(db_.get()), mysql_error(db_.get()));
+      }
     }
     return {};
   }
@@ -200,7 +212,9 @@ class MysqlConnection final : public DbConnection {
     Prepared p;
     const std::string text = RewritePositional(sql, p.order);
     p.stmt.reset(mysql_stmt_init(db_.get()));
-    if (!p.stmt) return Fail(ErrorCode::kInternal, "mysql: out of memory");
+    if (!p.stmt) {
+      return Fail(ErrorCode::kInternal, "mysql: out of memory");
+    }
     if (mysql_stmt_prepare(p.stmt.get(), text.data(), text.size()) != 0) {
       return StmtFailure(p.stmt.get());
     }
@@ -245,8 +259,12 @@ class MysqlConnection final : public DbConnection {
         b.length = &lengths[i];
       }
     }
-    if (n > 0 && mysql_stmt_bind_param(stmt, binds.data()) != 0) return StmtFailure(stmt);
-    if (mysql_stmt_execute(stmt) != 0) return StmtFailure(stmt);
+    if (n > 0 && mysql_stmt_bind_param(stmt, binds.data()) != 0) {
+      return StmtFailure(stmt);
+    }
+    if (mysql_stmt_execute(stmt) != 0) {
+      return StmtFailure(stmt);
+    }
 
     Rows rows;
     MYSQL_RES* meta = mysql_stmt_result_metadata(stmt);
@@ -290,7 +308,9 @@ class MysqlConnection final : public DbConnection {
     }
     while (true) {
       const int rc = mysql_stmt_fetch(stmt);
-      if (rc == MYSQL_NO_DATA) break;
+      if (rc == MYSQL_NO_DATA) {
+        break;
+      }
       if (rc == 1) {
         auto failure = StmtFailure(stmt);
         finish();
@@ -362,9 +382,13 @@ class MysqlConnection final : public DbConnection {
 
 Result<std::unique_ptr<DbConnection>> OpenMysql(const std::string& url, bool migrating) {
   auto target = MysqlTarget::Parse(url);
-  if (!target) return tl::unexpected(target.error());
+  if (!target) {
+    return tl::unexpected(target.error());
+  }
   MysqlPtr db(mysql_init(nullptr));
-  if (!db) return Fail(ErrorCode::kUnavailable, "mysql: out of memory");
+  if (!db) {
+    return Fail(ErrorCode::kUnavailable, "mysql: out of memory");
+  }
   const unsigned int connect_timeout = 5;
   // A statement waits at most innodb_lock_wait_timeout for a lock; past this the server is
   // taken for gone.
@@ -385,7 +409,9 @@ Result<std::unique_ptr<DbConnection>> OpenMysql(const std::string& url, bool mig
     mysql_optionsv(db.get(), MYSQL_OPT_SSL_ENFORCE, &on);
     const my_bool verify = target->tls == MysqlTarget::Tls::kVerify ? 1 : 0;
     mysql_optionsv(db.get(), MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &verify);
-    if (!target->tls_ca.empty()) mysql_optionsv(db.get(), MYSQL_OPT_SSL_CA, target->tls_ca.c_str());
+    if (!target->tls_ca.empty()) {
+      mysql_optionsv(db.get(), MYSQL_OPT_SSL_CA, target->tls_ca.c_str());
+    }
   }
   const char* host = target->socket.empty() ? target->host.c_str() : nullptr;
   const char* socket = target->socket.empty() ? nullptr : target->socket.c_str();

@@ -59,7 +59,9 @@ constexpr std::string_view kComments =
     "WHERE c.id IN ";
 
 Value OptBool(const std::optional<bool>& b) {
-  if (!b) return nullptr;
+  if (!b) {
+    return nullptr;
+  }
   return int64_t{*b ? 1 : 0};
 }
 
@@ -75,15 +77,23 @@ Status NoticeBook::NoteGuestAddress(Connection& tx, const GuestAddress& a, int64
                                  {a.email, a.token_hash, a.unsubscribe_key, a.language, now_ms})
                : tx.Query(kNewGuestAddress,
                           {a.email, a.token_hash, a.unsubscribe_key, a.language, now_ms});
-  if (!r) return tl::unexpected(r.error());
+  if (!r) {
+    return tl::unexpected(r.error());
+  }
   int64_t id = 0;
   if (tx.dialect() == Dialect::kMysql) {
-    if (r->affected == 0) return {};  // known already: confirmed, or mailed its one link
+    if (r->affected == 0) {
+      return {};  // known already: confirmed, or mailed its one link
+    }
     auto last = LastInsertId(tx);
-    if (!last) return tl::unexpected(last.error());
+    if (!last) {
+      return tl::unexpected(last.error());
+    }
     id = *last;
   } else {
-    if (r->rows.empty()) return {};  // known already: confirmed, or mailed its one link
+    if (r->rows.empty()) {
+      return {};  // known already: confirmed, or mailed its one link
+    }
     id = Int(r->rows[0][0]);
   }
   const std::string who = "g:" + std::to_string(id);
@@ -95,8 +105,12 @@ Awaitable<Result<std::optional<NotifySettings>>> NoticeBook::Settings(int64_t us
   using Out = std::optional<NotifySettings>;
   std::function<Result<Out>(Connection&)> job = [user_id](Connection& c) -> Result<Out> {
     auto r = c.Query(kSettings, {user_id});
-    if (!r) return tl::unexpected(r.error());
-    if (r->rows.empty()) return Out{};
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
+    if (r->rows.empty()) {
+      return Out{};
+    }
     const Row& row = r->rows[0];
     NotifySettings s;
     s.email = IsNull(row[0]) ? "" : Text(row[0]);
@@ -117,15 +131,23 @@ Awaitable<Result<bool>> NoticeBook::SetEmail(int64_t user_id, NewAddress a, int6
     bool found = false;
     auto st = conn.Transaction([&](Connection& tx) -> Status {
       auto cur = tx.Query(kSettings, {user_id});
-      if (!cur) return tl::unexpected(cur.error());
-      if (cur->rows.empty()) return {};
+      if (!cur) {
+        return tl::unexpected(cur.error());
+      }
+      if (cur->rows.empty()) {
+        return {};
+      }
       found = true;
       const Row& row = cur->rows[0];
       const std::string now_email = IsNull(row[0]) ? "" : Text(row[0]);
-      if (a.email == now_email) return {};  // the same address: nothing to do, nothing mailed
+      if (a.email == now_email) {
+        return {};  // the same address: nothing to do, nothing mailed
+      }
       if (a.email.empty()) {
         auto r = tx.Query(kClearEmail, {user_id});
-        if (!r) return tl::unexpected(r.error());
+        if (!r) {
+          return tl::unexpected(r.error());
+        }
         return {};
       }
       if (!IsNull(row[6]) && Int(row[6]) + min_gap_ms > now_ms) {
@@ -133,7 +155,9 @@ Awaitable<Result<bool>> NoticeBook::SetEmail(int64_t user_id, NewAddress a, int6
                     "a verification mail was sent a moment ago; try again in a few minutes");
       }
       auto r = tx.Query(kSetEmail, {user_id, a.email, a.token_hash, now_ms, a.unsubscribe_key});
-      if (!r) return tl::unexpected(r.error());
+      if (!r) {
+        return tl::unexpected(r.error());
+      }
       const std::string who = "u:" + std::to_string(user_id);
       Notice n{"verify:" + who + ":" + std::to_string(now_ms),
                "mail",
@@ -144,7 +168,9 @@ Awaitable<Result<bool>> NoticeBook::SetEmail(int64_t user_id, NewAddress a, int6
                ""};
       return OutboxTable::Enqueue(tx, n, now_ms);
     });
-    if (!st) return tl::unexpected(st.error());
+    if (!st) {
+      return tl::unexpected(st.error());
+    }
     return found;
   };
   co_return co_await store_.Run<bool>(std::move(job));
@@ -156,7 +182,9 @@ Awaitable<Result<bool>> NoticeBook::ChangeSettings(int64_t user_id, SettingsChan
     auto r = c.Query(kChangeSettings,
                      {user_id, OptBool(s.replies), OptBool(s.article_comments),
                       OptBool(s.moderation), s.language ? Value{*s.language} : Value{nullptr}});
-    if (!r) return tl::unexpected(r.error());
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
     return r->affected > 0;
   };
   co_return co_await store_.Run<bool>(std::move(job));
@@ -166,7 +194,9 @@ Awaitable<Result<bool>> NoticeBook::Confirm(std::string token_hash, std::optiona
                                             int64_t now_ms) {
   std::function<Result<bool>(Connection&)> job = [hash = std::move(token_hash), user_id,
                                                   now_ms](Connection& c) -> Result<bool> {
-    if (hash.empty()) return false;
+    if (hash.empty()) {
+      return false;
+    }
     std::string q(kConfirmUser);
     std::vector<Value> params{hash, now_ms};
     if (user_id) {
@@ -174,10 +204,16 @@ Awaitable<Result<bool>> NoticeBook::Confirm(std::string token_hash, std::optiona
       params.emplace_back(*user_id);
     }
     auto r = c.Query(q, params);
-    if (!r) return tl::unexpected(r.error());
-    if (r->affected > 0 || user_id) return r->affected > 0;
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
+    if (r->affected > 0 || user_id) {
+      return r->affected > 0;
+    }
     auto g = c.Query(kConfirmGuest, {hash, now_ms});
-    if (!g) return tl::unexpected(g.error());
+    if (!g) {
+      return tl::unexpected(g.error());
+    }
     return g->affected > 0;
   };
   co_return co_await store_.Run<bool>(std::move(job));
@@ -186,12 +222,20 @@ Awaitable<Result<bool>> NoticeBook::Confirm(std::string token_hash, std::optiona
 Awaitable<Result<bool>> NoticeBook::Unsubscribe(std::string key, int64_t now_ms) {
   std::function<Result<bool>(Connection&)> job = [key = std::move(key),
                                                   now_ms](Connection& c) -> Result<bool> {
-    if (key.empty()) return false;
+    if (key.empty()) {
+      return false;
+    }
     auto r = c.Query(kUnsubscribeUser, {key});
-    if (!r) return tl::unexpected(r.error());
-    if (r->affected > 0) return true;
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
+    if (r->affected > 0) {
+      return true;
+    }
     auto g = c.Query(kUnsubscribeGuest, {key, now_ms});
-    if (!g) return tl::unexpected(g.error());
+    if (!g) {
+      return tl::unexpected(g.error());
+    }
     return g->affected > 0;
   };
   co_return co_await store_.Run<bool>(std::move(job));
@@ -201,7 +245,9 @@ Awaitable<Result<std::optional<MailRecipient>>> NoticeBook::Recipient(std::strin
   using Out = std::optional<MailRecipient>;
   std::function<Result<Out>(Connection&)> job =
       [recipient = std::move(recipient)](Connection& c) -> Result<Out> {
-    if (recipient.size() < 3 || recipient[1] != ':') return Out{};
+    if (recipient.size() < 3 || recipient[1] != ':') {
+      return Out{};
+    }
     int64_t id = 0;
     try {
       id = std::stoll(recipient.substr(2));
@@ -211,8 +257,12 @@ Awaitable<Result<std::optional<MailRecipient>>> NoticeBook::Recipient(std::strin
     MailRecipient m;
     if (recipient[0] == 'u') {
       auto r = c.Query(kUserRecipient, {id});
-      if (!r) return tl::unexpected(r.error());
-      if (r->rows.empty()) return Out{};
+      if (!r) {
+        return tl::unexpected(r.error());
+      }
+      if (r->rows.empty()) {
+        return Out{};
+      }
       const Row& row = r->rows[0];
       m.email = Text(row[0]);
       m.verified = !IsNull(row[1]);
@@ -226,8 +276,12 @@ Awaitable<Result<std::optional<MailRecipient>>> NoticeBook::Recipient(std::strin
       return Out(std::move(m));
     }
     auto r = c.Query(kGuestRecipient, {id});
-    if (!r) return tl::unexpected(r.error());
-    if (r->rows.empty()) return Out{};
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
+    if (r->rows.empty()) {
+      return Out{};
+    }
     const Row& row = r->rows[0];
     m.email = Text(row[0]);
     m.verified = !IsNull(row[1]);
@@ -247,13 +301,17 @@ Awaitable<Result<std::vector<MailComment>>> NoticeBook::Comments(std::vector<int
   std::function<Result<Out>(Connection&)> job = [ids =
                                                      std::move(ids)](Connection& c) -> Result<Out> {
     Out out;
-    if (ids.empty()) return out;
+    if (ids.empty()) {
+      return out;
+    }
     std::vector<Value> params;
     std::string q(kComments);
     q += InList(ids, params);
     q += " ORDER BY c.id";
     auto r = c.Query(q, params);
-    if (!r) return tl::unexpected(r.error());
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
     for (const Row& row : r->rows) {
       MailComment m;
       m.id = Int(row[0]);
@@ -278,7 +336,9 @@ Awaitable<Result<bool>> NoticeBook::ForgetNotices(std::string recipient,
   std::function<Result<bool>(Connection&)> job =
       [recipient = std::move(recipient),
        ids = std::move(comment_ids)](Connection& c) -> Result<bool> {
-    if (ids.empty()) return true;
+    if (ids.empty()) {
+      return true;
+    }
     std::vector<Value> params;
     std::string q = "DELETE FROM notice_keys WHERE \"key\" IN (";
     for (size_t i = 0; i < ids.size(); ++i) {
@@ -287,7 +347,9 @@ Awaitable<Result<bool>> NoticeBook::ForgetNotices(std::string recipient,
       q += (i > 0 ? ", $" : "$") + std::to_string(params.size());
     }
     auto r = c.Query(q + ")", params);
-    if (!r) return tl::unexpected(r.error());
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
     return true;
   };
   co_return co_await store_.Run<bool>(std::move(job));

@@ -53,7 +53,9 @@ constexpr std::string_view kPruneKeys = "DELETE FROM notice_keys WHERE created_a
 
 // " AND channel IN ($k, …)" for `channels` (appended to `params`), or "" for all.
 std::string ChannelFilter(const std::vector<std::string>& channels, std::vector<Value>& params) {
-  if (channels.empty()) return "";
+  if (channels.empty()) {
+    return "";
+  }
   std::string out = " AND channel IN (";
   for (size_t i = 0; i < channels.size(); ++i) {
     params.emplace_back(channels[i]);
@@ -65,8 +67,12 @@ std::string ChannelFilter(const std::vector<std::string>& channels, std::vector<
 std::string ClaimSql(Dialect d, const std::string& filter) {
   std::string due = std::string(kDue) + filter + " ORDER BY due_at, id LIMIT $4";
   // PostgreSQL: rows another worker is claiming right now are skipped, not waited for.
-  if (d != Dialect::kSqlite) due += " FOR UPDATE SKIP LOCKED";
-  if (d == Dialect::kMysql) return due;
+  if (d != Dialect::kSqlite) {
+    due += " FOR UPDATE SKIP LOCKED";
+  }
+  if (d == Dialect::kMysql) {
+    return due;
+  }
   return "UPDATE outbox SET lease_owner = $1, lease_until = $2, attempts = attempts + 1 "
          "WHERE id IN (" +
          due + ")" + std::string(kClaimTail);
@@ -79,7 +85,9 @@ Status OutboxTable::Enqueue(Connection& tx, const Notice& n, int64_t now_ms) {
       tx, kEnqueue,
       {n.event_id, n.channel, n.recipient, n.kind, n.payload, now_ms,
        n.due_at_ms > 0 ? n.due_at_ms : now_ms, n.batch.empty() ? Value{nullptr} : Value{n.batch}});
-  if (!r) return tl::unexpected(r.error());
+  if (!r) {
+    return tl::unexpected(r.error());
+  }
   return {};
 }
 
@@ -93,8 +101,12 @@ Awaitable<Result<std::vector<ClaimedNotice>>> OutboxTable::Claim(
     std::vector<Value> any_params{now_ms};
     const std::string any_filter = ChannelFilter(channels, any_params);
     auto any = c.Query(std::string(kAnyDue) + any_filter + " LIMIT 1", any_params);
-    if (!any) return tl::unexpected(any.error());
-    if (any->rows.empty()) return std::vector<ClaimedNotice>{};
+    if (!any) {
+      return tl::unexpected(any.error());
+    }
+    if (any->rows.empty()) {
+      return std::vector<ClaimedNotice>{};
+    }
     std::vector<Value> params{owner, now_ms + lease_ms, now_ms, int64_t{limit}};
     const std::string filter = ChannelFilter(channels, params);
     Result<Rows> r = Rows{};
@@ -102,23 +114,37 @@ Awaitable<Result<std::vector<ClaimedNotice>>> OutboxTable::Claim(
       auto st = c.Transaction([&](Connection& tx) -> Status {
         // ClaimSql's locking read of the due rows, on MySQL.
         auto due = tx.Query(ClaimSql(tx.dialect(), filter), params);
-        if (!due) return tl::unexpected(due.error());
-        if (due->rows.empty()) return {};
+        if (!due) {
+          return tl::unexpected(due.error());
+        }
+        if (due->rows.empty()) {
+          return {};
+        }
         std::vector<int64_t> ids;
-        for (const Row& row : due->rows) ids.push_back(Int(row[0]));
+        for (const Row& row : due->rows) {
+          ids.push_back(Int(row[0]));
+        }
         std::vector<Value> lease{owner, now_ms + lease_ms};
         auto leased = tx.Query(std::string(kClaimMysql) + InList(ids, lease), lease);
-        if (!leased) return tl::unexpected(leased.error());
+        if (!leased) {
+          return tl::unexpected(leased.error());
+        }
         std::vector<Value> read;
         r = tx.Query(std::string(kClaimedMysql) + InList(ids, read), read);
-        if (!r) return tl::unexpected(r.error());
+        if (!r) {
+          return tl::unexpected(r.error());
+        }
         return {};
       });
-      if (!st) return tl::unexpected(st.error());
+      if (!st) {
+        return tl::unexpected(st.error());
+      }
     } else {
       r = c.Query(ClaimSql(c.dialect(), filter), params);
     }
-    if (!r) return tl::unexpected(r.error());
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
     std::vector<ClaimedNotice> out;
     for (const Row& row : r->rows) {
       ClaimedNotice n;
@@ -141,7 +167,9 @@ Awaitable<Result<bool>> OutboxTable::Delivered(int64_t id, std::string owner, in
   std::function<Result<bool>(Connection&)> job = [id, owner = std::move(owner),
                                                   now_ms](Connection& c) -> Result<bool> {
     auto r = c.Query(kDelivered, {id, owner, now_ms});
-    if (!r) return tl::unexpected(r.error());
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
     return r->affected > 0;
   };
   co_return co_await store_.Run<bool>(std::move(job));
@@ -151,14 +179,18 @@ Awaitable<Result<int64_t>> OutboxTable::DeliveredMany(std::vector<int64_t> ids, 
                                                       int64_t now_ms) {
   std::function<Result<int64_t>(Connection&)> job = [ids = std::move(ids), owner = std::move(owner),
                                                      now_ms](Connection& c) -> Result<int64_t> {
-    if (ids.empty()) return int64_t{0};
+    if (ids.empty()) {
+      return int64_t{0};
+    }
     std::vector<Value> params{owner, now_ms};
     std::string q =
         "UPDATE outbox SET delivered_at = $2, lease_owner = NULL, lease_until = NULL "
         "WHERE lease_owner = $1 AND delivered_at IS NULL AND id IN ";
     q += InList(ids, params);
     auto r = c.Query(q, params);
-    if (!r) return tl::unexpected(r.error());
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
     return r->affected;
   };
   co_return co_await store_.Run<int64_t>(std::move(job));
@@ -171,7 +203,9 @@ Awaitable<Result<bool>> OutboxTable::Retry(int64_t id, std::string owner, int64_
                                                   now_ms](Connection& c) -> Result<bool> {
     auto r = c.Query(c.dialect() == Dialect::kMysql ? kRetryMysql : kRetry,
                      {id, owner, due_at_ms, error, int64_t{give_up ? 1 : 0}, now_ms});
-    if (!r) return tl::unexpected(r.error());
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
     return r->affected > 0;
   };
   co_return co_await store_.Run<bool>(std::move(job));
@@ -180,7 +214,9 @@ Awaitable<Result<bool>> OutboxTable::Retry(int64_t id, std::string owner, int64_
 Awaitable<Result<OutboxTable::Depth>> OutboxTable::Measure() {
   std::function<Result<Depth>(Connection&)> job = [](Connection& c) -> Result<Depth> {
     auto r = c.Query(kMeasure);
-    if (!r) return tl::unexpected(r.error());
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
     Depth d;
     if (!r->rows.empty()) {
       d.undelivered = Int(r->rows[0][0]);
@@ -201,7 +237,9 @@ Awaitable<Result<int64_t>> OutboxTable::Prune(int64_t delivered_before_ms, int64
                                                           {kPruneKeys, keys_before_ms}};
     for (const auto& [sql, before] : steps) {
       auto r = c.Query(sql, {before});
-      if (!r) return tl::unexpected(r.error());
+      if (!r) {
+        return tl::unexpected(r.error());
+      }
       gone += r->affected;
     }
     return gone;

@@ -95,14 +95,20 @@ struct CommentFacts {
 };
 
 std::optional<int64_t> OptInt(const Value& v) {
-  if (IsNull(v)) return std::nullopt;
+  if (IsNull(v)) {
+    return std::nullopt;
+  }
   return Int(v);
 }
 
 Result<std::optional<CommentFacts>> ReadFacts(Connection& tx, int64_t id) {
   auto r = tx.Query(kComment, {id});
-  if (!r) return tl::unexpected(r.error());
-  if (r->rows.empty()) return std::optional<CommentFacts>{};
+  if (!r) {
+    return tl::unexpected(r.error());
+  }
+  if (r->rows.empty()) {
+    return std::optional<CommentFacts>{};
+  }
   const Row& row = r->rows[0];
   CommentFacts f;
   f.article_id = Int(row[0]);
@@ -134,13 +140,21 @@ std::vector<std::string> Mentions(std::string_view text) {
   };
   std::set<std::string> out;
   for (size_t i = 0; i < text.size() && out.size() < 10; ++i) {
-    if (text[i] != '@' || (i > 0 && name_char(text[i - 1]))) continue;
+    if (text[i] != '@' || (i > 0 && name_char(text[i - 1]))) {
+      continue;
+    }
     size_t j = i + 1;
-    while (j < text.size() && name_char(text[j])) ++j;
+    while (j < text.size() && name_char(text[j])) {
+      ++j;
+    }
     std::string name(text.substr(i + 1, j - i - 1));
-    while (!name.empty() && name.back() == '.') name.pop_back();  // "@ann." ends a sentence
+    while (!name.empty() && name.back() == '.') {
+      name.pop_back();  // "@ann." ends a sentence
+    }
     if (name.size() >= 3 && name.size() <= 32) {
-      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      for (char& c : name) {
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      }
       out.insert(std::move(name));
     }
     i = j - 1;
@@ -153,15 +167,23 @@ Result<bool> Mailable(Connection& tx, int64_t id, std::string_view setting) {
   std::string q(kMailableUser);
   q.append(setting).append(" = 1");
   auto r = tx.Query(q, {id});
-  if (!r) return tl::unexpected(r.error());
+  if (!r) {
+    return tl::unexpected(r.error());
+  }
   return !r->rows.empty();
 }
 
 Result<std::optional<int64_t>> MailableGuest(Connection& tx, const std::string& email) {
-  if (email.empty()) return std::optional<int64_t>{};
+  if (email.empty()) {
+    return std::optional<int64_t>{};
+  }
   auto r = tx.Query(kMailableGuest, {email});
-  if (!r) return tl::unexpected(r.error());
-  if (r->rows.empty()) return std::optional<int64_t>{};
+  if (!r) {
+    return tl::unexpected(r.error());
+  }
+  if (r->rows.empty()) {
+    return std::optional<int64_t>{};
+  }
   return std::optional<int64_t>(Int(r->rows[0][0]));
 }
 
@@ -179,9 +201,13 @@ Status AddMail(Connection& tx, const std::string& event_id, const Told& t, int64
       t.recipient + (thread ? " a:" + std::to_string(*thread) : std::string(" held"));
   boost::json::object item{{"kind", t.kind}, {"comment", comment}};
   std::string waiting_sql(kWaiting);
-  if (tx.dialect() != Dialect::kSqlite) waiting_sql += " FOR UPDATE";
+  if (tx.dialect() != Dialect::kSqlite) {
+    waiting_sql += " FOR UPDATE";
+  }
   auto waiting = tx.Query(waiting_sql, {batch, now_ms});
-  if (!waiting) return tl::unexpected(waiting.error());
+  if (!waiting) {
+    return tl::unexpected(waiting.error());
+  }
   if (!waiting->rows.empty()) {
     boost::system::error_code ec;
     auto payload = boost::json::parse(Text(waiting->rows[0][1]), ec);
@@ -195,23 +221,33 @@ Status AddMail(Connection& tx, const std::string& event_id, const Told& t, int64
         o["more"] = (o.contains("more") ? o["more"].to_number<int64_t>() : 0) + 1;
       }
       auto joined = tx.Query(kJoin, {Int(waiting->rows[0][0]), boost::json::serialize(payload)});
-      if (!joined) return tl::unexpected(joined.error());
-      if (joined->affected > 0) return {};
+      if (!joined) {
+        return tl::unexpected(joined.error());
+      }
+      if (joined->affected > 0) {
+        return {};
+      }
     }
   }
   auto last = tx.Query(kLastDue, {batch});
-  if (!last) return tl::unexpected(last.error());
+  if (!last) {
+    return tl::unexpected(last.error());
+  }
   int64_t due = now_ms;
   if (!last->rows.empty() && !IsNull(last->rows[0][0])) {
     due = std::max(now_ms, Int(last->rows[0][0]) + plan.batch_window_ms);
   }
   boost::json::object payload{{"items", boost::json::array{item}}};
-  if (thread) payload["thread"] = *thread;
+  if (thread) {
+    payload["thread"] = *thread;
+  }
   auto r =
       InsertOrNothing(tx, kEnqueue,
                       {"mail:" + t.kind + ":" + std::to_string(comment) + ":" + event_id, "mail",
                        t.recipient, "notice", boost::json::serialize(payload), now_ms, due, batch});
-  if (!r) return tl::unexpected(r.error());
+  if (!r) {
+    return tl::unexpected(r.error());
+  }
   return {};
 }
 
@@ -222,11 +258,17 @@ Result<std::vector<Told>> Readers(Connection& tx, int64_t comment, const Comment
   std::set<std::string> seen;
   const bool writer_is_guest = !f.guest_name.empty();
   auto add_user = [&](int64_t id, std::string kind, std::string_view setting) -> Status {
-    if (!writer_is_guest && id == f.author_id) return {};  // never about your own comment
+    if (!writer_is_guest && id == f.author_id) {
+      return {};  // never about your own comment
+    }
     const std::string who = "u:" + std::to_string(id);
-    if (seen.contains(who)) return {};
+    if (seen.contains(who)) {
+      return {};
+    }
     auto ok = Mailable(tx, id, setting);
-    if (!ok) return tl::unexpected(ok.error());
+    if (!ok) {
+      return tl::unexpected(ok.error());
+    }
     if (*ok) {
       seen.insert(who);
       out.push_back({who, std::move(kind)});
@@ -239,7 +281,9 @@ Result<std::vector<Told>> Readers(Connection& tx, int64_t comment, const Comment
   const std::optional<int64_t> answered = answers ? answers : f.answers ? f.answers : f.parent_id;
   if (answered) {
     auto a = tx.Query(kAnswered, {*answered});
-    if (!a) return tl::unexpected(a.error());
+    if (!a) {
+      return tl::unexpected(a.error());
+    }
     if (!a->rows.empty()) {
       if (!IsNull(a->rows[0][1])) {
         answered_guest = Text(a->rows[0][1]);
@@ -249,12 +293,15 @@ Result<std::vector<Told>> Readers(Connection& tx, int64_t comment, const Comment
     }
   }
   if (answered_user) {
-    if (auto st = add_user(*answered_user, "reply", "notify_replies"); !st)
+    if (auto st = add_user(*answered_user, "reply", "notify_replies"); !st) {
       return tl::unexpected(st.error());
+    }
   }
   if (!answered_guest.empty() && answered_guest != f.guest_email) {
     auto g = MailableGuest(tx, answered_guest);
-    if (!g) return tl::unexpected(g.error());
+    if (!g) {
+      return tl::unexpected(g.error());
+    }
     if (*g) {
       const std::string who = "g:" + std::to_string(**g);
       seen.insert(who);
@@ -263,22 +310,30 @@ Result<std::vector<Told>> Readers(Connection& tx, int64_t comment, const Comment
   }
   for (const std::string& name : Mentions(f.body)) {
     auto m = tx.Query(kMentioned, {name, f.article_id});
-    if (!m) return tl::unexpected(m.error());
+    if (!m) {
+      return tl::unexpected(m.error());
+    }
     for (const Row& row : m->rows) {
-      if (auto st = add_user(Int(row[0]), "mention", "notify_replies"); !st)
+      if (auto st = add_user(Int(row[0]), "mention", "notify_replies"); !st) {
         return tl::unexpected(st.error());
+      }
     }
   }
   if (f.article_kind != "page") {
-    if (auto st = add_user(f.article_author, "article_comment", "notify_article_comments"); !st)
+    if (auto st = add_user(f.article_author, "article_comment", "notify_article_comments"); !st) {
       return tl::unexpected(st.error());
+    }
   }
   // One notice per comment and reader, ever.
   std::vector<Told> fresh;
   for (Told& t : out) {
     auto k = InsertOrNothing(tx, kNoticeKey, {std::to_string(comment) + ":" + t.recipient, now_ms});
-    if (!k) return tl::unexpected(k.error());
-    if (k->affected > 0) fresh.push_back(std::move(t));
+    if (!k) {
+      return tl::unexpected(k.error());
+    }
+    if (k->affected > 0) {
+      fresh.push_back(std::move(t));
+    }
   }
   return fresh;
 }
@@ -300,9 +355,13 @@ std::string WebhookBody(const std::string& event_id, std::string_view type, int6
   c["parentId"] = f.parent_id ? boost::json::value(*f.parent_id) : nullptr;
   boost::json::object article{
       {"id", f.article_id}, {"kind", f.article_kind}, {"title", f.article_title}};
-  if (!f.page_url.empty()) article["url"] = f.page_url;
+  if (!f.page_url.empty()) {
+    article["url"] = f.page_url;
+  }
   boost::json::object data{{"comment", c}, {"article", article}};
-  if (!reason.empty()) data["reason"] = reason;
+  if (!reason.empty()) {
+    data["reason"] = reason;
+  }
   return boost::json::serialize(boost::json::object{
       {"id", event_id}, {"type", type}, {"at", FormatTimeMs(at)}, {"data", data}});
 }
@@ -311,17 +370,25 @@ Status FanOutIn(Connection& tx, const ClaimedNotice& event, const FanOutPlan& pl
                 int64_t now_ms) {
   boost::system::error_code ec;
   auto parsed = boost::json::parse(event.notice.payload, ec);
-  if (ec || !parsed.is_object()) return {};  // nothing to tell: an unreadable event is done
+  if (ec || !parsed.is_object()) {
+    return {};  // nothing to tell: an unreadable event is done
+  }
   const auto& p = parsed.as_object();
   const int64_t comment = p.contains("comment") ? p.at("comment").to_number<int64_t>() : 0;
   const int64_t at = p.contains("at") ? p.at("at").to_number<int64_t>() : now_ms;
   std::optional<int64_t> answers;
-  if (p.contains("answers") && p.at("answers").is_int64()) answers = p.at("answers").as_int64();
+  if (p.contains("answers") && p.at("answers").is_int64()) {
+    answers = p.at("answers").as_int64();
+  }
   const std::string reason =
       p.contains("reason") ? std::string(p.at("reason").as_string()) : std::string();
   auto facts = ReadFacts(tx, comment);
-  if (!facts) return tl::unexpected(facts.error());
-  if (!*facts) return {};  // the comment is gone (its article deleted): nothing to tell
+  if (!facts) {
+    return tl::unexpected(facts.error());
+  }
+  if (!*facts) {
+    return {};  // the comment is gone (its article deleted): nothing to tell
+  }
   const CommentFacts& f = **facts;
   const std::string& type = event.notice.kind;
   const std::string& id = event.notice.event_id;
@@ -331,23 +398,35 @@ Status FanOutIn(Connection& tx, const ClaimedNotice& event, const FanOutPlan& pl
         InsertOrNothing(tx, kEnqueue,
                         {id, "webhook", url, type, WebhookBody(id, type, at, comment, f, reason),
                          now_ms, now_ms, Value{nullptr}});
-    if (!r) return tl::unexpected(r.error());
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
   }
-  if (!plan.mail) return {};
+  if (!plan.mail) {
+    return {};
+  }
   // Only what readers can see (invariant 9): approved, live, not under a held top comment.
   const bool live = f.status == "approved" && !f.deleted && !f.hidden_by_top;
   if (live && (type == "comment.created" || type == "comment.approved")) {
     auto readers = Readers(tx, comment, f, answers, now_ms);
-    if (!readers) return tl::unexpected(readers.error());
+    if (!readers) {
+      return tl::unexpected(readers.error());
+    }
     for (const Told& t : *readers) {
-      if (auto st = AddMail(tx, id, t, comment, f.article_id, plan, now_ms); !st) return st;
+      if (auto st = AddMail(tx, id, t, comment, f.article_id, plan, now_ms); !st) {
+        return st;
+      }
     }
   } else if (type == "comment.held" && f.status == "pending" && !f.deleted) {
     auto mods = tx.Query(kModerators);
-    if (!mods) return tl::unexpected(mods.error());
+    if (!mods) {
+      return tl::unexpected(mods.error());
+    }
     for (const Row& row : mods->rows) {
       const Told t{"u:" + std::to_string(Int(row[0])), "held"};
-      if (auto st = AddMail(tx, id, t, comment, std::nullopt, plan, now_ms); !st) return st;
+      if (auto st = AddMail(tx, id, t, comment, std::nullopt, plan, now_ms); !st) {
+        return st;
+      }
     }
   }
   return {};
@@ -364,10 +443,16 @@ std::string_view CommentEventName(CommentEventType t) {
 Status OutboxTable::EnqueueComment(Connection& tx, const CommentEvent& e, int64_t now_ms) {
   const std::string_view type = CommentEventName(e.type);
   std::string id = std::string(type) + ":" + std::to_string(e.comment_id);
-  if (e.type != CommentEventType::kCreated) id += ":" + std::to_string(now_ms);
+  if (e.type != CommentEventType::kCreated) {
+    id += ":" + std::to_string(now_ms);
+  }
   boost::json::object payload{{"comment", e.comment_id}, {"at", now_ms}};
-  if (e.answers) payload["answers"] = *e.answers;
-  if (!e.reason.empty()) payload["reason"] = e.reason;
+  if (e.answers) {
+    payload["answers"] = *e.answers;
+  }
+  if (!e.reason.empty()) {
+    payload["reason"] = e.reason;
+  }
   Notice n{id, "event", "", std::string(type), boost::json::serialize(payload), now_ms, ""};
   return Enqueue(tx, n, now_ms);
 }
@@ -381,12 +466,18 @@ Awaitable<Result<bool>> OutboxTable::FanOut(ClaimedNotice event, std::string own
     auto st = conn.Transaction([&](Connection& tx) -> Status {
       // The lease first: a worker that lost the event to another adds nothing.
       auto done = tx.Query(kEventDone, {event.id, owner, now_ms});
-      if (!done) return tl::unexpected(done.error());
-      if (done->affected == 0) return {};
+      if (!done) {
+        return tl::unexpected(done.error());
+      }
+      if (done->affected == 0) {
+        return {};
+      }
       held = true;
       return FanOutIn(tx, event, plan, now_ms);
     });
-    if (!st) return tl::unexpected(st.error());
+    if (!st) {
+      return tl::unexpected(st.error());
+    }
     return held;
   };
   co_return co_await store_.Run<bool>(std::move(job));
@@ -403,14 +494,22 @@ Awaitable<Result<int64_t>> OutboxTable::FanOutMany(std::vector<ClaimedNotice> ev
       held = 0;
       for (const ClaimedNotice& event : events) {
         auto done = tx.Query(kEventDone, {event.id, owner, now_ms});
-        if (!done) return tl::unexpected(done.error());
-        if (done->affected == 0) continue;
+        if (!done) {
+          return tl::unexpected(done.error());
+        }
+        if (done->affected == 0) {
+          continue;
+        }
         ++held;
-        if (auto st = FanOutIn(tx, event, plan, now_ms); !st) return st;
+        if (auto st = FanOutIn(tx, event, plan, now_ms); !st) {
+          return st;
+        }
       }
       return {};
     });
-    if (!st) return tl::unexpected(st.error());
+    if (!st) {
+      return tl::unexpected(st.error());
+    }
     return held;
   };
   co_return co_await store_.Run<int64_t>(std::move(job));

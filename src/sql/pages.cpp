@@ -22,8 +22,12 @@ Awaitable<Result<std::optional<int64_t>>> PageTable::Find(std::string url) {
   std::function<Result<std::optional<int64_t>>(Connection&)> job =
       [url = std::move(url)](Connection& c) -> Result<std::optional<int64_t>> {
     auto r = c.Query(kFind, {url});
-    if (!r) return tl::unexpected(r.error());
-    if (r->rows.empty()) return std::optional<int64_t>{};
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
+    if (r->rows.empty()) {
+      return std::optional<int64_t>{};
+    }
     return std::optional<int64_t>(Int(r->rows[0][0]));
   };
   co_return co_await store_.Run<std::optional<int64_t>>(std::move(job));
@@ -32,24 +36,35 @@ Awaitable<Result<std::optional<int64_t>>> PageTable::Find(std::string url) {
 Awaitable<Result<std::vector<std::pair<std::string, int64_t>>>> PageTable::FindMany(
     std::vector<std::string> urls) {
   using Out = std::vector<std::pair<std::string, int64_t>>;
-  std::function<Result<Out>(Connection&)> job = [urls = std::move(urls)](Connection& c) -> Result<Out> {
+  std::function<Result<Out>(Connection&)> job =
+      [urls = std::move(urls)](Connection& c) -> Result<Out> {
     Out out;
-    if (urls.empty()) return out;
+    if (urls.empty()) {
+      return out;
+    }
     // The IN list is padded (repeating the last URL) to a power of two, so SQLite's statement
     // cache sees 8 shapes, not one per count (docs/architecture.md, "SQL store").
     size_t n = 1;
-    while (n < urls.size()) n *= 2;
+    while (n < urls.size()) {
+      n *= 2;
+    }
     std::vector<Value> params;
     std::string sql = "SELECT url, article_id FROM pages WHERE url IN (";
     for (size_t i = 0; i < n; ++i) {
       params.emplace_back(urls[std::min(i, urls.size() - 1)]);
-      if (i) sql += ", ";
+      if (i) {
+        sql += ", ";
+      }
       sql += "$" + std::to_string(i + 1);
     }
     sql += ")";
     auto r = c.Query(sql, params);
-    if (!r) return tl::unexpected(r.error());
-    for (const auto& row : r->rows) out.emplace_back(Text(row[0]), Int(row[1]));
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
+    for (const auto& row : r->rows) {
+      out.emplace_back(Text(row[0]), Int(row[1]));
+    }
     return out;
   };
   co_return co_await store_.Run<Out>(std::move(job));
@@ -61,21 +76,33 @@ Awaitable<Result<int64_t>> PageTable::Insert(ArticleRow row, std::string url, Ca
        retention = articles_.retention()](Connection& c) -> Result<int64_t> {
     bool taken = false;
     auto st = c.Transaction([&](Connection& tx) -> Status {
-      if (auto a = ArticleTable::InsertIn(tx, row, stamp, retention); !a) return a;
+      if (auto a = ArticleTable::InsertIn(tx, row, stamp, retention); !a) {
+        return a;
+      }
       auto p = InsertOrNothing(tx, kInsertPage, {url, row.id, row.created_at_ms});
-      if (!p) return tl::unexpected(p.error());
+      if (!p) {
+        return tl::unexpected(p.error());
+      }
       if (p->affected == 0) {
         taken = true;
         return Fail(ErrorCode::kInternal, "page url taken");  // rolls the article back
       }
       return {};
     });
-    if (st) return row.id;
-    if (!taken) return tl::unexpected(st.error());
+    if (st) {
+      return row.id;
+    }
+    if (!taken) {
+      return tl::unexpected(st.error());
+    }
     // Rolled back; the winner has committed (PostgreSQL waited for it; SQLite serialises).
     auto r = c.Query(kFind, {url});
-    if (!r) return tl::unexpected(r.error());
-    if (r->rows.empty()) return Fail(ErrorCode::kUnavailable, "page thread vanished; retry");
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
+    if (r->rows.empty()) {
+      return Fail(ErrorCode::kUnavailable, "page thread vanished; retry");
+    }
     return Int(r->rows[0][0]);
   };
   co_return co_await store_.Run<int64_t>(std::move(job));
@@ -84,8 +111,12 @@ Awaitable<Result<int64_t>> PageTable::Insert(ArticleRow row, std::string url, Ca
 Awaitable<Result<PageAuthor>> PageTable::Author() {
   std::function<Result<PageAuthor>(Connection&)> job = [](Connection& c) -> Result<PageAuthor> {
     auto r = c.Query(kAuthor);
-    if (!r) return tl::unexpected(r.error());
-    if (r->rows.empty()) return Fail(ErrorCode::kInternal, "the page author is missing");
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
+    if (r->rows.empty()) {
+      return Fail(ErrorCode::kInternal, "the page author is missing");
+    }
     return PageAuthor{Int(r->rows[0][0]), Text(r->rows[0][1]), Text(r->rows[0][2])};
   };
   co_return co_await store_.Run<PageAuthor>(std::move(job));

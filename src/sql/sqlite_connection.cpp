@@ -1,7 +1,7 @@
 // SQLite connection: WAL, foreign keys, a 5 s busy timeout, and a per-connection cache of
 // prepared statements keyed by the SQL text callers pass (their named constants).
-#include <sqlite3.h>
 #include <spdlog/spdlog.h>
+#include <sqlite3.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 
@@ -274,10 +275,13 @@ std::optional<std::string_view> NetworkFilesystemName(long f_type) {
 // an older version left readable by others is logged as it is tightened; a new one is not.
 static void MakePrivate(const std::string& path, bool existed) {
   for (const std::string& file : {path, path + "-wal", path + "-shm"}) {
-    struct stat st {};
-    if (::stat(file.c_str(), &st) != 0 || (st.st_mode & 077) == 0) continue;
+    struct stat st{};
+    if (::stat(file.c_str(), &st) != 0 || (st.st_mode & 077) == 0) {
+      continue;
+    }
     if (::chmod(file.c_str(), st.st_mode & 0600) != 0) {
-      spdlog::warn("cannot restrict {} to owner-only: {}", file, std::strerror(errno));
+      spdlog::warn("cannot restrict {} to owner-only: {}", file,
+                   std::generic_category().message(errno));
       continue;
     }
     if (existed) {
@@ -298,7 +302,7 @@ Result<std::unique_ptr<DbConnection>> OpenSqlite(const std::string& path) {
     // multi-host setup is PostgreSQL (docs/operations.md).
     std::error_code ec;
     std::filesystem::path dir = std::filesystem::absolute(path, ec).parent_path();
-    struct statfs fs {};
+    struct statfs fs{};
     if (!ec && ::statfs(dir.c_str(), &fs) == 0) {
       if (auto name = NetworkFilesystemName(static_cast<long>(fs.f_type))) {
         return Fail(ErrorCode::kInvalidArgument,
@@ -308,7 +312,7 @@ Result<std::unique_ptr<DbConnection>> OpenSqlite(const std::string& path) {
       }
     }
   }
-  struct stat before {};
+  struct stat before{};
   const bool existed = ::stat(path.c_str(), &before) == 0;
   sqlite3* raw = nullptr;
   // NOMUTEX: a connection is only ever used by one pool thread at a time.
@@ -343,7 +347,9 @@ Result<std::unique_ptr<DbConnection>> OpenSqlite(const std::string& path) {
     sqlite3_free(message);
     return Fail(ErrorCode::kUnavailable, "sqlite: cannot set up database: " + what);
   }
-  if (path != ":memory:") MakePrivate(path, existed);
+  if (path != ":memory:") {
+    MakePrivate(path, existed);
+  }
   return std::make_unique<SqliteConnection>(std::move(db));
 }
 

@@ -206,8 +206,12 @@ Awaitable<Result<std::optional<int64_t>>> Store::QueryInt(std::string_view sql,
   std::function<Result<std::optional<int64_t>>(Connection&)> job =
       [sql, params = std::move(params)](Connection& c) -> Result<std::optional<int64_t>> {
     auto r = c.Query(sql, params);
-    if (!r) return tl::unexpected(r.error());
-    if (r->rows.empty() || r->rows[0].empty()) return std::optional<int64_t>{};
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
+    if (r->rows.empty() || r->rows[0].empty()) {
+      return std::optional<int64_t>{};
+    }
     return std::optional<int64_t>(Int(r->rows[0][0]));
   };
   co_return co_await Run<std::optional<int64_t>>(std::move(job));

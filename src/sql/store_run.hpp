@@ -28,7 +28,9 @@ Result<T> InvokeJob(const std::function<Result<T>(Connection&)>& fn, Connection*
   for (int attempt = 1;; ++attempt) {
     try {
       Result<T> result = fn(*conn);
-      if (result || !result.error().retryable || attempt == kJobAttempts) return result;
+      if (result || !result.error().retryable || attempt == kJobAttempts) {
+        return result;
+      }
     } catch (const std::exception& e) {
       return Fail(ErrorCode::kInternal, std::string("database call threw: ") + e.what());
     } catch (...) {

@@ -88,8 +88,12 @@ UserRow FromRow(const Row& r) {
 Result<std::optional<UserRow>> FindOne(Connection& c, std::string_view where, Value param) {
   std::string sql = std::string(kSelectColumns) + std::string(where);
   auto rows = c.Query(sql, {std::move(param)});
-  if (!rows) return tl::unexpected(rows.error());
-  if (rows->rows.empty()) return std::optional<UserRow>{};
+  if (!rows) {
+    return tl::unexpected(rows.error());
+  }
+  if (rows->rows.empty()) {
+    return std::optional<UserRow>{};
+  }
   return std::optional<UserRow>(FromRow(rows->rows[0]));
 }
 
@@ -118,7 +122,9 @@ std::vector<std::string> KeysOf(std::string_view username, std::string_view disp
     // Names were checked as UTF-8 before; an ICU failure keeps the name itself as its key.
     auto k = text::NameSkeleton(name);
     std::string key = FirstCodePoints(k ? std::move(*k) : std::string(name), kMaxKeyCodePoints);
-    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(std::move(key));
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+      keys.push_back(std::move(key));
+    }
   }
   return keys;
 }
@@ -127,15 +133,21 @@ std::vector<std::string> KeysOf(std::string_view username, std::string_view disp
 // first owner's (existing look-alikes are kept, not renamed).
 Status KeyOlderAccounts(Connection& tx) {
   auto unkeyed = tx.Query(kUnkeyed);
-  if (!unkeyed) return tl::unexpected(unkeyed.error());
+  if (!unkeyed) {
+    return tl::unexpected(unkeyed.error());
+  }
   for (const Row& r : unkeyed->rows) {
     const int64_t id = Int(r[0]);
     for (const std::string& key : KeysOf(Text(r[1]), Text(r[2]))) {
       auto claimed = InsertOrNothing(tx, kClaimKey, {key, id});
-      if (!claimed) return tl::unexpected(claimed.error());
+      if (!claimed) {
+        return tl::unexpected(claimed.error());
+      }
     }
     auto marked = tx.Query(kMarkKeyed, {id});
-    if (!marked) return tl::unexpected(marked.error());
+    if (!marked) {
+      return tl::unexpected(marked.error());
+    }
   }
   return {};
 }
@@ -143,7 +155,9 @@ Status KeyOlderAccounts(Connection& tx) {
 // Inserts the account and claims its name keys, in `tx`; kAlreadyExists when the username is
 // taken or a name looks like another account's.
 Status InsertIn(Connection& tx, UserRow& row) {
-  if (auto st = KeyOlderAccounts(tx); !st) return st;
+  if (auto st = KeyOlderAccounts(tx); !st) {
+    return st;
+  }
   const bool mysql = tx.dialect() == Dialect::kMysql;
   auto rows = tx.Query(mysql ? kInsertUserMysql : kInsertUser,
                        {row.username, row.username_key, row.display_name, row.password_hash,
@@ -156,23 +170,31 @@ Status InsertIn(Connection& tx, UserRow& row) {
   }
   if (mysql) {
     auto id = LastInsertId(tx);
-    if (!id) return tl::unexpected(id.error());
+    if (!id) {
+      return tl::unexpected(id.error());
+    }
     rows->rows.push_back(Row{*id});
   }
-  if (rows->rows.empty()) return Fail(ErrorCode::kInternal, "insert returned no id");
+  if (rows->rows.empty()) {
+    return Fail(ErrorCode::kInternal, "insert returned no id");
+  }
   row.id = Int(rows->rows[0][0]);
   const std::vector<std::string> keys = KeysOf(row.username, row.display_name);
   for (size_t i = 0; i < keys.size(); ++i) {
     // ON CONFLICT DO NOTHING, then who owns it: on PostgreSQL a racing insert of the same key
     // waits for the other transaction and then finds its row.
     auto claimed = InsertOrNothing(tx, kClaimKey, {keys[i], row.id});
-    if (!claimed) return tl::unexpected(claimed.error());
+    if (!claimed) {
+      return tl::unexpected(claimed.error());
+    }
     auto owner = tx.Query(kKeyOwner, {keys[i]});
-    if (!owner) return tl::unexpected(owner.error());
+    if (!owner) {
+      return tl::unexpected(owner.error());
+    }
     if (owner->rows.empty() || Int(owner->rows[0][0]) != row.id) {
       return Fail(ErrorCode::kAlreadyExists,
                   i == 0 ? "username looks like another user's name"
-                           : "displayName looks like another user's name; choose another");
+                         : "displayName looks like another user's name; choose another");
     }
   }
   return {};
@@ -182,19 +204,29 @@ Status InsertIn(Connection& tx, UserRow& row) {
 // name stays: a provider's rename is no reason to refuse the sign-in). Its old name's key is
 // given up, the new one claimed.
 Status RenameIn(Connection& tx, UserRow& row, const std::string& name, int64_t now_ms) {
-  if (name.empty() || name == row.display_name) return {};
+  if (name.empty() || name == row.display_name) {
+    return {};
+  }
   const std::vector<std::string> before = KeysOf(row.username, row.display_name);
   const std::vector<std::string> after = KeysOf(row.username, name);
   for (const std::string& key : after) {
     auto owner = tx.Query(kKeyOwner, {key});
-    if (!owner) return tl::unexpected(owner.error());
-    if (!owner->rows.empty() && Int(owner->rows[0][0]) != row.id) return {};
+    if (!owner) {
+      return tl::unexpected(owner.error());
+    }
+    if (!owner->rows.empty() && Int(owner->rows[0][0]) != row.id) {
+      return {};
+    }
   }
   for (const std::string& key : after) {
     auto claimed = InsertOrNothing(tx, kClaimKey, {key, row.id});
-    if (!claimed) return tl::unexpected(claimed.error());
+    if (!claimed) {
+      return tl::unexpected(claimed.error());
+    }
     auto owner = tx.Query(kKeyOwner, {key});
-    if (!owner) return tl::unexpected(owner.error());
+    if (!owner) {
+      return tl::unexpected(owner.error());
+    }
     // Taken by a racing claim since the check: keep the old name (nothing claimed stays ours
     // beyond the key we already held).
     if (owner->rows.empty() || Int(owner->rows[0][0]) != row.id) {
@@ -202,12 +234,18 @@ Status RenameIn(Connection& tx, UserRow& row, const std::string& name, int64_t n
     }
   }
   for (const std::string& key : before) {
-    if (std::find(after.begin(), after.end(), key) != after.end()) continue;
+    if (std::find(after.begin(), after.end(), key) != after.end()) {
+      continue;
+    }
     auto released = tx.Query(kReleaseKey, {key, row.id});
-    if (!released) return tl::unexpected(released.error());
+    if (!released) {
+      return tl::unexpected(released.error());
+    }
   }
   auto renamed = tx.Query(kRename, {row.id, name, now_ms});
-  if (!renamed) return tl::unexpected(renamed.error());
+  if (!renamed) {
+    return tl::unexpected(renamed.error());
+  }
   row.display_name = name;
   return {};
 }
@@ -220,8 +258,12 @@ Result<UserRow> InsertForIdentity(Connection& tx, const ExternalIdentity& id, in
     row.display_name = display;
     row.created_at_ms = now_ms;
     auto st = tx.Transaction([&row](Connection& sp) { return InsertIn(sp, row); });
-    if (st) return row;
-    if (st.error().code != ErrorCode::kAlreadyExists) return tl::unexpected(st.error());
+    if (st) {
+      return row;
+    }
+    if (st.error().code != ErrorCode::kAlreadyExists) {
+      return tl::unexpected(st.error());
+    }
   }
   return Fail(ErrorCode::kAlreadyExists, "every display name tried looks like another user's");
 }
@@ -235,45 +277,64 @@ Awaitable<Result<UserRow>> UserTable::SignInWith(ExternalIdentity id, int64_t no
     const Value email = id.email.empty() ? Value{nullptr} : Value{id.email};
     auto st = c.Transaction([&](Connection& tx) -> Status {
       auto known = tx.Query(kIdentityOf, {id.provider, id.subject});
-      if (!known) return tl::unexpected(known.error());
+      if (!known) {
+        return tl::unexpected(known.error());
+      }
       if (!known->rows.empty()) {
         const int64_t linked = Int(known->rows[0][0]);
         auto row = FindOne(tx, kWhereId, linked);
-        if (!row) return tl::unexpected(row.error());
+        if (!row) {
+          return tl::unexpected(row.error());
+        }
         if (*row && (*row)->deleted_at_ms == 0) {
           UserRow user = std::move(**row);
           // A rename that lost a race keeps the old name (in its own savepoint).
           auto renamed = tx.Transaction(
               [&](Connection& sp) { return RenameIn(sp, user, id.display_name, now_ms); });
-          if (!renamed && renamed.error().code != ErrorCode::kAlreadyExists) return renamed;
+          if (!renamed && renamed.error().code != ErrorCode::kAlreadyExists) {
+            return renamed;
+          }
           auto updated =
               tx.Query(kUpdateIdentity, {id.provider, id.subject, user.id, email, now_ms, linked});
-          if (!updated) return tl::unexpected(updated.error());
+          if (!updated) {
+            return tl::unexpected(updated.error());
+          }
           out = std::move(user);
           return Status{};
         }
         // Its account was deleted: the person starts afresh.
         auto user = InsertForIdentity(tx, id, now_ms);
-        if (!user) return tl::unexpected(user.error());
+        if (!user) {
+          return tl::unexpected(user.error());
+        }
         auto updated =
             tx.Query(kUpdateIdentity, {id.provider, id.subject, user->id, email, now_ms, linked});
-        if (!updated) return tl::unexpected(updated.error());
+        if (!updated) {
+          return tl::unexpected(updated.error());
+        }
         // Relinked by a racing sign-in meanwhile: this new account goes with the transaction,
         // and the caller's retry finds the other one.
-        if (updated->affected == 0)
+        if (updated->affected == 0) {
           return Fail(ErrorCode::kAlreadyExists, "identity relinked meanwhile");
+        }
         out = std::move(*user);
         return Status{};
       }
       auto user = InsertForIdentity(tx, id, now_ms);
-      if (!user) return tl::unexpected(user.error());
+      if (!user) {
+        return tl::unexpected(user.error());
+      }
       // A racing first sign-in of the same identity: the primary key refuses the second.
       auto linked = tx.Query(kInsertIdentity, {id.provider, id.subject, user->id, email, now_ms});
-      if (!linked) return tl::unexpected(linked.error());
+      if (!linked) {
+        return tl::unexpected(linked.error());
+      }
       out = std::move(*user);
       return Status{};
     });
-    if (!st) return tl::unexpected(st.error());
+    if (!st) {
+      return tl::unexpected(st.error());
+    }
     return out;
   };
   co_return co_await store_.Run<UserRow>(std::move(job));
@@ -281,7 +342,9 @@ Awaitable<Result<UserRow>> UserTable::SignInWith(ExternalIdentity id, int64_t no
 
 Result<UserRow> UserTable::Insert(Connection& c, UserRow row) {
   auto st = c.Transaction([&row](Connection& tx) { return InsertIn(tx, row); });
-  if (!st) return tl::unexpected(st.error());
+  if (!st) {
+    return tl::unexpected(st.error());
+  }
   return row;
 }
 
@@ -313,11 +376,13 @@ Awaitable<Result<std::optional<UserRow>>> UserTable::FindById(int64_t id) {
 }
 
 Awaitable<Result<bool>> UserTable::SetRole(int64_t id, std::string role, int64_t now_ms) {
-  std::function<Result<bool>(Connection&)> job =
-      [id, role = std::move(role), now_ms](Connection& c) -> Result<bool> {
+  std::function<Result<bool>(Connection&)> job = [id, role = std::move(role),
+                                                  now_ms](Connection& c) -> Result<bool> {
     const bool unbannable = role == "moderator" || role == "admin";
     auto r = c.Query(kSetRole, {id, role, now_ms, int64_t{unbannable ? 1 : 0}});
-    if (!r) return tl::unexpected(r.error());
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
     return r->affected > 0;
   };
   co_return co_await store_.Run<bool>(std::move(job));
@@ -332,14 +397,20 @@ Awaitable<Result<bool>> UserTable::SetBan(int64_t id, int64_t until_ms, std::str
     auto st = c.Transaction([&](Connection& tx) -> Status {
       const Value until = until_ms > 0 ? Value{until_ms} : Value{nullptr};
       auto r = tx.Query(kSetBan, {id, until, reason, log.at_ms, int64_t{until_ms > 0 ? 1 : 0}});
-      if (!r) return tl::unexpected(r.error());
+      if (!r) {
+        return tl::unexpected(r.error());
+      }
       found = r->affected > 0;
-      if (!found) return {};
+      if (!found) {
+        return {};
+      }
       auto entry = log;
       entry.user_id = id;
       return AppendModerationLog(tx, entry);
     });
-    if (!st) return tl::unexpected(st.error());
+    if (!st) {
+      return tl::unexpected(st.error());
+    }
     return found;
   };
   co_return co_await store_.Run<bool>(std::move(job));
@@ -349,17 +420,23 @@ Awaitable<Result<std::vector<UserRow>>> UserTable::List(int64_t after, std::stri
                                                         int limit) {
   std::string escaped;
   for (char ch : prefix) {
-    if (ch == '%' || ch == '_' || ch == '\\') escaped.push_back('\\');
+    if (ch == '%' || ch == '_' || ch == '\\') {
+      escaped.push_back('\\');
+    }
     escaped.push_back(ch);
   }
   std::function<Result<std::vector<UserRow>>(Connection&)> job =
       [after, escaped = std::move(escaped), limit](Connection& c) -> Result<std::vector<UserRow>> {
     const std::string sql = std::string(kSelectColumns) + std::string(kWhereListed);
     auto rows = c.Query(sql, {after, escaped, int64_t{limit}});
-    if (!rows) return tl::unexpected(rows.error());
+    if (!rows) {
+      return tl::unexpected(rows.error());
+    }
     std::vector<UserRow> out;
     out.reserve(rows->rows.size());
-    for (const Row& r : rows->rows) out.push_back(FromRow(r));
+    for (const Row& r : rows->rows) {
+      out.push_back(FromRow(r));
+    }
     return out;
   };
   co_return co_await store_.Run<std::vector<UserRow>>(std::move(job));
@@ -368,7 +445,9 @@ Awaitable<Result<std::vector<UserRow>>> UserTable::List(int64_t after, std::stri
 Awaitable<Result<bool>> UserTable::MarkDeleted(int64_t id, int64_t now_ms) {
   std::function<Result<bool>(Connection&)> job = [id, now_ms](Connection& c) -> Result<bool> {
     auto r = c.Query(kMarkDeleted, {id, now_ms});
-    if (!r) return tl::unexpected(r.error());
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
     return r->affected > 0;
   };
   co_return co_await store_.Run<bool>(std::move(job));
@@ -378,7 +457,9 @@ Awaitable<Result<bool>> UserTable::HasAdmin(std::string admin_role) {
   std::function<Result<bool>(Connection&)> job =
       [role = std::move(admin_role)](Connection& c) -> Result<bool> {
     auto r = c.Query(kCountAdmins, {role});
-    if (!r) return tl::unexpected(r.error());
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
     return !r->rows.empty() && Int(r->rows[0][0]) > 0;
   };
   co_return co_await store_.Run<bool>(std::move(job));
@@ -393,18 +474,26 @@ Awaitable<Result<UserRow>> UserTable::InsertFirstAdmin(UserRow row) {
       if (!marked && marked.error().code == ErrorCode::kAlreadyExists) {
         return Fail(ErrorCode::kAlreadyExists, "setup is done: an admin exists already");
       }
-      if (!marked) return tl::unexpected(marked.error());
+      if (!marked) {
+        return tl::unexpected(marked.error());
+      }
       auto admins = tx.Query(kCountAdmins, {row.role});
-      if (!admins) return tl::unexpected(admins.error());
+      if (!admins) {
+        return tl::unexpected(admins.error());
+      }
       // The marker just inserted counts once; anything more is an admin already there.
       if (admins->rows.empty() || Int(admins->rows[0][0]) > 1) {
         return Fail(ErrorCode::kAlreadyExists, "setup is done: an admin exists already");
       }
       inserted = Insert(tx, row);
-      if (!inserted) return tl::unexpected(inserted.error());
+      if (!inserted) {
+        return tl::unexpected(inserted.error());
+      }
       return Status{};
     });
-    if (!st) return tl::unexpected(st.error());
+    if (!st) {
+      return tl::unexpected(st.error());
+    }
     return inserted;
   };
   co_return co_await store_.Run<UserRow>(std::move(job));

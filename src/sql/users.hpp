@@ -18,7 +18,7 @@ struct UserRow {
   std::string password_hash;
   std::string role;
   int64_t created_at_ms = 0;
-  int64_t deleted_at_ms = 0;  // 0: the account exists
+  int64_t deleted_at_ms = 0;    // 0: the account exists
   int64_t banned_until_ms = 0;  // 0: not banned (migration 019)
   std::string ban_reason;
 };

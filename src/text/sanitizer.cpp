@@ -92,7 +92,9 @@ class Canonicalizer {
     while (pos_ < in_.size()) {
       size_t lt = in_.find('<', pos_);
       AppendText(in_.substr(pos_, lt == std::string_view::npos ? lt : lt - pos_));
-      if (lt == std::string_view::npos) break;
+      if (lt == std::string_view::npos) {
+        break;
+      }
       pos_ = lt;
       bool has_next = pos_ + 1 < in_.size();
       bool has_after = pos_ + 2 < in_.size();
@@ -100,7 +102,9 @@ class Canonicalizer {
       char after = has_after ? in_[pos_ + 2] : '\0';
       if (IsAsciiAlpha(next) || (next == '/' && IsAsciiAlpha(after))) {
         std::optional<Tag> tag = ReadTag();
-        if (!tag) break;  // the input ended inside the tag: HTML drops such a tag
+        if (!tag) {
+          break;  // the input ended inside the tag: HTML drops such a tag
+        }
         Handle(*tag);
       } else if (in_.substr(pos_).starts_with("<!--")) {
         SkipComment();
@@ -127,7 +131,9 @@ class Canonicalizer {
   };
 
   void AppendText(std::string_view s) {
-    if (skip_depth_ == 0) out_ += s;
+    if (skip_depth_ == 0) {
+      out_ += s;
+    }
   }
 
   // Reads the tag at pos_ (a '<'), following the HTML tokenizer's states for names and
@@ -164,11 +170,15 @@ class Canonicalizer {
         ++i;
       }
       std::string_view attr = in_.substr(name_start, i - name_start);
-      while (i < n && IsHtmlSpace(in_[i])) ++i;
+      while (i < n && IsHtmlSpace(in_[i])) {
+        ++i;
+      }
       std::string_view value;
       if (i < n && in_[i] == '=') {
         ++i;
-        while (i < n && IsHtmlSpace(in_[i])) ++i;
+        while (i < n && IsHtmlSpace(in_[i])) {
+          ++i;
+        }
         if (i < n && (in_[i] == '"' || in_[i] == '\'')) {
           size_t close = in_.find(in_[i], i + 1);
           if (close == std::string_view::npos) {
@@ -179,14 +189,22 @@ class Canonicalizer {
           i = close + 1;
         } else {
           size_t start = i;
-          while (i < n && !IsHtmlSpace(in_[i]) && in_[i] != '>') ++i;
+          while (i < n && !IsHtmlSpace(in_[i]) && in_[i] != '>') {
+            ++i;
+          }
           value = in_.substr(start, i - start);
         }
       }
       // Duplicates: HTML keeps the first.
-      if (EqualsIgnoreCase(attr, "href") && !tag.href) tag.href = value;
-      if (EqualsIgnoreCase(attr, "src") && !tag.src) tag.src = value;
-      if (EqualsIgnoreCase(attr, "alt") && !tag.alt) tag.alt = value;
+      if (EqualsIgnoreCase(attr, "href") && !tag.href) {
+        tag.href = value;
+      }
+      if (EqualsIgnoreCase(attr, "src") && !tag.src) {
+        tag.src = value;
+      }
+      if (EqualsIgnoreCase(attr, "alt") && !tag.alt) {
+        tag.alt = value;
+      }
     }
   }
 
@@ -207,7 +225,9 @@ class Canonicalizer {
           (rest.size() == name.size() || IsHtmlSpace(rest[name.size()]) ||
            rest[name.size()] == '/' || rest[name.size()] == '>')) {
         pos_ = i;
-        if (!ReadTag()) pos_ = in_.size();
+        if (!ReadTag()) {
+          pos_ = in_.size();
+        }
         return;
       }
     }
@@ -222,27 +242,41 @@ class Canonicalizer {
 
   // Start tags that make gumbo close the open element `top` first (<p><p>, <li><li>, ...).
   static bool ClosesSibling(std::string_view name, std::string_view top) {
-    if (name == "p" || name == "li" || name == "tr") return top == name;
-    if (name == "dd" || name == "dt") return top == "dd" || top == "dt";
-    if (name == "td" || name == "th") return top == "td" || top == "th";
+    if (name == "p" || name == "li" || name == "tr") {
+      return top == name;
+    }
+    if (name == "dd" || name == "dt") {
+      return top == "dd" || top == "dt";
+    }
+    if (name == "td" || name == "th") {
+      return top == "td" || top == "th";
+    }
     return false;
   }
 
   void Handle(const Tag& tag) {
     if (skip_depth_ > 0) {
-      if (tag.name == skip_name_ && !tag.self_closing) skip_depth_ += tag.end ? -1 : 1;
+      if (tag.name == skip_name_ && !tag.self_closing) {
+        skip_depth_ += tag.end ? -1 : 1;
+      }
       return;
     }
     const std::string& name = tag.name;
-    if (!ValidName(name) || OneOf(name, kIgnoredTags)) return;
+    if (!ValidName(name) || OneOf(name, kIgnoredTags)) {
+      return;
+    }
     bool raw_text = OneOf(name, kRawTextTags);
     bool foreign = OneOf(name, kForeignTags);
     if (tag.end) {
-      if (raw_text || foreign || name == "plaintext") return;
+      if (raw_text || foreign || name == "plaintext") {
+        return;
+      }
       out_ += "</";
       out_ += name;
       out_ += '>';
-      if (!open_.empty() && open_.back() == name) open_.pop_back();
+      if (!open_.empty() && open_.back() == name) {
+        open_.pop_back();
+      }
       return;
     }
     if (name == "plaintext") {
@@ -250,13 +284,19 @@ class Canonicalizer {
     } else if (raw_text) {
       SkipRawText(name);
     } else if (foreign) {
-      if (!tag.self_closing) Skip(name);
+      if (!tag.self_closing) {
+        Skip(name);
+      }
     } else if (OneOf(name, kVoidTags)) {
       EmitStartTag(tag);
     } else {
-      if (!open_.empty() && ClosesSibling(name, open_.back())) open_.pop_back();
+      if (!open_.empty() && ClosesSibling(name, open_.back())) {
+        open_.pop_back();
+      }
       if (open_.size() >= kMaxHtmlDepth) {
-        if (OneOf(name, kDroppedContainers)) Skip(name);
+        if (OneOf(name, kDroppedContainers)) {
+          Skip(name);
+        }
         return;
       }
       EmitStartTag(tag);
@@ -273,7 +313,9 @@ class Canonicalizer {
     out_ += '<';
     out_ += tag.name;
     auto attribute = [&](std::string_view attr, const std::optional<std::string_view>& value) {
-      if (!value) return;
+      if (!value) {
+        return;
+      }
       out_ += ' ';
       out_ += attr;
       out_ += "=\"";
@@ -327,7 +369,9 @@ class ParseArena {
     options.max_errors = 0;  // we never read them
     // Only C frames (gumbo's) lie between here and the longjmp in Allocate, so no destructor
     // is skipped; the arena still owns every block gumbo allocated.
-    if (setjmp(escape_) != 0) return nullptr;
+    if (setjmp(escape_) != 0) {
+      return nullptr;
+    }
     return gumbo_parse_with_options(&options, html.data(), html.size());
   }
 
@@ -341,9 +385,13 @@ class ParseArena {
   static void* Allocate(void* userdata, size_t size) {
     auto* self = static_cast<ParseArena*>(userdata);
     // Gumbo does not check for allocation failure, so running out is an escape too.
-    if (size > self->budget_ - self->live_) std::longjmp(self->escape_, 1);
+    if (size > self->budget_ - self->live_) {
+      std::longjmp(self->escape_, 1);
+    }
     auto* b = static_cast<Block*>(std::malloc(sizeof(Block) + size));
-    if (b == nullptr) std::longjmp(self->escape_, 1);
+    if (b == nullptr) {
+      std::longjmp(self->escape_, 1);
+    }
     b->size = size;
     b->prev = &self->head_;
     b->next = self->head_.next;
@@ -354,7 +402,9 @@ class ParseArena {
   }
 
   static void Deallocate(void* userdata, void* ptr) {
-    if (ptr == nullptr) return;
+    if (ptr == nullptr) {
+      return;
+    }
     auto* self = static_cast<ParseArena*>(userdata);
     Block* b = static_cast<Block*>(ptr) - 1;
     b->prev->next = b->next;
@@ -363,10 +413,10 @@ class ParseArena {
     std::free(b);
   }
 
-  Block head_;  // sentinel of a circular list of live blocks
+  Block head_{};  // sentinel of a circular list of live blocks
   size_t live_ = 0;
   size_t budget_;
-  std::jmp_buf escape_;
+  std::jmp_buf escape_{};
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -489,12 +539,20 @@ bool IsInline(GumboTag tag) {
 // character references, so "&#106;avascript:" arrives as "javascript:".
 std::optional<std::string_view> SafeUrl(std::string_view url, bool allow_mailto) {
   // Browsers strip these before reading the scheme.
-  while (!url.empty() && (IsAsciiControl(url.front()) || url.front() == ' ')) url.remove_prefix(1);
-  while (!url.empty() && (IsAsciiControl(url.back()) || url.back() == ' ')) url.remove_suffix(1);
+  while (!url.empty() && (IsAsciiControl(url.front()) || url.front() == ' ')) {
+    url.remove_prefix(1);
+  }
+  while (!url.empty() && (IsAsciiControl(url.back()) || url.back() == ' ')) {
+    url.remove_suffix(1);
+  }
   // ...and these anywhere ("java\tscript:"), so a URL containing one is refused outright.
-  if (std::any_of(url.begin(), url.end(), IsAsciiControl)) return std::nullopt;
+  if (std::any_of(url.begin(), url.end(), IsAsciiControl)) {
+    return std::nullopt;
+  }
   size_t colon = url.find(':');
-  if (colon == std::string_view::npos || colon == 0 || !IsAsciiAlpha(url[0])) return std::nullopt;
+  if (colon == std::string_view::npos || colon == 0 || !IsAsciiAlpha(url[0])) {
+    return std::nullopt;
+  }
   std::string_view scheme = url.substr(0, colon);
   if (!std::all_of(scheme.begin(), scheme.end(), [](char c) {
         return IsAsciiAlpha(c) || IsAsciiDigit(c) || c == '+' || c == '-' || c == '.';
@@ -503,9 +561,13 @@ std::optional<std::string_view> SafeUrl(std::string_view url, bool allow_mailto)
   }
   std::string_view rest = url.substr(colon + 1);
   if (EqualsIgnoreCase(scheme, "http") || EqualsIgnoreCase(scheme, "https")) {
-    if (rest.size() > 2 && rest.starts_with("//")) return url;
+    if (rest.size() > 2 && rest.starts_with("//")) {
+      return url;
+    }
   } else if (allow_mailto && EqualsIgnoreCase(scheme, "mailto")) {
-    if (!rest.empty()) return url;
+    if (!rest.empty()) {
+      return url;
+    }
   }
   return std::nullopt;
 }
@@ -545,9 +607,13 @@ class Writer {
   }
 
   void Element(const GumboElement& element, size_t depth) {
-    if (element.tag_namespace != GUMBO_NAMESPACE_HTML) return;
+    if (element.tag_namespace != GUMBO_NAMESPACE_HTML) {
+      return;
+    }
     Policy policy = PolicyFor(element.tag);
-    if (policy == Policy::kDrop) return;
+    if (policy == Policy::kDrop) {
+      return;
+    }
     bool block = !IsInline(element.tag);
     if (policy == Policy::kUnwrap) {
       Unwrapped(element, block, depth);
@@ -573,7 +639,9 @@ class Writer {
       case GUMBO_TAG_IMG: {
         const char* src = Attribute(element, "src");
         std::optional<std::string_view> url = src ? SafeUrl(src, false) : std::nullopt;
-        if (!url) return;
+        if (!url) {
+          return;
+        }
         StartTag("<img src=\"");
         AppendAttributeValue(*url);
         html_ += '"';
@@ -593,7 +661,9 @@ class Writer {
         break;
     }
     std::string_view name = gumbo_normalized_tagname(element.tag);
-    if (block) text_gap_ = true;
+    if (block) {
+      text_gap_ = true;
+    }
     StartTag("<");
     html_ += name;
     html_ += '>';
@@ -610,15 +680,21 @@ class Writer {
     html_ += "</";
     html_ += name;
     html_ += '>';
-    if (block) text_gap_ = true;
+    if (block) {
+      text_gap_ = true;
+    }
   }
 
   // The tag goes, the content stays. A block element still separates what is around it, in
   // the text and, with a newline, in the HTML ("<div>a</div><div>b</div>" is not "ab").
   void Unwrapped(const GumboElement& element, bool block, size_t depth) {
-    if (block) Break();
+    if (block) {
+      Break();
+    }
     Children(element.children, depth + 1);
-    if (block) Break();
+    if (block) {
+      Break();
+    }
   }
 
   // Below kMaxHtmlDepth: only the text, without recursion (gumbo may nest a few times deeper
@@ -632,16 +708,24 @@ class Writer {
         Text(node->v.text.text);
         continue;
       }
-      if (node->type != GUMBO_NODE_ELEMENT) continue;
+      if (node->type != GUMBO_NODE_ELEMENT) {
+        continue;
+      }
       const GumboElement& element = node->v.element;
       if (element.tag_namespace != GUMBO_NAMESPACE_HTML ||
           PolicyFor(element.tag) == Policy::kDrop) {
         continue;
       }
       bool block = !IsInline(element.tag);
-      if (block) Break();
-      if (leaving) continue;
-      if (block) stack.emplace_back(node, true);
+      if (block) {
+        Break();
+      }
+      if (leaving) {
+        continue;
+      }
+      if (block) {
+        stack.emplace_back(node, true);
+      }
       for (unsigned i = element.children.length; i > 0; --i) {
         stack.emplace_back(static_cast<const GumboNode*>(element.children.data[i - 1]), false);
       }
@@ -659,12 +743,16 @@ class Writer {
   }
 
   void FlushHtmlGap(bool next_is_space) {
-    if (html_gap_ && !html_.empty() && !next_is_space) html_ += '\n';
+    if (html_gap_ && !html_.empty() && !next_is_space) {
+      html_ += '\n';
+    }
     html_gap_ = false;
   }
 
   void Text(std::string_view s) {
-    if (s.empty()) return;
+    if (s.empty()) {
+      return;
+    }
     FlushHtmlGap(IsHtmlSpace(s.front()));
     for (char c : s) {
       if (IsHtmlSpace(c)) {
@@ -672,17 +760,23 @@ class Writer {
       } else if (IsAsciiControl(c)) {
         continue;  // never meaningful in prose; NUL in particular confuses other tools
       } else {
-        if (text_gap_ && !text_.empty()) text_ += ' ';
+        if (text_gap_ && !text_.empty()) {
+          text_ += ' ';
+        }
         text_gap_ = false;
         text_ += c;
       }
-      if (!IsAsciiControl(c) || IsHtmlSpace(c)) AppendEscaped(c, /*in_attribute=*/false);
+      if (!IsAsciiControl(c) || IsHtmlSpace(c)) {
+        AppendEscaped(c, /*in_attribute=*/false);
+      }
     }
   }
 
   void AppendAttributeValue(std::string_view s) {
     for (char c : s) {
-      if (!IsAsciiControl(c)) AppendEscaped(c, /*in_attribute=*/true);
+      if (!IsAsciiControl(c)) {
+        AppendEscaped(c, /*in_attribute=*/true);
+      }
     }
   }
 
@@ -722,11 +816,15 @@ Result<SanitizedHtml> SanitizeHtml(std::string_view input) {
   if (input.size() > kMaxHtmlBytes) {
     return Fail(ErrorCode::kInvalidArgument, "HTML is larger than 1 MiB");
   }
-  if (!CodePoints(input)) return Fail(ErrorCode::kInvalidArgument, "HTML is not valid UTF-8");
+  if (!CodePoints(input)) {
+    return Fail(ErrorCode::kInvalidArgument, "HTML is not valid UTF-8");
+  }
   std::string canonical = Canonicalizer(input).Run();
   ParseArena arena(kParseMemoryBase + kParseMemoryPerByte * canonical.size());
   GumboOutput* output = arena.Parse(canonical);
-  if (output == nullptr) return Fail(ErrorCode::kInvalidArgument, "HTML is too complex");
+  if (output == nullptr) {
+    return Fail(ErrorCode::kInvalidArgument, "HTML is too complex");
+  }
   Writer writer;
   // In fragment mode the root is a synthetic <html> whose children are the fragment.
   writer.Children(output->root->v.element.children, 1);

@@ -20,9 +20,15 @@ bool ForEachPoint(std::string_view s, F f) {
   const auto n = static_cast<int32_t>(s.size());
   for (int32_t i = 0; i < n;) {
     UChar32 c;
+    // The increments in conditions are ICU's own, inside U8_NEXT.
+    // NOLINTNEXTLINE(bugprone-inc-dec-in-conditions)
     U8_NEXT(p, i, n, c);
-    if (c < 0) return false;
-    if (!f(c)) return false;
+    if (c < 0) {
+      return false;
+    }
+    if (!f(c)) {
+      return false;
+    }
   }
   return true;
 }
@@ -53,7 +59,9 @@ Result<U16> ToU16(std::string_view s) {
   U16 out(static_cast<size_t>(len) + 1);
   u_strFromUTF8(out.data(), static_cast<int32_t>(out.size()), &len, s.data(),
                 static_cast<int32_t>(s.size()), &status);
-  if (U_FAILURE(status)) return Fail(ErrorCode::kInvalidArgument, "text must be valid UTF-8");
+  if (U_FAILURE(status)) {
+    return Fail(ErrorCode::kInvalidArgument, "text must be valid UTF-8");
+  }
   out.resize(static_cast<size_t>(len));
   return out;
 }
@@ -69,7 +77,9 @@ Result<std::string> ToU8(const U16& s) {
   std::string out(static_cast<size_t>(len) + 1, '\0');
   u_strToUTF8(out.data(), static_cast<int32_t>(out.size()), &len, s.data(),
               static_cast<int32_t>(s.size()), &status);
-  if (U_FAILURE(status)) return Fail(ErrorCode::kInternal, "could not encode a name skeleton");
+  if (U_FAILURE(status)) {
+    return Fail(ErrorCode::kInternal, "could not encode a name skeleton");
+  }
   out.resize(static_cast<size_t>(len));
   return out;
 }
@@ -85,7 +95,9 @@ Result<U16> Grow(const U16& in, Call call) {
     status = U_ZERO_ERROR;
     len = call(in, out, status);
   }
-  if (U_FAILURE(status)) return Fail(ErrorCode::kInternal, "could not fold a name");
+  if (U_FAILURE(status)) {
+    return Fail(ErrorCode::kInternal, "could not fold a name");
+  }
   out.resize(static_cast<size_t>(len));
   return out;
 }
@@ -93,7 +105,9 @@ Result<U16> Grow(const U16& in, Call call) {
 Result<U16> FoldCase(const U16& in) {
   UErrorCode status = U_ZERO_ERROR;
   const UNormalizer2* nfkc_cf = unorm2_getNFKCCasefoldInstance(&status);
-  if (U_FAILURE(status)) return Fail(ErrorCode::kInternal, "ICU has no NFKC_Casefold data");
+  if (U_FAILURE(status)) {
+    return Fail(ErrorCode::kInternal, "ICU has no NFKC_Casefold data");
+  }
   return Grow(in, [nfkc_cf](const U16& src, U16& dst, UErrorCode& st) {
     return unorm2_normalize(nfkc_cf, src.data(), static_cast<int32_t>(src.size()), dst.data(),
                             static_cast<int32_t>(dst.size()), &st);
@@ -110,7 +124,9 @@ USpoofChecker* Checker() {
   thread_local std::unique_ptr<USpoofChecker, SpoofCloser> checker = [] {
     UErrorCode status = U_ZERO_ERROR;
     std::unique_ptr<USpoofChecker, SpoofCloser> c(uspoof_open(&status));
-    if (U_FAILURE(status)) c.reset();
+    if (U_FAILURE(status)) {
+      c.reset();
+    }
     return c;
   }();
   return checker.get();
@@ -118,7 +134,9 @@ USpoofChecker* Checker() {
 
 Result<U16> Skeleton(const U16& in) {
   USpoofChecker* checker = Checker();
-  if (checker == nullptr) return Fail(ErrorCode::kInternal, "ICU spoof checker unavailable");
+  if (checker == nullptr) {
+    return Fail(ErrorCode::kInternal, "ICU spoof checker unavailable");
+  }
   return Grow(in, [checker](const U16& src, U16& dst, UErrorCode& st) {
     return uspoof_getSkeleton(checker, 0, src.data(), static_cast<int32_t>(src.size()), dst.data(),
                               static_cast<int32_t>(dst.size()), &st);
@@ -148,8 +166,12 @@ std::string StripBidiEmbeddings(std::string_view s) {
   for (int32_t i = 0; i < n;) {
     const int32_t start = i;
     UChar32 c;
+    // The increments in conditions are ICU's own, inside U8_NEXT.
+    // NOLINTNEXTLINE(bugprone-inc-dec-in-conditions)
     U8_NEXT(p, i, n, c);
-    if (c >= 0 && IsBidiEmbedding(c)) continue;
+    if (c >= 0 && IsBidiEmbedding(c)) {
+      continue;
+    }
     out.append(s.substr(static_cast<size_t>(start), static_cast<size_t>(i - start)));
   }
   return out;
@@ -157,23 +179,37 @@ std::string StripBidiEmbeddings(std::string_view s) {
 
 Result<std::string> FoldCase(std::string_view s) {
   auto u = ToU16(s);
-  if (!u) return tl::unexpected(u.error());
+  if (!u) {
+    return tl::unexpected(u.error());
+  }
   auto folded = FoldCase(*u);
-  if (!folded) return tl::unexpected(folded.error());
+  if (!folded) {
+    return tl::unexpected(folded.error());
+  }
   return ToU8(*folded);
 }
 
 Result<std::string> NameSkeleton(std::string_view name) {
   auto u = ToU16(name);
-  if (!u) return tl::unexpected(u.error());
+  if (!u) {
+    return tl::unexpected(u.error());
+  }
   auto folded = FoldCase(*u);
-  if (!folded) return tl::unexpected(folded.error());
+  if (!folded) {
+    return tl::unexpected(folded.error());
+  }
   auto skeleton = Skeleton(*folded);
-  if (!skeleton) return tl::unexpected(skeleton.error());
+  if (!skeleton) {
+    return tl::unexpected(skeleton.error());
+  }
   auto refolded = FoldCase(*skeleton);
-  if (!refolded) return tl::unexpected(refolded.error());
+  if (!refolded) {
+    return tl::unexpected(refolded.error());
+  }
   auto text = ToU8(*refolded);
-  if (!text) return tl::unexpected(text.error());
+  if (!text) {
+    return tl::unexpected(text.error());
+  }
   const std::string& utf8 = *text;
   // White space runs as one space, none at the ends: "a  b" and " a b" are one name.
   std::string out;
@@ -184,7 +220,9 @@ Result<std::string> NameSkeleton(std::string_view name) {
       space = !out.empty();
       return true;
     }
-    if (space) out.push_back(' ');
+    if (space) {
+      out.push_back(' ');
+    }
     space = false;
     char buf[4];
     int32_t len = 0;

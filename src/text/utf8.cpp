@@ -24,19 +24,25 @@ size_t Decode(std::string_view s, size_t i, char32_t& cp) {
   } else {
     return 0;
   }
-  if (i + len > s.size()) return 0;
+  if (i + len > s.size()) {
+    return 0;
+  }
   for (size_t k = 1; k < len; ++k) {
-    if ((b(k) & 0xC0) != 0x80) return 0;
+    if ((b(k) & 0xC0) != 0x80) {
+      return 0;
+    }
     cp = (cp << 6) | (b(k) & 0x3F);
   }
-  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+    return 0;
+  }
   return len;
 }
 
 bool IsSpace(char32_t c) {
   return c == ' ' || (c >= 0x09 && c <= 0x0D) || c == 0x85 || c == 0xA0 || c == 0x1680 ||
-         (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
-         c == 0x205F || c == 0x3000 || c == 0xFEFF;
+         (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F ||
+         c == 0x3000 || c == 0xFEFF;
 }
 
 }  // namespace
@@ -46,7 +52,9 @@ std::optional<size_t> CodePoints(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
     char32_t cp;
     size_t len = Decode(s, i, cp);
-    if (len == 0) return std::nullopt;
+    if (len == 0) {
+      return std::nullopt;
+    }
     i += len;
     ++n;
   }
@@ -68,17 +76,23 @@ std::string_view Trim(std::string_view s) {
   while (start < s.size()) {
     char32_t cp;
     size_t len = Decode(s, start, cp);
-    if (len == 0 || !IsSpace(cp)) break;
+    if (len == 0 || !IsSpace(cp)) {
+      break;
+    }
     start += len;
   }
   size_t end = s.size();
   while (end > start) {
     // Step back to the start of the last code point.
     size_t k = end - 1;
-    while (k > start && (static_cast<unsigned char>(s[k]) & 0xC0) == 0x80) --k;
+    while (k > start && (static_cast<unsigned char>(s[k]) & 0xC0) == 0x80) {
+      --k;
+    }
     char32_t cp;
     size_t len = Decode(s, k, cp);
-    if (len == 0 || k + len != end || !IsSpace(cp)) break;
+    if (len == 0 || k + len != end || !IsSpace(cp)) {
+      break;
+    }
     end = k;
   }
   return s.substr(start, end - start);

@@ -1,10 +1,10 @@
 #include "support/http_client.hpp"
 
-#include <algorithm>
-#include <stdexcept>
-
 #include <sys/socket.h>
 #include <sys/time.h>
+
+#include <algorithm>
+#include <stdexcept>
 
 namespace plaudit::testing {
 
@@ -18,12 +18,18 @@ std::string HttpResponse::Header(const std::string& lower_name) const {
 std::string HttpResponse::ErrorCode() const {
   boost::system::error_code ec;
   auto v = boost::json::parse(body, ec);
-  if (ec || !v.is_object()) return {};
+  if (ec || !v.is_object()) {
+    return {};
+  }
   auto* err = v.as_object().if_contains("error");
-  if (!err || !err->is_object()) return {};
+  if (!err || !err->is_object()) {
+    return {};
+  }
   auto* code = err->as_object().if_contains("code");
   auto* msg = err->as_object().if_contains("message");
-  if (!code || !code->is_string() || !msg || !msg->is_string()) return {};
+  if (!code || !code->is_string() || !msg || !msg->is_string()) {
+    return {};
+  }
   return std::string(code->as_string());
 }
 
@@ -31,7 +37,9 @@ HttpClient::HttpClient(std::string host, uint16_t port)
     : HttpClient(std::move(host), std::vector<uint16_t>{port}) {}
 
 HttpClient::HttpClient(std::string host, std::vector<uint16_t> ports) : host_(std::move(host)) {
-  for (uint16_t port : ports) connections_.push_back(Connection{port, nullptr, {}});
+  for (uint16_t port : ports) {
+    connections_.push_back(Connection{port, nullptr, {}});
+  }
 }
 
 HttpClient::~HttpClient() = default;
@@ -46,28 +54,41 @@ void HttpClient::Connect(Connection& c) {
   c.buffer.clear();
 }
 
-HttpResponse HttpClient::Send(beast::http::verb method, const std::string& target, const std::string& body,
-                              const std::string& content_type, const Headers& headers) {
+HttpResponse HttpClient::Send(beast::http::verb method, const std::string& target,
+                              const std::string& body, const std::string& content_type,
+                              const Headers& headers) {
   Connection& c = connections_[turn_++ % connections_.size()];
   for (int attempt = 0; attempt < 2; ++attempt) {
-    if (!c.stream) Connect(c);
+    if (!c.stream) {
+      Connect(c);
+    }
     beast::http::request<beast::http::string_body> req{method, target, 11};
     req.set(beast::http::field::host, host_);
     req.keep_alive(true);
-    if (!content_type.empty()) req.set(beast::http::field::content_type, content_type);
-    for (const auto& [k, v] : headers) req.set(k, v);
+    if (!content_type.empty()) {
+      req.set(beast::http::field::content_type, content_type);
+    }
+    for (const auto& [k, v] : headers) {
+      req.set(k, v);
+    }
     req.body() = body;
     req.prepare_payload();
     boost::system::error_code ec;
     beast::http::write(*c.stream, req, ec);
     beast::http::response_parser<beast::http::string_body> parser;
     parser.body_limit(64 << 20);
-    if (method == beast::http::verb::head) parser.skip(true);
-    if (!ec) beast::http::read(*c.stream, c.buffer, parser, ec);
+    if (method == beast::http::verb::head) {
+      parser.skip(true);
+    }
+    if (!ec) {
+      beast::http::read(*c.stream, c.buffer, parser, ec);
+    }
     if (ec) {
       // A keep-alive connection the server closed: reconnect once.
       c.stream.reset();
-      if (attempt == 0) continue;
+      if (attempt == 0) {
+        continue;
+      }
       throw std::runtime_error("HTTP request failed: " + ec.message());
     }
     auto& res = parser.get();
@@ -79,7 +100,9 @@ HttpResponse HttpClient::Send(beast::http::verb method, const std::string& targe
       std::transform(name.begin(), name.end(), name.begin(), ::tolower);
       out.headers[name] = std::string(f.value());
     }
-    if (!res.keep_alive()) c.stream.reset();
+    if (!res.keep_alive()) {
+      c.stream.reset();
+    }
     return out;
   }
   throw std::runtime_error("unreachable");
@@ -117,7 +140,9 @@ std::string HttpClient::Raw(const std::string& host, uint16_t port, const std::s
   while (true) {
     size_t n = stream.read_some(net::buffer(buf), ec);
     out.append(buf, n);
-    if (ec) break;
+    if (ec) {
+      break;
+    }
   }
   return out;
 }

@@ -1,14 +1,13 @@
 #pragma once
 // A small blocking HTTP/1.1 client for tests (Beast, keep-alive), plus a raw-bytes helper
 // for malformed requests.
+#include <boost/json.hpp>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <boost/json.hpp>
 
 #include "common/net.hpp"
 
@@ -34,12 +33,16 @@ class HttpClient {
   ~HttpClient();
 
   using Headers = std::vector<std::pair<std::string, std::string>>;
-  HttpResponse Send(beast::http::verb method, const std::string& target, const std::string& body = "",
-                    const std::string& content_type = "", const Headers& headers = {});
+  HttpResponse Send(beast::http::verb method, const std::string& target,
+                    const std::string& body = "", const std::string& content_type = "",
+                    const Headers& headers = {});
   HttpResponse Get(const std::string& target, const Headers& headers = {});
-  HttpResponse Post(const std::string& target, const std::string& json, const Headers& headers = {});
-  HttpResponse Put(const std::string& target, const std::string& json = "", const Headers& headers = {});
-  HttpResponse Patch(const std::string& target, const std::string& json, const Headers& headers = {});
+  HttpResponse Post(const std::string& target, const std::string& json,
+                    const Headers& headers = {});
+  HttpResponse Put(const std::string& target, const std::string& json = "",
+                   const Headers& headers = {});
+  HttpResponse Patch(const std::string& target, const std::string& json,
+                     const Headers& headers = {});
   HttpResponse Delete(const std::string& target, const Headers& headers = {});
 
   // Sends `bytes` on a fresh connection and returns everything the server answers until it

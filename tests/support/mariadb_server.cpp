@@ -29,16 +29,24 @@ void StopStaleServers() {
   const char* base = std::getenv("TMPDIR");
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(base && *base ? base : "/tmp", ec)) {
-    if (entry.path().filename().string().rfind("plaudit-mariadb-", 0) != 0) continue;
+    if (entry.path().filename().string().rfind("plaudit-mariadb-", 0) != 0) {
+      continue;
+    }
     const fs::path owner_file = entry.path() / "owner.pid";
-    if (!fs::exists(owner_file)) continue;
+    if (!fs::exists(owner_file)) {
+      continue;
+    }
     const pid_t owner = static_cast<pid_t>(std::atol(ReadFile(owner_file.string()).c_str()));
-    if (owner <= 0 || ::kill(owner, 0) == 0 || errno != ESRCH) continue;
+    if (owner <= 0 || ::kill(owner, 0) == 0 || errno != ESRCH) {
+      continue;
+    }
     const pid_t server =
         static_cast<pid_t>(std::atol(ReadFile((entry.path() / "mariadbd.pid").string()).c_str()));
     if (server > 0) {
       ::kill(server, SIGKILL);
-      for (int i = 0; i < 100 && ::kill(server, 0) == 0; ++i) ::usleep(50 * 1000);
+      for (int i = 0; i < 100 && ::kill(server, 0) == 0; ++i) {
+        ::usleep(50 * 1000);
+      }
     }
     fs::remove_all(entry.path(), ec);
   }
@@ -85,7 +93,9 @@ MariadbServer::MariadbServer() {
                                 "--auth-root-authentication-method=normal",
                                 "--skip-test-db",
                                 "--skip-name-resolve"};
-  if (as_root_) argv.push_back("--user=mysql");
+  if (as_root_) {
+    argv.push_back("--user=mysql");
+  }
   const std::string install_log = (root / "install.log").string();
   Process installer(argv, install_log);
   if (installer.Wait(std::chrono::seconds(120)).value_or(-1) != 0) {
@@ -104,7 +114,9 @@ MariadbServer& MariadbServer::Shared() {
 }
 
 void MariadbServer::Start() {
-  if (proc_) return;
+  if (proc_) {
+    return;
+  }
   std::vector<std::string> argv{Server(),
                                 "--no-defaults",
                                 "--datadir=" + data_dir_,
@@ -122,7 +134,9 @@ void MariadbServer::Start() {
                                 "--character-set-server=utf8mb4",
                                 "--collation-server=utf8mb4_general_ci",
                                 "--log-error=" + log_path_};
-  if (as_root_) argv.push_back("--user=mysql");
+  if (as_root_) {
+    argv.push_back("--user=mysql");
+  }
   proc_ = std::make_unique<Process>(argv, log_path_ + ".out");
   const bool ready = WaitFor([&] { return !proc_->Running() || UnixSocketAccepts(socket_); },
                              std::chrono::seconds(60));
@@ -133,9 +147,13 @@ void MariadbServer::Start() {
 }
 
 void MariadbServer::Stop() {
-  if (!proc_) return;
+  if (!proc_) {
+    return;
+  }
   proc_->Signal(SIGTERM);
-  if (!proc_->Wait(std::chrono::seconds(60))) proc_->Stop();
+  if (!proc_->Wait(std::chrono::seconds(60))) {
+    proc_->Stop();
+  }
   proc_.reset();
   std::error_code ec;
   fs::remove(socket_, ec);
@@ -143,7 +161,9 @@ void MariadbServer::Stop() {
 
 std::string MariadbServer::url(const std::string& database, bool tcp) const {
   const std::string who = std::string("mariadb://") + kUser + ":" + kPassword + "@";
-  if (tcp) return who + "127.0.0.1:" + std::to_string(port_) + "/" + database;
+  if (tcp) {
+    return who + "127.0.0.1:" + std::to_string(port_) + "/" + database;
+  }
   return who + "localhost/" + database + "?socket=" + socket_;
 }
 
@@ -156,19 +176,29 @@ std::string MariadbServer::CreateDatabase() {
 
 std::string MariadbServer::Sql(const std::string& database, const std::string& sql) const {
   std::string client = FindExecutable("mariadb", {"/usr/bin"});
-  if (client.empty()) throw std::runtime_error("the mariadb client is not installed");
+  if (client.empty()) {
+    throw std::runtime_error("the mariadb client is not installed");
+  }
   std::string cmd = ShellQuote(client) + " --no-defaults -N -B -r -u root -S " +
                     ShellQuote(socket_) + (database.empty() ? "" : " -D " + ShellQuote(database)) +
                     " -e " + ShellQuote(sql) + " 2>&1";
   FILE* p = ::popen(cmd.c_str(), "r");
-  if (p == nullptr) throw std::runtime_error("popen mariadb failed");
+  if (p == nullptr) {
+    throw std::runtime_error("popen mariadb failed");
+  }
   std::string out;
   std::array<char, 4096> buf{};
   size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) {
+    out.append(buf.data(), n);
+  }
   const int status = ::pclose(p);
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  if (status != 0) throw std::runtime_error("mariadb failed (" + sql + "): " + out);
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) {
+    out.pop_back();
+  }
+  if (status != 0) {
+    throw std::runtime_error("mariadb failed (" + sql + "): " + out);
+  }
   return out;
 }
 

@@ -60,7 +60,9 @@ struct SentMail {
       const size_t end = s.find("?=", w + 10);
       out += FromBase64(s.substr(w + 10, end - w - 10));
       at = end + 2;
-      while (at < s.size() && s[at] == ' ') ++at;  // folding between encoded words
+      while (at < s.size() && s[at] == ' ') {
+        ++at;  // folding between encoded words
+      }
     }
     return out;
   }
@@ -72,20 +74,26 @@ inline SentMail ParseMail(const std::string& raw) {
   std::string last;
   std::istringstream head(raw.substr(0, head_end));
   for (std::string line; std::getline(head, line);) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty() && line.back() == '\r') {
+      line.pop_back();
+    }
     if (!line.empty() && (line[0] == ' ' || line[0] == '\t')) {
       m.headers[last] += line;
       continue;
     }
     const size_t colon = line.find(':');
-    if (colon == std::string::npos) continue;
+    if (colon == std::string::npos) {
+      continue;
+    }
     last = line.substr(0, colon);
     std::transform(last.begin(), last.end(), last.begin(), ::tolower);
     m.headers[last] = line.substr(colon + 2);
   }
   auto part = [&](const std::string& type) {
     const size_t at = raw.find("Content-Type: " + type);
-    if (at == std::string::npos) return std::string();
+    if (at == std::string::npos) {
+      return std::string();
+    }
     const size_t body = raw.find("\r\n\r\n", at) + 4;
     const size_t end = raw.find("--", body);
     return FromBase64(raw.substr(body, end - body));
@@ -100,12 +108,16 @@ inline std::vector<std::string> Files(const std::filesystem::path& dir, const st
   std::vector<std::filesystem::path> paths;
   if (std::filesystem::exists(dir)) {
     for (const auto& e : std::filesystem::directory_iterator(dir)) {
-      if (e.path().extension() == ext) paths.push_back(e.path());
+      if (e.path().extension() == ext) {
+        paths.push_back(e.path());
+      }
     }
   }
   std::sort(paths.begin(), paths.end());
   std::vector<std::string> out;
-  for (const auto& p : paths) out.push_back(Slurp(p));
+  for (const auto& p : paths) {
+    out.push_back(Slurp(p));
+  }
   return out;
 }
 
@@ -115,7 +127,9 @@ class SmtpSink {
   explicit SmtpSink(int port = 0, bool hang = false) { Start(port, hang); }
   void Start(int port, bool hang = false) {
     std::vector<std::string> args{"--dir", dir_.path().string()};
-    if (hang) args.emplace_back("--hang");
+    if (hang) {
+      args.emplace_back("--hang");
+    }
     server_ =
         std::make_unique<ScriptServer>("/usr/bin/python3", "tests/notify/smtp_sink.py", args, port);
     port_ = server_->port();
@@ -125,14 +139,18 @@ class SmtpSink {
   std::string url() const { return "smtp://127.0.0.1:" + std::to_string(port()); }
   std::vector<SentMail> Mails() const {
     std::vector<SentMail> out;
-    for (const auto& raw : Files(dir_.path(), ".eml")) out.push_back(ParseMail(raw));
+    for (const auto& raw : Files(dir_.path(), ".eml")) {
+      out.push_back(ParseMail(raw));
+    }
     return out;
   }
   // The mails to `address`.
   std::vector<SentMail> To(const std::string& address) const {
     std::vector<SentMail> out;
     for (auto& m : Mails()) {
-      if (m.Header("x-envelope-to") == address) out.push_back(m);
+      if (m.Header("x-envelope-to") == address) {
+        out.push_back(m);
+      }
     }
     return out;
   }

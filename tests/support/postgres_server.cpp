@@ -1,19 +1,20 @@
 #include "support/postgres_server.hpp"
-#include "support/process.hpp"
 
 #include <pwd.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <array>
-#include <cerrno>
-#include <cstdlib>
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+
+#include "support/process.hpp"
 
 namespace plaudit::testing {
 
@@ -70,16 +71,24 @@ void StopStaleServers() {
   const char* base = std::getenv("TMPDIR");
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(base && *base ? base : "/tmp", ec)) {
-    if (entry.path().filename().string().rfind("plaudit-pg-", 0) != 0) continue;
+    if (entry.path().filename().string().rfind("plaudit-pg-", 0) != 0) {
+      continue;
+    }
     const fs::path owner_file = entry.path() / "owner.pid";
-    if (!fs::exists(owner_file)) continue;
+    if (!fs::exists(owner_file)) {
+      continue;
+    }
     const pid_t owner = static_cast<pid_t>(std::atol(ReadFile(owner_file.string()).c_str()));
-    if (owner <= 0 || ::kill(owner, 0) == 0 || errno != ESRCH) continue;
+    if (owner <= 0 || ::kill(owner, 0) == 0 || errno != ESRCH) {
+      continue;
+    }
     const std::string pidfile = (entry.path() / "data" / "postmaster.pid").string();
     const auto lines = PidFileLines(pidfile);
     if (!lines.empty() && std::atol(lines[0].c_str()) > 0) {
       ::kill(static_cast<pid_t>(std::atol(lines[0].c_str())), SIGINT);
-      for (int i = 0; i < 100 && fs::exists(pidfile); ++i) ::usleep(50 * 1000);
+      for (int i = 0; i < 100 && fs::exists(pidfile); ++i) {
+        ::usleep(50 * 1000);
+      }
     }
     fs::remove_all(entry.path(), ec);
   }

@@ -107,10 +107,11 @@ int PickFreePort(int lo, int hi, int also) {
   std::uniform_int_distribution<int> pick(lo, hi);
   for (int attempt = 0; attempt < 1000; ++attempt) {
     const int port = pick(rng);
-    if (TcpPortFree(port) && (also == 0 || TcpPortFree(port + also))) return port;
+    if (TcpPortFree(port) && (also == 0 || TcpPortFree(port + also))) {
+      return port;
+    }
   }
-  throw std::runtime_error("no free TCP port in " + std::to_string(lo) + "-" +
-                           std::to_string(hi));
+  throw std::runtime_error("no free TCP port in " + std::to_string(lo) + "-" + std::to_string(hi));
 }
 
 }  // namespace
@@ -139,7 +140,9 @@ std::string FindExecutable(const std::string& name, const std::vector<std::strin
     size_t start = 0;
     while (start <= p.size()) {
       size_t end = p.find(':', start);
-      if (end == std::string::npos) end = p.size();
+      if (end == std::string::npos) {
+        end = p.size();
+      }
       dirs.push_back(p.substr(start, end - start));
       start = end + 1;
     }
@@ -169,8 +172,12 @@ std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (!line.empty()) out.push_back(line);
+    if (!line.empty() && line.back() == '\r') {
+      line.pop_back();
+    }
+    if (!line.empty()) {
+      out.push_back(line);
+    }
   }
   return out;
 }

@@ -55,7 +55,8 @@ std::string ReadFile(const std::string& path);
 // means it was reaped.
 bool Alive(pid_t pid);
 // Whether an executable is found in PATH or at the absolute path.
-std::string FindExecutable(const std::string& name, const std::vector<std::string>& extra_dirs = {});
+std::string FindExecutable(const std::string& name,
+                           const std::vector<std::string>& extra_dirs = {});
 
 }  // namespace plaudit::testing
 

@@ -26,10 +26,25 @@ void RedisServer::Start() {
   if (bin.empty()) {
     throw std::runtime_error("redis-server not found: run scripts/install-deps.sh");
   }
-  std::vector<std::string> argv{bin, "--port", std::to_string(port_), "--bind", "127.0.0.1",
-                                "--unixsocket", socket_, "--unixsocketperm", "700", "--dir",
-                                dir_.path().string(), "--save", "", "--appendonly", "no",
-                                "--daemonize", "no", "--loglevel", "warning"};
+  std::vector<std::string> argv{bin,
+                                "--port",
+                                std::to_string(port_),
+                                "--bind",
+                                "127.0.0.1",
+                                "--unixsocket",
+                                socket_,
+                                "--unixsocketperm",
+                                "700",
+                                "--dir",
+                                dir_.path().string(),
+                                "--save",
+                                "",
+                                "--appendonly",
+                                "no",
+                                "--daemonize",
+                                "no",
+                                "--loglevel",
+                                "warning"};
   argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
   proc_ = std::make_unique<Process>(argv, (dir_.path() / "redis.log").string());
   if (!WaitFor([&] { return UnixSocketAccepts(socket_); }, std::chrono::seconds(10))) {

@@ -22,7 +22,9 @@ bool StartsWith(const std::string& s, const std::string& prefix) {
 bool OnEveryPrimary(const std::string& args) {
   for (const char* p : {"FLUSHALL", "FLUSHDB", "SCRIPT ", "CLIENT ", "ACL ", "CONFIG ", "--scan",
                         "PUBSUB ", "DBSIZE"}) {
-    if (StartsWith(args, p)) return true;
+    if (StartsWith(args, p)) {
+      return true;
+    }
   }
   return false;
 }
@@ -37,9 +39,13 @@ bool TestRedis::ClusterMode() {
 TestRedis::TestRedis() {
   if (ClusterMode()) {
     cluster_ = &SharedCluster();
-    if (!cluster_->WaitHealthy()) throw std::runtime_error("the test cluster is not healthy");
+    if (!cluster_->WaitHealthy()) {
+      throw std::runtime_error("the test cluster is not healthy");
+    }
     cluster_->FlushAll();
-    for (size_t p : cluster_->Primaries()) cluster_->node(p).Cli("SCRIPT FLUSH");
+    for (size_t p : cluster_->Primaries()) {
+      cluster_->node(p).Cli("SCRIPT FLUSH");
+    }
   } else {
     server_ = std::make_unique<RedisServer>();
   }
@@ -55,17 +61,27 @@ RedisServer& TestRedis::server() const {
 }
 
 std::string TestRedis::Cli(const std::string& args) const {
-  if (!cluster_) return server_->Cli(args);
-  if (!OnEveryPrimary(args)) return cluster_->Cli(args);
+  if (!cluster_) {
+    return server_->Cli(args);
+  }
+  if (!OnEveryPrimary(args)) {
+    return cluster_->Cli(args);
+  }
   // Every primary's answer: counts (CLIENT KILL, DBSIZE, PUBSUB NUMSUB's) summed, lists
   // (--scan) joined, a status (OK) when all say it.
   std::vector<std::string> outs;
-  for (size_t p : cluster_->Primaries()) outs.push_back(cluster_->node(p).Cli(args));
+  for (size_t p : cluster_->Primaries()) {
+    outs.push_back(cluster_->node(p).Cli(args));
+  }
   if (StartsWith(args, "--scan")) {
     std::string all;
     for (const auto& o : outs) {
-      if (o.empty()) continue;
-      if (!all.empty()) all += '\n';
+      if (o.empty()) {
+        continue;
+      }
+      if (!all.empty()) {
+        all += '\n';
+      }
       all += o;
     }
     return all;
@@ -83,11 +99,15 @@ std::string TestRedis::Cli(const std::string& args) const {
   const bool counts = StartsWith(args, "CLIENT KILL") || StartsWith(args, "DBSIZE");
   if (counts) {
     long total = 0;
-    for (const auto& o : outs) total += std::stol(o);
+    for (const auto& o : outs) {
+      total += std::stol(o);
+    }
     return std::to_string(total);
   }
   for (const auto& o : outs) {
-    if (o != outs.front()) return o;  // a disagreement shows
+    if (o != outs.front()) {
+      return o;  // a disagreement shows
+    }
   }
   return outs.front();
 }

@@ -45,16 +45,16 @@ class TestRedis {
 }  // namespace plaudit::testing
 
 // At the top of a test that stops, restores or otherwise needs one redis-server.
-#define PL_NEEDS_ONE_REDIS()                                                         \
-  do {                                                                               \
-    if (::plaudit::testing::TestRedis::ClusterMode())                                \
-      GTEST_SKIP() << "needs one redis-server (stops, restores or pauses it)";       \
+#define PL_NEEDS_ONE_REDIS()                                                   \
+  do {                                                                         \
+    if (::plaudit::testing::TestRedis::ClusterMode())                          \
+      GTEST_SKIP() << "needs one redis-server (stops, restores or pauses it)"; \
   } while (0)
 
 // At the top of a test that counts one instance's Redis commands or cache hits: on a cluster
 // its requests alternate between two instances, so such counts say nothing there.
-#define PL_COUNTS_ONE_INSTANCE()                                                     \
-  do {                                                                               \
-    if (::plaudit::testing::TestRedis::ClusterMode())                                \
-      GTEST_SKIP() << "counts one instance's commands; requests alternate here";    \
+#define PL_COUNTS_ONE_INSTANCE()                                                 \
+  do {                                                                           \
+    if (::plaudit::testing::TestRedis::ClusterMode())                            \
+      GTEST_SKIP() << "counts one instance's commands; requests alternate here"; \
   } while (0)

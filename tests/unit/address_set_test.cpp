@@ -1,7 +1,7 @@
 // --metrics-allow's address sets: what parses, and who is in.
-#include <gtest/gtest.h>
-
 #include "common/address_set.hpp"
+
+#include <gtest/gtest.h>
 
 namespace plaudit {
 namespace {

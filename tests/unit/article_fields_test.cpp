@@ -57,7 +57,9 @@ void ExpectSameArticle(const Article& x, const Article& y) {
 
 ArticleFieldList AsList(const ArticleFields& map, bool reversed) {
   ArticleFieldList list(map.begin(), map.end());
-  if (reversed) std::reverse(list.begin(), list.end());
+  if (reversed) {
+    std::reverse(list.begin(), list.end());
+  }
   return list;
 }
 

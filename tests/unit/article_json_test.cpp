@@ -68,7 +68,9 @@ TEST(ArticleJsonText, SaysWhatArticleJsonSays) {
 TEST(ArticleJsonText, EscapesLikeBoostJson) {
   const std::string all_bytes = [] {
     std::string s;
-    for (int c = 0; c < 256; ++c) s.push_back(static_cast<char>(c));
+    for (int c = 0; c < 256; ++c) {
+      s.push_back(static_cast<char>(c));
+    }
     return s;
   }();
   std::string text;
@@ -111,9 +113,15 @@ domain::Comment AComment(int64_t id, bool top) {
   domain::Comment c;
   c.id = id;
   c.article_id = 42;
-  if (!top) c.parent_id = 513;
+  if (!top) {
+    c.parent_id = 513;
+  }
   c.author = {7, "ada", "Ada \"the first\" L."};
-  if (!top && id % 2 == 0) c.reply_to = domain::CommentUser{8, "bob", "B\xc3\xb6" "b\n"};
+  if (!top && id % 2 == 0) {
+    c.reply_to = domain::CommentUser{8, "bob",
+                                     "B\xc3\xb6"
+                                     "b\n"};
+  }
   c.body = top ? "Top-level: <b>not markup</b> & \\ \t tab" : "a reply";
   c.created_at_ms = 1'700'000'000'000 + id;
   c.updated_at_ms = c.created_at_ms + 5;
@@ -125,8 +133,8 @@ domain::Comment AComment(int64_t id, bool top) {
 }
 
 TEST(CommentJsonText, SaysWhatCommentJsonSays) {
-  for (const domain::Comment& c : {AComment(513, true), AComment(1027, false),
-                                   AComment(1028, false)}) {
+  for (const domain::Comment& c :
+       {AComment(513, true), AComment(1027, false), AComment(1028, false)}) {
     std::string text;
     AppendCommentJson(text, c);
     EXPECT_EQ(Parse(text), boost::json::value(CommentJson(c))) << text;
@@ -142,8 +150,8 @@ TEST(CommentJsonText, WritesTheBytesBoostJsonWrites) {
   odd.author.display_name = "\x08\x0c";
   odd.created_at_ms = 0;
   odd.updated_at_ms = 253'402'300'799'999;  // 9999-12-31T23:59:59.999Z
-  for (const domain::Comment& c : {AComment(513, true), AComment(1027, false),
-                                   AComment(1028, false), odd}) {
+  for (const domain::Comment& c :
+       {AComment(513, true), AComment(1027, false), AComment(1028, false), odd}) {
     std::string text;
     AppendCommentJson(text, c);
     EXPECT_EQ(text, boost::json::serialize(CommentJson(c)));
@@ -154,7 +162,9 @@ TEST(CommentJsonText, APageOfThreadsSaysWhatCommentJsonAndItsRepliesSay) {
   domain::PageResult<domain::Comment> page;
   for (int64_t top = 0; top < 3; ++top) {
     domain::Comment c = AComment(513 + 256 * top, true);
-    for (int64_t r = 0; r < top; ++r) c.replies.push_back(AComment(2000 + 256 * r, false));
+    for (int64_t r = 0; r < top; ++r) {
+      c.replies.push_back(AComment(2000 + 256 * r, false));
+    }
     page.items.push_back(std::move(c));
   }
   page.total = 3;
@@ -165,7 +175,9 @@ TEST(CommentJsonText, APageOfThreadsSaysWhatCommentJsonAndItsRepliesSay) {
   auto expected = PageJson(page, req, [](const domain::Comment& c) {
     boost::json::object o = CommentJson(c);
     boost::json::array replies;
-    for (const auto& r : c.replies) replies.push_back(CommentJson(r));
+    for (const auto& r : c.replies) {
+      replies.push_back(CommentJson(r));
+    }
     o["replies"] = std::move(replies);
     return o;
   });

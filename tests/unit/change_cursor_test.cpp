@@ -38,10 +38,27 @@ TEST(ChangeCursor, AStreamIdResumesAtItsMillisecond) {
 }
 
 TEST(ChangeCursor, AnythingElseIsRefused) {
-  for (const char* bad :
-       {"bogus", "-1", "+1", " 1", "1 ", "1.5", "0x10", "1e3", "-", "1-", "-1-0", "-0", "1-2-3",
-        "1--1", "1-x", "x-1", "9223372036854775808", "99999999999999999999",
-        "18446744073709551616-0", "1-18446744073709551616", "\xc2\xb9"}) {
+  for (const char* bad : {"bogus",
+                          "-1",
+                          "+1",
+                          " 1",
+                          "1 ",
+                          "1.5",
+                          "0x10",
+                          "1e3",
+                          "-",
+                          "1-",
+                          "-1-0",
+                          "-0",
+                          "1-2-3",
+                          "1--1",
+                          "1-x",
+                          "x-1",
+                          "9223372036854775808",
+                          "99999999999999999999",
+                          "18446744073709551616-0",
+                          "1-18446744073709551616",
+                          "\xc2\xb9"}) {
     EXPECT_FALSE(ParseChangeCursor(bad)) << bad;
   }
   EXPECT_FALSE(ParseChangeCursor(std::string("1\0", 2)));

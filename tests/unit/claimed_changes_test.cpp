@@ -11,8 +11,12 @@ namespace {
 redis::ClaimedBucket Bucket(std::string bucket, std::optional<int64_t> seq,
                             std::vector<std::pair<int64_t, std::string>> changes) {
   std::vector<std::pair<std::string, std::string>> fields;
-  if (seq) fields.emplace_back("#", std::to_string(*seq));
-  for (auto& [uid, value] : changes) fields.emplace_back(std::to_string(uid), std::move(value));
+  if (seq) {
+    fields.emplace_back("#", std::to_string(*seq));
+  }
+  for (auto& [uid, value] : changes) {
+    fields.emplace_back(std::to_string(uid), std::move(value));
+  }
   auto b = redis::LikeStore::DecodeClaim("a42:" + bucket, fields);
   EXPECT_TRUE(b);
   return b ? *b : redis::ClaimedBucket{};

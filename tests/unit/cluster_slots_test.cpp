@@ -1,10 +1,10 @@
 // The cluster client's pure parts, held to the Redis Cluster specification's examples.
-#include "redis/cluster_slots.hpp"
+#include "redis/client/cluster_slots.hpp"
 
 #include <gtest/gtest.h>
 
+#include "redis/client/resp.hpp"
 #include "redis/keys.hpp"
-#include "redis/resp.hpp"
 
 namespace plaudit::redis::cluster {
 namespace {

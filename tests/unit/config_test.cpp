@@ -1,11 +1,12 @@
+#include "config/config.hpp"
+
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
 
-#include <gtest/gtest.h>
-
 #include "app/app.hpp"
-#include "config/config.hpp"
 #include "support/temp_dir.hpp"
 
 namespace plaudit::config {
@@ -14,7 +15,9 @@ namespace {
 std::optional<Invocation> ParseArgs(std::vector<std::string> args, int& code) {
   args.insert(args.begin(), "plauditd");
   std::vector<const char*> argv;
-  for (auto& a : args) argv.push_back(a.c_str());
+  for (auto& a : args) {
+    argv.push_back(a.c_str());
+  }
   return Parse(static_cast<int>(argv.size()), argv.data(), code);
 }
 
@@ -171,15 +174,14 @@ TEST(Config, TomlFileKeysAndUnknownKeyFails) {
 }
 
 TEST(Config, BadValuesFail) {
-  for (auto args : std::vector<std::vector<std::string>>{
-           {"--port", "70000"},
-           {"--port", "x"},
-           {"--flush-interval-ms", "0"},
-           {"--log-level", "chatty"},
-           {"--rate-limits", "yes"},
-           {"--max-body", "0"},
-           {"--bogus"},
-           {"frobnicate"}}) {
+  for (auto args : std::vector<std::vector<std::string>>{{"--port", "70000"},
+                                                         {"--port", "x"},
+                                                         {"--flush-interval-ms", "0"},
+                                                         {"--log-level", "chatty"},
+                                                         {"--rate-limits", "yes"},
+                                                         {"--max-body", "0"},
+                                                         {"--bogus"},
+                                                         {"frobnicate"}}) {
     int code = 0;
     EXPECT_FALSE(ParseArgs(args, code)) << args[0];
     EXPECT_NE(code, 0) << args[0];
@@ -272,10 +274,10 @@ TEST(Config, EmbeddingSettings) {
   EXPECT_EQ(inv->config.trusted_proxies.ToString(), "");
   EXPECT_FALSE(inv->config.cookie_secure);
   EXPECT_FALSE(inv->config.proxy_forwarded);  // X-Forwarded-* by default
-  inv = ParseArgs({"--sites", "https://Docs.Example:443/, http://blog.example:8080",
-                   "--trusted-proxies", "127.0.0.1,10.0.0.0/8", "--cookie-secure", "on",
-                   "--proxy-header", "forwarded"},
-                  code);
+  inv = ParseArgs(
+      {"--sites", "https://Docs.Example:443/, http://blog.example:8080", "--trusted-proxies",
+       "127.0.0.1,10.0.0.0/8", "--cookie-secure", "on", "--proxy-header", "forwarded"},
+      code);
   ASSERT_TRUE(inv);
   EXPECT_EQ(inv->config.sites.ToString(), "http://blog.example:8080,https://docs.example");
   EXPECT_TRUE(inv->config.sites.Allows("https://docs.example"));
@@ -343,7 +345,8 @@ TEST(Config, BadRedisUrlSaysWhichSchemesWork) {
   auto r = ParseBad({"--redis", "http://x"});
   ExpectRejectedNaming(r, "--redis");
   EXPECT_EQ(r.message,
-            "plauditd: --redis: unsupported scheme \"http\" (want redis://, unix://, redis-cluster:// or redis-sentinel://)\n");
+            "plauditd: --redis: unsupported scheme \"http\" (want redis://, unix://, "
+            "redis-cluster:// or redis-sentinel://)\n");
 }
 
 TEST(Config, BadValuesNeverEchoASecret) {
@@ -418,7 +421,9 @@ TEST(Config, BootstrapAdminFollowsTheAccountRulesBeforeAnythingStarts) {
   int code = -1;
   auto check = [&](std::vector<std::string> args) -> Status {
     auto inv = ParseArgs(std::move(args), code);
-    if (!inv) return Fail(ErrorCode::kInternal, "did not parse");
+    if (!inv) {
+      return Fail(ErrorCode::kInternal, "did not parse");
+    }
     return app::CheckInvocation(*inv);
   };
   EXPECT_TRUE(check({"--bootstrap-admin", "root:rootpassword"}));
@@ -456,10 +461,10 @@ TEST(Config, RedisWaitReplicasNeedsAnExternalRedisAndABoundedTimeout) {
   auto st = app::CheckInvocation(*inv);
   ASSERT_FALSE(st);
   EXPECT_EQ(st.error().message.rfind("--redis-wait-replicas: ", 0), 0u) << st.error().message;
-  for (const auto& args : std::vector<std::vector<std::string>>{
-           {"--redis-wait-replicas", "-1"},
-           {"--redis-wait-timeout-ms", "0"},
-           {"--redis-wait-timeout-ms", "501"}}) {
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"--redis-wait-replicas", "-1"},
+                                             {"--redis-wait-timeout-ms", "0"},
+                                             {"--redis-wait-timeout-ms", "501"}}) {
     EXPECT_FALSE(ParseArgs(args, code)) << args[0] << " " << args[1];
     EXPECT_NE(code, 0);
   }

@@ -1,7 +1,7 @@
 // The CSRF rule of API.md "Conventions" (http/csrf.hpp), request by request.
-#include <gtest/gtest.h>
-
 #include "http/csrf.hpp"
+
+#include <gtest/gtest.h>
 
 namespace plaudit::http {
 namespace {
@@ -12,7 +12,9 @@ bool CrossSite(beast::http::verb method, std::vector<std::pair<std::string, std:
                bool https = false, std::string forwarded_host = "") {
   RawRequest raw{method, "/api/v1/articles/1/like", 11};
   raw.set(beast::http::field::host, "plaudit.example:8080");
-  for (const auto& [name, value] : headers) raw.set(name, value);
+  for (const auto& [name, value] : headers) {
+    raw.set(name, value);
+  }
   Request req{raw, "/api/v1/articles/1/like", "", {}, "192.0.2.1", https, forwarded_host};
   return IsCrossSiteWrite(req, kSites);
 }
@@ -40,8 +42,8 @@ TEST(Csrf, ItsOwnOriginASiteReadsNonBrowsersAndBearerPass) {
   EXPECT_FALSE(CrossSite(V::put, {{"Origin", "https://blog.example"}}));
   // Behind a proxy that rewrote Host, the Host the client sent (per the proxy) is its own.
   EXPECT_FALSE(CrossSite(V::put, {{"Origin", "https://plaudit.example"}}, true, "plaudit.example"));
-  EXPECT_TRUE(CrossSite(V::put, {{"Origin", "https://plaudit.example:8080"}}, true,
-                        "plaudit.example"));
+  EXPECT_TRUE(
+      CrossSite(V::put, {{"Origin", "https://plaudit.example:8080"}}, true, "plaudit.example"));
   EXPECT_FALSE(CrossSite(V::put, {{"Referer", "https://blog.example/posts/1?x=2"}}));
   EXPECT_FALSE(CrossSite(V::delete_, {}));
   EXPECT_FALSE(CrossSite(V::get, {{"Origin", "https://evil.example"}}));

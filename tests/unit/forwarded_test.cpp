@@ -1,8 +1,8 @@
 // The client behind trusted proxies (http/forwarded.hpp): X-Forwarded-For and RFC 7239
 // Forwarded parsing, and that neither is believed from a peer outside --trusted-proxies.
-#include <gtest/gtest.h>
-
 #include "http/forwarded.hpp"
+
+#include <gtest/gtest.h>
 
 namespace plaudit::http {
 namespace {
@@ -11,7 +11,9 @@ using Nodes = std::vector<std::string>;
 
 RawRequest WithHeaders(std::vector<std::pair<std::string, std::string>> headers) {
   RawRequest req{beast::http::verb::get, "/api/v1/users/1", 11};
-  for (const auto& [name, value] : headers) req.insert(name, value);
+  for (const auto& [name, value] : headers) {
+    req.insert(name, value);
+  }
   return req;
 }
 
@@ -82,7 +84,8 @@ TEST(Forwarded, OnlyTheConfiguredFamilyIsReadAndQuotedIpv6IsCanonical) {
   req = WithHeaders({{"Forwarded", "proto=https"}, {"X-Forwarded-For", "198.51.100.1"}});
   EXPECT_EQ(ClientOf(req, "127.0.0.1", trusted).address, "198.51.100.1");
   // And the other way round: behind a Forwarded proxy, X-Forwarded-For is the client's.
-  req = WithHeaders({{"Forwarded", "for=198.51.100.2"}, {"X-Forwarded-For", "6.6.6.6"},
+  req = WithHeaders({{"Forwarded", "for=198.51.100.2"},
+                     {"X-Forwarded-For", "6.6.6.6"},
                      {"X-Forwarded-Proto", "https"}});
   c = ClientOf(req, "127.0.0.1", trusted, ProxyHeader::kForwarded);
   EXPECT_EQ(c.address, "198.51.100.2");
@@ -107,8 +110,8 @@ TEST(Forwarded, TheHostAProxyRewroteComesFromATrustedPeerOnly) {
   auto req = WithHeaders({{"X-Forwarded-Host", "plaudit.example"}});
   EXPECT_EQ(ClientOf(req, "127.0.0.1", Trusted("127.0.0.1")).host, "plaudit.example");
   EXPECT_EQ(ClientOf(req, "192.0.2.9", Trusted("127.0.0.1")).host, "");
-  req = WithHeaders({{"Forwarded", "for=192.0.2.1;host=a.example"},
-                     {"X-Forwarded-Host", "b.example"}});
+  req = WithHeaders(
+      {{"Forwarded", "for=192.0.2.1;host=a.example"}, {"X-Forwarded-Host", "b.example"}});
   // Each family's host comes with that family alone.
   EXPECT_EQ(ClientOf(req, "127.0.0.1", Trusted("127.0.0.1"), ProxyHeader::kForwarded).host,
             "a.example");

@@ -1,6 +1,6 @@
 // FreshFlight: a caller is answered by a load that started after it called, never by one
 // already under way; callers that arrive during a load share one next load.
-#include "domain/fresh_flight.hpp"
+#include "common/fresh_flight.hpp"
 
 #include <gtest/gtest.h>
 
@@ -94,8 +94,12 @@ TEST(FreshFlight, AFailedOrThrowingLoadFailsItsCallersAndTheNextLoadStillRuns) {
     std::function<Awaitable<Result<int>>()> load = [&calls]() -> Awaitable<Result<int>> {
       const int n = ++calls;
       co_await After(10ms);
-      if (n == 1) throw std::runtime_error("boom");
-      if (n == 2) co_return Fail(ErrorCode::kUnavailable, "down");
+      if (n == 1) {
+        throw std::runtime_error("boom");
+      }
+      if (n == 2) {
+        co_return Fail(ErrorCode::kUnavailable, "down");
+      }
       co_return 7;
     };
     Result<int> r = co_await flight.Do(1, std::move(load));

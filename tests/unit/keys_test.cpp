@@ -105,12 +105,18 @@ Shape ShapeOf(std::string_view key) {
   const size_t tag = key.find("{lN}");
   const size_t arg = key.find('<');
   const size_t first = std::min(tag, arg);
-  if (first == std::string_view::npos) return {std::string(key), ""};
+  if (first == std::string_view::npos) {
+    return {std::string(key), ""};
+  }
   const size_t last_tag = key.rfind("{lN}");
   const size_t last_arg = key.rfind('>');
   size_t after = 0;
-  if (last_tag != std::string_view::npos) after = last_tag + 4;
-  if (last_arg != std::string_view::npos) after = std::max(after, last_arg + 1);
+  if (last_tag != std::string_view::npos) {
+    after = last_tag + 4;
+  }
+  if (last_arg != std::string_view::npos) {
+    after = std::max(after, last_arg + 1);
+  }
   return {std::string(key.substr(0, first)), std::string(key.substr(after))};
 }
 
@@ -138,13 +144,19 @@ std::vector<Row> DocTableKeys(const std::string& doc) {
   std::string line;
   bool in_section = false;
   for (int n = 1; std::getline(in, line); ++n) {
-    if (line.starts_with("## ")) in_section = line == "## Redis key schema";
-    if (!in_section || !line.starts_with("| `pl:")) continue;
+    if (line.starts_with("## ")) {
+      in_section = line == "## Redis key schema";
+    }
+    if (!in_section || !line.starts_with("| `pl:")) {
+      continue;
+    }
     const std::string cell = line.substr(1, line.find('|', 1) - 1);
     for (size_t open = cell.find('`'); open != std::string::npos;) {
       const size_t close = cell.find('`', open + 1);
       const std::string key = cell.substr(open + 1, close - open - 1);
-      if (key.starts_with("pl:")) rows.push_back({key, n});
+      if (key.starts_with("pl:")) {
+        rows.push_back({key, n});
+      }
       open = cell.find('`', close + 1);
     }
   }
@@ -157,7 +169,9 @@ std::vector<Row> HeaderTableKeys(const std::string& header) {
   std::istringstream in(header);
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {
-    if (!line.starts_with("// | pl:")) continue;
+    if (!line.starts_with("// | pl:")) {
+      continue;
+    }
     rows.push_back({line.substr(5, line.find(' ', 5) - 5), n});
   }
   return rows;
@@ -210,9 +224,13 @@ TEST(KeyTable, KeysHeaderTableListsEveryKeyTheCodeBuildsAndNoOther) {
 
 // The line up to its comment: "--" in Lua; "//" in C++, unless it is a URL's ("redis://").
 std::string WithoutComment(const std::string& line, bool lua) {
-  if (lua) return line.substr(0, line.find("--"));
+  if (lua) {
+    return line.substr(0, line.find("--"));
+  }
   for (size_t at = line.find("//"); at != std::string::npos; at = line.find("//", at + 2)) {
-    if (at == 0 || line[at - 1] != ':') return line.substr(0, at);
+    if (at == 0 || line[at - 1] != ':') {
+      return line.substr(0, at);
+    }
   }
   return line;
 }
@@ -226,7 +244,9 @@ TEST(KeyTable, EveryKeyNameInTheSourcesIsInAllKeys) {
   for (const auto& entry :
        std::filesystem::recursive_directory_iterator(std::string(PLAUDIT_SOURCE_DIR) + "/src")) {
     const std::string ext = entry.path().extension().string();
-    if (ext != ".cpp" && ext != ".hpp" && ext != ".lua") continue;
+    if (ext != ".cpp" && ext != ".hpp" && ext != ".lua") {
+      continue;
+    }
     ++files;
     std::ifstream in(entry.path());
     std::string line;
@@ -235,7 +255,9 @@ TEST(KeyTable, EveryKeyNameInTheSourcesIsInAllKeys) {
       for (std::sregex_iterator it(code.begin(), code.end(), name), end; it != end; ++it) {
         const std::string family = it->str() + ":";
         bool listed = false;
-        for (const KeyShape& k : kAllKeys) listed = listed || k.head.starts_with(family);
+        for (const KeyShape& k : kAllKeys) {
+          listed = listed || k.head.starts_with(family);
+        }
         EXPECT_TRUE(listed) << entry.path().string() << ":" << n << ": `" << it->str()
                             << "` begins no key of keys::kAllKeys";
       }

@@ -56,7 +56,9 @@ TEST(PageCache, TheByteBoundEvictsTheLeastRecentlyUsed) {
 
 TEST(PageCache, AGzipCopyCountsInTheBoundAndCanEvict) {
   std::string body;
-  for (int i = 0; i < 2000; ++i) body += std::to_string(i * 7919 % 10007) + ",";
+  for (int i = 0; i < 2000; ++i) {
+    body += std::to_string(i * 7919 % 10007) + ",";
+  }
   PageCache cache(2 * body.size() + 4000);
   cache.Put("a", Page("v", body));
   cache.Put("b", Page("v", body));
@@ -109,7 +111,9 @@ TEST(PageCache, ASignedInReadersFlagsAreWrittenWhereTheRenderPutThem) {
 
 TEST(PageCache, TheGzipCopyInflatesToTheBodyAndSmallBodiesGetNone) {
   std::string body;
-  for (int i = 0; i < 200; ++i) body += R"({"id":)" + std::to_string(i) + R"(,"liked":false},)";
+  for (int i = 0; i < 200; ++i) {
+    body += R"({"id":)" + std::to_string(i) + R"(,"liked":false},)";
+  }
   RenderedPage big = Page("v", body);
   const std::string& z = big.Gzipped();
   ASSERT_FALSE(z.empty());

@@ -1,10 +1,10 @@
 // Rate limits as the --limit-* flags write them: what parses, to what, and back.
-#include <string>
-#include <string_view>
+#include "common/rate_limit.hpp"
 
 #include <gtest/gtest.h>
 
-#include "common/rate_limit.hpp"
+#include <string>
+#include <string_view>
 
 namespace plaudit {
 namespace {

@@ -1,7 +1,7 @@
-// The client's replies are built by its own hiredis reader callbacks (redis/reply_reader.hpp).
+// The client's replies are built by its own hiredis reader callbacks (redis/client/reply_reader.hpp).
 // They must give exactly the tree hiredis's default reader gives, however the bytes arrive,
 // and free everything on a protocol error (the ASan build checks for leaks).
-#include "redis/reply_reader.hpp"
+#include "redis/client/reply_reader.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,14 +14,28 @@ namespace {
 Reply FromHiredis(const redisReply* r) {
   Reply out;
   switch (r->type) {
-    case REDIS_REPLY_STRING: out.type = Reply::Type::kString; break;
-    case REDIS_REPLY_STATUS: out.type = Reply::Type::kStatus; break;
-    case REDIS_REPLY_ERROR: out.type = Reply::Type::kError; break;
-    case REDIS_REPLY_INTEGER: out.type = Reply::Type::kInteger; break;
-    case REDIS_REPLY_ARRAY: out.type = Reply::Type::kArray; break;
-    default: out.type = Reply::Type::kNil; break;
+    case REDIS_REPLY_STRING:
+      out.type = Reply::Type::kString;
+      break;
+    case REDIS_REPLY_STATUS:
+      out.type = Reply::Type::kStatus;
+      break;
+    case REDIS_REPLY_ERROR:
+      out.type = Reply::Type::kError;
+      break;
+    case REDIS_REPLY_INTEGER:
+      out.type = Reply::Type::kInteger;
+      break;
+    case REDIS_REPLY_ARRAY:
+      out.type = Reply::Type::kArray;
+      break;
+    default:
+      out.type = Reply::Type::kNil;
+      break;
   }
-  if (r->type == REDIS_REPLY_INTEGER) out.integer = r->integer;
+  if (r->type == REDIS_REPLY_INTEGER) {
+    out.integer = r->integer;
+  }
   if (r->type == REDIS_REPLY_STRING || r->type == REDIS_REPLY_STATUS ||
       r->type == REDIS_REPLY_ERROR) {
     out.str.assign(r->str, r->len);
@@ -96,8 +110,8 @@ TEST(ReplyReader, BuildsTheSameTreeAsHiredisInAnyChunking) {
     const auto ours = ReadOurs(stream, chunk);
     ASSERT_EQ(ours.size(), expected.size()) << "chunk " << chunk;
     for (size_t i = 0; i < ours.size(); ++i) {
-      ExpectSame(ours[i], expected[i], "chunk " + std::to_string(chunk) + " reply " +
-                                           std::to_string(i));
+      ExpectSame(ours[i], expected[i],
+                 "chunk " + std::to_string(chunk) + " reply " + std::to_string(i));
     }
   }
 }

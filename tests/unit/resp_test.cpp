@@ -1,6 +1,6 @@
-// plauditd frames its Redis commands itself (redis/resp.hpp); the bytes must be exactly what
+// plauditd frames its Redis commands itself (redis/client/resp.hpp); the bytes must be exactly what
 // hiredis's own formatter produces, for ordinary, empty, binary and large arguments.
-#include "redis/resp.hpp"
+#include "redis/client/resp.hpp"
 
 #include <gtest/gtest.h>
 #include <hiredis/hiredis.h>

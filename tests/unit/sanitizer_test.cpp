@@ -101,9 +101,15 @@ bool HasEventAttribute(std::string_view html) {
       continue;
     }
     size_t j = i + 3;
-    while (j < lower.size() && letter(lower[j])) ++j;
-    while (j < lower.size() && space(lower[j])) ++j;
-    if (j > i + 3 && j < lower.size() && lower[j] == '=') return true;
+    while (j < lower.size() && letter(lower[j])) {
+      ++j;
+    }
+    while (j < lower.size() && space(lower[j])) {
+      ++j;
+    }
+    if (j > i + 3 && j < lower.size() && lower[j] == '=') {
+      return true;
+    }
   }
   return false;
 }
@@ -140,7 +146,9 @@ text::SanitizedHtml Sanitize(std::string_view input) {
 std::string Repeat(std::string_view s, size_t n) {
   std::string out;
   out.reserve(s.size() * n);
-  for (size_t i = 0; i < n; ++i) out += s;
+  for (size_t i = 0; i < n; ++i) {
+    out += s;
+  }
   return out;
 }
 
@@ -431,7 +439,9 @@ TEST(SanitizerLimits, HostileInputsFinishQuickly) {
   // "<div>" alone takes over 15 s.
   const size_t n = text::kMaxHtmlBytes / 2;
   auto fill = [n](std::string prefix, std::string_view unit) {
-    while (prefix.size() + unit.size() <= n) prefix += unit;
+    while (prefix.size() + unit.size() <= n) {
+      prefix += unit;
+    }
     return prefix;
   };
   for (const std::string& input : {
@@ -449,7 +459,9 @@ TEST(SanitizerLimits, HostileInputsFinishQuickly) {
     auto start = std::chrono::steady_clock::now();
     auto result = text::SanitizeHtml(input);
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
-    if (result) AssertSafe(result->html);
+    if (result) {
+      AssertSafe(result->html);
+    }
   }
 }
 
@@ -458,7 +470,9 @@ TEST(SanitizerLimits, RefusesMarkupThatExplodesTheTree) {
   // input would otherwise become millions of elements.
   std::string formatting = "<b><i><u><s><em><strong><code><small><big><tt><strike><nobr><font>";
   std::string input = "<div>" + Repeat(formatting, 3) + "</div>";
-  while (input.size() + 12 <= text::kMaxHtmlBytes) input += "<div>x</div>";
+  while (input.size() + 12 <= text::kMaxHtmlBytes) {
+    input += "<div>x</div>";
+  }
   auto start = std::chrono::steady_clock::now();
   auto result = text::SanitizeHtml(input);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));

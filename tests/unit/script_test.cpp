@@ -1,16 +1,19 @@
 // Embedded Lua scripts: a `--! include` line is replaced by the shared file, so what Redis
 // runs has the helper and no directive.
+#include "redis/script.hpp"
+
 #include <gtest/gtest.h>
 
 #include "common/embedded.hpp"
-#include "redis/client.hpp"
+#include "redis/client/client.hpp"
 
 namespace plaudit::redis {
 namespace {
 
 // A directive is a line of its own (the helpers' own comments may name one).
 bool HasDirective(std::string_view source) {
-  return source.starts_with("--! include") || source.find("\n--! include") != std::string_view::npos;
+  return source.starts_with("--! include") ||
+         source.find("\n--! include") != std::string_view::npos;
 }
 
 TEST(ScriptTest, IncludesAreSpliced) {

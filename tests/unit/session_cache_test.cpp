@@ -1,7 +1,7 @@
 // SessionCache's rules, without Redis: expiry, the epoch guard, invalidation messages, bounds.
-#include <gtest/gtest.h>
-
 #include "redis/session_cache.hpp"
+
+#include <gtest/gtest.h>
 
 namespace plaudit::redis {
 namespace {
@@ -9,9 +9,7 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = SessionCache::Clock;
 
-SessionData User(int64_t id) {
-  return SessionData{id};
-}
+SessionData User(int64_t id) { return SessionData{id}; }
 
 TEST(SessionCacheTest, AnEntryLivesUntilItsDeadlineOnly) {
   SessionCache cache(10);
@@ -20,7 +18,7 @@ TEST(SessionCacheTest, AnEntryLivesUntilItsDeadlineOnly) {
   ASSERT_NE(cache.Find("th1", t0 + 99ms), nullptr);
   EXPECT_EQ(cache.Find("th1", t0 + 99ms)->user_id, 1);
   EXPECT_EQ(cache.Find("th1", t0 + 100ms), nullptr);
-  EXPECT_EQ(cache.size(), 0u);  // dropped when found expired
+  EXPECT_EQ(cache.size(), 0u);                             // dropped when found expired
   cache.Put("th2", "h2", User(2), t0, cache.epoch(), t0);  // already expired: not stored
   EXPECT_EQ(cache.size(), 0u);
 }

@@ -15,8 +15,12 @@ constexpr int64_t kNow = 1800000000;
 
 SsoSecretOf Sites() {
   return [](std::string_view iss) -> std::optional<std::string> {
-    if (iss == "https://blog.example") return std::string(kSecret);
-    if (iss == "https://other.example") return std::string(kOther);
+    if (iss == "https://blog.example") {
+      return std::string(kSecret);
+    }
+    if (iss == "https://other.example") {
+      return std::string(kOther);
+    }
     return std::nullopt;
   };
 }
@@ -24,7 +28,9 @@ SsoSecretOf Sites() {
 std::string Claims(std::string_view extra = {}, int64_t exp = kNow + 300) {
   std::string c = R"({"iss":"https://blog.example","sub":"u-42","name":"Ada","jti":"j-1","exp":)" +
                   std::to_string(exp);
-  if (!extra.empty()) c += std::string(",") + std::string(extra);
+  if (!extra.empty()) {
+    c += std::string(",") + std::string(extra);
+  }
   return c + "}";
 }
 

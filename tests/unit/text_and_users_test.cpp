@@ -57,8 +57,8 @@ TEST(UserRules, Usernames) {
   for (const char* ok : {"abc", "a_b.c-d", "ABC123", "x23456789012345678901234567890yz"}) {
     EXPECT_TRUE(domain::ValidateUsername(ok)) << ok;
   }
-  for (const char* bad : {"ab", "", "a b", "ümlaut", "a/b", "x234567890123456789012345678901yz",
-                          "semi;colon"}) {
+  for (const char* bad :
+       {"ab", "", "a b", "ümlaut", "a/b", "x234567890123456789012345678901yz", "semi;colon"}) {
     EXPECT_FALSE(domain::ValidateUsername(bad)) << bad;
   }
   EXPECT_EQ(domain::UsernameKey("MiXeD.Case"), "mixed.case");

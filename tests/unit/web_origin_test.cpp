@@ -1,7 +1,7 @@
 // API.md "Embedding on other sites": page URL normalisation and the --sites allow-list.
-#include <gtest/gtest.h>
-
 #include "common/web_origin.hpp"
+
+#include <gtest/gtest.h>
 
 namespace plaudit {
 namespace {
@@ -45,9 +45,9 @@ TEST(PageUrl, AnEncodedSlashStaysEncoded) {
 }
 
 TEST(PageUrl, RefusesWhatIsNotAnAbsoluteHttpUrl) {
-  for (std::string_view bad : {"", "/a/b", "blog.example/a", "ftp://blog.example/a",
-                               "javascript:alert(1)", "https://user:pw@blog.example/a",
-                               "https:///a", "http://exa mple.com/"}) {
+  for (std::string_view bad :
+       {"", "/a/b", "blog.example/a", "ftp://blog.example/a", "javascript:alert(1)",
+        "https://user:pw@blog.example/a", "https:///a", "http://exa mple.com/"}) {
     auto p = NormalisePageUrl(bad);
     EXPECT_FALSE(p) << bad << " → " << (p ? p->url : "");
     if (!p) {
@@ -94,7 +94,9 @@ TEST(PageUrl, RefusesAnIriWithABadHost) {
   }
   // The length counts the bytes a browser sends: 600 CJK characters are 5,400 of them.
   std::string long_path = "https://blog.example/";
-  for (int i = 0; i < 600; ++i) long_path += "评";
+  for (int i = 0; i < 600; ++i) {
+    long_path += "评";
+  }
   ASSERT_LE(long_path.size(), kMaxPageUrlBytes);
   auto p = NormalisePageUrl(long_path);
   ASSERT_FALSE(p);

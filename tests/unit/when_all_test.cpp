@@ -16,7 +16,9 @@ Awaitable<int> After(std::chrono::milliseconds delay, int value, int* finished) 
   net::steady_timer t(co_await net::this_coro::executor, delay);
   co_await t.async_wait(net::use_awaitable);
   ++*finished;
-  if (value < 0) throw std::runtime_error("op failed");
+  if (value < 0) {
+    throw std::runtime_error("op failed");
+  }
   co_return value;
 }
 

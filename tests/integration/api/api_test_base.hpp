@@ -66,19 +66,25 @@ class ApiTest : public ::testing::TestWithParam<Db> {
     }
     Configure(c);
     app_ = std::make_unique<AppUnderTest>(redis_, c);
-    if (redis_.cluster()) peer_ = SecondInstance();
+    if (redis_.cluster()) {
+      peer_ = SecondInstance();
+    }
   }
 
   // The app's, or on a cluster both instances' in turn.
   HttpClient Client() {
-    if (!peer_) return app_->Client();
+    if (!peer_) {
+      return app_->Client();
+    }
     return HttpClient("127.0.0.1", std::vector<uint16_t>{app_->port(), peer_->port()});
   }
 
   // Another plauditd on the same Redis and database (the first one made the admin).
   std::unique_ptr<AppUnderTest> SecondInstance() {
     config::Config c = app_->app().config();
-    if (!c.database) c.database = config::DefaultDatabaseUrl(c);
+    if (!c.database) {
+      c.database = config::DefaultDatabaseUrl(c);
+    }
     c.bootstrap_admin.reset();
     return std::make_unique<AppUnderTest>(redis_, c);
   }
@@ -87,7 +93,9 @@ class ApiTest : public ::testing::TestWithParam<Db> {
   // cache's tests compare with (list_cache_test.cpp, page_cache_test.cpp).
   std::unique_ptr<AppUnderTest> UncachedInstance() {
     config::Config c = app_->app().config();
-    if (!c.database) c.database = config::DefaultDatabaseUrl(c);
+    if (!c.database) {
+      c.database = config::DefaultDatabaseUrl(c);
+    }
     c.bootstrap_admin.reset();
     c.page_cache_mb = 0;
     return std::make_unique<AppUnderTest>(redis_, c);
@@ -97,7 +105,9 @@ class ApiTest : public ::testing::TestWithParam<Db> {
   uint64_t CacheHits() {
     uint64_t hits = 0;
     for (AppUnderTest* a : {app_.get(), peer_.get()}) {
-      if (a == nullptr) continue;
+      if (a == nullptr) {
+        continue;
+      }
       std::promise<uint64_t> p;
       net::post(a->app().io(), [&] { p.set_value(a->app().page_cache().hits()); });
       hits += p.get_future().get();
@@ -114,9 +124,12 @@ class ApiTest : public ::testing::TestWithParam<Db> {
   // The one integer `query` answers in SQL (-1, failing the test, if it cannot).
   int64_t SqlInt(std::string query, std::vector<sql::Value> params) {
     std::function<Result<int64_t>(sql::Connection&)> job =
-        [query = std::move(query), params = std::move(params)](sql::Connection& c) -> Result<int64_t> {
+        [query = std::move(query),
+         params = std::move(params)](sql::Connection& c) -> Result<int64_t> {
       auto r = c.Query(query, params);
-      if (!r) return tl::unexpected(r.error());
+      if (!r) {
+        return tl::unexpected(r.error());
+      }
       return sql::Int(r->rows.at(0).at(0));
     };
     auto r = OnLoop(app_->app().store().Run<int64_t>(std::move(job)));
@@ -130,7 +143,9 @@ class ApiTest : public ::testing::TestWithParam<Db> {
   }
 
   // SQL's stored view count of an article (-1 if unreadable).
-  int64_t SqlViews(int64_t id) { return SqlInt("SELECT view_count FROM articles WHERE id = $1", id); }
+  int64_t SqlViews(int64_t id) {
+    return SqlInt("SELECT view_count FROM articles WHERE id = $1", id);
+  }
 
   static HttpClient::Headers Bearer(const std::string& token) {
     return {{"Authorization", "Bearer " + token}};

@@ -10,28 +10,36 @@ namespace plaudit::testing {
 AppUnderTest::AppUnderTest(RedisServer& redis, std::string database_url) {
   config::Config c;
   c.redis = ParseRedisUrl(redis.unix_url()).value();
-  if (!database_url.empty()) c.database = ParseDatabaseUrl(database_url).value();
+  if (!database_url.empty()) {
+    c.database = ParseDatabaseUrl(database_url).value();
+  }
   c.password_hash = config::PasswordCost::kMinimal;  // full-cost Argon2id: every test slow
-  c.limit_signup_address = RateLimit{};               // tests sign many users up from one address
-  c.duplicate_window_s = 0;                           // tests post the same words again
-  c.limit_new_writer = RateLimit{};                   // and new accounts post a lot
+  c.limit_signup_address = RateLimit{};              // tests sign many users up from one address
+  c.duplicate_window_s = 0;                          // tests post the same words again
+  c.limit_new_writer = RateLimit{};                  // and new accounts post a lot
   Boot(std::move(c));
 }
 
 AppUnderTest::AppUnderTest(RedisServer& redis, const config::Config& config) {
   config::Config c = config;
-  if (!c.redis) c.redis = ParseRedisUrl(redis.unix_url()).value();
+  if (!c.redis) {
+    c.redis = ParseRedisUrl(redis.unix_url()).value();
+  }
   Boot(std::move(c));
 }
 
 AppUnderTest::AppUnderTest(TestRedis& redis, const config::Config& config) {
   config::Config c = config;
-  if (!c.redis) c.redis = ParseRedisUrl(redis.url()).value();
+  if (!c.redis) {
+    c.redis = ParseRedisUrl(redis.url()).value();
+  }
   Boot(std::move(c));
 }
 
 AppUnderTest::AppUnderTest(const config::Config& config) {
-  if (!config.redis) throw std::logic_error("AppUnderTest(config): config.redis is not set");
+  if (!config.redis) {
+    throw std::logic_error("AppUnderTest(config): config.redis is not set");
+  }
   Boot(config);
 }
 
@@ -57,7 +65,9 @@ bool AppUnderTest::WaitForSessionCache(std::chrono::milliseconds timeout) {
   while (std::chrono::steady_clock::now() < deadline) {
     std::promise<bool> live;
     net::post(app_->io(), [&] { live.set_value(app_->sessions().cache_live()); });
-    if (live.get_future().get()) return true;
+    if (live.get_future().get()) {
+      return true;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   return false;

@@ -9,8 +9,8 @@
 
 #include "support/http_client.hpp"
 #include "support/redis_server.hpp"
-#include "support/test_redis.hpp"
 #include "support/temp_dir.hpp"
+#include "support/test_redis.hpp"
 
 namespace plaudit::app {
 class App;

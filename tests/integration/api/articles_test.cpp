@@ -35,8 +35,7 @@ class ArticlesTest : public ApiTest {
     reader_ = Login("reader");
   }
 
-  boost::json::object Create(const std::string& token, const std::string& body,
-                             int expect = 201) {
+  boost::json::object Create(const std::string& token, const std::string& body, int expect = 201) {
     auto r = Client().Post("/api/v1/articles", body, Bearer(token));
     EXPECT_EQ(r.status, expect) << body << " → " << r.body;
     return r.status == 201 ? r.Json().as_object() : boost::json::object{};
@@ -54,13 +53,17 @@ class ArticlesTest : public ApiTest {
     auto r = Client().Get("/api/v1/articles" + query);
     EXPECT_EQ(r.status, 200) << r.body;
     std::vector<int64_t> ids;
-    if (r.status != 200) return ids;
+    if (r.status != 200) {
+      return ids;
+    }
     auto json = r.Json();  // the range-for must not iterate into a destroyed temporary
     for (const auto& item : json.at("items").as_array()) {
       ids.push_back(item.at("id").as_int64());
       EXPECT_FALSE(item.as_object().contains("content"));  // list items carry no body
     }
-    if (total) *total = json.at("total").as_int64();
+    if (total) {
+      *total = json.at("total").as_int64();
+    }
     return ids;
   }
 
@@ -76,7 +79,6 @@ class ArticlesTest : public ApiTest {
     auto fut = net::co_spawn(app_->app().io(), app_->app().flusher().FlushNow(), net::use_future);
     ASSERT_TRUE(fut.get());
   }
-
 
   // The view count in the article's cache hash (-1 if it is not cached).
   int64_t RedisViews(int64_t id) {
@@ -98,13 +100,14 @@ class ArticlesTest : public ApiTest {
   redis::ArticleCache::Filled::State FillFrom(const sql::ArticleRow& row, bool with_body) {
     redis::ArticleCache cache(app_->app().redis());
     auto token = OnLoop(cache.FillToken(row.id));
-    if (token && !*token) {  // emptied since the last check (the test's FLUSHALL): as the service does
+    if (token &&
+        !*token) {  // emptied since the last check (the test's FLUSHALL): as the service does
       EXPECT_TRUE(OnLoop(app_->app().redis_check().Recheck()));
       token = OnLoop(cache.FillToken(row.id));
     }
     EXPECT_TRUE(token && *token);
-    auto filled = OnLoop(cache.Fill(row, token && *token ? **token : "",
-                                    with_body ? &*row.content : nullptr));
+    auto filled = OnLoop(
+        cache.Fill(row, token && *token ? **token : "", with_body ? &*row.content : nullptr));
     EXPECT_TRUE(filled) << filled.error().message;
     return filled ? filled->state : redis::ArticleCache::Filled::State::kUnchecked;
   }
@@ -128,7 +131,7 @@ TEST_P(ArticlesTest, LifecycleWithDraftVisibilityPublishAndDelete) {
   std::string path = "/api/v1/articles/" + std::to_string(id);
 
   auto c = Client();
-  EXPECT_EQ(c.Get(path).status, 404);                   // a draft is hidden from others
+  EXPECT_EQ(c.Get(path).status, 404);  // a draft is hidden from others
   EXPECT_EQ(c.Get(path, Bearer(reader_)).status, 404);
   EXPECT_EQ(c.Get(path, Bearer(author_)).status, 200);
   EXPECT_EQ(c.Get(path, Bearer(admin_)).status, 200);
@@ -216,9 +219,11 @@ TEST_P(ArticlesTest, ConcurrentPatchesOfOneArticleKeepEveryChange) {
     auto mine = Client().Get(path, Bearer(author_));
     ASSERT_EQ(mine.status, 200) << mine.body;
     EXPECT_EQ(mine.Json().at("title").as_string(), title) << "round " << round;
-    EXPECT_EQ(mine.Json().at("status").as_string(), model::StatusName(row.status)) << "round " << round;
+    EXPECT_EQ(mine.Json().at("status").as_string(), model::StatusName(row.status))
+        << "round " << round;
     EXPECT_EQ(mine.Json().at("allowComments").as_bool(), row.allow_comments) << "round " << round;
-    EXPECT_EQ(Client().Get(path).status, model::StatusName(row.status) == "draft" ? 404 : 200) << "round " << round;
+    EXPECT_EQ(Client().Get(path).status, model::StatusName(row.status) == "draft" ? 404 : 200)
+        << "round " << round;
   }
 }
 
@@ -234,7 +239,9 @@ TEST_P(ArticlesTest, AnOlderWritesLateRedisStepNeverOverwritesANewerOne) {
   std::atomic<int> calls{0};
   std::atomic<bool> held{false}, release{false};
   app_->app().articles().before_reflect = [&](int64_t) -> Awaitable<void> {
-    if (calls.fetch_add(1) != 0) co_return;
+    if (calls.fetch_add(1) != 0) {
+      co_return;
+    }
     held = true;
     auto ex = co_await net::this_coro::executor;
     while (!release) {
@@ -282,7 +289,7 @@ TEST_P(ArticlesTest, AFillOfARowReadBeforeADeleteNeverCachesItAgain) {
 // The count's step leaves its version in the floor, and the fill reads SQL again.
 TEST_P(ArticlesTest, AFillOfARowReadBeforeACommentCannotCacheTheOlderCount) {
   const int64_t id = CreatePublished("counted");
-  const sql::ArticleRow stale = SqlRow(id);  // 0 comments
+  const sql::ArticleRow stale = SqlRow(id);                       // 0 comments
   ASSERT_EQ(redis_.Cli("DEL " + redis::keys::Article(id)), "1");  // evicted
   redis::ArticleCache cache(app_->app().redis());
   ASSERT_TRUE(OnLoop(cache.SetCommentCount(id, 1, stale.comment_ver + 1)));
@@ -297,8 +304,9 @@ TEST_P(ArticlesTest, ABodyReadAfterAnUnpublishIsNotServedUnderTheOlderHash) {
   const int64_t id = CreatePublished("public");
   const std::string path = "/api/v1/articles/" + std::to_string(id);
   auto c = Client();
-  ASSERT_EQ(c.Patch(path, R"({"status":"draft","content":"<p>private</p>"})", Bearer(author_)).status,
-            200);
+  ASSERT_EQ(
+      c.Patch(path, R"({"status":"draft","content":"<p>private</p>"})", Bearer(author_)).status,
+      200);
   const std::string hash = redis::keys::Article(id);
   ASSERT_EQ(redis_.Cli("HSET " + hash + " status published ver 1"), "0");
   ASSERT_EQ(redis_.Cli("DEL " + redis::keys::ArticleBody(id)), "1");
@@ -373,9 +381,10 @@ TEST_P(ArticlesTest, AListRebuildNeverUndoesAnUnpublishThatLandsDuringIt) {
   ASSERT_TRUE(read);
   ASSERT_EQ(read->size(), 2u);
   auto c = Client();
-  ASSERT_EQ(c.Patch("/api/v1/articles/" + std::to_string(id), R"({"status":"draft"})",
-                    Bearer(author_)).status,
-            200);
+  ASSERT_EQ(
+      c.Patch("/api/v1/articles/" + std::to_string(id), R"({"status":"draft"})", Bearer(author_))
+          .status,
+      200);
   std::vector<redis::ArticleCache::RebuildEntry> entries;
   for (const auto& e : *read) {
     entries.push_back({e.id, e.pinned, e.published_at_ms, e.ver,
@@ -399,11 +408,11 @@ TEST_P(ArticlesTest, AStaleListEntryNeverShowsADraft) {
   const int64_t id = CreatePublished("listed, then a draft");
   ASSERT_EQ(ListIds(""), std::vector<int64_t>{id});  // the index is built
   auto c = Client();
-  ASSERT_EQ(c.Patch("/api/v1/articles/" + std::to_string(id), R"({"status":"draft"})",
-                    Bearer(author_)).status,
-            200);
-  ASSERT_EQ(redis_.Cli("ZADD " + redis::keys::PublishedList("all") + " 1 " +
-                       redis::ListMember(id)),
+  ASSERT_EQ(
+      c.Patch("/api/v1/articles/" + std::to_string(id), R"({"status":"draft"})", Bearer(author_))
+          .status,
+      200);
+  ASSERT_EQ(redis_.Cli("ZADD " + redis::keys::PublishedList("all") + " 1 " + redis::ListMember(id)),
             "1");
   EXPECT_TRUE(ListIds("").empty());
 }
@@ -415,7 +424,9 @@ TEST_P(ArticlesTest, ReloadingArticlesDropsEveryHashAndKeepsTheirViews) {
   const int64_t id = CreatePublished("reloaded");
   const std::string path = "/api/v1/articles/" + std::to_string(id);
   auto c = Client();
-  for (int i = 0; i < 3; ++i) ASSERT_EQ(c.Get(path).status, 200);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(c.Get(path).status, 200);
+  }
   ASSERT_EQ(redis_.Cli("HSET " + redis::keys::Article(id) + " title wrong"), "0");
   ASSERT_TRUE(OnLoop(app_->app().redis_check().ReloadArticles()));
   EXPECT_EQ(redis_.Cli("EXISTS " + redis::keys::Article(id)), "0");
@@ -466,7 +477,9 @@ TEST_P(ArticlesTest, BadInputIs400AndChangesNothing) {
       R"({"title":"t","content":"c","author":{"id":1}})",
       R"({"title":"t","content":"c","viewCount":100})",
   };
-  for (const char* body : bad) Create(author_, body, 400);
+  for (const char* body : bad) {
+    Create(author_, body, 400);
+  }
   std::string long_title(201, 'x');
   Create(author_, R"({"title":")" + long_title + R"(","content":"c"})", 400);
   auto c = Client();
@@ -484,7 +497,9 @@ TEST_P(ArticlesTest, BadInputIs400AndChangesNothing) {
 
 TEST_P(ArticlesTest, ContentIsSanitisedAndSummaryCountsCharacters) {
   std::string body = R"({"title":"x","status":"published","content":"<p onclick=\"evil()\">)";
-  for (int i = 0; i < 70; ++i) body += "漢";
+  for (int i = 0; i < 70; ++i) {
+    body += "漢";
+  }
   body += R"(<script>alert(1)</script><a href=\"javascript:alert(1)\">link</a></p>"})";
   auto a = Create(author_, body);
   std::string content(a.at("content").as_string());
@@ -494,7 +509,9 @@ TEST_P(ArticlesTest, ContentIsSanitisedAndSummaryCountsCharacters) {
   std::string summary(a.at("summary").as_string());
   EXPECT_EQ(summary, [] {
     std::string s;
-    for (int i = 0; i < 64; ++i) s += "漢";
+    for (int i = 0; i < 64; ++i) {
+      s += "漢";
+    }
     return s;
   }());
 }
@@ -503,17 +520,21 @@ TEST_P(ArticlesTest, PublishedListIsPinnedFirstThenNewestWithExactTotals) {
   std::vector<int64_t> published;
   for (int i = 0; i < 7; ++i) {
     published.push_back(CreatePublished("a" + std::to_string(i), i % 2 ? "post" : "article"));
-    if (i == 2) Create(author_, R"({"title":"draft","content":"d"})");  // drafts mixed in
+    if (i == 2) {
+      Create(author_, R"({"title":"draft","content":"d"})");  // drafts mixed in
+    }
   }
   int64_t pinned = CreatePublished("old-but-pinned");
   auto c = Client();
-  ASSERT_EQ(c.Patch("/api/v1/articles/" + std::to_string(pinned), R"({"pinned":true})",
-                    Bearer(admin_))
-                .status,
-            200);
+  ASSERT_EQ(
+      c.Patch("/api/v1/articles/" + std::to_string(pinned), R"({"pinned":true})", Bearer(admin_))
+          .status,
+      200);
   // Pinned first, then newest published first.
   std::vector<int64_t> expected{pinned};
-  for (auto it = published.rbegin(); it != published.rend(); ++it) expected.push_back(*it);
+  for (auto it = published.rbegin(); it != published.rend(); ++it) {
+    expected.push_back(*it);
+  }
   int64_t total = 0;
   EXPECT_EQ(ListIds("?size=100", &total), expected);
   EXPECT_EQ(total, 8);
@@ -536,7 +557,9 @@ TEST_P(ArticlesTest, PublishedListIsPinnedFirstThenNewestWithExactTotals) {
 
 TEST_P(ArticlesTest, CursorPagingIsExactAndStableUnderInserts) {
   std::vector<int64_t> ids;
-  for (int i = 0; i < 10; ++i) ids.push_back(CreatePublished("c" + std::to_string(i)));
+  for (int i = 0; i < 10; ++i) {
+    ids.push_back(CreatePublished("c" + std::to_string(i)));
+  }
   std::vector<int64_t> expected(ids.rbegin(), ids.rend());
   auto c = Client();
   std::vector<int64_t> seen;
@@ -545,10 +568,16 @@ TEST_P(ArticlesTest, CursorPagingIsExactAndStableUnderInserts) {
   while (true) {
     ASSERT_EQ(r.status, 200) << r.body;
     auto body = r.Json().as_object();
-    for (const auto& item : body.at("items").as_array()) seen.push_back(item.at("id").as_int64());
-    if (pages == 0) CreatePublished("inserted while paging");  // lands before the cursor
+    for (const auto& item : body.at("items").as_array()) {
+      seen.push_back(item.at("id").as_int64());
+    }
+    if (pages == 0) {
+      CreatePublished("inserted while paging");  // lands before the cursor
+    }
     ++pages;
-    if (body.at("nextCursor").is_null()) break;
+    if (body.at("nextCursor").is_null()) {
+      break;
+    }
     std::string cursor(body.at("nextCursor").as_string());
     r = c.Get("/api/v1/articles?size=4&cursor=" + cursor);
     EXPECT_TRUE(r.Json().at("page").is_null());
@@ -559,9 +588,9 @@ TEST_P(ArticlesTest, CursorPagingIsExactAndStableUnderInserts) {
 
 TEST_P(ArticlesTest, BadPagingParametersAre400) {
   auto c = Client();
-  for (const char* q : {"?page=0", "?page=-1", "?size=0", "?size=101", "?size=abc", "?page=1.5",
-                        "?cursor=!!!", "?cursor=bm9wZQ", "?page=2&cursor=abc", "?kind=poem",
-                        "?status=secret"}) {
+  for (const char* q :
+       {"?page=0", "?page=-1", "?size=0", "?size=101", "?size=abc", "?page=1.5", "?cursor=!!!",
+        "?cursor=bm9wZQ", "?page=2&cursor=abc", "?kind=poem", "?status=secret"}) {
     auto r = c.Get(std::string("/api/v1/articles") + q);
     EXPECT_EQ(r.status, 400) << q;
     EXPECT_EQ(r.ErrorCode(), "invalid_field") << q;
@@ -586,7 +615,9 @@ TEST_P(ArticlesTest, OwnListsShowDraftsToTheirAuthorAndEverythingToAdmins) {
 }
 
 TEST_P(ArticlesTest, RedisFlushAllBetweenWriteAndReadGivesTheSameAnswers) {
-  for (int i = 0; i < 5; ++i) CreatePublished("f" + std::to_string(i), i % 2 ? "post" : "article");
+  for (int i = 0; i < 5; ++i) {
+    CreatePublished("f" + std::to_string(i), i % 2 ? "post" : "article");
+  }
   int64_t id = CreatePublished("the one");
   auto c = Client();
   std::string path = "/api/v1/articles/" + std::to_string(id);
@@ -657,14 +688,18 @@ TEST_P(ArticlesTest, ViewsAreCountedAndFlushedToSql) {
   int64_t id = CreatePublished("viewed");
   auto c = Client();
   std::string path = "/api/v1/articles/" + std::to_string(id);
-  for (int i = 1; i <= 5; ++i) EXPECT_EQ(c.Get(path).Json().at("viewCount").as_int64(), i);
+  for (int i = 1; i <= 5; ++i) {
+    EXPECT_EQ(c.Get(path).Json().at("viewCount").as_int64(), i);
+  }
   Flush();
   Flush();  // a repeated flush changes nothing
   FlushAllRedis();
   EXPECT_EQ(c.Get(path).Json().at("viewCount").as_int64(), 6);
   // Drafts are not counted.
   int64_t draft = Create(author_, R"({"title":"d","content":"c"})").at("id").as_int64();
-  for (int i = 0; i < 3; ++i) c.Get("/api/v1/articles/" + std::to_string(draft), Bearer(author_));
+  for (int i = 0; i < 3; ++i) {
+    c.Get("/api/v1/articles/" + std::to_string(draft), Bearer(author_));
+  }
   EXPECT_EQ(c.Get("/api/v1/articles/" + std::to_string(draft), Bearer(author_))
                 .Json()
                 .at("viewCount")
@@ -684,7 +719,9 @@ TEST_P(ArticlesTest, AFillFromAnOlderRowOverwritesNothingNewer) {
   ASSERT_EQ(
       c.Patch(path, R"({"status":"published","content":"<p>new</p>"})", Bearer(author_)).status,
       200);
-  for (int i = 1; i <= 3; ++i) ASSERT_EQ(c.Get(path).Json().at("viewCount").as_int64(), i);
+  for (int i = 1; i <= 3; ++i) {
+    ASSERT_EQ(c.Get(path).Json().at("viewCount").as_int64(), i);
+  }
   ASSERT_EQ(SqlViews(id), 0);  // not flushed: the 3 views live only in Redis
 
   FillFrom(stale, /*with_body=*/true);   // an article page's fill, late
@@ -705,12 +742,16 @@ TEST_P(ArticlesTest, ViewsCountedAfterAFillSurviveASecondFill) {
   const int64_t id = CreatePublished("refilled");
   const std::string path = "/api/v1/articles/" + std::to_string(id);
   auto c = Client();
-  for (int i = 1; i <= 2; ++i) c.Get(path);
+  for (int i = 1; i <= 2; ++i) {
+    c.Get(path);
+  }
   Flush();
   ASSERT_EQ(SqlViews(id), 2);
   FlushAllRedis();
   const sql::ArticleRow row = SqlRow(id);  // 2 views
-  for (int i = 3; i <= 6; ++i) ASSERT_EQ(c.Get(path).Json().at("viewCount").as_int64(), i);
+  for (int i = 3; i <= 6; ++i) {
+    ASSERT_EQ(c.Get(path).Json().at("viewCount").as_int64(), i);
+  }
   FillFrom(row, /*with_body=*/true);
   EXPECT_EQ(RedisViews(id), 6);
   EXPECT_EQ(c.Get(path).Json().at("viewCount").as_int64(), 7);
@@ -742,7 +783,9 @@ class ViewFlushTest : public ArticlesTest {
   Awaitable<Result<int64_t>> PassViews() {
     auto& check = app_->app().redis_check();
     auto checked = co_await check.Check();
-    if (!checked) co_return tl::unexpected(checked.error());
+    if (!checked) {
+      co_return tl::unexpected(checked.error());
+    }
     co_return co_await app_->app().view_flush().Flush(check.Generation());
   }
 
@@ -754,7 +797,9 @@ TEST_P(ViewFlushTest, APassKilledAfterItsClaimLosesNoViews) {
   const int64_t id = CreatePublished("killed flush");
   const std::string path = "/api/v1/articles/" + std::to_string(id);
   auto c = Client();
-  for (int i = 0; i < 3; ++i) ASSERT_EQ(c.Get(path).status, 200);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(c.Get(path).status, 200);
+  }
 
   app_->app().view_flush().fail_after_claim = [] { return true; };
   EXPECT_FALSE(FlushViews());  // dies after the claim, before the SQL commit
@@ -844,7 +889,9 @@ TEST_P(ViewFlushTest, TheViewMarkRunsAfterTheIncrementAlsoWhenTheScriptIsReloade
           line.find(redis::keys::Article(id)) != std::string::npos) {
         increment = at;
       }
-      if (line.find("\"SADD\" \"pl:vd:{views}\" \"" + id_text + "\"") != std::string::npos) mark = at;
+      if (line.find("\"SADD\" \"pl:vd:{views}\" \"" + id_text + "\"") != std::string::npos) {
+        mark = at;
+      }
     }
     return std::pair{increment, mark};
   };
@@ -858,7 +905,9 @@ TEST_P(ViewFlushTest, TheViewMarkRunsAfterTheIncrementAlsoWhenTheScriptIsReloade
 
 TEST_P(ViewFlushTest, ConcurrentPassesWhileViewsArriveEndWithSqlEqualToRedis) {
   std::vector<int64_t> ids;
-  for (int i = 0; i < 4; ++i) ids.push_back(CreatePublished("busy" + std::to_string(i)));
+  for (int i = 0; i < 4; ++i) {
+    ids.push_back(CreatePublished("busy" + std::to_string(i)));
+  }
   std::atomic<bool> viewing{true};
   std::atomic<int64_t> views{0};
   std::vector<std::thread> viewers;
@@ -873,10 +922,8 @@ TEST_P(ViewFlushTest, ConcurrentPassesWhileViewsArriveEndWithSqlEqualToRedis) {
     });
   }
   auto pair_of_passes = [&] {
-    auto first =
-        net::co_spawn(app_->app().io(), PassViews(), net::use_future);
-    auto second =
-        net::co_spawn(app_->app().io(), PassViews(), net::use_future);
+    auto first = net::co_spawn(app_->app().io(), PassViews(), net::use_future);
+    auto second = net::co_spawn(app_->app().io(), PassViews(), net::use_future);
     auto r1 = first.get();
     auto r2 = second.get();
     EXPECT_TRUE(r1) << r1.error().message;
@@ -890,7 +937,9 @@ TEST_P(ViewFlushTest, ConcurrentPassesWhileViewsArriveEndWithSqlEqualToRedis) {
     ++pairs;
   }
   viewing = false;
-  for (auto& v : viewers) v.join();
+  for (auto& v : viewers) {
+    v.join();
+  }
   pair_of_passes();  // the last views, still two passes at once
 
   int64_t redis_total = 0;
@@ -917,7 +966,7 @@ TEST_P(ArticleRoundTripTest, AWarmArticleReadIsOneRoundTrip) {
   int64_t id = CreatePublished("quick");
   auto c = Client();
   std::string path = "/api/v1/articles/" + std::to_string(id);
-  ASSERT_EQ(c.Get(path).status, 200);  // warms the cache and the like count
+  ASSERT_EQ(c.Get(path).status, 200);                   // warms the cache and the like count
   ASSERT_EQ(c.Get(path, Bearer(reader_)).status, 200);  // and the reader's like records
   auto batches = [&] {
     std::promise<uint64_t> p;
@@ -962,7 +1011,9 @@ TEST_P(ArticlesTest, ChangeFeedIsOrderedResumableAndAdminOnly) {
   std::string cursor(r.Json().at("nextCursor").as_string());
   r = c.Get("/api/v1/changes?after=" + cursor, Bearer(admin_));
   auto second = r.Json();
-  for (const auto& ev : second.at("items").as_array()) ops.emplace_back(ev.at("op").as_string());
+  for (const auto& ev : second.at("items").as_array()) {
+    ops.emplace_back(ev.at("op").as_string());
+  }
   EXPECT_EQ(ops, (std::vector<std::string>{"create", "update", "unpublish", "publish", "delete"}));
   cursor = std::string(r.Json().at("nextCursor").as_string());
   r = c.Get("/api/v1/changes?after=" + cursor, Bearer(admin_));
@@ -997,17 +1048,23 @@ int64_t ParseApiTimeMs(const std::string& s) {
 std::vector<FeedItem> FeedPage(HttpClient& c, const std::string& token, const std::string& after,
                                int limit, std::string* next) {
   std::string target = "/api/v1/changes?limit=" + std::to_string(limit);
-  if (!after.empty()) target += "&after=" + after;
+  if (!after.empty()) {
+    target += "&after=" + after;
+  }
   auto r = c.Get(target, {{"Authorization", "Bearer " + token}});
   EXPECT_EQ(r.status, 200) << target << " → " << r.body;
   std::vector<FeedItem> out;
-  if (r.status != 200) return out;
+  if (r.status != 200) {
+    return out;
+  }
   auto json = r.Json();
   for (const auto& ev : json.at("items").as_array()) {
     out.push_back({std::string(ev.at("cursor").as_string()), ev.at("articleId").as_int64(),
                    std::string(ev.at("op").as_string()), std::string(ev.at("at").as_string())});
   }
-  if (next) *next = std::string(json.at("nextCursor").as_string());
+  if (next) {
+    *next = std::string(json.at("nextCursor").as_string());
+  }
   return out;
 }
 
@@ -1018,7 +1075,9 @@ std::vector<FeedItem> WholeFeed(HttpClient& c, const std::string& token, int lim
   for (int pages = 0; pages < 10000; ++pages) {
     std::string next;
     auto page = FeedPage(c, token, after, limit, &next);
-    if (page.empty()) break;
+    if (page.empty()) {
+      break;
+    }
     EXPECT_EQ(next, page.back().cursor);
     all.insert(all.end(), page.begin(), page.end());
     after = next;
@@ -1041,7 +1100,9 @@ void ExpectIncreasingIds(const std::vector<FeedItem>& items) {
 std::vector<std::string> OpsOf(const std::vector<FeedItem>& items, int64_t article_id) {
   std::vector<std::string> ops;
   for (const auto& it : items) {
-    if (it.article_id == article_id) ops.push_back(it.op);
+    if (it.article_id == article_id) {
+      ops.push_back(it.op);
+    }
   }
   return ops;
 }
@@ -1104,8 +1165,8 @@ TEST_P(ArticlesTest, AnOldStreamCursorResumesAndGarbageCursorsAre400) {
   std::vector<int64_t> ids;
   for (int i = 0; i < 4; ++i) {
     ids.push_back(CreatePublished("old" + std::to_string(i)));
-    ASSERT_EQ(c.Patch("/api/v1/articles/" + std::to_string(ids.back()),
-                      R"({"title":"old again"})", Bearer(author_))
+    ASSERT_EQ(c.Patch("/api/v1/articles/" + std::to_string(ids.back()), R"({"title":"old again"})",
+                      Bearer(author_))
                   .status,
               200);
   }
@@ -1116,7 +1177,9 @@ TEST_P(ArticlesTest, AnOldStreamCursorResumesAndGarbageCursorsAre400) {
   for (size_t k : {size_t{0}, size_t{3}, size_t{5}, size_t{7}}) {
     const int64_t ms = ParseApiTimeMs(all[k].at);
     size_t first = 0;  // the first change at or after ms
-    while (ParseApiTimeMs(all[first].at) < ms) ++first;
+    while (ParseApiTimeMs(all[first].at) < ms) {
+      ++first;
+    }
     std::string next;
     const std::string old_cursor = std::to_string(ms) + "-" + std::to_string(k);
     auto page = FeedPage(c, admin_, old_cursor, 2, &next);
@@ -1136,10 +1199,25 @@ TEST_P(ArticlesTest, AnOldStreamCursorResumesAndGarbageCursorsAre400) {
   EXPECT_EQ(next, all.back().cursor);
   EXPECT_TRUE(FeedPage(c, admin_, "", 10, &next).size() == all.size());
 
-  const std::vector<std::string> garbage{
-      "bogus", "-1",   "1-",   "-",    "-0",  "1-2-3", "1.5", "%2B1", "%201", "1%20",
-      "0x10",  "1e3",  "1-x",  "x-1",  "1--1", "99999999999999999999",
-      "18446744073709551616-0", "1-18446744073709551616", "%C2%B9"};
+  const std::vector<std::string> garbage{"bogus",
+                                         "-1",
+                                         "1-",
+                                         "-",
+                                         "-0",
+                                         "1-2-3",
+                                         "1.5",
+                                         "%2B1",
+                                         "%201",
+                                         "1%20",
+                                         "0x10",
+                                         "1e3",
+                                         "1-x",
+                                         "x-1",
+                                         "1--1",
+                                         "99999999999999999999",
+                                         "18446744073709551616-0",
+                                         "1-18446744073709551616",
+                                         "%C2%B9"};
   for (const auto& g : garbage) {
     auto r = c.Get("/api/v1/changes?after=" + g, Bearer(admin_));
     EXPECT_EQ(r.status, 400) << g << " → " << r.body;
@@ -1147,7 +1225,9 @@ TEST_P(ArticlesTest, AnOldStreamCursorResumesAndGarbageCursorsAre400) {
   }
   auto again = WholeFeed(c, admin_);
   ASSERT_EQ(again.size(), all.size());
-  for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(again[i].cursor, all[i].cursor);
+  for (size_t i = 0; i < all.size(); ++i) {
+    EXPECT_EQ(again[i].cursor, all[i].cursor);
+  }
 }
 
 // Writers on several threads while an indexer pages the feed: every change appears exactly
@@ -1162,7 +1242,7 @@ TEST_P(ChangeFeedConcurrencyTest, PagingSeesEveryChangeOnceInOrderUnderConcurren
   const std::vector<std::string> patches{R"({"title":"t2"})", R"({"status":"published"})",
                                          R"({"title":"t3"})", R"({"status":"draft"})",
                                          R"({"status":"published"})"};
-  const std::vector<std::string> expected_ops{"create", "update", "publish",
+  const std::vector<std::string> expected_ops{"create", "update",    "publish",
                                               "update", "unpublish", "publish"};
   std::atomic<bool> writing{true};
   std::vector<FeedItem> seen;
@@ -1173,10 +1253,14 @@ TEST_P(ChangeFeedConcurrencyTest, PagingSeesEveryChangeOnceInOrderUnderConcurren
       std::string next;
       auto page = FeedPage(c, admin_, after, 3, &next);
       seen.insert(seen.end(), page.begin(), page.end());
-      if (!next.empty()) after = next;
+      if (!next.empty()) {
+        after = next;
+      }
       return page.size();
     };
-    while (writing.load()) poll();
+    while (writing.load()) {
+      poll();
+    }
     while (poll() > 0) {
     }
   });
@@ -1184,11 +1268,13 @@ TEST_P(ChangeFeedConcurrencyTest, PagingSeesEveryChangeOnceInOrderUnderConcurren
   for (int w = 0; w < kWriters; ++w) {
     writers.push_back(std::async(std::launch::async, [&, w]() -> int64_t {
       auto c = Client();
-      auto r = c.Post("/api/v1/articles",
-                      R"({"title":"w)" + std::to_string(w) + R"(","content":"c"})",
-                      Bearer(author_));
+      auto r =
+          c.Post("/api/v1/articles", R"({"title":"w)" + std::to_string(w) + R"(","content":"c"})",
+                 Bearer(author_));
       EXPECT_EQ(r.status, 201) << r.body;
-      if (r.status != 201) return 0;
+      if (r.status != 201) {
+        return 0;
+      }
       int64_t id = r.Json().at("id").as_int64();
       for (const auto& p : patches) {
         auto u = c.Patch("/api/v1/articles/" + std::to_string(id), p, Bearer(author_));
@@ -1198,17 +1284,23 @@ TEST_P(ChangeFeedConcurrencyTest, PagingSeesEveryChangeOnceInOrderUnderConcurren
     }));
   }
   std::vector<int64_t> ids;
-  for (auto& w : writers) ids.push_back(w.get());
+  for (auto& w : writers) {
+    ids.push_back(w.get());
+  }
   writing = false;
   reader.join();
   ExpectIncreasingIds(seen);
   EXPECT_EQ(seen.size(), static_cast<size_t>(kWriters) * expected_ops.size());
-  for (int64_t id : ids) EXPECT_EQ(OpsOf(seen, id), expected_ops) << "article " << id;
+  for (int64_t id : ids) {
+    EXPECT_EQ(OpsOf(seen, id), expected_ops) << "article " << id;
+  }
   // A fresh reader in pages of any size sees the same feed.
   auto c = Client();
   auto again = WholeFeed(c, admin_, 5);
   ASSERT_EQ(again.size(), seen.size());
-  for (size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(again[i].cursor, seen[i].cursor);
+  for (size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_EQ(again[i].cursor, seen[i].cursor);
+  }
 }
 
 // The op is decided from the committed row, not from what each request read before
@@ -1226,7 +1318,9 @@ TEST_P(ChangeFeedConcurrencyTest, ConcurrentPublishesOfOneDraftRecordOnePublish)
           .status;
     }));
   }
-  for (auto& p : patches) EXPECT_EQ(p.get(), 200);
+  for (auto& p : patches) {
+    EXPECT_EQ(p.get(), 200);
+  }
   auto c = Client();
   auto ops = OpsOf(WholeFeed(c, admin_), id);
   ASSERT_EQ(ops.size(), 7u);

@@ -37,10 +37,10 @@ class CacheRollbackTest : public ApiTest {
   }
 
   int64_t NewPost(const std::string& title) {
-    auto r = Client().Post("/api/v1/articles",
-                           R"({"title":")" + title + R"(","content":"<p>)" + title +
-                               R"(</p>","status":"published"})",
-                           Bearer(writer_));
+    auto r = Client().Post(
+        "/api/v1/articles",
+        R"({"title":")" + title + R"(","content":"<p>)" + title + R"(</p>","status":"published"})",
+        Bearer(writer_));
     EXPECT_EQ(r.status, 201) << r.body;
     return r.status == 201 ? r.Json().at("id").as_int64() : 0;
   }
@@ -59,9 +59,13 @@ class CacheRollbackTest : public ApiTest {
     auto r = Client().Get(path);
     EXPECT_EQ(r.status, 200) << r.body;
     std::vector<int64_t> out;
-    if (r.status != 200) return out;
+    if (r.status != 200) {
+      return out;
+    }
     const auto json = r.Json();  // kept: the loop below reads into it
-    for (const auto& item : json.at("items").as_array()) out.push_back(item.at("id").as_int64());
+    for (const auto& item : json.at("items").as_array()) {
+      out.push_back(item.at("id").as_int64());
+    }
     return out;
   }
 
@@ -85,14 +89,18 @@ TEST_P(CacheRollbackTest, ARedisBackFromBeforeArticleAndCommentWritesServesWhatS
   const int64_t stays = NewComment(kept, "stays");
   const int64_t goes = NewComment(kept, "goes");
   auto c = Client();
-  for (int64_t id : {kept, unpublished, deleted}) ASSERT_EQ(c.Get(ArticlePath(id)).status, 200);
+  for (int64_t id : {kept, unpublished, deleted}) {
+    ASSERT_EQ(c.Get(ArticlePath(id)).status, 200);
+  }
   ASSERT_EQ(Ids("/api/v1/articles"), (std::vector<int64_t>{deleted, unpublished, kept}));
   ASSERT_EQ(Ids(CommentsPath(kept)), (std::vector<int64_t>{goes, stays}));
   const std::string snapshot = redis_.SaveSnapshot();
 
-  ASSERT_EQ(c.Patch(ArticlePath(unpublished), R"({"status":"draft"})", Bearer(writer_)).status, 200);
+  ASSERT_EQ(c.Patch(ArticlePath(unpublished), R"({"status":"draft"})", Bearer(writer_)).status,
+            200);
   ASSERT_EQ(c.Delete(ArticlePath(deleted), Bearer(writer_)).status, 204);
-  ASSERT_EQ(c.Patch(ArticlePath(kept), R"({"title":"kept, renamed"})", Bearer(writer_)).status, 200);
+  ASSERT_EQ(c.Patch(ArticlePath(kept), R"({"title":"kept, renamed"})", Bearer(writer_)).status,
+            200);
   ASSERT_EQ(c.Delete("/api/v1/comments/" + std::to_string(goes), Bearer(writer_)).status, 204);
   const int64_t added = NewComment(kept, "added");
   const int64_t brief = NewPost("created and deleted after the snapshot");
@@ -124,7 +132,9 @@ TEST_P(CacheRollbackTest, ASnapshotBetweenACommitAndItsRedisStepIsRepairedFromIt
   std::string snapshot;
   std::atomic<bool> taken{false};
   app_->app().articles().before_reflect = [&](int64_t) -> Awaitable<void> {
-    if (!taken.exchange(true)) snapshot = redis_.SaveSnapshot();
+    if (!taken.exchange(true)) {
+      snapshot = redis_.SaveSnapshot();
+    }
     co_return;
   };
   ASSERT_EQ(c.Patch(ArticlePath(id), R"({"status":"draft"})", Bearer(writer_)).status, 200);

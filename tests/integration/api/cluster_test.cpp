@@ -18,9 +18,9 @@ class ClusterModeTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_EQ(redis_.Cli("CLUSTER ADDSLOTSRANGE 0 16383"), "OK");
-    ASSERT_TRUE(WaitFor([&] { return redis_.Cli("CLUSTER INFO").find("cluster_state:ok") !=
-                                      std::string::npos; },
-                        std::chrono::seconds(10)));
+    ASSERT_TRUE(WaitFor(
+        [&] { return redis_.Cli("CLUSTER INFO").find("cluster_state:ok") != std::string::npos; },
+        std::chrono::seconds(10)));
     config::Config c;
     c.password_hash = config::PasswordCost::kMinimal;
     c.bootstrap_admin = config::Credentials{"root", "rootpassword"};
@@ -56,7 +56,8 @@ TEST_F(ClusterModeTest, EveryFeatureRunsOnAClusterModeRedis) {
   EXPECT_EQ(c.Get("/api/v1/articles/" + article).status, 200);
   EXPECT_EQ(c.Put("/api/v1/articles/" + article + "/like", "", Bearer(token)).status, 200);
 
-  auto top = c.Post("/api/v1/articles/" + article + "/comments", R"({"body":"top"})", Bearer(token));
+  auto top =
+      c.Post("/api/v1/articles/" + article + "/comments", R"({"body":"top"})", Bearer(token));
   ASSERT_EQ(top.status, 201) << top.body;
   const std::string top_id = std::to_string(top.Json().at("id").as_int64());
   auto reply = c.Post("/api/v1/articles/" + article + "/comments",
@@ -71,7 +72,7 @@ TEST_F(ClusterModeTest, EveryFeatureRunsOnAClusterModeRedis) {
             200);
 
   // 300 likers: the small set splits into user-id buckets inside like_set.lua.
-  const redis::LikeTarget target{'a', a.Json().at("id").as_int64(), a.Json().at("id").as_int64()};
+  const model::Target target = model::Target::Article(a.Json().at("id").as_int64());
   for (int64_t uid = 1000; uid < 1300; ++uid) {
     domain::Principal who{uid, "u", "u", domain::Role::kUser};
     auto r = OnLoop(app_->app().likes().Set(who, target, true));
@@ -86,8 +87,9 @@ TEST_F(ClusterModeTest, EveryFeatureRunsOnAClusterModeRedis) {
                   Bearer(token));
   ASSERT_EQ(b.status, 201) << b.body;
   const std::string other = std::to_string(b.Json().at("id").as_int64());
-  ASSERT_EQ(c.Post("/api/v1/articles/" + other + "/comments", R"({"body":"x"})", Bearer(token)).status,
-            201);
+  ASSERT_EQ(
+      c.Post("/api/v1/articles/" + other + "/comments", R"({"body":"x"})", Bearer(token)).status,
+      201);
 
   // Rebuilds from SQL: after FLUSHALL, and after rebuild-cache drops every comment cache (one
   // key at a time: a DEL of keys in two slots is refused by a cluster) and article hash.

@@ -26,7 +26,7 @@
 #include "app/app.hpp"
 #include "app_fixture.hpp"
 #include "config/config.hpp"
-#include "redis/cluster_slots.hpp"
+#include "redis/client/cluster_slots.hpp"
 #include "redis/keys.hpp"
 #include "support/postgres_server.hpp"
 #include "support/process.hpp"
@@ -52,11 +52,14 @@ uint32_t StormSeed() {
   return seed;
 }
 
-
 std::string Join(const std::vector<std::string>& items, size_t at_most = 20) {
   std::string out;
-  for (size_t i = 0; i < items.size() && i < at_most; ++i) out += items[i] + "\n";
-  if (items.size() > at_most) out += "... " + std::to_string(items.size() - at_most) + " more\n";
+  for (size_t i = 0; i < items.size() && i < at_most; ++i) {
+    out += items[i] + "\n";
+  }
+  if (items.size() > at_most) {
+    out += "... " + std::to_string(items.size() - at_most) + " more\n";
+  }
   return out;
 }
 
@@ -119,7 +122,9 @@ Outage CountOutage(const std::vector<Answer>& answers, Clock::time_point from,
         o.first_outside = Seconds(a.answered - from);
       }
     }
-    if (a.status == 200 && a.sent > ok_from) ++o.ok_after;
+    if (a.status == 200 && a.sent > ok_from) {
+      ++o.ok_after;
+    }
   }
   return o;
 }
@@ -147,12 +152,16 @@ class Storm {
   ~Storm() { Stop(); }
 
   void Start() {
-    for (int t = 0; t < options_.threads; ++t) threads_.emplace_back([this, t] { Run(t); });
+    for (int t = 0; t < options_.threads; ++t) {
+      threads_.emplace_back([this, t] { Run(t); });
+    }
   }
   // Until every thread is done (after ops_per_thread, or now when 0).
   void Stop() {
     stop_ = true;
-    for (auto& t : threads_) t.join();
+    for (auto& t : threads_) {
+      t.join();
+    }
     threads_.clear();
   }
 
@@ -164,7 +173,9 @@ class Storm {
   }
   std::vector<Answer> answers() const {
     std::vector<Answer> all;
-    for (const auto& a : answers_) all.insert(all.end(), a.begin(), a.end());
+    for (const auto& a : answers_) {
+      all.insert(all.end(), a.begin(), a.end());
+    }
     return all;
   }
 
@@ -173,7 +184,9 @@ class Storm {
     std::mt19937 rng(seed_ * 1000 + static_cast<uint32_t>(t));
     HttpClient http("127.0.0.1", ports_);
     std::vector<int> own;
-    for (int p = t; p < world_.pairs(); p += options_.threads) own.push_back(p);
+    for (int p = t; p < world_.pairs(); p += options_.threads) {
+      own.push_back(p);
+    }
     const size_t targets = world_.targets.size();
     for (int i = 0; options_.ops_per_thread > 0 ? i < options_.ops_per_thread : !stop_.load();
          ++i) {
@@ -211,7 +224,9 @@ class Storm {
           break;
         }
         model_.unknown[pair] = 1;
-        if (a.status != 503 || !options_.retry_unavailable || Clock::now() > give_up) break;
+        if (a.status != 503 || !options_.retry_unavailable || Clock::now() > give_up) {
+          break;
+        }
         std::this_thread::sleep_for(20ms);
       }
     }
@@ -250,7 +265,9 @@ Observed Observe(uint16_t port, const World& w, bool per_user = true) {
     }
     o.counts.push_back(r.Json().at("likeCount").as_int64());
   }
-  if (!per_user) return o;
+  if (!per_user) {
+    return o;
+  }
   std::string articles, comments;
   for (const Target& t : w.targets) {
     std::string& list = t.type == 'a' ? articles : comments;
@@ -278,7 +295,9 @@ Observed Observe(uint16_t port, const World& w, bool per_user = true) {
 
 std::vector<int64_t> ModelCounts(const World& w, const std::vector<char>& liked) {
   std::vector<int64_t> counts(w.targets.size(), 0);
-  for (int p = 0; p < w.pairs(); ++p) counts[p % w.targets.size()] += liked[p];
+  for (int p = 0; p < w.pairs(); ++p) {
+    counts[p % w.targets.size()] += liked[p];
+  }
   return counts;
 }
 
@@ -306,7 +325,9 @@ std::vector<std::string> Differences(const World& w, const std::vector<char>& li
 std::vector<int> DifferingPairs(const World& w, const std::vector<char>& liked, const Observed& o) {
   std::vector<int> out;
   for (int p = 0; p < w.pairs(); ++p) {
-    if (o.liked[p] != liked[p]) out.push_back(p);
+    if (o.liked[p] != liked[p]) {
+      out.push_back(p);
+    }
   }
   return out;
 }
@@ -315,8 +336,9 @@ std::vector<int> DifferingPairs(const World& w, const std::vector<char>& liked, 
 size_t ReplicaOf(RedisCluster& cluster, size_t i) {
   const std::string wanted = "master_port:" + std::to_string(cluster.node(i).port());
   for (size_t n = 0; n < cluster.size(); ++n) {
-    if (n != i && cluster.node(n).Cli("INFO replication").find(wanted) != std::string::npos)
+    if (n != i && cluster.node(n).Cli("INFO replication").find(wanted) != std::string::npos) {
       return n;
+    }
   }
   throw std::runtime_error("primary " + std::to_string(i) + " has no replica");
 }
@@ -326,13 +348,17 @@ bool ReplicasCaughtUp(RedisCluster& cluster, size_t i) {
   std::string offset;
   std::vector<std::string> acked;
   for (const std::string& line : Lines(cluster.node(i).Cli("INFO replication"))) {
-    if (line.starts_with("master_repl_offset:")) offset = line.substr(19);
+    if (line.starts_with("master_repl_offset:")) {
+      offset = line.substr(19);
+    }
     const size_t at = line.find(",offset=");
     if (line.starts_with("slave") && at != std::string::npos) {
       acked.push_back(line.substr(at + 8, line.find(',', at + 1) - at - 8));
     }
   }
-  if (offset.empty() || acked.empty()) return false;
+  if (offset.empty() || acked.empty()) {
+    return false;
+  }
   return std::all_of(acked.begin(), acked.end(), [&](const std::string& o) { return o == offset; });
 }
 
@@ -340,14 +366,17 @@ bool ReplicasCaughtUp(RedisCluster& cluster, size_t i) {
 std::string Sh(const std::string& cmd) {
   std::string out;
   FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-  if (p == nullptr) throw std::runtime_error("popen failed");
+  if (p == nullptr) {
+    throw std::runtime_error("popen failed");
+  }
   char buf[4096];
   size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) {
+    out.append(buf, n);
+  }
   ::pclose(p);
   return out;
 }
-
 
 // The slots node `i` serves now, ascending (CLUSTER NODES; slots being moved are skipped).
 std::vector<int> SlotsOf(RedisCluster& cluster, size_t i) {
@@ -356,13 +385,19 @@ std::vector<int> SlotsOf(RedisCluster& cluster, size_t i) {
     std::istringstream in(line);
     std::string id, addr, flags, primary, ping, pong, epoch, link;
     in >> id >> addr >> flags >> primary >> ping >> pong >> epoch >> link;
-    if (id != cluster.NodeId(i)) continue;
+    if (id != cluster.NodeId(i)) {
+      continue;
+    }
     for (std::string range; in >> range;) {
-      if (range.front() == '[') continue;
+      if (range.front() == '[') {
+        continue;
+      }
       const size_t dash = range.find('-');
       const int first = std::stoi(range.substr(0, dash));
       const int last = dash == std::string::npos ? first : std::stoi(range.substr(dash + 1));
-      for (int s = first; s <= last; ++s) slots.push_back(s);
+      for (int s = first; s <= last; ++s) {
+        slots.push_back(s);
+      }
     }
   }
   return slots;
@@ -371,11 +406,15 @@ std::vector<int> SlotsOf(RedisCluster& cluster, size_t i) {
 class TrafficTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (TestRedis::ClusterMode()) GTEST_SKIP() << "starts Redis Clusters of its own";
+    if (TestRedis::ClusterMode()) {
+      GTEST_SKIP() << "starts Redis Clusters of its own";
+    }
     started_ = Clock::now();
   }
   void TearDown() override {
-    if (!IsSkipped()) std::cout << "[ wall     ] " << Seconds(Clock::now() - started_) << " s\n";
+    if (!IsSkipped()) {
+      std::cout << "[ wall     ] " << Seconds(Clock::now() - started_) << " s\n";
+    }
   }
 
   // A cluster of the test's own, stopped after the instances (which flush at exit).
@@ -397,12 +436,16 @@ class TrafficTest : public ::testing::Test {
     c.rate_limits = false;
     c.redis = ParseRedisUrl(redis_url).value();
     c.database = ParseDatabaseUrl(pg.url(db_)).value();
-    for (int i = 0; i < n; ++i) apps_.push_back(std::make_unique<AppUnderTest>(c));
+    for (int i = 0; i < n; ++i) {
+      apps_.push_back(std::make_unique<AppUnderTest>(c));
+    }
   }
 
   std::vector<uint16_t> Ports() const {
     std::vector<uint16_t> ports;
-    for (const auto& a : apps_) ports.push_back(a->port());
+    for (const auto& a : apps_) {
+      ports.push_back(a->port());
+    }
     return ports;
   }
   HttpClient Both() const { return HttpClient("127.0.0.1", Ports()); }
@@ -420,7 +463,9 @@ class TrafficTest : public ::testing::Test {
       EXPECT_EQ(made.status, 201) << made.body;
       auto login = http.Post("/api/v1/sessions", body);
       EXPECT_EQ(login.status, 201) << login.body;
-      if (made.status != 201 || login.status != 201) return w;
+      if (made.status != 201 || login.status != 201) {
+        return w;
+      }
       w.user_ids.push_back(made.Json().at("id").as_int64());
       w.tokens.emplace_back(login.Json().at("token").as_string());
     }
@@ -474,10 +519,13 @@ class TrafficTest : public ::testing::Test {
     auto& pg = PostgresServer::Shared();
     Observed o;
     std::map<std::pair<char, int64_t>, size_t> target_of;
-    for (size_t t = 0; t < w.targets.size(); ++t)
+    for (size_t t = 0; t < w.targets.size(); ++t) {
       target_of[{w.targets[t].type, w.targets[t].id}] = t;
+    }
     std::map<int64_t, int> user_of;
-    for (int u = 0; u < w.users(); ++u) user_of[w.user_ids[u]] = u;
+    for (int u = 0; u < w.users(); ++u) {
+      user_of[w.user_ids[u]] = u;
+    }
     o.counts.assign(w.targets.size(), -1);
     for (const std::string& line :
          Lines(pg.Psql(db_,
@@ -490,7 +538,9 @@ class TrafficTest : public ::testing::Test {
         continue;
       }
       auto t = target_of.find({type, id});
-      if (t != target_of.end()) o.counts[t->second] = count;
+      if (t != target_of.end()) {
+        o.counts[t->second] = count;
+      }
     }
     o.liked.assign(w.pairs(), 0);
     for (const std::string& line :
@@ -528,7 +578,9 @@ TEST_F(TrafficTest, LikeStormOverTwoInstancesEndsExactlyAsAcknowledged) {
   const World w = Seed(50, {1, 2, 3, 4, 5});
   ASSERT_EQ(w.targets.size(), 10u);
   std::set<size_t> owners;
-  for (const Target& t : w.targets) owners.insert(cluster.OwnerOf(t.Slot()));
+  for (const Target& t : w.targets) {
+    owners.insert(cluster.OwnerOf(t.Slot()));
+  }
   ASSERT_EQ(owners.size(), 3u) << "the targets' slots should be on every primary";
 
   Storm storm(w, Ports(), {.threads = 16, .ops_per_thread = 60}, StormSeed());
@@ -537,7 +589,9 @@ TEST_F(TrafficTest, LikeStormOverTwoInstancesEndsExactlyAsAcknowledged) {
   EXPECT_TRUE(storm.errors().empty()) << Join(storm.errors());
   const auto answers = storm.answers();
   EXPECT_EQ(answers.size(), 16u * 60u);
-  for (const Answer& a : answers) ASSERT_EQ(a.status, 200);
+  for (const Answer& a : answers) {
+    ASSERT_EQ(a.status, 200);
+  }
 
   const Model& model = storm.model();
   ExpectModelEverywhere(w, model, 0);
@@ -562,7 +616,9 @@ TEST_F(TrafficTest, KeysOfEveryFamilyAreSpreadOverEveryPrimary) {
     ASSERT_EQ(http.Put(t.path, "", Bearer(w.tokens[p / w.targets.size()])).status, 200);
   }
   for (const Target& t : w.targets) {
-    if (t.type != 'a') continue;
+    if (t.type != 'a') {
+      continue;
+    }
     auto page = http.Get("/api/v1/articles/" + std::to_string(t.id) + "/comments?sort=hot");
     ASSERT_EQ(page.status, 200) << page.body;
   }
@@ -582,7 +638,9 @@ TEST_F(TrafficTest, KeysOfEveryFamilyAreSpreadOverEveryPrimary) {
     std::map<std::string, int> found;
     for (const std::string& key : Lines(cluster.node(node).Cli("--scan --pattern 'pl:*'"))) {
       for (const auto& [family, prefixes] : families) {
-        for (std::string_view prefix : prefixes) found[family] += key.starts_with(prefix);
+        for (std::string_view prefix : prefixes) {
+          found[family] += key.starts_with(prefix);
+        }
       }
       if (key.find('{') != std::string::npos) {
         EXPECT_EQ(cluster.OwnerOf(redis::cluster::KeySlot(key)), node) << key;
@@ -609,7 +667,9 @@ TEST_F(TrafficTest, ReshardingUnderALikeStormFailsNoRequestAndLosesNoLike) {
   // take theirs along.
   const World w = Seed(20, {25, 41, 49, 79, 88});
   std::set<int> target_slots;
-  for (const Target& t : w.targets) target_slots.insert(t.Slot());
+  for (const Target& t : w.targets) {
+    target_slots.insert(t.Slot());
+  }
 
   Storm storm(w, Ports(), {.threads = 8}, StormSeed());
   storm.Start();
@@ -643,7 +703,9 @@ TEST_F(TrafficTest, ReshardingUnderALikeStormFailsNoRequestAndLosesNoLike) {
         const std::string get = "CLUSTER GETKEYSINSLOT " + std::to_string(moving[i]) + " 1000";
         const auto at_to = Lines(cluster.node(to).Cli(get));
         for (const std::string& key : Lines(cluster.node(from).Cli(get))) {
-          if (std::find(at_to.begin(), at_to.end(), key) == at_to.end()) continue;
+          if (std::find(at_to.begin(), at_to.end(), key) == at_to.end()) {
+            continue;
+          }
           const std::string type = cluster.node(from).Cli("TYPE " + ShellQuote(key));
           both += key + " (" + type + ")";
           if (type == "string") {
@@ -674,7 +736,9 @@ TEST_F(TrafficTest, ReshardingUnderALikeStormFailsNoRequestAndLosesNoLike) {
 
   EXPECT_TRUE(storm.errors().empty()) << Join(storm.errors());
   std::map<int, int> statuses;
-  for (const Answer& a : storm.answers()) ++statuses[a.status];
+  for (const Answer& a : storm.answers()) {
+    ++statuses[a.status];
+  }
   EXPECT_EQ(statuses.size(), 1u) << "every request should be answered 200; 503s: " << statuses[503];
   std::cout << "[ storm    ] " << statuses[200] << " likes and unlikes answered 200\n";
   const Model& model = storm.model();
@@ -730,14 +794,20 @@ TEST_F(TrafficTest, APrimaryKilledUnderTheStormIsReplacedWithOnly503sMeanwhile) 
   std::cout << "[ failover ] " << unavailable << " answers 503, " << ok_after
             << " answered 200 from 2 s after the promotion\n";
   const Model& model = storm.model();
-  for (int p = 0; p < w.pairs(); ++p) EXPECT_FALSE(model.unknown[p]) << w.PairName(p);
+  for (int p = 0; p < w.pairs(); ++p) {
+    EXPECT_FALSE(model.unknown[p]) << w.PairName(p);
+  }
 
   // What the instances show right after the failover, then after a flush pass (its check of
   // Redis against SQL may bring back likes the promoted replica never received).
   std::vector<Observed> seen;
-  for (size_t i = 0; i < apps_.size(); ++i) seen.push_back(Observe(apps_[i]->port(), w));
+  for (size_t i = 0; i < apps_.size(); ++i) {
+    seen.push_back(Observe(apps_[i]->port(), w));
+  }
   FlushAll(0);
-  for (size_t i = 0; i < apps_.size(); ++i) seen.push_back(Observe(apps_[i]->port(), w));
+  for (size_t i = 0; i < apps_.size(); ++i) {
+    seen.push_back(Observe(apps_[i]->port(), w));
+  }
   for (size_t k = 0; k < seen.size(); ++k) {
     const Observed& o = seen[k];
     ASSERT_TRUE(o.errors.empty()) << Join(o.errors);
@@ -770,7 +840,9 @@ TEST_F(TrafficTest, ASentinelFailoverUnderTheStormLosesNothingAcknowledgedOutsid
   const World w = Seed(20, {1, 2, 3, 4, 5});
   auto offset = [&](size_t i) {
     for (const std::string& line : Lines(sentinels.server(i).Cli("INFO replication"))) {
-      if (line.starts_with("master_repl_offset:")) return line;
+      if (line.starts_with("master_repl_offset:")) {
+        return line;
+      }
     }
     return "?" + std::to_string(i);
   };
@@ -798,7 +870,9 @@ TEST_F(TrafficTest, ASentinelFailoverUnderTheStormLosesNothingAcknowledgedOutsid
                         << Seconds(ended - began) << " s)";
   EXPECT_GT(ok_after, 100);
   const Model& model = storm.model();
-  for (int p = 0; p < w.pairs(); ++p) EXPECT_FALSE(model.unknown[p]) << w.PairName(p);
+  for (int p = 0; p < w.pairs(); ++p) {
+    EXPECT_FALSE(model.unknown[p]) << w.PairName(p);
+  }
 
   FlushAll(0);
   const Observed seen = Observe(apps_[0]->port(), w);

@@ -48,7 +48,9 @@ class CommentsTest : public ApiTest {
   int64_t Comment(const std::string& token, const std::string& body,
                   std::optional<int64_t> parent = std::nullopt) {
     std::string json = R"({"body":")" + body + "\"";
-    if (parent) json += R"(,"parentId":)" + std::to_string(*parent);
+    if (parent) {
+      json += R"(,"parentId":)" + std::to_string(*parent);
+    }
     auto r = PostComment(token, json + "}");
     EXPECT_EQ(r.status, 201) << r.body;
     return r.status == 201 ? r.Json().at("id").as_int64() : 0;
@@ -64,7 +66,9 @@ class CommentsTest : public ApiTest {
   static std::vector<int64_t> Ids(const boost::json::object& page) {
     std::vector<int64_t> out;
     const auto& items = page.at("items").as_array();
-    for (const auto& item : items) out.push_back(item.at("id").as_int64());
+    for (const auto& item : items) {
+      out.push_back(item.at("id").as_int64());
+    }
     return out;
   }
 
@@ -188,7 +192,9 @@ TEST_P(CommentsTest, BadInputIsRefusedAndChangesNothing) {
 
 TEST_P(CommentsTest, ThousandCommentsPageByOffsetAndCursorExactlyOnceInOrder) {
   std::vector<int64_t> ids;
-  for (int i = 0; i < 1000; ++i) ids.push_back(Comment(bob_, "c" + std::to_string(i)));
+  for (int i = 0; i < 1000; ++i) {
+    ids.push_back(Comment(bob_, "c" + std::to_string(i)));
+  }
   const std::vector<int64_t> newest_first(ids.rbegin(), ids.rend());
 
   std::vector<int64_t> by_offset;
@@ -208,7 +214,9 @@ TEST_P(CommentsTest, ThousandCommentsPageByOffsetAndCursorExactlyOnceInOrder) {
     auto got = Ids(p);
     by_cursor.insert(by_cursor.end(), got.begin(), got.end());
     Comment(alice_, "arrives mid-walk");
-    if (p.at("nextCursor").is_null()) break;
+    if (p.at("nextCursor").is_null()) {
+      break;
+    }
     EXPECT_TRUE(p.at("page").is_null() || query.find("cursor") == std::string::npos);
     query = "?sort=new&size=70&replies=0&cursor=" + std::string(p.at("nextCursor").as_string());
   }
@@ -221,7 +229,9 @@ TEST_P(CommentsTest, ThousandCommentsPageByOffsetAndCursorExactlyOnceInOrder) {
     auto p = List(query);
     auto got = Ids(p);
     oldest.insert(oldest.end(), got.begin(), got.end());
-    if (p.at("nextCursor").is_null()) break;
+    if (p.at("nextCursor").is_null()) {
+      break;
+    }
     query = "?sort=old&size=100&replies=0&cursor=" + std::string(p.at("nextCursor").as_string());
   }
   ASSERT_GE(oldest.size(), 1000u);
@@ -290,7 +300,9 @@ TEST_P(CommentsTest, HotOrderFollowsLikesAndUnlikesAtOnce) {
 TEST_P(CommentsTest, InlineRepliesAndReplyPages) {
   const int64_t top = Comment(bob_, "top");
   std::vector<int64_t> replies;
-  for (int i = 0; i < 7; ++i) replies.push_back(Comment(alice_, "r" + std::to_string(i), top));
+  for (int i = 0; i < 7; ++i) {
+    replies.push_back(Comment(alice_, "r" + std::to_string(i), top));
+  }
   auto page = List("?replies=2");
   const auto& item = page.at("items").as_array()[0];
   EXPECT_EQ(item.at("replyCount").as_int64(), 7);
@@ -307,7 +319,9 @@ TEST_P(CommentsTest, InlineRepliesAndReplyPages) {
     EXPECT_EQ(p.at("total").as_int64(), 7);
     auto got = Ids(p);
     walked.insert(walked.end(), got.begin(), got.end());
-    if (p.at("nextCursor").is_null()) break;
+    if (p.at("nextCursor").is_null()) {
+      break;
+    }
     query = "?size=3&cursor=" + std::string(p.at("nextCursor").as_string());
   }
   EXPECT_EQ(walked, replies);  // default order: oldest first
@@ -388,8 +402,12 @@ TEST_P(CommentsTest, DeleteLeavesPlaceholdersOnlyWhileRepliesRemainAndCountsStay
 
 TEST_P(CommentsTest, FlushAllThenConcurrentReadsRebuildOnceWithIdenticalPages) {
   const int64_t top = Comment(bob_, "top");
-  for (int i = 0; i < 30; ++i) Comment(alice_, "c" + std::to_string(i));
-  for (int i = 0; i < 5; ++i) Comment(alice_, "r" + std::to_string(i), top);
+  for (int i = 0; i < 30; ++i) {
+    Comment(alice_, "c" + std::to_string(i));
+  }
+  for (int i = 0; i < 5; ++i) {
+    Comment(alice_, "r" + std::to_string(i), top);
+  }
   Client().Put(CommentPath(top) + "/like", "", Bearer(alice_));
   ASSERT_TRUE(OnLoop(app_->app().flusher().FlushNow()));  // FLUSHALL loses what is unflushed
   const std::string query = "?sort=hot&size=10&replies=3";
@@ -408,7 +426,9 @@ TEST_P(CommentsTest, FlushAllThenConcurrentReadsRebuildOnceWithIdenticalPages) {
       bodies[i] = r.body;
     });
   }
-  for (auto& t : readers) t.join();
+  for (auto& t : readers) {
+    t.join();
+  }
   for (int i = 0; i < 20; ++i) {
     EXPECT_EQ(statuses[i], 200) << bodies[i];
     EXPECT_TRUE(bodies[i] == expected) << "reader " << i << ":\n" << bodies[i].substr(0, 400);
@@ -421,7 +441,9 @@ TEST_P(CommentsTest, APageCostsAFixedNumberOfRedisRoundTripsWhateverItsSize) {
   std::vector<int64_t> tops;
   for (int i = 0; i < 20; ++i) {
     tops.push_back(Comment(bob_, "top" + std::to_string(i)));
-    for (int j = 0; j < 3; ++j) Comment(alice_, "r", tops.back());
+    for (int j = 0; j < 3; ++j) {
+      Comment(alice_, "r", tops.back());
+    }
   }
   auto client = Client();
   // The fewest of 3 reads: the counters are the whole client's, and a flusher pass that lands
@@ -475,7 +497,9 @@ TEST_P(CommentsTest, APageCostsAFixedNumberOfRedisRoundTripsWhateverItsSize) {
   // for the whole page. (A script once read them all in one call, but cost Redis ~3x the CPU
   // of these plain commands; see docs/architecture.md.)
   config::Config off = app_->app().config();
-  if (!off.database) off.database = config::DefaultDatabaseUrl(off);
+  if (!off.database) {
+    off.database = config::DefaultDatabaseUrl(off);
+  }
   off.bootstrap_admin.reset();
   off.page_cache_mb = 0;
   AppUnderTest renderer(redis_, off);
@@ -532,16 +556,23 @@ TEST_P(CommentsTest, ACommentInsertRacingItsArticlesDeleteNeverOutlivesIt) {
           "INSERT INTO comments (id, article_id, author_id, body, created_at, updated_at) "
           "VALUES ($1, $2, $3, 'racing', 1, 1)",
           {comment_id, article, alice_id_});
-      if (!ins) return tl::unexpected(ins.error());
+      if (!ins) {
+        return tl::unexpected(ins.error());
+      }
       auto count = tx.Query("UPDATE articles SET comment_count = comment_count + 1 WHERE id = $1",
                             {article});
-      if (!count) return tl::unexpected(count.error());
+      if (!count) {
+        return tl::unexpected(count.error());
+      }
       holding.set_value();
-      for (int i = 0; i < 1000 && !release; ++i)
+      for (int i = 0; i < 1000 && !release; ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
       return {};
     });
-    if (!st) return tl::unexpected(st.error());
+    if (!st) {
+      return tl::unexpected(st.error());
+    }
     return true;
   };
   auto inserted = net::co_spawn(app_->app().io(), app_->app().store().Run<bool>(std::move(insert)),
@@ -569,10 +600,14 @@ TEST_P(CommentsTest, DeletingTheArticleDropsItsCommentsCachedHashes) {
   const std::vector<std::string> keys{redis::keys::Comment(top), redis::keys::Comment(reply),
                                       redis::keys::RepliesByTime(top),
                                       redis::keys::RepliesByLikes(top)};
-  for (const auto& key : keys) ASSERT_EQ(redis_.Cli("EXISTS " + key), "1") << key;
+  for (const auto& key : keys) {
+    ASSERT_EQ(redis_.Cli("EXISTS " + key), "1") << key;
+  }
   ASSERT_EQ(Client().Delete("/api/v1/articles/" + std::to_string(article_), Bearer(alice_)).status,
             204);
-  for (const auto& key : keys) EXPECT_EQ(redis_.Cli("EXISTS " + key), "0") << key;
+  for (const auto& key : keys) {
+    EXPECT_EQ(redis_.Cli("EXISTS " + key), "0") << key;
+  }
 }
 
 TEST_P(CommentsTest, ConcurrentRepliesAndDeletesKeepEveryCountExact) {
@@ -589,7 +624,9 @@ TEST_P(CommentsTest, ConcurrentRepliesAndDeletesKeepEveryCountExact) {
         auto r =
             client.Post(CommentsPath(article_),
                         R"({"body":"r","parentId":)" + std::to_string(top) + "}", Bearer(token));
-        if (r.status == 201) made[t].push_back(r.Json().at("id").as_int64());
+        if (r.status == 201) {
+          made[t].push_back(r.Json().at("id").as_int64());
+        }
         // Every third reply is deleted again, twice at once from two connections.
         if (i % 3 == 2 && !made[t].empty()) {
           const int64_t victim = made[t].back();
@@ -601,9 +638,13 @@ TEST_P(CommentsTest, ConcurrentRepliesAndDeletesKeepEveryCountExact) {
       }
     });
   }
-  for (auto& w : writers) w.join();
+  for (auto& w : writers) {
+    w.join();
+  }
   size_t created = 0;
-  for (const auto& m : made) created += m.size();
+  for (const auto& m : made) {
+    created += m.size();
+  }
   ASSERT_EQ(created, static_cast<size_t>(kThreads * kPerThread));
   const int64_t live_replies = kThreads * (kPerThread - kPerThread / 3);
   auto page = List("?replies=0");
@@ -630,17 +671,23 @@ TEST_P(CommentsTest, RebuildingAHundredThousandCommentsDoesNotBlockOtherRequests
       [article = article_, author = bob_id_](sql::Connection& c) -> Result<int64_t> {
     if (c.dialect() == Dialect::kMysql) {  // MariaDB stops a recursive CTE at 1,000 rows
       auto raised = c.Query("SET SESSION max_recursive_iterations = 200000");
-      if (!raised) return tl::unexpected(raised.error());
+      if (!raised) {
+        return tl::unexpected(raised.error());
+      }
     }
     auto r = c.Query(
         "INSERT INTO comments (id, article_id, parent_id, author_id, body, created_at, updated_at) "
         "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000) "
         "SELECT (1000000 + i) * 256 + $1 % 256, $1, NULL, $2, 'bulk', i, i FROM n",
         {article, author});
-    if (!r) return tl::unexpected(r.error());
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
     auto a = c.Query("UPDATE articles SET comment_count = 100000, comment_ver = 1 WHERE id = $1",
                      {article});
-    if (!a) return tl::unexpected(a.error());
+    if (!a) {
+      return tl::unexpected(a.error());
+    }
     return r->affected;
   };
   auto inserted = OnLoop(app_->app().store().Run<int64_t>(std::move(load)));
@@ -656,7 +703,9 @@ TEST_P(CommentsTest, RebuildingAHundredThousandCommentsDoesNotBlockOtherRequests
   bool building = false;
   for (int i = 0; i < 2000 && !building; ++i) {
     building = redis_.Cli("HGET " + meta + " state") == "building";
-    if (!building) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (!building) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
   }
   ASSERT_TRUE(building) << "the rebuild never started";
   int answered_during_rebuild = 0;
@@ -666,7 +715,9 @@ TEST_P(CommentsTest, RebuildingAHundredThousandCommentsDoesNotBlockOtherRequests
     auto q = other.Get(CommentsPath(quiet));
     EXPECT_EQ(h.status, 200);
     EXPECT_EQ(q.status, 200) << q.body;
-    if (redis_.Cli("HGET " + meta + " state") == "building") ++answered_during_rebuild;
+    if (redis_.Cli("HGET " + meta + " state") == "building") {
+      ++answered_during_rebuild;
+    }
   }
   reader.join();
   EXPECT_GT(answered_during_rebuild, 0) << "the rebuild finished before anything else ran";

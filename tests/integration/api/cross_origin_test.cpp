@@ -86,12 +86,12 @@ TEST_P(CrossOriginTest, APreflightFromASiteIsAnsweredBeforeRouting) {
 
 TEST_P(CrossOriginTest, AnOriginOutsideTheListGetsNoAllowHeaders) {
   auto c = Client();
-  for (const char* origin : {kStranger, "null", "https://blog.example.evil.example",
-                             "http://blog.example", "https://blog.example:8443",
-                             // Spellings no browser sends that only normalise to a site: the
-                             // header is echoed, so they get nothing (review of issue 27).
-                             "HTTPS://BLOG.EXAMPLE", "https://blog.example:443",
-                             "https://blog.example/"}) {
+  for (const char* origin :
+       {kStranger, "null", "https://blog.example.evil.example", "http://blog.example",
+        "https://blog.example:8443",
+        // Spellings no browser sends that only normalise to a site: the
+        // header is echoed, so they get nothing (review of issue 27).
+        "HTTPS://BLOG.EXAMPLE", "https://blog.example:443", "https://blog.example/"}) {
     auto pre = c.Send(beast::http::verb::options, "/api/v1/articles/1/like", "", "",
                       From(origin, {{"Access-Control-Request-Method", "PUT"}}));
     EXPECT_EQ(pre.status, 204) << origin;
@@ -255,7 +255,9 @@ class CrossOriginLimitTest : public CrossOriginTest {
 TEST_P(CrossOriginLimitTest, ARateLimitedAnswerCarriesTheHeadersAndExposesRetryAfter) {
   auto c = Client();
   HttpResponse last;
-  for (int i = 0; i < 3; ++i) last = c.Get("/api/v1/users/1", From(kSite));
+  for (int i = 0; i < 3; ++i) {
+    last = c.Get("/api/v1/users/1", From(kSite));
+  }
   ASSERT_EQ(last.status, 429);
   ExpectAllowed(last, kSite);
   EXPECT_FALSE(last.Header("retry-after").empty());

@@ -35,12 +35,14 @@ class LikesTest : public ApiTest {
     return tokens;
   }
 
-  static std::string LikePath(int64_t id) { return "/api/v1/articles/" + std::to_string(id) + "/like"; }
+  static std::string LikePath(int64_t id) {
+    return "/api/v1/articles/" + std::to_string(id) + "/like";
+  }
 
   // A like or unlike of article `target` by user `uid` through the service (no session).
   domain::LikeState SetLike(int64_t target, int64_t uid, bool like) {
     domain::Principal who{uid, "u", "u", domain::Role::kUser};
-    const redis::LikeTarget t{'a', target, target};
+    const model::Target t = model::Target::Article(target);
     auto r = OnLoop(app_->app().likes().Set(who, t, like));
     EXPECT_TRUE(r) << (r ? "" : r.error().message);
     return r ? *r : domain::LikeState{};
@@ -51,14 +53,18 @@ class LikesTest : public ApiTest {
     const std::string stats = redis_.Cli("INFO commandstats");
     const std::string field = "cmdstat_" + command + ":calls=";
     auto at = stats.find(field);
-    if (at == std::string::npos) return 0;
+    if (at == std::string::npos) {
+      return 0;
+    }
     return static_cast<int64_t>(std::stoll(stats.substr(at + field.size())));
   }
 
   // The likes part of a flush pass: the check of Redis against SQL, then every shard.
   Result<flush::LikeFlushReport> TryFlushLikes() {
     auto checked = OnLoop(app_->app().redis_check().Check());
-    if (!checked) return tl::unexpected(checked.error());
+    if (!checked) {
+      return tl::unexpected(checked.error());
+    }
     EXPECT_TRUE(*checked && app_->app().redis_check().LikesChecked());
     return OnLoop(app_->app().like_flush().Flush(app_->app().redis_check().Generation()));
   }
@@ -75,9 +81,13 @@ class LikesTest : public ApiTest {
       auto rows = c.Query(
           "SELECT COUNT(*) FROM likes WHERE target_type = 'a' AND target_id = $1 AND valid = 1",
           {article});
-      if (!rows) return tl::unexpected(rows.error());
+      if (!rows) {
+        return tl::unexpected(rows.error());
+      }
       auto count = c.Query("SELECT like_count FROM articles WHERE id = $1", {article});
-      if (!count) return tl::unexpected(count.error());
+      if (!count) {
+        return tl::unexpected(count.error());
+      }
       return std::pair{sql::Int(rows->rows[0][0]), sql::Int(count->rows[0][0])};
     };
     auto r = OnLoop(app_->app().store().Run<std::pair<int64_t, int64_t>>(std::move(job)));

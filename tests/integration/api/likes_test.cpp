@@ -52,7 +52,9 @@ TEST_P(LikesTest, BadTargetsAndAnonymousWritesChangeNothing) {
 TEST_P(LikesTest, StormOfLikesAndUnlikesKeepsCountsEqualToStates) {
   constexpr int kUsers = 50, kTargets = 10, kThreads = 16, kOpsPerThread = 120;
   std::vector<int64_t> articles;
-  for (int i = 0; i < kTargets; ++i) articles.push_back(NewArticle("t" + std::to_string(i)));
+  for (int i = 0; i < kTargets; ++i) {
+    articles.push_back(NewArticle("t" + std::to_string(i)));
+  }
   std::vector<std::string> tokens = NewUsers("storm", kUsers);
   std::atomic<int> failures{0};
   std::vector<std::thread> threads;
@@ -64,16 +66,22 @@ TEST_P(LikesTest, StormOfLikesAndUnlikesKeepsCountsEqualToStates) {
         const auto& token = tokens[rng() % kUsers];
         std::string path = LikePath(articles[rng() % kTargets]);
         auto r = rng() % 2 ? c.Put(path, "", Bearer(token)) : c.Delete(path, Bearer(token));
-        if (r.status != 200) ++failures;
+        if (r.status != 200) {
+          ++failures;
+        }
       }
     });
   }
-  for (auto& th : threads) th.join();
+  for (auto& th : threads) {
+    th.join();
+  }
   ASSERT_EQ(failures.load(), 0);
 
   // Redis: every count equals the number of users whose state is true.
   std::string ids;
-  for (int64_t a : articles) ids += (ids.empty() ? "" : ",") + std::to_string(a);
+  for (int64_t a : articles) {
+    ids += (ids.empty() ? "" : ",") + std::to_string(a);
+  }
   std::map<int64_t, int64_t> liked_by;
   std::map<int64_t, int64_t> counts;
   auto c = Client();
@@ -144,7 +152,9 @@ TEST_P(LikesTest, FlushAllAfterAFlushLosesNoneAndARepeatLikeDoesNotDoubleCount) 
   c.Put(LikePath(id), "", Bearer(tokens[1]));
   FlushLikes();
   ASSERT_EQ(redis_.Cli("FLUSHALL"), "OK");
-  for (int u = 0; u < 3; ++u) tokens[u] = Login("repeat" + std::to_string(u));
+  for (int u = 0; u < 3; ++u) {
+    tokens[u] = Login("repeat" + std::to_string(u));
+  }
   // The count and the states come back from SQL; a repeat like is recognised as one.
   EXPECT_EQ(c.Get(LikePath(id), Bearer(tokens[0])).body, R"({"liked":true,"likeCount":2})");
   EXPECT_EQ(c.Put(LikePath(id), "", Bearer(tokens[1])).body, R"({"liked":true,"likeCount":2})");
@@ -157,7 +167,7 @@ TEST_P(LikesTest, FlushAllAfterAFlushLosesNoneAndARepeatLikeDoesNotDoubleCount) 
 TEST_P(LikesTest, LikeIsOneRedisCommandWhenWarm) {
   int64_t id = NewArticle();
   domain::Principal who{4242, "ghost", "ghost", domain::Role::kUser};
-  const redis::LikeTarget target{'a', id, id};
+  const model::Target target = model::Target::Article(id);
   ASSERT_TRUE(OnLoop(app_->app().likes().Set(who, target, true)));  // loads the bucket
   auto before = OnLoop(
       [&]() -> Awaitable<uint64_t> { co_return app_->app().redis().stats().commands_sent; }());
@@ -261,7 +271,9 @@ TEST_P(LikesTest, CommentLikeChecksPublishedAndLiveInTheLikeScript) {
     auto rows = conn.Query(
         "SELECT COUNT(*) FROM likes WHERE target_type = 'c' AND target_id = $1 AND valid = 1",
         {comment_id});
-    if (!rows) return tl::unexpected(rows.error());
+    if (!rows) {
+      return tl::unexpected(rows.error());
+    }
     return sql::Int(rows->rows.at(0).at(0));
   };
   EXPECT_EQ(OnLoop(app_->app().store().Run<int64_t>(std::move(valid))), 2);
@@ -272,7 +284,7 @@ TEST_P(LikesTest, LikeRecordsStayInSmallIntsetBuckets) {
   // 1,500 synthetic users across six buckets (ids need not be registered for the store).
   for (int64_t uid = 1; uid <= 1500; ++uid) {
     domain::Principal who{uid, "u", "u", domain::Role::kUser};
-    const redis::LikeTarget target{'a', id, id};
+    const model::Target target = model::Target::Article(id);
     ASSERT_TRUE(OnLoop(app_->app().likes().Set(who, target, true)));
   }
   std::string keys = redis_.Cli("--scan --pattern 'pl:lk:*'");
@@ -292,7 +304,7 @@ TEST_P(LikesTest, LikeRecordsStayInSmallIntsetBuckets) {
 TEST_P(LikesTest, ASmallTargetKeepsOneSetAndABigOneSplitsWithoutLosingAChange) {
   auto set = [&](int64_t target, int64_t uid, bool like) { return SetLike(target, uid, like); };
   auto get = [&](int64_t target, int64_t uid) {
-    const redis::LikeTarget t{'a', target, target};
+    const model::Target t = model::Target::Article(target);
     auto r = OnLoop(app_->app().likes().Get(uid, t));
     EXPECT_TRUE(r);
     return r ? *r : domain::LikeState{};
@@ -303,7 +315,9 @@ TEST_P(LikesTest, ASmallTargetKeepsOneSetAndABigOneSplitsWithoutLosingAChange) {
         redis_.Cli("--scan --pattern 'pl:lk:" + tag + ":a" + std::to_string(target) + ":*'");
     std::vector<std::string> out;
     std::istringstream in(keys);
-    for (std::string key; std::getline(in, key);) out.push_back(key);
+    for (std::string key; std::getline(in, key);) {
+      out.push_back(key);
+    }
     return out;
   };
   // like_set.lua tells big mode by a bucket's 0 member alone, trusting that no bucket exists
@@ -315,7 +329,9 @@ TEST_P(LikesTest, ASmallTargetKeepsOneSetAndABigOneSplitsWithoutLosingAChange) {
 
   // 100 likers: one intset holding them all (plus the loaded mark).
   const int64_t small = NewArticle("small");
-  for (int64_t uid = 1000; uid < 1100; ++uid) set(small, uid, true);
+  for (int64_t uid = 1000; uid < 1100; ++uid) {
+    set(small, uid, true);
+  }
   auto small_keys = keys_of(small);
   ASSERT_EQ(small_keys.size(), 1u);
   EXPECT_EQ(small_keys[0].substr(small_keys[0].size() - 2), ":s");
@@ -329,7 +345,9 @@ TEST_P(LikesTest, ASmallTargetKeepsOneSetAndABigOneSplitsWithoutLosingAChange) {
   set(big, 600, true);
   FlushLikes();
   EXPECT_FALSE(set(big, 600, false).liked);
-  for (int64_t uid = 1; uid <= 257; ++uid) EXPECT_EQ(set(big, uid, true).count, uid);
+  for (int64_t uid = 1; uid <= 257; ++uid) {
+    EXPECT_EQ(set(big, uid, true).count, uid);
+  }
   EXPECT_EQ(big_mark(big), "1") << "the split sets the big-mode mark";
   for (const auto& key : keys_of(big)) {
     EXPECT_NE(key.substr(key.size() - 2), ":s") << "the small set should be gone";
@@ -343,7 +361,9 @@ TEST_P(LikesTest, ASmallTargetKeepsOneSetAndABigOneSplitsWithoutLosingAChange) {
   // A batch within one shard (a comment page: like_get.lua) reads big and small mode alike,
   // loading a bucket no one has read yet (user 800's) from SQL.
   auto page = [&](int64_t target, int64_t uid) {
-    std::vector<redis::LikeTarget> ts{{'a', target, target}, {'c', 7, target}};
+    // A comment id in the article's shard (a comment's id carries it: keys::CommentIdFor).
+    std::vector<model::Target> ts{model::Target::Article(target),
+                                  model::Target::Comment(target + 256 * 4096)};
     auto r = OnLoop(app_->app().likes().GetMany(uid, ts));
     EXPECT_TRUE(r) << (r ? "" : r.error().message);
     return r && r->size() == 2 ? (*r)[0] : domain::LikeState{true, -1};
@@ -385,7 +405,9 @@ TEST_P(LikesTest, ALikeReadsTheModeItSawLastFirstAndAWrongGuessOnlyCostsACall) {
   auto set = [&](int64_t target, int64_t uid, bool like) { return SetLike(target, uid, like); };
   auto smismember_calls = [&] { return RedisCalls("smismember"); };
   const int64_t id = NewArticle();
-  for (int64_t uid = 1; uid <= 300; ++uid) set(id, uid, true);  // splits at 258
+  for (int64_t uid = 1; uid <= 300; ++uid) {
+    set(id, uid, true);  // splits at 258
+  }
   auto before = smismember_calls();
   EXPECT_EQ(set(id, 301, true).count, 301);
   EXPECT_EQ(smismember_calls() - before, 1) << "big mode, guessed: the bucket alone";
@@ -395,7 +417,9 @@ TEST_P(LikesTest, ALikeReadsTheModeItSawLastFirstAndAWrongGuessOnlyCostsACall) {
 
   // Back under 257 likers in SQL, then Redis emptied: the target loads small, while this
   // process still guesses big.
-  for (int64_t uid = 1; uid <= 200; ++uid) set(id, uid, false);
+  for (int64_t uid = 1; uid <= 200; ++uid) {
+    set(id, uid, false);
+  }
   FlushLikes();
   ASSERT_EQ(redis_.Cli("FLUSHALL"), "OK");
   EXPECT_EQ(set(id, 150, true).count, 102);  // miss, load (small), retry: bucket, then small
@@ -448,14 +472,18 @@ TEST_P(LikesNoTimerTest, ARepeatChangeBeforeAFlushLeavesTheBucketDirtyOnce) {
 TEST_P(LikesNoTimerTest, LikesOfOneTargetInFlightTogetherShareACallAndEachIsAnsweredInOrder) {
   const int64_t id = NewArticle();
   ASSERT_TRUE(SetLike(id, 1, true).liked);  // warms: the small set and the count
-  const redis::LikeTarget t{'a', id, id};
+  const model::Target t = model::Target::Article(id);
   std::vector<std::pair<int64_t, bool>> ops;
-  for (int64_t uid = 2; uid <= 41; ++uid) ops.emplace_back(uid, true);
+  for (int64_t uid = 2; uid <= 41; ++uid) {
+    ops.emplace_back(uid, true);
+  }
   ops.emplace_back(7, false);
   ops.emplace_back(1, true);
   std::vector<domain::Principal> who;  // outlive the calls, which keep references
   who.reserve(ops.size());
-  for (const auto& op : ops) who.push_back({op.first, "u", "u", domain::Role::kUser});
+  for (const auto& op : ops) {
+    who.push_back({op.first, "u", "u", domain::Role::kUser});
+  }
   const int64_t evalsha_before = RedisCalls("evalsha");
   auto results = OnLoop([&]() -> Awaitable<std::vector<Result<domain::LikeState>>> {
     std::vector<Awaitable<Result<domain::LikeState>>> calls;
@@ -493,7 +521,9 @@ TEST_P(LikesNoTimerTest, AChangeAfterASplitWinsOverTheOneBeforeItWhateverTheClai
   const int64_t id = NewArticle();
   const std::string tag = "{l" + std::to_string(id % 256) + "}";
   const std::string t = "a" + std::to_string(id);
-  for (int64_t uid = 1; uid <= 256; ++uid) set(id, uid, true);
+  for (int64_t uid = 1; uid <= 256; ++uid) {
+    set(id, uid, true);
+  }
   FlushLikes();
   EXPECT_EQ(set(id, 600, true).count, 257);  // small-mode pending 600 → 1; the 257th splits
   ASSERT_EQ(redis_.Cli("EXISTS 'pl:lb:" + tag + ":" + t + "'"), "1");
@@ -524,7 +554,9 @@ TEST_P(LikesNoTimerTest, ABucketWaitsWhileItsTargetsSmallModeChangesAreBlocked) 
   const int shard = static_cast<int>(id % 256);
   const std::string tag = "{l" + std::to_string(shard) + "}";
   const std::string t = "a" + std::to_string(id);
-  for (int64_t uid = 1; uid <= 255; ++uid) set(id, uid, true);
+  for (int64_t uid = 1; uid <= 255; ++uid) {
+    set(id, uid, true);
+  }
   FlushLikes();
   EXPECT_EQ(set(id, 599, true).count, 256);
   std::vector<std::string> small{t + ":s"};
@@ -593,7 +625,9 @@ TEST_P(LikesTest, BatchStatusForAPage) {
   EXPECT_EQ(j.at("article").at("999999").at("likeCount").as_int64(), 0);
   EXPECT_EQ(j.at("comment").at("7").at("liked").as_bool(), false);
   std::string many;
-  for (int i = 1; i <= 101; ++i) many += (i > 1 ? "," : "") + std::to_string(i);
+  for (int i = 1; i <= 101; ++i) {
+    many += (i > 1 ? "," : "") + std::to_string(i);
+  }
   EXPECT_EQ(c.Get("/api/v1/likes?article=" + many).status, 400);
   EXPECT_EQ(c.Get("/api/v1/likes?article=1,x").status, 400);
   EXPECT_EQ(c.Get("/api/v1/likes?article=0").status, 400);
@@ -635,7 +669,9 @@ TEST_P(LikesTest, MetricsShowTheBacklogAndReconcileRepairsDrift) {
   // Drift in SQL (a hand edit, a bug): reconcile recomputes the count from the rows.
   std::function<Result<bool>(sql::Connection&)> corrupt = [id](sql::Connection& c) -> Result<bool> {
     auto r = c.Query("UPDATE articles SET like_count = 99 WHERE id = $1", {id});
-    if (!r) return tl::unexpected(r.error());
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
     return true;
   };
   ASSERT_TRUE(OnLoop(app_->app().store().Run<bool>(std::move(corrupt))));

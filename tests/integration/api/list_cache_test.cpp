@@ -63,7 +63,9 @@ class ListCacheTest : public ApiTest {
   static boost::json::object Item(const std::string& body, int64_t id) {
     auto v = boost::json::parse(body);
     for (const auto& item : v.at("items").as_array()) {
-      if (item.at("id").as_int64() == id) return item.as_object();
+      if (item.at("id").as_int64() == id) {
+        return item.as_object();
+      }
     }
     return {};
   }
@@ -115,14 +117,18 @@ TEST_P(ListCacheTest, KeptListsEqualFreshRendersAfterEveryKindOfWrite) {
       case 4: {
         what = "comment on " + std::to_string(a);
         auto r = Client().Post(ArticlePath(a) + "/comments", R"({"body":"c"})", Bearer(tokens_[u]));
-        if (r.status == 201) comments[a].push_back(r.Json().at("id").as_int64());
+        if (r.status == 201) {
+          comments[a].push_back(r.Json().at("id").as_int64());
+        }
         EXPECT_TRUE(r.status == 201 || r.status == 403 || r.status == 404) << r.body;
         break;
       }
       case 5: {
         what = "delete a comment of " + std::to_string(a);
         auto& list = comments[a];
-        if (list.empty()) break;
+        if (list.empty()) {
+          break;
+        }
         auto r = Client().Delete("/api/v1/comments/" + std::to_string(list.back()), Bearer(admin_));
         EXPECT_TRUE(r.status == 204 || r.status == 404) << r.body;
         list.pop_back();
@@ -180,7 +186,9 @@ TEST_P(ListCacheTest, KeptListsEqualFreshRendersAfterEveryKindOfWrite) {
         ASSERT_EQ(first.status, 200) << first.body;
         const boost::json::value json = first.Json();
         const auto& next = json.at("nextCursor");
-        if (next.is_null()) continue;
+        if (next.is_null()) {
+          continue;
+        }
         q = "?size=4&cursor=" + std::string(next.as_string());
       }
       const std::string path = "/api/v1/articles" + q;
@@ -203,7 +211,9 @@ TEST_P(ListCacheTest, KeptListsEqualFreshRendersAfterEveryKindOfWrite) {
       EXPECT_FALSE(etag.empty());
       EXPECT_EQ(etag, oracle.Header("etag")) << "the same bytes, the same tag, kept or not";
       EXPECT_EQ(cached.Header("cache-control"), oracle.Header("cache-control"));
-      if (q.find("cursor") != std::string::npos) continue;  // another page each time
+      if (q.find("cursor") != std::string::npos) {
+        continue;  // another page each time
+      }
       if (auto it = etags.find(q); it != etags.end() && it->second != etag) {
         auto old = Client().Get(path, {{"If-None-Match", it->second}});
         EXPECT_EQ(old.status, 200) << "step " << step << ": a stale ETag was confirmed";
@@ -222,11 +232,15 @@ TEST_P(ListCacheTest, KeptListsEqualFreshRendersAfterEveryKindOfWrite) {
 TEST_P(ListCacheTest, ReadsShowEveryLikeAndCommentAcknowledgedBeforeThey) {
   constexpr int kArticles = 6;
   std::vector<int64_t> ids;
-  for (int i = 0; i < kArticles; ++i) ids.push_back(NewArticle("a" + std::to_string(i)));
+  for (int i = 0; i < kArticles; ++i) {
+    ids.push_back(NewArticle("a" + std::to_string(i)));
+  }
   // Liked and unliked all along (never checked): every page in between is a new version.
   const int64_t churned = NewArticle("churned");
   std::map<int64_t, size_t> slot;
-  for (size_t i = 0; i < ids.size(); ++i) slot[ids[i]] = i;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    slot[ids[i]] = i;
+  }
   // Likes and comments only grow: what an acknowledged write answered is a floor for every
   // later read.
   std::array<std::atomic<int64_t>, kArticles> acked_likes{};
@@ -252,12 +266,16 @@ TEST_P(ListCacheTest, ReadsShowEveryLikeAndCommentAcknowledgedBeforeThey) {
           ++violations;
           continue;
         }
-        if (writing.load()) ++reads;
+        if (writing.load()) {
+          ++reads;
+        }
         std::string why;
         const boost::json::value json = r.Json();
         for (const auto& item : json.at("items").as_array()) {
           auto it = slot.find(item.at("id").as_int64());
-          if (it == slot.end()) continue;
+          if (it == slot.end()) {
+            continue;
+          }
           const int64_t l = item.at("likeCount").as_int64();
           const int64_t c = item.at("commentCount").as_int64();
           if (l < likes[it->second] || c < counted[it->second]) {
@@ -269,7 +287,9 @@ TEST_P(ListCacheTest, ReadsShowEveryLikeAndCommentAcknowledgedBeforeThey) {
         if (!why.empty()) {
           ++violations;
           std::lock_guard lock(failures_mu);
-          if (failures.size() < 5) failures.push_back(why);
+          if (failures.size() < 5) {
+            failures.push_back(why);
+          }
         }
       }
     });
@@ -287,7 +307,9 @@ TEST_P(ListCacheTest, ReadsShowEveryLikeAndCommentAcknowledgedBeforeThey) {
                                 : client.Delete(churn, Bearer(tokens_[u]));
             EXPECT_EQ(c.status, 200) << c.body;
           }
-          if (r.status != 200) continue;
+          if (r.status != 200) {
+            continue;
+          }
           const int64_t count = r.Json().at("likeCount").as_int64();
           int64_t seen = acked_likes[i].load();
           while (seen < count && !acked_likes[i].compare_exchange_weak(seen, count)) {
@@ -309,19 +331,27 @@ TEST_P(ListCacheTest, ReadsShowEveryLikeAndCommentAcknowledgedBeforeThey) {
       const int i = n % kArticles;
       auto r = client.Post(ArticlePath(ids[i]) + "/comments", R"({"body":"late"})",
                            Bearer(tokens_[n % kUsers]));
-      if (r.status == 201) ++acked_comments[i];
+      if (r.status == 201) {
+        ++acked_comments[i];
+      }
     }
   });
-  for (auto& t : writers) t.join();
+  for (auto& t : writers) {
+    t.join();
+  }
   writing = false;
   stop = true;
-  for (auto& t : readers) t.join();
+  for (auto& t : readers) {
+    t.join();
+  }
   EXPECT_EQ(violations.load(), 0) << (failures.empty() ? "" : failures.front());
   EXPECT_GT(reads.load(), 50);
   const boost::json::value page = Client().Get("/api/v1/articles?size=20").Json();
   for (const auto& item : page.at("items").as_array()) {
     auto it = slot.find(item.at("id").as_int64());
-    if (it == slot.end()) continue;
+    if (it == slot.end()) {
+      continue;
+    }
     EXPECT_EQ(item.at("likeCount").as_int64(), kUsers);
     EXPECT_EQ(item.at("commentCount").as_int64(), acked_comments[it->second].load());
   }

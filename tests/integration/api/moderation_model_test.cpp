@@ -79,7 +79,9 @@ class ModerationModelTest : public ApiTest {
             .Patch("/api/v1/users/" + std::to_string(mia), R"({"role":"moderator"})", Bearer(root))
             .status,
         200);
-    for (int i = 0; i < kReaders; ++i) Register("reader" + std::to_string(i));
+    for (int i = 0; i < kReaders; ++i) {
+      Register("reader" + std::to_string(i));
+    }
     author_ = AuthorToken("ann");
     article_ = PublishArticle(author_);
     ASSERT_NE(article_, 0);
@@ -90,7 +92,9 @@ class ModerationModelTest : public ApiTest {
   void LogInAll() {
     mod_ = Login("mia");
     tokens_.clear();
-    for (int i = 0; i < kReaders; ++i) tokens_.push_back(Login("reader" + std::to_string(i)));
+    for (int i = 0; i < kReaders; ++i) {
+      tokens_.push_back(Login("reader" + std::to_string(i)));
+    }
   }
 
   HttpClient Any() { return Pick(2) == 0 ? Client() : other_->Client(); }
@@ -103,7 +107,9 @@ class ModerationModelTest : public ApiTest {
   int ListedReplies(int64_t top) const {
     int n = 0;
     for (const auto& [id, c] : model_) {
-      if (c.parent == top && !c.deleted && c.status == St::kApproved) ++n;
+      if (c.parent == top && !c.deleted && c.status == St::kApproved) {
+        ++n;
+      }
     }
     return n;
   }
@@ -112,7 +118,9 @@ class ModerationModelTest : public ApiTest {
     if (c.parent != 0) {
       return !c.deleted && c.status == St::kApproved && !HidesReplies(model_.at(c.parent));
     }
-    if (!c.deleted && c.status == St::kApproved) return true;
+    if (!c.deleted && c.status == St::kApproved) {
+      return true;
+    }
     return (c.deleted || c.status == St::kSpam) && ListedReplies(c.id) > 0;
   }
   bool Placeholder(const Mc& c) const { return c.deleted || c.status != St::kApproved; }
@@ -126,30 +134,44 @@ class ModerationModelTest : public ApiTest {
   // replies that are live and approved.
   bool SeenBy(const Mc& c, int r) const {
     const bool wrote = c.writer == r;
-    if (wrote) return !c.deleted || Listed(c);
-    if (c.parent == 0) return Listed(c);
+    if (wrote) {
+      return !c.deleted || Listed(c);
+    }
+    if (c.parent == 0) {
+      return Listed(c);
+    }
     const Mc& top = model_.at(c.parent);
-    if (HidesReplies(top)) return top.writer == r && !c.deleted && c.status == St::kApproved;
+    if (HidesReplies(top)) {
+      return top.writer == r && !c.deleted && c.status == St::kApproved;
+    }
     return Listed(c);
   }
   bool HasApproved(int r) const {
     for (const auto& [id, c] : model_) {
-      if (c.writer == r && c.status == St::kApproved) return true;
+      if (c.writer == r && c.status == St::kApproved) {
+        return true;
+      }
     }
     return false;
   }
   int64_t CommentCount() const {
     int64_t n = 0;
     for (const auto& [id, c] : model_) {
-      if (c.deleted || c.status != St::kApproved) continue;
-      if (c.parent != 0 && HidesReplies(model_.at(c.parent))) continue;
+      if (c.deleted || c.status != St::kApproved) {
+        continue;
+      }
+      if (c.parent != 0 && HidesReplies(model_.at(c.parent))) {
+        continue;
+      }
       ++n;
     }
     return n;
   }
   std::vector<int64_t> Ids() const {
     std::vector<int64_t> ids;
-    for (const auto& [id, c] : model_) ids.push_back(id);
+    for (const auto& [id, c] : model_) {
+      ids.push_back(id);
+    }
     return ids;
   }
   int64_t RandomId() {
@@ -163,7 +185,9 @@ class ModerationModelTest : public ApiTest {
     std::string out = std::to_string(id) + " {writer " + std::to_string(c.writer) + ", " +
                       Name(c.status) + (c.deleted ? ", deleted" : "") + ", parent " +
                       std::to_string(c.parent) + "}";
-    if (c.parent != 0) out += " under " + Describe(c.parent);
+    if (c.parent != 0) {
+      out += " under " + Describe(c.parent);
+    }
     return out;
   }
 
@@ -174,13 +198,19 @@ class ModerationModelTest : public ApiTest {
     int64_t parent = 0;
     if (!model_.empty() && Pick(2) == 0) {
       parent = RandomId();
-      if (model_.at(parent).parent != 0) parent = model_.at(parent).parent;
+      if (model_.at(parent).parent != 0) {
+        parent = model_.at(parent).parent;
+      }
     }
     const bool links = Pick(8) == 0;
     std::string body = "comment " + std::to_string(step) + " of seed " + std::to_string(seed_);
-    if (links) body += " http://1.example http://2.example http://3.example http://4.example";
+    if (links) {
+      body += " http://1.example http://2.example http://3.example http://4.example";
+    }
     std::string json = R"({"body":")" + body + "\"";
-    if (parent != 0) json += R"(,"parentId":)" + std::to_string(parent);
+    if (parent != 0) {
+      json += R"(,"parentId":)" + std::to_string(parent);
+    }
     auto res = Any().Post(Path() + "/comments", json + "}", Bearer(tokens_[r]));
     if (parent != 0) {
       const Mc& p = model_.at(parent);
@@ -207,9 +237,13 @@ class ModerationModelTest : public ApiTest {
     static const char* kActions[] = {"approve", "spam", "delete", "restore"};
     const std::string action = kActions[Pick(4)];
     std::set<int64_t> ids;
-    for (int i = Pick(3); i >= 0; --i) ids.insert(RandomId());
+    for (int i = Pick(3); i >= 0; --i) {
+      ids.insert(RandomId());
+    }
     std::string list;
-    for (int64_t id : ids) list += (list.empty() ? "" : ",") + std::to_string(id);
+    for (int64_t id : ids) {
+      list += (list.empty() ? "" : ",") + std::to_string(id);
+    }
     auto res = Any().Post("/api/v1/moderation/comments",
                           R"({"ids":[)" + list + R"(],"action":")" + action + "\"}", Bearer(mod_));
     ASSERT_EQ(res.status, 200) << res.body;
@@ -267,7 +301,9 @@ class ModerationModelTest : public ApiTest {
     // Only live comments a reader sees as themselves, or another's held one (404).
     const bool visible = !c.deleted && c.status == St::kApproved && SeenBy(c, r);
     const bool hidden = !c.deleted && c.status == St::kPending && c.writer != r;
-    if (!visible && !hidden) return;
+    if (!visible && !hidden) {
+      return;
+    }
     auto res =
         Any().Post(CommentPath(id) + "/reports", R"({"reason":"model"})", Bearer(tokens_[r]));
     if (hidden) {
@@ -275,8 +311,12 @@ class ModerationModelTest : public ApiTest {
       return;
     }
     ASSERT_EQ(res.status, 204) << res.body;
-    if (c.writer == r || !c.reporters.insert(r).second) return;  // counts once; own: never
-    if (++c.reports >= kThreshold && c.status == St::kApproved) c.status = St::kPending;
+    if (c.writer == r || !c.reporters.insert(r).second) {
+      return;  // counts once; own: never
+    }
+    if (++c.reports >= kThreshold && c.status == St::kApproved) {
+      c.status = St::kPending;
+    }
   }
 
   void Like() {
@@ -307,9 +347,13 @@ class ModerationModelTest : public ApiTest {
     const int r = Pick(kReaders);
     int64_t id = 0;
     for (const auto& [cid, c] : model_) {
-      if (c.writer == r && !c.deleted && Pick(3) == 0) id = cid;
+      if (c.writer == r && !c.deleted && Pick(3) == 0) {
+        id = cid;
+      }
     }
-    if (id == 0) return;
+    if (id == 0) {
+      return;
+    }
     Mc& c = model_.at(id);
     auto res = Any().Delete(CommentPath(id), Bearer(tokens_[r]));
     ASSERT_EQ(res.status, 204) << id << ": " << res.body;
@@ -333,7 +377,9 @@ class ModerationModelTest : public ApiTest {
       } else {
         DeleteOwn();
       }
-      if (i % 40 == 39) Check("step " + std::to_string(step_));
+      if (i % 40 == 39) {
+        Check("step " + std::to_string(step_));
+      }
     }
   }
 
@@ -345,16 +391,22 @@ class ModerationModelTest : public ApiTest {
     const auto json = res.Json();
     std::vector<int64_t> want_tops;
     for (const auto& [id, m] : model_) {
-      if (m.parent == 0 && Listed(m)) want_tops.push_back(id);
+      if (m.parent == 0 && Listed(m)) {
+        want_tops.push_back(id);
+      }
     }
     std::vector<int64_t> got_tops;
     for (const auto& item : json.at("items").as_array()) {
       const int64_t id = item.at("id").as_int64();
       got_tops.push_back(id);
-      if (!model_.count(id)) continue;
+      if (!model_.count(id)) {
+        continue;
+      }
       const Mc& m = model_.at(id);
       EXPECT_EQ(item.at("deleted").as_bool(), Placeholder(m)) << when << " " << id;
-      if (Placeholder(m)) EXPECT_EQ(item.at("body").as_string(), "") << when << " " << id;
+      if (Placeholder(m)) {
+        EXPECT_EQ(item.at("body").as_string(), "") << when << " " << id;
+      }
       EXPECT_EQ(item.at("replyCount").as_int64(), ListedReplies(id)) << when << " " << id;
       if (!Placeholder(m)) {
         EXPECT_EQ(item.at("likeCount").as_int64(), static_cast<int64_t>(m.likers.size()))
@@ -362,7 +414,9 @@ class ModerationModelTest : public ApiTest {
       }
       std::vector<int64_t> want_replies, got_replies;
       for (const auto& [rid, r] : model_) {
-        if (r.parent == id && Listed(r)) want_replies.push_back(rid);
+        if (r.parent == id && Listed(r)) {
+          want_replies.push_back(rid);
+        }
       }
       for (const auto& reply : item.at("replies").as_array()) {
         got_replies.push_back(reply.at("id").as_int64());
@@ -415,7 +469,9 @@ class ModerationModelTest : public ApiTest {
       for (const auto& item : page_json.at("items").as_array()) {
         cursored.push_back(item.at("id").as_int64());
       }
-      if (page_json.at("nextCursor").is_null()) break;
+      if (page_json.at("nextCursor").is_null()) {
+        break;
+      }
       cursor = std::string(page_json.at("nextCursor").as_string());
     }
     EXPECT_EQ(cursored, want_tops) << when << ": cursor paging";
@@ -444,12 +500,16 @@ class ModerationModelTest : public ApiTest {
       if (own.status == 200 && !Placeholder(m)) {
         EXPECT_EQ(own.Json().at("status").as_string(), Name(m.status)) << when << " " << id;
       }
-      if (chunks.empty() || chunks.back().size() == 100) chunks.emplace_back();
+      if (chunks.empty() || chunks.back().size() == 100) {
+        chunks.emplace_back();
+      }
       chunks.back().push_back(id);
     }
     for (const auto& chunk : chunks) {
       std::string ids;
-      for (int64_t id : chunk) ids += (ids.empty() ? "" : ",") + std::to_string(id);
+      for (int64_t id : chunk) {
+        ids += (ids.empty() ? "" : ",") + std::to_string(id);
+      }
       auto batch = Any().Get("/api/v1/likes?comment=" + ids, Bearer(tokens_[r]));
       ASSERT_EQ(batch.status, 200) << batch.body;
       const auto batch_json = batch.Json();
@@ -546,7 +606,9 @@ TEST_P(ModerationModelTest, EveryListCountAndPageEqualsTheModelAcrossFlushAllAnd
   Check("after phase 3 (failed Redis steps)");
   ASSERT_FALSE(HasFatalFailure());
 
-  if (redis_.cluster()) return;  // a restore needs one redis-server
+  if (redis_.cluster()) {
+    return;  // a restore needs one redis-server
+  }
   FlushLikes();
   redis_.RestartFrom(snapshot);  // from before phase 2: older versions of every thread key
   WaitForRedis();

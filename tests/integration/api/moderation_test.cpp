@@ -43,17 +43,23 @@ class ModerationTest : public ApiTest {
   std::pair<int64_t, std::string> Comment(const std::string& token, const std::string& body,
                                           std::optional<int64_t> parent = std::nullopt) {
     std::string json = R"({"body":")" + body + "\"";
-    if (parent) json += R"(,"parentId":)" + std::to_string(*parent);
+    if (parent) {
+      json += R"(,"parentId":)" + std::to_string(*parent);
+    }
     auto r = Post(token, json + "}");
     EXPECT_EQ(r.status, 201) << r.body;
-    if (r.status != 201) return {0, ""};
+    if (r.status != 201) {
+      return {0, ""};
+    }
     return {r.Json().at("id").as_int64(), std::string(r.Json().at("status").as_string())};
   }
 
   // A moderator's bulk action; the outcome of each id.
   boost::json::object Act(const std::vector<int64_t>& ids, const std::string& action) {
     std::string list;
-    for (int64_t id : ids) list += (list.empty() ? "" : ",") + std::to_string(id);
+    for (int64_t id : ids) {
+      list += (list.empty() ? "" : ",") + std::to_string(id);
+    }
     auto r = Client().Post("/api/v1/moderation/comments",
                            R"({"ids":[)" + list + R"(],"action":")" + action + "\"}", Bearer(mod_));
     EXPECT_EQ(r.status, 200) << r.body;
@@ -66,7 +72,9 @@ class ModerationTest : public ApiTest {
     auto r = Client().Get(Path() + "/comments?sort=old&size=100&replies=20");
     EXPECT_EQ(r.status, 200) << r.body;
     std::vector<int64_t> ids;
-    if (r.status != 200) return ids;
+    if (r.status != 200) {
+      return ids;
+    }
     const auto json = r.Json();
     // The index holds what is listed and nothing more: its total is the items shown (all
     // fit one page here), for every order.
@@ -83,8 +91,9 @@ class ModerationTest : public ApiTest {
         EXPECT_EQ(replies.Json().at("total"), item.at("replyCount")) << replies.body;
       }
       ids.push_back(item.at("id").as_int64());
-      for (const auto& reply : item.at("replies").as_array())
+      for (const auto& reply : item.at("replies").as_array()) {
         ids.push_back(reply.at("id").as_int64());
+      }
     }
     return ids;
   }
@@ -369,7 +378,9 @@ TEST_P(SpamSignalsTest, ABanStopsWritesAtOnceOnEveryInstanceAndIsLifted) {
 }
 
 TEST_P(ModerationTest, TheUsersListIsForModeratorsPagedByIdAndFilteredByAPrefix) {
-  for (const char* name : {"zed_one", "zed_two", "zoe", "Zed_Three"}) Register(name);
+  for (const char* name : {"zed_one", "zed_two", "zoe", "Zed_Three"}) {
+    Register(name);
+  }
   const std::string bob = Login("zoe");
   EXPECT_EQ(Client().Get("/api/v1/users").status, 401);
   EXPECT_EQ(Client().Get("/api/v1/users", Bearer(bob)).status, 403);
@@ -387,7 +398,9 @@ TEST_P(ModerationTest, TheUsersListIsForModeratorsPagedByIdAndFilteredByAPrefix)
       names.emplace_back(u.at("username").as_string());
       EXPECT_TRUE(u.as_object().contains("banned"));
     }
-    if (json.at("nextCursor").is_null()) break;
+    if (json.at("nextCursor").is_null()) {
+      break;
+    }
     cursor = std::string(json.at("nextCursor").as_string());
   }
   EXPECT_EQ(names, (std::vector<std::string>{"root", "ann", "mia", "zed_one", "zed_two", "zoe",
@@ -509,14 +522,15 @@ TEST_P(ModerationTest, ABanRacingAPromotionNeverLeavesABannedModerator) {
     ban.join();
     promote.join();
     EXPECT_FALSE(ban_status == 200 && promote_status == 200) << "round " << round;
-    const bool banned = SqlInt("SELECT COUNT(*) FROM users WHERE id = $1 AND banned_until IS NOT "
-                               "NULL",
-                               id) == 1;
+    const bool banned = SqlInt(
+                            "SELECT COUNT(*) FROM users WHERE id = $1 AND banned_until IS NOT "
+                            "NULL",
+                            id) == 1;
     const bool promoted =
         SqlInt("SELECT COUNT(*) FROM users WHERE id = $1 AND role IN ('moderator', 'admin')", id) ==
         1;
-    EXPECT_FALSE(banned && promoted) << "round " << round << ": ban " << ban_status
-                                     << ", promotion " << promote_status;
+    EXPECT_FALSE(banned && promoted)
+        << "round " << round << ": ban " << ban_status << ", promotion " << promote_status;
   }
 }
 
@@ -531,7 +545,8 @@ TEST_P(ModerationTest, OnlyAnAdminRelaxesTheServersPolicyAndAHeldCommentKeepsIts
                            Bearer(author_));
   EXPECT_EQ(own.status, 403) << own.body;
   EXPECT_EQ(Client().Patch(path, R"({"moderation":"all"})", Bearer(author_)).status, 200);
-  auto admin = Client().Patch(path, R"({"moderation":"off"})", Bearer(Login("root", "rootpassword")));
+  auto admin =
+      Client().Patch(path, R"({"moderation":"off"})", Bearer(Login("root", "rootpassword")));
   EXPECT_EQ(admin.status, 200) << admin.body;
   EXPECT_EQ(Client().Patch(path, R"({"moderation":null})", Bearer(author_)).status, 200);
   // What a moderator approves is what they read: the writer cannot change a held comment.
@@ -547,7 +562,8 @@ TEST_P(ModerationTest, OnlyAnAdminRelaxesTheServersPolicyAndAHeldCommentKeepsIts
   EXPECT_EQ(body.Json().at("body").as_string(), "as the moderator reads it");
   // The reserved author of page threads is no one to ban.
   const int64_t pages_id = SqlInt("SELECT id FROM users WHERE username = '@pages'");
-  auto pages = Client().Put("/api/v1/users/" + std::to_string(pages_id) + "/ban", "{}", Bearer(mod_));
+  auto pages =
+      Client().Put("/api/v1/users/" + std::to_string(pages_id) + "/ban", "{}", Bearer(mod_));
   EXPECT_NE(pages.status, 200) << pages.body;
 }
 

@@ -49,12 +49,16 @@ class NotificationsTest : public ApiTest {
   notify::DeliveryReport Deliver(int64_t ahead_ms = 0) {
     notify::DeliveryReport total;
     for (AppUnderTest* a : {app_.get(), peer_.get()}) {
-      if (a == nullptr) continue;
+      if (a == nullptr) {
+        continue;
+      }
       auto& n = a->app().notifier();
       n.clock = [ahead_ms] { return NowMs() + ahead_ms; };
       auto r = net::co_spawn(a->app().io(), n.DeliverNow(), net::use_future).get();
       EXPECT_TRUE(r) << r.error().message;
-      if (!r) continue;
+      if (!r) {
+        continue;
+      }
       total.mail.delivered += r->mail.delivered;
       total.mail.retried += r->mail.retried;
       total.webhook.delivered += r->webhook.delivered;
@@ -71,7 +75,9 @@ class NotificationsTest : public ApiTest {
   int64_t Comment(const std::string& token, const std::string& body,
                   std::optional<int64_t> parent = std::nullopt) {
     std::string json = R"({"body":")" + body + R"(")";
-    if (parent) json += R"(,"parentId":)" + std::to_string(*parent);
+    if (parent) {
+      json += R"(,"parentId":)" + std::to_string(*parent);
+    }
     auto r = Client().Post(CommentsPath(), json + "}", Bearer(token));
     EXPECT_EQ(r.status, 201) << r.body;
     return r.status == 201 ? r.Json().at("id").as_int64() : 0;
@@ -87,7 +93,9 @@ class NotificationsTest : public ApiTest {
     Deliver();
     auto mails = smtp_.To(address);
     EXPECT_EQ(mails.size(), 1u);
-    if (mails.empty()) return token;
+    if (mails.empty()) {
+      return token;
+    }
     const std::string link = LinkIn(mails.back().text, "/api/v1/notifications/confirm?token=");
     const std::string secret = link.substr(link.find("token=") + 6);
     auto v = Client().Post("/api/v1/users/me/email/verify", R"({"token":")" + secret + R"("})",
@@ -99,7 +107,9 @@ class NotificationsTest : public ApiTest {
   // The first URL in `text` that contains `part` (up to the next whitespace).
   static std::string LinkIn(const std::string& text, const std::string& part) {
     const size_t at = text.find(part);
-    if (at == std::string::npos) return "";
+    if (at == std::string::npos) {
+      return "";
+    }
     size_t start = text.rfind("http", at);
     size_t end = text.find_first_of(" \r\n", at);
     return text.substr(start, end - start);
@@ -260,7 +270,9 @@ TEST_P(NotificationsTest, RepliesInOneThreadWithinAMinuteShareOneMail) {
   EXPECT_NE(mails[2].text.find("reply two"), std::string::npos);
   EXPECT_NE(mails[2].text.find("reply three"), std::string::npos);
   // A busy thread: a mail lists 20 comments and counts the rest.
-  for (int i = 0; i < 22; ++i) Comment(bob, "busy " + std::to_string(i), top);
+  for (int i = 0; i < 22; ++i) {
+    Comment(bob, "busy " + std::to_string(i), top);
+  }
   Deliver(61'000);
   EXPECT_EQ(smtp_.To("alice@mail.example").size(), 3u);  // the minute since the last one runs
   Deliver(122'000);
@@ -384,13 +396,17 @@ TEST_P(NotificationsTest, WithTheMailServerDownCommentsAre201AndEachNoticeArrive
   const std::string bob = VerifiedReader("bob");
   const int64_t top = Comment(alice, "start");
   smtp_.Stop();
-  for (int i = 0; i < 3; ++i) Comment(bob, "while down " + std::to_string(i), top);
+  for (int i = 0; i < 3; ++i) {
+    Comment(bob, "while down " + std::to_string(i), top);
+  }
   auto report = Deliver();
   EXPECT_GE(report.mail.retried, 1);
   EXPECT_EQ(report.mail.delivered, 0);
   smtp_.Start(smtp_.port());
   // Backoff passes (the worker's clock moves on), the server is back: everything arrives.
-  for (int64_t ahead : {3'600'000, 7'200'000, 10'800'000}) Deliver(ahead);
+  for (int64_t ahead : {3'600'000, 7'200'000, 10'800'000}) {
+    Deliver(ahead);
+  }
   auto mails = smtp_.To("alice@mail.example");
   std::set<std::string> ids;
   std::map<std::string, int> seen;
@@ -403,7 +419,9 @@ TEST_P(NotificationsTest, WithTheMailServerDownCommentsAre201AndEachNoticeArrive
     }
   }
   EXPECT_EQ(ids.size(), mails.size() - 1);  // no mail twice
-  for (int n = 0; n < 3; ++n) EXPECT_EQ(seen["while down " + std::to_string(n)], 1) << n;
+  for (int n = 0; n < 3; ++n) {
+    EXPECT_EQ(seen["while down " + std::to_string(n)], 1) << n;
+  }
   EXPECT_EQ(SqlInt("SELECT COUNT(*) FROM outbox WHERE delivered_at IS NULL"), 0);
 }
 
@@ -451,15 +469,21 @@ TEST_P(NotificationsTest, TwoWorkersJoiningOneReadersMailLoseNoReply) {
       n.clock = [round] { return NowMs() + round * 61'000; };
       runs.push_back(net::co_spawn(a->app().io(), n.DeliverNow(), net::use_future));
     }
-    for (auto& f : runs) EXPECT_TRUE(f.get());
+    for (auto& f : runs) {
+      EXPECT_TRUE(f.get());
+    }
   }
   std::map<int, int> seen;
   for (const SentMail& m : smtp_.To("alice@mail.example")) {
     for (int i = 0; i < kReplies; ++i) {
-      if (m.text.find("batched " + std::to_string(i) + ".") != std::string::npos) ++seen[i];
+      if (m.text.find("batched " + std::to_string(i) + ".") != std::string::npos) {
+        ++seen[i];
+      }
     }
   }
-  for (int i = 0; i < kReplies; ++i) EXPECT_EQ(seen[i], 1) << "reply " << i;
+  for (int i = 0; i < kReplies; ++i) {
+    EXPECT_EQ(seen[i], 1) << "reply " << i;
+  }
 }
 
 TEST_P(NotificationsTest, TwoWorkersAtOnceSendEachNoticeOnce) {
@@ -471,14 +495,18 @@ TEST_P(NotificationsTest, TwoWorkersAtOnceSendEachNoticeOnce) {
     readers.push_back(VerifiedReader("reader" + std::to_string(i)));
     tops.push_back(Comment(readers.back(), "top " + std::to_string(i)));
   }
-  for (int i = 0; i < 6; ++i) Comment(alice, "alice replies " + std::to_string(i), tops[i]);
+  for (int i = 0; i < 6; ++i) {
+    Comment(alice, "alice replies " + std::to_string(i), tops[i]);
+  }
   for (int round = 0; round < 3; ++round) {
     std::vector<std::future<Result<notify::DeliveryReport>>> runs;
     for (AppUnderTest* a : {app_.get(), other.get()}) {
       runs.push_back(
           net::co_spawn(a->app().io(), a->app().notifier().DeliverNow(), net::use_future));
     }
-    for (auto& f : runs) EXPECT_TRUE(f.get());
+    for (auto& f : runs) {
+      EXPECT_TRUE(f.get());
+    }
   }
   std::set<std::string> ids;
   size_t notices = 0;

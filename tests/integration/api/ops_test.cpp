@@ -92,8 +92,9 @@ TEST_P(OpsTest, MetricsExposeRequestsAndRedisLatency) {
   auto m = c.Get("/metrics");
   ASSERT_EQ(m.status, 200);
   EXPECT_NE(m.Header("content-type").find("text/plain"), std::string::npos);
-  EXPECT_NE(m.body.find(R"(plaudit_http_requests_total{method="GET",route="/readyz",status="200"})"),
-            std::string::npos)
+  EXPECT_NE(
+      m.body.find(R"(plaudit_http_requests_total{method="GET",route="/readyz",status="200"})"),
+      std::string::npos)
       << m.body;
   EXPECT_NE(m.body.find(R"(plaudit_redis_command_duration_seconds_count{command="PING"})"),
             std::string::npos);
@@ -108,7 +109,9 @@ TEST_P(OpsTest, ARedisBusyWithAScriptAnswers503WithoutItsReply) {
   app_.reset();
   config::Config config;
   config.rate_limits = false;
-  if (!db_url_.empty()) config.database = ParseDatabaseUrl(db_url_).value();
+  if (!db_url_.empty()) {
+    config.database = ParseDatabaseUrl(db_url_).value();
+  }
   app_ = std::make_unique<AppUnderTest>(redis_, config);
   auto c = app_->Client();
   ASSERT_TRUE(EventuallyStatus(c, "/readyz", 200));

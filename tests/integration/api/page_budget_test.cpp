@@ -22,7 +22,9 @@ TEST_P(PageBudgetTest, ABigPageIsCutAtItsTextBudgetAndTheCursorLosesNothing) {
   ASSERT_NE(article, 0);
   const std::string path = "/api/v1/articles/" + std::to_string(article);
   std::string big;
-  for (int i = 0; i < 10'000; ++i) big += "评";
+  for (int i = 0; i < 10'000; ++i) {
+    big += "评";
+  }
   std::set<int64_t> tops;
   for (int t = 0; t < 20; ++t) {
     auto top = c.Post(path + "/comments", R"({"body":")" + big + R"("})", Bearer(token));
@@ -55,7 +57,9 @@ TEST_P(PageBudgetTest, ABigPageIsCutAtItsTextBudgetAndTheCursorLosesNothing) {
         EXPECT_LE(item.at("replies").as_array().size(), 5u);
       }
       ++pages;
-      if (json.at("nextCursor").is_null()) break;
+      if (json.at("nextCursor").is_null()) {
+        break;
+      }
       target = path + "/comments?sort=old&size=50&replies=20&cursor=" +
                std::string(json.at("nextCursor").as_string());
       ASSERT_LT(pages, 10);

@@ -47,7 +47,9 @@ class PageCacheTest : public ApiTest {
   // Posts a comment as user `u` (a reply when `parent` is set); its id, 0 on failure.
   int64_t Post(int u, const std::string& body, int64_t parent = 0) {
     std::string json = R"({"body":")" + body + "\"";
-    if (parent) json += R"(,"parentId":)" + std::to_string(parent);
+    if (parent) {
+      json += R"(,"parentId":)" + std::to_string(parent);
+    }
     auto r = Client().Post(CommentsPath(), json + "}", Bearer(tokens_[u]));
     EXPECT_EQ(r.status, 201) << r.body;
     return r.status == 201 ? r.Json().at("id").as_int64() : 0;
@@ -67,7 +69,9 @@ TEST_P(PageCacheTest, CachedPagesEqualFreshRendersAfterEveryKindOfWrite) {
     int64_t parent;
   };
   std::vector<Written> comments;
-  for (int i = 0; i < 4; ++i) comments.push_back({Post(i, "seed " + std::to_string(i)), i, 0});
+  for (int i = 0; i < 4; ++i) {
+    comments.push_back({Post(i, "seed " + std::to_string(i)), i, 0});
+  }
   const std::vector<std::string> queries = {
       "",          "?sort=old&size=3&replies=2", "?sort=hot&size=2&page=2",
       "?sort=hot", "?sort=new&size=4&replies=0", "?sort=old&size=5&page=2&replies=5"};
@@ -106,7 +110,9 @@ TEST_P(PageCacheTest, CachedPagesEqualFreshRendersAfterEveryKindOfWrite) {
                                R"({"body":"reply )" + std::to_string(step) + R"(","parentId":)" +
                                    std::to_string(c.id) + "}",
                                Bearer(tokens_[u]));
-        if (r.status == 201) comments.push_back({r.Json().at("id").as_int64(), u, top});
+        if (r.status == 201) {
+          comments.push_back({r.Json().at("id").as_int64(), u, top});
+        }
         EXPECT_TRUE(r.status == 201 || r.status == 400) << r.body;  // 400: a deleted parent
         break;
       }
@@ -202,11 +208,15 @@ TEST_P(PageCacheTest, CachedPagesEqualFreshRendersAfterEveryKindOfWrite) {
 TEST_P(PageCacheTest, ReadsShowEveryLikeAndReplyAcknowledgedBeforeThey) {
   constexpr int kComments = 10;
   std::vector<int64_t> ids;
-  for (int i = 0; i < kComments; ++i) ids.push_back(Post(i % kUsers, "c" + std::to_string(i)));
+  for (int i = 0; i < kComments; ++i) {
+    ids.push_back(Post(i % kUsers, "c" + std::to_string(i)));
+  }
   // Liked and unliked all along (never checked): every page in between is a new version.
   const int64_t churned = Post(0, "churned");
   std::map<int64_t, size_t> slot;
-  for (size_t i = 0; i < ids.size(); ++i) slot[ids[i]] = i;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    slot[ids[i]] = i;
+  }
   // Likes only (each user likes each comment once): counts only grow, so "the count an
   // acknowledged like answered" is a floor for every later read.
   std::array<std::atomic<int64_t>, kComments> acked_likes{};
@@ -223,7 +233,9 @@ TEST_P(PageCacheTest, ReadsShowEveryLikeAndReplyAcknowledgedBeforeThey) {
       auto client = Client();
       while (!stop.load()) {
         std::array<int64_t, kComments> floor{};
-        for (int i = 0; i < kComments; ++i) floor[i] = acked_likes[i].load();
+        for (int i = 0; i < kComments; ++i) {
+          floor[i] = acked_likes[i].load();
+        }
         const int64_t total_floor = acked_total.load();
         // Oldest first, 30 a page: the ten liked comments are the first ten items.
         auto r = client.Get(CommentsPath("?sort=old&size=30&replies=0"),
@@ -232,7 +244,9 @@ TEST_P(PageCacheTest, ReadsShowEveryLikeAndReplyAcknowledgedBeforeThey) {
           ++violations;
           continue;
         }
-        if (writing.load()) ++reads;  // reads that overlapped the writes
+        if (writing.load()) {
+          ++reads;  // reads that overlapped the writes
+        }
         auto page = r.Json().as_object();
         std::string why;
         if (page.at("total").as_int64() < total_floor) {
@@ -241,7 +255,9 @@ TEST_P(PageCacheTest, ReadsShowEveryLikeAndReplyAcknowledgedBeforeThey) {
         }
         for (const auto& item : page.at("items").as_array()) {
           auto it = slot.find(item.at("id").as_int64());
-          if (it == slot.end()) continue;
+          if (it == slot.end()) {
+            continue;
+          }
           const int64_t shown = item.at("likeCount").as_int64();
           if (shown < floor[it->second]) {
             why += " comment " + std::to_string(it->first) + " shows " + std::to_string(shown) +
@@ -251,7 +267,9 @@ TEST_P(PageCacheTest, ReadsShowEveryLikeAndReplyAcknowledgedBeforeThey) {
         if (!why.empty()) {
           ++violations;
           std::lock_guard lock(failures_mu);
-          if (failures.size() < 5) failures.push_back(why);
+          if (failures.size() < 5) {
+            failures.push_back(why);
+          }
         }
       }
     });
@@ -270,7 +288,9 @@ TEST_P(PageCacheTest, ReadsShowEveryLikeAndReplyAcknowledgedBeforeThey) {
                                 : client.Delete(churn, Bearer(tokens_[u]));
             EXPECT_EQ(c.status, 200) << c.body;
           }
-          if (r.status != 200) continue;
+          if (r.status != 200) {
+            continue;
+          }
           const int64_t count = r.Json().at("likeCount").as_int64();
           int64_t seen = acked_likes[i].load();
           while (seen < count && !acked_likes[i].compare_exchange_weak(seen, count)) {
@@ -292,13 +312,19 @@ TEST_P(PageCacheTest, ReadsShowEveryLikeAndReplyAcknowledgedBeforeThey) {
     for (int i = 0; i < 12; ++i) {
       auto r = client.Post(CommentsPath(), R"({"body":"late )" + std::to_string(i) + "\"}",
                            Bearer(tokens_[i % kUsers]));
-      if (r.status == 201) ++acked_total;
+      if (r.status == 201) {
+        ++acked_total;
+      }
     }
   });
-  for (auto& t : threads) t.join();
+  for (auto& t : threads) {
+    t.join();
+  }
   writing = false;
   stop = true;
-  for (auto& t : readers) t.join();
+  for (auto& t : readers) {
+    t.join();
+  }
   EXPECT_EQ(violations.load(), 0) << (failures.empty() ? "" : failures.front());
   EXPECT_GT(reads.load(), 50);
   // Every like landed and the page says so.
@@ -348,7 +374,9 @@ TEST_P(PageCacheTest, AnOlderRedisNeverConfirmsAPageOfTheSameVersionNumber) {
 // revalidate (stale-while-revalidate goes to CDNs alone: browsers honour it too), and a 304
 // confirms the representation the client named.
 TEST_P(PageCacheTest, SharedCachesAreToldWhatTheyMayKeepAndA304NamesTheClientsCopy) {
-  for (int i = 0; i < 12; ++i) Post(i % kUsers, "a comment long enough to make the page gzip");
+  for (int i = 0; i < 12; ++i) {
+    Post(i % kUsers, "a comment long enough to make the page gzip");
+  }
   ASSERT_EQ(Client().Get(CommentsPath()).status, 200);  // the thread's cache is built
   auto plain = Client().Get(CommentsPath());
   ASSERT_EQ(plain.status, 200);

@@ -39,7 +39,9 @@ TEST_P(PageLimitsTest, NewThreadsAreLimitedPerUserAndPerAddressButCommentsOnOldO
   const std::string bea = Login("bea");
   auto c = Client();
   // Comments that land on an existing thread cost nothing.
-  for (int i = 0; i < 5; ++i) ASSERT_EQ(Comment(c, ann, 1).status, 201);
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_EQ(Comment(c, ann, 1).status, 201);
+  }
   ASSERT_EQ(Comment(c, ann, 2).status, 201);
   ASSERT_EQ(Comment(c, ann, 3).status, 201);
   auto over = Comment(c, ann, 4);
@@ -100,7 +102,9 @@ TEST_P(PageLimitRaceTest, ConcurrentFirstCommentsOnOnePageAreChargedOnce) {
       return Comment(c, ann, 1).status;
     }));
   }
-  for (auto& w : writes) EXPECT_EQ(w.get(), 201);
+  for (auto& w : writes) {
+    EXPECT_EQ(w.get(), 201);
+  }
   EXPECT_EQ(PageThreads(), 1);
   auto c = Client();
   int made = 0;

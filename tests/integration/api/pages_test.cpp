@@ -63,17 +63,18 @@ class PagesTest : public ApiTest {
 
   // POST /pages/comments on `c`; the answer.
   static HttpResponse Comment(HttpClient& c, const std::string& token, const std::string& url,
-                              const std::string& body = "hello",
-                              const std::string& extra = "") {
-    return c.Post("/api/v1/pages/comments" + Q(url),
-                  R"({"body":")" + body + "\"" + extra + "}", Bearer(token));
+                              const std::string& body = "hello", const std::string& extra = "") {
+    return c.Post("/api/v1/pages/comments" + Q(url), R"({"body":")" + body + "\"" + extra + "}",
+                  Bearer(token));
   }
 
   int64_t SqlCount(const std::string& query) {
     std::function<Result<int64_t>(sql::Connection&)> job =
         [query](sql::Connection& c) -> Result<int64_t> {
       auto r = c.Query(query);
-      if (!r) return tl::unexpected(r.error());
+      if (!r) {
+        return tl::unexpected(r.error());
+      }
       return sql::Int(r->rows.at(0).at(0));
     };
     auto r = OnLoop(app_->app().store().Run<int64_t>(std::move(job)));
@@ -99,9 +100,9 @@ TEST_P(PagesTest, SpellingsOfOnePageShareOneThread) {
   ASSERT_EQ(r.status, 201) << r.body;
   const int64_t id = r.Json().at("articleId").as_int64();
   EXPECT_EQ(r.Json().at("body").as_string(), "hello");
-  for (std::string spelling : {"https://blog.example/posts/1", "https://blog.example/posts/1/",
-                               "https://blog.example/posts/1?utm=x#top",
-                               "https://BLOG.example/posts/./1"}) {
+  for (std::string spelling :
+       {"https://blog.example/posts/1", "https://blog.example/posts/1/",
+        "https://blog.example/posts/1?utm=x#top", "https://BLOG.example/posts/./1"}) {
     auto g = c.Get("/api/v1/pages" + Q(spelling));
     ASSERT_EQ(g.status, 200) << spelling << " " << g.body;
     EXPECT_EQ(g.Json().at("articleId").as_int64(), id) << spelling;
@@ -126,13 +127,16 @@ TEST_P(PagesTest, SpellingsOfOnePageShareOneThread) {
   EXPECT_EQ(a.Json().at("author").at("username").as_string(), "@pages");
   EXPECT_EQ(a.Json().at("commentCount").as_int64(), 2);
   auto list = c.Get("/api/v1/articles/" + std::to_string(id) + "/comments?sort=old");
-  auto page_list = c.Get("/api/v1/pages/comments" + Q("https://blog.example/posts/1") + "&sort=old");
+  auto page_list =
+      c.Get("/api/v1/pages/comments" + Q("https://blog.example/posts/1") + "&sort=old");
   ASSERT_EQ(page_list.status, 200) << page_list.body;
   EXPECT_EQ(page_list.body, list.body);
   EXPECT_EQ(page_list.Json().at("total").as_int64(), 2);
   // The first commenter does not own the thread.
-  EXPECT_EQ(c.Patch("/api/v1/articles/" + std::to_string(id), R"({"title":"mine"})",
-                    Bearer(reader_)).status, 403);
+  EXPECT_EQ(
+      c.Patch("/api/v1/articles/" + std::to_string(id), R"({"title":"mine"})", Bearer(reader_))
+          .status,
+      403);
   EXPECT_EQ(c.Delete("/api/v1/articles/" + std::to_string(id), Bearer(reader_)).status, 403);
   // Nobody can register or sign in as the page author.
   EXPECT_EQ(c.Post("/api/v1/users", R"({"username":"@pages","password":"password123"})").status,
@@ -222,8 +226,8 @@ TEST_P(PagesTest, BadUrlsAndForeignSitesAreRefusedAndChangeNothing) {
     EXPECT_EQ(c.Get("/api/v1/pages/comments" + Q(k.url)).status, k.status);
     EXPECT_EQ(c.Get("/api/v1/pages/counts" + Q(k.url)).status, k.status);
   }
-  for (std::string path : {"/api/v1/pages", "/api/v1/pages/comments", "/api/v1/pages/counts",
-                           "/api/v1/pages?url="}) {
+  for (std::string path :
+       {"/api/v1/pages", "/api/v1/pages/comments", "/api/v1/pages/counts", "/api/v1/pages?url="}) {
     EXPECT_EQ(c.Get(path).status, 400) << path;
   }
   EXPECT_EQ(c.Post("/api/v1/pages/comments", R"({"body":"x"})", Bearer(reader_)).status, 400);
@@ -277,9 +281,9 @@ TEST_P(PagesTest, TheFirstCommentCreatesTheThreadWithItsTitleAndReadsCountViews)
   ASSERT_EQ(r.status, 201) << r.body;
   const int64_t id = r.Json().at("articleId").as_int64();
   // A reply through the page route, with parentId as on the article route.
-  auto reply = Comment(c, other_, page, "second",
-                       R"(,"title":"ignored","parentId":)" +
-                           std::to_string(r.Json().at("id").as_int64()));
+  auto reply =
+      Comment(c, other_, page, "second",
+              R"(,"title":"ignored","parentId":)" + std::to_string(r.Json().at("id").as_int64()));
   ASSERT_EQ(reply.status, 201) << reply.body;
   EXPECT_EQ(reply.Json().at("parentId").as_int64(), r.Json().at("id").as_int64());
   auto a = c.Get("/api/v1/articles/" + std::to_string(id));  // a view
@@ -293,7 +297,8 @@ TEST_P(PagesTest, TheFirstCommentCreatesTheThreadWithItsTitleAndReadsCountViews)
   // A HEAD is a probe, not a reader: no view (review of issue 27).
   for (int i = 0; i < 3; ++i) {
     EXPECT_EQ(c.Send(beast::http::verb::head, "/api/v1/pages" + Q(page)).status, 200);
-    EXPECT_EQ(c.Send(beast::http::verb::head, "/api/v1/articles/" + std::to_string(id)).status, 200);
+    EXPECT_EQ(c.Send(beast::http::verb::head, "/api/v1/articles/" + std::to_string(id)).status,
+              200);
   }
   EXPECT_EQ(c.Get("/api/v1/pages" + Q(page)).Json().at("viewCount").as_int64(),
             g2.Json().at("viewCount").as_int64() + 1);
@@ -306,7 +311,8 @@ TEST_P(PagesTest, APageThreadStaysPublishedAndItsAuthorIsReserved) {
   const std::string page = "https://blog.example/kept";
   auto r = Comment(c, reader_, page);
   ASSERT_EQ(r.status, 201) << r.body;
-  const std::string path = "/api/v1/articles/" + std::to_string(r.Json().at("articleId").as_int64());
+  const std::string path =
+      "/api/v1/articles/" + std::to_string(r.Json().at("articleId").as_int64());
   auto draft = c.Patch(path, R"({"status":"draft"})", Bearer(admin_));
   EXPECT_EQ(draft.status, 400) << draft.body;
   EXPECT_EQ(c.Get(path).Json().at("status").as_string(), "published");
@@ -331,9 +337,13 @@ TEST_P(PagesTest, APageIsLikedLikeAnArticle) {
   EXPECT_EQ(like.Json().at("likeCount").as_int64(), 1);
   EXPECT_EQ(PageArticles(), 1);  // the like created the thread
   EXPECT_EQ(c.Put("/api/v1/pages/like" + Q(page + "/"), "", Bearer(reader_))
-                .Json().at("likeCount").as_int64(), 1);  // twice: still one
-  EXPECT_EQ(c.Put("/api/v1/pages/like" + Q(page), "", Bearer(other_))
-                .Json().at("likeCount").as_int64(), 2);
+                .Json()
+                .at("likeCount")
+                .as_int64(),
+            1);  // twice: still one
+  EXPECT_EQ(
+      c.Put("/api/v1/pages/like" + Q(page), "", Bearer(other_)).Json().at("likeCount").as_int64(),
+      2);
   auto g = c.Get("/api/v1/pages" + Q(page), Bearer(reader_));
   EXPECT_TRUE(g.Json().at("liked").as_bool());
   EXPECT_EQ(g.Json().at("likeCount").as_int64(), 2);
@@ -349,17 +359,17 @@ TEST_P(PagesTest, APageIsLikedLikeAnArticle) {
 
 TEST_P(PagesTest, PageThreadsAreNeverInArticleLists) {
   auto c = Client();
-  ASSERT_EQ(c.Patch("/api/v1/users/" + std::to_string(reader_id_), R"({"role":"author"})",
-                    Bearer(admin_))
-                .status,
-            200);
+  ASSERT_EQ(
+      c.Patch("/api/v1/users/" + std::to_string(reader_id_), R"({"role":"author"})", Bearer(admin_))
+          .status,
+      200);
   auto post = c.Post("/api/v1/articles",
                      R"({"title":"a post","content":"x","status":"published","kind":"post"})",
                      Bearer(reader_));
   ASSERT_EQ(post.status, 201) << post.body;
-  auto article = c.Post("/api/v1/articles",
-                        R"({"title":"an article","content":"x","status":"published"})",
-                        Bearer(admin_));
+  auto article =
+      c.Post("/api/v1/articles", R"({"title":"an article","content":"x","status":"published"})",
+             Bearer(admin_));
   ASSERT_EQ(article.status, 201) << article.body;
   auto draft = c.Post("/api/v1/articles", R"({"title":"a draft","content":"x"})", Bearer(admin_));
   ASSERT_EQ(draft.status, 201);
@@ -367,8 +377,9 @@ TEST_P(PagesTest, PageThreadsAreNeverInArticleLists) {
   auto r = Comment(c, reader_, "https://blog.example/listed?", "x", R"(,"title":" ")");
   ASSERT_EQ(r.status, 201) << r.body;
   const int64_t page_id = r.Json().at("articleId").as_int64();
-  ASSERT_EQ(c.Put("/api/v1/pages/like" + Q("https://blog.example/liked"), "", Bearer(reader_))
-                .status, 200);
+  ASSERT_EQ(
+      c.Put("/api/v1/pages/like" + Q("https://blog.example/liked"), "", Bearer(reader_)).status,
+      200);
 
   EXPECT_EQ(c.Get("/api/v1/articles/" + std::to_string(page_id)).Json().at("title"),
             "https://blog.example/listed");  // a blank title is none
@@ -394,8 +405,8 @@ TEST_P(PagesTest, PageThreadsAreNeverInArticleLists) {
   check_lists();
   // Neither created nor converted to through the articles routes, nor a list filter.
   EXPECT_EQ(c.Get("/api/v1/articles?kind=page").ErrorCode(), "invalid_field");
-  auto p = c.Post("/api/v1/articles", R"({"title":"t","content":"x","kind":"page"})",
-                  Bearer(admin_));
+  auto p =
+      c.Post("/api/v1/articles", R"({"title":"t","content":"x","kind":"page"})", Bearer(admin_));
   EXPECT_EQ(p.status, 400);
   EXPECT_EQ(p.ErrorCode(), "invalid_field");
   auto patch = c.Patch("/api/v1/articles/" + std::to_string(post.Json().at("id").as_int64()),
@@ -414,8 +425,7 @@ TEST_P(PagesTest, CountsOfManyPagesInAFewRoundTrips) {
   ASSERT_EQ(c.Put("/api/v1/pages/like" + Q(b), "", Bearer(reader_)).status, 200);
   const int64_t b_id = c.Get("/api/v1/pages" + Q(b)).Json().at("articleId").as_int64();  // a view
   const std::string query = "/api/v1/pages/counts?url=" + Enc(a) + "&url=" + Enc(b + "/#x") +
-                            "&url=" + Enc(none) + "&article=" + std::to_string(b_id) +
-                            ",999999";
+                            "&url=" + Enc(none) + "&article=" + std::to_string(b_id) + ",999999";
   for (int round = 0; round < 2; ++round) {  // cold (from SQL), then warm
     auto r = c.Get(query, Bearer(reader_));
     ASSERT_EQ(r.status, 200) << r.body;
@@ -507,7 +517,7 @@ TEST_P(PagesTest, ADeletedThreadIsForgottenAndTheNextCommentStartsANewOne) {
     auto first = Comment(c, reader_, page);
     ASSERT_EQ(first.status, 201) << first.body;
     const int64_t id = first.Json().at("articleId").as_int64();
-    EXPECT_TRUE(ids.insert(id).second);  // a new thread each time
+    EXPECT_TRUE(ids.insert(id).second);                              // a new thread each time
     ASSERT_EQ(c.Get("/api/v1/pages/counts" + Q(page)).status, 200);  // URL → thread cached
     ASSERT_EQ(c.Delete("/api/v1/articles/" + std::to_string(id), Bearer(admin_)).status, 204);
     if (round == 0) {
@@ -550,7 +560,9 @@ TEST_P(PagesTwoInstancesTest, ConcurrentFirstCommentsMakeOneThread) {
     for (int w = 0; w < kWriters; ++w) {
       results.push_back(std::async(std::launch::async, [&, w] {
         HttpClient c = w % 2 ? second_->Client() : Client();
-        while (!go.load()) std::this_thread::yield();
+        while (!go.load()) {
+          std::this_thread::yield();
+        }
         const std::string& token = w % 3 ? reader_ : other_;
         if (w == kWriters - 1) {
           return c.Put("/api/v1/pages/like" + Q(page), "", Bearer(token));
@@ -563,7 +575,9 @@ TEST_P(PagesTwoInstancesTest, ConcurrentFirstCommentsMakeOneThread) {
     for (auto& f : results) {
       auto r = f.get();
       ASSERT_TRUE(r.status == 200 || r.status == 201) << r.status << " " << r.body;
-      if (r.status == 201) threads.insert(r.Json().at("articleId").as_int64());
+      if (r.status == 201) {
+        threads.insert(r.Json().at("articleId").as_int64());
+      }
     }
     EXPECT_EQ(threads.size(), 1u) << "round " << round;
     for (AppUnderTest* app : {app_.get(), second_.get()}) {

@@ -59,7 +59,9 @@ class TrustedPeerTest : public ProxyTest {
 };
 
 TEST_P(TrustedPeerTest, EachForwardedClientHasItsOwnBudget) {
-  for (int i = 0; i < 3; ++i) EXPECT_EQ(Status({{"X-Forwarded-For", "203.0.113.7"}}), 200);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(Status({{"X-Forwarded-For", "203.0.113.7"}}), 200);
+  }
   EXPECT_EQ(Status({{"X-Forwarded-For", "203.0.113.7"}}), 429);
   // The proxy's own budget and another client's are untouched.
   EXPECT_EQ(Status({}), 200);
@@ -86,8 +88,9 @@ TEST_P(ForwardedProxyTest, ForwardedWithAQuotedIpv6ClientIsCountedByItsNetwork) 
   // The same /64, differently spelled: the same client.
   EXPECT_EQ(Status({{"Forwarded", R"(for="2001:db8:1::2")"}}), 429);
   // A client's own X-Forwarded-For (passed on by this proxy) names nothing.
-  EXPECT_EQ(Status({{"Forwarded", R"(for="[2001:db8:1::1]")"}, {"X-Forwarded-For", "2001:db8:9::1"}}),
-            429);
+  EXPECT_EQ(
+      Status({{"Forwarded", R"(for="[2001:db8:1::1]")"}, {"X-Forwarded-For", "2001:db8:9::1"}}),
+      429);
   EXPECT_EQ(Status({{"Forwarded", R"(for="[2001:db8:2::1]")"}}), 200);
   // Obfuscated nodes are no fresh clients: they share the budget of the proxy that wrote them.
   EXPECT_EQ(Status({{"Forwarded", "for=_hidden1"}}), 200);
@@ -117,7 +120,8 @@ TEST_P(TrustedProxyCookieTest, ACookieIsSecureWhenTheProxySaysHttpsAndOnlyThen) 
     EXPECT_NE(cookie.find("Path=/"), std::string::npos) << cookie;
   }
   for (const auto& headers : std::vector<HttpClient::Headers>{
-           {}, {{"X-Forwarded-Proto", "http"}},
+           {},
+           {{"X-Forwarded-Proto", "http"}},
            // The default --proxy-header reads X-Forwarded-*: a Forwarded proto= is the client's.
            {{"Forwarded", "for=203.0.113.7;proto=https"}}}) {
     auto r = c.Post("/api/v1/sessions", body, headers);

@@ -15,7 +15,7 @@
 #include "app/app.hpp"
 #include "app_fixture.hpp"
 #include "config/config.hpp"
-#include "redis/cluster_slots.hpp"
+#include "redis/client/cluster_slots.hpp"
 #include "redis/keys.hpp"
 #include "redis/like_store.hpp"
 #include "support/redis_cluster.hpp"
@@ -59,7 +59,9 @@ int64_t PostArticle(HttpClient& http, const std::string& token) {
 int64_t WaitCalls(const RedisServer& server) {
   const std::string info = server.Cli("INFO commandstats");
   const size_t at = info.find("cmdstat_wait:calls=");
-  if (at == std::string::npos) return 0;
+  if (at == std::string::npos) {
+    return 0;
+  }
   return std::stoll(info.substr(at + std::string("cmdstat_wait:calls=").size()));
 }
 
@@ -82,7 +84,9 @@ HttpResponse UntilAcknowledged(HttpClient& http, bool put, const std::string& pa
   const auto end = Clock::now() + 10s;
   for (;;) {
     auto r = put ? http.Put(path, "", Bearer(token)) : http.Delete(path, Bearer(token));
-    if (r.status != 503 || Clock::now() > end) return r;
+    if (r.status != 503 || Clock::now() > end) {
+      return r;
+    }
     std::this_thread::sleep_for(50ms);
   }
 }
@@ -150,7 +154,9 @@ TEST(ReplicaWaitTest, ConcurrentLikesShareTheirWaits) {
   constexpr int kLikesEach = 40;
   const auto tokens = SignUp(http, kThreads);
   std::vector<int64_t> articles;
-  for (int i = 0; i < 4; ++i) articles.push_back(PostArticle(http, tokens[0]));
+  for (int i = 0; i < 4; ++i) {
+    articles.push_back(PostArticle(http, tokens[0]));
+  }
 
   const int64_t waits_before = WaitCalls(primary);
   std::atomic<int> ok{0};
@@ -168,7 +174,9 @@ TEST(ReplicaWaitTest, ConcurrentLikesShareTheirWaits) {
       }
     });
   }
-  for (auto& th : threads) th.join();
+  for (auto& th : threads) {
+    th.join();
+  }
   const int64_t waits = WaitCalls(primary) - waits_before;
   EXPECT_EQ(other.load(), 0);
   EXPECT_EQ(ok.load(), kThreads * kLikesEach);
@@ -198,8 +206,8 @@ int AcknowledgedLikesLostInAFailover(int wait_replicas) {
   const auto tokens = SignUp(http, kThreads * kUsersEach);
   const int64_t article = PostArticle(http, tokens[0]);
   const std::string like = "/api/v1/articles/" + std::to_string(article) + "/like";
-  const int slot =
-      redis::cluster::KeySlot(redis::keys::LikeTag(redis::LikeTarget::OfArticle(article).Shard()));
+  const int slot = redis::cluster::KeySlot(
+      redis::keys::LikeTag(redis::TargetShard(model::Target::Article(article))));
   const size_t victim = cluster.OwnerOf(slot);
 
   struct State {
@@ -239,7 +247,9 @@ int AcknowledgedLikesLostInAFailover(int wait_replicas) {
         if (r.status == 200 && r.Json().at("liked").as_bool() == want) {
           model[u] = State{true, want};
           ++acked;
-          if (promoted) ++acked_after;
+          if (promoted) {
+            ++acked_after;
+          }
         } else {
           model[u].certain = false;
         }
@@ -262,7 +272,9 @@ int AcknowledgedLikesLostInAFailover(int wait_replicas) {
     // TAKEOVER on it promotes it (what it then holds is the same).
     const std::string port = std::to_string(cluster.node(victim).port());
     for (size_t i = 0; i < cluster.size(); ++i) {
-      if (i == victim) continue;
+      if (i == victim) {
+        continue;
+      }
       const std::string role = cluster.node(i).Cli("ROLE");
       if (role.rfind("slave", 0) == 0 && role.find("\n" + port + "\n") != std::string::npos) {
         std::cout << "[ failover ] no election after 5 s: CLUSTER FAILOVER TAKEOVER on node " << i
@@ -282,8 +294,12 @@ int AcknowledgedLikesLostInAFailover(int wait_replicas) {
   cluster.node(victim).Start();
   EXPECT_TRUE(WaitFor([&] { return acked_after >= 50; }, 20s)) << "likes did not resume";
   stop = true;
-  for (auto& th : threads) th.join();
-  for (int s : statuses) EXPECT_TRUE(s == 200 || s == 503) << "status " << s << " " << failure;
+  for (auto& th : threads) {
+    th.join();
+  }
+  for (int s : statuses) {
+    EXPECT_TRUE(s == 200 || s == 503) << "status " << s << " " << failure;
+  }
 
   int lost = 0;
   int liked = 0;
@@ -291,13 +307,17 @@ int AcknowledgedLikesLostInAFailover(int wait_replicas) {
   for (size_t u = 0; u < tokens.size(); ++u) {
     auto r = http.Get("/api/v1/likes?article=" + std::to_string(article), Bearer(tokens[u]));
     EXPECT_EQ(r.status, 200) << r.body;
-    if (r.status != 200) continue;
+    if (r.status != 200) {
+      continue;
+    }
     const auto json = r.Json();
     const auto& state = json.at("article").at(std::to_string(article));
     const bool now = state.at("liked").as_bool();
     counts.insert(state.at("likeCount").as_int64());
     liked += now ? 1 : 0;
-    if (model[u].certain && model[u].liked != now) ++lost;
+    if (model[u].certain && model[u].liked != now) {
+      ++lost;
+    }
   }
   EXPECT_EQ(counts.size(), 1u);
   if (counts.size() == 1) {

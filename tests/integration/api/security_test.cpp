@@ -131,9 +131,8 @@ TEST_P(TwoInstancesTest, ASubscriberThatNeverAcknowledgesDelaysTheAnswerBoundedl
   Process listener({"redis-cli", "-s", redis_.socket_path(), "SUBSCRIBE",
                     redis::SessionStore::kInvalidationChannel},
                    "/dev/null");
-  ASSERT_TRUE(WaitFor([&] { return redis_.Cli("PUBSUB NUMSUB pl:inval:sessions") ==
-                                   "pl:inval:sessions\n3"; },
-                      5s))
+  ASSERT_TRUE(WaitFor(
+      [&] { return redis_.Cli("PUBSUB NUMSUB pl:inval:sessions") == "pl:inval:sessions\n3"; }, 5s))
       << redis_.Cli("PUBSUB NUMSUB pl:inval:sessions");
   const auto start = std::chrono::steady_clock::now();
   ASSERT_EQ(Client().Patch(UserPath(pia), R"({"role":"author"})", Bearer(root)).status, 200);
@@ -276,14 +275,16 @@ TEST_P(SlowHashTest, FiftyConcurrentWrongLoginsGetNoMoreGuessesThanTheLimit) {
       }
     });
   }
-  for (auto& t : threads) t.join();
+  for (auto& t : threads) {
+    t.join();
+  }
   EXPECT_LE(unauthorized.load(), 10);  // --limit-login-user 10/15m
   EXPECT_EQ(unauthorized.load() + limited.load(), kAttempts);
   EXPECT_EQ(other.load(), 0);
   // The budget is spent: even the right password waits now.
-  EXPECT_EQ(Client().Post("/api/v1/sessions", R"({"username":"nat","password":"password123"})")
-                .status,
-            429);
+  EXPECT_EQ(
+      Client().Post("/api/v1/sessions", R"({"username":"nat","password":"password123"})").status,
+      429);
 }
 
 INSTANTIATE_TEST_SUITE_P(Databases, SlowHashTest, ::testing::Values(Db::kSqlite), DbName);

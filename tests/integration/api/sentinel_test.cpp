@@ -62,13 +62,19 @@ TEST(SentinelModeTest, LikesGoOnAfterASentinelFailoverWithoutARestart) {
       const int status = http.Put(like, "", Bearer(tokens[u])).status;
       statuses.insert(status);
       const bool settled = sentinels.WaitSettled(promoted, std::chrono::milliseconds(0));
-      if (settled && status == 200) ++after_ok;
+      if (settled && status == 200) {
+        ++after_ok;
+      }
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  for (int s : statuses) EXPECT_TRUE(s == 200 || s == 503) << "status " << s;
+  for (int s : statuses) {
+    EXPECT_TRUE(s == 200 || s == 503) << "status " << s;
+  }
   ASSERT_GE(after_ok, 3) << "likes did not succeed again after the failover";
-  for (const auto& token : tokens) EXPECT_EQ(http.Put(like, "", Bearer(token)).status, 200);
+  for (const auto& token : tokens) {
+    EXPECT_EQ(http.Put(like, "", Bearer(token)).status, 200);
+  }
   auto count = http.Get(like, Bearer(tokens[0]));
   ASSERT_EQ(count.status, 200) << count.body;
   EXPECT_EQ(count.Json().at("likeCount").as_int64(), 4);

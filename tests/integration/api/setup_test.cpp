@@ -43,7 +43,9 @@ class SetupTest : public ApiTest {
   // A second plauditd on the same Redis and database, with its own setup token.
   std::unique_ptr<AppUnderTest> SecondInstance() {
     config::Config c = app_->app().config();
-    if (!c.database) c.database = config::DefaultDatabaseUrl(c);
+    if (!c.database) {
+      c.database = config::DefaultDatabaseUrl(c);
+    }
     return std::make_unique<AppUnderTest>(redis_, c);
   }
 };
@@ -137,7 +139,9 @@ TEST_P(SetupTest, RacingSetupsMakeExactlyOneAdmin) {
       }
     });
   }
-  for (auto& t : threads) t.join();
+  for (auto& t : threads) {
+    t.join();
+  }
   EXPECT_EQ(created.load(), 1);
   EXPECT_EQ(refused.load(), 15);
   EXPECT_EQ(Admins(), 1);

@@ -28,7 +28,9 @@ class SignUpLimitTest : public ApiTest {
 
 TEST_P(SignUpLimitTest, TheSixthAccountFromOneAddressIsRefusedAndMakesNothing) {
   // Refused fields spend nothing: they never reach the hash.
-  for (int i = 0; i < 3; ++i) EXPECT_EQ(SignUp("x", "203.0.113.9").status, 400);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(SignUp("x", "203.0.113.9").status, 400);
+  }
   for (int i = 0; i < 5; ++i) {
     EXPECT_EQ(SignUp("flood" + std::to_string(i), "203.0.113.9").status, 201) << i;
   }
@@ -91,7 +93,9 @@ TEST_P(SignUpFloodTest, LoginsAreNotStarvedBySignUps) {
     logins += r.status == 201;
   }
   stop = true;
-  for (auto& t : flood) t.join();
+  for (auto& t : flood) {
+    t.join();
+  }
   EXPECT_EQ(logins, 5);
   EXPECT_EQ(other.load(), 0);
   EXPECT_GT(created.load(), 0);

@@ -24,11 +24,17 @@ namespace {
 std::string RunCommand(const std::string& command) {
   std::string out;
   FILE* p = ::popen(command.c_str(), "r");
-  if (p == nullptr) return out;
+  if (p == nullptr) {
+    return out;
+  }
   std::array<char, 4096> buf{};
-  while (size_t n = std::fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
+  while (size_t n = std::fread(buf.data(), 1, buf.size(), p)) {
+    out.append(buf.data(), n);
+  }
   ::pclose(p);
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) {
+    out.pop_back();
+  }
   return out;
 }
 
@@ -72,7 +78,9 @@ class SocialSignInTest : public ApiTest {
   HttpResponse Plaudit(const std::string& target, const std::string& cookie = {}) {
     HttpClient http("127.0.0.1", app_->port());
     HttpClient::Headers h{{"Host", "127.0.0.1:" + std::to_string(app_->port())}};
-    if (!cookie.empty()) h.emplace_back("Cookie", cookie);
+    if (!cookie.empty()) {
+      h.emplace_back("Cookie", cookie);
+    }
     return http.Get(target, h);
   }
   struct Begun {

@@ -24,7 +24,9 @@ class SsoTest : public ApiTest {
   std::string Token(const std::string& sub, const std::string& name, std::string jti = {},
                     int64_t exp_in_s = 300, const std::string& iss = "https://blog.example",
                     std::string_view secret = kSecret) {
-    if (jti.empty()) jti = "j-" + std::to_string(++jti_);
+    if (jti.empty()) {
+      jti = "j-" + std::to_string(++jti_);
+    }
     const int64_t exp = NowMs() / 1000 + exp_in_s;
     return test::SignHs256(R"({"iss":")" + iss + R"(","sub":")" + sub + R"(","name":")" + name +
                                R"(","jti":")" + jti + R"(","exp":)" + std::to_string(exp) + "}",

@@ -84,7 +84,9 @@ TEST_P(TextChecksTest, NobodyCanTakeANameThatLooksLikeAnotherUsers) {
 // 768 code points, what MySQL's key column holds), and still keeps its look-alikes out.
 TEST_P(TextChecksTest, ANameWithAHugeSkeletonSignsUpAndKeepsItsLookAlikesOut) {
   std::string display;
-  for (int i = 0; i < 64; ++i) display += "\uFDFA";
+  for (int i = 0; i < 64; ++i) {
+    display += "\uFDFA";
+  }
   auto r = SignUp("longname", display);
   ASSERT_EQ(r.status, 201) << r.body;
   std::string almost = display;
@@ -102,7 +104,9 @@ TEST_P(TextChecksTest, OlderLookAlikesAreKeptAndKeyedByTheNextSignUp) {
           "INSERT INTO users (username, username_key, display_name, password_hash, role, "
           "created_at, updated_at) VALUES ($1, $1, 'Bob', '!', 'user', 1, 1)",
           {std::string(name)});
-      if (!r) return tl::unexpected(r.error());
+      if (!r) {
+        return tl::unexpected(r.error());
+      }
     }
     return int64_t{0};
   };
@@ -116,7 +120,9 @@ TEST_P(TextChecksTest, OlderLookAlikesAreKeptAndKeyedByTheNextSignUp) {
     auto r = c.Query(
         "SELECT u.username_key FROM user_name_keys k JOIN users u ON u.id = k.user_id "
         "WHERE k.name_key = 'bob'");
-    if (!r) return tl::unexpected(r.error());
+    if (!r) {
+      return tl::unexpected(r.error());
+    }
     return r->rows.size() == 1 && sql::Text(r->rows[0][0]) == "oldbob" ? 1 : 0;
   };
   EXPECT_EQ(OnLoop(app_->app().store().Run<int64_t>(std::move(owner))).value(), 1);

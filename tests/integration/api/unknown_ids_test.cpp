@@ -24,7 +24,9 @@ class UnknownIdsTest : public ApiTest {
     std::string line;
     const std::string name = "plaudit_sql_call_duration_seconds_count";
     while (std::getline(lines, line)) {
-      if (line.rfind(name, 0) == 0) return std::stoll(line.substr(line.rfind(' ') + 1));
+      if (line.rfind(name, 0) == 0) {
+        return std::stoll(line.substr(line.rfind(' ') + 1));
+      }
     }
     ADD_FAILURE() << "no " << name << " in /metrics";
     return -1;
@@ -32,7 +34,9 @@ class UnknownIdsTest : public ApiTest {
 
   static std::string Join(const std::vector<int64_t>& ids) {
     std::string out;
-    for (int64_t id : ids) out += (out.empty() ? "" : ",") + std::to_string(id);
+    for (int64_t id : ids) {
+      out += (out.empty() ? "" : ",") + std::to_string(id);
+    }
     return out;
   }
 
@@ -41,7 +45,9 @@ class UnknownIdsTest : public ApiTest {
     auto r = app_->Client().Get("/api/v1/likes?comment=" + Join(ids));
     EXPECT_EQ(r.status, 200) << r.body;
     std::vector<std::pair<bool, int64_t>> out;
-    if (r.status != 200) return out;
+    if (r.status != 200) {
+      return out;
+    }
     const boost::json::value json = r.Json();
     const auto& comments = json.at("comment").as_object();
     for (int64_t id : ids) {
@@ -74,8 +80,12 @@ TEST_P(UnknownIdsTest, UnknownCommentIdsCostNoSqlOnceKnownAndNeverHideARealComme
   // Holes below the highest id (a comment id is seq·256 + its article's shard, so the other
   // 255 ids of a seq name nothing) and ids far above it.
   std::vector<int64_t> unknown;
-  for (int64_t k = 1; k <= 40; ++k) unknown.push_back(first + k);
-  for (int64_t k = 0; k < 40; ++k) unknown.push_back(second * 1000 + k * 256);
+  for (int64_t k = 1; k <= 40; ++k) {
+    unknown.push_back(first + k);
+  }
+  for (int64_t k = 0; k < 40; ++k) {
+    unknown.push_back(second * 1000 + k * 256);
+  }
   std::vector<int64_t> ids = unknown;
   ids.push_back(first);
   ids.push_back(second);
@@ -90,7 +100,9 @@ TEST_P(UnknownIdsTest, UnknownCommentIdsCostNoSqlOnceKnownAndNeverHideARealComme
   };
   expect_answers(Batch(ids));  // the holes are asked of SQL once, in one query
   const int64_t before = SqlCalls();
-  for (int round = 0; round < 5; ++round) expect_answers(Batch(ids));
+  for (int round = 0; round < 5; ++round) {
+    expect_answers(Batch(ids));
+  }
   // Before the fix: two SQL calls per unknown id and request (800 here).
   EXPECT_EQ(SqlCalls() - before, 0);
 

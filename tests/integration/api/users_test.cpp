@@ -12,8 +12,9 @@ class UsersTest : public ApiTest {};
 
 TEST_P(UsersTest, RegisterLoginMeLogout) {
   auto c = Client();
-  auto r = c.Post("/api/v1/users",
-                  R"({"username":"Alice","password":"correct horse","displayName":"  Alice A.  "})");
+  auto r =
+      c.Post("/api/v1/users",
+             R"({"username":"Alice","password":"correct horse","displayName":"  Alice A.  "})");
   ASSERT_EQ(r.status, 201) << r.body;
   auto u = r.Json().as_object();
   EXPECT_GT(u.at("id").as_int64(), 0);
@@ -92,7 +93,9 @@ TEST_P(UsersTest, MalformedRegistrationsAre400AndCreateNothing) {
   EXPECT_EQ(r.status, 415);
   // 256 characters (not bytes) is the limit: 256 × "é" is 512 bytes and fine.
   std::string pw256;
-  for (int i = 0; i < 256; ++i) pw256 += "é";
+  for (int i = 0; i < 256; ++i) {
+    pw256 += "é";
+  }
   r = c.Post("/api/v1/users", R"({"username":"okname","password":")" + pw256 + R"("})");
   EXPECT_EQ(r.status, 201) << r.body;
 }
@@ -100,9 +103,8 @@ TEST_P(UsersTest, MalformedRegistrationsAre400AndCreateNothing) {
 TEST_P(UsersTest, IdentityFieldsSentByClientsAreRefused) {
   auto c = Client();
   for (const char* field : {"role", "userId", "authorId", "id"}) {
-    std::string body = std::string(R"({"username":"mallory","password":"password123",")") +
-                       field + R"(":)" + (std::string(field) == "role" ? R"("admin")" : "1") +
-                       "}";
+    std::string body = std::string(R"({"username":"mallory","password":"password123",")") + field +
+                       R"(":)" + (std::string(field) == "role" ? R"("admin")" : "1") + "}";
     auto r = c.Post("/api/v1/users", body);
     EXPECT_EQ(r.status, 400) << body;
   }
@@ -273,8 +275,7 @@ TEST_P(UsersTest, ASessionDeletedInRedisEndsWithinTheCacheAge) {
   ASSERT_EQ(c.Get("/api/v1/users/me", Bearer(token)).status, 200);
   ASSERT_EQ(redis_.Cli("DEL pl:sess:" + redis::SessionStore::HashToken(token)), "1");
   auto deleted = std::chrono::steady_clock::now();
-  ASSERT_TRUE(WaitFor([&] { return c.Get("/api/v1/users/me", Bearer(token)).status == 401; },
-                      5s));
+  ASSERT_TRUE(WaitFor([&] { return c.Get("/api/v1/users/me", Bearer(token)).status == 401; }, 5s));
   EXPECT_LE(std::chrono::steady_clock::now() - deleted,
             std::chrono::milliseconds(app_->app().config().session_cache_ms + 500));
 }
@@ -298,8 +299,7 @@ TEST_P(SessionCacheTest, LogoutInOneProcessEndsTheSessionInAnother) {
   ASSERT_EQ(c2.Get("/api/v1/users/me", Bearer(token)).status, 200);
   ASSERT_EQ(other->SessionCacheHits(), hits + 1);  // the other process has it cached
   ASSERT_EQ(Client().Delete("/api/v1/sessions/current", Bearer(token)).status, 204);
-  EXPECT_TRUE(WaitFor([&] { return c2.Get("/api/v1/users/me", Bearer(token)).status == 401; },
-                      3s));
+  EXPECT_TRUE(WaitFor([&] { return c2.Get("/api/v1/users/me", Bearer(token)).status == 401; }, 3s));
 }
 
 TEST_P(SessionCacheTest, RoleChangeInOneProcessReachesAnother) {
@@ -310,11 +310,11 @@ TEST_P(SessionCacheTest, RoleChangeInOneProcessReachesAnother) {
   auto c2 = other->Client();
   ASSERT_EQ(c2.Get("/api/v1/users/me", Bearer(token)).Json().at("role").as_string(), "user");
   ASSERT_EQ(c2.Get("/api/v1/users/me", Bearer(token)).Json().at("role").as_string(), "user");
-  ASSERT_EQ(Client()
-                .Patch("/api/v1/users/" + std::to_string(lee), R"({"role":"author"})",
-                       Bearer(admin))
-                .status,
-            200);
+  ASSERT_EQ(
+      Client()
+          .Patch("/api/v1/users/" + std::to_string(lee), R"({"role":"author"})", Bearer(admin))
+          .status,
+      200);
   EXPECT_TRUE(WaitFor(
       [&] {
         auto r = c2.Get("/api/v1/users/me", Bearer(token));
@@ -334,8 +334,7 @@ TEST_P(SessionCacheTest, LosingTheSubscriptionEmptiesTheCache) {
   ASSERT_EQ(redis_.Cli("DEL pl:sess:" + redis::SessionStore::HashToken(token)), "1");
   ASSERT_EQ(c.Get("/api/v1/users/me", Bearer(token)).status, 200);  // still cached
   ASSERT_EQ(redis_.Cli("CLIENT KILL TYPE pubsub"), "1");
-  EXPECT_TRUE(WaitFor([&] { return c.Get("/api/v1/users/me", Bearer(token)).status == 401; },
-                      3s));
+  EXPECT_TRUE(WaitFor([&] { return c.Get("/api/v1/users/me", Bearer(token)).status == 401; }, 3s));
   EXPECT_TRUE(app_->WaitForSessionCache(5s));  // and it comes back
 }
 
@@ -427,7 +426,9 @@ class RateLimitsOffTest : public ApiTest {
 
 TEST_P(RateLimitsOffTest, OffDisablesEveryLimit) {
   auto c = Client();
-  for (int i = 0; i < 5; ++i) EXPECT_EQ(c.Get("/api/v1/users/1").status, 200);
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(c.Get("/api/v1/users/1").status, 200);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Databases, RateLimitsOffTest, ::testing::Values(Db::kSqlite), DbName);

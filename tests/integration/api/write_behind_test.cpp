@@ -17,7 +17,7 @@ using namespace std::chrono_literals;
 
 class WriteBehindTest : public LikesNoTimerTest {
  protected:
-  static redis::LikeTarget Article(int64_t id) { return redis::LikeTarget{'a', id, id}; }
+  static model::Target Article(int64_t id) { return model::Target::Article(id); }
   static int Shard(int64_t id) { return static_cast<int>(id % 256); }
   static std::string Member(int64_t id, const std::string& bucket) {
     return "a" + std::to_string(id) + ":" + bucket;
@@ -56,7 +56,9 @@ class WriteBehindTest : public LikesNoTimerTest {
     std::function<Result<bool>(sql::Connection&)> job =
         [article, count](sql::Connection& c) -> Result<bool> {
       auto r = c.Query("UPDATE articles SET like_count = $2 WHERE id = $1", {article, count});
-      if (!r) return tl::unexpected(r.error());
+      if (!r) {
+        return tl::unexpected(r.error());
+      }
       return true;
     };
     ASSERT_TRUE(OnLoop(app_->app().store().Run<bool>(std::move(job))));
@@ -92,7 +94,7 @@ TEST_P(WriteBehindTest, ALikeAfterRedisCameBackOlderWinsOverSql) {
   ASSERT_TRUE(SetLike(id, 1, true).liked);
   FlushLikes();
   ASSERT_FALSE(SetLike(id, 1, false).liked);
-  FlushLikes();  // SQL: user 1 unliked, by the shard's newest seq
+  FlushLikes();                  // SQL: user 1 unliked, by the shard's newest seq
   redis_.RestartFrom(snapshot);  // Redis: user 2 alone, the seq from before both claims
   WaitForRedis();
   auto liked = SetLike(id, 1, true);  // acknowledged after the rollback
@@ -111,13 +113,15 @@ TEST_P(WriteBehindTest, ALikeAfterRedisCameBackOlderWinsOverSql) {
 // with no likers in the field).
 TEST_P(WriteBehindTest, ACountReloadedUnderTrafficHoldsEveryChangeNotYetInSql) {
   const int64_t id = NewArticle();
-  for (int64_t uid = 1; uid <= 3; ++uid) SetLike(id, uid, true);
+  for (int64_t uid = 1; uid <= 3; ++uid) {
+    SetLike(id, uid, true);
+  }
   FlushLikes();
   SetLike(id, 4, true);
   EXPECT_EQ(SetLike(id, 1, false).count, 3);
-  ASSERT_EQ(Claim(id, "s").size(), 1u);  // a pass in progress: those two in flight
+  ASSERT_EQ(Claim(id, "s").size(), 1u);      // a pass in progress: those two in flight
   EXPECT_EQ(SetLike(id, 5, true).count, 4);  // and one pending
-  CorruptSqlCount(id, 99);  // drift for reconcile to repair (a hand edit)
+  CorruptSqlCount(id, 99);                   // drift for reconcile to repair (a hand edit)
   auto fixed = OnLoop(app_->app().like_flush().Reconcile());
   ASSERT_TRUE(fixed);
   EXPECT_EQ(*fixed, 1);
@@ -138,7 +142,9 @@ TEST_P(WriteBehindTest, ACountReloadedUnderTrafficHoldsEveryChangeNotYetInSql) {
 // reloaded too high, so a repeat like counted twice. The count now follows the rows in SQL.
 TEST_P(WriteBehindTest, SqlCountsEqualTheirRowsEvenWhenAPassStopsHalfway) {
   const int64_t id = NewArticle();
-  for (int64_t uid = 1; uid <= 300; ++uid) SetLike(id, uid, true);  // split into buckets 0, 1
+  for (int64_t uid = 1; uid <= 300; ++uid) {
+    SetLike(id, uid, true);  // split into buckets 0, 1
+  }
   FlushLikes();
   ASSERT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{300, 300}));
   EXPECT_EQ(SetLike(id, 10, false).count, 299);  // bucket 0
@@ -192,7 +198,9 @@ TEST_P(WriteBehindTest, ADoneDeletesOnlyTheInFlightHashItsOwnClaimTook) {
 // and deleted it, and the load installed SQL's older state with nothing left to replay.
 TEST_P(WriteBehindTest, ALoadRacingAFlushOfTheSmallSetInstallsNothingStale) {
   const int64_t id = NewArticle();
-  for (int64_t uid = 1; uid <= 255; ++uid) SetLike(id, uid, true);
+  for (int64_t uid = 1; uid <= 255; ++uid) {
+    SetLike(id, uid, true);
+  }
   SetLike(id, 800, true);  // 256 likers: still one set
   FlushLikes();
   EXPECT_EQ(SetLike(id, 800, false).count, 255);  // in the small-mode pending hash
@@ -203,15 +211,16 @@ TEST_P(WriteBehindTest, ALoadRacingAFlushOfTheSmallSetInstallsNothingStale) {
   // A load of user 800's bucket, step by step: Redis, then SQL ...
   auto seen = OnLoop(app_->app().like_store().ReadUnflushed(Article(id), false));
   ASSERT_TRUE(seen);
-  auto sql = OnLoop(app_->app().like_table().Likers('a', id, 768, 1023, 257));
+  auto sql = OnLoop(app_->app().like_table().Likers(model::Target::Article(id), 768, 1023, 257));
   ASSERT_TRUE(sql);
   EXPECT_EQ(*sql, (std::vector<int64_t>{800})) << "SQL does not have the unlike yet";
   FlushLikes();  // ... a flush commits the unlike and deletes its last copy in Redis ...
   const redis::LikerLoad likers{false, *sql};
-  auto loaded = OnLoop(app_->app().like_store().Load(Article(id), 800, likers, std::nullopt,
-                                                     seen->epoch));
+  auto loaded =
+      OnLoop(app_->app().like_store().Load(Article(id), 800, likers, std::nullopt, seen->epoch));
   ASSERT_TRUE(loaded);
-  EXPECT_EQ(*loaded, redis::LikeStore::LoadOutcome::kRetry) << "SQL's answer predates the flush: read it again";
+  EXPECT_EQ(*loaded, redis::LikeStore::LoadOutcome::kRetry)
+      << "SQL's answer predates the flush: read it again";
   EXPECT_EQ(redis_.Cli("EXISTS " + bucket3), "0") << "nothing installed";
   // The service's own load then reads SQL after the flush.
   auto state = GetLike(id, 800);
@@ -227,11 +236,13 @@ TEST_P(WriteBehindTest, TheShutdownFlushWritesLikesThatArrivedDuringAPassInProgr
   bool fired = false;
   std::future<Result<flush::FlushReport>> last;
   app_->app().like_flush().after_claim = [&]() -> Awaitable<void> {
-    if (fired) co_return;
+    if (fired) {
+      co_return;
+    }
     fired = true;
     // Acknowledged while the pass runs, after its claim; then the server is told to stop.
     const domain::Principal who{2, "u", "u", domain::Role::kUser};
-    const redis::LikeTarget target = Article(id);
+    const model::Target target = Article(id);
     auto liked = co_await app_->app().likes().Set(who, target, true);
     EXPECT_TRUE(liked && liked->liked);
     auto ex = co_await net::this_coro::executor;
@@ -252,7 +263,9 @@ TEST_P(WriteBehindTest, TheShutdownFlushWritesLikesThatArrivedDuringAPassInProgr
 TEST_P(WriteBehindTest, ARedisBackFromAnOlderSnapshotIsRecoveredFromSql) {
   PL_NEEDS_ONE_REDIS();
   const int64_t id = NewArticle();
-  for (int64_t uid = 1; uid <= 3; ++uid) SetLike(id, uid, true);
+  for (int64_t uid = 1; uid <= 3; ++uid) {
+    SetLike(id, uid, true);
+  }
   FlushLikes();
   SetLike(id, 5, true);  // pending when the snapshot is taken
   SetLike(id, 6, true);  // likewise, and nothing newer later
@@ -288,7 +301,7 @@ TEST_P(WriteBehindTest, ASnapshotFromBeforeAShardsFirstClaimIsRecoveredToo) {
   const std::string snapshot = redis_.SaveSnapshot();
   FlushLikes();
   EXPECT_FALSE(SetLike(id, 1, false).liked);
-  FlushLikes();  // SQL: user 1 unliked
+  FlushLikes();                  // SQL: user 1 unliked
   redis_.RestartFrom(snapshot);  // Redis: user 1 liked and pending, no shard seq
   WaitForRedis();
   EXPECT_FALSE(GetLike(id, 1).liked);
@@ -326,7 +339,9 @@ TEST_P(WriteBehindTest, AViewAfterRedisCameBackOlderCountsOnSqlsViews) {
   View(id);
   FlushPass();
   const std::string snapshot = redis_.SaveSnapshot();  // Redis: 2 views
-  for (int i = 0; i < 3; ++i) View(id);
+  for (int i = 0; i < 3; ++i) {
+    View(id);
+  }
   FlushPass();
   ASSERT_EQ(SqlViews(id), 5);
   redis_.RestartFrom(snapshot);
@@ -389,7 +404,7 @@ TEST_P(WriteBehindTest, ASnapshotSoonAfterAFlushAllIsRecoveredWhenRestored) {
   const int64_t id = NewArticle();
   SetLike(id, 1, true);
   FlushPass();
-  ASSERT_EQ(redis_.Cli("FLUSHALL"), "OK");  // the connection stays, so does its check
+  ASSERT_EQ(redis_.Cli("FLUSHALL"), "OK");   // the connection stays, so does its check
   EXPECT_EQ(SetLike(id, 2, true).count, 2);  // loads user 1's like from SQL
   const std::string snapshot = redis_.SaveSnapshot();
   EXPECT_EQ(SetLike(id, 1, false).count, 1);
@@ -411,12 +426,14 @@ TEST_P(WriteBehindTest, ASnapshotSoonAfterAFlushAllIsRecoveredWhenRestored) {
 TEST_P(WriteBehindTest, ReconcileDropsARedisCountThatDisagreesWithSqlAndTheUnflushedChanges) {
   const int64_t id = NewArticle();
   const int64_t other = NewArticle("rightly counted");
-  for (int64_t uid = 1; uid <= 7; ++uid) SetLike(id, uid, true);
+  for (int64_t uid = 1; uid <= 7; ++uid) {
+    SetLike(id, uid, true);
+  }
   SetLike(other, 1, true);
   FlushLikes();  // 7 in SQL
   SetLike(id, 8, true);
   EXPECT_EQ(SetLike(id, 9, true).count, 9);
-  ASSERT_EQ(Claim(id, "s").size(), 1u);  // users 8 and 9 in flight: a pass in progress
+  ASSERT_EQ(Claim(id, "s").size(), 1u);       // users 8 and 9 in flight: a pass in progress
   EXPECT_EQ(SetLike(id, 1, false).count, 8);  // and an unlike pending
   const std::string count_key = "pl:lc:" + Tag(id) + ":a" + std::to_string(id);
   const std::string other_key = "pl:lc:" + Tag(other) + ":a" + std::to_string(other);
@@ -441,19 +458,25 @@ TEST_P(WriteBehindTest, ReconcileDropsARedisCountThatDisagreesWithSqlAndTheUnflu
 // One like, reconcile or flush pass, as a Status (for WhenAll).
 Awaitable<Status> LikeOp(app::App& app, int64_t target, int64_t user, bool like) {
   const domain::Principal who{user, "u", "u", domain::Role::kUser};
-  const redis::LikeTarget t{'a', target, target};
+  const model::Target t = model::Target::Article(target);
   auto r = co_await app.likes().Set(who, t, like);
-  if (!r) co_return tl::unexpected(r.error());
+  if (!r) {
+    co_return tl::unexpected(r.error());
+  }
   co_return Status{};
 }
 Awaitable<Status> ReconcileOp(app::App& app) {
   auto r = co_await app.like_flush().Reconcile();
-  if (!r) co_return tl::unexpected(r.error());
+  if (!r) {
+    co_return tl::unexpected(r.error());
+  }
   co_return Status{};
 }
 Awaitable<Status> FlushOp(app::App& app) {
   auto r = co_await app.flusher().FlushNow();
-  if (!r) co_return tl::unexpected(r.error());
+  if (!r) {
+    co_return tl::unexpected(r.error());
+  }
   co_return Status{};
 }
 
@@ -463,22 +486,34 @@ Awaitable<Status> FlushOp(app::App& app) {
 // invariant 1), in Redis and in SQL. The target splits into buckets on the way (300 likers).
 TEST_P(WriteBehindTest, ReconcileBesideLiveLikesCountsEveryChangeExactlyOnce) {
   const int64_t id = NewArticle();
-  for (int64_t uid = 1; uid <= 40; ++uid) SetLike(id, uid, true);
+  for (int64_t uid = 1; uid <= 40; ++uid) {
+    SetLike(id, uid, true);
+  }
   FlushLikes();
   const std::string count_key = "pl:lc:" + Tag(id) + ":a" + std::to_string(id);
   ASSERT_EQ(redis_.Cli("SET '" + count_key + "' 75"), "OK");  // drift: 40 likers
   app::App& app = app_->app();
   std::set<int64_t> likers;
-  for (int64_t uid = 1; uid <= 40; ++uid) likers.insert(uid);
+  for (int64_t uid = 1; uid <= 40; ++uid) {
+    likers.insert(uid);
+  }
   for (int round = 0; round < 10; ++round) {
     std::vector<std::pair<int64_t, bool>> changes;
-    for (int k = 0; k < 30; ++k) changes.emplace_back(100 + round * 30 + k, true);
-    for (int k = 0; k < 4; ++k) changes.emplace_back(1 + round * 4 + k, false);
+    for (int k = 0; k < 30; ++k) {
+      changes.emplace_back(100 + round * 30 + k, true);
+    }
+    for (int k = 0; k < 4; ++k) {
+      changes.emplace_back(1 + round * 4 + k, false);
+    }
     std::vector<Awaitable<Status>> ops;
     for (size_t i = 0; i < changes.size(); ++i) {
       ops.push_back(LikeOp(app, id, changes[i].first, changes[i].second));
-      if (i % 10 == 5) ops.push_back(ReconcileOp(app));
-      if (i % 17 == 3) ops.push_back(FlushOp(app));
+      if (i % 10 == 5) {
+        ops.push_back(ReconcileOp(app));
+      }
+      if (i % 17 == 3) {
+        ops.push_back(FlushOp(app));
+      }
     }
     auto results = OnLoop(WhenAll(std::move(ops)));
     for (const auto& r : results) {

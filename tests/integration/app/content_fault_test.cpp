@@ -104,15 +104,15 @@ Settings ReadSettings() {
 // Users by index: the admin, two authors, three plain users.
 constexpr int kAdmin = 0;
 constexpr int kUserCount = 6;
-const char* const kUserNames[kUserCount] = {"admin", "cauthor1", "cauthor2",
-                                            "cuser1", "cuser2", "cuser3"};
+const char* const kUserNames[kUserCount] = {"admin",  "cauthor1", "cauthor2",
+                                            "cuser1", "cuser2",   "cuser3"};
 // The author of each thread's articles.
 constexpr int kThreadAuthor[kThreads] = {1, 2, 3, kAdmin};
 
 struct Cm {
   int64_t id = 0;
-  int64_t parent = 0;  // 0: top level, else the top-level comment's id
-  int author = -1;     // user index
+  int64_t parent = 0;    // 0: top level, else the top-level comment's id
+  int author = -1;       // user index
   int64_t reply_to = 0;  // user id it answers, 0: none
   std::string body;
   bool deleted = false;
@@ -148,7 +148,7 @@ struct Art {
   std::string last_write;       // the last acknowledged write of the article itself, for findings
   std::vector<Cm> comments;     // by id
   std::vector<PendingCm> pending;
-  std::vector<int64_t> gone;    // comments that went with the article's delete
+  std::vector<int64_t> gone;  // comments that went with the article's delete
 
   // Whether user `viewer` (an index, -1 anonymous) may read it: published, or theirs, or the
   // viewer is the admin.
@@ -156,41 +156,55 @@ struct Art {
     return exists && (status == "published" || viewer == author || viewer == kAdmin);
   }
   bool CommentsCertain() const {
-    if (!pending.empty()) return false;
+    if (!pending.empty()) {
+      return false;
+    }
     for (const auto& c : comments) {
-      if (c.uncertain) return false;
+      if (c.uncertain) {
+        return false;
+      }
     }
     return true;
   }
   bool AnyUnanswered() const {
-    if (had_unanswered) return true;
+    if (had_unanswered) {
+      return true;
+    }
     for (const auto& c : comments) {
-      if (c.had_unanswered) return true;
+      if (c.had_unanswered) {
+        return true;
+      }
     }
     return false;
   }
   int64_t LiveReplies(int64_t top) const {
     int64_t n = 0;
-    for (const auto& c : comments) n += c.parent == top && !c.deleted;
+    for (const auto& c : comments) {
+      n += c.parent == top && !c.deleted;
+    }
     return n;
   }
   int64_t LiveComments() const {
     int64_t n = 0;
-    for (const auto& c : comments) n += !c.deleted;
+    for (const auto& c : comments) {
+      n += !c.deleted;
+    }
     return n;
   }
-  bool Listed(const Cm& c) const {
-    return !c.deleted || (c.parent == 0 && LiveReplies(c.id) > 0);
-  }
+  bool Listed(const Cm& c) const { return !c.deleted || (c.parent == 0 && LiveReplies(c.id) > 0); }
   const Cm* Find(int64_t id) const {
     for (const auto& c : comments) {
-      if (c.id == id) return &c;
+      if (c.id == id) {
+        return &c;
+      }
     }
     return nullptr;
   }
   Cm* Find(int64_t id) {
     for (auto& c : comments) {
-      if (c.id == id) return &c;
+      if (c.id == id) {
+        return &c;
+      }
     }
     return nullptr;
   }
@@ -219,35 +233,61 @@ struct ThreadModel {
 // Small JSON helpers: each returns a printable value, or "<missing>".
 
 std::string Field(const json::value& v, const char* key) {
-  if (!v.is_object()) return "<not an object>";
+  if (!v.is_object()) {
+    return "<not an object>";
+  }
   const auto* f = v.as_object().if_contains(key);
-  if (!f) return "<missing>";
-  if (f->is_string()) return std::string(f->as_string());
-  if (f->is_bool()) return f->as_bool() ? "true" : "false";
-  if (f->is_null()) return "null";
-  if (f->is_int64()) return std::to_string(f->as_int64());
-  if (f->is_uint64()) return std::to_string(f->as_uint64());
+  if (!f) {
+    return "<missing>";
+  }
+  if (f->is_string()) {
+    return std::string(f->as_string());
+  }
+  if (f->is_bool()) {
+    return f->as_bool() ? "true" : "false";
+  }
+  if (f->is_null()) {
+    return "null";
+  }
+  if (f->is_int64()) {
+    return std::to_string(f->as_int64());
+  }
+  if (f->is_uint64()) {
+    return std::to_string(f->as_uint64());
+  }
   return json::serialize(*f);
 }
 
 std::string SubId(const json::value& v, const char* key) {
-  if (!v.is_object()) return "<not an object>";
+  if (!v.is_object()) {
+    return "<not an object>";
+  }
   const auto* f = v.as_object().if_contains(key);
-  if (!f) return "<missing>";
-  if (f->is_null()) return "null";
-  if (!f->is_object()) return "<not an object>";
+  if (!f) {
+    return "<missing>";
+  }
+  if (f->is_null()) {
+    return "null";
+  }
+  if (!f->is_object()) {
+    return "<not an object>";
+  }
   return Field(*f, "id");
 }
 
 const json::array* Items(const json::value& v) {
-  if (!v.is_object()) return nullptr;
+  if (!v.is_object()) {
+    return nullptr;
+  }
   const auto* f = v.as_object().if_contains("items");
   return f && f->is_array() ? &f->as_array() : nullptr;
 }
 
 std::string IdsText(const std::vector<int64_t>& ids) {
   std::string out = "[";
-  for (size_t i = 0; i < ids.size(); ++i) out += (i ? "," : "") + std::to_string(ids[i]);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    out += (i ? "," : "") + std::to_string(ids[i]);
+  }
   return out + "]";
 }
 
@@ -267,7 +307,9 @@ class ContentFaultTest : public FaultFixture {
       KeepLogs("plaudit-content-" + std::to_string(settings_.seed) + "-" + GetParam());
     }
     for (auto& s : servers_) {
-      if (s) s->Signal(SIGKILL);
+      if (s) {
+        s->Signal(SIGKILL);
+      }
     }
   }
 
@@ -342,10 +384,10 @@ class ContentFaultTest : public FaultFixture {
   std::string ArtText(const Art& a) const {
     return a.kind + " " + std::to_string(a.id) + " of thread " + std::to_string(a.owner) +
            " (model: " + (a.exists ? a.status : std::string("deleted")) +
-           (a.exists ? ", title '" + a.title + "', pinned " + Bool(a.pinned) + ", allowComments " +
-                           Bool(a.allow) + ", " + std::to_string(a.LiveComments()) +
-                           " live comments"
-                     : std::string()) +
+           (a.exists
+                ? ", title '" + a.title + "', pinned " + Bool(a.pinned) + ", allowComments " +
+                      Bool(a.allow) + ", " + std::to_string(a.LiveComments()) + " live comments"
+                : std::string()) +
            (a.last_write.empty() ? "" : "; last article write: " + a.last_write) + ")";
   }
   static std::string Viewer(int viewer) {
@@ -400,7 +442,8 @@ class ContentFaultTest : public FaultFixture {
       comment_reused_.insert(id);
       findings_.Add("id reused", "comment id " + std::to_string(id) +
                                      " was handed out again (its first comment's article was "
-                                     "deleted) " + Context());
+                                     "deleted) " +
+                                     Context());
     }
   }
   // A deleted article whose id now names a newer one: nothing about it is checked any more.
@@ -416,14 +459,16 @@ class ContentFaultTest : public FaultFixture {
 };
 
 void ContentFaultTest::StartInstance(int i) {
-  servers_[i] = StartServe(ports_[i], "plauditd-" + std::to_string(i) + "-" +
-                                          std::to_string(++serve_runs_) + ".log",
-                           kFlushMs);
+  servers_[i] = StartServe(
+      ports_[i], "plauditd-" + std::to_string(i) + "-" + std::to_string(++serve_runs_) + ".log",
+      kFlushMs);
 }
 
 void ContentFaultTest::Prepare() {
   StartBackends();
-  if (HasFatalFailure()) return;
+  if (HasFatalFailure()) {
+    return;
+  }
   for (int i = 0; i < kInstances; ++i) {
     ports_[i] = FreeTcpPort();
     StartInstance(i);
@@ -446,16 +491,17 @@ void ContentFaultTest::Prepare() {
     user_ids_[u] = ParseJson(r.body)->at("id").as_int64();
     if (u <= 2) {
       json::object role{{"role", "author"}};
-      Reply rr = Reliable(c, beast::http::verb::patch, "/api/v1/users/" + std::to_string(user_ids_[u]),
-                          &admin, json::serialize(role));
+      Reply rr =
+          Reliable(c, beast::http::verb::patch, "/api/v1/users/" + std::to_string(user_ids_[u]),
+                   &admin, json::serialize(role));
       ASSERT_EQ(rr.status, 200) << rr.body;
     }
   }
   for (auto& tm : model_) {
     for (int u = 0; u < kUserCount; ++u) {
       const std::string name = kUserNames[u];
-      tm.users.push_back(User{name, u == kAdmin ? "admin-password" : "password-" + name,
-                              user_ids_[u], ""});
+      tm.users.push_back(
+          User{name, u == kAdmin ? "admin-password" : "password-" + name, user_ids_[u], ""});
     }
   }
 }
@@ -465,7 +511,8 @@ void ContentFaultTest::Prepare() {
 
 ContentFaultTest::Sent ContentFaultTest::SendWrite(int t, std::mt19937_64& rng,
                                                    std::array<Conn, kInstances>& conns, int user,
-                                                   beast::http::verb method, const std::string& target,
+                                                   beast::http::verb method,
+                                                   const std::string& target,
                                                    const std::string& body, bool idempotent) {
   ThreadModel& tm = model_[t];
   User& u = tm.users[user];
@@ -477,7 +524,9 @@ ContentFaultTest::Sent ContentFaultTest::SendWrite(int t, std::mt19937_64& rng,
       Conn& lc = conns[rng() % kInstances];
       if (!Login(lc, u)) {
         std::this_thread::sleep_for(20ms);
-        if (Clock::now() > deadline) break;
+        if (Clock::now() > deadline) {
+          break;
+        }
         continue;
       }
     }
@@ -485,13 +534,15 @@ ContentFaultTest::Sent ContentFaultTest::SendWrite(int t, std::mt19937_64& rng,
     const auto sent = Clock::now();
     out.reply = conns[i].Send(method, target, u.token, body);
     if (Clock::now() - sent > 5s) {
-      log_->Add("slow answer: " + std::string(beast::http::to_string(method)) + " " + target +
-                " on instance " + std::to_string(i) + " took " +
-                std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                   Clock::now() - sent).count()) +
-                " ms (" + (out.reply.kind == Reply::kAnswered
-                               ? "HTTP " + std::to_string(out.reply.status)
-                               : "no answer: " + out.reply.error) + ")");
+      log_->Add(
+          "slow answer: " + std::string(beast::http::to_string(method)) + " " + target +
+          " on instance " + std::to_string(i) + " took " +
+          std::to_string(
+              std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - sent).count()) +
+          " ms (" +
+          (out.reply.kind == Reply::kAnswered ? "HTTP " + std::to_string(out.reply.status)
+                                              : "no answer: " + out.reply.error) +
+          ")");
     }
     const Reply& r = out.reply;
     if (r.kind == Reply::kNotSent) {
@@ -502,10 +553,14 @@ ContentFaultTest::Sent ContentFaultTest::SendWrite(int t, std::mt19937_64& rng,
     } else if (r.uncertain()) {
       out.unanswered = true;
       ++tm.stats.unanswered;
-      if (!idempotent) return out;
+      if (!idempotent) {
+        return out;
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(20 + rng() % 60));
     } else {
-      if (out.unanswered) ++tm.stats.resolved_by_retry;
+      if (out.unanswered) {
+        ++tm.stats.resolved_by_retry;
+      }
       if (r.ok()) {
         ++tm.stats.acked;
         ++acked_ops_;
@@ -514,7 +569,9 @@ ContentFaultTest::Sent ContentFaultTest::SendWrite(int t, std::mt19937_64& rng,
       }
       return out;
     }
-    if (Clock::now() > deadline) break;
+    if (Clock::now() > deadline) {
+      break;
+    }
   }
   if (out.reply.kind != Reply::kAnswered || out.reply.status == 401) {
     // Never answered at all: treat as unanswered (it may have reached a server once).
@@ -530,24 +587,33 @@ Reply ContentFaultTest::SendRead(int t, std::mt19937_64& rng, std::array<Conn, k
   for (int attempt = 0; attempt < 3; ++attempt) {
     if (user >= 0 && tm.users[user].token.empty()) {
       ++tm.stats.relogins;
-      if (!Login(conns[rng() % kInstances], tm.users[user])) continue;
+      if (!Login(conns[rng() % kInstances], tm.users[user])) {
+        continue;
+      }
     }
     const int i = static_cast<int>(rng() % kInstances);
-    if (instance) *instance = i;
+    if (instance) {
+      *instance = i;
+    }
     const auto sent = Clock::now();
     r = conns[i].Send(beast::http::verb::get, target, user >= 0 ? tm.users[user].token : "");
     if (Clock::now() - sent > 5s) {
-      log_->Add("slow answer: GET " + target + " on instance " + std::to_string(i) + " took " +
-                std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                   Clock::now() - sent).count()) +
-                " ms (" + (r.kind == Reply::kAnswered ? "HTTP " + std::to_string(r.status)
-                                                       : "no answer: " + r.error) + ")");
+      log_->Add(
+          "slow answer: GET " + target + " on instance " + std::to_string(i) + " took " +
+          std::to_string(
+              std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - sent).count()) +
+          " ms (" +
+          (r.kind == Reply::kAnswered ? "HTTP " + std::to_string(r.status)
+                                      : "no answer: " + r.error) +
+          ")");
     }
     if (r.kind == Reply::kAnswered && r.status == 401 && user >= 0) {
       tm.users[user].token.clear();
       continue;
     }
-    if (r.kind == Reply::kNotSent) continue;
+    if (r.kind == Reply::kNotSent) {
+      continue;
+    }
     ++tm.stats.reads;
     return r;
   }
@@ -560,7 +626,9 @@ void ContentFaultTest::ClientThread(int t) {
   try {
     while (!stop_clients_.load()) {
       gate_.Checkpoint();
-      if (stop_clients_.load()) break;
+      if (stop_clients_.load()) {
+        break;
+      }
       OneOp(t, rng, conns);
     }
   } catch (const std::exception& e) {
@@ -573,21 +641,29 @@ void ContentFaultTest::OneOp(int t, std::mt19937_64& rng, std::array<Conn, kInst
   ThreadModel& tm = model_[t];
   std::vector<Art*> live;
   for (auto& a : tm.arts) {
-    if (a.exists || a.uncertain) live.push_back(&a);
+    if (a.exists || a.uncertain) {
+      live.push_back(&a);
+    }
   }
   const int op = static_cast<int>(rng() % 100);
   const bool room = live.size() + tm.pending.size() < kMaxArticlesPerThread;
   if (live.empty() || (op < 8 && room)) {
-    if (room) CreateArticle(t, rng, conns);
-    else std::this_thread::sleep_for(10ms);
+    if (room) {
+      CreateArticle(t, rng, conns);
+    } else {
+      std::this_thread::sleep_for(10ms);
+    }
     return;
   }
   Art& a = *live[rng() % live.size()];
   if (op < 26) {
     PatchArticle(t, rng, conns, a);
   } else if (op < 30) {
-    if (settings_.pairs) PairPatch(t, rng, conns, a);
-    else PatchArticle(t, rng, conns, a);
+    if (settings_.pairs) {
+      PairPatch(t, rng, conns, a);
+    } else {
+      PatchArticle(t, rng, conns, a);
+    }
   } else if (op < 32) {
     DeleteArticle(t, rng, conns, a);
   } else if (op < 60) {
@@ -618,9 +694,14 @@ void ContentFaultTest::CreateArticle(int t, std::mt19937_64& rng,
   p.status = rng() % 100 < 65 ? "published" : "draft";
   p.pinned = author == kAdmin && rng() % 100 < 35;
   p.allow = rng() % 100 < 85;
-  json::object body{{"title", p.title}, {"content", p.content},   {"kind", p.kind},
-                    {"status", p.status}, {"allowComments", p.allow}};
-  if (p.pinned) body["pinned"] = true;
+  json::object body{{"title", p.title},
+                    {"content", p.content},
+                    {"kind", p.kind},
+                    {"status", p.status},
+                    {"allowComments", p.allow}};
+  if (p.pinned) {
+    body["pinned"] = true;
+  }
   Sent s = SendWrite(t, rng, conns, author, beast::http::verb::post, "/api/v1/articles",
                      json::serialize(body), /*idempotent=*/false);
   if (s.unanswered || s.reply.kind != Reply::kAnswered) {
@@ -656,29 +737,47 @@ void ContentFaultTest::CreateArticle(int t, std::mt19937_64& rng,
   a.last_write = "create at " + FaultLog::Stamp(log_->Now());
   a.seq = NoteArticleId(a.id);
   tm.arts.push_back(std::move(a));
-  if (rng() % 100 < 40) ReadOwn(t, rng, conns, tm.arts.back());
+  if (rng() % 100 < 40) {
+    ReadOwn(t, rng, conns, tm.arts.back());
+  }
 }
 
 void ContentFaultTest::ApplyPatch(Art& a, const json::object& patch) {
-  if (const auto* f = patch.if_contains("title")) a.title = std::string(f->as_string());
-  if (const auto* f = patch.if_contains("content")) a.content = std::string(f->as_string());
-  if (const auto* f = patch.if_contains("status")) a.status = std::string(f->as_string());
-  if (const auto* f = patch.if_contains("pinned")) a.pinned = f->as_bool();
-  if (const auto* f = patch.if_contains("allowComments")) a.allow = f->as_bool();
+  if (const auto* f = patch.if_contains("title")) {
+    a.title = std::string(f->as_string());
+  }
+  if (const auto* f = patch.if_contains("content")) {
+    a.content = std::string(f->as_string());
+  }
+  if (const auto* f = patch.if_contains("status")) {
+    a.status = std::string(f->as_string());
+  }
+  if (const auto* f = patch.if_contains("pinned")) {
+    a.pinned = f->as_bool();
+  }
+  if (const auto* f = patch.if_contains("allowComments")) {
+    a.allow = f->as_bool();
+  }
 }
 
 void ContentFaultTest::NoteUncertainPatch(Art& a, const json::object& patch) {
   a.uncertain = true;
   a.had_unanswered = true;
-  if (const auto* f = patch.if_contains("title")) a.maybe_title.insert(std::string(f->as_string()));
+  if (const auto* f = patch.if_contains("title")) {
+    a.maybe_title.insert(std::string(f->as_string()));
+  }
   if (const auto* f = patch.if_contains("content")) {
     a.maybe_content.insert(std::string(f->as_string()));
   }
   if (const auto* f = patch.if_contains("status")) {
     a.maybe_status.insert(std::string(f->as_string()));
   }
-  if (const auto* f = patch.if_contains("pinned")) a.maybe_pinned.insert(f->as_bool());
-  if (const auto* f = patch.if_contains("allowComments")) a.maybe_allow.insert(f->as_bool());
+  if (const auto* f = patch.if_contains("pinned")) {
+    a.maybe_pinned.insert(f->as_bool());
+  }
+  if (const auto* f = patch.if_contains("allowComments")) {
+    a.maybe_allow.insert(f->as_bool());
+  }
 }
 
 // A PATCH of one or two fields; sent again after no answer (idempotent), so its answer decides.
@@ -690,7 +789,9 @@ void ContentFaultTest::PatchArticle(int t, std::mt19937_64& rng,
   if (what < 30) {
     const std::string v = " v" + std::to_string(++tm.next_n);
     patch["title"] = "T" + std::to_string(t) + "-" + std::to_string(a.id) + " title" + v;
-    if (rng() % 2) patch["content"] = "<p>content of " + std::to_string(a.id) + v + "</p>";
+    if (rng() % 2) {
+      patch["content"] = "<p>content of " + std::to_string(a.id) + v + "</p>";
+    }
   } else if (what < 65) {
     patch["status"] = a.status == "published" ? "draft" : "published";
   } else if (what < 80 && a.author == kAdmin) {
@@ -699,8 +800,9 @@ void ContentFaultTest::PatchArticle(int t, std::mt19937_64& rng,
     patch["allowComments"] = !a.allow;
   }
   const std::string target = "/api/v1/articles/" + std::to_string(a.id);
-  Sent s = SendWrite(t, rng, conns, a.author, beast::http::verb::patch, target, json::serialize(patch),
-                     /*idempotent=*/true);
+  Sent s =
+      SendWrite(t, rng, conns, a.author, beast::http::verb::patch, target, json::serialize(patch),
+                /*idempotent=*/true);
   if (s.reply.kind != Reply::kAnswered || s.reply.uncertain() || s.reply.status == 401) {
     NoteUncertainPatch(a, patch);
     return;
@@ -715,8 +817,9 @@ void ContentFaultTest::PatchArticle(int t, std::mt19937_64& rng,
     return;
   }
   if (s.reply.status != 200) {
-    Add("unexpected status", ArtText(a) + ": PATCH " + json::serialize(patch) + " answered HTTP " +
-                                 std::to_string(s.reply.status) + " " + s.reply.body.substr(0, 200),
+    Add("unexpected status",
+        ArtText(a) + ": PATCH " + json::serialize(patch) + " answered HTTP " +
+            std::to_string(s.reply.status) + " " + s.reply.body.substr(0, 200),
         a.AnyUnanswered());
     return;
   }
@@ -726,13 +829,21 @@ void ContentFaultTest::PatchArticle(int t, std::mt19937_64& rng,
   if (!a.uncertain && v) {
     // The answer is the row as this PATCH committed it: the whole article must match.
     std::string diff;
-    if (Field(*v, "title") != a.title) diff += " title '" + Field(*v, "title") + "'";
-    if (Field(*v, "status") != a.status) diff += " status " + Field(*v, "status");
-    if (Field(*v, "pinned") != Bool(a.pinned)) diff += " pinned " + Field(*v, "pinned");
+    if (Field(*v, "title") != a.title) {
+      diff += " title '" + Field(*v, "title") + "'";
+    }
+    if (Field(*v, "status") != a.status) {
+      diff += " status " + Field(*v, "status");
+    }
+    if (Field(*v, "pinned") != Bool(a.pinned)) {
+      diff += " pinned " + Field(*v, "pinned");
+    }
     if (Field(*v, "allowComments") != Bool(a.allow)) {
       diff += " allowComments " + Field(*v, "allowComments");
     }
-    if (Field(*v, "content") != a.content) diff += " content '" + Field(*v, "content") + "'";
+    if (Field(*v, "content") != a.content) {
+      diff += " content '" + Field(*v, "content") + "'";
+    }
     if (!diff.empty()) {
       Add("write answer", ArtText(a) + ": PATCH " + json::serialize(patch) + " answered" + diff,
           a.AnyUnanswered());
@@ -750,7 +861,9 @@ void ContentFaultTest::PatchArticle(int t, std::mt19937_64& rng,
     a.maybe_title.clear(), a.maybe_content.clear(), a.maybe_status.clear();
     a.maybe_pinned.clear(), a.maybe_allow.clear();
   }
-  if (rng() % 100 < 50) ReadOwn(t, rng, conns, a);
+  if (rng() % 100 < 50) {
+    ReadOwn(t, rng, conns, a);
+  }
 }
 
 // Two PATCHes of disjoint fields of one article at once, one to each instance: SQL serializes
@@ -758,7 +871,9 @@ void ContentFaultTest::PatchArticle(int t, std::mt19937_64& rng,
 void ContentFaultTest::PairPatch(int t, std::mt19937_64& rng, std::array<Conn, kInstances>& conns,
                                  Art& a) {
   ThreadModel& tm = model_[t];
-  if (!a.exists || a.uncertain) return PatchArticle(t, rng, conns, a);
+  if (!a.exists || a.uncertain) {
+    return PatchArticle(t, rng, conns, a);
+  }
   ++tm.stats.pair_patches;
   json::object p1, p2;
   const std::string v = " v" + std::to_string(++tm.next_n);
@@ -769,13 +884,16 @@ void ContentFaultTest::PairPatch(int t, std::mt19937_64& rng, std::array<Conn, k
     p2["allowComments"] = !a.allow;
   }
   User& u = tm.users[a.author];
-  if (u.token.empty() && !Login(conns[0], u)) return;
+  if (u.token.empty() && !Login(conns[0], u)) {
+    return;
+  }
   const std::string target = "/api/v1/articles/" + std::to_string(a.id);
   const int first = static_cast<int>(rng() % kInstances);
   Reply r1, r2;
   const std::string b1 = json::serialize(p1), b2 = json::serialize(p2);
   const std::string token = u.token;
-  std::thread other([&] { r2 = conns[1 - first].Send(beast::http::verb::patch, target, token, b2); });
+  std::thread other(
+      [&] { r2 = conns[1 - first].Send(beast::http::verb::patch, target, token, b2); });
   r1 = conns[first].Send(beast::http::verb::patch, target, token, b1);
   other.join();
   // A part that got no definite answer is sent again on its own (idempotent).
@@ -786,16 +904,19 @@ void ContentFaultTest::PairPatch(int t, std::mt19937_64& rng, std::array<Conn, k
       return true;
     }
     if (r.kind == Reply::kAnswered && !r.uncertain() && r.status != 401) {
-      Add("unexpected status", ArtText(a) + ": concurrent PATCH " + json::serialize(p) +
-                                   " answered HTTP " + std::to_string(r.status) + " " +
-                                   r.body.substr(0, 200),
+      Add("unexpected status",
+          ArtText(a) + ": concurrent PATCH " + json::serialize(p) + " answered HTTP " +
+              std::to_string(r.status) + " " + r.body.substr(0, 200),
           a.AnyUnanswered());
       return false;
     }
-    Sent s = SendWrite(t, rng, conns, a.author, beast::http::verb::patch, target, json::serialize(p),
-                       /*idempotent=*/true);
+    Sent s =
+        SendWrite(t, rng, conns, a.author, beast::http::verb::patch, target, json::serialize(p),
+                  /*idempotent=*/true);
     if (s.reply.ok()) {
-      if (r.uncertain()) a.had_unanswered = true;
+      if (r.uncertain()) {
+        a.had_unanswered = true;
+      }
       return true;
     }
     NoteUncertainPatch(a, p);
@@ -803,11 +924,17 @@ void ContentFaultTest::PairPatch(int t, std::mt19937_64& rng, std::array<Conn, k
   };
   const bool ok1 = settle(r1, p1);
   const bool ok2 = settle(r2, p2);
-  if (ok1) ApplyPatch(a, p1);
-  if (ok2) ApplyPatch(a, p2);
-  a.last_write = "concurrent PATCH pair " + b1 + " || " + b2 + " at " +
-                 FaultLog::Stamp(log_->Now());
-  if (ok1 && ok2 && !a.uncertain) ReadOwn(t, rng, conns, a);
+  if (ok1) {
+    ApplyPatch(a, p1);
+  }
+  if (ok2) {
+    ApplyPatch(a, p2);
+  }
+  a.last_write =
+      "concurrent PATCH pair " + b1 + " || " + b2 + " at " + FaultLog::Stamp(log_->Now());
+  if (ok1 && ok2 && !a.uncertain) {
+    ReadOwn(t, rng, conns, a);
+  }
 }
 
 void ContentFaultTest::DeleteArticle(int t, std::mt19937_64& rng,
@@ -823,19 +950,26 @@ void ContentFaultTest::DeleteArticle(int t, std::mt19937_64& rng,
   const bool settled =
       s.reply.status == 204 || (s.reply.status == 404 && (s.unanswered || a.maybe_deleted));
   if (!settled) {
-    Add("unexpected status", ArtText(a) + ": DELETE answered HTTP " +
-                                 std::to_string(s.reply.status) + " " + s.reply.body.substr(0, 200),
+    Add("unexpected status",
+        ArtText(a) + ": DELETE answered HTTP " + std::to_string(s.reply.status) + " " +
+            s.reply.body.substr(0, 200),
         a.AnyUnanswered());
     return;
   }
-  if (s.unanswered) a.had_unanswered = true;
+  if (s.unanswered) {
+    a.had_unanswered = true;
+  }
   a.exists = false;
   a.uncertain = false;
   a.maybe_deleted = false;
-  for (const auto& c : a.comments) a.gone.push_back(c.id);
+  for (const auto& c : a.comments) {
+    a.gone.push_back(c.id);
+  }
   a.comments.clear();  // they go with it, in the same transaction
   a.pending.clear();
-  if (rng() % 100 < 50) ReadOwn(t, rng, conns, a);
+  if (rng() % 100 < 50) {
+    ReadOwn(t, rng, conns, a);
+  }
 }
 
 void ContentFaultTest::CreateComment(int t, std::mt19937_64& rng,
@@ -851,8 +985,12 @@ void ContentFaultTest::CreateComment(int t, std::mt19937_64& rng,
   // Top level, a reply to a top-level comment, or a reply to a reply (live ones only).
   std::vector<const Cm*> tops, replies;
   for (const auto& c : a.comments) {
-    if (c.deleted || c.uncertain) continue;
-    if (c.parent == 0 && a.LiveReplies(c.id) < kMaxRepliesPerTop) tops.push_back(&c);
+    if (c.deleted || c.uncertain) {
+      continue;
+    }
+    if (c.parent == 0 && a.LiveReplies(c.id) < kMaxRepliesPerTop) {
+      tops.push_back(&c);
+    }
     // A reply to a reply lands under its top-level comment: only while that one is live.
     const Cm* top = c.parent ? a.Find(c.parent) : nullptr;
     if (top && !top->deleted && !top->uncertain && a.LiveReplies(c.parent) < kMaxRepliesPerTop) {
@@ -861,17 +999,23 @@ void ContentFaultTest::CreateComment(int t, std::mt19937_64& rng,
   }
   const int kind = static_cast<int>(rng() % 100);
   const Cm* parent = nullptr;
-  if (kind >= 45 && kind < 80 && !tops.empty()) parent = tops[rng() % tops.size()];
-  if (kind >= 80 && !replies.empty()) parent = replies[rng() % replies.size()];
+  if (kind >= 45 && kind < 80 && !tops.empty()) {
+    parent = tops[rng() % tops.size()];
+  }
+  if (kind >= 80 && !replies.empty()) {
+    parent = replies[rng() % replies.size()];
+  }
   PendingCm p;
   p.author = author;
-  p.body = "C" + std::to_string(t) + "-" + std::to_string(++tm.next_n) + " by " +
-           kUserNames[author];
+  p.body =
+      "C" + std::to_string(t) + "-" + std::to_string(++tm.next_n) + " by " + kUserNames[author];
   p.parent = parent ? (parent->parent ? parent->parent : parent->id) : 0;
   const int64_t answers = parent && parent->parent ? user_ids_[parent->author] : 0;
   const int64_t parent_id = parent ? parent->id : 0;
   json::object body{{"body", p.body}};
-  if (parent) body["parentId"] = parent_id;
+  if (parent) {
+    body["parentId"] = parent_id;
+  }
   // Whether the model is sure it must be accepted, or refused (403/404), or neither.
   const bool visible = a.VisibleTo(author);
   const bool open = a.exists && a.status == "published" && a.allow;
@@ -889,8 +1033,9 @@ void ContentFaultTest::CreateComment(int t, std::mt19937_64& rng,
   const int st = s.reply.status;
   if (st == 201) {
     if (certain && !open) {
-      Add("write accepted", ArtText(a) + ": a comment by " + kUserNames[author] +
-                                " was accepted (201), the article is not open to comments",
+      Add("write accepted",
+          ArtText(a) + ": a comment by " + kUserNames[author] +
+              " was accepted (201), the article is not open to comments",
           a.AnyUnanswered());
     }
     auto v = ParseJson(s.reply.body);
@@ -918,32 +1063,39 @@ void ContentFaultTest::CreateComment(int t, std::mt19937_64& rng,
   } else if (st == 403 || st == 404) {
     const bool expected = !open && (st == 404 ? !visible : visible);
     if (certain && !expected) {
-      Add("unexpected status", ArtText(a) + ": comment by " + kUserNames[author] +
-                                   (parent ? " on " + std::to_string(parent_id) : "") +
-                                   " answered HTTP " + std::to_string(st) + " " +
-                                   s.reply.body.substr(0, 200),
+      Add("unexpected status",
+          ArtText(a) + ": comment by " + kUserNames[author] +
+              (parent ? " on " + std::to_string(parent_id) : "") + " answered HTTP " +
+              std::to_string(st) + " " + s.reply.body.substr(0, 200),
           a.AnyUnanswered());
     }
   } else {
-    Add("unexpected status", ArtText(a) + ": comment create answered HTTP " + std::to_string(st) +
-                                 " " + s.reply.body.substr(0, 200),
+    Add("unexpected status",
+        ArtText(a) + ": comment create answered HTTP " + std::to_string(st) + " " +
+            s.reply.body.substr(0, 200),
         a.AnyUnanswered());
   }
-  if (rng() % 100 < 30) ReadOwn(t, rng, conns, a);
+  if (rng() % 100 < 30) {
+    ReadOwn(t, rng, conns, a);
+  }
 }
 
-void ContentFaultTest::EditComment(int t, std::mt19937_64& rng,
-                                   std::array<Conn, kInstances>& conns, Art& a) {
+void ContentFaultTest::EditComment(int t, std::mt19937_64& rng, std::array<Conn, kInstances>& conns,
+                                   Art& a) {
   ThreadModel& tm = model_[t];
   std::vector<Cm*> live;
   for (auto& c : a.comments) {
-    if (!c.deleted) live.push_back(&c);
+    if (!c.deleted) {
+      live.push_back(&c);
+    }
   }
-  if (live.empty()) return CreateComment(t, rng, conns, a);
+  if (live.empty()) {
+    return CreateComment(t, rng, conns, a);
+  }
   Cm& c = *live[rng() % live.size()];
   const int actor = rng() % 100 < 15 ? kAdmin : c.author;
-  const std::string text = "C" + std::to_string(t) + "-" + std::to_string(c.id) + " edit " +
-                           std::to_string(++tm.next_n);
+  const std::string text =
+      "C" + std::to_string(t) + "-" + std::to_string(c.id) + " edit " + std::to_string(++tm.next_n);
   json::object body{{"body", text}};
   Sent s = SendWrite(t, rng, conns, actor, beast::http::verb::patch,
                      "/api/v1/comments/" + std::to_string(c.id), json::serialize(body), true);
@@ -957,8 +1109,9 @@ void ContentFaultTest::EditComment(int t, std::mt19937_64& rng,
   const int st = s.reply.status;
   if (st == 200) {
     if (!a.uncertain && !c.uncertain && !visible) {
-      Add("write accepted", ArtText(a) + ": edit of comment " + std::to_string(c.id) + " by " +
-                                kUserNames[actor] + " accepted on an article it may not see",
+      Add("write accepted",
+          ArtText(a) + ": edit of comment " + std::to_string(c.id) + " by " + kUserNames[actor] +
+              " accepted on an article it may not see",
           a.AnyUnanswered());
     }
     c.body = text;
@@ -976,9 +1129,9 @@ void ContentFaultTest::EditComment(int t, std::mt19937_64& rng,
   } else if (st == 404 && !visible) {
     // Expected: the article is a draft the editor may not see.
   } else if (!(a.uncertain || c.uncertain)) {
-    Add("unexpected status", ArtText(a) + ": edit of comment " + std::to_string(c.id) + " by " +
-                                 kUserNames[actor] + " answered HTTP " + std::to_string(st) + " " +
-                                 s.reply.body.substr(0, 200),
+    Add("unexpected status",
+        ArtText(a) + ": edit of comment " + std::to_string(c.id) + " by " + kUserNames[actor] +
+            " answered HTTP " + std::to_string(st) + " " + s.reply.body.substr(0, 200),
         a.AnyUnanswered());
   }
 }
@@ -987,9 +1140,13 @@ void ContentFaultTest::DeleteComment(int t, std::mt19937_64& rng,
                                      std::array<Conn, kInstances>& conns, Art& a) {
   std::vector<Cm*> live;
   for (auto& c : a.comments) {
-    if (!c.deleted) live.push_back(&c);
+    if (!c.deleted) {
+      live.push_back(&c);
+    }
   }
-  if (live.empty()) return CreateComment(t, rng, conns, a);
+  if (live.empty()) {
+    return CreateComment(t, rng, conns, a);
+  }
   Cm& c = *live[rng() % live.size()];
   const int actor = rng() % 100 < 20 ? kAdmin : c.author;
   const bool visible = a.VisibleTo(actor);
@@ -1004,11 +1161,14 @@ void ContentFaultTest::DeleteComment(int t, std::mt19937_64& rng,
   const int st = s.reply.status;
   if (st == 204 || (st == 404 && visible && (s.unanswered || c.maybe_deleted))) {
     if (!a.uncertain && !c.uncertain && !visible) {
-      Add("write accepted", ArtText(a) + ": delete of comment " + std::to_string(c.id) + " by " +
-                                kUserNames[actor] + " accepted on an article it may not see",
+      Add("write accepted",
+          ArtText(a) + ": delete of comment " + std::to_string(c.id) + " by " + kUserNames[actor] +
+              " accepted on an article it may not see",
           a.AnyUnanswered());
     }
-    if (s.unanswered) c.had_unanswered = true;
+    if (s.unanswered) {
+      c.had_unanswered = true;
+    }
     c.deleted = true;
     c.body.clear();
     c.uncertain = false;
@@ -1017,12 +1177,14 @@ void ContentFaultTest::DeleteComment(int t, std::mt19937_64& rng,
   } else if (st == 404 && !visible) {
     // Expected: the article is a draft the deleter may not see.
   } else if (!(a.uncertain || c.uncertain)) {
-    Add("unexpected status", ArtText(a) + ": delete of comment " + std::to_string(c.id) + " by " +
-                                 kUserNames[actor] + " answered HTTP " + std::to_string(st) + " " +
-                                 s.reply.body.substr(0, 200),
+    Add("unexpected status",
+        ArtText(a) + ": delete of comment " + std::to_string(c.id) + " by " + kUserNames[actor] +
+            " answered HTTP " + std::to_string(st) + " " + s.reply.body.substr(0, 200),
         a.AnyUnanswered());
   }
-  if (rng() % 100 < 40) ReadOwn(t, rng, conns, a);
+  if (rng() % 100 < 40) {
+    ReadOwn(t, rng, conns, a);
+  }
 }
 
 // Reads of the thread's own article, checked when the model is certain of it.
@@ -1033,19 +1195,27 @@ void ContentFaultTest::ReadOwn(int t, std::mt19937_64& rng, std::array<Conn, kIn
   for (int viewer : {-1, a.author}) {
     int inst = 0;
     Reply r = SendRead(t, rng, conns, viewer, path, &inst);
-    if (r.kind != Reply::kAnswered || r.status >= 500 || r.status == 401) continue;
-    if (a.uncertain) continue;
+    if (r.kind != Reply::kAnswered || r.status >= 500 || r.status == 401) {
+      continue;
+    }
+    if (a.uncertain) {
+      continue;
+    }
     ++tm.stats.checked_reads;
     CheckArticleRead(a, viewer, r, "GET " + path + " via instance " + std::to_string(inst),
                      "read during the run", a.CommentsCertain() && CommentsSettled());
   }
-  if (a.uncertain || !a.CommentsCertain() || !CommentsSettled()) return;
+  if (a.uncertain || !a.CommentsCertain() || !CommentsSettled()) {
+    return;
+  }
   const int viewer = rng() % 2 ? -1 : a.author;
   const std::string sort = rng() % 2 ? "new" : "old";
   const std::string cpath = path + "/comments?sort=" + sort + "&size=100&replies=20";
   int inst = 0;
   Reply r = SendRead(t, rng, conns, viewer, cpath, &inst);
-  if (r.kind != Reply::kAnswered || r.status >= 500 || r.status == 401) return;
+  if (r.kind != Reply::kAnswered || r.status >= 500 || r.status == 401) {
+    return;
+  }
   ++tm.stats.checked_reads;
   CheckCommentsPage(a, viewer, sort, r, "GET " + cpath + " via instance " + std::to_string(inst),
                     "read during the run");
@@ -1057,11 +1227,14 @@ void ContentFaultTest::ReadOwnList(int t, std::mt19937_64& rng,
                                    std::array<Conn, kInstances>& conns) {
   ThreadModel& tm = model_[t];
   const int k = static_cast<int>(rng() % 3);
-  const std::string path =
-      std::string("/api/v1/articles?size=100") + (k == 1 ? "&kind=article" : k == 2 ? "&kind=post" : "");
+  const std::string path = std::string("/api/v1/articles?size=100") + (k == 1   ? "&kind=article"
+                                                                       : k == 2 ? "&kind=post"
+                                                                                : "");
   int inst = 0;
   Reply r = SendRead(t, rng, conns, -1, path, &inst);
-  if (r.kind != Reply::kAnswered || r.status != 200) return;
+  if (r.kind != Reply::kAnswered || r.status != 200) {
+    return;
+  }
   auto v = ParseJson(r.body);
   const json::array* items = v ? Items(*v) : nullptr;
   if (!items) {
@@ -1077,9 +1250,11 @@ void ContentFaultTest::ReadOwnList(int t, std::mt19937_64& rng,
     status_of[id] = Field(item, "status");
   }
   for (const auto& a : tm.arts) {
-    if (a.uncertain || (!a.exists && Superseded(a))) continue;
-    const bool want = a.exists && a.status == "published" &&
-                      (k == 0 || a.kind == (k == 1 ? "article" : "post"));
+    if (a.uncertain || (!a.exists && Superseded(a))) {
+      continue;
+    }
+    const bool want =
+        a.exists && a.status == "published" && (k == 0 || a.kind == (k == 1 ? "article" : "post"));
     const int n = seen.count(a.id) ? seen[a.id] : 0;
     if (n != (want ? 1 : 0) || (n && status_of[a.id] != "published")) {
       Add("read during the run: list",
@@ -1094,20 +1269,21 @@ void ContentFaultTest::ReadOwnList(int t, std::mt19937_64& rng,
 
 // Unchecked reads of anything (other threads' articles and threads, lists): they make cache
 // fills race the owners' writes.
-void ContentFaultTest::ReadNoise(int t, std::mt19937_64& rng,
-                                 std::array<Conn, kInstances>& conns) {
+void ContentFaultTest::ReadNoise(int t, std::mt19937_64& rng, std::array<Conn, kInstances>& conns) {
   // Other threads' models change under us: pick an id at random below the newest this thread
   // knows (ids are one sequence for all).
   int64_t top = 0;
-  for (const auto& a : model_[t].arts) top = std::max(top, a.id);
+  for (const auto& a : model_[t].arts) {
+    top = std::max(top, a.id);
+  }
   const int64_t id = top > 0 ? 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(top + 3)) : 1;
   const int what = static_cast<int>(rng() % 4);
   std::string path;
   if (what == 0) {
     path = "/api/v1/articles/" + std::to_string(id);
   } else if (what == 1) {
-    path = "/api/v1/articles/" + std::to_string(id) + "/comments?sort=" +
-           (rng() % 2 ? "new" : "old") + "&replies=5";
+    path = "/api/v1/articles/" + std::to_string(id) +
+           "/comments?sort=" + (rng() % 2 ? "new" : "old") + "&replies=5";
   } else if (what == 2) {
     path = "/api/v1/articles?size=" + std::to_string(5 + rng() % 20);
   } else {
@@ -1122,7 +1298,9 @@ void ContentFaultTest::ReadNoise(int t, std::mt19937_64& rng,
 std::string ContentFaultTest::DiffComment(const Art& a, const Cm& c, const json::value& v) const {
   std::string d;
   auto expect = [&](const char* what, const std::string& got, const std::string& want) {
-    if (got != want) d += std::string(" ") + what + " " + got + " (model " + want + ")";
+    if (got != want) {
+      d += std::string(" ") + what + " " + got + " (model " + want + ")";
+    }
   };
   expect("id", Field(v, "id"), std::to_string(c.id));
   expect("articleId", Field(v, "articleId"), std::to_string(a.id));
@@ -1166,11 +1344,15 @@ bool ContentFaultTest::CheckReadStatus(const Art& a, int viewer, const Reply& r,
 void ContentFaultTest::CheckArticleRead(const Art& a, int viewer, const Reply& r,
                                         const std::string& where, const std::string& stage,
                                         bool check_comments) {
-  if (!CheckReadStatus(a, viewer, r, "article GET", where, stage, "status")) return;
+  if (!CheckReadStatus(a, viewer, r, "article GET", where, stage, "status")) {
+    return;
+  }
   auto v = ParseJson(r.body).value_or(nullptr);
   std::string d;
   auto expect = [&](const char* what, const std::string& got, const std::string& want) {
-    if (got != want) d += std::string(" ") + what + " '" + got + "' (model '" + want + "')";
+    if (got != want) {
+      d += std::string(" ") + what + " '" + got + "' (model '" + want + "')";
+    }
   };
   expect("kind", Field(v, "kind"), a.kind);
   expect("title", Field(v, "title"), a.title);
@@ -1191,7 +1373,9 @@ void ContentFaultTest::CheckArticleRead(const Art& a, int viewer, const Reply& r
 void ContentFaultTest::CheckCommentsPage(const Art& a, int viewer, const std::string& sort,
                                          const Reply& r, const std::string& where,
                                          const std::string& stage) {
-  if (!CheckReadStatus(a, viewer, r, "comments page", where, stage)) return;
+  if (!CheckReadStatus(a, viewer, r, "comments page", where, stage)) {
+    return;
+  }
   auto v = ParseJson(r.body).value_or(nullptr);
   const json::array* items = Items(v);
   if (!items) {
@@ -1200,30 +1384,48 @@ void ContentFaultTest::CheckCommentsPage(const Art& a, int viewer, const std::st
   }
   std::vector<int64_t> want, got;
   for (const auto& c : a.comments) {
-    if (c.parent == 0 && a.Listed(c)) want.push_back(c.id);
+    if (c.parent == 0 && a.Listed(c)) {
+      want.push_back(c.id);
+    }
   }
-  if (sort == "new") std::reverse(want.begin(), want.end());
-  for (const auto& item : *items) got.push_back(std::atoll(Field(item, "id").c_str()));
+  if (sort == "new") {
+    std::reverse(want.begin(), want.end());
+  }
+  for (const auto& item : *items) {
+    got.push_back(std::atoll(Field(item, "id").c_str()));
+  }
   std::string d;
-  if (got != want) d += " top-level ids " + IdsText(got) + " (model " + IdsText(want) + ")";
+  if (got != want) {
+    d += " top-level ids " + IdsText(got) + " (model " + IdsText(want) + ")";
+  }
   if (Field(v, "total") != std::to_string(want.size())) {
     d += " total " + Field(v, "total") + " (model " + std::to_string(want.size()) + ")";
   }
   for (const auto& item : *items) {
     const Cm* c = a.Find(std::atoll(Field(item, "id").c_str()));
-    if (!c) continue;
-    if (auto cd = DiffComment(a, *c, item); !cd.empty()) d += " " + cd;
+    if (!c) {
+      continue;
+    }
+    if (auto cd = DiffComment(a, *c, item); !cd.empty()) {
+      d += " " + cd;
+    }
     std::vector<int64_t> rw, rg;
     for (const auto& x : a.comments) {
-      if (x.parent == c->id && !x.deleted) rw.push_back(x.id);
+      if (x.parent == c->id && !x.deleted) {
+        rw.push_back(x.id);
+      }
     }
-    if (rw.size() > 20) rw.resize(20);
+    if (rw.size() > 20) {
+      rw.resize(20);
+    }
     const json::value* reps = item.as_object().if_contains("replies");
     if (reps && reps->is_array()) {
       for (const auto& rep : reps->as_array()) {
         rg.push_back(std::atoll(Field(rep, "id").c_str()));
         if (const Cm* rc = a.Find(rg.back())) {
-          if (auto cd = DiffComment(a, *rc, rep); !cd.empty()) d += " reply " + cd;
+          if (auto cd = DiffComment(a, *rc, rep); !cd.empty()) {
+            d += " reply " + cd;
+          }
         }
       }
     }
@@ -1242,7 +1444,9 @@ std::vector<const Art*> ContentFaultTest::AllArts() const {
   std::vector<const Art*> out;
   for (const auto& tm : model_) {
     for (const auto& a : tm.arts) {
-      if (!Superseded(a)) out.push_back(&a);
+      if (!Superseded(a)) {
+        out.push_back(&a);
+      }
     }
   }
   return out;
@@ -1257,12 +1461,18 @@ std::vector<int64_t> ContentFaultTest::ExpectedList(const std::string& kind) con
     }
   }
   std::sort(list.begin(), list.end(), [](const Art* x, const Art* y) {
-    if (x->pinned != y->pinned) return x->pinned;
-    if (x->published_ms != y->published_ms) return x->published_ms > y->published_ms;
+    if (x->pinned != y->pinned) {
+      return x->pinned;
+    }
+    if (x->published_ms != y->published_ms) {
+      return x->published_ms > y->published_ms;
+    }
     return x->id > y->id;
   });
   std::vector<int64_t> ids;
-  for (const Art* a : list) ids.push_back(a->id);
+  for (const Art* a : list) {
+    ids.push_back(a->id);
+  }
   return ids;
 }
 
@@ -1270,7 +1480,9 @@ bool ContentFaultTest::Pause(const std::string& why) {
   const auto t = Clock::now();
   if (gate_.Pause(30s)) {
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t);
-    if (ms > 3s) log_->Add("clients took " + std::to_string(ms.count()) + " ms to pause");
+    if (ms > 3s) {
+      log_->Add("clients took " + std::to_string(ms.count()) + " ms to pause");
+    }
     return true;
   }
   findings_.Add("fault step", "clients did not pause within 30 s (" + why + ") " + Context());
@@ -1329,7 +1541,9 @@ void ContentFaultTest::Reconcile(const std::string& label) {
   }
   auto user_index = [&](int64_t id) {
     for (int u = 0; u < kUserCount; ++u) {
-      if (user_ids_[u] == id) return u;
+      if (user_ids_[u] == id) {
+        return u;
+      }
     }
     return -1;
   };
@@ -1338,14 +1552,20 @@ void ContentFaultTest::Reconcile(const std::string& label) {
   for (int t = 0; t < kThreads; ++t) {
     ThreadModel& tm = model_[t];
     for (auto& a : tm.arts) {
-      if (!Superseded(a)) known.insert(a.id);
+      if (!Superseded(a)) {
+        known.insert(a.id);
+      }
     }
     // Unknown articles in SQL: an unanswered create of this thread (matched by its title).
     for (auto& [id, s] : arts) {
-      if (known.count(id)) continue;
+      if (known.count(id)) {
+        continue;
+      }
       auto p = std::find_if(tm.pending.begin(), tm.pending.end(),
                             [&](const PendingArt& x) { return x.title == s.title; });
-      if (p == tm.pending.end()) continue;
+      if (p == tm.pending.end()) {
+        continue;
+      }
       Art a;
       a.id = id;
       a.owner = t;
@@ -1367,13 +1587,16 @@ void ContentFaultTest::Reconcile(const std::string& label) {
   }
   for (auto& [id, s] : arts) {
     if (!known.count(id)) {
-      Add(stage, "article " + std::to_string(id) + " '" + s.title + "' in SQL is unknown to the model",
+      Add(stage,
+          "article " + std::to_string(id) + " '" + s.title + "' in SQL is unknown to the model",
           false);
     }
   }
   for (int t = 0; t < kThreads; ++t) {
     for (auto& a : model_[t].arts) {
-      if (Superseded(a)) continue;
+      if (Superseded(a)) {
+        continue;
+      }
       auto it = arts.find(a.id);
       const bool was_uncertain = a.uncertain;
       if (it == arts.end()) {
@@ -1381,28 +1604,44 @@ void ContentFaultTest::Reconcile(const std::string& label) {
           Add(stage, ArtText(a) + " is missing from SQL", a.AnyUnanswered());
         }
         a.exists = false;
-        for (const auto& c : a.comments) a.gone.push_back(c.id);
+        for (const auto& c : a.comments) {
+          a.gone.push_back(c.id);
+        }
         a.comments.clear();
         a.pending.clear();
       } else {
         const SqlArt& s = it->second;
         std::string d;
-        if (!a.exists) d += " exists (model: deleted)";
+        if (!a.exists) {
+          d += " exists (model: deleted)";
+        }
         auto allowed = [&](const auto& value, const auto& certain, const auto& maybe) {
           return value == certain || (was_uncertain && maybe.count(value));
         };
-        if (!allowed(s.title, a.title, a.maybe_title)) d += " title '" + s.title + "'";
-        if (!allowed(s.content, a.content, a.maybe_content)) d += " content '" + s.content + "'";
-        if (!allowed(s.status, a.status, a.maybe_status)) d += " status " + s.status;
+        if (!allowed(s.title, a.title, a.maybe_title)) {
+          d += " title '" + s.title + "'";
+        }
+        if (!allowed(s.content, a.content, a.maybe_content)) {
+          d += " content '" + s.content + "'";
+        }
+        if (!allowed(s.status, a.status, a.maybe_status)) {
+          d += " status " + s.status;
+        }
         if (!allowed(static_cast<int>(s.pinned), static_cast<int>(a.pinned), a.maybe_pinned)) {
           d += " pinned " + Bool(s.pinned);
         }
         if (!allowed(static_cast<int>(s.allow), static_cast<int>(a.allow), a.maybe_allow)) {
           d += " allow_comments " + Bool(s.allow);
         }
-        if (s.kind != a.kind) d += " kind " + s.kind;
-        if (s.author != user_ids_[a.author]) d += " author " + std::to_string(s.author);
-        if (!d.empty()) Add(stage, ArtText(a) + ": SQL has" + d, a.AnyUnanswered());
+        if (s.kind != a.kind) {
+          d += " kind " + s.kind;
+        }
+        if (s.author != user_ids_[a.author]) {
+          d += " author " + std::to_string(s.author);
+        }
+        if (!d.empty()) {
+          Add(stage, ArtText(a) + ": SQL has" + d, a.AnyUnanswered());
+        }
         a.exists = true;
         a.title = s.title;
         a.content = s.content;
@@ -1415,7 +1654,9 @@ void ContentFaultTest::Reconcile(const std::string& label) {
       a.maybe_deleted = false;
       a.maybe_title.clear(), a.maybe_content.clear(), a.maybe_status.clear();
       a.maybe_pinned.clear(), a.maybe_allow.clear();
-      if (!a.exists) continue;
+      if (!a.exists) {
+        continue;
+      }
 
       // Comments: each model comment as SQL has it; unknown ones from unanswered creates.
       auto& rows = comments[a.id];
@@ -1426,12 +1667,18 @@ void ContentFaultTest::Reconcile(const std::string& label) {
         if (m) {
           c = *m;
           std::string d;
-          if (row.deleted && !c.deleted && !c.maybe_deleted) d += " deleted";
-          if (!row.deleted && c.deleted) d += " live (model: deleted)";
+          if (row.deleted && !c.deleted && !c.maybe_deleted) {
+            d += " deleted";
+          }
+          if (!row.deleted && c.deleted) {
+            d += " live (model: deleted)";
+          }
           if (!row.deleted && row.body != c.body && !c.maybe_bodies.count(row.body)) {
             d += " body '" + row.body + "'";
           }
-          if (row.parent != c.parent) d += " parent " + std::to_string(row.parent);
+          if (row.parent != c.parent) {
+            d += " parent " + std::to_string(row.parent);
+          }
           if (!d.empty()) {
             Add(stage, ArtText(a) + ": comment " + std::to_string(row.id) + " in SQL:" + d,
                 a.AnyUnanswered());
@@ -1440,11 +1687,14 @@ void ContentFaultTest::Reconcile(const std::string& label) {
           auto p = std::find_if(a.pending.begin(), a.pending.end(),
                                 [&](const PendingCm& x) { return x.body == row.body; });
           if (p == a.pending.end()) {
-            Add(stage, ArtText(a) + ": comment " + std::to_string(row.id) + " '" + row.body +
-                           "' in SQL is unknown to the model",
+            Add(stage,
+                ArtText(a) + ": comment " + std::to_string(row.id) + " '" + row.body +
+                    "' in SQL is unknown to the model",
                 a.AnyUnanswered());
           }
-          if (p != a.pending.end()) a.pending.erase(p);
+          if (p != a.pending.end()) {
+            a.pending.erase(p);
+          }
           c.id = row.id;
           NoteCommentId(c.id);
           c.had_unanswered = true;
@@ -1461,8 +1711,9 @@ void ContentFaultTest::Reconcile(const std::string& label) {
       }
       for (const auto& c : a.comments) {
         if (std::none_of(rows.begin(), rows.end(), [&](const SqlCm& r) { return r.id == c.id; })) {
-          Add(stage, ArtText(a) + ": acknowledged comment " + std::to_string(c.id) +
-                         " is missing from SQL",
+          Add(stage,
+              ArtText(a) + ": acknowledged comment " + std::to_string(c.id) +
+                  " is missing from SQL",
               a.AnyUnanswered());
         }
       }
@@ -1471,17 +1722,17 @@ void ContentFaultTest::Reconcile(const std::string& label) {
       // SQL's counts against its rows.
       const SqlArt& s = it->second;
       if (s.comment_count != a.LiveComments()) {
-        Add("checkpoint: SQL counts", ArtText(a) + ": comment_count " +
-                                          std::to_string(s.comment_count) + ", live rows " +
-                                          std::to_string(a.LiveComments()),
+        Add("checkpoint: SQL counts",
+            ArtText(a) + ": comment_count " + std::to_string(s.comment_count) + ", live rows " +
+                std::to_string(a.LiveComments()),
             false);
       }
       for (const SqlCm& row : rows) {
         if (row.parent == 0 && row.reply_count != a.LiveReplies(row.id)) {
-          Add("checkpoint: SQL counts", ArtText(a) + ": comment " + std::to_string(row.id) +
-                                            " reply_count " + std::to_string(row.reply_count) +
-                                            ", live replies " +
-                                            std::to_string(a.LiveReplies(row.id)),
+          Add("checkpoint: SQL counts",
+              ArtText(a) + ": comment " + std::to_string(row.id) + " reply_count " +
+                  std::to_string(row.reply_count) + ", live replies " +
+                  std::to_string(a.LiveReplies(row.id)),
               false);
         }
       }
@@ -1489,8 +1740,9 @@ void ContentFaultTest::Reconcile(const std::string& label) {
   }
   for (auto& [article, rows] : comments) {
     if (!rows.empty() && !arts.count(article)) {
-      Add(stage, std::to_string(rows.size()) + " comment row(s) of deleted article " +
-                     std::to_string(article) + " left in SQL",
+      Add(stage,
+          std::to_string(rows.size()) + " comment row(s) of deleted article " +
+              std::to_string(article) + " left in SQL",
           false);
     }
   }
@@ -1501,7 +1753,9 @@ void ContentFaultTest::Reconcile(const std::string& label) {
 void ContentFaultTest::CheckApi(int instance, const std::string& label) {
   Conn c(ports_[instance]);
   std::array<User, kUserCount> users;
-  for (int u = 0; u < kUserCount; ++u) users[u] = model_[0].users[u], users[u].token.clear();
+  for (int u = 0; u < kUserCount; ++u) {
+    users[u] = model_[0].users[u], users[u].token.clear();
+  }
   const std::string stage = "checkpoint";
   const std::string via = " via instance " + std::to_string(instance) + " (" + label + ")";
   auto get = [&](const std::string& path, int viewer) {
@@ -1519,71 +1773,81 @@ void ContentFaultTest::CheckApi(int instance, const std::string& label) {
       }
     }
     for (int64_t id : a->gone) {
-      if (CommentReused(id)) continue;
+      if (CommentReused(id)) {
+        continue;
+      }
       const std::string cp = "/api/v1/comments/" + std::to_string(id);
       Reply r = get(cp, a->author);
       if (r.status != 404) {
-        Add(stage + ": comment GET", "GET " + cp + via + " as the author: HTTP " +
-                                         std::to_string(r.status) + " " + r.body.substr(0, 150) +
-                                         ", expected 404 (its article was deleted) on " +
-                                         ArtText(*a),
+        Add(stage + ": comment GET",
+            "GET " + cp + via + " as the author: HTTP " + std::to_string(r.status) + " " +
+                r.body.substr(0, 150) + ", expected 404 (its article was deleted) on " +
+                ArtText(*a),
             a->AnyUnanswered());
       }
     }
     for (const Cm& cm : a->comments) {
-     for (int viewer : {-1, a->author}) {
-      const std::string cp = "/api/v1/comments/" + std::to_string(cm.id);
-      Reply r = get(cp, viewer);
-      const bool want = a->VisibleTo(viewer) && a->Listed(cm);
-      if (viewer >= 0 && !want) continue;  // only the anonymous 404s are asked for below
-      if (!want) {
-        if (r.status != 404) {
-          Add(stage + ": comment GET", "GET " + cp + via + " as anonymous: HTTP " +
-                                           std::to_string(r.status) + " " + r.body.substr(0, 150) +
-                                           ", expected 404 (" +
-                                           (cm.deleted ? "deleted" : "article not public") +
-                                           ") on " + ArtText(*a),
+      for (int viewer : {-1, a->author}) {
+        const std::string cp = "/api/v1/comments/" + std::to_string(cm.id);
+        Reply r = get(cp, viewer);
+        const bool want = a->VisibleTo(viewer) && a->Listed(cm);
+        if (viewer >= 0 && !want) {
+          continue;  // only the anonymous 404s are asked for below
+        }
+        if (!want) {
+          if (r.status != 404) {
+            Add(stage + ": comment GET",
+                "GET " + cp + via + " as anonymous: HTTP " + std::to_string(r.status) + " " +
+                    r.body.substr(0, 150) + ", expected 404 (" +
+                    (cm.deleted ? "deleted" : "article not public") + ") on " + ArtText(*a),
+                a->AnyUnanswered());
+          }
+        } else if (r.status != 200) {
+          Add(stage + ": comment GET",
+              "GET " + cp + via + ": HTTP " + std::to_string(r.status) + ", expected 200 on " +
+                  ArtText(*a),
+              a->AnyUnanswered());
+        } else if (auto d = DiffComment(*a, cm, ParseJson(r.body).value_or(nullptr)); !d.empty()) {
+          Add(stage + ": comment GET", "GET " + cp + via + ": " + d + " on " + ArtText(*a),
               a->AnyUnanswered());
         }
-      } else if (r.status != 200) {
-        Add(stage + ": comment GET", "GET " + cp + via + ": HTTP " + std::to_string(r.status) +
-                                         ", expected 200 on " + ArtText(*a),
-            a->AnyUnanswered());
-      } else if (auto d = DiffComment(*a, cm, ParseJson(r.body).value_or(nullptr)); !d.empty()) {
-        Add(stage + ": comment GET", "GET " + cp + via + ": " + d + " on " + ArtText(*a),
-            a->AnyUnanswered());
-      }
-      if (want && cm.parent == 0 && viewer < 0) {
-        Reply rr = get(cp + "/replies?sort=old&size=100", -1);
-        std::vector<int64_t> rw, rg;
-        for (const auto& x : a->comments) {
-          if (x.parent == cm.id && !x.deleted) rw.push_back(x.id);
-        }
-        auto v = ParseJson(rr.body).value_or(nullptr);
-        if (const json::array* items = rr.status == 200 ? Items(v) : nullptr) {
-          for (const auto& item : *items) rg.push_back(std::atoll(Field(item, "id").c_str()));
-        }
-        if (rr.status != 200 || rg != rw) {
-          Add(stage + ": replies page", "GET " + cp + "/replies" + via + ": HTTP " +
-                                            std::to_string(rr.status) + " ids " + IdsText(rg) +
-                                            " (model " + IdsText(rw) + ") on " + ArtText(*a),
-              a->AnyUnanswered());
+        if (want && cm.parent == 0 && viewer < 0) {
+          Reply rr = get(cp + "/replies?sort=old&size=100", -1);
+          std::vector<int64_t> rw, rg;
+          for (const auto& x : a->comments) {
+            if (x.parent == cm.id && !x.deleted) {
+              rw.push_back(x.id);
+            }
+          }
+          auto v = ParseJson(rr.body).value_or(nullptr);
+          if (const json::array* items = rr.status == 200 ? Items(v) : nullptr) {
+            for (const auto& item : *items) {
+              rg.push_back(std::atoll(Field(item, "id").c_str()));
+            }
+          }
+          if (rr.status != 200 || rg != rw) {
+            Add(stage + ": replies page",
+                "GET " + cp + "/replies" + via + ": HTTP " + std::to_string(rr.status) + " ids " +
+                    IdsText(rg) + " (model " + IdsText(rw) + ") on " + ArtText(*a),
+                a->AnyUnanswered());
+          }
         }
       }
-     }
     }
   }
   // The published lists: exactly the published articles, in order, with their fields.
   std::map<int64_t, const Art*> by_id;
-  for (const Art* a : AllArts()) by_id[a->id] = a;
+  for (const Art* a : AllArts()) {
+    by_id[a->id] = a;
+  }
   for (const std::string kind : {"", "article", "post"}) {
     const std::string path = "/api/v1/articles?size=100" + (kind.empty() ? "" : "&kind=" + kind);
     Reply r = get(path, -1);
     auto v = ParseJson(r.body).value_or(nullptr);
     const json::array* items = r.status == 200 ? Items(v) : nullptr;
     if (!items) {
-      Add(stage + ": list", "GET " + path + via + ": HTTP " + std::to_string(r.status) + " " +
-                                r.body.substr(0, 150));
+      Add(stage + ": list",
+          "GET " + path + via + ": HTTP " + std::to_string(r.status) + " " + r.body.substr(0, 150));
       continue;
     }
     std::vector<int64_t> got;
@@ -1599,13 +1863,16 @@ void ContentFaultTest::CheckApi(int instance, const std::string& label) {
       }
       const Art& a = *it->second;
       unanswered = unanswered || a.AnyUnanswered();
-      if (!a.exists) d += " deleted " + std::to_string(id) + " listed;";
+      if (!a.exists) {
+        d += " deleted " + std::to_string(id) + " listed;";
+      }
       if (Field(item, "status") != "published" || a.status != "published") {
         d += " " + std::to_string(id) + " listed with status " + Field(item, "status") +
              " (model " + (a.exists ? a.status : "deleted") + ");";
       }
       if (Field(item, "title") != a.title) {
-        d += " " + std::to_string(id) + " title '" + Field(item, "title") + "' (model '" + a.title + "');";
+        d += " " + std::to_string(id) + " title '" + Field(item, "title") + "' (model '" + a.title +
+             "');";
       }
       if (Field(item, "pinned") != Bool(a.pinned)) {
         d += " " + std::to_string(id) + " pinned " + Field(item, "pinned") + ";";
@@ -1627,7 +1894,9 @@ void ContentFaultTest::CheckApi(int instance, const std::string& label) {
     if (Field(v, "total") != std::to_string(want.size())) {
       d += " total " + Field(v, "total") + " (model " + std::to_string(want.size()) + ")";
     }
-    if (!d.empty()) Add(stage + ": list", "GET " + path + via + ":" + d, unanswered);
+    if (!d.empty()) {
+      Add(stage + ": list", "GET " + path + via + ":" + d, unanswered);
+    }
   }
   // Paging: offset pages and cursor pages of 4 add up to the whole list.
   const std::vector<int64_t> want = ExpectedList("");
@@ -1644,15 +1913,23 @@ void ContentFaultTest::CheckApi(int instance, const std::string& label) {
   const Art* most = nullptr;
   size_t most_n = 0;
   for (const Art* a : AllArts()) {
-    if (!a->exists || a->status != "published") continue;
+    if (!a->exists || a->status != "published") {
+      continue;
+    }
     size_t n = 0;
-    for (const auto& cm : a->comments) n += cm.parent == 0 && a->Listed(cm);
-    if (n > most_n) most = a, most_n = n;
+    for (const auto& cm : a->comments) {
+      n += cm.parent == 0 && a->Listed(cm);
+    }
+    if (n > most_n) {
+      most = a, most_n = n;
+    }
   }
   if (most) {
     std::vector<int64_t> cw;
     for (const auto& cm : most->comments) {
-      if (cm.parent == 0 && most->Listed(cm)) cw.push_back(cm.id);
+      if (cm.parent == 0 && most->Listed(cm)) {
+        cw.push_back(cm.id);
+      }
     }
     std::reverse(cw.begin(), cw.end());
     for (bool by_cursor : {false, true}) {
@@ -1676,7 +1953,9 @@ std::vector<int64_t> ContentFaultTest::PagedIds(Conn& c, const std::string& base
   for (int page = 1; page <= 60; ++page) {
     std::string path = base + "size=" + std::to_string(size);
     if (by_cursor) {
-      if (page > 1) path += "&cursor=" + cursor;
+      if (page > 1) {
+        path += "&cursor=" + cursor;
+      }
     } else {
       path += "&page=" + std::to_string(page);
     }
@@ -1687,10 +1966,14 @@ std::vector<int64_t> ContentFaultTest::PagedIds(Conn& c, const std::string& base
       error = path + ": HTTP " + std::to_string(r.status) + " " + r.body.substr(0, 100);
       return ids;
     }
-    for (const auto& item : *items) ids.push_back(std::atoll(Field(item, "id").c_str()));
+    for (const auto& item : *items) {
+      ids.push_back(std::atoll(Field(item, "id").c_str()));
+    }
     if (by_cursor) {
       const std::string next = Field(v, "nextCursor");
-      if (next == "null" || next == "<missing>") return ids;
+      if (next == "null" || next == "<missing>") {
+        return ids;
+      }
       cursor = next;
     } else if (static_cast<int>(items->size()) < size) {
       return ids;
@@ -1715,9 +1998,11 @@ void ContentFaultTest::Checkpoint(const std::string& why) {
     CheckApi(i, why);
   }
   const size_t n = findings_.Count() - before;
-  log_->Add(label + (n == 0 ? ": ok" : ": " + std::to_string(n) + " finding(s)") + " (" +
-            std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                               Clock::now() - started).count()) + " ms)");
+  log_->Add(
+      label + (n == 0 ? ": ok" : ": " + std::to_string(n) + " finding(s)") + " (" +
+      std::to_string(
+          std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count()) +
+      " ms)");
 }
 
 void ContentFaultTest::FaultPhase() {
@@ -1764,29 +2049,41 @@ void ContentFaultTest::FaultPhase() {
     bool checked = false;
     switch (kind) {
       case FaultKind::kFlushAll: {
-        if (!Pause("FLUSHALL")) break;
+        if (!Pause("FLUSHALL")) {
+          break;
+        }
         Checkpoint("before FLUSHALL");
         const std::string r = redis_->Cli("FLUSHALL");
-        if (r != "OK") problem("FLUSHALL answered " + r);
+        if (r != "OK") {
+          problem("FLUSHALL answered " + r);
+        }
         note(FaultName(kind), "FLUSHALL (clients paused)");
-        if (rng() % 2) Checkpoint("right after FLUSHALL, clients still paused");
+        if (rng() % 2) {
+          Checkpoint("right after FLUSHALL, clients still paused");
+        }
         Resume();
         checked = true;
         break;
       }
       case FaultKind::kRedisKill: {
         redis_->Kill();
-        if (!redis_->Start()) problem("redis-server did not restart from its AOF");
+        if (!redis_->Start()) {
+          problem("redis-server did not restart from its AOF");
+        }
         RedisFaultEnded();
         note(FaultName(kind),
              "redis SIGKILL + restart from AOF under traffic (" + ms_since(t) + " ms)");
         break;
       }
       case FaultKind::kRedisRollback: {
-        if (!Pause("rollback")) break;
+        if (!Pause("rollback")) {
+          break;
+        }
         Checkpoint("before the Redis rollback");
         const std::string err = redis_->RestoreSnapshot(snapshot);
-        if (!err.empty()) problem("rollback: " + err);
+        if (!err.empty()) {
+          problem("rollback: " + err);
+        }
         RedisFaultEnded();
         note(FaultName(kind),
              "redis restarted from the older snapshot (clients paused, " + ms_since(t) + " ms)");
@@ -1797,7 +2094,9 @@ void ContentFaultTest::FaultPhase() {
       }
       case FaultKind::kRebuildCache: {
         auto run = RunTool("rebuild-cache", "under traffic", 60s);
-        if (!run.error.empty()) problem(run.error);
+        if (!run.error.empty()) {
+          problem(run.error);
+        }
         note(FaultName(kind), "plauditd rebuild-cache under traffic (" + ms_since(t) + " ms)");
         break;
       }
@@ -1806,7 +2105,9 @@ void ContentFaultTest::FaultPhase() {
         servers_[i]->Signal(SIGKILL);
         servers_[i]->Wait(10s);
         StartInstance(i);
-        if (!Ready(ports_[i], 30s)) problem("instance " + std::to_string(i) + " not ready 30 s after restart");
+        if (!Ready(ports_[i], 30s)) {
+          problem("instance " + std::to_string(i) + " not ready 30 s after restart");
+        }
         note(FaultName(kind), "instance " + std::to_string(i) +
                                   " SIGKILL under traffic + restart (" + ms_since(t) + " ms)");
         break;
@@ -1822,13 +2123,19 @@ void ContentFaultTest::FaultPhase() {
             for (int j = 0; j < 30 && Clock::now() < until; ++j) {
               ++total;
               auto run = RunTool("flush", "concurrent, under traffic");
-              if (!run.error.empty() && errs[k].empty()) errs[k] = run.error;
+              if (!run.error.empty() && errs[k].empty()) {
+                errs[k] = run.error;
+              }
             }
           });
         }
-        for (auto& r : runs) r.join();
+        for (auto& r : runs) {
+          r.join();
+        }
         for (const auto& e : errs) {
-          if (!e.empty()) problem(e);
+          if (!e.empty()) {
+            problem(e);
+          }
         }
         note(FaultName(kind), std::to_string(total.load()) + " plauditd flush runs by " +
                                   std::to_string(n) + " runner(s) under traffic (" + ms_since(t) +
@@ -1849,7 +2156,9 @@ void ContentFaultTest::StopClients() {
   stop_clients_.store(true);
   gate_.Resume();
   for (auto& c : clients_) {
-    if (c.joinable()) c.join();
+    if (c.joinable()) {
+      c.join();
+    }
   }
   clients_.clear();
 }
@@ -1863,11 +2172,17 @@ TEST_P(ContentFaultTest, AcknowledgedArticlesAndCommentsReadBackUnderFaults) {
               settings_.faults_text.c_str());
   std::fflush(stdout);
   Prepare();
-  if (HasFatalFailure()) return;
+  if (HasFatalFailure()) {
+    return;
+  }
   log_->Add("setup done: 2 instances, " + std::to_string(kUserCount) + " users");
 
-  for (int t = 0; t < kThreads; ++t) gate_.Join();
-  for (int t = 0; t < kThreads; ++t) clients_.emplace_back([this, t] { ClientThread(t); });
+  for (int t = 0; t < kThreads; ++t) {
+    gate_.Join();
+  }
+  for (int t = 0; t < kThreads; ++t) {
+    clients_.emplace_back([this, t] { ClientThread(t); });
+  }
   FaultPhase();
   StopClients();
   log_->Add("clients stopped");
@@ -1889,7 +2204,9 @@ TEST_P(ContentFaultTest, AcknowledgedArticlesAndCommentsReadBackUnderFaults) {
   }
   Checkpoint("final");
   const std::string r = redis_->Cli("FLUSHALL");
-  if (r != "OK") findings_.Add("harness", "final FLUSHALL answered " + r);
+  if (r != "OK") {
+    findings_.Add("harness", "final FLUSHALL answered " + r);
+  }
   log_->Add("final: FLUSHALL");
   Checkpoint("final, after FLUSHALL (reloaded from SQL)");
 
@@ -1906,10 +2223,14 @@ TEST_P(ContentFaultTest, AcknowledgedArticlesAndCommentsReadBackUnderFaults) {
     total.relogins += tm.stats.relogins;
     total.pair_patches += tm.stats.pair_patches;
     articles += tm.arts.size();
-    for (const auto& a : tm.arts) comments += a.comments.size();
+    for (const auto& a : tm.arts) {
+      comments += a.comments.size();
+    }
   }
   std::string kinds;
-  for (const auto& [k, n] : fault_counts_) kinds += k + "=" + std::to_string(n) + " ";
+  for (const auto& [k, n] : fault_counts_) {
+    kinds += k + "=" + std::to_string(n) + " ";
+  }
   const auto secs = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
   std::printf(
       "[content] %s: seed %llu, %.1f s; faults: %s(%d checkpoints)\n"
@@ -1924,13 +2245,18 @@ TEST_P(ContentFaultTest, AcknowledgedArticlesAndCommentsReadBackUnderFaults) {
       (unsigned long long)total.not_sent, (unsigned long long)total.relogins,
       findings_.empty() ? "none" : findings_.Summary().c_str());
   const std::string logged = LoggedProblems(dir_.path());
-  if (!logged.empty()) std::printf("[content]   logged by plauditd:\n%s", logged.c_str());
-  if (findings_.empty()) std::printf("[content]   fault sequence:\n%s", log_->All().c_str());
+  if (!logged.empty()) {
+    std::printf("[content]   logged by plauditd:\n%s", logged.c_str());
+  }
+  if (findings_.empty()) {
+    std::printf("[content]   fault sequence:\n%s", log_->All().c_str());
+  }
   std::fflush(stdout);
 
   EXPECT_TRUE(findings_.empty())
-      << "Content fault test on " << GetParam() << " failed.\n  Replay: PLAUDIT_CONTENT_SEED="
-      << settings_.seed << " PLAUDIT_CONTENT_SECONDS=" << settings_.seconds
+      << "Content fault test on " << GetParam()
+      << " failed.\n  Replay: PLAUDIT_CONTENT_SEED=" << settings_.seed
+      << " PLAUDIT_CONTENT_SECONDS=" << settings_.seconds
       << " PLAUDIT_CONTENT_FAULTS=" << settings_.faults_text
       << " build/tests/app_tests --gtest_filter='*ContentFaultTest*/" << GetParam()
       << "'\n  (the fault schedule follows from the seed; thread timing does not)\n"

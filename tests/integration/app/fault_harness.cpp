@@ -18,12 +18,18 @@ namespace plaudit::testing {
 std::pair<std::string, int> Shell(const std::string& cmd) {
   std::string out;
   FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return {"popen failed", -1};
+  if (!p) {
+    return {"popen failed", -1};
+  }
   std::array<char, 8192> buf{};
   size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) {
+    out.append(buf.data(), n);
+  }
   int st = ::pclose(p);
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) {
+    out.pop_back();
+  }
   return {out, st};
 }
 
@@ -39,7 +45,9 @@ constexpr std::array<std::pair<FaultKind, const char*>, 7> kFaultNames = {{
 
 const char* FaultName(FaultKind kind) {
   for (const auto& [k, name] : kFaultNames) {
-    if (k == kind) return name;
+    if (k == kind) {
+      return name;
+    }
   }
   return "?";
 }
@@ -57,7 +65,9 @@ struct FaultKinds {
 FaultKinds ReadFaultKinds(const char* env, std::span<const FaultKind> known) {
   FaultKinds out;
   std::string list;
-  if (const char* v = std::getenv(env); v && *v) list = v;
+  if (const char* v = std::getenv(env); v && *v) {
+    list = v;
+  }
   if (list == "none") {
     out.text = "none";
     return out;
@@ -70,23 +80,31 @@ FaultKinds ReadFaultKinds(const char* env, std::span<const FaultKind> known) {
   std::stringstream in(list);
   std::string item;
   while (std::getline(in, item, ',')) {
-    if (item.empty()) continue;
+    if (item.empty()) {
+      continue;
+    }
     bool found = false;
     for (FaultKind kind : known) {
-      if (item != FaultName(kind)) continue;
+      if (item != FaultName(kind)) {
+        continue;
+      }
       found = true;
       if (std::find(out.kinds.begin(), out.kinds.end(), kind) == out.kinds.end()) {
         out.kinds.push_back(kind);
       }
     }
-    if (!found) out.error += "unknown fault kind '" + item + "'; ";
+    if (!found) {
+      out.error += "unknown fault kind '" + item + "'; ";
+    }
   }
   if (out.kinds.empty() && out.error.empty()) {
     out.error = std::string(env) + " names no fault kind; ";
   }
   if (!out.error.empty()) {
     out.error += "known kinds:";
-    for (FaultKind kind : known) out.error += std::string(" ") + FaultName(kind);
+    for (FaultKind kind : known) {
+      out.error += std::string(" ") + FaultName(kind);
+    }
     out.error += ", none";
   }
   out.text = list;
@@ -122,7 +140,9 @@ std::string TailOf(const fs::path& p, size_t lines) {
   std::ifstream in(p);
   std::vector<std::string> all;
   std::string line;
-  while (std::getline(in, line)) all.push_back(line);
+  while (std::getline(in, line)) {
+    all.push_back(line);
+  }
   std::string out;
   for (size_t i = all.size() > lines ? all.size() - lines : 0; i < all.size(); ++i) {
     out += "    | " + all[i] + "\n";
@@ -135,13 +155,18 @@ std::vector<std::vector<std::string>> SplitRows(const std::string& text) {
   std::stringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
-    if (line.empty()) continue;
+    if (line.empty()) {
+      continue;
+    }
     std::vector<std::string> cols;
     size_t start = 0;
     while (true) {
       size_t bar = line.find('|', start);
-      cols.push_back(line.substr(start, bar == std::string::npos ? std::string::npos : bar - start));
-      if (bar == std::string::npos) break;
+      cols.push_back(
+          line.substr(start, bar == std::string::npos ? std::string::npos : bar - start));
+      if (bar == std::string::npos) {
+        break;
+      }
       start = bar + 1;
     }
     rows.push_back(std::move(cols));
@@ -152,7 +177,9 @@ std::vector<std::vector<std::string>> SplitRows(const std::string& text) {
 std::optional<json::value> ParseJson(const std::string& body) {
   boost::system::error_code ec;
   auto v = json::parse(body, ec);
-  if (ec) return std::nullopt;
+  if (ec) {
+    return std::nullopt;
+  }
   return v;
 }
 
@@ -160,7 +187,6 @@ bool Ready(int port, std::chrono::milliseconds timeout) {
   Conn c(port);
   return WaitFor([&] { return c.Send(beast::http::verb::get, "/readyz").status == 200; }, timeout);
 }
-
 
 std::string LoggedProblems(const fs::path& dir) {
   std::map<std::string, std::pair<int, std::string>> logged;  // message -> count, first file
@@ -176,15 +202,17 @@ std::string LoggedProblems(const fs::path& dir) {
       for (const char* level : {" warning ", " error ", " critical "}) {
         if (auto at = line.find(level); at != std::string::npos && at < 32) {
           auto& [n, file] = logged[line.substr(at + 1)];
-          if (n++ == 0) file = e.path().filename().string() + " " + line.substr(0, at);
+          if (n++ == 0) {
+            file = e.path().filename().string() + " " + line.substr(0, at);
+          }
         }
       }
     }
   }
   std::string text;
   for (const auto& [msg, v] : logged) {
-    text += "    " + std::to_string(v.first) + "x " + msg.substr(0, 300) + " (first: " +
-            v.second + ")\n";
+    text += "    " + std::to_string(v.first) + "x " + msg.substr(0, 300) + " (first: " + v.second +
+            ")\n";
   }
   return text;
 }
@@ -221,11 +249,13 @@ void FaultFixture::StartBackends() {
 std::unique_ptr<Process> FaultFixture::StartServe(int port, const std::string& log_name,
                                                   int flush_ms) {
   std::vector<std::string> argv = {Plauditd(), "serve"};
-  for (auto& f : BackendFlags()) argv.push_back(f);
+  for (auto& f : BackendFlags()) {
+    argv.push_back(f);
+  }
   const std::vector<std::string> flags = {
-      "--port",          std::to_string(port), "--rate-limits",       "off",
-      "--password-hash", "minimal",            "--flush-interval-ms", std::to_string(flush_ms),
-      "--bootstrap-admin", "admin:admin-password", "--log-level",     "info",
+      "--port", std::to_string(port), "--rate-limits", "off", "--password-hash", "minimal",
+      "--flush-interval-ms", std::to_string(flush_ms), "--bootstrap-admin", "admin:admin-password",
+      "--log-level", "info",
       // The checks read view counts from the article list and compare them exactly: kept
       // list pages must then be current in views too (still kept, under their versions).
       "--list-views-max-age-ms", "0"};
@@ -243,7 +273,9 @@ FaultFixture::ToolRun FaultFixture::RunTool(const std::string& subcommand, const
   }
   out.log = dir_.path() / (subcommand + "-" + std::to_string(n) + ".log");
   std::vector<std::string> argv = {Plauditd(), subcommand};
-  for (auto& f : BackendFlags()) argv.push_back(f);
+  for (auto& f : BackendFlags()) {
+    argv.push_back(f);
+  }
   Process p(argv, out.log.string());
   auto st = p.Wait(timeout);
   const std::string name = "plauditd " + subcommand + " #" + std::to_string(n) + " (" + why + ")";
@@ -261,9 +293,10 @@ std::vector<std::vector<std::string>> FaultFixture::Sql(const std::string& query
   std::string out;
   if (GetParam() == "sqlite") {
     auto [text, st] = Shell("sqlite3 -batch -noheader -separator '|' -cmd '.timeout 10000' " +
-                            ShellQuote(sqlite_path_.string()) + " " + ShellQuote(query) +
-                            " 2>&1");
-    if (st != 0) throw std::runtime_error("sqlite3 failed (" + query + "): " + text);
+                            ShellQuote(sqlite_path_.string()) + " " + ShellQuote(query) + " 2>&1");
+    if (st != 0) {
+      throw std::runtime_error("sqlite3 failed (" + query + "): " + text);
+    }
     out = text;
   } else if (GetParam() == "mariadb") {
     // As psql -A and sqlite3 print them: '|' between values, NULL as "".
@@ -277,7 +310,9 @@ std::vector<std::vector<std::string>> FaultFixture::Sql(const std::string& query
         const size_t tab = line.find('\t', start);
         std::string value = line.substr(start, tab == std::string::npos ? tab : tab - start);
         row += (start > 0 ? "|" : "") + (value == "NULL" ? std::string() : value);
-        if (tab == std::string::npos) break;
+        if (tab == std::string::npos) {
+          break;
+        }
         start = tab + 1;
       }
       out += row + "\n";
@@ -288,8 +323,8 @@ std::vector<std::vector<std::string>> FaultFixture::Sql(const std::string& query
   return SplitRows(out);
 }
 
-Reply FaultFixture::Reliable(Conn& c, beast::http::verb method, const std::string& target, User* user,
-                             const std::string& body) {
+Reply FaultFixture::Reliable(Conn& c, beast::http::verb method, const std::string& target,
+                             User* user, const std::string& body) {
   Reply r;
   for (int attempt = 0; attempt < 300; ++attempt) {
     if (user && user->token.empty() && !Login(c, *user)) {
@@ -301,7 +336,9 @@ Reply FaultFixture::Reliable(Conn& c, beast::http::verb method, const std::strin
       user->token.clear();
       continue;
     }
-    if (r.kind == Reply::kAnswered && r.status < 500) return r;
+    if (r.kind == Reply::kAnswered && r.status < 500) {
+      return r;
+    }
     std::this_thread::sleep_for(20ms);
   }
   return r;
@@ -310,9 +347,13 @@ Reply FaultFixture::Reliable(Conn& c, beast::http::verb method, const std::strin
 bool FaultFixture::Login(Conn& c, User& u) {
   json::object body{{"username", u.name}, {"password", u.password}};
   Reply r = c.Send(beast::http::verb::post, "/api/v1/sessions", "", json::serialize(body));
-  if (r.kind != Reply::kAnswered || r.status != 201) return false;
+  if (r.kind != Reply::kAnswered || r.status != 201) {
+    return false;
+  }
   auto v = ParseJson(r.body);
-  if (!v) return false;
+  if (!v) {
+    return false;
+  }
   u.token = std::string(v->at("token").as_string());
   return true;
 }
@@ -324,8 +365,7 @@ void FaultFixture::KeepLogs(const std::string& name) {
   fs::create_directories(dest, ec);
   for (const auto& e : fs::recursive_directory_iterator(dir_.path(), ec)) {
     if (e.is_regular_file() && e.path().extension() == ".log") {
-      fs::copy_file(e.path(), dest / e.path().filename(), fs::copy_options::overwrite_existing,
-                    ec);
+      fs::copy_file(e.path(), dest / e.path().filename(), fs::copy_options::overwrite_existing, ec);
     }
   }
   std::printf("[fault] logs kept in %s\n", dest.c_str());

@@ -4,6 +4,7 @@
 // refused requests, a redis-server whose persistence the test controls, the findings and
 // fault logs, the gate that pauses clients, and a fixture base that owns the temp dir, Redis,
 // the database and runs `plauditd` processes against them.
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <boost/json.hpp>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -26,9 +28,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <boost/json.hpp>
-#include <gtest/gtest.h>
 
 #include "common/net.hpp"
 #include "support/process.hpp"
@@ -113,7 +112,9 @@ class Conn {
   Reply Send(beast::http::verb method, const std::string& target, const std::string& token = "",
              const std::string& body = "") {
     Reply r;
-    if (sock_ && !StillOpen()) Close();
+    if (sock_ && !StillOpen()) {
+      Close();
+    }
     if (!sock_) {
       boost::system::error_code ec;
       sock_.emplace(ioc_);
@@ -133,15 +134,21 @@ class Conn {
     beast::http::request<beast::http::string_body> req{method, target, 11};
     req.set(beast::http::field::host, "127.0.0.1");
     req.keep_alive(true);
-    if (!token.empty()) req.set(beast::http::field::authorization, "Bearer " + token);
-    if (!body.empty()) req.set(beast::http::field::content_type, "application/json");
+    if (!token.empty()) {
+      req.set(beast::http::field::authorization, "Bearer " + token);
+    }
+    if (!body.empty()) {
+      req.set(beast::http::field::content_type, "application/json");
+    }
     req.body() = body;
     req.prepare_payload();
     boost::system::error_code ec;
     beast::http::write(*sock_, req, ec);
     beast::http::response_parser<beast::http::string_body> parser;
     parser.body_limit(16 << 20);
-    if (!ec) beast::http::read(*sock_, buffer_, parser, ec);
+    if (!ec) {
+      beast::http::read(*sock_, buffer_, parser, ec);
+    }
     if (ec) {
       Close();
       r.kind = Reply::kLost;
@@ -152,7 +159,9 @@ class Conn {
     r.kind = Reply::kAnswered;
     r.status = static_cast<int>(res.result_int());
     r.body = res.body();
-    if (!res.keep_alive()) Close();
+    if (!res.keep_alive()) {
+      Close();
+    }
     return r;
   }
 
@@ -171,8 +180,12 @@ class Conn {
   bool StillOpen() {
     char c;
     ssize_t n = ::recv(sock_->native_handle(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
-    if (n == 0) return false;
-    if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK;
+    if (n == 0) {
+      return false;
+    }
+    if (n < 0) {
+      return errno == EAGAIN || errno == EWOULDBLOCK;
+    }
     return true;  // unexpected bytes: keep them for the parser
   }
 
@@ -181,7 +194,6 @@ class Conn {
   std::optional<tcp::socket> sock_;
   beast::flat_buffer buffer_;
 };
-
 
 std::optional<json::value> ParseJson(const std::string& body);
 bool Ready(int port, std::chrono::milliseconds timeout);
@@ -197,7 +209,9 @@ class FaultRedis {
     socket_ = (dir_ / "redis.sock").string();
   }
   ~FaultRedis() {
-    if (proc_) proc_->Signal(SIGKILL);
+    if (proc_) {
+      proc_->Signal(SIGKILL);
+    }
   }
 
   std::string url() const { return "unix://" + socket_; }
@@ -207,25 +221,40 @@ class FaultRedis {
   // only for loading an RDB snapshot (RestoreSnapshot then switches the AOF on).
   bool Start(bool appendonly = true) {
     std::string bin = FindExecutable("redis-server", {"/usr/bin", "/usr/local/bin"});
-    if (bin.empty()) throw std::runtime_error("redis-server not found");
+    if (bin.empty()) {
+      throw std::runtime_error("redis-server not found");
+    }
     std::vector<std::string> argv{bin,
-                                  "--port", "0",
-                                  "--unixsocket", socket_,
-                                  "--unixsocketperm", "700",
-                                  "--dir", dir_.string(),
-                                  "--dbfilename", "dump.rdb",
-                                  "--appenddirname", "appendonlydir",
-                                  "--appendonly", appendonly ? "yes" : "no",
-                                  "--appendfsync", "always",
-                                  "--save", "",
-                                  "--daemonize", "no",
-                                  "--loglevel", "notice"};
+                                  "--port",
+                                  "0",
+                                  "--unixsocket",
+                                  socket_,
+                                  "--unixsocketperm",
+                                  "700",
+                                  "--dir",
+                                  dir_.string(),
+                                  "--dbfilename",
+                                  "dump.rdb",
+                                  "--appenddirname",
+                                  "appendonlydir",
+                                  "--appendonly",
+                                  appendonly ? "yes" : "no",
+                                  "--appendfsync",
+                                  "always",
+                                  "--save",
+                                  "",
+                                  "--daemonize",
+                                  "no",
+                                  "--loglevel",
+                                  "notice"};
     proc_ = std::make_unique<Process>(argv, (dir_ / "redis.log").string());
     return WaitFor([&] { return Cli("PING") == "PONG"; }, 20s);
   }
 
   void Kill() {
-    if (!proc_) return;
+    if (!proc_) {
+      return;
+    }
     proc_->Signal(SIGKILL);
     proc_->Wait(10s);
     proc_.reset();
@@ -233,7 +262,9 @@ class FaultRedis {
 
   // SAVE (synchronous: the snapshot is the state at this instant) and keep a copy aside.
   bool Snapshot(const fs::path& dest) {
-    if (Cli("SAVE") != "OK") return false;
+    if (Cli("SAVE") != "OK") {
+      return false;
+    }
     std::error_code ec;
     fs::copy_file(dir_ / "dump.rdb", dest, fs::copy_options::overwrite_existing, ec);
     return !ec;
@@ -247,9 +278,15 @@ class FaultRedis {
     std::error_code ec;
     fs::remove_all(dir_ / "appendonlydir", ec);
     fs::copy_file(snapshot, dir_ / "dump.rdb", fs::copy_options::overwrite_existing, ec);
-    if (ec) return "copying the snapshot failed: " + ec.message();
-    if (!Start(/*appendonly=*/false)) return "redis-server did not start from the snapshot";
-    if (Cli("CONFIG SET appendonly yes") != "OK") return "CONFIG SET appendonly yes failed";
+    if (ec) {
+      return "copying the snapshot failed: " + ec.message();
+    }
+    if (!Start(/*appendonly=*/false)) {
+      return "redis-server did not start from the snapshot";
+    }
+    if (Cli("CONFIG SET appendonly yes") != "OK") {
+      return "CONFIG SET appendonly yes failed";
+    }
     const bool rewritten = WaitFor(
         [&] {
           std::string info = Cli("INFO persistence");
@@ -278,7 +315,6 @@ class FaultRedis {
   std::unique_ptr<Process> proc_;
 };
 
-
 struct User {
   std::string name;
   std::string password;
@@ -286,14 +322,15 @@ struct User {
   std::string token;
 };
 
-
 class Findings {
  public:
   void Add(const std::string& kind, const std::string& text) {
     std::lock_guard lock(m_);
     auto& list = by_kind_[kind];
     ++count_[kind];
-    if (list.size() < 25) list.push_back(text);
+    if (list.size() < 25) {
+      list.push_back(text);
+    }
   }
   bool empty() const {
     std::lock_guard lock(m_);
@@ -302,7 +339,9 @@ class Findings {
   size_t Count() const {
     std::lock_guard lock(m_);
     size_t n = 0;
-    for (const auto& [kind, c] : count_) n += c;
+    for (const auto& [kind, c] : count_) {
+      n += c;
+    }
     return n;
   }
   // The findings kept (at most `per_kind` of each kind, up to 25), by kind.
@@ -313,7 +352,9 @@ class Findings {
       out += "  [" + kind + "] " + std::to_string(n) + " finding(s)\n";
       const auto& list = by_kind_.at(kind);
       const size_t shown = std::min(per_kind, list.size());
-      for (size_t i = 0; i < shown; ++i) out += "    " + list[i] + "\n";
+      for (size_t i = 0; i < shown; ++i) {
+        out += "    " + list[i] + "\n";
+      }
       if (n > shown) {
         out += "    ... and " + std::to_string(n - shown) + " more\n";
       }
@@ -323,7 +364,9 @@ class Findings {
   std::string Summary() const {
     std::lock_guard lock(m_);
     std::string out;
-    for (const auto& [kind, n] : count_) out += kind + "=" + std::to_string(n) + " ";
+    for (const auto& [kind, n] : count_) {
+      out += kind + "=" + std::to_string(n) + " ";
+    }
     return out;
   }
 
@@ -348,7 +391,9 @@ class FaultLog {
     std::lock_guard lock(m_);
     std::vector<std::string> picked;
     for (const auto& [t, what] : events_) {
-      if (t <= ms) picked.push_back(Stamp(t) + " " + what);
+      if (t <= ms) {
+        picked.push_back(Stamp(t) + " " + what);
+      }
     }
     std::string out;
     for (size_t i = picked.size() > n ? picked.size() - n : 0; i < picked.size(); ++i) {
@@ -359,7 +404,9 @@ class FaultLog {
   std::string All() const {
     std::lock_guard lock(m_);
     std::string out;
-    for (const auto& [t, what] : events_) out += "    " + Stamp(t) + " " + what + "\n";
+    for (const auto& [t, what] : events_) {
+      out += "    " + Stamp(t) + " " + what + "\n";
+    }
     return out;
   }
   static std::string Stamp(int64_t ms) {
@@ -389,7 +436,9 @@ class Gate {
   }
   void Checkpoint() {
     std::unique_lock lock(m_);
-    if (!pause_) return;
+    if (!pause_) {
+      return;
+    }
     ++parked_;
     cv_.notify_all();
     cv_.wait(lock, [&] { return !pause_; });

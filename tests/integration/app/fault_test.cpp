@@ -68,8 +68,8 @@ constexpr std::array kFaults = {FaultKind::kFlushAll,      FaultKind::kRedisKill
                                 FaultKind::kRedisRollback, FaultKind::kServerKill,
                                 FaultKind::kExtraFlush,    FaultKind::kSecondInstance};
 
-constexpr int kUsers = 320;    // > 256 so that hot targets go to big mode
-constexpr int kThreads = 8;    // users are partitioned among them: user i belongs to i % kThreads
+constexpr int kUsers = 320;  // > 256 so that hot targets go to big mode
+constexpr int kThreads = 8;  // users are partitioned among them: user i belongs to i % kThreads
 constexpr int kArticles = 4;
 constexpr int kCommentsPerArticle = 2;
 constexpr int kDefaultSeconds = 40;
@@ -99,9 +99,9 @@ Settings ReadSettings() {
 struct Target {
   char type;  // 'a' article, 'c' comment
   int64_t id;
-  int article;       // index of the article (its own index for an article)
-  double p_like;     // a write is PUT with this probability, else DELETE
-  double warm_p;     // the share of users liking it after the warm-up, before any fault
+  int article;    // index of the article (its own index for an article)
+  double p_like;  // a write is PUT with this probability, else DELETE
+  double warm_p;  // the share of users liking it after the warm-up, before any fault
   std::string Label() const {
     return std::string(type == 'a' ? "article " : "comment ") + std::to_string(id);
   }
@@ -140,8 +140,12 @@ class FaultTest : public FaultFixture {
     if (settings_.keep_logs || HasFailure()) {
       KeepLogs("plaudit-fault-" + std::to_string(settings_.seed) + "-" + GetParam());
     }
-    if (second_) second_->Signal(SIGKILL);
-    if (primary_) primary_->Signal(SIGKILL);
+    if (second_) {
+      second_->Signal(SIGKILL);
+    }
+    if (primary_) {
+      primary_->Signal(SIGKILL);
+    }
   }
 
   // --- processes -------------------------------------------------------------------------
@@ -151,7 +155,7 @@ class FaultTest : public FaultFixture {
   }
 
   struct FlushRun {
-    std::string error;  // "" when it exited 0
+    std::string error;   // "" when it exited 0
     int64_t fixed = -1;  // "reconciled like counts: N fixed"
   };
 
@@ -160,7 +164,9 @@ class FaultTest : public FaultFixture {
     FlushRun out;
     ToolRun run = RunTool("flush", why);
     out.error = run.error;
-    if (!out.error.empty()) return out;
+    if (!out.error.empty()) {
+      return out;
+    }
     std::ifstream in(run.log);
     std::string line;
     const std::string key = "reconciled like counts: ";
@@ -184,7 +190,9 @@ class FaultTest : public FaultFixture {
   // liked/likeCount of every target from one batch answer; false when it is malformed.
   bool ParseBatch(const std::string& body, std::vector<int>& liked, std::vector<int64_t>& count) {
     auto v = ParseJson(body);
-    if (!v || !v->is_object()) return false;
+    if (!v || !v->is_object()) {
+      return false;
+    }
     liked.assign(targets_.size(), -1);
     count.assign(targets_.size(), -1);
     try {
@@ -213,8 +221,8 @@ class FaultTest : public FaultFixture {
     bool ok = false;
     std::vector<std::vector<int>> valid;  // [user][target]: -1 no row, else `valid`
     std::vector<std::vector<std::string>> seq;
-    std::vector<int64_t> count, rows;     // [target]: like_count, rows with valid = 1
-    std::map<int64_t, int64_t> views;     // article id -> view_count
+    std::vector<int64_t> count, rows;  // [target]: like_count, rows with valid = 1
+    std::map<int64_t, int64_t> views;  // article id -> view_count
   };
 
   ApiState ReadApi(const std::string& stage, const std::string& label);
@@ -245,19 +253,23 @@ class FaultTest : public FaultFixture {
   void NoteModes() {
     auto now = BigModes();
     for (size_t k = 0; k < now.size(); ++k) {
-      if (k < last_modes_.size() && last_modes_[k] == 0 && now[k] == 1) ++splits_seen_;
+      if (k < last_modes_.size() && last_modes_[k] == 0 && now[k] == 1) {
+        ++splits_seen_;
+      }
     }
     last_modes_ = now;
   }
   std::string ModesText() const {
     std::string out;
-    for (int m : last_modes_) out += m == 1 ? 'B' : m == 0 ? 's' : '?';
+    for (int m : last_modes_) {
+      out += m == 1 ? 'B' : m == 0 ? 's' : '?';
+    }
     return out;
   }
   std::string Mode(size_t k) {
     const auto& t = targets_[k];
-    std::string big = redis_->Cli("EXISTS 'pl:lb:{l" + std::to_string(t.id % 256) + "}:" +
-                                  t.type + std::to_string(t.id) + "'");
+    std::string big = redis_->Cli("EXISTS 'pl:lb:{l" + std::to_string(t.id % 256) + "}:" + t.type +
+                                  std::to_string(t.id) + "'");
     return big == "1" ? "big mode" : big == "0" ? "small mode (or not loaded)" : "mode unknown";
   }
 
@@ -284,10 +296,15 @@ class FaultTest : public FaultFixture {
       return std::string("uncertain since ") + FaultLog::Stamp(p.uncertain_since_ms) +
              " (last ack " + (p.liked ? "liked" : "not liked") + ")";
     }
-    if (p.at_ms < 0) return "not liked (never written)";
+    if (p.at_ms < 0) {
+      return "not liked (never written)";
+    }
     return std::string(p.liked ? "liked" : "not liked") + " (acked " + FaultLog::Stamp(p.at_ms) +
-           " by " + (p.op == 'W' ? "warm-up PUT" : p.op == '+' ? "PUT" : "DELETE") + " via " +
-           (p.via == 'S' ? "second instance" : "primary") + ")";
+           " by " +
+           (p.op == 'W'   ? "warm-up PUT"
+            : p.op == '+' ? "PUT"
+                          : "DELETE") +
+           " via " + (p.via == 'S' ? "second instance" : "primary") + ")";
   }
   // "[<label> at t=..., last faults: ...]"
   std::string Context(const std::string& label) const {
@@ -323,7 +340,9 @@ class FaultTest : public FaultFixture {
 void FaultTest::Prepare() {
   // Redis, the database, the primary plauditd.
   StartBackends();
-  if (HasFatalFailure()) return;
+  if (HasFatalFailure()) {
+    return;
+  }
   primary_port_ = FreeTcpPort();
   primary_ = StartServe(primary_port_, "plauditd-primary.log");
   ASSERT_TRUE(Ready(primary_port_, 30s)) << TailOf(dir_.path() / "plauditd-primary.log", 30);
@@ -341,14 +360,16 @@ void FaultTest::Prepare() {
     double p_like, warm_p;
   };
   const Shape article_shape[kArticles] = {{0.9, 1.0}, {0.5, 0.0}, {0.82, 0.75}, {0.3, 0.0}};
-  const Shape comment_shape[kArticles][kCommentsPerArticle] = {
-      {{0.5, 0.0}, {0.88, 1.0}}, {{0.8, 0.75}, {0.5, 0.0}}, {{0.5, 0.0}, {0.2, 0.0}},
-      {{0.5, 0.0}, {0.84, 0.75}}};
+  const Shape comment_shape[kArticles][kCommentsPerArticle] = {{{0.5, 0.0}, {0.88, 1.0}},
+                                                               {{0.8, 0.75}, {0.5, 0.0}},
+                                                               {{0.5, 0.0}, {0.2, 0.0}},
+                                                               {{0.5, 0.0}, {0.84, 0.75}}};
   for (int a = 0; a < kArticles; ++a) {
     json::object body{{"title", "Fault article " + std::to_string(a)},
                       {"content", "<p>body of article " + std::to_string(a) + "</p>"},
                       {"status", "published"}};
-    Reply r = Reliable(c, beast::http::verb::post, "/api/v1/articles", &admin, json::serialize(body));
+    Reply r =
+        Reliable(c, beast::http::verb::post, "/api/v1/articles", &admin, json::serialize(body));
     ASSERT_EQ(r.status, 201) << r.body;
     int64_t id = ParseJson(r.body)->at("id").as_int64();
     targets_.push_back({'a', id, a, article_shape[a].p_like, article_shape[a].warm_p});
@@ -383,14 +404,17 @@ void FaultTest::Prepare() {
       for (int i = t; i < kUsers; i += kThreads) {
         User& u = users_[i];
         json::object body{{"username", u.name}, {"password", u.password}};
-        Reply r = Reliable(conn, beast::http::verb::post, "/api/v1/users", nullptr, json::serialize(body));
+        Reply r = Reliable(conn, beast::http::verb::post, "/api/v1/users", nullptr,
+                           json::serialize(body));
         if (r.status != 201) {
           errors[t] = "register " + u.name + ": " + std::to_string(r.status) + " " + r.body;
           return;
         }
         u.id = ParseJson(r.body)->at("id").as_int64();
         for (size_t k = 0; k < targets_.size(); ++k) {
-          if (targets_[k].warm_p <= 0 || unit(rng) >= targets_[k].warm_p) continue;
+          if (targets_[k].warm_p <= 0 || unit(rng) >= targets_[k].warm_p) {
+            continue;
+          }
           Reply lr = Reliable(conn, beast::http::verb::put, targets_[k].LikePath(), &u);
           if (lr.status != 200) {
             errors[t] = "warm-up like " + u.name + " " + targets_[k].Label() + ": " +
@@ -402,8 +426,12 @@ void FaultTest::Prepare() {
       }
     });
   }
-  for (auto& th : threads) th.join();
-  for (const auto& e : errors) ASSERT_TRUE(e.empty()) << e;
+  for (auto& th : threads) {
+    th.join();
+  }
+  for (const auto& e : errors) {
+    ASSERT_TRUE(e.empty()) << e;
+  }
 }
 
 void FaultTest::ClientThread(int index) {
@@ -413,7 +441,9 @@ void FaultTest::ClientThread(int index) {
   try {
     while (!stop_clients_.load()) {
       gate_.Checkpoint();
-      if (stop_clients_.load()) break;
+      if (stop_clients_.load()) {
+        break;
+      }
       OneClientOp(index, rng, primary, second, stats_[index]);
     }
   } catch (const std::exception& e) {
@@ -443,7 +473,9 @@ void FaultTest::OneClientOp(int index, std::mt19937_64& rng, Conn& primary, Conn
 
   if (u.token.empty()) {
     ++stats.logins;
-    if (!Login(*conn, u)) backoff();
+    if (!Login(*conn, u)) {
+      backoff();
+    }
     return;
   }
 
@@ -461,12 +493,18 @@ void FaultTest::OneClientOp(int index, std::mt19937_64& rng, Conn& primary, Conn
       return false;
     }
     if (r.uncertain()) {  // no answer, or a 5xx: it may or may not have happened
-      if (r.kind == Reply::kLost) ++stats.lost; else ++stats.server_errors;
+      if (r.kind == Reply::kLost) {
+        ++stats.lost;
+      } else {
+        ++stats.server_errors;
+      }
       if (is_write && !pair.uncertain) {
         pair.uncertain = true;
         pair.uncertain_since_ms = log_->Now();
       }
-      if (view_article >= 0) ++stats.views_unacked[view_article];
+      if (view_article >= 0) {
+        ++stats.views_unacked[view_article];
+      }
       backoff();
       return false;
     }
@@ -475,7 +513,9 @@ void FaultTest::OneClientOp(int index, std::mt19937_64& rng, Conn& primary, Conn
       u.token.clear();
       return false;
     }
-    if (r.status >= 200 && r.status < 300) ++acked_ops_;
+    if (r.status >= 200 && r.status < 300) {
+      ++acked_ops_;
+    }
     if (r.status < 200 || r.status >= 300) {
       findings_.Add("unexpected-status", Where(ui, ti) + ": HTTP " + std::to_string(r.status) +
                                              " " + r.body.substr(0, 200) + " " +
@@ -487,19 +527,24 @@ void FaultTest::OneClientOp(int index, std::mt19937_64& rng, Conn& primary, Conn
 
   auto check_read = [&](bool api_liked, const std::string& what, size_t k) {
     const Pair& p = model_[ui][k];
-    if (p.uncertain || api_liked == p.liked) return;
-    findings_.Add("read-during-run",
-                  Where(ui, k) + " " + what + " via " +
-                      (via == 'S' ? "second instance" : "primary") + ": API liked=" +
-                      (api_liked ? "true" : "false") + ", model " + PairText(p) + " " +
-                      Context("during the run"));
+    if (p.uncertain || api_liked == p.liked) {
+      return;
+    }
+    findings_.Add("read-during-run", Where(ui, k) + " " + what + " via " +
+                                         (via == 'S' ? "second instance" : "primary") +
+                                         ": API liked=" + (api_liked ? "true" : "false") +
+                                         ", model " + PairText(p) + " " +
+                                         Context("during the run"));
   };
 
   if (op < 55) {
     // Like or unlike.
     const bool like = unit(rng) < t.p_like;
-    Reply r = conn->Send(like ? beast::http::verb::put : beast::http::verb::delete_, t.LikePath(), u.token);
-    if (!handle_failure(r, /*is_write=*/true, -1)) return;
+    Reply r = conn->Send(like ? beast::http::verb::put : beast::http::verb::delete_, t.LikePath(),
+                         u.token);
+    if (!handle_failure(r, /*is_write=*/true, -1)) {
+      return;
+    }
     auto v = ParseJson(r.body);
     bool answered = like;
     try {
@@ -518,7 +563,9 @@ void FaultTest::OneClientOp(int index, std::mt19937_64& rng, Conn& primary, Conn
   } else if (op < 75) {
     // The like state of one target.
     Reply r = conn->Send(beast::http::verb::get, t.LikePath(), u.token);
-    if (!handle_failure(r, false, -1)) return;
+    if (!handle_failure(r, false, -1)) {
+      return;
+    }
     ++stats.reads;
     auto v = ParseJson(r.body);
     try {
@@ -529,7 +576,9 @@ void FaultTest::OneClientOp(int index, std::mt19937_64& rng, Conn& primary, Conn
   } else if (op < 85) {
     // Every target at once.
     Reply r = conn->Send(beast::http::verb::get, BatchQuery(), u.token);
-    if (!handle_failure(r, false, -1)) return;
+    if (!handle_failure(r, false, -1)) {
+      return;
+    }
     ++stats.reads;
     std::vector<int> liked;
     std::vector<int64_t> count;
@@ -537,13 +586,18 @@ void FaultTest::OneClientOp(int index, std::mt19937_64& rng, Conn& primary, Conn
       findings_.Add("bad-body", "batch for " + u.name + ": " + r.body.substr(0, 200));
       return;
     }
-    for (size_t k = 0; k < targets_.size(); ++k) check_read(liked[k] == 1, "GET /api/v1/likes", k);
+    for (size_t k = 0; k < targets_.size(); ++k) {
+      check_read(liked[k] == 1, "GET /api/v1/likes", k);
+    }
   } else {
     // View an article (counts a view; also answers the caller's like).
     const size_t ai = (rng() % kArticles) * (1 + kCommentsPerArticle);
     const Target& a = targets_[ai];
-    Reply r = conn->Send(beast::http::verb::get, "/api/v1/articles/" + std::to_string(a.id), u.token);
-    if (!handle_failure(r, false, a.article)) return;
+    Reply r =
+        conn->Send(beast::http::verb::get, "/api/v1/articles/" + std::to_string(a.id), u.token);
+    if (!handle_failure(r, false, a.article)) {
+      return;
+    }
     ++stats.views_acked[a.article];
     auto v = ParseJson(r.body);
     try {
@@ -576,30 +630,32 @@ FaultTest::ApiState FaultTest::ReadApi(const std::string& stage, const std::stri
         Reply r = Reliable(conn, beast::http::verb::get, BatchQuery(), &users_[i]);
         std::vector<int64_t> counts;
         if (r.status != 200 || !ParseBatch(r.body, api.liked[i], counts)) {
-          findings_.Add(stage + ": api", "batch read of " + users_[i].name + " failed: " +
-                                             std::to_string(r.status) + " " +
+          findings_.Add(stage + ": api", "batch read of " + users_[i].name +
+                                             " failed: " + std::to_string(r.status) + " " +
                                              r.body.substr(0, 200) + " " + Context(label));
           ok = false;
           return;
         }
         for (size_t k = 0; k < targets_.size(); ++k) {
           if (counts[k] != api.count[k]) {
-            findings_.Add(stage + ": count", targets_[k].Label() + ": likeCount read by " +
-                                                 users_[i].name + " = " +
-                                                 std::to_string(counts[k]) +
-                                                 ", read anonymously = " +
-                                                 std::to_string(api.count[k]) + " " +
-                                                 Context(label));
+            findings_.Add(stage + ": count",
+                          targets_[k].Label() + ": likeCount read by " + users_[i].name + " = " +
+                              std::to_string(counts[k]) + ", read anonymously = " +
+                              std::to_string(api.count[k]) + " " + Context(label));
           }
         }
       }
     });
   }
-  for (auto& r : readers) r.join();
+  for (auto& r : readers) {
+    r.join();
+  }
   Reply list = Reliable(c, beast::http::verb::get, "/api/v1/articles?size=100", nullptr);
   try {
     auto v = ParseJson(list.body);
-    if (!v || list.status != 200) throw std::runtime_error("status");
+    if (!v || list.status != 200) {
+      throw std::runtime_error("status");
+    }
     for (const auto& item : v->at("items").as_array()) {
       api.views[item.at("id").as_int64()] = item.at("viewCount").to_number<int64_t>();
     }
@@ -616,9 +672,13 @@ FaultTest::SqlState FaultTest::ReadSql(const std::string& stage, const std::stri
   SqlState sql;
   const size_t nt = targets_.size();
   std::map<std::pair<char, int64_t>, size_t> index;
-  for (size_t k = 0; k < nt; ++k) index[{targets_[k].type, targets_[k].id}] = k;
+  for (size_t k = 0; k < nt; ++k) {
+    index[{targets_[k].type, targets_[k].id}] = k;
+  }
   std::map<int64_t, int> user_index;
-  for (int i = 0; i < kUsers; ++i) user_index[users_[i].id] = i;
+  for (int i = 0; i < kUsers; ++i) {
+    user_index[users_[i].id] = i;
+  }
   sql.count.assign(nt, -1);
   sql.rows.assign(nt, 0);
   sql.valid.assign(kUsers, std::vector<int>(nt, -1));
@@ -648,7 +708,9 @@ FaultTest::SqlState FaultTest::ReadSql(const std::string& stage, const std::stri
       const int valid = std::stoi(row.at(3));
       sql.valid[ut->second][it->second] = valid;
       sql.seq[ut->second][it->second] = row.at(4);
-      if (valid == 1) ++sql.rows[it->second];
+      if (valid == 1) {
+        ++sql.rows[it->second];
+      }
     }
   } catch (const std::exception& e) {
     findings_.Add("harness", std::string("reading SQL failed: ") + e.what());
@@ -662,22 +724,29 @@ FaultTest::SqlState FaultTest::ReadSql(const std::string& stage, const std::stri
 // the model's true states (+ uncertain ones) and against the users the API says like it.
 void FaultTest::CompareApiModel(const std::string& stage, const std::string& label,
                                 const ApiState& api) {
-  if (!api.ok) return;
+  if (!api.ok) {
+    return;
+  }
   for (size_t k = 0; k < targets_.size(); ++k) {
     int64_t api_users = 0, model_true = 0, uncertain = 0;
     for (int i = 0; i < kUsers; ++i) {
       api_users += api.liked[i][k] == 1;
       const Pair& p = model_[i][k];
-      if (p.uncertain) ++uncertain; else model_true += p.liked;
+      if (p.uncertain) {
+        ++uncertain;
+      } else {
+        model_true += p.liked;
+      }
     }
-    const bool ok = api.count[k] == api_users && api_users >= model_true &&
-                    api_users <= model_true + uncertain;
+    const bool ok =
+        api.count[k] == api_users && api_users >= model_true && api_users <= model_true + uncertain;
     if (!ok) {
       findings_.Add(stage + ": count (API vs model)",
-                    targets_[k].Label() + " [" + Mode(k) + "]: API likeCount=" +
-                        std::to_string(api.count[k]) + ", users the API says like it: " +
-                        std::to_string(api_users) + ", model: " + std::to_string(model_true) +
-                        " (+" + std::to_string(uncertain) + " uncertain) " + Context(label));
+                    targets_[k].Label() + " [" + Mode(k) +
+                        "]: API likeCount=" + std::to_string(api.count[k]) +
+                        ", users the API says like it: " + std::to_string(api_users) +
+                        ", model: " + std::to_string(model_true) + " (+" +
+                        std::to_string(uncertain) + " uncertain) " + Context(label));
     }
   }
   for (int i = 0; i < kUsers; ++i) {
@@ -699,21 +768,28 @@ std::string SqlPairText(int valid, const std::string& seq) {
 // SQL against the model: rows of certain pairs, like_count == rows == the model's count.
 void FaultTest::CompareSqlModel(const std::string& stage, const std::string& label,
                                 const SqlState& sql) {
-  if (!sql.ok) return;
+  if (!sql.ok) {
+    return;
+  }
   for (size_t k = 0; k < targets_.size(); ++k) {
     int64_t model_true = 0, uncertain = 0;
     for (int i = 0; i < kUsers; ++i) {
       const Pair& p = model_[i][k];
-      if (p.uncertain) ++uncertain; else model_true += p.liked;
+      if (p.uncertain) {
+        ++uncertain;
+      } else {
+        model_true += p.liked;
+      }
     }
     const bool ok = sql.count[k] == sql.rows[k] && sql.rows[k] >= model_true &&
                     sql.rows[k] <= model_true + uncertain;
     if (!ok) {
       findings_.Add(stage + ": count (SQL vs model)",
-                    targets_[k].Label() + " [" + Mode(k) + "]: SQL like_count=" +
-                        std::to_string(sql.count[k]) + ", SQL rows valid=1: " +
-                        std::to_string(sql.rows[k]) + ", model: " + std::to_string(model_true) +
-                        " (+" + std::to_string(uncertain) + " uncertain) " + Context(label));
+                    targets_[k].Label() + " [" + Mode(k) +
+                        "]: SQL like_count=" + std::to_string(sql.count[k]) +
+                        ", SQL rows valid=1: " + std::to_string(sql.rows[k]) +
+                        ", model: " + std::to_string(model_true) + " (+" +
+                        std::to_string(uncertain) + " uncertain) " + Context(label));
     }
   }
   for (int i = 0; i < kUsers; ++i) {
@@ -732,14 +808,16 @@ void FaultTest::CompareSqlModel(const std::string& stage, const std::string& lab
 // The API against SQL, uncertain pairs included: each pair, each count.
 void FaultTest::CompareApiSql(const std::string& stage, const std::string& label,
                               const ApiState& api, const SqlState& sql) {
-  if (!api.ok || !sql.ok) return;
+  if (!api.ok || !sql.ok) {
+    return;
+  }
   for (size_t k = 0; k < targets_.size(); ++k) {
     if (api.count[k] != sql.count[k]) {
-      findings_.Add(stage + ": count (API vs SQL)",
-                    targets_[k].Label() + " [" + Mode(k) + "]: API likeCount=" +
-                        std::to_string(api.count[k]) + ", SQL like_count=" +
-                        std::to_string(sql.count[k]) + ", SQL rows valid=1: " +
-                        std::to_string(sql.rows[k]) + " " + Context(label));
+      findings_.Add(
+          stage + ": count (API vs SQL)",
+          targets_[k].Label() + " [" + Mode(k) + "]: API likeCount=" +
+              std::to_string(api.count[k]) + ", SQL like_count=" + std::to_string(sql.count[k]) +
+              ", SQL rows valid=1: " + std::to_string(sql.rows[k]) + " " + Context(label));
     }
   }
   for (int i = 0; i < kUsers; ++i) {
@@ -758,7 +836,9 @@ void FaultTest::CompareApiSql(const std::string& stage, const std::string& label
 // Views: acknowledged <= SQL <= acknowledged + unanswered attempts, and API == SQL.
 void FaultTest::CompareViews(const std::string& stage, const std::string& label,
                              const SqlState& sql, const ApiState* api) {
-  if (!sql.ok) return;
+  if (!sql.ok) {
+    return;
+  }
   for (int a = 0; a < kArticles; ++a) {
     const int64_t id = targets_[a * (1 + kCommentsPerArticle)].id;
     int64_t acked = 0, unacked = 0;
@@ -786,7 +866,9 @@ void FaultTest::CompareViews(const std::string& stage, const std::string& label,
 // Leaves the clients paused; false when they could not be paused. *flushed: whether the
 // flush succeeded (only then may a fault empty or roll back Redis without losing anything).
 bool FaultTest::Checkpoint(const std::string& why, bool* flushed) {
-  if (flushed) *flushed = false;
+  if (flushed) {
+    *flushed = false;
+  }
   if (!gate_.Pause(30s)) {
     findings_.Add("fault-step", "clients did not pause within 30 s " + Context(why));
     gate_.Resume();
@@ -813,7 +895,9 @@ bool FaultTest::Checkpoint(const std::string& why, bool* flushed) {
     findings_.Add("fault-step", f.error + " " + Context(label));
     return true;
   }
-  if (flushed) *flushed = true;
+  if (flushed) {
+    *flushed = true;
+  }
   if (f.fixed > 0) {
     findings_.Add("checkpoint: reconcile repaired counts",
                   "plauditd flush with nothing in flight reconciled " + std::to_string(f.fixed) +
@@ -845,13 +929,17 @@ bool FaultTest::ViewsMatch(const SqlState& sql, const ApiState& api) const {
     const int64_t id = targets_[a * (1 + kCommentsPerArticle)].id;
     auto s = sql.views.find(id);
     auto v = api.views.find(id);
-    if (s == sql.views.end() || v == api.views.end() || s->second != v->second) return false;
+    if (s == sql.views.end() || v == api.views.end() || s->second != v->second) {
+      return false;
+    }
   }
   return true;
 }
 
 void FaultTest::SettleViews(SqlState& sql, const ApiState& api) {
-  if (!sql.ok || !api.ok || ViewsMatch(sql, api)) return;
+  if (!sql.ok || !api.ok || ViewsMatch(sql, api)) {
+    return;
+  }
   WaitFor(
       [&] {
         try {
@@ -870,9 +958,8 @@ void FaultTest::SettleViews(SqlState& sql, const ApiState& api) {
 void FaultTest::FaultPhase() {
   std::mt19937_64 rng(settings_.seed);
   const auto deadline = Clock::now() + std::chrono::seconds(settings_.seconds);
-  const bool rollback_on =
-      std::find(settings_.faults.begin(), settings_.faults.end(), FaultKind::kRedisRollback) !=
-      settings_.faults.end();
+  const bool rollback_on = std::find(settings_.faults.begin(), settings_.faults.end(),
+                                     FaultKind::kRedisRollback) != settings_.faults.end();
   const fs::path snapshot = dir_.path() / "snapshot.rdb";
   bool have_snapshot = false;
   int second_steps_left = 0;
@@ -891,7 +978,9 @@ void FaultTest::FaultPhase() {
         std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count());
   };
   auto stop_second = [&](bool kill) {
-    if (!second_) return;
+    if (!second_) {
+      return;
+    }
     auto t = Clock::now();
     int code;
     if (kill) {
@@ -906,7 +995,9 @@ void FaultTest::FaultPhase() {
         st = second_->Wait(10s);
       }
       code = st.value_or(-1);
-      if (code != 0) problem("second instance exited " + std::to_string(code) + " after SIGTERM");
+      if (code != 0) {
+        problem("second instance exited " + std::to_string(code) + " after SIGTERM");
+      }
     }
     second_port_.store(0);
     second_.reset();
@@ -918,7 +1009,9 @@ void FaultTest::FaultPhase() {
   if (settings_.faults.empty()) {
     std::this_thread::sleep_until(deadline);  // PLAUDIT_FAULTS=none: traffic only
     log_->Add("no faults (PLAUDIT_FAULTS=none)");
-    if (Checkpoint("after traffic only")) gate_.Resume();
+    if (Checkpoint("after traffic only")) {
+      gate_.Resume();
+    }
     return;
   }
   while (Clock::now() < deadline) {
@@ -927,7 +1020,9 @@ void FaultTest::FaultPhase() {
     ++step;
     const bool check_after = rng() % 2 == 0;
 
-    if (second_ && --second_steps_left <= 0) stop_second(rng() % 10 < 4);
+    if (second_ && --second_steps_left <= 0) {
+      stop_second(rng() % 10 < 4);
+    }
 
     if (rollback_on && (!have_snapshot || rng() % 100 < 15)) {
       auto t = Clock::now();
@@ -947,7 +1042,9 @@ void FaultTest::FaultPhase() {
       case FaultKind::kFlushAll: {
         // Paused: check, flush everything, empty Redis, resume: reloads race live traffic.
         bool flushed = false;
-        if (!Checkpoint("before FLUSHALL", &flushed)) break;
+        if (!Checkpoint("before FLUSHALL", &flushed)) {
+          break;
+        }
         checked = true;
         if (!flushed) {  // emptying Redis now could lose acknowledged changes: skip it
           gate_.Resume();
@@ -956,7 +1053,9 @@ void FaultTest::FaultPhase() {
         }
         std::string r = redis_->Cli("FLUSHALL");
         gate_.Resume();
-        if (r != "OK") problem("FLUSHALL answered " + r);
+        if (r != "OK") {
+          problem("FLUSHALL answered " + r);
+        }
         note(FaultName(kind), "flushall (clients paused, checkpoint + plauditd flush, FLUSHALL; " +
                                   ms_since(t) + " ms)");
         break;
@@ -964,14 +1063,18 @@ void FaultTest::FaultPhase() {
       case FaultKind::kRedisKill: {
         redis_->Kill();
         const bool up = redis_->Start();
-        if (!up) problem("redis-server did not restart from its AOF");
+        if (!up) {
+          problem("redis-server did not restart from its AOF");
+        }
         note(FaultName(kind), "redis SIGKILL + restart from AOF (" + ms_since(t) + " ms)");
         break;
       }
       case FaultKind::kRedisRollback: {
         // Paused: check, flush everything to SQL, then Redis comes back with older data.
         bool flushed = false;
-        if (!Checkpoint("before the Redis rollback", &flushed)) break;
+        if (!Checkpoint("before the Redis rollback", &flushed)) {
+          break;
+        }
         checked = true;
         if (!flushed) {
           gate_.Resume();
@@ -980,7 +1083,9 @@ void FaultTest::FaultPhase() {
         }
         std::string err = redis_->RestoreSnapshot(snapshot);
         gate_.Resume();
-        if (!err.empty()) problem("rollback: " + err);
+        if (!err.empty()) {
+          problem("rollback: " + err);
+        }
         note(FaultName(kind),
              "redis SIGKILL + restart from the older snapshot (clients paused, "
              "checkpoint + plauditd flush first; " +
@@ -990,9 +1095,11 @@ void FaultTest::FaultPhase() {
       case FaultKind::kServerKill: {
         primary_->Signal(SIGKILL);
         primary_->Wait(10s);
-        primary_ = StartServe(primary_port_,
-                              "plauditd-primary-" + std::to_string(++serve_runs_) + ".log");
-        if (!Ready(primary_port_, 30s)) problem("primary plauditd not ready 30 s after restart");
+        primary_ =
+            StartServe(primary_port_, "plauditd-primary-" + std::to_string(++serve_runs_) + ".log");
+        if (!Ready(primary_port_, 30s)) {
+          problem("primary plauditd not ready 30 s after restart");
+        }
         note(FaultName(kind),
              "primary plauditd SIGKILL under traffic + restart (" + ms_since(t) + " ms)");
         break;
@@ -1010,13 +1117,19 @@ void FaultTest::FaultPhase() {
             for (int j = 0; j < 50 && Clock::now() < until; ++j) {
               ++total;
               FlushRun f = RunFlush("concurrent, under traffic");
-              if (!f.error.empty()) errs[i].push_back(f.error);
+              if (!f.error.empty()) {
+                errs[i].push_back(f.error);
+              }
             }
           });
         }
-        for (auto& r : runs) r.join();
+        for (auto& r : runs) {
+          r.join();
+        }
         for (const auto& list : errs) {
-          for (const auto& e : list) problem(e);
+          for (const auto& e : list) {
+            problem(e);
+          }
         }
         note(FaultName(kind), std::to_string(total.load()) + " plauditd flush runs by " +
                                   std::to_string(n) + " concurrent runner(s) under traffic (" +
@@ -1048,10 +1161,14 @@ void FaultTest::FaultPhase() {
         break;
     }
     if (check_after && !checked) {
-      if (Checkpoint(std::string("after ") + FaultName(kind))) gate_.Resume();
+      if (Checkpoint(std::string("after ") + FaultName(kind))) {
+        gate_.Resume();
+      }
     }
   }
-  if (second_) stop_second(false);
+  if (second_) {
+    stop_second(false);
+  }
   log_->Add("fault phase over after " + std::to_string(step) + " steps, " +
             std::to_string(checkpoints_) + " checkpoints");
 }
@@ -1060,7 +1177,9 @@ void FaultTest::StopClients() {
   stop_clients_.store(true);
   gate_.Resume();
   for (auto& c : clients_) {
-    if (c.joinable()) c.join();
+    if (c.joinable()) {
+      c.join();
+    }
   }
   clients_.clear();
 }
@@ -1085,13 +1204,16 @@ void FaultTest::FinalChecks() {
     log_->Add("final: clients stopped (PLAUDIT_FAULT_FINAL_SIGTERM=0: no SIGTERM stage)");
   } else {
     FinalSigterm();
-    if (HasFatalFailure()) return;
+    if (HasFatalFailure()) {
+      return;
+    }
   }
 
   // 2. Before any flush: Redis must still agree with the model.
   {
-    const std::string label = settings_.final_sigterm ? "after the restart, before any flush"
-                                                      : "with the clients stopped, before any flush";
+    const std::string label = settings_.final_sigterm
+                                  ? "after the restart, before any flush"
+                                  : "with the clients stopped, before any flush";
     ApiState api = ReadApi("final: before flush", label);
     CompareApiModel("final: before flush", label, api);
   }
@@ -1122,8 +1244,9 @@ void FaultTest::FinalSigterm() {
   StopClients();
   log_->Add("final: clients stopped");
   {
-    const std::string label = "after SIGTERM of the only instance (its last flush), before any "
-                              "other flush";
+    const std::string label =
+        "after SIGTERM of the only instance (its last flush), before any "
+        "other flush";
     SqlState sql = ReadSql("final: after SIGTERM", label);
     CompareSqlModel("final: after SIGTERM", label, sql);
     CompareViews("final: after SIGTERM", label, sql, nullptr);
@@ -1137,7 +1260,9 @@ void FaultTest::FinalSigterm() {
 void FaultTest::FinalFlushAndReload() {
   // 3. One `plauditd flush` to completion: API == SQL == model.
   FlushRun f = RunFlush("final");
-  if (!f.error.empty()) findings_.Add("final", f.error);
+  if (!f.error.empty()) {
+    findings_.Add("final", f.error);
+  }
   if (f.fixed > 0) {
     findings_.Add("final: reconcile repaired counts",
                   "the final plauditd flush (nothing in flight) reconciled " +
@@ -1155,7 +1280,9 @@ void FaultTest::FinalFlushAndReload() {
     SettleViews(sql, api);
     CompareViews("final: after flush", label, sql, &api);
     int64_t most = 0;
-    for (auto n : sql.rows) most = std::max(most, n);
+    for (auto n : sql.rows) {
+      most = std::max(most, n);
+    }
     if (sql.ok && most <= 256) {
       findings_.Add("harness", "no target ended with more than 256 likers: big mode not covered");
     }
@@ -1163,7 +1290,9 @@ void FaultTest::FinalFlushAndReload() {
 
   // 4. Redis emptied: everything must reload from SQL the same.
   std::string r = redis_->Cli("FLUSHALL");
-  if (r != "OK") findings_.Add("harness", "final FLUSHALL answered " + r);
+  if (r != "OK") {
+    findings_.Add("harness", "final FLUSHALL answered " + r);
+  }
   log_->Add("final: FLUSHALL");
   {
     const std::string label = "after the final FLUSHALL (reloaded from SQL)";
@@ -1178,9 +1307,9 @@ void FaultTest::FinalFlushAndReload() {
   primary_->Signal(SIGTERM);
   auto last = primary_->Wait(20s);
   if (!last || *last != 0) {
-    findings_.Add("final: SIGTERM", "idle primary plauditd after SIGTERM: " +
-                                        (last ? "exit " + std::to_string(*last)
-                                              : std::string("no exit in 20 s")));
+    findings_.Add("final: SIGTERM",
+                  "idle primary plauditd after SIGTERM: " +
+                      (last ? "exit " + std::to_string(*last) : std::string("no exit in 20 s")));
   }
 }
 
@@ -1194,13 +1323,19 @@ TEST_P(FaultTest, AcknowledgedLikesAndViewsSurviveFaults) {
   std::fflush(stdout);
 
   Prepare();
-  if (HasFatalFailure()) return;
-  log_->Add("setup done: " + std::to_string(kUsers) + " users, " +
-            std::to_string(targets_.size()) + " targets");
+  if (HasFatalFailure()) {
+    return;
+  }
+  log_->Add("setup done: " + std::to_string(kUsers) + " users, " + std::to_string(targets_.size()) +
+            " targets");
 
   NoteModes();
-  for (int t = 0; t < kThreads; ++t) gate_.Join();  // before any fault can ask for a pause
-  for (int t = 0; t < kThreads; ++t) clients_.emplace_back([this, t] { ClientThread(t); });
+  for (int t = 0; t < kThreads; ++t) {
+    gate_.Join();  // before any fault can ask for a pause
+  }
+  for (int t = 0; t < kThreads; ++t) {
+    clients_.emplace_back([this, t] { ClientThread(t); });
+  }
   FaultPhase();
   FinalChecks();
   StopClients();  // when FinalChecks stopped early
@@ -1215,12 +1350,18 @@ TEST_P(FaultTest, AcknowledgedLikesAndViewsSurviveFaults) {
     total.not_sent += s.not_sent;
     total.logins += s.logins;
     total.via_second += s.via_second;
-    for (int a = 0; a < kArticles; ++a) total.views_acked[a] += s.views_acked[a];
+    for (int a = 0; a < kArticles; ++a) {
+      total.views_acked[a] += s.views_acked[a];
+    }
   }
   std::string kinds;
-  for (const auto& [k, n] : fault_counts_) kinds += k + "=" + std::to_string(n) + " ";
+  for (const auto& [k, n] : fault_counts_) {
+    kinds += k + "=" + std::to_string(n) + " ";
+  }
   uint64_t views = 0;
-  for (auto v : total.views_acked) views += v;
+  for (auto v : total.views_acked) {
+    views += v;
+  }
   const auto secs = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
   std::printf(
       "[fault] %s: seed %llu, %.1f s; faults: %s(%d checkpoints, %d splits seen)\n"
@@ -1240,14 +1381,18 @@ TEST_P(FaultTest, AcknowledgedLikesAndViewsSurviveFaults) {
   if (!logged_text.empty()) {
     std::printf("[fault]   logged by plauditd:\n%s", logged_text.c_str());
   }
-  if (findings_.empty()) std::printf("[fault]   fault sequence:\n%s", log_->All().c_str());
+  if (findings_.empty()) {
+    std::printf("[fault]   fault sequence:\n%s", log_->All().c_str());
+  }
   std::fflush(stdout);
 
   EXPECT_TRUE(findings_.empty())
-      << "Fault test on " << GetParam() << " failed.\n  Replay: PLAUDIT_FAULT_SEED="
-      << settings_.seed << " PLAUDIT_FAULT_SECONDS=" << settings_.seconds << " PLAUDIT_FAULTS="
-      << settings_.faults_text << " build/tests/app_tests --gtest_filter='*FaultTest*/"
-      << GetParam() << "'\n  (the fault schedule follows from the seed; thread timing does not)\n"
+      << "Fault test on " << GetParam()
+      << " failed.\n  Replay: PLAUDIT_FAULT_SEED=" << settings_.seed
+      << " PLAUDIT_FAULT_SECONDS=" << settings_.seconds
+      << " PLAUDIT_FAULTS=" << settings_.faults_text
+      << " build/tests/app_tests --gtest_filter='*FaultTest*/" << GetParam()
+      << "'\n  (the fault schedule follows from the seed; thread timing does not)\n"
       << "Findings (the first of each kind; stage: what):\n"
       << findings_.Text() << "Fault sequence (t = since the test started):\n"
       << log_->All() << "Warnings and errors logged by plauditd (serve and flush):\n"

@@ -79,7 +79,9 @@ TEST_F(NotifyKillTest, ANoticeClaimedByAKilledProcessIsDeliveredOnceByAnother) {
       },
       10s));
   std::vector<std::string> argv = {PLAUDITD_PATH, "notify", "--data-dir", data_dir()};
-  for (const auto& f : Flags(smtp_port)) argv.push_back(f);
+  for (const auto& f : Flags(smtp_port)) {
+    argv.push_back(f);
+  }
   Process notify(argv, log_path());
   ASSERT_EQ(notify.Wait(60s).value_or(-1), 0) << Log();
   auto mails = smtp.To("alice@mail.example");

@@ -48,9 +48,13 @@ class PlauditdProcessTest : public ::testing::Test {
     FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
     char buf[512];
     size_t n;
-    while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
+    while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) {
+      out.append(buf, n);
+    }
     ::pclose(p);
-    while (!out.empty() && out.back() == '\n') out.pop_back();
+    while (!out.empty() && out.back() == '\n') {
+      out.pop_back();
+    }
     return out;
   }
 

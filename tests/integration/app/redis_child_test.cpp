@@ -19,14 +19,18 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
 mode_t Mode(const fs::path& p) {
-  struct stat st {};
-  if (::stat(p.c_str(), &st) != 0) return 07777;  // no such file: matches no expectation
+  struct stat st{};
+  if (::stat(p.c_str(), &st) != 0) {
+    return 07777;  // no such file: matches no expectation
+  }
   return st.st_mode & 07777;
 }
 
 size_t Count(const std::string& text, const std::string& what) {
   size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
+    ++n;
+  }
   return n;
 }
 

@@ -58,7 +58,9 @@ class ConnectionLimitsTest : public ::testing::Test {
       drained.get_future().wait_for(5s);
     }
     ioc_.stop();
-    if (thread_.joinable()) thread_.join();
+    if (thread_.joinable()) {
+      thread_.join();
+    }
   }
 
   // A connected socket that has sent nothing.
@@ -83,7 +85,9 @@ class ConnectionLimitsTest : public ::testing::Test {
         std::this_thread::sleep_for(2ms);  // polling a socket, not waiting for background work
         continue;
       }
-      if (ec) break;  // closed (eof or reset)
+      if (ec) {
+        break;  // closed (eof or reset)
+      }
       out.append(buf, n);
     }
     return out;
@@ -101,7 +105,9 @@ class ConnectionLimitsTest : public ::testing::Test {
         std::this_thread::sleep_for(2ms);
         continue;
       }
-      if (ec) return true;
+      if (ec) {
+        return true;
+      }
     }
     return false;
   }
@@ -181,7 +187,9 @@ TEST_F(ConnectionLimitsTest, WithEveryConnectionBusyANewcomerGetsAFast503) {
   EXPECT_NE(answer.find("Retry-After: 1"), std::string::npos) << answer;
   // The busy ones finish normally.
   release_ = true;
-  for (auto& s : busy) EXPECT_NE(ReadAll(*s, 1s).find("HTTP/1.1 200"), std::string::npos);
+  for (auto& s : busy) {
+    EXPECT_NE(ReadAll(*s, 1s).find("HTTP/1.1 200"), std::string::npos);
+  }
   EXPECT_EQ(HttpClient("127.0.0.1", server_->port()).Get("/ping").status, 200);
   EXPECT_NE(metrics_.Serialize().find(R"(plaudit_http_connection_cap_total{result="refused"} 1)"),
             std::string::npos);

@@ -1,12 +1,13 @@
 // The HTTP server and router over real sockets: statuses and error bodies of API.md, size
 // caps, timeouts, keep-alive, handler failures and the graceful drain.
-#include <future>
-#include <thread>
+#include "http/server.hpp"
 
 #include <gtest/gtest.h>
 
+#include <future>
+#include <thread>
+
 #include "http/errors.hpp"
-#include "http/server.hpp"
 #include "support/http_client.hpp"
 
 namespace plaudit::http {
@@ -19,13 +20,17 @@ class ServerTest : public ::testing::Test {
   void SetUp() override {
     router_.Add(beast::http::verb::get, "/items/{id}", [](Request& r) -> Awaitable<Response> {
       auto id = r.IdParam("id");
-      if (!id) co_return ErrorResponse(id.error());
+      if (!id) {
+        co_return ErrorResponse(id.error());
+      }
       co_return JsonResponse(beast::http::status::ok,
                              {{"id", *id}, {"q", r.Query("q").value_or("")}});
     });
     router_.Add(beast::http::verb::post, "/echo", [](Request& r) -> Awaitable<Response> {
       auto body = r.JsonBody();
-      if (!body) co_return ErrorResponse(body.error());
+      if (!body) {
+        co_return ErrorResponse(body.error());
+      }
       co_return JsonResponse(beast::http::status::created, *body);
     });
     router_.Add(beast::http::verb::get, "/throw", [](Request&) -> Awaitable<Response> {
@@ -160,7 +165,8 @@ TEST_F(ServerTest, ChunkedBodyOverLimitIs413) {
   std::string raw = HttpClient::Raw(
       "127.0.0.1", server_->port(),
       "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: "
-      "chunked\r\n\r\n" + std::string(hex) + "\r\n" + chunk + "\r\n0\r\n\r\n",
+      "chunked\r\n\r\n" +
+          std::string(hex) + "\r\n" + chunk + "\r\n0\r\n\r\n",
       2000);
   EXPECT_NE(raw.find("HTTP/1.1 413"), std::string::npos) << raw.substr(0, 200);
 }
@@ -185,7 +191,8 @@ TEST_F(ServerTest, ATransferEncodingNotEndingInChunkedIs400AndClosesTheConnectio
   std::string raw = HttpClient::Raw("127.0.0.1", server_->port(),
                                     "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: "
                                     "application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
-                                    "2\r\n{}\r\n0\r\n\r\n" + smuggled,
+                                    "2\r\n{}\r\n0\r\n\r\n" +
+                                        smuggled,
                                     2000);
   EXPECT_EQ(raw.rfind("HTTP/1.1 501", 0), 0u) << raw;
   EXPECT_EQ(raw.find("HTTP/1.1", 1), std::string::npos) << raw;
@@ -228,8 +235,8 @@ TEST_F(ServerTest, GarbageRequestIs400) {
 
 TEST_F(ServerTest, SlowHeaderIsCutOffByTimeout) {
   auto start = std::chrono::steady_clock::now();
-  std::string raw = HttpClient::Raw("127.0.0.1", server_->port(), "GET /items/1 HTTP/1.1\r\nHo",
-                                    5000);
+  std::string raw =
+      HttpClient::Raw("127.0.0.1", server_->port(), "GET /items/1 HTTP/1.1\r\nHo", 5000);
   auto took = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(raw, "");
   EXPECT_LT(took, std::chrono::milliseconds(3000));  // closed by the server, not our timeout
@@ -252,11 +259,11 @@ TEST_F(ServerTest, PipelinedRequestsInOneWriteAreAllAnswered) {
 }
 
 TEST_F(ServerTest, ExpectContinueGetsAnInterimResponse) {
-  std::string raw = HttpClient::Raw(
-      "127.0.0.1", server_->port(),
-      "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: "
-      "100-continue\r\nContent-Length: 7\r\nConnection: close\r\n\r\n{\"a\":1}",
-      2000);
+  std::string raw =
+      HttpClient::Raw("127.0.0.1", server_->port(),
+                      "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: "
+                      "100-continue\r\nContent-Length: 7\r\nConnection: close\r\n\r\n{\"a\":1}",
+                      2000);
   EXPECT_EQ(raw.rfind("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\n", 0), 0u) << raw;
   EXPECT_NE(raw.find(R"({"a":1})"), std::string::npos);
 }
@@ -299,7 +306,9 @@ TEST_F(ServerTest, ShutdownFinishesInFlightRequestsThenStops) {
   bool in_flight = false;
   for (int i = 0; i < 2000 && !in_flight; ++i) {
     in_flight = OpenConnections() == 1;
-    if (!in_flight) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (!in_flight) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
   }
   ASSERT_TRUE(in_flight);
   auto idle = Client();
@@ -320,8 +329,9 @@ TEST_F(ServerTest, MetricsCountRequestsByRouteAndStatus) {
   c.Get("/items/2");
   c.Get("/nope");
   std::string text = metrics_.Serialize();
-  EXPECT_NE(text.find(R"(plaudit_http_requests_total{method="GET",route="/items/{id}",status="200"} 2)"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(R"(plaudit_http_requests_total{method="GET",route="/items/{id}",status="200"} 2)"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find(R"(route="unmatched",status="404"} 1)"), std::string::npos);
   EXPECT_NE(text.find("plaudit_http_request_duration_seconds_bucket"), std::string::npos);
@@ -338,8 +348,10 @@ TEST_F(ServerTest, InventedMethodsAreOneMetricsLabel) {
   }
   std::string text = metrics_.Serialize();
   EXPECT_EQ(text.find("QQQ"), std::string::npos);
-  EXPECT_NE(text.find(R"(plaudit_http_requests_total{method="other",route="/items/{id}",status="405"} 200)"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(
+          R"(plaudit_http_requests_total{method="other",route="/items/{id}",status="405"} 200)"),
+      std::string::npos)
       << text;
 }
 

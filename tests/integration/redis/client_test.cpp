@@ -161,12 +161,16 @@ TEST_F(RedisClient, EagerFlushSplitsABurstButNeverAPipeline) {
           [&client, &correct, i, eager]() -> Awaitable<void> {
             std::vector<std::string> argv{"ECHO", std::to_string(eager) + ":" + std::to_string(i)};
             auto r = co_await client->Command(std::move(argv));
-            if (r && r->str == std::to_string(eager) + ":" + std::to_string(i)) ++correct;
+            if (r && r->str == std::to_string(eager) + ":" + std::to_string(i)) {
+              ++correct;
+            }
           },
           [&finished](std::exception_ptr) { ++finished; });
     }
     auto deadline = Clock::now() + 30s;
-    while (finished < kBurst && Clock::now() < deadline) RunFor(5ms);
+    while (finished < kBurst && Clock::now() < deadline) {
+      RunFor(5ms);
+    }
     ASSERT_EQ(finished, kBurst);
     EXPECT_EQ(correct, kBurst);
     auto after = client->stats();
@@ -181,7 +185,9 @@ TEST_F(RedisClient, EagerFlushSplitsABurstButNeverAPipeline) {
     }
 
     std::vector<std::vector<std::string>> many;
-    for (int i = 0; i < 40; ++i) many.push_back({"ECHO", std::to_string(i)});
+    for (int i = 0; i < 40; ++i) {
+      many.push_back({"ECHO", std::to_string(i)});
+    }
     auto mid = client->stats();
     auto replies = Run(client->Pipeline(std::move(many)));
     ASSERT_TRUE(replies);
@@ -202,7 +208,9 @@ TEST_F(RedisClient, RepliesSpanningReadPiecesArriveWholeAndInOrder) {
   for (int i = 0; i < 400; ++i) {
     // 0 B to ~6 KiB, so replies start and end anywhere in a 2 KiB piece and a 16 KiB read.
     std::string v(static_cast<size_t>(rng() % 6000), '\0');
-    for (auto& c : v) c = static_cast<char>(rng());
+    for (auto& c : v) {
+      c = static_cast<char>(rng());
+    }
     sets.push_back({"SET", "span:" + std::to_string(i), v});
     gets.push_back({"GET", "span:" + std::to_string(i)});
     gets.push_back({"ECHO", std::to_string(i)});  // small replies between the big ones
@@ -293,7 +301,7 @@ TEST_F(RedisClient, AFramedPipelineIsAnsweredAsTheSameArgvPipeline) {
   EXPECT_EQ(after.commands_sent - before.commands_sent, 4u);
   EXPECT_EQ(after.batches_flushed - before.batches_flushed, 1u);
   EXPECT_EQ(seen, (std::vector<std::string>{"HMGET", "HMGET", "HMGET", "ECHO", "HMGET", "HMGET",
-                                             "HMGET", "ECHO"}));
+                                            "HMGET", "ECHO"}));
   auto none = Run(client->PipelineFramed(FramedCommands{}));
   ASSERT_TRUE(none);
   EXPECT_TRUE(none->empty());

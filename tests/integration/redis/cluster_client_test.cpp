@@ -1,16 +1,17 @@
 // The cluster client (redis-cluster://) against a real 3-primary Redis Cluster: routing by
 // slot, batches split between nodes and put back in order, scripts on every node, MOVED after
-// a slot moved, ASK and TRYAGAIN while one moves (scripts waiting it out), SCAN of every primary, and a primary that
-// fails over while the client runs.
+// a slot moved, ASK and TRYAGAIN while one moves (scripts waiting it out), SCAN of every primary,
+// and a primary that fails over while the client runs.
+#include "redis/client/cluster_client.hpp"
+
 #include <map>
 #include <set>
 
 #include "fixture.hpp"
-#include "redis/cluster_client.hpp"
-#include "redis/cluster_slots.hpp"
-#include "redis/resp.hpp"
-#include "redis/scan.hpp"
-#include "redis/subscriber.hpp"
+#include "redis/client/cluster_slots.hpp"
+#include "redis/client/resp.hpp"
+#include "redis/client/scan.hpp"
+#include "redis/client/subscriber.hpp"
 #include "support/redis_cluster.hpp"
 
 namespace plaudit::redis::test {
@@ -48,10 +49,14 @@ class RedisClusterClient : public RedisTest {
 TEST_F(RedisClusterClient, RoutesEachKeyToItsPrimaryAndKeepsBatchOrder) {
   auto client = ConnectCluster();
   std::vector<std::vector<std::string>> sets;
-  for (int i = 0; i < 300; ++i) sets.push_back({"SET", Key(i), "v" + std::to_string(i)});
+  for (int i = 0; i < 300; ++i) {
+    sets.push_back({"SET", Key(i), "v" + std::to_string(i)});
+  }
   auto set = Run(client->Pipeline(std::move(sets)));
   ASSERT_TRUE(set);
-  for (const auto& r : *set) ASSERT_EQ(r.str, "OK") << r.str;
+  for (const auto& r : *set) {
+    ASSERT_EQ(r.str, "OK") << r.str;
+  }
   // Every primary holds a share: the batch was split between them.
   for (size_t p : Cluster().Primaries()) {
     EXPECT_GT(std::stoi(Cluster().node(p).Cli("DBSIZE")), 50) << "primary " << p;
@@ -79,7 +84,9 @@ TEST_F(RedisClusterClient, RoutesEachKeyToItsPrimaryAndKeepsBatchOrder) {
   auto f = Run(client->PipelineFramed(std::move(framed)));
   ASSERT_TRUE(f);
   ASSERT_EQ(f->size(), 300u);
-  for (int i = 0; i < 300; ++i) EXPECT_EQ((*f)[i].str, "v" + std::to_string(299 - i));
+  for (int i = 0; i < 300; ++i) {
+    EXPECT_EQ((*f)[i].str, "v" + std::to_string(299 - i));
+  }
   // One command, and one of no key.
   EXPECT_EQ(Do(*client, {"GET", Key(7)})->str, "v7");
   EXPECT_EQ(Do(*client, {"PING"})->str, "PONG");
@@ -99,7 +106,9 @@ TEST_F(RedisClusterClient, RunsScriptsOnEveryNodeAndLoadsThemAgainAfterScriptFlu
     ASSERT_TRUE(r) << r.error().message;
     EXPECT_EQ(r->integer, 1) << r->str;
   }
-  for (const auto& [node, key] : keys) Cluster().node(node).Cli("SCRIPT FLUSH");
+  for (const auto& [node, key] : keys) {
+    Cluster().node(node).Cli("SCRIPT FLUSH");
+  }
   const uint64_t loads = client->stats().script_loads;
   for (const auto& [node, key] : keys) {
     auto r = Run(client->Eval(incr, {key}, {}));
@@ -115,8 +124,8 @@ TEST_F(RedisClusterClient, FollowsMovedWhenASlotHasMovedAndRoutesThereAfter) {
   ASSERT_EQ(Do(*client, {"SET", key, "here"})->str, "OK");
   const int slot = cluster::KeySlot(key);
   const size_t from = Cluster().OwnerOf(slot);
-  const size_t to = Cluster().Primaries()[0] == from ? Cluster().Primaries()[1]
-                                                      : Cluster().Primaries()[0];
+  const size_t to =
+      Cluster().Primaries()[0] == from ? Cluster().Primaries()[1] : Cluster().Primaries()[0];
   const uint64_t generation = client->stats().reconnects;
   Cluster().MoveSlot(slot, to);
   // The client's map still names the old owner: MOVED, then the new one.
@@ -147,11 +156,13 @@ TEST_F(RedisClusterClient, FollowsAskWhileASlotMigratesAndRetriesTryAgainUntilIt
   static const Script get("test_get.lua",
                           "redis.call('INCR', '{mig}runs') return redis.call('GET', KEYS[1])");
   const std::vector<std::string> keys = {"{mig}a", "{mig}b", "{mig}c"};
-  for (const auto& k : keys) ASSERT_EQ(Do(*client, {"SET", k, "v" + k})->str, "OK");
+  for (const auto& k : keys) {
+    ASSERT_EQ(Do(*client, {"SET", k, "v" + k})->str, "OK");
+  }
   const int slot = cluster::KeySlot(keys[0]);
   const size_t from = Cluster().OwnerOf(slot);
-  const size_t to = Cluster().Primaries()[0] == from ? Cluster().Primaries()[1]
-                                                      : Cluster().Primaries()[0];
+  const size_t to =
+      Cluster().Primaries()[0] == from ? Cluster().Primaries()[1] : Cluster().Primaries()[0];
   Cluster().BeginMove(slot, to);
   Cluster().MoveKeys(slot, to, 1);  // one key has left, two have not
   for (const auto& k : keys) {
@@ -171,17 +182,21 @@ TEST_F(RedisClusterClient, FollowsAskWhileASlotMigratesAndRetriesTryAgainUntilIt
   ASSERT_FALSE(split);
   EXPECT_EQ(split.error().code, ErrorCode::kUnavailable) << split.error().message;
   // ...or the answer, once the migration has ended within it.
-  auto later = net::co_spawn(ctx_, client->Command({"MGET", keys[0], keys[1], keys[2]}),
-                             net::use_future);
+  auto later =
+      net::co_spawn(ctx_, client->Command({"MGET", keys[0], keys[1], keys[2]}), net::use_future);
   auto later_script = net::co_spawn(ctx_, client->Eval(get, {keys[1]}, {}), net::use_future);
   RunFor(std::chrono::milliseconds(50));
   Cluster().MoveKeys(slot, to);
   Cluster().FinishMove(slot, to);
-  while (later.wait_for(std::chrono::seconds(0)) != std::future_status::ready) RunFor(5ms);
+  while (later.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+    RunFor(5ms);
+  }
   auto all = later.get();
   ASSERT_TRUE(all) << all.error().message;
   ASSERT_EQ(all->elements.size(), 3u);
-  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(all->elements[i].str, "v" + keys[i]);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(all->elements[i].str, "v" + keys[i]);
+  }
   while (later_script.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
     RunFor(5ms);
   }
@@ -199,7 +214,9 @@ TEST_F(RedisClusterClient, FollowsAskWhileASlotMigratesAndRetriesTryAgainUntilIt
 TEST_F(RedisClusterClient, ScansEveryPrimary) {
   auto client = ConnectCluster();
   std::vector<std::vector<std::string>> sets;
-  for (int i = 0; i < 500; ++i) sets.push_back({"SET", "scan:" + std::to_string(i), "x"});
+  for (int i = 0; i < 500; ++i) {
+    sets.push_back({"SET", "scan:" + std::to_string(i), "x"});
+  }
   ASSERT_TRUE(Run(client->Pipeline(std::move(sets))));
   std::set<std::string> seen;
   std::function<Awaitable<Status>(std::vector<std::string>)> collect =
@@ -212,7 +229,9 @@ TEST_F(RedisClusterClient, ScansEveryPrimary) {
   std::function<bool(std::string_view)> odd = [](std::string_view k) { return k.back() % 2 == 1; };
   ASSERT_TRUE(Run(UnlinkMatching(*client, "scan:*", std::move(odd))));
   int left = 0;
-  for (size_t p : Cluster().Primaries()) left += std::stoi(Cluster().node(p).Cli("DBSIZE"));
+  for (size_t p : Cluster().Primaries()) {
+    left += std::stoi(Cluster().node(p).Cli("DBSIZE"));
+  }
   EXPECT_EQ(left, 250);
 }
 
@@ -226,33 +245,43 @@ TEST_F(RedisClusterClient, ShardChannelSubscribersFollowTheirSlot) {
   EXPECT_EQ(client->PubSubEndpoint(channel).port, Cluster().node(Cluster().OwnerOf(slot)).port());
   std::vector<std::string> got;
   int ups = 0, downs = 0;
-  auto sub = Subscriber::Create(
-      ctx_.get_executor(), [&] { return client->PubSubEndpoint(channel); }, channel, true,
-      {[&](std::string_view m) { got.emplace_back(m); },
-       [&](bool up) { (up ? ups : downs) += 1; }});
+  auto sub = Subscriber::Create(ctx_.get_executor(),
+                                [&] { return client->PubSubEndpoint(channel); }, channel, true,
+                                {[&](std::string_view m) { got.emplace_back(m); },
+                                 [&](bool up) { (up ? ups : downs) += 1; }});
   sub->Start();
-  for (auto until = Clock::now() + 5s; !sub->subscribed() && Clock::now() < until;) RunFor(5ms);
+  for (auto until = Clock::now() + 5s; !sub->subscribed() && Clock::now() < until;) {
+    RunFor(5ms);
+  }
   ASSERT_TRUE(sub->subscribed());
   auto n = Do(*client, {"SPUBLISH", channel, "one"});
   ASSERT_TRUE(n);
   EXPECT_EQ(n->integer, 1) << "SPUBLISH counts the subscriber";
-  for (auto until = Clock::now() + 2s; got.size() < 1 && Clock::now() < until;) RunFor(5ms);
+  for (auto until = Clock::now() + 2s; got.size() < 1 && Clock::now() < until;) {
+    RunFor(5ms);
+  }
   EXPECT_EQ(got, std::vector<std::string>{"one"});
   // The slot moves: Redis ends the subscription (sunsubscribe), the subscriber says so and
   // subscribes again on the new owner, where SPUBLISH counts it again.
   const size_t from = Cluster().OwnerOf(slot);
-  const size_t to = Cluster().Primaries()[0] == from ? Cluster().Primaries()[1]
-                                                      : Cluster().Primaries()[0];
+  const size_t to =
+      Cluster().Primaries()[0] == from ? Cluster().Primaries()[1] : Cluster().Primaries()[0];
   Cluster().MoveSlot(slot, to);
-  for (auto until = Clock::now() + 2s; downs < 1 && Clock::now() < until;) RunFor(5ms);
+  for (auto until = Clock::now() + 2s; downs < 1 && Clock::now() < until;) {
+    RunFor(5ms);
+  }
   EXPECT_EQ(downs, 1);
   ASSERT_TRUE(Run(client->Command({"GET", channel})));  // MOVED: the client learns the move
-  for (auto until = Clock::now() + 10s; ups < 2 && Clock::now() < until;) RunFor(5ms);
+  for (auto until = Clock::now() + 10s; ups < 2 && Clock::now() < until;) {
+    RunFor(5ms);
+  }
   ASSERT_EQ(ups, 2);
   auto again = Do(*client, {"SPUBLISH", channel, "two"});
   ASSERT_TRUE(again);
   EXPECT_EQ(again->integer, 1);
-  for (auto until = Clock::now() + 2s; got.size() < 2 && Clock::now() < until;) RunFor(5ms);
+  for (auto until = Clock::now() + 2s; got.size() < 2 && Clock::now() < until;) {
+    RunFor(5ms);
+  }
   EXPECT_EQ(got, (std::vector<std::string>{"one", "two"}));
   sub->Stop();
   Cluster().MoveSlot(slot, from);
@@ -269,15 +298,20 @@ TEST(RedisClusterFailover, APrimaryThatFailsOverIsFollowedWithoutARestart) {
   client->Start();
   auto run = [&ctx](auto aw) {
     auto f = net::co_spawn(ctx, std::move(aw), net::use_future);
-    while (f.wait_for(0s) != std::future_status::ready) ctx.run_for(5ms);
+    while (f.wait_for(0s) != std::future_status::ready) {
+      ctx.run_for(5ms);
+    }
     return f.get();
   };
   ASSERT_TRUE(run(client->WaitConnected(10s)));
   std::map<size_t, std::string> keys;
   for (int i = 0; keys.size() < 3; ++i) {
-    keys.emplace(cluster.OwnerOf(cluster::KeySlot("f" + std::to_string(i))), "f" + std::to_string(i));
+    keys.emplace(cluster.OwnerOf(cluster::KeySlot("f" + std::to_string(i))),
+                 "f" + std::to_string(i));
   }
-  for (const auto& [node, key] : keys) ASSERT_EQ(run(client->Command({"SET", key, "1"}))->str, "OK");
+  for (const auto& [node, key] : keys) {
+    ASSERT_EQ(run(client->Command({"SET", key, "1"}))->str, "OK");
+  }
   const auto [victim, lost_key] = *keys.begin();
   const std::string other_key = std::next(keys.begin())->second;
   const uint64_t generation = client->stats().reconnects;
@@ -291,7 +325,9 @@ TEST(RedisClusterFailover, APrimaryThatFailsOverIsFollowedWithoutARestart) {
   Result<Reply> back = Fail(ErrorCode::kUnavailable, "not yet");
   for (auto until = Clock::now() + 20s; Clock::now() < until;) {
     back = run(client->Command({"GET", lost_key}));
-    if (back && back->str == "1") break;
+    if (back && back->str == "1") {
+      break;
+    }
     ctx.run_for(50ms);
   }
   ASSERT_TRUE(back && back->str == "1") << (back ? back->str : back.error().message);

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "common/net.hpp"
-#include "redis/client.hpp"
+#include "redis/client/client.hpp"
 #include "support/redis_server.hpp"
 
 namespace plaudit::redis::test {

@@ -142,7 +142,9 @@ TEST_F(RedisRateLimiter, ARefundGivesBackOneReservedEventAndNoMore) {
   EXPECT_EQ(CountAllowed("login-user", "bob", limit, 5), 3);
   ASSERT_TRUE(Run(limiter_->Refund("login-user", "bob", limit)));
   EXPECT_EQ(CountAllowed("login-user", "bob", limit, 3), 1);
-  for (int i = 0; i < 5; ++i) ASSERT_TRUE(Run(limiter_->Refund("login-user", "bob", limit)));
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(Run(limiter_->Refund("login-user", "bob", limit)));
+  }
   EXPECT_EQ(Do(*client_, {"EXISTS", key})->integer, 0);
   EXPECT_EQ(CountAllowed("login-user", "bob", limit, 5), 3);  // never more than the limit
 }

@@ -1,4 +1,6 @@
 // Lua scripts: embedded files, EVALSHA with SCRIPT LOAD on first use and after NOSCRIPT.
+#include "redis/script.hpp"
+
 #include <stdexcept>
 #include <string>
 
@@ -24,7 +26,9 @@ TEST_F(RedisScript, EveryEmbeddedScriptCompiles) {
   auto client = Connect(Server().unix_url());
   int loaded = 0;
   for (const auto& f : lua::Files()) {
-    if (f.name.starts_with("lib_")) continue;  // spliced into others, not sent alone
+    if (f.name.starts_with("lib_")) {
+      continue;  // spliced into others, not sent alone
+    }
     auto r = Run(client->Command({"SCRIPT", "LOAD", GetScript(f.name).source}));
     ASSERT_TRUE(r) << f.name;
     EXPECT_NE(r->type, Reply::Type::kError) << f.name << ": " << r->str;

@@ -2,10 +2,10 @@
 // replica: commands, batches and scripts on the primary (in the URL's db), a SENTINEL FAILOVER
 // while commands run, a primary that dies, a Sentinel that is down, and a node that Sentinel
 // names but that answers ROLE as a replica.
-#include "redis/sentinel_client.hpp"
+#include "redis/client/sentinel_client.hpp"
 
 #include "fixture.hpp"
-#include "redis/resp.hpp"
+#include "redis/client/resp.hpp"
 #include "support/redis_sentinel.hpp"
 
 namespace plaudit::redis::test {
@@ -23,7 +23,9 @@ RedisSentinel& Sentinels() {
 class RedisSentinelClient : public RedisTest {
  protected:
   void SetUp() override {
-    for (size_t i = 0; i < Sentinels().sentinels(); ++i) Sentinels().sentinel(i).Start();
+    for (size_t i = 0; i < Sentinels().sentinels(); ++i) {
+      Sentinels().sentinel(i).Start();
+    }
     ASSERT_TRUE(Sentinels().WaitSettled(Sentinels().Primary()));
     Sentinels().server(Sentinels().Primary()).Cli("FLUSHALL");
   }
@@ -42,10 +44,14 @@ class RedisSentinelClient : public RedisTest {
     Result<Reply> r = Fail(ErrorCode::kUnavailable, "not tried");
     for (auto until = Clock::now() + timeout; Clock::now() < until;) {
       r = Do(client, argv);
-      if (r && !r->is_error()) return r;
+      if (r && !r->is_error()) {
+        return r;
+      }
       EXPECT_TRUE(!r && r.error().code == ErrorCode::kUnavailable)
           << (r ? "reply: " + r->str : r.error().message);
-      if (failures) ++*failures;
+      if (failures) {
+        ++*failures;
+      }
       RunFor(20ms);
     }
     return r;
@@ -100,7 +106,9 @@ TEST_F(RedisSentinelClient, FollowsASentinelFailoverWithoutANewClient) {
   for (auto until = Clock::now() + 20s; Clock::now() < until;) {
     auto r = UntilOk(client, {"INCR", "during"}, 20s, &failures);
     ASSERT_TRUE(r) << r.error().message;
-    if (client.primary() && client.primary()->port == Sentinels().server(promoted).port()) break;
+    if (client.primary() && client.primary()->port == Sentinels().server(promoted).port()) {
+      break;
+    }
     RunFor(10ms);
   }
   ASSERT_TRUE(client.primary());
@@ -193,7 +201,9 @@ TEST(RedisSentinelRefusal, NeverUsesANodeThatSaysItIsAReplica) {
   client->Start();
   auto run = [&ctx](auto aw) {
     auto f = net::co_spawn(ctx, std::move(aw), net::use_future);
-    while (f.wait_for(0s) != std::future_status::ready) ctx.run_for(5ms);
+    while (f.wait_for(0s) != std::future_status::ready) {
+      ctx.run_for(5ms);
+    }
     return f.get();
   };
   EXPECT_FALSE(run(client->WaitConnected(3s))) << "connected to a replica";

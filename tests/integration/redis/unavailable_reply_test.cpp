@@ -26,8 +26,12 @@ TEST_F(UnavailableReplyTest, ABusyScriptFailsCallsAsUnavailable) {
   ASSERT_TRUE(WaitFor(
       [&] {
         auto r = Do(*client, {"PING"});
-        if (r && r->is_error()) failed = Error{ErrorCode::kInternal, "an error reply: " + r->str};
-        if (!r) failed = r.error();
+        if (r && r->is_error()) {
+          failed = Error{ErrorCode::kInternal, "an error reply: " + r->str};
+        }
+        if (!r) {
+          failed = r.error();
+        }
         return failed.has_value();
       },
       10s));
@@ -59,8 +63,12 @@ TEST_F(UnavailableReplyTest, ALoadingRedisFailsCallsAsUnavailable) {
   ASSERT_TRUE(WaitFor(
       [&] {
         auto r = Do(*client, {"GET", "key:1"});
-        if (r && r->is_error()) failed = Error{ErrorCode::kInternal, "an error reply: " + r->str};
-        if (!r) failed = r.error();
+        if (r && r->is_error()) {
+          failed = Error{ErrorCode::kInternal, "an error reply: " + r->str};
+        }
+        if (!r) {
+          failed = r.error();
+        }
         return failed.has_value();
       },
       10s));

@@ -2,6 +2,8 @@
 // PostgreSQL: each change is recorded in its article's transaction with the op the committed
 // rows decide, ids become visible in id order even under concurrent transactions, and
 // retention keeps the newest rows.
+#include "sql/article_changes.hpp"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -10,7 +12,6 @@
 #include <thread>
 #include <vector>
 
-#include "sql/article_changes.hpp"
 #include "sql/articles.hpp"
 #include "sql_test_util.hpp"
 
@@ -52,7 +53,9 @@ class ArticleChanges : public MigratedStoreTest {
 
   static std::vector<std::string> Ops(const std::vector<ChangeRow>& rows) {
     std::vector<std::string> ops;
-    for (const auto& r : rows) ops.push_back(r.op);
+    for (const auto& r : rows) {
+      ops.push_back(r.op);
+    }
     return ops;
   }
 
@@ -70,7 +73,9 @@ class ArticleChanges : public MigratedStoreTest {
                        "AND wait_event_type = 'Lock'");
         ASSERT_TRUE(r) << r.error().message;
         waiting = Int(r->rows.at(0).at(0)) > 0;
-        if (!waiting && b.wait_for(10ms) == std::future_status::ready) break;
+        if (!waiting && b.wait_for(10ms) == std::future_status::ready) {
+          break;
+        }
       }
       EXPECT_TRUE(waiting) << "B did not wait for A";
     } else {
@@ -143,12 +148,16 @@ TEST_P(ArticleChanges, AnUpdateRacingAnotherReadsTheCommittedStatus) {
     std::function<Result<bool>(Connection&)> job = [&](Connection& c) -> Result<bool> {
       auto st = c.Transaction([&](Connection& tx) -> Status {
         auto r = tx.Query("UPDATE articles SET status = 'published' WHERE id = 7");
-        if (!r) return tl::unexpected(r.error());
+        if (!r) {
+          return tl::unexpected(r.error());
+        }
         a_wrote.set_value();
         a_may_commit_f.wait();
         return {};
       });
-      if (!st) return tl::unexpected(st.error());
+      if (!st) {
+        return tl::unexpected(st.error());
+      }
       return true;
     };
     return RunSync(store_->Run<bool>(std::move(job)));
@@ -177,13 +186,17 @@ TEST_P(ArticleChanges, IdsCommitInOrderUnderConcurrentTransactions) {
       int64_t id = 0;
       auto st = c.Transaction([&](Connection& tx) -> Status {
         auto r = AppendChange(tx, 1, "create", 1000, {});
-        if (!r) return tl::unexpected(r.error());
+        if (!r) {
+          return tl::unexpected(r.error());
+        }
         id = *r;
         a_has_id.set_value();
         a_may_commit_f.wait();
         return {};
       });
-      if (!st) return tl::unexpected(st.error());
+      if (!st) {
+        return tl::unexpected(st.error());
+      }
       return id;
     };
     return RunSync(store_->Run<int64_t>(std::move(job)));
@@ -194,11 +207,15 @@ TEST_P(ArticleChanges, IdsCommitInOrderUnderConcurrentTransactions) {
       int64_t id = 0;
       auto st = c.Transaction([&](Connection& tx) -> Status {
         auto r = AppendChange(tx, 2, "create", 2000, {});
-        if (!r) return tl::unexpected(r.error());
+        if (!r) {
+          return tl::unexpected(r.error());
+        }
         id = *r;
         return {};
       });
-      if (!st) return tl::unexpected(st.error());
+      if (!st) {
+        return tl::unexpected(st.error());
+      }
       return id;
     };
     return RunSync(store_->Run<int64_t>(std::move(job)));
@@ -233,12 +250,16 @@ TEST_P(ArticleChanges, ConcurrentWritersAndAPagingReaderSeeEveryChangeOnce) {
     auto poll = [&] {
       auto page = RunSync(changes.After(after, 7));
       EXPECT_TRUE(page) << page.error().message;
-      if (!page || page->empty()) return false;
+      if (!page || page->empty()) {
+        return false;
+      }
       after = page->back().id;
       seen.insert(seen.end(), page->begin(), page->end());
       return true;
     };
-    while (writing.load()) poll();
+    while (writing.load()) {
+      poll();
+    }
     while (poll()) {
     }
   });
@@ -254,7 +275,9 @@ TEST_P(ArticleChanges, ConcurrentWritersAndAPagingReaderSeeEveryChangeOnce) {
       }
     });
   }
-  for (auto& w : writers) w.join();
+  for (auto& w : writers) {
+    w.join();
+  }
   writing = false;
   reader.join();
   ASSERT_EQ(seen.size(), static_cast<size_t>(kThreads * kEach));

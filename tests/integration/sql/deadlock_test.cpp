@@ -26,19 +26,29 @@ Result<int64_t> LockBoth(Connection& c, int64_t first, int64_t second, std::latc
   int64_t out = 0;
   auto st = c.Transaction([&](Connection& tx) -> Status {
     auto a = tx.Query("UPDATE t SET n = n + 1 WHERE id = $1", {first});
-    if (!a) return tl::unexpected(a.error());
-    if (run == 1) both_hold.arrive_and_wait();
+    if (!a) {
+      return tl::unexpected(a.error());
+    }
+    if (run == 1) {
+      both_hold.arrive_and_wait();
+    }
     auto b = tx.Query("UPDATE t SET n = n + 1 WHERE id = $1", {second});
-    if (!b) return tl::unexpected(b.error());
+    if (!b) {
+      return tl::unexpected(b.error());
+    }
     out = b->affected;
     return {};
   });
-  if (!st) return tl::unexpected(st.error());
+  if (!st) {
+    return tl::unexpected(st.error());
+  }
   return out;
 }
 
 TEST_P(DeadlockRetry, TheVictimRunsAgainAndBothJobsComplete) {
-  if (GetParam() == Dialect::kSqlite) GTEST_SKIP() << "one writer: SQLite cannot deadlock";
+  if (GetParam() == Dialect::kSqlite) {
+    GTEST_SKIP() << "one writer: SQLite cannot deadlock";
+  }
   auto store = OpenWithTable(/*pool_size=*/2);
   ASSERT_TRUE(store);
   ASSERT_TRUE(Query(*store, "INSERT INTO t (id, n) VALUES (1, 0), (2, 0)"));

@@ -51,9 +51,9 @@ TEST_P(LikeTableApply, WritesEveryRowOfAnyBatchSizeOnce) {
     EXPECT_EQ(Count("target_type = 'a' AND target_id = " + std::to_string(target)),
               static_cast<int64_t>(n))
         << "batch of " << n;
-    EXPECT_EQ(Count("target_type = 'a' AND target_id = " + std::to_string(target) +
-                    " AND valid = 1"),
-              static_cast<int64_t>((n + 1) / 2))
+    EXPECT_EQ(
+        Count("target_type = 'a' AND target_id = " + std::to_string(target) + " AND valid = 1"),
+        static_cast<int64_t>((n + 1) / 2))
         << "batch of " << n << ": users 1000, 1002, … are valid";
     total += static_cast<int64_t>(n);
     ++target;
@@ -66,7 +66,9 @@ TEST_P(LikeTableApply, WritesEveryRowOfAnyBatchSizeOnce) {
   EXPECT_EQ(Count("1 = 1"), total);
   // A newer seq flips every row of a 201-row target (all pieces), and adds none.
   std::vector<LikeChange> flip = Batch('a', 10, 1000, 201, 11);
-  for (auto& ch : flip) ch.valid = !ch.valid;
+  for (auto& ch : flip) {
+    ch.valid = !ch.valid;
+  }
   auto flipped = RunSync(table.Apply(std::move(flip)));
   ASSERT_TRUE(flipped) << flipped.error().message;
   EXPECT_EQ(Count("1 = 1"), total);
@@ -79,8 +81,9 @@ TEST_P(LikeTableApply, WritesEveryRowOfAnyBatchSizeOnce) {
 // kinds. A seeded random sequence against a model of the rows.
 TEST_P(LikeTableApply, CountsFollowTheRowsWhateverIsWritten) {
   for (const std::string& sql :
-       {std::string("INSERT INTO users (id, username, username_key, display_name, password_hash, "
-                    "role, created_at, updated_at) VALUES (9001, 'u', 'u', 'u', 'x', 'author', 1, 1)"),
+       {std::string(
+            "INSERT INTO users (id, username, username_key, display_name, password_hash, "
+            "role, created_at, updated_at) VALUES (9001, 'u', 'u', 'u', 'x', 'author', 1, 1)"),
         std::string("INSERT INTO articles (id, kind, author_id, title, summary, content, status, "
                     "created_at, updated_at, published_at) VALUES (7, 'article', 9001, 't', 's', "
                     "'c', 'published', 1, 1, 1)"),
@@ -102,22 +105,29 @@ TEST_P(LikeTableApply, CountsFollowTheRowsWhateverIsWritten) {
       const char type = rng() % 2 ? 'a' : 'c';
       const int64_t target = type == 'a' ? 7 : 263;
       const int64_t user = 1 + static_cast<int64_t>(rng() % 300);
-      if (in_batch.count({type, target, user})) continue;  // one row once per statement
+      if (in_batch.count({type, target, user})) {
+        continue;  // one row once per statement
+      }
       in_batch[{type, target, user}] = true;
       // Mostly newer seqs; a few stale replays that must change nothing.
       const int64_t s = rng() % 5 == 0 ? seq - static_cast<int64_t>(rng() % 50) : ++seq;
       const bool valid = rng() % 3 != 0;
       batch.push_back({type, target, user, valid, s});
       auto& row = model[{type, target, user}];
-      if (row.second < s) row = {valid, s};
+      if (row.second < s) {
+        row = {valid, s};
+      }
     }
     ASSERT_TRUE(RunSync(table.Apply(std::move(batch))));
     for (const auto& [type, target] : {std::pair<char, int64_t>{'a', 7}, {'c', 263}}) {
       int64_t valid = 0;
       for (const auto& [key, row] : model) {
-        if (std::get<0>(key) == type && row.first) ++valid;
+        if (std::get<0>(key) == type && row.first) {
+          ++valid;
+        }
       }
-      auto state = RunSync(table.CountState(type, target, {}));
+      auto state = RunSync(table.CountState(
+          type == 'c' ? model::Target::Comment(target) : model::Target::Article(target), {}));
       ASSERT_TRUE(state) << state.error().message;
       ASSERT_TRUE(state->count.has_value());
       ASSERT_EQ(*state->count, valid) << "round " << round << " target " << type << target;
@@ -128,23 +138,27 @@ TEST_P(LikeTableApply, CountsFollowTheRowsWhateverIsWritten) {
   ASSERT_TRUE(del) << del.error().message;
   int64_t left = 0;
   for (const auto& [key, row] : model) {
-    if (std::get<0>(key) == 'c' && std::get<2>(key) > 150 && row.first) ++left;
+    if (std::get<0>(key) == 'c' && std::get<2>(key) > 150 && row.first) {
+      ++left;
+    }
   }
-  auto after = RunSync(table.CountState('c', 263, {}));
+  auto after = RunSync(table.CountState(model::Target::Comment(263), {}));
   ASSERT_TRUE(after && after->count);
   EXPECT_EQ(*after->count, left);
   // CountState also names which of the asked users like the target (one snapshot).
   std::vector<int64_t> asked{151, 152, 153, 999};
-  auto some = RunSync(table.CountState('c', 263, asked));
+  auto some = RunSync(table.CountState(model::Target::Comment(263), asked));
   ASSERT_TRUE(some);
   std::vector<int64_t> expect;
   for (int64_t u : asked) {
     auto it = model.find({'c', 263, u});
-    if (it != model.end() && it->second.first) expect.push_back(u);
+    if (it != model.end() && it->second.first) {
+      expect.push_back(u);
+    }
   }
   std::sort(some->liked.begin(), some->liked.end());
   EXPECT_EQ(some->liked, expect);
-  auto none = RunSync(table.CountState('a', 999, asked));
+  auto none = RunSync(table.CountState(model::Target::Article(999), asked));
   ASSERT_TRUE(none);
   EXPECT_FALSE(none->count.has_value()) << "no such article";
 }
@@ -162,13 +176,15 @@ TEST_P(LikeTableApply, ConcurrentFlushersOfSharedTargetsNeitherDeadlockNorMiscou
   ASSERT_TRUE(seeded) << seeded.error().message;
   constexpr int64_t kArticles = 24;
   for (int64_t id = 1; id <= kArticles; ++id) {
-    auto r = Query(*store_, "INSERT INTO articles (id, kind, author_id, title, summary, content, "
-                            "status, created_at, updated_at, published_at) VALUES ($1, "
-                            "'article', 9001, 't', 's', 'c', 'published', 1, 1, 1)",
+    auto r = Query(*store_,
+                   "INSERT INTO articles (id, kind, author_id, title, summary, content, "
+                   "status, created_at, updated_at, published_at) VALUES ($1, "
+                   "'article', 9001, 't', 's', 'c', 'published', 1, 1, 1)",
                    {id});
     ASSERT_TRUE(r) << r.error().message;
-    r = Query(*store_, "INSERT INTO comments (id, article_id, author_id, body, created_at, "
-                       "updated_at) VALUES ($1, $2, 9001, 'b', 1, 1)",
+    r = Query(*store_,
+              "INSERT INTO comments (id, article_id, author_id, body, created_at, "
+              "updated_at) VALUES ($1, $2, 9001, 'b', 1, 1)",
               {id * 256 + 1, id});
     ASSERT_TRUE(r) << r.error().message;
   }
@@ -186,8 +202,8 @@ TEST_P(LikeTableApply, ConcurrentFlushersOfSharedTargetsNeitherDeadlockNorMiscou
         for (int k = 0; k < 2; ++k) {
           const int64_t article = 1 + static_cast<int64_t>(rng() % kArticles);
           const bool comment = rng() % 2 == 0;
-          batches[f].push_back({comment ? 'c' : 'a', comment ? article * 256 + 1 : article,
-                                user, rng() % 3 != 0, 1000 * (round + 1) + k});
+          batches[f].push_back({comment ? 'c' : 'a', comment ? article * 256 + 1 : article, user,
+                                rng() % 3 != 0, 1000 * (round + 1) + k});
         }
       }
       // One change per row and batch, as a claim gives.
@@ -206,8 +222,7 @@ TEST_P(LikeTableApply, ConcurrentFlushersOfSharedTargetsNeitherDeadlockNorMiscou
     std::vector<std::optional<Result<int64_t>>> results(kFlushers);
     for (int f = 0; f < kFlushers; ++f) {
       net::co_spawn(
-          ioc,
-          [&, f]() -> Awaitable<void> { results[f] = co_await table.Apply(batches[f]); },
+          ioc, [&, f]() -> Awaitable<void> { results[f] = co_await table.Apply(batches[f]); },
           net::detached);
     }
     ioc.run();
@@ -235,7 +250,9 @@ TEST_P(LikeTableApply, ConcurrentFlushersOfSharedTargetsNeitherDeadlockNorMiscou
 // Issue 23, defect 9: SQLite commits of the flusher (and of every write) survive a power
 // loss: WAL with synchronous=FULL syncs the log at each commit (NORMAL only at checkpoints).
 TEST_P(LikeTableApply, SqliteCommitsAreDurable) {
-  if (GetParam() != Dialect::kSqlite) GTEST_SKIP() << "SQLite's setting";
+  if (GetParam() != Dialect::kSqlite) {
+    GTEST_SKIP() << "SQLite's setting";
+  }
   for (int i = 0; i < 3; ++i) {  // every pool connection
     auto r = Query(*store_, "PRAGMA synchronous");
     ASSERT_TRUE(r) << r.error().message;

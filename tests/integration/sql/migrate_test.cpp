@@ -108,8 +108,9 @@ TEST_P(Migrate, LikesTableUpgradeKeepsEveryRow) {
                     uid * 10, int64_t{1700000000000}});
     ASSERT_TRUE(r) << r.error().message;
   }
-  auto before = Query(*store, "SELECT target_type, target_id, user_id, valid, seq FROM likes "
-                              "ORDER BY 1, 2, 3");
+  auto before = Query(*store,
+                      "SELECT target_type, target_id, user_id, valid, seq FROM likes "
+                      "ORDER BY 1, 2, 3");
   ASSERT_TRUE(before);
   ASSERT_EQ(before->rows.size(), 300u);
 
@@ -117,13 +118,16 @@ TEST_P(Migrate, LikesTableUpgradeKeepsEveryRow) {
   ASSERT_TRUE(upgraded) << upgraded.error().message;
   EXPECT_EQ(*upgraded, 1);
   ExpectRecorded(*store);
-  auto after = Query(*store, "SELECT target_type, target_id, user_id, valid, seq FROM likes "
-                             "ORDER BY 1, 2, 3");
+  auto after = Query(*store,
+                     "SELECT target_type, target_id, user_id, valid, seq FROM likes "
+                     "ORDER BY 1, 2, 3");
   ASSERT_TRUE(after);
   ASSERT_EQ(after->rows.size(), before->rows.size());
   for (size_t i = 0; i < after->rows.size(); ++i) {
     EXPECT_EQ(Text(after->rows[i][0]), Text(before->rows[i][0]));
-    for (size_t c = 1; c < 5; ++c) EXPECT_EQ(Int(after->rows[i][c]), Int(before->rows[i][c]));
+    for (size_t c = 1; c < 5; ++c) {
+      EXPECT_EQ(Int(after->rows[i][c]), Int(before->rows[i][c]));
+    }
   }
   // The primary key still refuses a duplicate.
   auto dup = Query(*store,
@@ -132,10 +136,12 @@ TEST_P(Migrate, LikesTableUpgradeKeepsEveryRow) {
   ASSERT_FALSE(dup);
   EXPECT_EQ(dup.error().code, ErrorCode::kAlreadyExists);
   if (GetParam() == Dialect::kSqlite) {
-    auto sql = Query(*store, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'likes'");
+    auto sql =
+        Query(*store, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'likes'");
     ASSERT_TRUE(sql);
     ASSERT_EQ(sql->rows.size(), 1u);
-    EXPECT_NE(Text(sql->rows[0][0]).find("WITHOUT ROWID"), std::string::npos) << Text(sql->rows[0][0]);
+    EXPECT_NE(Text(sql->rows[0][0]).find("WITHOUT ROWID"), std::string::npos)
+        << Text(sql->rows[0][0]);
   }
 }
 

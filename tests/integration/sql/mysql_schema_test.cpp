@@ -52,20 +52,32 @@ TEST_P(MysqlSchema, EveryTextColumnRoundTripsEmojiCjkAndTrailingSpaces) {
     int64_t n = 0;
     for (const auto& row : columns->rows) {
       const std::string where = Text(row[0]) + "." + Text(row[1]);
-      if (Int(row[2]) < static_cast<int64_t>(value.size())) continue;  // e.g. CHAR(1)
+      if (Int(row[2]) < static_cast<int64_t>(value.size())) {
+        continue;  // e.g. CHAR(1)
+      }
       // A scratch copy of the column's type, without the real table's constraints.
       auto made = c.Query("CREATE TEMPORARY TABLE scratch AS SELECT \"" + Text(row[1]) +
                           "\" AS v FROM \"" + Text(row[0]) + "\" WHERE 1 = 0");
-      if (!made) return Fail(ErrorCode::kInternal, where + ": " + made.error().message);
+      if (!made) {
+        return Fail(ErrorCode::kInternal, where + ": " + made.error().message);
+      }
       auto put = c.Query("INSERT INTO scratch (v) VALUES ($1)", {value});
-      if (!put) return Fail(ErrorCode::kInternal, where + ": " + put.error().message);
+      if (!put) {
+        return Fail(ErrorCode::kInternal, where + ": " + put.error().message);
+      }
       auto got = c.Query("SELECT v FROM scratch WHERE v = $1", {value});
-      if (!got) return tl::unexpected(got.error());
+      if (!got) {
+        return tl::unexpected(got.error());
+      }
       EXPECT_EQ(got->rows.size(), 1u) << where;
-      if (got->rows.size() == 1) EXPECT_EQ(Text(got->rows[0][0]), value) << where;
+      if (got->rows.size() == 1) {
+        EXPECT_EQ(Text(got->rows[0][0]), value) << where;
+      }
       auto trimmed =
           c.Query("SELECT COUNT(*) FROM scratch WHERE v = $1", {value.substr(0, value.size() - 1)});
-      if (!trimmed) return tl::unexpected(trimmed.error());
+      if (!trimmed) {
+        return tl::unexpected(trimmed.error());
+      }
       EXPECT_EQ(Int(trimmed->rows[0][0]), 0) << where << " pads with spaces";
       if (auto dropped = c.Query("DROP TEMPORARY TABLE scratch"); !dropped) {
         return tl::unexpected(dropped.error());

@@ -269,14 +269,20 @@ TYPED_TEST(ServerOutage, ServerGoneMidTransactionIsUnavailableThenRecovers) {
   auto in_tx = RunSync(store->template Run<int64_t>([&](Connection& c) -> Result<int64_t> {
     auto st = c.Transaction([&](Connection& tx) -> Status {
       auto r = tx.Query("INSERT INTO plaudit_meta (\"key\", value) VALUES ('a', 'b')");
-      if (!r) return tl::unexpected(r.error());
+      if (!r) {
+        return tl::unexpected(r.error());
+      }
       server.Stop();
       server.Start();
       auto again = tx.Query("SELECT 1");
-      if (!again) return tl::unexpected(again.error());
+      if (!again) {
+        return tl::unexpected(again.error());
+      }
       return {};
     });
-    if (!st) return tl::unexpected(st.error());
+    if (!st) {
+      return tl::unexpected(st.error());
+    }
     return 1;
   }));
   ASSERT_FALSE(in_tx);

@@ -21,7 +21,9 @@ class Outbox : public MigratedStoreTest {
     Notice n{event, "mail", recipient, "reply", "{}", 0};
     std::function<Result<bool>(Connection&)> job = [n, now](Connection& c) -> Result<bool> {
       auto st = c.Transaction([&](Connection& tx) { return OutboxTable::Enqueue(tx, n, now); });
-      if (!st) return tl::unexpected(st.error());
+      if (!st) {
+        return tl::unexpected(st.error());
+      }
       return true;
     };
     auto r = RunSync(store_->Run<bool>(std::move(job)));
@@ -117,7 +119,9 @@ TEST_P(Outbox, PruneForgetsOnlyFinishedRowsOlderThanTheirCutoffs) {
 }
 
 TEST_P(Outbox, ConcurrentClaimersNeverShareARow) {
-  for (int i = 0; i < 200; ++i) Enqueue("e:" + std::to_string(i), "u:1");
+  for (int i = 0; i < 200; ++i) {
+    Enqueue("e:" + std::to_string(i), "u:1");
+  }
   std::vector<std::future<std::vector<int64_t>>> workers;
   for (int w = 0; w < 4; ++w) {
     workers.push_back(std::async(std::launch::async, [this, w] {
@@ -130,15 +134,21 @@ TEST_P(Outbox, ConcurrentClaimersNeverShareARow) {
           ++errors;  // a busy database: try again
           continue;
         }
-        if (got->empty()) break;
-        for (const auto& n : *got) mine.push_back(n.id);
+        if (got->empty()) {
+          break;
+        }
+        for (const auto& n : *got) {
+          mine.push_back(n.id);
+        }
       }
       return mine;
     }));
   }
   std::multiset<int64_t> all;
   for (auto& f : workers) {
-    for (int64_t id : f.get()) all.insert(id);
+    for (int64_t id : f.get()) {
+      all.insert(id);
+    }
   }
   EXPECT_EQ(all.size(), 200u);
   EXPECT_EQ(std::set<int64_t>(all.begin(), all.end()).size(), 200u);  // none twice

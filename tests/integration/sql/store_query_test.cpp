@@ -162,7 +162,9 @@ TEST_P(StoreQuery, AffectedCountsChangedRowsOnly) {
   EXPECT_EQ(selected->affected, 0);
   ASSERT_EQ(selected->rows.size(), 3u);
   EXPECT_EQ(Int(selected->rows[2][0]), 4);
-  if (GetParam() == Dialect::kMysql) return;  // MySQL has no RETURNING; Plaudit never asks it
+  if (GetParam() == Dialect::kMysql) {
+    return;  // MySQL has no RETURNING; Plaudit never asks it
+  }
   auto returning = Query(*store, "DELETE FROM t WHERE id = $1 RETURNING id", {int64_t{1}});
   ASSERT_TRUE(returning) << returning.error().message;
   EXPECT_EQ(returning->affected, 1);

@@ -122,11 +122,15 @@ TEST(SqliteOpen, ManyPoolThreadsOpeningAFreshFileAllSucceed) {
             std::function<Result<int64_t>(Connection&)> job =
                 [i](Connection& conn) -> Result<int64_t> {
               auto rows = conn.Query("SELECT $1 + 0", {int64_t{i}});
-              if (!rows) return tl::unexpected(rows.error());
+              if (!rows) {
+                return tl::unexpected(rows.error());
+              }
               return Int(rows->rows[0][0]);
             };
             auto r = co_await (*store)->Run<int64_t>(std::move(job));
-            if (r && *r == i) ++ok;
+            if (r && *r == i) {
+              ++ok;
+            }
           },
           net::detached);
     }

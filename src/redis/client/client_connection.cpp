@@ -15,10 +15,11 @@
 
 #include <algorithm>
 
-#include "redis/asio_adapter.hpp"
-#include "redis/client_impl.hpp"
-#include "redis/reply_reader.hpp"
-#include "redis/resp.hpp"
+#include "redis/client/asio_adapter.hpp"
+#include "redis/client/client_impl.hpp"
+#include "redis/client/reply_reader.hpp"
+#include "redis/client/resp.hpp"
+#include "redis/client/wait_connected.hpp"
 
 namespace plaudit::redis::detail {
 
@@ -36,31 +37,12 @@ void ClientImpl::Stop() {
 }
 
 Awaitable<bool> ClientImpl::WaitConnected(std::chrono::milliseconds timeout) {
-  return WaitConnectedImpl(weak_self_, timeout);
-}
-
-Awaitable<bool> ClientImpl::WaitConnectedImpl(std::weak_ptr<ClientImpl> weak,
-                                              std::chrono::milliseconds timeout) {
-  auto deadline = Clock::now() + timeout;
-  net::steady_timer timer(co_await net::this_coro::executor);
-  while (true) {
-    {
-      auto self = weak.lock();
-      if (!self || self->state_ == State::kStopped) {
-        co_return false;
-      }
-      if (self->connected()) {
-        co_return true;
-      }
+  return detail::WaitConnectedOf(weak_self_, timeout, [](const ClientImpl& c) {
+    if (c.state_ == State::kStopped) {
+      return detail::Readiness::kStopped;
     }
-    auto now = Clock::now();
-    if (now >= deadline) {
-      co_return false;
-    }
-    // Polling is fine here: this is for start-up and tests, not the request path.
-    timer.expires_after(std::min<Clock::duration>(std::chrono::milliseconds(5), deadline - now));
-    co_await timer.async_wait(net::as_tuple(net::use_awaitable));
-  }
+    return c.connected() ? detail::Readiness::kConnected : detail::Readiness::kWaiting;
+  });
 }
 
 void ClientImpl::ArmTimeoutTimer() {
@@ -153,6 +135,8 @@ void ClientImpl::HandleConnect(const redisAsyncContext* ac, int status) {
     return;
   }
   std::string db = std::to_string(endpoint().db);
+  // privdata carries the generation number, never dereferenced: OnSelect casts it back.
+  // NOLINTNEXTLINE(performance-no-int-to-ptr)
   if (!Write({"SELECT", db}, &OnSelect, reinterpret_cast<void*>(generation_))) {
     PostDrop(generation_, "cannot send SELECT");
   }

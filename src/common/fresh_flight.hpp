@@ -22,7 +22,7 @@
 #include "common/net.hpp"
 #include "common/result.hpp"
 
-namespace plaudit::domain {
+namespace plaudit {
 
 template <class Key, class T>
 class FreshFlight {
@@ -48,7 +48,9 @@ class FreshFlight {
     ++waiters_;
     boost::system::error_code ec;
     co_await next->done.async_wait(net::redirect_error(net::use_awaitable, ec));
-    if (next->result) co_return *next->result;
+    if (next->result) {
+      co_return *next->result;
+    }
     co_return Fail(ErrorCode::kInternal, "load abandoned");
   }
 
@@ -58,7 +60,7 @@ class FreshFlight {
 
  private:
   struct Next {
-    Next(net::any_io_executor ex, Loader l)
+    Next(const net::any_io_executor& ex, Loader l)
         : done(ex, std::chrono::steady_clock::time_point::max()), loader(std::move(l)) {}
     net::steady_timer done;
     Loader loader;  // the first waiter's: every waiter asks the same question of one key
@@ -78,7 +80,7 @@ class FreshFlight {
 
   // The load of `key` that ran has ended: its queued callers' load starts now (they all
   // arrived before this moment), or the key is idle again.
-  void StartNext(const Key& key, net::any_io_executor ex) {
+  void StartNext(const Key& key, const net::any_io_executor& ex) {
     auto it = flights_.find(key);
     std::shared_ptr<Next> next = std::move(it->second.next);
     if (!next) {
@@ -102,4 +104,4 @@ class FreshFlight {
   int waiters_ = 0;
 };
 
-}  // namespace plaudit::domain
+}  // namespace plaudit

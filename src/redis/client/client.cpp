@@ -9,13 +9,19 @@
 #include <algorithm>
 #include <iterator>
 
-#include "redis/client_impl.hpp"
-#include "redis/cluster_client.hpp"
-#include "redis/reply_reader.hpp"
-#include "redis/resp.hpp"
-#include "redis/sentinel_client.hpp"
+#include "redis/client/client_impl.hpp"
+#include "redis/client/cluster_client.hpp"
+#include "redis/client/reply_reader.hpp"
+#include "redis/client/resp.hpp"
+#include "redis/client/sentinel_client.hpp"
 
 namespace plaudit::redis {
+
+Script::Script(std::string name, std::string source)
+    : name(std::move(name)),
+      source(std::move(source)),
+      source_hash(std::hash<std::string>{}(this->source)) {}
+
 namespace detail {
 namespace {
 
@@ -57,7 +63,7 @@ Awaitable<Value> ClientImpl::Send(std::weak_ptr<ClientImpl> weak, net::any_io_ex
   using Handler =
       std::conditional_t<std::is_same_v<Value, Result<Reply>>, ReplyHandler, PipelineHandler>;
   return net::async_initiate<const net::use_awaitable_t<>, void(Value)>(
-      [weak = std::move(weak), ex = std::move(ex)](auto handler, Cmds commands) {
+      [weak = std::move(weak), ex = std::move(ex)](auto handler, const Cmds& commands) {
         if (auto self = weak.lock()) {
           self->Submit(commands, AnyHandler(Handler(std::move(handler))));
         } else {
@@ -128,7 +134,9 @@ void ClientImpl::Submit(const Commands& commands, AnyHandler handler) {
   }
   for (const auto& argv : commands) {
     FormatCommand(argv, formatted_);
-    if (!WriteFormatted(req)) return;
+    if (!WriteFormatted(req)) {
+      return;
+    }
   }
   Enqueue(req);
 }
@@ -144,10 +152,14 @@ void ClientImpl::Submit(const FramedCommands& commands, AnyHandler handler) {
   }
   Request* req = StartRequest(std::move(handler), commands.size());
   if (observer_) {
-    for (size_t i = 0; i < commands.size(); ++i) req->names.push_back(commands.Name(i));
+    for (size_t i = 0; i < commands.size(); ++i) {
+      req->names.push_back(commands.Name(i));
+    }
   }
   for (size_t i = 0; i < commands.size(); ++i) {
-    if (!WriteFormatted(req, commands.Command(i))) return;
+    if (!WriteFormatted(req, commands.Command(i))) {
+      return;
+    }
   }
   Enqueue(req);
 }
@@ -158,8 +170,12 @@ void ClientImpl::SubmitFormatted(std::string_view name, AnyHandler handler) {
     return;
   }
   Request* req = StartRequest(std::move(handler), 1);
-  if (observer_) req->names.emplace_back(name);
-  if (!WriteFormatted(req)) return;
+  if (observer_) {
+    req->names.emplace_back(name);
+  }
+  if (!WriteFormatted(req)) {
+    return;
+  }
   Enqueue(req);
 }
 
@@ -176,8 +192,7 @@ Request* ClientImpl::StartRequest(AnyHandler handler, size_t commands) {
 // next write event, together with every other command appended in the same loop turn.
 // False (and `req` failed and gone) when the context refuses it: only one being freed does.
 bool ClientImpl::WriteFormatted(Request* req, std::string_view command) {
-  if (redisAsyncFormattedCommand(ac_, &OnReply, req, command.data(), command.size()) !=
-      REDIS_OK) {
+  if (redisAsyncFormattedCommand(ac_, &OnReply, req, command.data(), command.size()) != REDIS_OK) {
     FinishRequest(req, Fail(ErrorCode::kUnavailable, "redis unavailable"));
     MaybeDelete(req);
     return false;

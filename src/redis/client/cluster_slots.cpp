@@ -1,11 +1,9 @@
-#include "redis/cluster_slots.hpp"
+#include "redis/client/cluster_slots.hpp"
 
 #include <algorithm>
 #include <array>
 #include <boost/crc.hpp>
 #include <charconv>
-
-#include "redis/keys.hpp"
 
 namespace plaudit::redis::cluster {
 
@@ -21,8 +19,13 @@ std::string_view HashedPart(std::string_view key) {
 
 std::string SlotGuardKey(std::string_view key) {
   const std::string_view part = HashedPart(key);
-  if (part.empty() || part.find('}') != std::string_view::npos) return {};
-  return keys::Cat(keys::kSlotGuardPrefix, part, keys::kSlotGuardTail);
+  if (part.empty() || part.find('}') != std::string_view::npos) {
+    return {};
+  }
+  std::string guard;
+  guard.reserve(kSlotGuardPrefix.size() + part.size() + kSlotGuardTail.size());
+  guard.append(kSlotGuardPrefix).append(part).append(kSlotGuardTail);
+  return guard;
 }
 
 int KeySlot(std::string_view key) {
@@ -38,8 +41,9 @@ namespace {
 // Commands of no key, which any node may answer. Plaudit's own, and what tests send.
 bool Keyless(std::string_view name) {
   static constexpr std::array<std::string_view, 19> kNames = {
-      "ASKING", "CLIENT", "CLUSTER", "COMMAND", "CONFIG", "DBSIZE", "DEBUG", "ECHO", "FLUSHALL",
-      "FLUSHDB", "INFO", "PING", "PUBLISH", "ROLE", "SCAN", "SCRIPT", "SELECT", "TIME", "WAIT"};
+      "ASKING", "CLIENT",   "CLUSTER", "COMMAND", "CONFIG", "DBSIZE",  "DEBUG",
+      "ECHO",   "FLUSHALL", "FLUSHDB", "INFO",    "PING",   "PUBLISH", "ROLE",
+      "SCAN",   "SCRIPT",   "SELECT",  "TIME",    "WAIT"};
   return std::find(kNames.begin(), kNames.end(), name) != kNames.end();
 }
 
@@ -52,19 +56,29 @@ bool IsEval(std::string_view name) {
 std::optional<size_t> KeyCount(std::string_view text) {
   size_t n = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+  if (ec != std::errc{} || end != text.data() + text.size()) {
+    return std::nullopt;
+  }
   return n;
 }
 
 template <class Arg>
 std::optional<std::string_view> KeyOf(size_t argc, Arg arg) {
-  if (argc < 2) return std::nullopt;
+  if (argc < 2) {
+    return std::nullopt;
+  }
   const std::string_view name = arg(0);
-  if (Keyless(name)) return std::nullopt;
+  if (Keyless(name)) {
+    return std::nullopt;
+  }
   if (IsEval(name)) {
-    if (argc < 4) return std::nullopt;
+    if (argc < 4) {
+      return std::nullopt;
+    }
     auto keys = KeyCount(arg(2));
-    if (!keys || *keys == 0) return std::nullopt;
+    if (!keys || *keys == 0) {
+      return std::nullopt;
+    }
     return arg(3);
   }
   return arg(1);
@@ -72,12 +86,18 @@ std::optional<std::string_view> KeyOf(size_t argc, Arg arg) {
 
 // Reads "<prefix><decimal>\r\n" at `at`; advances past it.
 std::optional<size_t> ReadLength(std::string_view resp, size_t& at, char prefix) {
-  if (at >= resp.size() || resp[at] != prefix) return std::nullopt;
+  if (at >= resp.size() || resp[at] != prefix) {
+    return std::nullopt;
+  }
   const size_t end = resp.find("\r\n", at);
-  if (end == std::string_view::npos) return std::nullopt;
+  if (end == std::string_view::npos) {
+    return std::nullopt;
+  }
   size_t n = 0;
   auto [p, ec] = std::from_chars(resp.data() + at + 1, resp.data() + end, n);
-  if (ec != std::errc{} || p != resp.data() + end) return std::nullopt;
+  if (ec != std::errc{} || p != resp.data() + end) {
+    return std::nullopt;
+  }
   at = end + 2;
   return n;
 }
@@ -91,13 +111,17 @@ std::optional<std::string_view> CommandKey(const std::vector<std::string>& argv)
 std::optional<std::string_view> FramedCommandKey(std::string_view resp) {
   size_t at = 0;
   auto argc = ReadLength(resp, at, '*');
-  if (!argc) return std::nullopt;
+  if (!argc) {
+    return std::nullopt;
+  }
   // The first four arguments at most are looked at (EVALSHA sha numkeys key).
   std::array<std::string_view, 4> args;
   const size_t wanted = std::min<size_t>(*argc, args.size());
   for (size_t i = 0; i < wanted; ++i) {
     auto len = ReadLength(resp, at, '$');
-    if (!len || at + *len + 2 > resp.size()) return std::nullopt;
+    if (!len || at + *len + 2 > resp.size()) {
+      return std::nullopt;
+    }
     args[i] = resp.substr(at, *len);
     at += *len + 2;
   }
@@ -108,7 +132,9 @@ namespace {
 
 std::optional<RedisEndpoint::Node> ParseNode(std::string_view text) {
   const size_t colon = text.rfind(':');
-  if (colon == std::string_view::npos) return std::nullopt;
+  if (colon == std::string_view::npos) {
+    return std::nullopt;
+  }
   int port = 0;
   const std::string_view digits = text.substr(colon + 1);
   auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
@@ -122,22 +148,34 @@ std::optional<RedisEndpoint::Node> ParseNode(std::string_view text) {
 
 Redirect ParseRedirect(const Reply& reply) {
   Redirect r;
-  if (!reply.is_error()) return r;
+  if (!reply.is_error()) {
+    return r;
+  }
   const std::string_view s = reply.str;
   if (s.starts_with("TRYAGAIN") || s.starts_with("CLUSTERDOWN")) {
     r.kind = Redirect::Kind::kTryAgain;
     return r;
   }
   const bool moved = s.starts_with("MOVED ");
-  if (!moved && !s.starts_with("ASK ")) return r;
+  if (!moved && !s.starts_with("ASK ")) {
+    return r;
+  }
   const std::string_view rest = s.substr(moved ? 6 : 4);
   const size_t space = rest.find(' ');
-  if (space == std::string_view::npos) return r;
+  if (space == std::string_view::npos) {
+    return r;
+  }
   int slot = -1;
-  auto [end, ec] = std::from_chars(rest.data(), rest.data() + space, slot);
-  if (ec != std::errc{} || end != rest.data() + space || slot < 0 || slot >= kSlots) return r;
+  const char* slot_begin = rest.data();
+  const char* slot_end = slot_begin + space;
+  auto [end, ec] = std::from_chars(slot_begin, slot_end, slot);
+  if (ec != std::errc{} || end != slot_end || slot < 0 || slot >= kSlots) {
+    return r;
+  }
   auto node = ParseNode(rest.substr(space + 1));
-  if (!node) return r;
+  if (!node) {
+    return r;
+  }
   r.kind = moved ? Redirect::Kind::kMoved : Redirect::Kind::kAsk;
   r.slot = slot;
   r.node = std::move(*node);
@@ -146,8 +184,8 @@ Redirect ParseRedirect(const Reply& reply) {
 
 Result<SlotMap> ParseClusterSlots(const Reply& reply, std::string_view asked_host) {
   if (reply.type != Reply::Type::kArray) {
-    return Fail(ErrorCode::kUnavailable, "CLUSTER SLOTS: " + (reply.is_error() ? reply.str
-                                                                             : "not an array"));
+    return Fail(ErrorCode::kUnavailable,
+                "CLUSTER SLOTS: " + (reply.is_error() ? reply.str : "not an array"));
   }
   SlotMap map;
   for (const Reply& range : reply.elements) {
@@ -160,8 +198,11 @@ Result<SlotMap> ParseClusterSlots(const Reply& reply, std::string_view asked_hos
       return Fail(ErrorCode::kInternal, "CLUSTER SLOTS: bad slot range");
     }
     const Reply& primary = range.elements[2];
-    RedisEndpoint::Node node{primary.elements[0].str, static_cast<int>(primary.elements[1].integer)};
-    if (node.host.empty() || node.host == "?") node.host = asked_host;
+    RedisEndpoint::Node node{primary.elements[0].str,
+                             static_cast<int>(primary.elements[1].integer)};
+    if (node.host.empty() || node.host == "?") {
+      node.host = asked_host;
+    }
     auto it = std::find(map.primaries.begin(), map.primaries.end(), node);
     if (it == map.primaries.end()) {
       map.primaries.push_back(node);

@@ -11,7 +11,7 @@
 #include "common/net.hpp"
 #include "common/result.hpp"
 
-namespace plaudit::domain {
+namespace plaudit {
 
 template <class Key, class T>
 class SingleFlight {
@@ -23,7 +23,9 @@ class SingleFlight {
       ++waiters_;
       boost::system::error_code ec;
       co_await flight->done.async_wait(net::redirect_error(net::use_awaitable, ec));
-      if (flight->result) co_return *flight->result;
+      if (flight->result) {
+        co_return *flight->result;
+      }
       co_return Fail(ErrorCode::kInternal, "load abandoned");
     }
     auto ex = co_await net::this_coro::executor;
@@ -45,7 +47,8 @@ class SingleFlight {
 
  private:
   struct Flight {
-    explicit Flight(net::any_io_executor ex) : done(ex, std::chrono::steady_clock::time_point::max()) {}
+    explicit Flight(const net::any_io_executor& ex)
+        : done(ex, std::chrono::steady_clock::time_point::max()) {}
     net::steady_timer done;
     std::optional<Result<T>> result;
   };
@@ -54,4 +57,4 @@ class SingleFlight {
   int waiters_ = 0;
 };
 
-}  // namespace plaudit::domain
+}  // namespace plaudit

@@ -3,9 +3,9 @@
 // rebuild lease or lock.
 #include <string>
 
-namespace plaudit::domain {
+namespace plaudit {
 
 // 64 random bits as 16 hex digits.
 std::string RandomHexId();
 
-}  // namespace plaudit::domain
+}  // namespace plaudit

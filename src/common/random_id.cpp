@@ -1,8 +1,8 @@
-#include "domain/random_id.hpp"
+#include "common/random_id.hpp"
 
 #include <sodium.h>
 
-namespace plaudit::domain {
+namespace plaudit {
 
 std::string RandomHexId() {
   unsigned char raw[8];
@@ -12,4 +12,4 @@ std::string RandomHexId() {
   return hex;
 }
 
-}  // namespace plaudit::domain
+}  // namespace plaudit

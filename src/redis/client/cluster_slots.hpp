@@ -12,7 +12,7 @@
 
 #include "common/redis_endpoint.hpp"
 #include "common/result.hpp"
-#include "redis/reply.hpp"
+#include "redis/client/reply.hpp"
 
 namespace plaudit::redis::cluster {
 
@@ -24,7 +24,11 @@ int KeySlot(std::string_view key);
 // The part of `key` KeySlot hashes: its hash tag, or the whole key.
 std::string_view HashedPart(std::string_view key);
 
-// A key in `key`'s slot that nothing ever writes (keys::kSlotGuardPrefix + "{<hashed part>}"),
+// Around the hashed part ("<tag>") of a script's first key (keys.hpp lists the key).
+inline constexpr std::string_view kSlotGuardPrefix = "pl:guard:{";
+inline constexpr std::string_view kSlotGuardTail = "}";
+
+// A key in `key`'s slot that nothing ever writes (kSlotGuardPrefix + "<hashed part>}"),
 // appended to a script's keys by ClusterClient. While the slot migrates, Redis finds it
 // missing on both sides and refuses the script (ASK at the source, TRYAGAIN at the target)
 // rather than let it run on a half-moved set of keys: see cluster_client.hpp. Empty when no
@@ -59,7 +63,7 @@ Redirect ParseRedirect(const Reply& reply);
 // The slot map: for each slot, the index of its primary in `primaries` (-1: no node serves it).
 struct SlotMap {
   std::vector<RedisEndpoint::Node> primaries;
-  std::array<int16_t, kSlots> owner;
+  std::array<int16_t, kSlots> owner{};
   SlotMap() { owner.fill(-1); }
 };
 // CLUSTER SLOTS' reply. A node that answers with an empty host (it does not know its own

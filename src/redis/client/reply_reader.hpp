@@ -11,10 +11,10 @@
 // The root starts with a redisReply header kept in step with the value's type, integer and
 // string: hiredis itself reads ->type and ->str of a reply no callback waits for (the error
 // a server sends before it closes a connection, e.g. "max number of clients reached").
-#include <hiredis/read.h>
 #include <hiredis/hiredis.h>
+#include <hiredis/read.h>
 
-#include "redis/reply.hpp"
+#include "redis/client/reply.hpp"
 
 namespace plaudit::redis {
 

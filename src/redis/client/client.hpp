@@ -30,8 +30,8 @@
 #include "common/net.hpp"
 #include "common/redis_endpoint.hpp"
 #include "common/result.hpp"
-#include "redis/reply.hpp"
-#include "redis/resp.hpp"
+#include "redis/client/reply.hpp"
+#include "redis/client/resp.hpp"
 
 namespace plaudit::redis {
 
@@ -148,8 +148,5 @@ class Client : public std::enable_shared_from_this<Client> {
   virtual void SetLatencyObserver(
       std::function<void(std::string_view command, double seconds)>) = 0;
 };
-
-// The scripts of src/redis/lua/ (embedded at build time), by file name; throws if missing.
-const Script& GetScript(std::string_view file_name);
 
 }  // namespace plaudit::redis

@@ -1,13 +1,13 @@
 // The hiredis-backed Subscriber (see subscriber.hpp). Same shape as the Client: the owner's
 // shared_ptr is the only strong reference, timers hold weak_ptrs, and a context is never
 // freed from inside one of its own callbacks.
-#include "redis/subscriber.hpp"
+#include "redis/client/subscriber.hpp"
 
 #include <hiredis/async.h>
 #include <hiredis/hiredis.h>
 #include <spdlog/spdlog.h>
 
-#include "redis/asio_adapter.hpp"
+#include "redis/client/asio_adapter.hpp"
 
 namespace plaudit::redis {
 namespace {
@@ -19,9 +19,8 @@ constexpr std::chrono::milliseconds kBackoffMax{2000};
 class SubscriberImpl final : public Subscriber,
                              public std::enable_shared_from_this<SubscriberImpl> {
  public:
-  SubscriberImpl(net::any_io_executor ex, std::function<RedisEndpoint()> where,
-                 std::string channel, bool sharded, SubscriberHandlers handlers,
-                 std::chrono::milliseconds recheck)
+  SubscriberImpl(net::any_io_executor ex, std::function<RedisEndpoint()> where, std::string channel,
+                 bool sharded, SubscriberHandlers handlers, std::chrono::milliseconds recheck)
       : ex_(std::move(ex)),
         where_(std::move(where)),
         sharded_(sharded),
@@ -53,13 +52,17 @@ class SubscriberImpl final : public Subscriber,
 
  private:
   void Connect() {
-    if (stopped_) return;
+    if (stopped_) {
+      return;
+    }
     endpoint_ = where_();  // a cluster's or Sentinel's node of the moment
     redisAsyncContext* ac = endpoint_.unix_path.empty()
                                 ? redisAsyncConnect(endpoint_.host.c_str(), endpoint_.port)
                                 : redisAsyncConnectUnix(endpoint_.unix_path.c_str());
     if (ac == nullptr || ac->err != 0 || !AttachAsio(ac, ex_, nullptr)) {
-      if (ac != nullptr) redisAsyncFree(ac);
+      if (ac != nullptr) {
+        redisAsyncFree(ac);
+      }
       Retry("cannot connect");
       return;
     }
@@ -115,7 +118,9 @@ class SubscriberImpl final : public Subscriber,
 
   static void OnDisconnect(const redisAsyncContext* ac, int) {
     auto* self = static_cast<SubscriberImpl*>(ac->data);
-    if (self->ac_ != ac) return;  // we freed it ourselves
+    if (self->ac_ != ac) {
+      return;  // we freed it ourselves
+    }
     self->ac_ = nullptr;
     ++self->generation_;
     self->SetSubscribed(false);
@@ -128,7 +133,9 @@ class SubscriberImpl final : public Subscriber,
   static void OnReply(redisAsyncContext* ac, void* reply, void*) {
     auto* r = static_cast<redisReply*>(reply);
     auto* self = static_cast<SubscriberImpl*>(ac->data);
-    if (r == nullptr || self == nullptr || self->ac_ != ac) return;
+    if (r == nullptr || self == nullptr || self->ac_ != ac) {
+      return;
+    }
     if (r->type == REDIS_REPLY_ERROR) {
       // SSUBSCRIBE refused (MOVED: the channel's slot is elsewhere now): start again there.
       self->PostRestart(std::string(r->str, r->len));
@@ -156,17 +163,22 @@ class SubscriberImpl final : public Subscriber,
   // (Sentinel switched primaries; the old one keeps its subscribers until it is demoted,
   // ~10 s later) is left for the new one, since messages are published there now.
   void ArmRecheck() {
-    if (recheck_.count() <= 0) return;
+    if (recheck_.count() <= 0) {
+      return;
+    }
     recheck_timer_.expires_after(recheck_);
-    recheck_timer_.async_wait([weak = weak_from_this(), gen = generation_](boost::system::error_code ec) {
-      auto self = weak.lock();
-      if (ec || !self || self->stopped_ || self->generation_ != gen || !self->subscribed_) return;
-      if (self->where_() != self->endpoint_) {
-        self->PostRestart("the node to subscribe at has changed");
-      } else {
-        self->ArmRecheck();
-      }
-    });
+    recheck_timer_.async_wait(
+        [weak = weak_from_this(), gen = generation_](boost::system::error_code ec) {
+          auto self = weak.lock();
+          if (ec || !self || self->stopped_ || self->generation_ != gen || !self->subscribed_) {
+            return;
+          }
+          if (self->where_() != self->endpoint_) {
+            self->PostRestart("the node to subscribe at has changed");
+          } else {
+            self->ArmRecheck();
+          }
+        });
   }
 
   // Drops the connection (messages may be missed from now: the state goes false at once)
@@ -175,39 +187,51 @@ class SubscriberImpl final : public Subscriber,
     SetSubscribed(false);
     net::post(ex_, [weak = weak_from_this(), gen = generation_, reason = std::move(reason)] {
       auto self = weak.lock();
-      if (!self || self->stopped_ || self->generation_ != gen) return;
+      if (!self || self->stopped_ || self->generation_ != gen) {
+        return;
+      }
       self->FreeContext();
       self->Retry(reason);
     });
   }
 
   void SetSubscribed(bool up) {
-    if (subscribed_ == up) return;
+    if (subscribed_ == up) {
+      return;
+    }
     subscribed_ = up;
     if (up) {
       spdlog::info("redis: subscribed to {}", channel_);
     } else {
       spdlog::warn("redis: subscription to {} lost", channel_);
     }
-    if (handlers_.on_state) handlers_.on_state(up);
+    if (handlers_.on_state) {
+      handlers_.on_state(up);
+    }
   }
 
   void Retry(const std::string& reason) {
-    if (stopped_) return;
+    if (stopped_) {
+      return;
+    }
     spdlog::debug("redis: subscriber for {}: {}", endpoint_.Describe(), reason);
     auto delay = backoff_;
     backoff_ = std::min(backoff_ * 2, kBackoffMax);
     timer_.expires_after(delay);
     timer_.async_wait([weak = weak_from_this()](boost::system::error_code ec) {
       auto self = weak.lock();
-      if (!ec && self && self->ac_ == nullptr) self->Connect();
+      if (!ec && self && self->ac_ == nullptr) {
+        self->Connect();
+      }
     });
   }
 
   // Not from inside a hiredis callback. Pending callbacks run with a NULL reply.
   void FreeContext() {
     redisAsyncContext* ac = ac_;
-    if (ac == nullptr) return;
+    if (ac == nullptr) {
+      return;
+    }
     ac_ = nullptr;
     ++generation_;
     redisAsyncFree(ac);

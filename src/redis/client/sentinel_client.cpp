@@ -5,13 +5,14 @@
 // wants it (start, +switch-master, a lost or demoted primary) and once a second in any case,
 // so that a switch announced while no subscription was up is still seen. Calls never wait for
 // it: they go to the primary when it is usable and fail with kUnavailable otherwise.
-#include "redis/sentinel_client.hpp"
+#include "redis/client/sentinel_client.hpp"
 
 #include <spdlog/spdlog.h>
 
 #include <charconv>
 
-#include "redis/client_impl.hpp"
+#include "redis/client/client_impl.hpp"
+#include "redis/client/wait_connected.hpp"
 
 namespace plaudit::redis {
 
@@ -48,7 +49,9 @@ Result<RedisEndpoint::Node> ParseMasterAddr(const Reply& r) {
 bool IsReadOnly(const Reply& r) { return r.is_error() && r.str.starts_with("READONLY"); }
 bool IsReadOnly(const std::vector<Reply>& rs) {
   for (const auto& r : rs) {
-    if (IsReadOnly(r)) return true;
+    if (IsReadOnly(r)) {
+      return true;
+    }
   }
   return false;
 }
@@ -73,7 +76,9 @@ SentinelClient::SentinelClient(net::any_io_executor ex, ClientOptions options)
 SentinelClient::~SentinelClient() { Stop(); }
 
 void SentinelClient::Start() {
-  if (started_ || stopped_) return;
+  if (started_ || stopped_) {
+    return;
+  }
   started_ = true;
   for (const auto& node : options_.endpoint.nodes) {
     ClientOptions o = options_;
@@ -88,26 +93,37 @@ void SentinelClient::Start() {
   };
   SubscriberHandlers handlers;
   handlers.on_message = [weak = weak_self_](std::string_view payload) {
-    if (auto self = weak.lock()) self->OnSwitchMaster(payload);
+    if (auto self = weak.lock()) {
+      self->OnSwitchMaster(payload);
+    }
   };
   // A switch announced while unsubscribed was missed: ask again on each (re)subscription.
   handlers.on_state = [weak = weak_self_](bool up) {
-    if (auto self = weak.lock(); self && up) self->WantResolve();
+    if (auto self = weak.lock(); self && up) {
+      self->WantResolve();
+    }
   };
-  switches_sub_ =
-      Subscriber::Create(ex_, std::move(where), std::string(kSwitchChannel), false,
-                         std::move(handlers));
+  switches_sub_ = Subscriber::Create(ex_, std::move(where), std::string(kSwitchChannel), false,
+                                     std::move(handlers));
   switches_sub_->Start();
   net::co_spawn(ex_, WatchLoop(weak_self_), net::detached);
 }
 
 void SentinelClient::Stop() {
-  if (stopped_) return;
+  if (stopped_) {
+    return;
+  }
   stopped_ = true;
   wake_.cancel();
-  if (switches_sub_) switches_sub_->Stop();
-  for (auto& s : sentinels_) s->Stop();
-  if (primary_) primary_->Stop();
+  if (switches_sub_) {
+    switches_sub_->Stop();
+  }
+  for (auto& s : sentinels_) {
+    s->Stop();
+  }
+  if (primary_) {
+    primary_->Stop();
+  }
 }
 
 bool SentinelClient::connected() const {
@@ -116,29 +132,18 @@ bool SentinelClient::connected() const {
 }
 
 Awaitable<bool> SentinelClient::WaitConnected(std::chrono::milliseconds timeout) {
-  return WaitConnectedImpl(weak_self_, timeout);
-}
-
-Awaitable<bool> SentinelClient::WaitConnectedImpl(std::weak_ptr<SentinelClient> weak,
-                                                  std::chrono::milliseconds timeout) {
-  const auto deadline = Clock::now() + timeout;
-  net::steady_timer timer(co_await net::this_coro::executor);
-  while (true) {
-    {
-      auto self = weak.lock();
-      if (!self || self->stopped_) co_return false;
-      if (self->connected()) co_return true;
+  return detail::WaitConnectedOf(weak_self_, timeout, [](const SentinelClient& c) {
+    if (c.stopped_) {
+      return detail::Readiness::kStopped;
     }
-    const auto now = Clock::now();
-    if (now >= deadline) co_return false;
-    // For start-up and tests, as Client::WaitConnected.
-    timer.expires_after(std::min<Clock::duration>(std::chrono::milliseconds(5), deadline - now));
-    co_await timer.async_wait(net::as_tuple(net::use_awaitable));
-  }
+    return c.connected() ? detail::Readiness::kConnected : detail::Readiness::kWaiting;
+  });
 }
 
 std::shared_ptr<Client> SentinelClient::Usable() {
-  if (connected()) return primary_;
+  if (connected()) {
+    return primary_;
+  }
   WantResolve();
   return nullptr;
 }
@@ -153,9 +158,13 @@ void SentinelClient::Doubt(std::string_view why) {
 }
 
 void SentinelClient::WantResolve() {
-  if (resolve_wanted_ || stopped_) return;
+  if (resolve_wanted_ || stopped_) {
+    return;
+  }
   resolve_wanted_ = true;
-  if (!backing_off_) wake_.cancel();  // ends WatchLoop's wait; else it sees the flag next
+  if (!backing_off_) {
+    wake_.cancel();  // ends WatchLoop's wait; else it sees the flag next
+  }
 }
 
 void SentinelClient::Retire(std::shared_ptr<Client>& client) {
@@ -173,7 +182,9 @@ void SentinelClient::OnSwitchMaster(std::string_view payload) {
     words.push_back(payload.substr(0, space));
     payload = space == std::string_view::npos ? std::string_view() : payload.substr(space + 1);
   }
-  if (words.size() != 5 || words[0] != options_.endpoint.service) return;
+  if (words.size() != 5 || words[0] != options_.endpoint.service) {
+    return;
+  }
   auto port = Port(words[4]);
   if (port && have_addr_ && primary_addr_ == RedisEndpoint::Node{std::string(words[3]), *port} &&
       connected()) {
@@ -184,7 +195,9 @@ void SentinelClient::OnSwitchMaster(std::string_view payload) {
 
 RedisEndpoint SentinelClient::NextSentinel() {
   const auto& nodes = options_.endpoint.nodes;
-  if (nodes.empty()) return RedisEndpoint::Unix("");
+  if (nodes.empty()) {
+    return RedisEndpoint::Unix("");
+  }
   const auto& n = nodes[subscriber_turn_++ % nodes.size()];
   return RedisEndpoint::Tcp(n.host, n.port);
 }
@@ -195,8 +208,12 @@ Awaitable<void> SentinelClient::WatchLoop(std::weak_ptr<SentinelClient> weak) {
     bool resolve = false;
     {
       auto self = weak.lock();
-      if (!self || self->stopped_) co_return;
-      if (backoff.count() == 0) backoff = self->options_.reconnect_min;
+      if (!self || self->stopped_) {
+        co_return;
+      }
+      if (backoff.count() == 0) {
+        backoff = self->options_.reconnect_min;
+      }
       resolve = self->resolve_wanted_ || !self->connected();
       self->resolve_wanted_ = false;  // a want that comes while resolving makes another round
     }
@@ -205,7 +222,9 @@ Awaitable<void> SentinelClient::WatchLoop(std::weak_ptr<SentinelClient> weak) {
     if (resolve) {
       auto st = co_await ResolveOnce(weak);
       auto self = weak.lock();
-      if (!self || self->stopped_) co_return;
+      if (!self || self->stopped_) {
+        co_return;
+      }
       if (st) {
         backoff = self->options_.reconnect_min;
       } else {
@@ -218,8 +237,12 @@ Awaitable<void> SentinelClient::WatchLoop(std::weak_ptr<SentinelClient> weak) {
     }
     {
       std::shared_ptr<SentinelClient> self = weak.lock();
-      if (!self || self->stopped_) co_return;
-      if (self->resolve_wanted_ && !failed) continue;
+      if (!self || self->stopped_) {
+        co_return;
+      }
+      if (self->resolve_wanted_ && !failed) {
+        continue;
+      }
       // The timer is the client's: WantResolve cancels it (except during a backoff, which
       // every refused call would otherwise cut short); destroying it ends the wait too.
       self->backing_off_ = failed;
@@ -242,7 +265,9 @@ Awaitable<Status> SentinelClient::ResolveOnce(std::weak_ptr<SentinelClient> weak
   ClientOptions options;
   {
     auto self = weak.lock();
-    if (!self) co_return Fail(ErrorCode::kUnavailable, "redis client destroyed");
+    if (!self) {
+      co_return Fail(ErrorCode::kUnavailable, "redis client destroyed");
+    }
     sentinels = self->sentinels_;
     first = self->sentinel_turn_;
     service = self->options_.endpoint.service;
@@ -255,7 +280,9 @@ Awaitable<Status> SentinelClient::ResolveOnce(std::weak_ptr<SentinelClient> weak
     for (size_t k = 0; k < sentinels.size() && !addr; ++k) {
       const size_t i = (first + k) % sentinels.size();
       const auto& sentinel = sentinels[i];
-      if (sentinel->connected() != (pass == 0)) continue;
+      if (sentinel->connected() != (pass == 0)) {
+        continue;
+      }
       if (pass == 1) {
         auto up = co_await sentinel->WaitConnected(kSentinelWait);
         if (!up) {
@@ -276,25 +303,35 @@ Awaitable<Status> SentinelClient::ResolveOnce(std::weak_ptr<SentinelClient> weak
         continue;
       }
       addr = *named;
-      if (auto self = weak.lock()) self->sentinel_turn_ = i;
+      if (auto self = weak.lock()) {
+        self->sentinel_turn_ = i;
+      }
     }
   }
-  if (!addr) co_return Fail(ErrorCode::kUnavailable, "no Sentinel names a primary: " + last_error);
+  if (!addr) {
+    co_return Fail(ErrorCode::kUnavailable, "no Sentinel names a primary: " + last_error);
+  }
 
   // The connection to it: the one in use when it is the same node, else a new one.
   std::shared_ptr<Client> conn;
   bool fresh = false;
   {
     auto self = weak.lock();
-    if (!self || self->stopped_) co_return Fail(ErrorCode::kUnavailable, "redis client stopped");
+    if (!self || self->stopped_) {
+      co_return Fail(ErrorCode::kUnavailable, "redis client stopped");
+    }
     if (self->primary_ && self->primary_addr_ == *addr) {
-      if (self->connected()) co_return Status{};  // the periodic check: nothing changed
+      if (self->connected()) {
+        co_return Status{};  // the periodic check: nothing changed
+      }
       conn = self->primary_;
     } else {
       ClientOptions o = self->options_;
       o.endpoint = RedisEndpoint::Tcp(addr->host, addr->port, self->options_.endpoint.db);
       conn = detail::ClientImpl::Make(self->ex_, std::move(o));
-      if (self->observer_) conn->SetLatencyObserver(self->observer_);
+      if (self->observer_) {
+        conn->SetLatencyObserver(self->observer_);
+      }
       conn->Start();
       fresh = true;
     }
@@ -312,12 +349,16 @@ Awaitable<Status> SentinelClient::ResolveOnce(std::weak_ptr<SentinelClient> weak
   };
   if (!conn->connected()) {
     auto up = co_await conn->WaitConnected(options.connect_timeout);
-    if (!up) co_return refuse("cannot connect to " + Name(*addr));
+    if (!up) {
+      co_return refuse("cannot connect to " + Name(*addr));
+    }
   }
   const uint64_t reconnects = conn->stats().reconnects;
   std::vector<std::string> role_cmd{"ROLE"};
   auto role = co_await conn->Command(std::move(role_cmd));
-  if (!role) co_return refuse("ROLE of " + Name(*addr) + ": " + role.error().message);
+  if (!role) {
+    co_return refuse("ROLE of " + Name(*addr) + ": " + role.error().message);
+  }
   const bool master = role->type == Reply::Type::kArray && !role->elements.empty() &&
                       role->elements[0].str == "master";
   if (!master) {
@@ -346,8 +387,12 @@ Awaitable<Status> SentinelClient::ResolveOnce(std::weak_ptr<SentinelClient> weak
     co_return Fail(ErrorCode::kUnavailable, "redis client stopped");
   }
   if (self->primary_ != conn) {
-    if (self->primary_) self->Retire(self->primary_);
-    if (self->have_addr_) ++self->switches_;
+    if (self->primary_) {
+      self->Retire(self->primary_);
+    }
+    if (self->have_addr_) {
+      ++self->switches_;
+    }
     spdlog::info("redis: primary of {} is {} (via Sentinel)", service, Name(*addr));
     self->primary_ = conn;
     self->primary_addr_ = *addr;
@@ -363,18 +408,24 @@ template <class T>
 Awaitable<T> SentinelClient::Watched(std::weak_ptr<SentinelClient> weak, Awaitable<T> call) {
   T r = co_await std::move(call);
   if (r && IsReadOnly(*r)) {
-    if (auto self = weak.lock()) self->Doubt("READONLY");
+    if (auto self = weak.lock()) {
+      self->Doubt("READONLY");
+    }
     co_return Fail(ErrorCode::kUnavailable, "redis: the primary became a replica");
   }
   if (!r) {
-    if (auto self = weak.lock(); self && !self->connected()) self->WantResolve();
+    if (auto self = weak.lock(); self && !self->connected()) {
+      self->WantResolve();
+    }
   }
   co_return r;
 }
 
 Awaitable<Result<Reply>> SentinelClient::Command(std::vector<std::string> argv) {
   auto primary = Usable();
-  if (!primary) return Unavailable<Result<Reply>>("redis unavailable: no primary (Sentinel)");
+  if (!primary) {
+    return Unavailable<Result<Reply>>("redis unavailable: no primary (Sentinel)");
+  }
   return Watched(weak_self_, primary->Command(std::move(argv)));
 }
 
@@ -398,41 +449,55 @@ Awaitable<Result<std::vector<Reply>>> SentinelClient::PipelineFramed(FramedComma
 Awaitable<Result<Reply>> SentinelClient::Eval(const Script& script, std::vector<std::string> keys,
                                               std::vector<std::string> args) {
   auto primary = Usable();
-  if (!primary) return Unavailable<Result<Reply>>("redis unavailable: no primary (Sentinel)");
+  if (!primary) {
+    return Unavailable<Result<Reply>>("redis unavailable: no primary (Sentinel)");
+  }
   return Watched(weak_self_, primary->Eval(script, std::move(keys), std::move(args)));
 }
 
 Awaitable<Result<int64_t>> SentinelClient::WaitReplicas(std::string_view key, int replicas,
                                                         std::chrono::milliseconds timeout) {
   auto primary = Usable();
-  if (!primary) return Unavailable<Result<int64_t>>("redis unavailable: no primary (Sentinel)");
+  if (!primary) {
+    return Unavailable<Result<int64_t>>("redis unavailable: no primary (Sentinel)");
+  }
   return primary->WaitReplicas(key, replicas, timeout);
 }
 
 std::vector<std::shared_ptr<Client>> SentinelClient::Primaries() {
-  if (!primary_) return {};
+  if (!primary_) {
+    return {};
+  }
   return {primary_};
 }
 
 RedisEndpoint SentinelClient::PubSubEndpoint(std::string_view) const {
-  if (!have_addr_) return RedisEndpoint::Unix("");
+  if (!have_addr_) {
+    return RedisEndpoint::Unix("");
+  }
   return RedisEndpoint::Tcp(primary_addr_.host, primary_addr_.port);
 }
 
 const ClientStats& SentinelClient::stats() const {
   stats_ = retired_;
-  if (primary_) stats_ += primary_->stats();
+  if (primary_) {
+    stats_ += primary_->stats();
+  }
   stats_.reconnects += switches_;
   return stats_;
 }
 
 void SentinelClient::SetLatencyObserver(std::function<void(std::string_view, double)> observer) {
   observer_ = std::move(observer);
-  if (primary_) primary_->SetLatencyObserver(observer_);
+  if (primary_) {
+    primary_->SetLatencyObserver(observer_);
+  }
 }
 
 std::optional<RedisEndpoint::Node> SentinelClient::primary() const {
-  if (!primary_) return std::nullopt;
+  if (!primary_) {
+    return std::nullopt;
+  }
   return primary_addr_;
 }
 

@@ -9,8 +9,9 @@
 
 #include <algorithm>
 
-#include "redis/client_impl.hpp"
-#include "redis/cluster_client.hpp"
+#include "redis/client/client_impl.hpp"
+#include "redis/client/cluster_client.hpp"
+#include "redis/client/wait_connected.hpp"
 
 namespace plaudit::redis {
 
@@ -21,60 +22,56 @@ constexpr std::chrono::milliseconds kRefreshPeriod{1000};
 
 }  // namespace
 
-std::shared_ptr<ClusterClient> ClusterClient::Make(net::any_io_executor ex,
-                                                   ClientOptions options) {
+std::shared_ptr<ClusterClient> ClusterClient::Make(net::any_io_executor ex, ClientOptions options) {
   auto client = std::make_shared<ClusterClient>(std::move(ex), std::move(options));
   client->weak_self_ = client;
   return client;
 }
 
 ClusterClient::ClusterClient(net::any_io_executor ex, ClientOptions options)
-    : ex_(std::move(ex)), options_(std::move(options)), wake_(ex_) {
+    : ex_(std::move(ex)), options_(std::move(options)), owner_{}, wake_(ex_) {
   owner_.fill(-1);
 }
 
 ClusterClient::~ClusterClient() { Stop(); }
 
 void ClusterClient::Start() {
-  if (started_ || stopped_) return;
+  if (started_ || stopped_) {
+    return;
+  }
   started_ = true;
-  for (const auto& seed : options_.endpoint.nodes) NodeAt(seed);
+  for (const auto& seed : options_.endpoint.nodes) {
+    NodeAt(seed);
+  }
   net::co_spawn(ex_, RefreshLoop(weak_self_), net::detached);
 }
 
 void ClusterClient::Stop() {
-  if (stopped_) return;
+  if (stopped_) {
+    return;
+  }
   stopped_ = true;
   wake_.cancel();
-  for (auto& node : nodes_) node->client->Stop();
+  for (auto& node : nodes_) {
+    node->client->Stop();
+  }
 }
 
 bool ClusterClient::connected() const {
-  if (!have_map_ || stopped_) return false;
+  if (!have_map_ || stopped_) {
+    return false;
+  }
   return std::all_of(primaries_.begin(), primaries_.end(),
                      [](const auto& p) { return p->client->connected(); });
 }
 
 Awaitable<bool> ClusterClient::WaitConnected(std::chrono::milliseconds timeout) {
-  return WaitConnectedImpl(weak_self_, timeout);
-}
-
-Awaitable<bool> ClusterClient::WaitConnectedImpl(std::weak_ptr<ClusterClient> weak,
-                                                 std::chrono::milliseconds timeout) {
-  const auto deadline = Clock::now() + timeout;
-  net::steady_timer timer(co_await net::this_coro::executor);
-  while (true) {
-    {
-      auto self = weak.lock();
-      if (!self || self->stopped_) co_return false;
-      if (self->connected()) co_return true;
+  return detail::WaitConnectedOf(weak_self_, timeout, [](const ClusterClient& c) {
+    if (c.stopped_) {
+      return detail::Readiness::kStopped;
     }
-    const auto now = Clock::now();
-    if (now >= deadline) co_return false;
-    // For start-up and tests, as Client::WaitConnected.
-    timer.expires_after(std::min<Clock::duration>(std::chrono::milliseconds(5), deadline - now));
-    co_await timer.async_wait(net::as_tuple(net::use_awaitable));
-  }
+    return c.connected() ? detail::Readiness::kConnected : detail::Readiness::kWaiting;
+  });
 }
 
 std::shared_ptr<ClusterClient::Node> ClusterClient::Route(int slot) const {
@@ -84,24 +81,36 @@ std::shared_ptr<ClusterClient::Node> ClusterClient::Route(int slot) const {
   }
   // No key: any node, a connected primary first.
   for (const auto& p : primaries_) {
-    if (p->client->connected()) return p;
+    if (p->client->connected()) {
+      return p;
+    }
   }
   for (const auto& n : nodes_) {
-    if (n->client->connected()) return n;
+    if (n->client->connected()) {
+      return n;
+    }
   }
-  if (!primaries_.empty()) return primaries_.front();
+  if (!primaries_.empty()) {
+    return primaries_.front();
+  }
   return nodes_.empty() ? nullptr : nodes_.front();
 }
 
 std::shared_ptr<ClusterClient::Node> ClusterClient::NodeAt(const RedisEndpoint::Node& addr) {
   for (const auto& n : nodes_) {
-    if (n->addr == addr) return n;
+    if (n->addr == addr) {
+      return n;
+    }
   }
   ClientOptions o = options_;
   o.endpoint = RedisEndpoint::Tcp(addr.host, addr.port);
   auto node = std::make_shared<Node>(Node{addr, detail::ClientImpl::Make(ex_, std::move(o))});
-  if (observer_) node->client->SetLatencyObserver(observer_);
-  if (!stopped_) node->client->Start();
+  if (observer_) {
+    node->client->SetLatencyObserver(observer_);
+  }
+  if (!stopped_) {
+    node->client->Start();
+  }
   nodes_.push_back(node);
   return node;
 }
@@ -124,14 +133,18 @@ void ClusterClient::NoteMoved(int slot, const RedisEndpoint::Node& addr) {
 void ClusterClient::ApplyMap(const cluster::SlotMap& map) {
   std::vector<std::shared_ptr<Node>> primaries;
   primaries.reserve(map.primaries.size());
-  for (const auto& addr : map.primaries) primaries.push_back(NodeAt(addr));
-  std::array<int16_t, cluster::kSlots> owner;
+  for (const auto& addr : map.primaries) {
+    primaries.push_back(NodeAt(addr));
+  }
+  std::array<int16_t, cluster::kSlots> owner{};
   bool moved = false;
   for (size_t s = 0; s < cluster::kSlots; ++s) {
     owner[s] = map.owner[s];
     const auto before = owner_[s] < 0 ? nullptr : primaries_[static_cast<size_t>(owner_[s])];
     const auto after = owner[s] < 0 ? nullptr : primaries[static_cast<size_t>(owner[s])];
-    if (before != after) moved = true;
+    if (before != after) {
+      moved = true;
+    }
   }
   if (have_map_ && moved) {
     ++topology_changes_;
@@ -149,9 +162,13 @@ void ClusterClient::ApplyMap(const cluster::SlotMap& map) {
     const bool primary = std::find(primaries_.begin(), primaries_.end(), n) != primaries_.end();
     const auto& seeds = options_.endpoint.nodes;
     const bool seed = std::find(seeds.begin(), seeds.end(), n->addr) != seeds.end();
-    if (!primary && !seed) gone.push_back(n);
+    if (!primary && !seed) {
+      gone.push_back(n);
+    }
   }
-  for (const auto& n : gone) Retire(n);
+  for (const auto& n : gone) {
+    Retire(n);
+  }
 }
 
 void ClusterClient::Retire(const std::shared_ptr<Node>& node) {
@@ -161,10 +178,14 @@ void ClusterClient::Retire(const std::shared_ptr<Node>& node) {
 }
 
 void ClusterClient::WantRefresh() {
-  if (refresh_wanted_ || stopped_) return;
+  if (refresh_wanted_ || stopped_) {
+    return;
+  }
   refresh_wanted_ = true;
   const auto due = last_refresh_ + kMinRefreshGap;
-  if (due < wake_.expiry()) wake_.expires_at(due);  // wakes the refresher (it waits longer)
+  if (due < wake_.expiry()) {
+    wake_.expires_at(due);  // wakes the refresher (it waits longer)
+  }
 }
 
 Awaitable<Status> ClusterClient::Refresh() { return RefreshOnce(weak_self_); }
@@ -174,7 +195,9 @@ Awaitable<void> ClusterClient::RefreshLoop(std::weak_ptr<ClusterClient> weak) {
     Clock::time_point due;
     {
       auto self = weak.lock();
-      if (!self || self->stopped_) co_return;
+      if (!self || self->stopped_) {
+        co_return;
+      }
       const bool soon = self->refresh_wanted_ || !self->have_map_;
       due = self->last_refresh_ + (soon ? kMinRefreshGap : kRefreshPeriod);
       if (Clock::now() < due) {
@@ -187,14 +210,18 @@ Awaitable<void> ClusterClient::RefreshLoop(std::weak_ptr<ClusterClient> weak) {
     if (Clock::now() < due) {
       // The timer is the client's: destroying it ends this wait (aborted), then the lock fails.
       std::shared_ptr<ClusterClient> self = weak.lock();
-      if (!self) co_return;
+      if (!self) {
+        co_return;
+      }
       auto wait = self->wake_.async_wait(net::as_tuple(net::use_awaitable));
       self.reset();
       co_await std::move(wait);
       continue;
     }
     auto st = co_await RefreshOnce(weak);
-    if (!st) spdlog::debug("redis: cluster map not read: {}", st.error().message);
+    if (!st) {
+      spdlog::debug("redis: cluster map not read: {}", st.error().message);
+    }
   }
 }
 
@@ -203,7 +230,9 @@ Awaitable<Status> ClusterClient::RefreshOnce(std::weak_ptr<ClusterClient> weak) 
   std::chrono::milliseconds connect_timeout{1000};
   {
     auto self = weak.lock();
-    if (!self) co_return Fail(ErrorCode::kUnavailable, "redis client destroyed");
+    if (!self) {
+      co_return Fail(ErrorCode::kUnavailable, "redis client destroyed");
+    }
     connect_timeout = self->options_.connect_timeout;
     candidates = self->primaries_;
     for (const auto& n : self->nodes_) {
@@ -219,7 +248,9 @@ Awaitable<Status> ClusterClient::RefreshOnce(std::weak_ptr<ClusterClient> weak) 
   for (const auto& node : candidates) {
     if (!node->client->connected()) {
       auto up = co_await node->client->WaitConnected(connect_timeout);
-      if (!up) continue;
+      if (!up) {
+        continue;
+      }
     }
     std::vector<std::string> slots{"CLUSTER", "SLOTS"};
     auto r = co_await node->client->Command(std::move(slots));
@@ -233,7 +264,9 @@ Awaitable<Status> ClusterClient::RefreshOnce(std::weak_ptr<ClusterClient> weak) 
       continue;
     }
     auto self = weak.lock();
-    if (!self) co_return Fail(ErrorCode::kUnavailable, "redis client destroyed");
+    if (!self) {
+      co_return Fail(ErrorCode::kUnavailable, "redis client destroyed");
+    }
     self->ApplyMap(*map);
     co_return Status{};
   }
@@ -243,7 +276,9 @@ Awaitable<Status> ClusterClient::RefreshOnce(std::weak_ptr<ClusterClient> weak) 
 std::vector<std::shared_ptr<Client>> ClusterClient::Primaries() {
   std::vector<std::shared_ptr<Client>> out;
   out.reserve(primaries_.size());
-  for (const auto& p : primaries_) out.push_back(p->client);
+  for (const auto& p : primaries_) {
+    out.push_back(p->client);
+  }
   return out;
 }
 
@@ -252,21 +287,27 @@ RedisEndpoint ClusterClient::PubSubEndpoint(std::string_view channel) const {
     return RedisEndpoint::Tcp(node->addr.host, node->addr.port);
   }
   const auto& seeds = options_.endpoint.nodes;
-  if (seeds.empty()) return options_.endpoint;
+  if (seeds.empty()) {
+    return options_.endpoint;
+  }
   const auto& addr = seeds[pubsub_turn_++ % seeds.size()];
   return RedisEndpoint::Tcp(addr.host, addr.port);
 }
 
 const ClientStats& ClusterClient::stats() const {
   stats_ = retired_;
-  for (const auto& n : nodes_) stats_ += n->client->stats();
+  for (const auto& n : nodes_) {
+    stats_ += n->client->stats();
+  }
   stats_.reconnects += topology_changes_;
   return stats_;
 }
 
 void ClusterClient::SetLatencyObserver(std::function<void(std::string_view, double)> observer) {
   observer_ = std::move(observer);
-  for (const auto& n : nodes_) n->client->SetLatencyObserver(observer_);
+  for (const auto& n : nodes_) {
+    n->client->SetLatencyObserver(observer_);
+  }
 }
 
 }  // namespace plaudit::redis

@@ -5,8 +5,8 @@
 // themselves, embedded at build time, are in script.cpp.
 #include <iterator>
 
-#include "redis/client_impl.hpp"
-#include "redis/resp.hpp"
+#include "redis/client/client_impl.hpp"
+#include "redis/client/resp.hpp"
 
 namespace plaudit::redis::detail {
 
@@ -26,7 +26,9 @@ Awaitable<Result<std::string>> ClientImpl::LoadScript(std::weak_ptr<ClientImpl> 
                                                       net::any_io_executor ex,
                                                       const Script& script) {
   Commands load{{"SCRIPT", "LOAD", script.source}};
-  if (auto self = weak.lock()) ++self->stats_.script_loads;
+  if (auto self = weak.lock()) {
+    ++self->stats_.script_loads;
+  }
   auto reply = co_await Send<Result<Reply>>(weak, ex, std::move(load));
   if (!reply) {
     co_return tl::unexpected(reply.error());
@@ -71,8 +73,10 @@ Awaitable<Result<Reply>> ClientImpl::EvalKnown(std::weak_ptr<ClientImpl> weak,
           net::co_spawn(ex,
                         EvalAfterNoScript(weak, ex, script,
                                           EvalShaCommand("", std::move(keys), std::move(args))),
-                        [h = std::move(h)](std::exception_ptr e, Result<Reply> r) mutable {
-                          if (e) r = Fail(ErrorCode::kInternal, "redis eval failed");
+                        [h = std::move(h)](const std::exception_ptr& e, Result<Reply> r) mutable {
+                          if (e) {
+                            r = Fail(ErrorCode::kInternal, "redis eval failed");
+                          }
                           std::move(h)(std::move(r));
                         });
         };
@@ -88,7 +92,9 @@ Awaitable<Result<Reply>> ClientImpl::EvalAfterNoScript(std::weak_ptr<ClientImpl>
                                                        net::any_io_executor ex,
                                                        const Script& script, Commands command) {
   auto loaded = co_await LoadScript(weak, ex, script);
-  if (!loaded) co_return tl::unexpected(loaded.error());
+  if (!loaded) {
+    co_return tl::unexpected(loaded.error());
+  }
   command.front()[1] = std::move(*loaded);
   co_return co_await SendKept(weak, ex, &command);
 }

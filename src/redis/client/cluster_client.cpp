@@ -1,7 +1,7 @@
 // ClusterClient's routing: each call's commands to the primaries of their slots, and the
 // redirections that come back (the design is in cluster_client.hpp; the slot map's life is in
 // cluster_topology.cpp).
-#include "redis/cluster_client.hpp"
+#include "redis/client/cluster_client.hpp"
 
 #include "common/when_all.hpp"
 
@@ -25,12 +25,16 @@ struct ArgvBatch {
   ArgvBatch Subset(const std::vector<size_t>& which) const {
     ArgvBatch out;
     out.commands.reserve(which.size());
-    for (size_t i : which) out.commands.push_back(commands[i]);
+    for (size_t i : which) {
+      out.commands.push_back(commands[i]);
+    }
     return out;
   }
   ArgvBatch One(size_t i, bool asking) const {
     ArgvBatch out;
-    if (asking) out.commands.push_back({"ASKING"});
+    if (asking) {
+      out.commands.push_back({"ASKING"});
+    }
     out.commands.push_back(commands[i]);
     return out;
   }
@@ -50,7 +54,9 @@ struct FramedBatch {
   }
   FramedBatch Subset(const std::vector<size_t>& which) const {
     FramedBatch out;
-    for (size_t i : which) out.commands.Append(commands, i);
+    for (size_t i : which) {
+      out.commands.Append(commands, i);
+    }
     return out;
   }
   FramedBatch One(size_t i, bool asking) const {
@@ -79,8 +85,12 @@ struct BatchCommand {
   }
   static Awaitable<Result<Reply>> Send(std::shared_ptr<Client> node, Batch one) {
     auto r = co_await Batch::Send(*node, std::move(one));
-    if (!r) co_return tl::unexpected(r.error());
-    if (r->empty()) co_return Fail(ErrorCode::kInternal, "redis: no reply");
+    if (!r) {
+      co_return tl::unexpected(r.error());
+    }
+    if (r->empty()) {
+      co_return Fail(ErrorCode::kInternal, "redis: no reply");
+    }
     co_return std::move(r->back());
   }
 };
@@ -99,7 +109,7 @@ struct ScriptCommand {
   std::vector<std::string> keys;
   std::vector<std::string> args;
 
-  Awaitable<Result<Reply>> operator()(std::shared_ptr<Client> node, bool /*asking*/) const {
+  Awaitable<Result<Reply>> operator()(const std::shared_ptr<Client>& node, bool /*asking*/) const {
     return node->Eval(*script, keys, args);
   }
 };
@@ -137,7 +147,9 @@ Awaitable<Result<Reply>> ClusterClient::Eval(const Script& script, std::vector<s
   const int slot = keys.empty() ? -1 : cluster::KeySlot(keys.front());
   if (!keys.empty()) {
     std::string guard = cluster::SlotGuardKey(keys.front());
-    if (!guard.empty()) keys.push_back(std::move(guard));
+    if (!guard.empty()) {
+      keys.push_back(std::move(guard));
+    }
   }
   return RunOne(weak_self_, slot, ScriptCommand{&script, std::move(keys), std::move(args)});
 }
@@ -157,7 +169,9 @@ template <class Send>
 Awaitable<Result<Reply>> ClusterClient::RunOne(std::weak_ptr<ClusterClient> weak, int slot,
                                                Send send) {
   std::chrono::milliseconds timeout{1000};
-  if (auto self = weak.lock()) timeout = self->options_.command_timeout;
+  if (auto self = weak.lock()) {
+    timeout = self->options_.command_timeout;
+  }
   const auto deadline = Clock::now() + timeout;
   auto wait = kFirstRetryWait;
   std::optional<RedisEndpoint::Node> ask;
@@ -165,7 +179,9 @@ Awaitable<Result<Reply>> ClusterClient::RunOne(std::weak_ptr<ClusterClient> weak
     std::shared_ptr<Node> node;
     {
       auto self = weak.lock();
-      if (!self) co_return Fail(ErrorCode::kUnavailable, "redis client destroyed");
+      if (!self) {
+        co_return Fail(ErrorCode::kUnavailable, "redis client destroyed");
+      }
       node = ask ? self->NodeAt(*ask) : self->Route(slot);
       if (!node) {
         self->WantRefresh();
@@ -175,28 +191,37 @@ Awaitable<Result<Reply>> ClusterClient::RunOne(std::weak_ptr<ClusterClient> weak
     }
     if (!node->client->connected()) {
       // A node the map just named: give its connection a moment rather than fail at once.
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - Clock::now());
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
       auto up = co_await node->client->WaitConnected(
           std::min(std::max(left, std::chrono::milliseconds(0)), std::chrono::milliseconds(100)));
       if (!up) {
-        if (auto self = weak.lock()) self->WantRefresh();
-        co_return Fail(ErrorCode::kUnavailable, "redis unavailable: " + cluster::NodeName(node->addr));
+        if (auto self = weak.lock()) {
+          self->WantRefresh();
+        }
+        co_return Fail(ErrorCode::kUnavailable,
+                       "redis unavailable: " + cluster::NodeName(node->addr));
       }
     }
     auto op = send(node->client, ask.has_value());
     auto r = co_await std::move(op);
     if (!r) {
-      if (auto self = weak.lock()) self->WantRefresh();
+      if (auto self = weak.lock()) {
+        self->WantRefresh();
+      }
       co_return r;
     }
     auto redirect = cluster::ParseRedirect(*r);
-    if (redirect.node.host.empty()) redirect.node.host = node->addr.host;
+    if (redirect.node.host.empty()) {
+      redirect.node.host = node->addr.host;
+    }
     switch (redirect.kind) {
       case cluster::Redirect::Kind::kNone:
         co_return r;
       case cluster::Redirect::Kind::kMoved:
-        if (auto self = weak.lock()) self->NoteMoved(redirect.slot, redirect.node);
+        if (auto self = weak.lock()) {
+          self->NoteMoved(redirect.slot, redirect.node);
+        }
         ask.reset();
         break;
       case cluster::Redirect::Kind::kAsk:
@@ -226,13 +251,17 @@ template <class Batch>
 Awaitable<Result<std::vector<Reply>>> ClusterClient::RunBatch(std::weak_ptr<ClusterClient> weak,
                                                               Batch batch) {
   const size_t n = batch.size();
-  if (n == 0) co_return Replies{};
+  if (n == 0) {
+    co_return Replies{};
+  }
   // Group the commands by node, in order.
   std::vector<std::shared_ptr<Node>> nodes;
   std::vector<std::vector<size_t>> members;
   {
     auto self = weak.lock();
-    if (!self) co_return Fail(ErrorCode::kUnavailable, "redis client destroyed");
+    if (!self) {
+      co_return Fail(ErrorCode::kUnavailable, "redis client destroyed");
+    }
     for (size_t i = 0; i < n; ++i) {
       auto node = self->Route(batch.Slot(i));
       if (!node) {
@@ -240,7 +269,9 @@ Awaitable<Result<std::vector<Reply>>> ClusterClient::RunBatch(std::weak_ptr<Clus
         co_return Fail(ErrorCode::kUnavailable, "redis cluster: no slot map yet");
       }
       size_t g = 0;
-      while (g < nodes.size() && nodes[g] != node) ++g;
+      while (g < nodes.size() && nodes[g] != node) {
+        ++g;
+      }
       if (g == nodes.size()) {
         nodes.push_back(std::move(node));
         members.emplace_back();
@@ -253,7 +284,9 @@ Awaitable<Result<std::vector<Reply>>> ClusterClient::RunBatch(std::weak_ptr<Clus
     Batch copy = batch;  // kept for the redirections below
     auto r = co_await Batch::Send(*nodes[0]->client, std::move(copy));
     if (!r) {
-      if (auto self = weak.lock()) self->WantRefresh();
+      if (auto self = weak.lock()) {
+        self->WantRefresh();
+      }
       co_return r;
     }
     out = std::move(*r);
@@ -268,7 +301,9 @@ Awaitable<Result<std::vector<Reply>>> ClusterClient::RunBatch(std::weak_ptr<Clus
     out.resize(n);
     for (size_t g = 0; g < nodes.size(); ++g) {
       if (!results[g]) {
-        if (auto self = weak.lock()) self->WantRefresh();
+        if (auto self = weak.lock()) {
+          self->WantRefresh();
+        }
         co_return tl::unexpected(results[g].error());
       }
       if (results[g]->size() != members[g].size()) {
@@ -281,10 +316,14 @@ Awaitable<Result<std::vector<Reply>>> ClusterClient::RunBatch(std::weak_ptr<Clus
   }
   // Redirected (or refused for now): each such command again on its own path.
   for (size_t i = 0; i < n; ++i) {
-    if (cluster::ParseRedirect(out[i]).kind == cluster::Redirect::Kind::kNone) continue;
+    if (cluster::ParseRedirect(out[i]).kind == cluster::Redirect::Kind::kNone) {
+      continue;
+    }
     BatchCommand<Batch> send{&batch, i};
     auto r = co_await RunOne(weak, batch.Slot(i), send);
-    if (!r) co_return tl::unexpected(r.error());
+    if (!r) {
+      co_return tl::unexpected(r.error());
+    }
     out[i] = std::move(*r);
   }
   co_return out;

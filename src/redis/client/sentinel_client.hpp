@@ -24,8 +24,8 @@
 #include <memory>
 #include <optional>
 
-#include "redis/client.hpp"
-#include "redis/subscriber.hpp"
+#include "redis/client/client.hpp"
+#include "redis/client/subscriber.hpp"
 
 namespace plaudit::redis {
 
@@ -77,8 +77,6 @@ class SentinelClient final : public Client {
 
   static Awaitable<void> WatchLoop(std::weak_ptr<SentinelClient> weak);
   static Awaitable<Status> ResolveOnce(std::weak_ptr<SentinelClient> weak);
-  static Awaitable<bool> WaitConnectedImpl(std::weak_ptr<SentinelClient> weak,
-                                           std::chrono::milliseconds timeout);
   // Awaits a call on the primary; a READONLY reply (the node is a replica now) becomes
   // kUnavailable and puts the primary in doubt.
   template <class T>

@@ -1,4 +1,4 @@
-#include "redis/asio_adapter.hpp"
+#include "redis/client/asio_adapter.hpp"
 
 #include <errno.h>
 #include <hiredis/async.h>
@@ -22,7 +22,7 @@ namespace {
 // article list: 20 HGETALLs) was moved about 8 times: ~150k instructions a list request,
 // 15% of it (callgrind). Fed 2 KiB at a time, each move is at most about 2 KiB.
 constexpr size_t kFeedChunk = 2048;
-constexpr size_t kReadSize = 16 * 1024;  // what hiredis's own read takes at once
+constexpr size_t kReadSize = size_t{16} * 1024;  // what hiredis's own read takes at once
 
 // The state behind ac->ev.data. hiredis holds a raw pointer to it; `self_` keeps it alive
 // until hiredis calls Cleanup, and each outstanding async_wait holds another reference.

@@ -29,7 +29,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "redis/client.hpp"
+#include "redis/client/client.hpp"
 
 namespace plaudit::redis::detail {
 
@@ -85,6 +85,9 @@ struct Request {
 class ClientImpl final : public Client {
  public:
   ClientImpl(net::any_io_executor ex, ClientOptions options);
+  // Only an empty executor (a bug) or a failed allocation can throw here, and
+  // std::terminate is the right end for both.
+  // NOLINTNEXTLINE(bugprone-exception-escape)
   ~ClientImpl() override {
     Shutdown();
     FailQueuedWaits();
@@ -183,8 +186,6 @@ class ClientImpl final : public Client {
   // --- client_connection.cpp: the connection's life and the command deadlines ---
 
   const RedisEndpoint& endpoint() const { return options_.endpoint; }
-  static Awaitable<bool> WaitConnectedImpl(std::weak_ptr<ClientImpl> weak,
-                                           std::chrono::milliseconds timeout);
   void ArmTimeoutTimer();
   void ExpireRequests();
   void Connect();

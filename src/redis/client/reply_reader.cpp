@@ -1,4 +1,4 @@
-#include "redis/reply_reader.hpp"
+#include "redis/client/reply_reader.hpp"
 
 #include <new>
 #include <utility>
@@ -8,12 +8,18 @@ namespace {
 
 Reply::Type TypeOf(int hiredis_type) {
   switch (hiredis_type) {
-    case REDIS_REPLY_STRING: return Reply::Type::kString;
-    case REDIS_REPLY_STATUS: return Reply::Type::kStatus;
-    case REDIS_REPLY_ERROR: return Reply::Type::kError;
-    case REDIS_REPLY_INTEGER: return Reply::Type::kInteger;
-    case REDIS_REPLY_ARRAY: return Reply::Type::kArray;
-    default: return Reply::Type::kNil;
+    case REDIS_REPLY_STRING:
+      return Reply::Type::kString;
+    case REDIS_REPLY_STATUS:
+      return Reply::Type::kStatus;
+    case REDIS_REPLY_ERROR:
+      return Reply::Type::kError;
+    case REDIS_REPLY_INTEGER:
+      return Reply::Type::kInteger;
+    case REDIS_REPLY_ARRAY:
+      return Reply::Type::kArray;
+    default:
+      return Reply::Type::kNil;
   }
 }
 
@@ -23,7 +29,9 @@ Reply::Type TypeOf(int hiredis_type) {
 void* Place(const redisReadTask* task, Reply** slot) {
   if (task->parent == nullptr) {
     auto* root = new (std::nothrow) ReplyRoot;
-    if (root == nullptr) return nullptr;
+    if (root == nullptr) {
+      return nullptr;
+    }
     *slot = &root->value;
     return root;
   }
@@ -36,7 +44,9 @@ void* Place(const redisReadTask* task, Reply** slot) {
 
 // Mirrors a root's value into its redisReply header (see the header comment).
 void SyncHead(const redisReadTask* task, void* obj) {
-  if (task->parent != nullptr) return;
+  if (task->parent != nullptr) {
+    return;
+  }
   auto* root = static_cast<ReplyRoot*>(obj);
   root->head.type = task->type;
   root->head.integer = root->value.integer;
@@ -50,7 +60,9 @@ void* CreateString(const redisReadTask* task, char* str, size_t len) {
   try {
     Reply* slot = nullptr;
     void* obj = Place(task, &slot);
-    if (obj == nullptr) return nullptr;
+    if (obj == nullptr) {
+      return nullptr;
+    }
     slot->type = TypeOf(task->type);
     slot->str.assign(str, len);
     SyncHead(task, obj);
@@ -64,7 +76,9 @@ void* CreateArray(const redisReadTask* task, int elements) {
   try {
     Reply* slot = nullptr;
     void* obj = Place(task, &slot);
-    if (obj == nullptr) return nullptr;
+    if (obj == nullptr) {
+      return nullptr;
+    }
     slot->type = Reply::Type::kArray;
     slot->elements.resize(static_cast<size_t>(elements));
     SyncHead(task, obj);
@@ -77,7 +91,9 @@ void* CreateArray(const redisReadTask* task, int elements) {
 void* CreateInteger(const redisReadTask* task, long long value) {
   Reply* slot = nullptr;
   void* obj = Place(task, &slot);
-  if (obj == nullptr) return nullptr;
+  if (obj == nullptr) {
+    return nullptr;
+  }
   slot->type = Reply::Type::kInteger;
   slot->integer = value;
   SyncHead(task, obj);
@@ -87,7 +103,9 @@ void* CreateInteger(const redisReadTask* task, long long value) {
 void* CreateNil(const redisReadTask* task) {
   Reply* slot = nullptr;
   void* obj = Place(task, &slot);
-  if (obj == nullptr) return nullptr;
+  if (obj == nullptr) {
+    return nullptr;
+  }
   slot->type = Reply::Type::kNil;
   SyncHead(task, obj);
   return obj;

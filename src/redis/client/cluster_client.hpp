@@ -32,8 +32,8 @@
 #include <array>
 #include <memory>
 
-#include "redis/client.hpp"
-#include "redis/cluster_slots.hpp"
+#include "redis/client/client.hpp"
+#include "redis/client/cluster_slots.hpp"
 
 namespace plaudit::redis {
 
@@ -92,8 +92,6 @@ class ClusterClient final : public Client {
 
   static Awaitable<void> RefreshLoop(std::weak_ptr<ClusterClient> weak);
   static Awaitable<Status> RefreshOnce(std::weak_ptr<ClusterClient> weak);
-  static Awaitable<bool> WaitConnectedImpl(std::weak_ptr<ClusterClient> weak,
-                                           std::chrono::milliseconds timeout);
 
   template <class Batch>
   static Awaitable<Result<std::vector<Reply>>> RunBatch(std::weak_ptr<ClusterClient> weak,

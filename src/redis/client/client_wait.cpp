@@ -12,7 +12,7 @@
 #include <boost/asio/detached.hpp>
 #include <exception>
 
-#include "redis/client_impl.hpp"
+#include "redis/client/client_impl.hpp"
 
 namespace plaudit::redis::detail {
 
@@ -47,7 +47,9 @@ void ClientImpl::QueueWait(WaitHandler handler, int replicas, std::chrono::milli
     next.timeout = std::min(next.timeout, timeout);
   }
   next.waiters.push_back(std::move(handler));
-  if (!wait_in_flight_) SendWait();
+  if (!wait_in_flight_) {
+    SendWait();
+  }
 }
 
 void ClientImpl::SendWait() {
@@ -83,11 +85,17 @@ Awaitable<void> ClientImpl::RunWait(std::weak_ptr<ClientImpl> weak, net::any_io_
   } catch (const std::exception& e) {
     count = Fail(ErrorCode::kInternal, e.what());
   }
-  for (auto& waiter : batch.waiters) PostCompletion(ex, std::move(waiter), count);
+  for (auto& waiter : batch.waiters) {
+    PostCompletion(ex, std::move(waiter), count);
+  }
   auto self = weak.lock();
-  if (!self) co_return;
+  if (!self) {
+    co_return;
+  }
   self->wait_in_flight_ = false;
-  if (!self->wait_next_.waiters.empty()) self->SendWait();
+  if (!self->wait_next_.waiters.empty()) {
+    self->SendWait();
+  }
 }
 
 }  // namespace plaudit::redis::detail

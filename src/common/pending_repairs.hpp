@@ -11,7 +11,7 @@
 #include "common/net.hpp"
 #include "common/result.hpp"
 
-namespace plaudit::domain {
+namespace plaudit {
 
 class PendingRepairs {
  public:
@@ -22,7 +22,9 @@ class PendingRepairs {
     const std::vector<int64_t> ids(ids_.begin(), ids_.end());
     for (int64_t id : ids) {
       auto st = co_await repair(id);
-      if (st) ids_.erase(id);
+      if (st) {
+        ids_.erase(id);
+      }
     }
     co_return static_cast<int64_t>(ids_.size());
   }
@@ -31,4 +33,4 @@ class PendingRepairs {
   std::set<int64_t> ids_;
 };
 
-}  // namespace plaudit::domain
+}  // namespace plaudit

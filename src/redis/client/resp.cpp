@@ -1,4 +1,4 @@
-#include "redis/resp.hpp"
+#include "redis/client/resp.hpp"
 
 #include <charconv>
 #include <cstring>
@@ -35,16 +35,24 @@ void FormatEvalSha(std::string_view sha, const std::vector<std::string>& keys,
   const std::string_view nk(digits, static_cast<size_t>(end - digits));
   constexpr std::string_view kEvalSha = "EVALSHA";
   size_t bound = kHeader * 4 + kEvalSha.size() + sha.size() + nk.size() + 6;
-  for (const auto& a : keys) bound += kHeader + a.size() + 2;
-  for (const auto& a : args) bound += kHeader + a.size() + 2;
+  for (const auto& a : keys) {
+    bound += kHeader + a.size() + 2;
+  }
+  for (const auto& a : args) {
+    bound += kHeader + a.size() + 2;
+  }
   out.resize(bound);
   char* const begin = out.data();
   char* p = PutHeader(begin, '*', 3 + keys.size() + args.size());
   p = PutBulk(p, kEvalSha);
   p = PutBulk(p, sha);
   p = PutBulk(p, nk);
-  for (const auto& a : keys) p = PutBulk(p, a);
-  for (const auto& a : args) p = PutBulk(p, a);
+  for (const auto& a : keys) {
+    p = PutBulk(p, a);
+  }
+  for (const auto& a : args) {
+    p = PutBulk(p, a);
+  }
   out.resize(static_cast<size_t>(p - begin));
 }
 
@@ -52,20 +60,28 @@ void FormatCommand(const std::vector<std::string>& argv, std::string& out) {
   // Sized once for the longest headers, written through a pointer, then cut to length:
   // appending piece by piece cost a capacity check per piece (~2k instructions a like).
   size_t bound = kHeader;
-  for (const auto& a : argv) bound += kHeader + a.size() + 2;
+  for (const auto& a : argv) {
+    bound += kHeader + a.size() + 2;
+  }
   out.resize(bound);
   char* const begin = out.data();
   char* p = PutHeader(begin, '*', argv.size());
-  for (const auto& a : argv) p = PutBulk(p, a);
+  for (const auto& a : argv) {
+    p = PutBulk(p, a);
+  }
   out.resize(static_cast<size_t>(p - begin));
 }
 
 std::string FrameArgs(std::span<const std::string> args) {
   size_t bound = 0;
-  for (const auto& a : args) bound += kHeader + a.size() + 2;
+  for (const auto& a : args) {
+    bound += kHeader + a.size() + 2;
+  }
   std::string out(bound, '\0');
   char* p = out.data();
-  for (const auto& a : args) p = PutBulk(p, a);
+  for (const auto& a : args) {
+    p = PutBulk(p, a);
+  }
   out.resize(static_cast<size_t>(p - out.data()));
   return out;
 }

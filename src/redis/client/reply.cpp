@@ -1,9 +1,9 @@
-#include "redis/reply.hpp"
+#include "redis/client/reply.hpp"
 
 #include <charconv>
 #include <string_view>
 
-#include "redis/fields.hpp"
+#include "common/decimal.hpp"
 
 namespace plaudit::redis {
 
@@ -14,7 +14,9 @@ std::optional<int64_t> Reply::AsInt() const {
   if (type != Type::kString || str.empty()) {
     return std::nullopt;
   }
-  if (auto v = ShortDecimal(str)) return v;
+  if (auto v = ShortDecimal(str)) {
+    return v;
+  }
   int64_t value = 0;
   const char* end = str.data() + str.size();
   auto [ptr, ec] = std::from_chars(str.data(), end, value);
@@ -25,7 +27,9 @@ std::optional<int64_t> Reply::AsInt() const {
 }
 
 std::optional<Error> UnavailableReply(const Reply& r) {
-  if (!r.is_error()) return std::nullopt;
+  if (!r.is_error()) {
+    return std::nullopt;
+  }
   // The error's code is its first word: BUSYKEY and BUSYGROUP are the caller's mistakes.
   const std::string_view code = std::string_view(r.str).substr(0, r.str.find(' '));
   std::string_view why;
@@ -44,22 +48,32 @@ std::optional<Error> UnavailableReply(const Reply& r) {
 namespace {
 
 tl::unexpected<Error> ReplyError(const Reply& r) {
-  if (auto e = UnavailableReply(r)) return tl::unexpected(std::move(*e));
+  if (auto e = UnavailableReply(r)) {
+    return tl::unexpected(std::move(*e));
+  }
   return Fail(ErrorCode::kInternal, "redis: " + r.str);
 }
 
 }  // namespace
 
 Status ReplyOk(const Result<Reply>& r) {
-  if (!r) return tl::unexpected(r.error());
-  if (r->is_error()) return ReplyError(*r);
+  if (!r) {
+    return tl::unexpected(r.error());
+  }
+  if (r->is_error()) {
+    return ReplyError(*r);
+  }
   return {};
 }
 
 Status AllOk(const Result<std::vector<Reply>>& r) {
-  if (!r) return tl::unexpected(r.error());
+  if (!r) {
+    return tl::unexpected(r.error());
+  }
   for (const auto& x : *r) {
-    if (x.is_error()) return ReplyError(x);
+    if (x.is_error()) {
+      return ReplyError(x);
+    }
   }
   return {};
 }
