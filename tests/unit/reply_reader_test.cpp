@@ -1,6 +1,7 @@
-// The client's replies are built by its own hiredis reader callbacks (redis/client/reply_reader.hpp).
-// They must give exactly the tree hiredis's default reader gives, however the bytes arrive,
-// and free everything on a protocol error (the ASan build checks for leaks).
+// The client's replies are built by its own hiredis reader callbacks
+// (redis/client/reply_reader.hpp). They must give exactly the tree hiredis's default reader gives,
+// however the bytes arrive, and free everything on a protocol error (the ASan build checks for
+// leaks).
 #include "redis/client/reply_reader.hpp"
 
 #include <gtest/gtest.h>
