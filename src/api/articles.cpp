@@ -166,11 +166,8 @@ Result<domain::ArticleInput> ParseInput(const boost::json::object& body, bool cr
     return tl::unexpected(pinned.error());
   }
   in.pinned = *pinned;
-  auto allow = OptionalBool(body, "allowComments");
-  if (!allow) {
-    return tl::unexpected(allow.error());
-  }
-  in.allow_comments = *allow;
+  PL_TRY(auto allow, OptionalBool(body, "allowComments"));
+  in.allow_comments = allow;
   if (const auto* m = body.if_contains("moderation")) {
     if (m->is_null()) {
       in.moderation = "";

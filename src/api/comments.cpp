@@ -46,21 +46,12 @@ Result<domain::CommentInput> ParseCreate(const boost::json::object& body) {
     return tl::unexpected(st.error());
   }
   domain::CommentInput in;
-  auto text = RequiredString(body, "body");
-  if (!text) {
-    return tl::unexpected(text.error());
-  }
-  in.body = std::move(*text);
-  auto parent = OptionalId(body, "parentId");
-  if (!parent) {
-    return tl::unexpected(parent.error());
-  }
-  in.parent_id = *parent;
-  auto reply_to = OptionalId(body, "replyToUserId");
-  if (!reply_to) {
-    return tl::unexpected(reply_to.error());
-  }
-  in.reply_to_user_id = *reply_to;
+  PL_TRY(auto text, RequiredString(body, "body"));
+  in.body = std::move(text);
+  PL_TRY(auto parent, OptionalId(body, "parentId"));
+  in.parent_id = parent;
+  PL_TRY(auto reply_to, OptionalId(body, "replyToUserId"));
+  in.reply_to_user_id = reply_to;
   // The widget's spam signals (API.md "Moderation"): a hidden field people leave empty, and
   // how long the form was open.
   if (auto it = body.find("website"); it != body.end() && !it->value().is_null()) {
@@ -105,19 +96,10 @@ Response CommentListResponse(const domain::PageResult<domain::Comment>& page,
 
 // GET .../comments's parameters (also GET /pages/comments).
 Result<CommentListQuery> ParseListQuery(const Request& req) {
-  auto paging = ParsePaging(req);
-  if (!paging) {
-    return tl::unexpected(paging.error());
-  }
-  auto sort = SortParam(req, domain::CommentSort::kNew);
-  if (!sort) {
-    return tl::unexpected(sort.error());
-  }
-  auto replies = IntParam(req, "replies", 3, 0, domain::kMaxInlineReplies);
-  if (!replies) {
-    return tl::unexpected(replies.error());
-  }
-  return CommentListQuery{std::move(*paging), *sort, *replies};
+  PL_TRY(auto paging, ParsePaging(req));
+  PL_TRY(auto sort, SortParam(req, domain::CommentSort::kNew));
+  PL_TRY(auto replies, IntParam(req, "replies", 3, 0, domain::kMaxInlineReplies));
+  return CommentListQuery{std::move(paging), sort, replies};
 }
 
 namespace {
@@ -168,18 +150,10 @@ Result<std::optional<domain::GuestName>> ParseGuest(boost::json::object& body) {
   if (!guest.is_object()) {
     return Fail(ErrorCode::kInvalidArgument, "guest must be an object");
   }
-  if (auto st = OnlyFields(guest.as_object(), {"name", "email"}); !st) {
-    return tl::unexpected(st.error());
-  }
-  auto name = RequiredString(guest.as_object(), "name");
-  if (!name) {
-    return tl::unexpected(name.error());
-  }
-  auto email = OptionalString(guest.as_object(), "email");
-  if (!email) {
-    return tl::unexpected(email.error());
-  }
-  return domain::GuestName{std::move(*name), email->value_or("")};
+  PL_CHECK(OnlyFields(guest.as_object(), {"name", "email"}));
+  PL_TRY(auto name, RequiredString(guest.as_object(), "name"));
+  PL_TRY(auto email, OptionalString(guest.as_object(), "email"));
+  return domain::GuestName{std::move(name), email.value_or("")};
 }
 
 Response PostedResponse(const domain::PostedComment& posted) {

@@ -17,14 +17,11 @@ Result<std::optional<std::string>> OptionalString(const boost::json::object& o,
 }
 
 Result<std::string> RequiredString(const boost::json::object& o, std::string_view field) {
-  auto s = OptionalString(o, field);
+  PL_TRY(auto s, OptionalString(o, field));
   if (!s) {
-    return tl::unexpected(s.error());
-  }
-  if (!*s) {
     return Fail(ErrorCode::kInvalidArgument, "field '" + std::string(field) + "' is required");
   }
-  return std::move(**s);
+  return std::move(*s);
 }
 
 Result<std::optional<bool>> OptionalBool(const boost::json::object& o, std::string_view field) {

@@ -17,12 +17,9 @@ namespace {
 Awaitable<Status> PingRedis(redis::Client* client) {
   // argv is a named variable: GCC 12 miscompiles a braced list inside co_await.
   std::vector<std::string> argv{"PING"};
-  auto r = co_await client->Command(std::move(argv));
-  if (!r) {
-    co_return tl::unexpected(r.error());
-  }
-  if (r->is_error()) {
-    co_return Fail(ErrorCode::kUnavailable, r->str);
+  PL_CO_TRY(auto r, co_await client->Command(std::move(argv)));
+  if (r.is_error()) {
+    co_return Fail(ErrorCode::kUnavailable, r.str);
   }
   co_return Status{};
 }

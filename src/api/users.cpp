@@ -72,12 +72,9 @@ HandlerResult CreateUser(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto username, RequiredString(body, "username"));
   PL_CO_TRY(auto password, RequiredString(body, "password"));
   PL_CO_TRY(auto display, OptionalString(body, "displayName"));
-  auto user = co_await ctx.users->Register(std::move(username), std::move(password),
-                                           display.value_or(""), caller.address);
-  if (!user) {
-    co_return tl::unexpected(user.error());
-  }
-  co_return JsonResponse(beast::http::status::created, UserJson(*user));
+  PL_CO_TRY(auto user, co_await ctx.users->Register(std::move(username), std::move(password),
+                                                    display.value_or(""), caller.address));
+  co_return JsonResponse(beast::http::status::created, UserJson(user));
 }
 
 HandlerResult CreateSession(ApiContext ctx, Request& req) {

@@ -179,11 +179,8 @@ Status App::StartBackend() {
     redis_endpoint_ = embedded_redis_->endpoint();
   }
 
-  auto store = OpenStore(config_);
-  if (!store) {
-    return tl::unexpected(store.error());
-  }
-  store_ = std::move(*store);
+  PL_TRY(auto store, OpenStore(config_));
+  store_ = std::move(store);
   store_->SetLatencyObserver([m = &metrics_](double s) { m->ObserveSql(s); });
   auto applied = store_->Migrate();
   if (!applied) {
@@ -375,66 +372,16 @@ Status App::WireServices() {
     guests.mail = !config_.smtp.empty();
     comments_->SetGuests(guests);
   }
-  like_flush_ = std::make_unique<flush::LikeFlush>(*like_store_, *like_table_);
-  view_flush_ = std::make_unique<flush::ViewFlush>(*article_cache_, *article_table_);
-  redis_check_ = std::make_unique<flush::RedisCheck>(ioc_.get_executor(), *like_store_,
-                                                     *like_table_, *article_cache_, *article_table_,
-                                                     *cache_marks_, *like_flush_, *view_flush_);
-  likes_->redis_checked = [c = redis_check_.get()] { return c->LikesChecked(); };
-  likes_->check_redis = [c = redis_check_.get()] { return c->Check(); };
-  likes_->recheck_redis = [c = redis_check_.get()] { return c->Recheck(); };
-  articles_->recheck_redis = [c = redis_check_.get()]() -> Awaitable<Status> {
-    auto checked = co_await c->Recheck();
-    if (!checked) {
-      co_return tl::unexpected(checked.error());
-    }
-    co_return Status{};
-  };
-  // Articles and comments count as checked only once the views are too: while another
-  // process recovers an older Redis's article hashes they wait (EnsureViews, up to ~5 s).
-  articles_->redis_checked = [c = redis_check_.get()] {
-    return c->LikesChecked() && c->ViewsChecked();
-  };
-  articles_->check_redis = [c = redis_check_.get()] { return c->EnsureViews(); };
-  redis_check_->repair_mark = [a = articles_.get(), c = comments_.get()](
-                                  const redis::CacheMark& m) -> Awaitable<Result<bool>> {
-    auto settled = co_await a->MarkSettled(m);
-    if (!settled || !*settled) {
-      co_return settled;
-    }
-    Status st = Status{};
-    if (m.target.IsArticle()) {
-      st = co_await a->Repair(m.target.id);
-    } else {
-      st = co_await c->Repair(m.target.id);
-    }
-    if (!st) {
-      co_return tl::unexpected(st.error());
-    }
-    co_return true;
-  };
-  redis_check_->reseed_ids = [a = articles_.get(), c = comments_.get()]() -> Awaitable<Status> {
-    if (auto st = co_await a->ReseedIds(); !st) {
-      co_return st;
-    }
-    co_return co_await c->ReseedIds();
-  };
-  articles_->views_checked = [c = redis_check_.get()] { return c->ViewsChecked(); };
-  articles_->check_views = [c = redis_check_.get()] { return c->EnsureViews(); };
+  like_flush_ = std::make_unique<flush::LikeFlush>(*like_store_, *like_table_, flush_faults_);
+  view_flush_ = std::make_unique<flush::ViewFlush>(*article_cache_, *article_table_, flush_faults_);
+  redis_check_ = std::make_unique<flush::RedisCheck>(
+      ioc_.get_executor(), *like_store_, *like_table_, *article_cache_, *article_table_,
+      *cache_marks_, *like_flush_, *view_flush_, *articles_, *comments_);
+  likes_->SetRedisFreshness(redis_check_.get());
+  articles_->SetRedisFreshness(redis_check_.get());
   flusher_ = std::make_unique<flush::Flusher>(ioc_.get_executor(), *redis_check_, *view_flush_,
-                                              *like_flush_,
+                                              *like_flush_, *articles_, *comments_,
                                               std::chrono::milliseconds(config_.flush_interval_ms));
-  flusher_->repair = [c = comments_.get(), a = articles_.get()]() -> Awaitable<Result<int64_t>> {
-    auto comments = co_await c->RepairPending();
-    auto articles = co_await a->RepairPending();
-    if (!comments) {
-      co_return comments;
-    }
-    if (!articles) {
-      co_return articles;
-    }
-    co_return *comments + *articles;
-  };
   flusher_->on_report = [this](const flush::FlushReport& r) {
     metrics_.SetBacklog(r.like_backlog, r.oldest_unflushed_seconds);
     // On the event loop, like the page cache itself (made below, before any pass runs).

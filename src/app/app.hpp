@@ -77,6 +77,8 @@ class App {
   sql::OutboxTable& outbox() { return *outbox_; }
   flush::LikeFlush& like_flush() { return *like_flush_; }
   flush::ViewFlush& view_flush() { return *view_flush_; }
+  // Where tests stop a flush pass as a crash would (flush/fault_points.hpp); empty otherwise.
+  flush::FaultPoints& flush_faults() { return flush_faults_; }
   flush::RedisCheck& redis_check() { return *redis_check_; }
   domain::ArticleService& articles() { return *articles_; }
   domain::LikeService& likes() { return *likes_; }
@@ -138,6 +140,7 @@ class App {
   std::unique_ptr<api::PageCache> page_cache_;
   std::string public_cache_control_;
   std::string cdn_cache_control_;
+  flush::FaultPoints flush_faults_;
   std::unique_ptr<flush::LikeFlush> like_flush_;
   std::unique_ptr<flush::ViewFlush> view_flush_;
   std::unique_ptr<flush::RedisCheck> redis_check_;

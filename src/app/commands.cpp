@@ -112,11 +112,8 @@ int RunOneShot(config::Config config, const char* what,
 
 int Flush(const config::Config& config) {
   return RunOneShot(config, "flush", [](App& app) -> Awaitable<Status> {
-    auto r = co_await app.flusher().FlushNow();
-    if (!r) {
-      co_return tl::unexpected(r.error());
-    }
-    spdlog::info("flushed: {} view counts, {} like states", r->views, r->like_changes);
+    PL_CO_TRY(auto r, co_await app.flusher().FlushNow());
+    spdlog::info("flushed: {} view counts, {} like states", r.views, r.like_changes);
     // Then reconcile: recompute SQL like counts from the rows and repair drift.
     auto fixed = co_await app.like_flush().Reconcile();
     if (!fixed) {
@@ -131,16 +128,13 @@ int Flush(const config::Config& config) {
 // same worker as `serve` runs, under the same leases, so it may run beside live instances.
 int Notify(const config::Config& config) {
   return RunOneShot(config, "notify", [](App& app) -> Awaitable<Status> {
-    auto r = co_await app.notifier().DeliverNow();
-    if (!r) {
-      co_return tl::unexpected(r.error());
-    }
+    PL_CO_TRY(auto r, co_await app.notifier().DeliverNow());
     spdlog::info(
         "notices: {} mailed, {} webhooks, {} events fanned out; {} to retry, {} given up; "
         "{} waiting",
-        r->mail.delivered, r->webhook.delivered, r->event.delivered,
-        r->mail.retried + r->webhook.retried + r->event.retried,
-        r->mail.given_up + r->webhook.given_up + r->event.given_up, r->depth);
+        r.mail.delivered, r.webhook.delivered, r.event.delivered,
+        r.mail.retried + r.webhook.retried + r.event.retried,
+        r.mail.given_up + r.webhook.given_up + r.event.given_up, r.depth);
     co_return Status{};
   });
 }

@@ -109,10 +109,7 @@ Result<DatabaseUrl> ParseDatabaseUrl(std::string_view url) {
     return DatabaseUrl{Dialect::kPostgres, text};
   }
   if (StartsWith(url, "mysql://") || StartsWith(url, "mariadb://")) {
-    auto target = MysqlTarget::Parse(url);
-    if (!target) {
-      return tl::unexpected(target.error());
-    }
+    PL_CHECK(MysqlTarget::Parse(url));
     return DatabaseUrl{Dialect::kMysql, std::string(url)};
   }
   if (StartsWith(url, "sqlite:")) {

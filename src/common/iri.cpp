@@ -111,12 +111,9 @@ Result<std::string> IriToUri(std::string_view text) {
       host_end = authority_end;
     }
   }
-  auto ascii = HostToAscii(text.substr(host, host_end - host));
-  if (!ascii) {
-    return tl::unexpected(ascii.error());
-  }
+  PL_TRY(auto ascii, HostToAscii(text.substr(host, host_end - host)));
   AppendEncoded(out, text.substr(0, host));
-  out += *ascii;
+  out += ascii;
   AppendEncoded(out, text.substr(host_end));
   return out;
 }

@@ -90,11 +90,8 @@ Result<RedisEndpoint> ParseClusterUrl(std::string_view rest) {
   if (slash != std::string_view::npos && rest.substr(slash) != "/") {
     return Invalid("a Redis Cluster has only database 0 (want " + std::string(kClusterForm) + ")");
   }
-  auto nodes = ParseNodes(rest.substr(0, slash), kClusterForm);
-  if (!nodes) {
-    return tl::unexpected(nodes.error());
-  }
-  return RedisEndpoint::Cluster(std::move(*nodes));
+  PL_TRY(auto nodes, ParseNodes(rest.substr(0, slash), kClusterForm));
+  return RedisEndpoint::Cluster(std::move(nodes));
 }
 
 Result<RedisEndpoint> ParseSentinelUrl(std::string_view rest) {
@@ -108,22 +105,16 @@ Result<RedisEndpoint> ParseSentinelUrl(std::string_view rest) {
   std::string_view path = rest.substr(slash + 1);
   int db = 0;
   if (const size_t q = path.find("?db="); q != std::string_view::npos) {
-    auto parsed = ParseDb(path.substr(q + 4));
-    if (!parsed) {
-      return tl::unexpected(parsed.error());
-    }
-    db = *parsed;
+    PL_TRY(auto parsed, ParseDb(path.substr(q + 4)));
+    db = parsed;
     path = path.substr(0, q);
   }
   if (path.empty() || path.find_first_of("/?#%") != std::string_view::npos) {
     return Invalid("\"" + std::string(path) + "\" is not a service name (want " +
                    std::string(kSentinelForm) + ")");
   }
-  auto nodes = ParseNodes(rest.substr(0, slash), kSentinelForm);
-  if (!nodes) {
-    return tl::unexpected(nodes.error());
-  }
-  return RedisEndpoint::Sentinel(std::move(*nodes), std::string(path), db);
+  PL_TRY(auto nodes, ParseNodes(rest.substr(0, slash), kSentinelForm));
+  return RedisEndpoint::Sentinel(std::move(nodes), std::string(path), db);
 }
 
 }  // namespace

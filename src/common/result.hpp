@@ -57,19 +57,31 @@ inline tl::unexpected<Error> Fail(ErrorCode code, std::string message) {
   return tl::unexpected<Error>(Error{code, std::move(message)});
 }
 
-// In a coroutine returning Awaitable<Result<T>> or Awaitable<Status>: evaluates `expr` (a
-// Result or Status) into a named variable (GCC 12 wants awaitables' results named), returns
-// its error if it failed, and otherwise declares `decl` from its value:
+// The one way a failure is handed up (STYLE: errors are values). In a coroutine returning
+// Awaitable<Result<T>> or Awaitable<Status>, PL_CO_TRY evaluates `expr` (a Result or Status)
+// into a named variable (GCC 12 wants awaitables' results named), returns its error if it
+// failed, and otherwise declares `decl` from its value; PL_CO_CHECK only returns the error.
+// PL_TRY and PL_CHECK are the same in a plain function returning Result<T> or Status:
 //   PL_CO_TRY(auto row, co_await table_.Find(id));
 //   PL_CO_CHECK(co_await cache_.Drop(id));
+//   PL_TRY(auto n, ParseCount(text));
 #define PL_CONCAT_INNER(a, b) a##b
 #define PL_CONCAT(a, b) PL_CONCAT_INNER(a, b)
 // NOLINTBEGIN(bugprone-macro-parentheses): `decl` is a declaration and `tmp` the name it
 // declares; neither can be parenthesised.
 #define PL_CO_TRY(decl, expr) PL_CO_TRY_IMPL(PL_CONCAT(pl_try_, __LINE__), decl, expr)
-#define PL_CO_TRY_IMPL(tmp, decl, expr)                           \
-  auto tmp = (expr);                                              \
-  if (!(tmp)) co_return ::tl::unexpected(std::move(tmp).error()); \
+#define PL_CO_TRY_IMPL(tmp, decl, expr)                 \
+  auto tmp = (expr);                                    \
+  if (!(tmp)) {                                         \
+    co_return ::tl::unexpected(std::move(tmp).error()); \
+  }                                                     \
+  decl = std::move(*(tmp))
+#define PL_TRY(decl, expr) PL_TRY_IMPL(PL_CONCAT(pl_try_, __LINE__), decl, expr)
+#define PL_TRY_IMPL(tmp, decl, expr)                 \
+  auto tmp = (expr);                                 \
+  if (!(tmp)) {                                      \
+    return ::tl::unexpected(std::move(tmp).error()); \
+  }                                                  \
   decl = std::move(*(tmp))
 // NOLINTEND(bugprone-macro-parentheses)
 #define PL_CO_CHECK(expr)                                      \
@@ -77,6 +89,12 @@ inline tl::unexpected<Error> Fail(ErrorCode code, std::string message) {
     if (auto pl_check = (expr); !pl_check) {                   \
       co_return ::tl::unexpected(std::move(pl_check).error()); \
     }                                                          \
+  } while (0)
+#define PL_CHECK(expr)                                      \
+  do {                                                      \
+    if (auto pl_check = (expr); !pl_check) {                \
+      return ::tl::unexpected(std::move(pl_check).error()); \
+    }                                                       \
   } while (0)
 
 inline std::string_view ErrorCodeName(ErrorCode code) {

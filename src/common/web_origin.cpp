@@ -137,11 +137,8 @@ Result<PageUrl> NormalisePageUrl(std::string_view text) {
     return Invalid("url must be at most " + std::to_string(kMaxPageUrlBytes) +
                    " bytes with its non-ASCII characters percent-encoded");
   }
-  auto parsed = ParseHttp(*uri, "url");
-  if (!parsed) {
-    return tl::unexpected(parsed.error());
-  }
-  boost::urls::url& u = *parsed;
+  PL_TRY(auto parsed, ParseHttp(*uri, "url"));
+  boost::urls::url& u = parsed;
   u.remove_query();
   u.remove_fragment();
   std::string path = NormalisePath(u.encoded_path());
@@ -162,11 +159,8 @@ Result<std::string> NormaliseOrigin(std::string_view text) {
   if (!uri) {
     return Invalid("an origin " + uri.error().message);
   }
-  auto parsed = ParseHttp(*uri, "an origin");
-  if (!parsed) {
-    return tl::unexpected(parsed.error());
-  }
-  const boost::urls::url& u = *parsed;
+  PL_TRY(auto parsed, ParseHttp(*uri, "an origin"));
+  const boost::urls::url& u = parsed;
   if (u.has_query() || u.has_fragment() || (u.encoded_path() != "" && u.encoded_path() != "/")) {
     return Invalid("an origin is scheme://host[:port], without a path: \"" + std::string(text) +
                    "\"");

@@ -88,9 +88,7 @@ Result<Config::OidcProvider> ParseOidc(std::string_view text) {
         p.issuer.starts_with("http://localhost"))) {
     return Fail(ErrorCode::kInvalidArgument, "ISSUER_URL must be https (http only on loopback)");
   }
-  if (auto st = ParseClient(rest.substr(comma + 1), p); !st) {
-    return tl::unexpected(st.error());
-  }
+  PL_CHECK(ParseClient(rest.substr(comma + 1), p));
   return p;
 }
 

@@ -19,13 +19,10 @@ Awaitable<Status> ArticleService::FillLikes(int64_t user_id, std::vector<Article
   for (const auto& a : items) {
     targets.push_back(model::Target::Article(a.id));
   }
-  auto states = co_await likes_.GetMany(user_id, std::move(targets));
-  if (!states) {
-    co_return tl::unexpected(states.error());
-  }
+  PL_CO_TRY(auto states, co_await likes_.GetMany(user_id, std::move(targets)));
   for (size_t i = 0; i < items.size(); ++i) {
-    items[i].like_count = (*states)[i].count;
-    items[i].liked = (*states)[i].liked;
+    items[i].like_count = (states)[i].count;
+    items[i].liked = (states)[i].liked;
   }
   co_return Status{};
 }
@@ -54,15 +51,10 @@ Awaitable<Result<Article>> ArticleService::Read(const std::optional<Principal>& 
 
 Awaitable<Result<Article>> ArticleService::UpdateAndRead(const Principal& who, int64_t id,
                                                          ArticleInput input) {
-  auto a = co_await Update(who, id, std::move(input));
-  if (!a) {
-    co_return tl::unexpected(a.error());
-  }
+  PL_CO_TRY(auto a, co_await Update(who, id, std::move(input)));
   std::vector<Article> one;
-  one.push_back(std::move(*a));
-  if (auto st = co_await FillLikes(who.id, one); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  one.push_back(std::move(a));
+  PL_CO_CHECK(co_await FillLikes(who.id, one));
   co_return std::move(one.front());
 }
 
@@ -81,18 +73,14 @@ Awaitable<Result<PageResult<Article>>> ArticleService::List(const std::optional<
   if (!out) {
     co_return tl::unexpected(out.error());
   }
-  if (auto st = co_await FillLikes(UserIdOf(viewer), out->items); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(co_await FillLikes(UserIdOf(viewer), out->items));
   co_return std::move(*out);
 }
 
 Awaitable<Result<std::vector<std::optional<Article>>>> ArticleService::ReadMany(
     const std::optional<Principal>& viewer, const std::vector<int64_t>& ids) {
   if (!Checked()) {
-    if (auto st = co_await EnsureChecked(); !st) {
-      co_return tl::unexpected(st.error());
-    }
+    PL_CO_CHECK(co_await EnsureChecked());
   }
   PL_CO_TRY(auto found, co_await CachedMany(ids));
   std::vector<Article> seen;
@@ -117,12 +105,9 @@ Awaitable<Result<LikeState>> ArticleService::SetLike(const Principal& who, int64
   // Warm and published: one script call, which checks the article's cached status itself.
   // Otherwise the article is read (from SQL if need be) and checked here.
   const model::Target target = model::Target::Article(id);
-  auto fast = co_await likes_.SetIfPublished(who, target, like);
-  if (!fast) {
-    co_return tl::unexpected(fast.error());
-  }
-  if (*fast) {
-    co_return **fast;
+  PL_CO_TRY(auto fast, co_await likes_.SetIfPublished(who, target, like));
+  if (fast) {
+    co_return *fast;
   }
   auto article = co_await Peek(id);
   if (!article) {
@@ -137,10 +122,7 @@ Awaitable<Result<LikeState>> ArticleService::SetLike(const Principal& who, int64
 
 Awaitable<Result<LikeState>> ArticleService::GetLike(const std::optional<Principal>& viewer,
                                                      int64_t id) {
-  auto article = co_await Get(viewer, id, /*count_view=*/false, /*with_body=*/false);
-  if (!article) {
-    co_return tl::unexpected(article.error());
-  }
+  PL_CO_CHECK(co_await Get(viewer, id, /*count_view=*/false, /*with_body=*/false));
   const model::Target target = model::Target::Article(id);
   co_return co_await likes_.Get(UserIdOf(viewer), target);
 }

@@ -38,11 +38,8 @@ std::optional<int64_t> OwnCursorId(std::string_view raw) {
 
 Awaitable<Status> ArticleService::RebuildIndexes() {
   std::function<Awaitable<Result<bool>>()> rebuild = [this]() -> Awaitable<Result<bool>> {
-    auto locked = co_await cache_.TryLockRebuild(instance_id_);
+    PL_CO_TRY(auto locked, co_await cache_.TryLockRebuild(instance_id_));
     if (!locked) {
-      co_return tl::unexpected(locked.error());
-    }
-    if (!*locked) {
       co_return false;  // another instance is rebuilding
     }
     // Every step renews the lock and is refused once it is lost (a stall past the lease):
@@ -54,55 +51,40 @@ Awaitable<Status> ArticleService::RebuildIndexes() {
           redis::ArticleCache::kRebuildLeaseMs);
       return false;
     };
-    auto begun = co_await cache_.BeginRebuild(instance_id_);
+    PL_CO_TRY(auto begun, co_await cache_.BeginRebuild(instance_id_));
     if (!begun) {
-      co_return tl::unexpected(begun.error());
-    }
-    if (!*begun) {
       co_return lost();
     }
     int64_t after = 0;
     size_t total = 0;
     while (true) {
-      auto chunk = co_await table_.PublishedAfter(after, 2000);
-      if (!chunk) {
-        co_return tl::unexpected(chunk.error());
-      }
-      if (chunk->empty()) {
+      PL_CO_TRY(auto chunk, co_await table_.PublishedAfter(after, 2000));
+      if (chunk.empty()) {
         break;
       }
       std::vector<redis::ArticleCache::RebuildEntry> entries;
-      entries.reserve(chunk->size());
-      for (const auto& e : *chunk) {
+      entries.reserve(chunk.size());
+      for (const auto& e : chunk) {
         const ArticleKind kind = ParseKind(e.kind).value_or(ArticleKind::kPost);
         entries.push_back({e.id, e.pinned, e.published_at_ms, e.ver, kind});
         after = e.id;
       }
-      total += chunk->size();
+      total += chunk.size();
       // Skips an article changed since this read: that change already put it in or out of
       // the twins (index_rebuild.lua).
-      auto added = co_await cache_.RebuildAdd(instance_id_, entries);
+      PL_CO_TRY(auto added, co_await cache_.RebuildAdd(instance_id_, entries));
       if (!added) {
-        co_return tl::unexpected(added.error());
-      }
-      if (!*added) {
         co_return lost();
       }
     }
-    auto finished = co_await cache_.FinishRebuild(instance_id_);
+    PL_CO_TRY(auto finished, co_await cache_.FinishRebuild(instance_id_));
     if (!finished) {
-      co_return tl::unexpected(finished.error());
-    }
-    if (!*finished) {
       co_return lost();
     }
     spdlog::info("rebuilt published list indexes from SQL ({} articles)", total);
     co_return true;
   };
-  auto r = co_await rebuilds_.Do(0, std::move(rebuild));
-  if (!r) {
-    co_return tl::unexpected(r.error());
-  }
+  PL_CO_CHECK(co_await rebuilds_.Do(0, std::move(rebuild)));
   co_return Status{};
 }
 
@@ -122,16 +104,10 @@ Awaitable<Result<std::vector<std::optional<Article>>>> ArticleService::CachedMan
     // (FillFromSql), so a row read before a change or a delete never replaces what that
     // change cached.
     const uint64_t generation = cache_.Generation();
-    auto tokens = co_await cache_.FillTokens(missing);
-    if (!tokens) {
-      co_return tl::unexpected(tokens.error());
-    }
-    auto rows = co_await table_.FindMany(missing);
-    if (!rows) {
-      co_return tl::unexpected(rows.error());
-    }
+    PL_CO_TRY(auto tokens, co_await cache_.FillTokens(missing));
+    PL_CO_TRY(auto rows, co_await table_.FindMany(missing));
     std::map<int64_t, sql::ArticleRow> by_id;
-    for (auto& row : *rows) {
+    for (auto& row : rows) {
       by_id.emplace(row.id, std::move(row));
     }
     for (size_t i = 0; i < missing.size(); ++i) {
@@ -141,15 +117,12 @@ Awaitable<Result<std::vector<std::optional<Article>>>> ArticleService::CachedMan
         continue;  // deleted
       }
       std::optional<PrefetchedRow> first;
-      if ((*tokens)[i]) {
-        first = PrefetchedRow{std::move(*(*tokens)[i]), std::move(row->second), generation};
+      if ((tokens)[i]) {
+        first = PrefetchedRow{std::move(*(tokens)[i]), std::move(row->second), generation};
       }
-      auto filled = co_await FillFromSql(id, /*with_content=*/false, std::move(first));
-      if (!filled) {
-        co_return tl::unexpected(filled.error());
-      }
-      if (*filled) {
-        loaded.emplace(id, std::move(**filled));
+      PL_CO_TRY(auto filled, co_await FillFromSql(id, /*with_content=*/false, std::move(first)));
+      if (filled) {
+        loaded.emplace(id, std::move(*filled));
       }
     }
   }
@@ -196,9 +169,7 @@ Awaitable<Result<redis::ListPage>> ArticleService::IndexPage(std::optional<Artic
     }
   }
   if (!Checked()) {
-    if (auto st = co_await EnsureChecked(); !st) {
-      co_return tl::unexpected(st.error());
-    }
+    PL_CO_CHECK(co_await EnsureChecked());
   }
   Result<std::optional<redis::ListPage>> page = std::optional<redis::ListPage>{};
   for (int attempt = 0; attempt < 2; ++attempt) {
@@ -214,9 +185,7 @@ Awaitable<Result<redis::ListPage>> ArticleService::IndexPage(std::optional<Artic
     if (*page) {
       break;
     }
-    if (auto st = co_await RebuildIndexes(); !st) {
-      co_return tl::unexpected(st.error());
-    }
+    PL_CO_CHECK(co_await RebuildIndexes());
   }
   if (!*page) {
     co_return Fail(ErrorCode::kUnavailable, "list index is being rebuilt; retry");
@@ -280,17 +249,14 @@ Awaitable<Result<PageResult<Article>>> ArticleService::ListOwn(const Principal& 
     }
     q.before_id = id;
   }
-  auto rows = co_await table_.ListForAuthor(q);
-  if (!rows) {
-    co_return tl::unexpected(rows.error());
-  }
+  PL_CO_TRY(auto rows, co_await table_.ListForAuthor(q));
   PageResult<Article> out;
-  out.total = rows->second;
-  bool more = static_cast<int64_t>(rows->first.size()) > req.size;
+  out.total = rows.second;
+  bool more = static_cast<int64_t>(rows.first.size()) > req.size;
   if (more) {
-    rows->first.resize(static_cast<size_t>(req.size));
+    rows.first.resize(static_cast<size_t>(req.size));
   }
-  for (auto& r : rows->first) {
+  for (auto& r : rows.first) {
     out.items.push_back(std::move(r));
   }
   if (more && !out.items.empty()) {

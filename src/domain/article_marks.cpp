@@ -8,10 +8,18 @@
 namespace plaudit::domain {
 
 Awaitable<Status> ArticleService::EnsureChecked() {
-  if (!redis_checked || redis_checked()) {
+  if (Checked()) {
     co_return Status{};
   }
-  co_return co_await check_redis();
+  co_return co_await freshness_->EnsureViews();
+}
+
+Awaitable<Status> ArticleService::Recheck() {
+  if (freshness_ == nullptr) {
+    co_return Status{};
+  }
+  PL_CO_CHECK(co_await freshness_->Recheck());
+  co_return Status{};
 }
 
 Awaitable<Result<redis::CacheMark>> ArticleService::MarkWrite(redis::CacheTarget target) {
@@ -20,27 +28,20 @@ Awaitable<Result<redis::CacheMark>> ArticleService::MarkWrite(redis::CacheTarget
     // read goes on when the check could not read SQL; a write needs SQL anyway, so it waits.
     if (attempt == 0) {
       if (!Checked()) {
-        if (auto st = co_await EnsureChecked(); !st) {
-          co_return tl::unexpected(st.error());
-        }
+        PL_CO_CHECK(co_await EnsureChecked());
       }
-    } else if (recheck_redis) {
-      if (auto st = co_await recheck_redis(); !st) {
-        co_return tl::unexpected(st.error());
-      }
+    } else if (freshness_ != nullptr) {
+      PL_CO_CHECK(co_await Recheck());
     }
-    if (redis_checked && !redis_checked()) {
+    if (!Checked()) {
       co_return Fail(ErrorCode::kUnavailable, "redis is not yet checked against SQL; retry");
     }
     if (attempt > 0) {
       marks_.Vouch();
     }
-    auto mark = co_await marks_.Mark(target);
-    if (!mark) {
-      co_return tl::unexpected(mark.error());
-    }
-    if (*mark) {
-      co_return std::move(**mark);
+    PL_CO_TRY(auto mark, co_await marks_.Mark(target));
+    if (mark) {
+      co_return std::move(*mark);
     }
   }
   co_return Fail(ErrorCode::kUnavailable, "redis is not yet checked against SQL; retry");
@@ -69,32 +70,23 @@ Awaitable<void> ArticleService::Unmark(const redis::CacheMark& mark) {
 }
 
 Awaitable<Status> ArticleService::Repair(int64_t id) {
-  auto row = co_await table_.Find(id, /*with_content=*/true);
+  PL_CO_TRY(auto row, co_await table_.Find(id, /*with_content=*/true));
   if (!row) {
-    co_return tl::unexpected(row.error());
-  }
-  if (!*row) {
     // No row: deleted, or a create not committed yet (a check repairs the marks of writes
     // in progress elsewhere when it meets a new connection). Only a deletion leaves the
     // floor that refuses every later fill and write; a create's own step caches it.
-    auto deleted = co_await table_.WasDeleted(id);
+    PL_CO_TRY(auto deleted, co_await table_.WasDeleted(id));
     if (!deleted) {
-      co_return tl::unexpected(deleted.error());
-    }
-    if (!*deleted) {
       co_return Status{};
     }
     const std::vector<int64_t> no_comments;
     if (auto st = co_await cache_.Remove(id, no_comments); !st) {
       co_return st;
     }
-    auto removed = co_await cache_.IndexRemove(id, redis::ArticleCache::kDeletedVersion);
-    if (!removed) {
-      co_return tl::unexpected(removed.error());
-    }
+    PL_CO_CHECK(co_await cache_.IndexRemove(id, redis::ArticleCache::kDeletedVersion));
     co_return Status{};
   }
-  Article a = std::move(**row);
+  Article a = std::move(*row);
   co_return co_await Reflect(a, /*created=*/false);
 }
 
@@ -102,14 +94,11 @@ Awaitable<Result<bool>> ArticleService::MarkSettled(const redis::CacheMark& mark
   if (mark.age_us > kAbandonUs) {
     co_return true;
   }
-  auto row = co_await table_.Find(mark.target.id, /*with_content=*/false);
+  PL_CO_TRY(auto row, co_await table_.Find(mark.target.id, /*with_content=*/false));
   if (!row) {
-    co_return tl::unexpected(row.error());
-  }
-  if (!*row) {
     co_return co_await table_.WasDeleted(mark.target.id);  // else: a create in flight
   }
-  const int64_t committed = mark.target.IsArticle() ? (*row)->cache_seq : (*row)->thread_seq;
+  const int64_t committed = mark.target.IsArticle() ? (row)->cache_seq : (row)->thread_seq;
   co_return committed >= mark.seq;
 }
 

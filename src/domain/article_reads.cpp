@@ -22,19 +22,13 @@ Awaitable<Result<std::optional<Article>>> ArticleService::FillFromSql(
     first.reset();
     if (!got) {
       const uint64_t generation = cache_.Generation();
-      auto token = co_await cache_.FillToken(id);
-      if (!token) {
-        co_return tl::unexpected(token.error());
-      }
-      if (*token) {
-        auto found = co_await table_.Find(id, with_content);
+      PL_CO_TRY(auto token, co_await cache_.FillToken(id));
+      if (token) {
+        PL_CO_TRY(auto found, co_await table_.Find(id, with_content));
         if (!found) {
-          co_return tl::unexpected(found.error());
-        }
-        if (!*found) {
           co_return std::optional<Article>{};
         }
-        got = PrefetchedRow{std::move(**token), std::move(**found), generation};
+        got = PrefetchedRow{std::move(*token), std::move(*found), generation};
       }
     }
     using State = redis::ArticleCache::Filled::State;
@@ -44,18 +38,15 @@ Awaitable<Result<std::optional<Article>>> ArticleService::FillFromSql(
     } else if (got) {
       Article a = std::move(got->row);  // with its content when asked for
       const std::string* body = a.content ? &*a.content : nullptr;
-      auto filled = co_await cache_.Fill(a, got->token, body);
-      if (!filled) {
-        co_return tl::unexpected(filled.error());
-      }
-      state = filled->state;
+      PL_CO_TRY(auto filled, co_await cache_.Fill(a, got->token, body));
+      state = filled.state;
       if (state == State::kGone) {
         co_return std::optional<Article>{};
       }
       if (state == State::kFilled) {
         // The hash as it is now: a racing write or fill may have cached a newer version,
         // and views counted since the row was read are there.
-        std::optional<Article>& live = filled->live;
+        std::optional<Article>& live = filled.live;
         if (!live) {
           co_return std::optional<Article>(std::move(a));
         }
@@ -68,26 +59,21 @@ Awaitable<Result<std::optional<Article>>> ArticleService::FillFromSql(
     if (state == State::kStale) {
       continue;  // read SQL again: it has the newer row
     }
-    if (!recheck_redis) {
+    if (freshness_ == nullptr) {
       break;
     }
-    if (auto st = co_await recheck_redis(); !st) {
-      co_return tl::unexpected(st.error());
-    }
+    PL_CO_CHECK(co_await Recheck());
   }
   co_return Fail(ErrorCode::kUnavailable, "the article cache did not settle; retry");
 }
 
 Awaitable<Result<Article>> ArticleService::LoadIntoCache(int64_t id) {
   std::function<Awaitable<Result<Article>>()> loader = [this, id]() -> Awaitable<Result<Article>> {
-    auto filled = co_await FillFromSql(id, /*with_content=*/true, std::nullopt);
+    PL_CO_TRY(auto filled, co_await FillFromSql(id, /*with_content=*/true, std::nullopt));
     if (!filled) {
-      co_return tl::unexpected(filled.error());
-    }
-    if (!*filled) {
       co_return Fail(ErrorCode::kNotFound, "no such article");
     }
-    co_return std::move(**filled);
+    co_return std::move(*filled);
   };
   co_return co_await loads_.Do(id, std::move(loader));
 }
@@ -95,24 +81,17 @@ Awaitable<Result<Article>> ArticleService::LoadIntoCache(int64_t id) {
 Awaitable<Result<redis::ArticleCache::Cached>> ArticleService::Cached(int64_t id, bool count_view,
                                                                       bool with_body) {
   if (!Checked()) {
-    if (auto st = co_await EnsureChecked(); !st) {
-      co_return tl::unexpected(st.error());
-    }
+    PL_CO_CHECK(co_await EnsureChecked());
   }
-  if (count_view && views_checked && !views_checked()) {
-    if (auto st = co_await check_views(); !st) {
-      co_return tl::unexpected(st.error());
-    }
+  if (count_view && freshness_ != nullptr && !freshness_->ViewsChecked()) {
+    PL_CO_CHECK(co_await freshness_->EnsureViews());
   }
   auto cached = co_await cache_.Get(id, count_view, with_body);
   if (!cached) {
     co_return tl::unexpected(cached.error());
   }
   if (!*cached) {
-    auto loaded = co_await LoadIntoCache(id);
-    if (!loaded) {
-      co_return tl::unexpected(loaded.error());
-    }
+    PL_CO_CHECK(co_await LoadIntoCache(id));
     // Read again through Redis so the view is counted by the same atomic script.
     cached = co_await cache_.Get(id, count_view, with_body);
     if (!cached) {
@@ -127,9 +106,7 @@ Awaitable<Result<redis::ArticleCache::Cached>> ArticleService::Cached(int64_t id
 
 Awaitable<Result<Article>> ArticleService::Peek(int64_t id) {
   if (!Checked()) {
-    if (auto st = co_await EnsureChecked(); !st) {
-      co_return tl::unexpected(st.error());
-    }
+    PL_CO_CHECK(co_await EnsureChecked());
   }
   PL_CO_TRY(auto access, co_await cache_.GetAccess(id));
   if (access) {
@@ -155,17 +132,12 @@ Awaitable<Result<std::vector<bool>>> ArticleService::VisibleMany(
   std::vector<bool> seen(unique.size(), false);  // by position in `unique`
   if (!unique.empty()) {
     if (!Checked()) {
-      if (auto st = co_await EnsureChecked(); !st) {
-        co_return tl::unexpected(st.error());
-      }
+      PL_CO_CHECK(co_await EnsureChecked());
     }
-    auto listed = co_await cache_.InPublishedIndex(unique);
-    if (!listed) {
-      co_return tl::unexpected(listed.error());
-    }
+    PL_CO_TRY(auto listed, co_await cache_.InPublishedIndex(unique));
     std::vector<size_t> unlisted;
     for (size_t i = 0; i < unique.size(); ++i) {
-      if ((*listed)[i]) {
+      if ((listed)[i]) {
         seen[i] = true;
       } else {
         unlisted.push_back(i);
@@ -177,13 +149,10 @@ Awaitable<Result<std::vector<bool>>> ArticleService::VisibleMany(
       for (size_t i : unlisted) {
         unlisted_ids.push_back(unique[i]);
       }
-      auto cached = co_await cache_.GetAccessMany(unlisted_ids);
-      if (!cached) {
-        co_return tl::unexpected(cached.error());
-      }
+      PL_CO_TRY(auto cached, co_await cache_.GetAccessMany(unlisted_ids));
       std::vector<size_t> missed;
       for (size_t j = 0; j < unlisted.size(); ++j) {
-        const std::optional<Article>& a = (*cached)[j];
+        const std::optional<Article>& a = (cached)[j];
         if (!a) {
           missed.push_back(unlisted[j]);
           continue;
@@ -216,31 +185,25 @@ Awaitable<Result<std::vector<bool>>> ArticleService::VisibleMany(
 
 Awaitable<Result<Article>> ArticleService::Get(const std::optional<Principal>& viewer, int64_t id,
                                                bool count_view, bool with_body) {
-  auto cached = co_await Cached(id, count_view, with_body);
-  if (!cached) {
-    co_return tl::unexpected(cached.error());
-  }
-  std::optional<Article> a = std::move(cached->article);
+  PL_CO_TRY(auto cached, co_await Cached(id, count_view, with_body));
+  std::optional<Article> a = std::move(cached.article);
   if (!CanSee(*a, viewer)) {
     co_return Fail(ErrorCode::kNotFound, "no such article");
   }
   if (!with_body) {
     co_return *a;
   }
-  if (cached->body) {
-    a->content = std::move(cached->body);
+  if (cached.body) {
+    a->content = std::move(cached.body);
   } else {
-    auto row = co_await table_.Find(id, true);
+    PL_CO_TRY(auto row, co_await table_.Find(id, true));
     if (!row) {
-      co_return tl::unexpected(row.error());
-    }
-    if (!*row) {
       co_return Fail(ErrorCode::kNotFound, "no such article");
     }
     // A versioned write of the whole row: the body is cached only if its version is the
     // hash's (an older hash takes the row's fields too; a newer one keeps its own, and the
     // body is refilled on a later read).
-    Article row_article = std::move(**row);
+    Article row_article = std::move(*row);
     const std::string* body = row_article.content ? &*row_article.content : nullptr;
     auto refill = co_await cache_.Write(row_article, body);
     if (!refill) {

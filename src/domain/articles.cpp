@@ -12,22 +12,16 @@ namespace {
 // Sets title/content (sanitised, with the summary) from input; the rest is the caller's.
 Status ApplyText(Article& a, const ArticleInput& in) {
   if (in.title) {
-    auto t = NormalizeTitle(*in.title);
-    if (!t) {
-      return tl::unexpected(t.error());
-    }
-    a.title = std::move(*t);
+    PL_TRY(auto t, NormalizeTitle(*in.title));
+    a.title = std::move(t);
   }
   if (in.content) {
     if (in.content->size() > kMaxContentBytes) {
       return Fail(ErrorCode::kInvalidArgument, "content must be at most 512 KiB");
     }
-    auto clean = text::SanitizeHtml(*in.content);
-    if (!clean) {
-      return tl::unexpected(clean.error());
-    }
-    a.content = std::move(clean->html);
-    a.summary = text::Summary(clean->text);
+    PL_TRY(auto clean, text::SanitizeHtml(*in.content));
+    a.content = std::move(clean.html);
+    a.summary = text::Summary(clean.text);
   }
   return {};
 }
@@ -47,11 +41,8 @@ ArticleService::ArticleService(sql::ArticleTable& table, sql::ChangeTable& chang
 Awaitable<Result<int64_t>> ArticleService::AllocateId(bool reseed) {
   int64_t floor = -1;
   if (reseed) {
-    auto max = co_await table_.MaxId();
-    if (!max) {
-      co_return tl::unexpected(max.error());
-    }
-    floor = *max;
+    PL_CO_TRY(auto max, co_await table_.MaxId());
+    floor = max;
   }
   auto id = co_await cache_.NextId(floor);
   if (!id) {
@@ -67,10 +58,7 @@ Awaitable<Result<int64_t>> ArticleService::AllocateId(bool reseed) {
 }
 
 Awaitable<Status> ArticleService::ReseedIds() {
-  auto id = co_await AllocateId(true);
-  if (!id) {
-    co_return tl::unexpected(id.error());
-  }
+  PL_CO_CHECK(co_await AllocateId(true));
   co_return Status{};
 }
 
@@ -93,9 +81,7 @@ Awaitable<Result<Article>> ArticleService::Create(const Principal& who, ArticleI
   if (!in.content) {
     co_return Fail(ErrorCode::kInvalidArgument, "field 'content' is required");
   }
-  if (auto st = ApplyText(a, in); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(ApplyText(a, in));
   a.author_id = who.id;
   a.author_username = who.username;
   a.author_display_name = who.display_name;
@@ -122,9 +108,7 @@ Awaitable<Result<int64_t>> ArticleService::Insert(Article& a, Inserter insert) {
   // Checked before an id is taken: a Redis back from an older snapshot hands out ids again
   // until its check resumes the sequence above SQL's (ReseedIds).
   if (!Checked()) {
-    if (auto st = co_await EnsureChecked(); !st) {
-      co_return tl::unexpected(st.error());
-    }
+    PL_CO_CHECK(co_await EnsureChecked());
   }
   auto id = co_await AllocateId(false);
   if (!id) {
@@ -216,10 +200,7 @@ Awaitable<Result<Article>> ArticleService::Update(const Principal& who, int64_t 
   // row as SQL has it, under its lock, so a concurrent PATCH of other fields is never undone
   // by this one writing back what it read (issue 25, item 1). The checks run again there, on
   // the committed row.
-  auto current = co_await Get(who, id, /*count_view=*/false, /*with_body=*/false);
-  if (!current) {
-    co_return tl::unexpected(current.error());
-  }
+  PL_CO_TRY(auto current, co_await Get(who, id, /*count_view=*/false, /*with_body=*/false));
   std::function<Status(sql::ArticleRow&)> apply =
       [who, in = std::move(in)](sql::ArticleRow& row) -> Status {
     Article& a = row;  // the committed row, changed in place
@@ -262,47 +243,38 @@ Awaitable<Result<Article>> ArticleService::Update(const Principal& who, int64_t 
     return {};
   };
   const redis::CacheTarget target = redis::CacheTarget::OfArticle(id);
-  auto mark = co_await MarkWrite(target);
-  if (!mark) {
-    co_return tl::unexpected(mark.error());
-  }
-  const sql::CacheStamp stamp{mark->shard, mark->seq};
+  PL_CO_TRY(auto mark, co_await MarkWrite(target));
+  const sql::CacheStamp stamp{mark.shard, mark.seq};
   auto patched = co_await table_.Patch(id, std::move(apply), stamp);
   if (!patched) {
-    co_await UnmarkUnless(*mark, patched.error());
+    co_await UnmarkUnless(mark, patched.error());
     co_return tl::unexpected(patched.error());
   }
   if (!*patched) {
-    co_await Unmark(*mark);  // no such row: nothing committed
+    co_await Unmark(mark);  // no such row: nothing committed
     co_return Fail(ErrorCode::kNotFound, "no such article");
   }
   Article a = std::move((*patched)->row);
-  a.view_count = current->view_count;
-  a.like_count = current->like_count;
-  a.comment_count = current->comment_count;
-  a.comment_ver = current->comment_ver;
-  a.liked = current->liked;
-  co_await ReflectOrRepairLater(a, /*created=*/false, *mark);
+  a.view_count = current.view_count;
+  a.like_count = current.like_count;
+  a.comment_count = current.comment_count;
+  a.comment_ver = current.comment_ver;
+  a.liked = current.liked;
+  co_await ReflectOrRepairLater(a, /*created=*/false, mark);
   co_return a;
 }
 
 Awaitable<Status> ArticleService::Delete(const Principal& who, int64_t id) {
-  auto current = co_await Get(who, id, /*count_view=*/false);
-  if (!current) {
-    co_return tl::unexpected(current.error());
-  }
-  if (!CanEdit(*current, who)) {
+  PL_CO_TRY(auto current, co_await Get(who, id, /*count_view=*/false));
+  if (!CanEdit(current, who)) {
     co_return Fail(ErrorCode::kPermissionDenied, "not your article");
   }
   const redis::CacheTarget target = redis::CacheTarget::OfArticle(id);
-  auto mark = co_await MarkWrite(target);
-  if (!mark) {
-    co_return tl::unexpected(mark.error());
-  }
-  const sql::CacheStamp stamp{mark->shard, mark->seq};
+  PL_CO_TRY(auto mark, co_await MarkWrite(target));
+  const sql::CacheStamp stamp{mark.shard, mark.seq};
   auto deleted = co_await table_.Delete(id, NowMs(), stamp);
   if (!deleted) {
-    co_await UnmarkUnless(*mark, deleted.error());
+    co_await UnmarkUnless(mark, deleted.error());
     co_return tl::unexpected(deleted.error());
   }
   // Whether or not SQL still had it (a retried delete), clear every trace from Redis; the
@@ -323,7 +295,7 @@ Awaitable<Status> ArticleService::Delete(const Principal& who, int64_t id) {
                  removed.error().message);
     pending_repairs_.Add(id);
   } else {
-    co_await Unmark(*mark);
+    co_await Unmark(mark);
   }
   co_return Status{};
 }

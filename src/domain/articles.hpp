@@ -28,6 +28,7 @@
 #include "common/single_flight.hpp"
 #include "domain/article.hpp"
 #include "domain/likes.hpp"
+#include "domain/redis_freshness.hpp"
 #include "redis/article_cache.hpp"
 #include "redis/cache_marks.hpp"
 #include "sql/article_changes.hpp"
@@ -150,24 +151,22 @@ class ArticleService {
   // ParseChangeCursor: a decimal outbox id, "" for the start, or an old "<ms>-<seq>").
   Awaitable<Result<ChangePage>> Changes(const Principal& who, std::string after, int64_t limit);
 
-  // Views are counted only on a Redis connection checked against SQL: a Redis that came
-  // back older has article hashes with older (lower) counts, which its recovery drops
-  // (flush::RedisCheck; the views write-behind is flush::ViewFlush). Set by the wiring;
-  // empty: no check.
-  std::function<bool()> views_checked;
-  std::function<Awaitable<Status>()> check_views;
-  // A fill found the dataset emptied (FLUSHALL) since this connection's check: check again.
-  std::function<Awaitable<Status>()> recheck_redis;
-  // Whether Redis was checked against SQL on the current connection, and the check itself
-  // (flush::RedisCheck); set by the wiring, empty: no check.
-  std::function<bool()> redis_checked;
-  std::function<Awaitable<Status>()> check_redis;
+  // The check of Redis against SQL (flush::RedisCheck), set once by the wiring; none: no
+  // check. Articles and comments count as checked only once the views are too: while another
+  // process recovers an older Redis's article hashes they wait (EnsureViews, up to ~5 s).
+  // Views are counted only on a checked connection: a Redis that came back older has article
+  // hashes with older (lower) counts, which its recovery drops.
+  void SetRedisFreshness(RedisFreshness* freshness) { freshness_ = freshness; }
   // Waits for the check of a new connection (an integer compare otherwise): no article or
   // comment is read from, or written to, a Redis that may be older than SQL before the check
   // has recovered what is older (issue 25, item 5). Comments call it too.
   Awaitable<Status> EnsureChecked();
+  // The check again on a checked connection: a fill found the dataset emptied (FLUSHALL).
+  Awaitable<Status> Recheck();
   // The steady state, without a coroutine frame (a list or comment page asks twice).
-  bool Checked() const { return !redis_checked || redis_checked(); }
+  bool Checked() const {
+    return freshness_ == nullptr || (freshness_->LikesChecked() && freshness_->ViewsChecked());
+  }
   // A write's cache mark (redis/cache_marks.hpp), taken on a checked connection before the
   // write's SQL transaction; and its removal once the write's Redis step landed.
   Awaitable<Result<redis::CacheMark>> MarkWrite(redis::CacheTarget target);
@@ -257,6 +256,7 @@ class ArticleService {
   std::string run_;
   uint64_t run_generation_ = UINT64_MAX;
   uint64_t run_refused_generation_ = UINT64_MAX;  // warned about already
+  RedisFreshness* freshness_ = nullptr;
 };
 
 }  // namespace plaudit::domain

@@ -1,6 +1,6 @@
 // CommentService: writes and the rights to make them (create, edit, delete, like), their
 // Redis step after the SQL commit, and the repairs when that step fails. Reads and pages are
-// comment_pages.cpp's; rebuilding a thread's cache, comment_rebuild.cpp's.
+// in comment_reads.cpp and comment_page*.cpp; rebuilding a thread's cache, comment_rebuild.cpp.
 #include "domain/comments.hpp"
 
 #include <spdlog/spdlog.h>

@@ -15,7 +15,9 @@
 // comment rebuild interleaves with other requests instead of blocking them
 // (domain/comment_rebuild.hpp).
 //
-// Files: writes and rights in comments.cpp, reads and pages in comment_pages.cpp.
+// Files: writes and rights in comments.cpp; one comment's reads in comment_reads.cpp; a
+// thread's version in comment_page_versions.cpp, its pages in comment_pages.cpp (the entry
+// points) and comment_page_assembly.cpp (from the indexes to a page).
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -204,7 +206,7 @@ class CommentService {
   // and so did the invalidation: the check repairs it should this process die first).
   Awaitable<Status> AfterCommit(const sql::CommentWrite& w, const redis::CacheMark& mark);
 
-  // --- Reads (comment_pages.cpp).
+  // --- Reads (comment_reads.cpp, comment_page_versions.cpp, comment_pages.cpp).
   // The comment if the viewer may see it (listed, on an article they can see; a held one to
   // its author and moderators; a reply under a held top-level comment likewise), with the
   // text of a placeholder hidden from everyone else.

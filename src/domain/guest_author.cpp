@@ -86,16 +86,11 @@ Result<GuestIdentity> NormalizeGuest(std::string_view name, std::string_view ema
   }
   GuestIdentity g;
   g.name = std::string(trimmed);
-  auto key = text::NameSkeleton(g.name);
-  if (!key) {
-    return tl::unexpected(key.error());
-  }
-  g.name_key = std::move(*key);
+  PL_TRY(auto key, text::NameSkeleton(g.name));
+  g.name_key = std::move(key);
   const std::string_view mail = text::Trim(email);
   if (!mail.empty()) {
-    if (auto st = CheckEmail(mail, "guest.email"); !st) {
-      return tl::unexpected(st.error());
-    }
+    PL_CHECK(CheckEmail(mail, "guest.email"));
     g.email = std::string(mail);
   }
   return g;

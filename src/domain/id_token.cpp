@@ -108,11 +108,8 @@ EVP_PKEY* KeySet::Find(std::string_view kid) const {
 
 Result<IdTokenClaims> VerifyIdToken(std::string_view token, const KeySet& keys,
                                     const IdTokenCheck& check) {
-  auto split = SplitJwt(token, 16384, "id token");
-  if (!split) {
-    return tl::unexpected(split.error());
-  }
-  const JwtParts& jwt = *split;
+  PL_TRY(auto split, SplitJwt(token, 16384, "id token"));
+  const JwtParts& jwt = split;
   if (StringClaim(jwt.header, "alg") != "RS256") {
     return tl::unexpected(Refused("alg must be RS256"));
   }

@@ -47,57 +47,40 @@ Awaitable<Result<bool>> LikeService::LoadMissing(const model::Target& t, int64_t
     // between), so read both again. A few rounds at most: the epoch moves once per flush of
     // the shard.
     for (int round = 0; round < kLoadRounds; ++round) {
-      auto unflushed = co_await store_.ReadUnflushed(t, need_count);
-      if (!unflushed) {
-        co_return tl::unexpected(unflushed.error());
-      }
+      PL_CO_TRY(auto unflushed, co_await store_.ReadUnflushed(t, need_count));
       std::vector<int64_t> users;
-      for (const auto& [uid, liked] : unflushed->changes) {
+      users.reserve(unflushed.changes.size());
+      for (const auto& [uid, liked] : unflushed.changes) {
         users.push_back(uid);
       }
       // The count decides existence: an unknown target is never cached.
-      auto sql = co_await table_.CountState(t, std::move(users));
-      if (!sql) {
-        co_return tl::unexpected(sql.error());
-      }
-      if (!sql->count) {
+      PL_CO_TRY(auto sql, co_await table_.CountState(t, std::move(users)));
+      if (!sql.count) {
         co_return false;
       }
       std::optional<LikerLoad> likers;
       if (need_bucket) {
         // Up to 256 likers: all of them, one set (small mode). More: the user's bucket only.
-        auto all = co_await table_.Likers(t, 0, INT64_MAX, kSmallLikers + 1);
-        if (!all) {
-          co_return tl::unexpected(all.error());
-        }
-        if (static_cast<int64_t>(all->size()) <= kSmallLikers) {
-          likers = LikerLoad{true, std::move(*all)};
+        PL_CO_TRY(auto all, co_await table_.Likers(t, 0, INT64_MAX, kSmallLikers + 1));
+        if (static_cast<int64_t>(all.size()) <= kSmallLikers) {
+          likers = LikerLoad{true, std::move(all)};
         } else {
           const auto [lo, hi] = redis::LikeBucketUsers(bucket);
-          auto rows = co_await table_.Likers(t, lo, hi, kSmallLikers + 1);
-          if (!rows) {
-            co_return tl::unexpected(rows.error());
-          }
-          likers = LikerLoad{false, std::move(*rows)};
+          PL_CO_TRY(auto rows, co_await table_.Likers(t, lo, hi, kSmallLikers + 1));
+          likers = LikerLoad{false, std::move(rows)};
         }
       }
       std::optional<int64_t> count;
       if (need_count) {
-        count = CountWithUnflushed(*sql, unflushed->changes);
+        count = CountWithUnflushed(sql, unflushed.changes);
       }
-      auto loaded = co_await store_.Load(t, user_id, likers, count, unflushed->epoch);
-      if (!loaded) {
-        co_return tl::unexpected(loaded.error());
-      }
-      if (*loaded == redis::LikeStore::LoadOutcome::kInstalled) {
+      PL_CO_TRY(auto loaded, co_await store_.Load(t, user_id, likers, count, unflushed.epoch));
+      if (loaded == redis::LikeStore::LoadOutcome::kInstalled) {
         co_return true;
       }
-      if (*loaded == redis::LikeStore::LoadOutcome::kUnchecked && recheck_redis) {
+      if (loaded == redis::LikeStore::LoadOutcome::kUnchecked && freshness_ != nullptr) {
         // Emptied (FLUSHALL) since this connection's check: check again, which marks it.
-        auto checked = co_await recheck_redis();
-        if (!checked) {
-          co_return tl::unexpected(checked.error());
-        }
+        PL_CO_CHECK(co_await freshness_->Recheck());
       }
     }
     co_return Fail(ErrorCode::kUnavailable, "like state kept changing while loading; retry");
@@ -107,14 +90,11 @@ Awaitable<Result<bool>> LikeService::LoadMissing(const model::Target& t, int64_t
 
 Awaitable<Result<LikeState>> LikeService::Set(const Principal& who, const model::Target& t,
                                               bool like, const redis::HotOrder* hot) {
-  auto r = co_await SetImpl(who, t, like, hot, false);
+  PL_CO_TRY(auto r, co_await SetImpl(who, t, like, hot, false));
   if (!r) {
-    co_return tl::unexpected(r.error());
-  }
-  if (!*r) {
     co_return Fail(ErrorCode::kInternal, "like refused without a condition");
   }
-  co_return **r;
+  co_return *r;
 }
 
 // Not a coroutine: SetImpl's own awaitable, without a frame around it (the caller awaits it
@@ -128,28 +108,20 @@ Awaitable<Result<std::optional<LikeState>>> LikeService::SetImpl(const Principal
                                                                  const model::Target& t, bool like,
                                                                  const redis::HotOrder* hot,
                                                                  bool require_published) {
-  if (redis_checked && !redis_checked()) {
-    if (auto st = co_await check_redis(); !st) {
-      co_return tl::unexpected(st.error());
-    }
+  if (freshness_ != nullptr && !freshness_->LikesChecked()) {
+    PL_CO_CHECK(co_await freshness_->Check());
   }
   for (int attempt = 0; attempt < 4; ++attempt) {
-    auto r = co_await store_.Set(t, who.id, like, hot, require_published);
-    if (!r) {
-      co_return tl::unexpected(r.error());
-    }
-    if (r->user == redis::LikeOf::kNotPublished) {
+    PL_CO_TRY(auto r, co_await store_.Set(t, who.id, like, hot, require_published));
+    if (r.user == redis::LikeOf::kNotPublished) {
       co_return std::optional<LikeState>{};
     }
-    if (r->Complete()) {
-      co_return std::optional<LikeState>(LikeState{r->liked(), *r->count});
+    if (r.Complete()) {
+      co_return std::optional<LikeState>(LikeState{r.liked(), *r.count});
     }
     // A miss: learn what is missing, load it from SQL, and try again. Never count blind.
-    auto seen = co_await store_.Get(t, who.id);
-    if (!seen) {
-      co_return tl::unexpected(seen.error());
-    }
-    PL_CO_TRY(const bool exists, co_await LoadMissing(t, who.id, *seen));
+    PL_CO_TRY(auto seen, co_await store_.Get(t, who.id));
+    PL_CO_TRY(const bool exists, co_await LoadMissing(t, who.id, seen));
     if (!exists) {
       co_return Fail(ErrorCode::kNotFound, "no such target");
     }
@@ -158,20 +130,15 @@ Awaitable<Result<std::optional<LikeState>>> LikeService::SetImpl(const Principal
 }
 
 Awaitable<Result<LikeState>> LikeService::Get(int64_t user_id, const model::Target& t) {
-  if (redis_checked && !redis_checked()) {
-    if (auto st = co_await check_redis(); !st) {
-      co_return tl::unexpected(st.error());
-    }
+  if (freshness_ != nullptr && !freshness_->LikesChecked()) {
+    PL_CO_CHECK(co_await freshness_->Check());
   }
   for (int attempt = 0; attempt < 3; ++attempt) {
-    auto r = co_await store_.Get(t, user_id);
-    if (!r) {
-      co_return tl::unexpected(r.error());
+    PL_CO_TRY(auto r, co_await store_.Get(t, user_id));
+    if (r.Complete()) {
+      co_return LikeState{r.liked(), *r.count};
     }
-    if (r->Complete()) {
-      co_return LikeState{r->liked(), *r->count};
-    }
-    PL_CO_TRY(const bool exists, co_await LoadMissing(t, user_id, *r));
+    PL_CO_TRY(const bool exists, co_await LoadMissing(t, user_id, r));
     if (!exists) {
       co_return LikeState{false, 0};
     }
@@ -186,10 +153,8 @@ Awaitable<Result<std::vector<LikeState>>> LikeService::GetMany(int64_t user_id,
 
 Awaitable<Result<std::vector<std::optional<LikeState>>>> LikeService::ReadCached(
     int64_t user_id, std::vector<model::Target> targets) {
-  if (redis_checked && !redis_checked()) {
-    if (auto st = co_await check_redis(); !st) {
-      co_return tl::unexpected(st.error());
-    }
+  if (freshness_ != nullptr && !freshness_->LikesChecked()) {
+    PL_CO_CHECK(co_await freshness_->Check());
   }
   PL_CO_TRY(const auto readings, co_await store_.GetMany(targets, user_id, /*counts=*/true));
   std::vector<std::optional<LikeState>> out(targets.size());
@@ -215,21 +180,16 @@ Awaitable<Result<std::vector<bool>>> LikeService::Liked(int64_t user_id,
 Awaitable<Result<std::vector<LikeState>>> LikeService::Read(int64_t user_id,
                                                             std::vector<model::Target> targets,
                                                             bool counts) {
-  if (redis_checked && !redis_checked()) {
-    if (auto st = co_await check_redis(); !st) {
-      co_return tl::unexpected(st.error());
-    }
+  if (freshness_ != nullptr && !freshness_->LikesChecked()) {
+    PL_CO_CHECK(co_await freshness_->Check());
   }
-  auto readings = co_await store_.GetMany(targets, user_id, counts);
-  if (!readings) {
-    co_return tl::unexpected(readings.error());
-  }
+  PL_CO_TRY(auto readings, co_await store_.GetMany(targets, user_id, counts));
   std::vector<LikeState> out(targets.size());
   // Whatever is not loaded goes through Get (which loads it from SQL), all at once.
   std::vector<size_t> misses;
   std::vector<Awaitable<Result<LikeState>>> loads;
   for (size_t i = 0; i < targets.size(); ++i) {
-    const auto& r = (*readings)[i];
+    const auto& r = (readings)[i];
     if (counts ? r.Complete() : r.Known()) {
       out[i] = LikeState{r.liked(), r.count ? *r.count : 0};
     } else {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/single_flight.hpp"
+#include "domain/redis_freshness.hpp"
 #include "domain/user.hpp"
 #include "redis/like_store.hpp"
 #include "sql/likes.hpp"
@@ -63,13 +64,9 @@ class LikeService {
 
  public:
   // Before the first like on each connection to Redis, the check that recovers a Redis that
-  // came back older than SQL (flush::RedisCheck). Set by the wiring; empty: no check.
-  // redis_checked is an integer compare while the connection is the one checked; a failed
-  // check (SQL unreadable) lets likes go on, as the write-behind does while SQL is away.
-  std::function<bool()> redis_checked;
-  std::function<Awaitable<Result<bool>>()> check_redis;
-  // The same check on a checked connection: a load found the dataset emptied since.
-  std::function<Awaitable<Result<bool>>()> recheck_redis;
+  // came back older than SQL (flush::RedisCheck), set once by the wiring; none: no check. A
+  // failed check (SQL unreadable) lets likes go on, as the write-behind does while SQL is away.
+  void SetRedisFreshness(RedisFreshness* freshness) { freshness_ = freshness; }
 
  private:
   Awaitable<Result<std::optional<LikeState>>> SetImpl(const Principal& who,
@@ -83,6 +80,7 @@ class LikeService {
   redis::LikeStore& store_;
   sql::LikeTable& table_;
   SingleFlight<std::string, bool> loads_;
+  RedisFreshness* freshness_ = nullptr;
 };
 
 }  // namespace plaudit::domain

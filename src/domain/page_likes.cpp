@@ -13,18 +13,12 @@ Awaitable<Result<std::vector<bool>>> Visible(ArticleService& articles, CommentSe
                                              std::vector<int64_t> comment_ids) {
   std::vector<bool> out;
   if (!article_ids.empty()) {
-    auto a = co_await articles.VisibleMany(who, std::move(article_ids));
-    if (!a) {
-      co_return tl::unexpected(a.error());
-    }
-    out = std::move(*a);
+    PL_CO_TRY(auto a, co_await articles.VisibleMany(who, std::move(article_ids)));
+    out = std::move(a);
   }
   if (!comment_ids.empty()) {
-    auto c = co_await comments.VisibleMany(who, std::move(comment_ids));
-    if (!c) {
-      co_return tl::unexpected(c.error());
-    }
-    out.insert(out.end(), c->begin(), c->end());
+    PL_CO_TRY(auto c, co_await comments.VisibleMany(who, std::move(comment_ids)));
+    out.insert(out.end(), c.begin(), c.end());
   }
   co_return out;
 }

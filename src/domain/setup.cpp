@@ -38,11 +38,8 @@ bool FirstRunSetup::TokenMatches(std::string_view token) const {
 }
 
 Awaitable<Result<bool>> FirstRunSetup::Needed() {
-  auto has = co_await table_.HasAdmin(std::string(RoleName(Role::kAdmin)));
-  if (!has) {
-    co_return tl::unexpected(has.error());
-  }
-  co_return !*has;
+  PL_CO_TRY(auto has, co_await table_.HasAdmin(std::string(RoleName(Role::kAdmin))));
+  co_return !has;
 }
 
 Awaitable<Result<Session>> FirstRunSetup::CreateAdmin(std::string token, FirstAdmin admin,
@@ -50,13 +47,11 @@ Awaitable<Result<Session>> FirstRunSetup::CreateAdmin(std::string token, FirstAd
   // An attempt is reserved before the token is looked at, and given back only when it was
   // right: wrong guesses use up the address's budget like wrong passwords.
   if (per_address_.enabled()) {
-    auto d = co_await limiter_.Check(kScope, client_address, per_address_, /*consume=*/true);
-    if (!d) {
-      co_return tl::unexpected(d.error());
-    }
-    if (!d->allowed) {
+    PL_CO_TRY(auto d,
+              co_await limiter_.Check(kScope, client_address, per_address_, /*consume=*/true));
+    if (!d.allowed) {
       Error e{ErrorCode::kRateLimited, "too many failed attempts; try again later",
-              static_cast<int>((d->retry_after_ms + 999) / 1000)};
+              static_cast<int>((d.retry_after_ms + 999) / 1000)};
       co_return tl::unexpected(e);
     }
   }
@@ -68,37 +63,20 @@ Awaitable<Result<Session>> FirstRunSetup::CreateAdmin(std::string token, FirstAd
     (void)co_await limiter_.Refund(kScope, client_address, per_address_);
   }
 
-  if (auto st = ValidateUsername(admin.username); !st) {
-    co_return tl::unexpected(st.error());
-  }
-  if (auto st = ValidatePassword(admin.password); !st) {
-    co_return tl::unexpected(st.error());
-  }
-  auto display = NormalizeDisplayName(admin.display_name, admin.username);
-  if (!display) {
-    co_return tl::unexpected(display.error());
-  }
+  PL_CO_CHECK(ValidateUsername(admin.username));
+  PL_CO_CHECK(ValidatePassword(admin.password));
+  PL_CO_TRY(auto display, NormalizeDisplayName(admin.display_name, admin.username));
   // Refused before paying for a hash; InsertFirstAdmin still decides races.
-  auto needed = co_await Needed();
+  PL_CO_TRY(auto needed, co_await Needed());
   if (!needed) {
-    co_return tl::unexpected(needed.error());
-  }
-  if (!*needed) {
     co_return Fail(ErrorCode::kAlreadyExists, "setup is done: an admin exists already");
   }
 
-  auto hash = co_await hasher_.Hash(std::move(admin.password));
-  if (!hash) {
-    co_return tl::unexpected(hash.error());
-  }
-  sql::UserRow row =
-      NewUserRow(admin.username, std::move(*display), std::move(*hash), Role::kAdmin);
-  auto inserted = co_await table_.InsertFirstAdmin(std::move(row));
-  if (!inserted) {
-    co_return tl::unexpected(inserted.error());
-  }
+  PL_CO_TRY(auto hash, co_await hasher_.Hash(std::move(admin.password)));
+  sql::UserRow row = NewUserRow(admin.username, std::move(display), std::move(hash), Role::kAdmin);
+  PL_CO_TRY(auto inserted, co_await table_.InsertFirstAdmin(std::move(row)));
   used_ = true;
-  co_return co_await users_.OpenSession(inserted->id);
+  co_return co_await users_.OpenSession(inserted.id);
 }
 
 }  // namespace plaudit::domain

@@ -46,11 +46,8 @@ bool SignatureHolds(std::string_view signed_part, std::string_view signature,
 
 Result<SsoClaims> VerifySsoToken(std::string_view token, const SsoSecretOf& secret_of,
                                  int64_t now_s) {
-  auto split = SplitJwt(token, 8192, "sso token");
-  if (!split) {
-    return tl::unexpected(split.error());
-  }
-  const JwtParts& jwt = *split;
+  PL_TRY(auto split, SplitJwt(token, 8192, "sso token"));
+  const JwtParts& jwt = split;
   if (StringClaim(jwt.header, "alg") != "HS256") {
     return tl::unexpected(Refused("alg must be HS256"));
   }

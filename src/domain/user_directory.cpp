@@ -45,22 +45,16 @@ Awaitable<Result<std::optional<Principal>>> UserDirectory::Lookup(int64_t id) {
   const uint64_t epoch = epoch_;
   std::function<Awaitable<Result<std::optional<Principal>>>()> load =
       [this, id]() -> Awaitable<Result<std::optional<Principal>>> {
-    auto row = co_await table_.FindById(id);
+    PL_CO_TRY(auto row, co_await table_.FindById(id));
     if (!row) {
-      co_return tl::unexpected(row.error());
-    }
-    if (!*row) {
       co_return std::optional<Principal>{};
     }
-    co_return PrincipalOf(**row);
+    co_return PrincipalOf(*row);
   };
   const std::pair<int64_t, uint64_t> key{id, epoch};
-  auto found = co_await loads_.Do(key, std::move(load));
-  if (!found) {
-    co_return tl::unexpected(found.error());
-  }
-  Put(id, *found, epoch);
-  co_return std::move(*found);
+  PL_CO_TRY(auto found, co_await loads_.Do(key, std::move(load)));
+  Put(id, found, epoch);
+  co_return std::move(found);
 }
 
 void UserDirectory::Put(int64_t id, const std::optional<Principal>& principal,

@@ -45,50 +45,32 @@ UserService::UserService(sql::UserTable& users, UserDirectory& directory,
 Awaitable<Result<User>> UserService::Register(std::string username, std::string password,
                                               std::string display_name,
                                               std::string client_address) {
-  if (auto st = ValidateUsername(username); !st) {
-    co_return tl::unexpected(st.error());
-  }
-  if (auto st = ValidatePassword(password); !st) {
-    co_return tl::unexpected(st.error());
-  }
-  auto display = NormalizeDisplayName(display_name, username);
-  if (!display) {
-    co_return tl::unexpected(display.error());
-  }
+  PL_CO_CHECK(ValidateUsername(username));
+  PL_CO_CHECK(ValidatePassword(password));
+  PL_CO_TRY(auto display, NormalizeDisplayName(display_name, username));
   // Refuse a taken name before paying for a hash; the unique index still decides races.
-  auto existing = co_await users_.FindByKey(UsernameKey(username));
-  if (!existing) {
-    co_return tl::unexpected(existing.error());
-  }
-  if (*existing) {
+  PL_CO_TRY(auto existing, co_await users_.FindByKey(UsernameKey(username)));
+  if (existing) {
     co_return Fail(ErrorCode::kAlreadyExists, "username is taken");
   }
   // Accounts per address, taken before the hash (issue 41: a flood of sign-ups from one
   // address made 102 accounts in 10 s and filled the hashing queue). Not given back: an
   // account was asked for.
   if (limits_.signups_per_address.enabled()) {
-    auto d = co_await limiter_.Check("signup-addr", client_address, limits_.signups_per_address,
-                                     /*consume=*/true);
-    if (!d) {
-      co_return tl::unexpected(d.error());
-    }
-    if (!d->allowed) {
+    PL_CO_TRY(auto d,
+              co_await limiter_.Check("signup-addr", client_address, limits_.signups_per_address,
+                                      /*consume=*/true));
+    if (!d.allowed) {
       Error e{ErrorCode::kRateLimited, "too many new accounts from this address; try later",
-              static_cast<int>((d->retry_after_ms + 999) / 1000)};
+              static_cast<int>((d.retry_after_ms + 999) / 1000)};
       co_return tl::unexpected(e);
     }
   }
 
-  auto hash = co_await hasher_.Hash(std::move(password));
-  if (!hash) {
-    co_return tl::unexpected(hash.error());
-  }
-  sql::UserRow row = NewUserRow(username, std::move(*display), std::move(*hash), Role::kUser);
-  auto inserted = co_await users_.Insert(std::move(row));
-  if (!inserted) {
-    co_return tl::unexpected(inserted.error());
-  }
-  co_return ToUser(*inserted);
+  PL_CO_TRY(auto hash, co_await hasher_.Hash(std::move(password)));
+  sql::UserRow row = NewUserRow(username, std::move(display), std::move(hash), Role::kUser);
+  PL_CO_TRY(auto inserted, co_await users_.Insert(std::move(row)));
+  co_return ToUser(inserted);
 }
 
 Awaitable<Result<Session>> UserService::Login(std::string username, std::string password,
@@ -200,9 +182,7 @@ Awaitable<Result<Session>> UserService::OpenSession(int64_t user_id) {
   Session s;
   s.token = redis::SessionStore::NewToken();
   s.expires_at_ms = NowMs() + sessions_.ttl().count();
-  if (auto st = co_await sessions_.Create(s.token, redis::SessionData{user_id}); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(co_await sessions_.Create(s.token, redis::SessionData{user_id}));
   // The account as it is now, not as it was before the hash: a role changed meanwhile is the
   // one the answer names (the session holds no role to be stale), and an account deleted
   // meanwhile gets no session.
@@ -242,21 +222,15 @@ Awaitable<Result<std::optional<Principal>>> UserService::Authenticate(std::strin
   if (token.size() != kTokenSize) {
     co_return std::optional<Principal>{};
   }
-  auto d = co_await sessions_.Get(token);
+  PL_CO_TRY(auto d, co_await sessions_.Get(token));
   if (!d) {
-    co_return tl::unexpected(d.error());
-  }
-  if (!*d) {
     co_return std::optional<Principal>{};
   }
   // A session of a deleted account (one its deletion missed, or one an older Redis brought
   // back) is refused here and left to expire: deleting it would publish, and wait for every
   // instance, on each such request. The directory remembers the account is gone.
-  auto who = co_await directory_.Lookup((*d)->user_id);
-  if (!who) {
-    co_return tl::unexpected(who.error());
-  }
-  co_return std::move(*who);
+  PL_CO_TRY(auto who, co_await directory_.Lookup((d)->user_id));
+  co_return std::move(who);
 }
 
 std::optional<std::optional<Principal>> UserService::AuthenticateCached(std::string_view token) {
@@ -275,14 +249,11 @@ std::optional<std::optional<Principal>> UserService::AuthenticateCached(std::str
 }
 
 Awaitable<Result<User>> UserService::Get(int64_t id) {
-  auto row = co_await users_.FindById(id);
-  if (!row) {
-    co_return tl::unexpected(row.error());
-  }
-  if (!*row || (*row)->deleted_at_ms != 0) {
+  PL_CO_TRY(auto row, co_await users_.FindById(id));
+  if (!row || (row)->deleted_at_ms != 0) {
     co_return Fail(ErrorCode::kNotFound, "no such user");
   }
-  co_return ToUser(**row);
+  co_return ToUser(*row);
 }
 
 Awaitable<Result<std::vector<User>>> UserService::List(const Principal& actor, int64_t after,
@@ -328,11 +299,8 @@ Awaitable<Result<User>> UserService::SetRole(const Principal& actor, int64_t id,
       co_return Fail(ErrorCode::kAlreadyExists, "the user is banned: lift the ban first");
     }
   }
-  auto updated = co_await users_.SetRole(id, std::string(RoleName(role)), NowMs());
+  PL_CO_TRY(auto updated, co_await users_.SetRole(id, std::string(RoleName(role)), NowMs()));
   if (!updated) {
-    co_return tl::unexpected(updated.error());
-  }
-  if (!*updated) {
     // Refused in SQL: no such account, or a ban came in since the check above.
     PL_CO_TRY(const std::optional<sql::UserRow> row, co_await users_.FindById(id));
     if (row && row->deleted_at_ms == 0) {
@@ -345,9 +313,7 @@ Awaitable<Result<User>> UserService::SetRole(const Principal& actor, int64_t id,
   // retry (the update is idempotent); the others then drop their copies when their
   // subscription fails, or within UserDirectory::kMaxAge.
   directory_.Forget(id);
-  if (auto st = co_await sessions_.PublishUserChange(id); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(co_await sessions_.PublishUserChange(id));
   co_return co_await Get(id);
 }
 
@@ -382,9 +348,7 @@ Awaitable<Result<User>> UserService::SetBan(const Principal& actor, int64_t id, 
   }
   // As SetRole: every process's copy of the account follows before the answer goes out.
   directory_.Forget(id);
-  if (auto st = co_await sessions_.PublishUserChange(id); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(co_await sessions_.PublishUserChange(id));
   co_return co_await Get(id);
 }
 
@@ -393,19 +357,13 @@ Awaitable<Status> UserService::Delete(const Principal& actor, int64_t id) {
     co_return Fail(ErrorCode::kPermissionDenied, "only the user or an admin may delete an account");
   }
   PL_CO_CHECK(co_await RefuseReserved(users_, id));
-  auto deleted = co_await users_.MarkDeleted(id, NowMs());
+  PL_CO_TRY(auto deleted, co_await users_.MarkDeleted(id, NowMs()));
   if (!deleted) {
-    co_return tl::unexpected(deleted.error());
-  }
-  if (!*deleted) {
     // Deleted already. If an earlier attempt failed after its commit (Redis away), this one
     // finishes what that left undone (its sessions, the other processes' copies), and the
     // answer is still that there is no such account.
-    auto row = co_await users_.FindById(id);
-    if (!row) {
-      co_return tl::unexpected(row.error());
-    }
-    if (*row && (*row)->deleted_at_ms != 0) {
+    PL_CO_TRY(auto row, co_await users_.FindById(id));
+    if (row && (row)->deleted_at_ms != 0) {
       directory_.Forget(id);
       if (auto st = co_await sessions_.DeleteUser(id); !st) {
         co_return st;
@@ -419,12 +377,8 @@ Awaitable<Status> UserService::Delete(const Principal& actor, int64_t id) {
 
 Result<bool> EnsureUser(sql::Store& store, const std::string& username, const std::string& password,
                         Role role, const PasswordHashOptions& hash_options) {
-  if (auto st = ValidateUsername(username); !st) {
-    return tl::unexpected(st.error());
-  }
-  if (auto st = ValidatePassword(password); !st) {
-    return tl::unexpected(st.error());
-  }
+  PL_CHECK(ValidateUsername(username));
+  PL_CHECK(ValidatePassword(password));
   if (sodium_init() < 0) {
     return Fail(ErrorCode::kInternal, "libsodium failed to initialise");
   }
@@ -434,11 +388,8 @@ Result<bool> EnsureUser(sql::Store& store, const std::string& username, const st
       [&]() -> Awaitable<Result<bool>> {
         std::function<Result<bool>(sql::Connection&)> job =
             [&](sql::Connection& c) -> Result<bool> {
-          auto existing = sql::UserTable::FindByKey(c, UsernameKey(username));
-          if (!existing) {
-            return tl::unexpected(existing.error());
-          }
-          if (*existing) {
+          PL_TRY(auto existing, sql::UserTable::FindByKey(c, UsernameKey(username)));
+          if (existing) {
             return false;
           }
           char out[crypto_pwhash_STRBYTES];
@@ -446,10 +397,7 @@ Result<bool> EnsureUser(sql::Store& store, const std::string& username, const st
                                 hash_options.mem_limit) != 0) {
             return Fail(ErrorCode::kInternal, "password hashing failed");
           }
-          auto inserted = sql::UserTable::Insert(c, NewUserRow(username, username, out, role));
-          if (!inserted) {
-            return tl::unexpected(inserted.error());
-          }
+          PL_CHECK(sql::UserTable::Insert(c, NewUserRow(username, username, out, role)));
           return true;
         };
         co_return co_await store.Run<bool>(std::move(job));

@@ -12,8 +12,28 @@ constexpr int kMaxFinalPasses = 5;
 }  // namespace
 
 Flusher::Flusher(const net::any_io_executor& ex, RedisCheck& check, ViewFlush& views,
-                 LikeFlush& likes, std::chrono::milliseconds interval)
-    : check_(check), views_(views), likes_(likes), interval_(interval), timer_(ex) {}
+                 LikeFlush& likes, domain::ArticleService& articles,
+                 domain::CommentService& comments, std::chrono::milliseconds interval)
+    : check_(check),
+      views_(views),
+      likes_(likes),
+      articles_(articles),
+      comments_(comments),
+      interval_(interval),
+      timer_(ex) {}
+
+Awaitable<Result<int64_t>> Flusher::RepairPending() {
+  // Both, even when the first fails: one's outage is no reason to leave the other's repairs.
+  auto comments = co_await comments_.RepairPending();
+  auto articles = co_await articles_.RepairPending();
+  if (!comments) {
+    co_return comments;
+  }
+  if (!articles) {
+    co_return articles;
+  }
+  co_return *comments + *articles;
+}
 
 Awaitable<Result<FlushReport>> Flusher::FlushNow() {
   std::function<Awaitable<Result<FlushReport>>()> pass =
@@ -26,11 +46,8 @@ Awaitable<Result<FlushReport>> Flusher::FlushNow() {
     // FLUSHALL would later pass for an emptied Redis (fault test, seed 211). Likes and
     // views do not wait for it: the connection stays the checked one meanwhile.
     const uint64_t generation = check_.Generation();
-    auto checked = co_await check_.Check();
-    if (!checked) {
-      co_return tl::unexpected(checked.error());
-    }
-    if (!*checked || !check_.LikesChecked() || check_.Generation() != generation) {
+    PL_CO_TRY(auto checked, co_await check_.Check());
+    if (!checked || !check_.LikesChecked() || check_.Generation() != generation) {
       co_return Fail(ErrorCode::kUnavailable, "cannot check Redis against SQL");
     }
     // Views another process is recovering wait for it (it flushes them itself).
@@ -41,20 +58,11 @@ Awaitable<Result<FlushReport>> Flusher::FlushNow() {
       }
       report.views = *views;
     }
-    auto likes = co_await likes_.Flush(generation);
-    if (!likes) {
-      co_return tl::unexpected(likes.error());
-    }
-    report.like_changes = likes->changes;
-    report.like_backlog = likes->backlog;
-    report.oldest_unflushed_seconds = likes->oldest_age_seconds;
-    if (repair) {
-      auto pending = co_await repair();
-      if (!pending) {
-        co_return tl::unexpected(pending.error());
-      }
-      report.repairs_pending = *pending;
-    }
+    PL_CO_TRY(auto likes, co_await likes_.Flush(generation));
+    report.like_changes = likes.changes;
+    report.like_backlog = likes.backlog;
+    report.oldest_unflushed_seconds = likes.oldest_age_seconds;
+    PL_CO_TRY(report.repairs_pending, co_await RepairPending());
     if (on_report) {
       on_report(report);
     }

@@ -22,17 +22,15 @@ struct FlushReport {
   int64_t like_changes = 0;  // like states written
   int64_t like_backlog = 0;  // dirty like buckets when the pass began
   double oldest_unflushed_seconds = 0;
-  int64_t repairs_pending = 0;  // cache invalidations still failing (see `repair`)
+  int64_t repairs_pending = 0;  // cache repairs still failing (RepairPending)
 };
 
 class Flusher {
  public:
+  // Each pass also retries the services' cache repairs that failed after committed writes.
   Flusher(const net::any_io_executor& ex, RedisCheck& check, ViewFlush& views, LikeFlush& likes,
+          domain::ArticleService& articles, domain::CommentService& comments,
           std::chrono::milliseconds interval);
-
-  // Called in each pass to retry cache repairs that failed after committed writes (the
-  // comment service's); returns how many are still pending. May be empty.
-  std::function<Awaitable<Result<int64_t>>()> repair;
   // Called after each pass with its report (for /metrics).
   std::function<void(const FlushReport&)> on_report;
 
@@ -47,10 +45,14 @@ class Flusher {
 
  private:
   void Arm();
+  // The services' pending cache repairs, retried; how many are still pending.
+  Awaitable<Result<int64_t>> RepairPending();
 
   RedisCheck& check_;
   ViewFlush& views_;
   LikeFlush& likes_;
+  domain::ArticleService& articles_;
+  domain::CommentService& comments_;
   std::chrono::milliseconds interval_;
   net::steady_timer timer_;
   bool stopped_ = true;

@@ -76,17 +76,14 @@ std::vector<sql::LikeChange> ClaimedChanges(const std::vector<redis::ClaimedBuck
   return kept;
 }
 
-LikeFlush::LikeFlush(redis::LikeStore& store, sql::LikeTable& table)
-    : store_(store), table_(table) {}
+LikeFlush::LikeFlush(redis::LikeStore& store, sql::LikeTable& table, const FaultPoints& faults)
+    : store_(store), table_(table), faults_(faults) {}
 
 Awaitable<Result<LikeFlushReport>> LikeFlush::Flush(uint64_t generation) {
   LikeFlushReport report;
-  auto stats = co_await store_.Stats();
-  if (!stats) {
-    co_return tl::unexpected(stats.error());
-  }
+  PL_CO_TRY(auto stats, co_await store_.Stats());
   int64_t oldest = 0;
-  for (const auto& s : *stats) {
+  for (const auto& s : stats) {
     report.backlog += s.dirty + s.in_flight;
     if (s.oldest_ms && (oldest == 0 || *s.oldest_ms < oldest)) {
       oldest = *s.oldest_ms;
@@ -95,15 +92,12 @@ Awaitable<Result<LikeFlushReport>> LikeFlush::Flush(uint64_t generation) {
   if (oldest > 0) {
     report.oldest_age_seconds = std::max<double>(0, static_cast<double>(NowMs() - oldest) / 1000.0);
   }
-  for (const auto& s : *stats) {
+  for (const auto& s : stats) {
     if (s.dirty == 0 && s.in_flight == 0) {
       continue;
     }
-    auto n = co_await FlushShard(s.shard, generation);
-    if (!n) {
-      co_return tl::unexpected(n.error());
-    }
-    report.changes += *n;
+    PL_CO_TRY(auto n, co_await FlushShard(s.shard, generation));
+    report.changes += n;
     report.buckets += s.dirty + s.in_flight;
   }
   co_return report;
@@ -113,12 +107,9 @@ Awaitable<Result<int64_t>> LikeFlush::FlushShard(int shard, uint64_t generation)
   int64_t written = 0;
   for (int round = 0; round < kMaxClaimsPerShard; ++round) {
     // Batches left in flight by an earlier pass first, then new ones.
-    auto both = co_await store_.Members(shard, kClaimBatch);
-    if (!both) {
-      co_return tl::unexpected(both.error());
-    }
-    const bool resuming = !both->in_flight.empty();
-    const std::vector<std::string>& members = resuming ? both->in_flight : both->dirty;
+    PL_CO_TRY(auto both, co_await store_.Members(shard, kClaimBatch));
+    const bool resuming = !both.in_flight.empty();
+    const std::vector<std::string>& members = resuming ? both.in_flight : both.dirty;
     if (members.empty()) {
       break;
     }
@@ -133,28 +124,20 @@ Awaitable<Result<int64_t>> LikeFlush::FlushShard(int shard, uint64_t generation)
     if (store_.Generation() != generation) {
       co_return Fail(ErrorCode::kUnavailable, "redis reconnected during the flush pass");
     }
-    auto claimed = co_await store_.Claim(shard, members);
-    if (!claimed) {
-      co_return tl::unexpected(claimed.error());
+    PL_CO_TRY(auto claimed, co_await store_.Claim(shard, members));
+    if (faults_.like_after_claim) {
+      co_await faults_.like_after_claim();
     }
-    if (after_claim) {
-      co_await after_claim();
-    }
-    std::vector<sql::LikeChange> changes = ClaimedChanges(*claimed);
+    std::vector<sql::LikeChange> changes = ClaimedChanges(claimed);
     if (!changes.empty()) {
-      auto applied = co_await table_.Apply(std::move(changes));
-      if (!applied) {
-        co_return tl::unexpected(applied.error());
-      }
-      written += *applied;
+      PL_CO_TRY(auto applied, co_await table_.Apply(std::move(changes)));
+      written += applied;
     }
-    if (fail_after_commit && fail_after_commit()) {
+    if (faults_.like_after_commit && faults_.like_after_commit()) {
       co_return Fail(ErrorCode::kInternal, "flush aborted after commit (test hook)");
     }
-    if (!claimed->empty()) {
-      if (auto st = co_await store_.Done(shard, *claimed); !st) {
-        co_return tl::unexpected(st.error());
-      }
+    if (!claimed.empty()) {
+      PL_CO_CHECK(co_await store_.Done(shard, claimed));
     }
     if (last) {
       break;
@@ -164,23 +147,15 @@ Awaitable<Result<int64_t>> LikeFlush::FlushShard(int shard, uint64_t generation)
 }
 
 Awaitable<Result<int64_t>> LikeFlush::Reconcile() {
-  auto fixed = co_await table_.Reconcile();
-  if (!fixed) {
-    co_return tl::unexpected(fixed.error());
-  }
-  for (const auto& [type, id] : *fixed) {
+  PL_CO_TRY(auto fixed, co_await table_.Reconcile());
+  for (const auto& [type, id] : fixed) {
     // The cached count came from the wrong value: let it reload from the repaired row.
     const model::Target target =  // named: no braced list inside co_await
         type == 'c' ? model::Target::Comment(id) : model::Target::Article(id);
-    if (auto st = co_await store_.DropCount(target); !st) {
-      co_return tl::unexpected(st.error());
-    }
+    PL_CO_CHECK(co_await store_.DropCount(target));
   }
-  auto dropped = co_await DropDriftedCounts();
-  if (!dropped) {
-    co_return tl::unexpected(dropped.error());
-  }
-  co_return static_cast<int64_t>(fixed->size()) + *dropped;
+  PL_CO_TRY(auto dropped, co_await DropDriftedCounts());
+  co_return static_cast<int64_t>(fixed.size()) + dropped;
 }
 
 // Each cached count against what a load would install now: SQL's count with every change

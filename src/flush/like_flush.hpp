@@ -12,6 +12,7 @@
 
 #include "common/net.hpp"
 #include "common/result.hpp"
+#include "flush/fault_points.hpp"
 #include "redis/like_store.hpp"
 #include "sql/likes.hpp"
 
@@ -26,7 +27,7 @@ struct LikeFlushReport {
 
 class LikeFlush {
  public:
-  LikeFlush(redis::LikeStore& store, sql::LikeTable& table);
+  LikeFlush(redis::LikeStore& store, sql::LikeTable& table, const FaultPoints& faults);
 
   // Every shard with a backlog. The caller checked Redis against SQL on the connection of
   // `generation` (RedisCheck); a claim on any other connection is refused, since a claim
@@ -41,15 +42,10 @@ class LikeFlush {
   // The second half of Reconcile: returns how many Redis counts it dropped.
   Awaitable<Result<int64_t>> DropDriftedCounts();
 
-  // Test hook: called after a batch's SQL commit, before its Redis cleanup; returning true
-  // aborts the pass there, as a crash would.
-  std::function<bool()> fail_after_commit;
-  // Test hook: awaited after each claim, before its SQL write (what else happens meanwhile).
-  std::function<Awaitable<void>()> after_claim;
-
  private:
   redis::LikeStore& store_;
   sql::LikeTable& table_;
+  const FaultPoints& faults_;
 };
 
 // A target's count as Redis must hold it: SQL's count (which equals its valid rows), with

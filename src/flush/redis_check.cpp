@@ -22,7 +22,8 @@ constexpr auto kViewPoll = std::chrono::milliseconds(20);
 RedisCheck::RedisCheck(net::any_io_executor ex, redis::LikeStore& like_store,
                        sql::LikeTable& like_table, redis::ArticleCache& article_cache,
                        sql::ArticleTable& article_table, redis::CacheMarks& marks, LikeFlush& likes,
-                       ViewFlush& views)
+                       ViewFlush& views, domain::ArticleService& articles,
+                       domain::CommentService& comments)
     : ex_(std::move(ex)),
       like_store_(like_store),
       like_table_(like_table),
@@ -31,6 +32,8 @@ RedisCheck::RedisCheck(net::any_io_executor ex, redis::LikeStore& like_store,
       marks_(marks),
       likes_(likes),
       views_(views),
+      articles_(articles),
+      comments_(comments),
       owner_(RandomHexId()) {}
 
 Awaitable<Result<bool>> RedisCheck::Check() {
@@ -60,13 +63,10 @@ Awaitable<Result<bool>> RedisCheck::CheckOnce() {
     co_return false;
   }
   check_failed_ms_ = 0;
-  auto stale = co_await like_store_.CheckShards(*seqs);
-  if (!stale) {
-    co_return tl::unexpected(stale.error());
-  }
+  PL_CO_TRY(auto stale, co_await like_store_.CheckShards(*seqs));
   // An older like shard means an older dataset: its article hashes are older too, even if
   // no views flush ran since (their other fields, and the like shards' status checks).
-  auto views = co_await article_cache_.CheckViews(*view_seq, !stale->empty(), owner_, kViewLeaseMs);
+  auto views = co_await article_cache_.CheckViews(*view_seq, !stale.empty(), owner_, kViewLeaseMs);
   if (!views) {
     co_return tl::unexpected(views.error());
   }
@@ -74,58 +74,43 @@ Awaitable<Result<bool>> RedisCheck::CheckOnce() {
   if (*views != ViewCheck::kConsistent) {
     views_checked_ = UINT64_MAX;  // no view meanwhile
   }
-  if (!stale->empty()) {
+  if (!stale.empty()) {
     spdlog::warn(
         "likes: {} shard(s) of Redis are older than SQL (a restore from an older snapshot, a "
         "failover to a lagging replica?): recovering them",
-        stale->size());
+        stale.size());
   }
   if (*views == ViewCheck::kRecover) {
     spdlog::warn(
         "views: Redis is older than SQL: flushing its view counts, then dropping the "
         "article caches (they refill from SQL)");
     // The older hashes' unflushed views go to SQL first (it keeps the higher count).
-    auto n = co_await views_.Flush(generation);
-    if (!n) {
-      co_return tl::unexpected(n.error());
-    }
+    PL_CO_CHECK(co_await views_.Flush(generation));
   }
   // The stale shards' in-flight changes (those the older Redis had pending are in flight
   // now) go to SQL, where each stays only if nothing newer is there; then their sets,
   // counts and caches go, and reload from SQL.
-  for (int shard : *stale) {
-    auto n = co_await likes_.FlushShard(shard, generation);
-    if (!n) {
-      co_return tl::unexpected(n.error());
-    }
+  for (int shard : stale) {
+    PL_CO_CHECK(co_await likes_.FlushShard(shard, generation));
   }
   if (*views == ViewCheck::kRecover) {
-    if (auto st = co_await article_cache_.DropArticles(); !st) {
-      co_return tl::unexpected(st.error());
-    }
+    PL_CO_CHECK(co_await article_cache_.DropArticles());
   }
-  if (!stale->empty()) {
-    if (auto st = co_await like_store_.FinishRecovery(*stale); !st) {
-      co_return tl::unexpected(st.error());
-    }
-    spdlog::info("likes: recovered {} shard(s) from SQL", stale->size());
+  if (!stale.empty()) {
+    PL_CO_CHECK(co_await like_store_.FinishRecovery(stale));
+    spdlog::info("likes: recovered {} shard(s) from SQL", stale.size());
   }
   // Before this connection counts as checked: reads and writes wait for the check on a new
   // one, and an older Redis's sequences would hand out ids SQL already used.
-  if ((!stale->empty() || *views == ViewCheck::kRecover) && reseed_ids) {
-    if (auto st = co_await reseed_ids(); !st) {
-      co_return tl::unexpected(st.error());
-    }
+  if (!stale.empty() || *views == ViewCheck::kRecover) {
+    PL_CO_CHECK(co_await ReseedIds());
     spdlog::info("resumed the article and comment id sequences above SQL's");
   }
   co_await RepairMarks();
   likes_checked_ = generation;
   if (*views == ViewCheck::kRecover) {
-    auto finished = co_await article_cache_.FinishViewRecovery(owner_);
-    if (!finished) {
-      co_return tl::unexpected(finished.error());
-    }
-    if (*finished) {
+    PL_CO_TRY(auto finished, co_await article_cache_.FinishViewRecovery(owner_));
+    if (finished) {
       spdlog::info("views: recovered from SQL");
       views_checked_ = generation;
     }
@@ -137,9 +122,6 @@ Awaitable<Result<bool>> RedisCheck::CheckOnce() {
 
 Awaitable<void> RedisCheck::RepairMarks() {
   // Failures are logged and left for the next check: a mark stays until its repair worked.
-  if (!repair_mark) {
-    co_return;
-  }
   auto marks = co_await marks_.All();
   if (!marks) {
     spdlog::warn("cannot read the cache marks: {}", marks.error().message);
@@ -147,7 +129,7 @@ Awaitable<void> RedisCheck::RepairMarks() {
   }
   size_t repaired = 0;
   for (const auto& mark : *marks) {
-    auto done = co_await repair_mark(mark);
+    auto done = co_await RepairMark(mark);
     if (!done) {
       spdlog::warn("cannot repair the cache of {} from SQL: {}", mark.member, done.error().message);
       continue;
@@ -168,39 +150,27 @@ Awaitable<void> RedisCheck::RepairMarks() {
 
 Awaitable<Status> RedisCheck::ReloadArticles() {
   // Checked first, like any flush: what an older Redis holds is recovered, not dropped.
-  auto checked = co_await Check();
+  PL_CO_TRY(auto checked, co_await Check());
   if (!checked) {
-    co_return tl::unexpected(checked.error());
-  }
-  if (!*checked) {
     co_return Fail(ErrorCode::kUnavailable, "cannot read SQL to check Redis");
   }
   // Other processes go on counting views meanwhile, so no hash is dropped while it holds a
   // view SQL lacks: the views are flushed, then each hash goes only if SQL has all of its
   // views (article_drop.lua); one counted since is kept for another round.
-  auto ids = co_await article_cache_.CachedIds();
-  if (!ids) {
-    co_return tl::unexpected(ids.error());
-  }
-  std::vector<int64_t> left = std::move(*ids);
+  PL_CO_TRY(auto ids, co_await article_cache_.CachedIds());
+  std::vector<int64_t> left = std::move(ids);
   size_t dropped = 0;
   for (int round = 0; round < 5 && !left.empty(); ++round) {
-    auto flushed = co_await views_.Flush(Generation());
-    if (!flushed) {
-      co_return tl::unexpected(flushed.error());
-    }
+    PL_CO_CHECK(co_await views_.Flush(Generation()));
     std::vector<int64_t> kept;
     constexpr size_t kBatch = 500;
     for (size_t at = 0; at < left.size(); at += kBatch) {
       std::vector<int64_t> batch(
           left.begin() + static_cast<std::ptrdiff_t>(at),
           left.begin() + static_cast<std::ptrdiff_t>(std::min(left.size(), at + kBatch)));
-      auto rows = co_await article_table_.FindMany(batch);
-      if (!rows) {
-        co_return tl::unexpected(rows.error());
-      }
+      PL_CO_TRY(auto rows, co_await article_table_.FindMany(batch));
       std::map<int64_t, int64_t> sql_views;
-      for (const auto& row : *rows) {
+      for (const auto& row : rows) {
         sql_views[row.id] = row.view_count;
       }
       for (int64_t id : batch) {
@@ -213,11 +183,8 @@ Awaitable<Status> RedisCheck::ReloadArticles() {
           ++dropped;
           continue;
         }
-        auto gone = co_await article_cache_.DropIfFlushed(id, it->second);
-        if (!gone) {
-          co_return tl::unexpected(gone.error());
-        }
-        if (*gone) {
+        PL_CO_TRY(auto gone, co_await article_cache_.DropIfFlushed(id, it->second));
+        if (gone) {
           ++dropped;
         } else {
           kept.push_back(id);
@@ -235,11 +202,8 @@ Awaitable<Status> RedisCheck::ReloadArticles() {
 Awaitable<Status> RedisCheck::EnsureViews() {
   const auto deadline = std::chrono::steady_clock::now() + kViewWait;
   while (!ViewsChecked()) {
-    auto checked = co_await Check();
-    if (!checked) {
-      co_return tl::unexpected(checked.error());
-    }
-    if (!*checked || ViewsChecked()) {
+    PL_CO_TRY(auto checked, co_await Check());
+    if (!checked || ViewsChecked()) {
       co_return Status{};
     }
     if (std::chrono::steady_clock::now() >= deadline) {
@@ -249,6 +213,28 @@ Awaitable<Status> RedisCheck::EnsureViews() {
     co_await wait.async_wait(net::as_tuple(net::use_awaitable));
   }
   co_return Status{};
+}
+
+Awaitable<Result<bool>> RedisCheck::RepairMark(const redis::CacheMark& mark) {
+  auto settled = co_await articles_.MarkSettled(mark);
+  if (!settled || !*settled) {
+    co_return settled;
+  }
+  Status st = Status{};
+  if (mark.target.IsArticle()) {
+    st = co_await articles_.Repair(mark.target.id);
+  } else {
+    st = co_await comments_.Repair(mark.target.id);
+  }
+  if (!st) {
+    co_return tl::unexpected(st.error());
+  }
+  co_return true;
+}
+
+Awaitable<Status> RedisCheck::ReseedIds() {
+  PL_CO_CHECK(co_await articles_.ReseedIds());
+  co_return co_await comments_.ReseedIds();
 }
 
 }  // namespace plaudit::flush

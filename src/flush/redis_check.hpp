@@ -19,43 +19,39 @@
 #include "common/net.hpp"
 #include "common/result.hpp"
 #include "common/single_flight.hpp"
+#include "domain/articles.hpp"
+#include "domain/comments.hpp"
+#include "domain/redis_freshness.hpp"
 #include "flush/like_flush.hpp"
 #include "flush/view_flush.hpp"
 #include "redis/cache_marks.hpp"
 
 namespace plaudit::flush {
 
-class RedisCheck {
+// The services (articles, comments) hold it as their domain::RedisFreshness; it calls them to
+// repair what a recovery leaves (cache marks, id sequences).
+class RedisCheck final : public domain::RedisFreshness {
  public:
   RedisCheck(net::any_io_executor ex, redis::LikeStore& like_store, sql::LikeTable& like_table,
              redis::ArticleCache& article_cache, sql::ArticleTable& article_table,
-             redis::CacheMarks& marks, LikeFlush& likes, ViewFlush& views);
-
-  // Repairs from SQL the article or comment thread of a write whose cache mark outlived it
-  // (its Redis step never landed: the writer died, or Redis came back from a snapshot taken
-  // before the step), if SQL shows the write committed: true when repaired (the mark goes),
-  // false for a write still in progress. Set by the wiring (the services); empty: marks are
-  // left alone.
-  std::function<Awaitable<Result<bool>>(const redis::CacheMark&)> repair_mark;
-  // Resumes the id sequences above SQL's (a Redis back older hands out ids again otherwise),
-  // once per recovery. Set by the wiring; empty: not done.
-  std::function<Awaitable<Status>()> reseed_ids;
+             redis::CacheMarks& marks, LikeFlush& likes, ViewFlush& views,
+             domain::ArticleService& articles, domain::CommentService& comments);
 
   uint64_t Generation() const { return like_store_.Generation(); }
   // Whether likes, and views, may be served on the current connection.
-  bool LikesChecked() const { return likes_checked_ == Generation(); }
-  bool ViewsChecked() const { return views_checked_ == Generation(); }
+  bool LikesChecked() const override { return likes_checked_ == Generation(); }
+  bool ViewsChecked() const override { return views_checked_ == Generation(); }
 
   // One check (concurrent calls share it). False: SQL could not be read, so nothing was
   // checked (likes and views go on, as the write-behind does while SQL is away; flushes
   // wait); tried again at most once a second.
-  Awaitable<Result<bool>> Check();
+  Awaitable<Result<bool>> Check() override;
   // Check() on a connection already checked: a script found the dataset emptied since
   // (no birth mark).
-  Awaitable<Result<bool>> Recheck();
+  Awaitable<Result<bool>> Recheck() override;
   // For a view: checks until the views are checked, waiting up to a few seconds while
   // another process recovers them (then kUnavailable). Goes on when SQL cannot be read.
-  Awaitable<Status> EnsureViews();
+  Awaitable<Status> EnsureViews() override;
   // Drops every cached article hash and body, to refill from SQL (`plauditd rebuild-cache`),
   // while other processes go on counting views: views are flushed first, and a hash that
   // has counted one since is kept for another round (article_drop.lua).
@@ -64,6 +60,14 @@ class RedisCheck {
  private:
   Awaitable<Result<bool>> CheckOnce();
   Awaitable<void> RepairMarks();
+  // Repairs from SQL the article or comment thread of a write whose cache mark outlived it
+  // (its Redis step never landed: the writer died, or Redis came back from a snapshot taken
+  // before the step), if SQL shows the write committed: true when repaired (the mark goes),
+  // false for a write still in progress.
+  Awaitable<Result<bool>> RepairMark(const redis::CacheMark& mark);
+  // Resumes the id sequences above SQL's (a Redis back older hands out ids again otherwise),
+  // once per recovery.
+  Awaitable<Status> ReseedIds();
 
   net::any_io_executor ex_;
   redis::LikeStore& like_store_;
@@ -73,6 +77,8 @@ class RedisCheck {
   redis::CacheMarks& marks_;
   LikeFlush& likes_;
   ViewFlush& views_;
+  domain::ArticleService& articles_;
+  domain::CommentService& comments_;
   std::string owner_;  // this process, in the views recovery mark
   SingleFlight<int, bool> checks_;
   uint64_t likes_checked_ = UINT64_MAX;  // the connection generation last checked

@@ -2,8 +2,9 @@
 
 namespace plaudit::flush {
 
-ViewFlush::ViewFlush(redis::ArticleCache& cache, sql::ArticleTable& table)
-    : cache_(cache), table_(table) {}
+ViewFlush::ViewFlush(redis::ArticleCache& cache, sql::ArticleTable& table,
+                     const FaultPoints& faults)
+    : cache_(cache), table_(table), faults_(faults) {}
 
 Awaitable<Result<int64_t>> ViewFlush::Flush(uint64_t generation) {
   // Each round: claim a batch (what is in flight first), commit its counts, confirm it. A
@@ -16,36 +17,28 @@ Awaitable<Result<int64_t>> ViewFlush::Flush(uint64_t generation) {
     if (cache_.Generation() != generation) {
       co_return Fail(ErrorCode::kUnavailable, "redis reconnected during the flush pass");
     }
-    auto claimed = co_await cache_.ClaimViews(kBatch);
-    if (!claimed) {
-      co_return tl::unexpected(claimed.error());
-    }
-    if (claimed->views.empty()) {
+    PL_CO_TRY(auto claimed, co_await cache_.ClaimViews(kBatch));
+    if (claimed.views.empty()) {
       break;
     }
     std::vector<std::pair<int64_t, int64_t>> counts;
-    counts.reserve(claimed->views.size());
-    for (const auto& v : claimed->views) {
+    counts.reserve(claimed.views.size());
+    for (const auto& v : claimed.views) {
       if (v.views) {
         counts.emplace_back(v.id, *v.views);
       }
     }
-    if (fail_after_claim && fail_after_claim()) {
+    if (faults_.view_after_claim && faults_.view_after_claim()) {
       co_return Fail(ErrorCode::kInternal, "views flush aborted after claim (test hook)");
     }
     const auto written = static_cast<int64_t>(counts.size());
     if (!counts.empty()) {
       // On failure the batch stays in flight; the next pass writes it.
-      auto st = co_await table_.SetViewCounts(std::move(counts), claimed->stamp);
-      if (!st) {
-        co_return tl::unexpected(st.error());
-      }
+      PL_CO_CHECK(co_await table_.SetViewCounts(std::move(counts), claimed.stamp));
     }
-    if (auto st = co_await cache_.ViewsDone(claimed->views); !st) {
-      co_return tl::unexpected(st.error());
-    }
+    PL_CO_CHECK(co_await cache_.ViewsDone(claimed.views));
     total += written;
-    if (static_cast<int64_t>(claimed->views.size()) < kBatch) {
+    if (static_cast<int64_t>(claimed.views.size()) < kBatch) {
       break;
     }
   }

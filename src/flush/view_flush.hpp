@@ -9,6 +9,7 @@
 
 #include "common/net.hpp"
 #include "common/result.hpp"
+#include "flush/fault_points.hpp"
 #include "redis/article_cache.hpp"
 #include "sql/articles.hpp"
 
@@ -16,20 +17,17 @@ namespace plaudit::flush {
 
 class ViewFlush {
  public:
-  ViewFlush(redis::ArticleCache& cache, sql::ArticleTable& table);
+  ViewFlush(redis::ArticleCache& cache, sql::ArticleTable& table, const FaultPoints& faults);
 
   // Returns how many articles' counts it wrote. The caller checked Redis against SQL on the
   // connection of `generation` (RedisCheck): a claim elsewhere is refused (it would raise
   // the views seq above SQL's and hide that a new Redis came back older).
   Awaitable<Result<int64_t>> Flush(uint64_t generation);
 
-  // Test hook: called after a views claim, before its SQL commit; returning true aborts the
-  // pass there, as a crash would.
-  std::function<bool()> fail_after_claim;
-
  private:
   redis::ArticleCache& cache_;
   sql::ArticleTable& table_;
+  const FaultPoints& faults_;
 };
 
 }  // namespace plaudit::flush

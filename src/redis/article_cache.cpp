@@ -37,9 +37,7 @@ Awaitable<Result<std::optional<int64_t>>> ArticleCache::NextId(int64_t floor) {
   std::vector<std::string> keys{std::string(keys::kArticleSeq)};
   std::vector<std::string> args{std::to_string(floor)};
   auto r = co_await client_.Eval(GetScript("next_id.lua"), std::move(keys), std::move(args));
-  if (auto st = ReplyOk(r); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(ReplyOk(r));
   if (r->is_nil()) {
     co_return std::optional<int64_t>{};
   }
@@ -74,17 +72,11 @@ Awaitable<Result<std::optional<ArticleCache::Cached>>> ArticleCache::Get(int64_t
     auto both = co_await (std::move(fields_reply) && std::move(reads_reply));
     Result<Reply>& f = std::get<0>(both);
     Result<std::vector<Reply>>& rest = std::get<1>(both);
-    if (auto st = ReplyOk(f); !st) {
-      co_return tl::unexpected(st.error());
-    }
-    if (auto st = AllOk(rest); !st) {
-      co_return tl::unexpected(st.error());
-    }
+    PL_CO_CHECK(ReplyOk(f));
+    PL_CO_CHECK(AllOk(rest));
     if (count_view && !f->is_nil() && client_.stats().script_loads != loads) {
       std::vector<std::string> mark{"SADD", std::string(keys::kViewsDirty), std::to_string(id)};
-      if (auto st = ReplyOk(co_await client_.Command(std::move(mark))); !st) {
-        co_return tl::unexpected(st.error());
-      }
+      PL_CO_CHECK(ReplyOk(co_await client_.Command(std::move(mark))));
     }
     if (f->is_nil()) {
       co_return std::optional<Cached>{};
@@ -97,9 +89,7 @@ Awaitable<Result<std::optional<ArticleCache::Cached>>> ArticleCache::Get(int64_t
     co_return std::optional<Cached>(Cached{std::move(article), std::move(body)});
   }
   auto f = co_await std::move(fields_reply);
-  if (auto st = ReplyOk(f); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(ReplyOk(f));
   if (f->is_nil()) {
     co_return std::optional<Cached>{};
   }
@@ -139,9 +129,7 @@ ArticleFields AccessOf(const Reply& r) {
 
 Awaitable<Result<std::optional<model::Article>>> ArticleCache::GetAccess(int64_t id) {
   auto r = co_await client_.Command(AccessCommand(id));
-  if (auto st = ReplyOk(r); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(ReplyOk(r));
   const ArticleFields fields = AccessOf(*r);
   if (fields.empty()) {
     co_return std::optional<model::Article>{};
@@ -165,9 +153,7 @@ Awaitable<Result<std::vector<std::optional<model::Article>>>> ArticleCache::GetA
     cmds.push_back(AccessCommand(id));
   }
   auto r = co_await client_.Pipeline(std::move(cmds));
-  if (auto st = AllOk(r); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(AllOk(r));
   out.reserve(r->size());
   for (const auto& reply : *r) {
     out.push_back(DecodeAccess(AccessOf(reply)));
@@ -190,9 +176,7 @@ Awaitable<Result<std::vector<std::optional<model::Article>>>> ArticleCache::GetM
     co_return out;
   }
   auto r = co_await client_.Pipeline(std::move(cmds));
-  if (auto st = AllOk(r); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(AllOk(r));
   out.reserve(r->size());
   for (auto& reply : *r) {
     ArticleFieldList f;
@@ -260,9 +244,7 @@ Awaitable<Result<ArticleCache::Filled>> ArticleCache::Put(std::string_view mode,
                                                           const std::string* body) {
   auto r = co_await client_.Eval(GetScript("article_put.lua"), PutKeys(a.id),
                                  PutArgs(mode, a, token, body));
-  if (auto st = ReplyOk(r); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(ReplyOk(r));
   Filled out;
   if (r->type == Reply::Type::kArray) {
     auto& kv = r->elements;
@@ -285,19 +267,14 @@ Awaitable<Result<ArticleCache::Filled>> ArticleCache::Put(std::string_view mode,
 }
 
 Awaitable<Status> ArticleCache::Create(const model::Article& a, const std::string* body) {
-  auto r = co_await Put("create", a, "", body);
-  if (!r) {
-    co_return tl::unexpected(r.error());
-  }
+  PL_CO_CHECK(co_await Put("create", a, "", body));
   co_return Status{};
 }
 
 Awaitable<Result<std::optional<std::string>>> ArticleCache::FillToken(int64_t id) {
   std::vector<std::string> cmd{"GET", keys::LikeBirthMark(keys::LikeShard(id))};
   auto r = co_await client_.Command(std::move(cmd));
-  if (auto st = ReplyOk(r); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(ReplyOk(r));
   if (r->is_nil()) {
     co_return std::optional<std::string>{};
   }
@@ -316,9 +293,7 @@ Awaitable<Result<std::vector<std::optional<std::string>>>> ArticleCache::FillTok
     cmds.push_back({"GET", keys::LikeBirthMark(keys::LikeShard(id))});
   }
   auto r = co_await client_.Pipeline(std::move(cmds));
-  if (auto st = AllOk(r); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(AllOk(r));
   out.reserve(r->size());
   for (auto& reply : *r) {
     if (reply.is_nil()) {
@@ -337,10 +312,7 @@ Awaitable<Result<ArticleCache::Filled>> ArticleCache::Fill(const model::Article&
 }
 
 Awaitable<Status> ArticleCache::Write(const model::Article& a, const std::string* body) {
-  auto r = co_await Put("write", a, "", body);
-  if (!r) {
-    co_return tl::unexpected(r.error());
-  }
+  PL_CO_CHECK(co_await Put("write", a, "", body));
   co_return Status{};
 }
 

@@ -23,9 +23,7 @@ const std::string& Sentinel() {
 }
 
 Result<std::optional<ListPage>> ToPage(const Result<Reply>& r) {
-  if (auto st = ReplyOk(r); !st) {
-    return tl::unexpected(st.error());
-  }
+  PL_CHECK(ReplyOk(r));
   if (r->is_nil() || r->elements.size() != 3) {
     return std::optional<ListPage>{};
   }
@@ -66,9 +64,7 @@ Awaitable<Result<std::vector<bool>>> ArticleCache::InPublishedIndex(
     cmd.push_back(ListMember(id));
   }
   auto r = co_await client_.Command(std::move(cmd));
-  if (auto st = ReplyOk(r); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(ReplyOk(r));
   out.reserve(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) {
     out.push_back(i < r->elements.size() && !r->elements[i].is_nil());
@@ -109,9 +105,7 @@ Awaitable<Result<bool>> ArticleCache::IndexChange(int64_t id, std::string_view k
   std::vector<std::string> args{kind.empty() ? "rem" : "add", ListMember(id), std::to_string(score),
                                 std::to_string(ver), std::string(kind)};
   auto r = co_await client_.Eval(GetScript("index_update.lua"), std::move(keys), std::move(args));
-  if (auto st = ReplyOk(r); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(ReplyOk(r));
   co_return r->integer == 1;
 }
 
@@ -128,9 +122,7 @@ Awaitable<Result<bool>> ArticleCache::TryLockRebuild(const std::string& owner) {
   std::vector<std::string> cmd{"SET", std::string(keys::kPublishedListLock), owner, "NX",
                                "PX",  std::to_string(kRebuildLeaseMs)};
   auto r = co_await client_.Command(std::move(cmd));
-  if (auto st = ReplyOk(r); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(ReplyOk(r));
   co_return !r->is_nil();
 }
 
@@ -148,9 +140,7 @@ Awaitable<Result<bool>> ArticleCache::RebuildStep(std::string_view step, const s
   args.insert(args.end(), std::make_move_iterator(extra.begin()),
               std::make_move_iterator(extra.end()));
   auto r = co_await client_.Eval(GetScript("index_rebuild.lua"), std::move(keys), std::move(args));
-  if (auto st = ReplyOk(r); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(ReplyOk(r));
   co_return r->integer == 1;
 }
 

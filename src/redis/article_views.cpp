@@ -14,9 +14,7 @@ Awaitable<Result<ArticleCache::ViewClaim>> ArticleCache::ClaimViews(int64_t max)
                                 std::string(keys::kViewsSeq)};
   std::vector<std::string> args{std::to_string(max)};
   auto r = co_await client_.Eval(GetScript("view_claim.lua"), std::move(keys), std::move(args));
-  if (auto st = ReplyOk(r); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(ReplyOk(r));
   ViewClaim claim;
   std::vector<ClaimedView>& out = claim.views;
   const auto& items = r->elements;
@@ -43,9 +41,7 @@ Awaitable<Result<ArticleCache::ViewClaim>> ArticleCache::ClaimViews(int64_t max)
   // Read after the claim: every view marked before it is in these counts. A failure here
   // leaves the ids in flight for the next pass.
   auto views = co_await client_.Pipeline(std::move(reads));
-  if (auto st = AllOk(views); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(AllOk(views));
   for (size_t i = 0; i < out.size(); ++i) {
     if (auto n = (*views)[i].AsInt()) {
       out[i].views = n;
@@ -57,9 +53,7 @@ Awaitable<Result<ArticleCache::ViewClaim>> ArticleCache::ClaimViews(int64_t max)
   std::vector<std::string> no_args;
   auto stamp =
       co_await client_.Eval(GetScript("view_stamp.lua"), std::move(seq_key), std::move(no_args));
-  if (auto st = ReplyOk(stamp); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(ReplyOk(stamp));
   auto n = stamp->AsInt();
   if (!n) {
     co_return Fail(ErrorCode::kInternal, "unexpected view_stamp.lua reply");
@@ -91,9 +85,7 @@ Awaitable<Result<ArticleCache::ViewCheck>> ArticleCache::CheckViews(int64_t sql_
   std::vector<std::string> args{std::to_string(sql_seq), owner, std::to_string(lease_ms),
                                 force ? "1" : "0"};
   auto r = co_await client_.Eval(GetScript("view_check.lua"), std::move(keys), std::move(args));
-  if (auto st = ReplyOk(r); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(ReplyOk(r));
   switch (r->integer) {
     case 0:
       co_return ViewCheck::kConsistent;
@@ -149,10 +141,7 @@ Awaitable<Result<std::vector<int64_t>>> ArticleCache::CachedIds() {
     }
     co_return Status{};
   };
-  auto st = co_await ScanKeys(client_, "pl:art:{*}:*", std::move(collect));
-  if (!st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(co_await ScanKeys(client_, "pl:art:{*}:*", std::move(collect)));
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());  // SCAN may repeat a key
   co_return ids;
@@ -162,9 +151,7 @@ Awaitable<Result<bool>> ArticleCache::DropIfFlushed(int64_t id, int64_t sql_view
   std::vector<std::string> keys{keys::Article(id), keys::ArticleBody(id)};
   std::vector<std::string> args{std::to_string(sql_views)};
   auto r = co_await client_.Eval(GetScript("article_drop.lua"), std::move(keys), std::move(args));
-  if (auto st = ReplyOk(r); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(ReplyOk(r));
   co_return r->integer == 1;
 }
 
@@ -172,9 +159,7 @@ Awaitable<Result<bool>> ArticleCache::FinishViewRecovery(const std::string& owne
   std::vector<std::string> keys{std::string(keys::kViewsRecoveryMark)};
   std::vector<std::string> args{owner};
   auto r = co_await client_.Eval(GetScript("view_recovered.lua"), std::move(keys), std::move(args));
-  if (auto st = ReplyOk(r); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(ReplyOk(r));
   co_return r->integer == 1;
 }
 

@@ -46,9 +46,7 @@ Awaitable<Result<std::optional<CacheMark>>> CacheMarks::Mark(CacheTarget target)
   std::vector<std::string> args{TargetName(target),
                                 std::to_string(high_[static_cast<size_t>(shard)])};
   auto r = co_await client_.Eval(GetScript("cache_mark.lua"), std::move(keys), std::move(args));
-  if (auto st = ReplyOk(r); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(ReplyOk(r));
   if (r->type != Reply::Type::kInteger) {
     co_return std::optional<CacheMark>{};  // 'unchecked'
   }
@@ -70,9 +68,7 @@ Awaitable<Status> CacheMarks::Unmark(const CacheMark& mark) {
 Awaitable<Result<std::vector<CacheMark>>> CacheMarks::All() {
   std::vector<std::string> time{"TIME"};
   auto now = co_await client_.Command(std::move(time));
-  if (auto st = ReplyOk(now); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(ReplyOk(now));
   if (now->elements.size() != 2) {
     co_return Fail(ErrorCode::kInternal, "unexpected TIME reply");
   }
@@ -84,9 +80,7 @@ Awaitable<Result<std::vector<CacheMark>>> CacheMarks::All() {
     cmds.push_back({"ZRANGE", keys::CacheMarks(s), "0", "99"});
   }
   auto r = co_await client_.Pipeline(std::move(cmds));
-  if (auto st = AllOk(r); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(AllOk(r));
   std::vector<CacheMark> out;
   for (int s = 0; s < keys::kLikeShards; ++s) {
     for (const auto& member : (*r)[static_cast<size_t>(s)].elements) {

@@ -61,9 +61,7 @@ Awaitable<Result<std::optional<int64_t>>> CommentCache::NextCommentId(
   std::vector<std::string> keys{std::string(keys::kCommentSeq)};
   std::vector<std::string> args{std::to_string(floor)};
   auto r = co_await client_.Eval(GetScript("next_id.lua"), std::move(keys), std::move(args));
-  if (auto st = ReplyOk(r); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(ReplyOk(r));
   if (r->is_nil()) {
     co_return std::optional<int64_t>{};
   }
@@ -96,11 +94,8 @@ Awaitable<Status> CommentCache::Put(int64_t article_id, std::span<const model::C
 
 Awaitable<Result<std::vector<CachedComment>>> CommentCache::GetMany(
     const std::vector<int64_t>& ids) {
-  auto r = co_await GetWithReplies(ids, 0);
-  if (!r) {
-    co_return tl::unexpected(r.error());
-  }
-  co_return std::move(r->first);
+  PL_CO_TRY(auto r, co_await GetWithReplies(ids, 0));
+  co_return std::move(r.first);
 }
 
 Awaitable<Result<std::vector<CachedComment>>> CommentCache::GetPlacements(
@@ -122,9 +117,7 @@ Awaitable<Result<std::vector<CachedComment>>> CommentCache::GetPlacements(
     cmds.push_back(std::move(hmget));
   }
   auto r = co_await client_.Pipeline(std::move(cmds));
-  if (auto st = AllOk(r); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(AllOk(r));
   out.reserve(ids.size());
   for (auto& reply : *r) {
     // Not cached as ToComment decides it: no id or no version.
@@ -173,9 +166,7 @@ CommentCache::GetWithReplies(const std::vector<int64_t>& ids, int64_t replies) {
     }
   }
   auto r = co_await client_.PipelineFramed(std::move(cmds));
-  if (auto st = AllOk(r); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(AllOk(r));
   if (r->size() != ids.size() * step) {
     co_return Fail(ErrorCode::kInternal, "unexpected comment reply count");
   }
@@ -206,9 +197,7 @@ Awaitable<Result<std::optional<ListPage>>> CommentCache::RunPage(int64_t article
                                                                  std::vector<std::string> args) {
   std::vector<std::string> keys{keys::CommentMeta(article_id), IndexKey(article_id, parent, index)};
   auto r = co_await client_.Eval(GetScript("comment_page.lua"), std::move(keys), std::move(args));
-  if (auto st = ReplyOk(r); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(ReplyOk(r));
   if (r->is_nil() || r->elements.size() != 2) {
     co_return std::optional<ListPage>{};
   }
@@ -252,18 +241,14 @@ Awaitable<Result<LeaseState>> CommentCache::Lease(int64_t article_id, LeaseOp op
   std::vector<std::string> args{std::string(LeaseOpName(op)), owner, std::to_string(lease_ms),
                                 birth};
   auto r = co_await client_.Eval(GetScript("comment_meta.lua"), std::move(keys), std::move(args));
-  if (auto st = ReplyOk(r); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(ReplyOk(r));
   co_return ParseLeaseState(op, r->str);
 }
 
 Awaitable<Result<CommentCache::VersionRead>> CommentCache::ThreadVersion(int64_t article_id) {
   std::vector<std::string> cmd{"HMGET", keys::CommentMeta(article_id), "state", "b", "v"};
   auto r = co_await client_.Command(std::move(cmd));
-  if (auto st = ReplyOk(r); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(ReplyOk(r));
   const auto& f = r->elements;
   VersionRead read;
   if (f.size() != 3 || f[0].is_nil() || f[0].str != "ready") {
@@ -299,11 +284,8 @@ Awaitable<Status> CommentCache::Forget(const std::vector<int64_t>& comment_ids) 
   for (int64_t id : comment_ids) {
     cmds.push_back({"UNLINK", keys::Comment(id)});
   }
-  auto r = co_await client_.Pipeline(std::move(cmds));
-  if (!r) {
-    co_return tl::unexpected(r.error());
-  }
-  for (const Reply& one : *r) {
+  PL_CO_TRY(auto r, co_await client_.Pipeline(std::move(cmds)));
+  for (const Reply& one : r) {
     if (one.is_error()) {
       co_return Fail(ErrorCode::kUnavailable, "UNLINK: " + one.str);
     }
@@ -319,9 +301,7 @@ Awaitable<Result<int64_t>> CommentCache::InvalidateAll() {
     ++dropped;
     return true;
   };
-  if (auto st = co_await UnlinkMatching(client_, "pl:cmeta:*", std::move(count)); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(co_await UnlinkMatching(client_, "pl:cmeta:*", std::move(count)));
   co_return dropped;
 }
 

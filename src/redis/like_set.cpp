@@ -18,7 +18,7 @@
 #include "common/time.hpp"
 #include "redis/article_cache.hpp"  // ListMember
 #include "redis/keys.hpp"
-#include "redis/like_store.hpp"  // declares LikeStore::Set (like_store.cpp has the rest)
+#include "redis/like_store.hpp"  // declares LikeStore::Set (like_*.cpp have the rest)
 #include "redis/script.hpp"
 
 namespace plaudit::redis {
@@ -115,16 +115,13 @@ Awaitable<Result<LikeReading>> LikeStore::Set(const model::Target& t, int64_t us
     throw;
   }
   Answered(queue);
-  auto readings = ReadSet(call, 1, r);
-  if (!readings) {
-    co_return tl::unexpected(readings.error());
-  }
+  PL_CO_TRY(auto readings, ReadSet(call, 1, r));
   // A miss or a refusal wrote nothing: only an answer that is the like's needs the replicas.
-  if (wait_replicas_ > 0 && readings->front().Complete()) {
-    auto replicated = Replicated(std::move(call.small), generation, readings->front());
+  if (wait_replicas_ > 0 && readings.front().Complete()) {
+    auto replicated = Replicated(std::move(call.small), generation, readings.front());
     co_return co_await std::move(replicated);
   }
-  co_return readings->front();
+  co_return readings.front();
 }
 
 Awaitable<Result<LikeReading>> LikeStore::Replicated(std::string key, uint64_t generation,
@@ -226,24 +223,19 @@ void LikeStore::SetArguments(const SetCall& call, LikeSpan likes, std::vector<st
 
 Result<std::vector<LikeReading>> LikeStore::ReadSet(const SetCall& call, size_t likes,
                                                     const Result<Reply>& r) {
-  if (auto st = ReplyOk(r); !st) {
-    return tl::unexpected(st.error());
-  }
+  PL_CHECK(ReplyOk(r));
   std::vector<LikeReading> out;
   out.reserve(likes);
   bool big = false;
   bool seen = false;
   auto add = [&](const Reply& one) -> Status {
     bool b = false;
-    auto reading = ToReading(one, &b);
-    if (!reading) {
-      return tl::unexpected(reading.error());
-    }
-    if (reading->Known()) {
+    PL_TRY(auto reading, ToReading(one, &b));
+    if (reading.Known()) {
       big = b;
       seen = true;
     }
-    out.push_back(*reading);
+    out.push_back(reading);
     return {};
   };
   if (r->type == Reply::Type::kArray) {
@@ -251,15 +243,11 @@ Result<std::vector<LikeReading>> LikeStore::ReadSet(const SetCall& call, size_t 
       return Fail(ErrorCode::kInternal, "unexpected like reply");
     }
     for (const auto& e : r->elements) {
-      if (auto st = add(e); !st) {
-        return tl::unexpected(st.error());
-      }
+      PL_CHECK(add(e));
     }
   } else {
     // One like's answer, or one for all of them ('miss' of the count, 'unpublished').
-    if (auto st = add(*r); !st) {
-      return tl::unexpected(st.error());
-    }
+    PL_CHECK(add(*r));
     if (likes > 1 && out.front().Known()) {
       return Fail(ErrorCode::kInternal, "unexpected like reply");
     }

@@ -99,9 +99,7 @@ Awaitable<Result<ListVersions>> ArticleCache::Versions(const std::vector<int64_t
   if (!births.empty()) {
     auto born = co_await WhenAll(std::move(births));
     for (size_t j = 0; j < unborn.size(); ++j) {
-      if (auto st = ReplyOk(born[j]); !st) {
-        co_return tl::unexpected(st.error());
-      }
+      PL_CO_CHECK(ReplyOk(born[j]));
       values[unborn[j]] = std::move(*born[j]);
     }
   }
@@ -123,9 +121,7 @@ Awaitable<Result<std::string>> ArticleCache::ServerRunId() {
   for (const auto& node : client_.Primaries()) {
     std::vector<std::string> cmd{"INFO", "server"};
     auto r = co_await node->Command(std::move(cmd));
-    if (auto st = ReplyOk(r); !st) {
-      co_return tl::unexpected(st.error());
-    }
+    PL_CO_CHECK(ReplyOk(r));
     constexpr std::string_view kField = "run_id:";
     const size_t at = r->str.find(kField);
     if (at == std::string::npos) {

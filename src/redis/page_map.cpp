@@ -17,9 +17,7 @@ Awaitable<Result<std::vector<std::optional<int64_t>>>> PageMap::GetMany(
     cmds.push_back({"HGET", std::move(key), std::move(url)});
   }
   auto replies = co_await client_.Pipeline(std::move(cmds));
-  if (auto st = AllOk(replies); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(AllOk(replies));
   for (size_t i = 0; i < out.size(); ++i) {
     auto id = (*replies)[i].AsInt();
     if (id && *id > 0) {

@@ -56,11 +56,8 @@ Awaitable<Status> SessionStore::Create(std::string_view token, const SessionData
   std::vector<std::vector<std::string>> cmds{
       {"HSET", key, "uid", std::to_string(d.user_id), "ref", std::to_string(NextSlideMs())},
       {"PEXPIRE", key, std::to_string(ttl_.count())}};
-  auto written = co_await client_.Pipeline(std::move(cmds));
-  if (!written) {
-    co_return tl::unexpected(written.error());
-  }
-  for (const auto& r : *written) {
+  PL_CO_TRY(auto written, co_await client_.Pipeline(std::move(cmds)));
+  for (const auto& r : written) {
     if (r.is_error()) {
       co_return Fail(ErrorCode::kInternal, "redis: " + r.str);
     }
@@ -127,9 +124,7 @@ Awaitable<Result<std::optional<SessionData>>> SessionStore::Get(std::string_view
     cmds.push_back({"PTTL", key});
   }
   auto replies = co_await client_.Pipeline(std::move(cmds));
-  if (auto st = AllOk(replies); !st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(AllOk(replies));
   Reply& r = replies->front();
   if (r.elements.size() != 2) {
     co_return std::optional<SessionData>{};
@@ -161,9 +156,7 @@ Awaitable<Result<std::optional<SessionData>>> SessionStore::Get(std::string_view
     std::vector<std::string> slide{"PEXPIRE", keys::UserSessions(*uid),
                                    std::to_string(ttl_.count()), "GT"};
     auto slid = co_await client_.Command(std::move(slide));
-    if (auto st = CheckReply(slid); !st) {
-      co_return tl::unexpected(st.error());
-    }
+    PL_CO_CHECK(CheckReply(slid));
     pttl_ms = ttl_.count();
   }
   SessionData d;
@@ -206,10 +199,7 @@ Awaitable<Status> SessionStore::Delete(std::string_view token, int64_t user_id) 
   }
   std::vector<std::vector<std::string>> cmds{{"DEL", keys::Session(hash)},
                                              {"ZREM", keys::UserSessions(user_id), hash}};
-  auto r = co_await client_.Pipeline(std::move(cmds));
-  if (!r) {
-    co_return tl::unexpected(r.error());
-  }
+  PL_CO_CHECK(co_await client_.Pipeline(std::move(cmds)));
   co_return co_await Publish(SessionCache::TokenMessage(hash));
 }
 

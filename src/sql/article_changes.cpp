@@ -44,46 +44,28 @@ Result<std::vector<ChangeRow>> ToChanges(Result<Rows> r) {
 Result<int64_t> AppendChange(Connection& tx, int64_t article_id, std::string_view op, int64_t at_ms,
                              const ChangeRetention& retention) {
   // Before the counter: a skipped change takes no id, so ids stay gapless.
-  auto page = tx.Query(kIsPage, {article_id});
-  if (!page) {
-    return tl::unexpected(page.error());
-  }
-  if (!page->rows.empty()) {
+  PL_TRY(auto page, tx.Query(kIsPage, {article_id}));
+  if (!page.rows.empty()) {
     return int64_t{0};
   }
   int64_t id = 0;
   if (tx.dialect() == Dialect::kMysql) {
-    auto claimed = tx.Query(kClaimIdMysql);
-    if (!claimed) {
-      return tl::unexpected(claimed.error());
-    }
-    if (claimed->affected == 0) {
+    PL_TRY(auto claimed, tx.Query(kClaimIdMysql));
+    if (claimed.affected == 0) {
       return Fail(ErrorCode::kInternal, "article_change_seq is empty");
     }
-    auto last = LastInsertId(tx);
-    if (!last) {
-      return tl::unexpected(last.error());
-    }
-    id = *last;
+    PL_TRY(auto last, LastInsertId(tx));
+    id = last;
   } else {
-    auto claimed = tx.Query(kClaimId);
-    if (!claimed) {
-      return tl::unexpected(claimed.error());
-    }
-    if (claimed->rows.empty()) {
+    PL_TRY(auto claimed, tx.Query(kClaimId));
+    if (claimed.rows.empty()) {
       return Fail(ErrorCode::kInternal, "article_change_seq is empty");
     }
-    id = Int(claimed->rows[0][0]);
+    id = Int(claimed.rows[0][0]);
   }
-  auto inserted = tx.Query(kInsert, {id, article_id, std::string(op), at_ms});
-  if (!inserted) {
-    return tl::unexpected(inserted.error());
-  }
+  PL_CHECK(tx.Query(kInsert, {id, article_id, std::string(op), at_ms}));
   if (retention.trim_every > 0 && id % retention.trim_every == 0 && id > retention.keep) {
-    auto trimmed = tx.Query(kTrim, {id - retention.keep});
-    if (!trimmed) {
-      return tl::unexpected(trimmed.error());
-    }
+    PL_CHECK(tx.Query(kTrim, {id - retention.keep}));
   }
   return id;
 }

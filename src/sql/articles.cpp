@@ -105,17 +105,11 @@ Value Moderation(const ArticleRow& a) {
 
 Status ArticleTable::InsertIn(Connection& tx, const ArticleRow& a, CacheStamp stamp,
                               ChangeRetention retention) {
-  auto r = tx.Query(kInsert,
+  PL_CHECK(tx.Query(kInsert,
                     {a.id, Kind(a), a.author_id, a.title, a.summary, Content(a), StatusOf(a.status),
                      Bool(a.pinned), Bool(a.allow_comments), a.created_at_ms, a.updated_at_ms,
-                     PublishedAt(a), stamp.seq, Moderation(a)});
-  if (!r) {
-    return tl::unexpected(r.error());
-  }
-  auto change = AppendChange(tx, a.id, "create", a.created_at_ms, retention);
-  if (!change) {
-    return tl::unexpected(change.error());
-  }
+                     PublishedAt(a), stamp.seq, Moderation(a)}));
+  PL_CHECK(AppendChange(tx, a.id, "create", a.created_at_ms, retention));
   return RaiseCacheShard(tx, stamp);
 }
 
@@ -129,10 +123,7 @@ Awaitable<Status> ArticleTable::Insert(ArticleRow a, CacheStamp stamp) {
     }
     return true;
   };
-  auto r = co_await store_.Run<bool>(std::move(job));
-  if (!r) {
-    co_return tl::unexpected(r.error());
-  }
+  PL_CO_CHECK(co_await store_.Run<bool>(std::move(job)));
   co_return Status{};
 }
 
@@ -150,11 +141,8 @@ Awaitable<Result<bool>> ArticleTable::Update(ArticleRow a) {
     row.published_at_ms = a.published_at_ms;
     return {};
   };
-  auto patched = co_await Patch(id, std::move(apply));
-  if (!patched) {
-    co_return tl::unexpected(patched.error());
-  }
-  co_return patched->has_value();
+  PL_CO_TRY(auto patched, co_await Patch(id, std::move(apply)));
+  co_return patched.has_value();
 }
 
 Awaitable<Result<std::optional<ArticleTable::Patched>>> ArticleTable::Patch(
@@ -170,22 +158,17 @@ Awaitable<Result<std::optional<ArticleTable::Patched>>> ArticleTable::Patch(
       // status, not what the caller read before (two concurrent publishes of one draft: one
       // "publish", one "update").
       if (tx.dialect() == Dialect::kMysql) {
-        if (auto locked = tx.Query(kLockMysql, {id}); !locked) {
-          return tl::unexpected(locked.error());
-        }
+        PL_CHECK(tx.Query(kLockMysql, {id}));
       }
       const std::string sql = std::string(kColumns) + ", a.content" + std::string(kFrom) +
                               "WHERE a.id = $1" +
                               (tx.dialect() == Dialect::kPostgres ? " FOR UPDATE OF a" : "");
-      auto r = tx.Query(sql, {id});
-      if (!r) {
-        return tl::unexpected(r.error());
-      }
-      if (r->rows.empty()) {
+      PL_TRY(auto r, tx.Query(sql, {id}));
+      if (r.rows.empty()) {
         return {};
       }
       Patched p;
-      p.row = FromRow(r->rows[0], /*with_content=*/true);
+      p.row = FromRow(r.rows[0], /*with_content=*/true);
       p.old_status = p.row.status;
       const int64_t ver = p.row.ver + 1;
       if (auto applied = apply(p.row); !applied) {
@@ -193,18 +176,12 @@ Awaitable<Result<std::optional<ArticleTable::Patched>>> ArticleTable::Patch(
       }
       p.row.ver = ver;
       const ArticleRow& a = p.row;
-      auto u = tx.Query(kUpdate, {a.id, a.title, a.summary, Content(a), StatusOf(a.status),
+      PL_CHECK(tx.Query(kUpdate, {a.id, a.title, a.summary, Content(a), StatusOf(a.status),
                                   Bool(a.pinned), Bool(a.allow_comments), a.updated_at_ms,
-                                  PublishedAt(a), ver, stamp.seq, Moderation(a)});
-      if (!u) {
-        return tl::unexpected(u.error());
-      }
-      auto change = AppendChange(
-          tx, a.id, UpdateOp(model::StatusName(p.old_status), model::StatusName(a.status)),
-          a.updated_at_ms, retention);
-      if (!change) {
-        return tl::unexpected(change.error());
-      }
+                                  PublishedAt(a), ver, stamp.seq, Moderation(a)}));
+      PL_CHECK(AppendChange(tx, a.id,
+                            UpdateOp(model::StatusName(p.old_status), model::StatusName(a.status)),
+                            a.updated_at_ms, retention));
       out = std::move(p);
       return RaiseCacheShard(tx, stamp);
     });
@@ -227,64 +204,37 @@ Awaitable<Result<std::optional<std::vector<int64_t>>>> ArticleTable::Delete(int6
       // The article's row first: on PostgreSQL it waits for a comment insert that already
       // counted itself on the row (and then sees that comment below), and a later insert's
       // count update finds no row and rolls back (sql/comments.cpp).
-      auto r = tx.Query(kDelete, {id});
-      if (!r) {
-        return tl::unexpected(r.error());
-      }
-      if (r->affected == 0) {
+      PL_TRY(auto r, tx.Query(kDelete, {id}));
+      if (r.affected == 0) {
         return {};
       }
-      auto ids = tx.Query(kCommentIds, {id});
-      if (!ids) {
-        return tl::unexpected(ids.error());
-      }
+      PL_TRY(auto ids, tx.Query(kCommentIds, {id}));
       std::vector<int64_t> comment_ids;
-      comment_ids.reserve(ids->rows.size());
-      for (const auto& row : ids->rows) {
+      comment_ids.reserve(ids.rows.size());
+      for (const auto& row : ids.rows) {
         comment_ids.push_back(Int(row[0]));
       }
       // Their ids leave MAX(id): keep them as the sequences' floors (migration 015).
       const std::string_view mark = tx.dialect() == Dialect::kMysql ? kMarkIdsMysql : kMarkIds;
-      auto marked = tx.Query(mark, {std::string("article"), id});
-      if (!marked) {
-        return tl::unexpected(marked.error());
-      }
+      PL_CHECK(tx.Query(mark, {std::string("article"), id}));
       if (!comment_ids.empty()) {
         const int64_t top = *std::max_element(comment_ids.begin(), comment_ids.end());
-        auto m = tx.Query(mark, {std::string("comment"), top});
-        if (!m) {
-          return tl::unexpected(m.error());
-        }
+        PL_CHECK(tx.Query(mark, {std::string("comment"), top}));
       }
       // Rows that hang off the article (its likes, its comments and their likes) go in the
       // same transaction.
       if (tx.dialect() == Dialect::kMysql) {
         // MySQL refuses a statement whose trigger writes a table the statement reads (1442):
         // the comments' likes go by their ids, not through a subquery of comments.
-        auto likes = tx.Query(kDeleteLikes, {id});
-        if (!likes) {
-          return tl::unexpected(likes.error());
-        }
-        auto gone = DeleteLikesOf(tx, 'c', comment_ids);
-        if (!gone) {
-          return tl::unexpected(gone.error());
-        }
-        auto comments = tx.Query(kDeleteComments, {id});
-        if (!comments) {
-          return tl::unexpected(comments.error());
-        }
+        PL_CHECK(tx.Query(kDeleteLikes, {id}));
+        PL_CHECK(DeleteLikesOf(tx, 'c', comment_ids));
+        PL_CHECK(tx.Query(kDeleteComments, {id}));
       } else {
         for (auto sql : {kDeleteLikes, kDeleteCommentLikes, kDeleteComments}) {
-          auto d = tx.Query(sql, {id});
-          if (!d) {
-            return tl::unexpected(d.error());
-          }
+          PL_CHECK(tx.Query(sql, {id}));
         }
       }
-      auto change = AppendChange(tx, id, "delete", at_ms, retention);
-      if (!change) {
-        return tl::unexpected(change.error());
-      }
+      PL_CHECK(AppendChange(tx, id, "delete", at_ms, retention));
       out = std::move(comment_ids);
       return RaiseCacheShard(tx, stamp);
     });
@@ -301,14 +251,11 @@ Awaitable<Result<std::optional<ArticleRow>>> ArticleTable::Find(int64_t id, bool
       [id, with_content](Connection& c) -> Result<std::optional<ArticleRow>> {
     std::string sql = std::string(kColumns) + (with_content ? ", a.content" : "") +
                       std::string(kFrom) + "WHERE a.id = $1";
-    auto r = c.Query(sql, {id});
-    if (!r) {
-      return tl::unexpected(r.error());
-    }
-    if (r->rows.empty()) {
+    PL_TRY(auto r, c.Query(sql, {id}));
+    if (r.rows.empty()) {
       return std::optional<ArticleRow>{};
     }
-    return std::optional<ArticleRow>(FromRow(r->rows[0], with_content));
+    return std::optional<ArticleRow>(FromRow(r.rows[0], with_content));
   };
   co_return co_await store_.Run<std::optional<ArticleRow>>(std::move(job));
 }
@@ -323,11 +270,8 @@ Awaitable<Result<std::vector<ArticleRow>>> ArticleTable::FindMany(std::vector<in
     std::vector<Value> params;
     const std::string sql =
         std::string(kColumns) + std::string(kFrom) + "WHERE a.id IN " + InList(ids, params);
-    auto r = c.Query(sql, params);
-    if (!r) {
-      return tl::unexpected(r.error());
-    }
-    for (const auto& row : r->rows) {
+    PL_TRY(auto r, c.Query(sql, params));
+    for (const auto& row : r.rows) {
       out.push_back(FromRow(row, false));
     }
     return out;
@@ -350,12 +294,10 @@ Awaitable<Result<std::vector<PublishedEntry>>> ArticleTable::PublishedAfter(int6
                                                                             int64_t limit) {
   std::function<Result<std::vector<PublishedEntry>>(Connection&)> job =
       [after_id, limit](Connection& c) -> Result<std::vector<PublishedEntry>> {
-    auto r = c.Query(kPublishedAfter, {after_id, limit});
-    if (!r) {
-      return tl::unexpected(r.error());
-    }
+    PL_TRY(auto r, c.Query(kPublishedAfter, {after_id, limit}));
     std::vector<PublishedEntry> out;
-    for (const auto& row : r->rows) {
+    out.reserve(r.rows.size());
+    for (const auto& row : r.rows) {
       out.push_back({Int(row[0]), Text(row[1]), Int(row[2]) != 0, Int(row[3]), Int(row[4])});
     }
     return out;
@@ -383,10 +325,7 @@ Awaitable<Result<std::pair<std::vector<ArticleRow>, int64_t>>> ArticleTable::Lis
     if (q.kind) {
       add("a.kind", *q.kind);
     }
-    auto count = c.Query("SELECT COUNT(*) FROM articles a " + where, params);
-    if (!count) {
-      return tl::unexpected(count.error());
-    }
+    PL_TRY(auto count, c.Query("SELECT COUNT(*) FROM articles a " + where, params));
     std::string page_where = where;
     std::vector<Value> page_params = params;
     if (q.before_id) {
@@ -408,7 +347,7 @@ Awaitable<Result<std::pair<std::vector<ArticleRow>, int64_t>>> ArticleTable::Lis
     for (const auto& row : rows->rows) {
       out.first.push_back(FromRow(row, false));
     }
-    out.second = Int(count->rows.at(0).at(0));
+    out.second = Int(count.rows.at(0).at(0));
     return out;
   };
   co_return co_await store_.Run<Out>(std::move(job));
@@ -423,16 +362,10 @@ Awaitable<Status> ArticleTable::SetViewCounts(std::vector<std::pair<int64_t, int
                                                   stamp](Connection& c) -> Result<bool> {
     auto st = c.Transaction([&](Connection& tx) -> Status {
       for (const auto& [id, n] : views) {
-        auto r = tx.Query(kSetViews, {id, n});
-        if (!r) {
-          return tl::unexpected(r.error());
-        }
+        PL_CHECK(tx.Query(kSetViews, {id, n}));
       }
       // Last: the one row every views flush writes is held for the shortest time.
-      auto r = tx.Query(kRaiseViewSeq, {stamp});
-      if (!r) {
-        return tl::unexpected(r.error());
-      }
+      PL_CHECK(tx.Query(kRaiseViewSeq, {stamp}));
       return {};
     });
     if (!st) {
@@ -440,10 +373,7 @@ Awaitable<Status> ArticleTable::SetViewCounts(std::vector<std::pair<int64_t, int
     }
     return true;
   };
-  auto r = co_await store_.Run<bool>(std::move(job));
-  if (!r) {
-    co_return tl::unexpected(r.error());
-  }
+  PL_CO_CHECK(co_await store_.Run<bool>(std::move(job)));
   co_return Status{};
 }
 

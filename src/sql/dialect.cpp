@@ -29,26 +29,20 @@ Result<int64_t> DeleteLikesOf(Connection& tx, char type, const std::vector<int64
         ids.begin() + static_cast<std::ptrdiff_t>(start),
         ids.begin() + static_cast<std::ptrdiff_t>(std::min(ids.size(), start + kPiece)));
     std::vector<Value> params{std::string(1, type)};
-    auto r = tx.Query(
-        "DELETE FROM likes WHERE target_type = $1 AND target_id IN " + InList(piece, params),
-        params);
-    if (!r) {
-      return tl::unexpected(r.error());
-    }
-    deleted += r->affected;
+    PL_TRY(auto r, tx.Query("DELETE FROM likes WHERE target_type = $1 AND target_id IN " +
+                                InList(piece, params),
+                            params));
+    deleted += r.affected;
   }
   return deleted;
 }
 
 Result<int64_t> LastInsertId(Connection& tx) {
-  auto r = tx.Query("SELECT LAST_INSERT_ID()");
-  if (!r) {
-    return tl::unexpected(r.error());
-  }
-  if (r->rows.empty() || IsNull(r->rows[0][0])) {
+  PL_TRY(auto r, tx.Query("SELECT LAST_INSERT_ID()"));
+  if (r.rows.empty() || IsNull(r.rows[0][0])) {
     return Fail(ErrorCode::kInternal, "LAST_INSERT_ID() answered nothing");
   }
-  return Int(r->rows[0][0]);
+  return Int(r.rows[0][0]);
 }
 
 }  // namespace plaudit::sql

@@ -172,12 +172,9 @@ Result<std::vector<LikeChange>> NewerChanges(Connection& tx, const std::vector<L
     params.emplace_back(changes[i].target_id);
     params.emplace_back(changes[i].user_id);
   }
-  auto stored = tx.Query(StoredSeqsSql(rows), params);
-  if (!stored) {
-    return tl::unexpected(stored.error());
-  }
+  PL_TRY(auto stored, tx.Query(StoredSeqsSql(rows), params));
   std::map<std::tuple<char, int64_t, int64_t>, int64_t> seqs;
-  for (const Row& row : stored->rows) {
+  for (const Row& row : stored.rows) {
     const std::string type = Text(row[0]);
     seqs[{type.empty() ? ' ' : type[0], Int(row[1]), Int(row[2])}] = Int(row[3]);
   }
@@ -211,11 +208,8 @@ Result<int64_t> Upsert(Connection& tx, const std::vector<LikeChange>& changes, i
       params.emplace_back(ch.seq);
       params.emplace_back(now);
     }
-    auto r = tx.Query(UpsertSql(rows, mysql), params);
-    if (!r) {
-      return tl::unexpected(r.error());
-    }
-    written += r->affected;
+    PL_TRY(auto r, tx.Query(UpsertSql(rows, mysql), params));
+    written += r.affected;
   }
   return written;
 }
@@ -231,12 +225,10 @@ Awaitable<Result<std::vector<int64_t>>> LikeTable::Likers(model::Target target, 
   const int64_t target_id = target.id;
   std::function<Result<std::vector<int64_t>>(Connection&)> job =
       [type, target_id, lo, hi, limit](Connection& c) -> Result<std::vector<int64_t>> {
-    auto r = c.Query(kLikers, {std::string(1, type), target_id, lo, hi, limit});
-    if (!r) {
-      return tl::unexpected(r.error());
-    }
+    PL_TRY(auto r, c.Query(kLikers, {std::string(1, type), target_id, lo, hi, limit}));
     std::vector<int64_t> out;
-    for (const auto& row : r->rows) {
+    out.reserve(r.rows.size());
+    for (const auto& row : r.rows) {
       out.push_back(Int(row[0]));
     }
     return out;
@@ -259,15 +251,11 @@ Awaitable<Result<LikeCountState>> LikeTable::CountState(model::Target target,
     LikeCountState out;
     // MySQL: SET TRANSACTION names the next transaction's level, so it goes before it.
     if (c.dialect() == Dialect::kMysql) {
-      if (auto r = c.Query(kSnapshot); !r) {
-        return tl::unexpected(r.error());
-      }
+      PL_CHECK(c.Query(kSnapshot));
     }
     auto st = c.Transaction([&](Connection& tx) -> Status {
       if (tx.dialect() == Dialect::kPostgres) {
-        if (auto r = tx.Query(kSnapshot); !r) {
-          return tl::unexpected(r.error());
-        }
+        PL_CHECK(tx.Query(kSnapshot));
       }
       auto count = tx.Query(type == 'a' ? kArticleCount : kCommentCount, {target_id});
       if (!count) {
@@ -285,11 +273,8 @@ Awaitable<Result<LikeCountState>> LikeTable::CountState(model::Target target,
                                    users.begin() + static_cast<std::ptrdiff_t>(start + rows));
         std::vector<Value> params{std::string(1, type), target_id};
         const std::string sql = std::string(kLikedAmong) + InList(piece, params);
-        auto found = tx.Query(sql, params);
-        if (!found) {
-          return tl::unexpected(found.error());
-        }
-        for (const auto& row : found->rows) {
+        PL_TRY(auto found, tx.Query(sql, params));
+        for (const auto& row : found.rows) {
           out.liked.push_back(Int(row[0]));
         }
       }
@@ -339,10 +324,7 @@ Awaitable<Result<int64_t>> LikeTable::Apply(std::vector<LikeChange> changes) {
             continue;
           }
           ids.push_back('}');
-          auto locked = tx.Query(kind == 'a' ? kLockArticles : kLockComments, {std::move(ids)});
-          if (!locked) {
-            return tl::unexpected(locked.error());
-          }
+          PL_CHECK(tx.Query(kind == 'a' ? kLockArticles : kLockComments, {std::move(ids)}));
         }
       }
       if (tx.dialect() == Dialect::kMysql) {
@@ -352,21 +334,13 @@ Awaitable<Result<int64_t>> LikeTable::Apply(std::vector<LikeChange> changes) {
         // untouched one, so the rows to write are chosen first, piece by piece.
         for (size_t start = 0, rows = 0; start < changes.size(); start += rows) {
           rows = PieceRows(changes.size() - start);
-          auto newer = NewerChanges(tx, changes, start, rows);
-          if (!newer) {
-            return tl::unexpected(newer.error());
-          }
-          if (auto w = Upsert(tx, *newer, now); !w) {
-            return tl::unexpected(w.error());
-          }
-          written += static_cast<int64_t>(newer->size());
+          PL_TRY(auto newer, NewerChanges(tx, changes, start, rows));
+          PL_CHECK(Upsert(tx, newer, now));
+          written += static_cast<int64_t>(newer.size());
         }
       } else {
-        auto w = Upsert(tx, changes, now);
-        if (!w) {
-          return tl::unexpected(w.error());
-        }
-        written += *w;
+        PL_TRY(auto w, Upsert(tx, changes, now));
+        written += w;
       }
       // The shards' highest seqs, after the rows (the same lock order for every flusher).
       std::map<int64_t, int64_t> shard_seqs;
@@ -377,9 +351,7 @@ Awaitable<Result<int64_t>> LikeTable::Apply(std::vector<LikeChange> changes) {
       for (const auto& [shard, seq] : shard_seqs) {
         const std::string_view raise =
             tx.dialect() == Dialect::kMysql ? kRaiseShardSeqMysql : kRaiseShardSeq;
-        if (auto r = tx.Query(raise, {shard, seq}); !r) {
-          return tl::unexpected(r.error());
-        }
+        PL_CHECK(tx.Query(raise, {shard, seq}));
       }
       return {};
     });
@@ -394,12 +366,9 @@ Awaitable<Result<int64_t>> LikeTable::Apply(std::vector<LikeChange> changes) {
 Awaitable<Result<std::vector<int64_t>>> LikeTable::ShardSeqs() {
   std::function<Result<std::vector<int64_t>>(Connection&)> job =
       [](Connection& c) -> Result<std::vector<int64_t>> {
-    auto r = c.Query(kShardSeqs);
-    if (!r) {
-      return tl::unexpected(r.error());
-    }
+    PL_TRY(auto r, c.Query(kShardSeqs));
     std::vector<int64_t> out(kShards, 0);
-    for (const auto& row : r->rows) {
+    for (const auto& row : r.rows) {
       const int64_t shard = Int(row[0]);
       if (shard >= 0 && shard < kShards) {
         out[static_cast<size_t>(shard)] = Int(row[1]);
@@ -418,24 +387,17 @@ Awaitable<Result<std::vector<std::pair<char, int64_t>>>> LikeTable::Reconcile() 
       if (tx.dialect() == Dialect::kMysql) {
         for (const auto& [type, find] :
              {std::pair{'a', kOrphanTargetsMysql}, std::pair{'c', kOrphanCommentTargetsMysql}}) {
-          auto found = tx.Query(find);
-          if (!found) {
-            return tl::unexpected(found.error());
-          }
+          PL_TRY(auto found, tx.Query(find));
           std::vector<int64_t> ids;
-          for (const auto& row : found->rows) {
+          ids.reserve(found.rows.size());
+          for (const auto& row : found.rows) {
             ids.push_back(Int(row[0]));
           }
-          if (auto gone = DeleteLikesOf(tx, type, ids); !gone) {
-            return tl::unexpected(gone.error());
-          }
+          PL_CHECK(DeleteLikesOf(tx, type, ids));
         }
       } else {
         for (auto orphans : {kOrphanLikes, kOrphanCommentLikes}) {
-          auto r = tx.Query(orphans);
-          if (!r) {
-            return tl::unexpected(r.error());
-          }
+          PL_CHECK(tx.Query(orphans));
         }
       }
       struct Kind {
@@ -446,21 +408,13 @@ Awaitable<Result<std::vector<std::pair<char, int64_t>>>> LikeTable::Reconcile() 
                             {'c', kCommentDrift, kLockComment, kFixCommentCount}};
       const bool lock = tx.dialect() != Dialect::kSqlite;
       for (const Kind& k : kinds) {
-        auto drift = tx.Query(k.drift);
-        if (!drift) {
-          return tl::unexpected(drift.error());
-        }
-        for (const auto& row : drift->rows) {
+        PL_TRY(auto drift, tx.Query(k.drift));
+        for (const auto& row : drift.rows) {
           const int64_t id = Int(row[0]);
           if (lock) {
-            if (auto r = tx.Query(k.lock, {id}); !r) {
-              return tl::unexpected(r.error());
-            }
+            PL_CHECK(tx.Query(k.lock, {id}));
           }
-          auto r = tx.Query(k.fix, {id});
-          if (!r) {
-            return tl::unexpected(r.error());
-          }
+          PL_CHECK(tx.Query(k.fix, {id}));
           fixed.emplace_back(k.type, id);
         }
       }

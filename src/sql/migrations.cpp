@@ -59,10 +59,7 @@ Status LockMigrations(Connection& conn) {
   if (conn.dialect() != Dialect::kPostgres) {
     return {};  // BEGIN IMMEDIATE already holds SQLite's single write lock
   }
-  auto locked = conn.Query(kTakeLock, {kMigrationLockKey});
-  if (!locked) {
-    return tl::unexpected(locked.error());
-  }
+  PL_CHECK(conn.Query(kTakeLock, {kMigrationLockKey}));
   return {};
 }
 
@@ -135,24 +132,18 @@ namespace {
 
 // MySQL: the run's named lock, and a fresh database's default character set and collation.
 Status PrepareMysql(DbConnection& conn) {
-  auto locked = conn.Query(kMysqlLock);
-  if (!locked) {
-    return tl::unexpected(locked.error());
-  }
-  if (locked->rows.empty() || Int(locked->rows[0][0]) != 1) {
+  PL_TRY(auto locked, conn.Query(kMysqlLock));
+  if (locked.rows.empty() || Int(locked.rows[0][0]) != 1) {
     return Fail(ErrorCode::kUnavailable, "another process held the migration lock for 120 s");
   }
-  auto fresh = conn.Query(kMysqlFresh);
-  if (!fresh) {
-    return tl::unexpected(fresh.error());
-  }
-  if (fresh->rows.empty() || Int(fresh->rows[0][2]) != 0) {
+  PL_TRY(auto fresh, conn.Query(kMysqlFresh));
+  if (fresh.rows.empty() || Int(fresh.rows[0][2]) != 0) {
     return {};
   }
-  const std::string name = Text(fresh->rows[0][0]);
+  const std::string name = Text(fresh.rows[0][0]);
   // MariaDB's binary collations pad with spaces ('a' = 'a '); utf8mb4_nopad_bin does not.
   // MySQL 8's utf8mb4_0900_bin is binary without padding.
-  const bool mariadb = Text(fresh->rows[0][1]).find("MariaDB") != std::string::npos;
+  const bool mariadb = Text(fresh.rows[0][1]).find("MariaDB") != std::string::npos;
   std::string quoted = "\"";
   for (char c : name) {
     quoted += c;
@@ -173,9 +164,7 @@ Result<int> ApplyMigrations(DbConnection& conn) {
   if (conn.dialect() != Dialect::kMysql) {
     return ApplyMigrationsLocked(conn);
   }
-  if (auto prepared = PrepareMysql(conn); !prepared) {
-    return tl::unexpected(prepared.error());
-  }
+  PL_CHECK(PrepareMysql(conn));
   auto applied = ApplyMigrationsLocked(conn);
   (void)conn.Query(kMysqlUnlock);  // also released when the connection closes
   return applied;
@@ -184,10 +173,7 @@ Result<int> ApplyMigrations(DbConnection& conn) {
 namespace {
 
 Result<int> ApplyMigrationsLocked(DbConnection& conn) {
-  auto migrations = MigrationsFor(conn.dialect());
-  if (!migrations) {
-    return tl::unexpected(migrations.error());
-  }
+  PL_TRY(auto migrations, MigrationsFor(conn.dialect()));
   // Under the lock too: concurrent CREATE TABLE IF NOT EXISTS can fail on PostgreSQL.
   Status created = conn.Transaction([](Connection& c) -> Status {
     if (auto locked = LockMigrations(c); !locked) {
@@ -200,7 +186,7 @@ Result<int> ApplyMigrationsLocked(DbConnection& conn) {
   }
 
   int applied = 0;
-  for (const Migration& m : *migrations) {
+  for (const Migration& m : migrations) {
     bool ran = false;
     Status status = conn.Transaction([&](Connection& c) -> Status {
       if (auto locked = LockMigrations(c); !locked) {

@@ -22,11 +22,8 @@ std::optional<int64_t> OptionalInt(const Value& v) {
 }  // namespace
 
 Status AppendModerationLog(Connection& tx, const ModerationLogEntry& e) {
-  auto r = tx.Query(kInsert, {e.at_ms, OptionalId(e.actor_id), e.action, OptionalId(e.comment_id),
-                              OptionalId(e.user_id), e.reason});
-  if (!r) {
-    return tl::unexpected(r.error());
-  }
+  PL_CHECK(tx.Query(kInsert, {e.at_ms, OptionalId(e.actor_id), e.action, OptionalId(e.comment_id),
+                              OptionalId(e.user_id), e.reason}));
   return {};
 }
 
@@ -35,12 +32,9 @@ Awaitable<Result<std::vector<ModerationLogEntry>>> ModerationLog::Page(int64_t b
   std::function<Result<std::vector<ModerationLogEntry>>(Connection&)> job =
       [before_id, limit](Connection& c) -> Result<std::vector<ModerationLogEntry>> {
     const int64_t below = before_id > 0 ? before_id : INT64_MAX;
-    auto r = c.Query(kPage, {below, limit});
-    if (!r) {
-      return tl::unexpected(r.error());
-    }
+    PL_TRY(auto r, c.Query(kPage, {below, limit}));
     std::vector<ModerationLogEntry> out;
-    for (const auto& row : r->rows) {
+    for (const auto& row : r.rows) {
       ModerationLogEntry e;
       e.id = Int(row[0]);
       e.at_ms = Int(row[1]);

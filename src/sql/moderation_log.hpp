@@ -1,8 +1,8 @@
 #pragma once
 // The moderation log (migration 020): a row per moderator action and per hold the server
-// decided, written by the transaction of the action itself (sql/comments.cpp, sql/users.cpp),
-// so the log holds exactly what was done: a rolled-back action leaves no row, a committed
-// one always has its row.
+// decided, written by the transaction of the action itself (sql/comment_moderation.cpp,
+// sql/users.cpp), so the log holds exactly what was done: a rolled-back action leaves no row, a
+// committed one always has its row.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -123,17 +123,14 @@ class MysqlConnection final : public DbConnection {
       prepared = &it->second;
       recency_.splice(recency_.begin(), recency_, prepared->use);
     } else {
-      auto made = Prepare(sql);
-      if (!made) {
-        return tl::unexpected(made.error());
-      }
+      PL_TRY(auto made, Prepare(sql));
       if (cache_.size() >= kMaxCachedStatements) {
         cache_.erase(recency_.back());  // closes the statement on the server
         recency_.pop_back();
       }
       recency_.push_front(key);
-      made->use = recency_.begin();
-      prepared = &cache_.emplace(std::move(key), std::move(*made)).first->second;
+      made.use = recency_.begin();
+      prepared = &cache_.emplace(std::move(key), std::move(made)).first->second;
     }
     auto rows = Execute(*prepared, params);
     if (!rows && broken()) {  // statements die with their session
@@ -381,10 +378,7 @@ class MysqlConnection final : public DbConnection {
 }  // namespace
 
 Result<std::unique_ptr<DbConnection>> OpenMysql(const std::string& url, bool migrating) {
-  auto target = MysqlTarget::Parse(url);
-  if (!target) {
-    return tl::unexpected(target.error());
-  }
+  PL_TRY(auto target, MysqlTarget::Parse(url));
   MysqlPtr db(mysql_init(nullptr));
   if (!db) {
     return Fail(ErrorCode::kUnavailable, "mysql: out of memory");
@@ -400,23 +394,23 @@ Result<std::unique_ptr<DbConnection>> OpenMysql(const std::string& url, bool mig
   }
   // Connector/C reads host "localhost" as "the default socket" unless told the protocol: a
   // URL without ?socket= means the host and port it names.
-  const unsigned int protocol = target->socket.empty() ? MYSQL_PROTOCOL_TCP : MYSQL_PROTOCOL_SOCKET;
+  const unsigned int protocol = target.socket.empty() ? MYSQL_PROTOCOL_TCP : MYSQL_PROTOCOL_SOCKET;
   mysql_optionsv(db.get(), MYSQL_OPT_PROTOCOL, &protocol);
   mysql_optionsv(db.get(), MYSQL_SET_CHARSET_NAME, "utf8mb4");
   mysql_optionsv(db.get(), MYSQL_INIT_COMMAND, kSessionSetup);
-  if (target->tls != MysqlTarget::Tls::kOff) {
+  if (target.tls != MysqlTarget::Tls::kOff) {
     const my_bool on = 1;
     mysql_optionsv(db.get(), MYSQL_OPT_SSL_ENFORCE, &on);
-    const my_bool verify = target->tls == MysqlTarget::Tls::kVerify ? 1 : 0;
+    const my_bool verify = target.tls == MysqlTarget::Tls::kVerify ? 1 : 0;
     mysql_optionsv(db.get(), MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &verify);
-    if (!target->tls_ca.empty()) {
-      mysql_optionsv(db.get(), MYSQL_OPT_SSL_CA, target->tls_ca.c_str());
+    if (!target.tls_ca.empty()) {
+      mysql_optionsv(db.get(), MYSQL_OPT_SSL_CA, target.tls_ca.c_str());
     }
   }
-  const char* host = target->socket.empty() ? target->host.c_str() : nullptr;
-  const char* socket = target->socket.empty() ? nullptr : target->socket.c_str();
-  if (!mysql_real_connect(db.get(), host, target->user.c_str(), target->password.c_str(),
-                          target->database.c_str(), static_cast<unsigned int>(target->port), socket,
+  const char* host = target.socket.empty() ? target.host.c_str() : nullptr;
+  const char* socket = target.socket.empty() ? nullptr : target.socket.c_str();
+  if (!mysql_real_connect(db.get(), host, target.user.c_str(), target.password.c_str(),
+                          target.database.c_str(), static_cast<unsigned int>(target.port), socket,
                           CLIENT_FOUND_ROWS | CLIENT_MULTI_RESULTS)) {
     return Fail(ErrorCode::kUnavailable,
                 std::string("mysql: cannot connect: ") + mysql_error(db.get()));

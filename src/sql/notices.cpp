@@ -72,29 +72,24 @@ std::string MailPayload(const std::string& token, const std::string& email) {
 }  // namespace
 
 Status NoticeBook::NoteGuestAddress(Connection& tx, const GuestAddress& a, int64_t now_ms) {
-  auto r = tx.dialect() == Dialect::kMysql
-               ? InsertOrNothing(tx, kNewGuestAddressMysql,
-                                 {a.email, a.token_hash, a.unsubscribe_key, a.language, now_ms})
-               : tx.Query(kNewGuestAddress,
-                          {a.email, a.token_hash, a.unsubscribe_key, a.language, now_ms});
-  if (!r) {
-    return tl::unexpected(r.error());
-  }
+  PL_TRY(auto r,
+         tx.dialect() == Dialect::kMysql
+             ? InsertOrNothing(tx, kNewGuestAddressMysql,
+                               {a.email, a.token_hash, a.unsubscribe_key, a.language, now_ms})
+             : tx.Query(kNewGuestAddress,
+                        {a.email, a.token_hash, a.unsubscribe_key, a.language, now_ms}));
   int64_t id = 0;
   if (tx.dialect() == Dialect::kMysql) {
-    if (r->affected == 0) {
+    if (r.affected == 0) {
       return {};  // known already: confirmed, or mailed its one link
     }
-    auto last = LastInsertId(tx);
-    if (!last) {
-      return tl::unexpected(last.error());
-    }
-    id = *last;
+    PL_TRY(auto last, LastInsertId(tx));
+    id = last;
   } else {
-    if (r->rows.empty()) {
+    if (r.rows.empty()) {
       return {};  // known already: confirmed, or mailed its one link
     }
-    id = Int(r->rows[0][0]);
+    id = Int(r.rows[0][0]);
   }
   const std::string who = "g:" + std::to_string(id);
   Notice n{"confirm:" + who, "mail", who, "confirm", MailPayload(a.token, a.email), now_ms, ""};
@@ -104,14 +99,11 @@ Status NoticeBook::NoteGuestAddress(Connection& tx, const GuestAddress& a, int64
 Awaitable<Result<std::optional<NotifySettings>>> NoticeBook::Settings(int64_t user_id) {
   using Out = std::optional<NotifySettings>;
   std::function<Result<Out>(Connection&)> job = [user_id](Connection& c) -> Result<Out> {
-    auto r = c.Query(kSettings, {user_id});
-    if (!r) {
-      return tl::unexpected(r.error());
-    }
-    if (r->rows.empty()) {
+    PL_TRY(auto r, c.Query(kSettings, {user_id}));
+    if (r.rows.empty()) {
       return Out{};
     }
-    const Row& row = r->rows[0];
+    const Row& row = r.rows[0];
     NotifySettings s;
     s.email = IsNull(row[0]) ? "" : Text(row[0]);
     s.verified = !IsNull(row[1]);
@@ -130,34 +122,25 @@ Awaitable<Result<bool>> NoticeBook::SetEmail(int64_t user_id, NewAddress a, int6
                                                   min_gap_ms](Connection& conn) -> Result<bool> {
     bool found = false;
     auto st = conn.Transaction([&](Connection& tx) -> Status {
-      auto cur = tx.Query(kSettings, {user_id});
-      if (!cur) {
-        return tl::unexpected(cur.error());
-      }
-      if (cur->rows.empty()) {
+      PL_TRY(auto cur, tx.Query(kSettings, {user_id}));
+      if (cur.rows.empty()) {
         return {};
       }
       found = true;
-      const Row& row = cur->rows[0];
+      const Row& row = cur.rows[0];
       const std::string now_email = IsNull(row[0]) ? "" : Text(row[0]);
       if (a.email == now_email) {
         return {};  // the same address: nothing to do, nothing mailed
       }
       if (a.email.empty()) {
-        auto r = tx.Query(kClearEmail, {user_id});
-        if (!r) {
-          return tl::unexpected(r.error());
-        }
+        PL_CHECK(tx.Query(kClearEmail, {user_id}));
         return {};
       }
       if (!IsNull(row[6]) && Int(row[6]) + min_gap_ms > now_ms) {
         return Fail(ErrorCode::kRateLimited,
                     "a verification mail was sent a moment ago; try again in a few minutes");
       }
-      auto r = tx.Query(kSetEmail, {user_id, a.email, a.token_hash, now_ms, a.unsubscribe_key});
-      if (!r) {
-        return tl::unexpected(r.error());
-      }
+      PL_CHECK(tx.Query(kSetEmail, {user_id, a.email, a.token_hash, now_ms, a.unsubscribe_key}));
       const std::string who = "u:" + std::to_string(user_id);
       Notice n{"verify:" + who + ":" + std::to_string(now_ms),
                "mail",
@@ -203,18 +186,12 @@ Awaitable<Result<bool>> NoticeBook::Confirm(std::string token_hash, std::optiona
       q += " AND id = $3";
       params.emplace_back(*user_id);
     }
-    auto r = c.Query(q, params);
-    if (!r) {
-      return tl::unexpected(r.error());
+    PL_TRY(auto r, c.Query(q, params));
+    if (r.affected > 0 || user_id) {
+      return r.affected > 0;
     }
-    if (r->affected > 0 || user_id) {
-      return r->affected > 0;
-    }
-    auto g = c.Query(kConfirmGuest, {hash, now_ms});
-    if (!g) {
-      return tl::unexpected(g.error());
-    }
-    return g->affected > 0;
+    PL_TRY(auto g, c.Query(kConfirmGuest, {hash, now_ms}));
+    return g.affected > 0;
   };
   co_return co_await store_.Run<bool>(std::move(job));
 }
@@ -225,18 +202,12 @@ Awaitable<Result<bool>> NoticeBook::Unsubscribe(std::string key, int64_t now_ms)
     if (key.empty()) {
       return false;
     }
-    auto r = c.Query(kUnsubscribeUser, {key});
-    if (!r) {
-      return tl::unexpected(r.error());
-    }
-    if (r->affected > 0) {
+    PL_TRY(auto r, c.Query(kUnsubscribeUser, {key}));
+    if (r.affected > 0) {
       return true;
     }
-    auto g = c.Query(kUnsubscribeGuest, {key, now_ms});
-    if (!g) {
-      return tl::unexpected(g.error());
-    }
-    return g->affected > 0;
+    PL_TRY(auto g, c.Query(kUnsubscribeGuest, {key, now_ms}));
+    return g.affected > 0;
   };
   co_return co_await store_.Run<bool>(std::move(job));
 }
@@ -256,14 +227,11 @@ Awaitable<Result<std::optional<MailRecipient>>> NoticeBook::Recipient(std::strin
     }
     MailRecipient m;
     if (recipient[0] == 'u') {
-      auto r = c.Query(kUserRecipient, {id});
-      if (!r) {
-        return tl::unexpected(r.error());
-      }
-      if (r->rows.empty()) {
+      PL_TRY(auto r, c.Query(kUserRecipient, {id}));
+      if (r.rows.empty()) {
         return Out{};
       }
-      const Row& row = r->rows[0];
+      const Row& row = r.rows[0];
       m.email = Text(row[0]);
       m.verified = !IsNull(row[1]);
       m.wants_replies = Int(row[2]) != 0;
@@ -275,14 +243,11 @@ Awaitable<Result<std::optional<MailRecipient>>> NoticeBook::Recipient(std::strin
       m.moderator = Int(row[8]) != 0;
       return Out(std::move(m));
     }
-    auto r = c.Query(kGuestRecipient, {id});
-    if (!r) {
-      return tl::unexpected(r.error());
-    }
-    if (r->rows.empty()) {
+    PL_TRY(auto r, c.Query(kGuestRecipient, {id}));
+    if (r.rows.empty()) {
       return Out{};
     }
-    const Row& row = r->rows[0];
+    const Row& row = r.rows[0];
     m.email = Text(row[0]);
     m.verified = !IsNull(row[1]);
     const bool off = !IsNull(row[2]);
@@ -308,11 +273,8 @@ Awaitable<Result<std::vector<MailComment>>> NoticeBook::Comments(std::vector<int
     std::string q(kComments);
     q += InList(ids, params);
     q += " ORDER BY c.id";
-    auto r = c.Query(q, params);
-    if (!r) {
-      return tl::unexpected(r.error());
-    }
-    for (const Row& row : r->rows) {
+    PL_TRY(auto r, c.Query(q, params));
+    for (const Row& row : r.rows) {
       MailComment m;
       m.id = Int(row[0]);
       m.article_id = Int(row[1]);
@@ -346,10 +308,7 @@ Awaitable<Result<bool>> NoticeBook::ForgetNotices(std::string recipient,
       params.emplace_back(std::to_string(ids[i]) + ":" + recipient);
       q += (i > 0 ? ", $" : "$") + std::to_string(params.size());
     }
-    auto r = c.Query(q + ")", params);
-    if (!r) {
-      return tl::unexpected(r.error());
-    }
+    PL_CHECK(c.Query(q + ")", params));
     return true;
   };
   co_return co_await store_.Run<bool>(std::move(job));

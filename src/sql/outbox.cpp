@@ -100,11 +100,8 @@ Awaitable<Result<std::vector<ClaimedNotice>>> OutboxTable::Claim(
     // A read first: an idle outbox costs no write transaction (SQLite's one writer).
     std::vector<Value> any_params{now_ms};
     const std::string any_filter = ChannelFilter(channels, any_params);
-    auto any = c.Query(std::string(kAnyDue) + any_filter + " LIMIT 1", any_params);
-    if (!any) {
-      return tl::unexpected(any.error());
-    }
-    if (any->rows.empty()) {
+    PL_TRY(auto any, c.Query(std::string(kAnyDue) + any_filter + " LIMIT 1", any_params));
+    if (any.rows.empty()) {
       return std::vector<ClaimedNotice>{};
     }
     std::vector<Value> params{owner, now_ms + lease_ms, now_ms, int64_t{limit}};
@@ -113,22 +110,17 @@ Awaitable<Result<std::vector<ClaimedNotice>>> OutboxTable::Claim(
     if (c.dialect() == Dialect::kMysql) {
       auto st = c.Transaction([&](Connection& tx) -> Status {
         // ClaimSql's locking read of the due rows, on MySQL.
-        auto due = tx.Query(ClaimSql(tx.dialect(), filter), params);
-        if (!due) {
-          return tl::unexpected(due.error());
-        }
-        if (due->rows.empty()) {
+        PL_TRY(auto due, tx.Query(ClaimSql(tx.dialect(), filter), params));
+        if (due.rows.empty()) {
           return {};
         }
         std::vector<int64_t> ids;
-        for (const Row& row : due->rows) {
+        ids.reserve(due.rows.size());
+        for (const Row& row : due.rows) {
           ids.push_back(Int(row[0]));
         }
         std::vector<Value> lease{owner, now_ms + lease_ms};
-        auto leased = tx.Query(std::string(kClaimMysql) + InList(ids, lease), lease);
-        if (!leased) {
-          return tl::unexpected(leased.error());
-        }
+        PL_CHECK(tx.Query(std::string(kClaimMysql) + InList(ids, lease), lease));
         std::vector<Value> read;
         r = tx.Query(std::string(kClaimedMysql) + InList(ids, read), read);
         if (!r) {
@@ -166,11 +158,8 @@ Awaitable<Result<std::vector<ClaimedNotice>>> OutboxTable::Claim(
 Awaitable<Result<bool>> OutboxTable::Delivered(int64_t id, std::string owner, int64_t now_ms) {
   std::function<Result<bool>(Connection&)> job = [id, owner = std::move(owner),
                                                   now_ms](Connection& c) -> Result<bool> {
-    auto r = c.Query(kDelivered, {id, owner, now_ms});
-    if (!r) {
-      return tl::unexpected(r.error());
-    }
-    return r->affected > 0;
+    PL_TRY(auto r, c.Query(kDelivered, {id, owner, now_ms}));
+    return r.affected > 0;
   };
   co_return co_await store_.Run<bool>(std::move(job));
 }
@@ -187,11 +176,8 @@ Awaitable<Result<int64_t>> OutboxTable::DeliveredMany(std::vector<int64_t> ids, 
         "UPDATE outbox SET delivered_at = $2, lease_owner = NULL, lease_until = NULL "
         "WHERE lease_owner = $1 AND delivered_at IS NULL AND id IN ";
     q += InList(ids, params);
-    auto r = c.Query(q, params);
-    if (!r) {
-      return tl::unexpected(r.error());
-    }
-    return r->affected;
+    PL_TRY(auto r, c.Query(q, params));
+    return r.affected;
   };
   co_return co_await store_.Run<int64_t>(std::move(job));
 }
@@ -213,14 +199,11 @@ Awaitable<Result<bool>> OutboxTable::Retry(int64_t id, std::string owner, int64_
 
 Awaitable<Result<OutboxTable::Depth>> OutboxTable::Measure() {
   std::function<Result<Depth>(Connection&)> job = [](Connection& c) -> Result<Depth> {
-    auto r = c.Query(kMeasure);
-    if (!r) {
-      return tl::unexpected(r.error());
-    }
+    PL_TRY(auto r, c.Query(kMeasure));
     Depth d;
-    if (!r->rows.empty()) {
-      d.undelivered = Int(r->rows[0][0]);
-      d.oldest_created_ms = Int(r->rows[0][1]);
+    if (!r.rows.empty()) {
+      d.undelivered = Int(r.rows[0][0]);
+      d.oldest_created_ms = Int(r.rows[0][1]);
     }
     return d;
   };
@@ -236,11 +219,8 @@ Awaitable<Result<int64_t>> OutboxTable::Prune(int64_t delivered_before_ms, int64
                                                           {kPruneFailed, failed_before_ms},
                                                           {kPruneKeys, keys_before_ms}};
     for (const auto& [sql, before] : steps) {
-      auto r = c.Query(sql, {before});
-      if (!r) {
-        return tl::unexpected(r.error());
-      }
-      gone += r->affected;
+      PL_TRY(auto r, c.Query(sql, {before}));
+      gone += r.affected;
     }
     return gone;
   };

@@ -102,14 +102,11 @@ std::optional<int64_t> OptInt(const Value& v) {
 }
 
 Result<std::optional<CommentFacts>> ReadFacts(Connection& tx, int64_t id) {
-  auto r = tx.Query(kComment, {id});
-  if (!r) {
-    return tl::unexpected(r.error());
-  }
-  if (r->rows.empty()) {
+  PL_TRY(auto r, tx.Query(kComment, {id}));
+  if (r.rows.empty()) {
     return std::optional<CommentFacts>{};
   }
-  const Row& row = r->rows[0];
+  const Row& row = r.rows[0];
   CommentFacts f;
   f.article_id = Int(row[0]);
   f.parent_id = OptInt(row[1]);
@@ -166,25 +163,19 @@ std::vector<std::string> Mentions(std::string_view text) {
 Result<bool> Mailable(Connection& tx, int64_t id, std::string_view setting) {
   std::string q(kMailableUser);
   q.append(setting).append(" = 1");
-  auto r = tx.Query(q, {id});
-  if (!r) {
-    return tl::unexpected(r.error());
-  }
-  return !r->rows.empty();
+  PL_TRY(auto r, tx.Query(q, {id}));
+  return !r.rows.empty();
 }
 
 Result<std::optional<int64_t>> MailableGuest(Connection& tx, const std::string& email) {
   if (email.empty()) {
     return std::optional<int64_t>{};
   }
-  auto r = tx.Query(kMailableGuest, {email});
-  if (!r) {
-    return tl::unexpected(r.error());
-  }
-  if (r->rows.empty()) {
+  PL_TRY(auto r, tx.Query(kMailableGuest, {email}));
+  if (r.rows.empty()) {
     return std::optional<int64_t>{};
   }
-  return std::optional<int64_t>(Int(r->rows[0][0]));
+  return std::optional<int64_t>(Int(r.rows[0][0]));
 }
 
 struct Told {
@@ -204,13 +195,10 @@ Status AddMail(Connection& tx, const std::string& event_id, const Told& t, int64
   if (tx.dialect() != Dialect::kSqlite) {
     waiting_sql += " FOR UPDATE";
   }
-  auto waiting = tx.Query(waiting_sql, {batch, now_ms});
-  if (!waiting) {
-    return tl::unexpected(waiting.error());
-  }
-  if (!waiting->rows.empty()) {
+  PL_TRY(auto waiting, tx.Query(waiting_sql, {batch, now_ms}));
+  if (!waiting.rows.empty()) {
     boost::system::error_code ec;
-    auto payload = boost::json::parse(Text(waiting->rows[0][1]), ec);
+    auto payload = boost::json::parse(Text(waiting.rows[0][1]), ec);
     if (!ec && payload.is_object() && payload.as_object().contains("items")) {
       // A mail lists at most kMaxItems comments and counts the rest: a busy thread's author
       // gets one readable mail a minute, and the row stays small however busy it is.
@@ -220,22 +208,17 @@ Status AddMail(Connection& tx, const std::string& event_id, const Told& t, int64
       } else {
         o["more"] = (o.contains("more") ? o["more"].to_number<int64_t>() : 0) + 1;
       }
-      auto joined = tx.Query(kJoin, {Int(waiting->rows[0][0]), boost::json::serialize(payload)});
-      if (!joined) {
-        return tl::unexpected(joined.error());
-      }
-      if (joined->affected > 0) {
+      PL_TRY(auto joined,
+             tx.Query(kJoin, {Int(waiting.rows[0][0]), boost::json::serialize(payload)}));
+      if (joined.affected > 0) {
         return {};
       }
     }
   }
-  auto last = tx.Query(kLastDue, {batch});
-  if (!last) {
-    return tl::unexpected(last.error());
-  }
+  PL_TRY(auto last, tx.Query(kLastDue, {batch}));
   int64_t due = now_ms;
-  if (!last->rows.empty() && !IsNull(last->rows[0][0])) {
-    due = std::max(now_ms, Int(last->rows[0][0]) + plan.batch_window_ms);
+  if (!last.rows.empty() && !IsNull(last.rows[0][0])) {
+    due = std::max(now_ms, Int(last.rows[0][0]) + plan.batch_window_ms);
   }
   boost::json::object payload{{"items", boost::json::array{item}}};
   if (thread) {
@@ -265,11 +248,8 @@ Result<std::vector<Told>> Readers(Connection& tx, int64_t comment, const Comment
     if (seen.contains(who)) {
       return {};
     }
-    auto ok = Mailable(tx, id, setting);
-    if (!ok) {
-      return tl::unexpected(ok.error());
-    }
-    if (*ok) {
+    PL_TRY(auto ok, Mailable(tx, id, setting));
+    if (ok) {
       seen.insert(who);
       out.push_back({who, std::move(kind)});
     }
@@ -280,22 +260,17 @@ Result<std::vector<Told>> Readers(Connection& tx, int64_t comment, const Comment
   std::string answered_guest;
   const std::optional<int64_t> answered = answers ? answers : f.answers ? f.answers : f.parent_id;
   if (answered) {
-    auto a = tx.Query(kAnswered, {*answered});
-    if (!a) {
-      return tl::unexpected(a.error());
-    }
-    if (!a->rows.empty()) {
-      if (!IsNull(a->rows[0][1])) {
-        answered_guest = Text(a->rows[0][1]);
+    PL_TRY(auto a, tx.Query(kAnswered, {*answered}));
+    if (!a.rows.empty()) {
+      if (!IsNull(a.rows[0][1])) {
+        answered_guest = Text(a.rows[0][1]);
       } else if (!answered_user) {
-        answered_user = Int(a->rows[0][0]);
+        answered_user = Int(a.rows[0][0]);
       }
     }
   }
   if (answered_user) {
-    if (auto st = add_user(*answered_user, "reply", "notify_replies"); !st) {
-      return tl::unexpected(st.error());
-    }
+    PL_CHECK(add_user(*answered_user, "reply", "notify_replies"));
   }
   if (!answered_guest.empty() && answered_guest != f.guest_email) {
     auto g = MailableGuest(tx, answered_guest);
@@ -309,29 +284,20 @@ Result<std::vector<Told>> Readers(Connection& tx, int64_t comment, const Comment
     }
   }
   for (const std::string& name : Mentions(f.body)) {
-    auto m = tx.Query(kMentioned, {name, f.article_id});
-    if (!m) {
-      return tl::unexpected(m.error());
-    }
-    for (const Row& row : m->rows) {
-      if (auto st = add_user(Int(row[0]), "mention", "notify_replies"); !st) {
-        return tl::unexpected(st.error());
-      }
+    PL_TRY(auto m, tx.Query(kMentioned, {name, f.article_id}));
+    for (const Row& row : m.rows) {
+      PL_CHECK(add_user(Int(row[0]), "mention", "notify_replies"));
     }
   }
   if (f.article_kind != "page") {
-    if (auto st = add_user(f.article_author, "article_comment", "notify_article_comments"); !st) {
-      return tl::unexpected(st.error());
-    }
+    PL_CHECK(add_user(f.article_author, "article_comment", "notify_article_comments"));
   }
   // One notice per comment and reader, ever.
   std::vector<Told> fresh;
   for (Told& t : out) {
-    auto k = InsertOrNothing(tx, kNoticeKey, {std::to_string(comment) + ":" + t.recipient, now_ms});
-    if (!k) {
-      return tl::unexpected(k.error());
-    }
-    if (k->affected > 0) {
+    PL_TRY(auto k,
+           InsertOrNothing(tx, kNoticeKey, {std::to_string(comment) + ":" + t.recipient, now_ms}));
+    if (k.affected > 0) {
       fresh.push_back(std::move(t));
     }
   }
@@ -382,14 +348,11 @@ Status FanOutIn(Connection& tx, const ClaimedNotice& event, const FanOutPlan& pl
   }
   const std::string reason =
       p.contains("reason") ? std::string(p.at("reason").as_string()) : std::string();
-  auto facts = ReadFacts(tx, comment);
+  PL_TRY(auto facts, ReadFacts(tx, comment));
   if (!facts) {
-    return tl::unexpected(facts.error());
-  }
-  if (!*facts) {
     return {};  // the comment is gone (its article deleted): nothing to tell
   }
-  const CommentFacts& f = **facts;
+  const CommentFacts& f = *facts;
   const std::string& type = event.notice.kind;
   const std::string& id = event.notice.event_id;
 
@@ -408,21 +371,15 @@ Status FanOutIn(Connection& tx, const ClaimedNotice& event, const FanOutPlan& pl
   // Only what readers can see (invariant 9): approved, live, not under a held top comment.
   const bool live = f.status == "approved" && !f.deleted && !f.hidden_by_top;
   if (live && (type == "comment.created" || type == "comment.approved")) {
-    auto readers = Readers(tx, comment, f, answers, now_ms);
-    if (!readers) {
-      return tl::unexpected(readers.error());
-    }
-    for (const Told& t : *readers) {
+    PL_TRY(auto readers, Readers(tx, comment, f, answers, now_ms));
+    for (const Told& t : readers) {
       if (auto st = AddMail(tx, id, t, comment, f.article_id, plan, now_ms); !st) {
         return st;
       }
     }
   } else if (type == "comment.held" && f.status == "pending" && !f.deleted) {
-    auto mods = tx.Query(kModerators);
-    if (!mods) {
-      return tl::unexpected(mods.error());
-    }
-    for (const Row& row : mods->rows) {
+    PL_TRY(auto mods, tx.Query(kModerators));
+    for (const Row& row : mods.rows) {
       const Told t{"u:" + std::to_string(Int(row[0])), "held"};
       if (auto st = AddMail(tx, id, t, comment, std::nullopt, plan, now_ms); !st) {
         return st;
@@ -465,11 +422,8 @@ Awaitable<Result<bool>> OutboxTable::FanOut(ClaimedNotice event, std::string own
     bool held = false;
     auto st = conn.Transaction([&](Connection& tx) -> Status {
       // The lease first: a worker that lost the event to another adds nothing.
-      auto done = tx.Query(kEventDone, {event.id, owner, now_ms});
-      if (!done) {
-        return tl::unexpected(done.error());
-      }
-      if (done->affected == 0) {
+      PL_TRY(auto done, tx.Query(kEventDone, {event.id, owner, now_ms}));
+      if (done.affected == 0) {
         return {};
       }
       held = true;
@@ -493,11 +447,8 @@ Awaitable<Result<int64_t>> OutboxTable::FanOutMany(std::vector<ClaimedNotice> ev
     auto st = conn.Transaction([&](Connection& tx) -> Status {
       held = 0;
       for (const ClaimedNotice& event : events) {
-        auto done = tx.Query(kEventDone, {event.id, owner, now_ms});
-        if (!done) {
-          return tl::unexpected(done.error());
-        }
-        if (done->affected == 0) {
+        PL_TRY(auto done, tx.Query(kEventDone, {event.id, owner, now_ms}));
+        if (done.affected == 0) {
           continue;
         }
         ++held;

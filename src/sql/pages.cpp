@@ -21,14 +21,11 @@ constexpr std::string_view kAuthor =
 Awaitable<Result<std::optional<int64_t>>> PageTable::Find(std::string url) {
   std::function<Result<std::optional<int64_t>>(Connection&)> job =
       [url = std::move(url)](Connection& c) -> Result<std::optional<int64_t>> {
-    auto r = c.Query(kFind, {url});
-    if (!r) {
-      return tl::unexpected(r.error());
-    }
-    if (r->rows.empty()) {
+    PL_TRY(auto r, c.Query(kFind, {url}));
+    if (r.rows.empty()) {
       return std::optional<int64_t>{};
     }
-    return std::optional<int64_t>(Int(r->rows[0][0]));
+    return std::optional<int64_t>(Int(r.rows[0][0]));
   };
   co_return co_await store_.Run<std::optional<int64_t>>(std::move(job));
 }
@@ -58,11 +55,8 @@ Awaitable<Result<std::vector<std::pair<std::string, int64_t>>>> PageTable::FindM
       sql += "$" + std::to_string(i + 1);
     }
     sql += ")";
-    auto r = c.Query(sql, params);
-    if (!r) {
-      return tl::unexpected(r.error());
-    }
-    for (const auto& row : r->rows) {
+    PL_TRY(auto r, c.Query(sql, params));
+    for (const auto& row : r.rows) {
       out.emplace_back(Text(row[0]), Int(row[1]));
     }
     return out;
@@ -79,11 +73,8 @@ Awaitable<Result<int64_t>> PageTable::Insert(ArticleRow row, std::string url, Ca
       if (auto a = ArticleTable::InsertIn(tx, row, stamp, retention); !a) {
         return a;
       }
-      auto p = InsertOrNothing(tx, kInsertPage, {url, row.id, row.created_at_ms});
-      if (!p) {
-        return tl::unexpected(p.error());
-      }
-      if (p->affected == 0) {
+      PL_TRY(auto p, InsertOrNothing(tx, kInsertPage, {url, row.id, row.created_at_ms}));
+      if (p.affected == 0) {
         taken = true;
         return Fail(ErrorCode::kInternal, "page url taken");  // rolls the article back
       }
@@ -96,28 +87,22 @@ Awaitable<Result<int64_t>> PageTable::Insert(ArticleRow row, std::string url, Ca
       return tl::unexpected(st.error());
     }
     // Rolled back; the winner has committed (PostgreSQL waited for it; SQLite serialises).
-    auto r = c.Query(kFind, {url});
-    if (!r) {
-      return tl::unexpected(r.error());
-    }
-    if (r->rows.empty()) {
+    PL_TRY(auto r, c.Query(kFind, {url}));
+    if (r.rows.empty()) {
       return Fail(ErrorCode::kUnavailable, "page thread vanished; retry");
     }
-    return Int(r->rows[0][0]);
+    return Int(r.rows[0][0]);
   };
   co_return co_await store_.Run<int64_t>(std::move(job));
 }
 
 Awaitable<Result<PageAuthor>> PageTable::Author() {
   std::function<Result<PageAuthor>(Connection&)> job = [](Connection& c) -> Result<PageAuthor> {
-    auto r = c.Query(kAuthor);
-    if (!r) {
-      return tl::unexpected(r.error());
-    }
-    if (r->rows.empty()) {
+    PL_TRY(auto r, c.Query(kAuthor));
+    if (r.rows.empty()) {
       return Fail(ErrorCode::kInternal, "the page author is missing");
     }
-    return PageAuthor{Int(r->rows[0][0]), Text(r->rows[0][1]), Text(r->rows[0][2])};
+    return PageAuthor{Int(r.rows[0][0]), Text(r.rows[0][1]), Text(r.rows[0][2])};
   };
   co_return co_await store_.Run<PageAuthor>(std::move(job));
 }

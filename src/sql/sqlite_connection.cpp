@@ -80,11 +80,8 @@ class SqliteConnection final : public DbConnection {
   Dialect dialect() const override { return Dialect::kSqlite; }
 
   Result<Rows> Query(std::string_view sql, const std::vector<Value>& params) override {
-    auto prepared = Prepare(sql);
-    if (!prepared) {
-      return tl::unexpected(prepared.error());
-    }
-    sqlite3_stmt* stmt = *prepared;
+    PL_TRY(auto prepared, Prepare(sql));
+    sqlite3_stmt* stmt = prepared;
     // Cached statements must go back clean whatever happens below. Bindings may point into
     // `params` (SQLITE_STATIC), so they are cleared before Query returns.
     struct Reset {

@@ -37,11 +37,8 @@ class StoreImpl final : public Store {
   Result<int> Migrate() override {
     // Its own connection: start-up work should not hold a pool thread, and an unreachable
     // database is reported with the reason rather than just "unavailable".
-    auto conn = OpenConnection(/*migrating=*/true);
-    if (!conn) {
-      return tl::unexpected(conn.error());
-    }
-    return ApplyMigrations(**conn);
+    PL_TRY(auto conn, OpenConnection(/*migrating=*/true));
+    return ApplyMigrations(*conn);
   }
 
   Awaitable<Status> Ping() override {
@@ -205,14 +202,11 @@ Awaitable<Result<std::optional<int64_t>>> Store::QueryInt(std::string_view sql,
                                                           std::vector<Value> params) {
   std::function<Result<std::optional<int64_t>>(Connection&)> job =
       [sql, params = std::move(params)](Connection& c) -> Result<std::optional<int64_t>> {
-    auto r = c.Query(sql, params);
-    if (!r) {
-      return tl::unexpected(r.error());
-    }
-    if (r->rows.empty() || r->rows[0].empty()) {
+    PL_TRY(auto r, c.Query(sql, params));
+    if (r.rows.empty() || r.rows[0].empty()) {
       return std::optional<int64_t>{};
     }
-    return std::optional<int64_t>(Int(r->rows[0][0]));
+    return std::optional<int64_t>(Int(r.rows[0][0]));
   };
   co_return co_await Run<std::optional<int64_t>>(std::move(job));
 }

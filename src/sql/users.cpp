@@ -132,22 +132,13 @@ std::vector<std::string> KeysOf(std::string_view username, std::string_view disp
 // The keys of accounts made before migration 018, oldest first; a key taken already stays its
 // first owner's (existing look-alikes are kept, not renamed).
 Status KeyOlderAccounts(Connection& tx) {
-  auto unkeyed = tx.Query(kUnkeyed);
-  if (!unkeyed) {
-    return tl::unexpected(unkeyed.error());
-  }
-  for (const Row& r : unkeyed->rows) {
+  PL_TRY(auto unkeyed, tx.Query(kUnkeyed));
+  for (const Row& r : unkeyed.rows) {
     const int64_t id = Int(r[0]);
     for (const std::string& key : KeysOf(Text(r[1]), Text(r[2]))) {
-      auto claimed = InsertOrNothing(tx, kClaimKey, {key, id});
-      if (!claimed) {
-        return tl::unexpected(claimed.error());
-      }
+      PL_CHECK(InsertOrNothing(tx, kClaimKey, {key, id}));
     }
-    auto marked = tx.Query(kMarkKeyed, {id});
-    if (!marked) {
-      return tl::unexpected(marked.error());
-    }
+    PL_CHECK(tx.Query(kMarkKeyed, {id}));
   }
   return {};
 }
@@ -169,11 +160,8 @@ Status InsertIn(Connection& tx, UserRow& row) {
     return tl::unexpected(rows.error());
   }
   if (mysql) {
-    auto id = LastInsertId(tx);
-    if (!id) {
-      return tl::unexpected(id.error());
-    }
-    rows->rows.push_back(Row{*id});
+    PL_TRY(auto id, LastInsertId(tx));
+    rows->rows.push_back(Row{id});
   }
   if (rows->rows.empty()) {
     return Fail(ErrorCode::kInternal, "insert returned no id");
@@ -183,15 +171,9 @@ Status InsertIn(Connection& tx, UserRow& row) {
   for (size_t i = 0; i < keys.size(); ++i) {
     // ON CONFLICT DO NOTHING, then who owns it: on PostgreSQL a racing insert of the same key
     // waits for the other transaction and then finds its row.
-    auto claimed = InsertOrNothing(tx, kClaimKey, {keys[i], row.id});
-    if (!claimed) {
-      return tl::unexpected(claimed.error());
-    }
-    auto owner = tx.Query(kKeyOwner, {keys[i]});
-    if (!owner) {
-      return tl::unexpected(owner.error());
-    }
-    if (owner->rows.empty() || Int(owner->rows[0][0]) != row.id) {
+    PL_CHECK(InsertOrNothing(tx, kClaimKey, {keys[i], row.id}));
+    PL_TRY(auto owner, tx.Query(kKeyOwner, {keys[i]}));
+    if (owner.rows.empty() || Int(owner.rows[0][0]) != row.id) {
       return Fail(ErrorCode::kAlreadyExists,
                   i == 0 ? "username looks like another user's name"
                          : "displayName looks like another user's name; choose another");
@@ -210,26 +192,17 @@ Status RenameIn(Connection& tx, UserRow& row, const std::string& name, int64_t n
   const std::vector<std::string> before = KeysOf(row.username, row.display_name);
   const std::vector<std::string> after = KeysOf(row.username, name);
   for (const std::string& key : after) {
-    auto owner = tx.Query(kKeyOwner, {key});
-    if (!owner) {
-      return tl::unexpected(owner.error());
-    }
-    if (!owner->rows.empty() && Int(owner->rows[0][0]) != row.id) {
+    PL_TRY(auto owner, tx.Query(kKeyOwner, {key}));
+    if (!owner.rows.empty() && Int(owner.rows[0][0]) != row.id) {
       return {};
     }
   }
   for (const std::string& key : after) {
-    auto claimed = InsertOrNothing(tx, kClaimKey, {key, row.id});
-    if (!claimed) {
-      return tl::unexpected(claimed.error());
-    }
-    auto owner = tx.Query(kKeyOwner, {key});
-    if (!owner) {
-      return tl::unexpected(owner.error());
-    }
+    PL_CHECK(InsertOrNothing(tx, kClaimKey, {key, row.id}));
+    PL_TRY(auto owner, tx.Query(kKeyOwner, {key}));
     // Taken by a racing claim since the check: keep the old name (nothing claimed stays ours
     // beyond the key we already held).
-    if (owner->rows.empty() || Int(owner->rows[0][0]) != row.id) {
+    if (owner.rows.empty() || Int(owner.rows[0][0]) != row.id) {
       return Fail(ErrorCode::kAlreadyExists, "display name taken meanwhile");
     }
   }
@@ -237,15 +210,9 @@ Status RenameIn(Connection& tx, UserRow& row, const std::string& name, int64_t n
     if (std::find(after.begin(), after.end(), key) != after.end()) {
       continue;
     }
-    auto released = tx.Query(kReleaseKey, {key, row.id});
-    if (!released) {
-      return tl::unexpected(released.error());
-    }
+    PL_CHECK(tx.Query(kReleaseKey, {key, row.id}));
   }
-  auto renamed = tx.Query(kRename, {row.id, name, now_ms});
-  if (!renamed) {
-    return tl::unexpected(renamed.error());
-  }
+  PL_CHECK(tx.Query(kRename, {row.id, name, now_ms}));
   row.display_name = name;
   return {};
 }
@@ -276,18 +243,12 @@ Awaitable<Result<UserRow>> UserTable::SignInWith(ExternalIdentity id, int64_t no
     Result<UserRow> out = Fail(ErrorCode::kInternal, "sign-in did not run");
     const Value email = id.email.empty() ? Value{nullptr} : Value{id.email};
     auto st = c.Transaction([&](Connection& tx) -> Status {
-      auto known = tx.Query(kIdentityOf, {id.provider, id.subject});
-      if (!known) {
-        return tl::unexpected(known.error());
-      }
-      if (!known->rows.empty()) {
-        const int64_t linked = Int(known->rows[0][0]);
-        auto row = FindOne(tx, kWhereId, linked);
-        if (!row) {
-          return tl::unexpected(row.error());
-        }
-        if (*row && (*row)->deleted_at_ms == 0) {
-          UserRow user = std::move(**row);
+      PL_TRY(auto known, tx.Query(kIdentityOf, {id.provider, id.subject}));
+      if (!known.rows.empty()) {
+        const int64_t linked = Int(known.rows[0][0]);
+        PL_TRY(auto row, FindOne(tx, kWhereId, linked));
+        if (row && (row)->deleted_at_ms == 0) {
+          UserRow user = std::move(*row);
           // A rename that lost a race keeps the old name (in its own savepoint).
           auto renamed = tx.Transaction(
               [&](Connection& sp) { return RenameIn(sp, user, id.display_name, now_ms); });
@@ -303,12 +264,9 @@ Awaitable<Result<UserRow>> UserTable::SignInWith(ExternalIdentity id, int64_t no
           return Status{};
         }
         // Its account was deleted: the person starts afresh.
-        auto user = InsertForIdentity(tx, id, now_ms);
-        if (!user) {
-          return tl::unexpected(user.error());
-        }
+        PL_TRY(auto user, InsertForIdentity(tx, id, now_ms));
         auto updated =
-            tx.Query(kUpdateIdentity, {id.provider, id.subject, user->id, email, now_ms, linked});
+            tx.Query(kUpdateIdentity, {id.provider, id.subject, user.id, email, now_ms, linked});
         if (!updated) {
           return tl::unexpected(updated.error());
         }
@@ -317,19 +275,13 @@ Awaitable<Result<UserRow>> UserTable::SignInWith(ExternalIdentity id, int64_t no
         if (updated->affected == 0) {
           return Fail(ErrorCode::kAlreadyExists, "identity relinked meanwhile");
         }
-        out = std::move(*user);
+        out = std::move(user);
         return Status{};
       }
-      auto user = InsertForIdentity(tx, id, now_ms);
-      if (!user) {
-        return tl::unexpected(user.error());
-      }
+      PL_TRY(auto user, InsertForIdentity(tx, id, now_ms));
       // A racing first sign-in of the same identity: the primary key refuses the second.
-      auto linked = tx.Query(kInsertIdentity, {id.provider, id.subject, user->id, email, now_ms});
-      if (!linked) {
-        return tl::unexpected(linked.error());
-      }
-      out = std::move(*user);
+      PL_CHECK(tx.Query(kInsertIdentity, {id.provider, id.subject, user.id, email, now_ms}));
+      out = std::move(user);
       return Status{};
     });
     if (!st) {
@@ -444,11 +396,8 @@ Awaitable<Result<std::vector<UserRow>>> UserTable::List(int64_t after, std::stri
 
 Awaitable<Result<bool>> UserTable::MarkDeleted(int64_t id, int64_t now_ms) {
   std::function<Result<bool>(Connection&)> job = [id, now_ms](Connection& c) -> Result<bool> {
-    auto r = c.Query(kMarkDeleted, {id, now_ms});
-    if (!r) {
-      return tl::unexpected(r.error());
-    }
-    return r->affected > 0;
+    PL_TRY(auto r, c.Query(kMarkDeleted, {id, now_ms}));
+    return r.affected > 0;
   };
   co_return co_await store_.Run<bool>(std::move(job));
 }
@@ -456,11 +405,8 @@ Awaitable<Result<bool>> UserTable::MarkDeleted(int64_t id, int64_t now_ms) {
 Awaitable<Result<bool>> UserTable::HasAdmin(std::string admin_role) {
   std::function<Result<bool>(Connection&)> job =
       [role = std::move(admin_role)](Connection& c) -> Result<bool> {
-    auto r = c.Query(kCountAdmins, {role});
-    if (!r) {
-      return tl::unexpected(r.error());
-    }
-    return !r->rows.empty() && Int(r->rows[0][0]) > 0;
+    PL_TRY(auto r, c.Query(kCountAdmins, {role}));
+    return !r.rows.empty() && Int(r.rows[0][0]) > 0;
   };
   co_return co_await store_.Run<bool>(std::move(job));
 }
@@ -477,12 +423,9 @@ Awaitable<Result<UserRow>> UserTable::InsertFirstAdmin(UserRow row) {
       if (!marked) {
         return tl::unexpected(marked.error());
       }
-      auto admins = tx.Query(kCountAdmins, {row.role});
-      if (!admins) {
-        return tl::unexpected(admins.error());
-      }
+      PL_TRY(auto admins, tx.Query(kCountAdmins, {row.role}));
       // The marker just inserted counts once; anything more is an admin already there.
-      if (admins->rows.empty() || Int(admins->rows[0][0]) > 1) {
+      if (admins.rows.empty() || Int(admins.rows[0][0]) > 1) {
         return Fail(ErrorCode::kAlreadyExists, "setup is done: an admin exists already");
       }
       inserted = Insert(tx, row);

@@ -178,39 +178,18 @@ std::string StripBidiEmbeddings(std::string_view s) {
 }
 
 Result<std::string> FoldCase(std::string_view s) {
-  auto u = ToU16(s);
-  if (!u) {
-    return tl::unexpected(u.error());
-  }
-  auto folded = FoldCase(*u);
-  if (!folded) {
-    return tl::unexpected(folded.error());
-  }
-  return ToU8(*folded);
+  PL_TRY(auto u, ToU16(s));
+  PL_TRY(auto folded, FoldCase(u));
+  return ToU8(folded);
 }
 
 Result<std::string> NameSkeleton(std::string_view name) {
-  auto u = ToU16(name);
-  if (!u) {
-    return tl::unexpected(u.error());
-  }
-  auto folded = FoldCase(*u);
-  if (!folded) {
-    return tl::unexpected(folded.error());
-  }
-  auto skeleton = Skeleton(*folded);
-  if (!skeleton) {
-    return tl::unexpected(skeleton.error());
-  }
-  auto refolded = FoldCase(*skeleton);
-  if (!refolded) {
-    return tl::unexpected(refolded.error());
-  }
-  auto text = ToU8(*refolded);
-  if (!text) {
-    return tl::unexpected(text.error());
-  }
-  const std::string& utf8 = *text;
+  PL_TRY(auto u, ToU16(name));
+  PL_TRY(auto folded, FoldCase(u));
+  PL_TRY(auto skeleton, Skeleton(folded));
+  PL_TRY(auto refolded, FoldCase(skeleton));
+  PL_TRY(auto text, ToU8(refolded));
+  const std::string& utf8 = text;
   // White space runs as one space, none at the ends: "a  b" and " a b" are one name.
   std::string out;
   out.reserve(utf8.size());

@@ -69,7 +69,7 @@ TEST(Keys, UnshardedKeysKeepTheirDocumentedNames) {
   EXPECT_EQ(kPublishedListsVersion, "pl:lv:{pub}");
 }
 
-// The recoveries drop caches by these two tests (like_store.cpp, article_cache.cpp).
+// The recoveries drop caches by these two tests (like_recovery.cpp, article_cache.cpp).
 TEST(Keys, CacheKeysAreToldFromTheOthers) {
   EXPECT_TRUE(IsArticleCache(Article(259)));
   EXPECT_TRUE(IsArticleCache(ArticleBody(259)));

@@ -29,18 +29,15 @@ Awaitable<Result<std::string>> ClientImpl::LoadScript(std::weak_ptr<ClientImpl> 
   if (auto self = weak.lock()) {
     ++self->stats_.script_loads;
   }
-  auto reply = co_await Send<Result<Reply>>(weak, ex, std::move(load));
-  if (!reply) {
-    co_return tl::unexpected(reply.error());
-  }
-  if (reply->type != Reply::Type::kString || reply->str.empty()) {
+  PL_CO_TRY(auto reply, co_await Send<Result<Reply>>(weak, ex, std::move(load)));
+  if (reply.type != Reply::Type::kString || reply.str.empty()) {
     co_return Fail(ErrorCode::kInternal,
-                   "redis SCRIPT LOAD " + script.name + " failed: " + reply->str);
+                   "redis SCRIPT LOAD " + script.name + " failed: " + reply.str);
   }
   if (auto self = weak.lock()) {
-    self->shas_[script.source_hash] = reply->str;
+    self->shas_[script.source_hash] = reply.str;
   }
-  co_return std::move(reply->str);
+  co_return std::move(reply.str);
 }
 
 // EVALSHA of a script whose sha this client knows (every call after its first): framed
@@ -91,11 +88,8 @@ Awaitable<Result<Reply>> ClientImpl::EvalKnown(std::weak_ptr<ClientImpl> weak,
 Awaitable<Result<Reply>> ClientImpl::EvalAfterNoScript(std::weak_ptr<ClientImpl> weak,
                                                        net::any_io_executor ex,
                                                        const Script& script, Commands command) {
-  auto loaded = co_await LoadScript(weak, ex, script);
-  if (!loaded) {
-    co_return tl::unexpected(loaded.error());
-  }
-  command.front()[1] = std::move(*loaded);
+  PL_CO_TRY(auto loaded, co_await LoadScript(weak, ex, script));
+  command.front()[1] = std::move(loaded);
   co_return co_await SendKept(weak, ex, &command);
 }
 
@@ -111,11 +105,8 @@ Awaitable<Result<Reply>> ClientImpl::EvalImpl(std::weak_ptr<ClientImpl> weak,
     co_return Fail(ErrorCode::kUnavailable, "redis client destroyed");
   }
   if (sha.empty()) {
-    auto loaded = co_await LoadScript(weak, ex, script);
-    if (!loaded) {
-      co_return tl::unexpected(loaded.error());
-    }
-    sha = std::move(*loaded);
+    PL_CO_TRY(auto loaded, co_await LoadScript(weak, ex, script));
+    sha = std::move(loaded);
   }
   // Built once; Submit only reads it, so a NOSCRIPT retry resends it with the new sha.
   const Commands command = EvalShaCommand(std::move(sha), std::move(keys), std::move(args));

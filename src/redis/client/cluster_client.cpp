@@ -84,14 +84,11 @@ struct BatchCommand {
     return Send(std::move(node), batch->One(index, asking));
   }
   static Awaitable<Result<Reply>> Send(std::shared_ptr<Client> node, Batch one) {
-    auto r = co_await Batch::Send(*node, std::move(one));
-    if (!r) {
-      co_return tl::unexpected(r.error());
-    }
-    if (r->empty()) {
+    PL_CO_TRY(auto r, co_await Batch::Send(*node, std::move(one)));
+    if (r.empty()) {
       co_return Fail(ErrorCode::kInternal, "redis: no reply");
     }
-    co_return std::move(r->back());
+    co_return std::move(r.back());
   }
 };
 
@@ -320,11 +317,8 @@ Awaitable<Result<std::vector<Reply>>> ClusterClient::RunBatch(std::weak_ptr<Clus
       continue;
     }
     BatchCommand<Batch> send{&batch, i};
-    auto r = co_await RunOne(weak, batch.Slot(i), send);
-    if (!r) {
-      co_return tl::unexpected(r.error());
-    }
-    out[i] = std::move(*r);
+    PL_CO_TRY(auto r, co_await RunOne(weak, batch.Slot(i), send));
+    out[i] = std::move(r);
   }
   co_return out;
 }

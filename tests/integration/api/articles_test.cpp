@@ -801,9 +801,9 @@ TEST_P(ViewFlushTest, APassKilledAfterItsClaimLosesNoViews) {
     ASSERT_EQ(c.Get(path).status, 200);
   }
 
-  app_->app().view_flush().fail_after_claim = [] { return true; };
+  app_->app().flush_faults().view_after_claim = [] { return true; };
   EXPECT_FALSE(FlushViews());  // dies after the claim, before the SQL commit
-  app_->app().view_flush().fail_after_claim = nullptr;
+  app_->app().flush_faults().view_after_claim = nullptr;
   EXPECT_EQ(SqlViews(id), 0);
   EXPECT_EQ(InFlight(), "1");
 
@@ -816,10 +816,10 @@ TEST_P(ViewFlushTest, APassKilledAfterItsClaimLosesNoViews) {
   EXPECT_EQ(Dirty(), "0");
 
   // A view counted while a claim is in flight is marked dirty again and written later.
-  app_->app().view_flush().fail_after_claim = [] { return true; };
+  app_->app().flush_faults().view_after_claim = [] { return true; };
   ASSERT_EQ(c.Get(path).status, 200);
   EXPECT_FALSE(FlushViews());
-  app_->app().view_flush().fail_after_claim = nullptr;
+  app_->app().flush_faults().view_after_claim = nullptr;
   ASSERT_EQ(c.Get(path).status, 200);
   ASSERT_TRUE(FlushViews());
   EXPECT_EQ(SqlViews(id), 5);

@@ -121,10 +121,10 @@ TEST_P(LikesTest, FlushRepeatedOrInterruptedLosesAndDoublesNothing) {
   c.Put(LikePath(id), "", Bearer(tokens[1]));
 
   // The flusher dies between its SQL commit and its Redis cleanup.
-  app_->app().like_flush().fail_after_commit = [] { return true; };
+  app_->app().flush_faults().like_after_commit = [] { return true; };
   auto aborted = TryFlushLikes();
   EXPECT_FALSE(aborted);
-  app_->app().like_flush().fail_after_commit = nullptr;
+  app_->app().flush_faults().like_after_commit = nullptr;
   EXPECT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{2, 2}));
   // A change that arrives while that batch is still in flight...
   c.Put(LikePath(id), "", Bearer(tokens[2]));

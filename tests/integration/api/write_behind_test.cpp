@@ -152,9 +152,9 @@ TEST_P(WriteBehindTest, SqlCountsEqualTheirRowsEvenWhenAPassStopsHalfway) {
   EXPECT_EQ(SetLike(id, 701, true).count, 301);
   ASSERT_EQ(Claim(id, "2").size(), 1u);  // left in flight by a pass that died
   // The next pass retakes bucket 2 first, commits it, and dies before anything else.
-  app_->app().like_flush().fail_after_commit = [] { return true; };
+  app_->app().flush_faults().like_after_commit = [] { return true; };
   EXPECT_FALSE(TryFlushLikes());
-  app_->app().like_flush().fail_after_commit = nullptr;
+  app_->app().flush_faults().like_after_commit = nullptr;
   EXPECT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{302, 302}))
       << "bucket 2's rows are in, user 10's unlike is not: the count must say the same";
   // Redis loses what was not flushed (user 10's unlike): SQL alone must be consistent.
@@ -235,7 +235,7 @@ TEST_P(WriteBehindTest, TheShutdownFlushWritesLikesThatArrivedDuringAPassInProgr
   SetLike(id, 1, true);
   bool fired = false;
   std::future<Result<flush::FlushReport>> last;
-  app_->app().like_flush().after_claim = [&]() -> Awaitable<void> {
+  app_->app().flush_faults().like_after_claim = [&]() -> Awaitable<void> {
     if (fired) {
       co_return;
     }
@@ -251,7 +251,7 @@ TEST_P(WriteBehindTest, TheShutdownFlushWritesLikesThatArrivedDuringAPassInProgr
   ASSERT_TRUE(OnLoop(app_->app().flusher().FlushNow()));
   ASSERT_TRUE(fired);
   auto report = last.get();
-  app_->app().like_flush().after_claim = nullptr;
+  app_->app().flush_faults().like_after_claim = nullptr;
   ASSERT_TRUE(report) << report.error().message;
   EXPECT_EQ(SqlLikes(id), (std::pair<int64_t, int64_t>{2, 2}));
 }

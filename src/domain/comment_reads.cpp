@@ -1,0 +1,215 @@
+// CommentService's reads of single comments: one comment (Peek, Visible, Get, GetLike) and
+// whether comments may be seen (VisibleMany), with the rules that hide a comment from a viewer.
+#include <map>
+
+#include "domain/comment_pages_detail.hpp"
+#include "domain/comments.hpp"
+
+namespace plaudit::domain {
+
+using detail::Moderates;
+using detail::Wrote;
+
+namespace {
+
+// A live pending top-level comment keeps its replies from readers.
+bool HidesReplies(const Comment& top) {
+  return !top.deleted && top.status == CommentStatus::kPending;
+}
+
+}  // namespace
+
+Awaitable<Result<Comment>> CommentService::Peek(int64_t id) {
+  if (!articles_.Checked()) {
+    PL_CO_CHECK(co_await articles_.EnsureChecked());
+  }
+  const std::vector<int64_t> ids{id};
+  PL_CO_TRY(std::vector<redis::CachedComment> cached, co_await cache_.GetMany(ids));
+  if (cached.front()) {
+    co_return std::move(*cached.front());
+  }
+  PL_CO_TRY(const std::optional<sql::CommentRow> row, co_await table_.Find(id));
+  if (!row) {
+    co_return Fail(ErrorCode::kNotFound, "no such comment");
+  }
+  const std::vector<Comment> found{sql::ToComment(*row)};
+  PL_CO_CHECK(co_await cache_.Put(row->article_id, found));
+  co_return found.front();
+}
+
+Awaitable<Result<Comment>> CommentService::Visible(const std::optional<Principal>& viewer,
+                                                   int64_t id) {
+  PL_CO_TRY(Comment c, co_await Peek(id));
+  const bool privileged = Moderates(viewer) || Wrote(viewer, c);
+  if (!c.Listed() && !(privileged && !c.deleted)) {
+    co_return Fail(ErrorCode::kNotFound, "no such comment");
+  }
+  if (c.parent_id && !privileged) {
+    PL_CO_TRY(const Comment top, co_await Peek(*c.parent_id));
+    if (HidesReplies(top) && !Wrote(viewer, top)) {
+      co_return Fail(ErrorCode::kNotFound, "no such comment");
+    }
+  }
+  auto article = co_await articles_.Get(viewer, c.article_id, false, false);
+  if (!article) {
+    if (article.error().code == ErrorCode::kNotFound) {
+      co_return Fail(ErrorCode::kNotFound, "no such comment");
+    }
+    co_return tl::unexpected(article.error());
+  }
+  if (!privileged && !c.deleted && !c.Approved()) {
+    // A spam top-level comment listed for its replies: a placeholder, as a deleted one is.
+    c.body.clear();
+    c.deleted = true;
+  }
+  if (!privileged && c.deleted) {
+    c.status = CommentStatus::kApproved;  // as Hydrate says
+  }
+  co_return c;
+}
+
+Awaitable<Result<std::vector<bool>>> CommentService::VisibleMany(
+    const std::optional<Principal>& viewer, std::vector<int64_t> ids) {
+  // Every id's placement and standing from Redis in one round trip (a standing changes, so
+  // memory cannot answer it), what Redis does not hold from SQL in one query, but for ids
+  // known to name nothing (UnknownComments); then the top-level comments of replies, whose
+  // hold hides them; then the articles.
+  if (!articles_.Checked()) {
+    PL_CO_CHECK(co_await articles_.EnsureChecked());
+  }
+  std::vector<std::optional<Comment>> found(ids.size());
+  PL_CO_TRY(std::vector<redis::CachedComment> placed, co_await cache_.GetPlacements(ids));
+  std::vector<size_t> missed;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (placed[i]) {
+      found[i] = std::move(*placed[i]);
+    } else {
+      missed.push_back(i);
+    }
+  }
+  if (!missed.empty()) {
+    // Not cached: ids known to name nothing answer at once (issue 41: each cost a trip to
+    // SQL and three to Redis); SQL has the rest, in one query, and its misses are remembered.
+    std::vector<int64_t> missed_ids;
+    missed_ids.reserve(missed.size());
+    for (size_t i : missed) {
+      missed_ids.push_back(ids[i]);
+    }
+    PL_CO_TRY(const UnknownComments::Look look, co_await unknown_.Sort(missed_ids));
+    std::vector<int64_t> asked;
+    std::vector<size_t> asked_at;  // position in missed_ids
+    for (size_t j = 0; j < missed_ids.size(); ++j) {
+      if (look.unknown[j]) {
+        continue;
+      }
+      asked.push_back(missed_ids[j]);
+      asked_at.push_back(j);
+    }
+    if (!asked.empty()) {
+      PL_CO_TRY(const std::vector<sql::CommentRow> rows, co_await table_.FindMany(asked));
+      std::map<int64_t, std::vector<Comment>> by_article;
+      std::map<int64_t, const sql::CommentRow*> row_of;
+      for (const auto& row : rows) {
+        row_of[row.id] = &row;
+        by_article[row.article_id].push_back(sql::ToComment(row));
+      }
+      // Cached as Peek caches one, so the next look finds their placements.
+      for (const auto& [article_id, comments] : by_article) {
+        PL_CO_CHECK(co_await cache_.Put(article_id, comments));
+      }
+      for (size_t k = 0; k < asked.size(); ++k) {
+        const size_t j = asked_at[k];
+        if (auto r = row_of.find(asked[k]); r != row_of.end()) {
+          found[missed[j]] = sql::ToComment(*r->second);
+        } else {
+          unknown_.Remember(look, j, asked[k]);
+        }
+      }
+    }
+  }
+  // 0 (an unknown comment, or one this viewer may not see) is no article: false.
+  std::vector<int64_t> articles(ids.size(), 0);
+  std::map<int64_t, bool> tops;  // top-level comment → hides its replies (filled below)
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (!found[i]) {
+      continue;
+    }
+    const Comment& c = *found[i];
+    Learn(c);
+    const bool privileged = Moderates(viewer) || Wrote(viewer, c);
+    if (!c.Listed() && !(privileged && !c.deleted)) {
+      continue;
+    }
+    // A spam placeholder's likes are as hidden as its text.
+    if (!privileged && !c.deleted && !c.Approved()) {
+      continue;
+    }
+    if (c.parent_id && !privileged) {
+      tops.emplace(*c.parent_id, false);
+    }
+    articles[i] = c.article_id;
+  }
+  if (!tops.empty()) {
+    std::vector<int64_t> top_ids;
+    top_ids.reserve(tops.size());
+    for (const auto& [id, hides] : tops) {
+      top_ids.push_back(id);
+    }
+    PL_CO_TRY(std::vector<redis::CachedComment> top_placed, co_await cache_.GetPlacements(top_ids));
+    for (size_t k = 0; k < top_ids.size(); ++k) {
+      std::optional<Comment> top = std::move(top_placed[k]);
+      if (!top) {
+        PL_CO_TRY(auto peeked, co_await Peek(top_ids[k]));
+        top = std::move(peeked);
+      }
+      tops[top_ids[k]] = HidesReplies(*top) && !Wrote(viewer, *top);
+    }
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (articles[i] != 0 && found[i]->parent_id) {
+        auto t = tops.find(*found[i]->parent_id);
+        if (t != tops.end() && t->second) {
+          articles[i] = 0;
+        }
+      }
+    }
+  }
+  co_return co_await articles_.VisibleMany(viewer, articles);
+}
+
+void CommentService::Learn(const Comment& c) {
+  if (article_of_.size() >= kArticleOfCapacity) {
+    article_of_.clear();
+  }
+  article_of_.emplace(c.id, Placement{c.article_id, c.parent_id.value_or(0)});
+}
+
+Awaitable<Result<Comment>> CommentService::Get(const std::optional<Principal>& viewer, int64_t id) {
+  PL_CO_TRY(Comment c, co_await Visible(viewer, id));
+  std::vector<Comment*> one{&c};
+  PL_CO_CHECK(co_await AddLikes(viewer ? viewer->id : 0, one));
+  co_return c;
+}
+
+Awaitable<Result<LikeState>> CommentService::GetLike(const std::optional<Principal>& viewer,
+                                                     int64_t id) {
+  PL_CO_CHECK(co_await Visible(viewer, id));
+  const model::Target target = model::Target::Comment(id);
+  co_return co_await likes_.Get(viewer ? viewer->id : 0, target);
+}
+
+Awaitable<Status> CommentService::AddLikes(int64_t user_id, std::vector<Comment*> comments) {
+  std::vector<model::Target> targets;
+  targets.reserve(comments.size());
+  for (const Comment* c : comments) {
+    targets.push_back(model::Target::Comment(c->id));
+  }
+  PL_CO_TRY(const std::vector<LikeState> states,
+            co_await likes_.GetMany(user_id, std::move(targets)));
+  for (size_t i = 0; i < comments.size(); ++i) {
+    comments[i]->like_count = states[i].count;
+    comments[i]->liked = states[i].liked;
+  }
+  co_return Status{};
+}
+
+}  // namespace plaudit::domain

@@ -1,0 +1,115 @@
+// The comment store's reads: single rows, pages of an article's comments, and the checks the
+// API asks before a write (a guest's name, an edit token, a first approval).
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sql/comment_standing.hpp"
+#include "sql/comments.hpp"
+
+namespace plaudit::sql {
+namespace {
+
+// Jobs are named std::function variables, never lambda temporaries inside co_await (GCC 12).
+
+using detail::FromRow;
+using detail::kNameKeyHeld;
+using detail::kSelect;
+
+constexpr std::string_view kEditTokenHash =
+    "SELECT edit_token_hash FROM comments WHERE id = $1 AND edit_token_hash IS NOT NULL";
+constexpr std::string_view kHasApproved =
+    "SELECT 1 FROM comments WHERE author_id = $1 AND status = 'approved' LIMIT 1";
+// Also ids of comments deleted with their article (migration 015).
+constexpr std::string_view kMaxId =
+    "SELECT MAX(m) FROM (SELECT COALESCE(MAX(id), 0) AS m FROM comments UNION ALL "
+    "SELECT last AS m FROM id_marks WHERE name = 'comment') s";
+
+}  // namespace
+
+Awaitable<Result<bool>> CommentTable::NameKeyHeld(std::string name_key) {
+  std::function<Result<bool>(Connection&)> job =
+      [name_key = std::move(name_key)](Connection& c) -> Result<bool> {
+    PL_TRY(auto r, c.Query(kNameKeyHeld, {name_key}));
+    return !r.rows.empty();
+  };
+  co_return co_await store_.Run<bool>(std::move(job));
+}
+
+Awaitable<Result<std::optional<std::string>>> CommentTable::EditTokenHash(int64_t id) {
+  std::function<Result<std::optional<std::string>>(Connection&)> job =
+      [id](Connection& c) -> Result<std::optional<std::string>> {
+    PL_TRY(auto r, c.Query(kEditTokenHash, {id}));
+    if (r.rows.empty()) {
+      return std::optional<std::string>{};
+    }
+    return std::optional<std::string>(Text(r.rows[0][0]));
+  };
+  co_return co_await store_.Run<std::optional<std::string>>(std::move(job));
+}
+
+Awaitable<Result<bool>> CommentTable::HasApproved(int64_t author_id) {
+  std::function<Result<bool>(Connection&)> job = [author_id](Connection& c) -> Result<bool> {
+    PL_TRY(auto r, c.Query(kHasApproved, {author_id}));
+    return !r.rows.empty();
+  };
+  co_return co_await store_.Run<bool>(std::move(job));
+}
+
+Awaitable<Result<std::optional<CommentRow>>> CommentTable::Find(int64_t id) {
+  std::function<Result<std::optional<CommentRow>>(Connection&)> job =
+      [id](Connection& c) -> Result<std::optional<CommentRow>> {
+    PL_TRY(auto r, c.Query(std::string(kSelect) + "WHERE c.id = $1", {id}));
+    if (r.rows.empty()) {
+      return std::optional<CommentRow>{};
+    }
+    return std::optional<CommentRow>(FromRow(r.rows[0]));
+  };
+  co_return co_await store_.Run<std::optional<CommentRow>>(std::move(job));
+}
+
+Awaitable<Result<std::vector<CommentRow>>> CommentTable::FindMany(std::vector<int64_t> ids) {
+  std::function<Result<std::vector<CommentRow>>(Connection&)> job =
+      [ids = std::move(ids)](Connection& c) -> Result<std::vector<CommentRow>> {
+    std::vector<CommentRow> out;
+    if (ids.empty()) {
+      return out;
+    }
+    std::vector<Value> params;
+    const std::string sql = std::string(kSelect) + "WHERE c.id IN " + InList(ids, params);
+    PL_TRY(auto r, c.Query(sql, params));
+    for (const auto& row : r.rows) {
+      out.push_back(FromRow(row));
+    }
+    return out;
+  };
+  co_return co_await store_.Run<std::vector<CommentRow>>(std::move(job));
+}
+
+Awaitable<Result<std::vector<CommentRow>>> CommentTable::ListForArticle(int64_t article_id,
+                                                                        int64_t after_id,
+                                                                        int64_t limit) {
+  std::function<Result<std::vector<CommentRow>>(Connection&)> job =
+      [article_id, after_id, limit](Connection& c) -> Result<std::vector<CommentRow>> {
+    PL_TRY(auto r, c.Query(std::string(kSelect) +
+                               "WHERE c.article_id = $1 AND c.id > $2 ORDER BY c.id LIMIT $3",
+                           {article_id, after_id, limit}));
+    std::vector<CommentRow> out;
+    out.reserve(r.rows.size());
+    for (const auto& row : r.rows) {
+      out.push_back(FromRow(row));
+    }
+    return out;
+  };
+  co_return co_await store_.Run<std::vector<CommentRow>>(std::move(job));
+}
+
+Awaitable<Result<int64_t>> CommentTable::MaxId() {
+  PL_CO_TRY(auto max, co_await store_.QueryInt(kMaxId));
+  co_return max.value_or(0);
+}
+
+}  // namespace plaudit::sql
