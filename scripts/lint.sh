@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make lint: every C++ file matches .clang-format, and clang-tidy with .clang-tidy's checks finds
+# make lint: no include runs back up the layers (scripts/check_layers.py), every C++ file
+# matches .clang-format, and clang-tidy with .clang-tidy's checks finds
 # nothing in src/ (tests are formatted, not tidied: they would add two thirds to the time for no
 # gain in the shipped binary). Exits non-zero on the first kind of finding, printing each one.
 # clang-tidy 22 skips system headers while matching; 14 (Debian's default) does not, and takes
@@ -11,6 +12,9 @@ TIDY=${CLANG_TIDY:-clang-tidy-22}
 CLANGXX=${CLANGXX:-clang++-22}
 JOBS=${JOBS:-$(nproc)}
 BUILD=$(realpath "${BUILD_DIR:-build}")
+
+echo "lint: layers"
+/usr/bin/python3 scripts/check_layers.py "$PWD"
 
 echo "lint: clang-format"
 git ls-files -z '*.cpp' '*.hpp' | xargs -0 "$FORMAT" --dry-run -Werror

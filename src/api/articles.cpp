@@ -3,8 +3,6 @@
 #include "api/bind.hpp"
 #include "api/handlers.hpp"
 #include "api/json_fields.hpp"
-#include "api/json_text.hpp"
-#include "api/page_responses.hpp"
 #include "api/paging.hpp"
 #include "common/time.hpp"
 #include "domain/comment_verdict.hpp"
@@ -48,60 +46,6 @@ boost::json::object ArticleJson(const domain::Article& a) {
   return o;
 }
 
-void AppendArticleJson(std::string& out, const domain::Article& a, LikedSlots* liked_slots) {
-  namespace j = json_text;
-  out.push_back('{');
-  j::Key(out, "id"), j::Int(out, a.id);
-  out.push_back(','), j::Key(out, "kind"), j::String(out, domain::KindName(a.kind));
-  out.push_back(','), j::Key(out, "title"), j::String(out, a.title);
-  out.push_back(','), j::Key(out, "summary"), j::String(out, a.summary);
-  if (a.content) {
-    out.push_back(','), j::Key(out, "content"), j::String(out, *a.content);
-  }
-  out.push_back(','), j::Key(out, "status"), j::String(out, domain::StatusName(a.status));
-  out.push_back(','), j::Key(out, "pinned"), j::Bool(out, a.pinned);
-  out.push_back(','), j::Key(out, "allowComments"), j::Bool(out, a.allow_comments);
-  out.push_back(','), j::Key(out, "moderation");
-  if (a.moderation.empty()) {
-    j::Null(out);
-  } else {
-    j::String(out, a.moderation);
-  }
-  out.push_back(','), j::Key(out, "author");
-  out.push_back('{');
-  j::Key(out, "id"), j::Int(out, a.author_id);
-  out.push_back(','), j::Key(out, "username"), j::String(out, a.author_username);
-  out.push_back(','), j::Key(out, "displayName"), j::String(out, a.author_display_name);
-  out.push_back('}');
-  out.push_back(','), j::Key(out, "createdAt"), j::String(out, FormatTimeMs(a.created_at_ms));
-  out.push_back(','), j::Key(out, "updatedAt"), j::String(out, FormatTimeMs(a.updated_at_ms));
-  out.push_back(','), j::Key(out, "publishedAt");
-  if (a.published_at_ms) {
-    j::String(out, FormatTimeMs(*a.published_at_ms));
-  } else {
-    j::Null(out);
-  }
-  out.push_back(','), j::Key(out, "viewCount"), j::Int(out, a.view_count);
-  out.push_back(','), j::Key(out, "likeCount"), j::Int(out, a.like_count);
-  out.push_back(','), j::Key(out, "commentCount"), j::Int(out, a.comment_count);
-  out.push_back(','), j::Key(out, "liked");
-  if (liked_slots) {
-    liked_slots->push_back(LikedSlot{out.size(), a.id, a.like_count > 0});
-  }
-  j::Bool(out, a.liked);
-  out.push_back('}');
-}
-
-std::string ArticlePageText(const domain::PageResult<domain::Article>& page,
-                            const domain::PageRequest& req, LikedSlots* liked_slots) {
-  return PageText(
-      page, req,
-      [liked_slots](std::string& out, const domain::Article& a) {
-        AppendArticleJson(out, a, liked_slots);
-      },
-      640);
-}
-
 namespace articles {
 
 // A kind the articles routes take: "article" or "post". Page threads ("page") are made by the
@@ -127,24 +71,16 @@ Result<domain::ArticleInput> ParseInput(const boost::json::object& body, bool cr
     known =
         OnlyFields(body, {"title", "content", "status", "pinned", "allowComments", "moderation"});
   }
-  if (!known) {
-    return tl::unexpected(known.error());
-  }
+  PL_CHECK(known);
   domain::ArticleInput in;
   auto title = OptionalString(body, "title");
-  if (!title) {
-    return tl::unexpected(title.error());
-  }
+  PL_CHECK(title);
   in.title = std::move(*title);
   auto content = OptionalString(body, "content");
-  if (!content) {
-    return tl::unexpected(content.error());
-  }
+  PL_CHECK(content);
   in.content = std::move(*content);
   auto kind = OptionalString(body, "kind");
-  if (!kind) {
-    return tl::unexpected(kind.error());
-  }
+  PL_CHECK(kind);
   if (*kind) {
     in.kind = ArticleKindOf(**kind);
     if (!in.kind) {
@@ -152,9 +88,7 @@ Result<domain::ArticleInput> ParseInput(const boost::json::object& body, bool cr
     }
   }
   auto status = OptionalString(body, "status");
-  if (!status) {
-    return tl::unexpected(status.error());
-  }
+  PL_CHECK(status);
   if (*status) {
     in.status = domain::ParseStatus(**status);
     if (!in.status) {
@@ -162,9 +96,7 @@ Result<domain::ArticleInput> ParseInput(const boost::json::object& body, bool cr
     }
   }
   auto pinned = OptionalBool(body, "pinned");
-  if (!pinned) {
-    return tl::unexpected(pinned.error());
-  }
+  PL_CHECK(pinned);
   in.pinned = *pinned;
   PL_TRY(auto allow, OptionalBool(body, "allowComments"));
   in.allow_comments = allow;
@@ -262,15 +194,10 @@ HandlerResult List(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto kind, KindParam(req));
   PL_CO_TRY(auto filter, StatusParam(req));
   if (filter == domain::ArticleService::ListFilter::kPublished) {
-    co_return co_await CachedList(ctx, req, caller.principal, kind, paging);
+    co_return co_await ctx.render->ArticleList(req, caller.principal, kind, paging);
   }
   PL_CO_TRY(auto page, co_await ctx.articles->List(caller.principal, filter, kind, paging));
-  // Written as text (ArticlePageText): the boost::json objects of a 20-article page cost
-  // ~40% of a list request's instructions to build, serialise and destroy (callgrind).
-  Response r;
-  r.body = ArticlePageText(page, paging);
-  AddCacheHeaders(r, ctx, req, false);  // the caller's own
-  co_return r;
+  co_return ctx.render->PrivateArticleList(req, page, paging);
 }
 
 HandlerResult Changes(ApiContext ctx, Request& req) {

@@ -27,35 +27,32 @@ Response StateJson(const domain::LikeState& s) {
   return r;
 }
 
+// Every single-like route: the caller's credentials are judged first (401/429 before a 400,
+// as everywhere), then the :id; `answer(caller, id)` is the like state to send.
+template <class Answer>
+HandlerResult LikeRoute(ApiContext ctx, Request& req, Access access, Answer answer) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, access));
+  PL_CO_TRY(const int64_t id, req.IdParam("id"));
+  PL_CO_TRY(auto state, co_await answer(caller, id));
+  co_return StateJson(state);
+}
+
 // PUT (like = true) / DELETE (like = false) of an article's like by the caller.
 HandlerResult SetArticleLike(ApiContext ctx, Request& req, bool like) {
-  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
-  PL_CO_TRY(const int64_t id, req.IdParam("id"));
-  PL_CO_TRY(auto state, co_await ctx.articles->SetLike(*caller.principal, id, like));
-  co_return StateJson(state);
+  // Named, not a temporary inside co_await (GCC 12).
+  auto answer = [&](const Caller& c, int64_t id) {
+    return ctx.articles->SetLike(*c.principal, id, like);
+  };
+  co_return co_await LikeRoute(ctx, req, Access::kWrite, answer);
 }
 
 // PUT / DELETE of a comment's like: the comment service also moves it in its hot order.
 HandlerResult SetCommentLike(ApiContext ctx, Request& req, bool like) {
-  // The caller's credentials are judged first (401/429 before a 400), as everywhere.
-  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
-  PL_CO_TRY(const int64_t id, req.IdParam("id"));
-  PL_CO_TRY(auto state, co_await ctx.comments->Like(*caller.principal, id, like));
-  co_return StateJson(state);
-}
-
-HandlerResult LikeComment(ApiContext ctx, Request& req) {
-  co_return co_await SetCommentLike(ctx, req, true);
-}
-HandlerResult UnlikeComment(ApiContext ctx, Request& req) {
-  co_return co_await SetCommentLike(ctx, req, false);
-}
-
-HandlerResult GetCommentLike(ApiContext ctx, Request& req) {
-  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
-  PL_CO_TRY(const int64_t id, req.IdParam("id"));
-  PL_CO_TRY(auto state, co_await ctx.comments->GetLike(caller.principal, id));
-  co_return StateJson(state);
+  // Named, not a temporary inside co_await (GCC 12).
+  auto answer = [&](const Caller& c, int64_t id) {
+    return ctx.comments->Like(*c.principal, id, like);
+  };
+  co_return co_await LikeRoute(ctx, req, Access::kWrite, answer);
 }
 
 HandlerResult Like(ApiContext ctx, Request& req) {
@@ -64,12 +61,23 @@ HandlerResult Like(ApiContext ctx, Request& req) {
 HandlerResult Unlike(ApiContext ctx, Request& req) {
   co_return co_await SetArticleLike(ctx, req, false);
 }
+HandlerResult LikeComment(ApiContext ctx, Request& req) {
+  co_return co_await SetCommentLike(ctx, req, true);
+}
+HandlerResult UnlikeComment(ApiContext ctx, Request& req) {
+  co_return co_await SetCommentLike(ctx, req, false);
+}
 
 HandlerResult GetArticleLike(ApiContext ctx, Request& req) {
-  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
-  PL_CO_TRY(const int64_t id, req.IdParam("id"));
-  PL_CO_TRY(auto state, co_await ctx.articles->GetLike(caller.principal, id));
-  co_return StateJson(state);
+  // Named, not a temporary inside co_await (GCC 12).
+  auto answer = [&](const Caller& c, int64_t id) { return ctx.articles->GetLike(c.principal, id); };
+  co_return co_await LikeRoute(ctx, req, Access::kPublic, answer);
+}
+
+HandlerResult GetCommentLike(ApiContext ctx, Request& req) {
+  // Named, not a temporary inside co_await (GCC 12).
+  auto answer = [&](const Caller& c, int64_t id) { return ctx.comments->GetLike(c.principal, id); };
+  co_return co_await LikeRoute(ctx, req, Access::kPublic, answer);
 }
 
 Result<std::vector<int64_t>> ParseIds(const std::optional<std::string>& raw,

@@ -5,6 +5,7 @@
 #include "api/comments.hpp"
 #include "api/handlers.hpp"
 #include "api/json_fields.hpp"
+#include "api/keyset_page.hpp"
 #include "api/paging.hpp"
 #include "api/users.hpp"
 #include "common/time.hpp"
@@ -130,10 +131,7 @@ HandlerResult Queue(ApiContext ctx, Request& req) {
   PL_CO_TRY(const int64_t after, CursorId(req));
   PL_CO_TRY(auto rows,
             co_await ctx.comments->Queue(*caller.principal, filter, article_id, after, size + 1));
-  const bool more = rows.size() > static_cast<size_t>(size);
-  if (more) {
-    rows.pop_back();
-  }
+  const boost::json::value next = TrimToPage(rows, size, [](const auto& q) { return q.row.id; });
   boost::json::array items;
   for (const auto& q : rows) {
     boost::json::object item = CommentJson(sql::ToComment(q.row));
@@ -160,10 +158,6 @@ HandlerResult Queue(ApiContext ctx, Request& req) {
     item["reasons"] = std::move(reasons);
     items.push_back(std::move(item));
   }
-  boost::json::value next = nullptr;
-  if (more && !rows.empty()) {
-    next = std::to_string(rows.back().row.id);
-  }
   co_return JsonResponse(
       beast::http::status::ok,
       boost::json::object{{"items", items}, {"size", size}, {"nextCursor", next}});
@@ -178,11 +172,8 @@ HandlerResult Log(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto size, IntParam(req, "size", 50, 1, 100));
   PL_CO_TRY(const int64_t before, CursorId(req));
   PL_CO_TRY(auto entries, co_await ctx.moderation_log->Page(before, size + 1));
+  const boost::json::value next = TrimToPage(entries, size, [](const auto& e) { return e.id; });
   boost::json::array items;
-  const bool more = entries.size() > static_cast<size_t>(size);
-  if (more) {
-    entries.pop_back();
-  }
   for (const auto& e : entries) {
     items.push_back(boost::json::object{{"id", e.id},
                                         {"at", FormatTimeMs(e.at_ms)},
@@ -191,10 +182,6 @@ HandlerResult Log(ApiContext ctx, Request& req) {
                                         {"commentId", OptionalIdJson(e.comment_id)},
                                         {"userId", OptionalIdJson(e.user_id)},
                                         {"reason", e.reason}});
-  }
-  boost::json::value next = nullptr;
-  if (more && !entries.empty()) {
-    next = std::to_string(entries.back().id);
   }
   co_return JsonResponse(beast::http::status::ok,
                          boost::json::object{{"items", items}, {"nextCursor", next}});

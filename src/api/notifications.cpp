@@ -68,6 +68,39 @@ bool LinkSecretShape(std::string_view s) {
   return true;
 }
 
+// The pages of a link from a mail, with its secret in the query parameter `param`.
+struct MailLink {
+  std::string_view param;
+  std::string_view invalid;    // the 404's message: a secret of the wrong shape or unknown
+  std::string_view ask_title;  // the GET's page, whose button posts back to the link
+  std::string_view ask;
+  std::string_view button;
+  std::string_view done_title;  // the POST's page, once `act` has done it
+  std::string_view done;
+};
+
+// Both links' flow: a GET only asks (mail scanners fetch links), the POST does `act(secret)`.
+HandlerResult FollowMailLink(ApiContext ctx, Request& req, MailLink link,
+                             Awaitable<Status> (domain::NoticeSettings::*act)(std::string)) {
+  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
+  const std::string secret(req.Query(link.param).value_or(""));
+  if (!LinkSecretShape(secret)) {
+    co_return Page(beast::http::status::not_found, "Link not valid", link.invalid);
+  }
+  if (req.raw.method() != beast::http::verb::post) {
+    co_return Page(beast::http::status::ok, link.ask_title, link.ask, link.button,
+                   SelfLink(req.path, link.param, secret));
+  }
+  auto done = co_await (ctx.notices->*act)(secret);
+  if (!done) {
+    if (done.error().code != ErrorCode::kNotFound) {
+      co_return tl::unexpected(done.error());
+    }
+    co_return Page(beast::http::status::not_found, "Link not valid", link.invalid);
+  }
+  co_return Page(beast::http::status::ok, link.done_title, link.done);
+}
+
 }  // namespace
 
 boost::json::object OwnUserJson(const domain::User& u, const domain::NoticeSettingsView& s) {
@@ -136,55 +169,35 @@ HandlerResult PatchSettings(ApiContext ctx, Request& req) {
   co_return JsonResponse(beast::http::status::ok, SettingsJson(s));
 }
 
+constexpr MailLink kConfirmLink{
+    .param = "token",
+    .invalid = "This confirmation link is not (or no longer) valid.",
+    .ask_title = "Confirm your address",
+    .ask = "Confirm this e-mail address to be told of replies to your comments.",
+    .button = "Confirm",
+    .done_title = "Address confirmed",
+    .done =
+        "Thank you: you will be mailed when someone replies. Every mail has a link to stop "
+        "them."};
+
 // GET and POST /api/v1/notifications/confirm?token=
 HandlerResult Confirm(ApiContext ctx, Request& req) {
-  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
-  const std::string token(req.Query("token").value_or(""));
-  if (!LinkSecretShape(token)) {
-    co_return Page(beast::http::status::not_found, "Link not valid",
-                   "This confirmation link is not (or no longer) valid.");
-  }
-  if (req.raw.method() != beast::http::verb::post) {
-    co_return Page(beast::http::status::ok, "Confirm your address",
-                   "Confirm this e-mail address to be told of replies to your comments.", "Confirm",
-                   SelfLink(req.path, "token", token));
-  }
-  auto done = co_await ctx.notices->Confirm(token);
-  if (!done) {
-    if (done.error().code != ErrorCode::kNotFound) {
-      co_return tl::unexpected(done.error());
-    }
-    co_return Page(beast::http::status::not_found, "Link not valid",
-                   "This confirmation link is not (or no longer) valid.");
-  }
-  co_return Page(beast::http::status::ok, "Address confirmed",
-                 "Thank you: you will be mailed when someone replies. Every mail has a link "
-                 "to stop them.");
+  co_return co_await FollowMailLink(ctx, req, kConfirmLink, &domain::NoticeSettings::Confirm);
 }
+
+constexpr MailLink kUnsubscribeLink{
+    .param = "key",
+    .invalid = "This unsubscribe link is not valid.",
+    .ask_title = "Unsubscribe",
+    .ask = "Stop every mail about comments from this site to your address?",
+    .button = "Unsubscribe",
+    .done_title = "Unsubscribed",
+    .done = "You will get no more mail about comments from this site."};
 
 // GET and POST /api/v1/notifications/unsubscribe?key= (POST also as RFC 8058's one-click)
 HandlerResult Unsubscribe(ApiContext ctx, Request& req) {
-  PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
-  const std::string key(req.Query("key").value_or(""));
-  if (!LinkSecretShape(key)) {
-    co_return Page(beast::http::status::not_found, "Link not valid",
-                   "This unsubscribe link is not valid.");
-  }
-  if (req.raw.method() != beast::http::verb::post) {
-    co_return Page(beast::http::status::ok, "Unsubscribe",
-                   "Stop every mail about comments from this site to your address?", "Unsubscribe",
-                   SelfLink(req.path, "key", key));
-  }
-  auto done = co_await ctx.notices->Unsubscribe(key);
-  if (!done) {
-    if (done.error().code != ErrorCode::kNotFound) {
-      co_return tl::unexpected(done.error());
-    }
-    co_return Page(beast::http::status::not_found, "Link not valid",
-                   "This unsubscribe link is not valid.");
-  }
-  co_return Page(beast::http::status::ok, "Unsubscribed",
-                 "You will get no more mail about comments from this site.");
+  co_return co_await FollowMailLink(ctx, req, kUnsubscribeLink,
+                                    &domain::NoticeSettings::Unsubscribe);
 }
 
 }  // namespace notifications

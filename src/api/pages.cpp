@@ -61,12 +61,12 @@ HandlerResult ListComments(ApiContext ctx, Request& req) {
   // The thread's list as GET /articles/{id}/comments answers it (through the page cache).
   std::optional<Response> out;
   std::function<Awaitable<Status>(int64_t)> read = [&](int64_t id) -> Awaitable<Status> {
-    PL_CO_TRY(out, co_await comments::CachedList(ctx, req, caller.principal, id, q));
+    PL_CO_TRY(out, co_await ctx.render->CommentPage(req, caller.principal, id, q));
     co_return Status{};
   };
   PL_CO_TRY(const bool found, co_await ctx.pages->OnThread(page, std::move(read)));
   if (!found) {
-    co_return comments::CommentListResponse(domain::PageResult<domain::Comment>{}, q.paging);
+    co_return render::Renderer::EmptyCommentPage(q.paging);
   }
   co_return std::move(*out);
 }

@@ -24,15 +24,11 @@ Result<domain::PageRequest> ParsePaging(const http::Request& req, int64_t defaul
                                         int64_t max_size) {
   domain::PageRequest p;
   auto size = IntParam(req, "size", default_size, 1, max_size);
-  if (!size) {
-    return tl::unexpected(size.error());
-  }
+  PL_CHECK(size);
   p.size = *size;
   // Deep offsets are allowed (ranks cost the same at any depth) but bounded in magnitude.
   auto page = IntParam(req, "page", 1, 1, 10'000'000);
-  if (!page) {
-    return tl::unexpected(page.error());
-  }
+  PL_CHECK(page);
   p.page = *page;
   if (auto cursor = req.Query("cursor")) {
     if (req.Query("page")) {

@@ -2,7 +2,6 @@
 // API.md paging parameters: page (1-based), size (1–100, default 20), or cursor.
 #include <string>
 
-#include "api/json_text.hpp"
 #include "common/result.hpp"
 #include "domain/article.hpp"
 #include "http/request.hpp"
@@ -15,7 +14,8 @@ Result<domain::PageRequest> ParsePaging(const http::Request& req, int64_t defaul
 Result<int64_t> IntParam(const http::Request& req, std::string_view name, int64_t fallback,
                          int64_t min, int64_t max);
 
-// {"items": [...], "page": P|null, "size": S, "total": N, "nextCursor": C|null}
+// {"items": [...], "page": P|null, "size": S, "total": N, "nextCursor": C|null}. The hot pages
+// write the same as text (render/page_text.hpp).
 template <class T, class ToJson>
 boost::json::object PageJson(const domain::PageResult<T>& page, const domain::PageRequest& req,
                              ToJson to_json) {
@@ -38,34 +38,6 @@ boost::json::object PageJson(const domain::PageResult<T>& page, const domain::Pa
     o["nextCursor"] = nullptr;
   }
   return o;
-}
-
-// PageJson as text: `append(out, item)` writes each item's JSON (see json_text.hpp).
-template <class T, class Append>
-std::string PageText(const domain::PageResult<T>& page, const domain::PageRequest& req,
-                     Append append, size_t bytes_per_item = 512) {
-  namespace j = json_text;
-  std::string out;
-  out.reserve(128 + bytes_per_item * page.items.size());
-  out.push_back('{');
-  j::Key(out, "items");
-  j::Array(out, page.items, append);
-  out.push_back(','), j::Key(out, "page");
-  if (req.cursor) {
-    j::Null(out);
-  } else {
-    j::Int(out, req.page);
-  }
-  out.push_back(','), j::Key(out, "size"), j::Int(out, req.size);
-  out.push_back(','), j::Key(out, "total"), j::Int(out, page.total);
-  out.push_back(','), j::Key(out, "nextCursor");
-  if (page.next_cursor) {
-    j::String(out, *page.next_cursor);
-  } else {
-    j::Null(out);
-  }
-  out.push_back('}');
-  return out;
 }
 
 }  // namespace plaudit::api

@@ -30,9 +30,7 @@ HandlerResult Create(ApiContext ctx, Request& req) {
   domain::FirstAdmin admin{std::move(username), std::move(password), display.value_or("")};
   auto session =
       co_await ctx.setup->CreateAdmin(std::move(token), std::move(admin), caller.address);
-  if (!session) {
-    co_return tl::unexpected(session.error());
-  }
+  PL_CO_CHECK(session);
   co_return SessionResponse(ctx, req, *session);
 }
 

@@ -3,6 +3,7 @@
 #include "api/bind.hpp"
 #include "api/handlers.hpp"
 #include "api/json_fields.hpp"
+#include "api/keyset_page.hpp"
 #include "api/paging.hpp"
 #include "common/time.hpp"
 #include "http/errors.hpp"
@@ -84,9 +85,7 @@ HandlerResult CreateSession(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto password, RequiredString(body, "password"));
   auto session =
       co_await ctx.users->Login(std::move(username), std::move(password), caller.address);
-  if (!session) {
-    co_return tl::unexpected(session.error());
-  }
+  PL_CO_CHECK(session);
   co_return SessionResponse(ctx, req, *session);
 }
 
@@ -128,17 +127,10 @@ HandlerResult ListUsers(ApiContext ctx, Request& req) {
   }
   PL_CO_TRY(auto users,
             co_await ctx.users->List(*caller.principal, after, query, static_cast<int>(size) + 1));
-  const bool more = users.size() > static_cast<size_t>(size);
-  if (more) {
-    users.pop_back();
-  }
+  const boost::json::value next = TrimToPage(users, size, [](const auto& u) { return u.id; });
   boost::json::array items;
   for (const auto& u : users) {
     items.push_back(UserJson(u));
-  }
-  boost::json::value next = nullptr;
-  if (more && !users.empty()) {
-    next = std::to_string(users.back().id);
   }
   co_return JsonResponse(beast::http::status::ok,
                          boost::json::object{{"items", items}, {"nextCursor", next}});

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/embedded.hpp"
+#include "http/conditional.hpp"
 #include "http/router.hpp"
 
 namespace plaudit::api {
@@ -35,11 +36,9 @@ struct WebFile {
 // A file `x.gz` is the gzip variant of `x`, not a file of its own.
 std::vector<WebFile> IndexWebFiles(std::span<const EmbeddedFile> files);
 
-// Whether an If-None-Match header value names `etag` (a list, weak or strong, or "*").
-bool EtagMatches(std::string_view if_none_match, std::string_view etag);
-
-// Whether an Accept-Encoding header value accepts gzip (gzip, x-gzip or *, not with q=0).
-bool AcceptsGzip(std::string_view accept_encoding);
+// The conditional and content-coding checks the files are served with (http/conditional.hpp).
+using http::AcceptsGzip;
+using http::EtagMatches;
 
 // `html` with each quoted stable path of `files` ("/site.js") replaced by its hashed path, so
 // the page links to bytes a browser may cache for good and a deploy is seen at once.

@@ -7,12 +7,15 @@
 // locks on the request path, and concurrent requests share Redis round trips. A bigger box
 // runs several plauditd processes on one Redis and one database (nothing relies on
 // process-local state for correctness).
+//
+// App's members are defined in two files: wiring.cpp builds the backend and the services
+// (StartBackend, WireServices); app.cpp has the rest of the lifetime (Start, Run, the stop,
+// teardown). The free functions after the class are startup.cpp's.
 #include <atomic>
 #include <memory>
 #include <optional>
 
 #include "api/guard.hpp"
-#include "api/page_cache.hpp"
 #include "app/embedded_redis.hpp"
 #include "common/net.hpp"
 #include "common/result.hpp"
@@ -39,6 +42,8 @@
 #include "redis/like_store.hpp"
 #include "redis/rate_limiter.hpp"
 #include "redis/sessions.hpp"
+#include "render/page_cache.hpp"
+#include "render/renderer.hpp"
 #include "sql/articles.hpp"
 #include "sql/comments.hpp"
 #include "sql/likes.hpp"
@@ -66,7 +71,7 @@ class App {
   net::io_context& io() { return ioc_; }
   http::Router& router() { return router_; }
   redis::Client& redis() { return *redis_; }
-  api::PageCache& page_cache() { return *page_cache_; }
+  render::PageCache& page_cache() { return *page_cache_; }
   redis::SessionStore& sessions() { return *sessions_; }
   domain::PasswordHasher& hasher() { return *hasher_; }
   sql::Store& store() { return *store_; }
@@ -137,9 +142,8 @@ class App {
   std::unique_ptr<sql::PageTable> page_table_;
   std::unique_ptr<redis::PageMap> page_map_;
   std::unique_ptr<domain::PageService> pages_;  // after articles_ and comments_: it holds them
-  std::unique_ptr<api::PageCache> page_cache_;
-  std::string public_cache_control_;
-  std::string cdn_cache_control_;
+  std::unique_ptr<render::PageCache> page_cache_;
+  std::unique_ptr<render::Renderer> renderer_;  // after page_cache_ and the services it holds
   flush::FaultPoints flush_faults_;
   std::unique_ptr<flush::LikeFlush> like_flush_;
   std::unique_ptr<flush::ViewFlush> view_flush_;
@@ -149,6 +153,8 @@ class App {
   std::optional<net::signal_set> signals_;
   bool stopping_ = false;
 };
+
+// Defined in startup.cpp: the start-up steps that need no App (also used by commands.cpp).
 
 // Opens the configured store (SQLite default path resolved) without migrating.
 Result<std::unique_ptr<sql::Store>> OpenStore(const config::Config& config);

@@ -116,9 +116,7 @@ int Flush(const config::Config& config) {
     spdlog::info("flushed: {} view counts, {} like states", r.views, r.like_changes);
     // Then reconcile: recompute SQL like counts from the rows and repair drift.
     auto fixed = co_await app.like_flush().Reconcile();
-    if (!fixed) {
-      co_return tl::unexpected(fixed.error());
-    }
+    PL_CO_CHECK(fixed);
     spdlog::info("reconciled like counts: {} fixed", *fixed);
     co_return Status{};
   });
@@ -157,9 +155,7 @@ int RebuildCache(const config::Config& config) {
     }
     spdlog::info("rebuilt the published list indexes");
     auto dropped = co_await app.comments().InvalidateAll();
-    if (!dropped) {
-      co_return tl::unexpected(dropped.error());
-    }
+    PL_CO_CHECK(dropped);
     spdlog::info("dropped {} comment caches; they rebuild from SQL on their next read", *dropped);
     co_return Status{};
   });

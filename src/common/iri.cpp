@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <memory>
 
+#include "common/percent_encoding.hpp"
+
 namespace plaudit {
 namespace {
 
@@ -13,48 +15,15 @@ bool IsAscii(std::string_view s) {
                      [](char c) { return static_cast<unsigned char>(c) < 0x80; });
 }
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') {
-    return c - '0';
-  }
-  if (c >= 'a' && c <= 'f') {
-    return c - 'a' + 10;
-  }
-  if (c >= 'A' && c <= 'F') {
-    return c - 'A' + 10;
-  }
-  return -1;
-}
-
-// Every valid %XX decoded; anything else kept as it is.
-std::string PercentDecode(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    const int hi = s[i] == '%' && i + 2 < s.size() ? HexValue(s[i + 1]) : -1;
-    const int lo = hi >= 0 ? HexValue(s[i + 2]) : -1;
-    if (lo < 0) {
-      out += s[i];
-      continue;
-    }
-    out += static_cast<char>(hi * 16 + lo);
-    i += 2;
-  }
-  return out;
-}
-
 // `s` with each byte outside ASCII as %XX, appended to `out`.
 void AppendEncoded(std::string& out, std::string_view s) {
-  constexpr char kHex[] = "0123456789ABCDEF";
   for (char c : s) {
     const auto b = static_cast<unsigned char>(c);
     if (b < 0x80) {
       out += c;
-      continue;
+    } else {
+      AppendPercentEscape(out, b);
     }
-    out += '%';
-    out += kHex[b >> 4];
-    out += kHex[b & 15];
   }
 }
 

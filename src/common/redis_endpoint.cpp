@@ -143,9 +143,7 @@ Result<RedisEndpoint> ParseRedisUrl(std::string_view url) {
     }
     if (auto it = u.params().find("db"); it != u.params().end()) {
       auto db = ParseDb((*it).value);
-      if (!db) {
-        return tl::unexpected(db.error());
-      }
+      PL_CHECK(db);
       e.db = *db;
     }
   } else if (u.scheme() == "redis") {
@@ -159,9 +157,7 @@ Result<RedisEndpoint> ParseRedisUrl(std::string_view url) {
     std::string path = u.path();
     if (!path.empty() && path != "/") {
       auto db = ParseDb(std::string_view(path).substr(1));
-      if (!db) {
-        return tl::unexpected(db.error());
-      }
+      PL_CHECK(db);
       e.db = *db;
     }
   } else {

@@ -84,45 +84,20 @@ inline tl::unexpected<Error> Fail(ErrorCode code, std::string message) {
   }                                                  \
   decl = std::move(*(tmp))
 // NOLINTEND(bugprone-macro-parentheses)
+// The CHECKs take a result by reference when `expr` names one (decltype(auto) of a
+// parenthesised name is a reference: no copy on success) and by value when it is a call's
+// (no temporary is bound to a reference across a suspension point: GCC 12's coroutines).
 #define PL_CO_CHECK(expr)                                      \
   do {                                                         \
-    if (auto pl_check = (expr); !pl_check) {                   \
+    if (decltype(auto) pl_check = (expr); !pl_check) {         \
       co_return ::tl::unexpected(std::move(pl_check).error()); \
     }                                                          \
   } while (0)
 #define PL_CHECK(expr)                                      \
   do {                                                      \
-    if (auto pl_check = (expr); !pl_check) {                \
+    if (decltype(auto) pl_check = (expr); !pl_check) {      \
       return ::tl::unexpected(std::move(pl_check).error()); \
     }                                                       \
   } while (0)
-
-inline std::string_view ErrorCodeName(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::kInvalidArgument:
-      return "invalid_argument";
-    case ErrorCode::kInvalidJson:
-      return "invalid_json";
-    case ErrorCode::kNotFound:
-      return "not_found";
-    case ErrorCode::kAlreadyExists:
-      return "already_exists";
-    case ErrorCode::kPermissionDenied:
-      return "permission_denied";
-    case ErrorCode::kDuplicate:
-      return "duplicate";
-    case ErrorCode::kBanned:
-      return "banned";
-    case ErrorCode::kUnauthenticated:
-      return "unauthenticated";
-    case ErrorCode::kRateLimited:
-      return "rate_limited";
-    case ErrorCode::kUnavailable:
-      return "unavailable";
-    case ErrorCode::kInternal:
-      return "internal";
-  }
-  return "internal";
-}
 
 }  // namespace plaudit

@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "common/iri.hpp"
+#include "common/percent_encoding.hpp"
 
 namespace plaudit {
 namespace {
@@ -15,19 +16,6 @@ tl::unexpected<Error> Invalid(std::string message) {
 }
 
 std::string_view DefaultPort(std::string_view scheme) { return scheme == "https" ? "443" : "80"; }
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') {
-    return c - '0';
-  }
-  if (c >= 'a' && c <= 'f') {
-    return c - 'a' + 10;
-  }
-  if (c >= 'A' && c <= 'F') {
-    return c - 'A' + 10;
-  }
-  return -1;
-}
 
 bool Unreserved(unsigned char c) {
   return std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~';
@@ -40,20 +28,16 @@ std::string NormalisePath(std::string_view encoded) {
   std::string decoded;
   decoded.reserve(encoded.size());
   for (size_t i = 0; i < encoded.size(); ++i) {
-    const int hi = i + 2 < encoded.size() && encoded[i] == '%' ? HexValue(encoded[i + 1]) : -1;
-    const int lo = hi >= 0 ? HexValue(encoded[i + 2]) : -1;
-    if (lo < 0) {
+    const int byte = PercentEscapeAt(encoded, i);
+    if (byte < 0) {
       decoded += encoded[i];
       continue;
     }
-    const auto c = static_cast<unsigned char>(hi * 16 + lo);
+    const auto c = static_cast<unsigned char>(byte);
     if (Unreserved(c)) {
       decoded += static_cast<char>(c);
     } else {
-      constexpr char kHex[] = "0123456789ABCDEF";
-      decoded += '%';
-      decoded += kHex[hi];
-      decoded += kHex[lo];
+      AppendPercentEscape(decoded, c);
     }
     i += 2;
   }

@@ -113,11 +113,11 @@ struct Config {
   // Forwarded (true); the other family is ignored (--proxy-header).
   bool proxy_forwarded = false;
   bool cookie_secure = false;  // the session cookie always gets Secure (else only over HTTPS)
-  // Rendered comment pages and article lists kept in this process (api/page_cache.hpp); 0
+  // Rendered comment pages and article lists kept in this process (render/page_cache.hpp); 0
   // turns it off.
   int64_t page_cache_mb = 64;
   // How old the view counts of a kept article list page may be when it is served again (every
-  // other count and field is current: api/cached_lists.cpp). 0: current too.
+  // other count and field is current: render/article_lists.cpp). 0: current too.
   int64_t list_views_max_age_ms = 1000;
   // Cache-Control of public pages: how long a shared cache (CDN) may serve one without asking
   // (s-maxage), and serve it stale while it asks (stale-while-revalidate). 0 and 0: no-cache.

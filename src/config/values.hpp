@@ -53,9 +53,7 @@ auto EmptyMeansNone(Parser parse) {
       return std::nullopt;
     }
     auto value = parse(text);
-    if (!value) {
-      return tl::unexpected(value.error());
-    }
+    PL_CHECK(value);
     return *std::move(value);
   };
 }

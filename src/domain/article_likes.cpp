@@ -38,12 +38,8 @@ Awaitable<Result<Article>> ArticleService::Read(const std::optional<Principal>& 
   auto both = co_await (std::move(article_op) && std::move(likes_op));
   auto& a = std::get<0>(both);
   auto& s = std::get<1>(both);
-  if (!a) {
-    co_return tl::unexpected(a.error());
-  }
-  if (!s) {
-    co_return tl::unexpected(s.error());
-  }
+  PL_CO_CHECK(a);
+  PL_CO_CHECK(s);
   a->like_count = s->count;
   a->liked = s->liked;
   co_return std::move(*a);
@@ -70,9 +66,7 @@ Awaitable<Result<PageResult<Article>>> ArticleService::List(const std::optional<
   } else {
     out = co_await ListOwn(*viewer, filter == ListFilter::kDrafts, kind, page);
   }
-  if (!out) {
-    co_return tl::unexpected(out.error());
-  }
+  PL_CO_CHECK(out);
   PL_CO_CHECK(co_await FillLikes(UserIdOf(viewer), out->items));
   co_return std::move(*out);
 }
@@ -110,9 +104,7 @@ Awaitable<Result<LikeState>> ArticleService::SetLike(const Principal& who, int64
     co_return *fast;
   }
   auto article = co_await Peek(id);
-  if (!article) {
-    co_return tl::unexpected(article.error());
-  }
+  PL_CO_CHECK(article);
   // Only what the caller can see can be liked (drafts: their author and admins).
   if (!CanSee(*article, who)) {
     co_return Fail(ErrorCode::kNotFound, "no such article");

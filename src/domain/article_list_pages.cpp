@@ -179,9 +179,7 @@ Awaitable<Result<redis::ListPage>> ArticleService::IndexPage(std::optional<Artic
     } else {
       page = co_await cache_.Page(kind, (req.page - 1) * req.size, req.size + 1);
     }
-    if (!page) {
-      co_return tl::unexpected(page.error());
-    }
+    PL_CO_CHECK(page);
     if (*page) {
       break;
     }
@@ -206,9 +204,7 @@ Awaitable<Result<PageResult<Article>>> ArticleService::PageOf(redis::ListPage in
     ids.push_back(e.id);
   }
   auto items = co_await Hydrate(ids);
-  if (!items) {
-    co_return tl::unexpected(items.error());
-  }
+  PL_CO_CHECK(items);
   PageResult<Article> out;
   out.total = index.total;
   out.items = std::move(*items);
@@ -281,9 +277,7 @@ Awaitable<Result<ChangePage>> ArticleService::Changes(const Principal& who, std:
   } else {
     rows = co_await changes_.After(*cursor->after_id, limit);
   }
-  if (!rows) {
-    co_return tl::unexpected(rows.error());
-  }
+  PL_CO_CHECK(rows);
   ChangePage page;
   for (auto& row : *rows) {
     page.items.push_back({std::to_string(row.id), row.article_id, std::move(row.op), row.at_ms});

@@ -1,4 +1,4 @@
-// ArticleService's side of the list page cache (api/cached_lists.cpp): the versions a page
+// ArticleService's side of the list page cache (render/article_lists.cpp): the versions a page
 // of the published list is kept under, and its basis, read in the order that makes a
 // rendered page show at least what its version names:
 //   1. the lists' version, in the same script as the index page (list_page.lua);
@@ -44,9 +44,7 @@ Awaitable<Result<std::optional<std::string>>> ArticleService::ServerRun(uint64_t
       }
       co_return std::optional<std::string>{};
     }
-    if (!run) {
-      co_return tl::unexpected(run.error());
-    }
+    PL_CO_CHECK(run);
     // Only if the reply came on that connection: a reconnect meanwhile may be another server.
     if (cache_.Generation() != generation) {
       co_return std::optional<std::string>{};

@@ -87,16 +87,12 @@ Awaitable<Result<redis::ArticleCache::Cached>> ArticleService::Cached(int64_t id
     PL_CO_CHECK(co_await freshness_->EnsureViews());
   }
   auto cached = co_await cache_.Get(id, count_view, with_body);
-  if (!cached) {
-    co_return tl::unexpected(cached.error());
-  }
+  PL_CO_CHECK(cached);
   if (!*cached) {
     PL_CO_CHECK(co_await LoadIntoCache(id));
     // Read again through Redis so the view is counted by the same atomic script.
     cached = co_await cache_.Get(id, count_view, with_body);
-    if (!cached) {
-      co_return tl::unexpected(cached.error());
-    }
+    PL_CO_CHECK(cached);
     if (!*cached) {
       co_return Fail(ErrorCode::kUnavailable, "article cache did not fill");
     }

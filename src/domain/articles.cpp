@@ -45,9 +45,7 @@ Awaitable<Result<int64_t>> ArticleService::AllocateId(bool reseed) {
     floor = max;
   }
   auto id = co_await cache_.NextId(floor);
-  if (!id) {
-    co_return tl::unexpected(id.error());
-  }
+  PL_CO_CHECK(id);
   if (*id) {
     co_return **id;
   }
@@ -111,16 +109,12 @@ Awaitable<Result<int64_t>> ArticleService::Insert(Article& a, Inserter insert) {
     PL_CO_CHECK(co_await EnsureChecked());
   }
   auto id = co_await AllocateId(false);
-  if (!id) {
-    co_return tl::unexpected(id.error());
-  }
+  PL_CO_CHECK(id);
   a.id = *id;
   // Named, not braced, arguments around co_await (GCC 12).
   redis::CacheTarget target = redis::CacheTarget::OfArticle(a.id);
   auto mark = co_await MarkWrite(target);
-  if (!mark) {
-    co_return tl::unexpected(mark.error());
-  }
+  PL_CO_CHECK(mark);
   sql::CacheStamp stamp{mark->shard, mark->seq};
   auto inserted = co_await insert(sql::ArticleRow{a}, stamp);
   if (!inserted && inserted.error().code == ErrorCode::kAlreadyExists) {
@@ -128,15 +122,11 @@ Awaitable<Result<int64_t>> ArticleService::Insert(Article& a, Inserter insert) {
     spdlog::warn("article id {} already in SQL; reseeding the sequence", a.id);
     co_await UnmarkUnless(*mark, inserted.error());
     id = co_await AllocateId(true);
-    if (!id) {
-      co_return tl::unexpected(id.error());
-    }
+    PL_CO_CHECK(id);
     a.id = *id;
     target.id = a.id;
     mark = co_await MarkWrite(target);
-    if (!mark) {
-      co_return tl::unexpected(mark.error());
-    }
+    PL_CO_CHECK(mark);
     stamp = sql::CacheStamp{mark->shard, mark->seq};
     inserted = co_await insert(sql::ArticleRow{a}, stamp);
   }
@@ -173,9 +163,7 @@ Awaitable<Status> ArticleService::Reflect(const Article& a, bool created) {
   } else {
     indexed = co_await cache_.IndexRemove(a.id, a.ver);
   }
-  if (!indexed) {
-    co_return tl::unexpected(indexed.error());
-  }
+  PL_CO_CHECK(indexed);
   co_return Status{};
 }
 

@@ -28,11 +28,11 @@
 #include "common/single_flight.hpp"
 #include "domain/article.hpp"
 #include "domain/likes.hpp"
-#include "domain/redis_freshness.hpp"
 #include "redis/article_cache.hpp"
 #include "redis/cache_marks.hpp"
 #include "sql/article_changes.hpp"
 #include "sql/articles.hpp"
+#include "store/redis_freshness.hpp"
 
 namespace plaudit::domain {
 
@@ -72,7 +72,7 @@ class ArticleService {
   Awaitable<Result<LikeState>> GetLike(const std::optional<Principal>& viewer, int64_t id);
 
   // --- The published list as the page cache keeps it (article_list_versions.cpp;
-  // api/cached_lists.cpp): a page is rendered from a basis (its index entries), read after
+  // render/article_lists.cpp): a page is rendered from a basis (its index entries), read after
   // the lists' version, and the versions of its articles, read after the index and before
   // the articles, so the page shows at least what its version names; and a kept page is
   // served again only while the versions read for it have not moved.
@@ -81,7 +81,7 @@ class ArticleService {
     std::string lists;        // "<run>.<n>": the list indexes'
     std::string articles;     // the articles' shards': fields, like and comment counts
     std::string views;        // the same shards' view counts
-    // What a kept page must equal to be served (views aside: see api/cached_lists.cpp).
+    // What a kept page must equal to be served (views aside: see render/article_lists.cpp).
     std::string Id() const;
   };
   struct ListBasis {
@@ -156,7 +156,7 @@ class ArticleService {
   // process recovers an older Redis's article hashes they wait (EnsureViews, up to ~5 s).
   // Views are counted only on a checked connection: a Redis that came back older has article
   // hashes with older (lower) counts, which its recovery drops.
-  void SetRedisFreshness(RedisFreshness* freshness) { freshness_ = freshness; }
+  void SetRedisFreshness(store::RedisFreshness* freshness) { freshness_ = freshness; }
   // Waits for the check of a new connection (an integer compare otherwise): no article or
   // comment is read from, or written to, a Redis that may be older than SQL before the check
   // has recovered what is older (issue 25, item 5). Comments call it too.
@@ -256,7 +256,7 @@ class ArticleService {
   std::string run_;
   uint64_t run_generation_ = UINT64_MAX;
   uint64_t run_refused_generation_ = UINT64_MAX;  // warned about already
-  RedisFreshness* freshness_ = nullptr;
+  store::RedisFreshness* freshness_ = nullptr;
 };
 
 }  // namespace plaudit::domain

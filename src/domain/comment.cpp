@@ -1,21 +1,22 @@
 #include "domain/comment.hpp"
 
+#include "common/enum_names.hpp"
 #include "text/unicode.hpp"
 #include "text/utf8.hpp"
 
 namespace plaudit::domain {
+namespace {
+
+constexpr NameTable<CommentSort, 3> kSortNames = {{
+    {CommentSort::kNew, "new"},
+    {CommentSort::kOld, "old"},
+    {CommentSort::kHot, "hot"},
+}};
+
+}  // namespace
 
 std::optional<CommentSort> ParseCommentSort(std::string_view s) {
-  if (s == "new") {
-    return CommentSort::kNew;
-  }
-  if (s == "old") {
-    return CommentSort::kOld;
-  }
-  if (s == "hot") {
-    return CommentSort::kHot;
-  }
-  return std::nullopt;
+  return ValueNamed(kSortNames, s);
 }
 
 Result<std::string> NormalizeCommentBody(std::string_view body) {

@@ -22,36 +22,12 @@ char SortTag(CommentSort s) {
 
 Awaitable<Result<std::vector<Comment>>> CommentService::Hydrate(
     const std::vector<int64_t>& ids, std::vector<redis::CachedComment> cached) {
-  std::vector<int64_t> missing;
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (!cached[i]) {
-      missing.push_back(ids[i]);
-    }
-  }
-  std::map<int64_t, Comment> loaded;
-  if (!missing.empty()) {
-    // Evicted or never cached: one SQL query for the page's misses, then back into Redis.
-    PL_CO_TRY(const std::vector<sql::CommentRow> rows, co_await table_.FindMany(missing));
-    std::vector<Comment> found = sql::ToComments(rows);
-    if (!found.empty()) {
-      PL_CO_CHECK(co_await cache_.Put(found.front().article_id, found));
-    }
-    for (auto& c : found) {
-      loaded.emplace(c.id, std::move(c));
-    }
-  }
+  PL_CO_TRY(cached, co_await repo_.FillMisses(ids, std::move(cached)));
   std::vector<Comment> out;
   out.reserve(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) {
     std::optional<Comment>& c = cached[i];
-    if (!c) {
-      auto it = loaded.find(ids[i]);
-      if (it == loaded.end()) {
-        continue;  // gone meanwhile
-      }
-      c = it->second;
-    }
-    if (!c->Listed()) {
+    if (!c || !c->Listed()) {  // gone meanwhile, or not listed
       continue;
     }
     if (!c->deleted && !c->Approved()) {
@@ -101,19 +77,15 @@ Awaitable<Result<PageResult<Comment>>> CommentService::PageOf(
     Result<std::optional<redis::ListPage>> page) {
   PL_CO_TRY(const auto after, ParseCursor(sort, req));
   for (int attempt = 0; attempt < 3; ++attempt) {
-    if (!page) {
-      co_return tl::unexpected(page.error());
-    }
+    PL_CO_CHECK(page);
     if (*page) {
       break;
     }
     // The article's comment cache is missing: rebuild it from SQL, then read again.
-    PL_CO_CHECK(co_await rebuilder_.EnsureLoaded(article_id));
+    PL_CO_CHECK(co_await repo_.EnsureLoaded(article_id));
     page = co_await FetchPage(article_id, parent, sort, req, after);
   }
-  if (!page) {
-    co_return tl::unexpected(page.error());
-  }
+  PL_CO_CHECK(page);
   if (!*page) {
     co_return Fail(ErrorCode::kUnavailable, "comments are being rebuilt; retry");
   }
@@ -173,12 +145,8 @@ Awaitable<Result<PageResult<Comment>>> CommentService::PageOf(
   auto both = co_await (std::move(reply_op) && std::move(likes_op));
   auto& reply_heads = std::get<0>(both);
   auto& states = std::get<1>(both);
-  if (!reply_heads) {
-    co_return tl::unexpected(reply_heads.error());
-  }
-  if (!states) {
-    co_return tl::unexpected(states.error());
-  }
+  PL_CO_CHECK(reply_heads);
+  PL_CO_CHECK(states);
   // By id, in one sorted vector (a page's ~80 ids; a std::map's node per id showed in its
   // profile). An id asked for twice (never, but the order of `ids` is Redis's) takes its
   // last state, as the map did.

@@ -24,13 +24,9 @@ Awaitable<Result<CommentService::PageRead>> CommentService::ReadPage(int64_t art
     auto version_op = cache_.ThreadVersion(article_id);
     auto both = co_await (std::move(article_op) && std::move(version_op));
     auto& article = std::get<0>(both);
-    if (!article) {
-      co_return tl::unexpected(article.error());
-    }
+    PL_CO_CHECK(article);
     auto& version = std::get<1>(both);
-    if (!version) {
-      co_return tl::unexpected(version.error());
-    }
+    PL_CO_CHECK(version);
     read.article = std::move(*article);
     read.version = std::move(version->version);
     read.unborn = version->unborn;

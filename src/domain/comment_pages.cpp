@@ -20,9 +20,7 @@ Awaitable<Result<PageResult<Comment>>> CommentService::List(const std::optional<
   auto page_op = FetchPage(article_id, std::nullopt, sort, page, after);
   auto both = co_await (std::move(article_op) && std::move(page_op));
   auto& article = std::get<0>(both);
-  if (!article) {
-    co_return tl::unexpected(article.error());
-  }
+  PL_CO_CHECK(article);
   co_return co_await PageOf(viewer, article_id, std::nullopt, sort, std::move(page), replies,
                             std::move(std::get<1>(both)));
 }

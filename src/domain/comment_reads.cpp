@@ -23,18 +23,11 @@ Awaitable<Result<Comment>> CommentService::Peek(int64_t id) {
   if (!articles_.Checked()) {
     PL_CO_CHECK(co_await articles_.EnsureChecked());
   }
-  const std::vector<int64_t> ids{id};
-  PL_CO_TRY(std::vector<redis::CachedComment> cached, co_await cache_.GetMany(ids));
-  if (cached.front()) {
-    co_return std::move(*cached.front());
-  }
-  PL_CO_TRY(const std::optional<sql::CommentRow> row, co_await table_.Find(id));
-  if (!row) {
+  PL_CO_TRY(std::optional<Comment> found, co_await repo_.Find(id));
+  if (!found) {
     co_return Fail(ErrorCode::kNotFound, "no such comment");
   }
-  const std::vector<Comment> found{sql::ToComment(*row)};
-  PL_CO_CHECK(co_await cache_.Put(row->article_id, found));
-  co_return found.front();
+  co_return std::move(*found);
 }
 
 Awaitable<Result<Comment>> CommentService::Visible(const std::optional<Principal>& viewer,
@@ -95,7 +88,7 @@ Awaitable<Result<std::vector<bool>>> CommentService::VisibleMany(
     for (size_t i : missed) {
       missed_ids.push_back(ids[i]);
     }
-    PL_CO_TRY(const UnknownComments::Look look, co_await unknown_.Sort(missed_ids));
+    PL_CO_TRY(const store::UnknownComments::Look look, co_await unknown_.Sort(missed_ids));
     std::vector<int64_t> asked;
     std::vector<size_t> asked_at;  // position in missed_ids
     for (size_t j = 0; j < missed_ids.size(); ++j) {
@@ -106,21 +99,14 @@ Awaitable<Result<std::vector<bool>>> CommentService::VisibleMany(
       asked_at.push_back(j);
     }
     if (!asked.empty()) {
-      PL_CO_TRY(const std::vector<sql::CommentRow> rows, co_await table_.FindMany(asked));
-      std::map<int64_t, std::vector<Comment>> by_article;
-      std::map<int64_t, const sql::CommentRow*> row_of;
-      for (const auto& row : rows) {
-        row_of[row.id] = &row;
-        by_article[row.article_id].push_back(sql::ToComment(row));
-      }
       // Cached as Peek caches one, so the next look finds their placements.
-      for (const auto& [article_id, comments] : by_article) {
-        PL_CO_CHECK(co_await cache_.Put(article_id, comments));
-      }
+      std::vector<std::optional<Comment>> none(asked.size());
+      PL_CO_TRY(std::vector<std::optional<Comment>> rows,
+                co_await repo_.FillMisses(asked, std::move(none)));
       for (size_t k = 0; k < asked.size(); ++k) {
         const size_t j = asked_at[k];
-        if (auto r = row_of.find(asked[k]); r != row_of.end()) {
-          found[missed[j]] = sql::ToComment(*r->second);
+        if (rows[k]) {
+          found[missed[j]] = std::move(rows[k]);
         } else {
           unknown_.Remember(look, j, asked[k]);
         }

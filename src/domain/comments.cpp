@@ -1,6 +1,7 @@
 // CommentService: writes and the rights to make them (create, edit, delete, like), their
 // Redis step after the SQL commit, and the repairs when that step fails. Reads and pages are
-// in comment_reads.cpp and comment_page*.cpp; rebuilding a thread's cache, comment_rebuild.cpp.
+// in comment_reads.cpp and comment_page*.cpp; rebuilding a thread's cache,
+// store/comment_rebuild.cpp.
 #include "domain/comments.hpp"
 
 #include <spdlog/spdlog.h>
@@ -17,7 +18,7 @@ CommentService::CommentService(sql::CommentTable& table, redis::CommentCache& ca
       articles_(articles),
       likes_(likes),
       edit_window_ms_(edit_window_ms),
-      rebuilder_(table, cache),
+      repo_(table, cache),
       unknown_(likes.store()) {}
 
 Awaitable<Result<int64_t>> CommentService::AllocateId(int64_t article_id, bool reseed) {
@@ -353,7 +354,7 @@ Awaitable<Status> CommentService::Repair(int64_t article_id) {
   // dropping the thread is not enough: a writer that died between its commit and its Redis
   // step (a cache mark's repair) left a hash older than its row. Rebuilding now rewrites every
   // comment of the thread from SQL (versioned: nothing newer is undone), held ones included.
-  co_return co_await rebuilder_.EnsureLoaded(article_id);
+  co_return co_await repo_.EnsureLoaded(article_id);
 }
 
 Awaitable<Result<int64_t>> CommentService::RepairPending() {

@@ -13,7 +13,7 @@
 // with theirs. A missing cache (FLUSHALL, restart) is rebuilt from SQL in chunks under a
 // Redis lease (one rebuilder across instances, single-flight within this one), so a 100k
 // comment rebuild interleaves with other requests instead of blocking them
-// (domain/comment_rebuild.hpp).
+// (store/comment_rebuild.hpp).
 //
 // Files: writes and rights in comments.cpp; one comment's reads in comment_reads.cpp; a
 // thread's version in comment_page_versions.cpp, its pages in comment_pages.cpp (the entry
@@ -31,15 +31,15 @@
 #include "domain/article.hpp"
 #include "domain/articles.hpp"
 #include "domain/comment.hpp"
-#include "domain/comment_rebuild.hpp"
 #include "domain/comment_verdict.hpp"
 #include "domain/guest_author.hpp"
 #include "domain/likes.hpp"
-#include "domain/unknown_comments.hpp"
 #include "redis/comment_cache.hpp"
 #include "redis/rate_limiter.hpp"
 #include "redis/recent_bodies.hpp"
 #include "sql/comments.hpp"
+#include "store/comments.hpp"
+#include "store/unknown_comments.hpp"
 
 namespace plaudit::domain {
 
@@ -143,7 +143,7 @@ class CommentService {
   // (redis::CommentCache::ThreadVersion) and the Redis connection's generation. nullopt
   // when the article is not published (its pages are not the same for everyone) or its
   // thread's cache is not ready: then a page is rendered for the viewer, not cached. A page
-  // read after this call shows at least what this version names (api/page_cache.hpp).
+  // read after this call shows at least what this version names (render/page_cache.hpp).
   struct ThreadVersion {
     uint64_t generation = 0;
     // "<server>.<birth>.<n>": the redis-server's run (a restored older snapshot may repeat
@@ -190,7 +190,7 @@ class CommentService {
   // Test hook: when it returns true, a write's Redis step is skipped and treated as failed.
   std::function<bool()> fail_reflect;
   // For tests: how many rebuilds of an article's comment cache ran in this process.
-  int rebuilds() const { return rebuilder_.rebuilds(); }
+  int rebuilds() const { return repo_.rebuilds(); }
 
  private:
   // --- Writes (comments.cpp).
@@ -233,7 +233,7 @@ class CommentService {
                                                 int64_t article_id, std::optional<int64_t> parent,
                                                 CommentSort sort, PageRequest page, int64_t replies,
                                                 Result<std::optional<redis::ListPage>> first);
-  // Fills comments for `ids` (cache, then SQL for misses), skipping unlisted ones.
+  // Fills comments for `ids` (cache, then SQL for misses: repo_), skipping unlisted ones.
   Awaitable<Result<std::vector<Comment>>> Hydrate(const std::vector<int64_t>& ids,
                                                   std::vector<redis::CachedComment> cached);
   Awaitable<Status> AddLikes(int64_t user_id, std::vector<Comment*> comments);
@@ -261,7 +261,8 @@ class CommentService {
   redis::RateLimiter* new_writer_limiter_ = nullptr;
   RateLimit new_writer_limit_;
   GuestSettings guests_;
-  CommentRebuilder rebuilder_;
+  // The cache filled from SQL where it lacks comments (hydrates, rebuilds).
+  store::CommentRepository repo_;
   // Comment id → its article and top-level comment (0: none), which never change (ids are
   // never reused): VisibleMany knows a known comment's article without a read, and Like its
   // hot order. Bounded; emptied when full.
@@ -271,8 +272,8 @@ class CommentService {
   };
   std::unordered_map<int64_t, Placement> article_of_;
   static constexpr size_t kArticleOfCapacity = 1 << 17;
-  // Ids that name no comment, known without SQL (VisibleMany; unknown_comments.hpp).
-  UnknownComments unknown_;
+  // Ids that name no comment, known without SQL (VisibleMany; store/unknown_comments.hpp).
+  store::UnknownComments unknown_;
   PendingRepairs pending_repairs_;
   // A crowd on one page asks for its version once per round trip, not once per request.
   FreshFlight<int64_t, PageRead> page_reads_;

@@ -1,34 +1,25 @@
 #include "domain/guest_author.hpp"
 
+#include "common/enum_names.hpp"
 #include "text/unicode.hpp"
 #include "text/utf8.hpp"
 
 namespace plaudit::domain {
+namespace {
+
+constexpr NameTable<GuestMode, 3> kGuestModeNames = {{
+    {GuestMode::kOff, "off"},
+    {GuestMode::kModerated, "moderated"},
+    {GuestMode::kOn, "on"},
+}};
+
+}  // namespace
 
 std::optional<GuestMode> ParseGuestMode(std::string_view name) {
-  if (name == "off") {
-    return GuestMode::kOff;
-  }
-  if (name == "moderated") {
-    return GuestMode::kModerated;
-  }
-  if (name == "on") {
-    return GuestMode::kOn;
-  }
-  return std::nullopt;
+  return ValueNamed(kGuestModeNames, name);
 }
 
-std::string_view GuestModeName(GuestMode m) {
-  switch (m) {
-    case GuestMode::kOff:
-      return "off";
-    case GuestMode::kModerated:
-      return "moderated";
-    case GuestMode::kOn:
-      return "on";
-  }
-  return "off";
-}
+std::string_view GuestModeName(GuestMode m) { return NameOf(kGuestModeNames, m, "off"); }
 
 namespace {
 

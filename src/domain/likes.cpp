@@ -1,92 +1,11 @@
 #include "domain/likes.hpp"
 
-#include <set>
-
 #include "common/when_all.hpp"
 
 namespace plaudit::domain {
-namespace {
-
-constexpr int64_t kSmallLikers = 256;  // like_set.lua splits a target's set beyond this
-constexpr int kLoadRounds = 8;         // reads of SQL per load while flushes move the epoch
-
-using redis::LikerLoad;
-
-// A target's count as Redis must hold it: SQL's (which equals SQL's valid rows) with every
-// change not yet in SQL applied, each user's newest one counted against that user's row.
-// SQL's count and rows come from one snapshot; `changes` were listed before SQL was read and
-// cannot change while the count is missing (like_set.lua misses without it), and the epoch
-// check in like_load.lua rejects the result if any of them left Redis meanwhile.
-int64_t CountWithUnflushed(const sql::LikeCountState& sql,
-                           const std::vector<std::pair<int64_t, bool>>& changes) {
-  const std::set<int64_t> liked(sql.liked.begin(), sql.liked.end());
-  int64_t count = *sql.count;
-  for (const auto& [uid, now] : changes) {
-    count += (now ? 1 : 0) - (liked.count(uid) != 0 ? 1 : 0);
-  }
-  return count;
-}
-
-}  // namespace
 
 LikeService::LikeService(redis::LikeStore& store, sql::LikeTable& table)
-    : store_(store), table_(table) {}
-
-Awaitable<Result<bool>> LikeService::LoadMissing(const model::Target& t, int64_t user_id,
-                                                 const redis::LikeReading& seen) {
-  const bool need_bucket = seen.user == redis::LikeOf::kNotLoaded && user_id > 0;
-  const bool need_count = !seen.count;
-  const int64_t bucket = redis::LikeBucketOf(user_id);
-  std::string key = redis::TargetName(t) + ":" + std::to_string(bucket) + (need_bucket ? "b" : "") +
-                    (need_count ? "c" : "");
-  std::function<Awaitable<Result<bool>>()> load = [this, t, user_id, need_bucket, need_count,
-                                                   bucket]() -> Awaitable<Result<bool>> {
-    // Redis first (the epoch, and for a count the changes not yet in SQL), then SQL, then
-    // Redis again, which installs nothing if the epoch moved meanwhile: then SQL's answer
-    // may lack changes whose last copy in Redis is gone (a flush committed and cleaned up in
-    // between), so read both again. A few rounds at most: the epoch moves once per flush of
-    // the shard.
-    for (int round = 0; round < kLoadRounds; ++round) {
-      PL_CO_TRY(auto unflushed, co_await store_.ReadUnflushed(t, need_count));
-      std::vector<int64_t> users;
-      users.reserve(unflushed.changes.size());
-      for (const auto& [uid, liked] : unflushed.changes) {
-        users.push_back(uid);
-      }
-      // The count decides existence: an unknown target is never cached.
-      PL_CO_TRY(auto sql, co_await table_.CountState(t, std::move(users)));
-      if (!sql.count) {
-        co_return false;
-      }
-      std::optional<LikerLoad> likers;
-      if (need_bucket) {
-        // Up to 256 likers: all of them, one set (small mode). More: the user's bucket only.
-        PL_CO_TRY(auto all, co_await table_.Likers(t, 0, INT64_MAX, kSmallLikers + 1));
-        if (static_cast<int64_t>(all.size()) <= kSmallLikers) {
-          likers = LikerLoad{true, std::move(all)};
-        } else {
-          const auto [lo, hi] = redis::LikeBucketUsers(bucket);
-          PL_CO_TRY(auto rows, co_await table_.Likers(t, lo, hi, kSmallLikers + 1));
-          likers = LikerLoad{false, std::move(rows)};
-        }
-      }
-      std::optional<int64_t> count;
-      if (need_count) {
-        count = CountWithUnflushed(sql, unflushed.changes);
-      }
-      PL_CO_TRY(auto loaded, co_await store_.Load(t, user_id, likers, count, unflushed.epoch));
-      if (loaded == redis::LikeStore::LoadOutcome::kInstalled) {
-        co_return true;
-      }
-      if (loaded == redis::LikeStore::LoadOutcome::kUnchecked && freshness_ != nullptr) {
-        // Emptied (FLUSHALL) since this connection's check: check again, which marks it.
-        PL_CO_CHECK(co_await freshness_->Recheck());
-      }
-    }
-    co_return Fail(ErrorCode::kUnavailable, "like state kept changing while loading; retry");
-  };
-  co_return co_await loads_.Do(key, std::move(load));
-}
+    : store_(store), fill_(store, table) {}
 
 Awaitable<Result<LikeState>> LikeService::Set(const Principal& who, const model::Target& t,
                                               bool like, const redis::HotOrder* hot) {
@@ -121,7 +40,7 @@ Awaitable<Result<std::optional<LikeState>>> LikeService::SetImpl(const Principal
     }
     // A miss: learn what is missing, load it from SQL, and try again. Never count blind.
     PL_CO_TRY(auto seen, co_await store_.Get(t, who.id));
-    PL_CO_TRY(const bool exists, co_await LoadMissing(t, who.id, seen));
+    PL_CO_TRY(const bool exists, co_await fill_.Fill(t, who.id, seen));
     if (!exists) {
       co_return Fail(ErrorCode::kNotFound, "no such target");
     }
@@ -138,7 +57,7 @@ Awaitable<Result<LikeState>> LikeService::Get(int64_t user_id, const model::Targ
     if (r.Complete()) {
       co_return LikeState{r.liked(), *r.count};
     }
-    PL_CO_TRY(const bool exists, co_await LoadMissing(t, user_id, r));
+    PL_CO_TRY(const bool exists, co_await fill_.Fill(t, user_id, r));
     if (!exists) {
       co_return LikeState{false, 0};
     }

@@ -14,11 +14,11 @@
 #include <optional>
 #include <vector>
 
-#include "common/single_flight.hpp"
-#include "domain/redis_freshness.hpp"
 #include "domain/user.hpp"
 #include "redis/like_store.hpp"
 #include "sql/likes.hpp"
+#include "store/like_fill.hpp"
+#include "store/redis_freshness.hpp"
 
 namespace plaudit::domain {
 
@@ -66,21 +66,21 @@ class LikeService {
   // Before the first like on each connection to Redis, the check that recovers a Redis that
   // came back older than SQL (flush::RedisCheck), set once by the wiring; none: no check. A
   // failed check (SQL unreadable) lets likes go on, as the write-behind does while SQL is away.
-  void SetRedisFreshness(RedisFreshness* freshness) { freshness_ = freshness; }
+  void SetRedisFreshness(store::RedisFreshness* freshness) {
+    freshness_ = freshness;
+    fill_.SetRedisFreshness(freshness);
+  }
 
  private:
   Awaitable<Result<std::optional<LikeState>>> SetImpl(const Principal& who,
                                                       const model::Target& target, bool like,
                                                       const redis::HotOrder* hot,
                                                       bool require_published);
-  // Fills what `seen` lacked (the user's bucket, the count) from SQL; false when the target
-  // does not exist (nothing is cached then).
-  Awaitable<Result<bool>> LoadMissing(const model::Target& t, int64_t user_id,
-                                      const redis::LikeReading& seen);
   redis::LikeStore& store_;
-  sql::LikeTable& table_;
-  SingleFlight<std::string, bool> loads_;
-  RedisFreshness* freshness_ = nullptr;
+  // Fills what Redis lacks from SQL (the user's bucket, the count); false when the target does
+  // not exist (nothing is cached then).
+  store::LikeFill fill_;
+  store::RedisFreshness* freshness_ = nullptr;
 };
 
 }  // namespace plaudit::domain

@@ -12,14 +12,8 @@
 
 namespace plaudit::domain {
 
-struct NoticeSettingsView {
-  std::string email;  // "" when none
-  bool verified = false;
-  bool replies = true;
-  bool article_comments = true;
-  bool moderation = true;
-  std::string language = "en";
-};
+// A user's address and settings: what the store keeps is what the API shows.
+using NoticeSettingsView = sql::NotifySettings;
 
 class NoticeSettings {
  public:

@@ -47,12 +47,8 @@ Awaitable<Result<PageLikes>> LikesOfPage(ArticleService& articles, CommentServic
   auto both = co_await (std::move(seen) && std::move(reads));
   auto& visible = std::get<0>(both);
   auto& cached = std::get<1>(both);
-  if (!visible) {
-    co_return tl::unexpected(visible.error());
-  }
-  if (!cached) {
-    co_return tl::unexpected(cached.error());
-  }
+  PL_CO_CHECK(visible);
+  PL_CO_CHECK(cached);
   std::vector<LikeState> states(targets.size());
   std::vector<size_t> misses;
   std::vector<model::Target> missed;

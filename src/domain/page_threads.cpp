@@ -46,9 +46,7 @@ PageCounts CountsOf(std::string url, const Article& a) {
 
 Result<PageUrl> PageService::Page(std::string_view url) const {
   auto page = NormalisePageUrl(url);
-  if (!page) {
-    return tl::unexpected(page.error());
-  }
+  PL_CHECK(page);
   if (!sites_.Allows(page->origin)) {
     return Fail(ErrorCode::kPermissionDenied, "the page's site may not embed Plaudit (--sites)");
   }
@@ -179,9 +177,7 @@ Awaitable<Result<int64_t>> PageService::Create(PageWriter writer, const PageUrl&
   if (!created) {
     co_await Refund(writer);
   }
-  if (!inserted) {
-    co_return tl::unexpected(inserted.error());
-  }
+  PL_CO_CHECK(inserted);
   const int64_t id = *inserted;
   std::vector<std::pair<std::string, int64_t>> entry{{page.url, id}};
   co_await Remember(std::move(entry));
@@ -303,9 +299,7 @@ Awaitable<Result<LikeState>> PageService::SetLike(PageWriter writer, const PageU
     } else {
       found = co_await Find(page, attempt > 0);
     }
-    if (!found) {
-      co_return tl::unexpected(found.error());
-    }
+    PL_CO_CHECK(found);
     if (!found->id) {
       co_return LikeState{};  // an unlike of a page without a thread
     }

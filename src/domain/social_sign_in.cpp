@@ -202,9 +202,7 @@ Awaitable<Result<SocialSignIn::Finished>> SocialSignIn::Finish(std::string_view 
   } else {
     profile = co_await GithubProfile(*p, *pending, code);
   }
-  if (!profile) {
-    co_return tl::unexpected(profile.error());
-  }
+  PL_CO_CHECK(profile);
   PL_CO_TRY(Session session, co_await users_.SignInExternal(std::move(*profile)));
   co_return Finished{std::move(session), pending->return_url};
 }

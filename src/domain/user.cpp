@@ -1,39 +1,24 @@
 #include "domain/user.hpp"
 
+#include "common/enum_names.hpp"
 #include "text/unicode.hpp"
 #include "text/utf8.hpp"
 
 namespace plaudit::domain {
+namespace {
 
-std::string_view RoleName(Role role) {
-  switch (role) {
-    case Role::kUser:
-      return "user";
-    case Role::kAuthor:
-      return "author";
-    case Role::kModerator:
-      return "moderator";
-    case Role::kAdmin:
-      return "admin";
-  }
-  return "user";
-}
+constexpr NameTable<Role, 4> kRoleNames = {{
+    {Role::kUser, "user"},
+    {Role::kAuthor, "author"},
+    {Role::kModerator, "moderator"},
+    {Role::kAdmin, "admin"},
+}};
 
-std::optional<Role> ParseRole(std::string_view name) {
-  if (name == "user") {
-    return Role::kUser;
-  }
-  if (name == "author") {
-    return Role::kAuthor;
-  }
-  if (name == "moderator") {
-    return Role::kModerator;
-  }
-  if (name == "admin") {
-    return Role::kAdmin;
-  }
-  return std::nullopt;
-}
+}  // namespace
+
+std::string_view RoleName(Role role) { return NameOf(kRoleNames, role, "user"); }
+
+std::optional<Role> ParseRole(std::string_view name) { return ValueNamed(kRoleNames, name); }
 
 Status ValidateUsername(std::string_view username) {
   if (username.size() < 3 || username.size() > 32) {

@@ -97,9 +97,7 @@ Awaitable<Result<Session>> UserService::Login(std::string username, std::string 
     if (!d || !d->allowed) {
       co_await Refund(reserved);
     }
-    if (!d) {
-      co_return tl::unexpected(d.error());
-    }
+    PL_CO_CHECK(d);
     if (!d->allowed) {
       Error e{ErrorCode::kRateLimited, "too many failed logins; try again later",
               static_cast<int>((d->retry_after_ms + 999) / 1000)};
@@ -172,9 +170,7 @@ Awaitable<Result<Session>> UserService::SignInExternal(ExternalProfile profile) 
     // A racing first sign-in of the same identity made the account: this one finds it.
     row = co_await users_.SignInWith(std::move(id), NowMs());
   }
-  if (!row) {
-    co_return tl::unexpected(row.error());
-  }
+  PL_CO_CHECK(row);
   co_return co_await OpenSession(row->id);
 }
 
@@ -189,9 +185,7 @@ Awaitable<Result<Session>> UserService::OpenSession(int64_t user_id) {
   auto now = co_await users_.FindById(user_id);
   if (!now || !*now || (*now)->deleted_at_ms != 0) {
     (void)co_await sessions_.Delete(s.token, user_id);
-    if (!now) {
-      co_return tl::unexpected(now.error());
-    }
+    PL_CO_CHECK(now);
     co_return Fail(ErrorCode::kUnauthenticated, "wrong username or password");
   }
   s.user = ToUser(**now);
@@ -284,6 +278,20 @@ Awaitable<Status> RefuseReserved(sql::UserTable& users, int64_t id) {
   co_return Status{};
 }
 
+// The error for an UPDATE that SQL guards and that changed no row: the account is gone ("no
+// such user"), or it is live and the guard held, for `refusal` (a change that raced in since
+// the check before it).
+Awaitable<Error> WhyUnchanged(sql::UserTable& users, int64_t id, Error refusal) {
+  Result<std::optional<sql::UserRow>> row = co_await users.FindById(id);
+  if (!row) {
+    co_return std::move(row).error();
+  }
+  if (*row && (*row)->deleted_at_ms == 0) {
+    co_return refusal;
+  }
+  co_return Error{ErrorCode::kNotFound, "no such user"};
+}
+
 }  // namespace
 
 Awaitable<Result<User>> UserService::SetRole(const Principal& actor, int64_t id, Role role) {
@@ -302,11 +310,10 @@ Awaitable<Result<User>> UserService::SetRole(const Principal& actor, int64_t id,
   PL_CO_TRY(auto updated, co_await users_.SetRole(id, std::string(RoleName(role)), NowMs()));
   if (!updated) {
     // Refused in SQL: no such account, or a ban came in since the check above.
-    PL_CO_TRY(const std::optional<sql::UserRow> row, co_await users_.FindById(id));
-    if (row && row->deleted_at_ms == 0) {
-      co_return Fail(ErrorCode::kAlreadyExists, "the user is banned: lift the ban first");
-    }
-    co_return Fail(ErrorCode::kNotFound, "no such user");
+    // Named, not braced, arguments around co_await (GCC 12).
+    Error refusal{ErrorCode::kAlreadyExists, "the user is banned: lift the ban first"};
+    Error why = co_await WhyUnchanged(users_, id, std::move(refusal));
+    co_return tl::unexpected(std::move(why));
   }
   // SQL is the record; every process's copy follows: this one's now, the others' through the
   // channel before the answer goes out. If Redis fails here the caller gets the error and may
@@ -340,11 +347,9 @@ Awaitable<Result<User>> UserService::SetBan(const Principal& actor, int64_t id, 
   PL_CO_TRY(const bool updated, co_await users_.SetBan(id, until_ms, std::move(reason), log));
   if (!updated) {
     // Refused in SQL: gone, or promoted since the check above (a ban never lands on one).
-    PL_CO_TRY(const std::optional<sql::UserRow> now, co_await users_.FindById(id));
-    if (now && now->deleted_at_ms == 0) {
-      co_return Fail(ErrorCode::kPermissionDenied, "moderators and admins cannot be banned");
-    }
-    co_return Fail(ErrorCode::kNotFound, "no such user");
+    Error refusal{ErrorCode::kPermissionDenied, "moderators and admins cannot be banned"};
+    Error why = co_await WhyUnchanged(users_, id, std::move(refusal));
+    co_return tl::unexpected(std::move(why));
   }
   // As SetRole: every process's copy of the account follows before the answer goes out.
   directory_.Forget(id);

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/timed_pass.hpp"
+
 namespace plaudit::flush {
 namespace {
 
@@ -53,9 +55,7 @@ Awaitable<Result<FlushReport>> Flusher::FlushNow() {
     // Views another process is recovering wait for it (it flushes them itself).
     if (check_.ViewsChecked()) {
       auto views = co_await views_.Flush(generation);
-      if (!views) {
-        co_return tl::unexpected(views.error());
-      }
+      PL_CO_CHECK(views);
       report.views = *views;
     }
     PL_CO_TRY(auto likes, co_await likes_.Flush(generation));
@@ -96,24 +96,12 @@ void Flusher::Stop() {
 }
 
 void Flusher::Arm() {
-  if (stopped_) {
-    return;
-  }
-  timer_.expires_after(interval_);
-  timer_.async_wait([this](boost::system::error_code ec) {
-    if (ec || stopped_) {
-      return;
+  SpawnAfter(timer_, stopped_, interval_, [this]() -> Awaitable<void> {
+    auto r = co_await FlushNow();
+    if (!r) {
+      spdlog::warn("flush pass failed: {}", r.error().message);
     }
-    net::co_spawn(
-        timer_.get_executor(),
-        [this]() -> Awaitable<void> {
-          auto r = co_await FlushNow();
-          if (!r) {
-            spdlog::warn("flush pass failed: {}", r.error().message);
-          }
-          Arm();
-        },
-        net::detached);
+    Arm();
   });
 }
 

@@ -67,9 +67,7 @@ Awaitable<Result<bool>> RedisCheck::CheckOnce() {
   // An older like shard means an older dataset: its article hashes are older too, even if
   // no views flush ran since (their other fields, and the like shards' status checks).
   auto views = co_await article_cache_.CheckViews(*view_seq, !stale.empty(), owner_, kViewLeaseMs);
-  if (!views) {
-    co_return tl::unexpected(views.error());
-  }
+  PL_CO_CHECK(views);
   using ViewCheck = redis::ArticleCache::ViewCheck;
   if (*views != ViewCheck::kConsistent) {
     views_checked_ = UINT64_MAX;  // no view meanwhile
@@ -226,9 +224,7 @@ Awaitable<Result<bool>> RedisCheck::RepairMark(const redis::CacheMark& mark) {
   } else {
     st = co_await comments_.Repair(mark.target.id);
   }
-  if (!st) {
-    co_return tl::unexpected(st.error());
-  }
+  PL_CO_CHECK(st);
   co_return true;
 }
 

@@ -21,16 +21,16 @@
 #include "common/single_flight.hpp"
 #include "domain/articles.hpp"
 #include "domain/comments.hpp"
-#include "domain/redis_freshness.hpp"
 #include "flush/like_flush.hpp"
 #include "flush/view_flush.hpp"
 #include "redis/cache_marks.hpp"
+#include "store/redis_freshness.hpp"
 
 namespace plaudit::flush {
 
-// The services (articles, comments) hold it as their domain::RedisFreshness; it calls them to
+// The services (articles, comments) hold it as their store::RedisFreshness; it calls them to
 // repair what a recovery leaves (cache marks, id sequences).
-class RedisCheck final : public domain::RedisFreshness {
+class RedisCheck final : public store::RedisFreshness {
  public:
   RedisCheck(net::any_io_executor ex, redis::LikeStore& like_store, sql::LikeTable& like_table,
              redis::ArticleCache& article_cache, sql::ArticleTable& article_table,

@@ -7,14 +7,28 @@
 namespace plaudit::http {
 namespace {
 
+// A row of the table: an error (a service's ErrorCode or an HttpError), its status and its
+// API.md code.
+template <class Key>
 struct Mapping {
-  ErrorCode code;
-  beast::http::status status;
+  Key error{};
+  beast::http::status status{};
   std::string_view api_code;
 };
 
+// The row for `error`; nullptr when the table has none.
+template <class Key, size_t N>
+const Mapping<Key>* Find(const Mapping<Key> (&table)[N], Key error) {
+  for (const auto& m : table) {
+    if (m.error == error) {
+      return &m;
+    }
+  }
+  return nullptr;
+}
+
 // Keep in step with the error table of API.md.
-constexpr Mapping kMappings[] = {
+constexpr Mapping<ErrorCode> kMappings[] = {
     {ErrorCode::kInvalidArgument, beast::http::status::bad_request, "invalid_field"},
     {ErrorCode::kInvalidJson, beast::http::status::bad_request, "invalid_json"},
     {ErrorCode::kUnauthenticated, beast::http::status::unauthorized, "unauthenticated"},
@@ -28,13 +42,7 @@ constexpr Mapping kMappings[] = {
     {ErrorCode::kInternal, beast::http::status::internal_server_error, "internal"},
 };
 
-struct HttpMapping {
-  HttpError error;
-  beast::http::status status;
-  std::string_view api_code;
-};
-
-constexpr HttpMapping kHttpMappings[] = {
+constexpr Mapping<HttpError> kHttpMappings[] = {
     {HttpError::kMalformed, beast::http::status::bad_request, "bad_request"},
     {HttpError::kCrossSite, beast::http::status::forbidden, "forbidden"},
     {HttpError::kNoRoute, beast::http::status::not_found, "not_found"},
@@ -60,31 +68,26 @@ Response Body(beast::http::status status, std::string_view code, std::string_vie
   return r;
 }
 
-const Mapping& Find(ErrorCode code) {
-  for (const auto& m : kMappings) {
-    if (m.code == code) {
-      return m;
-    }
-  }
-  return kMappings[std::size(kMappings) - 1];
+// A code the table lacks is answered as kInternal, its last row.
+const Mapping<ErrorCode>& RowFor(ErrorCode code) {
+  const Mapping<ErrorCode>* m = Find(kMappings, code);
+  return m != nullptr ? *m : kMappings[std::size(kMappings) - 1];
 }
 
 }  // namespace
 
-beast::http::status StatusFor(ErrorCode code) { return Find(code).status; }
-std::string_view ApiCodeFor(ErrorCode code) { return Find(code).api_code; }
+beast::http::status StatusFor(ErrorCode code) { return RowFor(code).status; }
+std::string_view ApiCodeFor(ErrorCode code) { return RowFor(code).api_code; }
 
 Response ErrorResponse(HttpError error, std::string_view message) {
-  for (const auto& m : kHttpMappings) {
-    if (m.error == error) {
-      return Body(m.status, m.api_code, message);
-    }
+  if (const Mapping<HttpError>* m = Find(kHttpMappings, error)) {
+    return Body(m->status, m->api_code, message);
   }
   return ErrorResponse(Error{ErrorCode::kInternal, "unmapped HTTP error"});
 }
 
 Response ErrorResponse(const Error& error) {
-  const Mapping& m = Find(error.code);
+  const Mapping<ErrorCode>& m = RowFor(error.code);
   // An internal error's message names Redis replies, SQL statements and keys: it goes to the
   // log, the client gets a generic one (issue 41, item 8).
   if (error.code == ErrorCode::kInternal) {

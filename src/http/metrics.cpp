@@ -11,35 +11,35 @@ prometheus::Histogram::BucketBoundaries LatencyBuckets() {
   return {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5};
 }
 
-// The methods of RFC 9110 and RFC 5789 (PATCH), numbered for the series key; 0 is "other".
+// The methods of RFC 9110 and RFC 5789 (PATCH).
+constexpr boost::beast::http::verb kMethods[] = {
+    boost::beast::http::verb::get,     boost::beast::http::verb::head,
+    boost::beast::http::verb::post,    boost::beast::http::verb::put,
+    boost::beast::http::verb::patch,   boost::beast::http::verb::delete_,
+    boost::beast::http::verb::options, boost::beast::http::verb::trace,
+    boost::beast::http::verb::connect,
+};
+
+// A method's number in the series key: its place in kMethods from 1; 0 is "other".
 int MethodIndex(boost::beast::http::verb v) {
-  switch (v) {
-    case boost::beast::http::verb::get:
-      return 1;
-    case boost::beast::http::verb::head:
-      return 2;
-    case boost::beast::http::verb::post:
-      return 3;
-    case boost::beast::http::verb::put:
-      return 4;
-    case boost::beast::http::verb::patch:
-      return 5;
-    case boost::beast::http::verb::delete_:
-      return 6;
-    case boost::beast::http::verb::options:
-      return 7;
-    case boost::beast::http::verb::trace:
-      return 8;
-    case boost::beast::http::verb::connect:
-      return 9;
-    default:
-      return 0;
+  for (size_t i = 0; i < std::size(kMethods); ++i) {
+    if (kMethods[i] == v) {
+      return static_cast<int>(i) + 1;
+    }
   }
+  return 0;
+}
+
+// A metric family: Family(prometheus::BuildCounter(), registry, name, help).
+template <class Builder>
+auto& Family(Builder builder, prometheus::Registry& registry, const char* name,
+             const std::string& help) {
+  return builder.Name(name).Help(help).Register(registry);
 }
 
 // A gauge without labels: one series.
 prometheus::Gauge* PlainGauge(prometheus::Registry& registry, const char* name, const char* help) {
-  return &prometheus::BuildGauge().Name(name).Help(help).Register(registry).Add({});
+  return &Family(prometheus::BuildGauge(), registry, name, help).Add({});
 }
 
 }  // namespace
@@ -68,51 +68,36 @@ Metrics::Metrics()
                              "Rendered pages in the page cache (last pass)")),
       connections_open_(
           PlainGauge(*registry_, "plaudit_http_connections_open", "Open client connections")) {
-  requests_ = &prometheus::BuildCounter()
-                   .Name("plaudit_http_requests_total")
-                   .Help("HTTP requests by route pattern, method and status")
-                   .Register(*registry_);
-  request_seconds_ = &prometheus::BuildHistogram()
-                          .Name("plaudit_http_request_duration_seconds")
-                          .Help("HTTP request latency by route pattern")
-                          .Register(*registry_);
-  redis_seconds_ = &prometheus::BuildHistogram()
-                        .Name("plaudit_redis_command_duration_seconds")
-                        .Help("Redis command latency (send to reply) by command")
-                        .Register(*registry_);
-  sql_seconds_ = &prometheus::BuildHistogram()
-                      .Name("plaudit_sql_call_duration_seconds")
-                      .Help("Latency of one call to the SQL store, queueing included")
-                      .Register(*registry_)
-                      .Add({}, LatencyBuckets());
-  notices_ = &prometheus::BuildCounter()
-                  .Name("plaudit_notices_total")
-                  .Help(
-                      "Outbox rows handled by this instance's delivery worker, by channel "
-                      "(mail, webhook, event) and result (delivered, skipped, retried, given_up)")
-                  .Register(*registry_);
+  requests_ = &Family(prometheus::BuildCounter(), *registry_, "plaudit_http_requests_total",
+                      "HTTP requests by route pattern, method and status");
+  request_seconds_ =
+      &Family(prometheus::BuildHistogram(), *registry_, "plaudit_http_request_duration_seconds",
+              "HTTP request latency by route pattern");
+  redis_seconds_ =
+      &Family(prometheus::BuildHistogram(), *registry_, "plaudit_redis_command_duration_seconds",
+              "Redis command latency (send to reply) by command");
+  sql_seconds_ =
+      &Family(prometheus::BuildHistogram(), *registry_, "plaudit_sql_call_duration_seconds",
+              "Latency of one call to the SQL store, queueing included")
+           .Add({}, LatencyBuckets());
+  notices_ = &Family(prometheus::BuildCounter(), *registry_, "plaudit_notices_total",
+                     "Outbox rows handled by this instance's delivery worker, by channel "
+                     "(mail, webhook, event) and result (delivered, skipped, retried, given_up)");
   auto& lookups =
-      prometheus::BuildCounter()
-          .Name("plaudit_page_cache_lookups_total")
-          .Help("Rendered pages (comment pages, article lists) asked of the page cache, by result")
-          .Register(*registry_);
+      Family(prometheus::BuildCounter(), *registry_, "plaudit_page_cache_lookups_total",
+             "Rendered pages (comment pages, article lists) asked of the page cache, by result");
   page_hits_ = &lookups.Add({{"result", "hit"}});
   page_misses_ = &lookups.Add({{"result", "miss"}});
-  auto& capped = prometheus::BuildCounter()
-                     .Name("plaudit_http_connection_cap_total")
-                     .Help(
-                         "New connections met at --max-connections, by what made room: a "
-                         "waiting connection closed (evicted) or the newcomer refused")
-                     .Register(*registry_);
+  auto& capped = Family(prometheus::BuildCounter(), *registry_, "plaudit_http_connection_cap_total",
+                        "New connections met at --max-connections, by what made room: a "
+                        "waiting connection closed (evicted) or the newcomer refused");
   connections_evicted_ = &capped.Add({{"result", "evicted"}});
   connections_refused_ = &capped.Add({{"result", "refused"}});
-  bodies_refused_ = &prometheus::BuildCounter()
-                         .Name("plaudit_http_body_budget_refused_total")
-                         .Help(
-                             "Requests refused (503) because request bodies in flight had "
-                             "used up --body-memory-mb")
-                         .Register(*registry_)
-                         .Add({});
+  bodies_refused_ =
+      &Family(prometheus::BuildCounter(), *registry_, "plaudit_http_body_budget_refused_total",
+              "Requests refused (503) because request bodies in flight had "
+              "used up --body-memory-mb")
+           .Add({});
 }
 
 void Metrics::SetOpenConnections(size_t open) { connections_open_->Set(static_cast<double>(open)); }

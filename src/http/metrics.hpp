@@ -43,7 +43,7 @@ class Metrics {
   // Notices handled by a pass: `channel` mail, webhook or event; `result` delivered, skipped,
   // retried or given_up.
   void CountNotices(std::string_view channel, std::string_view result, int64_t n);
-  // The rendered-page cache (api/page_cache.hpp) as of the last flush pass: its lookups so
+  // The rendered-page cache (render/page_cache.hpp) as of the last flush pass: its lookups so
   // far, answered and not (counters move by the difference), and its size.
   void SetPageCache(uint64_t hits, uint64_t misses, size_t bytes, size_t pages);
 

@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "common/percent_encoding.hpp"
 #include "http/errors.hpp"
 
 namespace plaudit::http {
@@ -27,44 +28,9 @@ Result<int64_t> Request::IdParam(std::string_view name) const {
 
 namespace {
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') {
-    return c - '0';
-  }
-  if (c >= 'a' && c <= 'f') {
-    return c - 'a' + 10;
-  }
-  if (c >= 'A' && c <= 'F') {
-    return c - 'A' + 10;
-  }
-  return -1;
-}
-
-// application/x-www-form-urlencoded decoding ('+' is a space). A malformed escape is kept
-// as it is. (Boost.URL 1.81's pct_string_view::decode() returned a wrong length here when
-// the value ended the buffer, so this small decoder stands in for it.)
-std::string DecodeComponent(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (c == '+') {
-      out.push_back(' ');
-    } else if (c == '%' && i + 2 < s.size() && HexValue(s[i + 1]) >= 0 && HexValue(s[i + 2]) >= 0) {
-      out.push_back(static_cast<char>(HexValue(s[i + 1]) * 16 + HexValue(s[i + 2])));
-      i += 2;
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
-namespace {
-
 // Calls fn(value) for each `name=value` of the query, decoded, in order, until fn says stop.
+// Decoded by FormDecode: Boost.URL 1.81's pct_string_view::decode() returned a wrong length
+// when the value ended the buffer.
 template <class Fn>
 void EachQueryValue(std::string_view query, std::string_view name, Fn fn) {
   std::string_view rest = query;
@@ -76,7 +42,7 @@ void EachQueryValue(std::string_view query, std::string_view name, Fn fn) {
     std::string_view key = pair.substr(0, eq);
     std::string_view value =
         eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1);
-    if (DecodeComponent(key) == name && !fn(DecodeComponent(value))) {
+    if (FormDecode(key) == name && !fn(FormDecode(value))) {
       return;
     }
   }

@@ -47,7 +47,7 @@ struct Request {
 struct Response {
   beast::http::status status = beast::http::status::ok;
   std::string body;  // JSON text (empty for 204)
-  // Instead of `body`: bytes a cache keeps (api/page_cache.hpp), written from where they are
+  // Instead of `body`: bytes a cache keeps (render/page_cache.hpp), written from where they are
   // (one gather write with the head) rather than copied twice per response: at ~25 KB a
   // comment page, the copies were 6% of a cached read's CPU (perf).
   std::shared_ptr<const std::string> shared_body;

@@ -75,12 +75,15 @@ class Server {
   size_t body_bytes_in_flight() const { return body_bytes_; }
 
  private:
-  struct Connection;
+  using Clock = std::chrono::steady_clock;
+  struct Connection;  // server_detail.hpp, with the file each part below lives in
+
   Awaitable<void> Accept();
   // Closes connections past their deadline; re-arms itself until the server has drained.
   void ArmSweep();
   void Sweep();
-  Awaitable<void> Serve(tcp::socket socket);
+  void MaybeDrained();
+
   // At the connection cap: closes the connection waiting longest without a request in
   // progress and returns true, or returns false when every connection is busy.
   bool EvictOneWaiting();
@@ -89,6 +92,7 @@ class Server {
   void NoteCapHit(bool evicted);
   void MarkWaiting(Connection& conn);
   void MarkBusy(Connection& conn);
+
   // Sends `bytes`, then `tail` (a shared body that `keep` holds), in place if the socket takes
   // them all (the usual case), else waits.
   Awaitable<void> WriteResponse(Connection& conn, std::string bytes, boost::system::error_code& ec,
@@ -99,10 +103,11 @@ class Server {
                               bool whole, boost::system::error_code& ec);
   // 413, 431 or 400 for a request the parser refused.
   Response ParseErrorResponse(const boost::system::error_code& ec) const;
+
+  Awaitable<void> Serve(tcp::socket socket);
   // Routes the request: a CORS preflight, 404/405, a cross-site cookie write (403), a body
   // that is not JSON (415), or the route's handler. The caller adds the CORS headers.
   Awaitable<Response> Dispatch(RawRequest& req, const std::string& remote, std::string_view& route);
-  void MaybeDrained();
 
   net::io_context& ioc_;
   ServerOptions options_;

@@ -1,44 +1,29 @@
 #include "model/article.hpp"
 
+#include "common/enum_names.hpp"
+
 namespace plaudit::model {
+namespace {
 
-std::string_view KindName(ArticleKind k) {
-  switch (k) {
-    case ArticleKind::kArticle:
-      return "article";
-    case ArticleKind::kPage:
-      return "page";
-    case ArticleKind::kPost:
-      break;
-  }
-  return "post";
-}
+constexpr NameTable<ArticleKind, 3> kKindNames = {{
+    {ArticleKind::kArticle, "article"},
+    {ArticleKind::kPost, "post"},
+    {ArticleKind::kPage, "page"},
+}};
 
-std::optional<ArticleKind> ParseKind(std::string_view s) {
-  if (s == "article") {
-    return ArticleKind::kArticle;
-  }
-  if (s == "post") {
-    return ArticleKind::kPost;
-  }
-  if (s == "page") {
-    return ArticleKind::kPage;
-  }
-  return std::nullopt;
-}
+constexpr NameTable<ArticleStatus, 2> kStatusNames = {{
+    {ArticleStatus::kDraft, "draft"},
+    {ArticleStatus::kPublished, "published"},
+}};
 
-std::string_view StatusName(ArticleStatus s) {
-  return s == ArticleStatus::kPublished ? "published" : "draft";
-}
+}  // namespace
 
-std::optional<ArticleStatus> ParseStatus(std::string_view s) {
-  if (s == "published") {
-    return ArticleStatus::kPublished;
-  }
-  if (s == "draft") {
-    return ArticleStatus::kDraft;
-  }
-  return std::nullopt;
-}
+std::string_view KindName(ArticleKind k) { return NameOf(kKindNames, k, "post"); }
+
+std::optional<ArticleKind> ParseKind(std::string_view s) { return ValueNamed(kKindNames, s); }
+
+std::string_view StatusName(ArticleStatus s) { return NameOf(kStatusNames, s, "draft"); }
+
+std::optional<ArticleStatus> ParseStatus(std::string_view s) { return ValueNamed(kStatusNames, s); }
 
 }  // namespace plaudit::model

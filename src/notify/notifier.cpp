@@ -8,6 +8,7 @@
 #include <boost/url.hpp>
 
 #include "common/time.hpp"
+#include "common/timed_pass.hpp"
 #include "common/when_all.hpp"
 #include "notify/letters.hpp"
 #include "notify/mime.hpp"
@@ -401,25 +402,13 @@ void Notifier::Stop() {
 }
 
 void Notifier::Arm(std::chrono::milliseconds after) {
-  if (stopped_) {
-    return;
-  }
-  timer_.expires_after(after);
-  timer_.async_wait([this](boost::system::error_code ec) {
-    if (ec || stopped_) {
-      return;
+  SpawnAfter(timer_, stopped_, after, [this]() -> Awaitable<void> {
+    auto r = co_await DeliverNow();
+    if (!r) {
+      spdlog::warn("notice delivery pass failed: {}", r.error().message);
     }
-    net::co_spawn(
-        timer_.get_executor(),
-        [this]() -> Awaitable<void> {
-          auto r = co_await DeliverNow();
-          if (!r) {
-            spdlog::warn("notice delivery pass failed: {}", r.error().message);
-          }
-          // A pass that stopped with notices still due (a burst) goes on at once.
-          Arm(r && r->more ? std::chrono::milliseconds(0) : options_.interval);
-        },
-        net::detached);
+    // A pass that stopped with notices still due (a burst) goes on at once.
+    Arm(r && r->more ? std::chrono::milliseconds(0) : options_.interval);
   });
 }
 

@@ -31,6 +31,45 @@ Result<model::Article> ArticleOf(const Reply& arr) {
   return std::move(*a);
 }
 
+// An HGETALL reply as the article; nullopt when it is not cached. The reply's strings move out.
+std::optional<model::Article> HashArticle(Reply& reply) {
+  ArticleFieldList f;
+  auto& kv = reply.elements;
+  f.reserve(kv.size() / 2);
+  bool has_id = false;
+  for (size_t i = 0; i + 1 < kv.size(); i += 2) {
+    has_id = has_id || kv[i].str == "id";
+    f.emplace_back(std::move(kv[i].str), std::move(kv[i + 1].str));
+  }
+  if (!has_id) {
+    return std::nullopt;
+  }
+  return DecodeArticle(f);
+}
+
+// One command per id, sent in one round trip (none for no ids), and `decode(reply)` of each
+// reply in ids' order; the replies are decode's to move from.
+template <class T, class CommandOf, class Decode>
+Awaitable<Result<std::vector<T>>> PerId(Client& client, const std::vector<int64_t>& ids,
+                                        CommandOf command_of, Decode decode) {
+  std::vector<T> out;
+  if (ids.empty()) {
+    co_return out;
+  }
+  std::vector<std::vector<std::string>> cmds;
+  cmds.reserve(ids.size());
+  for (int64_t id : ids) {
+    cmds.push_back(command_of(id));
+  }
+  auto r = co_await client.Pipeline(std::move(cmds));
+  PL_CO_CHECK(AllOk(r));
+  out.reserve(r->size());
+  for (auto& reply : *r) {
+    out.push_back(decode(reply));
+  }
+  co_return out;
+}
+
 }  // namespace
 
 Awaitable<Result<std::optional<int64_t>>> ArticleCache::NextId(int64_t floor) {
@@ -143,22 +182,9 @@ Awaitable<Result<std::optional<model::Article>>> ArticleCache::GetAccess(int64_t
 
 Awaitable<Result<std::vector<std::optional<model::Article>>>> ArticleCache::GetAccessMany(
     const std::vector<int64_t>& ids) {
-  std::vector<std::optional<model::Article>> out;
-  if (ids.empty()) {
-    co_return out;
-  }
-  std::vector<std::vector<std::string>> cmds;
-  cmds.reserve(ids.size());
-  for (int64_t id : ids) {
-    cmds.push_back(AccessCommand(id));
-  }
-  auto r = co_await client_.Pipeline(std::move(cmds));
-  PL_CO_CHECK(AllOk(r));
-  out.reserve(r->size());
-  for (const auto& reply : *r) {
-    out.push_back(DecodeAccess(AccessOf(reply)));
-  }
-  co_return out;
+  co_return co_await PerId<std::optional<model::Article>>(
+      client_, ids, AccessCommand,
+      [](const Reply& reply) { return DecodeAccess(AccessOf(reply)); });
 }
 
 Awaitable<Result<std::vector<std::optional<model::Article>>>> ArticleCache::GetMany(
@@ -166,34 +192,10 @@ Awaitable<Result<std::vector<std::optional<model::Article>>>> ArticleCache::GetM
   // HGETALL, not HMGET of the 17 names: Redis walks the small hash once instead of searching
   // it per name, and plauditd formats 2 arguments instead of 19 per article (an article list
   // page is 20 of these; both costs showed in its profile).
-  std::vector<std::vector<std::string>> cmds;
-  cmds.reserve(ids.size());
-  for (int64_t id : ids) {
-    cmds.push_back({"HGETALL", keys::Article(id)});
-  }
-  std::vector<std::optional<model::Article>> out;
-  if (cmds.empty()) {
-    co_return out;
-  }
-  auto r = co_await client_.Pipeline(std::move(cmds));
-  PL_CO_CHECK(AllOk(r));
-  out.reserve(r->size());
-  for (auto& reply : *r) {
-    ArticleFieldList f;
-    auto& kv = reply.elements;  // ours: the strings move out
-    f.reserve(kv.size() / 2);
-    bool has_id = false;
-    for (size_t i = 0; i + 1 < kv.size(); i += 2) {
-      has_id = has_id || kv[i].str == "id";
-      f.emplace_back(std::move(kv[i].str), std::move(kv[i + 1].str));
-    }
-    if (!has_id) {
-      out.emplace_back();  // not cached
-    } else {
-      out.push_back(DecodeArticle(f));
-    }
-  }
-  co_return out;
+  const auto command_of = [](int64_t id) -> std::vector<std::string> {
+    return {"HGETALL", keys::Article(id)};
+  };
+  co_return co_await PerId<std::optional<model::Article>>(client_, ids, command_of, HashArticle);
 }
 
 namespace {
@@ -271,9 +273,16 @@ Awaitable<Status> ArticleCache::Create(const model::Article& a, const std::strin
   co_return Status{};
 }
 
+namespace {
+
+std::vector<std::string> FillTokenCommand(int64_t id) {
+  return {"GET", keys::LikeBirthMark(keys::LikeShard(id))};
+}
+
+}  // namespace
+
 Awaitable<Result<std::optional<std::string>>> ArticleCache::FillToken(int64_t id) {
-  std::vector<std::string> cmd{"GET", keys::LikeBirthMark(keys::LikeShard(id))};
-  auto r = co_await client_.Command(std::move(cmd));
+  auto r = co_await client_.Command(FillTokenCommand(id));
   PL_CO_CHECK(ReplyOk(r));
   if (r->is_nil()) {
     co_return std::optional<std::string>{};
@@ -283,26 +292,13 @@ Awaitable<Result<std::optional<std::string>>> ArticleCache::FillToken(int64_t id
 
 Awaitable<Result<std::vector<std::optional<std::string>>>> ArticleCache::FillTokens(
     const std::vector<int64_t>& ids) {
-  std::vector<std::optional<std::string>> out;
-  if (ids.empty()) {
-    co_return out;
-  }
-  std::vector<std::vector<std::string>> cmds;
-  cmds.reserve(ids.size());
-  for (int64_t id : ids) {
-    cmds.push_back({"GET", keys::LikeBirthMark(keys::LikeShard(id))});
-  }
-  auto r = co_await client_.Pipeline(std::move(cmds));
-  PL_CO_CHECK(AllOk(r));
-  out.reserve(r->size());
-  for (auto& reply : *r) {
+  const auto token_of = [](Reply& reply) -> std::optional<std::string> {
     if (reply.is_nil()) {
-      out.emplace_back();
-    } else {
-      out.emplace_back(std::move(reply.str));
+      return std::nullopt;
     }
-  }
-  co_return out;
+    return std::move(reply.str);
+  };
+  co_return co_await PerId<std::optional<std::string>>(client_, ids, FillTokenCommand, token_of);
 }
 
 Awaitable<Result<ArticleCache::Filled>> ArticleCache::Fill(const model::Article& a,

@@ -35,7 +35,7 @@ struct ListPage {
 // The versions of what a published list page shows (list_versions.cpp), read in one command
 // before what they cover: a page rendered after reading them shows at least what they name,
 // and a page is served from the page cache only while they have not moved
-// (api/cached_lists.cpp). Each is born (given a random base) if it was unborn: missing, or
+// (render/article_lists.cpp). Each is born (given a random base) if it was unborn: missing, or
 // restarted low by an INCR after a FLUSHALL, when an old value could come round again.
 struct ListVersions {
   std::string lists;     // pl:lv:{pub}: the indexes

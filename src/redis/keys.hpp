@@ -230,7 +230,7 @@ inline std::string PublishedListRebuild(std::string_view list) {
 inline std::string PublishedListVersion(int64_t id) {
   return Cat(kPublishedListVersionPrefix, Num(id));
 }
-// Versions of what a published list page shows (api/cached_lists.cpp): the indexes' ({pub})
+// Versions of what a published list page shows (render/article_lists.cpp): the indexes' ({pub})
 // and each shard's articles' ({lN}), raised in the same script as each change they cover.
 inline constexpr std::string_view kListVersionPrefix = "pl:lv:";
 inline constexpr std::string_view kPublishedListsVersion = "pl:lv:{pub}";

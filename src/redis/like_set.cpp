@@ -128,9 +128,7 @@ Awaitable<Result<LikeReading>> LikeStore::Replicated(std::string key, uint64_t g
                                                      LikeReading reading) {
   auto wait = client_.WaitReplicas(key, wait_replicas_, wait_timeout_);
   Result<int64_t> acked = co_await std::move(wait);
-  if (!acked) {
-    co_return tl::unexpected(acked.error());
-  }
+  PL_CO_CHECK(acked);
   if (client_.stats().reconnects != generation) {
     co_return Fail(ErrorCode::kUnavailable,
                    "redis: the connection changed between the like and its WAIT, so its "

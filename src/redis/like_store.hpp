@@ -53,7 +53,7 @@ struct LikeReading {
   bool liked() const { return user == LikeOf::kYes; }
 };
 
-// Whether comment ids can exist, as Redis tells it (domain/unknown_comments.hpp): the comment
+// Whether comment ids can exist, as Redis tells it (store/unknown_comments.hpp): the comment
 // sequence's last value (keys::kCommentSeq; nullopt when Redis does not hold it), and for each
 // shard asked its birth mark (keys::LikeBirthMark: the time the check first marked this
 // dataset; nullopt: emptied since), its seq (keys::LikeSeq: every cache mark and like claim of
@@ -69,8 +69,13 @@ struct IdFrontier {
   std::vector<Shard> shards;  // in the order asked
 };
 
-// SQL's likers to load: every liker of the target (`all`, at most 256: small mode) or those
-// of the user's bucket (big mode).
+// A target's likers stay in one set (small mode) while there are at most this many:
+// like_set.lua splits the set into buckets past it (its SCARD > 257: these and the loaded
+// mark), and a load from SQL installs a target's likers whole only up to it.
+inline constexpr int64_t kSmallModeLikers = 256;
+
+// SQL's likers to load: every liker of the target (`all`, at most kSmallModeLikers: small
+// mode) or those of the user's bucket (big mode).
 struct LikerLoad {
   bool all = false;
   std::vector<int64_t> user_ids;

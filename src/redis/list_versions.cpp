@@ -1,4 +1,4 @@
-// ArticleCache's list versions (api/cached_lists.cpp): what a published list page shows is
+// ArticleCache's list versions (render/article_lists.cpp): what a published list page shows is
 // versioned by the lists' pl:lv:{pub}, and per like shard by pl:lv:{lN} (the articles'
 // fields, like and comment counts) and pl:lvw:{lN} (their view counts). The scripts that
 // change those raise them in the same step (lib_list_version.lua, like_set.lua,
@@ -43,9 +43,7 @@ Awaitable<Result<std::vector<Reply>>> ArticleCache::ReadVersions(
     std::vector<std::string> cmd{"MGET"};
     cmd.insert(cmd.end(), names.begin(), names.end());
     auto r = co_await client_.Command(std::move(cmd));
-    if (!r) {
-      co_return tl::unexpected(r.error());
-    }
+    PL_CO_CHECK(r);
     if (!r->is_error() && r->elements.size() == names.size()) {
       co_return std::move(r->elements);
     }

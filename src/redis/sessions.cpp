@@ -11,9 +11,7 @@ namespace plaudit::redis {
 namespace {
 
 Status CheckReply(const Result<Reply>& r) {
-  if (!r) {
-    return tl::unexpected(r.error());
-  }
+  PL_CHECK(r);
   if (r->is_error()) {
     return Fail(ErrorCode::kInternal, "redis: " + r->str);
   }
@@ -142,9 +140,7 @@ Awaitable<Result<std::optional<SessionData>>> SessionStore::Get(std::string_view
     std::vector<std::string> args{std::to_string(ttl_.count()), std::to_string(next_slide_ms)};
     auto touched =
         co_await client_.Eval(GetScript("session_touch.lua"), std::move(k), std::move(args));
-    if (!touched) {
-      co_return tl::unexpected(touched.error());
-    }
+    PL_CO_CHECK(touched);
     if (touched->is_error()) {
       co_return Fail(ErrorCode::kInternal, "redis: " + touched->str);
     }

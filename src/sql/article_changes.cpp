@@ -27,16 +27,9 @@ constexpr std::string_view kFromTime =
     "SELECT id, article_id, op, at FROM article_changes WHERE id >= "
     "(SELECT id FROM article_changes WHERE at >= $1 ORDER BY id LIMIT 1) ORDER BY id LIMIT $2";
 
-Result<std::vector<ChangeRow>> ToChanges(Result<Rows> r) {
-  if (!r) {
-    return tl::unexpected(r.error());
-  }
-  std::vector<ChangeRow> out;
-  out.reserve(r->rows.size());
-  for (const auto& row : r->rows) {
-    out.push_back({Int(row[0]), Int(row[1]), Text(row[2]), Int(row[3])});
-  }
-  return out;
+// kAfter's and kFromTime's row.
+ChangeRow ChangeFromRow(const Row& row) {
+  return {Int(row[0]), Int(row[1]), Text(row[2]), Int(row[3])};
 }
 
 }  // namespace
@@ -57,11 +50,11 @@ Result<int64_t> AppendChange(Connection& tx, int64_t article_id, std::string_vie
     PL_TRY(auto last, LastInsertId(tx));
     id = last;
   } else {
-    PL_TRY(auto claimed, tx.Query(kClaimId));
-    if (claimed.rows.empty()) {
+    PL_TRY(auto claimed, tx.QueryInt(kClaimId));
+    if (!claimed) {
       return Fail(ErrorCode::kInternal, "article_change_seq is empty");
     }
-    id = Int(claimed.rows[0][0]);
+    id = *claimed;
   }
   PL_CHECK(tx.Query(kInsert, {id, article_id, std::string(op), at_ms}));
   if (retention.trim_every > 0 && id % retention.trim_every == 0 && id > retention.keep) {
@@ -80,7 +73,7 @@ std::string_view UpdateOp(std::string_view old_status, std::string_view new_stat
 Awaitable<Result<std::vector<ChangeRow>>> ChangeTable::After(int64_t after_id, int64_t limit) {
   std::function<Result<std::vector<ChangeRow>>(Connection&)> job =
       [after_id, limit](Connection& c) -> Result<std::vector<ChangeRow>> {
-    return ToChanges(c.Query(kAfter, {after_id, limit}));
+    return c.QueryRows(kAfter, {after_id, limit}, ChangeFromRow);
   };
   co_return co_await store_.Run<std::vector<ChangeRow>>(std::move(job));
 }
@@ -88,7 +81,7 @@ Awaitable<Result<std::vector<ChangeRow>>> ChangeTable::After(int64_t after_id, i
 Awaitable<Result<std::vector<ChangeRow>>> ChangeTable::FromTime(int64_t at_ms, int64_t limit) {
   std::function<Result<std::vector<ChangeRow>>(Connection&)> job =
       [at_ms, limit](Connection& c) -> Result<std::vector<ChangeRow>> {
-    return ToChanges(c.Query(kFromTime, {at_ms, limit}));
+    return c.QueryRows(kFromTime, {at_ms, limit}, ChangeFromRow);
   };
   co_return co_await store_.Run<std::vector<ChangeRow>>(std::move(job));
 }

@@ -72,9 +72,7 @@ ArticleRow FromRow(const Row& r, bool with_content) {
   a.allow_comments = Int(r[9]) != 0;
   a.created_at_ms = Int(r[10]);
   a.updated_at_ms = Int(r[11]);
-  if (!IsNull(r[12])) {
-    a.published_at_ms = Int(r[12]);
-  }
+  a.published_at_ms = OptionalInt(r[12]);
   a.view_count = Int(r[13]);
   a.like_count = Int(r[14]);
   a.comment_count = Int(r[15]);
@@ -89,9 +87,9 @@ ArticleRow FromRow(const Row& r, bool with_content) {
   return a;
 }
 
-Value PublishedAt(const ArticleRow& a) {
-  return a.published_at_ms ? Value{*a.published_at_ms} : Value{nullptr};
-}
+// FromRow as a row reader: kColumns (with a.content after them).
+ArticleRow WithoutContent(const Row& r) { return FromRow(r, /*with_content=*/false); }
+ArticleRow WithContent(const Row& r) { return FromRow(r, /*with_content=*/true); }
 
 Value Kind(const ArticleRow& a) { return std::string(model::KindName(a.kind)); }
 Value StatusOf(model::ArticleStatus s) { return std::string(model::StatusName(s)); }
@@ -108,7 +106,7 @@ Status ArticleTable::InsertIn(Connection& tx, const ArticleRow& a, CacheStamp st
   PL_CHECK(tx.Query(kInsert,
                     {a.id, Kind(a), a.author_id, a.title, a.summary, Content(a), StatusOf(a.status),
                      Bool(a.pinned), Bool(a.allow_comments), a.created_at_ms, a.updated_at_ms,
-                     PublishedAt(a), stamp.seq, Moderation(a)}));
+                     Nullable(a.published_at_ms), stamp.seq, Moderation(a)}));
   PL_CHECK(AppendChange(tx, a.id, "create", a.created_at_ms, retention));
   return RaiseCacheShard(tx, stamp);
 }
@@ -118,9 +116,7 @@ Awaitable<Status> ArticleTable::Insert(ArticleRow a, CacheStamp stamp) {
                                                   stamp](Connection& c) -> Result<bool> {
     auto st =
         c.Transaction([&](Connection& tx) -> Status { return InsertIn(tx, a, stamp, retention); });
-    if (!st) {
-      return tl::unexpected(st.error());
-    }
+    PL_CHECK(st);
     return true;
   };
   PL_CO_CHECK(co_await store_.Run<bool>(std::move(job)));
@@ -163,12 +159,12 @@ Awaitable<Result<std::optional<ArticleTable::Patched>>> ArticleTable::Patch(
       const std::string sql = std::string(kColumns) + ", a.content" + std::string(kFrom) +
                               "WHERE a.id = $1" +
                               (tx.dialect() == Dialect::kPostgres ? " FOR UPDATE OF a" : "");
-      PL_TRY(auto r, tx.Query(sql, {id}));
-      if (r.rows.empty()) {
+      PL_TRY(auto row, tx.QueryRow(sql, {id}, WithContent));
+      if (!row) {
         return {};
       }
       Patched p;
-      p.row = FromRow(r.rows[0], /*with_content=*/true);
+      p.row = std::move(*row);
       p.old_status = p.row.status;
       const int64_t ver = p.row.ver + 1;
       if (auto applied = apply(p.row); !applied) {
@@ -178,16 +174,14 @@ Awaitable<Result<std::optional<ArticleTable::Patched>>> ArticleTable::Patch(
       const ArticleRow& a = p.row;
       PL_CHECK(tx.Query(kUpdate, {a.id, a.title, a.summary, Content(a), StatusOf(a.status),
                                   Bool(a.pinned), Bool(a.allow_comments), a.updated_at_ms,
-                                  PublishedAt(a), ver, stamp.seq, Moderation(a)}));
+                                  Nullable(a.published_at_ms), ver, stamp.seq, Moderation(a)}));
       PL_CHECK(AppendChange(tx, a.id,
                             UpdateOp(model::StatusName(p.old_status), model::StatusName(a.status)),
                             a.updated_at_ms, retention));
       out = std::move(p);
       return RaiseCacheShard(tx, stamp);
     });
-    if (!st) {
-      return tl::unexpected(st.error());
-    }
+    PL_CHECK(st);
     return out;
   };
   co_return co_await store_.Run<std::optional<Patched>>(std::move(job));
@@ -208,12 +202,7 @@ Awaitable<Result<std::optional<std::vector<int64_t>>>> ArticleTable::Delete(int6
       if (r.affected == 0) {
         return {};
       }
-      PL_TRY(auto ids, tx.Query(kCommentIds, {id}));
-      std::vector<int64_t> comment_ids;
-      comment_ids.reserve(ids.rows.size());
-      for (const auto& row : ids.rows) {
-        comment_ids.push_back(Int(row[0]));
-      }
+      PL_TRY(auto comment_ids, tx.QueryInts(kCommentIds, {id}));
       // Their ids leave MAX(id): keep them as the sequences' floors (migration 015).
       const std::string_view mark = tx.dialect() == Dialect::kMysql ? kMarkIdsMysql : kMarkIds;
       PL_CHECK(tx.Query(mark, {std::string("article"), id}));
@@ -238,9 +227,7 @@ Awaitable<Result<std::optional<std::vector<int64_t>>>> ArticleTable::Delete(int6
       out = std::move(comment_ids);
       return RaiseCacheShard(tx, stamp);
     });
-    if (!st) {
-      return tl::unexpected(st.error());
-    }
+    PL_CHECK(st);
     return out;
   };
   co_return co_await store_.Run<Out>(std::move(job));
@@ -251,11 +238,7 @@ Awaitable<Result<std::optional<ArticleRow>>> ArticleTable::Find(int64_t id, bool
       [id, with_content](Connection& c) -> Result<std::optional<ArticleRow>> {
     std::string sql = std::string(kColumns) + (with_content ? ", a.content" : "") +
                       std::string(kFrom) + "WHERE a.id = $1";
-    PL_TRY(auto r, c.Query(sql, {id}));
-    if (r.rows.empty()) {
-      return std::optional<ArticleRow>{};
-    }
-    return std::optional<ArticleRow>(FromRow(r.rows[0], with_content));
+    return c.QueryRow(sql, {id}, with_content ? WithContent : WithoutContent);
   };
   co_return co_await store_.Run<std::optional<ArticleRow>>(std::move(job));
 }
@@ -263,18 +246,13 @@ Awaitable<Result<std::optional<ArticleRow>>> ArticleTable::Find(int64_t id, bool
 Awaitable<Result<std::vector<ArticleRow>>> ArticleTable::FindMany(std::vector<int64_t> ids) {
   std::function<Result<std::vector<ArticleRow>>(Connection&)> job =
       [ids = std::move(ids)](Connection& c) -> Result<std::vector<ArticleRow>> {
-    std::vector<ArticleRow> out;
     if (ids.empty()) {
-      return out;
+      return std::vector<ArticleRow>{};
     }
     std::vector<Value> params;
     const std::string sql =
         std::string(kColumns) + std::string(kFrom) + "WHERE a.id IN " + InList(ids, params);
-    PL_TRY(auto r, c.Query(sql, params));
-    for (const auto& row : r.rows) {
-      out.push_back(FromRow(row, false));
-    }
-    return out;
+    return c.QueryRows(sql, params, WithoutContent);
   };
   co_return co_await store_.Run<std::vector<ArticleRow>>(std::move(job));
 }
@@ -294,13 +272,9 @@ Awaitable<Result<std::vector<PublishedEntry>>> ArticleTable::PublishedAfter(int6
                                                                             int64_t limit) {
   std::function<Result<std::vector<PublishedEntry>>(Connection&)> job =
       [after_id, limit](Connection& c) -> Result<std::vector<PublishedEntry>> {
-    PL_TRY(auto r, c.Query(kPublishedAfter, {after_id, limit}));
-    std::vector<PublishedEntry> out;
-    out.reserve(r.rows.size());
-    for (const auto& row : r.rows) {
-      out.push_back({Int(row[0]), Text(row[1]), Int(row[2]) != 0, Int(row[3]), Int(row[4])});
-    }
-    return out;
+    return c.QueryRows(kPublishedAfter, {after_id, limit}, [](const Row& row) {
+      return PublishedEntry{Int(row[0]), Text(row[1]), Int(row[2]) != 0, Int(row[3]), Int(row[4])};
+    });
   };
   co_return co_await store_.Run<std::vector<PublishedEntry>>(std::move(job));
 }
@@ -325,7 +299,7 @@ Awaitable<Result<std::pair<std::vector<ArticleRow>, int64_t>>> ArticleTable::Lis
     if (q.kind) {
       add("a.kind", *q.kind);
     }
-    PL_TRY(auto count, c.Query("SELECT COUNT(*) FROM articles a " + where, params));
+    PL_TRY(auto count, c.QueryInt("SELECT COUNT(*) FROM articles a " + where, params));
     std::string page_where = where;
     std::vector<Value> page_params = params;
     if (q.before_id) {
@@ -339,16 +313,8 @@ Awaitable<Result<std::pair<std::vector<ArticleRow>, int64_t>>> ArticleTable::Lis
       page_params.push_back(q.offset);
       sql += " OFFSET $" + std::to_string(page_params.size());
     }
-    auto rows = c.Query(sql, page_params);
-    if (!rows) {
-      return tl::unexpected(rows.error());
-    }
-    Out out;
-    for (const auto& row : rows->rows) {
-      out.first.push_back(FromRow(row, false));
-    }
-    out.second = Int(count.rows.at(0).at(0));
-    return out;
+    PL_TRY(auto rows, c.QueryRows(sql, page_params, WithoutContent));
+    return Out(std::move(rows), count.value_or(0));
   };
   co_return co_await store_.Run<Out>(std::move(job));
 }
@@ -368,9 +334,7 @@ Awaitable<Status> ArticleTable::SetViewCounts(std::vector<std::pair<int64_t, int
       PL_CHECK(tx.Query(kRaiseViewSeq, {stamp}));
       return {};
     });
-    if (!st) {
-      return tl::unexpected(st.error());
-    }
+    PL_CHECK(st);
     return true;
   };
   PL_CO_CHECK(co_await store_.Run<bool>(std::move(job)));

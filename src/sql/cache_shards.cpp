@@ -18,9 +18,7 @@ Status RaiseCacheShard(Connection& tx, const CacheStamp& stamp) {
   }
   auto r = tx.Query(tx.dialect() == Dialect::kMysql ? kRaiseMysql : kRaise,
                     {int64_t{stamp.shard}, stamp.seq});
-  if (!r) {
-    return tl::unexpected(r.error());
-  }
+  PL_CHECK(r);
   return {};
 }
 

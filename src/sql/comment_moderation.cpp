@@ -73,6 +73,20 @@ Status SetStatus(Connection& c, int64_t id, CommentStatus status, std::string_vi
   return {};
 }
 
+// kQueueSelect's row.
+QueuedComment QueuedFromRow(const Row& row) {
+  QueuedComment q;
+  q.row = FromRow(row);
+  q.held_reasons = Text(row[17]);
+  q.reports = Int(row[18]);
+  q.article_title = Text(row[19]);
+  if (!IsNull(row[20])) {
+    q.page_url = Text(row[20]);
+  }
+  q.guest_email = Text(row[21]);
+  return q;
+}
+
 // `action` on a comment in state `before` (ModerationAction's rules); its new state.
 Result<State> ApplyAction(Connection& c, int64_t id, ModerationAction action, int64_t now_ms,
                           const State& before) {
@@ -186,9 +200,7 @@ Awaitable<Result<CommentWrite>> CommentTable::Moderate(int64_t id, ModerationAct
       }
       return RaiseCacheShard(tx, stamp);
     });
-    if (!st) {
-      return tl::unexpected(st.error());
-    }
+    PL_CHECK(st);
     return out;
   };
   co_return co_await store_.Run<CommentWrite>(std::move(job));
@@ -213,9 +225,9 @@ Awaitable<Result<std::optional<CommentWrite>>> CommentTable::Report(int64_t id, 
       PL_TRY(auto added, InsertOrNothing(tx, kAddReport, {id, user_id, reason, now_ms}));
       if (added.affected > 0) {
         PL_CHECK(tx.Query(kCountReport, {id}));
-        PL_TRY(auto n, tx.Query(kReports, {id}));
+        PL_TRY(auto reports, tx.QueryInt(kReports, {id}));
         const bool held = (state)->status == CommentStatus::kApproved && threshold > 0 &&
-                          Int(n.rows.at(0).at(0)) >= threshold;
+                          reports.value_or(0) >= threshold;
         if (held) {
           CommentWrite w;
           if (auto st = HoldAndLog(tx, id, kHeldForReports, now_ms, stamp, w, notices); !st) {
@@ -226,9 +238,7 @@ Awaitable<Result<std::optional<CommentWrite>>> CommentTable::Report(int64_t id, 
       }
       return RaiseCacheShard(tx, stamp);
     });
-    if (!st) {
-      return tl::unexpected(st.error());
-    }
+    PL_CHECK(st);
     return out;
   };
   co_return co_await store_.Run<Out>(std::move(job));
@@ -258,21 +268,8 @@ Awaitable<Result<std::vector<QueuedComment>>> CommentTable::Queue(QueueFilter fi
       where += kQueueOfArticle;
       params.push_back(*article_id);
     }
-    PL_TRY(auto r, c.Query(std::string(kQueueSelect) + where + std::string(kQueueOrder), params));
-    std::vector<QueuedComment> out;
-    for (const auto& row : r.rows) {
-      QueuedComment q;
-      q.row = FromRow(row);
-      q.held_reasons = Text(row[17]);
-      q.reports = Int(row[18]);
-      q.article_title = Text(row[19]);
-      if (!IsNull(row[20])) {
-        q.page_url = Text(row[20]);
-      }
-      q.guest_email = Text(row[21]);
-      out.push_back(std::move(q));
-    }
-    return out;
+    return c.QueryRows(std::string(kQueueSelect) + where + std::string(kQueueOrder), params,
+                       QueuedFromRow);
   };
   co_return co_await store_.Run<std::vector<QueuedComment>>(std::move(job));
 }

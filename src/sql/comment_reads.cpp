@@ -42,11 +42,7 @@ Awaitable<Result<bool>> CommentTable::NameKeyHeld(std::string name_key) {
 Awaitable<Result<std::optional<std::string>>> CommentTable::EditTokenHash(int64_t id) {
   std::function<Result<std::optional<std::string>>(Connection&)> job =
       [id](Connection& c) -> Result<std::optional<std::string>> {
-    PL_TRY(auto r, c.Query(kEditTokenHash, {id}));
-    if (r.rows.empty()) {
-      return std::optional<std::string>{};
-    }
-    return std::optional<std::string>(Text(r.rows[0][0]));
+    return c.QueryRow(kEditTokenHash, {id}, [](const Row& r) { return Text(r[0]); });
   };
   co_return co_await store_.Run<std::optional<std::string>>(std::move(job));
 }
@@ -62,11 +58,7 @@ Awaitable<Result<bool>> CommentTable::HasApproved(int64_t author_id) {
 Awaitable<Result<std::optional<CommentRow>>> CommentTable::Find(int64_t id) {
   std::function<Result<std::optional<CommentRow>>(Connection&)> job =
       [id](Connection& c) -> Result<std::optional<CommentRow>> {
-    PL_TRY(auto r, c.Query(std::string(kSelect) + "WHERE c.id = $1", {id}));
-    if (r.rows.empty()) {
-      return std::optional<CommentRow>{};
-    }
-    return std::optional<CommentRow>(FromRow(r.rows[0]));
+    return c.QueryRow(std::string(kSelect) + "WHERE c.id = $1", {id}, FromRow);
   };
   co_return co_await store_.Run<std::optional<CommentRow>>(std::move(job));
 }
@@ -74,17 +66,12 @@ Awaitable<Result<std::optional<CommentRow>>> CommentTable::Find(int64_t id) {
 Awaitable<Result<std::vector<CommentRow>>> CommentTable::FindMany(std::vector<int64_t> ids) {
   std::function<Result<std::vector<CommentRow>>(Connection&)> job =
       [ids = std::move(ids)](Connection& c) -> Result<std::vector<CommentRow>> {
-    std::vector<CommentRow> out;
     if (ids.empty()) {
-      return out;
+      return std::vector<CommentRow>{};
     }
     std::vector<Value> params;
     const std::string sql = std::string(kSelect) + "WHERE c.id IN " + InList(ids, params);
-    PL_TRY(auto r, c.Query(sql, params));
-    for (const auto& row : r.rows) {
-      out.push_back(FromRow(row));
-    }
-    return out;
+    return c.QueryRows(sql, params, FromRow);
   };
   co_return co_await store_.Run<std::vector<CommentRow>>(std::move(job));
 }
@@ -94,15 +81,9 @@ Awaitable<Result<std::vector<CommentRow>>> CommentTable::ListForArticle(int64_t 
                                                                         int64_t limit) {
   std::function<Result<std::vector<CommentRow>>(Connection&)> job =
       [article_id, after_id, limit](Connection& c) -> Result<std::vector<CommentRow>> {
-    PL_TRY(auto r, c.Query(std::string(kSelect) +
-                               "WHERE c.article_id = $1 AND c.id > $2 ORDER BY c.id LIMIT $3",
-                           {article_id, after_id, limit}));
-    std::vector<CommentRow> out;
-    out.reserve(r.rows.size());
-    for (const auto& row : r.rows) {
-      out.push_back(FromRow(row));
-    }
-    return out;
+    return c.QueryRows(
+        std::string(kSelect) + "WHERE c.article_id = $1 AND c.id > $2 ORDER BY c.id LIMIT $3",
+        {article_id, after_id, limit}, FromRow);
   };
   co_return co_await store_.Run<std::vector<CommentRow>>(std::move(job));
 }

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sql/moderation_log.hpp"
@@ -50,26 +51,24 @@ CountChange Change(const State& before, const State& after, bool top_hides) {
   return c;
 }
 
-}  // namespace
-
-Result<std::optional<State>> ReadState(Connection& tx, int64_t id) {
-  PL_TRY(auto r, tx.Query(kState, {id}));
-  if (r.rows.empty()) {
-    return std::optional<State>{};
-  }
-  const Row& row = r.rows[0];
+// kState's row.
+State StateFromRow(const Row& row) {
   State s;
   s.article_id = Int(row[0]);
-  if (!IsNull(row[1])) {
-    s.parent_id = Int(row[1]);
-  }
+  s.parent_id = OptionalInt(row[1]);
   s.author_id = Int(row[2]);
   s.deleted = Int(row[3]) != 0;
   s.status = model::ParseCommentStatus(Text(row[4])).value_or(CommentStatus::kPending);
   s.reply_count = Int(row[5]);
   s.kept_text = Int(row[6]) != 0;
   s.guest = Int(row[7]) != 0;
-  return std::optional<State>(s);
+  return s;
+}
+
+}  // namespace
+
+Result<std::optional<State>> ReadState(Connection& tx, int64_t id) {
+  return tx.QueryRow(kState, {id}, StateFromRow);
 }
 
 Result<bool> TopHides(Connection& tx, int64_t top) {
@@ -80,11 +79,11 @@ Result<bool> TopHides(Connection& tx, int64_t top) {
 Status ReadBack(Connection& tx, const std::vector<int64_t>& ids, int64_t article_id,
                 CommentWrite& out) {
   for (int64_t id : ids) {
-    PL_TRY(auto r, tx.Query(std::string(kSelect) + "WHERE c.id = $1", {id}));
-    if (r.rows.empty()) {
+    PL_TRY(auto row, tx.QueryRow(std::string(kSelect) + "WHERE c.id = $1", {id}, FromRow));
+    if (!row) {
       return Fail(ErrorCode::kInternal, "comment vanished in its transaction");
     }
-    out.rows.push_back(FromRow(r.rows[0]));
+    out.rows.push_back(std::move(*row));
   }
   PL_TRY(auto a, tx.Query(kArticleCount, {article_id}));
   if (a.rows.empty()) {
@@ -96,13 +95,12 @@ Status ReadBack(Connection& tx, const std::vector<int64_t>& ids, int64_t article
 }
 
 Result<int64_t> LockArticleOf(Connection& tx, int64_t id, const CacheStamp& stamp) {
-  PL_TRY(auto a, tx.Query(kArticleOf, {id}));
-  if (a.rows.empty()) {
+  PL_TRY(auto article_id, tx.QueryInt(kArticleOf, {id}));
+  if (!article_id) {
     return Fail(ErrorCode::kNotFound, "no such comment");
   }
-  const int64_t article_id = Int(a.rows[0][0]);
-  PL_CHECK(tx.Query(kThreadSeq, {article_id, stamp.seq}));
-  return article_id;
+  PL_CHECK(tx.Query(kThreadSeq, {*article_id, stamp.seq}));
+  return *article_id;
 }
 
 Result<State> ChangeStanding(Connection& tx, int64_t id, const CacheStamp& stamp,

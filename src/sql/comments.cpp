@@ -50,8 +50,6 @@ constexpr std::string_view kDelete =
     "UPDATE comments SET deleted = 1, body = '', updated_at = $2, ver = ver + 1 "
     "WHERE id = $1 AND deleted = 0";
 
-Value OptionalId(const std::optional<int64_t>& id) { return id ? Value{*id} : Value{nullptr}; }
-
 }  // namespace
 
 namespace detail {
@@ -60,9 +58,7 @@ CommentRow FromRow(const Row& r) {
   CommentRow c;
   c.id = Int(r[0]);
   c.article_id = Int(r[1]);
-  if (!IsNull(r[2])) {
-    c.parent_id = Int(r[2]);
-  }
+  c.parent_id = OptionalInt(r[2]);
   c.author_id = Int(r[3]);
   c.author_username = Text(r[4]);
   c.author_display_name = Text(r[5]);
@@ -125,14 +121,11 @@ Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp st
           return Fail(ErrorCode::kAlreadyExists,
                       "guest.name looks like a registered user's name; choose another");
         }
-        auto guest = tx.Query(kGuestAccount);
+        PL_TRY(auto guest, tx.QueryInt(kGuestAccount));
         if (!guest) {
-          return tl::unexpected(guest.error());
-        }
-        if (guest->rows.empty()) {
           return Fail(ErrorCode::kInternal, "no '@guest' account");
         }
-        c.author_id = Int(guest->rows[0][0]);
+        c.author_id = *guest;
       }
       std::optional<int64_t> top;
       std::optional<int64_t> reply_to = c.reply_to_user_id;
@@ -179,21 +172,16 @@ Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp st
         return Fail(ErrorCode::kNotFound, "no such article");
       }
       auto ins = tx.Query(
-          kInsert,
-          {c.id, c.article_id, OptionalId(top), c.author_id, OptionalId(reply_to), c.body, c.now_ms,
-           std::string(model::CommentStatusName(c.status)), c.held_reasons,
-           c.guest ? Value{c.guest->name} : Value{nullptr},
-           c.guest && !c.guest->email.empty() ? Value{c.guest->email} : Value{nullptr},
-           c.guest ? Value{c.guest->token_hash} : Value{nullptr}, OptionalId(c.parent_id)});
-      if (!ins) {
-        return tl::unexpected(ins.error());
-      }
+          kInsert, {c.id, c.article_id, Nullable(top), c.author_id, Nullable(reply_to), c.body,
+                    c.now_ms, std::string(model::CommentStatusName(c.status)), c.held_reasons,
+                    c.guest ? Value{c.guest->name} : Value{nullptr},
+                    c.guest && !c.guest->email.empty() ? Value{c.guest->email} : Value{nullptr},
+                    c.guest ? Value{c.guest->token_hash} : Value{nullptr}, Nullable(c.parent_id)});
+      PL_CHECK(ins);
       std::vector<int64_t> ids{c.id};
       if (top && counted) {
         auto r = tx.Query(kAddReplies, {*top, int64_t{1}});
-        if (!r) {
-          return tl::unexpected(r.error());
-        }
+        PL_CHECK(r);
         ids.push_back(*top);
       }
       if (!counted) {
@@ -225,9 +213,7 @@ Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp st
       }
       return RaiseCacheShard(tx, stamp);
     });
-    if (!st) {
-      return tl::unexpected(st.error());
-    }
+    PL_CHECK(st);
     return out;
   };
   co_return co_await store_.Run<CommentWrite>(std::move(job));
@@ -240,12 +226,12 @@ Awaitable<Result<CommentWrite>> CommentTable::Edit(int64_t id, std::string body,
        notices = notices_](Connection& conn) -> Result<CommentWrite> {
     CommentWrite out;
     auto st = conn.Transaction([&](Connection& tx) -> Status {
-      PL_TRY(auto live, tx.Query(kLive, {id}));
-      if (live.rows.empty()) {
+      PL_TRY(auto article_id, tx.QueryInt(kLive, {id}));
+      if (!article_id) {
         return Fail(ErrorCode::kNotFound, "no such comment");
       }
       // The article's row first (the lock order of Insert and Delete).
-      PL_CHECK(tx.Query(kThreadSeq, {Int(live.rows[0][0]), stamp.seq}));
+      PL_CHECK(tx.Query(kThreadSeq, {*article_id, stamp.seq}));
       PL_TRY(auto r, tx.Query(kEdit, {id, body, now_ms}));
       if (r.affected == 0) {
         return Fail(ErrorCode::kNotFound, "no such comment");
@@ -258,15 +244,13 @@ Awaitable<Result<CommentWrite>> CommentTable::Edit(int64_t id, std::string body,
         }
       } else {
         const std::vector<int64_t> ids{id};
-        if (auto read = ReadBack(tx, ids, Int(live.rows[0][0]), out); !read) {
+        if (auto read = ReadBack(tx, ids, *article_id, out); !read) {
           return read;
         }
       }
       return RaiseCacheShard(tx, stamp);
     });
-    if (!st) {
-      return tl::unexpected(st.error());
-    }
+    PL_CHECK(st);
     return out;
   };
   co_return co_await store_.Run<CommentWrite>(std::move(job));
@@ -295,9 +279,7 @@ Awaitable<Result<CommentWrite>> CommentTable::Delete(int64_t id, int64_t now_ms,
       }
       return RaiseCacheShard(tx, stamp);
     });
-    if (!st) {
-      return tl::unexpected(st.error());
-    }
+    PL_CHECK(st);
     return out;
   };
   co_return co_await store_.Run<CommentWrite>(std::move(job));

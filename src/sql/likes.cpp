@@ -225,13 +225,7 @@ Awaitable<Result<std::vector<int64_t>>> LikeTable::Likers(model::Target target, 
   const int64_t target_id = target.id;
   std::function<Result<std::vector<int64_t>>(Connection&)> job =
       [type, target_id, lo, hi, limit](Connection& c) -> Result<std::vector<int64_t>> {
-    PL_TRY(auto r, c.Query(kLikers, {std::string(1, type), target_id, lo, hi, limit}));
-    std::vector<int64_t> out;
-    out.reserve(r.rows.size());
-    for (const auto& row : r.rows) {
-      out.push_back(Int(row[0]));
-    }
-    return out;
+    return c.QueryInts(kLikers, {std::string(1, type), target_id, lo, hi, limit});
   };
   co_return co_await store_.Run<std::vector<int64_t>>(std::move(job));
 }
@@ -257,14 +251,11 @@ Awaitable<Result<LikeCountState>> LikeTable::CountState(model::Target target,
       if (tx.dialect() == Dialect::kPostgres) {
         PL_CHECK(tx.Query(kSnapshot));
       }
-      auto count = tx.Query(type == 'a' ? kArticleCount : kCommentCount, {target_id});
+      PL_TRY(auto count, tx.QueryInt(type == 'a' ? kArticleCount : kCommentCount, {target_id}));
+      out.count = count;
       if (!count) {
-        return tl::unexpected(count.error());
-      }
-      if (count->rows.empty()) {
         return {};
       }
-      out.count = Int(count->rows[0][0]);
       // Power-of-two pieces, as for the upsert: SQLite's per-connection statement cache then
       // holds 8 texts, not one per list length.
       for (size_t start = 0, rows = 0; start < users.size(); start += rows) {
@@ -273,16 +264,12 @@ Awaitable<Result<LikeCountState>> LikeTable::CountState(model::Target target,
                                    users.begin() + static_cast<std::ptrdiff_t>(start + rows));
         std::vector<Value> params{std::string(1, type), target_id};
         const std::string sql = std::string(kLikedAmong) + InList(piece, params);
-        PL_TRY(auto found, tx.Query(sql, params));
-        for (const auto& row : found.rows) {
-          out.liked.push_back(Int(row[0]));
-        }
+        PL_TRY(auto liked, tx.QueryInts(sql, params));
+        out.liked.insert(out.liked.end(), liked.begin(), liked.end());
       }
       return {};
     });
-    if (!st) {
-      return tl::unexpected(st.error());
-    }
+    PL_CHECK(st);
     return out;
   };
   co_return co_await store_.Run<LikeCountState>(std::move(job));
@@ -355,9 +342,7 @@ Awaitable<Result<int64_t>> LikeTable::Apply(std::vector<LikeChange> changes) {
       }
       return {};
     });
-    if (!st) {
-      return tl::unexpected(st.error());
-    }
+    PL_CHECK(st);
     return written;
   };
   co_return co_await store_.Run<int64_t>(std::move(job));
@@ -387,12 +372,7 @@ Awaitable<Result<std::vector<std::pair<char, int64_t>>>> LikeTable::Reconcile() 
       if (tx.dialect() == Dialect::kMysql) {
         for (const auto& [type, find] :
              {std::pair{'a', kOrphanTargetsMysql}, std::pair{'c', kOrphanCommentTargetsMysql}}) {
-          PL_TRY(auto found, tx.Query(find));
-          std::vector<int64_t> ids;
-          ids.reserve(found.rows.size());
-          for (const auto& row : found.rows) {
-            ids.push_back(Int(row[0]));
-          }
+          PL_TRY(auto ids, tx.QueryInts(find));
           PL_CHECK(DeleteLikesOf(tx, type, ids));
         }
       } else {
@@ -420,9 +400,7 @@ Awaitable<Result<std::vector<std::pair<char, int64_t>>>> LikeTable::Reconcile() 
       }
       return {};
     });
-    if (!st) {
-      return tl::unexpected(st.error());
-    }
+    PL_CHECK(st);
     return fixed;
   };
   co_return co_await store_.Run<Fixed>(std::move(job));

@@ -181,9 +181,7 @@ Result<int> ApplyMigrationsLocked(DbConnection& conn) {
     }
     return c.ExecScript(kCreateMigrationsTable);
   });
-  if (!created) {
-    return tl::unexpected(created.error());
-  }
+  PL_CHECK(created);
 
   int applied = 0;
   for (const Migration& m : migrations) {
@@ -193,9 +191,7 @@ Result<int> ApplyMigrationsLocked(DbConnection& conn) {
         return locked;
       }
       auto existing = c.Query(kSelectVersion, {int64_t{m.version}});
-      if (!existing) {
-        return tl::unexpected(existing.error());
-      }
+      PL_CHECK(existing);
       if (!existing->rows.empty()) {
         return {};
       }
@@ -206,15 +202,11 @@ Result<int> ApplyMigrationsLocked(DbConnection& conn) {
         return tl::unexpected(error);
       }
       auto recorded = c.Query(kInsertVersion, {int64_t{m.version}, m.name, UtcNow()});
-      if (!recorded) {
-        return tl::unexpected(recorded.error());
-      }
+      PL_CHECK(recorded);
       ran = true;
       return {};
     });
-    if (!status) {
-      return tl::unexpected(status.error());
-    }
+    PL_CHECK(status);
     if (ran) {
       ++applied;
       spdlog::info("sql: applied migration {:03d}_{}", m.version, m.name);

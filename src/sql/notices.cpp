@@ -151,9 +151,7 @@ Awaitable<Result<bool>> NoticeBook::SetEmail(int64_t user_id, NewAddress a, int6
                ""};
       return OutboxTable::Enqueue(tx, n, now_ms);
     });
-    if (!st) {
-      return tl::unexpected(st.error());
-    }
+    PL_CHECK(st);
     return found;
   };
   co_return co_await store_.Run<bool>(std::move(job));
@@ -165,9 +163,7 @@ Awaitable<Result<bool>> NoticeBook::ChangeSettings(int64_t user_id, SettingsChan
     auto r = c.Query(kChangeSettings,
                      {user_id, OptBool(s.replies), OptBool(s.article_comments),
                       OptBool(s.moderation), s.language ? Value{*s.language} : Value{nullptr}});
-    if (!r) {
-      return tl::unexpected(r.error());
-    }
+    PL_CHECK(r);
     return r->affected > 0;
   };
   co_return co_await store_.Run<bool>(std::move(job));
@@ -304,7 +300,7 @@ Awaitable<Result<bool>> NoticeBook::ForgetNotices(std::string recipient,
     std::vector<Value> params;
     std::string q = "DELETE FROM notice_keys WHERE \"key\" IN (";
     for (size_t i = 0; i < ids.size(); ++i) {
-      // The keys sql/outbox_fanout.cpp writes: "<comment id>:<recipient>".
+      // The keys sql/outbox_fanout_readers.cpp writes: "<comment id>:<recipient>".
       params.emplace_back(std::to_string(ids[i]) + ":" + recipient);
       q += (i > 0 ? ", $" : "$") + std::to_string(params.size());
     }

@@ -78,6 +78,16 @@ std::string ClaimSql(Dialect d, const std::string& filter) {
          due + ")" + std::string(kClaimTail);
 }
 
+// A claimed row: kClaimTail's columns (kClaimedMysql's on MySQL).
+ClaimedNotice ClaimedFromRow(const Row& row) {
+  ClaimedNotice n;
+  n.id = Int(row[0]);
+  n.notice =
+      Notice{Text(row[1]), Text(row[2]), Text(row[3]), Text(row[4]), Text(row[5]), Int(row[6]), ""};
+  n.attempts = static_cast<int>(Int(row[7]));
+  return n;
+}
+
 }  // namespace
 
 Status OutboxTable::Enqueue(Connection& tx, const Notice& n, int64_t now_ms) {
@@ -85,9 +95,7 @@ Status OutboxTable::Enqueue(Connection& tx, const Notice& n, int64_t now_ms) {
       tx, kEnqueue,
       {n.event_id, n.channel, n.recipient, n.kind, n.payload, now_ms,
        n.due_at_ms > 0 ? n.due_at_ms : now_ms, n.batch.empty() ? Value{nullptr} : Value{n.batch}});
-  if (!r) {
-    return tl::unexpected(r.error());
-  }
+  PL_CHECK(r);
   return {};
 }
 
@@ -106,45 +114,26 @@ Awaitable<Result<std::vector<ClaimedNotice>>> OutboxTable::Claim(
     }
     std::vector<Value> params{owner, now_ms + lease_ms, now_ms, int64_t{limit}};
     const std::string filter = ChannelFilter(channels, params);
-    Result<Rows> r = Rows{};
+    std::vector<ClaimedNotice> out;
     if (c.dialect() == Dialect::kMysql) {
       auto st = c.Transaction([&](Connection& tx) -> Status {
         // ClaimSql's locking read of the due rows, on MySQL.
-        PL_TRY(auto due, tx.Query(ClaimSql(tx.dialect(), filter), params));
-        if (due.rows.empty()) {
+        PL_TRY(auto ids, tx.QueryInts(ClaimSql(tx.dialect(), filter), params));
+        if (ids.empty()) {
           return {};
-        }
-        std::vector<int64_t> ids;
-        ids.reserve(due.rows.size());
-        for (const Row& row : due.rows) {
-          ids.push_back(Int(row[0]));
         }
         std::vector<Value> lease{owner, now_ms + lease_ms};
         PL_CHECK(tx.Query(std::string(kClaimMysql) + InList(ids, lease), lease));
         std::vector<Value> read;
-        r = tx.Query(std::string(kClaimedMysql) + InList(ids, read), read);
-        if (!r) {
-          return tl::unexpected(r.error());
-        }
+        PL_TRY(auto claimed,
+               tx.QueryRows(std::string(kClaimedMysql) + InList(ids, read), read, ClaimedFromRow));
+        out = std::move(claimed);
         return {};
       });
-      if (!st) {
-        return tl::unexpected(st.error());
-      }
+      PL_CHECK(st);
     } else {
-      r = c.Query(ClaimSql(c.dialect(), filter), params);
-    }
-    if (!r) {
-      return tl::unexpected(r.error());
-    }
-    std::vector<ClaimedNotice> out;
-    for (const Row& row : r->rows) {
-      ClaimedNotice n;
-      n.id = Int(row[0]);
-      n.notice = Notice{
-          Text(row[1]), Text(row[2]), Text(row[3]), Text(row[4]), Text(row[5]), Int(row[6]), ""};
-      n.attempts = static_cast<int>(Int(row[7]));
-      out.push_back(std::move(n));
+      PL_TRY(auto claimed, c.QueryRows(ClaimSql(c.dialect(), filter), params, ClaimedFromRow));
+      out = std::move(claimed);
     }
     // RETURNING gives no order (PostgreSQL's follows its update): oldest due first, as claimed.
     std::sort(out.begin(), out.end(), [](const ClaimedNotice& a, const ClaimedNotice& b) {
@@ -189,9 +178,7 @@ Awaitable<Result<bool>> OutboxTable::Retry(int64_t id, std::string owner, int64_
                                                   now_ms](Connection& c) -> Result<bool> {
     auto r = c.Query(c.dialect() == Dialect::kMysql ? kRetryMysql : kRetry,
                      {id, owner, due_at_ms, error, int64_t{give_up ? 1 : 0}, now_ms});
-    if (!r) {
-      return tl::unexpected(r.error());
-    }
+    PL_CHECK(r);
     return r->affected > 0;
   };
   co_return co_await store_.Run<bool>(std::move(job));

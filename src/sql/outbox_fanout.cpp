@@ -13,15 +13,24 @@
 // Users need a verified address and the setting of that kind on. A reader gets one notice per
 // comment (notice_keys), whatever mix of reply and mention it is and however often the comment
 // is approved again.
+//
+// Here: the event's transaction, its webhook rows and who is told when; the readers are found
+// in outbox_fanout_readers.cpp and their mails made in outbox_fanout_mail.cpp.
 #include <boost/json.hpp>
-#include <cctype>
-#include <set>
 
 #include "common/time.hpp"
 #include "sql/dialect.hpp"
 #include "sql/outbox.hpp"
+#include "sql/outbox_fanout_detail.hpp"
 
 namespace plaudit::sql {
+
+using detail::AddMail;
+using detail::CommentFacts;
+using detail::kEnqueue;
+using detail::Readers;
+using detail::Told;
+
 namespace {
 
 constexpr std::string_view kComment =
@@ -32,67 +41,12 @@ constexpr std::string_view kComment =
     "AND t.deleted = 0), c.answers_id "
     "FROM comments c JOIN articles a ON a.id = c.article_id JOIN users u ON u.id = c.author_id "
     "WHERE c.id = $1";
-constexpr std::string_view kAnswered = "SELECT author_id, guest_email FROM comments WHERE id = $1";
-// A user who may be mailed: a live account with a verified address; the setting is added.
-constexpr std::string_view kMailableUser =
-    "SELECT id FROM users WHERE id = $1 AND deleted_at IS NULL AND username NOT LIKE '@%' "
-    "AND email_verified_at IS NOT NULL AND ";
-constexpr std::string_view kMailableGuest =
-    "SELECT id FROM guest_addresses WHERE email = $1 AND verified_at IS NOT NULL "
-    "AND unsubscribed_at IS NULL";
-constexpr std::string_view kMentioned =
-    "SELECT id FROM users WHERE LOWER(username) = $1 AND deleted_at IS NULL "
-    "AND email_verified_at IS NOT NULL AND notify_replies = 1 AND (id IN "
-    "(SELECT author_id FROM comments WHERE article_id = $2) "
-    "OR id = (SELECT author_id FROM articles WHERE id = $2))";
 constexpr std::string_view kModerators =
     "SELECT id FROM users WHERE role IN ('moderator', 'admin') AND deleted_at IS NULL "
     "AND email_verified_at IS NOT NULL AND notify_moderation = 1 ORDER BY id";
-constexpr std::string_view kNoticeKey =
-    "INSERT INTO notice_keys (\"key\", created_at) VALUES ($1, $2) ON CONFLICT (\"key\") DO "
-    "NOTHING";
-// A mail to this reader about this thread that no worker has touched and that waits for its
-// turn (the reader was mailed about the thread less than a window ago).
-constexpr std::string_view kWaiting =
-    "SELECT id, payload FROM outbox WHERE batch = $1 AND delivered_at IS NULL "
-    "AND failed_at IS NULL AND lease_owner IS NULL AND attempts = 0 AND due_at > $2 "
-    "ORDER BY id LIMIT 1";
-// On PostgreSQL and MySQL the row is read FOR UPDATE: two workers joining notices to one waiting
-// mail take turns, and the second reads the first's items (a plain read would let the second's
-// write drop the first's notice). The UPDATE re-checks the row after a racing claim's commit: a
-// claimed mail (lease_owner set) is not joined, and the notice gets a mail of its own.
-constexpr std::string_view kJoin =
-    "UPDATE outbox SET payload = $2 WHERE id = $1 AND lease_owner IS NULL AND attempts = 0";
-constexpr std::string_view kLastDue = "SELECT MAX(due_at) FROM outbox WHERE batch = $1";
 constexpr std::string_view kEventDone =
     "UPDATE outbox SET delivered_at = $3, lease_owner = NULL, lease_until = NULL "
     "WHERE id = $1 AND lease_owner = $2 AND delivered_at IS NULL";
-constexpr std::string_view kEnqueue =
-    "INSERT INTO outbox (event_id, channel, recipient, kind, payload, created_at, due_at, batch) "
-    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
-    "ON CONFLICT (event_id, channel, recipient) DO NOTHING";
-
-constexpr size_t kMaxItems = 20;
-
-struct CommentFacts {
-  int64_t article_id = 0;
-  std::optional<int64_t> parent_id;
-  int64_t author_id = 0;
-  std::optional<int64_t> reply_to;
-  std::string guest_name;
-  std::string guest_email;
-  std::string status;
-  bool deleted = false;
-  std::string body;
-  int64_t created_at = 0;
-  int64_t article_author = 0;
-  std::string article_kind;
-  std::string article_title;
-  std::string author_display;
-  std::string page_url;
-  bool hidden_by_top = false;      // a reply under a live pending top-level comment: unseen
-  std::optional<int64_t> answers;  // the comment it answers, as its writer named it
-};
 
 std::optional<int64_t> OptInt(const Value& v) {
   if (IsNull(v)) {
@@ -126,182 +80,6 @@ Result<std::optional<CommentFacts>> ReadFacts(Connection& tx, int64_t id) {
   f.hidden_by_top = Int(row[15]) > 0;
   f.answers = OptInt(row[16]);
   return std::optional<CommentFacts>(std::move(f));
-}
-
-// `@name` words of the text: usernames are [A-Za-z0-9_.-]{3,32} (API.md), lower-cased; a
-// mention starts at the text's start or after a character that cannot be in a name (so an
-// e-mail address is not one). At most 10, the rest ignored.
-std::vector<std::string> Mentions(std::string_view text) {
-  auto name_char = [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '.' || c == '-';
-  };
-  std::set<std::string> out;
-  for (size_t i = 0; i < text.size() && out.size() < 10; ++i) {
-    if (text[i] != '@' || (i > 0 && name_char(text[i - 1]))) {
-      continue;
-    }
-    size_t j = i + 1;
-    while (j < text.size() && name_char(text[j])) {
-      ++j;
-    }
-    std::string name(text.substr(i + 1, j - i - 1));
-    while (!name.empty() && name.back() == '.') {
-      name.pop_back();  // "@ann." ends a sentence
-    }
-    if (name.size() >= 3 && name.size() <= 32) {
-      for (char& c : name) {
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      }
-      out.insert(std::move(name));
-    }
-    i = j - 1;
-  }
-  return {out.begin(), out.end()};
-}
-
-// The user `id` if they may be mailed a notice whose setting is `setting`.
-Result<bool> Mailable(Connection& tx, int64_t id, std::string_view setting) {
-  std::string q(kMailableUser);
-  q.append(setting).append(" = 1");
-  PL_TRY(auto r, tx.Query(q, {id}));
-  return !r.rows.empty();
-}
-
-Result<std::optional<int64_t>> MailableGuest(Connection& tx, const std::string& email) {
-  if (email.empty()) {
-    return std::optional<int64_t>{};
-  }
-  PL_TRY(auto r, tx.Query(kMailableGuest, {email}));
-  if (r.rows.empty()) {
-    return std::optional<int64_t>{};
-  }
-  return std::optional<int64_t>(Int(r.rows[0][0]));
-}
-
-struct Told {
-  std::string recipient;  // "u:<id>" or "g:<id>"
-  std::string kind;       // reply, mention, article_comment, held
-};
-
-// Adds notice `kind` about `comment` to `recipient`'s mail: joins the mail waiting for this
-// reader and thread (or, for held, this moderator's queue mail), else a new one, due a window
-// after the last one.
-Status AddMail(Connection& tx, const std::string& event_id, const Told& t, int64_t comment,
-               std::optional<int64_t> thread, const FanOutPlan& plan, int64_t now_ms) {
-  const std::string batch =
-      t.recipient + (thread ? " a:" + std::to_string(*thread) : std::string(" held"));
-  boost::json::object item{{"kind", t.kind}, {"comment", comment}};
-  std::string waiting_sql(kWaiting);
-  if (tx.dialect() != Dialect::kSqlite) {
-    waiting_sql += " FOR UPDATE";
-  }
-  PL_TRY(auto waiting, tx.Query(waiting_sql, {batch, now_ms}));
-  if (!waiting.rows.empty()) {
-    boost::system::error_code ec;
-    auto payload = boost::json::parse(Text(waiting.rows[0][1]), ec);
-    if (!ec && payload.is_object() && payload.as_object().contains("items")) {
-      // A mail lists at most kMaxItems comments and counts the rest: a busy thread's author
-      // gets one readable mail a minute, and the row stays small however busy it is.
-      auto& o = payload.as_object();
-      if (o["items"].as_array().size() < kMaxItems) {
-        o["items"].as_array().push_back(item);
-      } else {
-        o["more"] = (o.contains("more") ? o["more"].to_number<int64_t>() : 0) + 1;
-      }
-      PL_TRY(auto joined,
-             tx.Query(kJoin, {Int(waiting.rows[0][0]), boost::json::serialize(payload)}));
-      if (joined.affected > 0) {
-        return {};
-      }
-    }
-  }
-  PL_TRY(auto last, tx.Query(kLastDue, {batch}));
-  int64_t due = now_ms;
-  if (!last.rows.empty() && !IsNull(last.rows[0][0])) {
-    due = std::max(now_ms, Int(last.rows[0][0]) + plan.batch_window_ms);
-  }
-  boost::json::object payload{{"items", boost::json::array{item}}};
-  if (thread) {
-    payload["thread"] = *thread;
-  }
-  auto r =
-      InsertOrNothing(tx, kEnqueue,
-                      {"mail:" + t.kind + ":" + std::to_string(comment) + ":" + event_id, "mail",
-                       t.recipient, "notice", boost::json::serialize(payload), now_ms, due, batch});
-  if (!r) {
-    return tl::unexpected(r.error());
-  }
-  return {};
-}
-
-// The readers a live approved comment tells, each once.
-Result<std::vector<Told>> Readers(Connection& tx, int64_t comment, const CommentFacts& f,
-                                  std::optional<int64_t> answers, int64_t now_ms) {
-  std::vector<Told> out;
-  std::set<std::string> seen;
-  const bool writer_is_guest = !f.guest_name.empty();
-  auto add_user = [&](int64_t id, std::string kind, std::string_view setting) -> Status {
-    if (!writer_is_guest && id == f.author_id) {
-      return {};  // never about your own comment
-    }
-    const std::string who = "u:" + std::to_string(id);
-    if (seen.contains(who)) {
-      return {};
-    }
-    PL_TRY(auto ok, Mailable(tx, id, setting));
-    if (ok) {
-      seen.insert(who);
-      out.push_back({who, std::move(kind)});
-    }
-    return {};
-  };
-  // The comment it answers: its author, or the guest who wrote it.
-  std::optional<int64_t> answered_user = f.reply_to;
-  std::string answered_guest;
-  const std::optional<int64_t> answered = answers ? answers : f.answers ? f.answers : f.parent_id;
-  if (answered) {
-    PL_TRY(auto a, tx.Query(kAnswered, {*answered}));
-    if (!a.rows.empty()) {
-      if (!IsNull(a.rows[0][1])) {
-        answered_guest = Text(a.rows[0][1]);
-      } else if (!answered_user) {
-        answered_user = Int(a.rows[0][0]);
-      }
-    }
-  }
-  if (answered_user) {
-    PL_CHECK(add_user(*answered_user, "reply", "notify_replies"));
-  }
-  if (!answered_guest.empty() && answered_guest != f.guest_email) {
-    auto g = MailableGuest(tx, answered_guest);
-    if (!g) {
-      return tl::unexpected(g.error());
-    }
-    if (*g) {
-      const std::string who = "g:" + std::to_string(**g);
-      seen.insert(who);
-      out.push_back({who, "reply"});
-    }
-  }
-  for (const std::string& name : Mentions(f.body)) {
-    PL_TRY(auto m, tx.Query(kMentioned, {name, f.article_id}));
-    for (const Row& row : m.rows) {
-      PL_CHECK(add_user(Int(row[0]), "mention", "notify_replies"));
-    }
-  }
-  if (f.article_kind != "page") {
-    PL_CHECK(add_user(f.article_author, "article_comment", "notify_article_comments"));
-  }
-  // One notice per comment and reader, ever.
-  std::vector<Told> fresh;
-  for (Told& t : out) {
-    PL_TRY(auto k,
-           InsertOrNothing(tx, kNoticeKey, {std::to_string(comment) + ":" + t.recipient, now_ms}));
-    if (k.affected > 0) {
-      fresh.push_back(std::move(t));
-    }
-  }
-  return fresh;
 }
 
 // The webhook body: {"id", "type", "at", "data"} (API.md), data the comment as it stands.
@@ -361,9 +139,7 @@ Status FanOutIn(Connection& tx, const ClaimedNotice& event, const FanOutPlan& pl
         InsertOrNothing(tx, kEnqueue,
                         {id, "webhook", url, type, WebhookBody(id, type, at, comment, f, reason),
                          now_ms, now_ms, Value{nullptr}});
-    if (!r) {
-      return tl::unexpected(r.error());
-    }
+    PL_CHECK(r);
   }
   if (!plan.mail) {
     return {};
@@ -429,9 +205,7 @@ Awaitable<Result<bool>> OutboxTable::FanOut(ClaimedNotice event, std::string own
       held = true;
       return FanOutIn(tx, event, plan, now_ms);
     });
-    if (!st) {
-      return tl::unexpected(st.error());
-    }
+    PL_CHECK(st);
     return held;
   };
   co_return co_await store_.Run<bool>(std::move(job));
@@ -458,9 +232,7 @@ Awaitable<Result<int64_t>> OutboxTable::FanOutMany(std::vector<ClaimedNotice> ev
       }
       return {};
     });
-    if (!st) {
-      return tl::unexpected(st.error());
-    }
+    PL_CHECK(st);
     return held;
   };
   co_return co_await store_.Run<int64_t>(std::move(job));

@@ -19,15 +19,8 @@ constexpr std::string_view kAuthor =
 }  // namespace
 
 Awaitable<Result<std::optional<int64_t>>> PageTable::Find(std::string url) {
-  std::function<Result<std::optional<int64_t>>(Connection&)> job =
-      [url = std::move(url)](Connection& c) -> Result<std::optional<int64_t>> {
-    PL_TRY(auto r, c.Query(kFind, {url}));
-    if (r.rows.empty()) {
-      return std::optional<int64_t>{};
-    }
-    return std::optional<int64_t>(Int(r.rows[0][0]));
-  };
-  co_return co_await store_.Run<std::optional<int64_t>>(std::move(job));
+  std::vector<Value> params{std::move(url)};
+  co_return co_await store_.QueryInt(kFind, std::move(params));
 }
 
 Awaitable<Result<std::vector<std::pair<std::string, int64_t>>>> PageTable::FindMany(
@@ -35,9 +28,8 @@ Awaitable<Result<std::vector<std::pair<std::string, int64_t>>>> PageTable::FindM
   using Out = std::vector<std::pair<std::string, int64_t>>;
   std::function<Result<Out>(Connection&)> job =
       [urls = std::move(urls)](Connection& c) -> Result<Out> {
-    Out out;
     if (urls.empty()) {
-      return out;
+      return Out{};
     }
     // The IN list is padded (repeating the last URL) to a power of two, so SQLite's statement
     // cache sees 8 shapes, not one per count (docs/architecture.md, "SQL store").
@@ -55,11 +47,8 @@ Awaitable<Result<std::vector<std::pair<std::string, int64_t>>>> PageTable::FindM
       sql += "$" + std::to_string(i + 1);
     }
     sql += ")";
-    PL_TRY(auto r, c.Query(sql, params));
-    for (const auto& row : r.rows) {
-      out.emplace_back(Text(row[0]), Int(row[1]));
-    }
-    return out;
+    return c.QueryRows(sql, params,
+                       [](const Row& row) { return std::pair(Text(row[0]), Int(row[1])); });
   };
   co_return co_await store_.Run<Out>(std::move(job));
 }
@@ -87,11 +76,11 @@ Awaitable<Result<int64_t>> PageTable::Insert(ArticleRow row, std::string url, Ca
       return tl::unexpected(st.error());
     }
     // Rolled back; the winner has committed (PostgreSQL waited for it; SQLite serialises).
-    PL_TRY(auto r, c.Query(kFind, {url}));
-    if (r.rows.empty()) {
+    PL_TRY(auto winner, c.QueryInt(kFind, {url}));
+    if (!winner) {
       return Fail(ErrorCode::kUnavailable, "page thread vanished; retry");
     }
-    return Int(r.rows[0][0]);
+    return *winner;
   };
   co_return co_await store_.Run<int64_t>(std::move(job));
 }

@@ -44,17 +44,13 @@ class StoreImpl final : public Store {
   Awaitable<Status> Ping() override {
     auto one = co_await Run<int64_t>([](Connection& conn) -> Result<int64_t> {
       auto rows = conn.Query("SELECT 1");
-      if (!rows) {
-        return tl::unexpected(rows.error());
-      }
+      PL_CHECK(rows);
       if (rows->rows.size() != 1 || rows->rows[0].size() != 1) {
         return Fail(ErrorCode::kInternal, "SELECT 1 returned an unexpected shape");
       }
       return Int(rows->rows[0][0]);
     });
-    if (!one) {
-      co_return tl::unexpected(one.error());
-    }
+    PL_CO_CHECK(one);
     if (*one != 1) {
       co_return Fail(ErrorCode::kInternal, "SELECT 1 did not return 1");
     }
@@ -201,13 +197,7 @@ void detail::PauseBeforeRetry(int attempt) {
 Awaitable<Result<std::optional<int64_t>>> Store::QueryInt(std::string_view sql,
                                                           std::vector<Value> params) {
   std::function<Result<std::optional<int64_t>>(Connection&)> job =
-      [sql, params = std::move(params)](Connection& c) -> Result<std::optional<int64_t>> {
-    PL_TRY(auto r, c.Query(sql, params));
-    if (r.rows.empty() || r.rows[0].empty()) {
-      return std::optional<int64_t>{};
-    }
-    return std::optional<int64_t>(Int(r.rows[0][0]));
-  };
+      [sql, params = std::move(params)](Connection& c) { return c.QueryInt(sql, params); };
   co_return co_await Run<std::optional<int64_t>>(std::move(job));
 }
 

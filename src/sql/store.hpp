@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -38,8 +39,16 @@ int64_t Int(const Value& v);
 double Real(const Value& v);
 std::string Text(const Value& v);
 bool IsNull(const Value& v);
+// A NULL-able integer column: OptionalInt(v) reads NULL as nullopt; Nullable(id) binds nullopt
+// as NULL.
+std::optional<int64_t> OptionalInt(const Value& v);
+Value Nullable(const std::optional<int64_t>& id);
 // Appends `ids` to `params` and returns their placeholders as "($k, $k+1, …)" for an IN list.
 std::string InList(const std::vector<int64_t>& ids, std::vector<Value>& params);
+
+// What a row reader (a function of `const Row&`) makes of one row.
+template <class Read>
+using RowValue = std::invoke_result_t<Read&, const Row&>;
 
 // One database connection. Used only on a pool thread, inside Store::Run().
 class Connection {
@@ -53,6 +62,20 @@ class Connection {
   // needs a cast (`$1::text`); text parameters cannot contain NUL bytes (kInvalidArgument).
   // Error messages never quote parameter values.
   virtual Result<Rows> Query(std::string_view sql, const std::vector<Value>& params = {}) = 0;
+  // Query() with its answer read as values (its errors as they are): every row through `read`,
+  // in order; the first row through `read`, nullopt when there is none; the first column of
+  // every row as integers (ids); the first column of the first row as an integer (a count, a
+  // MAX, an id), nullopt when there is no row. Definitions: sql/query_rows.hpp.
+  template <class Read>
+  Result<std::vector<RowValue<Read>>> QueryRows(std::string_view sql,
+                                                const std::vector<Value>& params, Read read);
+  template <class Read>
+  Result<std::optional<RowValue<Read>>> QueryRow(std::string_view sql,
+                                                 const std::vector<Value>& params, Read read);
+  Result<std::vector<int64_t>> QueryInts(std::string_view sql,
+                                         const std::vector<Value>& params = {});
+  Result<std::optional<int64_t>> QueryInt(std::string_view sql,
+                                          const std::vector<Value>& params = {});
   // Runs several statements without parameters (migrations).
   virtual Status ExecScript(std::string_view sql) = 0;
   // Runs fn inside BEGIN ... COMMIT (BEGIN IMMEDIATE on SQLite); rolls back when fn returns
@@ -79,8 +102,9 @@ class Store {
   // start, up to three runs: fn must keep its state in its own locals, not in the caller's.
   template <class T>
   Awaitable<Result<T>> Run(std::function<Result<T>(Connection&)> fn);
-  // One statement through Run(): the first column of its first row as an integer, nullopt
-  // when it answers no row (a count, a MAX, a seq). `sql` is a constant of the caller's.
+  // One statement through Run(), read as Connection::QueryInt reads it: the first column of its
+  // first row as an integer, nullopt when it answers no row (a count, a MAX, a seq). `sql` is a
+  // constant of the caller's.
   Awaitable<Result<std::optional<int64_t>>> QueryInt(std::string_view sql,
                                                      std::vector<Value> params = {});
 
@@ -111,4 +135,5 @@ class Store {
 
 }  // namespace plaudit::sql
 
+#include "sql/query_rows.hpp"
 #include "sql/store_run.hpp"

@@ -86,15 +86,7 @@ UserRow FromRow(const Row& r) {
 }
 
 Result<std::optional<UserRow>> FindOne(Connection& c, std::string_view where, Value param) {
-  std::string sql = std::string(kSelectColumns) + std::string(where);
-  auto rows = c.Query(sql, {std::move(param)});
-  if (!rows) {
-    return tl::unexpected(rows.error());
-  }
-  if (rows->rows.empty()) {
-    return std::optional<UserRow>{};
-  }
-  return std::optional<UserRow>(FromRow(rows->rows[0]));
+  return c.QueryRow(std::string(kSelectColumns) + std::string(where), {std::move(param)}, FromRow);
 }
 
 // A key is at most this many code points: MySQL's key column holds 768 utf8mb4 characters
@@ -172,8 +164,8 @@ Status InsertIn(Connection& tx, UserRow& row) {
     // ON CONFLICT DO NOTHING, then who owns it: on PostgreSQL a racing insert of the same key
     // waits for the other transaction and then finds its row.
     PL_CHECK(InsertOrNothing(tx, kClaimKey, {keys[i], row.id}));
-    PL_TRY(auto owner, tx.Query(kKeyOwner, {keys[i]}));
-    if (owner.rows.empty() || Int(owner.rows[0][0]) != row.id) {
+    PL_TRY(auto owner, tx.QueryInt(kKeyOwner, {keys[i]}));
+    if (owner != row.id) {  // no owner (nullopt), or another account
       return Fail(ErrorCode::kAlreadyExists,
                   i == 0 ? "username looks like another user's name"
                          : "displayName looks like another user's name; choose another");
@@ -192,17 +184,17 @@ Status RenameIn(Connection& tx, UserRow& row, const std::string& name, int64_t n
   const std::vector<std::string> before = KeysOf(row.username, row.display_name);
   const std::vector<std::string> after = KeysOf(row.username, name);
   for (const std::string& key : after) {
-    PL_TRY(auto owner, tx.Query(kKeyOwner, {key}));
-    if (!owner.rows.empty() && Int(owner.rows[0][0]) != row.id) {
+    PL_TRY(auto owner, tx.QueryInt(kKeyOwner, {key}));
+    if (owner && *owner != row.id) {
       return {};
     }
   }
   for (const std::string& key : after) {
     PL_CHECK(InsertOrNothing(tx, kClaimKey, {key, row.id}));
-    PL_TRY(auto owner, tx.Query(kKeyOwner, {key}));
+    PL_TRY(auto owner, tx.QueryInt(kKeyOwner, {key}));
     // Taken by a racing claim since the check: keep the old name (nothing claimed stays ours
     // beyond the key we already held).
-    if (owner.rows.empty() || Int(owner.rows[0][0]) != row.id) {
+    if (owner != row.id) {
       return Fail(ErrorCode::kAlreadyExists, "display name taken meanwhile");
     }
   }
@@ -243,9 +235,9 @@ Awaitable<Result<UserRow>> UserTable::SignInWith(ExternalIdentity id, int64_t no
     Result<UserRow> out = Fail(ErrorCode::kInternal, "sign-in did not run");
     const Value email = id.email.empty() ? Value{nullptr} : Value{id.email};
     auto st = c.Transaction([&](Connection& tx) -> Status {
-      PL_TRY(auto known, tx.Query(kIdentityOf, {id.provider, id.subject}));
-      if (!known.rows.empty()) {
-        const int64_t linked = Int(known.rows[0][0]);
+      PL_TRY(auto known, tx.QueryInt(kIdentityOf, {id.provider, id.subject}));
+      if (known) {
+        const int64_t linked = *known;
         PL_TRY(auto row, FindOne(tx, kWhereId, linked));
         if (row && (row)->deleted_at_ms == 0) {
           UserRow user = std::move(*row);
@@ -257,9 +249,7 @@ Awaitable<Result<UserRow>> UserTable::SignInWith(ExternalIdentity id, int64_t no
           }
           auto updated =
               tx.Query(kUpdateIdentity, {id.provider, id.subject, user.id, email, now_ms, linked});
-          if (!updated) {
-            return tl::unexpected(updated.error());
-          }
+          PL_CHECK(updated);
           out = std::move(user);
           return Status{};
         }
@@ -267,9 +257,7 @@ Awaitable<Result<UserRow>> UserTable::SignInWith(ExternalIdentity id, int64_t no
         PL_TRY(auto user, InsertForIdentity(tx, id, now_ms));
         auto updated =
             tx.Query(kUpdateIdentity, {id.provider, id.subject, user.id, email, now_ms, linked});
-        if (!updated) {
-          return tl::unexpected(updated.error());
-        }
+        PL_CHECK(updated);
         // Relinked by a racing sign-in meanwhile: this new account goes with the transaction,
         // and the caller's retry finds the other one.
         if (updated->affected == 0) {
@@ -284,9 +272,7 @@ Awaitable<Result<UserRow>> UserTable::SignInWith(ExternalIdentity id, int64_t no
       out = std::move(user);
       return Status{};
     });
-    if (!st) {
-      return tl::unexpected(st.error());
-    }
+    PL_CHECK(st);
     return out;
   };
   co_return co_await store_.Run<UserRow>(std::move(job));
@@ -294,9 +280,7 @@ Awaitable<Result<UserRow>> UserTable::SignInWith(ExternalIdentity id, int64_t no
 
 Result<UserRow> UserTable::Insert(Connection& c, UserRow row) {
   auto st = c.Transaction([&row](Connection& tx) { return InsertIn(tx, row); });
-  if (!st) {
-    return tl::unexpected(st.error());
-  }
+  PL_CHECK(st);
   return row;
 }
 
@@ -332,9 +316,7 @@ Awaitable<Result<bool>> UserTable::SetRole(int64_t id, std::string role, int64_t
                                                   now_ms](Connection& c) -> Result<bool> {
     const bool unbannable = role == "moderator" || role == "admin";
     auto r = c.Query(kSetRole, {id, role, now_ms, int64_t{unbannable ? 1 : 0}});
-    if (!r) {
-      return tl::unexpected(r.error());
-    }
+    PL_CHECK(r);
     return r->affected > 0;
   };
   co_return co_await store_.Run<bool>(std::move(job));
@@ -349,9 +331,7 @@ Awaitable<Result<bool>> UserTable::SetBan(int64_t id, int64_t until_ms, std::str
     auto st = c.Transaction([&](Connection& tx) -> Status {
       const Value until = until_ms > 0 ? Value{until_ms} : Value{nullptr};
       auto r = tx.Query(kSetBan, {id, until, reason, log.at_ms, int64_t{until_ms > 0 ? 1 : 0}});
-      if (!r) {
-        return tl::unexpected(r.error());
-      }
+      PL_CHECK(r);
       found = r->affected > 0;
       if (!found) {
         return {};
@@ -360,9 +340,7 @@ Awaitable<Result<bool>> UserTable::SetBan(int64_t id, int64_t until_ms, std::str
       entry.user_id = id;
       return AppendModerationLog(tx, entry);
     });
-    if (!st) {
-      return tl::unexpected(st.error());
-    }
+    PL_CHECK(st);
     return found;
   };
   co_return co_await store_.Run<bool>(std::move(job));
@@ -380,16 +358,7 @@ Awaitable<Result<std::vector<UserRow>>> UserTable::List(int64_t after, std::stri
   std::function<Result<std::vector<UserRow>>(Connection&)> job =
       [after, escaped = std::move(escaped), limit](Connection& c) -> Result<std::vector<UserRow>> {
     const std::string sql = std::string(kSelectColumns) + std::string(kWhereListed);
-    auto rows = c.Query(sql, {after, escaped, int64_t{limit}});
-    if (!rows) {
-      return tl::unexpected(rows.error());
-    }
-    std::vector<UserRow> out;
-    out.reserve(rows->rows.size());
-    for (const Row& r : rows->rows) {
-      out.push_back(FromRow(r));
-    }
-    return out;
+    return c.QueryRows(sql, {after, escaped, int64_t{limit}}, FromRow);
   };
   co_return co_await store_.Run<std::vector<UserRow>>(std::move(job));
 }
@@ -405,8 +374,8 @@ Awaitable<Result<bool>> UserTable::MarkDeleted(int64_t id, int64_t now_ms) {
 Awaitable<Result<bool>> UserTable::HasAdmin(std::string admin_role) {
   std::function<Result<bool>(Connection&)> job =
       [role = std::move(admin_role)](Connection& c) -> Result<bool> {
-    PL_TRY(auto r, c.Query(kCountAdmins, {role}));
-    return !r.rows.empty() && Int(r.rows[0][0]) > 0;
+    PL_TRY(auto admins, c.QueryInt(kCountAdmins, {role}));
+    return admins.value_or(0) > 0;
   };
   co_return co_await store_.Run<bool>(std::move(job));
 }
@@ -420,23 +389,17 @@ Awaitable<Result<UserRow>> UserTable::InsertFirstAdmin(UserRow row) {
       if (!marked && marked.error().code == ErrorCode::kAlreadyExists) {
         return Fail(ErrorCode::kAlreadyExists, "setup is done: an admin exists already");
       }
-      if (!marked) {
-        return tl::unexpected(marked.error());
-      }
-      PL_TRY(auto admins, tx.Query(kCountAdmins, {row.role}));
+      PL_CHECK(marked);
+      PL_TRY(auto admins, tx.QueryInt(kCountAdmins, {row.role}));
       // The marker just inserted counts once; anything more is an admin already there.
-      if (admins.rows.empty() || Int(admins.rows[0][0]) > 1) {
+      if (!admins || *admins > 1) {
         return Fail(ErrorCode::kAlreadyExists, "setup is done: an admin exists already");
       }
       inserted = Insert(tx, row);
-      if (!inserted) {
-        return tl::unexpected(inserted.error());
-      }
+      PL_CHECK(inserted);
       return Status{};
     });
-    if (!st) {
-      return tl::unexpected(st.error());
-    }
+    PL_CHECK(st);
     return inserted;
   };
   co_return co_await store_.Run<UserRow>(std::move(job));

@@ -1,8 +1,9 @@
-// Value accessors. libpq returns every column as text, so Int() and Real() parse text, and
-// PostgreSQL booleans ("t"/"f") read as 1/0.
+// Value accessors (and Nullable, the other way, for a parameter). libpq returns every column as
+// text, so Int() and Real() parse text, and PostgreSQL booleans ("t"/"f") read as 1/0.
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "sql/store.hpp"
@@ -86,6 +87,15 @@ std::string Text(const Value& v) {
 }
 
 bool IsNull(const Value& v) { return std::holds_alternative<std::nullptr_t>(v); }
+
+std::optional<int64_t> OptionalInt(const Value& v) {
+  if (IsNull(v)) {
+    return std::nullopt;
+  }
+  return Int(v);
+}
+
+Value Nullable(const std::optional<int64_t>& id) { return id ? Value{*id} : Value{nullptr}; }
 
 std::string InList(const std::vector<int64_t>& ids, std::vector<Value>& params) {
   std::string out = "(";

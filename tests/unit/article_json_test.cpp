@@ -1,4 +1,4 @@
-// The article list writes its JSON as text (api::ArticlePageText); it must say exactly what
+// The article list writes its JSON as text (render::ArticlePageText); it must say exactly what
 // the boost::json objects of ArticleJson and PageJson say, escapes included.
 #include <gtest/gtest.h>
 
@@ -6,11 +6,20 @@
 
 #include "api/articles.hpp"
 #include "api/comments.hpp"
-#include "api/json_text.hpp"
 #include "api/paging.hpp"
+#include "render/article_text.hpp"
+#include "render/comment_text.hpp"
+#include "render/json_text.hpp"
+#include "render/page_text.hpp"
 
 namespace plaudit::api {
 namespace {
+
+using render::AppendArticleJson;
+using render::AppendCommentJson;
+using render::ArticlePageText;
+using render::PageText;
+namespace json_text = render::json_text;
 
 domain::Article Plain() {
   domain::Article a;

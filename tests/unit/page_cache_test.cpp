@@ -1,14 +1,16 @@
-// api::PageCache: a page is found only at the version it was rendered at, the byte bound
+// render::PageCache: a page is found only at the version it was rendered at, the byte bound
 // evicts the least recently used, a signed-in reader's flags are written in at the recorded
 // places, and the gzip copy inflates back to the body.
-#include "api/page_cache.hpp"
+#include "render/page_cache.hpp"
 
 #include <gtest/gtest.h>
 
-#include "api/comments.hpp"
-#include "common/gzip.hpp"
+#include <boost/json.hpp>
 
-namespace plaudit::api {
+#include "common/gzip.hpp"
+#include "render/comment_text.hpp"
+
+namespace plaudit::render {
 namespace {
 
 RenderedPage Page(std::string version, std::string body) {
@@ -126,4 +128,4 @@ TEST(PageCache, TheGzipCopyInflatesToTheBodyAndSmallBodiesGetNone) {
 }
 
 }  // namespace
-}  // namespace plaudit::api
+}  // namespace plaudit::render

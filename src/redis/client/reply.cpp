@@ -57,9 +57,7 @@ tl::unexpected<Error> ReplyError(const Reply& r) {
 }  // namespace
 
 Status ReplyOk(const Result<Reply>& r) {
-  if (!r) {
-    return tl::unexpected(r.error());
-  }
+  PL_CHECK(r);
   if (r->is_error()) {
     return ReplyError(*r);
   }
@@ -67,9 +65,7 @@ Status ReplyOk(const Result<Reply>& r) {
 }
 
 Status AllOk(const Result<std::vector<Reply>>& r) {
-  if (!r) {
-    return tl::unexpected(r.error());
-  }
+  PL_CHECK(r);
   for (const auto& x : *r) {
     if (x.is_error()) {
       return ReplyError(x);

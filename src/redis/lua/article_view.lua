@@ -8,7 +8,7 @@ end
 if ARGV[1] == '1' and redis.call('HGET', KEYS[1], 'status') == 'published' then
   redis.call('HINCRBY', KEYS[1], 'views', 1)
   -- The shard's views version: list pages showing this count are served again only within
-  -- --list-views-max-age-ms (api/cached_lists.cpp).
+  -- --list-views-max-age-ms (render/article_lists.cpp).
   redis.call('INCR', 'pl:lvw:' .. string.match(KEYS[1], '{[^}]*}'))
 end
 return redis.call('HMGET', KEYS[1], unpack(ARGV, 2))

@@ -12,7 +12,7 @@
 -- Returns how many states were newer than the cached ones.
 -- While the cache exists, every call raises the thread's version (meta 'v', see
 -- comment_meta.lua) in this same step: a rendered page cached under the version before
--- it is never served again (api/page_cache.hpp).
+-- it is never served again (render/page_cache.hpp).
 local live = redis.call('EXISTS', KEYS[1]) == 1
 local applied = 0
 local a = 1

@@ -64,7 +64,7 @@ end
 resume_seq()
 redis.call('SET', KEYS[5], '1')
 -- The shard's counts are older than SQL's and will be dropped: no list page rendered from
--- them is served again (api/cached_lists.cpp; their recovery's end moves it again).
+-- them is served again (render/article_lists.cpp; their recovery's end moves it again).
 redis.call('INCR', 'pl:lv:' .. tag)
 if redis.call('EXISTS', KEYS[4]) == 1 then  -- loads that read SQL before this read again
   redis.call('INCR', KEYS[4])

@@ -18,7 +18,7 @@
 -- KEYS[2] (optional) with ARGV[3] = 'hot' or 'hotpub': a ZSET to move t in by the count (a
 --         comment's hot order), ARGV[#ARGV] the member, and KEYS[3] the article's comment
 --         cache meta pl:cmeta:{s}:<aid>, whose version 'v' a moved comment raises (a rendered
---         page under the older version is not served again: api/page_cache.hpp); 'hotpub'
+--         page under the older version is not served again: render/page_cache.hpp); 'hotpub'
 --         also KEYS[4] the article's cache hash, which must say status 'published', and
 --         KEYS[5] the comment's hash, which must say deleted '0' and status approved (a warm
 --         comment like in one call; anything else is for the caller to check); 'hotpubr' is
@@ -185,7 +185,7 @@ if count ~= start then
     end
   else
     -- An article's count shows in the published list: its shard's list version moves
-    -- (api/cached_lists.cpp). Comment targets ("c<id>") are in their thread's version above.
+    -- (render/article_lists.cpp). Comment targets ("c<id>") are in their thread's version above.
     local close = string.find(base, '}', 1, true)
     if string.byte(base, close + 2) == 97 then  -- 'a'
       redis.call('INCR', 'pl:lv:' .. string.sub(base, 1, close))

@@ -6,7 +6,7 @@
 --   ARGV[2] 'after': ARGV[3] score, ARGV[4] member, ARGV[5] count  (cursor paging)
 -- and last a random base in [2^40, 2^62) for an unborn version (list_version_born.lua).
 -- Returns {total, {member, score, member, score, ...}, version}: the page as of that version
--- (api/cached_lists.cpp). Both modes cost O(log N + count): ranks and score ranges, never
+-- (render/article_lists.cpp). Both modes cost O(log N + count): ranks and score ranges, never
 -- LIMIT offset.
 if redis.call('EXISTS', KEYS[1]) == 0 then
   return false

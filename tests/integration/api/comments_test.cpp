@@ -487,7 +487,7 @@ TEST_P(CommentsTest, APageCostsAFixedNumberOfRedisRoundTripsWhateverItsSize) {
   };
   // A page already rendered at its thread's version comes from the page cache: the article's
   // access fields and the thread's version, two HMGETs whatever its size; signed in, plus the
-  // reader's like states (api/cached_pages.cpp).
+  // reader's like states (render/comment_pages.cpp).
   EXPECT_LE(commands_for(*app_, "?size=20&replies=3", false), 2u);
   EXPECT_EQ(commands_for(*app_, "?size=1&replies=3", false),
             commands_for(*app_, "?size=20&replies=3", false));

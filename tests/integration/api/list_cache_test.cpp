@@ -1,4 +1,4 @@
-// Kept article list pages (api/cached_lists.cpp) never show less than every write
+// Kept article list pages (render/article_lists.cpp) never show less than every write
 // acknowledged before the read started, on SQLite and PostgreSQL:
 // - a seeded random mix of article likes and unlikes, views, comments and their deletion,
 //   new articles (published or drafts), publishing and unpublishing, edits, pinning and

@@ -1,4 +1,4 @@
-// Rendered comment pages (api/page_cache.hpp) never show less than every write acknowledged
+// Rendered comment pages (render/page_cache.hpp) never show less than every write acknowledged
 // before the read started, on SQLite and PostgreSQL:
 // - a seeded random mix of likes, unlikes, top-level comments, replies, edits and deletes,
 //   each followed by reads of several pages (and a replies page) on the caching instance

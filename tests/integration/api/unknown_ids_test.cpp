@@ -1,6 +1,6 @@
 // Issue 41, item 5: GET /api/v1/likes with unknown comment ids cost ten times a batch of known
 // ones (each id a trip to SQL and several to Redis). Unknown ids now cost SQL at most once per
-// shard change (domain/unknown_comments.hpp), and never a wrong answer: an id SQL holds but
+// shard change (store/unknown_comments.hpp), and never a wrong answer: an id SQL holds but
 // Redis does not, and the id of a comment created after it was asked for, answer their likes.
 #include <sstream>
 

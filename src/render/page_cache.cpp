@@ -1,4 +1,4 @@
-#include "api/page_cache.hpp"
+#include "render/page_cache.hpp"
 
 #include <sodium.h>
 
@@ -7,7 +7,7 @@
 
 #include "common/gzip.hpp"
 
-namespace plaudit::api {
+namespace plaudit::render {
 namespace {
 
 // Below this a gzip copy saves less than its header and a TCP segment's worth.
@@ -139,4 +139,4 @@ void PageCache::Drop(std::list<Entry>::iterator it) {
   entries_.erase(it);
 }
 
-}  // namespace plaudit::api
+}  // namespace plaudit::render

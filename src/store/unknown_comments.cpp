@@ -1,10 +1,10 @@
-#include "domain/unknown_comments.hpp"
+#include "store/unknown_comments.hpp"
 
 #include <algorithm>
 
 #include "redis/keys.hpp"
 
-namespace plaudit::domain {
+namespace plaudit::store {
 
 Awaitable<Result<UnknownComments::Look>> UnknownComments::Sort(const std::vector<int64_t>& ids) {
   std::vector<int> shards;
@@ -64,4 +64,4 @@ void UnknownComments::Remember(const Look& look, size_t i, int64_t id) {
   entries_[id] = Entry{*look.stamp[i], look.generation};
 }
 
-}  // namespace plaudit::domain
+}  // namespace plaudit::store

@@ -1,61 +1,63 @@
-#include "api/page_responses.hpp"
-
+// The HTTP side of rendered pages (page_cache.hpp), shared by comment pages
+// (comment_pages.cpp) and article lists (article_lists.cpp): caching headers, the 304, the
+// public bytes (gzip when accepted) and a signed-in reader's copy with its own likes.
 #include <algorithm>
 #include <vector>
 
-#include "api/web_files.hpp"  // EtagMatches, AcceptsGzip
+#include "http/conditional.hpp"
+#include "render/renderer.hpp"
 
-namespace plaudit::api {
+namespace plaudit::render {
 
 using http::Request;
 using http::Response;
 
-void AddCacheHeaders(Response& r, const ApiContext& ctx, const Request& req, bool shared) {
+void Renderer::AddCacheHeaders(Response& r, const Request& req, bool shared) const {
   r.headers.emplace_back("Cache-Control",
-                         shared ? std::string(ctx.public_cache_control) : "private, no-store");
-  if (shared && !ctx.cdn_cache_control.empty()) {
-    r.headers.emplace_back("CDN-Cache-Control", std::string(ctx.cdn_cache_control));
+                         shared ? options_.public_cache_control : "private, no-store");
+  if (shared && !options_.cdn_cache_control.empty()) {
+    r.headers.emplace_back("CDN-Cache-Control", options_.cdn_cache_control);
   }
   r.headers.emplace_back("Vary", req.Header(beast::http::field::origin).empty()
                                      ? "Origin, Accept-Encoding, Authorization, Cookie"
                                      : "Accept-Encoding, Authorization, Cookie");
 }
 
-std::optional<Response> NotModified(const ApiContext& ctx, const Request& req,
-                                    const std::string& etag) {
+std::optional<Response> Renderer::NotModified(const Request& req, const std::string& etag) const {
   std::string_view inm = req.Header(beast::http::field::if_none_match);
   if (inm.empty()) {
     return std::nullopt;
   }
   const std::string gz_etag = GzipEtagOf(etag);
-  const bool plain = EtagMatches(inm, etag);
-  if (!plain && !EtagMatches(inm, gz_etag)) {
+  const bool plain = http::EtagMatches(inm, etag);
+  if (!plain && !http::EtagMatches(inm, gz_etag)) {
     return std::nullopt;
   }
   Response r;
   r.status = beast::http::status::not_modified;
   r.headers.emplace_back("ETag", plain ? etag : gz_etag);
-  AddCacheHeaders(r, ctx, req, true);
+  AddCacheHeaders(r, req, true);
   return r;
 }
 
-Response PublicPage(const ApiContext& ctx, const Request& req, const std::string& key,
-                    const std::shared_ptr<RenderedPage>& page) {
+Response Renderer::PublicPage(const Request& req, const std::string& key,
+                              const std::shared_ptr<RenderedPage>& page) {
   Response r;
-  const bool gzip = AcceptsGzip(req.Header(beast::http::field::accept_encoding)) &&
-                    !ctx.page_cache->Gzipped(key, *page).empty();
+  const bool gzip = http::AcceptsGzip(req.Header(beast::http::field::accept_encoding)) &&
+                    !cache_.Gzipped(key, *page).empty();
   // The aliasing shared_ptr: the page stays alive as long as the response needs its bytes.
   r.shared_body = std::shared_ptr<const std::string>(page, gzip ? &page->gzip : &page->body);
   r.headers.emplace_back("ETag", gzip ? page->GzipEtag() : page->etag);
   if (gzip) {
     r.headers.emplace_back("Content-Encoding", "gzip");
   }
-  AddCacheHeaders(r, ctx, req, true);
+  AddCacheHeaders(r, req, true);
   return r;
 }
 
-Awaitable<Result<Response>> ReaderPage(const ApiContext& ctx, const Request& req, int64_t user_id,
-                                       const std::shared_ptr<RenderedPage>& page, bool comments) {
+Awaitable<Result<Response>> Renderer::ReaderPage(const Request& req, int64_t user_id,
+                                                 const std::shared_ptr<RenderedPage>& page,
+                                                 bool comments) {
   std::vector<model::Target> targets;
   std::vector<int64_t> asked;
   for (const LikedSlot& slot : page->liked) {
@@ -67,7 +69,7 @@ Awaitable<Result<Response>> ReaderPage(const ApiContext& ctx, const Request& req
   }
   std::vector<int64_t> liked;
   if (!targets.empty()) {
-    PL_CO_TRY(auto states, co_await ctx.likes->Liked(user_id, std::move(targets)));
+    PL_CO_TRY(auto states, co_await likes_.Liked(user_id, std::move(targets)));
     for (size_t i = 0; i < states.size(); ++i) {
       if (states[i]) {
         liked.push_back(asked[i]);
@@ -81,8 +83,8 @@ Awaitable<Result<Response>> ReaderPage(const ApiContext& ctx, const Request& req
   } else {
     r.body = page->WithLiked(liked);
   }
-  AddCacheHeaders(r, ctx, req, false);
+  AddCacheHeaders(r, req, false);
   co_return r;
 }
 
-}  // namespace plaudit::api
+}  // namespace plaudit::render

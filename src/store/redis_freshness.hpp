@@ -1,11 +1,12 @@
 #pragma once
 // The check that Redis is not older than SQL on the current connection (docs/architecture.md,
-// "After Redis comes back older"), as the services need it: flush::RedisCheck implements it,
-// the wiring hands it to the services, and nothing in domain/ calls up into flush/.
+// "After Redis comes back older"), as the services and repositories need it: flush::RedisCheck
+// implements it, the wiring hands it to them, and nothing in domain/ or store/ calls up into
+// flush/.
 #include "common/net.hpp"
 #include "common/result.hpp"
 
-namespace plaudit::domain {
+namespace plaudit::store {
 
 class RedisFreshness {
  public:
@@ -24,4 +25,4 @@ class RedisFreshness {
   virtual Awaitable<Status> EnsureViews() = 0;
 };
 
-}  // namespace plaudit::domain
+}  // namespace plaudit::store

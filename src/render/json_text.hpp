@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace plaudit::api::json_text {
+namespace plaudit::render::json_text {
 
 // "text", quoted and escaped.
 void String(std::string& out, std::string_view text);
@@ -38,4 +38,4 @@ void Array(std::string& out, const Items& items, Append append) {
   out.push_back(']');
 }
 
-}  // namespace plaudit::api::json_text
+}  // namespace plaudit::render::json_text

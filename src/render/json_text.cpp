@@ -1,4 +1,4 @@
-#include "api/json_text.hpp"
+#include "render/json_text.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -6,7 +6,7 @@
 
 #include "common/time.hpp"
 
-namespace plaudit::api::json_text {
+namespace plaudit::render::json_text {
 
 namespace {
 
@@ -93,4 +93,4 @@ void Int(std::string& out, int64_t n) {
   out.append(digits, end);
 }
 
-}  // namespace plaudit::api::json_text
+}  // namespace plaudit::render::json_text

@@ -13,11 +13,13 @@
 
 #include "common/result.hpp"
 #include "common/single_flight.hpp"
-#include "domain/comment.hpp"
+#include "model/comment.hpp"
 #include "redis/comment_cache.hpp"
 #include "sql/comments.hpp"
 
-namespace plaudit::domain {
+namespace plaudit::store {
+
+using model::Comment;
 
 class CommentRebuilder {
  public:
@@ -45,4 +47,4 @@ class CommentRebuilder {
   SingleFlight<int64_t, bool> flights_;
 };
 
-}  // namespace plaudit::domain
+}  // namespace plaudit::store

@@ -28,7 +28,7 @@
 #include "common/result.hpp"
 #include "redis/like_store.hpp"
 
-namespace plaudit::domain {
+namespace plaudit::store {
 
 class UnknownComments {
  public:
@@ -65,4 +65,4 @@ class UnknownComments {
   std::unordered_map<int64_t, Entry> entries_;  // I/O thread only
 };
 
-}  // namespace plaudit::domain
+}  // namespace plaudit::store

@@ -21,7 +21,7 @@
 #include "common/result.hpp"
 #include "common/single_flight.hpp"
 
-namespace plaudit::api {
+namespace plaudit::render {
 
 // Where a comment's "liked" value sits in a rendered page.
 struct LikedSlot {
@@ -40,7 +40,7 @@ std::string GzipEtagOf(std::string_view etag);
 // get the same tag from every instance, whenever rendered.
 std::string ContentEtag(std::string_view format, std::string_view body);
 
-// What an article list page was rendered from (api/cached_lists.cpp).
+// What an article list page was rendered from (render/article_lists.cpp).
 struct ListOrigin;
 
 // A kept page is rendered again after this long whatever its version says: a bound on what a
@@ -118,4 +118,4 @@ class PageCache {
   uint64_t misses_ = 0;
 };
 
-}  // namespace plaudit::api
+}  // namespace plaudit::render

@@ -1,4 +1,4 @@
-#include "domain/comment_rebuild.hpp"
+#include "store/comment_rebuild.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -9,7 +9,7 @@
 #include "common/random_id.hpp"
 #include "common/when_all.hpp"
 
-namespace plaudit::domain {
+namespace plaudit::store {
 namespace {
 
 constexpr int64_t kRebuildChunk = 1000;  // SQL rows per query while rebuilding
@@ -118,4 +118,4 @@ Awaitable<Status> CommentRebuilder::PutChunk(int64_t article_id, const std::vect
   co_return chunk_ok;
 }
 
-}  // namespace plaudit::domain
+}  // namespace plaudit::store
