@@ -84,6 +84,8 @@ class App {
   flush::ViewFlush& view_flush() { return *view_flush_; }
   // Where tests stop a flush pass as a crash would (flush/fault_points.hpp); empty otherwise.
   flush::FaultPoints& flush_faults() { return flush_faults_; }
+  // Where tests fail or delay a committed write's Redis step (domain/write_faults.hpp).
+  domain::WriteFaults& write_faults() { return write_faults_; }
   flush::RedisCheck& redis_check() { return *redis_check_; }
   domain::ArticleService& articles() { return *articles_; }
   domain::LikeService& likes() { return *likes_; }
@@ -122,6 +124,7 @@ class App {
   std::unique_ptr<redis::LikeStore> like_store_;
   std::unique_ptr<sql::LikeTable> like_table_;
   std::unique_ptr<domain::LikeService> likes_;
+  domain::WriteFaults write_faults_;                  // before the services that hold it
   std::unique_ptr<domain::ArticleService> articles_;  // after likes_: it holds a reference
   std::unique_ptr<sql::CommentTable> comment_table_;
   std::unique_ptr<sql::OutboxTable> outbox_;

@@ -107,8 +107,8 @@ Status App::WireServices() {
                               std::chrono::milliseconds(config_.redis_wait_timeout_ms));
   like_table_ = std::make_unique<sql::LikeTable>(*store_);
   likes_ = std::make_unique<domain::LikeService>(*like_store_, *like_table_);
-  articles_ = std::make_unique<domain::ArticleService>(*article_table_, *change_table_,
-                                                       *article_cache_, *cache_marks_, *likes_);
+  articles_ = std::make_unique<domain::ArticleService>(
+      *article_table_, *change_table_, *article_cache_, *cache_marks_, *likes_, write_faults_);
   comment_table_ = std::make_unique<sql::CommentTable>(*store_);
   // Notices (API.md "Notifications"): written by the comment writes only when someone is to
   // be told (mail or webhooks configured); the worker runs on every instance.
@@ -152,7 +152,8 @@ Status App::WireServices() {
   };
   comment_cache_ = std::make_unique<redis::CommentCache>(*redis_);
   comments_ = std::make_unique<domain::CommentService>(
-      *comment_table_, *comment_cache_, *articles_, *likes_, config_.comment_edit_window_s * 1000);
+      *comment_table_, *comment_cache_, *articles_, *likes_, config_.comment_edit_window_s * 1000,
+      write_faults_);
   recent_bodies_ = std::make_unique<redis::RecentBodies>(*redis_);
   moderation_log_ = std::make_unique<sql::ModerationLog>(*store_);
   once_keys_ = std::make_unique<redis::OnceKeys>(*redis_);

@@ -30,11 +30,12 @@ Status ApplyText(Article& a, const ArticleInput& in) {
 
 ArticleService::ArticleService(sql::ArticleTable& table, sql::ChangeTable& changes,
                                redis::ArticleCache& cache, redis::CacheMarks& marks,
-                               LikeService& likes)
+                               LikeService& likes, const WriteFaults& faults)
     : table_(table),
       changes_(changes),
       cache_(cache),
       marks_(marks),
+      faults_(faults),
       likes_(likes),
       instance_id_(RandomHexId()) {}
 
@@ -147,8 +148,8 @@ Awaitable<Status> ArticleService::Reflect(const Article& a, bool created) {
   // Both steps carry the row's version: a step of an older change that lands later is
   // dropped (article_put.lua, index_update.lua), so the cache ends at the newest committed
   // state whatever order the steps of concurrent writes land in.
-  if (before_reflect) {
-    co_await before_reflect(a.id);
+  if (faults_.before_article_reflect) {
+    co_await faults_.before_article_reflect(a.id);
   }
   const std::string* body = a.content ? &*a.content : nullptr;
   if (created) {

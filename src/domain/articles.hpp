@@ -28,6 +28,7 @@
 #include "common/single_flight.hpp"
 #include "domain/article.hpp"
 #include "domain/likes.hpp"
+#include "domain/write_faults.hpp"
 #include "redis/article_cache.hpp"
 #include "redis/cache_marks.hpp"
 #include "sql/article_changes.hpp"
@@ -50,8 +51,9 @@ struct ChangePage {
 
 class ArticleService {
  public:
+  // `faults`: a test's points (write_faults.hpp), empty in production; outlives the service.
   ArticleService(sql::ArticleTable& table, sql::ChangeTable& changes, redis::ArticleCache& cache,
-                 redis::CacheMarks& marks, LikeService& likes);
+                 redis::CacheMarks& marks, LikeService& likes, const WriteFaults& faults);
 
   // --- As a reader sees them (article_likes.cpp): like counts live from the like store and
   // the reader's own `liked`.
@@ -190,8 +192,6 @@ class ArticleService {
   // many are still pending. Called by every flush pass.
   Awaitable<Result<int64_t>> RepairPending();
 
-  // Test hook: awaited before a committed write's Redis step (to land it behind another's).
-  std::function<Awaitable<void>(int64_t id)> before_reflect;
   // For tests: how many SQL loads the single-flight groups ran.
   int article_loads() const { return loads_.loads(); }
 
@@ -241,6 +241,7 @@ class ArticleService {
   sql::ChangeTable& changes_;
   redis::ArticleCache& cache_;
   redis::CacheMarks& marks_;
+  const WriteFaults& faults_;
   LikeService& likes_;
   SingleFlight<int64_t, Article> loads_;
   SingleFlight<int, bool> rebuilds_;

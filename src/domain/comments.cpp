@@ -12,12 +12,14 @@
 namespace plaudit::domain {
 
 CommentService::CommentService(sql::CommentTable& table, redis::CommentCache& cache,
-                               ArticleService& articles, LikeService& likes, int64_t edit_window_ms)
+                               ArticleService& articles, LikeService& likes, int64_t edit_window_ms,
+                               const WriteFaults& faults)
     : table_(table),
       cache_(cache),
       articles_(articles),
       likes_(likes),
       edit_window_ms_(edit_window_ms),
+      faults_(faults),
       repo_(table, cache),
       unknown_(likes.store()) {}
 
@@ -302,7 +304,7 @@ Awaitable<Result<sql::CommentWrite>> CommentService::WriteThread(
 }
 
 Awaitable<Status> CommentService::Reflect(const sql::CommentWrite& w) {
-  if (fail_reflect && fail_reflect()) {
+  if (faults_.comment_reflect_fails && faults_.comment_reflect_fails()) {
     co_return Fail(ErrorCode::kUnavailable, "test hook");
   }
   const int64_t article_id = w.rows.front().article_id;

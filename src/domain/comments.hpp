@@ -74,8 +74,9 @@ class CommentService {
   // after its last item (API.md additions in README.md, "Pages of comments are bounded").
   static constexpr size_t kPageTextBudget = size_t{512} * 1024;
 
+  // `faults`: a test's points (write_faults.hpp), empty in production; outlives the service.
   CommentService(sql::CommentTable& table, redis::CommentCache& cache, ArticleService& articles,
-                 LikeService& likes, int64_t edit_window_ms);
+                 LikeService& likes, int64_t edit_window_ms, const WriteFaults& faults);
 
   // How comments are judged from now on (start-up; tests).
   void SetModeration(ModerationSettings settings, redis::RecentBodies* recent_bodies);
@@ -187,8 +188,6 @@ class CommentService {
   // cached comment count: a write whose Redis step failed, or a mark the check found stuck.
   Awaitable<Status> Repair(int64_t article_id);
 
-  // Test hook: when it returns true, a write's Redis step is skipped and treated as failed.
-  std::function<bool()> fail_reflect;
   // For tests: how many rebuilds of an article's comment cache ran in this process.
   int rebuilds() const { return repo_.rebuilds(); }
 
@@ -256,6 +255,7 @@ class CommentService {
   ArticleService& articles_;
   LikeService& likes_;
   int64_t edit_window_ms_;
+  const WriteFaults& faults_;
   ModerationSettings moderation_;
   redis::RecentBodies* recent_bodies_ = nullptr;
   redis::RateLimiter* new_writer_limiter_ = nullptr;

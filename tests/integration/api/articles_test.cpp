@@ -238,7 +238,7 @@ TEST_P(ArticlesTest, AnOlderWritesLateRedisStepNeverOverwritesANewerOne) {
   const std::string path = "/api/v1/articles/" + std::to_string(id);
   std::atomic<int> calls{0};
   std::atomic<bool> held{false}, release{false};
-  app_->app().articles().before_reflect = [&](int64_t) -> Awaitable<void> {
+  app_->app().write_faults().before_article_reflect = [&](int64_t) -> Awaitable<void> {
     if (calls.fetch_add(1) != 0) {
       co_return;
     }
@@ -257,7 +257,7 @@ TEST_P(ArticlesTest, AnOlderWritesLateRedisStepNeverOverwritesANewerOne) {
   EXPECT_EQ(Client().Patch(path, R"({"status":"draft"})", Bearer(author_)).status, 200);
   release = true;
   publish.join();
-  app_->app().articles().before_reflect = nullptr;
+  app_->app().write_faults().before_article_reflect = nullptr;
   EXPECT_EQ(published, 200);
   EXPECT_EQ(model::StatusName(SqlRow(id).status), "draft");
   EXPECT_EQ(Client().Get(path).status, 404);  // anonymous: the draft stays hidden
@@ -347,13 +347,13 @@ TEST_P(ArticlesTest, AFillOfARowReadBeforeAnUnpublishOfAnUncachedArticleLeaksNot
   const std::string path = "/api/v1/articles/" + std::to_string(id);
   const sql::ArticleRow stale = SqlRow(id);
   const std::string hash = redis::keys::Article(id);
-  app_->app().articles().before_reflect = [this, hash](int64_t) -> Awaitable<void> {
+  app_->app().write_faults().before_article_reflect = [this, hash](int64_t) -> Awaitable<void> {
     redis_.Cli("DEL " + hash);  // evicted between the PATCH's read and its Redis step
     co_return;
   };
   auto c = Client();
   ASSERT_EQ(c.Patch(path, R"({"status":"draft"})", Bearer(author_)).status, 200);
-  app_->app().articles().before_reflect = nullptr;
+  app_->app().write_faults().before_article_reflect = nullptr;
   EXPECT_EQ(FillFrom(stale, /*with_body=*/false), redis::ArticleCache::Filled::State::kStale);
   EXPECT_EQ(FillFrom(stale, /*with_body=*/true), redis::ArticleCache::Filled::State::kStale);
   EXPECT_EQ(c.Get(path).status, 404);

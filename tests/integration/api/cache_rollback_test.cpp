@@ -131,14 +131,14 @@ TEST_P(CacheRollbackTest, ASnapshotBetweenACommitAndItsRedisStepIsRepairedFromIt
   ASSERT_EQ(c.Get(ArticlePath(id)).status, 200);  // cached
   std::string snapshot;
   std::atomic<bool> taken{false};
-  app_->app().articles().before_reflect = [&](int64_t) -> Awaitable<void> {
+  app_->app().write_faults().before_article_reflect = [&](int64_t) -> Awaitable<void> {
     if (!taken.exchange(true)) {
       snapshot = redis_.SaveSnapshot();
     }
     co_return;
   };
   ASSERT_EQ(c.Patch(ArticlePath(id), R"({"status":"draft"})", Bearer(writer_)).status, 200);
-  app_->app().articles().before_reflect = nullptr;
+  app_->app().write_faults().before_article_reflect = nullptr;
   ASSERT_TRUE(taken);
   EXPECT_EQ(c.Get(ArticlePath(id)).status, 404);
   redis_.RestartFrom(snapshot);  // the hash says published, the mark is there

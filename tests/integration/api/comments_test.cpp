@@ -515,7 +515,7 @@ TEST_P(CommentsTest, ACommittedCommentSurvivesAFailedRedisStep) {
   Comment(bob_, "before");
   List("");  // the cache is live
   std::atomic<bool> fail{true};
-  app_->app().comments().fail_reflect = [&] { return fail.load(); };
+  app_->app().write_faults().comment_reflect_fails = [&] { return fail.load(); };
   auto r = PostComment(bob_, R"({"body":"committed while Redis failed"})");
   ASSERT_EQ(r.status, 201) << r.body;
   const int64_t id = r.Json().at("id").as_int64();
@@ -524,7 +524,7 @@ TEST_P(CommentsTest, ACommittedCommentSurvivesAFailedRedisStep) {
   EXPECT_EQ(Ids(page).front(), id);
   EXPECT_EQ(page.at("total").as_int64(), 2);
   EXPECT_EQ(ArticleCommentCount(), 2);
-  app_->app().comments().fail_reflect = nullptr;
+  app_->app().write_faults().comment_reflect_fails = nullptr;
 }
 
 TEST_P(CommentsTest, DeletingTheArticleTakesItsCommentsAlong) {

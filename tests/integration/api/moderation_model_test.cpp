@@ -597,11 +597,11 @@ TEST_P(ModerationModelTest, EveryListCountAndPageEqualsTheModelAcrossFlushAllAnd
   // rebuilt from SQL, statuses and all.
   std::atomic<int> writes{0};
   std::function<bool()> every_third = [&writes] { return ++writes % 3 == 0; };
-  app_->app().comments().fail_reflect = every_third;
-  other_->app().comments().fail_reflect = every_third;
+  app_->app().write_faults().comment_reflect_fails = every_third;
+  other_->app().write_faults().comment_reflect_fails = every_third;
   Run(ops_ / 2);
-  app_->app().comments().fail_reflect = nullptr;
-  other_->app().comments().fail_reflect = nullptr;
+  app_->app().write_faults().comment_reflect_fails = nullptr;
+  other_->app().write_faults().comment_reflect_fails = nullptr;
   EXPECT_GT(writes.load(), 3) << "the failed Redis steps did not happen";
   Check("after phase 3 (failed Redis steps)");
   ASSERT_FALSE(HasFatalFailure());
