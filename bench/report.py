@@ -284,14 +284,17 @@ writes; article $DEEP_ID for the deep pages below.
 | `${cnew_name}` (20 comments + 60 replies, anonymous) | ${cnew_rps} | ${cnew_ratio} | ${cnew_p50} | ${cnew_p99} | ${cnew_non2xx} |
 | `comment_page_hot` | ${chot_rps} | ${chot_ratio} | ${chot_p50} | ${chot_p99} | ${chot_non2xx} |
 | `comment_like_status` (20 comment ids, signed in) | ${clikes_rps} | ${clikes_ratio} | ${clikes_p50} | ${clikes_p99} | ${clikes_non2xx} |
-| `comment_create` (top-level, signed in; one SQLite commit each: bounded by the disk, below) | ${ccreate_rps} | ${ccreate_ratio} | ${ccreate_p50} | ${ccreate_p99} | ${ccreate_non2xx} |
+| `comment_create` (top-level, signed in; committed in groups, below) | ${ccreate_rps} | ${ccreate_ratio} | ${ccreate_p50} | ${ccreate_p99} | ${ccreate_non2xx} |
 
 **`comment_create` and the disk.** $CCREATE_DISK In WAL mode with `synchronous=FULL` a
-commit waits for a sync of the WAL, and SQLite lets one writer in at a time, so comments are
-written at most at the disk's sync rate, whatever the cores do: this row's req/s moves with
-the disk under plauditd's data dir, not with the code, and its ratio to hello means little.
-Compare runs by its ratio to the disk's rates, measured right before the row and right after
-it (append 100 bytes + `fsync`, up to 2,000 times or 1 s; the same with `fdatasync`, which
+commit waits for a sync of the WAL, and SQLite lets one writer in at a time. Until issue 47
+each comment was a commit of its own, so comments were written at most at the disk's sync
+rate (0.26-0.46× of it in practice); since then the comments that arrive while a commit is in
+flight share the next one (group commit, ~14 a commit at 64 connections:
+docs/bench-issue47.md), and the row goes past the sync rate, as far as the cores allow. Its
+req/s still moves with the disk under plauditd's data dir, and its ratio to hello means
+little. Compare runs by its ratio to the disk's rates, measured right before the row and right
+after it (append 100 bytes + `fsync`, up to 2,000 times or 1 s; the same with `fdatasync`, which
 SQLite calls on Linux; one-row SQLite transactions in WAL with `synchronous=FULL`, the WAL
 rewritten in place as plauditd's is, by the same libsqlite3), each with a `SCHED_IDLE` process
 spinning so that the cores never halt, as during the row, where wrk and Redis keep them busy.
@@ -501,6 +504,8 @@ article, by cursor and by offset; dashed: page 1, dash-dot: the 1.5× target.
 - `like_put_hot`: the same, every request on one article (id $HOT_ID).
 - `like_status`: `GET /api/v1/likes?article=<20 consecutive seeded ids>` with a random user's
   token.
+- `like_status_unknown`: the same with 20 ids that name no article (random, above 900,000,000):
+  what a stranger's ids cost next to known ones (10× before the probe issue's fix).
 - `comment_page_anon` (`comment_page_new` before issue 28):
   `GET /api/v1/articles/$PAGE_ID/comments?sort=new&size=20&replies=3`, the seeded page (20
   top-level comments, 3 replies each), anonymous.
@@ -520,9 +525,10 @@ article, by cursor and by offset; dashed: page 1, dash-dot: the 1.5× target.
 - `comment_like_status`: `GET /api/v1/likes?comment=<the page's 20 top-level ids>` with a random
   user's token.
 - `comment_create`: `POST /api/v1/articles/$CREATE_ID/comments` `{"body": …}` (~100 characters),
-  a top-level comment by a random user's token, on an article of its own. One SQLite commit
-  (WAL, `synchronous=FULL`) per comment: bounded by the disk's fsync rate ($FSYNC_SHORT), not
-  by the CPU; see "`comment_create` and the disk" under Comments.
+  a top-level comment by a random user's token, on an article of its own. SQLite commits
+  (WAL, `synchronous=FULL`) shared by the comments that wait together (group commit): set
+  against the disk's fsync rate ($FSYNC_SHORT); see "`comment_create` and the disk" under
+  Comments.
 - `page_counts`: `GET /api/v1/pages/counts?url=…` for the bench site's 50 page threads
   (`--sites http://bench.example`), anonymous: an index page's count badges in one call.
 - `login`: `POST /api/v1/sessions` with a correct password, 4 connections. With
@@ -798,7 +804,7 @@ def comment_create_disk(res, fig):
         lo, hi = sorted((number(fs["per_s"]), number(after["per_s"])))
         if lo <= 0 or hi > 2 * lo:
             out += " — the disk's rate changed by more than 2× around the row, so the ratio is rough"
-    return out + ". One SQLite commit (WAL, synchronous=FULL) per comment."
+    return out + ". SQLite commits (WAL, synchronous=FULL), shared by the comments that wait together."
 
 
 # Why comment_create fell on 2026-12-02: kept in the report so that nobody chases it again.

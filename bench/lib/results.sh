@@ -36,6 +36,7 @@ check_targets() {
     r=$(ratio_of $s)
     add_target "page (\`$s\`)" "≥ 0.3× hello" "${r}× hello" "$(ge "$r" 0.3)"
   done
+  check_issue47_targets
   add_target "flush, SQLite" "≥ 100,000 changes/s" "${FLUSH_SQLITE:-0} changes/s" "$(ge "${FLUSH_SQLITE:-0}" 100000)"
   if [ "$FLUSH_PG_RATE" != null ]; then
     add_target "flush, PostgreSQL" "≥ 30,000 changes/s" "$FLUSH_PG_RATE changes/s" "$(ge "$FLUSH_PG_RATE" 30000)"
@@ -52,6 +53,42 @@ check_targets() {
       "p50 $deep_50k_p50 vs $deep_first_p50 (${DEEP_RATIO}×); by offset $(depth_field offset 50000 4)" \
       "$(awk -v r="$DEEP_RATIO" 'BEGIN { print (r != "n/a" && r + 0 <= 1.5) ? 1 : 0 }')"
     [ "$DEEP_RATIO" != n/a ] || DEEP_RATIO=null  # a JSON value
+  fi
+}
+
+# check_issue47_targets → targets_json: comment writes against the disk, and the reads issue
+# 47 names (each from this run's rows; a row that did not run is not a target here).
+check_issue47_targets() {
+  local cc fs r p99ms auth anon unknown known counts
+  cc=$(field "$(row_of comment_create)" rps)
+  if [ -n "$cc" ]; then
+    fs=$(python3 -c 'import json,sys; v=json.loads(sys.argv[1] or "null"); print(v["per_s"] if v else "")' "${FSYNC_JSON:-null}" 2>/dev/null)
+    p99ms=$(to_ms "$(field "$(row_of comment_create)" p99)")
+    if [ -n "$fs" ]; then
+      r=$(awk -v a="$cc" -v b="$fs" 'BEGIN { printf "%.2f", a / b }')
+      add_target "comment_create against the disk, $CONN connections" "> 1× the fsync rate measured right before it" \
+        "${r}× ($(commas "${cc%.*}") req/s, $(commas "${fs%.*}") fsyncs/s)" "$(awk -v r="$r" 'BEGIN { print (r + 0 > 1) ? 1 : 0 }')"
+    fi
+    add_target "comment_create p99, $CONN connections" "< 50 ms" "${p99ms} ms" "$(lt "$p99ms" 50)"
+  fi
+  auth=$(field "$(row_of comment_page_auth)" rps)
+  anon=$(field "$(row_of comment_page_anon)" rps)
+  if [ -n "$auth" ] && [ -n "$anon" ]; then
+    r=$(awk -v a="$anon" -v b="$auth" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }')
+    add_target "comment page signed in" "≤ 1.5× the anonymous page's cost" "${r}× (req/s $(commas "${auth%.*}") against $(commas "${anon%.*}"))" \
+      "$(awk -v r="$r" 'BEGIN { print (r != "n/a" && r + 0 <= 1.5) ? 1 : 0 }')"
+  fi
+  counts=$(field "$(row_of page_counts)" rps)
+  if [ -n "$counts" ]; then
+    add_target "counts for a 50-post index page (\`page_counts\`)" "≥ 5,000 calls/s" "$(commas "${counts%.*}") calls/s" "$(ge "$counts" 5000)"
+  fi
+  add_target "idle plauditd" "≤ 50 Redis commands/s" "${IDLE_CMDS:-?} commands/s" "$([ -n "${IDLE_CMDS:-}" ] && lt "$IDLE_CMDS" 50.0001 || echo 0)"
+  unknown=$(field "$(row_of like_status_unknown)" rps)
+  known=$(field "$(row_of like_status)" rps)
+  if [ -n "$unknown" ] && [ -n "$known" ]; then
+    r=$(awk -v a="$known" -v b="$unknown" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }')
+    add_target "like states of 20 unknown ids" "≤ 2× the cost of 20 known ones (\`like_status\`)" "${r}×" \
+      "$(awk -v r="$r" 'BEGIN { print (r != "n/a" && r + 0 <= 2) ? 1 : 0 }')"
   fi
 }
 

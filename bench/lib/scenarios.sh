@@ -231,6 +231,7 @@ run_scenarios() {
   run comment_like_put_spread "$site/" bench/wrk/comment_like_put_spread.lua
   run comment_like_put_hot "$site/" bench/wrk/comment_like_put_hot.lua
   run like_status "$site/" bench/wrk/like_status.lua
+  run like_status_unknown "$site/" bench/wrk/like_status_unknown.lua
   # The comment page (sort=new, 20 × 3): nginx serving plauditd's bytes, then plauditd
   # anonymous (the row called comment_page_new before issue 28), then signed in.
   nginx_row nginx_comment_page page "/" bench/wrk/comment_page_anon.lua

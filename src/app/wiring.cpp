@@ -24,6 +24,7 @@ Status App::StartBackend() {
   PL_TRY(auto store, OpenStore(config_));
   store_ = std::move(store);
   store_->SetLatencyObserver([m = &metrics_](double s) { m->ObserveSql(s); });
+  store_->SetGroupObserver([m = &metrics_](size_t jobs) { m->ObserveSqlGroup(jobs); });
   auto applied = store_->Migrate();
   PL_CHECK(applied);
   if (*applied > 0) {

@@ -126,8 +126,9 @@ Awaitable<void> RedisCheck::RepairMarks() {
     co_return;
   }
   size_t repaired = 0;
+  std::set<std::string> settled;
   for (const auto& mark : *marks) {
-    auto done = co_await RepairMark(mark);
+    auto done = co_await RepairMark(mark, settled);
     if (!done) {
       spdlog::warn("cannot repair the cache of {} from SQL: {}", mark.member, done.error().message);
       continue;
@@ -140,6 +141,7 @@ Awaitable<void> RedisCheck::RepairMarks() {
       spdlog::warn("cannot clear cache mark {}: {}", mark.member, st.error().message);
     }
   }
+  settled_ = std::move(settled);
   if (repaired > 0) {
     spdlog::info("repaired {} article or comment cache(s) whose write's Redis step never landed",
                  repaired);
@@ -213,10 +215,15 @@ Awaitable<Status> RedisCheck::EnsureViews() {
   co_return Status{};
 }
 
-Awaitable<Result<bool>> RedisCheck::RepairMark(const redis::CacheMark& mark) {
+Awaitable<Result<bool>> RedisCheck::RepairMark(const redis::CacheMark& mark,
+                                               std::set<std::string>& settled_now) {
   auto settled = co_await articles_.MarkSettled(mark);
   if (!settled || !*settled) {
     co_return settled;
+  }
+  if (mark.age_us < kSettleUs && settled_.count(mark.member) == 0) {
+    settled_now.insert(mark.member);  // its writer may be on its Redis step: next check
+    co_return false;
   }
   Status st = Status{};
   if (mark.target.IsArticle()) {

@@ -14,6 +14,7 @@
 // pass (a FLUSHALL keeps the connection; the check sets the marks that tell an emptied Redis
 // from an older one). Views wait while another process recovers them: a view count lives
 // only in its article's hash, which the recovery drops.
+#include <set>
 #include <string>
 
 #include "common/net.hpp"
@@ -63,8 +64,13 @@ class RedisCheck final : public store::RedisFreshness {
   // Repairs from SQL the article or comment thread of a write whose cache mark outlived it
   // (its Redis step never landed: the writer died, or Redis came back from a snapshot taken
   // before the step), if SQL shows the write committed: true when repaired (the mark goes),
-  // false for a write still in progress.
-  Awaitable<Result<bool>> RepairMark(const redis::CacheMark& mark);
+  // false for a write still in progress. A committed write's writer may be between its
+  // commit and its Redis step right now (under a burst of comments on one thread there are
+  // always some), so a settled mark is repaired only once it is older than kSettleUs or was
+  // found settled by the check before (`settled`, updated): a thread rebuild per check for
+  // writes in flight cost 20 comment states a comment (issue 47).
+  Awaitable<Result<bool>> RepairMark(const redis::CacheMark& mark, std::set<std::string>& settled);
+  static constexpr int64_t kSettleUs = 1'000'000;
   // Resumes the id sequences above SQL's (a Redis back older hands out ids again otherwise),
   // once per recovery.
   Awaitable<Status> ReseedIds();
@@ -83,7 +89,8 @@ class RedisCheck final : public store::RedisFreshness {
   SingleFlight<int, bool> checks_;
   uint64_t likes_checked_ = UINT64_MAX;  // the connection generation last checked
   uint64_t views_checked_ = UINT64_MAX;
-  int64_t check_failed_ms_ = 0;  // when the last check could not read SQL
+  int64_t check_failed_ms_ = 0;    // when the last check could not read SQL
+  std::set<std::string> settled_;  // marks the last check found settled but left
 };
 
 }  // namespace plaudit::flush

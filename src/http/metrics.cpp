@@ -80,6 +80,9 @@ Metrics::Metrics()
       &Family(prometheus::BuildHistogram(), *registry_, "plaudit_sql_call_duration_seconds",
               "Latency of one call to the SQL store, queueing included")
            .Add({}, LatencyBuckets());
+  sql_groups_ = &Family(prometheus::BuildHistogram(), *registry_, "plaudit_sql_commit_group_jobs",
+                        "Comment writes carried by one SQL commit (group commit), per commit")
+                     .Add({}, prometheus::Histogram::BucketBoundaries{1, 2, 4, 8, 16, 32, 64, 128});
   notices_ = &Family(prometheus::BuildCounter(), *registry_, "plaudit_notices_total",
                      "Outbox rows handled by this instance's delivery worker, by channel "
                      "(mail, webhook, event) and result (delivered, skipped, retried, given_up)");
@@ -208,6 +211,8 @@ void Metrics::ObserveRedis(std::string_view command, double seconds) {
 }
 
 void Metrics::ObserveSql(double seconds) { sql_seconds_->Observe(seconds); }
+
+void Metrics::ObserveSqlGroup(size_t jobs) { sql_groups_->Observe(static_cast<double>(jobs)); }
 
 std::string Metrics::Serialize() const {
   return prometheus::TextSerializer().Serialize(registry_->Collect());

@@ -36,6 +36,8 @@ class Metrics {
   void ObserveRedis(std::string_view command, double seconds);
   // Thread-safe (called from SQL pool threads).
   void ObserveSql(double seconds);
+  // Thread-safe (SQL pool threads): the jobs one group commit carried.
+  void ObserveSqlGroup(size_t jobs);
   // The write-behind backlog as of the last flush pass.
   void SetBacklog(int64_t dirty_buckets, double oldest_unflushed_seconds);
   // The notice outbox after a delivery pass: undelivered rows and the oldest one's age.
@@ -76,6 +78,7 @@ class Metrics {
   prometheus::Family<prometheus::Histogram>* request_seconds_;
   prometheus::Family<prometheus::Histogram>* redis_seconds_;
   prometheus::Histogram* sql_seconds_;
+  prometheus::Histogram* sql_groups_;
   prometheus::Gauge* backlog_;
   prometheus::Gauge* backlog_age_;
   prometheus::Gauge* outbox_depth_;

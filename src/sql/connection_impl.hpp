@@ -1,11 +1,15 @@
 #pragma once
 // The pool's view of a connection: the public Connection plus the health checks and clean-up
 // the pool runs around each job. Internal to src/sql/.
+#include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "sql/store.hpp"
@@ -26,6 +30,11 @@ class DbConnection : public Connection {
   virtual bool Alive() = 0;
   // After a job: rolls back a transaction the job left open, so the next job starts clean.
   virtual void EndJob() = 0;
+  // True while a transaction is open and can still commit. A group commit asks after each of its
+  // jobs: some errors end the whole transaction by themselves (SQLite on SQLITE_FULL or an I/O
+  // error, InnoDB on a deadlock), and the jobs after them would otherwise run, and commit, one by
+  // one.
+  virtual bool InTransaction() = 0;
 
  protected:
   virtual std::string BeginStatement() const = 0;
@@ -36,9 +45,56 @@ class DbConnection : public Connection {
   int depth_ = 0;  // nesting of Transaction() calls
 };
 
+// Keeps a SQLite database's WAL short from a thread of its own, so that no commit waits for a
+// checkpoint. SQLite's default runs one inside the commit that takes the WAL past 1,000 pages:
+// that writer then copies the pages into the database file and syncs it (a few ms under load)
+// while every other writer waits for the lock. Here the store's pool connections are opened
+// with a WAL hook instead (which replaces SQLite's autocheckpoint), the hook wakes this thread
+// once the WAL holds kCheckpointPages, and the thread runs a PASSIVE checkpoint on its own
+// connection: it copies what no reader still needs and waits for nobody. If readers hold the
+// WAL past kWalLimitPages all the same, it runs a RESTART checkpoint (which waits for them,
+// holding writers up to the busy timeout): the WAL stays bounded. The WAL file is truncated to
+// kJournalLimitBytes when it starts over (journal_size_limit).
+class SqliteCheckpointer {
+ public:
+  static constexpr int kCheckpointPages = 1000;
+  static constexpr int kWalLimitPages = 16 * kCheckpointPages;
+  static constexpr int64_t kJournalLimitBytes = 64LL << 20;
+
+  explicit SqliteCheckpointer(std::string path);
+  ~SqliteCheckpointer();
+  SqliteCheckpointer(const SqliteCheckpointer&) = delete;
+  SqliteCheckpointer& operator=(const SqliteCheckpointer&) = delete;
+
+  // From a pool connection's WAL hook after each commit (any pool thread): wakes the thread
+  // when the WAL holds kCheckpointPages or more.
+  void Note(int wal_pages);
+  // A PASSIVE checkpoint now, on the caller's thread (the thread's own connection, one
+  // checkpoint at a time). Store::Checkpoint().
+  Result<Store::WalState> CheckpointNow();
+  // Ends the thread (idempotent; also the destructor).
+  void Stop();
+
+ private:
+  void Loop();
+  Result<Store::WalState> Run(int mode);
+
+  const std::string path_;
+  std::mutex mu_;  // guards wanted_ and stopping_
+  std::condition_variable cv_;
+  bool wanted_ = false;
+  bool stopping_ = false;
+  std::mutex run_mu_;  // one checkpoint at a time on db_
+  struct Handle;
+  std::unique_ptr<Handle> db_;  // the thread's connection, opened on first use
+  std::thread thread_;
+};
+
 // Connections to the three databases. Both fail with kUnavailable when the database cannot be
-// reached or opened.
-Result<std::unique_ptr<DbConnection>> OpenSqlite(const std::string& path);
+// reached or opened. checkpoints: the store's checkpoint thread, which then checkpoints for
+// this connection (nullptr: SQLite's own autocheckpoint, for migrations and tools).
+Result<std::unique_ptr<DbConnection>> OpenSqlite(const std::string& path,
+                                                 SqliteCheckpointer* checkpoints = nullptr);
 // The name of the network file system a statfs(2) f_type names (NFS, SMB, CIFS, FUSE…), or
 // nullopt for a local one: OpenSqlite refuses a database on those.
 std::optional<std::string_view> NetworkFilesystemName(long f_type);

@@ -170,13 +170,15 @@ class MysqlConnection final : public DbConnection {
     return true;
   }
 
-  void EndJob() override {
-    if (broken()) {
-      return;
-    }
+  bool InTransaction() override {
     unsigned int status = 0;
-    if (mariadb_get_infov(db_.get(), MARIADB_CONNECTION_SERVER_STATUS, &status) == 0 &&
-        (status & SERVER_STATUS_IN_TRANS) != 0) {
+    return !broken() &&
+           mariadb_get_infov(db_.get(), MARIADB_CONNECTION_SERVER_STATUS, &status) == 0 &&
+           (status & SERVER_STATUS_IN_TRANS) != 0;
+  }
+
+  void EndJob() override {
+    if (!broken() && InTransaction()) {
       (void)ExecScript("ROLLBACK");
     }
   }

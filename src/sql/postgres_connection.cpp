@@ -153,6 +153,13 @@ class PostgresConnection final : public DbConnection {
     return PQstatus(conn_.get()) == CONNECTION_OK;
   }
 
+  bool InTransaction() override {
+    // INERROR (a failed statement not rolled back to a savepoint) counts as ended: its COMMIT
+    // would only roll back, and PostgreSQL answers that COMMIT without an error.
+    const PGTransactionStatusType status = PQtransactionStatus(conn_.get());
+    return status == PQTRANS_INTRANS || status == PQTRANS_ACTIVE;
+  }
+
   void EndJob() override {
     if (PQstatus(conn_.get()) != CONNECTION_OK) {
       MarkBroken();

@@ -143,6 +143,8 @@ class SqliteConnection final : public DbConnection {
 
   bool Alive() override { return !broken(); }
 
+  bool InTransaction() override { return sqlite3_get_autocommit(db_.get()) == 0; }
+
   void EndJob() override {
     if (!sqlite3_get_autocommit(db_.get())) {
       (void)ExecScript("ROLLBACK");
@@ -288,7 +290,8 @@ static void MakePrivate(const std::string& path, bool existed) {
   }
 }
 
-Result<std::unique_ptr<DbConnection>> OpenSqlite(const std::string& path) {
+Result<std::unique_ptr<DbConnection>> OpenSqlite(const std::string& path,
+                                                 SqliteCheckpointer* checkpoints) {
   if (path.empty()) {
     return Fail(ErrorCode::kInvalidArgument, "sqlite: empty database path");
   }
@@ -346,6 +349,22 @@ Result<std::unique_ptr<DbConnection>> OpenSqlite(const std::string& path) {
   }
   if (path != ":memory:") {
     MakePrivate(path, existed);
+  }
+  if (checkpoints != nullptr) {
+    // The hook replaces SQLite's autocheckpoint: this connection's commits never checkpoint.
+    sqlite3_wal_hook(
+        db.get(),
+        [](void* ctx, sqlite3*, const char*, int pages) {
+          static_cast<SqliteCheckpointer*>(ctx)->Note(pages);
+          return SQLITE_OK;
+        },
+        checkpoints);
+    const std::string limit =
+        "PRAGMA journal_size_limit=" + std::to_string(SqliteCheckpointer::kJournalLimitBytes);
+    if (sqlite3_exec(db.get(), limit.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
+      return Fail(ErrorCode::kUnavailable,
+                  std::string("sqlite: cannot set up database: ") + sqlite3_errmsg(db.get()));
+    }
   }
   return std::make_unique<SqliteConnection>(std::move(db));
 }

@@ -102,6 +102,18 @@ class Store {
   // start, up to three runs: fn must keep its state in its own locals, not in the caller's.
   template <class T>
   Awaitable<Result<T>> Run(std::function<Result<T>(Connection&)> fn);
+  // Run() for a write that shares its transaction, and so its COMMIT (one disk sync for many),
+  // with the other RunGrouped() jobs waiting when a pool thread takes them up (group commit):
+  // a job that arrives while a group commits goes into the next one. fn runs in a savepoint
+  // of the group's transaction after the jobs before it (it sees their writes, as it would
+  // after their commits), and its result is delivered only once the group has committed.
+  // When fn fails, its savepoint is rolled back and the others go on: its own error is its
+  // answer or, for a retryable one (a deadlock), it runs again alone after the group, as
+  // Run() would run it. When the group's COMMIT fails (or its connection is lost), every job
+  // that had succeeded in it gets that error, as each would have alone. One group is in
+  // flight at a time; the other pool threads serve Run().
+  template <class T>
+  Awaitable<Result<T>> RunGrouped(std::function<Result<T>(Connection&)> fn);
   // One statement through Run(), read as Connection::QueryInt reads it: the first column of its
   // first row as an integer, nullopt when it answers no row (a count, a MAX, a seq). `sql` is a
   // constant of the caller's.
@@ -115,6 +127,16 @@ class Store {
   // `SELECT 1` through Run() (the pooled connection is checked first, and reopened if the
   // server closed it). kUnavailable when the database is unreachable.
   virtual Awaitable<Status> Ping() = 0;
+  // SQLite: checkpoints the WAL now (PASSIVE: copies what no reader still needs into the
+  // database file, never waits for readers or writers), as the store's own checkpoint thread
+  // does once the WAL passes kCheckpointPages; pool connections never checkpoint in a commit.
+  // Returns the WAL's frames and how many of them are now in the database file. Elsewhere a
+  // no-op ({0, 0}). For tests and `plauditd` shutdown.
+  struct WalState {
+    int64_t frames = 0;
+    int64_t checkpointed = 0;
+  };
+  virtual Result<WalState> Checkpoint() = 0;
   // Stops the pool threads (pending work completes first). Idempotent; also run by the
   // destructor. Run() after Close() fails with kUnavailable.
   virtual void Close() = 0;
@@ -124,9 +146,33 @@ class Store {
   void SetLatencyObserver(std::function<void(double)> observer) {
     latency_observer_ = std::move(observer);
   }
+  // Called on a pool thread with the number of jobs each group commit carried (for
+  // /metrics). Set before the first RunGrouped(); must be thread-safe.
+  void SetGroupObserver(std::function<void(size_t)> observer) {
+    group_observer_ = std::move(observer);
+  }
 
  protected:
   std::function<void(double)> latency_observer_;
+  std::function<void(size_t)> group_observer_;
+
+  // A RunGrouped() job as the pool sees it (made in store_run.hpp, where T is known).
+  struct GroupedJob {
+    enum class Ran {
+      kOk,      // fn succeeded in its savepoint; its answer waits for the group's COMMIT
+      kFailed,  // fn failed (its savepoint rolled back); that error is its answer
+      kRetry,   // fn failed retryably: the group is rolled back and the job runs alone
+    };
+    // Runs fn once in a savepoint of the open group transaction and keeps its answer.
+    std::function<Ran(Connection&)> run;
+    // Delivers the job's answer given the group's outcome: ok → the answer run() kept; an
+    // error → that error, unless the job's own answer is an error already (and the error
+    // when run() never ran).
+    std::function<void(const Status&)> settle;
+    // Runs the job by itself, as Run() runs a job (conn: nullptr when there is none).
+    std::function<void(Connection*)> alone;
+  };
+  virtual void SubmitGrouped(GroupedJob job) = 0;
 
   // Runs job on a pool thread; the job receives a connection, or nullptr when the
   // database cannot be reached (the job must then report kUnavailable).

@@ -123,7 +123,9 @@ TEST_P(CacheRollbackTest, ARedisBackFromBeforeArticleAndCommentWritesServesWhatS
 
 // The snapshot is taken between a PATCH's commit and its Redis step: the older Redis has the
 // write's seq (so its shard is not behind SQL) but not its step. Its mark, left in the
-// snapshot, is what tells: the check of the new connection repairs the article from SQL.
+// snapshot, is what tells: the check of the new connection finds it settled (a mark under a
+// second old is left to its writer once, issue 47) and the next check repairs the article
+// from SQL.
 TEST_P(CacheRollbackTest, ASnapshotBetweenACommitAndItsRedisStepIsRepairedFromItsMark) {
   PL_NEEDS_ONE_REDIS();
   const int64_t id = NewPost("before");
@@ -143,14 +145,19 @@ TEST_P(CacheRollbackTest, ASnapshotBetweenACommitAndItsRedisStepIsRepairedFromIt
   EXPECT_EQ(c.Get(ArticlePath(id)).status, 404);
   redis_.RestartFrom(snapshot);  // the hash says published, the mark is there
   WaitForRedis();
+  ASSERT_TRUE(OnLoop(app_->app().redis_check().Check()).value_or(false));
+  ASSERT_TRUE(OnLoop(app_->app().redis_check().Check()).value_or(false));
   EXPECT_EQ(c.Get(ArticlePath(id)).status, 404) << "the older Redis's published hash was served";
   EXPECT_TRUE(Ids("/api/v1/articles").empty());
   EXPECT_EQ(redis_.Cli("ZCARD " + redis::keys::CacheMarks(redis::keys::LikeShard(id))), "0");
 }
 
-// A writer that died between its commit and its Redis step (no Redis fault at all): the next
-// check repairs the article from SQL, because SQL shows the write committed (the row's
-// cache_seq reached the mark's seq). A mark whose write has not committed is left alone:
+// A writer that died between its commit and its Redis step (no Redis fault at all): a check
+// repairs the article from SQL, because SQL shows the write committed (the row's cache_seq
+// reached the mark's seq) — not the first check that sees it so, which leaves a young mark to
+// its writer (it may be on its Redis step right now: under a burst of comments on one thread
+// there always are such writers, and rebuilding the thread for each cost 20 comment states a
+// comment, issue 47), but the next. A mark whose write has not committed is left alone:
 // repairing it would drop the mark from under a writer still at work.
 TEST_P(CacheRollbackTest, AWriterThatDiedAfterItsCommitIsRepairedByTheNextCheck) {
   const int64_t id = NewPost("the writer dies");
@@ -171,6 +178,11 @@ TEST_P(CacheRollbackTest, AWriterThatDiedAfterItsCommitIsRepairedByTheNextCheck)
   // ... and the writer dies here. Another write of the article is still in progress:
   auto in_flight = OnLoop(marks.Mark(target));
   ASSERT_TRUE(in_flight && *in_flight);
+  ASSERT_TRUE(OnLoop(app_->app().redis_check().Check()).value_or(false));
+  EXPECT_EQ(c.Get(ArticlePath(id)).status, 200)
+      << "the first check that found the write committed repaired it already: a writer on its "
+         "Redis step would have its thread rebuilt under it";
+  EXPECT_EQ(redis_.Cli("ZCARD " + redis::keys::CacheMarks((*mark)->shard)), "2");
   ASSERT_TRUE(OnLoop(app_->app().redis_check().Check()).value_or(false));
   EXPECT_EQ(c.Get(ArticlePath(id)).status, 404) << "the dead writer's unpublish was not repaired";
   EXPECT_TRUE(Ids("/api/v1/articles").empty());
