@@ -293,7 +293,7 @@ Awaitable<Result<sql::CommentWrite>> CommentService::WriteThread(
     std::function<Awaitable<Result<sql::CommentWrite>>(sql::CacheStamp)> write) {
   const auto target = redis::CacheTarget::OfThread(article_id);
   PL_CO_TRY(const redis::CacheMark mark, co_await articles_.MarkWrite(target));
-  const sql::CacheStamp stamp{mark.shard, mark.seq};
+  const sql::CacheStamp stamp{mark.shard, mark.seq, article_id};
   auto w = co_await write(stamp);
   if (!w) {
     co_await articles_.UnmarkUnless(mark, w.error());

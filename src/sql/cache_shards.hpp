@@ -12,6 +12,10 @@ namespace plaudit::sql {
 struct CacheStamp {
   int shard = -1;
   int64_t seq = 0;
+  // The article whose row the write locks first: the order of a group commit's jobs
+  // (Store::RunGrouped), so that a group takes article rows in ascending id, as the like
+  // flush does.
+  int64_t article_id = 0;
 };
 
 // Raises the shard's committed cache seq inside `tx`, the write's own transaction. Run it

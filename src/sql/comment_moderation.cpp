@@ -203,7 +203,7 @@ Awaitable<Result<CommentWrite>> CommentTable::Moderate(int64_t id, ModerationAct
     PL_CHECK(st);
     return out;
   };
-  co_return co_await store_.RunGrouped<CommentWrite>(std::move(job));
+  co_return co_await store_.RunGrouped<CommentWrite>(std::move(job), stamp.article_id);
 }
 
 Awaitable<Result<std::optional<CommentWrite>>> CommentTable::Report(int64_t id, int64_t user_id,
@@ -241,7 +241,7 @@ Awaitable<Result<std::optional<CommentWrite>>> CommentTable::Report(int64_t id, 
     PL_CHECK(st);
     return out;
   };
-  co_return co_await store_.RunGrouped<Out>(std::move(job));
+  co_return co_await store_.RunGrouped<Out>(std::move(job), stamp.article_id);
 }
 
 Awaitable<Result<std::vector<QueuedComment>>> CommentTable::Queue(QueueFilter filter,

@@ -216,7 +216,7 @@ Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp st
     PL_CHECK(st);
     return out;
   };
-  co_return co_await store_.RunGrouped<CommentWrite>(std::move(job));
+  co_return co_await store_.RunGrouped<CommentWrite>(std::move(job), stamp.article_id);
 }
 
 Awaitable<Result<CommentWrite>> CommentTable::Edit(int64_t id, std::string body, int64_t now_ms,
@@ -253,7 +253,7 @@ Awaitable<Result<CommentWrite>> CommentTable::Edit(int64_t id, std::string body,
     PL_CHECK(st);
     return out;
   };
-  co_return co_await store_.RunGrouped<CommentWrite>(std::move(job));
+  co_return co_await store_.RunGrouped<CommentWrite>(std::move(job), stamp.article_id);
 }
 
 Awaitable<Result<CommentWrite>> CommentTable::Delete(int64_t id, int64_t now_ms, CacheStamp stamp) {
@@ -282,7 +282,7 @@ Awaitable<Result<CommentWrite>> CommentTable::Delete(int64_t id, int64_t now_ms,
     PL_CHECK(st);
     return out;
   };
-  co_return co_await store_.RunGrouped<CommentWrite>(std::move(job));
+  co_return co_await store_.RunGrouped<CommentWrite>(std::move(job), stamp.article_id);
 }
 
 }  // namespace plaudit::sql

@@ -1,6 +1,7 @@
 #pragma once
 // The pool's view of a connection: the public Connection plus the health checks and clean-up
 // the pool runs around each job. Internal to src/sql/.
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -51,10 +52,11 @@ class DbConnection : public Connection {
 // while every other writer waits for the lock. Here the store's pool connections are opened
 // with a WAL hook instead (which replaces SQLite's autocheckpoint), the hook wakes this thread
 // once the WAL holds kCheckpointPages, and the thread runs a PASSIVE checkpoint on its own
-// connection: it copies what no reader still needs and waits for nobody. If readers hold the
-// WAL past kWalLimitPages all the same, it runs a RESTART checkpoint (which waits for them,
-// holding writers up to the busy timeout): the WAL stays bounded. The WAL file is truncated to
-// kJournalLimitBytes when it starts over (journal_size_limit).
+// connection: it copies what no reader still needs and waits for nobody. If the WAL holds
+// more than kWalLimitPages all the same (readers kept it), it runs a RESTART checkpoint, which
+// waits for them up to 200 ms while holding writers; one that could not finish is not tried
+// again for 30 s. The WAL file is truncated to kJournalLimitBytes when it starts over
+// (journal_size_limit).
 class SqliteCheckpointer {
  public:
   static constexpr int kCheckpointPages = 1000;
@@ -84,7 +86,8 @@ class SqliteCheckpointer {
   std::condition_variable cv_;
   bool wanted_ = false;
   bool stopping_ = false;
-  std::mutex run_mu_;  // one checkpoint at a time on db_
+  std::mutex run_mu_;                                    // one checkpoint at a time on db_
+  std::chrono::steady_clock::time_point restart_after_;  // Loop()'s: no RESTART before
   struct Handle;
   std::unique_ptr<Handle> db_;  // the thread's connection, opened on first use
   std::thread thread_;

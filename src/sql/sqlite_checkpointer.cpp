@@ -2,6 +2,7 @@
 #include <spdlog/spdlog.h>
 #include <sqlite3.h>
 
+#include <chrono>
 #include <string>
 #include <utility>
 
@@ -15,8 +16,14 @@ struct SqliteCheckpointer::Handle {
 };
 
 namespace {
-// A RESTART checkpoint waits for readers through the busy handler at most this long.
+// A connection's busy timeout: what a PASSIVE checkpoint never waits for, and what opening
+// the connection may.
 constexpr int kBusyTimeoutMs = 5000;
+// A RESTART checkpoint holds the write lock while it waits for readers: at most this long,
+// and after one that could not finish (a long reader: a backup, an export), none for
+// kRestartPause, so that writers are held up rarely and briefly, never on every commit.
+constexpr int kRestartWaitMs = 200;
+constexpr auto kRestartPause = std::chrono::seconds(30);
 }  // namespace
 
 SqliteCheckpointer::SqliteCheckpointer(std::string path) : path_(std::move(path)) {
@@ -62,11 +69,18 @@ void SqliteCheckpointer::Loop() {
       wanted_ = false;  // commits after this point ask again
     }
     auto state = Run(SQLITE_CHECKPOINT_PASSIVE);
-    if (state && state->frames - state->checkpointed > kWalLimitPages) {
-      // Readers kept the passive one from catching up: wait for them this once.
-      spdlog::warn("sqlite: {} WAL frames not checkpointed; running a RESTART checkpoint",
-                   state->frames - state->checkpointed);
+    const auto now = std::chrono::steady_clock::now();
+    if (state && state->frames > kWalLimitPages && now >= restart_after_) {
+      // The WAL outgrew its bound: readers kept the passive checkpoints from copying it all,
+      // or from letting a writer start it over. Wait for them this once, briefly.
+      spdlog::warn(
+          "sqlite: the WAL holds {} frames ({} not checkpointed); running a RESTART "
+          "checkpoint",
+          state->frames, state->frames - state->checkpointed);
       state = Run(SQLITE_CHECKPOINT_RESTART);
+      if (state && state->checkpointed < state->frames) {
+        restart_after_ = now + kRestartPause;  // a reader still holds it: not again soon
+      }
     }
     if (!state) {
       spdlog::warn("sqlite: checkpoint failed: {}", state.error().message);
@@ -100,7 +114,13 @@ Result<Store::WalState> SqliteCheckpointer::Run(int mode) {
   }
   int frames = 0;
   int checkpointed = 0;
+  if (mode == SQLITE_CHECKPOINT_RESTART) {
+    sqlite3_busy_timeout(db_->db, kRestartWaitMs);
+  }
   const int rc = sqlite3_wal_checkpoint_v2(db_->db, nullptr, mode, &frames, &checkpointed);
+  if (mode == SQLITE_CHECKPOINT_RESTART) {
+    sqlite3_busy_timeout(db_->db, kBusyTimeoutMs);
+  }
   // BUSY: another checkpoint (another process's) is running, or RESTART ran out of time;
   // the WAL state it reports is still true.
   if (rc != SQLITE_OK && rc != SQLITE_BUSY) {

@@ -33,6 +33,8 @@ constexpr auto kReconnectBackoff = std::chrono::milliseconds(200);
 // The most jobs one group commit carries: a group's first job waits for all the others to
 // run (~0.1 ms each on SQLite) before the commit answers it.
 constexpr size_t kMaxGroup = 128;
+constexpr size_t kMaxServerGroup = 30;  // PostgreSQL and MariaDB: see MaxGroup()
+constexpr std::string_view kConnectionLost = "database connection lost during a group commit";
 
 class StoreImpl final : public Store {
  public:
@@ -171,6 +173,7 @@ class StoreImpl final : public Store {
 
   void Work() {
     std::unique_ptr<DbConnection> conn;
+    bool served_group = false;  // this thread's last turn: then a waiting plain job goes first
     while (true) {
       std::function<void(Connection*)> job;
       std::vector<GroupedJob> group;
@@ -181,9 +184,11 @@ class StoreImpl final : public Store {
           return group_ready() || !queue_.empty() ||
                  (closing_ && grouped_.empty() && !group_running_);
         });
-        if (group_ready()) {
-          // A group first: its writers wait on one sync, a plain job only on itself.
-          const size_t n = std::min(grouped_.size(), kMaxGroup);
+        // A group first (its writers wait on one sync, a plain job only on itself), but not
+        // twice running while a plain job waits: with one pool thread, comment writes arriving
+        // during every group would otherwise keep reads, pings and the flusher waiting.
+        if (group_ready() && !(served_group && !queue_.empty())) {
+          const size_t n = std::min(grouped_.size(), MaxGroup());
           group.reserve(n);
           for (size_t i = 0; i < n; ++i) {
             group.push_back(std::move(grouped_.front()));
@@ -197,6 +202,7 @@ class StoreImpl final : public Store {
           return;  // closing, and everything queued has run
         }
       }
+      served_group = !group.empty();
       if (conn && !conn->Alive()) {
         spdlog::warn("sql: connection closed by the server; reconnecting");
         conn.reset();
@@ -204,11 +210,12 @@ class StoreImpl final : public Store {
       if (!conn) {
         conn = Connect();
       }
+      std::vector<GroupedJob> again;
       try {
         if (group.empty()) {
           job(conn.get());
         } else {
-          RunGroup(group, conn.get());
+          again = RunGroup(group, conn.get());
         }
       } catch (const std::exception& e) {
         spdlog::error("sql: job threw: {}", e.what());  // Run() catches; only a bug gets here
@@ -217,6 +224,9 @@ class StoreImpl final : public Store {
       }
       if (!group.empty()) {
         std::lock_guard lock(mu_);
+        for (auto it = again.rbegin(); it != again.rend(); ++it) {
+          grouped_.push_front(std::move(*it));  // first in the next group, in their order
+        }
         group_running_ = false;
         cv_.notify_all();  // the next group, and a closing pool's last thread
       }
@@ -230,51 +240,122 @@ class StoreImpl final : public Store {
     }
   }
 
+  // PostgreSQL keeps 64 subtransaction ids per transaction in shared memory, and a grouped job
+  // opens two savepoints (its own and its write's): past that, every snapshot reads pg_subtrans.
+  size_t MaxGroup() const { return url_.dialect == Dialect::kSqlite ? kMaxGroup : kMaxServerGroup; }
+
   // One group commit (see the top of the file): each job in a savepoint of one transaction,
-  // then one COMMIT; every job is answered after it, with the commit's outcome. When a job
-  // fails retryably, or an error ends the transaction by itself, the group is given up
-  // instead (nothing of it commits): the jobs that had failed keep their errors, and every
-  // other one runs alone, as Run() would run it.
-  void RunGroup(std::vector<GroupedJob>& group, DbConnection* conn) {
+  // in ascending order, then one COMMIT; every job is answered after it, with the commit's
+  // outcome. When a job fails retryably, or an error ends the transaction by itself, the
+  // group is given up instead (nothing of it commits): the job that ended it keeps its error
+  // (a retryable one runs again), and every other job runs alone, as Run() would run it —
+  // also those that had failed, on writes now undone. When the connection is lost before the
+  // COMMIT, the job that lost it gets the error and the others are returned, to be taken up
+  // again in the next group (once each; then they get the error too). Every job is answered
+  // or returned, exceptions included.
+  std::vector<GroupedJob> RunGroup(std::vector<GroupedJob>& group, DbConnection* conn) {
     using Ran = GroupedJob::Ran;
-    if (group_observer_) {
-      group_observer_(group.size());
-    }
-    if (conn == nullptr) {
-      for (auto& m : group) {
-        m.alone(nullptr);  // kUnavailable, as Run() answers
+    std::vector<GroupedJob> again;
+    std::vector<bool> done(group.size(), false);
+    const auto settle = [&](size_t i, const Status& outcome) {
+      done[i] = true;
+      group[i].settle(outcome);
+    };
+    const auto alone = [&](size_t i, DbConnection* c) {
+      done[i] = true;
+      group[i].alone(c);
+    };
+    const Status lost = Fail(ErrorCode::kUnavailable, std::string(kConnectionLost));
+    const auto retake = [&](size_t i) {
+      if (group[i].requeued) {
+        settle(i, lost);
+        return;
       }
-      return;
-    }
-    std::vector<Ran> ran;
-    ran.reserve(group.size());
-    bool given_up = false;
-    Status outcome = conn->Transaction([&](Connection& tx) -> Status {
-      for (auto& m : group) {
-        ran.push_back(m.run(tx));
-        if (conn->broken()) {
-          // The transaction died with the connection: nothing of it commits.
-          return Fail(ErrorCode::kUnavailable, "database connection lost during a group commit");
+      done[i] = true;
+      group[i].requeued = true;
+      again.push_back(std::move(group[i]));
+    };
+    try {
+      if (group_observer_) {
+        group_observer_(group.size());
+      }
+      if (conn == nullptr) {
+        for (size_t i = 0; i < group.size(); ++i) {
+          alone(i, nullptr);  // kUnavailable, as Run() answers
         }
-        if (ran.back() == Ran::kRetry || !conn->InTransaction()) {
-          given_up = true;
-          return Fail(ErrorCode::kInternal, "group commit given up");  // answers nobody
+        return again;
+      }
+      std::stable_sort(group.begin(), group.end(),
+                       [](const GroupedJob& a, const GroupedJob& b) { return a.order < b.order; });
+      std::vector<Ran> ran;
+      ran.reserve(group.size());
+      bool broke = false;
+      bool given_up = false;
+      Status outcome = conn->Transaction([&](Connection& tx) -> Status {
+        for (auto& m : group) {
+          ran.push_back(m.run(tx));
+          if (conn->broken()) {
+            broke = true;  // the transaction died with the connection: nothing of it commits
+            return Fail(ErrorCode::kUnavailable, std::string(kConnectionLost));
+          }
+          if (ran.back() == Ran::kRetry || !conn->InTransaction()) {
+            given_up = true;
+            return Fail(ErrorCode::kInternal, "group commit given up");  // answers nobody
+          }
         }
+        return {};
+      });
+      if (broke) {
+        settle(ran.size() - 1, lost);
+        for (size_t i = 0; i < group.size(); ++i) {
+          if (!done[i]) {
+            retake(i);
+          }
+        }
+        return again;
       }
-      return {};
-    });
-    if (!given_up) {
-      for (auto& m : group) {
-        m.settle(outcome);
+      if (!given_up) {
+        for (size_t i = 0; i < group.size(); ++i) {
+          settle(i, outcome);
+        }
+        return again;
       }
-      return;
+      const size_t ender = ran.size() - 1;
+      if (ran[ender] == Ran::kFailed) {
+        settle(ender, Status{});  // its own error
+      }
+      for (size_t i = 0; i < group.size(); ++i) {
+        if (done[i]) {
+          continue;
+        }
+        conn->EndJob();  // the group's transaction is over, whatever its ROLLBACK said
+        if (conn->broken() || conn->InTransaction()) {
+          retake(i);
+          continue;
+        }
+        alone(i, conn);
+      }
+    } catch (const std::exception& e) {
+      Abandon(group, done, e.what());
+    } catch (...) {
+      Abandon(group, done, "an exception");
     }
+    return again;
+  }
+
+  // After a bug threw out of a group: every job not answered yet gets an error (its
+  // coroutine waits otherwise, and holds its io_context open).
+  static void Abandon(std::vector<GroupedJob>& group, const std::vector<bool>& done,
+                      const std::string& what) {
+    spdlog::error("sql: group commit threw: {}", what);
+    const Status error = Fail(ErrorCode::kInternal, "group commit threw: " + what);
     for (size_t i = 0; i < group.size(); ++i) {
-      if (i < ran.size() && ran[i] == Ran::kFailed) {
-        group[i].settle(outcome);  // its own error
-      } else {
-        group[i].alone(conn->broken() ? nullptr : conn);
-        conn->EndJob();
+      if (!done[i]) {
+        try {
+          group[i].settle(error);
+        } catch (...) {
+          spdlog::error("sql: a job of a failed group commit could not be answered");
+        }
       }
     }
   }

@@ -108,12 +108,16 @@ class Store {
   // of the group's transaction after the jobs before it (it sees their writes, as it would
   // after their commits), and its result is delivered only once the group has committed.
   // When fn fails, its savepoint is rolled back and the others go on: its own error is its
-  // answer or, for a retryable one (a deadlock), it runs again alone after the group, as
-  // Run() would run it. When the group's COMMIT fails (or its connection is lost), every job
-  // that had succeeded in it gets that error, as each would have alone. One group is in
-  // flight at a time; the other pool threads serve Run().
+  // answer. A retryable failure (a deadlock), or an error that ends the transaction by itself,
+  // gives the group up: it is rolled back, and every job runs again alone, as Run() would run
+  // it (the one that ended it keeps its error). When the group's COMMIT fails, every job of
+  // it gets that error; when its connection is lost first, the jobs are taken up again in a
+  // later group, once. fn must not end the transaction itself (no COMMIT, no DDL). Jobs run
+  // in ascending `order` within a group (the article id for comment writes: the order in
+  // which the like flush locks article rows). One group is in flight at a time, and a pool
+  // thread serves a waiting Run() job between two groups.
   template <class T>
-  Awaitable<Result<T>> RunGrouped(std::function<Result<T>(Connection&)> fn);
+  Awaitable<Result<T>> RunGrouped(std::function<Result<T>(Connection&)> fn, int64_t order = 0);
   // One statement through Run(), read as Connection::QueryInt reads it: the first column of its
   // first row as an integer, nullopt when it answers no row (a count, a MAX, a seq). `sql` is a
   // constant of the caller's.
@@ -131,7 +135,7 @@ class Store {
   // database file, never waits for readers or writers), as the store's own checkpoint thread
   // does once the WAL passes kCheckpointPages; pool connections never checkpoint in a commit.
   // Returns the WAL's frames and how many of them are now in the database file. Elsewhere a
-  // no-op ({0, 0}). For tests and `plauditd` shutdown.
+  // no-op ({0, 0}). For tests.
   struct WalState {
     int64_t frames = 0;
     int64_t checkpointed = 0;
@@ -165,12 +169,13 @@ class Store {
     };
     // Runs fn once in a savepoint of the open group transaction and keeps its answer.
     std::function<Ran(Connection&)> run;
-    // Delivers the job's answer given the group's outcome: ok → the answer run() kept; an
-    // error → that error, unless the job's own answer is an error already (and the error
-    // when run() never ran).
+    // Delivers the job's answer given the group's outcome: ok → the answer run() kept (a
+    // result or its own error); an error → that error.
     std::function<void(const Status&)> settle;
     // Runs the job by itself, as Run() runs a job (conn: nullptr when there is none).
     std::function<void(Connection*)> alone;
+    int64_t order = 0;      // RunGrouped()'s
+    bool requeued = false;  // taken up again once already after a lost connection
   };
   virtual void SubmitGrouped(GroupedJob job) = 0;
 

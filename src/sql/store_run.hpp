@@ -122,8 +122,8 @@ Awaitable<Result<T>> Store::Run(std::function<Result<T>(Connection&)> fn) {
 }
 
 template <class T>
-Awaitable<Result<T>> Store::RunGrouped(std::function<Result<T>(Connection&)> fn) {
-  auto initiate = [this](auto handler, std::function<Result<T>(Connection&)> fn) {
+Awaitable<Result<T>> Store::RunGrouped(std::function<Result<T>(Connection&)> fn, int64_t order) {
+  auto initiate = [this, order](auto handler, std::function<Result<T>(Connection&)> fn) {
     using Done = typename decltype(detail::MakeCompletion<T>(
         std::declval<decltype(handler)>()))::element_type;
     struct Job {
@@ -145,10 +145,10 @@ Awaitable<Result<T>> Store::RunGrouped(std::function<Result<T>(Connection&)> fn)
     };
     grouped.settle = [this, job](const Status& outcome) {
       Result<T> result = Fail(ErrorCode::kInternal, "grouped job settled without an answer");
-      if (job->answer && (!*job->answer || outcome)) {
-        result = std::move(*job->answer);
-      } else if (!outcome) {
+      if (!outcome) {
         result = tl::unexpected(outcome.error());
+      } else if (job->answer) {
+        result = std::move(*job->answer);
       }
       Done::Deliver(std::move(job->done), std::move(result), latency_observer_);
     };
@@ -156,6 +156,7 @@ Awaitable<Result<T>> Store::RunGrouped(std::function<Result<T>(Connection&)> fn)
       Result<T> result = detail::InvokeJob<T>(job->fn, conn);
       Done::Deliver(std::move(job->done), std::move(result), latency_observer_);
     };
+    grouped.order = order;
     SubmitGrouped(std::move(grouped));
   };
   return net::async_initiate<decltype(net::use_awaitable), void(Result<T>)>(

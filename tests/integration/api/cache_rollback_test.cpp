@@ -165,6 +165,7 @@ TEST_P(CacheRollbackTest, AWriterThatDiedAfterItsCommitIsRepairedByTheNextCheck)
   ASSERT_EQ(c.Get(ArticlePath(id)).status, 200);  // cached, published
   redis::CacheMarks marks(app_->app().redis());
   const redis::CacheTarget target{'a', id};
+  const auto marked_at = std::chrono::steady_clock::now();
   auto mark = OnLoop(marks.Mark(target));
   ASSERT_TRUE(mark && *mark);
   sql::ArticleTable table(app_->app().store());
@@ -179,10 +180,14 @@ TEST_P(CacheRollbackTest, AWriterThatDiedAfterItsCommitIsRepairedByTheNextCheck)
   auto in_flight = OnLoop(marks.Mark(target));
   ASSERT_TRUE(in_flight && *in_flight);
   ASSERT_TRUE(OnLoop(app_->app().redis_check().Check()).value_or(false));
-  EXPECT_EQ(c.Get(ArticlePath(id)).status, 200)
-      << "the first check that found the write committed repaired it already: a writer on its "
-         "Redis step would have its thread rebuilt under it";
-  EXPECT_EQ(redis_.Cli("ZCARD " + redis::keys::CacheMarks((*mark)->shard)), "2");
+  // A mark older than flush::RedisCheck::kSettleUs (1 s) is repaired at once: a machine that
+  // slow here proves nothing about the young mark.
+  if (std::chrono::steady_clock::now() - marked_at < std::chrono::milliseconds(900)) {
+    EXPECT_EQ(c.Get(ArticlePath(id)).status, 200)
+        << "the first check that found the write committed repaired it already: a writer on "
+           "its Redis step would have its thread rebuilt under it";
+    EXPECT_EQ(redis_.Cli("ZCARD " + redis::keys::CacheMarks((*mark)->shard)), "2");
+  }
   ASSERT_TRUE(OnLoop(app_->app().redis_check().Check()).value_or(false));
   EXPECT_EQ(c.Get(ArticlePath(id)).status, 404) << "the dead writer's unpublish was not repaired";
   EXPECT_TRUE(Ids("/api/v1/articles").empty());

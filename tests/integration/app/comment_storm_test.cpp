@@ -142,6 +142,9 @@ TEST_P(CommentStormTest, EveryAcknowledgedCommentSurvivesASigkillUnderAPostStorm
             mine.emplace_back(p.article, id);
           }
         } else if (reply.uncertain()) {
+          if (reply.kind == Reply::kAnswered) {  // none expected: the kill only cuts answers
+            ADD_FAILURE() << "a comment was answered " << reply.status << ": " << reply.body;
+          }
           std::lock_guard lock(m);
           unanswered.insert(p.body);
           if (reply.kind == Reply::kLost) {

@@ -5,7 +5,9 @@
 
 #include <chrono>
 #include <filesystem>
+#include <latch>
 #include <thread>
+#include <vector>
 
 #include "sql/connection_impl.hpp"
 #include "sql_test_util.hpp"
@@ -45,23 +47,39 @@ class SqliteCheckpoints : public ::testing::Test {
   std::unique_ptr<Store> store_;
 };
 
+// `pragma` on both pool connections at once (each call waits for the other to start, so they
+// cannot share one), as integers.
+std::vector<int64_t> OnBothConnections(Store& store, const std::string& pragma) {
+  std::latch both(2);
+  std::vector<int64_t> out(2, -1);
+  std::vector<std::thread> callers;
+  for (int i = 0; i < 2; ++i) {
+    callers.emplace_back([&, i] {
+      std::function<Result<int64_t>(Connection&)> job = [&](Connection& conn) -> Result<int64_t> {
+        both.arrive_and_wait();
+        PL_TRY(auto n, conn.QueryInt(pragma));
+        return n.value_or(-1);
+      };
+      auto n = RunSync(store.Run<int64_t>(std::move(job)));
+      EXPECT_TRUE(n) << n.error().message;
+      out[i] = n.value_or(-1);
+    });
+  }
+  for (auto& t : callers) {
+    t.join();
+  }
+  return out;
+}
+
 TEST_F(SqliteCheckpoints, PoolConnectionsNeverCheckpointInACommit) {
   // SQLite answers 0 once a WAL hook replaced its autocheckpoint (1000 otherwise).
-  for (int i = 0; i < 4; ++i) {  // both pool connections, whichever runs each call
-    auto n = RunSync(store_->QueryInt("PRAGMA wal_autocheckpoint"));
-    ASSERT_TRUE(n) << n.error().message;
-    EXPECT_EQ(n->value_or(-1), 0);
-  }
+  EXPECT_EQ(OnBothConnections(*store_, "PRAGMA wal_autocheckpoint"), (std::vector<int64_t>{0, 0}));
 }
 
 // Group commit and the checkpoint thread change when syncs happen, never whether: a commit
 // is answered once its WAL frames are synced (FULL = 2), power loss included.
 TEST_F(SqliteCheckpoints, CommitsStaySynchronousFull) {
-  for (int i = 0; i < 4; ++i) {
-    auto n = RunSync(store_->QueryInt("PRAGMA synchronous"));
-    ASSERT_TRUE(n) << n.error().message;
-    EXPECT_EQ(n->value_or(-1), 2);
-  }
+  EXPECT_EQ(OnBothConnections(*store_, "PRAGMA synchronous"), (std::vector<int64_t>{2, 2}));
 }
 
 TEST_F(SqliteCheckpoints, TheThreadCopiesTheWalIntoTheDatabaseOnceItPassesItsThreshold) {
