@@ -90,3 +90,9 @@ forget_pid() {  # PID: a reaped child, out of the caller's pids: never signal it
   for p in "${pids[@]}"; do [ "$p" = "$1" ] || keep+=("$p"); done
   pids=("${keep[@]}")
 }
+
+# cleanup_on_exit: at exit, stop every process in the caller's `pids` array and remove its
+# WORK directory (the trap every bench script sets).
+cleanup_on_exit() {
+  trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"' EXIT
+}

@@ -198,13 +198,16 @@ rss_stop() {
 # IDLE_WRITES (writes/s on plauditd's Redis socket) of an idle plauditd: the flusher's
 # periodic pass, to read the figures below.
 measure_idle() {
-  local t0 t1 rt
+  local t0 t1 rt secs=10
+  # The seeding's last likes go to SQL in the first pass after it (and their shards are read
+  # once more in the next): idle from then on.
+  sleep 2
   redis_snap "$WORK/idle.before"
-  sleep 3
+  sleep "$secs"
   redis_snap "$WORK/idle.after"
-  IDLE_CMDS=$(awk 'FNR == NR { b[$1] = $2; next } $1 == "_total" { printf "%.0f", ($2 - b["_total"] - 1) / 3 }' \
+  IDLE_CMDS=$(awk -v s="$secs" 'FNR == NR { b[$1] = $2; next } $1 == "_total" { printf "%.0f", ($2 - b["_total"] - 1) / s }' \
     "$WORK/idle.before" "$WORK/idle.after")
-  IDLE_READS=$(awk 'FNR == NR { b[$1] = $2; next } $1 == "_reads" { printf "%.2f", ($2 - b["_reads"] - 1) / 3 }' \
+  IDLE_READS=$(awk -v s="$secs" 'FNR == NR { b[$1] = $2; next } $1 == "_reads" { printf "%.2f", ($2 - b["_reads"] - 1) / s }' \
     "$WORK/idle.before" "$WORK/idle.after")
   IDLE_WRITES=0
   if [ "$RT_METHOD" = strace ]; then

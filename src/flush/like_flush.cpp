@@ -80,10 +80,45 @@ LikeFlush::LikeFlush(redis::LikeStore& store, sql::LikeTable& table, const Fault
     : store_(store), table_(table), faults_(faults) {}
 
 Awaitable<Result<LikeFlushReport>> LikeFlush::Flush(uint64_t generation) {
-  LikeFlushReport report;
-  PL_CO_TRY(auto stats, co_await store_.Stats());
-  int64_t oldest = 0;
+  carry_ |= store_.TakeTouched();  // every shard is read now; kept should the read fail
+  PL_CO_TRY(auto backlogged, co_await ReadBacklog(redis::ShardSet::All()));
+  co_return co_await FlushShards(generation, backlogged);
+}
+
+Awaitable<Result<redis::ShardSet>> LikeFlush::Backlogged(redis::ShardSet sweep) {
+  carry_ |= store_.TakeTouched();  // kept until a read finds them empty
+  redis::ShardSet shards = carry_;
+  shards |= sweep;
+  co_return co_await ReadBacklog(shards);
+}
+
+Awaitable<Result<redis::ShardSet>> LikeFlush::ReadBacklog(redis::ShardSet shards) {
+  PL_CO_TRY(auto stats, co_await store_.Stats(shards));
+  redis::ShardSet backlogged;
   for (const auto& s : stats) {
+    last_[static_cast<size_t>(s.shard)] = s;
+    if (s.dirty != 0 || s.in_flight != 0) {
+      backlogged.Add(s.shard);
+    }
+  }
+  // A shard with a backlog is read by every pass until one finds it empty (its flush may
+  // fail, or stop at one pass's bound); only a read drops it, so a pass running beside
+  // another cannot drop what the other added.
+  for (int s : shards.List()) {
+    if (backlogged.Has(s)) {
+      carry_.Add(s);
+    } else {
+      carry_.Remove(s);
+    }
+  }
+  co_return backlogged;
+}
+
+Awaitable<Result<LikeFlushReport>> LikeFlush::FlushShards(uint64_t generation,
+                                                          redis::ShardSet shards) {
+  LikeFlushReport report;
+  int64_t oldest = 0;
+  for (const auto& s : last_) {
     report.backlog += s.dirty + s.in_flight;
     if (s.oldest_ms && (oldest == 0 || *s.oldest_ms < oldest)) {
       oldest = *s.oldest_ms;
@@ -92,11 +127,9 @@ Awaitable<Result<LikeFlushReport>> LikeFlush::Flush(uint64_t generation) {
   if (oldest > 0) {
     report.oldest_age_seconds = std::max<double>(0, static_cast<double>(NowMs() - oldest) / 1000.0);
   }
-  for (const auto& s : stats) {
-    if (s.dirty == 0 && s.in_flight == 0) {
-      continue;
-    }
-    PL_CO_TRY(auto n, co_await FlushShard(s.shard, generation));
+  for (int shard : shards.List()) {
+    const auto& s = last_[static_cast<size_t>(shard)];
+    PL_CO_TRY(auto n, co_await FlushShard(shard, generation));
     report.changes += n;
     report.buckets += s.dirty + s.in_flight;
   }

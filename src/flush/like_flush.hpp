@@ -29,10 +29,18 @@ class LikeFlush {
  public:
   LikeFlush(redis::LikeStore& store, sql::LikeTable& table, const FaultPoints& faults);
 
-  // Every shard with a backlog. The caller checked Redis against SQL on the connection of
-  // `generation` (RedisCheck); a claim on any other connection is refused, since a claim
-  // raises the shard seq above SQL's and would hide that a new Redis came back older.
+  // Every shard with a backlog (a full pass). The caller checked Redis against SQL on the
+  // connection of `generation` (RedisCheck); a claim on any other connection is refused,
+  // since a claim raises the shard seq above SQL's and would hide that a new Redis came back
+  // older.
   Awaitable<Result<LikeFlushReport>> Flush(uint64_t generation);
+  // The periodic pass's two halves (Flusher::Tick), with the check of the shards to claim
+  // in between: which of the shards this process liked in, those a read found a backlog in
+  // (until one finds none: a flush that failed, a backlog past one pass's bound) and
+  // `sweep` have a backlog now (read only, 3 commands a shard); then those flushed. The
+  // report counts every shard as last read, by a full pass or this one.
+  Awaitable<Result<redis::ShardSet>> Backlogged(redis::ShardSet sweep);
+  Awaitable<Result<LikeFlushReport>> FlushShards(uint64_t generation, redis::ShardSet shards);
   // One shard (also the first step of its recovery: its in-flight changes go to SQL first).
   Awaitable<Result<int64_t>> FlushShard(int shard, uint64_t generation);
   // Recomputes SQL counts from the rows, and drops their Redis counts to reload from the
@@ -43,9 +51,18 @@ class LikeFlush {
   Awaitable<Result<int64_t>> DropDriftedCounts();
 
  private:
+  // The backlog of `shards` read now, remembered for the report.
+  Awaitable<Result<redis::ShardSet>> ReadBacklog(redis::ShardSet shards);
+
   redis::LikeStore& store_;
   sql::LikeTable& table_;
   const FaultPoints& faults_;
+  // Each shard's backlog as last read (for the report's backlog and oldest change).
+  std::vector<redis::LikeShardStat> last_ =
+      std::vector<redis::LikeShardStat>(redis::ShardSet::kShards);
+  // Shards the next periodic pass reads besides its sweep: those this process liked in, until
+  // a read finds them without a backlog.
+  redis::ShardSet carry_;
 };
 
 // A target's count as Redis must hold it: SQL's count (which equals its valid rows), with

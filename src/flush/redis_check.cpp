@@ -16,6 +16,9 @@ constexpr int64_t kViewLeaseMs = 10'000;
 // How long a view waits for another process's views recovery.
 constexpr auto kViewWait = std::chrono::seconds(5);
 constexpr auto kViewPoll = std::chrono::milliseconds(20);
+// SingleFlight keys: a full check, and the periodic pass's (CheckSome).
+constexpr int kFullCheck = 0;
+constexpr int kSomeCheck = 1;
 
 }  // namespace
 
@@ -40,8 +43,41 @@ Awaitable<Result<bool>> RedisCheck::Check() {
   if (check_failed_ms_ != 0 && NowMs() - check_failed_ms_ < 1000) {
     co_return false;
   }
-  std::function<Awaitable<Result<bool>>()> once = [this]() { return CheckOnce(); };
-  co_return co_await checks_.Do(0, std::move(once));
+  std::function<Awaitable<Result<bool>>()> once = [this]() {
+    return CheckOnce(Scope{redis::ShardSet::All(), redis::ShardSet::All(), true});
+  };
+  co_return co_await checks_.Do(kFullCheck, std::move(once));
+}
+
+Awaitable<Result<bool>> RedisCheck::SameDataset() {
+  const uint64_t generation = Generation();
+  PL_CO_TRY(const int64_t pulse, co_await article_cache_.Pulse());
+  // A connection's first beat has nothing to compare with (its own check covers it).
+  const bool same = generation != pulse_generation_ || pulse > last_pulse_;
+  last_pulse_ = pulse;
+  pulse_generation_ = generation;
+  if (!same && LikesChecked()) {
+    spdlog::warn(
+        "redis: the dataset went back under an open connection (FLUSHALL, an older file "
+        "reloaded?): checking every shard against SQL again");
+    likes_checked_ = views_checked_ = UINT64_MAX;  // likes, views and writes wait for it
+  }
+  co_return same;
+}
+
+Awaitable<Result<bool>> RedisCheck::CheckSome(redis::ShardSet likes, redis::ShardSet sweep) {
+  if (!LikesChecked() || checks_.InFlight(kFullCheck)) {
+    co_return co_await Check();  // a full one covers these
+  }
+  if (check_failed_ms_ != 0 && NowMs() - check_failed_ms_ < 1000) {
+    co_return false;
+  }
+  Scope scope{likes, marks_.TakeTouched(), false};
+  scope.marks |= marked_;
+  scope.marks |= sweep;
+  marked_ |= scope.marks;  // until looked at
+  std::function<Awaitable<Result<bool>>()> once = [this, scope]() { return CheckOnce(scope); };
+  co_return co_await checks_.Do(kSomeCheck, std::move(once));
 }
 
 Awaitable<Result<bool>> RedisCheck::Recheck() {
@@ -50,11 +86,14 @@ Awaitable<Result<bool>> RedisCheck::Recheck() {
   co_return co_await Check();
 }
 
-Awaitable<Result<bool>> RedisCheck::CheckOnce() {
+Awaitable<Result<bool>> RedisCheck::CheckOnce(Scope scope) {
   const uint64_t generation = Generation();
   // SQL first: Redis's seqs only grow, so read after SQL's they are at least as high unless
   // Redis lost writes (another flusher committing meanwhile cannot make a false alarm).
-  auto seqs = co_await like_table_.ShardSeqs();
+  Result<std::vector<int64_t>> seqs = std::vector<int64_t>{};
+  if (!scope.likes.Empty()) {
+    seqs = co_await like_table_.ShardSeqs();
+  }
   Result<int64_t> view_seq = seqs ? co_await article_table_.ViewSeq() : Result<int64_t>(0);
   if (!seqs || !view_seq) {
     const auto& e = !seqs ? seqs.error() : view_seq.error();
@@ -63,7 +102,7 @@ Awaitable<Result<bool>> RedisCheck::CheckOnce() {
     co_return false;
   }
   check_failed_ms_ = 0;
-  PL_CO_TRY(auto stale, co_await like_store_.CheckShards(*seqs));
+  PL_CO_TRY(auto stale, co_await like_store_.CheckShards(*seqs, scope.likes));
   // An older like shard means an older dataset: its article hashes are older too, even if
   // no views flush ran since (their other fields, and the like shards' status checks).
   auto views = co_await article_cache_.CheckViews(*view_seq, !stale.empty(), owner_, kViewLeaseMs);
@@ -71,6 +110,12 @@ Awaitable<Result<bool>> RedisCheck::CheckOnce() {
   using ViewCheck = redis::ArticleCache::ViewCheck;
   if (*views != ViewCheck::kConsistent) {
     views_checked_ = UINT64_MAX;  // no view meanwhile
+  }
+  if (!scope.full && (!stale.empty() || *views == ViewCheck::kRecover)) {
+    // An older dataset under this connection (an older file reloaded): the shards this check
+    // left out are older too. Likes, views and writes wait for a full check, as on a new
+    // connection; the pass runs one after this.
+    likes_checked_ = views_checked_ = UINT64_MAX;
   }
   if (!stale.empty()) {
     spdlog::warn(
@@ -104,44 +149,64 @@ Awaitable<Result<bool>> RedisCheck::CheckOnce() {
     PL_CO_CHECK(co_await ReseedIds());
     spdlog::info("resumed the article and comment id sequences above SQL's");
   }
-  co_await RepairMarks();
-  likes_checked_ = generation;
+  co_await RepairMarks(scope.marks);
+  // A partial check vouches for no more than the full one did: it only ever clears these.
+  if (scope.full) {
+    likes_checked_ = generation;
+  }
+  const bool vouch = scope.full || likes_checked_ == generation;
   if (*views == ViewCheck::kRecover) {
     PL_CO_TRY(auto finished, co_await article_cache_.FinishViewRecovery(owner_));
     if (finished) {
       spdlog::info("views: recovered from SQL");
-      views_checked_ = generation;
+      if (vouch) {
+        views_checked_ = generation;
+      }
     }
-  } else if (*views == ViewCheck::kConsistent) {
+  } else if (*views == ViewCheck::kConsistent && vouch) {
     views_checked_ = generation;
   }
   co_return true;
 }
 
-Awaitable<void> RedisCheck::RepairMarks() {
+Awaitable<void> RedisCheck::RepairMarks(redis::ShardSet shards) {
   // Failures are logged and left for the next check: a mark stays until its repair worked.
-  auto marks = co_await marks_.All();
+  auto marks = co_await marks_.In(shards);
   if (!marks) {
     spdlog::warn("cannot read the cache marks: {}", marks.error().message);
     co_return;
   }
   size_t repaired = 0;
-  std::set<std::string> settled;
+  std::map<std::string, int> settled;
+  redis::ShardSet left;
+  std::map<int, size_t> per_shard;
+  for (const auto& mark : *marks) {
+    if (++per_shard[mark.shard] == redis::CacheMarks::kReadPerShard) {
+      left.Add(mark.shard);  // there may be more than one read takes: look again
+    }
+  }
   for (const auto& mark : *marks) {
     auto done = co_await RepairMark(mark, settled);
     if (!done) {
       spdlog::warn("cannot repair the cache of {} from SQL: {}", mark.member, done.error().message);
+      left.Add(mark.shard);
       continue;
     }
     if (!*done) {
+      left.Add(mark.shard);
       continue;  // its write is still in progress
     }
     ++repaired;
     if (auto st = co_await marks_.Unmark(mark); !st) {
       spdlog::warn("cannot clear cache mark {}: {}", mark.member, st.error().message);
+      left.Add(mark.shard);
     }
   }
-  settled_ = std::move(settled);
+  // What the last check of these shards found settled is replaced; other shards' stays.
+  std::erase_if(settled_, [&shards](const auto& kv) { return shards.Has(kv.second); });
+  settled_.merge(settled);
+  marked_ -= shards;
+  marked_ |= left;
   if (repaired > 0) {
     spdlog::info("repaired {} article or comment cache(s) whose write's Redis step never landed",
                  repaired);
@@ -216,13 +281,13 @@ Awaitable<Status> RedisCheck::EnsureViews() {
 }
 
 Awaitable<Result<bool>> RedisCheck::RepairMark(const redis::CacheMark& mark,
-                                               std::set<std::string>& settled_now) {
+                                               std::map<std::string, int>& settled_now) {
   auto settled = co_await articles_.MarkSettled(mark);
   if (!settled || !*settled) {
     co_return settled;
   }
   if (mark.age_us < kSettleUs && settled_.count(mark.member) == 0) {
-    settled_now.insert(mark.member);  // its writer may be on its Redis step: next check
+    settled_now.emplace(mark.member, mark.shard);  // its writer may be on its Redis step
     co_return false;
   }
   Status st = Status{};

@@ -10,11 +10,12 @@
 // shards' in-flight and pending changes go to SQL first (SQL keeps each only where nothing
 // newer is there), then the older sets, counts and caches are dropped and reload from SQL.
 //
-// A check runs on each new connection (an integer compare otherwise) and on every flush
-// pass (a FLUSHALL keeps the connection; the check sets the marks that tell an emptied Redis
-// from an older one). Views wait while another process recovers them: a view count lives
-// only in its article's hash, which the recovery drops.
-#include <set>
+// A check of every shard runs on each new connection (an integer compare otherwise), on a
+// full flush pass and when a writer finds an emptied dataset (no birth mark: a FLUSHALL keeps
+// the connection); the periodic pass checks the shards it claims in (CheckSome). Views wait
+// while another process recovers them: a view count lives only in its article's hash, which
+// the recovery drops.
+#include <map>
 #include <string>
 
 #include "common/net.hpp"
@@ -25,6 +26,7 @@
 #include "flush/like_flush.hpp"
 #include "flush/view_flush.hpp"
 #include "redis/cache_marks.hpp"
+#include "redis/shard_set.hpp"
 #include "store/redis_freshness.hpp"
 
 namespace plaudit::flush {
@@ -50,6 +52,18 @@ class RedisCheck final : public store::RedisFreshness {
   // Check() on a connection already checked: a script found the dataset emptied since
   // (no birth mark).
   Awaitable<Result<bool>> Recheck() override;
+  // One beat of the dataset's pulse (redis::ArticleCache::Pulse): false when the dataset
+  // went back since this process's last beat on this connection (a FLUSHALL, an older file
+  // reloaded: the connection stays, so no new-connection check runs); likes, views and
+  // writes then wait for a full check. Every pass beats, the full ones before their check.
+  Awaitable<Result<bool>> SameDataset();
+  // The periodic pass's check (Flusher::Tick) on a connection Check() has seen: the like
+  // shards `likes` (those the pass will claim in) against SQL, the view counts, and the
+  // cache marks in the shards this process marked since, those the last check left marks in
+  // and `sweep`. Shards it leaves out were checked on this connection, and are again by the
+  // next full check; a writer needing a check on them finds no birth mark and asks for one
+  // (Recheck). Check() instead when this connection has not been checked.
+  Awaitable<Result<bool>> CheckSome(redis::ShardSet likes, redis::ShardSet sweep);
   // For a view: checks until the views are checked, waiting up to a few seconds while
   // another process recovers them (then kUnavailable). Goes on when SQL cannot be read.
   Awaitable<Status> EnsureViews() override;
@@ -59,8 +73,16 @@ class RedisCheck final : public store::RedisFreshness {
   Awaitable<Status> ReloadArticles();
 
  private:
-  Awaitable<Result<bool>> CheckOnce();
-  Awaitable<void> RepairMarks();
+  // Which shards a check covers: all of them (Check), or some (CheckSome).
+  struct Scope {
+    redis::ShardSet likes;
+    redis::ShardSet marks;
+    bool full = true;
+  };
+  Awaitable<Result<bool>> CheckOnce(Scope scope);  // by value: a coroutine
+  // The marks of `shards`; those it leaves (their writes in progress, a repair failed) are
+  // in `marked_` after it.
+  Awaitable<void> RepairMarks(redis::ShardSet shards);
   // Repairs from SQL the article or comment thread of a write whose cache mark outlived it
   // (its Redis step never landed: the writer died, or Redis came back from a snapshot taken
   // before the step), if SQL shows the write committed: true when repaired (the mark goes),
@@ -69,7 +91,8 @@ class RedisCheck final : public store::RedisFreshness {
   // always some), so a settled mark is repaired only once it is older than kSettleUs or was
   // found settled by the check before (`settled`, updated): a thread rebuild per check for
   // writes in flight cost 20 comment states a comment (issue 47).
-  Awaitable<Result<bool>> RepairMark(const redis::CacheMark& mark, std::set<std::string>& settled);
+  Awaitable<Result<bool>> RepairMark(const redis::CacheMark& mark,
+                                     std::map<std::string, int>& settled);
   static constexpr int64_t kSettleUs = 1'000'000;
   // Resumes the id sequences above SQL's (a Redis back older hands out ids again otherwise),
   // once per recovery.
@@ -89,8 +112,12 @@ class RedisCheck final : public store::RedisFreshness {
   SingleFlight<int, bool> checks_;
   uint64_t likes_checked_ = UINT64_MAX;  // the connection generation last checked
   uint64_t views_checked_ = UINT64_MAX;
-  int64_t check_failed_ms_ = 0;    // when the last check could not read SQL
-  std::set<std::string> settled_;  // marks the last check found settled but left
+  int64_t check_failed_ms_ = 0;  // when the last check could not read SQL
+  // Marks the last check of their shard found settled but left: member → shard.
+  std::map<std::string, int> settled_;
+  redis::ShardSet marked_;  // shards with marks left, looked at again by the next check
+  int64_t last_pulse_ = 0;  // SameDataset's last beat, on the connection of:
+  uint64_t pulse_generation_ = UINT64_MAX;
 };
 
 }  // namespace plaudit::flush

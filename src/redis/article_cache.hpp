@@ -177,6 +177,10 @@ class ArticleCache {
   enum class ViewCheck { kConsistent, kRecover, kBusy };
   Awaitable<Result<ViewCheck>> CheckViews(int64_t sql_seq, bool force, const std::string& owner,
                                           int64_t lease_ms);
+  // One more beat of the dataset's pulse (INCR): every periodic flush pass of every process
+  // takes one, so a value at or below one this process took before says the dataset went
+  // back under an open connection (FLUSHALL, an older file reloaded): check it all again.
+  Awaitable<Result<int64_t>> Pulse();
   // Drops every article hash and body (they refill from SQL), the published lists and every
   // list version (born again: ListVersions).
   Awaitable<Status> DropArticles();

@@ -77,6 +77,13 @@ Awaitable<Status> ArticleCache::ViewsDone(const std::vector<ClaimedView>& claime
       co_await client_.Eval(GetScript("view_done.lua"), std::move(keys), std::move(args)));
 }
 
+Awaitable<Result<int64_t>> ArticleCache::Pulse() {
+  std::vector<std::string> cmd{"INCR", std::string(keys::kDatasetPulse)};
+  auto r = co_await client_.Command(std::move(cmd));
+  PL_CO_CHECK(ReplyOk(r));
+  co_return r->integer;
+}
+
 Awaitable<Result<ArticleCache::ViewCheck>> ArticleCache::CheckViews(int64_t sql_seq, bool force,
                                                                     const std::string& owner,
                                                                     int64_t lease_ms) {

@@ -46,6 +46,7 @@ Awaitable<Result<std::optional<CacheMark>>> CacheMarks::Mark(CacheTarget target)
   std::vector<std::string> args{TargetName(target),
                                 std::to_string(high_[static_cast<size_t>(shard)])};
   auto r = co_await client_.Eval(GetScript("cache_mark.lua"), std::move(keys), std::move(args));
+  touched_.Add(shard);  // whatever the answer: a lost reply's script may have run
   PL_CO_CHECK(ReplyOk(r));
   if (r->type != Reply::Type::kInteger) {
     co_return std::optional<CacheMark>{};  // 'unchecked'
@@ -65,7 +66,31 @@ Awaitable<Status> CacheMarks::Unmark(const CacheMark& mark) {
   co_return ReplyOk(co_await client_.Command(std::move(cmd)));
 }
 
-Awaitable<Result<std::vector<CacheMark>>> CacheMarks::All() {
+Awaitable<Result<std::vector<CacheMark>>> CacheMarks::In(ShardSet shards) {
+  std::vector<CacheMark> out;
+  const std::vector<int> list = shards.List();
+  if (list.empty()) {
+    co_return out;
+  }
+  std::vector<std::vector<std::string>> cmds;
+  cmds.reserve(list.size());
+  for (int s : list) {
+    cmds.push_back({"ZRANGE", keys::CacheMarks(s), "0", std::to_string(kReadPerShard - 1)});
+  }
+  auto r = co_await client_.Pipeline(std::move(cmds));
+  PL_CO_CHECK(AllOk(r));
+  for (size_t i = 0; i < list.size(); ++i) {
+    for (const auto& member : (*r)[i].elements) {
+      if (auto m = ParseMember(list[i], member.str)) {
+        out.push_back(std::move(*m));
+      }
+    }
+  }
+  if (out.empty()) {
+    co_return out;  // the usual answer: no TIME for it
+  }
+  // Redis's clock, after the read: an age is at most a round trip too high, and only
+  // decides when a settled mark is old enough to repair.
   std::vector<std::string> time{"TIME"};
   auto now = co_await client_.Command(std::move(time));
   PL_CO_CHECK(ReplyOk(now));
@@ -74,21 +99,8 @@ Awaitable<Result<std::vector<CacheMark>>> CacheMarks::All() {
   }
   const int64_t now_us =
       std::stoll(now->elements[0].str) * 1'000'000 + std::stoll(now->elements[1].str);
-  std::vector<std::vector<std::string>> cmds;
-  cmds.reserve(keys::kLikeShards);
-  for (int s = 0; s < keys::kLikeShards; ++s) {
-    cmds.push_back({"ZRANGE", keys::CacheMarks(s), "0", "99"});
-  }
-  auto r = co_await client_.Pipeline(std::move(cmds));
-  PL_CO_CHECK(AllOk(r));
-  std::vector<CacheMark> out;
-  for (int s = 0; s < keys::kLikeShards; ++s) {
-    for (const auto& member : (*r)[static_cast<size_t>(s)].elements) {
-      if (auto m = ParseMember(s, member.str)) {
-        m->age_us = now_us - m->seq;
-        out.push_back(std::move(*m));
-      }
-    }
+  for (auto& m : out) {
+    m.age_us = now_us - m.seq;
   }
   co_return out;
 }

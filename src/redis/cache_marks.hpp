@@ -19,6 +19,7 @@
 
 #include "common/result.hpp"
 #include "redis/client/client.hpp"
+#include "redis/shard_set.hpp"
 
 namespace plaudit::redis {
 
@@ -55,12 +56,17 @@ class CacheMarks {
   void Vouch() { std::fill(high_.begin(), high_.end(), 0); }
   // After the write's Redis step landed.
   Awaitable<Status> Unmark(const CacheMark& mark);
-  // The marks there are, up to 100 per shard, in one round trip, with their ages.
-  Awaitable<Result<std::vector<CacheMark>>> All();
+  // The marks of `shards`, up to kReadPerShard per shard, in one round trip, with their ages.
+  static constexpr size_t kReadPerShard = 100;
+  Awaitable<Result<std::vector<CacheMark>>> In(ShardSet shards);
+  // The shards Mark was answered on since the last call: a flush pass looks there for marks
+  // a write left (its Redis step failed), besides its slow sweep of every shard.
+  ShardSet TakeTouched() { return touched_.Take(); }
 
  private:
   Client& client_;
   std::vector<int64_t> high_ = std::vector<int64_t>(256, 0);  // per shard
+  ShardSet touched_;
 };
 
 }  // namespace plaudit::redis

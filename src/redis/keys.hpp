@@ -63,6 +63,8 @@
 // |                          |         | max(INCR, the clock in µs)                  |            |
 // | pl:vbm:{views}           | STRING  | a check saw this dataset; gone after        | none       |
 // |                          |         | FLUSHALL                                    |            |
+// | pl:pulse:{views}         | STRING  | INCR by every periodic flush pass: below a  | none       |
+// |                          |         | value a process read, the dataset went back |            |
 // | pl:vrm:{views}           | STRING  | "<owner> <lease end ms>": view counts are   | none       |
 // |                          |         | recovering from a Redis that came back      |            |
 // |                          |         | older                                       |            |
@@ -244,6 +246,8 @@ inline constexpr std::string_view kViewsInFlight = "pl:vf:{views}";
 inline constexpr std::string_view kViewsSeq = "pl:vseq:{views}";
 inline constexpr std::string_view kViewsBirthMark = "pl:vbm:{views}";
 inline constexpr std::string_view kViewsRecoveryMark = "pl:vrm:{views}";
+// Not a view key, but in their slot: on a cluster the pulse lives with the views check.
+inline constexpr std::string_view kDatasetPulse = "pl:pulse:{views}";
 // An article's hash or body (pl:art:{lN}:<id>[:body]), not the published lists (pl:arts:).
 inline bool IsArticleCache(std::string_view key) {
   return key.starts_with(kArticlePrefix) && key.substr(kArticlePrefix.size(), 1) == "{";
@@ -399,6 +403,7 @@ inline constexpr std::array kAllKeys{
     KeyShape{kViewsSeq},
     KeyShape{kViewsBirthMark},
     KeyShape{kViewsRecoveryMark},
+    KeyShape{kDatasetPulse},
     KeyShape{kLikeSetPrefix, kLikeSmallSetTail},
     KeyShape{kLikeBigPrefix},
     KeyShape{kLikeSetPrefix},  // a big-mode bucket

@@ -9,24 +9,29 @@
 
 namespace plaudit::redis {
 
-Awaitable<Result<std::vector<LikeShardStat>>> LikeStore::Stats() {
+Awaitable<Result<std::vector<LikeShardStat>>> LikeStore::Stats(ShardSet shards) {
+  const std::vector<int> list = shards.List();
+  std::vector<LikeShardStat> out;
+  if (list.empty()) {
+    co_return out;
+  }
   std::vector<std::vector<std::string>> cmds;
-  for (int s = 0; s < keys::kLikeShards; ++s) {
+  cmds.reserve(3 * list.size());
+  for (int s : list) {
     cmds.push_back({"ZCARD", keys::LikeDirty(s)});
     cmds.push_back({"SCARD", keys::LikeInFlightSet(s)});
     cmds.push_back({"ZRANGE", keys::LikeDirty(s), "0", "0", "WITHSCORES"});
   }
   PL_CO_TRY(auto r, co_await client_.Pipeline(std::move(cmds)));
-  std::vector<LikeShardStat> out;
-  for (int s = 0; s < keys::kLikeShards; ++s) {
-    const size_t base = 3 * static_cast<size_t>(s);
-    const auto& zcard = (r)[base];
-    const auto& scard = (r)[base + 1];
-    const auto& oldest = (r)[base + 2];
+  out.reserve(list.size());
+  for (size_t i = 0; i < list.size(); ++i) {
+    const auto& zcard = r[3 * i];
+    const auto& scard = r[3 * i + 1];
+    const auto& oldest = r[3 * i + 2];
     if (zcard.is_error() || scard.is_error() || oldest.is_error()) {
       co_return Fail(ErrorCode::kInternal, "redis: like shard stats failed");
     }
-    LikeShardStat st{s, zcard.integer, scard.integer, std::nullopt};
+    LikeShardStat st{list[i], zcard.integer, scard.integer, std::nullopt};
     if (oldest.elements.size() == 2) {
       st.oldest_ms = static_cast<int64_t>(std::stod(oldest.elements[1].str));
     }

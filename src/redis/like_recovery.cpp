@@ -68,9 +68,12 @@ Awaitable<Status> LikeStore::ScanCachedCounts(
   co_return co_await ScanKeys(client_, std::string(keys::kLikeCountPrefix) + "*", std::move(parse));
 }
 
-Awaitable<Result<std::vector<int>>> LikeStore::CheckShards(const std::vector<int64_t>& sql_seqs) {
+Awaitable<Result<std::vector<int>>> LikeStore::CheckShards(const std::vector<int64_t>& sql_seqs,
+                                                           ShardSet shards) {
+  const std::vector<int> list = shards.List();
   std::vector<Awaitable<Result<Reply>>> calls;
-  for (int s = 0; s < keys::kLikeShards; ++s) {
+  calls.reserve(list.size());
+  for (int s : list) {
     std::vector<std::string> keys{keys::LikeSeq(s),          keys::LikeDirty(s),
                                   keys::LikeInFlightSet(s),  keys::LikeEpoch(s),
                                   keys::LikeRecoveryMark(s), keys::LikeBirthMark(s)};
@@ -81,11 +84,11 @@ Awaitable<Result<std::vector<int>>> LikeStore::CheckShards(const std::vector<int
   }
   auto replies = co_await WhenAll(std::move(calls));  // one round trip
   std::vector<int> out;
-  for (int s = 0; s < keys::kLikeShards; ++s) {
-    const auto& r = replies[static_cast<size_t>(s)];
+  for (size_t i = 0; i < list.size(); ++i) {
+    const auto& r = replies[i];
     PL_CO_CHECK(ReplyOk(r));
     if (r->integer == 1) {
-      out.push_back(s);
+      out.push_back(list[i]);
     }
   }
   co_return out;

@@ -221,6 +221,8 @@ void LikeStore::SetArguments(const SetCall& call, LikeSpan likes, std::vector<st
 
 Result<std::vector<LikeReading>> LikeStore::ReadSet(const SetCall& call, size_t likes,
                                                     const Result<Reply>& r) {
+  // Whatever the answer: a call whose reply was lost may still have run.
+  touched_.Add(keys::LikeShard(call.target.id));
   PL_CHECK(ReplyOk(r));
   std::vector<LikeReading> out;
   out.reserve(likes);

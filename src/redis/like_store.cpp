@@ -6,6 +6,8 @@
 
 namespace plaudit::redis {
 
+static_assert(ShardSet::kShards == keys::kLikeShards, "a shard set holds every like shard");
+
 uint64_t LikeModeHints::Tag(const model::Target& t) {
   // Fibonacci hashing: the top bits pick the slot; | 1 keeps a used slot non-zero.
   const uint64_t key = (static_cast<uint64_t>(t.id) << 1) | (t.is_comment() ? 1 : 0);

@@ -17,6 +17,7 @@
 #include "common/result.hpp"
 #include "model/target.hpp"
 #include "redis/client/client.hpp"
+#include "redis/shard_set.hpp"
 
 namespace plaudit::redis {
 
@@ -182,7 +183,11 @@ class LikeStore {
       std::function<Awaitable<Status>(std::vector<model::Target>)> each);
 
   // Flusher side.
-  Awaitable<Result<std::vector<LikeShardStat>>> Stats();
+  // The backlog of each of `shards` (3 commands a shard, one round trip).
+  Awaitable<Result<std::vector<LikeShardStat>>> Stats(ShardSet shards = ShardSet::All());
+  // The shards a like call was answered on since the last call (the pass that reads them
+  // flushes what those likes left dirty; a like answered after that is in the next set).
+  ShardSet TakeTouched() { return touched_.Take(); }
   // Up to `max` in-flight buckets of the shard (left by an earlier pass) and up to `max`
   // dirty ones, oldest first: one round trip.
   struct ShardMembers {
@@ -206,7 +211,8 @@ class LikeStore {
   // Checks every shard's seq against SQL's highest committed seqs (one per shard) and starts
   // the recovery of those behind (like_recover.lua); returns the shards to recover, which
   // includes those another process began to recover and has not finished.
-  Awaitable<Result<std::vector<int>>> CheckShards(const std::vector<int64_t>& sql_seqs);
+  Awaitable<Result<std::vector<int>>> CheckShards(const std::vector<int64_t>& sql_seqs,
+                                                  ShardSet shards = ShardSet::All());
   // Ends the recovery of these shards once their in-flight changes are in SQL: drops every
   // key that caches SQL's state in them (SCAN, once over the keyspace) and the published
   // lists, then clears their marks.
@@ -279,6 +285,7 @@ class LikeStore {
   LikeModeHints hints_;
   // Targets with a call in flight, and the likes that arrived meanwhile. I/O thread only.
   std::unordered_map<QueueKey, Queue, QueueKeyHash> queued_;
+  ShardSet touched_;  // TakeTouched; I/O thread only
 };
 
 }  // namespace plaudit::redis

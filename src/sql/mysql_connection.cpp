@@ -350,6 +350,15 @@ class MysqlConnection final : public DbConnection {
   }
 
   tl::unexpected<Error> StmtFailure(MYSQL_STMT* stmt) {
+    // Connector/C may leave a statement's error on the connection alone, the statement's
+    // errno 0 (seen as "mysql:  (0)" under concurrent `plauditd flush` runs and in a
+    // 100,000-comment rebuild): such a failure was neither named nor, if retryable, retried.
+    if (mysql_stmt_errno(stmt) == 0 && mysql_errno(db_.get()) != 0) {
+      return Failure(mysql_errno(db_.get()), mysql_error(db_.get()));
+    }
+    if (mysql_stmt_errno(stmt) == 0) {
+      return Fail(ErrorCode::kInternal, "mysql: a statement failed without an error code");
+    }
     return Failure(mysql_stmt_errno(stmt), mysql_stmt_error(stmt));
   }
 

@@ -64,4 +64,9 @@ class HttpClient {
   size_t turn_ = 0;
 };
 
+// The header that signs a request in with a session token.
+inline HttpClient::Headers Bearer(const std::string& token) {
+  return {{"Authorization", "Bearer " + token}};
+}
+
 }  // namespace plaudit::testing

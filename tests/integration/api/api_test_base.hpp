@@ -12,6 +12,8 @@
 
 #include "app/app.hpp"
 #include "app_fixture.hpp"
+#include "redis/cache_marks.hpp"
+#include "sql/articles.hpp"
 #include "support/mariadb_server.hpp"
 #include "support/postgres_server.hpp"
 
@@ -147,8 +149,17 @@ class ApiTest : public ::testing::TestWithParam<Db> {
     return SqlInt("SELECT view_count FROM articles WHERE id = $1", id);
   }
 
-  static HttpClient::Headers Bearer(const std::string& token) {
-    return {{"Authorization", "Bearer " + token}};
+  // What a writer that died between its commit and its Redis step leaves behind: article
+  // `id` unpublished in SQL under its cache mark `mark`, the cache still saying published.
+  void UnpublishInSqlUnder(int64_t id, const redis::CacheMark& mark) {
+    sql::ArticleTable table(app_->app().store());
+    std::function<Status(sql::ArticleRow&)> unpublish = [](sql::ArticleRow& row) -> Status {
+      row.status = model::ArticleStatus::kDraft;
+      return {};
+    };
+    const sql::CacheStamp stamp{mark.shard, mark.seq};
+    auto patched = OnLoop(table.Patch(id, std::move(unpublish), stamp));
+    ASSERT_TRUE(patched && *patched);
   }
 
   // Registers a user and returns its id (fails the test otherwise).

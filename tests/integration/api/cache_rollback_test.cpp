@@ -168,14 +168,7 @@ TEST_P(CacheRollbackTest, AWriterThatDiedAfterItsCommitIsRepairedByTheNextCheck)
   const auto marked_at = std::chrono::steady_clock::now();
   auto mark = OnLoop(marks.Mark(target));
   ASSERT_TRUE(mark && *mark);
-  sql::ArticleTable table(app_->app().store());
-  std::function<Status(sql::ArticleRow&)> unpublish = [](sql::ArticleRow& row) -> Status {
-    row.status = model::ArticleStatus::kDraft;
-    return {};
-  };
-  const sql::CacheStamp stamp{(*mark)->shard, (*mark)->seq};
-  auto patched = OnLoop(table.Patch(id, std::move(unpublish), stamp));
-  ASSERT_TRUE(patched && *patched);
+  UnpublishInSqlUnder(id, **mark);
   // ... and the writer dies here. Another write of the article is still in progress:
   auto in_flight = OnLoop(marks.Mark(target));
   ASSERT_TRUE(in_flight && *in_flight);

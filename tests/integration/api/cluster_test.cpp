@@ -33,10 +33,6 @@ class ClusterModeTest : public ::testing::Test {
     return net::co_spawn(app_->app().io(), std::move(op), net::use_future).get();
   }
 
-  static HttpClient::Headers Bearer(const std::string& token) {
-    return {{"Authorization", "Bearer " + token}};
-  }
-
   RedisServer redis_{{"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"}};
   std::unique_ptr<AppUnderTest> app_;
 };

@@ -39,10 +39,6 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-HttpClient::Headers Bearer(const std::string& token) {
-  return {{"Authorization", "Bearer " + token}};
-}
-
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
 uint32_t StormSeed() {

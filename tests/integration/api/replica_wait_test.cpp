@@ -31,10 +31,6 @@ using Clock = std::chrono::steady_clock;
     if (TestRedis::ClusterMode()) GTEST_SKIP() << "starts its own primaries and replicas"; \
   } while (0)
 
-HttpClient::Headers Bearer(const std::string& token) {
-  return {{"Authorization", "Bearer " + token}};
-}
-
 std::vector<std::string> SignUp(HttpClient& http, int n) {
   std::vector<std::string> tokens;
   for (int i = 0; i < n; ++i) {

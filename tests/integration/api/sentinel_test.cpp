@@ -13,10 +13,6 @@
 namespace plaudit::testing {
 namespace {
 
-HttpClient::Headers Bearer(const std::string& token) {
-  return {{"Authorization", "Bearer " + token}};
-}
-
 TEST(SentinelModeTest, LikesGoOnAfterASentinelFailoverWithoutARestart) {
   RedisSentinel sentinels("plaudit");
   RedisServer unused;  // AppUnderTest's default Redis; c.redis names the Sentinels instead

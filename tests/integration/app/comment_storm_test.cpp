@@ -30,7 +30,7 @@ namespace plaudit::testing {
 namespace {
 
 constexpr int kClients = 24;
-constexpr int kArticles = 3;
+constexpr int kStormArticles = 3;
 
 struct Posted {
   int64_t article = 0;
@@ -73,7 +73,7 @@ TEST_P(CommentStormTest, EveryAcknowledgedCommentSurvivesASigkillUnderAPostStorm
   User admin{"admin", "admin-password", 0, ""};
   ASSERT_TRUE(Login(admin_conn, admin));
   std::vector<int64_t> articles;
-  for (int a = 0; a < kArticles; ++a) {
+  for (int a = 0; a < kStormArticles; ++a) {
     json::object body{{"title", "storm " + std::to_string(a)},
                       {"content", "<p>a thread for the storm</p>"},
                       {"status", "published"}};
