@@ -41,7 +41,8 @@ class Flusher {
   // The periodic pass: what this process wrote since the last pass, what that one left, and
   // kSweepShards more shards in turn (likes and cache marks a stopped process left), not all
   // 256 — an idle plauditd sent ~2,300 Redis commands a second sweeping them all (issue 47).
-  // A full pass instead on a connection not yet checked and every kFullEvery.
+  // A full pass instead on a connection not yet checked, every kFullEvery, when the dataset's
+  // pulse went back (RedisCheck::SameDataset) and when a claimed shard was found older.
   Awaitable<Result<FlushReport>> Tick();
   static constexpr int kSweepShards = 4;  // every shard swept in 64 passes
   static constexpr std::chrono::minutes kFullEvery{10};
