@@ -10,7 +10,9 @@
 #   SCENARIO: a bench/wrk/<name>.lua (default: like_status comment_like_status like_put_spread),
 #     e.g. comment_page_anon, comment_page_auth, comment_page_304 (needs a build that sends an
 #     ETag; every answer must be a 304), comment_like_put_spread, comment_like_put_hot (the
-#     seeding then adds 5 comments on each article), mixed_reads (on the page's 80 comments)
+#     seeding then adds 5 comments on each article), mixed_reads (on the page's 80 comments),
+#     page_counts (the seeding then adds bench/run.sh's 50 page threads, and both sides run
+#     with --sites http://bench.example)
 #   BENCH_AB_DURATION (default 5s), BENCH_CONNECTIONS (default 64), BENCH_THREADS (default 1)
 #   BENCH_AB_ARGS: more plauditd options for both, e.g. "--page-cache-mb 0" (every comment
 #     page read renders)
@@ -72,11 +74,16 @@ replica_pair() {
 start() {
   local name=$1 build=$2 side_args=() redis_args=()
   [ -x "$build/plauditd" ] || { echo "no $build/plauditd" >&2; exit 1; }
-  if [ "$name" = old ]; then
-    read -r -a side_args <<<"${BENCH_AB_OLD_ARGS:-}"
-  else
-    read -r -a side_args <<<"${BENCH_AB_NEW_ARGS:-}"
+  if [[ " ${SCENARIOS[*]} " == *" page_counts "* ]]; then
+    side_args+=(--sites http://bench.example)
   fi
+  local extra=()
+  if [ "$name" = old ]; then
+    read -r -a extra <<<"${BENCH_AB_OLD_ARGS:-}"
+  else
+    read -r -a extra <<<"${BENCH_AB_NEW_ARGS:-}"
+  fi
+  side_args+=("${extra[@]}")
   if [ "${BENCH_AB_REPLICA:-0}" = 1 ]; then
     replica_pair "$name" || exit 1
     redis_args=(--redis "redis://127.0.0.1:$PRIMARY_PORT")
@@ -122,6 +129,10 @@ seed() {
     echo "$name: seeding failed ($n_ids articles, $n_tokens tokens, $n_comments comments, $n_replies replies, $n_likes comment likes)" >&2
     exit 1
   fi
+  if [[ " ${SCENARIOS[*]} " == *" page_counts "* ]]; then
+    # seed_pages writes WORK/counts_path.txt and reads WORK/tokens.txt and PORT.
+    (PORT=$(cat "$WORK/$name.port") && WORK=$dir && seed_pages)
+  fi
   if [[ " ${SCENARIOS[*]} " == *" comment_like_put_"* ]]; then
     seed_like_comments "$dir/ids.txt" "$dir/tokens.txt" "$dir/like_comment_ids.txt"
   fi
@@ -162,7 +173,7 @@ rps() {
     BENCH_CREATE_ID=$(cat "$dir/page_id") BENCH_COMMENT_IDS=$dir/comment_ids.txt \
     BENCH_PAGE_COMMENT_IDS=$dir/page_comment_ids.txt BENCH_LIKE_COMMENT_IDS=$dir/like_comment_ids.txt \
     BENCH_COMMENT_HOT_ID=$(head -1 "$dir/like_comment_ids.txt" 2>/dev/null) \
-    BENCH_ETAG=$(cat "$dir/etag") \
+    BENCH_ETAG=$(cat "$dir/etag") BENCH_COUNTS_PATH=$dir/counts_path.txt \
     wrk "${args[@]}" "$url" >"$WORK/wrk.txt" 2>&1
   # CPU per request of plauditd and its embedded redis-server: unlike req/s, barely moved by
   # whatever else the box runs (bench/ab.sh prints it beside the ratio).

@@ -71,12 +71,24 @@ Awaitable<Result<PageResult<Article>>> ArticleService::List(const std::optional<
   co_return std::move(*out);
 }
 
-Awaitable<Result<std::vector<std::optional<Article>>>> ArticleService::ReadMany(
+Awaitable<Result<std::vector<std::optional<Article>>>> ArticleService::CountsMany(
     const std::optional<Principal>& viewer, const std::vector<int64_t>& ids) {
   if (!Checked()) {
     PL_CO_CHECK(co_await EnsureChecked());
   }
-  PL_CO_TRY(auto found, co_await CachedMany(ids));
+  PL_CO_TRY(auto found, co_await cache_.GetCountsMany(ids));
+  std::vector<int64_t> missing;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (!found[i]) {
+      missing.push_back(ids[i]);
+    }
+  }
+  PL_CO_TRY(FilledMany filled, co_await FillMany(missing));
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (auto it = filled.articles.find(ids[i]); !found[i] && it != filled.articles.end()) {
+      found[i] = std::move(it->second);
+    }
+  }
   std::vector<Article> seen;
   std::vector<size_t> at;
   for (size_t i = 0; i < found.size(); ++i) {

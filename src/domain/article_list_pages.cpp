@@ -97,35 +97,8 @@ Awaitable<Result<std::vector<std::optional<Article>>>> ArticleService::CachedMan
       missing.push_back(ids[i]);
     }
   }
-  std::map<int64_t, Article> loaded;
-  if (!missing.empty()) {
-    // One SQL query for every miss on the page (the bodies are filled on first full read),
-    // after the birth marks: each fill is versioned and checked against its mark
-    // (FillFromSql), so a row read before a change or a delete never replaces what that
-    // change cached.
-    const uint64_t generation = cache_.Generation();
-    PL_CO_TRY(auto tokens, co_await cache_.FillTokens(missing));
-    PL_CO_TRY(auto rows, co_await table_.FindMany(missing));
-    std::map<int64_t, sql::ArticleRow> by_id;
-    for (auto& row : rows) {
-      by_id.emplace(row.id, std::move(row));
-    }
-    for (size_t i = 0; i < missing.size(); ++i) {
-      const int64_t id = missing[i];
-      auto row = by_id.find(id);
-      if (row == by_id.end()) {
-        continue;  // deleted
-      }
-      std::optional<PrefetchedRow> first;
-      if ((tokens)[i]) {
-        first = PrefetchedRow{std::move(*(tokens)[i]), std::move(row->second), generation};
-      }
-      PL_CO_TRY(auto filled, co_await FillFromSql(id, /*with_content=*/false, std::move(first)));
-      if (filled) {
-        loaded.emplace(id, std::move(*filled));
-      }
-    }
-  }
+  PL_CO_TRY(FilledMany filled, co_await FillMany(missing));
+  std::map<int64_t, Article>& loaded = filled.articles;
   for (size_t i = 0; i < ids.size(); ++i) {
     if (cached[i]) {
       continue;
@@ -135,6 +108,42 @@ Awaitable<Result<std::vector<std::optional<Article>>>> ArticleService::CachedMan
     }
   }
   co_return std::move(cached);
+}
+
+Awaitable<Result<ArticleService::FilledMany>> ArticleService::FillMany(
+    const std::vector<int64_t>& ids) {
+  FilledMany out;
+  out.absent.assign(ids.size(), false);
+  if (ids.empty()) {
+    co_return out;
+  }
+  // One SQL query for all (the bodies are filled on first full read), after the birth marks:
+  // each fill is versioned and checked against its mark (FillFromSql), so a row read before a
+  // change or a delete never replaces what that change cached.
+  const uint64_t generation = cache_.Generation();
+  PL_CO_TRY(auto tokens, co_await cache_.FillTokens(ids));
+  PL_CO_TRY(auto rows, co_await table_.FindMany(ids));
+  std::map<int64_t, sql::ArticleRow> by_id;
+  for (auto& row : rows) {
+    by_id.emplace(row.id, std::move(row));
+  }
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const int64_t id = ids[i];
+    auto row = by_id.find(id);
+    if (row == by_id.end()) {
+      out.absent[i] = true;  // never written, or deleted
+      continue;
+    }
+    std::optional<PrefetchedRow> first;
+    if (tokens[i]) {
+      first = PrefetchedRow{std::move(*tokens[i]), std::move(row->second), generation};
+    }
+    PL_CO_TRY(auto filled, co_await FillFromSql(id, /*with_content=*/false, std::move(first)));
+    if (filled) {
+      out.articles.emplace(id, std::move(*filled));
+    }
+  }
+  co_return out;
 }
 
 Awaitable<Result<std::vector<Article>>> ArticleService::Hydrate(const std::vector<int64_t>& ids) {

@@ -37,7 +37,8 @@ ArticleService::ArticleService(sql::ArticleTable& table, sql::ChangeTable& chang
       marks_(marks),
       faults_(faults),
       likes_(likes),
-      instance_id_(RandomHexId()) {}
+      instance_id_(RandomHexId()),
+      unknown_(likes.store(), redis::IdKind::kArticle) {}
 
 Awaitable<Result<int64_t>> ArticleService::AllocateId(bool reseed) {
   int64_t floor = -1;

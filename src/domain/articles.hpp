@@ -18,6 +18,7 @@
 // comment count, for CommentService). An SQL row is the article (sql::ArticleRow derives
 // from it).
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -34,6 +35,7 @@
 #include "sql/article_changes.hpp"
 #include "sql/articles.hpp"
 #include "store/redis_freshness.hpp"
+#include "store/unknown_ids.hpp"
 
 namespace plaudit::domain {
 
@@ -124,10 +126,12 @@ class ArticleService {
   using Inserter =
       std::function<Awaitable<Result<int64_t>>(sql::ArticleRow row, sql::CacheStamp stamp)>;
   Awaitable<Result<int64_t>> Insert(Article& a, Inserter insert);
-  // Many articles as `viewer` sees them, with live like counts and `liked`; nullopt for an
-  // unknown id or one the viewer may not see. Cached ones in a fixed number of round trips
-  // whatever their number, misses filled from SQL in one query (counts of page threads).
-  Awaitable<Result<std::vector<std::optional<Article>>>> ReadMany(
+  // The counts of many articles as `viewer` sees them: each one's id, status, author, view
+  // and comment counts, live like count and `liked`; nullopt for an unknown id or one the
+  // viewer may not see. Cached ones in a fixed number of round trips whatever their number
+  // (an HMGET of 5 fields each, then the like counts), misses filled from SQL in one query
+  // (a site index's counts of many pages: PageService::Counts).
+  Awaitable<Result<std::vector<std::optional<Article>>>> CountsMany(
       const std::optional<Principal>& viewer, const std::vector<int64_t>& ids);
   // The article (with its content unless `with_body` is false); counts a view when
   // `count_view` (published articles only).
@@ -230,10 +234,21 @@ class ArticleService {
                                                const PageRequest& req);
   // The page of those index entries (like counts as cached: FillLikes sets them).
   Awaitable<Result<PageResult<Article>>> PageOf(redis::ListPage index, const PageRequest& req);
-  // The cached (or filled) article of each id, nullopt when there is none: Hydrate's and
-  // ReadMany's read.
+  // The cached (or filled) article of each id, nullopt when there is none: Hydrate's read.
   Awaitable<Result<std::vector<std::optional<Article>>>> CachedMany(
       const std::vector<int64_t>& ids);
+  // Articles no cache held, filled from SQL in one query (each fill checked as FillFromSql's):
+  // those filled, by id, and per id of `ids` whether SQL has no row of it.
+  struct FilledMany {
+    std::map<int64_t, Article> articles;
+    std::vector<bool> absent;
+  };
+  Awaitable<Result<FilledMany>> FillMany(const std::vector<int64_t>& ids);
+  // VisibleMany's ids[i] for each i of `missed` (no cache holds them): seen[i] set as the
+  // viewer may see it, without SQL for an id known to name nothing.
+  Awaitable<Status> SeeMissed(const std::optional<Principal>& viewer,
+                              const std::vector<int64_t>& ids, const std::vector<size_t>& missed,
+                              std::vector<bool>& seen);
   // Sets like_count and liked of each from the like store (one round trip when cached).
   Awaitable<Status> FillLikes(int64_t user_id, std::vector<Article>& items);
 
@@ -253,6 +268,8 @@ class ArticleService {
   FreshFlight<std::string, VersionsRead> version_reads_;
   std::string instance_id_;
   PendingRepairs pending_repairs_;
+  // Ids that name no article, known without SQL (VisibleMany; store/unknown_ids.hpp).
+  store::UnknownIds unknown_;
   // ServerRun's: the run behind connection run_generation_.
   std::string run_;
   uint64_t run_generation_ = UINT64_MAX;

@@ -65,7 +65,7 @@ Awaitable<Result<std::vector<bool>>> CommentService::VisibleMany(
     const std::optional<Principal>& viewer, std::vector<int64_t> ids) {
   // Every id's placement and standing from Redis in one round trip (a standing changes, so
   // memory cannot answer it), what Redis does not hold from SQL in one query, but for ids
-  // known to name nothing (UnknownComments); then the top-level comments of replies, whose
+  // known to name nothing (UnknownIds); then the top-level comments of replies, whose
   // hold hides them; then the articles.
   if (!articles_.Checked()) {
     PL_CO_CHECK(co_await articles_.EnsureChecked());
@@ -88,7 +88,7 @@ Awaitable<Result<std::vector<bool>>> CommentService::VisibleMany(
     for (size_t i : missed) {
       missed_ids.push_back(ids[i]);
     }
-    PL_CO_TRY(const store::UnknownComments::Look look, co_await unknown_.Sort(missed_ids));
+    PL_CO_TRY(const store::UnknownIds::Look look, co_await unknown_.Sort(missed_ids));
     std::vector<int64_t> asked;
     std::vector<size_t> asked_at;  // position in missed_ids
     for (size_t j = 0; j < missed_ids.size(); ++j) {

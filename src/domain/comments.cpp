@@ -21,7 +21,7 @@ CommentService::CommentService(sql::CommentTable& table, redis::CommentCache& ca
       edit_window_ms_(edit_window_ms),
       faults_(faults),
       repo_(table, cache),
-      unknown_(likes.store()) {}
+      unknown_(likes.store(), redis::IdKind::kComment) {}
 
 Awaitable<Result<int64_t>> CommentService::AllocateId(int64_t article_id, bool reseed) {
   std::optional<int64_t> sql_max_id;

@@ -39,7 +39,7 @@
 #include "redis/recent_bodies.hpp"
 #include "sql/comments.hpp"
 #include "store/comments.hpp"
-#include "store/unknown_comments.hpp"
+#include "store/unknown_ids.hpp"
 
 namespace plaudit::domain {
 
@@ -272,8 +272,8 @@ class CommentService {
   };
   std::unordered_map<int64_t, Placement> article_of_;
   static constexpr size_t kArticleOfCapacity = 1 << 17;
-  // Ids that name no comment, known without SQL (VisibleMany; store/unknown_comments.hpp).
-  store::UnknownComments unknown_;
+  // Ids that name no comment, known without SQL (VisibleMany; store/unknown_ids.hpp).
+  store::UnknownIds unknown_;
   PendingRepairs pending_repairs_;
   // A crowd on one page asks for its version once per round trip, not once per request.
   FreshFlight<int64_t, PageRead> page_reads_;

@@ -1,6 +1,7 @@
 // PageService::Counts: the counts of many pages (and articles) at once, for a site's index
-// pages. Warm, three Redis round trips whatever the number of pages: the URL → thread entries
-// (one pipeline), the threads' cached fields (one pipeline), their like counts (one batch).
+// pages. Warm, two Redis round trips whatever the number of pages: the threads' access fields
+// and counts (one pipeline of HMGETs), their like counts (one batch); the URL → thread entries
+// come from this process's memo, else from Redis (one pipeline) and are memoised.
 // URLs Redis does not know cost one SQL query together (and one round trip to cache them).
 #include <map>
 
@@ -14,12 +15,26 @@ Awaitable<Result<std::vector<PageCounts>>> PageService::Counts(
   if (pages.size() + article_ids.size() > kMaxPageCounts) {
     co_return Fail(ErrorCode::kInvalidArgument, "at most 100 urls and article ids in all");
   }
+  // This process's memo first, then the Redis map for what it lacks.
+  std::vector<std::optional<int64_t>> cached(pages.size());
   std::vector<std::string> urls;
-  urls.reserve(pages.size());
-  for (const auto& p : pages) {
-    urls.push_back(p.url);
+  std::vector<size_t> urls_at;
+  for (size_t i = 0; i < pages.size(); ++i) {
+    cached[i] = memo_.Find(pages[i].url);
+    if (!cached[i]) {
+      urls.push_back(pages[i].url);
+      urls_at.push_back(i);
+    }
   }
-  PL_CO_TRY(auto cached, co_await map_.GetMany(urls));
+  if (!urls.empty()) {
+    PL_CO_TRY(auto mapped, co_await map_.GetMany(urls));
+    for (size_t k = 0; k < urls_at.size(); ++k) {
+      cached[urls_at[k]] = mapped[k];
+      if (mapped[k]) {
+        memo_.Put(urls[k], *mapped[k]);
+      }
+    }
+  }
   std::vector<bool> from_cache(pages.size());
   for (size_t i = 0; i < pages.size(); ++i) {
     from_cache[i] = cached[i].has_value();
@@ -58,7 +73,7 @@ Awaitable<Result<std::vector<PageCounts>>> PageService::Counts(
     if (ids.empty()) {
       co_return Status{};
     }
-    PL_CO_TRY(auto articles, co_await articles_.ReadMany(viewer, ids));
+    PL_CO_TRY(auto articles, co_await articles_.CountsMany(viewer, ids));
     for (size_t i = 0; i < ids.size(); ++i) {
       if (articles[i]) {
         read.insert_or_assign(ids[i], std::move(*articles[i]));

@@ -54,6 +54,9 @@ Result<PageUrl> PageService::Page(std::string_view url) const {
 }
 
 Awaitable<void> PageService::Remember(std::vector<std::pair<std::string, int64_t>> entries) {
+  for (const auto& [url, id] : entries) {
+    memo_.Put(url, id);
+  }
   // Only a cache: SQL answers the next time if this fails.
   if (auto st = co_await map_.PutMany(std::move(entries)); !st) {
     spdlog::warn("could not cache page threads ({})", st.error().message);
@@ -61,6 +64,7 @@ Awaitable<void> PageService::Remember(std::vector<std::pair<std::string, int64_t
 }
 
 Awaitable<void> PageService::Forget(const PageUrl& page) {
+  memo_.Forget(page.url);
   if (auto st = co_await map_.Forget(page.url); !st) {
     spdlog::warn("could not drop the cached thread of {} ({})", page.url, st.error().message);
   }
@@ -68,9 +72,13 @@ Awaitable<void> PageService::Forget(const PageUrl& page) {
 
 Awaitable<Result<PageService::Found>> PageService::Find(const PageUrl& page, bool fresh) {
   if (!fresh) {
+    if (auto known = memo_.Find(page.url)) {
+      co_return Found{known, true};
+    }
     std::vector<std::string> urls{page.url};
     PL_CO_TRY(auto cached, co_await map_.GetMany(std::move(urls)));
     if (cached[0]) {
+      memo_.Put(page.url, *cached[0]);
       co_return Found{cached[0], true};
     }
   }

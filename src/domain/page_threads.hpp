@@ -6,7 +6,8 @@
 // and a thread is created by inserting its article and its page row in one transaction; a
 // second creator's transaction finds the URL taken, rolls back and uses the first's article
 // (sql/pages.hpp, through ArticleService::Insert, which keeps the cache marks of every article
-// create). Redis caches URL → article (redis/page_map.hpp), but a miss there always asks SQL
+// create). Redis caches URL → article (redis/page_map.hpp; in front of it this process's
+// memo, domain/thread_memo.hpp), but a miss there always asks SQL
 // before creating, so a flushed or older Redis costs a query, never a second thread; an entry
 // naming a deleted thread is dropped and SQL asked again.
 //
@@ -21,6 +22,7 @@
 #include "common/web_origin.hpp"
 #include "domain/articles.hpp"
 #include "domain/comments.hpp"
+#include "domain/thread_memo.hpp"
 #include "redis/page_map.hpp"
 #include "redis/rate_limiter.hpp"
 #include "sql/pages.hpp"
@@ -128,6 +130,7 @@ class PageService {
   ArticleService& articles_;
   CommentService& comments_;
   const SiteList& sites_;
+  ThreadMemo memo_;                        // before map_: the URLs this process learned
   std::optional<sql::PageAuthor> author_;  // read once: the row never changes
   redis::RateLimiter* limiter_ = nullptr;
   PageLimits limits_;

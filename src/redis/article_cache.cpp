@@ -138,24 +138,31 @@ Awaitable<Result<std::optional<ArticleCache::Cached>>> ArticleCache::Get(int64_t
 
 namespace {
 
-// Who may see an article: the fields GetAccess reads.
+// Who may see an article: the fields GetAccess reads; with the counts, GetCountsMany's.
 const std::vector<std::string>& AccessFields() {
   static const std::vector<std::string> kAccess = {"id", "status", "author_id"};
   return kAccess;
 }
+const std::vector<std::string>& CountFields() {
+  static const std::vector<std::string> kCounts = {"id", "status", "author_id", "views",
+                                                   "comments"};
+  return kCounts;
+}
 
-std::vector<std::string> AccessCommand(int64_t id) {
+std::vector<std::string> HmgetOf(int64_t id, const std::vector<std::string>& names) {
   std::vector<std::string> cmd{"HMGET", keys::Article(id)};
-  cmd.insert(cmd.end(), AccessFields().begin(), AccessFields().end());
+  cmd.insert(cmd.end(), names.begin(), names.end());
   return cmd;
 }
 
-// An HMGET reply of AccessCommand; empty when the article is not cached.
-ArticleFields AccessOf(const Reply& r) {
+std::vector<std::string> AccessCommand(int64_t id) { return HmgetOf(id, AccessFields()); }
+
+// An HMGET reply of `names`; empty when the article is not cached.
+ArticleFields FieldsOf(const Reply& r, const std::vector<std::string>& names) {
   ArticleFields f;
-  for (size_t i = 0; i < r.elements.size() && i < AccessFields().size(); ++i) {
+  for (size_t i = 0; i < r.elements.size() && i < names.size(); ++i) {
     if (!r.elements[i].is_nil()) {
-      f[AccessFields()[i]] = r.elements[i].str;
+      f[names[i]] = r.elements[i].str;
     }
   }
   if (!f.count("id") || !f.count("status")) {
@@ -163,6 +170,8 @@ ArticleFields AccessOf(const Reply& r) {
   }
   return f;
 }
+
+ArticleFields AccessOf(const Reply& r) { return FieldsOf(r, AccessFields()); }
 
 }  // namespace
 
@@ -185,6 +194,14 @@ Awaitable<Result<std::vector<std::optional<model::Article>>>> ArticleCache::GetA
   co_return co_await PerId<std::optional<model::Article>>(
       client_, ids, AccessCommand,
       [](const Reply& reply) { return DecodeAccess(AccessOf(reply)); });
+}
+
+Awaitable<Result<std::vector<std::optional<model::Article>>>> ArticleCache::GetCountsMany(
+    const std::vector<int64_t>& ids) {
+  const auto command_of = [](int64_t id) { return HmgetOf(id, CountFields()); };
+  co_return co_await PerId<std::optional<model::Article>>(
+      client_, ids, command_of,
+      [](const Reply& reply) { return DecodeAccess(FieldsOf(reply, CountFields())); });
 }
 
 Awaitable<Result<std::vector<std::optional<model::Article>>>> ArticleCache::GetMany(

@@ -70,6 +70,10 @@ class ArticleCache {
   // cached or not decodable (GetAccess tells which).
   Awaitable<Result<std::vector<std::optional<model::Article>>>> GetAccessMany(
       const std::vector<int64_t>& ids);
+  // GetAccessMany with the view and comment counts (an HMGET of 5 fields each, where GetMany's
+  // HGETALL returns 18): a site index's counts of 50 pages (domain::PageService::Counts).
+  Awaitable<Result<std::vector<std::optional<model::Article>>>> GetCountsMany(
+      const std::vector<int64_t>& ids);
   // Which of `ids` the published index "all" holds, in one command (ZMSCORE). True means
   // published as far as the cache knows (as a list page would show it); false means not in
   // the index, which also holds when the index is missing (being rebuilt): ask GetAccess.

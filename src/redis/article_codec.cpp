@@ -114,6 +114,9 @@ std::optional<model::Article> DecodeAccess(const ArticleFields& f) {
   a.id = FieldInt(f, "id");
   a.status = *status;
   a.author_id = FieldInt(f, "author_id");
+  // Present when the counts were read too (ArticleCache::GetCountsMany).
+  a.view_count = FieldInt(f, "views");
+  a.comment_count = FieldInt(f, "comments");
   return a;
 }
 

@@ -26,8 +26,9 @@ ArticleFields EncodeArticle(const model::Article& a);
 // true. nullopt: no id, a non-positive id, or an unknown kind or status (a corrupt hash).
 std::optional<model::Article> DecodeArticle(const ArticleFields& f);
 std::optional<model::Article> DecodeArticle(const ArticleFieldList& f);
-// Just who may see it (id, status, author_id: the fields GetAccess reads); nullopt when the
-// status is not one (absent: not cached, or corrupt).
+// Just who may see it (id, status, author_id: the fields GetAccess reads), and the view and
+// comment counts when `f` has them (GetCountsMany's); nullopt when the status is not one
+// (absent: not cached, or corrupt).
 std::optional<model::Article> DecodeAccess(const ArticleFields& f);
 
 }  // namespace plaudit::redis

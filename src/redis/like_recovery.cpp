@@ -11,10 +11,12 @@
 
 namespace plaudit::redis {
 
-Awaitable<Result<IdFrontier>> LikeStore::ReadIdFrontier(const std::vector<int>& shards) {
+Awaitable<Result<IdFrontier>> LikeStore::ReadIdFrontier(IdKind kind,
+                                                        const std::vector<int>& shards) {
   std::vector<std::vector<std::string>> cmds;
   cmds.reserve(1 + 3 * shards.size());
-  cmds.push_back({"GET", std::string(keys::kCommentSeq)});
+  cmds.push_back(
+      {"GET", std::string(kind == IdKind::kComment ? keys::kCommentSeq : keys::kArticleSeq)});
   for (int shard : shards) {
     cmds.push_back({"GET", keys::LikeBirthMark(shard)});
     cmds.push_back({"GET", keys::LikeSeq(shard)});
@@ -29,7 +31,7 @@ Awaitable<Result<IdFrontier>> LikeStore::ReadIdFrontier(const std::vector<int>& 
     return x.is_nil() ? std::nullopt : x.AsInt();
   };
   IdFrontier out;
-  out.comment_seq = number((*r)[0]);
+  out.seq = number((*r)[0]);
   out.shards.reserve(shards.size());
   for (size_t i = 0; i < shards.size(); ++i) {
     const Reply& marks = (*r)[3 + 3 * i];

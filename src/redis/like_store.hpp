@@ -54,8 +54,12 @@ struct LikeReading {
   bool liked() const { return user == LikeOf::kYes; }
 };
 
-// Whether comment ids can exist, as Redis tells it (store/unknown_comments.hpp): the comment
-// sequence's last value (keys::kCommentSeq; nullopt when Redis does not hold it), and for each
+// The two id sequences: article ids are a seq, comment ids seq·256 + their article's shard.
+enum class IdKind { kArticle, kComment };
+
+// Whether article or comment ids can exist, as Redis tells it (store/unknown_ids.hpp): the
+// kind's sequence's last value (keys::kArticleSeq, kCommentSeq; nullopt when Redis does not
+// hold it), and for each
 // shard asked its birth mark (keys::LikeBirthMark: the time the check first marked this
 // dataset; nullopt: emptied since), its seq (keys::LikeSeq: every cache mark and like claim of
 // the shard raises it; nullopt while the shard has none) and whether a cache mark is pending
@@ -66,7 +70,7 @@ struct IdFrontier {
     std::optional<int64_t> seq;
     bool marked = true;
   };
-  std::optional<int64_t> comment_seq;
+  std::optional<int64_t> seq;
   std::vector<Shard> shards;  // in the order asked
 };
 
@@ -151,7 +155,7 @@ class LikeStore {
   Awaitable<Result<std::vector<LikeReading>>> GetMany(const std::vector<model::Target>& targets,
                                                       int64_t user_id, bool counts = true);
   // IdFrontier of `shards`: one pipelined round trip, one command per key (cluster-safe).
-  Awaitable<Result<IdFrontier>> ReadIdFrontier(const std::vector<int>& shards);
+  Awaitable<Result<IdFrontier>> ReadIdFrontier(IdKind kind, const std::vector<int>& shards);
   // What a load from SQL must read first: the shard's epoch and, with `changes`, every
   // user's newest change of the target not yet confirmed in SQL (uid, liked).
   struct Unflushed {

@@ -1,20 +1,20 @@
 #pragma once
-// Comment ids that name no comment, known without asking SQL each time (issue 41, item 5: a
-// like batch of 100 unknown comment ids cost ten times one of known ones, each id a trip to
-// SQL and several to Redis).
+// Article or comment ids that name nothing, known without asking SQL each time (issue 41,
+// item 5: a like batch of 100 unknown comment ids cost ten times one of known ones, each id a
+// trip to SQL and several to Redis; issue 47: the same for article ids, 4.67x).
 //
 // Two rules, both sound whatever other instances do:
-// - Above the sequence. Comment ids are seq·256 + shard, the seq from one Redis counter
-//   (keys::kCommentSeq, next_id.lua) that only grows and that the Redis check resumes above
-//   SQL's when Redis comes back older. An id whose seq is above the counter's value has not
-//   been handed out: it names no comment at that moment. Nothing is remembered.
+// - Above the sequence. Article ids are the seq itself, comment ids seq·256 + shard; the seq
+//   from one Redis counter per kind (next_id.lua) that only grows and that the Redis check
+//   resumes above SQL's when Redis comes back older. An id whose seq is above the counter's
+//   value has not been handed out: it names nothing at that moment. Nothing is remembered.
 // - Remembered misses. An id below it that SQL does not have is remembered with its shard's seq
 //   (keys::LikeSeq, or its absence while the shard has had no write) and birth mark, read
 //   before SQL was and only while no cache mark was pending in the shard.
-//   A comment is created only after its write took a cache mark in the shard of its id (its
-//   article's, the id's low byte), which raises that seq; a write in flight before the read
-//   held a mark then. So while the shard's seq is unchanged, no comment of that id can have
-//   been written: the entry holds. Any article or comment write or like flush in the shard
+//   An article or comment is created only after its write took a cache mark in the shard of
+//   its id (id % 256: a comment's is its article's), which raises that seq; a write in flight
+//   before the read held a mark then. So while the shard's seq is unchanged, nothing of that id can
+//   have been written: the entry holds. Any article or comment write or like flush in the shard
 //   moves the seq, and the entry is asked of SQL again (at most once per shard change). An
 //   emptied Redis has no birth mark, and the check sets a new one (another time); a reconnect
 //   (a failover to a replica that may lack the newest seq) forgets every entry.
@@ -30,9 +30,9 @@
 
 namespace plaudit::store {
 
-class UnknownComments {
+class UnknownIds {
  public:
-  explicit UnknownComments(redis::LikeStore& store) : store_(store) {}
+  UnknownIds(redis::LikeStore& store, redis::IdKind kind) : store_(store), kind_(kind) {}
 
   // A shard's state an entry holds under: its birth mark and seq (-1: none yet).
   struct Stamp {
@@ -62,6 +62,7 @@ class UnknownComments {
   static constexpr size_t kCapacity = size_t{1} << 16;
 
   redis::LikeStore& store_;
+  const redis::IdKind kind_;
   std::unordered_map<int64_t, Entry> entries_;  // I/O thread only
 };
 

@@ -1,4 +1,4 @@
-#include "store/unknown_comments.hpp"
+#include "store/unknown_ids.hpp"
 
 #include <algorithm>
 
@@ -6,7 +6,7 @@
 
 namespace plaudit::store {
 
-Awaitable<Result<UnknownComments::Look>> UnknownComments::Sort(const std::vector<int64_t>& ids) {
+Awaitable<Result<UnknownIds::Look>> UnknownIds::Sort(const std::vector<int64_t>& ids) {
   std::vector<int> shards;
   shards.reserve(ids.size());
   for (int64_t id : ids) {
@@ -15,7 +15,7 @@ Awaitable<Result<UnknownComments::Look>> UnknownComments::Sort(const std::vector
   std::sort(shards.begin(), shards.end());
   shards.erase(std::unique(shards.begin(), shards.end()), shards.end());
   const uint64_t generation = store_.Generation();
-  PL_CO_TRY(const redis::IdFrontier frontier, co_await store_.ReadIdFrontier(shards));
+  PL_CO_TRY(const redis::IdFrontier frontier, co_await store_.ReadIdFrontier(kind_, shards));
   Look look;
   look.unknown.assign(ids.size(), false);
   look.stamp.assign(ids.size(), std::nullopt);
@@ -29,7 +29,8 @@ Awaitable<Result<UnknownComments::Look>> UnknownComments::Sort(const std::vector
   }
   for (size_t i = 0; i < ids.size(); ++i) {
     const int64_t id = ids[i];
-    if (frontier.comment_seq && id / redis::keys::kLikeShards > *frontier.comment_seq) {
+    const int64_t seq = kind_ == redis::IdKind::kComment ? id / redis::keys::kLikeShards : id;
+    if (frontier.seq && seq > *frontier.seq) {
       look.unknown[i] = true;
       continue;
     }
@@ -54,7 +55,7 @@ Awaitable<Result<UnknownComments::Look>> UnknownComments::Sort(const std::vector
   co_return look;
 }
 
-void UnknownComments::Remember(const Look& look, size_t i, int64_t id) {
+void UnknownIds::Remember(const Look& look, size_t i, int64_t id) {
   if (!look.stamp[i] || store_.Generation() != look.generation) {
     return;
   }
