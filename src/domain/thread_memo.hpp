@@ -4,6 +4,8 @@
 // thread exists, so an entry is right or names a deleted thread, which the caller finds when
 // that article is not there, and then forgets the entry and asks SQL (PageService). A site
 // index's counts of 50 pages asked Redis for 50 such entries on every call (issue 47).
+// An entry read from Redis before another request forgot it may be put back after: it only
+// costs that request's successor the same check and query again.
 // Bounded by bytes (URLs are up to 2 KB): when full, it starts over. I/O thread only.
 #include <cstdint>
 #include <optional>

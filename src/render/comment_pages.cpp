@@ -70,7 +70,7 @@ Awaitable<Result<Response>> Renderer::ThreadPage(
   if (!viewer) {
     co_return PublicPage(req, key, page);
   }
-  co_return co_await ReaderPage(req, viewer->id, page, /*comments=*/true);
+  co_return co_await ReaderPage(req, viewer->id, page, /*comments=*/true, &key);
 }
 
 Awaitable<Result<Response>> Renderer::CommentPage(const Request& req,

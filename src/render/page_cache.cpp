@@ -110,6 +110,17 @@ const std::string& PageCache::Gzipped(const std::string& key, RenderedPage& page
   return z;
 }
 
+bool PageCache::Charge(const std::string& key, const RenderedPage& page, size_t bytes) {
+  auto it = index_.find(key);
+  if (it == index_.end() || it->second->page.get() != &page) {
+    return false;
+  }
+  it->second->bytes += bytes;
+  bytes_ += bytes;
+  Evict();
+  return true;
+}
+
 void PageCache::Evict() {
   // Never the most recently used page: the one just handed out stays until its next miss.
   while (bytes_ > max_bytes_ && entries_.size() > 1) {

@@ -59,6 +59,11 @@ struct RenderedPage {
   // Made on the first request that accepts gzip (empty until then, or when not worth it).
   std::string gzip;
   bool gzip_tried = false;
+  // A comment page's signed-in readers at this version: user id → the ids whose flags are
+  // true for them (sorted). Every change of a like state in the thread moves its version in
+  // the same step (like_set.lua), so at one version a reader's flags are the reader's alone,
+  // and a reader's next request at it asks Redis nothing. Counted by PageCache::Charge.
+  std::unordered_map<int64_t, std::vector<int64_t>> readers;
   std::shared_ptr<const ListOrigin> list;  // an article list page's; null for comments
   size_t list_bytes = 0;                   // what `list` holds, for the cache's bound
 
@@ -88,6 +93,9 @@ class PageCache {
   // `page`'s gzip copy (RenderedPage::Gzipped), counted in the bound if the page is still
   // kept under `key`.
   const std::string& Gzipped(const std::string& key, RenderedPage& page);
+  // `bytes` more held by `page` (its readers), counted in the bound if the page is still
+  // kept under `key`; false when it is not (then nothing more should be added to it).
+  bool Charge(const std::string& key, const RenderedPage& page, size_t bytes);
 
   bool enabled() const { return max_bytes_ > 0; }
   size_t bytes() const { return bytes_; }

@@ -55,9 +55,22 @@ Response Renderer::PublicPage(const Request& req, const std::string& key,
   return r;
 }
 
+namespace {
+
+// What a reader's entry in RenderedPage::readers holds, roughly: the node, the key, the
+// vector and its ids.
+size_t ReaderBytes(const std::vector<int64_t>& liked) { return 64 + 8 * liked.size(); }
+
+}  // namespace
+
 Awaitable<Result<Response>> Renderer::ReaderPage(const Request& req, int64_t user_id,
                                                  const std::shared_ptr<RenderedPage>& page,
-                                                 bool comments) {
+                                                 bool comments, const std::string* key) {
+  if (key != nullptr) {
+    if (auto known = page->readers.find(user_id); known != page->readers.end()) {
+      co_return ReaderResponse(req, page, known->second);
+    }
+  }
   std::vector<model::Target> targets;
   std::vector<int64_t> asked;
   for (const LikedSlot& slot : page->liked) {
@@ -77,6 +90,17 @@ Awaitable<Result<Response>> Renderer::ReaderPage(const Request& req, int64_t use
     }
   }
   std::sort(liked.begin(), liked.end());
+  Response r = ReaderResponse(req, page, liked);
+  // Kept only while the page is (a page dropped meanwhile is not served again), and read
+  // after the page's version was: the flags hold at least what that version names.
+  if (key != nullptr && cache_.Charge(*key, *page, ReaderBytes(liked))) {
+    page->readers.emplace(user_id, std::move(liked));
+  }
+  co_return r;
+}
+
+Response Renderer::ReaderResponse(const Request& req, const std::shared_ptr<RenderedPage>& page,
+                                  const std::vector<int64_t>& liked) const {
   Response r;
   if (liked.empty()) {
     r.shared_body = std::shared_ptr<const std::string>(page, &page->body);
@@ -84,7 +108,7 @@ Awaitable<Result<Response>> Renderer::ReaderPage(const Request& req, int64_t use
     r.body = page->WithLiked(liked);
   }
   AddCacheHeaders(r, req, false);
-  co_return r;
+  return r;
 }
 
 }  // namespace plaudit::render

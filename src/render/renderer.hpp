@@ -123,10 +123,15 @@ class Renderer {
 
   // A signed-in reader's answer: the public page with the reader's own `liked` flags written
   // in, read in one batch for the slots someone had liked at the page's version (LikedSlot).
-  // `comments`: the slots are comments' (else articles').
+  // `comments`: the slots are comments' (else articles'). `key` (comment pages): the page's in
+  // the cache, where the flags read are kept for the reader's next request at this version
+  // (RenderedPage::readers).
   Awaitable<Result<http::Response>> ReaderPage(const http::Request& req, int64_t user_id,
                                                const std::shared_ptr<RenderedPage>& page,
-                                               bool comments);
+                                               bool comments, const std::string* key = nullptr);
+  // The reader's copy of `page` with the `liked` ids' flags true (sorted).
+  http::Response ReaderResponse(const http::Request& req, const std::shared_ptr<RenderedPage>& page,
+                                const std::vector<int64_t>& liked) const;
 
   PageCache& cache_;
   domain::CommentService& comments_;

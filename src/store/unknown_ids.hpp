@@ -20,6 +20,13 @@
 //   (a failover to a replica that may lack the newest seq) forgets every entry.
 // Ids that exist in SQL but not in Redis's caches are never taken for unknown: only SQL's
 // answer, or a counter that never reached them, says so.
+// Known gap (a review of issue 47): the first rule trusts the counter to be at least every
+// id in SQL. A Redis that loses an INCR it acknowledged (an AOF everysec crash, a failover
+// to a replica that lacked it) while the create that took the id marks and commits on the
+// new dataset leaves the counter one behind, unnoticed by the check (no shard is older):
+// that id answers as unknown to the like batch (and, on the next create, is handed out
+// again) until a create collides with it and reseeds. The fix: raise the counter to at
+// least the id in the step that takes the create's cache mark.
 #include <cstdint>
 #include <optional>
 #include <unordered_map>
@@ -43,13 +50,13 @@ class UnknownIds {
 
   // One look at ids no cache holds, in one Redis round trip.
   struct Look {
-    std::vector<bool> unknown;  // per id: names no comment, SQL need not be asked
-    // per id not unknown: what SQL's "no such comment" may be remembered under (nullopt: not)
+    std::vector<bool> unknown;  // per id: names nothing of this kind, SQL need not be asked
+    // per id not unknown: what SQL's "no such row" may be remembered under (nullopt: not)
     std::vector<std::optional<Stamp>> stamp;
     uint64_t generation = 0;
   };
   Awaitable<Result<Look>> Sort(const std::vector<int64_t>& ids);
-  // SQL, asked after `look`, has no comment ids[i].
+  // SQL, asked after `look`, has no row of ids[i] (of this kind).
   void Remember(const Look& look, size_t i, int64_t id);
 
   size_t size() const { return entries_.size(); }

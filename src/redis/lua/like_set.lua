@@ -79,6 +79,9 @@ if not count then
 end
 count = tonumber(count)
 local start = count
+-- Whether any user's state changed: a like and an unlike of one target in one call change
+-- states but not the count.
+local changed = false
 local last = #ARGV
 if kind == 'hot' then
   last = last - 1
@@ -117,6 +120,7 @@ for i = 4, last, 3 do
     local small = set == KEYS[1]
     local want = ARGV[i + 1] == '1' and 1 or 0  -- not tonumber: a strtod a like
     if want ~= flags[2] then
+      changed = true
       if want == 1 then
         redis.call('SADD', set, uid)
         count = count + 1
@@ -178,19 +182,21 @@ if count ~= start then
     -- XX: only moves a listed comment; an unlisted one or a cache being rebuilt (which
     -- reads this count) is left alone.
     redis.call('ZADD', KEYS[2], 'XX', count, ARGV[#ARGV])
-    -- Whether or not the score moved (an index filled from SQL's count may already hold
-    -- the new one), the count a page shows did: a new version, while the cache exists.
-    if redis.call('EXISTS', KEYS[3]) == 1 then
-      redis.call('HINCRBY', KEYS[3], 'v', 1)
-    end
   else
     -- An article's count shows in the published list: its shard's list version moves
-    -- (render/article_lists.cpp). Comment targets ("c<id>") are in their thread's version above.
+    -- (render/article_lists.cpp). Comment targets ("c<id>") are in their thread's version below.
     local close = string.find(base, '}', 1, true)
     if string.byte(base, close + 2) == 97 then  -- 'a'
       redis.call('INCR', 'pl:lv:' .. string.sub(base, 1, close))
     end
   end
+end
+-- Whether or not the score moved (an index filled from SQL's count may already hold the new
+-- one), what a page shows did: the count, or only who liked (a like and an unlike in one
+-- call), which a signed-in reader's page shows and render::RenderedPage::readers keeps per
+-- version. A new version, while the cache exists.
+if changed and kind == 'hot' and redis.call('EXISTS', KEYS[3]) == 1 then
+  redis.call('HINCRBY', KEYS[3], 'v', 1)
 end
 if many then
   return out

@@ -9,6 +9,7 @@
 //   least the like count and the total that were acknowledged before its request left.
 #include <algorithm>
 #include <atomic>
+#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <chrono>
 #include <cstdint>
 #include <future>
@@ -18,6 +19,7 @@
 #include <thread>
 
 #include "api_test_base.hpp"
+#include "redis/keys.hpp"
 
 namespace plaudit::testing {
 namespace {
@@ -355,6 +357,89 @@ TEST_P(PageCacheTest, ReadsShowEveryLikeAndReplyAcknowledgedBeforeThey) {
 // A Redis restored from an older snapshot may count a thread's version up to a number it
 // had before, over other changes: a browser's ETag from before the restore must not be
 // confirmed for the new page, nor the old page served from this process's cache.
+// A signed-in reader's flags are kept with the page for the reader's next request at its
+// version (render::RenderedPage::readers): that asks Redis nothing more than the version, and
+// every change of a like state in the thread moves the version, even a like and an unlike of
+// one comment that leave its count as it was (like_set.lua).
+class PageCacheQuietTest : public PageCacheTest {
+ protected:
+  void Configure(config::Config& c) override {
+    PageCacheTest::Configure(c);
+    c.flush_interval_ms = 3'600'000;  // no background pass: round trips are the reads' own
+  }
+};
+
+TEST_P(PageCacheQuietTest, ASignedInReadersFlagsAreKeptForItsVersionAndFollowEveryLikeChange) {
+  PL_COUNTS_ONE_INSTANCE();
+  const int64_t u2 = Register("flags2"), u3 = Register("flags3");
+  const std::string t2 = Login("flags2"), t3 = Login("flags3");
+  const int64_t c0 = Post(1, "c0"), c1 = Post(1, "c1");
+  ASSERT_NE(c1, 0);
+  auto like = [&](const std::string& token, int64_t id) {
+    ASSERT_EQ(
+        Client().Put("/api/v1/comments/" + std::to_string(id) + "/like", "", Bearer(token)).status,
+        200);
+  };
+  like(tokens_[0], c0);
+  like(t2, c1);
+  // The reader's flags of c0 and c1 as its page shows them.
+  auto flags = [&](const std::string& token) {
+    auto r = Client().Get(CommentsPath("?sort=old&size=10&replies=0"), Bearer(token));
+    EXPECT_EQ(r.status, 200) << r.body;
+    std::map<int64_t, std::pair<bool, int64_t>> out;
+    if (r.status == 200) {
+      const boost::json::value json = r.Json();  // not a temporary the loop outlives
+      for (const auto& item : json.at("items").as_array()) {
+        out[item.at("id").as_int64()] = {item.at("liked").as_bool(),
+                                         item.at("likeCount").as_int64()};
+      }
+    }
+    return out;
+  };
+  auto round_trips = [&](const std::string& token) {
+    std::promise<uint64_t> before;
+    net::post(app_->app().io(),
+              [&] { before.set_value(app_->app().redis().stats().batches_flushed); });
+    const uint64_t b = before.get_future().get();
+    flags(token);
+    std::promise<uint64_t> after;
+    net::post(app_->app().io(),
+              [&] { after.set_value(app_->app().redis().stats().batches_flushed); });
+    return after.get_future().get() - b;
+  };
+  flags(tokens_[5]);                               // renders the page at this version
+  const uint64_t first = round_trips(tokens_[0]);  // the version, the flags (and loads)
+  const uint64_t again = round_trips(tokens_[0]);  // the version alone
+  EXPECT_GT(first, again);
+  EXPECT_EQ(again, 1u);
+  EXPECT_EQ(flags(tokens_[0])[c0], std::make_pair(true, int64_t{1}));
+  EXPECT_EQ(flags(t3)[c1], std::make_pair(false, int64_t{1}));  // kept for flags3 too
+
+  // One like_set.lua call for c1 with flags3's like and flags2's unlike (the queue of a
+  // target's likes while a call for it is in flight: flags2's repeated like, a no-op): the
+  // count stays 1; the version moves once, for the call that changed states.
+  const std::string meta = redis::keys::CommentMeta(article_);
+  const int64_t v0 = std::stoll(redis_.Cli("HGET " + meta + " v"));
+  std::function<Awaitable<Status>()> batch = [&]() -> Awaitable<Status> {
+    using namespace boost::asio::experimental::awaitable_operators;
+    redis::LikeStore& store = app_->app().like_store();
+    const redis::HotOrder hot{article_, std::nullopt};
+    const model::Target t = model::Target::Comment(c1);
+    auto a = store.Set(t, u2, true, &hot, false);
+    auto b = store.Set(t, u3, true, &hot, false);
+    auto c = store.Set(t, u2, false, &hot, false);
+    auto all = co_await (std::move(a) && std::move(b) && std::move(c));
+    PL_CO_CHECK(std::get<0>(all));
+    PL_CO_CHECK(std::get<1>(all));
+    PL_CO_CHECK(std::get<2>(all));
+    co_return Status{};
+  };
+  ASSERT_TRUE(OnLoop(batch()));
+  EXPECT_EQ(std::stoll(redis_.Cli("HGET " + meta + " v")), v0 + 1);
+  EXPECT_EQ(flags(t3)[c1], std::make_pair(true, int64_t{1}));
+  EXPECT_EQ(flags(t2)[c1], std::make_pair(false, int64_t{1}));
+}
+
 TEST_P(PageCacheTest, AnOlderRedisNeverConfirmsAPageOfTheSameVersionNumber) {
   PL_NEEDS_ONE_REDIS();
   const int64_t id = Post(0, "liked after the snapshot");
@@ -443,6 +528,7 @@ TEST_P(PageCacheTest, AThreadCachedByAnEarlierReleaseGetsAVersion) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Databases, PageCacheTest, AllDbs(), DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, PageCacheQuietTest, AllDbs(), DbName);
 
 }  // namespace
 }  // namespace plaudit::testing
