@@ -115,6 +115,11 @@ bool PageCache::Charge(const std::string& key, const RenderedPage& page, size_t 
   if (it == index_.end() || it->second->page.get() != &page) {
     return false;
   }
+  // One page may grow to an eighth of the bound (a busy thread's readers over its version's
+  // life), never push every other page out: Evict keeps the most recently used page.
+  if (it->second->bytes + bytes > max_bytes_ / kMostForOnePage) {
+    return false;
+  }
   it->second->bytes += bytes;
   bytes_ += bytes;
   Evict();

@@ -94,7 +94,9 @@ class PageCache {
   // kept under `key`.
   const std::string& Gzipped(const std::string& key, RenderedPage& page);
   // `bytes` more held by `page` (its readers), counted in the bound if the page is still
-  // kept under `key`; false when it is not (then nothing more should be added to it).
+  // kept under `key` and stays within 1/kMostForOnePage of the bound; false otherwise (then
+  // nothing more should be added to it).
+  static constexpr size_t kMostForOnePage = 8;
   bool Charge(const std::string& key, const RenderedPage& page, size_t bytes);
 
   bool enabled() const { return max_bytes_ > 0; }

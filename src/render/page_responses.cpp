@@ -57,9 +57,9 @@ Response Renderer::PublicPage(const Request& req, const std::string& key,
 
 namespace {
 
-// What a reader's entry in RenderedPage::readers holds, roughly: the node, the key, the
-// vector and its ids.
-size_t ReaderBytes(const std::vector<int64_t>& liked) { return 64 + 8 * liked.size(); }
+// What a reader's entry in RenderedPage::readers holds, roughly: the hash node with its key
+// and vector, its share of the bucket array, the allocator's overhead, and the ids.
+size_t ReaderBytes(const std::vector<int64_t>& liked) { return 96 + 8 * liked.capacity(); }
 
 }  // namespace
 
@@ -93,7 +93,10 @@ Awaitable<Result<Response>> Renderer::ReaderPage(const Request& req, int64_t use
   Response r = ReaderResponse(req, page, liked);
   // Kept only while the page is (a page dropped meanwhile is not served again), and read
   // after the page's version was: the flags hold at least what that version names.
-  if (key != nullptr && cache_.Charge(*key, *page, ReaderBytes(liked))) {
+  // Once per reader (two of its requests may have missed together).
+  liked.shrink_to_fit();
+  if (key != nullptr && !page->readers.contains(user_id) &&
+      cache_.Charge(*key, *page, ReaderBytes(liked))) {
     page->readers.emplace(user_id, std::move(liked));
   }
   co_return r;

@@ -1,6 +1,7 @@
 // render::PageCache: a page is found only at the version it was rendered at, the byte bound
-// evicts the least recently used, a signed-in reader's flags are written in at the recorded
-// places, and the gzip copy inflates back to the body.
+// evicts the least recently used, readers' flags are charged to their page within a share of
+// the bound, a signed-in reader's flags are written in at the recorded places, and the gzip
+// copy inflates back to the body.
 #include "render/page_cache.hpp"
 
 #include <gtest/gtest.h>
@@ -75,6 +76,22 @@ TEST(PageCache, AGzipCopyCountsInTheBoundAndCanEvict) {
   EXPECT_LE(cache.bytes(), 2 * body.size() + 4000);
   EXPECT_GT(cache.bytes(), before - body.size());
   EXPECT_EQ(&cache.Gzipped("b", *b), &z);  // made once
+}
+
+TEST(PageCache, ReadersFlagsAreChargedToAKeptPageUpToAnEighthOfTheBound) {
+  PageCache cache(80'000);
+  auto a = cache.Put("a", Page("v", std::string(2'000, 'x')));
+  const size_t before = cache.bytes();
+  EXPECT_TRUE(cache.Charge("a", *a, 5'000));
+  EXPECT_EQ(cache.bytes(), before + 5'000);
+  // Past an eighth of the bound (10,000 bytes): refused, nothing counted.
+  EXPECT_FALSE(cache.Charge("a", *a, 5'000));
+  EXPECT_EQ(cache.bytes(), before + 5'000);
+  // A page no longer kept under its key (replaced by another version) takes nothing.
+  cache.Put("a", Page("w", "{}"));
+  const size_t replaced = cache.bytes();
+  EXPECT_FALSE(cache.Charge("a", *a, 100));
+  EXPECT_EQ(cache.bytes(), replaced);
 }
 
 TEST(PageCache, ASignedInReadersFlagsAreWrittenWhereTheRenderPutThem) {

@@ -354,9 +354,6 @@ TEST_P(PageCacheTest, ReadsShowEveryLikeAndReplyAcknowledgedBeforeThey) {
   EXPECT_EQ(page.at("total").as_int64(), acked_total.load());
 }
 
-// A Redis restored from an older snapshot may count a thread's version up to a number it
-// had before, over other changes: a browser's ETag from before the restore must not be
-// confirmed for the new page, nor the old page served from this process's cache.
 // A signed-in reader's flags are kept with the page for the reader's next request at its
 // version (render::RenderedPage::readers): that asks Redis nothing more than the version, and
 // every change of a like state in the thread moves the version, even a like and an unlike of
@@ -440,6 +437,9 @@ TEST_P(PageCacheQuietTest, ASignedInReadersFlagsAreKeptForItsVersionAndFollowEve
   EXPECT_EQ(flags(t2)[c1], std::make_pair(false, int64_t{1}));
 }
 
+// A Redis restored from an older snapshot may count a thread's version up to a number it
+// had before, over other changes: a browser's ETag from before the restore must not be
+// confirmed for the new page, nor the old page served from this process's cache.
 TEST_P(PageCacheTest, AnOlderRedisNeverConfirmsAPageOfTheSameVersionNumber) {
   PL_NEEDS_ONE_REDIS();
   const int64_t id = Post(0, "liked after the snapshot");
