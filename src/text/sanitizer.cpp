@@ -43,6 +43,8 @@ constexpr size_t kParseMemoryBase = size_t{16} << 20;
 constexpr size_t kParseMemoryPerByte = 64;
 
 constexpr std::string_view kLinkRel = "nofollow noopener noreferrer";
+// Google's mark for user-generated links: what readers write in comments.
+constexpr std::string_view kUserLinkRel = "nofollow noopener noreferrer ugc";
 
 bool IsHtmlSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'; }
 bool IsAsciiAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
@@ -579,6 +581,8 @@ const char* Attribute(const GumboElement& element, const char* name) {
 
 class Writer {
  public:
+  explicit Writer(const SanitizeOptions& options) : options_(options) {}
+
   void Children(const GumboVector& children, size_t depth) {
     for (unsigned i = 0; i < children.length; ++i) {
       Node(*static_cast<const GumboNode*>(children.data[i]), depth);
@@ -630,13 +634,19 @@ class Writer {
         StartTag("<a href=\"");
         AppendAttributeValue(*url);
         html_ += "\" rel=\"";
-        html_ += kLinkRel;
-        html_ += "\">";
+        html_ += options_.user_links ? kUserLinkRel : kLinkRel;
+        html_ += options_.user_links ? "\" target=\"_blank\">" : "\">";
         Children(element.children, depth + 1);
         html_ += "</a>";
         return;
       }
       case GUMBO_TAG_IMG: {
+        if (!options_.images) {
+          if (const char* alt = Attribute(element, "alt")) {
+            Text(alt);
+          }
+          return;
+        }
         const char* src = Attribute(element, "src");
         std::optional<std::string_view> url = src ? SafeUrl(src, false) : std::nullopt;
         if (!url) {
@@ -804,6 +814,7 @@ class Writer {
     }
   }
 
+  const SanitizeOptions& options_;
   std::string html_;
   std::string text_;
   bool text_gap_ = false;  // white space or a block boundary since the last character of text_
@@ -812,7 +823,7 @@ class Writer {
 
 }  // namespace
 
-Result<SanitizedHtml> SanitizeHtml(std::string_view input) {
+Result<SanitizedHtml> SanitizeHtml(std::string_view input, const SanitizeOptions& options) {
   if (input.size() > kMaxHtmlBytes) {
     return Fail(ErrorCode::kInvalidArgument, "HTML is larger than 1 MiB");
   }
@@ -825,7 +836,7 @@ Result<SanitizedHtml> SanitizeHtml(std::string_view input) {
   if (output == nullptr) {
     return Fail(ErrorCode::kInvalidArgument, "HTML is too complex");
   }
-  Writer writer;
+  Writer writer(options);
   // In fragment mode the root is a synthetic <html> whose children are the fragment.
   writer.Children(output->root->v.element.children, 1);
   return std::move(writer).Finish();

@@ -20,11 +20,21 @@ inline constexpr size_t kMaxHtmlBytes = size_t{1} << 20;
 // Elements nested deeper than this lose their tags; their text is kept.
 inline constexpr size_t kMaxHtmlDepth = 200;
 
+// What SanitizeHtml lets through beyond the allow-list's common part.
+struct SanitizeOptions {
+  bool images = true;  // false: an img becomes its alt text
+  // Links readers wrote (comments): rel also says "ugc", and they open in a new tab
+  // (target="_blank"; safe with noopener).
+  bool user_links = false;
+};
+
 // Parses `input` as an HTML fragment (as if inside <body>) and rebuilds it from an allow-list:
 //   p br b i em strong ul ol li blockquote code pre h1-h6 — no attributes;
-//   a   — only with an http, https or mailto href, plus rel="nofollow noopener noreferrer";
+//   a   — only with an http, https or mailto href, plus rel="nofollow noopener noreferrer"
+//         (user_links: rel="nofollow noopener noreferrer ugc" target="_blank");
 //         an <a> without such an href is unwrapped (its text stays, the tag goes);
-//   img — only with an http or https src, plus alt; dropped without one.
+//   img — only with an http or https src, plus alt; dropped without one (without `images`:
+//         its alt text instead).
 // script, style, iframe, object, embed, form and its controls, template, noscript, svg, math,
 // link, meta, base, frame(set), applet, head, title (and the other raw-text elements xmp,
 // noembed, noframes, plaintext) are dropped with their content; any other element is
@@ -33,7 +43,8 @@ inline constexpr size_t kMaxHtmlDepth = 200;
 // `text` is plain text, not HTML: escape it before putting it in a page.
 // Errors (kInvalidArgument): input over kMaxHtmlBytes, invalid UTF-8, or markup that would
 // make the parser build an unreasonably large tree ("too complex").
-[[nodiscard]] Result<SanitizedHtml> SanitizeHtml(std::string_view input);
+[[nodiscard]] Result<SanitizedHtml> SanitizeHtml(std::string_view input,
+                                                 const SanitizeOptions& options = {});
 
 // The first `max_code_points` Unicode code points of `text` (never splitting a code point),
 // with white space trimmed from both ends.

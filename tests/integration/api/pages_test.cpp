@@ -469,10 +469,14 @@ TEST_P(PagesTest, CountsOfManyPagesInAFewRoundTrips) {
   EXPECT_LE(round_trips, 3u);
   RecordProperty("redis_round_trips", static_cast<int>(round_trips));  // 3 as written
   // Only URLs with threads: their entries are this process's memo (issue 47: 3 round trips
-  // and 150 commands for 50 pages before).
-  const uint64_t before_known = Batches();
-  ASSERT_EQ(c.Get(known_many).status, 200);
-  EXPECT_LE(Batches() - before_known, 2u);
+  // and 150 commands for 50 pages before). Not on a cluster, where this client's requests
+  // alternate between two instances (PL_COUNTS_ONE_INSTANCE).
+  if (!TestRedis::ClusterMode()) {
+    ASSERT_EQ(c.Get(known_many).status, 200);  // both instances have memoised them
+    const uint64_t before_known = Batches();
+    ASSERT_EQ(c.Get(known_many).status, 200);
+    EXPECT_LE(Batches() - before_known, 2u);
+  }
   int known = 0;
   auto warm_json = warm.Json();  // the loop must not iterate into a destroyed temporary
   for (const auto& [url, item] : warm_json.at("items").as_object()) {
