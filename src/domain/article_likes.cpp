@@ -77,18 +77,7 @@ Awaitable<Result<std::vector<std::optional<Article>>>> ArticleService::CountsMan
     PL_CO_CHECK(co_await EnsureChecked());
   }
   PL_CO_TRY(auto found, co_await cache_.GetCountsMany(ids));
-  std::vector<int64_t> missing;
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (!found[i]) {
-      missing.push_back(ids[i]);
-    }
-  }
-  PL_CO_TRY(FilledMany filled, co_await FillMany(missing));
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (auto it = filled.articles.find(ids[i]); !found[i] && it != filled.articles.end()) {
-      found[i] = std::move(it->second);
-    }
-  }
+  PL_CO_CHECK(co_await FillMisses(ids, found));
   std::vector<Article> seen;
   std::vector<size_t> at;
   for (size_t i = 0; i < found.size(); ++i) {

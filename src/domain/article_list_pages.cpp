@@ -91,59 +91,51 @@ Awaitable<Status> ArticleService::RebuildIndexes() {
 Awaitable<Result<std::vector<std::optional<Article>>>> ArticleService::CachedMany(
     const std::vector<int64_t>& ids) {
   PL_CO_TRY(auto cached, co_await cache_.GetMany(ids));
-  std::vector<int64_t> missing;
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (!cached[i]) {
-      missing.push_back(ids[i]);
-    }
-  }
-  PL_CO_TRY(FilledMany filled, co_await FillMany(missing));
-  std::map<int64_t, Article>& loaded = filled.articles;
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (cached[i]) {
-      continue;
-    }
-    if (auto it = loaded.find(ids[i]); it != loaded.end()) {
-      cached[i] = std::move(it->second);
-    }
-  }
+  PL_CO_CHECK(co_await FillMisses(ids, cached));
   co_return std::move(cached);
 }
 
-Awaitable<Result<ArticleService::FilledMany>> ArticleService::FillMany(
-    const std::vector<int64_t>& ids) {
-  FilledMany out;
-  out.absent.assign(ids.size(), false);
-  if (ids.empty()) {
-    co_return out;
+Awaitable<Result<std::vector<bool>>> ArticleService::FillMisses(
+    const std::vector<int64_t>& ids, std::vector<std::optional<Article>>& found) {
+  std::vector<bool> absent(ids.size(), false);
+  std::vector<int64_t> missing;
+  std::vector<size_t> at;  // position in ids
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (!found[i]) {
+      missing.push_back(ids[i]);
+      at.push_back(i);
+    }
+  }
+  if (missing.empty()) {
+    co_return absent;
   }
   // One SQL query for all (the bodies are filled on first full read), after the birth marks:
   // each fill is versioned and checked against its mark (FillFromSql), so a row read before a
   // change or a delete never replaces what that change cached.
   const uint64_t generation = cache_.Generation();
-  PL_CO_TRY(auto tokens, co_await cache_.FillTokens(ids));
-  PL_CO_TRY(auto rows, co_await table_.FindMany(ids));
+  PL_CO_TRY(auto tokens, co_await cache_.FillTokens(missing));
+  PL_CO_TRY(auto rows, co_await table_.FindMany(missing));
   std::map<int64_t, sql::ArticleRow> by_id;
   for (auto& row : rows) {
     by_id.emplace(row.id, std::move(row));
   }
-  for (size_t i = 0; i < ids.size(); ++i) {
-    const int64_t id = ids[i];
+  for (size_t k = 0; k < missing.size(); ++k) {
+    const int64_t id = missing[k];
     auto row = by_id.find(id);
     if (row == by_id.end()) {
-      out.absent[i] = true;  // never written, or deleted
+      absent[at[k]] = true;  // never written, or deleted
       continue;
     }
     std::optional<PrefetchedRow> first;
-    if (tokens[i]) {
-      first = PrefetchedRow{std::move(*tokens[i]), std::move(row->second), generation};
+    if (tokens[k]) {
+      first = PrefetchedRow{std::move(*tokens[k]), std::move(row->second), generation};
     }
     PL_CO_TRY(auto filled, co_await FillFromSql(id, /*with_content=*/false, std::move(first)));
     if (filled) {
-      out.articles.emplace(id, std::move(*filled));
+      found[at[k]] = std::move(*filled);
     }
   }
-  co_return out;
+  co_return absent;
 }
 
 Awaitable<Result<std::vector<Article>>> ArticleService::Hydrate(const std::vector<int64_t>& ids) {

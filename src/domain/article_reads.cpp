@@ -134,12 +134,13 @@ Awaitable<Status> ArticleService::SeeMissed(const std::optional<Principal>& view
       asked_at.push_back(j);
     }
   }
-  PL_CO_TRY(FilledMany filled, co_await FillMany(asked));
+  std::vector<std::optional<Article>> filled(asked.size());
+  PL_CO_TRY(const std::vector<bool> absent, co_await FillMisses(asked, filled));
   for (size_t k = 0; k < asked.size(); ++k) {
     const size_t j = asked_at[k];
-    if (auto it = filled.articles.find(asked[k]); it != filled.articles.end()) {
-      seen[missed[j]] = CanSee(it->second, viewer);
-    } else if (filled.absent[k]) {
+    if (filled[k]) {
+      seen[missed[j]] = CanSee(*filled[k], viewer);
+    } else if (absent[k]) {
       unknown_.Remember(look, j, asked[k]);
     }
   }

@@ -18,7 +18,6 @@
 // comment count, for CommentService). An SQL row is the article (sql::ArticleRow derives
 // from it).
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -237,13 +236,10 @@ class ArticleService {
   // The cached (or filled) article of each id, nullopt when there is none: Hydrate's read.
   Awaitable<Result<std::vector<std::optional<Article>>>> CachedMany(
       const std::vector<int64_t>& ids);
-  // Articles no cache held, filled from SQL in one query (each fill checked as FillFromSql's):
-  // those filled, by id, and per id of `ids` whether SQL has no row of it.
-  struct FilledMany {
-    std::map<int64_t, Article> articles;
-    std::vector<bool> absent;
-  };
-  Awaitable<Result<FilledMany>> FillMany(const std::vector<int64_t>& ids);
+  // found[i] of each ids[i] no cache held (nullopt in `found`), filled from SQL in one query
+  // (each fill checked as FillFromSql's); per id, whether SQL has no row of it.
+  Awaitable<Result<std::vector<bool>>> FillMisses(const std::vector<int64_t>& ids,
+                                                  std::vector<std::optional<Article>>& found);
   // VisibleMany's ids[i] for each i of `missed` (no cache holds them): seen[i] set as the
   // viewer may see it, without SQL for an id known to name nothing.
   Awaitable<Status> SeeMissed(const std::optional<Principal>& viewer,
