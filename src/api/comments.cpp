@@ -198,6 +198,18 @@ HandlerResult Patch(ApiContext ctx, Request& req) {
   co_return JsonResponse(beast::http::status::ok, CommentJson(c));
 }
 
+// Renders a body as a comment with it would be (the widget's preview): nothing is stored, so
+// anyone may ask, within the per-address request limit (kCostly: a limiter that cannot answer
+// refuses it).
+HandlerResult Preview(ApiContext ctx, Request& req) {
+  PL_CO_CHECK(co_await ctx.guard->Admit(req, Access::kCostly));
+  PL_CO_TRY(auto body, req.JsonBody());
+  PL_CO_CHECK(OnlyFields(body, {"body"}));
+  PL_CO_TRY(auto text, RequiredString(body, "body"));
+  PL_CO_TRY(const std::string html, ctx.comments->Preview(text));
+  co_return JsonResponse(beast::http::status::ok, boost::json::object{{"html", html}});
+}
+
 HandlerResult Delete(ApiContext ctx, Request& req) {
   PL_CO_TRY(const domain::Principal who, co_await Writer(ctx, req));
   PL_CO_TRY(auto id, req.IdParam("id"));
@@ -222,9 +234,11 @@ boost::json::object CommentJson(const domain::Comment& c) {
   } else {
     o["replyTo"] = nullptr;
   }
-  // Plain text as given: Boost.JSON escapes it for JSON, and whatever renders it as HTML
-  // must escape it there (it is never sanitised into markup here).
+  // Markdown as given: Boost.JSON escapes it for JSON, and whatever shows it as text must
+  // escape it there. `html` is its rendering, sanitised when it was written (API.md
+  // "Comment text"); empty for a comment from before that start-up has not rendered yet.
   o["body"] = c.body;
+  o["html"] = c.html;
   o["createdAt"] = FormatTimeMs(c.created_at_ms);
   o["updatedAt"] = FormatTimeMs(c.updated_at_ms);
   o["likeCount"] = c.like_count;

@@ -40,7 +40,7 @@ Result<std::vector<int64_t>> ParseIds(const std::optional<std::string>& raw, std
 }  // namespace likes
 
 namespace comments {
-ApiHandler Create, List, Replies, Get, Patch, Delete;
+ApiHandler Create, List, Replies, Get, Patch, Delete, Preview;
 }  // namespace comments
 
 namespace moderation {

@@ -53,6 +53,7 @@ constexpr Route kRoutes[] = {
 
     {V::post, "/api/v1/articles/{id}/comments", Bind<comments::Create>},
     {V::get, "/api/v1/articles/{id}/comments", Bind<comments::List>},
+    {V::post, "/api/v1/comments/preview", Bind<comments::Preview>},
     {V::get, "/api/v1/comments/{id}", Bind<comments::Get>},
     {V::patch, "/api/v1/comments/{id}", Bind<comments::Patch>},
     {V::delete_, "/api/v1/comments/{id}", Bind<comments::Delete>},

@@ -161,6 +161,9 @@ class App {
 
 // Opens the configured store (SQLite default path resolved) without migrating.
 Result<std::unique_ptr<sql::Store>> OpenStore(const config::Config& config);
+// Renders the stored comments from before their html was kept (migration 024), logging how
+// many; after the migrations, before anything is served.
+Status RenderStoredComments(sql::Store& store, const config::Config& config);
 // The Argon2id cost and bounds of the config.
 domain::PasswordHashOptions HashOptions(const config::Config& config);
 // Cache-Control and CDN-Cache-Control of public (anonymous) comment pages, from the config.

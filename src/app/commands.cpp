@@ -29,12 +29,18 @@ int Migrate(const config::Config& config) {
     return 1;
   }
   auto applied = (*store)->Migrate();
-  (*store)->Close();
   if (!applied) {
+    (*store)->Close();
     spdlog::error("migration failed: {}", applied.error().message);
     return 1;
   }
   spdlog::info("migrations applied: {}", *applied);
+  auto rendered = RenderStoredComments(**store, config);
+  (*store)->Close();
+  if (!rendered) {
+    spdlog::error("rendering stored comments failed: {}", rendered.error().message);
+    return 1;
+  }
   return 0;
 }
 

@@ -7,9 +7,21 @@
 
 #include "app/app.hpp"
 #include "app/private_files.hpp"
+#include "domain/comment_text_backfill.hpp"
 #include "domain/user.hpp"
 
 namespace plaudit::app {
+
+Status RenderStoredComments(sql::Store& store, const config::Config& config) {
+  PL_TRY(const int64_t rendered,
+         domain::RenderUnrenderedComments(store,
+                                          text::MarkdownOptions{.images = config.comment_images}));
+  if (rendered > 0) {
+    spdlog::info("rendered the text of {} comment(s) stored before comments kept their html",
+                 rendered);
+  }
+  return {};
+}
 
 Result<std::unique_ptr<sql::Store>> OpenStore(const config::Config& config) {
   sql::StoreOptions opts;

@@ -30,6 +30,7 @@ Status App::StartBackend() {
   if (*applied > 0) {
     spdlog::info("applied {} database migration(s)", *applied);
   }
+  PL_CHECK(RenderStoredComments(*store_, config_));
 
   redis::ClientOptions ropts;
   ropts.endpoint = redis_endpoint_;
@@ -202,6 +203,7 @@ Status App::WireServices() {
     const bool duplicates = config_.rate_limits && config_.duplicate_window_s > 0;
     m.duplicate_window = std::chrono::seconds(config_.duplicate_window_s);
     comments_->SetModeration(std::move(m), duplicates ? recent_bodies_.get() : nullptr);
+    comments_->SetText(text::MarkdownOptions{.images = config_.comment_images});
     if (config_.rate_limits) {
       comments_->SetNewWriterLimit(*limiter_, config_.limit_new_writer);
     }

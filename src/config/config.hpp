@@ -60,6 +60,9 @@ struct Config {
   // Guests (API.md "Guests and sign-in from elsewhere"): whether a comment may come without a
   // session (off, moderated: held for a moderator, on).
   std::string guests = "off";
+  // Whether images in a comment's Markdown are shown (else their alt text); applies to what is
+  // written from then on (API.md "Comment text").
+  bool comment_images = false;
   // Site sign-in (--sso ORIGIN=SECRET, repeatable): the host site at ORIGIN (one of --sites)
   // signs HS256 tokens with SECRET (API.md "Guests and sign-in from elsewhere").
   struct SsoSite {

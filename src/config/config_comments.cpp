@@ -1,5 +1,6 @@
 // What a comment must pass: the edit window, moderation and guests, the spam signals and
-// reports that hold a comment, duplicates, and the rate limits on writes and sign-ups.
+// reports that hold a comment, duplicates, and the rate limits on writes and sign-ups; and
+// what its Markdown may show (images).
 #include "config/config_detail.hpp"
 
 namespace plaudit::config::detail {
@@ -33,6 +34,10 @@ void AddCommentOptions(CLI::App& app, Config& c) {
       "comments without an account: off, moderated (held for a moderator) or on")
       ->envname("PLAUDIT_GUESTS")
       ->default_str(c.guests);
+  AddParsed(app, "--comment-images", c.comment_images, ParseOnOff,
+            "on: images in a comment's Markdown are shown; off: their alt text is")
+      ->envname("PLAUDIT_COMMENT_IMAGES")
+      ->default_str(c.comment_images ? "on" : "off");
   app.add_option("--max-links", c.max_links, "links a comment may carry before it is held")
       ->envname("PLAUDIT_MAX_LINKS")
       ->check(CLI::Range(int64_t{0}, int64_t{1000}))

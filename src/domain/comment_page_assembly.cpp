@@ -32,7 +32,7 @@ Awaitable<Result<std::vector<Comment>>> CommentService::Hydrate(
     }
     if (!c->deleted && !c->Approved()) {
       // A spam top-level comment listed for its replies: its text is nobody's to read here.
-      c->body.clear();
+      c->ClearText();
       c->deleted = true;
     }
     // A placeholder reads as any deleted comment: not whether it was spam or held.
@@ -105,12 +105,12 @@ Awaitable<Result<PageResult<Comment>>> CommentService::PageOf(
   std::vector<std::vector<int64_t>> reply_ids_of = std::move(heads.second);
   PL_CO_TRY(std::vector<Comment> items, co_await Hydrate(ids, std::move(heads.first)));
   // The page's text budget (issue 41: 50 items with 20 replies each of 10,000 characters made
-  // a 32 MB answer): items while their bodies fit, the first always; the rest are left to
-  // nextCursor, and their replies are never fetched.
+  // a 32 MB answer): items while their texts (body and html) fit, the first always; the rest are
+  // left to nextCursor, and their replies are never fetched.
   size_t text = 0;
   size_t keep = 0;
   for (; keep < items.size(); ++keep) {
-    const size_t bytes = items[keep].body.size();
+    const size_t bytes = items[keep].body.size() + items[keep].html.size();
     if (keep > 0 && text + bytes > kPageTextBudget) {
       break;
     }

@@ -52,7 +52,7 @@ Awaitable<Result<Comment>> CommentService::Visible(const std::optional<Principal
   }
   if (!privileged && !c.deleted && !c.Approved()) {
     // A spam top-level comment listed for its replies: a placeholder, as a deleted one is.
-    c.body.clear();
+    c.ClearText();
     c.deleted = true;
   }
   if (!privileged && c.deleted) {

@@ -8,6 +8,7 @@
 
 #include "common/time.hpp"
 #include "domain/guest_token.hpp"
+#include "text/mentions.hpp"
 
 namespace plaudit::domain {
 
@@ -138,12 +139,14 @@ Awaitable<Result<Comment>> CommentService::CreateAs(const Principal& who, const 
   if (verdict.refused) {
     co_return tl::unexpected(*verdict.refused);
   }
+  PL_CO_TRY(text::SanitizedHtml rendered, co_await Render(article_id, body));
   sql::NewComment nc;
   nc.article_id = article_id;
   nc.parent_id = in.parent_id;
   nc.reply_to_user_id = in.reply_to_user_id;
   nc.author_id = who.id;
   nc.body = body;
+  nc.html = std::move(rendered.html);
   nc.now_ms = NowMs();
   nc.status = verdict.status;
   nc.held_reasons = Joined(verdict.reasons);
@@ -240,6 +243,21 @@ Awaitable<Status> CommentService::Report(const Principal& who, int64_t id, std::
   co_return Status{};
 }
 
+Awaitable<Result<text::SanitizedHtml>> CommentService::Render(int64_t article_id,
+                                                              std::string_view body) {
+  text::MarkdownOptions options = text_;
+  if (std::vector<std::string> names = text::MentionedNames(body); !names.empty()) {
+    PL_CO_TRY(options.mentionable, co_await table_.Participants(article_id, std::move(names)));
+  }
+  co_return text::RenderCommentMarkdown(body, options);
+}
+
+Result<std::string> CommentService::Preview(std::string_view body) const {
+  PL_TRY(const std::string text, NormalizeCommentBody(body));
+  PL_TRY(text::SanitizedHtml rendered, text::RenderCommentMarkdown(text, text_));
+  return std::move(rendered.html);
+}
+
 Awaitable<Result<Comment>> CommentService::Edit(const Principal& who, int64_t id,
                                                 std::string body) {
   PL_CO_TRY(std::string text, NormalizeCommentBody(body));
@@ -263,9 +281,11 @@ Awaitable<Result<Comment>> CommentService::Edit(const Principal& who, int64_t id
   // The new text is judged as a new comment's would be, by what it says (links, spam words).
   const Verdict verdict = JudgeEdit(text, HasRole(who.role, Role::kModerator), moderation_.rules);
   std::string hold = Joined(verdict.reasons);
+  PL_CO_TRY(text::SanitizedHtml rendered, co_await Render(c.article_id, text));
+  sql::CommentText new_text{std::move(text), std::move(rendered.html)};
   std::function<Awaitable<Result<sql::CommentWrite>>(sql::CacheStamp)> edit =
-      [this, id, &text, &hold](sql::CacheStamp stamp) {
-        return table_.Edit(id, std::move(text), NowMs(), std::move(hold), stamp);
+      [this, id, &new_text, &hold](sql::CacheStamp stamp) {
+        return table_.Edit(id, std::move(new_text), NowMs(), std::move(hold), stamp);
       };
   PL_CO_TRY(const sql::CommentWrite w, co_await WriteThread(c.article_id, std::move(edit)));
   Comment out = sql::ToComment(w.rows.front());

@@ -40,6 +40,7 @@
 #include "sql/comments.hpp"
 #include "store/comments.hpp"
 #include "store/unknown_ids.hpp"
+#include "text/markdown.hpp"
 
 namespace plaudit::domain {
 
@@ -80,6 +81,11 @@ class CommentService {
 
   // How comments are judged from now on (start-up; tests).
   void SetModeration(ModerationSettings settings, redis::RecentBodies* recent_bodies);
+  // How bodies render (--comment-images): from now on; what is stored keeps its rendering.
+  void SetText(text::MarkdownOptions options) { text_ = std::move(options); }
+  // `body`'s html as a comment with it would get it (checked as a comment's body; nothing
+  // is stored).
+  Result<std::string> Preview(std::string_view body) const;
   // --moderation: an article's own policy may be stricter, and only an admin's laxer.
   ModerationPolicy ServerPolicy() const { return moderation_.policy; }
   // An account younger than `limit`'s period may post `limit`'s count of comments in it
@@ -256,7 +262,12 @@ class CommentService {
   LikeService& likes_;
   int64_t edit_window_ms_;
   const WriteFaults& faults_;
+  // `body` rendered for a comment of `article_id`: `@name`s of the thread's participants
+  // marked as mentions (one SQL query a name, only for a body that has one).
+  Awaitable<Result<text::SanitizedHtml>> Render(int64_t article_id, std::string_view body);
+
   ModerationSettings moderation_;
+  text::MarkdownOptions text_;
   redis::RecentBodies* recent_bodies_ = nullptr;
   redis::RateLimiter* new_writer_limiter_ = nullptr;
   RateLimit new_writer_limit_;

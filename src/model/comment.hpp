@@ -36,7 +36,10 @@ struct Comment {
   std::optional<int64_t> parent_id;  // its top-level comment; nullopt at the top level
   CommentUser author;
   std::optional<CommentUser> reply_to;
-  std::string body;  // plain text, as given (trimmed); empty once deleted
+  std::string body;  // Markdown, as given (trimmed); empty once deleted
+  // body rendered once when written (text/markdown.hpp; migration 024); empty once deleted,
+  // and for a comment written before html existed that start-up has not rendered yet.
+  std::string html;
   int64_t created_at_ms = 0;
   int64_t updated_at_ms = 0;
   bool deleted = false;
@@ -55,6 +58,12 @@ struct Comment {
       return true;
     }
     return !parent_id && reply_count > 0 && (deleted || status == CommentStatus::kSpam);
+  }
+  // Its text, gone from this copy (a placeholder's, read by one who may not see it): every
+  // form of it, so that no field is forgotten.
+  void ClearText() {
+    body.clear();
+    html.clear();
   }
   // A placeholder: listed for its replies, its own text not shown.
   bool Placeholder() const { return deleted || !Approved(); }

@@ -14,9 +14,11 @@ namespace {
 
 // Moves the strings out of an HMGET reply (no copies) and decodes them.
 CachedComment ToComment(Reply&& arr) {
+  // Not cached: no id or no version, or written by a release from before "html"
+  // (comment_codec.hpp).
   if (arr.elements.size() != kCmFieldCount || arr.elements[kCmId].is_nil() ||
-      arr.elements[kCmVer].is_nil()) {
-    return std::nullopt;  // not cached
+      arr.elements[kCmVer].is_nil() || arr.elements[kCmHtml].is_nil()) {
+    return std::nullopt;
   }
   return DecodeComment(std::span<Reply, kCmFieldCount>(arr.elements.data(), kCmFieldCount));
 }

@@ -47,7 +47,8 @@ const std::vector<std::string>& CommentFieldNames() {
                                                  "replies",
                                                  "likes",
                                                  "ver",
-                                                 "status"};
+                                                 "status",
+                                                 "html"};
   return names;
 }
 
@@ -72,7 +73,8 @@ CommentFields EncodeComment(const model::Comment& c) {
           {"replies", std::to_string(c.reply_count)},
           {"likes", std::to_string(c.like_count)},
           {"ver", std::to_string(c.ver)},
-          {"status", std::string(model::CommentStatusName(c.status))}};
+          {"status", std::string(model::CommentStatusName(c.status))},
+          {"html", c.html}};
 }
 
 namespace {
@@ -105,6 +107,7 @@ std::optional<model::Comment> Decode(Field field) {
   // Absent in a hash an earlier release wrote: every comment was approved then. Unknown: held,
   // never shown by mistake.
   c.status = model::ParseCommentStatus(field(kCmStatus)).value_or(model::CommentStatus::kPending);
+  c.html = std::move(field(kCmHtml));
   return c;
 }
 

@@ -24,7 +24,7 @@ using CommentFields = std::map<std::string, std::string, std::less<>>;
 enum CommentField : size_t {
   kCmId, kCmArticle, kCmParent, kCmAuthorId, kCmAuthorUsername, kCmAuthorDisplay,
   kCmReplyToId, kCmReplyToUsername, kCmReplyToDisplay, kCmBody, kCmCreated, kCmUpdated,
-  kCmDeleted, kCmReplies, kCmLikes, kCmVer, kCmStatus, kCmFieldCount
+  kCmDeleted, kCmReplies, kCmLikes, kCmVer, kCmStatus, kCmHtml, kCmFieldCount
 };
 // clang-format on
 using CommentRecord = std::array<std::string, kCmFieldCount>;
@@ -36,6 +36,8 @@ const std::vector<std::string>& CommentFieldNames();
 // `replies` are the reader's, not the cache's.
 CommentFields EncodeComment(const model::Comment& c);
 // nullopt: no id or no article (a corrupt hash). Integers that do not parse read as 0.
+// A hash written before "html" existed is not cached (CommentCache's reads say so), so that
+// its refill from SQL brings the rendered text (comment_put.lua lets it replace that hash).
 std::optional<model::Comment> DecodeComment(CommentRecord&& rec);
 // The same straight from an HMGET reply's elements in CommentField order (strings moved
 // out; a nil reads as empty): no record in between (a page decodes ~80).

@@ -55,6 +55,8 @@ void AppendCommentJson(std::string& out, const domain::Comment& c, bool with_rep
   }
   out.append(R"(,"body":)"sv);
   j::String(out, c.body);
+  out.append(R"(,"html":)"sv);
+  j::String(out, c.html);
   out.append(R"(,"createdAt":)"sv);
   j::TimeMs(out, c.created_at_ms);
   out.append(R"(,"updatedAt":)"sv);

@@ -30,12 +30,14 @@ using detail::ReadState;
 using detail::State;
 using model::CommentStatus;
 
-// A moderator's delete keeps the text aside for `restore`.
+// A moderator's delete keeps the text aside for `restore`. A text removed before migration 024
+// comes back without html: readers show its body until the next start renders it.
 constexpr std::string_view kRemove =
-    "UPDATE comments SET deleted = 1, removed_body = body, body = '', updated_at = $2, "
-    "ver = ver + 1 WHERE id = $1 AND deleted = 0";
+    "UPDATE comments SET deleted = 1, removed_body = body, body = '', removed_html = html, "
+    "html = '', updated_at = $2, ver = ver + 1 WHERE id = $1 AND deleted = 0";
 constexpr std::string_view kRestore =
     "UPDATE comments SET deleted = 0, body = removed_body, removed_body = NULL, "
+    "html = COALESCE(removed_html, ''), removed_html = NULL, "
     "status = 'approved', held_reasons = '', reports = 0, ver = ver + 1 "
     "WHERE id = $1 AND deleted = 1 AND removed_body IS NOT NULL";
 constexpr std::string_view kHeldForReports = "reports";
@@ -56,7 +58,7 @@ constexpr std::string_view kQueueSelect =
     "SELECT c.id, c.article_id, c.parent_id, c.author_id, u.username, "
     "COALESCE(c.guest_name, u.display_name), "
     "c.reply_to_user_id, r.username, r.display_name, c.body, c.created_at, c.updated_at, "
-    "c.deleted, c.reply_count, c.like_count, c.ver, c.status, c.held_reasons, c.reports, "
+    "c.deleted, c.reply_count, c.like_count, c.ver, c.status, c.html, c.held_reasons, c.reports, "
     "a.title, p.url, c.guest_email FROM comments c JOIN users u ON u.id = c.author_id "
     "LEFT JOIN users r ON r.id = c.reply_to_user_id JOIN articles a ON a.id = c.article_id "
     "LEFT JOIN pages p ON p.article_id = c.article_id WHERE c.id > $1 AND c.deleted = 0 ";
@@ -77,13 +79,13 @@ Status SetStatus(Connection& c, int64_t id, CommentStatus status, std::string_vi
 QueuedComment QueuedFromRow(const Row& row) {
   QueuedComment q;
   q.row = FromRow(row);
-  q.held_reasons = Text(row[17]);
-  q.reports = Int(row[18]);
-  q.article_title = Text(row[19]);
-  if (!IsNull(row[20])) {
-    q.page_url = Text(row[20]);
+  q.held_reasons = Text(row[18]);
+  q.reports = Int(row[19]);
+  q.article_title = Text(row[20]);
+  if (!IsNull(row[21])) {
+    q.page_url = Text(row[21]);
   }
-  q.guest_email = Text(row[21]);
+  q.guest_email = Text(row[22]);
   return q;
 }
 

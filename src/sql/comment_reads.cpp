@@ -1,5 +1,6 @@
 // The comment store's reads: single rows, pages of an article's comments, and the checks the
 // API asks before a write (a guest's name, an edit token, a first approval).
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -28,7 +29,46 @@ constexpr std::string_view kMaxId =
     "SELECT MAX(m) FROM (SELECT COALESCE(MAX(id), 0) AS m FROM comments UNION ALL "
     "SELECT last AS m FROM id_marks WHERE name = 'comment') s";
 
+constexpr std::string_view kParticipant =
+    "SELECT 1 FROM users WHERE LOWER(username) = $1 AND deleted_at IS NULL "
+    "AND username NOT LIKE '@%' AND (id IN (SELECT author_id FROM comments WHERE article_id = $2) "
+    "OR id = (SELECT author_id FROM articles WHERE id = $2))";
+constexpr std::string_view kUnrendered =
+    "SELECT id, body FROM comments WHERE id > $1 AND deleted = 0 AND html = '' AND body <> '' "
+    "ORDER BY id LIMIT $2";
+constexpr std::string_view kSetHtml =
+    "UPDATE comments SET html = $2 WHERE id = $1 AND body = $3 AND html = ''";
+
 }  // namespace
+
+Result<std::vector<CommentTable::Unrendered>> CommentTable::FindUnrendered(Connection& c,
+                                                                           int64_t after_id,
+                                                                           int64_t limit) {
+  return c.QueryRows(kUnrendered, {after_id, limit},
+                     [](const Row& row) { return Unrendered{Int(row[0]), Text(row[1])}; });
+}
+
+Status CommentTable::SetHtml(Connection& c, int64_t id, const CommentText& text) {
+  PL_CHECK(c.Query(kSetHtml, {id, text.html, text.body}));
+  return {};
+}
+
+Awaitable<Result<std::vector<std::string>>> CommentTable::Participants(
+    int64_t article_id, std::vector<std::string> names) {
+  std::function<Result<std::vector<std::string>>(Connection&)> job =
+      [article_id, names = std::move(names)](Connection& c) -> Result<std::vector<std::string>> {
+    std::vector<std::string> out;
+    for (const std::string& name : names) {
+      PL_TRY(auto r, c.Query(kParticipant, {name, article_id}));
+      if (!r.rows.empty()) {
+        out.push_back(name);
+      }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  co_return co_await store_.Run<std::vector<std::string>>(std::move(job));
+}
 
 Awaitable<Result<bool>> CommentTable::NameKeyHeld(std::string name_key) {
   std::function<Result<bool>(Connection&)> job =

@@ -26,7 +26,7 @@ inline constexpr std::string_view kSelect =
     "SELECT c.id, c.article_id, c.parent_id, c.author_id, u.username, "
     "COALESCE(c.guest_name, u.display_name), "
     "c.reply_to_user_id, r.username, r.display_name, c.body, c.created_at, c.updated_at, "
-    "c.deleted, c.reply_count, c.like_count, c.ver, c.status FROM comments c "
+    "c.deleted, c.reply_count, c.like_count, c.ver, c.status, c.html FROM comments c "
     "JOIN users u ON u.id = c.author_id LEFT JOIN users r ON r.id = c.reply_to_user_id ";
 // A guest's name may not be one a registered user's names hold (their keys, migration 018).
 inline constexpr std::string_view kNameKeyHeld = "SELECT 1 FROM user_name_keys WHERE name_key = $1";

@@ -41,13 +41,14 @@ constexpr std::string_view kIdTaken = "SELECT 1 FROM comments WHERE id = $1";
 constexpr std::string_view kInsert =
     "INSERT INTO comments (id, article_id, parent_id, author_id, reply_to_user_id, body, "
     "created_at, updated_at, status, held_reasons, guest_name, guest_email, edit_token_hash, "
-    "answers_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9, $10, $11, $12, $13)";
+    "answers_id, html) VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9, $10, $11, $12, $13, $14)";
 constexpr std::string_view kEdit =
-    "UPDATE comments SET body = $2, updated_at = $3, ver = ver + 1 WHERE id = $1 AND deleted = 0";
+    "UPDATE comments SET body = $2, html = $4, updated_at = $3, ver = ver + 1 "
+    "WHERE id = $1 AND deleted = 0";
 constexpr std::string_view kLive =
     "SELECT article_id, parent_id FROM comments WHERE id = $1 AND deleted = 0";
 constexpr std::string_view kDelete =
-    "UPDATE comments SET deleted = 1, body = '', updated_at = $2, ver = ver + 1 "
+    "UPDATE comments SET deleted = 1, body = '', html = '', updated_at = $2, ver = ver + 1 "
     "WHERE id = $1 AND deleted = 0";
 
 }  // namespace
@@ -75,6 +76,7 @@ CommentRow FromRow(const Row& r) {
   c.like_count = Int(r[14]);
   c.ver = Int(r[15]);
   c.status = model::ParseCommentStatus(Text(r[16])).value_or(model::CommentStatus::kPending);
+  c.html = Text(r[17]);
   return c;
 }
 
@@ -90,6 +92,7 @@ model::Comment ToComment(const CommentRow& r) {
     c.reply_to = model::CommentUser{*r.reply_to_id, r.reply_to_username, r.reply_to_display_name};
   }
   c.body = r.body;
+  c.html = r.html;
   c.created_at_ms = r.created_at_ms;
   c.updated_at_ms = r.updated_at_ms;
   c.deleted = r.deleted;
@@ -172,11 +175,12 @@ Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp st
         return Fail(ErrorCode::kNotFound, "no such article");
       }
       auto ins = tx.Query(
-          kInsert, {c.id, c.article_id, Nullable(top), c.author_id, Nullable(reply_to), c.body,
-                    c.now_ms, std::string(model::CommentStatusName(c.status)), c.held_reasons,
-                    c.guest ? Value{c.guest->name} : Value{nullptr},
-                    c.guest && !c.guest->email.empty() ? Value{c.guest->email} : Value{nullptr},
-                    c.guest ? Value{c.guest->token_hash} : Value{nullptr}, Nullable(c.parent_id)});
+          kInsert,
+          {c.id, c.article_id, Nullable(top), c.author_id, Nullable(reply_to), c.body, c.now_ms,
+           std::string(model::CommentStatusName(c.status)), c.held_reasons,
+           c.guest ? Value{c.guest->name} : Value{nullptr},
+           c.guest && !c.guest->email.empty() ? Value{c.guest->email} : Value{nullptr},
+           c.guest ? Value{c.guest->token_hash} : Value{nullptr}, Nullable(c.parent_id), c.html});
       PL_CHECK(ins);
       std::vector<int64_t> ids{c.id};
       if (top && counted) {
@@ -219,10 +223,10 @@ Awaitable<Result<CommentWrite>> CommentTable::Insert(NewComment c, CacheStamp st
   co_return co_await store_.RunGrouped<CommentWrite>(std::move(job), stamp.article_id);
 }
 
-Awaitable<Result<CommentWrite>> CommentTable::Edit(int64_t id, std::string body, int64_t now_ms,
+Awaitable<Result<CommentWrite>> CommentTable::Edit(int64_t id, CommentText text, int64_t now_ms,
                                                    std::string hold_reasons, CacheStamp stamp) {
   std::function<Result<CommentWrite>(Connection&)> job =
-      [id, body = std::move(body), now_ms, hold_reasons = std::move(hold_reasons), stamp,
+      [id, text = std::move(text), now_ms, hold_reasons = std::move(hold_reasons), stamp,
        notices = notices_](Connection& conn) -> Result<CommentWrite> {
     CommentWrite out;
     auto st = conn.Transaction([&](Connection& tx) -> Status {
@@ -232,7 +236,7 @@ Awaitable<Result<CommentWrite>> CommentTable::Edit(int64_t id, std::string body,
       }
       // The article's row first (the lock order of Insert and Delete).
       PL_CHECK(tx.Query(kThreadSeq, {*article_id, stamp.seq}));
-      PL_TRY(auto r, tx.Query(kEdit, {id, body, now_ms}));
+      PL_TRY(auto r, tx.Query(kEdit, {id, text.body, now_ms, text.html}));
       if (r.affected == 0) {
         return Fail(ErrorCode::kNotFound, "no such comment");
       }

@@ -32,6 +32,7 @@ struct CommentRow {
   std::string reply_to_username;
   std::string reply_to_display_name;
   std::string body;
+  std::string html;  // body rendered (migration 024); '' from before it, or once deleted
   int64_t created_at_ms = 0;
   int64_t updated_at_ms = 0;
   bool deleted = false;
@@ -61,6 +62,12 @@ struct GuestAuthor {
   std::optional<GuestAddress> confirm;
 };
 
+// A comment's new text: its body as given and the body rendered (text/markdown.hpp).
+struct CommentText {
+  std::string body;
+  std::string html;
+};
+
 struct NewComment {
   int64_t id = 0;
   int64_t article_id = 0;
@@ -68,6 +75,7 @@ struct NewComment {
   std::optional<int64_t> reply_to_user_id;
   int64_t author_id = 0;
   std::string body;
+  std::string html;  // body rendered (text/markdown.hpp)
   int64_t now_ms = 0;
   model::CommentStatus status = model::CommentStatus::kApproved;
   std::string held_reasons;  // comma-separated; logged as a hold when status is not approved
@@ -108,6 +116,24 @@ class CommentTable {
  public:
   explicit CommentTable(Store& store) : store_(store) {}
 
+  // Which of `names` (lower-cased usernames) name a live account that took part in the
+  // article's thread (wrote a comment there, or the article): the ones a `@name` in a new
+  // comment marks as a mention, as the mention notices do (outbox_fanout_readers.cpp). Sorted.
+  Awaitable<Result<std::vector<std::string>>> Participants(int64_t article_id,
+                                                           std::vector<std::string> names);
+  // Live comments whose html is empty (written before migration 024), after `after_id`,
+  // oldest first: start-up renders them (domain/comment_text_backfill.hpp).
+  struct Unrendered {
+    int64_t id = 0;
+    std::string body;
+  };
+  static Result<std::vector<Unrendered>> FindUnrendered(Connection& c, int64_t after_id,
+                                                        int64_t limit);
+  // Sets a comment's html while its body is still `text.body` and its html still empty (an
+  // edit meanwhile brought its own). The row's version stays: only its missing rendering
+  // is added, nothing a cache holds changes meaning.
+  static Status SetHtml(Connection& c, int64_t id, const CommentText& text);
+
   // Whether writes enqueue their notices (notifications configured: --smtp or --webhook).
   void set_notices(bool on) { notices_ = on; }
 
@@ -123,7 +149,7 @@ class CommentTable {
   // kNotFound when there is no live comment with that id. Non-empty `hold_reasons` hold an
   // approved comment for a moderator (out of its indexes and counts, logged) in the same
   // transaction as the new text.
-  Awaitable<Result<CommentWrite>> Edit(int64_t id, std::string body, int64_t now_ms,
+  Awaitable<Result<CommentWrite>> Edit(int64_t id, CommentText text, int64_t now_ms,
                                        std::string hold_reasons = {}, CacheStamp stamp = {});
   // The author's own delete: the text goes, nothing is kept.
   Awaitable<Result<CommentWrite>> Delete(int64_t id, int64_t now_ms, CacheStamp stamp = {});

@@ -2,11 +2,11 @@
 // of the comment it answers, the users it mentions, the article's author; each only with a
 // verified address and that kind of notice on, never its own writer, and each once per comment
 // ever (notice_keys).
-#include <cctype>
 #include <set>
 
 #include "sql/dialect.hpp"
 #include "sql/outbox_fanout_detail.hpp"
+#include "text/mentions.hpp"
 
 namespace plaudit::sql::detail {
 namespace {
@@ -27,37 +27,6 @@ constexpr std::string_view kMentioned =
 constexpr std::string_view kNoticeKey =
     "INSERT INTO notice_keys (\"key\", created_at) VALUES ($1, $2) ON CONFLICT (\"key\") DO "
     "NOTHING";
-
-// `@name` words of the text: usernames are [A-Za-z0-9_.-]{3,32} (API.md), lower-cased; a
-// mention starts at the text's start or after a character that cannot be in a name (so an
-// e-mail address is not one). At most 10, the rest ignored.
-std::vector<std::string> Mentions(std::string_view text) {
-  auto name_char = [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '.' || c == '-';
-  };
-  std::set<std::string> out;
-  for (size_t i = 0; i < text.size() && out.size() < 10; ++i) {
-    if (text[i] != '@' || (i > 0 && name_char(text[i - 1]))) {
-      continue;
-    }
-    size_t j = i + 1;
-    while (j < text.size() && name_char(text[j])) {
-      ++j;
-    }
-    std::string name(text.substr(i + 1, j - i - 1));
-    while (!name.empty() && name.back() == '.') {
-      name.pop_back();  // "@ann." ends a sentence
-    }
-    if (name.size() >= 3 && name.size() <= 32) {
-      for (char& c : name) {
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      }
-      out.insert(std::move(name));
-    }
-    i = j - 1;
-  }
-  return {out.begin(), out.end()};
-}
 
 // The user `id` if they may be mailed a notice whose setting is `setting`.
 Result<bool> Mailable(Connection& tx, int64_t id, std::string_view setting) {
@@ -126,7 +95,7 @@ Result<std::vector<Told>> Readers(Connection& tx, int64_t comment, const Comment
       out.push_back({who, "reply"});
     }
   }
-  for (const std::string& name : Mentions(f.body)) {
+  for (const std::string& name : text::MentionedNames(f.body)) {
     PL_TRY(auto m, tx.Query(kMentioned, {name, f.article_id}));
     for (const Row& row : m.rows) {
       PL_CHECK(add_user(Int(row[0]), "mention", "notify_replies"));

@@ -4,10 +4,10 @@
 //
 // 1. Canonicalize: a small tokenizer rewrites the input into markup whose tokenization is
 //    unambiguous (text with every '<' escaped, plain start tags carrying only href/src/alt
-//    in double quotes, plain end tags) and drops what stage 3 would drop anyway but whose
-//    content changes how HTML is tokenized (script, style, textarea, title, ..., svg, math,
-//    comments). It keeps a stack of open elements that can only overestimate gumbo's (it pops
-//    only on an end tag for the element on top, or on an implied sibling close like <p><p>),
+//    (and class="mention") in double quotes, plain end tags) and drops what stage 3 would drop
+//    anyway but whose content changes how HTML is tokenized (script, style, textarea, title, ...,
+//    svg, math, comments). It keeps a stack of open elements that can only overestimate gumbo's (it
+//    pops only on an end tag for the element on top, or on an implied sibling close like <p><p>),
 //    and drops start tags beyond kMaxHtmlDepth. This bounds gumbo's work: gumbo 0.10 scans its
 //    stack of open elements on every tag and every character, so 1 MiB of "<div>" or of
 //    "<b>" followed by text takes minutes, not milliseconds. Because gumbo tokenizes the
@@ -130,6 +130,8 @@ class Canonicalizer {
     std::string name;  // ASCII-lowercased
     // Raw values: character references are left for gumbo to decode.
     std::optional<std::string_view> href, src, alt;
+    // class="mention" (a comment's marked mention, stage 3's one class), else nothing.
+    std::optional<std::string_view> cls;
   };
 
   void AppendText(std::string_view s) {
@@ -206,6 +208,9 @@ class Canonicalizer {
       }
       if (EqualsIgnoreCase(attr, "alt") && !tag.alt) {
         tag.alt = value;
+      }
+      if (EqualsIgnoreCase(attr, "class") && !tag.cls && value == kMentionClass) {
+        tag.cls = value;
       }
     }
   }
@@ -333,6 +338,7 @@ class Canonicalizer {
     attribute("href", tag.href);
     attribute("src", tag.src);
     attribute("alt", tag.alt);
+    attribute("class", tag.cls);
     out_ += '>';
   }
 
@@ -619,6 +625,17 @@ class Writer {
       return;
     }
     bool block = !IsInline(element.tag);
+    if (element.tag == GUMBO_TAG_SPAN && options_.mentions) {
+      // A mention the comment renderer marked (text/markdown.hpp); that class only, nothing
+      // else of any span.
+      const char* cls = Attribute(element, "class");
+      if (cls != nullptr && std::string_view(cls) == kMentionClass) {
+        StartTag("<span class=\"mention\">");
+        Children(element.children, depth + 1);
+        html_ += "</span>";
+        return;
+      }
+    }
     if (policy == Policy::kUnwrap) {
       Unwrapped(element, block, depth);
       return;

@@ -26,7 +26,11 @@ struct SanitizeOptions {
   // Links readers wrote (comments): rel also says "ugc", and they open in a new tab
   // (target="_blank"; safe with noopener).
   bool user_links = false;
+  // Mentions the comment renderer marked (text/markdown.hpp): <span class="mention"> is kept,
+  // with that attribute only; any other span is unwrapped, as always.
+  bool mentions = false;
 };
+inline constexpr std::string_view kMentionClass = "mention";
 
 // Parses `input` as an HTML fragment (as if inside <body>) and rebuilds it from an allow-list:
 //   p br b i em strong ul ol li blockquote code pre h1-h6 — no attributes;
@@ -34,7 +38,8 @@ struct SanitizeOptions {
 //         (user_links: rel="nofollow noopener noreferrer ugc" target="_blank");
 //         an <a> without such an href is unwrapped (its text stays, the tag goes);
 //   img — only with an http or https src, plus alt; dropped without one (without `images`:
-//         its alt text instead).
+//         its alt text instead);
+//   span — only class="mention", and only with `mentions` (a comment's marked mentions).
 // script, style, iframe, object, embed, form and its controls, template, noscript, svg, math,
 // link, meta, base, frame(set), applet, head, title (and the other raw-text elements xmp,
 // noembed, noframes, plaintext) are dropped with their content; any other element is

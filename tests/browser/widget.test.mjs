@@ -297,6 +297,54 @@ describe('widget on an article', () => {
     await context.close();
   });
 
+  it('shows Markdown as the server rendered it, marks mentions, previews, and runs no Markdown vector', async () => {
+    const body = '**Strong** _words_ and `a < b` by @bob\n\n> a quote\n\n' +
+                 '[fine](https://ok.example/) [bad](javascript:window.__xss=5) <javascript:window.__xss=6> ' +
+                 '![pic](https://img.example/x.png) ![evil](javascript:window.__xss=7) ' +
+                 '[x](https://ok.example/" onmouseover="window.__xss=8) <b onclick="window.__xss=9">b</b> ' +
+                 '&#60;script&#62;window.__xss=10&#60;/script&#62;';
+    const c = await api(plaudit.url, 'POST', `/api/v1/articles/${articleId}/comments`, { token: carol.token, body: { body } });
+    assert.equal(c.status, 201);
+    const { context, page, w, errors } = await open({}, undefined, carol);
+    const item = w.locator('ol.list > li.c', { hasText: 'a quote' });
+    await item.waitFor();
+    const shown = item.locator('article .body').first();
+    assert.equal(await shown.locator('strong').innerText(), 'Strong');
+    assert.equal(await shown.locator('em').innerText(), 'words');
+    assert.equal(await shown.locator('code').innerText(), 'a < b');
+    assert.equal(await shown.locator('blockquote').innerText(), 'a quote');
+    // Bob wrote in this thread: a mention.
+    assert.equal(await shown.locator('.mention').innerText(), '@bob');
+    // Links only to https://ok.example/ (the fine one, and the bare URL of the broken one),
+    // each a reader's: ugc, new tab; no image (off by default); no handler.
+    const links = shown.locator('a');
+    assert.equal(await links.first().getAttribute('href'), 'https://ok.example/');
+    for (const a of await links.all()) {
+      assert.match(await a.getAttribute('href'), /^https:\/\/ok\.example\//);
+      assert.equal(await a.getAttribute('rel'), 'nofollow noopener noreferrer ugc');
+      assert.equal(await a.getAttribute('target'), '_blank');
+    }
+    assert.equal(await links.count(), 2);
+    assert.equal(await shown.locator('img, script, iframe, [onclick], [onmouseover]').count(), 0);
+    await shown.hover();  // an onmouseover that got through would run now
+    assert.equal(await page.evaluate(() => window.__xss), undefined);
+
+    // Preview: the server's rendering in place of the box, and back to writing.
+    const box = w.getByLabel('Write a comment');
+    await box.fill('*soft* words for @bob');
+    await w.getByRole('button', { name: 'Preview', exact: true }).click();
+    const preview = w.locator('form.compose .preview');
+    await preview.locator('em', { hasText: 'soft' }).waitFor();
+    assert.equal(await preview.locator('.mention').count(), 0);  // a preview knows no thread
+    assert.ok(await box.isHidden());
+    await w.getByRole('button', { name: 'Write', exact: true }).click();
+    assert.ok(await box.isVisible());
+    assert.equal(await box.inputValue(), '*soft* words for @bob');
+    assert.ok(await preview.isHidden());
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   it('is keyboard-usable: Tab reaches the sort switch, Enter sorts, messages are announced', async () => {
     const { context, page, w } = await open();
     await w.getByRole('button', { name: 'Oldest' }).focus();

@@ -11,12 +11,13 @@
 #include <vector>
 
 #include "safe_html.hpp"
+#include "text/mentions.hpp"
 
 namespace plaudit {
 namespace {
 
 // Readers' links; and a comment may mention "javascript:" as text (escaped, in no attribute).
-const testing_html::Links kUserLinks{"nofollow noopener noreferrer ugc", true, true};
+const testing_html::Links kUserLinks{"nofollow noopener noreferrer ugc", true, true, true};
 
 std::string Html(std::string_view body, bool images = false) {
   text::MarkdownOptions options;
@@ -51,6 +52,58 @@ TEST(CommentMarkdown, LinksAreReadersLinks) {
   EXPECT_EQ(Html("[relative](/x) and [mail](mailto:a@b.example)"),
             "<p>relative and <a href=\"mailto:a@b.example\" "
             "rel=\"nofollow noopener noreferrer ugc\" target=\"_blank\">mail</a></p>");
+}
+
+TEST(CommentMarkdown, BareUrlsAreLinks) {
+  const std::string ugc = " rel=\"nofollow noopener noreferrer ugc\" target=\"_blank\"";
+  EXPECT_EQ(Html("see https://ok.example/a_b?x=1."),
+            "<p>see <a href=\"https://ok.example/a_b?x=1\"" + ugc +
+                ">https://ok.example/a_b?x=1</a>.</p>");
+  EXPECT_EQ(Html("(www.ok.example)"),
+            "<p>(<a href=\"http://www.ok.example\"" + ugc + ">www.ok.example</a>)</p>");
+  // Not in code, and not a scheme the allow-list refuses.
+  EXPECT_EQ(Html("`https://ok.example/`"), "<p><code>https://ok.example/</code></p>");
+  EXPECT_EQ(Html("javascript:alert(1)"), "<p>javascript:alert(1)</p>");
+}
+
+TEST(CommentMarkdown, MentionsOfParticipantsAreMarked) {
+  text::MarkdownOptions options;
+  options.mentionable = {"ann", "bob.b"};
+  auto html = [&](std::string_view body) {
+    auto r = text::RenderCommentMarkdown(body, options);
+    EXPECT_TRUE(r.has_value());
+    if (!r) {
+      return std::string();
+    }
+    testing_html::AssertSafe(r->html, kUserLinks);
+    return r->html;
+  };
+  EXPECT_EQ(html("hi @Ann and @bob.b. and @carol"),
+            "<p>hi <span class=\"mention\">@Ann</span> and <span class=\"mention\">@bob.b</span>. "
+            "and @carol</p>");
+  // Not in an address (the autolinker makes it a mailto link), a link or code; emphasis
+  // around one keeps it.
+  EXPECT_EQ(html("x@ann.example `@ann` [@ann](https://ok.example/) *@ann*"),
+            "<p><a href=\"mailto:x@ann.example\" rel=\"nofollow noopener noreferrer ugc\" "
+            "target=\"_blank\">x@ann.example</a> <code>@ann</code> <a href=\"https://ok.example/\" "
+            "rel=\"nofollow noopener noreferrer ugc\" target=\"_blank\">@ann</a> "
+            "<em><span class=\"mention\">@ann</span></em></p>");
+  // Without participants nothing is marked; a span written as text stays text.
+  EXPECT_EQ(Html("@ann <span class=\"mention\">x</span>"),
+            "<p>@ann &lt;span class=\"mention\"&gt;x&lt;/span&gt;</p>");
+}
+
+TEST(Mentions, FollowTheUsernameRules) {
+  const auto found = text::FindMentions("@Ann, mail a@b.example, @ab, @the.end. @x_y-z");
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_EQ(found[0].name, "ann");
+  EXPECT_EQ(found[0].at, 0u);
+  EXPECT_EQ(found[0].size, 4u);
+  EXPECT_EQ(found[1].name, "the.end");
+  EXPECT_EQ(found[2].name, "x_y-z");
+  EXPECT_EQ(text::MentionedNames("@bob @Ann @bob @cat", 2),
+            (std::vector<std::string>{"ann", "bob"}));
+  EXPECT_TRUE(text::FindMentions("@" + std::string(33, 'a')).empty());
 }
 
 TEST(CommentMarkdown, ImagesAreTheirAltTextUnlessAllowed) {
@@ -104,10 +157,18 @@ TEST(CommentMarkdown, NoVectorGetsThrough) {
   // A scheme or a handler written as text stays text.
   EXPECT_EQ(Html("<javascript:alert(1)>"), "<p>javascript:alert(1)</p>");
   EXPECT_EQ(Html("[x](https://ok.example/ \"t\" onclick=alert(1))"),
-            "<p>[x](https://ok.example/ \"t\" onclick=alert(1))</p>");
-  // Markup written as text stays text.
-  EXPECT_EQ(Html("a <b>bold</b> claim"), "<p>a bold claim</p>");
+            "<p>[x](<a href=\"https://ok.example/\" rel=\"nofollow noopener noreferrer ugc\" "
+            "target=\"_blank\">https://ok.example/</a> \"t\" onclick=alert(1))</p>");
+  // Markup written as text stays text, shown as typed (not dropped, as cmark's safe mode
+  // would): inline where it stood, an HTML block as a paragraph of its lines.
+  EXPECT_EQ(Html("a <b>bold</b> claim"), "<p>a &lt;b&gt;bold&lt;/b&gt; claim</p>");
   EXPECT_EQ(Html("&lt;b&gt;"), "<p>&lt;b&gt;</p>");
+  EXPECT_EQ(Html("use a <div> here"), "<p>use a &lt;div&gt; here</p>");
+  EXPECT_EQ(Html("<div onclick=\"f()\">\nhi\n</div>"),
+            "<p>&lt;div onclick=\"f()\"&gt;<br>\nhi<br>\n&lt;/div&gt;</p>");
+  EXPECT_EQ(Html("<script>alert(1)</script>"), "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>");
+  EXPECT_EQ(Html("before\n\n<!-- note -->\n\nafter"),
+            "<p>before</p>\n<p>&lt;!-- note --&gt;</p>\n<p>after</p>");
 }
 
 // The oracle with readers' links must be able to fail, or the tests above prove nothing.
@@ -129,6 +190,10 @@ TEST(CommentMarkdown, TheOracleRefusesAnArticlesLinkOrAnUnsafeOneInAComment) {
       failures("<a href=\"https://x.example/\" rel=\"nofollow noopener noreferrer ugc\">x</a>"), 0);
   EXPECT_GT(failures("<a href=\"javascript:f()\"" + ugc + ">x</a>"), 0);
   EXPECT_GT(failures("<img src=\"https://x/\" onerror=\"f()\">"), 0);
+  EXPECT_EQ(failures("<span class=\"mention\">@ann</span>"), 0);
+  EXPECT_GT(failures("<span class=\"other\">@ann</span>"), 0);
+  EXPECT_GT(failures("<span>@ann</span>"), 0);
+  EXPECT_GT(failures("<span class=\"mention\" onclick=\"f()\">@ann</span>"), 0);
 }
 
 TEST(CommentMarkdown, BadTextIsRefused) {

@@ -18,6 +18,8 @@ struct Links {
   std::string rel = "nofollow noopener noreferrer";
   bool new_tab = false;
   bool schemes_as_text = false;
+  // A comment's marked mentions: <span class="mention"> (that attribute, always), no other span.
+  bool mentions = false;
 };
 
 inline std::string Lower(std::string_view s) {
@@ -57,8 +59,14 @@ inline void CheckNode(const GumboNode& node, int depth, int& max_depth, const Li
   static const std::vector<std::string> kAllowed = {
       "p",          "br",   "b",   "i",  "em", "strong", "a",  "ul", "ol", "li",
       "blockquote", "code", "pre", "h1", "h2", "h3",     "h4", "h5", "h6", "img"};
-  EXPECT_TRUE(std::find(kAllowed.begin(), kAllowed.end(), tag) != kAllowed.end())
+  const bool mention = links.mentions && tag == "span";
+  EXPECT_TRUE(mention || std::find(kAllowed.begin(), kAllowed.end(), tag) != kAllowed.end())
       << "element <" << tag << "> is not allowed";
+  if (mention) {
+    const GumboAttribute* cls = gumbo_get_attribute(&element.attributes, "class");
+    EXPECT_TRUE(cls != nullptr && std::string_view(cls->value) == "mention")
+        << "<span> that is no mention";
+  }
   for (unsigned i = 0; i < element.attributes.length; ++i) {
     const auto& attr = *static_cast<const GumboAttribute*>(element.attributes.data[i]);
     std::string name = attr.name;
@@ -73,6 +81,8 @@ inline void CheckNode(const GumboNode& node, int depth, int& max_depth, const Li
       EXPECT_TRUE(UrlIsSafe(value, false)) << "unsafe src " << value;
     } else if (tag == "img" && name == "alt") {
       // any text
+    } else if (mention && name == "class" && value == "mention") {
+      // checked above
     } else {
       ADD_FAILURE() << "attribute " << name << "=\"" << value << "\" on <" << tag << ">";
     }

@@ -16,6 +16,9 @@ export interface User {
 export interface Comment {
   id: number; articleId: number; parentId: number | null; author: User;
   replyTo: User | null; body: string; createdAt: string; updatedAt: string;
+  // body rendered by the server (Markdown through its sanitiser); '' for a comment written
+  // before comments had html, until the server's next start renders it.
+  html: string;
   likeCount: number; replyCount: number; liked: boolean; deleted: boolean;
   editToken?: string;  // a guest's comment, in its 201 only
   // Held comments reach only their writer and moderators; lists carry approved ones.
@@ -227,6 +230,10 @@ export class Api {
   }
   getComment(id: number): Promise<Comment> {
     return this.request('GET', `/api/v1/comments/${id}`, {}, undefined, this.asGuest(id));
+  }
+  // The body as a comment with it would show (nothing stored).
+  previewComment(body: string): Promise<{ html: string }> {
+    return this.request('POST', '/api/v1/comments/preview', {}, { body });
   }
   editComment(id: number, body: string): Promise<Comment> {
     return this.request('PATCH', `/api/v1/comments/${id}`, {}, { body }, this.asGuest(id));

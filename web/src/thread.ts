@@ -427,7 +427,13 @@ export class Thread {
       v.body.replaceChildren(h('em', {}, this.t('deleted')));
       return;
     }
-    v.body.replaceChildren(linkify(c.body));
+    v.body.classList.toggle('md', !!c.html);
+    if (c.html) {
+      // Sanitised by the server when the comment was written (API.md "Comment text").
+      v.body.innerHTML = c.html;
+    } else {
+      v.body.replaceChildren(linkify(c.body));
+    }
     if (c.updatedAt && c.updatedAt !== c.createdAt) v.body.append(' ', h('span', { class: 'edited' }, this.t('edited')));
   }
 
@@ -512,6 +518,7 @@ export class Thread {
       send: async (text) => {
         const c = await this.api.editComment(v.c.id, text);
         v.c.body = c.body;
+        v.c.html = c.html;
         v.c.updatedAt = c.updatedAt;
         v.slot.replaceChildren();
         v.body.hidden = false;
@@ -553,6 +560,7 @@ export class Thread {
     if (!v.top && v.replies && v.replies.children.length > 0) {
       v.c.deleted = true;
       v.c.body = '';
+      v.c.html = '';
       this.renderBody(v);
       this.renderActions(v);
       return;
@@ -617,10 +625,39 @@ export class Thread {
     const trap = h('input', { id: id + 'w', type: 'text', name: 'website', tabindex: -1, autocomplete: 'off',
                               'aria-hidden': 'true' });
     const submit = h('button', { type: 'submit', class: 'primary' }, o.submit);
+    // The text as it will show (the server renders it: POST /comments/preview), in place of
+    // the box until the reader goes back to writing.
+    const shown = h('div', { class: 'body md preview', hidden: true, 'aria-live': 'polite' });
+    const previewBtn = h('button', { type: 'button', class: 'link', 'aria-pressed': 'false' }, this.t('preview'));
+    const writing = (): void => {
+      shown.hidden = true; shown.replaceChildren(); ta.hidden = false;
+      previewBtn.textContent = this.t('preview'); previewBtn.setAttribute('aria-pressed', 'false');
+    };
+    previewBtn.addEventListener('click', async () => {
+      if (!ta.hidden) {
+        const text = ta.value.trim();
+        if (!text) { this.say(this.t('errEmpty'), true); ta.focus(); return; }
+        previewBtn.disabled = true;
+        try {
+          const r = await this.api.previewComment(text);
+          shown.innerHTML = r.html;  // sanitised by the server
+          shown.hidden = false; ta.hidden = true;
+          previewBtn.textContent = this.t('write'); previewBtn.setAttribute('aria-pressed', 'true');
+        } catch (e) {
+          this.fail(e);
+        } finally {
+          previewBtn.disabled = false;
+        }
+      } else {
+        writing();
+        ta.focus();
+      }
+    });
     const form = h('form', { class: 'compose' },
-      guestFields, h('label', { for: id }, o.label), o.hint && h('p', { class: 'hint' }, o.hint), ta,
+      guestFields, h('label', { for: id }, o.label), o.hint && h('p', { class: 'hint' }, o.hint), ta, shown,
+      h('p', { class: 'hint md-hint' }, this.t('markdownHint')),
       h('div', { class: 'hp', 'aria-hidden': 'true' }, h('label', { for: trap.id }, this.t('honeypot')), trap),
-      h('div', { class: 'row' }, submit,
+      h('div', { class: 'row' }, submit, previewBtn,
         o.cancel && h('button', { type: 'button', class: 'link', onclick: o.cancel }, this.t('cancel'))));
     form.addEventListener('submit', async (ev) => {
       ev.preventDefault();
@@ -632,6 +669,7 @@ export class Thread {
       try {
         await o.send(text, { website: trap.value, formAgeMs: Math.max(0, Date.now() - shownAt) }, guest);
         ta.value = '';
+        writing();
       } catch (e) {
         this.fail(e);
       } finally {

@@ -1,7 +1,9 @@
 -- Writes comment states into an article's comment cache: the one Redis step of a comment
 -- write (the comment and its top-level comment together) and of a rebuild from SQL.
 -- Every state carries its SQL row version; an older or equal one never replaces a newer one,
--- so writes and rebuilds may arrive in any order. Index entries follow the newest state:
+-- so writes and rebuilds may arrive in any order. The one exception: a hash from a release
+-- before comment html (no 'html' field; the reads take it for a miss) takes its own version
+-- again from SQL, which has the rendered text. Index entries follow the newest state:
 -- a comment is listed while it is live and approved, or, at the top level, deleted or spam but
 -- with listed replies (a placeholder).
 -- They are kept only while the article's comment cache exists (meta present): otherwise
@@ -27,7 +29,9 @@ for k = 2, #KEYS - 3, 4 do
   for i = first, last, 2 do
     if ARGV[i] == 'ver' then ver = tonumber(ARGV[i + 1]) end
   end
-  if ver > tonumber(redis.call('HGET', hash, 'ver') or '0') then
+  local cached = redis.call('HMGET', hash, 'ver', 'html')
+  local cached_ver = tonumber(cached[1] or '0')
+  if ver > cached_ver or (ver == cached_ver and cached[2] == false) then
     redis.call('HSET', hash, unpack(ARGV, first, last))
     applied = applied + 1
   end

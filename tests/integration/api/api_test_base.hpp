@@ -140,6 +140,21 @@ class ApiTest : public ::testing::TestWithParam<Db> {
   }
 
   int64_t SqlInt(std::string query) { return SqlInt(std::move(query), std::vector<sql::Value>{}); }
+  // Runs a statement that answers no rows; the rows it changed (-1, failing the test, on error).
+  int64_t SqlExec(std::string query, std::vector<sql::Value> params = {}) {
+    std::function<Result<int64_t>(sql::Connection&)> job =
+        [query = std::move(query),
+         params = std::move(params)](sql::Connection& c) -> Result<int64_t> {
+      auto r = c.Query(query, params);
+      if (!r) {
+        return tl::unexpected(r.error());
+      }
+      return static_cast<int64_t>(r->affected);
+    };
+    auto r = OnLoop(app_->app().store().Run<int64_t>(std::move(job)));
+    EXPECT_TRUE(r) << (r ? "" : r.error().message);
+    return r ? *r : -1;
+  }
   int64_t SqlInt(std::string query, int64_t id) {
     return SqlInt(std::move(query), std::vector<sql::Value>{id});
   }

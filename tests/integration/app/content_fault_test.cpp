@@ -56,6 +56,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
+#include <fstream>
 #include <map>
 #include <random>
 #include <set>
@@ -2253,17 +2254,23 @@ TEST_P(ContentFaultTest, AcknowledgedArticlesAndCommentsReadBackUnderFaults) {
   }
   std::fflush(stdout);
 
-  EXPECT_TRUE(findings_.empty())
-      << "Content fault test on " << GetParam()
-      << " failed.\n  Replay: PLAUDIT_CONTENT_SEED=" << settings_.seed
-      << " PLAUDIT_CONTENT_SECONDS=" << settings_.seconds
-      << " PLAUDIT_CONTENT_FAULTS=" << settings_.faults_text
-      << " build/tests/app_tests --gtest_filter='*ContentFaultTest*/" << GetParam()
-      << "'\n  (the fault schedule follows from the seed; thread timing does not)\n"
-      << "Findings (the first of each kind):\n"
-      << findings_.Text(4) << "Fault sequence (t = since the test started):\n"
-      << log_->All() << "Warnings and errors logged by plauditd:\n"
-      << (logged.empty() ? "    none\n" : logged);
+  if (findings_.empty()) {
+    return;
+  }
+  std::ostringstream report;
+  report << "Content fault test on " << GetParam()
+         << " failed.\n  Replay: PLAUDIT_CONTENT_SEED=" << settings_.seed
+         << " PLAUDIT_CONTENT_SECONDS=" << settings_.seconds
+         << " PLAUDIT_CONTENT_FAULTS=" << settings_.faults_text
+         << " build/tests/app_tests --gtest_filter='*ContentFaultTest*/" << GetParam()
+         << "'\n  (the fault schedule follows from the seed; thread timing does not)\n"
+         << "Findings (the first of each kind):\n"
+         << findings_.Text(4) << "Fault sequence (t = since the test started):\n"
+         << log_->All() << "Warnings and errors logged by plauditd:\n"
+         << (logged.empty() ? "    none\n" : logged);
+  // Also beside the kept logs (findings.log): a CI log cut short keeps the logs' directory.
+  std::ofstream(dir_.path() / "findings.log") << report.str();
+  ADD_FAILURE() << report.str();
 }
 
 INSTANTIATE_TEST_SUITE_P(Databases, ContentFaultTest,
