@@ -35,9 +35,11 @@ Awaitable<Result<std::vector<Comment>>> CommentService::Hydrate(
       c->ClearText();
       c->deleted = true;
     }
-    // A placeholder reads as any deleted comment: not whether it was spam or held.
+    // A placeholder reads as any deleted comment: not whether it was spam or held. Its text
+    // goes whatever the row or hash still holds (one an older release deleted kept its html).
     if (c->deleted) {
       c->status = CommentStatus::kApproved;
+      c->ClearText();
     }
     out.push_back(std::move(*c));
   }
@@ -110,7 +112,7 @@ Awaitable<Result<PageResult<Comment>>> CommentService::PageOf(
   size_t text = 0;
   size_t keep = 0;
   for (; keep < items.size(); ++keep) {
-    const size_t bytes = items[keep].body.size() + items[keep].html.size();
+    const size_t bytes = items[keep].TextBytes();
     if (keep > 0 && text + bytes > kPageTextBudget) {
       break;
     }
@@ -187,11 +189,11 @@ Awaitable<Result<PageResult<Comment>>> CommentService::PageOf(
     set_like(c);
     if (auto it = replies_of.find(c.id); it != replies_of.end()) {
       for (Comment& r : it->second) {
-        if (replies_full || text + r.body.size() > kPageTextBudget) {
+        if (replies_full || text + r.TextBytes() > kPageTextBudget) {
           replies_full = true;
           break;
         }
-        text += r.body.size();
+        text += r.TextBytes();
         c.replies.push_back(std::move(r));
       }
     }

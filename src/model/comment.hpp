@@ -2,6 +2,7 @@
 // A comment as data (API.md "Comments"): two levels, a top-level comment and replies under
 // it. Below every layer that stores or serves it (redis/comment_codec.hpp encodes it; the
 // domain's rules are domain/comment.hpp's).
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -65,6 +66,8 @@ struct Comment {
     body.clear();
     html.clear();
   }
+  // What its text weighs in a page (kPageTextBudget): every form of it.
+  size_t TextBytes() const { return body.size() + html.size(); }
   // A placeholder: listed for its replies, its own text not shown.
   bool Placeholder() const { return deleted || !Approved(); }
 };

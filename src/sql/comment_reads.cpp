@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/decimal.hpp"
 #include "sql/comment_standing.hpp"
 #include "sql/comments.hpp"
 
@@ -29,13 +30,25 @@ constexpr std::string_view kMaxId =
     "SELECT MAX(m) FROM (SELECT COALESCE(MAX(id), 0) AS m FROM comments UNION ALL "
     "SELECT last AS m FROM id_marks WHERE name = 'comment') s";
 
+// A participant by what anyone can see: the article's author, or the writer of a live
+// approved comment in it (a held or deleted one must not show through a mention's mark).
+// username_key is the lower-cased username, and indexed.
 constexpr std::string_view kParticipant =
-    "SELECT 1 FROM users WHERE LOWER(username) = $1 AND deleted_at IS NULL "
-    "AND username NOT LIKE '@%' AND (id IN (SELECT author_id FROM comments WHERE article_id = $2) "
-    "OR id = (SELECT author_id FROM articles WHERE id = $2))";
+    "SELECT 1 FROM users u WHERE u.username_key = $1 AND u.deleted_at IS NULL "
+    "AND u.username NOT LIKE '@%' AND (EXISTS (SELECT 1 FROM comments c WHERE c.article_id = $2 "
+    "AND c.author_id = u.id AND c.deleted = 0 AND c.status = 'approved') "
+    "OR u.id = (SELECT author_id FROM articles WHERE id = $2))";
 constexpr std::string_view kUnrendered =
-    "SELECT id, body FROM comments WHERE id > $1 AND deleted = 0 AND html = '' AND body <> '' "
-    "ORDER BY id LIMIT $2";
+    "SELECT id, body FROM comments WHERE id > $1 AND id <= $2 AND deleted = 0 AND html = '' "
+    "AND body <> '' ORDER BY id LIMIT $3";
+// How far start-up has rendered (plaudit_meta): every comment up to that id was looked at.
+constexpr std::string_view kRenderedThrough =
+    "SELECT value FROM plaudit_meta WHERE \"key\" = 'comment_html_through'";
+constexpr std::string_view kForgetRenderedThrough =
+    "DELETE FROM plaudit_meta WHERE \"key\" = 'comment_html_through'";
+constexpr std::string_view kSetRenderedThrough =
+    "INSERT INTO plaudit_meta (\"key\", value) VALUES ('comment_html_through', $1)";
+constexpr std::string_view kLastCommentId = "SELECT COALESCE(MAX(id), 0) FROM comments";
 constexpr std::string_view kSetHtml =
     "UPDATE comments SET html = $2 WHERE id = $1 AND body = $3 AND html = ''";
 
@@ -43,9 +56,29 @@ constexpr std::string_view kSetHtml =
 
 Result<std::vector<CommentTable::Unrendered>> CommentTable::FindUnrendered(Connection& c,
                                                                            int64_t after_id,
+                                                                           int64_t up_to,
                                                                            int64_t limit) {
-  return c.QueryRows(kUnrendered, {after_id, limit},
+  return c.QueryRows(kUnrendered, {after_id, up_to, limit},
                      [](const Row& row) { return Unrendered{Int(row[0]), Text(row[1])}; });
+}
+
+Result<CommentTable::RenderState> CommentTable::ReadRenderState(Connection& c) {
+  RenderState out;
+  PL_TRY(auto through, c.Query(kRenderedThrough));
+  if (!through.rows.empty()) {
+    out.through = ParseIntOr(Text(through.rows[0][0]), 0);
+  }
+  PL_TRY(auto last, c.QueryInt(kLastCommentId));
+  out.last_id = last.value_or(0);
+  return out;
+}
+
+Status CommentTable::SetRenderedThrough(Connection& c, int64_t id) {
+  return c.Transaction([id](Connection& tx) -> Status {
+    PL_CHECK(tx.Query(kForgetRenderedThrough));
+    PL_CHECK(tx.Query(kSetRenderedThrough, {std::to_string(id)}));
+    return {};
+  });
 }
 
 Status CommentTable::SetHtml(Connection& c, int64_t id, const CommentText& text) {

@@ -116,19 +116,28 @@ class CommentTable {
  public:
   explicit CommentTable(Store& store) : store_(store) {}
 
-  // Which of `names` (lower-cased usernames) name a live account that took part in the
-  // article's thread (wrote a comment there, or the article): the ones a `@name` in a new
-  // comment marks as a mention, as the mention notices do (outbox_fanout_readers.cpp). Sorted.
+  // Which of `names` (lower-cased usernames) name a live account that visibly took part in
+  // the article's thread (wrote the article, or a live approved comment there): the ones a
+  // `@name` in a new comment marks as a mention. Sorted. (The mention notices reach a wider
+  // set, held comments' writers too: a notice tells only its reader, a mark tells everyone.)
   Awaitable<Result<std::vector<std::string>>> Participants(int64_t article_id,
                                                            std::vector<std::string> names);
-  // Live comments whose html is empty (written before migration 024), after `after_id`,
+  // Live comments whose html is empty (written before migration 024), in (after_id, up_to],
   // oldest first: start-up renders them (domain/comment_text_backfill.hpp).
   struct Unrendered {
     int64_t id = 0;
     std::string body;
   };
   static Result<std::vector<Unrendered>> FindUnrendered(Connection& c, int64_t after_id,
-                                                        int64_t limit);
+                                                        int64_t up_to, int64_t limit);
+  // How far an earlier start rendered (`through`: every comment up to it was looked at) and
+  // the newest comment id now.
+  struct RenderState {
+    int64_t through = 0;
+    int64_t last_id = 0;
+  };
+  static Result<RenderState> ReadRenderState(Connection& c);
+  static Status SetRenderedThrough(Connection& c, int64_t id);
   // Sets a comment's html while its body is still `text.body` and its html still empty (an
   // edit meanwhile brought its own). The row's version stays: only its missing rendering
   // is added, nothing a cache holds changes meaning.

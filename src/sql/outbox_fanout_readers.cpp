@@ -20,7 +20,7 @@ constexpr std::string_view kMailableGuest =
     "SELECT id FROM guest_addresses WHERE email = $1 AND verified_at IS NOT NULL "
     "AND unsubscribed_at IS NULL";
 constexpr std::string_view kMentioned =
-    "SELECT id FROM users WHERE LOWER(username) = $1 AND deleted_at IS NULL "
+    "SELECT id FROM users WHERE username_key = $1 AND deleted_at IS NULL "
     "AND email_verified_at IS NOT NULL AND notify_replies = 1 AND (id IN "
     "(SELECT author_id FROM comments WHERE article_id = $2) "
     "OR id = (SELECT author_id FROM articles WHERE id = $2))";

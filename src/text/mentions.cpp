@@ -45,16 +45,12 @@ std::vector<Mention> FindMentions(std::string_view text) {
 std::vector<std::string> MentionedNames(std::string_view text, size_t limit) {
   std::set<std::string> names;
   for (Mention& m : FindMentions(text)) {
-    names.insert(std::move(m.name));
-  }
-  std::vector<std::string> out;
-  for (const std::string& n : names) {
-    if (out.size() == limit) {
+    if (names.size() == limit) {
       break;
     }
-    out.push_back(n);
+    names.insert(std::move(m.name));
   }
-  return out;
+  return {names.begin(), names.end()};
 }
 
 }  // namespace plaudit::text

@@ -1,9 +1,10 @@
 -- Writes comment states into an article's comment cache: the one Redis step of a comment
 -- write (the comment and its top-level comment together) and of a rebuild from SQL.
 -- Every state carries its SQL row version; an older or equal one never replaces a newer one,
--- so writes and rebuilds may arrive in any order. The one exception: a hash from a release
--- before comment html (no 'html' field; the reads take it for a miss) takes its own version
--- again from SQL, which has the rendered text. Index entries follow the newest state:
+-- so writes and rebuilds may arrive in any order. The one exception: a hash without comment
+-- html (no 'html' field, from a release before it: the reads take it for a miss; or an empty
+-- one for a row start-up had not rendered yet) takes its own version again from SQL when
+-- that brings the rendered text. Index entries follow the newest state:
 -- a comment is listed while it is live and approved, or, at the top level, deleted or spam but
 -- with listed replies (a placeholder).
 -- They are kept only while the article's comment cache exists (meta present): otherwise
@@ -25,13 +26,17 @@ for k = 2, #KEYS - 3, 4 do
   local member, score, n = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2])
   local first, last = a + 3, a + 2 + 2 * n
   a = last + 1
-  local ver = 0
+  local ver, html = 0, ''
   for i = first, last, 2 do
     if ARGV[i] == 'ver' then ver = tonumber(ARGV[i + 1]) end
+    if ARGV[i] == 'html' then html = ARGV[i + 1] end
   end
   local cached = redis.call('HMGET', hash, 'ver', 'html')
   local cached_ver = tonumber(cached[1] or '0')
-  if ver > cached_ver or (ver == cached_ver and cached[2] == false) then
+  -- At its own version, SQL's rendering fills a hash without one (none: an earlier release
+  -- wrote it; empty: filled before start-up rendered the row).
+  local fills_html = cached[2] == false or (cached[2] == '' and html ~= '')
+  if ver > cached_ver or (ver == cached_ver and fills_html) then
     redis.call('HSET', hash, unpack(ARGV, first, last))
     applied = applied + 1
   end

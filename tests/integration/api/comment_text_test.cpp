@@ -204,6 +204,67 @@ TEST_P(CommentTextTest, APreviewRendersWithoutStoringAnything) {
   EXPECT_EQ(SqlInt("SELECT COUNT(*) FROM comments"), before);
 }
 
+// What an earlier release left: it deleted (or edited) a comment without knowing html, so the
+// row and the hash still hold the old rendering. A deleted comment has no text for anyone.
+TEST_P(CommentTextTest, ADeletedCommentServesNoHtmlWhateverTheRowStillHolds) {
+  auto c = Client();
+  auto top = c.Post(CommentsPath(), BodyJson("secret *text*"), Bearer(root_));
+  ASSERT_EQ(top.status, 201) << top.body;
+  const int64_t id = top.Json().at("id").as_int64();
+  auto reply = c.Post(CommentsPath(), R"({"body":"a reply","parentId":)" + std::to_string(id) + "}",
+                      Bearer(root_));
+  ASSERT_EQ(reply.status, 201) << reply.body;
+  ASSERT_EQ(c.Delete(CommentPath(id), Bearer(root_)).status, 204);
+  // The older release's delete: body emptied, html kept, in SQL and in the hash.
+  ASSERT_EQ(SqlExec("UPDATE comments SET html = '<p>secret</p>' WHERE id = $1", {id}), 1);
+  ASSERT_EQ(redis_.Cli("HSET " + redis::keys::Comment(id) + " html '<p>secret</p>'"), "0");
+  EXPECT_EQ(ListedHtml(id), "");  // the placeholder, in the list
+  auto single = c.Get(CommentPath(id));
+  ASSERT_EQ(single.status, 200) << single.body;
+  EXPECT_EQ(single.Json().at("html").as_string(), "") << single.body;
+  EXPECT_EQ(c.Get(CommentPath(id), Bearer(root_)).Json().at("html").as_string(), "");
+}
+
+// A hash filled with an empty html (a row start-up had not rendered, e.g. one an older release
+// wrote meanwhile) takes SQL's rendering at the same version when the thread is refilled.
+TEST_P(CommentTextTest, AnEmptyCachedHtmlIsReplacedBySqlsAtTheSameVersion) {
+  auto c = Client();
+  auto posted = c.Post(CommentsPath(), BodyJson("*late*"), Bearer(root_));
+  ASSERT_EQ(posted.status, 201) << posted.body;
+  const int64_t id = posted.Json().at("id").as_int64();
+  ASSERT_EQ(ListedHtml(id), "<p><em>late</em></p>");
+  ASSERT_EQ(redis_.Cli("HSET " + redis::keys::Comment(id) + " html ''"), "0");
+  ASSERT_EQ(c.Get(CommentPath(id)).Json().at("html").as_string(), "");  // as cached
+  // The thread's cache goes (as after a FLUSHALL of it): the next read rebuilds it from SQL.
+  ASSERT_EQ(redis_.Cli("DEL " + redis::keys::CommentMeta(article_)), "1");
+  EXPECT_EQ(ListedHtml(id), "<p><em>late</em></p>");
+  EXPECT_EQ(c.Get(CommentPath(id)).Json().at("html").as_string(), "<p><em>late</em></p>");
+}
+
+// Each start looks only at the comments after the last pass's end: one an older release wrote
+// after it is rendered at the next start; the rest of the table is not read again.
+TEST_P(CommentTextTest, StartUpRendersOnlyWhatCameAfterItsLastPass) {
+  auto c = Client();
+  auto first = c.Post(CommentsPath(), BodyJson("first *one*"), Bearer(root_));
+  ASSERT_EQ(first.status, 201) << first.body;
+  const int64_t first_id = first.Json().at("id").as_int64();
+  SecondInstance();  // a pass up to first_id
+  EXPECT_EQ(SqlInt("SELECT COUNT(*) FROM plaudit_meta WHERE \"key\" = 'comment_html_through' "
+                   "AND value = '" +
+                   std::to_string(first_id) + "'"),
+            1);
+  auto later = c.Post(CommentsPath(), BodyJson("later *one*"), Bearer(root_));
+  ASSERT_EQ(later.status, 201) << later.body;
+  const int64_t later_id = later.Json().at("id").as_int64();
+  ASSERT_EQ(SqlExec("UPDATE comments SET html = '' WHERE id IN ($1, $2)", {first_id, later_id}), 2);
+  SecondInstance();
+  EXPECT_EQ(
+      SqlInt("SELECT COUNT(*) FROM comments WHERE id = $1 AND html = '<p>later <em>one</em></p>'",
+             later_id),
+      1);
+  EXPECT_EQ(SqlInt("SELECT COUNT(*) FROM comments WHERE id = $1 AND html = ''", first_id), 1);
+}
+
 class CommentImagesTest : public CommentTextTest {
  protected:
   void Configure(config::Config& c) override {
