@@ -10,6 +10,7 @@
 #include "domain/social_sign_in.hpp"
 #include "domain/sso_sign_in.hpp"
 #include "domain/users.hpp"
+#include "render/live_streams.hpp"
 #include "render/renderer.hpp"
 #include "sql/moderation_log.hpp"
 
@@ -30,6 +31,7 @@ struct ApiContext {
   domain::SsoSignIn* sso = nullptr;        // null: no --sso
   domain::SocialSignIn* social = nullptr;  // null: no --oidc nor --github
   domain::NoticeSettings* notices = nullptr;
+  render::LiveStreams* live = nullptr;  // live updates (API.md "Live updates")
 };
 
 }  // namespace plaudit::api

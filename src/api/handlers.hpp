@@ -47,6 +47,10 @@ namespace moderation {
 ApiHandler Queue, Act, Log, Report, Ban, Unban;
 }  // namespace moderation
 
+namespace live {
+ApiHandler ArticleEvents, PageEvents;
+}  // namespace live
+
 namespace pages {
 ApiHandler Get, ListComments, AddComment, Like, Unlike, Counts;
 }  // namespace pages

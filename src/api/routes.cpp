@@ -61,6 +61,8 @@ constexpr Route kRoutes[] = {
 
     {V::get, "/api/v1/pages", Bind<pages::Get>},
     {V::get, "/api/v1/pages/comments", Bind<pages::ListComments>},
+    {V::get, "/api/v1/pages/events", Bind<live::PageEvents>},
+    {V::get, "/api/v1/articles/{id}/events", Bind<live::ArticleEvents>},
     {V::post, "/api/v1/pages/comments", Bind<pages::AddComment>},
     {V::put, "/api/v1/pages/like", Bind<pages::Like>},
     {V::delete_, "/api/v1/pages/like", Bind<pages::Unlike>},

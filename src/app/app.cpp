@@ -19,6 +19,9 @@ App::~App() {
   if (subscriber_) {
     subscriber_->Stop();
   }
+  if (live_subscriber_) {
+    live_subscriber_->Stop();
+  }
   if (redis_) {
     redis_->Stop();
   }
@@ -133,6 +136,9 @@ void App::BeginStop() {
           }
           if (subscriber_) {
             subscriber_->Stop();
+          }
+          if (live_subscriber_) {
+            live_subscriber_->Stop();
           }
           redis_->Stop();
           spdlog::info("drained; stopping");

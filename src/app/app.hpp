@@ -42,6 +42,7 @@
 #include "redis/like_store.hpp"
 #include "redis/rate_limiter.hpp"
 #include "redis/sessions.hpp"
+#include "render/live_streams.hpp"
 #include "render/page_cache.hpp"
 #include "render/renderer.hpp"
 #include "sql/articles.hpp"
@@ -92,6 +93,7 @@ class App {
   redis::LikeStore& like_store() { return *like_store_; }
   sql::LikeTable& like_table() { return *like_table_; }
   domain::CommentService& comments() { return *comments_; }
+  render::LiveStreams& live_streams() { return *live_streams_; }
   domain::FirstRunSetup& setup() { return *setup_; }
 
  private:
@@ -147,6 +149,12 @@ class App {
   std::unique_ptr<domain::PageService> pages_;  // after articles_ and comments_: it holds them
   std::unique_ptr<render::PageCache> page_cache_;
   std::unique_ptr<render::Renderer> renderer_;  // after page_cache_ and the services it holds
+  // Live updates: the channel, the feed the comment service announces on, this instance's
+  // streams (after comments_, which they read), and the subscription that feeds them.
+  std::unique_ptr<redis::LiveChannel> live_channel_;
+  std::unique_ptr<domain::LiveFeed> live_feed_;
+  std::unique_ptr<render::LiveStreams> live_streams_;
+  std::shared_ptr<redis::Subscriber> live_subscriber_;
   flush::FaultPoints flush_faults_;
   std::unique_ptr<flush::LikeFlush> like_flush_;
   std::unique_ptr<flush::ViewFlush> view_flush_;

@@ -260,6 +260,28 @@ Status App::WireServices() {
       render::RendererOptions{PublicCacheControl(config_), CdnCacheControl(config_),
                               config_.list_views_max_age_ms});
   ctx.render = renderer_.get();
+  // Live updates: every instance announces on one channel and listens to it.
+  live_channel_ = std::make_unique<redis::LiveChannel>(*redis_);
+  live_feed_ = std::make_unique<domain::LiveFeed>(ioc_.get_executor(), *live_channel_);
+  comments_->SetLive(*live_feed_);
+  render::LiveLimits live_limits;
+  live_limits.max_streams = static_cast<size_t>(config_.live_streams);
+  live_limits.per_address = static_cast<size_t>(config_.live_streams_per_address);
+  live_streams_ = std::make_unique<render::LiveStreams>(ioc_.get_executor(), *comments_,
+                                                        *live_feed_, live_limits);
+  std::function<RedisEndpoint()> live_node = [weak = std::weak_ptr<redis::Client>(redis_),
+                                              fallback = redis_endpoint_] {
+    auto client = weak.lock();
+    return client ? client->PubSubEndpoint(redis::LiveChannel::Channel()) : fallback;
+  };
+  live_subscriber_ = redis::Subscriber::Create(
+      ioc_.get_executor(), std::move(live_node), redis::LiveChannel::Channel(),
+      /*sharded=*/false,
+      {[f = live_feed_.get()](std::string_view m) { f->Received(m); },
+       [f = live_feed_.get()](bool up) { f->SubscriptionChanged(up); }},
+      std::chrono::milliseconds(200));
+  live_subscriber_->Start();
+  ctx.live = live_streams_.get();
   ctx.moderation_log = moderation_log_.get();
   ctx.sso = sso_.get();
   ctx.social = social_.get();

@@ -35,6 +35,9 @@ struct Config {
   // start) less 256 for Redis, SQL and files, at most 10,000 (http/server.hpp).
   int64_t max_connections = 0;
   int64_t body_memory_mb = 32;  // bytes of request bodies being read at once, all clients
+  // Live-update streams (render/live_streams.hpp): open at most, and from one client address.
+  int64_t live_streams = 5000;
+  int64_t live_streams_per_address = 8;
   std::string redis_server_bin = "redis-server";  // for embedded mode
   // A like is answered only once this many replicas of its Redis primary acknowledged it
   // (WAIT after the script), else 503 after redis_wait_timeout_ms; 0: once the primary has it.

@@ -47,6 +47,17 @@ void AddServerOptions(CLI::App& app, Config& c) {
       ->envname("PLAUDIT_MAX_CONNECTIONS")
       ->check(CLI::Range(int64_t{0}, int64_t{1'000'000}))
       ->capture_default_str();
+  app.add_option("--live-streams", c.live_streams,
+                 "open live-update streams (API.md \"Live updates\") at most; beyond it 503 "
+                 "(each is a connection too: keep it below --max-connections)")
+      ->envname("PLAUDIT_LIVE_STREAMS")
+      ->check(CLI::Range(int64_t{0}, int64_t{1'000'000}))
+      ->capture_default_str();
+  app.add_option("--live-streams-per-address", c.live_streams_per_address,
+                 "open live-update streams of one client address at most; beyond it 429")
+      ->envname("PLAUDIT_LIVE_STREAMS_PER_ADDRESS")
+      ->check(CLI::Range(int64_t{1}, int64_t{100'000}))
+      ->capture_default_str();
   app.add_option("--body-memory-mb", c.body_memory_mb,
                  "MiB of request bodies read at once over all clients; beyond it 503")
       ->envname("PLAUDIT_BODY_MEMORY_MB")

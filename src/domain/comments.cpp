@@ -194,6 +194,7 @@ Awaitable<Result<Comment>> CommentService::CreateAs(const Principal& who, const 
     }
     co_return tl::unexpected(w.error());
   }
+  Announce(std::nullopt, *w);
   co_return sql::ToComment(w->rows.front());
 }
 
@@ -211,6 +212,7 @@ Awaitable<Result<Comment>> CommentService::Moderate(const Principal& who, int64_
         return table_.Moderate(id, action, log, stamp);
       };
   PL_CO_TRY(const sql::CommentWrite w, co_await WriteThread(c.article_id, std::move(act)));
+  Announce(c, w);
   co_return sql::ToComment(w.rows.front());
 }
 
@@ -239,7 +241,8 @@ Awaitable<Status> CommentService::Report(const Principal& who, int64_t id, std::
         co_await table_.Report(id, who.id, reason, NowMs(), moderation_.report_threshold, stamp));
     co_return w ? std::move(*w) : sql::CommentWrite{};
   };
-  PL_CO_CHECK(co_await WriteThread(c.article_id, std::move(report)));
+  PL_CO_TRY(const sql::CommentWrite w, co_await WriteThread(c.article_id, std::move(report)));
+  Announce(c, w);  // a report that held it: gone for readers
   co_return Status{};
 }
 
@@ -288,6 +291,7 @@ Awaitable<Result<Comment>> CommentService::Edit(const Principal& who, int64_t id
         return table_.Edit(id, std::move(new_text), NowMs(), std::move(hold), stamp);
       };
   PL_CO_TRY(const sql::CommentWrite w, co_await WriteThread(c.article_id, std::move(edit)));
+  Announce(c, w);
   Comment out = sql::ToComment(w.rows.front());
   std::vector<Comment*> one{&out};
   PL_CO_CHECK(co_await AddLikes(who.id, one));
@@ -304,8 +308,26 @@ Awaitable<Status> CommentService::Delete(const Principal& who, int64_t id) {
   }
   std::function<Awaitable<Result<sql::CommentWrite>>(sql::CacheStamp)> remove =
       [this, id](sql::CacheStamp stamp) { return table_.Delete(id, NowMs(), stamp); };
-  PL_CO_CHECK(co_await WriteThread(c.article_id, std::move(remove)));
+  PL_CO_TRY(const sql::CommentWrite w, co_await WriteThread(c.article_id, std::move(remove)));
+  Announce(c, w);
   co_return Status{};
+}
+
+void CommentService::Announce(const std::optional<Comment>& before, const sql::CommentWrite& w) {
+  if (live_ == nullptr || w.rows.empty()) {
+    return;
+  }
+  const std::vector<Comment> rows = sql::ToComments(w.rows);
+  const Comment& written = rows.front();
+  if (const std::optional<LiveKind> kind = LiveKindOf(before, written)) {
+    live_->Publish(written.article_id, *kind, written.id);
+  }
+  // Its top-level comment, when its reply count moved: still what it was to readers.
+  for (size_t i = 1; i < rows.size(); ++i) {
+    if (rows[i].Listed()) {
+      live_->Publish(rows[i].article_id, LiveKind::kUpdated, rows[i].id);
+    }
+  }
 }
 
 Awaitable<Result<sql::CommentWrite>> CommentService::WriteThread(

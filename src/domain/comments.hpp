@@ -34,6 +34,7 @@
 #include "domain/comment_verdict.hpp"
 #include "domain/guest_author.hpp"
 #include "domain/likes.hpp"
+#include "domain/live_feed.hpp"
 #include "redis/comment_cache.hpp"
 #include "redis/rate_limiter.hpp"
 #include "redis/recent_bodies.hpp"
@@ -81,6 +82,8 @@ class CommentService {
 
   // How comments are judged from now on (start-up; tests).
   void SetModeration(ModerationSettings settings, redis::RecentBodies* recent_bodies);
+  // Where writes announce what readers of a thread see change (live updates; none: not told).
+  void SetLive(LiveFeed& live) { live_ = &live; }
   // How bodies render (--comment-images): from now on; what is stored keeps its rendering.
   void SetText(text::MarkdownOptions options) { text_ = std::move(options); }
   // `body`'s html as a comment with it would get it (checked as a comment's body; nothing
@@ -266,8 +269,13 @@ class CommentService {
   // marked as mentions (one SQL query a name, only for a body that has one).
   Awaitable<Result<text::SanitizedHtml>> Render(int64_t article_id, std::string_view body);
 
+  // Tells the thread's live readers what a committed write changed for them (live_feed.hpp):
+  // `before` the comment as it was (nullopt: new), `w` the rows written.
+  void Announce(const std::optional<Comment>& before, const sql::CommentWrite& w);
+
   ModerationSettings moderation_;
   text::MarkdownOptions text_;
+  LiveFeed* live_ = nullptr;
   redis::RecentBodies* recent_bodies_ = nullptr;
   redis::RateLimiter* new_writer_limiter_ = nullptr;
   RateLimit new_writer_limit_;

@@ -44,6 +44,8 @@ struct Request {
   bool HasJsonContentType() const;
 };
 
+class EventStream;  // event_stream.hpp
+
 struct Response {
   beast::http::status status = beast::http::status::ok;
   std::string body;  // JSON text (empty for 204)
@@ -54,6 +56,9 @@ struct Response {
   std::vector<std::pair<std::string, std::string>> headers;
   // Always a literal (static storage): a std::string here cost an allocation per response.
   std::string_view content_type = "application/json; charset=utf-8";
+  // A stream of events instead of a body (event_stream.hpp): the head, then the stream's
+  // bytes for as long as it lasts; the connection closes after it.
+  std::shared_ptr<EventStream> stream;
 };
 
 // A header value without the optional whitespace (spaces, tabs) around it.

@@ -127,7 +127,11 @@ void Server::Shutdown(std::function<void()> on_drained, std::chrono::millisecond
   on_drained_ = std::move(on_drained);
   boost::system::error_code ec;
   acceptor_.close(ec);
-  // Idle keep-alive connections are closed now; busy ones close after their response.
+  // Streams end now (their connections close after); idle keep-alive connections are closed
+  // now; busy ones close after their response.
+  for (EventStream* stream : streams_) {
+    stream->Close();
+  }
   for (Connection* c : connections_) {
     if (!c->busy) {
       c->socket->cancel(ec);

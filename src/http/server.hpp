@@ -33,6 +33,7 @@
 #include "common/result.hpp"
 #include "common/web_origin.hpp"
 #include "http/cors.hpp"
+#include "http/event_stream.hpp"
 #include "http/forwarded.hpp"
 #include "http/metrics.hpp"
 #include "http/router.hpp"
@@ -71,6 +72,8 @@ class Server {
   void Shutdown(std::function<void()> on_drained,
                 std::chrono::milliseconds deadline = std::chrono::seconds(10));
   size_t open_connections() const { return connections_.size(); }
+  // Streaming responses being written now (event_stream.hpp).
+  size_t open_streams() const { return streams_.size(); }
   // Bytes reserved by the bodies being read now.
   size_t body_bytes_in_flight() const { return body_bytes_; }
 
@@ -105,6 +108,9 @@ class Server {
   Response ParseErrorResponse(const boost::system::error_code& ec) const;
 
   Awaitable<void> Serve(tcp::socket socket);
+  // Writes a streaming response (event_stream.hpp) until it ends, the client goes, a write
+  // outlasts the body timeout, or the server shuts down (server_stream.cpp).
+  Awaitable<void> Stream(Connection& conn, Response response, unsigned version, bool head);
   // Routes the request: a CORS preflight, 404/405, a cross-site cookie write (403), a body
   // that is not JSON (415), or the route's handler. The caller adds the CORS headers.
   Awaitable<Response> Dispatch(RawRequest& req, const std::string& remote, std::string_view& route);
@@ -118,6 +124,7 @@ class Server {
   uint16_t port_ = 0;
   bool shutting_down_ = false;
   std::unordered_set<Connection*> connections_;
+  std::unordered_set<EventStream*> streams_;  // closed by Shutdown
   // Accepted and not yet ended (their Serve may not have started yet), and of those the ones
   // closed to make room that have not ended yet.
   size_t live_ = 0;

@@ -1,6 +1,6 @@
 #pragma once
 // Private to the Server files (src/http/server*.cpp): the per-connection state they all touch.
-// The design is in server.hpp; Server is written in five files, one concern each:
+// The design is in server.hpp; Server is written in six files, one concern each:
 //   server.cpp                 its life: listening, the accept loop, the deadline sweep, and
 //                              the drain on shutdown;
 //   server_connection_cap.cpp  the connection cap (issue 41): who is closed or refused at it,
@@ -9,7 +9,8 @@
 //                              response in place when the socket takes it;
 //   server_session.cpp         one connection's loop: header, framing, body budget, body,
 //                              answer, keep-alive;
-//   server_dispatch.cpp        a parsed request routed to its handler (or refused first).
+//   server_dispatch.cpp        a parsed request routed to its handler (or refused first);
+//   server_stream.cpp          a streaming response (event_stream.hpp) written until it ends.
 #include <list>
 
 #include "http/server.hpp"

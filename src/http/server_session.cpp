@@ -158,6 +158,14 @@ Awaitable<void> Server::Serve(tcp::socket socket) {
     Response response = co_await Dispatch(req, remote, route);
     cors_.Apply(req, response);  // on errors too: a widget must read them
     const int status = static_cast<int>(response.status);
+    if (response.stream) {
+      if (metrics_) {
+        std::chrono::duration<double> took = Clock::now() - started;
+        metrics_->ObserveRequest(route, req.method(), status, took.count());
+      }
+      co_await Stream(conn, std::move(response), version, head);
+      break;  // a stream ends its connection
+    }
     // An unread body would be parsed as the next request: close after the answer.
     const bool keep_alive = req.keep_alive() && !shutting_down_ && !skip_body;
     if (metrics_) {

@@ -60,7 +60,8 @@ std::string SerializeResponse(const Response& r, unsigned version, bool keep_ali
   for (const auto& [name, value] : r.headers) {
     AppendField(out, name, value);
   }
-  if (!no_payload) {
+  // A stream's length is not known: it ends when the connection closes (keep_alive is false).
+  if (!no_payload && !r.stream) {
     out.append("Content-Length: ");
     AppendNumber(out, body_size);
     out.append("\r\n");

@@ -103,6 +103,9 @@
 // | pl:cmeta:{lN}:<aid>      | HASH    | state of an article's comment cache:        | none       |
 // |                          |         | building (owner, lease) or ready; the       |            |
 // |                          |         | thread's version (birth b, changes v)       |            |
+// | pl:live:events           | CHANNEL | pub/sub: live updates of every thread:      | —          |
+// |                          |         | <aid> <seq> <kind> <cid>                    |            |
+// | pl:lvs:{lN}:<aid>        | STRING  | last live-update seq of a thread            | 1 day      |
 // | pl:ct:{lN}:<aid>         | ZSET    | listed top-level comments, score = id       | none       |
 // | pl:ch:{lN}:<aid>         | ZSET    | the same, score = like count                | none       |
 // | pl:crt:{lN}:<cid>        | ZSET    | listed replies of a top-level comment,      | none       |
@@ -309,6 +312,12 @@ inline std::string Comment(int64_t comment_id) {
 inline std::string CommentMeta(int64_t article_id) {
   return InShard(kCommentMetaPrefix, LikeShard(article_id), Num(article_id));
 }
+// Live updates (redis/live_channel.hpp): the one channel, and each thread's event sequence.
+inline constexpr std::string_view kLiveEvents = "pl:live:events";
+inline constexpr std::string_view kLiveSeqPrefix = "pl:lvs:";
+inline std::string LiveSeq(int64_t article_id) {
+  return InShard(kLiveSeqPrefix, LikeShard(article_id), Num(article_id));
+}
 inline std::string CommentsByTime(int64_t article_id) {
   return InShard(kCommentsByTimePrefix, LikeShard(article_id), Num(article_id));
 }
@@ -420,6 +429,8 @@ inline constexpr std::array kAllKeys{
     KeyShape{kCommentSeq},
     KeyShape{kCommentPrefix},
     KeyShape{kCommentMetaPrefix},
+    KeyShape{kLiveEvents},
+    KeyShape{kLiveSeqPrefix},
     KeyShape{kCommentsByTimePrefix},
     KeyShape{kCommentsByLikesPrefix},
     KeyShape{kRepliesByTimePrefix},

@@ -345,6 +345,36 @@ describe('widget on an article', () => {
     await context.close();
   });
 
+  it('updates itself: a comment posted elsewhere waits behind "1 new comment", edits and deletions land in place', async () => {
+    const { context, page, w, errors } = await open();
+    await w.locator('section.thread[data-live="open"]').waitFor();
+    // Posted by someone else (the API, as another browser would): the list does not move.
+    const before = await bodies(w);
+    const c = await api(plaudit.url, 'POST', `/api/v1/articles/${articleId}/comments`,
+                        { token: carol.token, body: { body: 'Live from **Carol**' } });
+    assert.equal(c.status, 201);
+    const banner = w.getByRole('button', { name: '1 new comment' });
+    await banner.waitFor();
+    assert.deepEqual(await bodies(w), before);
+    await banner.click();
+    const item = w.locator(`ol.list > li.c[data-id="${c.json.id}"]`);
+    await item.waitFor();
+    assert.equal(await item.locator('article .body strong').innerText(), 'Carol');
+    assert.ok(await banner.isHidden());
+    // An edit and a deletion made elsewhere land in place.
+    const e = await api(plaudit.url, 'PATCH', `/api/v1/comments/${c.json.id}`,
+                        { token: carol.token, body: { body: 'Live, edited' } });
+    assert.equal(e.status, 200);
+    await item.locator('article .body', { hasText: 'Live, edited' }).waitFor();
+    const d = await api(plaudit.url, 'DELETE', `/api/v1/comments/${c.json.id}`, { token: carol.token });
+    assert.equal(d.status, 204);
+    await item.waitFor({ state: 'detached' });
+    // Hidden: no stream; visible again: it follows again.
+    assert.deepEqual(errors, []);
+    await context.close();
+    void page;
+  });
+
   it('is keyboard-usable: Tab reaches the sort switch, Enter sorts, messages are announced', async () => {
     const { context, page, w } = await open();
     await w.getByRole('button', { name: 'Oldest' }).focus();

@@ -23,6 +23,8 @@ export const strings = {
   post: ['Post comment', '发表评论'],
   postReply: ['Post reply', '发表回复'],
   loadMore: ['Load more comments', '加载更多评论'],
+  newComment1: ['1 new comment', '1 条新评论'],
+  newComments: ['{0} new comments', '{0} 条新评论'],
   moreReplies: ['Show {0} more replies', '展开其余 {0} 条回复'],
   replyingTo: ['Replying to {0}', '回复 {0}'],
   deleted: ['This comment was deleted.', '该评论已删除。'],

@@ -61,6 +61,12 @@ export class Thread {
   private articleId: number | null = null;  // the thread's, once info() or a post says
   private providers: Providers | null = null;  // the ways in (GET /auth/providers), once known
   private composerKind: string | null = null;  // setComposer's
+  // Live updates (API.md "Live updates"): the thread's events while the page is visible; new
+  // comments wait behind a button so the reader's place never moves under them.
+  private events: EventSource | null = null;
+  private lastEventId = '';
+  private incoming: Comment[] = [];
+  private newButton = h('button', { type: 'button', class: 'new-comments', hidden: true });
 
   constructor(o: ThreadOptions) {
     this.api = o.api; this.src = o.source; this.t = o.t; this.lang = o.lang;
@@ -71,7 +77,9 @@ export class Thread {
     this.heading.textContent = t('comments_region');
     this.el = h('section', { class: 'thread', 'aria-labelledby': hid, lang: this.lang },
       h('header', { class: 'head' }, this.heading, this.pageLike, this.sortBar),
-      this.live, this.auth, this.composerSlot, this.empty, this.list, this.loadMore);
+      this.live, this.auth, this.composerSlot, this.newButton, this.empty, this.list, this.loadMore);
+    this.newButton.addEventListener('click', () => this.showIncoming());
+    document.addEventListener('visibilitychange', () => this.follow());
     this.sortBar.setAttribute('aria-label', t('sortLabel'));
     for (const s of kSorts) {
       const label = t(s === 'new' ? 'sortNew' : s === 'old' ? 'sortOld' : 'sortHot');
@@ -201,6 +209,13 @@ export class Thread {
   private posted(c: Comment, guest?: GuestName): void {
     if (guest && c.editToken) rememberGuest(this.api.origin, guest, c.id, c.editToken);
     delete c.editToken;
+    // Its live event may have come first: it is this reader's own, shown and counted now.
+    const i = this.incoming.findIndex((x) => x.id === c.id);
+    if (i >= 0) {
+      this.incoming.splice(i, 1);
+      this.count = Math.max(0, this.count - 1);
+      this.renderIncoming();
+    }
   }
 
   private openAuth(mode: 'in' | 'up'): void {
@@ -274,6 +289,108 @@ export class Thread {
     }, (e) => this.fail(e, 'info'));
     await Promise.all([info, this.loadPage(gen)]);
     await this.showHeld(gen);
+    this.incoming = [];
+    this.renderIncoming();
+    this.follow();
+  }
+
+  // ---- live updates ---------------------------------------------------------------------
+
+  // Subscribes while the page is visible (and the thread exists), unsubscribes while hidden.
+  private follow(): void {
+    const want = this.articleId !== null && document.visibilityState === 'visible' &&
+                 typeof EventSource !== 'undefined';
+    if (!want) {
+      this.events?.close();
+      this.events = null;
+      delete this.el.dataset.live;
+      return;
+    }
+    if (this.events) return;
+    // A new EventSource after a pause says where it stopped (EventSource itself sends
+    // Last-Event-ID only on its own reconnects).
+    const q = this.lastEventId ? '?lastEventId=' + encodeURIComponent(this.lastEventId) : '';
+    const es = new EventSource(`${this.api.origin}/api/v1/articles/${this.articleId}/events${q}`);
+    const on = (name: string, f: (data: any) => void) => es.addEventListener(name, (ev) => {
+      const m = ev as MessageEvent;
+      if (m.lastEventId) this.lastEventId = m.lastEventId;
+      try { f(JSON.parse(m.data)); } catch { /* not for us */ }
+    });
+    on('comment', (c: Comment) => this.arrived(c));
+    on('comment_updated', (c: Comment) => this.changed(c));
+    on('comment_deleted', (d: { id: number }) => this.vanished(d.id));
+    on('reset', () => { this.lastEventId = ''; es.close(); this.events = null; void this.reload(); });
+    // Said on the thread's element, for whoever waits for it (the browser tests).
+    es.onopen = () => { this.el.dataset.live = 'open'; };
+    es.onerror = () => { delete this.el.dataset.live; };
+    this.events = es;
+  }
+
+  private arrived(c: Comment): void {
+    if (this.views.has(c.id)) { this.changed(c); return; }
+    if (this.incoming.some((x) => x.id === c.id)) return;
+    this.incoming.push(c);
+    this.count += 1;
+    this.renderCount();
+    this.renderIncoming();
+  }
+
+  private changed(c: Comment): void {
+    const v = this.views.get(c.id);
+    if (!v) {
+      const i = this.incoming.findIndex((x) => x.id === c.id);
+      if (i >= 0) this.incoming[i] = c;
+      return;
+    }
+    Object.assign(v.c, c, { liked: v.c.liked });  // the stream is anonymous: the like is theirs
+    this.renderBody(v);
+    if (!v.top) this.renderMoreReplies(v);
+  }
+
+  private vanished(id: number): void {
+    const before = this.incoming.length;
+    this.incoming = this.incoming.filter((x) => x.id !== id);
+    if (this.incoming.length !== before) {
+      this.count = Math.max(0, this.count - 1);
+      this.renderCount();
+      this.renderIncoming();
+    }
+    const v = this.views.get(id);
+    if (v) this.dropped(v);
+  }
+
+  // A comment gone (this reader's own delete, or its live event): once, whichever comes first.
+  private dropped(v: View): void {
+    if (this.views.get(v.c.id) !== v || v.c.deleted) return;
+    this.count = Math.max(0, this.count - 1);
+    this.remove(v);
+  }
+
+  private renderIncoming(): void {
+    const n = this.incoming.length;
+    this.newButton.hidden = n === 0;
+    this.newButton.textContent = n === 1 ? this.t('newComment1') : this.t('newComments', n);
+  }
+
+  // The waiting comments into the list: top-level ones first in the newest-first order,
+  // replies under their comment (a reply whose comment is not shown waits for a reload).
+  private showIncoming(): void {
+    const waiting = this.incoming;
+    this.incoming = [];
+    for (const c of waiting) {
+      if (c.parentId === null) {
+        this.insertTop(c, true);
+      } else {
+        const top = this.views.get(c.parentId);
+        if (top && !top.top) {
+          this.insertReply(top, c);
+          top.c.replyCount = Math.max(top.c.replyCount, top.replies!.children.length);
+          this.renderMoreReplies(top);
+        }
+      }
+    }
+    this.renderIncoming();
+    this.heading.focus();
   }
 
   // The reader's own held comments (lists leave them out, see held.ts), first, marked.
@@ -490,13 +607,15 @@ export class Thread {
       send: async (text, signals, guest) => {
         // Replying to a reply: the server files it under the top-level comment and names whom
         // it answers (replyTo).
+        const replies = top.c.replyCount;
         const c = await this.src.post(text, v.c.id, undefined, signals, guest);
         this.posted(c, guest);
         v.slot.replaceChildren();
         if (held(c)) {
           rememberHeld(this.api, c);
         } else {
-          top.c.replyCount++;
+          // One more than before the post, whether or not its live update came first.
+          top.c.replyCount = Math.max(top.c.replyCount, replies + 1);
           this.count++;
         }
         const nv = this.insertReply(top, c);
@@ -542,8 +661,7 @@ export class Thread {
       try {
         await this.api.deleteComment(v.c.id);
         forgetToken(this.api.origin, v.c.id);
-        this.count = Math.max(0, this.count - 1);
-        this.remove(v);
+        this.dropped(v);
         this.say(t('removed'));
         this.heading.focus();
       } catch (e) {

@@ -1,0 +1,73 @@
+#pragma once
+// Live updates of threads (API.md "Live updates"), the services' side: what a comment write
+// announces, and every instance's announcements as they arrive. The Redis channel carries
+// only "what happened to which comment" (redis/live_channel.hpp); each instance reads the
+// comment itself, as an anonymous reader would, before it tells its readers anything
+// (render/live_streams.hpp): so what a stream sends is what a page read would show, and a held
+// comment is never sent.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+#include "common/net.hpp"
+#include "model/comment.hpp"
+#include "redis/live_channel.hpp"
+
+namespace plaudit::domain {
+
+// What readers of a thread see change about one comment.
+enum class LiveKind {
+  kShown,    // newly visible: a new approved comment, an approval, a restore
+  kUpdated,  // still visible, changed: an edit, a new reply count
+  kGone,     // no longer visible: deleted, marked spam, held again (a placeholder may stay)
+};
+std::string_view LiveKindName(LiveKind kind);  // "comment", "updated", "deleted"
+std::optional<LiveKind> ParseLiveKind(std::string_view name);
+
+struct LiveEvent {
+  int64_t article_id = 0;
+  uint64_t seq = 0;  // the thread's, from 1, gapless while nothing is lost
+  LiveKind kind = LiveKind::kShown;
+  int64_t comment_id = 0;
+};
+
+// How a comment's write reads to the thread's readers: `before` (nullopt: it is new) and
+// `after` as stored; nullopt for a new comment they do not see (held). A comment not shown
+// after the write is `deleted` whatever `before` said (it may be stale), or `updated` while it
+// stays listed as a placeholder.
+std::optional<LiveKind> LiveKindOf(const std::optional<model::Comment>& before,
+                                   const model::Comment& after);
+
+class LiveFeed {
+ public:
+  LiveFeed(net::any_io_executor ex, redis::LiveChannel& channel)
+      : ex_(std::move(ex)), channel_(channel) {}
+
+  // Sends it to every instance, this one too, without holding up the write that caused it: a
+  // failure is logged (the thread's readers miss it until they reload; nothing else is lost).
+  void Publish(int64_t article_id, LiveKind kind, int64_t comment_id);
+
+  // Where this instance's announcements go (render/live_streams.hpp; one listener).
+  void Listen(std::function<void(const LiveEvent&)> on_event, std::function<void(bool)> on_state) {
+    on_event_ = std::move(on_event);
+    on_state_ = std::move(on_state);
+  }
+  // From the subscription to the channel (the wiring's redis::Subscriber).
+  void Received(std::string_view payload);
+  void SubscriptionChanged(bool subscribed);
+
+  uint64_t publish_failures() const { return publish_failures_; }
+
+ private:
+  Awaitable<void> PublishNow(int64_t article_id, LiveKind kind, int64_t comment_id);
+
+  net::any_io_executor ex_;
+  redis::LiveChannel& channel_;
+  std::function<void(const LiveEvent&)> on_event_;
+  std::function<void(bool)> on_state_;
+  uint64_t publish_failures_ = 0;
+};
+
+}  // namespace plaudit::domain

@@ -1,0 +1,350 @@
+#include "render/live_streams.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "render/comment_text.hpp"
+#include "render/json_text.hpp"
+
+namespace plaudit::render {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Announcements of one thread waiting to be read, at most.
+constexpr size_t kMaxQueued = 1000;
+
+// "id: <seq>" (when given), the event's name and its data, as text/event-stream frames them.
+std::string EventFrame(std::optional<uint64_t> seq, std::string_view event, std::string_view data) {
+  std::string out;
+  out.reserve(data.size() + 48);
+  if (seq) {
+    out.append("id: ").append(std::to_string(*seq)).push_back('\n');
+  }
+  out.append("event: ").append(event).push_back('\n');
+  out.append("data: ").append(data).append("\n\n");
+  return out;
+}
+
+std::string ResetFrame(uint64_t seq) {
+  return EventFrame(seq > 0 ? std::optional<uint64_t>(seq) : std::nullopt, "reset", "{}");
+}
+
+}  // namespace
+
+// One reader's stream: the frames waiting to be written, and a timer that is both the
+// heartbeat and the wake-up (cancelled when a frame arrives or the stream closes).
+class LiveStreams::Stream : public http::EventStream {
+ public:
+  Stream(LiveStreams& owner, int64_t article_id, std::string address)
+      : owner_(owner),
+        alive_(owner.alive_),
+        article_id_(article_id),
+        address_(std::move(address)),
+        timer_(owner.ex_) {}
+  ~Stream() override { Detach(); }
+
+  Awaitable<std::string> Next() override {
+    while (true) {
+      if (!pending_.empty()) {
+        std::string out;
+        out.swap(pending_);
+        co_return out;
+      }
+      if (closed_) {
+        co_return std::string();
+      }
+      timer_.expires_after(owner_heartbeat());
+      boost::system::error_code ec;
+      co_await timer_.async_wait(net::redirect_error(net::use_awaitable, ec));
+      if (!ec && pending_.empty() && !closed_) {
+        co_return std::string(": ping\n\n");
+      }
+    }
+  }
+
+  void Close() override {
+    if (closed_) {
+      return;
+    }
+    closed_ = true;
+    timer_.cancel();
+    Detach();
+  }
+
+  // An event's frame, unless the reader had it already (a reconnect from another instance).
+  void Push(uint64_t seq, std::string_view frame) {
+    if (seq > skip_through_) {
+      Push(frame);
+    }
+  }
+  void skip_through(uint64_t seq) { skip_through_ = seq; }
+
+  void Push(std::string_view frame) {
+    if (closed_) {
+      return;
+    }
+    if (pending_.size() + frame.size() > backlog_) {
+      // It stopped reading: closed; it comes back with its Last-Event-ID.
+      Close();
+      return;
+    }
+    pending_.append(frame);
+    timer_.cancel();
+  }
+
+  void set_bounds(std::chrono::milliseconds heartbeat, size_t backlog) {
+    heartbeat_ = heartbeat;
+    backlog_ = backlog;
+  }
+
+ private:
+  std::chrono::milliseconds owner_heartbeat() const { return heartbeat_; }
+  void Detach() {
+    if (!attached_) {
+      return;
+    }
+    attached_ = false;
+    if (auto alive = alive_.lock(); alive && *alive) {
+      owner_.Remove(article_id_, address_, this);
+    }
+  }
+
+  LiveStreams& owner_;
+  std::weak_ptr<bool> alive_;
+  const int64_t article_id_;
+  const std::string address_;
+  net::steady_timer timer_;
+  std::string pending_;
+  bool closed_ = false;
+  bool attached_ = true;
+  uint64_t skip_through_ = 0;
+  std::chrono::milliseconds heartbeat_{25'000};
+  size_t backlog_ = size_t{1} << 20;
+};
+
+LiveStreams::LiveStreams(net::any_io_executor ex, domain::CommentService& comments,
+                         domain::LiveFeed& feed, LiveLimits limits)
+    : ex_(std::move(ex)), comments_(comments), feed_(feed), limits_(limits) {
+  feed_.Listen([this](const domain::LiveEvent& e) { OnEvent(e); },
+               [this](bool subscribed) { OnState(subscribed); });
+}
+
+LiveStreams::~LiveStreams() {
+  *alive_ = false;
+  feed_.Listen({}, {});
+}
+
+Result<std::shared_ptr<http::EventStream>> LiveStreams::Open(int64_t article_id,
+                                                             std::optional<uint64_t> last_event_id,
+                                                             const std::string& address) {
+  if (streams_ >= limits_.max_streams) {
+    Error e{ErrorCode::kUnavailable, "too many live streams on this server; retry later"};
+    e.retry_after_seconds = 10;
+    return tl::unexpected(e);
+  }
+  size_t& mine = by_address_[address];
+  if (mine >= limits_.per_address) {
+    Error e{ErrorCode::kRateLimited, "too many live streams from this address"};
+    e.retry_after_seconds = 10;
+    return tl::unexpected(e);
+  }
+  Forget();
+  auto stream = std::make_shared<Stream>(*this, article_id, address);
+  stream->set_bounds(limits_.heartbeat, limits_.stream_backlog);
+  Thread& t = threads_[article_id];
+  t.streams.push_back(stream);
+  ++mine;
+  ++streams_;
+
+  // How often to retry, then what a reconnect missed, if this instance kept it all: every
+  // event after `last` that it has worked through (the ones it is still reading come as they
+  // are sent, and ones the reader had from elsewhere are skipped). Else a reset.
+  std::string first = "retry: 3000\n\n";
+  if (last_event_id) {
+    const uint64_t last = *last_event_id;
+    const bool kept_all =
+        t.last_seq > 0 && last <= t.last_seq && t.kept_from > 0 && last + 1 >= t.kept_from;
+    std::string missed;
+    if (kept_all) {
+      for (const Kept& k : t.kept) {
+        if (k.seq > last && !k.frame.empty()) {
+          missed += k.frame;
+        }
+      }
+    }
+    // More than a stream may hold unsent is a reload's worth: sent as a reset, not as a
+    // backlog that would close the stream and bring the reader back to the same place.
+    if (!kept_all || missed.size() > limits_.stream_backlog / 2) {
+      first += ResetFrame(t.last_seq);
+    } else {
+      first += missed;
+      stream->skip_through(last);
+    }
+  }
+  stream->Push(first);
+  return std::shared_ptr<http::EventStream>(std::move(stream));
+}
+
+void LiveStreams::Remove(int64_t article_id, const std::string& address, const Stream* stream) {
+  --streams_;
+  if (auto it = by_address_.find(address); it != by_address_.end() && --it->second == 0) {
+    by_address_.erase(it);
+  }
+  auto it = threads_.find(article_id);
+  if (it == threads_.end()) {
+    return;
+  }
+  auto& streams = it->second.streams;
+  std::erase_if(streams, [stream](const std::weak_ptr<Stream>& w) {
+    auto s = w.lock();
+    return !s || s.get() == stream;
+  });
+  if (streams.empty()) {
+    it->second.unwatched_at = Clock::now();
+  }
+}
+
+void LiveStreams::Forget() {
+  const auto now = Clock::now();
+  std::erase_if(threads_, [&](const auto& entry) {
+    const Thread& t = entry.second;
+    return t.streams.empty() && !t.draining && t.queue.empty() &&
+           now - t.unwatched_at > limits_.keep;
+  });
+}
+
+void LiveStreams::OnEvent(const domain::LiveEvent& e) {
+  auto it = threads_.find(e.article_id);
+  if (it == threads_.end()) {
+    return;  // nobody here watches that thread
+  }
+  Thread& t = it->second;
+  if (t.streams.empty() && !t.draining && Clock::now() - t.unwatched_at > limits_.keep) {
+    threads_.erase(it);  // nobody here for longer than `keep`: stop reading its comments
+    return;
+  }
+  if (t.queue.size() >= kMaxQueued) {
+    // Reads far behind (a slow database): readers reload instead of waiting for them all.
+    t.queue.clear();
+    Reset(t);
+  }
+  t.queue.push_back(e);
+  if (!t.draining) {
+    t.draining = true;
+    net::co_spawn(ex_, Drain(e.article_id), net::detached);
+  }
+}
+
+void LiveStreams::OnState(bool subscribed) {
+  if (subscribed && ever_subscribed_ && !subscribed_) {
+    // Back after a gap: what was published meanwhile never came.
+    // The seq stays: the next event's number shows how far it jumped (and a Drain still
+    // reading an older one cannot make the gap look closed).
+    for (auto& [id, t] : threads_) {
+      Reset(t);
+    }
+  }
+  ever_subscribed_ = ever_subscribed_ || subscribed;
+  subscribed_ = subscribed;
+}
+
+void LiveStreams::Reset(Thread& t) {
+  t.kept.clear();
+  t.kept_from = 0;
+  const std::string frame = ResetFrame(0);
+  // Copied first: a push may close a stream (its backlog full), which removes it from the list.
+  std::vector<std::shared_ptr<Stream>> streams;
+  for (auto& w : t.streams) {
+    if (auto s = w.lock()) {
+      streams.push_back(std::move(s));
+    }
+  }
+  for (auto& s : streams) {
+    s->skip_through(0);  // the reader starts again from what it reloads
+    s->Push(frame);
+  }
+}
+
+void LiveStreams::Send(Thread& t, uint64_t seq, const std::string& frame) {
+  const auto now = Clock::now();
+  if (t.kept_from == 0) {
+    t.kept_from = seq;
+  }
+  t.kept.push_back(Kept{seq, frame, now});
+  while (t.kept.size() > 1 &&
+         (t.kept.size() > limits_.kept_events || now - t.kept.front().at > limits_.keep)) {
+    t.kept.pop_front();
+    t.kept_from = t.kept.front().seq;
+  }
+  if (frame.empty()) {
+    return;
+  }
+  // Copied first: a push may close a stream, which removes it from this list.
+  std::vector<std::shared_ptr<Stream>> streams;
+  for (auto& w : t.streams) {
+    if (auto s = w.lock()) {
+      streams.push_back(std::move(s));
+    }
+  }
+  for (auto& s : streams) {
+    s->Push(seq, frame);
+  }
+}
+
+Awaitable<void> LiveStreams::Drain(int64_t article_id) {
+  const std::shared_ptr<bool> alive = alive_;
+  while (*alive) {
+    auto it = threads_.find(article_id);
+    if (it == threads_.end()) {
+      co_return;
+    }
+    Thread& t = it->second;
+    if (t.queue.empty()) {
+      t.draining = false;
+      co_return;
+    }
+    const domain::LiveEvent e = t.queue.front();
+    t.queue.pop_front();
+    if (t.last_seq != 0 && e.seq != t.last_seq + 1) {
+      // Skipped (lost) or gone back (Redis emptied or restored): what readers have may be off.
+      Reset(t);
+    }
+    t.last_seq = e.seq;
+    std::string frame = co_await Frame(e);
+    if (!*alive) {
+      co_return;
+    }
+    // Found again: the map may have changed while the comment was read.
+    it = threads_.find(article_id);
+    if (it == threads_.end()) {
+      co_return;
+    }
+    Send(it->second, e.seq, frame);
+  }
+}
+
+Awaitable<std::string> LiveStreams::Frame(const domain::LiveEvent& e) {
+  if (e.kind == domain::LiveKind::kGone) {
+    std::string data = R"({"id":)";
+    json_text::Int(data, e.comment_id);
+    data.push_back('}');
+    co_return EventFrame(e.seq, "comment_deleted", data);
+  }
+  // As an anonymous reader reads it: nothing for a comment they may not see.
+  auto c = co_await comments_.Get(std::nullopt, e.comment_id);
+  if (!c) {
+    if (c.error().code != ErrorCode::kNotFound) {
+      spdlog::warn("live update of comment {} not sent: {}", e.comment_id, c.error().message);
+    }
+    co_return std::string();
+  }
+  std::string data;
+  AppendCommentJson(data, *c);
+  co_return EventFrame(e.seq, e.kind == domain::LiveKind::kShown ? "comment" : "comment_updated",
+                       data);
+}
+
+}  // namespace plaudit::render

@@ -1,0 +1,221 @@
+// Issue 48, "Live updates" (API.md): a thread's events as text/event-stream, on two instances
+// of one Redis and one database. What a reader on one instance sees of writes made through the
+// other: new comments, edits, deletions, approvals, in order, each with an id; nothing held;
+// a reconnect gets what it missed or a reset; a lost announcement resets; the caps.
+#include <boost/json.hpp>
+
+#include "api_test_base.hpp"
+#include "redis/keys.hpp"
+#include "support/sse_reader.hpp"
+
+namespace plaudit::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+class LiveTest : public ApiTest {
+ protected:
+  void Configure(config::Config& c) override {
+    c.rate_limits = false;
+    c.moderation = policy_;
+    c.live_streams_per_address = 3;
+  }
+
+  void SetUp() override {
+    ApiTest::SetUp();
+    other_ = SecondInstance();
+    root_ = Login("root", "rootpassword");
+    article_ = PublishArticle(root_);
+    ASSERT_NE(article_, 0);
+    Register("reader");
+    reader_ = Login("reader");
+  }
+
+  std::string EventsPath() const {
+    return "/api/v1/articles/" + std::to_string(article_) + "/events";
+  }
+  std::string CommentsPath() const {
+    return "/api/v1/articles/" + std::to_string(article_) + "/comments";
+  }
+  // Posts through the first instance; the new comment's id.
+  int64_t Post(const std::string& token, const std::string& body, int64_t parent = 0) {
+    boost::json::object o{{"body", body}};
+    if (parent != 0) {
+      o["parentId"] = parent;
+    }
+    auto r = app_->Client().Post(CommentsPath(), boost::json::serialize(o), Bearer(token));
+    EXPECT_EQ(r.status, 201) << r.body;
+    return r.status == 201 ? r.Json().at("id").as_int64() : 0;
+  }
+  // The next event's name and data, failing the test when none comes.
+  static SseEvent Expect(SseReader& s, const std::string& event) {
+    std::optional<SseEvent> e = s.Next();
+    EXPECT_TRUE(e.has_value()) << "no event (wanted " << event << ")";
+    if (!e) {
+      return {};
+    }
+    EXPECT_EQ(e->event, event) << "id " << e->id << ": " << e->data;
+    return *e;
+  }
+  static int64_t IdOf(const SseEvent& e) { return boost::json::parse(e.data).at("id").as_int64(); }
+
+  std::string policy_ = "off";
+  std::unique_ptr<AppUnderTest> other_;
+  std::string root_;
+  std::string reader_;
+  int64_t article_ = 0;
+};
+
+TEST_P(LiveTest, AReaderOnOneInstanceSeesWritesMadeThroughTheOther) {
+  SseReader s(other_->port(), EventsPath());
+  ASSERT_EQ(s.status(), 200) << s.head();
+  EXPECT_NE(s.head().find("Content-Type: text/event-stream"), std::string::npos) << s.head();
+  EXPECT_NE(s.head().find("Cache-Control: no-store"), std::string::npos) << s.head();
+
+  const int64_t id = Post(reader_, "hello *live*");
+  SseEvent shown = Expect(s, "comment");
+  EXPECT_EQ(shown.id, "1");
+  const boost::json::value json = boost::json::parse(shown.data);
+  EXPECT_EQ(json.at("id").as_int64(), id);
+  EXPECT_EQ(json.at("html").as_string(), "<p>hello <em>live</em></p>");
+  EXPECT_EQ(json.at("liked").as_bool(), false);  // an anonymous reader's view
+
+  // A reply: itself, then its top-level comment's new reply count.
+  const int64_t reply = Post(root_, "a reply", id);
+  EXPECT_EQ(IdOf(Expect(s, "comment")), reply);
+  SseEvent top = Expect(s, "comment_updated");
+  EXPECT_EQ(boost::json::parse(top.data).at("replyCount").as_int64(), 1);
+
+  auto edited = app_->Client().Patch("/api/v1/comments/" + std::to_string(reply),
+                                     R"({"body":"edited"})", Bearer(root_));
+  ASSERT_EQ(edited.status, 200) << edited.body;
+  SseEvent upd = Expect(s, "comment_updated");
+  EXPECT_EQ(boost::json::parse(upd.data).at("body").as_string(), "edited");
+  ASSERT_EQ(
+      app_->Client().Delete("/api/v1/comments/" + std::to_string(reply), Bearer(root_)).status,
+      204);
+  SseEvent gone = Expect(s, "comment_deleted");
+  EXPECT_EQ(IdOf(gone), reply);
+  EXPECT_EQ(gone.data, R"({"id":)" + std::to_string(reply) + "}");
+  // In order, gapless: 1 comment, 2 reply, 3 top, 4 edit, 5 delete (6: the top's count).
+  EXPECT_EQ(gone.id, "5");
+  SseEvent count = Expect(s, "comment_updated");
+  EXPECT_EQ(count.id, "6");
+  EXPECT_EQ(IdOf(count), id);
+  EXPECT_EQ(boost::json::parse(count.data).at("replyCount").as_int64(), 0);
+}
+
+class LiveModeratedTest : public LiveTest {
+ protected:
+  LiveModeratedTest() { policy_ = "all"; }
+};
+
+TEST_P(LiveModeratedTest, NothingHeldIsSentAndTheApprovalSendsIt) {
+  SseReader s(other_->port(), EventsPath());
+  ASSERT_EQ(s.status(), 200);
+  const int64_t held = Post(reader_, "wait for me");
+  // Even announced (as a stale or hostile announcement would), a held comment is not sent:
+  // each instance reads it as an anonymous reader first.
+  const std::string seq = redis_.Cli("INCR " + redis::keys::LiveSeq(article_));
+  ASSERT_EQ(seq, "1");
+  redis_.Cli("PUBLISH pl:live:events '" + std::to_string(article_) + " 1 comment " + std::to_string(held) +
+             "'");
+  const int64_t mine = Post(root_, "a moderator is never held");
+  // The first thing the reader sees is the moderator's comment, event 2: the held one, 1,
+  // sent nothing.
+  SseEvent first = Expect(s, "comment");
+  EXPECT_EQ(IdOf(first), mine);
+  EXPECT_EQ(first.id, "2");
+  auto approve = app_->Client().Post(
+      "/api/v1/moderation/comments",
+      R"({"ids":[)" + std::to_string(held) + R"(],"action":"approve"})", Bearer(root_));
+  ASSERT_EQ(approve.status, 200) << approve.body;
+  SseEvent approved = Expect(s, "comment");
+  EXPECT_EQ(IdOf(approved), held);
+  EXPECT_EQ(boost::json::parse(approved.data).at("status").as_string(), "approved");
+  // Spam: gone for readers.
+  auto spam = app_->Client().Post("/api/v1/moderation/comments",
+                                  R"({"ids":[)" + std::to_string(held) + R"(],"action":"spam"})",
+                                  Bearer(root_));
+  ASSERT_EQ(spam.status, 200) << spam.body;
+  EXPECT_EQ(IdOf(Expect(s, "comment_deleted")), held);
+  // A held reply under an approved comment: nothing either.
+  Post(reader_, "held reply", mine);
+  EXPECT_FALSE(s.Next(500ms).has_value());
+}
+
+TEST_P(LiveTest, AReconnectGetsWhatItMissedOrAReset) {
+  std::string last;
+  {
+    SseReader s(other_->port(), EventsPath());
+    ASSERT_EQ(s.status(), 200);
+    Post(reader_, "one");
+    last = Expect(s, "comment").id;
+    EXPECT_EQ(last, "1");
+  }  // the reader goes
+  const int64_t two = Post(reader_, "two");
+  const int64_t three = Post(reader_, "three");
+  SseReader back(other_->port(), EventsPath(), last);
+  ASSERT_EQ(back.status(), 200);
+  SseEvent e2 = Expect(back, "comment");
+  EXPECT_EQ(IdOf(e2), two);
+  EXPECT_EQ(e2.id, "2");
+  SseEvent e3 = Expect(back, "comment");
+  EXPECT_EQ(IdOf(e3), three);
+  EXPECT_EQ(e3.id, "3");
+  EXPECT_FALSE(back.Next(300ms).has_value());  // nothing twice
+
+  // An id this instance did not keep (ahead of it, or from another thread's past): reset.
+  SseReader lost(other_->port(), EventsPath(), "99");
+  ASSERT_EQ(lost.status(), 200);
+  Expect(lost, "reset");
+}
+
+TEST_P(LiveTest, AnAnnouncementMissedResetsTheThreadsReaders) {
+  SseReader s(app_->port(), EventsPath());
+  ASSERT_EQ(s.status(), 200);
+  Post(reader_, "one");
+  EXPECT_EQ(Expect(s, "comment").id, "1");
+  // A message whose number skips 2..9, as one lost while the subscription was down reads.
+  const std::string cli = "PUBLISH pl:live:events '" + std::to_string(article_) + " 10 comment 1'";
+  ASSERT_NE(redis_.Cli(cli), "");
+  Expect(s, "reset");
+}
+
+TEST_P(LiveTest, StreamsAreOnlyForThreadsAnonymousReadersSeeAndAreCapped) {
+  // An unknown article, a draft: 404; a page without a thread yet: 404.
+  SseReader none(app_->port(), "/api/v1/articles/999999/events");
+  EXPECT_EQ(none.status(), 404) << none.head();
+  auto draft = Client().Post("/api/v1/articles", R"({"title":"d","content":"c"})", Bearer(root_));
+  ASSERT_EQ(draft.status, 201) << draft.body;
+  SseReader hidden(app_->port(), "/api/v1/articles/" +
+                                     std::to_string(draft.Json().at("id").as_int64()) + "/events");
+  EXPECT_EQ(hidden.status(), 404);
+  // Per client address: 3 here.
+  std::vector<std::unique_ptr<SseReader>> open;
+  for (int i = 0; i < 3; ++i) {
+    open.push_back(std::make_unique<SseReader>(app_->port(), EventsPath()));
+    ASSERT_EQ(open.back()->status(), 200);
+  }
+  SseReader fourth(app_->port(), EventsPath());
+  EXPECT_EQ(fourth.status(), 429) << fourth.head();
+  EXPECT_NE(fourth.head().find("Retry-After"), std::string::npos);
+  // One goes: room for another.
+  open.front()->Close();
+  open.erase(open.begin());
+  bool admitted = false;
+  for (int i = 0; i < 100 && !admitted; ++i) {
+    SseReader again(app_->port(), EventsPath());
+    admitted = again.status() == 200;
+    if (!admitted) {
+      std::this_thread::sleep_for(20ms);
+    }
+  }
+  EXPECT_TRUE(admitted);
+}
+
+INSTANTIATE_TEST_SUITE_P(Databases, LiveTest, AllDbs(), DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, LiveModeratedTest, AllDbs(), DbName);
+
+}  // namespace
+}  // namespace plaudit::testing
