@@ -118,8 +118,8 @@ TEST_P(LiveModeratedTest, NothingHeldIsSentAndTheApprovalSendsIt) {
   // each instance reads it as an anonymous reader first.
   const std::string seq = redis_.Cli("INCR " + redis::keys::LiveSeq(article_));
   ASSERT_EQ(seq, "1");
-  redis_.Cli("PUBLISH pl:live:events '" + std::to_string(article_) + " 1 comment " + std::to_string(held) +
-             "'");
+  redis_.Cli("PUBLISH pl:live:events '" + std::to_string(article_) + " 1 comment " +
+             std::to_string(held) + "'");
   const int64_t mine = Post(root_, "a moderator is never held");
   // The first thing the reader sees is the moderator's comment, event 2: the held one, 1,
   // sent nothing.
