@@ -203,7 +203,9 @@ Status App::WireServices() {
     const bool duplicates = config_.rate_limits && config_.duplicate_window_s > 0;
     m.duplicate_window = std::chrono::seconds(config_.duplicate_window_s);
     comments_->SetModeration(std::move(m), duplicates ? recent_bodies_.get() : nullptr);
-    comments_->SetText(text::MarkdownOptions{.images = config_.comment_images});
+    text::MarkdownOptions markdown;
+    markdown.images = config_.comment_images;
+    comments_->SetText(std::move(markdown));
     if (config_.rate_limits) {
       comments_->SetNewWriterLimit(*limiter_, config_.limit_new_writer);
     }
@@ -279,7 +281,10 @@ Status App::WireServices() {
       /*sharded=*/false,
       {[f = live_feed_.get()](std::string_view m) { f->Received(m); },
        [f = live_feed_.get()](bool up) { f->SubscriptionChanged(up); }},
-      std::chrono::milliseconds(200));
+      // Following a Sentinel's primary (the old one keeps its subscribers until it is
+      // demoted, and hears nothing meanwhile). Not on a cluster: its bus forwards a PUBLISH to
+      // every node, so any node serves, and a move would cost every reader a reset.
+      redis_->ShardedPubSub() ? std::chrono::milliseconds(0) : std::chrono::milliseconds(200));
   live_subscriber_->Start();
   ctx.live = live_streams_.get();
   ctx.moderation_log = moderation_log_.get();

@@ -135,7 +135,7 @@ TEST_P(NotificationsTest, AnAddressIsUsedOnlyOnceVerifiedThroughItsLink) {
   EXPECT_FALSE(me.Json().at("emailVerified").as_bool());
 
   // Bad input changes nothing.
-  for (const std::string bad : std::vector<std::string>{
+  for (const std::string& bad : std::vector<std::string>{
            R"({"email":"not an address"})", R"({"email":"a@b@c"})", R"({"email":7})",
            R"({"email":"x@mail.example","role":"admin"})", R"({"displayName":"x"})"}) {
     EXPECT_EQ(Client().Patch("/api/v1/users/me", bad, Bearer(alice)).status, 400) << bad;
@@ -322,7 +322,7 @@ TEST_P(NotificationsTest, MentionsAndArticleAuthorsAreToldInTheirLanguage) {
   EXPECT_NE(to_carol[1].text.find("退订"), std::string::npos);
 
   // Settings: bad input changes nothing.
-  for (const std::string bad : std::vector<std::string>{
+  for (const std::string& bad : std::vector<std::string>{
            R"({"replies":"no"})", R"({"language":"fr"})", R"({"email":"x@y.z"})", "[]"}) {
     EXPECT_EQ(Client().Patch("/api/v1/users/me/notifications", bad, Bearer(carol)).status, 400)
         << bad;
