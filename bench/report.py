@@ -484,6 +484,7 @@ $CLUSTER_SECTION
 $MODERATION_SECTION
 $NOTIFY_SECTION
 $MARIADB_SECTION
+$LIVE_SECTION
 ## Charts
 
 $CHART_NOTE
@@ -754,6 +755,7 @@ def values(res, args, fig, chart_note, depth_chart_note):
         "MODERATION_SECTION": moderation_section(res),
         "NOTIFY_SECTION": notify_section(res.get("notifications")),
         "MARIADB_SECTION": mariadb_section(res.get("mariadb")),
+        "LIVE_SECTION": live_section(res.get("live")),
         "CCREATE_DISK": comment_create_disk(res, fig),
         "FSYNC_SHORT": (f"{text(res['fsync']['per_s'])} fsyncs/s in this run" if res.get("fsync")
                         else "not measured in this run"),
@@ -912,6 +914,36 @@ def notify_section(n):
             f"runs: {commas(n.get('webhooks_received'))}; mails: {commas(n.get('mails_received'))}; "
             f"outbox depth after: {text(n.get('outbox_depth_after'))}.\n")
     return out
+
+
+def live_section(v):
+    """Issue 48's figures (bench/live.py, step 12)."""
+    out = "\n## Live updates: open streams and event latency\n\n"
+    if not v:
+        return out + "Step 12 (bench/live.py) did not run in this run.\n"
+    base, opened = v["baseline"], v["open"]
+    out += (f"`python3 bench/live.py` (make bench step 12): two plauditd on one Redis and one "
+            f"SQLite file. {commas(v['streams'])} streams of one article opened on the second "
+            f"(one TCP connection each, in {v['open_s']} s), then {v['idle_s']} s with nothing "
+            "happening, against the same span with none open.\n\n"
+            "| | RSS | CPU while idle | Redis commands/s |\n|---|---|---|---|\n")
+    out += table_row(["no stream", f"{commas(base['rss_kib'])} KiB", f"{base['cpu_pct']}%",
+                      text(base["redis_commands_per_s"])])
+    out += table_row([f"{commas(v['streams'])} streams", f"{commas(opened['rss_kib'])} KiB",
+                      f"{opened['cpu_pct']}%", text(opened["redis_commands_per_s"])])
+    lat = v["event_after_201_ms"]
+    out += (f"\n**{commas(v['rss_per_stream_bytes'])} bytes of RSS per open stream.** A comment's "
+            f"201 (first instance) to its `comment` event at a reader on the second, "
+            f"{lat['n']} comments one after the other, with the streams above still open: "
+            f"**p50 {lat['p50']} ms, p99 {lat['p99']} ms** (max {lat['max']} ms; negative: the "
+            "event arrived before the 201).")
+    fan = v.get("fanout_last_reader_ms")
+    if fan:
+        out += (f" Fan-out: a comment on the thread the {commas(fan['readers'])} streams follow, "
+                f"from its 201 to the last of them receiving it: p50 {fan['p50']} ms, max "
+                f"{fan['max']} ms ({fan['n']} comments; this includes the Python reader going "
+                "through every socket).")
+    return out + "\n"
 
 
 def mariadb_section(m):

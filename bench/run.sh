@@ -16,7 +16,8 @@
 #   BENCH_SKIP: steps left out, comma-separated, for a quick check of the scripts (the results
 #     and the report then say "not measured" for them; do not commit such a run): pairs (2b),
 #     redis-benchmark (3), deep (3b), instructions (3c), resp, flush (4), like-memory (5),
-#     like-script (5b), web (7), cluster (8), moderation (9), notifications (10), mariadb (11);
+#     like-script (5b), web (7), cluster (8), moderation (9), notifications (10), mariadb (11),
+#     live (12);
 #     "slow" = all of these. A quick run of the rest:
 #     BENCH_SKIP=slow BENCH_DURATION=2s bash bench/run.sh   (~2 minutes)
 #
@@ -73,6 +74,10 @@
 #      notice), alternating runs, medians and on/off.
 #   11. bench/mariadb.py (issue 45): a private mariadbd with its durable defaults; bench_flush into
 #      it, and comment_create on SQLite and on MariaDB, alternating runs, with the disk's fsync rate.
+#   12. bench/live.py (issue 48): two plauditd on one Redis and SQLite file; 10,000 live-update
+#      streams open on one (RSS per stream, CPU and Redis commands while idle, against none
+#      open), then a comment's 201 (one instance) to its event (a reader on the other), p50/p99,
+#      and the fan-out of a comment to all 10,000.
 #   6. bench/results/<date>.json, docs/benchmarks.md, docs/bench-throughput.png and
 #      docs/bench-depth.png (gnuplot): bench/report.py writes the markdown and the charts from
 #      the results JSON.
@@ -98,7 +103,7 @@ PAIR_DUR=${BENCH_PAIR_DURATION:-5s}
 PAIR_ROUNDS=${BENCH_PAIR_ROUNDS:-5}
 PAIR_COMMENT_ROUNDS=${BENCH_PAIR_COMMENT_ROUNDS:-1}
 SKIP=,${BENCH_SKIP:-},
-[[ $SKIP == *,slow,* ]] && SKIP=,pairs,redis-benchmark,deep,instructions,resp,flush,like-memory,like-script,web,cluster,moderation,notifications,mariadb,
+[[ $SKIP == *,slow,* ]] && SKIP=,pairs,redis-benchmark,deep,instructions,resp,flush,like-memory,like-script,web,cluster,moderation,notifications,mariadb,live,
 skipped() { [[ $SKIP == *",$1,"* ]] && echo "step $1 skipped (BENCH_SKIP)" >&2; }
 [ "${BENCH_DB:-}" = postgresql ] && FLUSH_PG=1
 STAMP=$(date -u +%Y-%m-%dT%H-%M-%SZ)
@@ -216,6 +221,15 @@ if ! skipped mariadb; then
     MARIADB_JSON=$(cat "$WORK/mariadb.json")
   else
     echo "mariadb step failed (see above)" >&2
+  fi
+fi
+# 12. Live updates.
+LIVE_JSON=null
+if ! skipped live; then
+  if python3 bench/live.py --bin "$BUILD/plauditd" --json "$WORK/live.json" >&2; then
+    LIVE_JSON=$(cat "$WORK/live.json")
+  else
+    echo "live step failed (see above)" >&2
   fi
 fi
 

@@ -266,10 +266,11 @@ Status App::WireServices() {
   live_channel_ = std::make_unique<redis::LiveChannel>(*redis_);
   live_feed_ = std::make_unique<domain::LiveFeed>(ioc_.get_executor(), *live_channel_);
   comments_->SetLive(*live_feed_);
+  articles_->SetLive(*live_feed_);
   render::LiveLimits live_limits;
   live_limits.max_streams = static_cast<size_t>(config_.live_streams);
   live_limits.per_address = static_cast<size_t>(config_.live_streams_per_address);
-  live_streams_ = std::make_unique<render::LiveStreams>(ioc_.get_executor(), *comments_,
+  live_streams_ = std::make_unique<render::LiveStreams>(ioc_.get_executor(), *comments_, *likes_,
                                                         *live_feed_, live_limits);
   std::function<RedisEndpoint()> live_node = [weak = std::weak_ptr<redis::Client>(redis_),
                                               fallback = redis_endpoint_] {

@@ -102,6 +102,7 @@ Awaitable<Result<LikeState>> ArticleService::SetLike(const Principal& who, int64
   const model::Target target = model::Target::Article(id);
   PL_CO_TRY(auto fast, co_await likes_.SetIfPublished(who, target, like));
   if (fast) {
+    AnnounceLike(id);
     co_return *fast;
   }
   auto article = co_await Peek(id);
@@ -110,7 +111,17 @@ Awaitable<Result<LikeState>> ArticleService::SetLike(const Principal& who, int64
   if (!CanSee(*article, who)) {
     co_return Fail(ErrorCode::kNotFound, "no such article");
   }
-  co_return co_await likes_.Set(who, target, like);
+  PL_CO_TRY(const LikeState state, co_await likes_.Set(who, target, like));
+  if (article->status == model::ArticleStatus::kPublished) {
+    AnnounceLike(id);  // a draft has no live readers
+  }
+  co_return state;
+}
+
+void ArticleService::AnnounceLike(int64_t id) {
+  if (live_ != nullptr) {
+    live_->Liked(id, 0);
+  }
 }
 
 Awaitable<Result<LikeState>> ArticleService::GetLike(const std::optional<Principal>& viewer,

@@ -28,6 +28,7 @@
 #include "common/single_flight.hpp"
 #include "domain/article.hpp"
 #include "domain/likes.hpp"
+#include "domain/live_feed.hpp"
 #include "domain/write_faults.hpp"
 #include "redis/article_cache.hpp"
 #include "redis/cache_marks.hpp"
@@ -71,6 +72,8 @@ class ArticleService {
                                               PageRequest page);
   // Likes or unlikes the article, if the caller may see it (404 otherwise).
   Awaitable<Result<LikeState>> SetLike(const Principal& who, int64_t id, bool like);
+  // Where a like taken is told to the thread's live readers (none: not told).
+  void SetLive(LiveFeed& live) { live_ = &live; }
   // The like state of an article the viewer may see (404 otherwise).
   Awaitable<Result<LikeState>> GetLike(const std::optional<Principal>& viewer, int64_t id);
 
@@ -271,6 +274,8 @@ class ArticleService {
   uint64_t run_generation_ = UINT64_MAX;
   uint64_t run_refused_generation_ = UINT64_MAX;  // warned about already
   store::RedisFreshness* freshness_ = nullptr;
+  LiveFeed* live_ = nullptr;
+  void AnnounceLike(int64_t id);
 };
 
 }  // namespace plaudit::domain

@@ -415,14 +415,24 @@ Awaitable<Result<LikeState>> CommentService::Like(const Principal& who, int64_t 
     if (it->second.parent_id != 0) {
       hot.parent_id = it->second.parent_id;
     }
+    const int64_t article_id = it->second.article_id;
     PL_CO_TRY(auto fast, co_await likes_.SetIfPublished(who, target, like, &hot));
     if (fast) {
+      AnnounceLike(article_id, id);
       co_return *fast;
     }
   }
   PL_CO_TRY(const Comment c, co_await Peek(id));
   Learn(c);
-  co_return co_await SetLike(who, c, like);
+  PL_CO_TRY(const LikeState state, co_await SetLike(who, c, like));
+  AnnounceLike(c.article_id, id);
+  co_return state;
+}
+
+void CommentService::AnnounceLike(int64_t article_id, int64_t comment_id) {
+  if (live_ != nullptr) {
+    live_->Liked(article_id, comment_id);
+  }
 }
 
 Awaitable<Result<LikeState>> CommentService::SetLike(const Principal& who, const Comment& c,

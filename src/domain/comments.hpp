@@ -269,6 +269,8 @@ class CommentService {
   // marked as mentions (one SQL query a name, only for a body that has one).
   Awaitable<Result<text::SanitizedHtml>> Render(int64_t article_id, std::string_view body);
 
+  // A like taken: the thread's live readers get the new count (coalesced, live_feed.hpp).
+  void AnnounceLike(int64_t article_id, int64_t comment_id);
   // Tells the thread's live readers what a committed write changed for them (live_feed.hpp):
   // `before` the comment as it was (nullopt: new), `w` the rows written.
   void Announce(const std::optional<Comment>& before, const sql::CommentWrite& w);

@@ -2,13 +2,16 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <array>
+#include <iterator>
+#include <span>
 #include <string>
 
 namespace plaudit::domain {
 namespace {
 
-constexpr std::array<std::string_view, 3> kNames{"comment", "updated", "deleted"};
+constexpr std::array<std::string_view, 4> kNames{"comment", "updated", "deleted", "likes"};
 
 // What readers see of it: a comment they read, apart from a placeholder (listed for its
 // replies, its own text gone), which reads to them as gone.
@@ -47,11 +50,83 @@ void LiveFeed::Publish(int64_t article_id, LiveKind kind, int64_t comment_id) {
 }
 
 Awaitable<void> LiveFeed::PublishNow(int64_t article_id, LiveKind kind, int64_t comment_id) {
-  auto seq = co_await channel_.Publish(article_id, LiveKindName(kind), comment_id);
+  const std::array<int64_t, 1> ids{comment_id};
+  auto seq = co_await channel_.Publish(article_id, LiveKindName(kind), ids);
   if (!seq) {
     ++publish_failures_;
     spdlog::warn("live update of comment {} (article {}) not published: {}", comment_id, article_id,
                  seq.error().message);
+  }
+}
+
+void LiveFeed::Liked(int64_t article_id, int64_t comment_id) {
+  PendingLikes& p = likes_[article_id];
+  auto at = std::lower_bound(p.targets.begin(), p.targets.end(), comment_id);
+  if ((at == p.targets.end() || *at != comment_id) && p.targets.size() < kMaxPendingLikes) {
+    p.targets.insert(at, comment_id);
+  }
+  if (!p.running) {
+    p.running = true;
+    net::co_spawn(ex_, PublishLikes(article_id), net::detached);
+  }
+}
+
+Awaitable<void> LiveFeed::PublishLikes(int64_t article_id) {
+  const std::shared_ptr<bool> alive = alive_;
+  net::steady_timer gate(ex_);
+  while (*alive) {
+    auto it = likes_.find(article_id);
+    if (it == likes_.end()) {
+      co_return;
+    }
+    if (it->second.targets.empty()) {
+      likes_.erase(it);  // all told: the next like starts again
+      co_return;
+    }
+    // A message names at most kMaxIds; the rest wait for the next opening.
+    std::vector<int64_t>& targets = it->second.targets;
+    const size_t n = std::min(targets.size(), redis::LiveChannel::kMaxIds);
+    std::vector<int64_t> batch(targets.begin(), targets.begin() + static_cast<ptrdiff_t>(n));
+    targets.erase(targets.begin(), targets.begin() + static_cast<ptrdiff_t>(n));
+    auto sent = co_await channel_.PublishGated(article_id, LiveKindName(LiveKind::kLikes),
+                                               std::span<const int64_t>(batch), kLikesGap);
+    if (!*alive) {
+      co_return;
+    }
+    it = likes_.find(article_id);  // the map may have changed meanwhile
+    if (it == likes_.end()) {
+      co_return;
+    }
+    if (!sent) {
+      ++publish_failures_;
+      spdlog::warn("live like counts of article {} not published: {}", article_id,
+                   sent.error().message);
+      likes_.erase(it);
+      co_return;
+    }
+    std::chrono::milliseconds wait = sent->wait;
+    if (sent->seq != 0) {
+      if (it->second.targets.empty()) {
+        likes_.erase(it);  // all told: the next like starts again, at once if the gate is open
+        co_return;
+      }
+      wait = kLikesGap;  // more came meanwhile: the gate is ours for that long
+    }
+    if (sent->seq == 0) {
+      // Not told: kept until the gate opens (held by this instance or another).
+      std::vector<int64_t>& now = it->second.targets;
+      std::vector<int64_t> merged;
+      merged.reserve(batch.size() + now.size());
+      std::set_union(batch.begin(), batch.end(), now.begin(), now.end(),
+                     std::back_inserter(merged));
+      if (merged.size() > kMaxPendingLikes) {
+        merged.resize(kMaxPendingLikes);  // the highest comment ids wait for their next like
+      }
+      now = std::move(merged);
+    }
+    gate.expires_after(wait);
+    boost::system::error_code ec;
+    co_await gate.async_wait(net::redirect_error(net::use_awaitable, ec));
   }
 }
 
@@ -64,7 +139,15 @@ void LiveFeed::Received(std::string_view payload) {
   if (!kind || !on_event_) {
     return;
   }
-  on_event_(LiveEvent{m->article_id, m->seq, *kind, m->comment_id});
+  LiveEvent e{m->article_id, m->seq, *kind, 0, {}};
+  if (*kind == LiveKind::kLikes) {
+    e.liked = m->ids;
+  } else if (m->ids.size() == 1 && m->ids.front() > 0) {
+    e.comment_id = m->ids.front();
+  } else {
+    return;  // not a message this release sends
+  }
+  on_event_(e);
 }
 
 void LiveFeed::SubscriptionChanged(bool subscribed) {

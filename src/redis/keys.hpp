@@ -104,8 +104,9 @@
 // |                          |         | building (owner, lease) or ready; the       |            |
 // |                          |         | thread's version (birth b, changes v)       |            |
 // | pl:live:events           | CHANNEL | pub/sub: live updates of every thread:      | —          |
-// |                          |         | <aid> <seq> <kind> <cid>                    |            |
+// |                          |         | <aid> <seq> <kind> <id>[,<id>...]           |            |
 // | pl:lvs:{lN}:<aid>        | STRING  | last live-update seq of a thread            | 1 day      |
+// | pl:lvg:{lN}:<aid>        | STRING  | a thread's likes event was just published   | 1 s        |
 // | pl:ct:{lN}:<aid>         | ZSET    | listed top-level comments, score = id       | none       |
 // | pl:ch:{lN}:<aid>         | ZSET    | the same, score = like count                | none       |
 // | pl:crt:{lN}:<cid>        | ZSET    | listed replies of a top-level comment,      | none       |
@@ -318,6 +319,10 @@ inline constexpr std::string_view kLiveSeqPrefix = "pl:lvs:";
 inline std::string LiveSeq(int64_t article_id) {
   return InShard(kLiveSeqPrefix, LikeShard(article_id), Num(article_id));
 }
+inline constexpr std::string_view kLiveGatePrefix = "pl:lvg:";
+inline std::string LiveGate(int64_t article_id) {
+  return InShard(kLiveGatePrefix, LikeShard(article_id), Num(article_id));
+}
 inline std::string CommentsByTime(int64_t article_id) {
   return InShard(kCommentsByTimePrefix, LikeShard(article_id), Num(article_id));
 }
@@ -431,6 +436,7 @@ inline constexpr std::array kAllKeys{
     KeyShape{kCommentMetaPrefix},
     KeyShape{kLiveEvents},
     KeyShape{kLiveSeqPrefix},
+    KeyShape{kLiveGatePrefix},
     KeyShape{kCommentsByTimePrefix},
     KeyShape{kCommentsByLikesPrefix},
     KeyShape{kRepliesByTimePrefix},

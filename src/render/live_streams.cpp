@@ -126,8 +126,8 @@ class LiveStreams::Stream : public http::EventStream {
 };
 
 LiveStreams::LiveStreams(net::any_io_executor ex, domain::CommentService& comments,
-                         domain::LiveFeed& feed, LiveLimits limits)
-    : ex_(std::move(ex)), comments_(comments), feed_(feed), limits_(limits) {
+                         domain::LikeService& likes, domain::LiveFeed& feed, LiveLimits limits)
+    : ex_(std::move(ex)), comments_(comments), likes_(likes), feed_(feed), limits_(limits) {
   feed_.Listen([this](const domain::LiveEvent& e) { OnEvent(e); },
                [this](bool subscribed) { OnState(subscribed); });
 }
@@ -327,6 +327,9 @@ Awaitable<void> LiveStreams::Drain(int64_t article_id) {
 }
 
 Awaitable<std::string> LiveStreams::Frame(const domain::LiveEvent& e) {
+  if (e.kind == domain::LiveKind::kLikes) {
+    co_return co_await LikesFrame(e);
+  }
   if (e.kind == domain::LiveKind::kGone) {
     std::string data = R"({"id":)";
     json_text::Int(data, e.comment_id);
@@ -345,6 +348,71 @@ Awaitable<std::string> LiveStreams::Frame(const domain::LiveEvent& e) {
   AppendCommentJson(data, *c);
   co_return EventFrame(e.seq, e.kind == domain::LiveKind::kShown ? "comment" : "comment_updated",
                        data);
+}
+
+Awaitable<std::string> LiveStreams::LikesFrame(const domain::LiveEvent& e) {
+  // The counts anonymous readers read: the article's, and those of the named comments they
+  // see (a comment held or deleted since it was liked is left out).
+  std::vector<int64_t> comment_ids;
+  bool article = false;
+  for (int64_t id : e.liked) {
+    if (id == 0) {
+      article = true;
+    } else {
+      comment_ids.push_back(id);
+    }
+  }
+  std::vector<model::Target> targets;
+  if (article) {
+    targets.push_back(model::Target::Article(e.article_id));
+  }
+  if (!comment_ids.empty()) {
+    auto seen = co_await comments_.VisibleMany(std::nullopt, comment_ids);
+    if (!seen) {
+      spdlog::warn("live like counts of article {} not sent: {}", e.article_id,
+                   seen.error().message);
+      co_return std::string();
+    }
+    for (size_t i = 0; i < comment_ids.size(); ++i) {
+      if ((*seen)[i]) {
+        targets.push_back(model::Target::Comment(comment_ids[i]));
+      }
+    }
+  }
+  if (targets.empty()) {
+    co_return std::string();
+  }
+  auto counts = co_await likes_.GetMany(0, targets);
+  if (!counts) {
+    spdlog::warn("live like counts of article {} not sent: {}", e.article_id,
+                 counts.error().message);
+    co_return std::string();
+  }
+  // {"article":{"<id>":{"likeCount":n}},"comment":{"<id>":{"likeCount":n},...}}, as the
+  // likes read (GET /api/v1/likes) shapes them, without the caller's "liked".
+  std::string data = R"({"article":{)";
+  size_t i = 0;
+  if (article) {
+    data.push_back('"');
+    json_text::Int(data, e.article_id);
+    data += R"(":{"likeCount":)";
+    json_text::Int(data, (*counts)[0].count);
+    data += "}";
+    i = 1;
+  }
+  data += R"(},"comment":{)";
+  for (size_t j = i; j < targets.size(); ++j) {
+    if (j > i) {
+      data.push_back(',');
+    }
+    data.push_back('"');
+    json_text::Int(data, targets[j].id);
+    data += R"(":{"likeCount":)";
+    json_text::Int(data, (*counts)[j].count);
+    data += "}";
+  }
+  data += "}}";
+  co_return EventFrame(e.seq, "likes", data);
 }
 
 }  // namespace plaudit::render

@@ -7,7 +7,9 @@
 // CommentService::Get as GET /comments/{id}), once per event whatever the number of streams,
 // and sends what that read gives; a read that finds nothing (a held comment, one under a held
 // top-level comment) sends nothing. So a stream shows exactly what a page read would, and
-// nothing pending or spam is ever sent. `comment_deleted` carries the id only.
+// nothing pending or spam is ever sent. `comment_deleted` carries the id only. `likes`
+// carries the anonymous counts of the article and of those named comments anonymous readers
+// see, read when the event is worked through (LiveFeed publishes at most one a second).
 //
 // Order and loss: each thread's events carry its sequence number (from Redis, gapless); a
 // thread's events are read and sent one after the other, in that order. A number skipped (a
@@ -34,6 +36,7 @@
 #include "common/net.hpp"
 #include "common/result.hpp"
 #include "domain/comments.hpp"
+#include "domain/likes.hpp"
 #include "domain/live_feed.hpp"
 #include "http/event_stream.hpp"
 
@@ -50,8 +53,8 @@ struct LiveLimits {
 
 class LiveStreams {
  public:
-  LiveStreams(net::any_io_executor ex, domain::CommentService& comments, domain::LiveFeed& feed,
-              LiveLimits limits);
+  LiveStreams(net::any_io_executor ex, domain::CommentService& comments, domain::LikeService& likes,
+              domain::LiveFeed& feed, LiveLimits limits);
   ~LiveStreams();
   LiveStreams(const LiveStreams&) = delete;
   LiveStreams& operator=(const LiveStreams&) = delete;
@@ -92,6 +95,7 @@ class LiveStreams {
   Awaitable<void> Drain(int64_t article_id);
   // The event's frame (empty: nothing to send).
   Awaitable<std::string> Frame(const domain::LiveEvent& e);
+  Awaitable<std::string> LikesFrame(const domain::LiveEvent& e);
   void Send(Thread& t, uint64_t seq, const std::string& frame);
   void Reset(Thread& t);
   void Remove(int64_t article_id, const std::string& address, const Stream* stream);
@@ -99,6 +103,7 @@ class LiveStreams {
 
   net::any_io_executor ex_;
   domain::CommentService& comments_;
+  domain::LikeService& likes_;
   domain::LiveFeed& feed_;
   const LiveLimits limits_;
   std::unordered_map<int64_t, Thread> threads_;

@@ -345,7 +345,7 @@ describe('widget on an article', () => {
     await context.close();
   });
 
-  it('updates itself: a comment posted elsewhere waits behind "1 new comment", edits and deletions land in place', async () => {
+  it('updates itself: a comment posted elsewhere waits behind "1 new comment", edits, likes and deletions land in place', async () => {
     const { context, page, w, errors } = await open();
     await w.locator('section.thread[data-live="open"]').waitFor();
     // Posted by someone else (the API, as another browser would): the list does not move.
@@ -366,6 +366,18 @@ describe('widget on an article', () => {
                         { token: carol.token, body: { body: 'Live, edited' } });
     assert.equal(e.status, 200);
     await item.locator('article .body', { hasText: 'Live, edited' }).waitFor();
+    // Likes made elsewhere: the comment's and the page's counts change in place.
+    const pageCount = Number(await w.locator('button.page-like .n').innerText());
+    const cl = await api(plaudit.url, 'PUT', `/api/v1/comments/${c.json.id}/like`, { token: carol.token });
+    assert.equal(cl.status, 200);
+    const erin = await newUser(plaudit.url, 'erin', 'Erin');  // has liked nothing yet
+    const al = await api(plaudit.url, 'PUT', `/api/v1/articles/${articleId}/like`, { token: erin.token });
+    assert.equal(al.status, 200);
+    assert.equal(al.json.likeCount, pageCount + 1);
+    await eventually(async () => (await item.locator('article button.like .n').innerText()) === '1',
+                     10000, 'the comment like count in place');
+    await eventually(async () => (await w.locator('button.page-like .n').innerText()) === String(pageCount + 1),
+                     10000, 'the page like count in place');
     const d = await api(plaudit.url, 'DELETE', `/api/v1/comments/${c.json.id}`, { token: carol.token });
     assert.equal(d.status, 204);
     await item.waitFor({ state: 'detached' });

@@ -319,6 +319,7 @@ export class Thread {
     on('comment', (c: Comment) => this.arrived(c));
     on('comment_updated', (c: Comment) => this.changed(c));
     on('comment_deleted', (d: { id: number }) => this.vanished(d.id));
+    on('likes', (d: LikeCounts) => this.recounted(d));
     on('reset', () => { this.lastEventId = ''; es.close(); this.events = null; void this.reload(); });
     // Said on the thread's element, for whoever waits for it (the browser tests).
     es.onopen = () => { this.el.dataset.live = 'open'; };
@@ -345,6 +346,23 @@ export class Thread {
     Object.assign(v.c, c, { liked: v.c.liked });  // the stream is anonymous: the like is theirs
     this.renderBody(v);
     if (!v.top) this.renderMoreReplies(v);
+  }
+
+  // New like counts, in place; not while the reader's own like of that target is on its way
+  // (its answer brings the count).
+  private recounted(d: LikeCounts): void {
+    const page = d.article?.[String(this.articleId)];
+    if (page && typeof page.likeCount === 'number' && !this.pending.has(this.page)) {
+      this.page.likeCount = page.likeCount;
+      this.renderPageLike();
+    }
+    for (const [id, s] of Object.entries(d.comment ?? {})) {
+      const v = this.views.get(Number(id));
+      if (v && typeof s?.likeCount === 'number' && !this.pending.has(v.c)) {
+        v.c.likeCount = s.likeCount;
+        this.renderLike(v);
+      }
+    }
   }
 
   private vanished(id: number): void {
@@ -801,6 +819,12 @@ export class Thread {
     });
     return form;
   }
+}
+
+// A `likes` event: anonymous counts by id.
+interface LikeCounts {
+  article?: Record<string, { likeCount: number }>;
+  comment?: Record<string, { likeCount: number }>;
 }
 
 function name(u: User): string { return u.displayName || u.username; }

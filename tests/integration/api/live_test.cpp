@@ -174,6 +174,53 @@ TEST_P(LiveTest, AReconnectGetsWhatItMissedOrAReset) {
   Expect(lost, "reset");
 }
 
+TEST_P(LiveTest, LikeCountsArriveInPlaceAtMostOnceASecondPerThread) {
+  SseReader s(other_->port(), EventsPath());
+  ASSERT_EQ(s.status(), 200);
+  const int64_t comment = Post(reader_, "like me");
+  EXPECT_EQ(Expect(s, "comment").id, "1");
+  const std::string article_like = "/api/v1/articles/" + std::to_string(article_) + "/like";
+  const std::string comment_like = "/api/v1/comments/" + std::to_string(comment) + "/like";
+  // The first like of a quiet thread goes out at once.
+  ASSERT_EQ(app_->Client().Put(article_like, "", Bearer(reader_)).status, 200);
+  SseEvent first = Expect(s, "likes");
+  EXPECT_EQ(first.id, "2");
+  auto counts = boost::json::parse(first.data).as_object();
+  EXPECT_EQ(counts.at("article").at(std::to_string(article_)).at("likeCount").as_int64(), 1);
+  EXPECT_TRUE(counts.at("comment").as_object().empty()) << first.data;
+  auto at = std::chrono::steady_clock::now();
+
+  // A burst through both instances: each event at least a second after the one before (the
+  // gate is one for all instances), none lost, the last one with every final count.
+  ASSERT_EQ(app_->Client().Put(comment_like, "", Bearer(reader_)).status, 200);
+  ASSERT_EQ(other_->Client().Put(comment_like, "", Bearer(root_)).status, 200);
+  ASSERT_EQ(other_->Client().Put(article_like, "", Bearer(root_)).status, 200);
+  ASSERT_EQ(app_->Client().Delete(article_like, Bearer(reader_)).status, 200);
+  int64_t article_count = -1;
+  int64_t comment_count = -1;
+  int events = 0;
+  // Each instance tells what it took once the gate opens for it: until both have, and then
+  // nothing more.
+  while (std::optional<SseEvent> e = s.Next(2500ms)) {
+    ASSERT_EQ(e->event, "likes") << e->data;
+    const auto now = std::chrono::steady_clock::now();
+    EXPECT_GE(now - at, 800ms) << "two likes events within a second: " << e->data;
+    at = now;
+    ++events;
+    auto d = boost::json::parse(e->data).as_object();
+    if (auto* a = d.at("article").as_object().if_contains(std::to_string(article_)); a) {
+      article_count = a->at("likeCount").as_int64();
+    }
+    if (auto* c = d.at("comment").as_object().if_contains(std::to_string(comment)); c) {
+      comment_count = c->at("likeCount").as_int64();
+    }
+  }
+  EXPECT_EQ(article_count, 1);
+  EXPECT_EQ(comment_count, 2);
+  EXPECT_GE(events, 1);
+  EXPECT_LE(events, 2);  // one per instance that took likes
+}
+
 TEST_P(LiveTest, AnAnnouncementMissedResetsTheThreadsReaders) {
   SseReader s(app_->port(), EventsPath());
   ASSERT_EQ(s.status(), 200);
