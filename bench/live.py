@@ -204,7 +204,7 @@ def main():
     if hard < args.streams + 256:
         raise SystemExit(f"open-file limit {hard} is below {args.streams} streams")
     caps = ["--live-streams", str(args.streams + 100), "--live-streams-per-address",
-            str(args.streams + 100), "--max-connections", str(args.streams + 500)]
+            str(args.streams + 100), "--max-connections", str(2 * args.streams + 500)]
     a = Server(args.bin, "off", caps)
     b = None
     try:

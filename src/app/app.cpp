@@ -56,6 +56,7 @@ Status App::Start() {
   const size_t open_files = RaiseOpenFileLimit();
   sopts.max_connections = config_.max_connections > 0 ? static_cast<size_t>(config_.max_connections)
                                                       : DefaultMaxConnections(open_files);
+  live_streams_->FitConnections(sopts.max_connections);
   sopts.body_budget = static_cast<size_t>(config_.body_memory_mb) << 20;
   sopts.sites = config_.sites;
   sopts.trusted_proxies = config_.trusted_proxies;

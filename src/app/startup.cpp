@@ -13,9 +13,9 @@
 namespace plaudit::app {
 
 Status RenderStoredComments(sql::Store& store, const config::Config& config) {
-  PL_TRY(const int64_t rendered,
-         domain::RenderUnrenderedComments(store,
-                                          text::MarkdownOptions{.images = config.comment_images}));
+  text::MarkdownOptions options;
+  options.images = config.comment_images;
+  PL_TRY(const int64_t rendered, domain::RenderUnrenderedComments(store, options));
   if (rendered > 0) {
     spdlog::info("rendered the text of {} comment(s) stored before comments kept their html",
                  rendered);

@@ -49,7 +49,7 @@ void AddServerOptions(CLI::App& app, Config& c) {
       ->capture_default_str();
   app.add_option("--live-streams", c.live_streams,
                  "open live-update streams (API.md \"Live updates\") at most; beyond it 503 "
-                 "(each is a connection too: keep it below --max-connections)")
+                 "(each is a connection that is never idle: lowered to half of --max-connections)")
       ->envname("PLAUDIT_LIVE_STREAMS")
       ->check(CLI::Range(int64_t{0}, int64_t{1'000'000}))
       ->capture_default_str();

@@ -322,10 +322,14 @@ void CommentService::Announce(const std::optional<Comment>& before, const sql::C
   if (const std::optional<LiveKind> kind = LiveKindOf(before, written)) {
     live_->Publish(written.article_id, *kind, written.id);
   }
-  // Its top-level comment, when its reply count moved: still what it was to readers.
+  // Its top-level comment, when its reply count moved: still what it was to readers, or, a
+  // placeholder that has lost its last reply, gone.
   for (size_t i = 1; i < rows.size(); ++i) {
-    if (rows[i].Listed()) {
-      live_->Publish(rows[i].article_id, LiveKind::kUpdated, rows[i].id);
+    const Comment& top = rows[i];
+    if (top.Listed()) {
+      live_->Publish(top.article_id, LiveKind::kUpdated, top.id);
+    } else if (top.deleted || top.status == CommentStatus::kSpam) {
+      live_->Publish(top.article_id, LiveKind::kGone, top.id);
     }
   }
 }

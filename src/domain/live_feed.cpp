@@ -39,10 +39,20 @@ std::optional<LiveKind> LiveKindOf(const std::optional<model::Comment>& before,
   if (Shown(after)) {
     return Shown(*before) ? LiveKind::kUpdated : LiveKind::kShown;
   }
-  // Not shown now: a placeholder still listed is an update (it carries no text); anything
-  // else is gone, whatever `before` says (it was read before the write queued: two moderators
-  // acting at once may both have read "pending", and the first may have shown it).
-  return after.Listed() ? LiveKind::kUpdated : LiveKind::kGone;
+  // Not shown now: a placeholder still listed is an update (it carries no text).
+  if (after.Listed()) {
+    return LiveKind::kUpdated;
+  }
+  // Gone for readers, if they may ever have seen it. `before` is the row just before this
+  // write when the write made the next version of it: then a comment it shows held was never
+  // shown, and its going is nobody's business (not even its id). Otherwise another write came
+  // between (two moderators acting at once may both have read "pending", and the first may
+  // have shown it): gone, to be safe.
+  const bool exact = after.ver == before->ver + 1;
+  if (exact && !Shown(*before) && !before->Listed()) {
+    return std::nullopt;
+  }
+  return LiveKind::kGone;
 }
 
 void LiveFeed::Publish(int64_t article_id, LiveKind kind, int64_t comment_id) {
@@ -50,8 +60,12 @@ void LiveFeed::Publish(int64_t article_id, LiveKind kind, int64_t comment_id) {
 }
 
 Awaitable<void> LiveFeed::PublishNow(int64_t article_id, LiveKind kind, int64_t comment_id) {
+  const std::shared_ptr<bool> alive = alive_;
   const std::array<int64_t, 1> ids{comment_id};
   auto seq = co_await channel_.Publish(article_id, LiveKindName(kind), ids);
+  if (!*alive) {
+    co_return;
+  }
   if (!seq) {
     ++publish_failures_;
     spdlog::warn("live update of comment {} (article {}) not published: {}", comment_id, article_id,
@@ -97,22 +111,30 @@ Awaitable<void> LiveFeed::PublishLikes(int64_t article_id) {
     if (it == likes_.end()) {
       co_return;
     }
+    std::chrono::milliseconds wait{0};
     if (!sent) {
+      // Kept and tried again, a little later each time (Redis away, a slot moving); given up
+      // after kMaxLikeAttempts, when readers' counts wait for the next like or a reload.
       ++publish_failures_;
-      spdlog::warn("live like counts of article {} not published: {}", article_id,
-                   sent.error().message);
-      likes_.erase(it);
-      co_return;
+      if (++it->second.failures >= kMaxLikeAttempts) {
+        spdlog::warn("live like counts of article {} not published: {}", article_id,
+                     sent.error().message);
+        likes_.erase(it);
+        co_return;
+      }
+      wait = kLikesGap * (int64_t{1} << it->second.failures);
+    } else {
+      it->second.failures = 0;
+      wait = sent->wait;
     }
-    std::chrono::milliseconds wait = sent->wait;
-    if (sent->seq != 0) {
+    if (sent && sent->seq != 0) {
       if (it->second.targets.empty()) {
         likes_.erase(it);  // all told: the next like starts again, at once if the gate is open
         co_return;
       }
       wait = kLikesGap;  // more came meanwhile: the gate is ours for that long
     }
-    if (sent->seq == 0) {
+    if (!sent || sent->seq == 0) {
       // Not told: kept until the gate opens (held by this instance or another).
       std::vector<int64_t>& now = it->second.targets;
       std::vector<int64_t> merged;

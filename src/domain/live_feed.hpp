@@ -41,9 +41,10 @@ struct LiveEvent {
 };
 
 // How a comment's write reads to the thread's readers: `before` (nullopt: it is new) and
-// `after` as stored; nullopt for a new comment they do not see (held). A comment not shown
-// after the write is `deleted` whatever `before` said (it may be stale), or `updated` while it
-// stays listed as a placeholder.
+// `after` as stored; nullopt when they neither see it now nor ever did (a held comment, new,
+// edited, approved away as spam or deleted: not even its id is told). A comment not shown
+// after the write is `updated` while it stays listed as a placeholder, else `deleted` unless
+// `before` is exactly the version before the write and shows it held.
 std::optional<LiveKind> LiveKindOf(const std::optional<model::Comment>& before,
                                    const model::Comment& after);
 
@@ -64,8 +65,10 @@ class LiveFeed {
   // A like or unlike of the article (`comment_id` 0) or of one of its comments was taken.
   // Coalesced: the first goes out at once, the ones after it together once the thread's gate
   // (kLikesGap, held in Redis for every instance) opens; this instance keeps what it has to
-  // tell until then. Lost only if this process dies before the gate opens (readers' counts
-  // then wait for the thread's next like, or a reload).
+  // tell until then (at most kMaxPendingLikes targets a thread: beyond, the highest comment
+  // ids wait for their next like). Lost if this process dies before the gate opens, or after
+  // kMaxLikeAttempts failed publishes (readers' counts then wait for the thread's next like,
+  // or a reload).
   void Liked(int64_t article_id, int64_t comment_id);
 
   // Where this instance's announcements go (render/live_streams.hpp; one listener).
@@ -84,8 +87,10 @@ class LiveFeed {
   struct PendingLikes {
     std::vector<int64_t> targets;  // sorted, unique; at most kMaxPendingLikes
     bool running = false;
+    int failures = 0;  // publishes failed in a row
   };
   static constexpr size_t kMaxPendingLikes = 1024;
+  static constexpr int kMaxLikeAttempts = 5;
 
   Awaitable<void> PublishNow(int64_t article_id, LiveKind kind, int64_t comment_id);
   Awaitable<void> PublishLikes(int64_t article_id);

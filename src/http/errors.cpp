@@ -97,6 +97,9 @@ Response ErrorResponse(const Error& error) {
   Response r = Body(m.status, m.api_code, error.message);
   if (error.code == ErrorCode::kRateLimited) {
     r.headers.emplace_back("Retry-After", std::to_string(std::max(1, error.retry_after_seconds)));
+  } else if (error.retry_after_seconds > 0) {
+    // A 503 that knows when to come back (a cap on live streams) says so too.
+    r.headers.emplace_back("Retry-After", std::to_string(error.retry_after_seconds));
   }
   return r;
 }

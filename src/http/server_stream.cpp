@@ -1,5 +1,9 @@
 // A streaming response (event_stream.hpp) on one connection: the head, then the stream's
 // bytes until it ends. Part of Server (server_detail.hpp lists the files).
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
 #include "http/server_detail.hpp"
 #include "http/wire.hpp"
 
@@ -17,6 +21,15 @@ Awaitable<void> Server::Stream(Connection& conn, Response response, unsigned ver
     co_return;
   }
   streams_.insert(stream.get());
+  // A reader whose network went (a phone out of range) acknowledges nothing; the heartbeats
+  // still fit in the send buffer, so without this its slot would be held until TCP's own
+  // retransmissions give up (~15 minutes). With it, written bytes unacknowledged for a
+  // minute end the connection (two heartbeats).
+  {
+    const int timeout_ms = 60'000;
+    ::setsockopt(conn.socket->native_handle(), IPPROTO_TCP, TCP_USER_TIMEOUT, &timeout_ms,
+                 sizeof(timeout_ms));
+  }
   // A reader that closes its end (or sends anything: a stream reads nothing) ends the stream
   // now, not at the next heartbeat's write: its slot under the stream caps comes back at once.
   conn.socket->async_wait(net::socket_base::wait_read,

@@ -188,6 +188,15 @@ Result<std::shared_ptr<http::EventStream>> LiveStreams::Open(int64_t article_id,
   return std::shared_ptr<http::EventStream>(std::move(stream));
 }
 
+void LiveStreams::FitConnections(size_t max_connections) {
+  const size_t most = max_connections / 2;
+  if (limits_.max_streams > most) {
+    spdlog::warn("live streams: at most {} (half of {} connections), not {}", most, max_connections,
+                 limits_.max_streams);
+    limits_.max_streams = most;
+  }
+}
+
 void LiveStreams::Remove(int64_t article_id, const std::string& address, const Stream* stream) {
   --streams_;
   if (auto it = by_address_.find(address); it != by_address_.end() && --it->second == 0) {
@@ -254,6 +263,7 @@ void LiveStreams::OnState(bool subscribed) {
 void LiveStreams::Reset(Thread& t) {
   t.kept.clear();
   t.kept_from = 0;
+  ++t.generation;
   const std::string frame = ResetFrame(0);
   // Copied first: a push may close a stream (its backlog full), which removes it from the list.
   std::vector<std::shared_ptr<Stream>> streams;
@@ -268,16 +278,34 @@ void LiveStreams::Reset(Thread& t) {
   }
 }
 
-void LiveStreams::Send(Thread& t, uint64_t seq, const std::string& frame) {
-  const auto now = Clock::now();
-  if (t.kept_from == 0) {
-    t.kept_from = seq;
-  }
-  t.kept.push_back(Kept{seq, frame, now});
-  while (t.kept.size() > 1 &&
-         (t.kept.size() > limits_.kept_events || now - t.kept.front().at > limits_.keep)) {
-    t.kept.pop_front();
-    t.kept_from = t.kept.front().seq;
+void LiveStreams::Send(Thread& t, uint64_t seq, const Out& out, bool keep) {
+  const std::string frame =
+      out.event.empty() ? std::string() : EventFrame(seq, out.event, out.data);
+  if (keep) {
+    const auto now = Clock::now();
+    if (out.comment_id != 0 && !out.event.empty() && out.event != "comment") {
+      // What a resume replays of the comment from before is its text as it is now, or
+      // nothing once it is gone: an edited or removed text is not handed out again.
+      for (Kept& k : t.kept) {
+        if (k.comment_id != out.comment_id || k.frame.empty()) {
+          continue;
+        }
+        if (k.shown && out.event == "comment_updated") {
+          k.frame = EventFrame(k.seq, "comment", out.data);
+        } else {
+          k.frame.clear();
+        }
+      }
+    }
+    if (t.kept_from == 0) {
+      t.kept_from = seq;
+    }
+    t.kept.push_back(Kept{seq, frame, now, out.comment_id, out.event == "comment"});
+    while (t.kept.size() > 1 &&
+           (t.kept.size() > limits_.kept_events || now - t.kept.front().at > limits_.keep)) {
+      t.kept.pop_front();
+      t.kept_from = t.kept.front().seq;
+    }
   }
   if (frame.empty()) {
     return;
@@ -313,7 +341,8 @@ Awaitable<void> LiveStreams::Drain(int64_t article_id) {
       Reset(t);
     }
     t.last_seq = e.seq;
-    std::string frame = co_await Frame(e);
+    const uint64_t generation = t.generation;
+    const Out out = co_await Frame(e);
     if (!*alive) {
       co_return;
     }
@@ -322,35 +351,46 @@ Awaitable<void> LiveStreams::Drain(int64_t article_id) {
     if (it == threads_.end()) {
       co_return;
     }
-    Send(it->second, e.seq, frame);
+    // Reset meanwhile (the subscription came back: what came between is unknown): sent, but
+    // not kept, so that a resume cannot take it for the first event after the reset.
+    Send(it->second, e.seq, out, it->second.generation == generation);
   }
 }
 
-Awaitable<std::string> LiveStreams::Frame(const domain::LiveEvent& e) {
+Awaitable<LiveStreams::Out> LiveStreams::Frame(const domain::LiveEvent& e) {
   if (e.kind == domain::LiveKind::kLikes) {
     co_return co_await LikesFrame(e);
   }
-  if (e.kind == domain::LiveKind::kGone) {
-    std::string data = R"({"id":)";
-    json_text::Int(data, e.comment_id);
-    data.push_back('}');
-    co_return EventFrame(e.seq, "comment_deleted", data);
-  }
+  Out out;
+  out.comment_id = e.comment_id;
   // As an anonymous reader reads it: nothing for a comment they may not see.
   auto c = co_await comments_.Get(std::nullopt, e.comment_id);
-  if (!c) {
-    if (c.error().code != ErrorCode::kNotFound) {
-      spdlog::warn("live update of comment {} not sent: {}", e.comment_id, c.error().message);
-    }
-    co_return std::string();
+  if (!c && c.error().code != ErrorCode::kNotFound) {
+    spdlog::warn("live update of comment {} not sent: {}", e.comment_id, c.error().message);
+    co_return out;
   }
-  std::string data;
-  AppendCommentJson(data, *c);
-  co_return EventFrame(e.seq, e.kind == domain::LiveKind::kShown ? "comment" : "comment_updated",
-                       data);
+  if (e.kind == domain::LiveKind::kGone) {
+    // Unless it is shown again (a restore published before this delete's announcement):
+    // then this one is out of date.
+    if (c && !c->Placeholder()) {
+      co_return out;
+    }
+    out.event = "comment_deleted";
+    out.data = R"({"id":)";
+    json_text::Int(out.data, e.comment_id);
+    out.data.push_back('}');
+    co_return out;
+  }
+  if (!c) {
+    co_return out;
+  }
+  AppendCommentJson(out.data, *c);
+  out.event = e.kind == domain::LiveKind::kShown ? "comment" : "comment_updated";
+  co_return out;
 }
 
-Awaitable<std::string> LiveStreams::LikesFrame(const domain::LiveEvent& e) {
+Awaitable<LiveStreams::Out> LiveStreams::LikesFrame(const domain::LiveEvent& e) {
+  const std::shared_ptr<bool> alive = alive_;
   // The counts anonymous readers read: the article's, and those of the named comments they
   // see (a comment held or deleted since it was liked is left out).
   std::vector<int64_t> comment_ids;
@@ -368,10 +408,13 @@ Awaitable<std::string> LiveStreams::LikesFrame(const domain::LiveEvent& e) {
   }
   if (!comment_ids.empty()) {
     auto seen = co_await comments_.VisibleMany(std::nullopt, comment_ids);
+    if (!*alive) {
+      co_return Out{};
+    }
     if (!seen) {
       spdlog::warn("live like counts of article {} not sent: {}", e.article_id,
                    seen.error().message);
-      co_return std::string();
+      co_return Out{};
     }
     for (size_t i = 0; i < comment_ids.size(); ++i) {
       if ((*seen)[i]) {
@@ -380,13 +423,13 @@ Awaitable<std::string> LiveStreams::LikesFrame(const domain::LiveEvent& e) {
     }
   }
   if (targets.empty()) {
-    co_return std::string();
+    co_return Out{};
   }
   auto counts = co_await likes_.GetMany(0, targets);
   if (!counts) {
     spdlog::warn("live like counts of article {} not sent: {}", e.article_id,
                  counts.error().message);
-    co_return std::string();
+    co_return Out{};
   }
   // {"article":{"<id>":{"likeCount":n}},"comment":{"<id>":{"likeCount":n},...}}, as the
   // likes read (GET /api/v1/likes) shapes them, without the caller's "liked".
@@ -412,7 +455,7 @@ Awaitable<std::string> LiveStreams::LikesFrame(const domain::LiveEvent& e) {
     data += "}";
   }
   data += "}}";
-  co_return EventFrame(e.seq, "likes", data);
+  co_return Out{"likes", std::move(data), 0};
 }
 
 }  // namespace plaudit::render

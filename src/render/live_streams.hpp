@@ -66,14 +66,27 @@ class LiveStreams {
                                                   std::optional<uint64_t> last_event_id,
                                                   const std::string& address);
   size_t open_streams() const { return streams_; }
+  // At most half of the server's connections may be streams (they are never idle, so the
+  // connection cap never closes one for a newcomer): max_streams is lowered to that.
+  void FitConnections(size_t max_connections);
+  size_t max_streams() const { return limits_.max_streams; }
 
  private:
   class Stream;
   friend class Stream;
+  // What an event sends: its name and data (an empty name: nothing), and the comment it is
+  // about (0: none).
+  struct Out {
+    std::string event;
+    std::string data;
+    int64_t comment_id = 0;
+  };
   struct Kept {
     uint64_t seq = 0;
-    std::string frame;
+    std::string frame;  // empty: nothing to replay (held, or its comment changed since)
     std::chrono::steady_clock::time_point at;
+    int64_t comment_id = 0;
+    bool shown = false;  // a `comment` event
   };
   struct Thread {
     std::vector<std::weak_ptr<Stream>> streams;
@@ -86,6 +99,9 @@ class LiveStreams {
     // being read (after kept's last) reach every stream open by then when they are sent.
     uint64_t last_seq = 0;
     uint64_t kept_from = 0;
+    // Moves at each reset: an event read before one is sent but not kept (what a resume gets
+    // starts after the reset).
+    uint64_t generation = 0;
     std::deque<Kept> kept;
     std::chrono::steady_clock::time_point unwatched_at{};  // when its last stream went
   };
@@ -94,9 +110,9 @@ class LiveStreams {
   void OnState(bool subscribed);
   Awaitable<void> Drain(int64_t article_id);
   // The event's frame (empty: nothing to send).
-  Awaitable<std::string> Frame(const domain::LiveEvent& e);
-  Awaitable<std::string> LikesFrame(const domain::LiveEvent& e);
-  void Send(Thread& t, uint64_t seq, const std::string& frame);
+  Awaitable<Out> Frame(const domain::LiveEvent& e);
+  Awaitable<Out> LikesFrame(const domain::LiveEvent& e);
+  void Send(Thread& t, uint64_t seq, const Out& out, bool keep);
   void Reset(Thread& t);
   void Remove(int64_t article_id, const std::string& address, const Stream* stream);
   void Forget();  // threads unwatched for longer than `keep`
@@ -105,7 +121,7 @@ class LiveStreams {
   domain::CommentService& comments_;
   domain::LikeService& likes_;
   domain::LiveFeed& feed_;
-  const LiveLimits limits_;
+  LiveLimits limits_;
   std::unordered_map<int64_t, Thread> threads_;
   std::unordered_map<std::string, size_t> by_address_;
   size_t streams_ = 0;

@@ -90,8 +90,11 @@ class SseReader {
         return false;
       }
       buffer_.append(buf, static_cast<size_t>(n));
+      raw_.append(buf, static_cast<size_t>(n));
     }
   }
+  // Every byte received so far, the head included: what the stream carried, parsed or not.
+  const std::string& raw() const { return raw_; }
   void Close() {
     boost::system::error_code ec;
     socket_.close(ec);
@@ -147,12 +150,14 @@ class SseReader {
       return false;
     }
     buffer_.append(buf, static_cast<size_t>(n));
+    raw_.append(buf, static_cast<size_t>(n));
     return true;
   }
 
   boost::asio::io_context ioc_;
   boost::asio::ip::tcp::socket socket_;
   std::string buffer_;
+  std::string raw_;
   std::string head_;
   int status_ = 0;
 };

@@ -64,6 +64,7 @@ export class Thread {
   // Live updates (API.md "Live updates"): the thread's events while the page is visible; new
   // comments wait behind a button so the reader's place never moves under them.
   private events: EventSource | null = null;
+  private liveRetry = 0;  // ms before following again after a refused stream
   private lastEventId = '';
   private incoming: Comment[] = [];
   private newButton = h('button', { type: 'button', class: 'new-comments', hidden: true });
@@ -321,9 +322,18 @@ export class Thread {
     on('comment_deleted', (d: { id: number }) => this.vanished(d.id));
     on('likes', (d: LikeCounts) => this.recounted(d));
     on('reset', () => { this.lastEventId = ''; es.close(); this.events = null; void this.reload(); });
-    // Said on the thread's element, for whoever waits for it (the browser tests).
-    es.onopen = () => { this.el.dataset.live = 'open'; };
-    es.onerror = () => { delete this.el.dataset.live; };
+    // Said on the thread's element (onopen below), for whoever waits for it (the browser tests).
+    es.onerror = () => {
+      delete this.el.dataset.live;
+      // Refused (a 429 or 503 at a cap, a 404): EventSource gives up for good. Try again a
+      // little later, as long as the page is shown.
+      if (es.readyState === EventSource.CLOSED && this.events === es) {
+        this.events = null;
+        this.liveRetry = Math.min(60_000, Math.max(3_000, this.liveRetry * 2));
+        window.setTimeout(() => this.follow(), this.liveRetry);
+      }
+    };
+    es.onopen = () => { this.el.dataset.live = 'open'; this.liveRetry = 0; };
     this.events = es;
   }
 

@@ -14,7 +14,11 @@
 if ARGV[4] then
   if not redis.call('SET', KEYS[2], '1', 'PX', ARGV[4], 'NX') then
     local left = redis.call('PTTL', KEYS[2])
-    if left < 1 then
+    if left < 0 then
+      -- A gate without a TTL (written by hand, or by a restore) would hold for ever.
+      redis.call('PEXPIRE', KEYS[2], ARGV[4])
+      left = tonumber(ARGV[4])
+    elseif left < 1 then
       left = 1
     end
     return -left

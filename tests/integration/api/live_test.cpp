@@ -147,6 +147,24 @@ TEST_P(LiveModeratedTest, NothingHeldIsSentAndTheApprovalSendsIt) {
   EXPECT_FALSE(s.Next(500ms).has_value());
 }
 
+TEST_P(LiveModeratedTest, AHeldCommentsFateIsNotToldNotEvenItsId) {
+  SseReader s(other_->port(), EventsPath());
+  ASSERT_EQ(s.status(), 200);
+  const int64_t spam = Post(reader_, "held, then spam");
+  const int64_t gone = Post(reader_, "held, then deleted by its writer");
+  auto marked = app_->Client().Post("/api/v1/moderation/comments",
+                                    R"({"ids":[)" + std::to_string(spam) + R"(],"action":"spam"})",
+                                    Bearer(root_));
+  ASSERT_EQ(marked.status, 200) << marked.body;
+  ASSERT_EQ(
+      app_->Client().Delete("/api/v1/comments/" + std::to_string(gone), Bearer(reader_)).status,
+      204);
+  // The first thing the stream carries is the next visible comment.
+  const int64_t mine = Post(root_, "a moderator's");
+  SseEvent first = Expect(s, "comment");
+  EXPECT_EQ(IdOf(first), mine) << first.data;
+}
+
 TEST_P(LiveTest, AReconnectGetsWhatItMissedOrAReset) {
   std::string last;
   {
@@ -172,6 +190,60 @@ TEST_P(LiveTest, AReconnectGetsWhatItMissedOrAReset) {
   SseReader lost(other_->port(), EventsPath(), "99");
   ASSERT_EQ(lost.status(), 200);
   Expect(lost, "reset");
+}
+
+TEST_P(LiveTest, AResumeReplaysNoTextThatWasEditedOrRemovedSince) {
+  SseReader s(other_->port(), EventsPath());
+  ASSERT_EQ(s.status(), 200);
+  const int64_t doomed = Post(reader_, "soon removed");
+  const int64_t changed = Post(reader_, "first words");
+  EXPECT_EQ(Expect(s, "comment").id, "1");
+  EXPECT_EQ(Expect(s, "comment").id, "2");
+  ASSERT_EQ(
+      app_->Client().Delete("/api/v1/comments/" + std::to_string(doomed), Bearer(reader_)).status,
+      204);
+  ASSERT_EQ(app_->Client()
+                .Patch("/api/v1/comments/" + std::to_string(changed), R"({"body":"second words"})",
+                       Bearer(reader_))
+                .status,
+            200);
+  EXPECT_EQ(Expect(s, "comment_deleted").id, "3");
+  EXPECT_EQ(Expect(s, "comment_updated").id, "4");
+  // A reader resuming from before them all: the removed text is not handed out again, and
+  // the edited comment comes with its words as they are now.
+  SseReader back(other_->port(), EventsPath(), "0");
+  ASSERT_EQ(back.status(), 200);
+  SseEvent e = Expect(back, "comment");
+  EXPECT_EQ(e.id, "2");
+  EXPECT_EQ(IdOf(e), changed);
+  EXPECT_NE(e.data.find("second words"), std::string::npos) << e.data;
+  SseEvent d = Expect(back, "comment_deleted");
+  EXPECT_EQ(IdOf(d), doomed);
+  SseEvent u = Expect(back, "comment_updated");
+  EXPECT_EQ(IdOf(u), changed);
+  EXPECT_EQ(back.raw().find("soon removed"), std::string::npos);
+  EXPECT_EQ(back.raw().find("first words"), std::string::npos);
+}
+
+TEST_P(LiveTest, APlaceholderGoesWithItsLastReply) {
+  SseReader s(other_->port(), EventsPath());
+  ASSERT_EQ(s.status(), 200);
+  const int64_t top = Post(reader_, "top");
+  const int64_t reply = Post(reader_, "reply", top);
+  EXPECT_EQ(IdOf(Expect(s, "comment")), top);
+  EXPECT_EQ(IdOf(Expect(s, "comment")), reply);
+  EXPECT_EQ(IdOf(Expect(s, "comment_updated")), top);  // its reply count
+  ASSERT_EQ(
+      app_->Client().Delete("/api/v1/comments/" + std::to_string(top), Bearer(reader_)).status,
+      204);
+  SseEvent placeholder = Expect(s, "comment_updated");  // kept for its reply, without text
+  EXPECT_EQ(IdOf(placeholder), top);
+  EXPECT_EQ(placeholder.data.find("\"top\""), std::string::npos) << placeholder.data;
+  ASSERT_EQ(
+      app_->Client().Delete("/api/v1/comments/" + std::to_string(reply), Bearer(reader_)).status,
+      204);
+  EXPECT_EQ(IdOf(Expect(s, "comment_deleted")), reply);
+  EXPECT_EQ(IdOf(Expect(s, "comment_deleted")), top);  // nothing left to hold it
 }
 
 TEST_P(LiveTest, LikeCountsArriveInPlaceAtMostOnceASecondPerThread) {
@@ -264,7 +336,32 @@ TEST_P(LiveTest, StreamsAreOnlyForThreadsAnonymousReadersSeeAndAreCapped) {
   EXPECT_TRUE(admitted);
 }
 
+class LiveCappedTest : public LiveTest {
+ protected:
+  void Configure(config::Config& c) override {
+    LiveTest::Configure(c);
+    c.live_streams = 2;
+  }
+};
+
+TEST_P(LiveCappedTest, StreamsBeyondTheInstancesCapAre503AndTheOtherInstanceStillServes) {
+  SseReader one(app_->port(), EventsPath());
+  SseReader two(app_->port(), EventsPath());
+  ASSERT_EQ(one.status(), 200);
+  ASSERT_EQ(two.status(), 200);
+  SseReader three(app_->port(), EventsPath());
+  EXPECT_EQ(three.status(), 503) << three.head();
+  EXPECT_NE(three.head().find("Retry-After"), std::string::npos) << three.head();
+  // The cap is this instance's; the streams open still get what happens.
+  SseReader elsewhere(other_->port(), EventsPath());
+  EXPECT_EQ(elsewhere.status(), 200);
+  const int64_t id = Post(reader_, "still live");
+  EXPECT_EQ(IdOf(Expect(one, "comment")), id);
+  EXPECT_EQ(IdOf(Expect(elsewhere, "comment")), id);
+}
+
 INSTANTIATE_TEST_SUITE_P(Databases, LiveTest, AllDbs(), DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, LiveCappedTest, AllDbs(), DbName);
 INSTANTIATE_TEST_SUITE_P(Databases, LiveModeratedTest, AllDbs(), DbName);
 
 }  // namespace

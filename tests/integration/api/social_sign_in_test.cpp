@@ -201,7 +201,7 @@ TEST_P(SocialSignInTest, AStateThatIsForgedReplayedOrFromAnotherBrowserSignsNobo
 
 TEST_P(SocialSignInTest, APkceVerifierOrANonceThatDoNotMatchAreRefused) {
   const int64_t users = Users();
-  for (const std::string field : std::vector<std::string>{"v", "n"}) {
+  for (const std::string& field : std::vector<std::string>{"v", "n"}) {
     const Begun b = Start();
     const std::string back = LoginAt(b.location, "eve");
     // What an attacker who swapped the code into another sign-in would hold: this sign-in's
@@ -225,7 +225,7 @@ TEST_P(SocialSignInTest, APkceVerifierOrANonceThatDoNotMatchAreRefused) {
 }
 
 TEST_P(SocialSignInTest, OnlyPagesOfAllowedSitesOrOfPlauditItselfAreReturnedTo) {
-  for (const std::string bad :
+  for (const std::string& bad :
        std::vector<std::string>{"https://evil.example/x", "javascript:alert(1)", "/relative",
                                 "https://blog.example.evil.example/", "", "//evil.example/"}) {
     auto r = Plaudit("/api/v1/auth/idp/start?return=" + Encode(bad));
