@@ -94,6 +94,7 @@ class App {
   sql::LikeTable& like_table() { return *like_table_; }
   domain::CommentService& comments() { return *comments_; }
   render::LiveStreams& live_streams() { return *live_streams_; }
+  domain::LiveFeed& live_feed() { return *live_feed_; }
   domain::FirstRunSetup& setup() { return *setup_; }
 
  private:

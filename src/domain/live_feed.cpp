@@ -62,10 +62,12 @@ void LiveFeed::Publish(int64_t article_id, LiveKind kind, int64_t comment_id) {
 Awaitable<void> LiveFeed::PublishNow(int64_t article_id, LiveKind kind, int64_t comment_id) {
   const std::shared_ptr<bool> alive = alive_;
   const std::array<int64_t, 1> ids{comment_id};
+  ++in_flight_;
   auto seq = co_await channel_.Publish(article_id, LiveKindName(kind), ids);
   if (!*alive) {
     co_return;
   }
+  --in_flight_;
   if (!seq) {
     ++publish_failures_;
     spdlog::warn("live update of comment {} (article {}) not published: {}", comment_id, article_id,
@@ -94,7 +96,7 @@ Awaitable<void> LiveFeed::PublishLikes(int64_t article_id) {
       co_return;
     }
     if (it->second.targets.empty()) {
-      likes_.erase(it);  // all told: the next like starts again
+      likes_.erase(it);  // all told, and the gap since is over: the next like starts again
       co_return;
     }
     // A message names at most kMaxIds; the rest wait for the next opening.
@@ -102,11 +104,13 @@ Awaitable<void> LiveFeed::PublishLikes(int64_t article_id) {
     const size_t n = std::min(targets.size(), redis::LiveChannel::kMaxIds);
     std::vector<int64_t> batch(targets.begin(), targets.begin() + static_cast<ptrdiff_t>(n));
     targets.erase(targets.begin(), targets.begin() + static_cast<ptrdiff_t>(n));
+    ++in_flight_;
     auto sent = co_await channel_.PublishGated(article_id, LiveKindName(LiveKind::kLikes),
                                                std::span<const int64_t>(batch), kLikesGap);
     if (!*alive) {
       co_return;
     }
+    --in_flight_;
     it = likes_.find(article_id);  // the map may have changed meanwhile
     if (it == likes_.end()) {
       co_return;
@@ -128,11 +132,10 @@ Awaitable<void> LiveFeed::PublishLikes(int64_t article_id) {
       wait = sent->wait;
     }
     if (sent && sent->seq != 0) {
-      if (it->second.targets.empty()) {
-        likes_.erase(it);  // all told: the next like starts again, at once if the gate is open
-        co_return;
-      }
-      wait = kLikesGap;  // more came meanwhile: the gate is ours for that long
+      // Told. The gate is ours for kLikesGap: likes meanwhile wait here for it to open (the
+      // loop's top ends this coroutine if none came), rather than each costing a publish
+      // refused at the gate.
+      wait = kLikesGap;
     }
     if (!sent || sent->seq == 0) {
       // Not told: kept until the gate opens (held by this instance or another).

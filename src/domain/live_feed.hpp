@@ -64,7 +64,9 @@ class LiveFeed {
   void Publish(int64_t article_id, LiveKind kind, int64_t comment_id);
   // A like or unlike of the article (`comment_id` 0) or of one of its comments was taken.
   // Coalesced: the first goes out at once, the ones after it together once the thread's gate
-  // (kLikesGap, held in Redis for every instance) opens; this instance keeps what it has to
+  // (kLikesGap, held in Redis for every instance) opens — at most one publish a second per
+  // thread from this instance, and one refused at the gate only when another instance holds
+  // it; this instance keeps what it has to
   // tell until then (at most kMaxPendingLikes targets a thread: beyond, the highest comment
   // ids wait for their next like). Lost if this process dies before the gate opens, or after
   // kMaxLikeAttempts failed publishes (readers' counts then wait for the thread's next like,
@@ -81,6 +83,8 @@ class LiveFeed {
   void SubscriptionChanged(bool subscribed);
 
   uint64_t publish_failures() const { return publish_failures_; }
+  // No publish on its way to Redis (tests that count Redis commands wait for it).
+  bool idle() const { return in_flight_ == 0; }
 
  private:
   // One thread's like news not yet published, and whether its publishing coroutine runs.
@@ -100,6 +104,7 @@ class LiveFeed {
   std::function<void(const LiveEvent&)> on_event_;
   std::function<void(bool)> on_state_;
   uint64_t publish_failures_ = 0;
+  int64_t in_flight_ = 0;
   std::unordered_map<int64_t, PendingLikes> likes_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // for PublishLikes after us
 };

@@ -118,6 +118,11 @@ class ApiTest : public ::testing::TestWithParam<Db> {
   }
 
   // Runs a service call on the app's I/O thread and waits for it.
+  // No live-update announcement on its way to Redis (domain/live_feed.hpp).
+  bool LiveFeedIdle() {
+    return OnLoop([this]() -> Awaitable<bool> { co_return app_->app().live_feed().idle(); }());
+  }
+
   template <class T>
   T OnLoop(Awaitable<T> op) {
     return net::co_spawn(app_->app().io(), std::move(op), net::use_future).get();

@@ -200,6 +200,9 @@ TEST_P(LikesTest, ArticleLikeChecksPublishedInTheLikeScript) {
   std::string tag = "{l" + std::to_string(id % 256) + "}";
   EXPECT_EQ(redis_.Cli("HKEYS 'pl:art:" + tag + ":" + std::to_string(id) + "'").substr(0, 7),
             "status\n");
+  // The warm like's announcement to live readers (LiveFeed::Liked) has gone out: the likes
+  // within the second after it wait for the thread's gate without a command of their own.
+  ASSERT_TRUE(WaitFor([&] { return LiveFeedIdle(); }, 5s));
   auto before = commands();
   auto r = c.Delete(LikePath(id), Bearer(fan));
   ASSERT_EQ(r.status, 200);
@@ -245,6 +248,7 @@ TEST_P(LikesTest, CommentLikeChecksPublishedAndLiveInTheLikeScript) {
     return OnLoop(
         [&]() -> Awaitable<uint64_t> { co_return app_->app().redis().stats().commands_sent; }());
   };
+  ASSERT_TRUE(WaitFor([&] { return LiveFeedIdle(); }, 5s));  // as above
   auto before = commands();
   auto r = c.Delete(path, Bearer(fan));
   ASSERT_EQ(r.status, 200);
