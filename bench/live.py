@@ -157,27 +157,26 @@ async def fanout(a, streams, article, token, n):
     return out
 
 
+async def idle_span(pid, sock, seconds):
+    """After 2 s to settle: RSS, then CPU and Redis commands over `seconds` of nothing."""
+    await asyncio.sleep(2)
+    rss = rss_kib(pid)
+    c0, r0 = cpu_s(pid), redis_commands(sock)
+    await asyncio.sleep(seconds)
+    c1, r1 = cpu_s(pid), redis_commands(sock)
+    return {"rss_kib": rss, "cpu_pct": round((c1 - c0) / seconds * 100, 2),
+            "redis_commands_per_s": round((r1 - r0) / seconds, 1)}
+
+
 async def measure(a, b, sock, args, token, idle_article, hot_article):
     result = {"streams": args.streams, "idle_s": args.idle}
-    # Quiet baseline: no stream open.
-    await asyncio.sleep(2)
-    rss0 = rss_kib(b.proc.pid)
-    c0, r0 = cpu_s(b.proc.pid), redis_commands(sock)
-    await asyncio.sleep(args.idle)
-    c1, r1 = cpu_s(b.proc.pid), redis_commands(sock)
-    result["baseline"] = {"rss_kib": rss0, "cpu_pct": round((c1 - c0) / args.idle * 100, 2),
-                          "redis_commands_per_s": round((r1 - r0) / args.idle, 1)}
+    result["baseline"] = await idle_span(b.proc.pid, sock, args.idle)  # no stream open
     start = time.monotonic()
     streams = await open_many(b.port, f"/api/v1/articles/{idle_article}/events", args.streams)
     result["open_s"] = round(time.monotonic() - start, 1)
-    await asyncio.sleep(2)
-    rss1 = rss_kib(b.proc.pid)
-    c0, r0 = cpu_s(b.proc.pid), redis_commands(sock)
-    await asyncio.sleep(args.idle)
-    c1, r1 = cpu_s(b.proc.pid), redis_commands(sock)
-    result["open"] = {"rss_kib": rss1, "cpu_pct": round((c1 - c0) / args.idle * 100, 2),
-                      "redis_commands_per_s": round((r1 - r0) / args.idle, 1)}
-    result["rss_per_stream_bytes"] = round((rss1 - rss0) * 1024 / args.streams)
+    result["open"] = await idle_span(b.proc.pid, sock, args.idle)
+    result["rss_per_stream_bytes"] = round(
+        (result["open"]["rss_kib"] - result["baseline"]["rss_kib"]) * 1024 / args.streams)
     gaps = await latency(a, b.port, hot_article, token, args.comments)
     result["event_after_201_ms"] = {
         "n": len(gaps), "p50": round(percentile(gaps, 50), 2), "p99": round(percentile(gaps, 99), 2),
