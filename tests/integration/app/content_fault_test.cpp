@@ -35,6 +35,9 @@
 // other time for FLUSHALL) one right after, still paused, so a stale cache shows without any
 // race. A finding about an object that had an unanswered write is filed apart ("after an
 // unanswered write"): the server may have died between its SQL commit and its Redis step.
+// Such an object's reads during the run are not checked until the check of its writer's cache
+// mark has had time to repair it (kMarkRepairMs: a mark is repaired once a second old), and a
+// checkpoint waits for that too.
 // After a Redis fault, comment counts and threads get one repair window (a few flush passes:
 // an acknowledged comment write whose Redis step failed is repaired by the flusher) before
 // they are checked again. A reused id (a Redis sequence restored behind a deleted article) is
@@ -85,6 +88,8 @@ constexpr int kMaxCommentsPerArticle = 36;  // rows, deleted included
 constexpr int kMaxRepliesPerTop = 12;       // below the 20 inline replies a page can show
 constexpr int kDefaultSeconds = 25;
 constexpr int kFlushMs = 500;  // plauditd serve's --flush-interval-ms
+// A dead writer's cache mark is repaired by the first check after it is a second old.
+constexpr int kMarkRepairMs = 1000 + 4 * kFlushMs + 500;
 
 struct Settings : FaultSettings {
   bool pairs = true;  // concurrent PATCH pairs on
@@ -146,8 +151,12 @@ struct Art {
   std::set<int> maybe_pinned, maybe_allow;
   bool maybe_deleted = false;
   bool had_unanswered = false;  // ever: findings about it are filed apart
-  std::string last_write;       // the last acknowledged write of the article itself, for findings
-  std::vector<Cm> comments;     // by id
+  // Until then its reads are not checked: a writer that died between its SQL commit and its
+  // Redis step leaves the cache to the check of its mark, which repairs a mark once it is a
+  // second old (a retry that finds the write done, a 404 on a DELETE, does not touch Redis).
+  int64_t repair_until_ms = 0;
+  std::string last_write;    // the last acknowledged write of the article itself, for findings
+  std::vector<Cm> comments;  // by id
   std::vector<PendingCm> pending;
   std::vector<int64_t> gone;  // comments that went with the article's delete
 
@@ -416,6 +425,19 @@ class ContentFaultTest : public FaultFixture {
   std::atomic<int64_t> comments_settle_ms_{0};
   void RedisFaultEnded() { comments_settle_ms_.store(log_->Now() + 4 * kFlushMs + 500); }
   bool CommentsSettled() const { return log_->Now() >= comments_settle_ms_.load(); }
+  // A write of `a` (or of one of its comments) that went unanswered: see Art::repair_until_ms.
+  void NoteUnanswered(Art& a, const Sent& s) {
+    if (!s.unanswered && s.reply.kind == Reply::kAnswered) {
+      return;
+    }
+    a.repair_until_ms = log_->Now() + kMarkRepairMs;
+    int64_t seen = repairs_settle_ms_.load();
+    while (seen < a.repair_until_ms &&
+           !repairs_settle_ms_.compare_exchange_weak(seen, a.repair_until_ms)) {
+    }
+  }
+  bool Repaired(const Art& a) const { return log_->Now() >= a.repair_until_ms; }
+  std::atomic<int64_t> repairs_settle_ms_{0};  // the latest Art::repair_until_ms of all
   Findings findings_;
   std::unique_ptr<FaultLog> log_;
 
@@ -804,6 +826,7 @@ void ContentFaultTest::PatchArticle(int t, std::mt19937_64& rng,
   Sent s =
       SendWrite(t, rng, conns, a.author, beast::http::verb::patch, target, json::serialize(patch),
                 /*idempotent=*/true);
+  NoteUnanswered(a, s);
   if (s.reply.kind != Reply::kAnswered || s.reply.uncertain() || s.reply.status == 401) {
     NoteUncertainPatch(a, patch);
     return;
@@ -914,6 +937,7 @@ void ContentFaultTest::PairPatch(int t, std::mt19937_64& rng, std::array<Conn, k
     Sent s =
         SendWrite(t, rng, conns, a.author, beast::http::verb::patch, target, json::serialize(p),
                   /*idempotent=*/true);
+    NoteUnanswered(a, s);
     if (s.reply.ok()) {
       if (r.uncertain()) {
         a.had_unanswered = true;
@@ -942,6 +966,7 @@ void ContentFaultTest::DeleteArticle(int t, std::mt19937_64& rng,
                                      std::array<Conn, kInstances>& conns, Art& a) {
   const std::string target = "/api/v1/articles/" + std::to_string(a.id);
   Sent s = SendWrite(t, rng, conns, a.author, beast::http::verb::delete_, target, "", true);
+  NoteUnanswered(a, s);
   if (s.reply.kind != Reply::kAnswered || s.reply.uncertain() || s.reply.status == 401) {
     a.uncertain = true;
     a.had_unanswered = true;
@@ -1024,6 +1049,7 @@ void ContentFaultTest::CreateComment(int t, std::mt19937_64& rng,
   Sent s = SendWrite(t, rng, conns, author, beast::http::verb::post,
                      "/api/v1/articles/" + std::to_string(a.id) + "/comments",
                      json::serialize(body), /*idempotent=*/false);
+  NoteUnanswered(a, s);
   if (s.unanswered || s.reply.kind != Reply::kAnswered || s.reply.status == 401) {
     if (a.exists || a.uncertain) {
       a.pending.push_back(p);
@@ -1100,6 +1126,7 @@ void ContentFaultTest::EditComment(int t, std::mt19937_64& rng, std::array<Conn,
   json::object body{{"body", text}};
   Sent s = SendWrite(t, rng, conns, actor, beast::http::verb::patch,
                      "/api/v1/comments/" + std::to_string(c.id), json::serialize(body), true);
+  NoteUnanswered(a, s);
   const bool visible = a.VisibleTo(actor);
   if (s.reply.kind != Reply::kAnswered || s.reply.uncertain() || s.reply.status == 401) {
     c.uncertain = true;
@@ -1153,6 +1180,7 @@ void ContentFaultTest::DeleteComment(int t, std::mt19937_64& rng,
   const bool visible = a.VisibleTo(actor);
   Sent s = SendWrite(t, rng, conns, actor, beast::http::verb::delete_,
                      "/api/v1/comments/" + std::to_string(c.id), "", true);
+  NoteUnanswered(a, s);
   if (s.reply.kind != Reply::kAnswered || s.reply.uncertain() || s.reply.status == 401) {
     c.uncertain = true;
     c.had_unanswered = true;
@@ -1199,14 +1227,14 @@ void ContentFaultTest::ReadOwn(int t, std::mt19937_64& rng, std::array<Conn, kIn
     if (r.kind != Reply::kAnswered || r.status >= 500 || r.status == 401) {
       continue;
     }
-    if (a.uncertain) {
+    if (a.uncertain || !Repaired(a)) {
       continue;
     }
     ++tm.stats.checked_reads;
     CheckArticleRead(a, viewer, r, "GET " + path + " via instance " + std::to_string(inst),
                      "read during the run", a.CommentsCertain() && CommentsSettled());
   }
-  if (a.uncertain || !a.CommentsCertain() || !CommentsSettled()) {
+  if (a.uncertain || !Repaired(a) || !a.CommentsCertain() || !CommentsSettled()) {
     return;
   }
   const int viewer = rng() % 2 ? -1 : a.author;
@@ -1251,7 +1279,7 @@ void ContentFaultTest::ReadOwnList(int t, std::mt19937_64& rng,
     status_of[id] = Field(item, "status");
   }
   for (const auto& a : tm.arts) {
-    if (a.uncertain || (!a.exists && Superseded(a))) {
+    if (a.uncertain || !Repaired(a) || (!a.exists && Superseded(a))) {
       continue;
     }
     const bool want =
@@ -1989,7 +2017,7 @@ void ContentFaultTest::Checkpoint(const std::string& why) {
   const std::string label = "checkpoint " + why;
   const size_t before = findings_.Count();
   const auto started = Clock::now();
-  WaitFor([&] { return CommentsSettled(); }, 10s);
+  WaitFor([&] { return CommentsSettled() && log_->Now() >= repairs_settle_ms_.load(); }, 10s);
   Reconcile(label);
   for (int i = 0; i < kInstances; ++i) {
     if (!servers_[i] || !servers_[i]->Running() || !Ready(ports_[i], 30s)) {
