@@ -10,6 +10,7 @@
 #include "domain/social_sign_in.hpp"
 #include "domain/sso_sign_in.hpp"
 #include "domain/users.hpp"
+#include "domain/search.hpp"
 #include "render/live_streams.hpp"
 #include "render/renderer.hpp"
 #include "sql/moderation_log.hpp"
@@ -32,6 +33,7 @@ struct ApiContext {
   domain::SocialSignIn* social = nullptr;  // null: no --oidc nor --github
   domain::NoticeSettings* notices = nullptr;
   render::LiveStreams* live = nullptr;  // live updates (API.md "Live updates")
+  domain::SearchService* search = nullptr;  // API.md "Search"
 };
 
 }  // namespace plaudit::api

@@ -51,6 +51,10 @@ namespace live {
 ApiHandler ArticleEvents, PageEvents;
 }  // namespace live
 
+namespace search {
+ApiHandler Find;
+}  // namespace search
+
 namespace pages {
 ApiHandler Get, ListComments, AddComment, Like, Unlike, Counts;
 }  // namespace pages

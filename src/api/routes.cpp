@@ -42,6 +42,7 @@ constexpr Route kRoutes[] = {
     {V::patch, "/api/v1/articles/{id}", Bind<articles::Patch>},
     {V::delete_, "/api/v1/articles/{id}", Bind<articles::Delete>},
     {V::get, "/api/v1/changes", Bind<articles::Changes>},
+    {V::get, "/api/v1/search", Bind<search::Find>},
 
     {V::put, "/api/v1/articles/{id}/like", Bind<likes::Like>},
     {V::delete_, "/api/v1/articles/{id}/like", Bind<likes::Unlike>},

@@ -7,6 +7,7 @@
 //   GET /articles/{id}     one article and thread    GET /drafts        the caller's drafts
 //   GET /setup?token=...   first-run admin setup     GET /signin        sign in / sign up
 //   GET /admin             the moderation console (moderators and admins; the API checks roles)
+//   GET /search?q=...      search results (API.md "Search"); every page's header has the box
 #include <memory>
 #include <vector>
 
@@ -16,8 +17,8 @@
 namespace plaudit::api {
 
 // The page URLs the shell answers (for tests and docs).
-inline constexpr const char* kSitePagePatterns[] = {"/",      "/articles/{id}", "/write", "/drafts",
-                                                    "/setup", "/signin",        "/admin"};
+inline constexpr const char* kSitePagePatterns[] = {
+    "/", "/articles/{id}", "/write", "/drafts", "/search", "/setup", "/signin", "/admin"};
 
 // Registers the page routes when `files` holds site.html; otherwise registers nothing.
 void RegisterSitePages(http::Router& router,

@@ -68,6 +68,7 @@ Status App::Start() {
   }
   server_->Start();
   flusher_->Start();
+  search_indexer_->Start();
   // Without mail or webhooks there is nothing to deliver (and nothing is written).
   if (!config_.smtp.empty() || !config_.webhooks.empty()) {
     notifier_->Start();
@@ -126,6 +127,7 @@ void App::BeginStop() {
     // not yet sent stay in the outbox for the next start (or another instance).
     flusher_->Stop();
     notifier_->Stop();
+    search_indexer_->Stop();
     net::co_spawn(
         ioc_,
         [this]() -> Awaitable<void> {

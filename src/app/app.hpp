@@ -25,12 +25,14 @@
 #include "domain/likes.hpp"
 #include "domain/notice_settings.hpp"
 #include "domain/page_threads.hpp"
+#include "domain/search.hpp"
 #include "domain/password_hasher.hpp"
 #include "domain/setup.hpp"
 #include "domain/social_sign_in.hpp"
 #include "domain/sso_sign_in.hpp"
 #include "domain/users.hpp"
 #include "flush/flusher.hpp"
+#include "flush/search_indexer.hpp"
 #include "http/metrics.hpp"
 #include "http/router.hpp"
 #include "http/server.hpp"
@@ -48,6 +50,7 @@
 #include "sql/articles.hpp"
 #include "sql/comments.hpp"
 #include "sql/likes.hpp"
+#include "sql/search.hpp"
 #include "sql/store.hpp"
 #include "sql/users.hpp"
 
@@ -96,6 +99,7 @@ class App {
   render::LiveStreams& live_streams() { return *live_streams_; }
   domain::LiveFeed& live_feed() { return *live_feed_; }
   domain::FirstRunSetup& setup() { return *setup_; }
+  domain::SearchService& search() { return *search_; }
 
  private:
   void BeginStop();
@@ -161,6 +165,9 @@ class App {
   std::unique_ptr<flush::ViewFlush> view_flush_;
   std::unique_ptr<flush::RedisCheck> redis_check_;
   std::unique_ptr<flush::Flusher> flusher_;
+  std::unique_ptr<sql::SearchTable> search_table_;
+  std::unique_ptr<domain::SearchService> search_;  // after articles_: it holds it
+  std::unique_ptr<flush::SearchIndexer> search_indexer_;
   std::unique_ptr<http::Server> server_;
   std::optional<net::signal_set> signals_;
   bool stopping_ = false;

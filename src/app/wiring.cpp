@@ -237,6 +237,12 @@ Status App::WireServices() {
     }
   };
 
+  // Search: the index follows the change feed (domain/search.hpp).
+  search_table_ = std::make_unique<sql::SearchTable>(*store_);
+  search_ = std::make_unique<domain::SearchService>(*search_table_, *articles_);
+  search_indexer_ = std::make_unique<flush::SearchIndexer>(
+      ioc_.get_executor(), *search_, std::chrono::milliseconds(config_.search_interval_ms));
+
   page_table_ = std::make_unique<sql::PageTable>(*store_, *article_table_);
   page_map_ = std::make_unique<redis::PageMap>(*redis_);
   pages_ = std::make_unique<domain::PageService>(*page_table_, *page_map_, *articles_, *comments_,
@@ -246,6 +252,7 @@ Status App::WireServices() {
         *limiter_, domain::PageLimits{config_.limit_pages_user, config_.limit_pages_address});
   }
   api::ApiContext ctx;
+  ctx.search = search_.get();
   ctx.guard = guard_.get();
   ctx.users = users_.get();
   ctx.articles = articles_.get();

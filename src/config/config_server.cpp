@@ -27,6 +27,11 @@ void AddServerOptions(CLI::App& app, Config& c) {
       ->envname("PLAUDIT_FLUSH_INTERVAL_MS")
       ->check(CLI::Range(10, 3'600'000))
       ->capture_default_str();
+  app.add_option("--search-interval-ms", c.search_interval_ms,
+                 "how often the search index takes up what changed (API.md \"Search\")")
+      ->envname("PLAUDIT_SEARCH_INTERVAL_MS")
+      ->check(CLI::Range(10, 3'600'000))
+      ->capture_default_str();
   AddParsed(app, "--bootstrap-admin", c.bootstrap_admin, EmptyMeansNone(ParseCredentials),
             "name:password, created if missing")
       ->envname("PLAUDIT_BOOTSTRAP_ADMIN");

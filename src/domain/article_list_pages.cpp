@@ -160,6 +160,26 @@ Awaitable<Result<std::vector<Article>>> ArticleService::Hydrate(const std::vecto
   co_return out;
 }
 
+Awaitable<Result<std::vector<std::optional<Article>>>> ArticleService::ListedItems(
+    const std::optional<Principal>& viewer, const std::vector<int64_t>& ids) {
+  PL_CO_TRY(auto found, co_await CachedMany(ids));
+  std::vector<Article> items;
+  std::vector<size_t> at;
+  for (size_t i = 0; i < found.size(); ++i) {
+    if (found[i] && Listed(*found[i])) {
+      found[i]->content.reset();  // list items carry no body
+      items.push_back(std::move(*found[i]));
+      at.push_back(i);
+    }
+    found[i].reset();
+  }
+  PL_CO_CHECK(co_await FillLikes(viewer ? viewer->id : 0, items));
+  for (size_t j = 0; j < at.size(); ++j) {
+    found[at[j]] = std::move(items[j]);
+  }
+  co_return std::move(found);
+}
+
 Awaitable<Result<redis::ListPage>> ArticleService::IndexPage(std::optional<ArticleKind> kind,
                                                              const PageRequest& req) {
   std::optional<std::pair<int64_t, int64_t>> after;  // (score, id)

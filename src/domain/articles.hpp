@@ -70,6 +70,11 @@ class ArticleService {
   Awaitable<Result<PageResult<Article>>> List(const std::optional<Principal>& viewer,
                                               ListFilter filter, std::optional<ArticleKind> kind,
                                               PageRequest page);
+  // The list items (no content) of `ids`, in their order, with the viewer's like state;
+  // nullopt where an id names no published article or post (search results: the index may be
+  // a step behind).
+  Awaitable<Result<std::vector<std::optional<Article>>>> ListedItems(
+      const std::optional<Principal>& viewer, const std::vector<int64_t>& ids);
   // Likes or unlikes the article, if the caller may see it (404 otherwise).
   Awaitable<Result<LikeState>> SetLike(const Principal& who, int64_t id, bool like);
   // Where a like taken is told to the thread's live readers (none: not told).

@@ -56,7 +56,7 @@ describe('the blog pages', () => {
   }
 
   it('answers every page URL with the shell under a strict CSP; API 404s stay JSON', async () => {
-    for (const path of ['/', '/articles/1', '/write', '/write?id=3', '/drafts', '/setup?token=x', '/signin', '/admin']) {
+    for (const path of ['/', '/articles/1', '/write', '/write?id=3', '/drafts', '/search?q=x', '/setup?token=x', '/signin', '/admin']) {
       const res = await fetch(plaudit.url + path);
       assert.equal(res.status, 200, path);
       assert.match(res.headers.get('content-type'), /^text\/html/);
@@ -214,11 +214,45 @@ describe('the blog pages', () => {
     await page.context().close();
   });
 
+  it('searches from the header: Chinese by two characters, matches marked, drafts never found', async () => {
+    const admin = await signIn(plaudit.url, 'admin', 'admin-password');
+    // The draft first: once the index has the article after it, it has taken the draft's
+    // change up too, so "nothing found" below is the rule at work, not a lagging index.
+    const draft = await api(plaudit.url, 'POST', '/api/v1/articles', { token: admin.token,
+      body: { title: 'Xylophone draft', content: '<p>xylophone</p>' } });
+    assert.equal(draft.status, 201);
+    const zh = await api(plaudit.url, 'POST', '/api/v1/articles', { token: admin.token,
+      body: { title: '搜索测试', content: '<p>这是一篇关于中文搜索的文章，两字也能找到。</p>', status: 'published' } });
+    assert.equal(zh.status, 201);
+    const page = await newPage();
+    await page.goto(plaudit.url + '/');
+    const box = page.getByRole('searchbox', { name: 'Search articles and posts' });
+    await box.fill('两字');
+    await box.press('Enter');
+    await page.waitForURL(/\/search\?q=/);
+    // The index takes changes up within a second or so: look again until it has.
+    const result = page.locator('.results .item');
+    await eventually(async () => {
+      if ((await result.count()) === 1) return true;
+      await page.reload();
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      return (await result.count()) === 1;
+    }, 10000, 'the article found');
+    await result.getByRole('link', { name: '搜索测试' }).waitFor();
+    assert.equal(await result.locator('.snippet mark').innerText(), '两字');
+    assert.equal(await box.inputValue(), '两字');
+    await box.fill('xylophone');
+    await box.press('Enter');
+    await page.getByText('Nothing found for “xylophone”.').waitFor();
+    await page.context().close();
+  });
+
   it('speaks Simplified Chinese to a zh browser', async () => {
     const page = await newPage(undefined, 'zh-CN');
     await page.goto(plaudit.url + '/');
     await page.getByRole('heading', { name: '文章', level: 1 }).waitFor();
     await page.getByRole('link', { name: '登录' }).waitFor();
+    await page.getByRole('searchbox', { name: '搜索文章和帖子' }).waitFor();
     assert.equal(await page.evaluate(() => document.documentElement.lang), 'zh-CN');
     await page.context().close();
     assert.deepEqual(problems, []);

@@ -1,5 +1,5 @@
-// site.js: plauditd's own blog pages (GET /, /articles/{id}, /write, /drafts, /setup, /signin,
-// /admin; one HTML shell, see src/api/site_pages.hpp). Routing is client-side with history.pushState;
+// site.js: plauditd's own blog pages (GET /, /articles/{id}, /write, /drafts, /search, /setup,
+// /signin, /admin; one HTML shell, see src/api/site_pages.hpp). Routing is client-side with history.pushState;
 // every URL also loads directly because the server answers each with the same shell.
 // The session is plauditd's HttpOnly cookie (Api cookie mode): same origin, no token in script.
 import { adminPage } from './admin';
@@ -8,7 +8,7 @@ import { Api } from './api';
 import { h } from './dom';
 import { pickLang } from './i18n';
 import { siteTranslator } from './site_i18n';
-import { Ctx, articlePage, draftsPage, listPage } from './site_pages';
+import { Ctx, articlePage, draftsPage, listPage, searchBox, searchPage } from './site_pages';
 import { editorPage, setupPage, signInPage } from './site_forms';
 
 // The browser's language (the shell's <html lang="en"> is only the fallback before this runs).
@@ -46,7 +46,8 @@ function renderTop(): void {
         h('button', { type: 'button', onclick: async () => { await api.signOut().catch(() => {}); ctx.go('/'); } },
           t('signOut')))
     : h('div', { class: 'who' }, ctx.link('/signin', t('signIn')));
-  top.replaceChildren(ctx.link('/', h('strong', {}, t('siteName'))), nav, who);
+  const q = location.pathname === '/search' ? new URLSearchParams(location.search).get('q') || '' : '';
+  top.replaceChildren(ctx.link('/', h('strong', {}, t('siteName'))), nav, searchBox(ctx, q), who);
 }
 
 async function route(): Promise<void> {
@@ -62,6 +63,7 @@ async function route(): Promise<void> {
   else if ((m = path.match(/^\/articles\/(\d+)$/))) page = articlePage(ctx, Number(m[1]));
   else if (path === '/write') page = editorPage(ctx, Number(q.get('id')) || 0);
   else if (path === '/drafts') page = draftsPage(ctx, q);
+  else if (path === '/search') page = searchPage(ctx, q);
   else if (path === '/setup') page = setupPage(ctx, q.get('token') || '');
   else if (path === '/signin') page = signInPage(ctx, q.get('next') || '/');
   else if (path === '/admin') page = adminPage(ctx, q);

@@ -48,6 +48,11 @@ const strings = {
   errBadToken: ['That setup link is not valid (wrong or used token). Use the newest link from the log.',
                 '该设置链接无效（令牌错误或已使用）。请使用日志中最新的链接。'],
   errRate: ['Too many tries. Please wait a moment.', '尝试次数过多，请稍候。'],
+  search: ['Search', '搜索'],
+  searchLabel: ['Search articles and posts', '搜索文章和帖子'],
+  searchResults: ['Search: {0}', '搜索：{0}'],
+  found: ['{0} found', '找到 {0} 篇'],
+  noResults: ['Nothing found for “{0}”.', '没有找到与“{0}”相关的内容。'],
 } satisfies Record<string, [string, string]>;
 
 const all = { ...widgetStrings, ...strings };

@@ -25,6 +25,7 @@ export interface Article {
   viewCount: number; likeCount: number; commentCount: number; liked: boolean;
 }
 interface ArticleList { items: Article[]; page: number | null; size: number; total: number }
+interface SearchList { items: (Article & { snippet: string })[]; page: number; size: number; total: number }
 
 const kPageSize = 10;
 
@@ -102,6 +103,48 @@ export async function listPage(ctx: Ctx, q: URLSearchParams): Promise<Node> {
     list.items.length ? h('ol', { class: 'items' }, ...list.items.map((a) => item(ctx, a)))
       : h('p', { class: 'muted' }, t('nothing')),
     pager(ctx, base, page, list.total));
+}
+
+// A snippet as text, its <mark>s kept and nothing else: the server escapes it already, and
+// this holds even if it did not.
+function marked(html: string): HTMLElement {
+  const out = h('p', { class: 'summary snippet' });
+  const doc = new DOMParser().parseFromString(html, 'text/html');
+  for (const n of Array.from(doc.body.childNodes)) {
+    if (n.nodeName === 'MARK') out.append(h('mark', {}, n.textContent || ''));
+    else out.append(n.textContent || '');
+  }
+  return out;
+}
+
+// The search box of every page's header.
+export function searchBox(ctx: Ctx, value = ''): HTMLElement {
+  const t = ctx.t;
+  const input = h('input', { type: 'search', name: 'q', value, 'aria-label': t('searchLabel'),
+                             placeholder: t('search'), maxlength: '200' }) as HTMLInputElement;
+  return h('form', { role: 'search', class: 'search', onsubmit: (e: Event) => {
+    e.preventDefault();
+    const q = input.value.trim();
+    if (q) ctx.go('/search?' + new URLSearchParams({ q }).toString());
+  } }, input, h('button', { type: 'submit' }, t('search')));
+}
+
+export async function searchPage(ctx: Ctx, q: URLSearchParams): Promise<Node> {
+  const t = ctx.t;
+  const text = (q.get('q') || '').trim();
+  const page = Math.max(1, Number(q.get('page')) || 1);
+  if (!text) return h('div', {}, h('h1', {}, t('search')), searchBox(ctx));
+  const list = await ctx.api.request<SearchList>('GET', '/api/v1/search', { q: text, page, size: kPageSize });
+  return h('div', {},
+    h('h1', {}, t('searchResults', text)),
+    h('p', { class: 'muted', role: 'status' }, list.total ? t('found', list.total) : t('noResults', text)),
+    list.items.length > 0 && h('ol', { class: 'items results' }, ...list.items.map((a) => {
+      const li = item(ctx, a);
+      li.querySelector('.summary')?.remove();
+      li.insertBefore(marked(a.snippet), li.querySelector('.counts'));
+      return li;
+    })),
+    pager(ctx, new URLSearchParams({ q: text }), page, list.total));
 }
 
 export async function draftsPage(ctx: Ctx, q: URLSearchParams): Promise<Node> {
