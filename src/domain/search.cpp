@@ -80,8 +80,9 @@ Awaitable<Result<PageResult<SearchResult>>> SearchService::Search(
 
 Awaitable<Result<int64_t>> SearchService::Index(int64_t max_steps, int64_t batch) {
   int64_t done = 0;
+  const sql::MakeSearchDoc make = &SearchService::DocOf;
   for (int64_t step = 0; step < max_steps; ++step) {
-    PL_CO_TRY(const int64_t n, co_await table_.Step(batch, &SearchService::DocOf));
+    PL_CO_TRY(const int64_t n, co_await table_.Step(batch, make));
     if (n == 0) {
       break;
     }

@@ -218,14 +218,14 @@ std::pair<std::string, std::string> FindSql(Dialect d, bool by_kind) {
 }  // namespace
 
 Awaitable<Result<int64_t>> SearchTable::Step(int64_t limit, MakeSearchDoc make) {
-  std::function<Result<int64_t>(Connection&)> job = [limit,
-                                                     make = std::move(make)](Connection& c) {
+  std::function<Result<int64_t>(Connection&)> job =
+      [limit, make = std::move(make)](Connection& c) -> Result<int64_t> {
     int64_t done = 0;
     PL_CHECK(c.Transaction([&](Connection& tx) -> Status {
       PL_TRY(done, StepIn(tx, limit, make));
       return {};
     }));
-    return Result<int64_t>(done);
+    return done;
   };
   co_return co_await store_.Run<int64_t>(std::move(job));
 }

@@ -6,6 +6,7 @@
 
 #include "domain/search.hpp"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 

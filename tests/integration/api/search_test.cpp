@@ -4,6 +4,9 @@
 // feed trimmed past the cursor) finds the same; bad input is 400 and changes nothing.
 #include <boost/json.hpp>
 
+#include <algorithm>
+#include <cctype>
+
 #include "api_test_base.hpp"
 
 namespace plaudit::testing {
