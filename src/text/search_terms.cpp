@@ -65,11 +65,21 @@ std::optional<std::string> WordToken(std::string_view word) {
 // segments that hold letters or digits, case-folded, split again at anything that is neither
 // (so "example.com" and "don't" are found by their parts, as a query of them is cut alike).
 void AddWords(std::string_view span, size_t offset, std::vector<SearchTerm>& out) {
+  // One word iterator a thread, kept: opening one loads ICU's rules (tens of µs), and a text
+  // of mixed Chinese and English asks for one per stretch between CJK runs.
+  thread_local std::unique_ptr<UBreakIterator, decltype(&ubrk_close)> words = [] {
+    UErrorCode open_status = U_ZERO_ERROR;
+    UBreakIterator* opened = ubrk_open(UBRK_WORD, "", nullptr, 0, &open_status);
+    return std::unique_ptr<UBreakIterator, decltype(&ubrk_close)>(
+        U_FAILURE(open_status) ? nullptr : opened, &ubrk_close);
+  }();
+  UBreakIterator* bi = words.get();
+  if (bi == nullptr) {
+    return;
+  }
   UErrorCode status = U_ZERO_ERROR;
   UText* ut = utext_openUTF8(nullptr, span.data(), static_cast<int64_t>(span.size()), &status);
   std::unique_ptr<UText, decltype(&utext_close)> text(ut, &utext_close);
-  UBreakIterator* bi = ubrk_open(UBRK_WORD, "", nullptr, 0, &status);
-  std::unique_ptr<UBreakIterator, decltype(&ubrk_close)> words(bi, &ubrk_close);
   if (U_FAILURE(status)) {
     return;
   }
