@@ -1,9 +1,10 @@
 // API.md "Search": GET /api/v1/search?q=&kind=&page=&size= — published articles and posts
 // matching q, best first, each the article list item plus "snippet" (domain/search.hpp).
+#include "domain/search.hpp"
+
 #include "api/articles.hpp"
 #include "api/handlers.hpp"
 #include "api/paging.hpp"
-#include "domain/search.hpp"
 
 namespace plaudit::api {
 
@@ -34,7 +35,7 @@ HandlerResult Find(ApiContext ctx, Request& req) {
     item["snippet"] = r.snippet;
     return item;
   });
-  co_return JsonResponse(beast::http::status::ok, std::move(o));
+  co_return http::JsonResponse(beast::http::status::ok, std::move(o));
 }
 
 }  // namespace search

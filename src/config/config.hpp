@@ -27,7 +27,7 @@ struct Config {
   std::optional<RedisEndpoint> redis;   // none: start an embedded redis-server child
   std::optional<DatabaseUrl> database;  // none: SQLite at <data_dir>/plaudit.db
   int flush_interval_ms = 1000;
-  int search_interval_ms = 1000;  // how often the search index follows the change feed
+  int search_interval_ms = 1000;               // how often the search index follows the change feed
   std::optional<Credentials> bootstrap_admin;  // an admin created at start-up if missing
   spdlog::level::level_enum log_level = spdlog::level::info;
   bool rate_limits = true;  // false: every rate limit is off

@@ -58,9 +58,8 @@ Awaitable<Result<PageResult<SearchResult>>> SearchService::Search(
   if (kind) {
     kind_name = std::string(KindName(*kind));
   }
-  PL_CO_TRY(sql::SearchHits hits,
-            co_await table_.Find(query.phrases, std::move(kind_name), (page.page - 1) * page.size,
-                                 page.size));
+  PL_CO_TRY(sql::SearchHits hits, co_await table_.Find(query.phrases, std::move(kind_name),
+                                                       (page.page - 1) * page.size, page.size));
   out.total = hits.total;
   std::vector<int64_t> ids;
   ids.reserve(hits.hits.size());

@@ -21,8 +21,9 @@ bool IsCjk(UChar32 c) {
   // Letters only (the ideographic full stop is in these scripts too), by Script_Extensions,
   // so that the kana's shared marks (the prolonged sound mark ー, iteration marks) stay
   // inside their runs.
-  return u_isalpha(c) != 0 && (uscript_hasScript(c, USCRIPT_HAN) || uscript_hasScript(c, USCRIPT_HIRAGANA) ||
-         uscript_hasScript(c, USCRIPT_KATAKANA) || uscript_hasScript(c, USCRIPT_HANGUL));
+  return u_isalpha(c) != 0 &&
+         (uscript_hasScript(c, USCRIPT_HAN) || uscript_hasScript(c, USCRIPT_HIRAGANA) ||
+          uscript_hasScript(c, USCRIPT_KATAKANA) || uscript_hasScript(c, USCRIPT_HANGUL));
 }
 
 std::string Hex(std::string_view bytes) {

@@ -4,11 +4,11 @@
 
 #include <gtest/gtest.h>
 
-#include "domain/search.hpp"
-
 #include <algorithm>
 #include <string>
 #include <vector>
+
+#include "domain/search.hpp"
 
 namespace plaudit::text {
 namespace {
@@ -57,8 +57,7 @@ TEST(SearchTerms, WordsAreFoldedAndPrefixedAndOneLetterWordsLeftOut) {
   EXPECT_EQ(Tokens("Ｈｅｌｌｏ HELLO hello"),
             (std::vector<std::string>{"whello", "whello", "whello"}));
   EXPECT_EQ(Tokens("the of"), (std::vector<std::string>{"wthe", "wof"}));  // no stopwords
-  EXPECT_EQ(Tokens("example.com don't"),
-            (std::vector<std::string>{"wexample", "wcom", "wdon"}));
+  EXPECT_EQ(Tokens("example.com don't"), (std::vector<std::string>{"wexample", "wcom", "wdon"}));
   EXPECT_EQ(Tokens("Redis7 2026"), (std::vector<std::string>{"wredis7", "w2026"}));
   // Other scripts: their UTF-8 in hex, so that no parser cuts them by its own rules.
   EXPECT_EQ(Tokens("Café"), (std::vector<std::string>{"u636166c3a9"}));
@@ -71,11 +70,12 @@ TEST(SearchTerms, CjkRunsBecomeTheirOverlappingPairs) {
             (std::vector<std::string>{Pair("中文"), Pair("文搜"), Pair("搜索")}));
   EXPECT_TRUE(Tokens("我").empty());  // one character: no pair
   // Mixed text: words and pairs in text order, with where each is.
-  auto terms = SearchTerms("用Redis写客户端");
-  ASSERT_EQ(terms.size(), 3u);
+  auto terms = SearchTerms("用Redis写客户端");  // 用: a run of one; 写客户端: of four
+  ASSERT_EQ(terms.size(), 4u);
   EXPECT_EQ(terms[0].token, "wredis");
-  EXPECT_EQ(terms[1].token, Pair("客户"));
-  EXPECT_EQ(terms[2].token, Pair("户端"));
+  EXPECT_EQ(terms[1].token, Pair("写客"));
+  EXPECT_EQ(terms[2].token, Pair("客户"));
+  EXPECT_EQ(terms[3].token, Pair("户端"));
   EXPECT_EQ(std::string("用Redis写客户端").substr(terms[0].begin, terms[0].end - terms[0].begin),
             "Redis");
   // Kana with the prolonged sound mark, Hangul.
@@ -114,8 +114,7 @@ TEST(SearchTerms, QueriesAreCheckedAndMayHoldNothingToLookFor) {
   // Every token is [a-z0-9]: safe inside any backend's query syntax.
   for (const auto& phrase : q->phrases) {
     for (const auto& token : phrase) {
-      EXPECT_EQ(token.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789"),
-                std::string::npos);
+      EXPECT_EQ(token.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789"), std::string::npos);
     }
   }
   EXPECT_TRUE(SearchTerms("\xC3").empty());  // invalid UTF-8: nothing

@@ -2,9 +2,8 @@
 // snippets with <mark>; drafts and deleted articles never answered, even before the indexer
 // has taken their change up; edits found once it has; a rebuild (never built, reset, or a
 // feed trimmed past the cursor) finds the same; bad input is 400 and changes nothing.
-#include <boost/json.hpp>
-
 #include <algorithm>
+#include <boost/json.hpp>
 #include <cctype>
 
 #include "api_test_base.hpp"
@@ -40,7 +39,8 @@ class SearchTest : public ApiTest {
 
   int64_t Write(const std::string& title, const std::string& content,
                 const std::string& kind = "article", const std::string& status = "published") {
-    boost::json::object o{{"title", title}, {"content", content}, {"kind", kind}, {"status", status}};
+    boost::json::object o{
+        {"title", title}, {"content", content}, {"kind", kind}, {"status", status}};
     auto r = Client().Post("/api/v1/articles", boost::json::serialize(o), Bearer(root_));
     EXPECT_EQ(r.status, 201) << r.body;
     return r.status == 201 ? r.Json().at("id").as_int64() : 0;
@@ -85,7 +85,7 @@ TEST_P(SearchTest, FindsWordsAndChineseSubstringsBestFirstWithSnippets) {
 
   const std::vector<int64_t> redis = Ids("redis");
   ASSERT_EQ(redis.size(), 3u);
-  EXPECT_EQ(redis.front(), hot);  // in its title and its text
+  EXPECT_EQ(redis.front(), hot);                                // in its title and its text
   EXPECT_EQ(std::count(redis.begin(), redis.end(), plain), 0);  // a word, not a prefix
   EXPECT_EQ(Ids("REDIS"), redis);
   EXPECT_EQ(Ids("Ｒｅｄｉｓ"), redis);
@@ -184,7 +184,7 @@ TEST_P(SearchTest, BadInputIs400AndAQueryOfNothingFindsNothing) {
   EXPECT_EQ(Get("text", "&page=0").status, 400);
   EXPECT_EQ(Get("text", "&cursor=abc").status, 400);
   auto bad = Get("   ");
-  EXPECT_EQ(bad.Json().at("error").at("code").as_string(), "invalid_argument") << bad.body;
+  EXPECT_EQ(bad.Json().at("error").at("code").as_string(), "invalid_field") << bad.body;
   // One CJK character, punctuation: nothing to look for, nothing found.
   auto one = Search("中");
   EXPECT_EQ(one.at("total").as_int64(), 0);
