@@ -348,6 +348,8 @@ describe('widget on an article', () => {
   it('updates itself: a comment posted elsewhere waits behind "1 new comment", edits, likes and deletions land in place', async () => {
     const { context, page, w, errors } = await open();
     await w.locator('section.thread[data-live="open"]').waitFor();
+    const bar = w.locator('button.new-comments');
+    assert.ok(await bar.isHidden(), 'no "new comments" bar before anything new');
     // Posted by someone else (the API, as another browser would): the list does not move.
     const before = await bodies(w);
     const c = await api(plaudit.url, 'POST', `/api/v1/articles/${articleId}/comments`,
@@ -360,7 +362,7 @@ describe('widget on an article', () => {
     const item = w.locator(`ol.list > li.c[data-id="${c.json.id}"]`);
     await item.waitFor();
     assert.equal(await item.locator('article .body strong').innerText(), 'Carol');
-    assert.ok(await banner.isHidden());
+    await bar.waitFor({ state: 'hidden' });
     // An edit and a deletion made elsewhere land in place.
     const e = await api(plaudit.url, 'PATCH', `/api/v1/comments/${c.json.id}`,
                         { token: carol.token, body: { body: 'Live, edited' } });
