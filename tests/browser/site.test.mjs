@@ -48,7 +48,7 @@ describe('the blog pages', () => {
   async function signInPage(page, username, password) {
     await page.goto(`${plaudit.url}/signin`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-    const form = page.locator('form').first();
+    const form = page.locator('main form', { has: page.getByRole('button', { name: 'Sign in' }) });
     await form.getByLabel('Username').fill(username);
     await form.getByLabel('Password').fill(password);
     await form.getByRole('button', { name: 'Sign in' }).click();
@@ -163,7 +163,7 @@ describe('the blog pages', () => {
   it('a reader signs up, likes and comments at 360 px; screenshots', async () => {
     const page = await newPage({ width: 360, height: 740 });
     await page.goto(plaudit.url + '/signin');
-    const form = page.locator('form').nth(1);
+    const form = page.locator('main form', { has: page.getByRole('button', { name: 'Sign up' }) });
     await form.getByLabel('Username').fill('rita');
     await form.getByLabel('Password').fill('rita-password');
     await form.getByLabel('Display name (optional)').fill('Rita');
