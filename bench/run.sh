@@ -17,11 +17,12 @@
 #     and the report then say "not measured" for them; do not commit such a run): pairs (2b),
 #     redis-benchmark (3), deep (3b), instructions (3c), resp, flush (4), like-memory (5),
 #     like-script (5b), web (7), cluster (8), moderation (9), notifications (10), mariadb (11),
-#     live (12);
+#     live (12), search (13);
 #     "slow" = all of these. A quick run of the rest:
 #     BENCH_SKIP=slow BENCH_DURATION=2s bash bench/run.sh   (~2 minutes)
 #
-# Steps (about 12 minutes on 2 cores with the defaults; 680 s on 2026-12-02, shared box):
+# Steps (about 17 minutes on 2 cores with the defaults: 680 s on 2026-12-02 before steps 12
+# and 13, which take about 80 s and 320 s):
 #   1. bench/hello and plauditd (embedded Redis + SQLite; --rate-limits off --password-hash
 #      minimal --bootstrap-admin benchadmin:benchpassword), seeded through the API with curl:
 #      author 'bench', 200 published articles, 1,000 users with one session token each; then
@@ -78,6 +79,10 @@
 #      streams open on one (RSS per stream, CPU and Redis commands while idle, against none
 #      open), then a comment's 201 (one instance) to its event (a reader on the other), p50/p99,
 #      and the fan-out of a comment to all 10,000.
+#   13. bench/search.py (issue 48): 100,000 generated articles (a third of their words Chinese)
+#      loaded into SQLite and into a private PostgreSQL; the index built by plauditd's indexer
+#      (its time), then query latency p50/p99 by query shape (a common word, a rare one, two
+#      words, a Chinese pair, a Chinese run of four).
 #   6. bench/results/<date>.json, docs/benchmarks.md, docs/bench-throughput.png and
 #      docs/bench-depth.png (gnuplot): bench/report.py writes the markdown and the charts from
 #      the results JSON.
@@ -103,7 +108,7 @@ PAIR_DUR=${BENCH_PAIR_DURATION:-5s}
 PAIR_ROUNDS=${BENCH_PAIR_ROUNDS:-5}
 PAIR_COMMENT_ROUNDS=${BENCH_PAIR_COMMENT_ROUNDS:-1}
 SKIP=,${BENCH_SKIP:-},
-[[ $SKIP == *,slow,* ]] && SKIP=,pairs,redis-benchmark,deep,instructions,resp,flush,like-memory,like-script,web,cluster,moderation,notifications,mariadb,live,
+[[ $SKIP == *,slow,* ]] && SKIP=,pairs,redis-benchmark,deep,instructions,resp,flush,like-memory,like-script,web,cluster,moderation,notifications,mariadb,live,search,
 skipped() { [[ $SKIP == *",$1,"* ]] && echo "step $1 skipped (BENCH_SKIP)" >&2; }
 [ "${BENCH_DB:-}" = postgresql ] && FLUSH_PG=1
 STAMP=$(date -u +%Y-%m-%dT%H-%M-%SZ)
@@ -230,6 +235,15 @@ if ! skipped live; then
     LIVE_JSON=$(cat "$WORK/live.json")
   else
     echo "live step failed (see above)" >&2
+  fi
+fi
+# 13. Search.
+SEARCH_JSON=null
+if ! skipped search; then
+  if python3 bench/search.py --bin "$BUILD/plauditd" --json "$WORK/search.json" >&2; then
+    SEARCH_JSON=$(cat "$WORK/search.json")
+  else
+    echo "search step failed (see above)" >&2
   fi
 fi
 

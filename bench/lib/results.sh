@@ -132,6 +132,7 @@ write_results() {
     echo "\"notifications\":${NOTIFY_JSON:-null},"
     echo "\"mariadb\":${MARIADB_JSON:-null},"
     echo "\"live\":${LIVE_JSON:-null},"
+    echo "\"search\":${SEARCH_JSON:-null},"
     echo "\"read_path\":$(read_path_json),"
     echo "\"total_seconds\":$(($(date +%s) - BENCH_START)),"
     echo "\"targets\":[$(IFS=,; echo "${targets_json[*]}")]"

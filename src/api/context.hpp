@@ -6,11 +6,11 @@
 #include "domain/likes.hpp"
 #include "domain/notice_settings.hpp"
 #include "domain/page_threads.hpp"
+#include "domain/search.hpp"
 #include "domain/setup.hpp"
 #include "domain/social_sign_in.hpp"
 #include "domain/sso_sign_in.hpp"
 #include "domain/users.hpp"
-#include "domain/search.hpp"
 #include "render/live_streams.hpp"
 #include "render/renderer.hpp"
 #include "sql/moderation_log.hpp"
@@ -32,7 +32,7 @@ struct ApiContext {
   domain::SsoSignIn* sso = nullptr;        // null: no --sso
   domain::SocialSignIn* social = nullptr;  // null: no --oidc nor --github
   domain::NoticeSettings* notices = nullptr;
-  render::LiveStreams* live = nullptr;  // live updates (API.md "Live updates")
+  render::LiveStreams* live = nullptr;      // live updates (API.md "Live updates")
   domain::SearchService* search = nullptr;  // API.md "Search"
 };
 

@@ -167,6 +167,26 @@ int RebuildCache(const config::Config& config) {
   });
 }
 
+// `plauditd rebuild-search`: the index dropped and built again from SQL, here, step by step
+// (running instances' indexers may take steps of it too: each step locks the cursor). For
+// an index an operator no longer trusts; it serves what it has built so far meanwhile.
+int RebuildSearch(const config::Config& config) {
+  return RunOneShot(config, "rebuild-search", [](App& app) -> Awaitable<Status> {
+    PL_CO_CHECK(co_await app.search().Rebuild());
+    int64_t steps = 0;
+    for (;;) {
+      PL_CO_TRY(auto n, co_await app.search().Index());
+      if (n == 0) {
+        break;
+      }
+      steps += n;
+      spdlog::info("search index: {} steps taken", steps);
+    }
+    spdlog::info("search index rebuilt");
+    co_return Status{};
+  });
+}
+
 }  // namespace
 
 int RunCommand(const config::Invocation& inv) {
@@ -184,6 +204,8 @@ int RunCommand(const config::Invocation& inv) {
       return Notify(inv.config);
     case config::Command::kRebuildCache:
       return RebuildCache(inv.config);
+    case config::Command::kRebuildSearch:
+      return RebuildSearch(inv.config);
     case config::Command::kUserAdd:
       return UserAdd(inv);
   }

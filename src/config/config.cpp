@@ -73,6 +73,8 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
   auto* flush = app.add_subcommand("flush", "run one write-behind pass and exit");
   auto* notify = app.add_subcommand("notify", "deliver the notices that are due and exit");
   auto* rebuild = app.add_subcommand("rebuild-cache", "reload Redis from SQL and exit");
+  auto* rebuild_search =
+      app.add_subcommand("rebuild-search", "build the search index again from SQL and exit");
   auto* user = app.add_subcommand("user", "manage users");
   user->require_subcommand(1);
   auto* user_add = user->add_subcommand("add", "create a user; the password is read from stdin");
@@ -104,6 +106,9 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
   }
   if (rebuild->parsed()) {
     inv.command = Command::kRebuildCache;
+  }
+  if (rebuild_search->parsed()) {
+    inv.command = Command::kRebuildSearch;
   }
   if (user_add->parsed()) {
     inv.command = Command::kUserAdd;

@@ -132,7 +132,7 @@ struct Config {
   int64_t stale_while_revalidate_s = 10;
 };
 
-enum class Command { kServe, kMigrate, kFlush, kNotify, kRebuildCache, kUserAdd };
+enum class Command { kServe, kMigrate, kFlush, kNotify, kRebuildCache, kRebuildSearch, kUserAdd };
 
 struct Invocation {
   Config config;

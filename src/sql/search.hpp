@@ -16,6 +16,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sql/store.hpp"
@@ -44,12 +45,17 @@ using MakeSearchDoc = std::function<std::optional<SearchDoc>(const IndexedArticl
 
 struct SearchHit {
   int64_t article_id = 0;
-  std::string body_text;
+  std::string snippet;  // what MakeSnippet made of its text
 };
+// The services' snippet of a hit's visible text; run on the store's thread with the query,
+// so that cutting long texts into terms never holds the I/O thread.
+using MakeSnippet = std::function<std::string(std::string_view body_text)>;
 struct SearchHits {
   std::vector<SearchHit> hits;  // best first
-  int64_t total = 0;            // every match
+  int64_t total = 0;            // every match, up to kMaxCandidates
 };
+// The matches a search ranks and counts at most: the newest (by article id) of them.
+inline constexpr int64_t kMaxCandidates = 1000;
 
 class SearchTable {
  public:
@@ -61,10 +67,11 @@ class SearchTable {
   // Forgets the index: the next step starts a rebuild.
   Awaitable<Status> Reset();
   // Published articles (of `kind`, when given: article or post) whose terms hold every
-  // phrase (each a run of tokens, in order), best first: `limit` from `offset`.
+  // phrase (each a run of tokens, in order), best first: `limit` from `offset`, each with
+  // `snippet`'s cut of its text.
   Awaitable<Result<SearchHits>> Find(std::vector<std::vector<std::string>> phrases,
-                                     std::optional<std::string> kind, int64_t offset,
-                                     int64_t limit);
+                                     std::optional<std::string> kind, int64_t offset, int64_t limit,
+                                     MakeSnippet snippet);
 
  private:
   Store& store_;

@@ -7,6 +7,7 @@
 #include <unicode/utf8.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -59,7 +60,7 @@ std::optional<std::string> WordToken(std::string_view word) {
     return std::nullopt;
   }
   word = word.substr(0, static_cast<size_t>(cut));
-  return ascii ? "w" + std::string(word) : "u" + Hex(word);
+  return ascii ? "q" + std::string(word) : "u" + Hex(word);
 }
 
 // The words of `span` (text without CJK, at `offset` in the whole text): ICU's word
@@ -189,11 +190,15 @@ std::string TermsText(const std::vector<SearchTerm>& terms) {
 }
 
 Result<SearchQuery> ParseSearchQuery(std::string_view q) {
-  if (q.size() > kMaxQueryBytes) {
-    return Fail(ErrorCode::kInvalidArgument, "q is longer than 200 bytes");
+  if (q.size() > 4 * kMaxQueryChars || !FoldCase(q)) {
+    return Fail(ErrorCode::kInvalidArgument, "q must be valid UTF-8 of at most 200 characters");
   }
-  if (!FoldCase(q)) {
-    return Fail(ErrorCode::kInvalidArgument, "q must be valid UTF-8");
+  size_t chars = 0;
+  for (unsigned char b : q) {
+    chars += (b & 0xC0) != 0x80;
+  }
+  if (chars > kMaxQueryChars) {
+    return Fail(ErrorCode::kInvalidArgument, "q is longer than 200 characters");
   }
   if (IsBlank(q)) {
     return Fail(ErrorCode::kInvalidArgument, "q is required");
@@ -210,13 +215,33 @@ Result<SearchQuery> ParseSearchQuery(std::string_view q) {
       out.phrases.push_back({terms[i].token});
     }
   }
+  // A long CJK run: phrases of at most kMaxPhraseTerms pairs, each starting on the pair the
+  // one before ended on (InnoDB refuses a phrase of more than 128 words; every backend gets
+  // the same, so that all three find the same).
+  std::vector<std::vector<std::string>> split;
+  for (auto& phrase : out.phrases) {
+    if (phrase.size() <= kMaxPhraseTerms) {
+      split.push_back(std::move(phrase));
+      continue;
+    }
+    for (size_t from = 0; from + 1 < phrase.size(); from += kMaxPhraseTerms - 1) {
+      const size_t to = std::min(phrase.size(), from + kMaxPhraseTerms);
+      split.emplace_back(phrase.begin() + static_cast<std::ptrdiff_t>(from),
+                         phrase.begin() + static_cast<std::ptrdiff_t>(to));
+    }
+  }
+  out.phrases = std::move(split);
   std::sort(out.phrases.begin(), out.phrases.end());
   out.phrases.erase(std::unique(out.phrases.begin(), out.phrases.end()), out.phrases.end());
   return out;
 }
 
-std::string SearchSnippet(std::string_view text, const SearchQuery& q, size_t width) {
-  const std::vector<SearchTerm> terms = SearchTerms(text);
+namespace {
+
+// Where each phrase of `q` is found among `terms` (byte ranges of the text they were cut
+// from), sorted and merged.
+std::vector<std::pair<size_t, size_t>> Marks(const std::vector<SearchTerm>& terms,
+                                             const SearchQuery& q, bool first_only) {
   std::vector<std::pair<size_t, size_t>> marks;
   for (size_t i = 0; i < terms.size(); ++i) {
     for (const auto& phrase : q.phrases) {
@@ -229,6 +254,9 @@ std::string SearchSnippet(std::string_view text, const SearchQuery& q, size_t wi
       }
       if (all) {
         marks.emplace_back(terms[i].begin, terms[i + phrase.size() - 1].end);
+        if (first_only) {
+          return marks;
+        }
       }
     }
   }
@@ -241,41 +269,76 @@ std::string SearchSnippet(std::string_view text, const SearchQuery& q, size_t wi
       merged.push_back(m);
     }
   }
-  // The window: from a little before the first match, `width` code points.
+  return merged;
+}
+
+// `at` moved back to the start of its code point.
+size_t PointStart(std::string_view text, size_t at) {
+  while (at > 0 && at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) {
+    --at;
+  }
+  return std::min(at, text.size());
+}
+
+// Where the first match of `q` begins, looking through `text` a stretch at a time (words
+// are at most a few dozen bytes, so stretches overlapping by kOverlap miss none) and no
+// further than `max_scan` bytes; nullopt without one.
+std::optional<size_t> FirstMatch(std::string_view text, const SearchQuery& q, size_t max_scan) {
+  constexpr size_t kStretch = size_t{8} * 1024;
+  constexpr size_t kOverlap = 256;
+  for (size_t from = 0; from < text.size() && from < max_scan; from += kStretch - kOverlap) {
+    const size_t b = PointStart(text, from);
+    const size_t e = PointStart(text, std::min({text.size(), b + kStretch, max_scan}));
+    const auto marks = Marks(SearchTerms(text.substr(b, e - b)), q, /*first_only=*/true);
+    if (!marks.empty()) {
+      return b + marks.front().first;
+    }
+    if (e >= text.size() || e >= max_scan) {
+      break;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string SearchSnippet(std::string_view text, const SearchQuery& q, size_t width) {
+  // Only the stretch up to the first match and the window after it are cut into terms: a
+  // long text costs no more than its first match's place (at most kMaxSnippetScanBytes).
+  const size_t first = FirstMatch(text, q, kMaxSnippetScanBytes).value_or(0);
   const auto* p = reinterpret_cast<const uint8_t*>(text.data());
   const auto n = static_cast<int32_t>(text.size());
-  std::vector<size_t> starts;  // each code point's offset
-  for (int32_t i = 0; i < n;) {
-    starts.push_back(static_cast<size_t>(i));
-    U8_FWD_1(p, i, n);
+  // The window: from a little before the first match, `width` code points.
+  auto from_i = static_cast<int32_t>(first);
+  for (size_t lead = 0; lead < width / 5 && from_i > 0; ++lead) {
+    U8_BACK_1(p, 0, from_i);
   }
-  const size_t first = merged.empty() ? 0 : merged.front().first;
-  const size_t first_point =
-      static_cast<size_t>(std::lower_bound(starts.begin(), starts.end(), first) - starts.begin());
-  const size_t lead = std::min<size_t>(first_point, width / 5);
-  const size_t from_point = first_point - lead;
-  const size_t to_point = std::min(starts.size(), from_point + width);
-  const size_t from = from_point < starts.size() ? starts[from_point] : text.size();
-  const size_t to = to_point < starts.size() ? starts[to_point] : text.size();
+  auto to_i = from_i;
+  for (size_t k = 0; k < width && to_i < n; ++k) {
+    // NOLINTNEXTLINE(bugprone-inc-dec-in-conditions): ICU's own increment.
+    U8_FWD_1(p, to_i, n);
+  }
+  const auto from = static_cast<size_t>(from_i);
+  const auto to = static_cast<size_t>(to_i);
+  const std::string_view window = text.substr(from, to - from);
+  const auto merged = Marks(SearchTerms(window), q, /*first_only=*/false);
 
   std::string out;
   if (from > 0) {
     out += "…";
   }
-  size_t at = from;
+  size_t at = 0;
   for (const auto& [b, e] : merged) {
-    const size_t mb = std::max(b, from);
-    const size_t me = std::min(e, to);
-    if (mb >= me) {
+    if (b < at) {
       continue;
     }
-    out += EscapeHtml(text.substr(at, mb - at));
+    out += EscapeHtml(window.substr(at, b - at));
     out += "<mark>";
-    out += EscapeHtml(text.substr(mb, me - mb));
+    out += EscapeHtml(window.substr(b, e - b));
     out += "</mark>";
-    at = me;
+    at = e;
   }
-  out += EscapeHtml(text.substr(at, to - at));
+  out += EscapeHtml(window.substr(at));
   if (to < text.size()) {
     out += "…";
   }

@@ -10,10 +10,11 @@
 //   each run as its overlapping pairs ("中文搜索" → 中文, 文搜, 搜索), so that any substring of
 //   two characters or more is found as the phrase of its pairs, wherever the words would be
 //   cut (API.md: "found by substrings of two characters or more").
-// - Each term is one ASCII token: "w" + the word when it is [a-z0-9], else "u" + the hex of
+// - Each term is one ASCII token: "q" + the word when it is [a-z0-9], else "u" + the hex of
 //   its UTF-8; "x" + the hex of a pair. The prefixes keep tokens at three characters or more
-//   and out of MariaDB's stopword list ("the" is "wthe"); hex keeps every parser from
-//   splitting or skipping CJK text by its own rules.
+//   and out of InnoDB's default stopword list ("the" is "qthe"; no stopword begins with q or
+//   x, and none with u and a hex digit: a "w" prefix made "here" the stopword "where"); hex
+//   keeps every parser from splitting or skipping CJK text by its own rules.
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -42,12 +43,17 @@ struct SearchQuery {
   std::vector<std::vector<std::string>> phrases;
   bool empty() const { return phrases.empty(); }
 };
-// kInvalidArgument: invalid UTF-8, blank, or longer than kMaxQueryBytes.
-inline constexpr size_t kMaxQueryBytes = 200;
+// kInvalidArgument: invalid UTF-8, blank, or longer than kMaxQueryChars code points (the
+// search box's maxlength, which counts UTF-16 units: never fewer than code points).
+inline constexpr size_t kMaxQueryChars = 200;
+// Terms in one phrase at most (a longer CJK run is searched as overlapping phrases of these).
+inline constexpr size_t kMaxPhraseTerms = 64;
 Result<SearchQuery> ParseSearchQuery(std::string_view q);
 
 // About `width` code points of `text` around its first match of `q`, HTML-escaped, each
-// match in <mark>…</mark>; "…" where it was cut. Without a match: the text's start.
+// match in <mark>…</mark>; "…" where it was cut. Without a match in the first
+// kMaxSnippetScanBytes: the text's start.
+inline constexpr size_t kMaxSnippetScanBytes = size_t{64} * 1024;
 std::string SearchSnippet(std::string_view text, const SearchQuery& q, size_t width = 160);
 
 }  // namespace plaudit::text

@@ -53,12 +53,12 @@ bool Finds(std::string_view text, std::string_view q) {
 
 TEST(SearchTerms, WordsAreFoldedAndPrefixedAndOneLetterWordsLeftOut) {
   EXPECT_EQ(Tokens("Hello, World! I am here."),
-            (std::vector<std::string>{"whello", "wworld", "wam", "where"}));
+            (std::vector<std::string>{"qhello", "qworld", "qam", "qhere"}));
   EXPECT_EQ(Tokens("Ｈｅｌｌｏ HELLO hello"),
-            (std::vector<std::string>{"whello", "whello", "whello"}));
-  EXPECT_EQ(Tokens("the of"), (std::vector<std::string>{"wthe", "wof"}));  // no stopwords
-  EXPECT_EQ(Tokens("example.com don't"), (std::vector<std::string>{"wexample", "wcom", "wdon"}));
-  EXPECT_EQ(Tokens("Redis7 2026"), (std::vector<std::string>{"wredis7", "w2026"}));
+            (std::vector<std::string>{"qhello", "qhello", "qhello"}));
+  EXPECT_EQ(Tokens("the of"), (std::vector<std::string>{"qthe", "qof"}));  // no stopwords
+  EXPECT_EQ(Tokens("example.com don't"), (std::vector<std::string>{"qexample", "qcom", "qdon"}));
+  EXPECT_EQ(Tokens("Redis7 2026"), (std::vector<std::string>{"qredis7", "q2026"}));
   // Other scripts: their UTF-8 in hex, so that no parser cuts them by its own rules.
   EXPECT_EQ(Tokens("Café"), (std::vector<std::string>{"u636166c3a9"}));
   EXPECT_EQ(Tokens("Café"), Tokens("CAFÉ"));
@@ -72,7 +72,7 @@ TEST(SearchTerms, CjkRunsBecomeTheirOverlappingPairs) {
   // Mixed text: words and pairs in text order, with where each is.
   auto terms = SearchTerms("用Redis写客户端");  // 用: a run of one; 写客户端: of four
   ASSERT_EQ(terms.size(), 4u);
-  EXPECT_EQ(terms[0].token, "wredis");
+  EXPECT_EQ(terms[0].token, "qredis");
   EXPECT_EQ(terms[1].token, Pair("写客"));
   EXPECT_EQ(terms[2].token, Pair("客户"));
   EXPECT_EQ(terms[3].token, Pair("户端"));
@@ -109,7 +109,7 @@ TEST(SearchTerms, QueriesAreCheckedAndMayHoldNothingToLookFor) {
   ASSERT_TRUE(q);
   // One phrase per word (repeats once), one per CJK run, sorted.
   ASSERT_EQ(q->phrases.size(), 2u);
-  EXPECT_EQ(q->phrases[0], (std::vector<std::string>{"wredis"}));
+  EXPECT_EQ(q->phrases[0], (std::vector<std::string>{"qredis"}));
   EXPECT_EQ(q->phrases[1], (std::vector<std::string>{Pair("中文"), Pair("文搜"), Pair("搜索")}));
   // Every token is [a-z0-9]: safe inside any backend's query syntax.
   for (const auto& phrase : q->phrases) {
@@ -118,6 +118,27 @@ TEST(SearchTerms, QueriesAreCheckedAndMayHoldNothingToLookFor) {
     }
   }
   EXPECT_TRUE(SearchTerms("\xC3").empty());  // invalid UTF-8: nothing
+}
+
+TEST(SearchTerms, ALongCjkRunIsSearchedAsOverlappingPhrasesOfAtMost64Pairs) {
+  std::string run;
+  for (int i = 0; i < 150; ++i) {
+    run += i % 2 ? "文" : "中";
+  }
+  run += "搜";  // so that the last phrase differs from the others
+  auto q = ParseSearchQuery(run);
+  ASSERT_TRUE(q);
+  size_t pairs = 0;
+  for (const auto& phrase : q->phrases) {
+    EXPECT_LE(phrase.size(), kMaxPhraseTerms);
+    pairs = std::max(pairs, phrase.size());
+  }
+  EXPECT_EQ(pairs, kMaxPhraseTerms);
+  // Every phrase is in the run's own terms, in order: the text itself is still found.
+  const std::vector<std::string> all = Tokens(run);
+  for (const auto& phrase : q->phrases) {
+    EXPECT_NE(std::search(all.begin(), all.end(), phrase.begin(), phrase.end()), all.end());
+  }
 }
 
 TEST(SearchTerms, LongWordsAreCutAlikeInTextAndQuery) {
@@ -151,6 +172,29 @@ TEST(SearchSnippet, MarksEveryMatchEscapesTheRestAndSaysWhereItWasCut) {
   EXPECT_EQ(SearchSnippet("支持中文搜索。", *cjk), "支持<mark>中文搜索</mark>。");
 }
 
+TEST(SearchSnippet, ALongTextIsReadUpToItsFirstMatchAndNoFurtherThanTheScanBound) {
+  auto q = ParseSearchQuery("quokka");
+  ASSERT_TRUE(q);
+  // Words of every length around the 8 KiB stretches, so that some straddle their seams.
+  std::string filler;
+  for (int i = 0; filler.size() < 40'000; ++i) {
+    filler += std::string(1 + i % 37, static_cast<char>('a' + i % 26)) + " 中文 ";
+  }
+  const std::string deep = SearchSnippet(filler + "Quokka smiles", *q);
+  EXPECT_EQ(deep.rfind("…", 0), 0u) << deep;
+  EXPECT_NE(deep.find("<mark>Quokka</mark> smiles"), std::string::npos) << deep;
+  // A match at every offset near a seam (the first stretch ends at 8 KiB) is found.
+  for (size_t at = 8 * 1024 - 300; at < 8 * 1024 + 40; at += 7) {
+    const std::string text = std::string(at, 'z') + " quokka " + std::string(100, 'z');
+    EXPECT_NE(SearchSnippet(text, *q).find("<mark>quokka</mark>"), std::string::npos) << at;
+  }
+  // Past the bound: the text's start, unmarked.
+  const std::string far = std::string(kMaxSnippetScanBytes + 100, 'x') + " quokka";
+  const std::string start = SearchSnippet(far, *q);
+  EXPECT_EQ(start.find("<mark>"), std::string::npos);
+  EXPECT_EQ(start.rfind("xxx", 0), 0u);
+}
+
 }  // namespace
 }  // namespace plaudit::text
 
@@ -164,8 +208,8 @@ TEST(SearchDoc, OnlyPublishedArticlesAndPostsByTheirVisibleText) {
                         "<p>Hello <b>world</b></p><script>secret()</script>"};
   auto doc = SearchService::DocOf(a);
   ASSERT_TRUE(doc);
-  EXPECT_EQ(doc->title_terms, "wredis wnotes");
-  EXPECT_EQ(doc->body_terms, "whello wworld");
+  EXPECT_EQ(doc->title_terms, "qredis qnotes");
+  EXPECT_EQ(doc->body_terms, "qhello qworld");
   EXPECT_EQ(doc->body_text.find("secret"), std::string::npos) << doc->body_text;
   a.kind = "post";
   EXPECT_TRUE(SearchService::DocOf(a));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <boost/json.hpp>
 #include <cctype>
+#include <set>
 
 #include "api_test_base.hpp"
 
@@ -108,10 +109,45 @@ TEST_P(SearchTest, FindsWordsAndChineseSubstringsBestFirstWithSnippets) {
   EXPECT_NE(std::string(first.at("snippet").as_string()).find("<mark>Redis</mark>"),
             std::string::npos)
       << first.at("snippet");
-  // Paging: the total of every match, the page's share of them.
+  // Paging: the total of every match, the page's share of them; by page or by cursor.
   auto second = Search("redis", "&size=2&page=2");
   EXPECT_EQ(second.at("total").as_int64(), 3);
   EXPECT_EQ(second.at("items").as_array().size(), 1u);
+  EXPECT_TRUE(second.at("nextCursor").is_null());
+  auto head = Search("redis", "&size=2");
+  ASSERT_TRUE(head.at("nextCursor").is_string()) << boost::json::serialize(head);
+  auto rest = Search("redis", "&size=2&cursor=" + std::string(head.at("nextCursor").as_string()));
+  EXPECT_TRUE(rest.at("page").is_null());
+  EXPECT_TRUE(rest.at("nextCursor").is_null());
+  std::vector<int64_t> paged;
+  for (const auto* p : {&head, &rest}) {
+    for (const auto& item : p->at("items").as_array()) {
+      paged.push_back(item.at("id").as_int64());
+    }
+  }
+  EXPECT_EQ(paged, redis);
+  EXPECT_EQ(Search("redis", "&size=100").at("items").as_array().size(), 3u);  // API.md's max
+}
+
+TEST_P(SearchTest, EveryWordIsFoundOnEveryDatabaseAndQuerySyntaxIsPlainText) {
+  // Words that InnoDB's stopword list would drop once prefixed (a "w" prefix made "here"
+  // the stopword "where"), short words, and the backends' own query operators as text.
+  const int64_t a = Write("I am here", "<p>as it is, with all of this; www and ill hat</p>");
+  Index();
+  for (const char* word :
+       {"here", "am", "as", "is", "it", "with", "all", "of", "this", "www", "ill", "hat", "HERE"}) {
+    EXPECT_EQ(Ids(word), std::vector<int64_t>{a}) << word;
+  }
+  for (const char* q : {"\"here", "here*", "-here", "+here", "(here)", "here:", "NEAR(here)",
+                        "here AND with", "here OR nothing", "title_terms:here", "'here'",
+                        "here\xF0\x9F\x98\x80", "~here", "@here", "here^2", "<here>"}) {
+    auto r = Get(q);
+    EXPECT_EQ(r.status, 200) << q << ": " << r.body;
+  }
+  // Operators are words like any other: every one must be found.
+  EXPECT_EQ(Ids("here AND with"), std::vector<int64_t>{a});  // the text has "and"
+  EXPECT_TRUE(Ids("here OR nothing").empty());
+  EXPECT_EQ(Ids("-here"), std::vector<int64_t>{a});  // not "without here"
 }
 
 TEST_P(SearchTest, DraftsAndDeletedArticlesAreNeverFoundEvenBeforeTheIndexSeesTheirChange) {
@@ -169,6 +205,59 @@ TEST_P(SearchTest, ARebuildFindsTheSameWhetherResetOrTheFeedWasTrimmedPastTheCur
   std::vector<int64_t> after = Ids("harpsichord");
   std::sort(after.begin(), after.end());
   EXPECT_EQ(after, (std::vector<int64_t>{b, c, d}));
+  // A trim that took the cursor's next change after the indexer checked the feed's start
+  // (older changes still there): the gap after the cursor is seen, and it rebuilds.
+  const int64_t e = Write("Celesta", "<p>no harpsichord</p>");
+  const int64_t f = Write("Clavinet", "<p>harpsichord, electric</p>");
+  ASSERT_GE(SqlExec("DELETE FROM article_changes WHERE article_id = " + std::to_string(e)), 1);
+  Index();
+  after = Ids("harpsichord");
+  std::sort(after.begin(), after.end());
+  EXPECT_EQ(after, (std::vector<int64_t>{b, c, d, e, f}));
+}
+
+TEST_P(SearchTest, AWordInEveryArticleRanksAndCountsTheNewestThousandAndPagesEndThere) {
+  // 1,001 published articles written straight into SQL (as an import would), then indexed.
+  auto me = Client().Get("/api/v1/users/me", Bearer(root_));
+  ASSERT_EQ(me.status, 200) << me.body;
+  const std::string author = std::to_string(me.Json().at("id").as_int64());
+  const std::string digit =
+      "(SELECT 0 AS i UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL "
+      "SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 "
+      "UNION ALL SELECT 9)";
+  const std::string columns =
+      "INSERT INTO articles (id, kind, author_id, title, summary, content, status, created_at, "
+      "updated_at, published_at) ";
+  SqlExec(columns + "SELECT 600000 + a.i * 100 + b.i * 10 + c.i, 'article', " + author +
+          ", 'Capybara', '', '<p>capybara</p>', 'published', 1, 1, 1 FROM " + digit + " a, " +
+          digit + " b, " + digit + " c");
+  SqlExec(columns + "VALUES (599999, 'article', " + author +
+          ", 'Capybara', '', '<p>capybara</p>', 'published', 1, 1, 1)");
+  auto reset = OnLoop(app_->app().search().Rebuild());
+  ASSERT_TRUE(reset) << reset.error().message;
+  Index();
+  auto first = Search("capybara", "&size=100");
+  EXPECT_EQ(first.at("total").as_int64(), 1000);
+  std::set<int64_t> seen;
+  std::string cursor(first.at("nextCursor").is_string() ? first.at("nextCursor").as_string() : "");
+  for (const auto& item : first.at("items").as_array()) {
+    seen.insert(item.at("id").as_int64());
+  }
+  for (int pages = 1; !cursor.empty() && pages < 20; ++pages) {
+    auto next = Search("capybara", "&size=100&cursor=" + cursor);
+    for (const auto& item : next.at("items").as_array()) {
+      seen.insert(item.at("id").as_int64());
+    }
+    cursor = next.contains("nextCursor") && next.at("nextCursor").is_string()
+                 ? std::string(next.at("nextCursor").as_string())
+                 : "";
+  }
+  EXPECT_EQ(seen.size(), 1000u);  // every one of the newest thousand, once
+  EXPECT_EQ(seen.count(599999), 0u);
+  EXPECT_EQ(seen.count(600999), 1u);
+  auto past = Search("capybara", "&size=100&page=11");
+  EXPECT_TRUE(past.at("items").as_array().empty());
+  EXPECT_EQ(past.at("total").as_int64(), 1000);
 }
 
 TEST_P(SearchTest, BadInputIs400AndAQueryOfNothingFindsNothing) {
@@ -177,12 +266,20 @@ TEST_P(SearchTest, BadInputIs400AndAQueryOfNothingFindsNothing) {
   EXPECT_EQ(Client().Get("/api/v1/search").status, 400);
   EXPECT_EQ(Get("   ").status, 400);
   EXPECT_EQ(Get(std::string(201, 'a')).status, 400);
+  std::string zh200;  // 200 characters (600 bytes): what the search box lets through
+  for (int i = 0; i < 200; ++i) {
+    zh200 += "中";
+  }
+  EXPECT_EQ(Get(zh200).status, 200);
+  EXPECT_EQ(Get(zh200 + "中").status, 400);
   EXPECT_EQ(Client().Get("/api/v1/search?q=%FF%FE").status, 400);
   EXPECT_EQ(Get("text", "&kind=page").status, 400);
   EXPECT_EQ(Get("text", "&kind=nope").status, 400);
-  EXPECT_EQ(Get("text", "&size=51").status, 400);
+  EXPECT_EQ(Get("text", "&size=101").status, 400);
   EXPECT_EQ(Get("text", "&page=0").status, 400);
   EXPECT_EQ(Get("text", "&cursor=abc").status, 400);
+  EXPECT_EQ(Get("text", "&cursor=r").status, 400);
+  EXPECT_EQ(Get("text", "&cursor=r99999999").status, 400);
   auto bad = Get("   ");
   EXPECT_EQ(bad.Json().at("error").at("code").as_string(), "invalid_field") << bad.body;
   // One CJK character, punctuation: nothing to look for, nothing found.

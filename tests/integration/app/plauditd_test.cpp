@@ -252,6 +252,34 @@ TEST_F(PlauditdTest, FlushAndRebuildCacheRunOnceAndExit) {
   EXPECT_EQ(p->Stop(15s), 0);
 }
 
+TEST_F(PlauditdTest, RebuildSearchBuildsTheIndexFromSqlBesideARunningServer) {
+  // The server's indexer waits an hour after its start-up pass: what is found after the
+  // article below is published is what the command built.
+  int port = FreeTcpPort();
+  auto p = Start({"--bootstrap-admin", "boss:boss-password", "--password-hash", "minimal",
+                  "--search-interval-ms", "3600000"},
+                 port);
+  ASSERT_TRUE(Ready(port)) << Log();
+  HttpClient c("127.0.0.1", port);
+  auto s = c.Post("/api/v1/sessions", R"({"username":"boss","password":"boss-password"})");
+  ASSERT_EQ(s.status, 201) << s.body;
+  const std::string bearer = "Bearer " + std::string(s.Json().at("token").as_string());
+  auto post = c.Post("/api/v1/articles",
+                     R"({"title":"Quokka","content":"<p>quokkas smile</p>","status":"published"})",
+                     {{"Authorization", bearer}});
+  ASSERT_EQ(post.status, 201) << post.body;
+  auto found = [&] {
+    auto r = c.Get("/api/v1/search?q=quokkas");
+    EXPECT_EQ(r.status, 200) << r.body;
+    return r.status == 200 ? r.Json().at("total").as_int64() : -1;
+  };
+  EXPECT_EQ(found(), 0);
+  EXPECT_EQ(RunToEnd({"rebuild-search", "--data-dir", data_dir()}), 0) << Log();
+  EXPECT_NE(Log().find("search index rebuilt"), std::string::npos) << Log();
+  EXPECT_EQ(found(), 1);
+  EXPECT_EQ(p->Stop(15s), 0);
+}
+
 TEST_F(PlauditdTest, ASecondServeOnTheSameDataDirIsRefusedAndLeavesTheFirstsRedisAlone) {
   // Two of these processes at once (an operator's second start, a unit file run twice): the
   // second used to take the first's live redis-server for a leftover and stop it.
