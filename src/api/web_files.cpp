@@ -154,4 +154,15 @@ void RegisterWebFiles(http::Router& router) {
   }
 }
 
+void RegisterOpenApi(http::Router& router) {
+  auto files = std::make_shared<const std::vector<WebFile>>(IndexWebFiles(api::openapi::Files()));
+  for (const WebFile& f : *files) {
+    const WebFile* file = &f;
+    router.Add(beast::http::verb::get, "/api/v1/" + std::string(f.stable_path.substr(1)),
+               [files, file](Request& req) -> Awaitable<Response> {
+                 co_return ServeWebFile(*file, req, kStableCache);
+               });
+  }
+}
+
 }  // namespace plaudit::api

@@ -53,4 +53,8 @@ http::Response ServeWebFile(const WebFile& file, const http::Request& req,
 // served under their own names but as the site's pages (RegisterSitePages).
 void RegisterWebFiles(http::Router& router);
 
+// GET /api/v1/openapi.json: docs/openapi.json as built in (API.md "Moving data in and out"),
+// with a strong ETag and a short cache, as /embed.js.
+void RegisterOpenApi(http::Router& router);
+
 }  // namespace plaudit::api

@@ -48,6 +48,7 @@ Status App::Start() {
   }
   api::RegisterOps(router_, ops);
   api::RegisterWebFiles(router_);
+  api::RegisterOpenApi(router_);
 
   http::ServerOptions sopts;
   sopts.host = config_.host;

@@ -22,3 +22,6 @@ std::span<const plaudit::EmbeddedFile> Files();  // src/sql/migrations/*.sql, so
 namespace plaudit::web {
 std::span<const plaudit::EmbeddedFile> Files();  // web/build.mjs's output (embed.js, ...), by name
 }
+namespace plaudit::api::openapi {
+std::span<const plaudit::EmbeddedFile> Files();  // docs/openapi.json
+}

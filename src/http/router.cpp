@@ -91,4 +91,13 @@ Router::Match Router::Find(beast::http::verb method, std::string_view path) cons
   return result;
 }
 
+std::vector<std::pair<beast::http::verb, std::string>> Router::Routes() const {
+  std::vector<std::pair<beast::http::verb, std::string>> out;
+  out.reserve(routes_.size());
+  for (const Route& r : routes_) {
+    out.emplace_back(r.method, r.pattern);
+  }
+  return out;
+}
+
 }  // namespace plaudit::http

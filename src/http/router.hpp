@@ -31,6 +31,8 @@ class Router {
     std::vector<std::pair<std::string, std::string>> params;
   };
   Match Find(beast::http::verb method, std::string_view path) const;
+  // Every route's method and pattern, in the order added (the OpenAPI document's test).
+  std::vector<std::pair<beast::http::verb, std::string>> Routes() const;
 
  private:
   struct Route {

@@ -2,11 +2,43 @@
 
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
 #include <stdexcept>
 
 namespace plaudit::testing {
+
+namespace {
+
+// With PLAUDIT_RECORD_EXCHANGES=<dir>, every answer is appended to <dir>/exchanges-<pid>.jsonl
+// (method, target, status, content type, and the body when it is JSON), for
+// tests/openapi/check.mjs to hold against docs/openapi.json's schemas.
+void Record(beast::http::verb method, const std::string& target, const HttpResponse& r) {
+  static const char* dir = std::getenv("PLAUDIT_RECORD_EXCHANGES");
+  if (dir == nullptr || *dir == '\0') {
+    return;
+  }
+  static std::mutex m;
+  static std::ofstream out(std::string(dir) + "/exchanges-" + std::to_string(::getpid()) + ".jsonl",
+                           std::ios::app);
+  const std::string type = r.Header("content-type");
+  boost::json::object line{{"method", std::string(beast::http::to_string(method))},
+                           {"target", target},
+                           {"status", r.status},
+                           {"contentType", type}};
+  if (type.starts_with("application/json") && r.Header("content-encoding").empty() &&
+      !r.body.empty()) {
+    line["body"] = r.body;
+  }
+  std::lock_guard lock(m);
+  out << boost::json::serialize(line) << '\n' << std::flush;
+}
+
+}  // namespace
 
 boost::json::value HttpResponse::Json() const { return boost::json::parse(body); }
 
@@ -103,6 +135,7 @@ HttpResponse HttpClient::Send(beast::http::verb method, const std::string& targe
     if (!res.keep_alive()) {
       c.stream.reset();
     }
+    Record(method, target, out);
     return out;
   }
   throw std::runtime_error("unreachable");
