@@ -96,6 +96,11 @@ for (const file of files) {
     }
     const status = String(x.status);
     const res = op.responses?.[status] ?? op.responses?.[`${status[0]}XX`] ?? op.responses?.default;
+    // `default` is for the answers any route may give (405, 431, 500, 501); a status the
+    // route means to answer is listed, so that a 400 left out of the document shows.
+    if (!op.responses?.[status] && !op.responses?.[`${status[0]}XX`] && !['405', '431', '500', '501'].includes(status)) {
+      finding('status answered only by default', `${x.method} ${route.template} → ${status} ${(x.body ?? '').slice(0, 160)}`);
+    }
     if (!res) {
       finding('status not documented', `${x.method} ${route.template} → ${status} ${(x.body ?? '').slice(0, 160)}`);
       continue;
