@@ -8,7 +8,10 @@
 // processes (support/test_redis.hpp).
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <future>
+#include <string>
+#include <string_view>
 
 #include "app/app.hpp"
 #include "app_fixture.hpp"
@@ -35,6 +38,22 @@ inline std::string DbName(const ::testing::TestParamInfo<Db>& info) {
 
 // Every database, for INSTANTIATE_TEST_SUITE_P.
 inline auto AllDbs() { return ::testing::Values(Db::kSqlite, Db::kPostgres, Db::kMariadb); }
+
+// `s` percent-encoded for a query string or path segment (RFC 3986's unreserved kept).
+inline std::string UrlEncode(std::string_view s) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) != 0 || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 0xF]);
+    }
+  }
+  return out;
+}
 
 // A fresh database on the binary's shared server of `db` ("" for SQLite: the app's default).
 inline std::string FreshDatabaseUrl(Db db) {

@@ -17,21 +17,6 @@ constexpr const char* kSites =
     "https://blog.example,https://docs.example,https://xn--bcher-kva.example";
 
 // A query parameter value, percent-encoded.
-std::string Enc(const std::string& s) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(hex[c >> 4]);
-      out.push_back(hex[c & 15]);
-    }
-  }
-  return out;
-}
-
 class PagesTest : public ApiTest {
  protected:
   void Configure(config::Config& c) override {
@@ -59,7 +44,7 @@ class PagesTest : public ApiTest {
     SignInAll();
   }
 
-  static std::string Q(const std::string& url) { return "?url=" + Enc(url); }
+  static std::string Q(const std::string& url) { return "?url=" + UrlEncode(url); }
 
   // POST /pages/comments on `c`; the answer.
   static HttpResponse Comment(HttpClient& c, const std::string& token, const std::string& url,
@@ -175,10 +160,10 @@ TEST_P(PagesTest, NonAsciiPageUrlsNameTheThreadOfTheirEncodedSpelling) {
   auto i = Comment(c, reader_, idn);
   ASSERT_EQ(i.status, 201) << i.body;
   EXPECT_EQ(c.Delete("/api/v1/pages/like" + Q(idn), Bearer(reader_)).status, 200);
-  auto counts =
-      c.Get("/api/v1/pages/counts" + Q(raw) + "&url=" + Enc(emoji) +
-            "&url=" + Enc("https://blog.example/%E6%97%A5%E8%AE%B0/%F0%9F%98%80") +
-            "&url=" + Enc(idn) + "&url=" + Enc("https://xn--bcher-kva.example/%E6%9B%B8"));
+  auto counts = c.Get("/api/v1/pages/counts" + Q(raw) + "&url=" + UrlEncode(emoji) +
+                      "&url=" + UrlEncode("https://blog.example/%E6%97%A5%E8%AE%B0/%F0%9F%98%80") +
+                      "&url=" + UrlEncode(idn) +
+                      "&url=" + UrlEncode("https://xn--bcher-kva.example/%E6%9B%B8"));
   ASSERT_EQ(counts.status, 200) << counts.body;
   auto items = counts.Json().at("items").as_object();
   ASSERT_EQ(items.size(), 5u) << counts.body;
@@ -424,10 +409,11 @@ TEST_P(PagesTest, CountsOfManyPagesInAFewRoundTrips) {
   ASSERT_EQ(Comment(c, other_, a).status, 201);
   ASSERT_EQ(c.Put("/api/v1/pages/like" + Q(b), "", Bearer(reader_)).status, 200);
   const int64_t b_id = c.Get("/api/v1/pages" + Q(b)).Json().at("articleId").as_int64();  // a view
-  const std::string query = "/api/v1/pages/counts?url=" + Enc(a) + "&url=" + Enc(b + "/#x") +
-                            "&url=" + Enc(none) + "&article=" + std::to_string(b_id) + ",999999" +
-                            "&url=" + Enc(a) + "&article=999999";  // a key sent twice is one
-  for (int round = 0; round < 2; ++round) {                        // cold (from SQL), then warm
+  const std::string query = "/api/v1/pages/counts?url=" + UrlEncode(a) +
+                            "&url=" + UrlEncode(b + "/#x") + "&url=" + UrlEncode(none) +
+                            "&article=" + std::to_string(b_id) + ",999999" +
+                            "&url=" + UrlEncode(a) + "&article=999999";  // a key sent twice is one
+  for (int round = 0; round < 2; ++round) {  // cold (from SQL), then warm
     auto r = c.Get(query, Bearer(reader_));
     ASSERT_EQ(r.status, 200) << r.body;
     auto items = r.Json().at("items").as_object();
@@ -455,9 +441,9 @@ TEST_P(PagesTest, CountsOfManyPagesInAFewRoundTrips) {
     const std::string url = "https://docs.example/p/" + std::to_string(i);
     if (i % 5 < 2) {
       ASSERT_EQ(Comment(c, reader_, url).status, 201);
-      known_many += (i ? "&url=" : "url=") + Enc(url);
+      known_many += (i ? "&url=" : "url=") + UrlEncode(url);
     }
-    many += (i ? "&url=" : "url=") + Enc(url);
+    many += (i ? "&url=" : "url=") + UrlEncode(url);
   }
   ASSERT_EQ(c.Get(many).status, 200);  // caches every known URL
   const uint64_t before = Batches();
@@ -486,7 +472,7 @@ TEST_P(PagesTest, CountsOfManyPagesInAFewRoundTrips) {
     }
   }
   EXPECT_EQ(known, 40);
-  auto too_many = c.Get(many + "&url=" + Enc("https://docs.example/one-more"));
+  auto too_many = c.Get(many + "&url=" + UrlEncode("https://docs.example/one-more"));
   EXPECT_EQ(too_many.status, 400);
   EXPECT_EQ(too_many.ErrorCode(), "invalid_field");
   EXPECT_EQ(c.Get(many + "&article=1").status, 400);

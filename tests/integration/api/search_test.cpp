@@ -4,28 +4,12 @@
 // feed trimmed past the cursor) finds the same; bad input is 400 and changes nothing.
 #include <algorithm>
 #include <boost/json.hpp>
-#include <cctype>
 #include <set>
 
 #include "api_test_base.hpp"
 
 namespace plaudit::testing {
 namespace {
-
-std::string Encode(std::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) != 0 || c == '-' || c == '_' || c == '.') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 0xF]);
-    }
-  }
-  return out;
-}
 
 class SearchTest : public ApiTest {
  protected:
@@ -56,7 +40,7 @@ class SearchTest : public ApiTest {
     ASSERT_TRUE(r) << r.error().message;
   }
   HttpResponse Get(const std::string& q, const std::string& extra = "") {
-    return Client().Get("/api/v1/search?q=" + Encode(q) + extra);
+    return Client().Get("/api/v1/search?q=" + UrlEncode(q) + extra);
   }
   boost::json::object Search(const std::string& q, const std::string& extra = "") {
     auto r = Get(q, extra);

@@ -89,7 +89,7 @@ class SocialSignInTest : public ApiTest {
   };
   Begun Start(const std::string& provider = "idp",
               const std::string& return_url = "https://blog.example/post") {
-    auto r = Plaudit("/api/v1/auth/" + provider + "/start?return=" + Encode(return_url));
+    auto r = Plaudit("/api/v1/auth/" + provider + "/start?return=" + UrlEncode(return_url));
     EXPECT_EQ(r.status, 302) << r.body;
     const std::string cookie = r.Header("set-cookie");
     EXPECT_NE(cookie.find("HttpOnly"), std::string::npos);
@@ -102,19 +102,6 @@ class SocialSignInTest : public ApiTest {
                                        authorize + "' " + login + " '" + Own() + "/api/v1/auth/'");
     EXPECT_EQ(out.rfind(Own() + "/api/v1/auth/idp/callback?", 0), 0u) << out;
     return out.substr(Own().size());
-  }
-  static std::string Encode(const std::string& s) {
-    std::string out;
-    for (unsigned char ch : s) {
-      if (std::isalnum(ch) || ch == '-' || ch == '.' || ch == '_' || ch == '~') {
-        out.push_back(static_cast<char>(ch));
-      } else {
-        char b[4];
-        std::snprintf(b, sizeof b, "%%%02X", ch);
-        out += b;
-      }
-    }
-    return out;
   }
   // The session a signed-in callback page hands to its opener.
   static std::string SessionToken(const HttpResponse& page) {
@@ -228,12 +215,13 @@ TEST_P(SocialSignInTest, OnlyPagesOfAllowedSitesOrOfPlauditItselfAreReturnedTo) 
   for (const std::string& bad :
        std::vector<std::string>{"https://evil.example/x", "javascript:alert(1)", "/relative",
                                 "https://blog.example.evil.example/", "", "//evil.example/"}) {
-    auto r = Plaudit("/api/v1/auth/idp/start?return=" + Encode(bad));
+    auto r = Plaudit("/api/v1/auth/idp/start?return=" + UrlEncode(bad));
     EXPECT_EQ(r.status, 400) << bad << ": " << r.body;
     EXPECT_TRUE(r.Header("location").empty()) << bad;
   }
-  EXPECT_EQ(Plaudit("/api/v1/auth/idp/start?return=" + Encode(Own() + "/articles/1")).status, 302);
-  EXPECT_EQ(Plaudit("/api/v1/auth/nope/start?return=" + Encode("https://blog.example/")).status,
+  EXPECT_EQ(Plaudit("/api/v1/auth/idp/start?return=" + UrlEncode(Own() + "/articles/1")).status,
+            302);
+  EXPECT_EQ(Plaudit("/api/v1/auth/nope/start?return=" + UrlEncode("https://blog.example/")).status,
             404);
   auto providers = Client().Get("/api/v1/auth/providers");
   EXPECT_EQ(boost::json::serialize(providers.Json().at("items")),
