@@ -1,5 +1,5 @@
 # Thin wrappers over CMake presets; see README.md.
-.PHONY: deps build run test test-debug bench soak soak-content clean format lint
+.PHONY: deps build run test test-debug bench soak soak-content clean format lint deb
 
 JOBS ?= $(shell nproc)
 ARGS ?=
@@ -45,6 +45,10 @@ soak-content: deps
 	cmake --build build -j $(JOBS) --target app_tests plauditd
 	PLAUDIT_CONTENT_SEED=$(SEED) PLAUDIT_CONTENT_SECONDS=$$(( $(MINUTES) * 60 )) \
 	  PLAUDIT_CONTENT_FAULTS=$(FAULTS) ./build/tests/app_tests --gtest_filter='Databases/ContentFaultTest.*/$(DB)'
+
+# The Debian package (cmake/Package.cmake): build/plaudit_<version>_<arch>.deb.
+deb: build
+	cd build && cpack -G DEB
 
 clean:
 	rm -rf build build-debug

@@ -13,6 +13,7 @@ PKGS=(
   libspdlog-dev libfmt-dev libcli11-dev libtomlplusplus-dev libexpected-dev
   prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
   libjemalloc-dev gnuplot-nox valgrind python3
+  help2man dpkg-dev systemd
   python3-aiosmtpd
   redis-server redis-tools postgresql postgresql-client mariadb-server mariadb-client wrk curl nginx
   chromium chromium-driver

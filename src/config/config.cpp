@@ -6,8 +6,11 @@
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
+#include <string>
 
 #include "config/config_detail.hpp"
+#include "plaudit_version.hpp"
 
 namespace plaudit::config {
 namespace {
@@ -46,13 +49,55 @@ Status CheckTogether(const Config& c) {
   return {};
 }
 
+// The TOML file of every long flag (/etc/plaudit/plaudit.toml in the Debian package): CLI11's
+// own writing of the options with their defaults and descriptions, every setting commented
+// out, so that the file changes nothing until a line is uncommented. Subcommands' sections
+// and --config itself are left out.
+std::string ConfigExample(const CLI::App& app) {
+  std::string out =
+      "# plauditd's settings (API.md \"Running plauditd\"): the long flags' names as keys.\n"
+      "# Every line is commented out and shows the default; flags and PLAUDIT_* variables\n"
+      "# win over this file. Unknown keys fail start-up.\n";
+  std::istringstream in(app.config_to_str(/*default_also=*/true, /*write_description=*/true));
+  std::string line;
+  bool section = false;
+  while (std::getline(in, line)) {
+    if (line.starts_with("[")) {
+      section = true;  // a subcommand's options
+    }
+    if (section || line.empty()) {
+      continue;
+    }
+    if (line.starts_with("#")) {
+      out += "\n" + line + "\n";
+    } else {
+      out += "# " + line + "\n";
+    }
+  }
+  // CLI11 writes only the options that have a default: the others too, empty.
+  for (const CLI::Option* opt : app.get_options()) {
+    const std::string name = opt->get_single_name();
+    if (opt->get_lnames().empty() || name == "help" || name == "config" || name == "version" ||
+        out.find("\n# " + name + "=") != std::string::npos) {
+      continue;
+    }
+    const std::string empty =
+        opt->get_expected_max() > 1 ? "[]" : (opt->get_type_size() == 0 ? "false" : "\"\"");
+    out.append("\n# ").append(opt->get_description()).append("\n# ").append(name);
+    out.append("=").append(empty).append("\n");
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_code) {
   Invocation inv;
   Config& c = inv.config;
-  CLI::App app{"plauditd — comments, likes and view counts for blogs and forums"};
+  // ASCII: help2man writes the man page from --help, and turned the dash into "???".
+  CLI::App app{"plauditd: comments, likes and view counts for blogs and forums"};
   app.set_config("--config", "", "TOML file with the same keys as the long flags");
+  app.set_version_flag("--version", std::string("plauditd ") + PLAUDIT_VERSION);
   app.allow_config_extras(CLI::config_extras_mode::error);
   app.fallthrough();
   app.require_subcommand(0, 1);
@@ -75,6 +120,8 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
   auto* rebuild = app.add_subcommand("rebuild-cache", "reload Redis from SQL and exit");
   auto* rebuild_search =
       app.add_subcommand("rebuild-search", "build the search index again from SQL and exit");
+  auto* config_example = app.add_subcommand(
+      "config-example", "print every key --config's file takes, commented, with its default");
   auto* user = app.add_subcommand("user", "manage users");
   user->require_subcommand(1);
   auto* user_add = user->add_subcommand("add", "create a user; the password is read from stdin");
@@ -89,6 +136,11 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
     // --help (and --help-all) come here too, with exit code 0.
     const bool help = e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success);
     exit_code = help ? app.exit(e) : ReportBadValue(e.what());
+    return std::nullopt;
+  }
+  if (config_example->parsed()) {
+    std::cout << ConfigExample(app);
+    exit_code = 0;
     return std::nullopt;
   }
   if (auto st = CheckTogether(c); !st) {
