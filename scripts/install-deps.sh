@@ -8,7 +8,7 @@ set -euo pipefail
 PKGS=(
   build-essential cmake ninja-build pkg-config
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
-  libhiredis-dev libsqlite3-dev sqlite3 libpq-dev libmariadb-dev libsodium-dev libgumbo-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libicu-dev libidn2-dev zlib1g-dev
+  libhiredis-dev libsqlite3-dev sqlite3 libpq-dev libmariadb-dev libsodium-dev libgumbo-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libicu-dev libidn2-dev zlib1g-dev libexpat1-dev
   libcurl4-openssl-dev libssl-dev
   libspdlog-dev libfmt-dev libcli11-dev libtomlplusplus-dev libexpected-dev
   prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev

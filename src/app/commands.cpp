@@ -3,12 +3,17 @@
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <string>
 
 #include "app/app.hpp"
 #include "common/unix_socket.hpp"
+#include "redis/dataset.hpp"
+#include "common/web_origin.hpp"
+#include "transfer/dump.hpp"
+#include "transfer/foreign_plan.hpp"
 
 namespace plaudit::app {
 namespace {
@@ -187,6 +192,134 @@ int RebuildSearch(const config::Config& config) {
   });
 }
 
+std::string CountsLine(const transfer::Counts& counts) {
+  std::string line;
+  for (const auto& c : counts) {
+    if (c.records > 0) {
+      line += (line.empty() ? "" : ", ") + std::to_string(c.records) + " " + c.type;
+    }
+  }
+  return line.empty() ? "no records" : line;
+}
+
+// `plauditd export`: the write-behind flushed first, so every like and view acknowledged before
+// it is in the snapshot; the file is written as FILE.partial and renamed when complete.
+int Export(const config::Invocation& inv) {
+  const std::string out = inv.export_out;
+  const bool secrets = inv.export_secrets;
+  return RunOneShot(inv.config, "export", [out, secrets](App& app) -> Awaitable<Status> {
+    PL_CO_TRY(auto flushed, co_await app.flusher().FlushNow());
+    spdlog::info("flushed: {} view counts, {} like states", flushed.views, flushed.like_changes);
+    std::function<Result<transfer::Counts>(sql::Connection&)> job =
+        [out, secrets](sql::Connection& c) -> Result<transfer::Counts> {
+      if (out.empty()) {
+        return transfer::WriteExport(c, std::cout, secrets);
+      }
+      const std::string partial = out + ".partial";
+      std::ofstream file(partial, std::ios::binary | std::ios::trunc);
+      if (!file) {
+        return Fail(ErrorCode::kUnavailable, "cannot write " + partial);
+      }
+      PL_TRY(auto counts, transfer::WriteExport(c, file, secrets));
+      file.close();
+      std::error_code ec;
+      std::filesystem::rename(partial, out, ec);
+      if (!file || ec) {
+        return Fail(ErrorCode::kUnavailable, "cannot write " + out);
+      }
+      return counts;
+    };
+    PL_CO_TRY(auto counts, co_await app.store().Run(std::move(job)));
+    spdlog::info("exported {}", CountsLine(counts));
+    co_return Status{};
+  });
+}
+
+struct Seen {
+  std::string digest;
+  transfer::Standing standing = transfer::Standing::kEmpty;
+};
+
+// `plauditd import --from SYSTEM FILE`: the file read once into the plan of what becomes what
+// (transfer/foreign_plan.hpp), which --dry-run prints; nothing is written before the whole file
+// has been read.
+int ImportForeign(const config::Invocation& inv) {
+  const auto source = transfer::ParseSource(inv.import_from);
+  transfer::PlanOptions options;
+  options.sites = inv.config.sites.origins();
+  if (!inv.import_site.empty()) {
+    auto site = NormaliseOrigin(inv.import_site);
+    if (!site) {
+      return config::ReportBadValue("--site: " + site.error().message);
+    }
+    options.site = *site;
+  }
+  transfer::ForeignPlan plan(options);
+  std::ifstream file(inv.import_file, std::ios::binary);
+  if (!file) {
+    spdlog::error("import: cannot read {}", inv.import_file);
+    return 1;
+  }
+  if (auto st = transfer::ReadForeign(*source, file, plan); !st) {
+    spdlog::error("import: {}: {} (nothing was imported)", inv.import_file, st.error().message);
+    return 1;
+  }
+  plan.Resolve();
+  std::cout << transfer::DescribePlan(plan, inv.import_dry_run, 1000) << std::flush;
+  if (inv.import_dry_run) {
+    return 0;
+  }
+  spdlog::error("import --from: only --dry-run is built so far; nothing was imported");
+  return 1;
+}
+
+// `plauditd import FILE`: into a new database beside an empty Redis (redis/dataset.hpp), or,
+// when the database holds this very file's import already, nothing.
+int Import(const config::Invocation& inv) {
+  if (!inv.import_from.empty()) {
+    return ImportForeign(inv);
+  }
+  config::Config config = inv.config;
+  config.bootstrap_admin.reset();  // the file's accounts, and only them
+  const std::string path = inv.import_file;
+  if (!std::ifstream(path, std::ios::binary)) {
+    spdlog::error("import: cannot read {}", path);
+    return 1;
+  }
+  return RunOneShot(config, "import", [path](App& app) -> Awaitable<Status> {
+    std::function<Result<Seen>(sql::Connection&)> look = [path](sql::Connection& c) -> Result<Seen> {
+      std::ifstream file(path, std::ios::binary);
+      PL_TRY(auto digest, transfer::Digest(file));
+      PL_TRY(auto standing, transfer::StandingFor(c, digest));
+      return Seen{std::move(digest), standing};
+    };
+    PL_CO_TRY(auto seen, co_await app.store().Run(std::move(look)));
+    if (seen.standing == transfer::Standing::kImported) {
+      spdlog::info("import: the database holds this file's import already; nothing changed");
+      co_return Status{};
+    }
+    if (seen.standing == transfer::Standing::kOccupied) {
+      co_return Fail(ErrorCode::kAlreadyExists,
+                     "the database is not new: an export is imported into a new database");
+    }
+    PL_CO_TRY(const bool busy, co_await redis::HoldsPlauditKeys(app.redis()));
+    if (busy) {
+      co_return Fail(ErrorCode::kAlreadyExists,
+                     "Redis holds Plaudit's keys (a server running on this data, or another "
+                     "database's caches): import beside an empty Redis (a new --data-dir, or a "
+                     "Redis of its own)");
+    }
+    std::function<Result<transfer::Counts>(sql::Connection&)> load =
+        [path, digest = seen.digest](sql::Connection& c) -> Result<transfer::Counts> {
+      std::ifstream file(path, std::ios::binary);
+      return transfer::ReadImport(c, file, digest);
+    };
+    PL_CO_TRY(auto counts, co_await app.store().Run(std::move(load)));
+    spdlog::info("imported {}", CountsLine(counts));
+    co_return Status{};
+  });
+}
+
 }  // namespace
 
 int RunCommand(const config::Invocation& inv) {
@@ -208,6 +341,10 @@ int RunCommand(const config::Invocation& inv) {
       return RebuildSearch(inv.config);
     case config::Command::kUserAdd:
       return UserAdd(inv);
+    case config::Command::kExport:
+      return Export(inv);
+    case config::Command::kImport:
+      return Import(inv);
   }
   return 2;
 }

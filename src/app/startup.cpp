@@ -79,6 +79,9 @@ Status CheckInvocation(const config::Invocation& inv) {
     return Fail(ErrorCode::kInvalidArgument,
                 "--redis-wait-replicas: the embedded Redis has no replicas; give --redis");
   }
+  if (inv.import_from.empty() && (!inv.import_site.empty() || inv.import_dry_run)) {
+    return Fail(ErrorCode::kInvalidArgument, "import: --site and --dry-run go with --from");
+  }
   if (inv.command == config::Command::kUserAdd) {
     if (auto st = domain::ValidateUsername(inv.user_name); !st) {
       return Fail(st.error().code, "user add NAME: " + st.error().message);

@@ -122,6 +122,20 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
       app.add_subcommand("rebuild-search", "build the search index again from SQL and exit");
   auto* config_example = app.add_subcommand(
       "config-example", "print every key --config's file takes, commented, with its default");
+  auto* export_cmd = app.add_subcommand(
+      "export", "flush, then write everything as JSON Lines (API.md \"Moving data in and out\")");
+  export_cmd->add_option("--out", inv.export_out, "the file to write (default: standard output)");
+  export_cmd->add_flag("--with-secrets", inv.export_secrets,
+                       "also password hashes, token hashes and unsubscribe keys");
+  auto* import_cmd =
+      app.add_subcommand("import", "load an export into a new database (with an empty Redis)");
+  import_cmd->add_option("file", inv.import_file, "the export to load")->required();
+  import_cmd->add_option("--from", inv.import_from, "another system's export: disqus")
+      ->check(CLI::IsMember({"disqus"}));
+  import_cmd->add_option("--site", inv.import_site,
+                         "--from: the origin of the pages (joined to paths, replaces others')");
+  import_cmd->add_flag("--dry-run", inv.import_dry_run,
+                       "--from: print what would be imported, and the problems; write nothing");
   auto* user = app.add_subcommand("user", "manage users");
   user->require_subcommand(1);
   auto* user_add = user->add_subcommand("add", "create a user; the password is read from stdin");
@@ -164,6 +178,12 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
   }
   if (user_add->parsed()) {
     inv.command = Command::kUserAdd;
+  }
+  if (export_cmd->parsed()) {
+    inv.command = Command::kExport;
+  }
+  if (import_cmd->parsed()) {
+    inv.command = Command::kImport;
   }
   (void)serve;
   exit_code = 0;

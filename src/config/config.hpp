@@ -132,13 +132,29 @@ struct Config {
   int64_t stale_while_revalidate_s = 10;
 };
 
-enum class Command { kServe, kMigrate, kFlush, kNotify, kRebuildCache, kRebuildSearch, kUserAdd };
+enum class Command {
+  kServe,
+  kMigrate,
+  kFlush,
+  kNotify,
+  kRebuildCache,
+  kRebuildSearch,
+  kUserAdd,
+  kExport,
+  kImport,
+};
 
 struct Invocation {
   Config config;
   Command command = Command::kServe;
   std::string user_name;  // user add NAME
   std::string user_role = "user";
+  std::string export_out;  // export --out FILE ("": standard output)
+  bool export_secrets = false;  // export --with-secrets
+  std::string import_file;  // import FILE
+  std::string import_from;  // import --from SYSTEM ("": Plaudit's own export)
+  std::string import_site;  // import --site ORIGIN
+  bool import_dry_run = false;  // import --dry-run
 };
 
 // The exit code of a bad value, unknown flag or unknown key.

@@ -171,6 +171,8 @@ std::string Cat(const Parts&... parts) {
 // shape of every key they build; keys_test.cpp checks both tables against it. The test also
 // fails on any `pl:<name>` in the code under src/ (C++ or Lua) that begins no listed key, so
 // a key built elsewhere, or a new constant left out of kAllKeys, cannot go unlisted.
+// Every key of Plaudit's begins "pl:" (a SCAN MATCH glob of them all: redis/dataset.hpp).
+inline constexpr std::string_view kEveryKey = "pl:*";
 inline constexpr std::string_view kSessionPrefix = "pl:sess:";
 inline constexpr std::string_view kUserSessionsPrefix = "pl:usess:";
 // The pub/sub channel of session and account invalidations (SessionStore publishes on it,

@@ -70,6 +70,8 @@ MariadbServer::MariadbServer() {
   std::ofstream(root / "owner.pid") << ::getpid() << "\n";
   data_dir_ = (root / "data").string();
   socket_ = (root / "mariadbd.sock").string();
+  tmp_dir_ = (root / "tmp").string();
+  fs::create_directories(tmp_dir_);
   log_path_ = (root / "mariadbd.log").string();
   pid_path_ = (root / "mariadbd.pid").string();
   fs::permissions(root, fs::perms(0755));
@@ -78,8 +80,10 @@ MariadbServer::MariadbServer() {
     if (pw == nullptr) {
       throw std::runtime_error("running as root but there is no `mysql` user for mariadbd");
     }
-    if (::chown(root.c_str(), pw->pw_uid, pw->pw_gid) != 0) {
-      throw std::runtime_error("chown of " + root.string() + " to mysql failed");
+    for (const std::string& d : {root.string(), tmp_dir_}) {
+      if (::chown(d.c_str(), pw->pw_uid, pw->pw_gid) != 0) {
+        throw std::runtime_error("chown of " + d + " to mysql failed");
+      }
     }
   }
   port_ = FreeTcpPort();
@@ -121,6 +125,10 @@ void MariadbServer::Start() {
                                 "--no-defaults",
                                 "--datadir=" + data_dir_,
                                 "--socket=" + socket_,
+                                // Its internal temporary tables in a directory of its own, not
+                                // /tmp: one vanished from /tmp under a CI run ("Error on delete
+                                // of '/tmp/#sql-temptable-…MAI'", a 500 in a comments test).
+                                "--tmpdir=" + tmp_dir_,
                                 "--port=" + std::to_string(port_),
                                 "--bind-address=127.0.0.1",
                                 "--pid-file=" + pid_path_,

@@ -52,6 +52,7 @@ class MariadbServer {
   TempDir dir_{"plaudit-mariadb"};
   std::string data_dir_;
   std::string socket_;
+  std::string tmp_dir_;  // the server's --tmpdir
   std::string log_path_;
   std::string pid_path_;
   int port_ = 0;

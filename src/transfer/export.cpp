@@ -1,0 +1,152 @@
+// plauditd export: every table of transfer/records.hpp, in one read snapshot, as JSON Lines.
+#include <boost/json.hpp>
+
+#include <string>
+
+#include "transfer/dump.hpp"
+#include "transfer/records.hpp"
+
+namespace plaudit::transfer {
+namespace {
+
+namespace json = boost::json;
+
+constexpr int64_t kPage = 1000;
+
+std::string Quoted(std::string_view name) { return "\"" + std::string(name) + "\""; }
+
+// SELECT <columns> FROM <table> [WHERE <where> [AND <key> > <last key>]] ORDER BY <key>
+// LIMIT <page>: the next page after `after` (none for the first).
+std::string PageQuery(const RecordType& t, bool after) {
+  std::string q = "SELECT ";
+  for (size_t i = 0; i < t.columns.size(); ++i) {
+    q += (i == 0 ? "" : ", ") + Quoted(t.columns[i].name);
+  }
+  q += " FROM " + std::string(t.table);
+  std::string cond(t.where);
+  if (after) {
+    std::string lhs;
+    std::string rhs;
+    for (size_t i = 0; i < t.key.size(); ++i) {
+      lhs += (i == 0 ? "" : ", ") + Quoted(t.key[i]);
+      rhs += (i == 0 ? "$" : ", $") + std::to_string(i + 1);
+    }
+    const std::string row = t.key.size() == 1 ? lhs + " > " + rhs : "(" + lhs + ") > (" + rhs + ")";
+    cond = cond.empty() ? row : "(" + cond + ") AND " + row;
+  }
+  if (!cond.empty()) {
+    q += " WHERE " + cond;
+  }
+  q += " ORDER BY ";
+  for (size_t i = 0; i < t.key.size(); ++i) {
+    q += (i == 0 ? "" : ", ") + Quoted(t.key[i]);
+  }
+  q += " LIMIT " + std::to_string(kPage);
+  return q;
+}
+
+size_t ColumnIndex(const RecordType& t, std::string_view name) {
+  for (size_t i = 0; i < t.columns.size(); ++i) {
+    if (t.columns[i].name == name) {
+      return i;
+    }
+  }
+  return t.columns.size();  // records.cpp names only its own columns as keys
+}
+
+// One row as its record. PostgreSQL answers every value as text: the column's kind, not the
+// value's, says what it is.
+json::object Record(const RecordType& t, const sql::Row& row, bool with_secrets) {
+  json::object o;
+  o["type"] = t.type;
+  for (size_t i = 0; i < t.columns.size(); ++i) {
+    const Column& col = t.columns[i];
+    if (col.secret && !with_secrets) {
+      continue;
+    }
+    json::value& v = o[col.name];
+    if (sql::IsNull(row[i])) {
+      v = nullptr;
+    } else if (col.kind == Kind::kInt) {
+      v = sql::Int(row[i]);
+    } else {
+      v = sql::Text(row[i]);
+    }
+  }
+  return o;
+}
+
+Status WriteLine(std::ostream& out, const json::object& o) {
+  out << json::serialize(o) << '\n';
+  if (!out) {
+    return Fail(ErrorCode::kUnavailable, "export: cannot write the file");
+  }
+  return {};
+}
+
+Result<int64_t> WriteTable(sql::Connection& c, const RecordType& t, std::ostream& out,
+                           bool with_secrets) {
+  const std::string first = PageQuery(t, false);
+  const std::string next = PageQuery(t, true);
+  std::vector<sql::Value> last;
+  int64_t written = 0;
+  for (;;) {
+    PL_TRY(auto rows, c.Query(last.empty() ? first : next, last));
+    for (const sql::Row& row : rows.rows) {
+      PL_CHECK(WriteLine(out, Record(t, row, with_secrets)));
+    }
+    written += static_cast<int64_t>(rows.rows.size());
+    if (static_cast<int64_t>(rows.rows.size()) < kPage) {
+      return written;
+    }
+    last.clear();
+    for (std::string_view k : t.key) {
+      const size_t i = ColumnIndex(t, k);
+      const sql::Value& v = rows.rows.back()[i];
+      last.push_back(t.columns[i].kind == Kind::kInt ? sql::Value{sql::Int(v)}
+                                                     : sql::Value{sql::Text(v)});
+    }
+  }
+}
+
+std::string_view BeginSnapshot(Dialect d) {
+  switch (d) {
+    case Dialect::kPostgres:
+      return "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
+    case Dialect::kMysql:
+      return "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY";
+    case Dialect::kSqlite:
+      break;
+  }
+  // WAL: the first read fixes the snapshot the transaction's reads all see.
+  return "BEGIN";
+}
+
+}  // namespace
+
+Result<Counts> WriteExport(sql::Connection& c, std::ostream& out, bool with_secrets) {
+  PL_CHECK(c.ExecScript(BeginSnapshot(c.dialect())));
+  json::object header;
+  header["type"] = kHeaderType;
+  header["version"] = kFormatVersion;
+  PL_CHECK(WriteLine(out, header));
+  Counts counts;
+  int64_t records = 0;
+  for (const RecordType& t : RecordTypes()) {
+    PL_TRY(auto n, WriteTable(c, t, out, with_secrets));
+    counts.push_back({std::string(t.type), n});
+    records += n;
+  }
+  json::object end;
+  end["type"] = "end";
+  end["records"] = records;
+  PL_CHECK(WriteLine(out, end));
+  out.flush();
+  if (!out) {
+    return Fail(ErrorCode::kUnavailable, "export: cannot write the file");
+  }
+  PL_CHECK(c.ExecScript("COMMIT"));
+  return counts;
+}
+
+}  // namespace plaudit::transfer

@@ -1,0 +1,41 @@
+#include "transfer/foreign.hpp"
+
+#include <array>
+#include <utility>
+
+namespace plaudit::transfer {
+namespace {
+
+constexpr std::array<std::pair<Source, std::string_view>, 1> kNames{{
+    {Source::kDisqus, "disqus"},
+}};
+
+}  // namespace
+
+std::optional<Source> ParseSource(std::string_view name) {
+  for (const auto& [source, text] : kNames) {
+    if (text == name) {
+      return source;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string_view SourceName(Source s) {
+  for (const auto& [source, text] : kNames) {
+    if (source == s) {
+      return text;
+    }
+  }
+  return "?";
+}
+
+Status ReadForeign(Source source, std::istream& in, ForeignSink& sink) {
+  switch (source) {
+    case Source::kDisqus:
+      return ReadDisqus(in, sink);
+  }
+  return Fail(ErrorCode::kInternal, "an unknown source");
+}
+
+}  // namespace plaudit::transfer

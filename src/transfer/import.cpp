@@ -1,0 +1,436 @@
+// plauditd import: an export (transfer/dump.hpp) loaded into a new database, checked line by
+// line, in one transaction.
+#include <sodium.h>
+
+#include <array>
+#include <boost/json.hpp>
+#include <string>
+
+#include "domain/guest_token.hpp"
+#include "transfer/dump.hpp"
+#include "transfer/records.hpp"
+
+namespace plaudit::transfer {
+namespace {
+
+namespace json = boost::json;
+
+// A line longer than this is refused (an article's text is at most --max-body, 1 MiB by
+// default; a record is that, escaped, and its other fields).
+constexpr size_t kMaxLine = size_t{64} << 20;
+// A batch's rows go in one INSERT: at most this many rows, and parameters (SQLite allows
+// 32,766, PostgreSQL and MariaDB 65,535).
+constexpr size_t kBatchRows = 256;
+constexpr size_t kBatchParams = 16'000;
+// Where an import leaves the SHA-256 of its file.
+constexpr std::string_view kImportedKey = "imported";
+
+std::string Quoted(std::string_view name) { return "\"" + std::string(name) + "\""; }
+
+Error AtLine(int64_t line, std::string message) {
+  return Error{ErrorCode::kInvalidArgument, "line " + std::to_string(line) + ": " + message};
+}
+
+// The columns an import writes besides the record's own, from them.
+std::vector<std::string_view> DerivedColumns(const RecordType& t) {
+  if (t.type == "user") {
+    return {"username_key"};
+  }
+  if (t.type == "like") {
+    return {"valid", "seq"};
+  }
+  return {};
+}
+
+std::string AsciiLower(std::string s) {
+  for (char& ch : s) {
+    if (ch >= 'A' && ch <= 'Z') {
+      ch = static_cast<char>(ch - 'A' + 'a');
+    }
+  }
+  return s;
+}
+
+const Column* FindColumn(const RecordType& t, std::string_view name) {
+  for (const Column& c : t.columns) {
+    if (c.name == name) {
+      return &c;
+    }
+  }
+  return nullptr;
+}
+
+// A secret the file does not carry: what a new row would have.
+sql::Value SecretDefault(const RecordType& t, const Column& col, const json::object& o) {
+  if (col.name == "unsubscribe_key") {
+    // Every guest address has one; an account one once it has an address.
+    const json::value* email = o.if_contains("email");
+    if (t.type == "guest_address" || (email != nullptr && !email->is_null())) {
+      return domain::NewGuestToken().token;
+    }
+    return nullptr;
+  }
+  if (col.nullable) {
+    return nullptr;
+  }
+  return std::string();  // a password hash: none (the account cannot sign in with one)
+}
+
+Result<sql::Value> FieldValue(const RecordType& t, const Column& col, const json::object& o,
+                              int64_t line) {
+  const json::value* v = o.if_contains(col.name);
+  if (v == nullptr) {
+    if (col.secret) {
+      return SecretDefault(t, col, o);
+    }
+    return tl::unexpected(AtLine(line, "a " + std::string(t.type) + " record without \"" +
+                                           std::string(col.name) + "\""));
+  }
+  if (v->is_null()) {
+    if (col.nullable) {
+      return sql::Value{nullptr};
+    }
+  } else if (col.kind == Kind::kInt && v->is_int64()) {
+    return sql::Value{v->get_int64()};
+  } else if (col.kind == Kind::kText && v->is_string()) {
+    const json::string& s = v->get_string();
+    return sql::Value{std::string(s.data(), s.size())};
+  }
+  const char* want = col.kind == Kind::kInt ? "an integer" : "a string";
+  return tl::unexpected(AtLine(line, "\"" + std::string(col.name) + "\" of a " +
+                                         std::string(t.type) + " record must be " + want +
+                                         (col.nullable ? " or null" : "")));
+}
+
+// Rows of one record type waiting for their INSERT.
+class Batch {
+ public:
+  explicit Batch(sql::Connection& tx) : tx_(tx) {}
+
+  Status Add(const RecordType& t, const json::object& o, int64_t line) {
+    if (type_ != &t) {
+      PL_CHECK(Flush());
+      type_ = &t;
+      derived_ = DerivedColumns(t);
+    }
+    for (const auto& field : o) {
+      if (field.key() != "type" && FindColumn(t, field.key()) == nullptr) {
+        return tl::unexpected(AtLine(line, "unknown field \"" + std::string(field.key()) +
+                                               "\" in a " + std::string(t.type) + " record"));
+      }
+    }
+    if (rows_ == 0) {
+      first_line_ = line;
+    }
+    const size_t before = params_.size();
+    for (const Column& col : t.columns) {
+      auto v = FieldValue(t, col, o, line);
+      if (!v) {
+        params_.resize(before);
+        return tl::unexpected(v.error());
+      }
+      params_.push_back(std::move(*v));
+    }
+    if (t.type == "user") {
+      params_.push_back(AsciiLower(sql::Text(params_[before + 1])));  // username
+    } else if (t.type == "like") {
+      params_.push_back(int64_t{1});  // valid
+      params_.push_back(int64_t{0});  // seq: the new Redis's like seqs start above it
+    }
+    ++rows_;
+    last_line_ = line;
+    if (t.replaces) {
+      // A row a new database may hold already (start-up writes it): the file's wins.
+      PL_CHECK(tx_.Query("DELETE FROM " + std::string(t.table) + " WHERE " + Quoted(t.key[0]) +
+                             " = $1",
+                         {params_[before]}));
+    }
+    if (t.replaces || rows_ >= kBatchRows || params_.size() >= kBatchParams) {
+      return Flush();
+    }
+    return {};
+  }
+
+  Status Flush() {
+    if (rows_ == 0) {
+      return {};
+    }
+    const RecordType& t = *type_;
+    std::string q = "INSERT INTO " + std::string(t.table) + " (";
+    size_t width = 0;
+    for (const Column& col : t.columns) {
+      q += (width++ == 0 ? "" : ", ") + Quoted(col.name);
+    }
+    for (std::string_view name : derived_) {
+      q += ", " + Quoted(name);
+      ++width;
+    }
+    q += ") VALUES ";
+    size_t n = 0;
+    for (size_t r = 0; r < rows_; ++r) {
+      q += r == 0 ? "(" : ", (";
+      for (size_t i = 0; i < width; ++i) {
+        q += (i == 0 ? "$" : ", $") + std::to_string(++n);
+      }
+      q += ")";
+    }
+    auto done = tx_.Query(q, params_);
+    params_.clear();
+    rows_ = 0;
+    if (!done) {
+      const std::string where =
+          first_line_ == last_line_
+              ? "line " + std::to_string(first_line_)
+              : "lines " + std::to_string(first_line_) + "-" + std::to_string(last_line_);
+      return tl::unexpected(Error{done.error().code == ErrorCode::kUnavailable
+                                      ? ErrorCode::kUnavailable
+                                      : ErrorCode::kInvalidArgument,
+                                  where + " (" + std::string(t.type) +
+                                      " records): the database refused them: " +
+                                      done.error().message});
+    }
+    return {};
+  }
+
+ private:
+  sql::Connection& tx_;
+  const RecordType* type_ = nullptr;
+  std::vector<std::string_view> derived_;
+  std::vector<sql::Value> params_;
+  size_t rows_ = 0;
+  int64_t first_line_ = 0;
+  int64_t last_line_ = 0;
+};
+
+Status CheckHeader(const json::object& o) {
+  const json::value* type = o.if_contains("type");
+  const json::value* version = o.if_contains("version");
+  if (type == nullptr || !type->is_string() || type->get_string() != kHeaderType ||
+      version == nullptr || !version->is_int64()) {
+    return tl::unexpected(AtLine(1, "not a Plaudit export (it begins with "
+                                    "{\"type\":\"plaudit-export\",\"version\":1})"));
+  }
+  if (version->get_int64() != kFormatVersion) {
+    return tl::unexpected(AtLine(1, "an export of version " +
+                                        std::to_string(version->get_int64()) +
+                                        "; this plauditd reads version " +
+                                        std::to_string(kFormatVersion)));
+  }
+  if (o.size() != 2) {
+    return tl::unexpected(AtLine(1, "the header has fields other than type and version"));
+  }
+  return {};
+}
+
+// Rows that name a row the file does not have: the first of each kind found, as an error.
+// (The schema holds most references by convention, not by a foreign key.)
+struct Orphans {
+  std::string_view what;
+  std::string_view query;  // the offending row's id and what it names, at most one row
+};
+constexpr std::array kOrphans{
+    Orphans{"a comment names an article the file does not have",
+            "SELECT c.id, c.article_id FROM comments c WHERE NOT EXISTS (SELECT 1 FROM "
+            "articles a WHERE a.id = c.article_id) LIMIT 1"},
+    Orphans{"a reply names a parent comment the file does not have",
+            "SELECT c.id, c.parent_id FROM comments c WHERE c.parent_id IS NOT NULL AND NOT "
+            "EXISTS (SELECT 1 FROM comments p WHERE p.id = c.parent_id) LIMIT 1"},
+    Orphans{"a comment names an author the file does not have",
+            "SELECT c.id, c.author_id FROM comments c WHERE NOT EXISTS (SELECT 1 FROM users u "
+            "WHERE u.id = c.author_id) LIMIT 1"},
+    Orphans{"an article names an author the file does not have",
+            "SELECT a.id, a.author_id FROM articles a WHERE NOT EXISTS (SELECT 1 FROM users u "
+            "WHERE u.id = a.author_id) LIMIT 1"},
+    Orphans{"a like names an article the file does not have",
+            "SELECT l.user_id, l.target_id FROM likes l WHERE l.target_type = 'a' AND NOT "
+            "EXISTS (SELECT 1 FROM articles a WHERE a.id = l.target_id) LIMIT 1"},
+    Orphans{"a like names a comment the file does not have",
+            "SELECT l.user_id, l.target_id FROM likes l WHERE l.target_type = 'c' AND NOT "
+            "EXISTS (SELECT 1 FROM comments c WHERE c.id = l.target_id) LIMIT 1"},
+    Orphans{"a like names a user the file does not have",
+            "SELECT l.target_id, l.user_id FROM likes l WHERE NOT EXISTS (SELECT 1 FROM users "
+            "u WHERE u.id = l.user_id) LIMIT 1"},
+    Orphans{"a page names an article the file does not have",
+            "SELECT p.article_id, p.article_id FROM pages p WHERE NOT EXISTS (SELECT 1 FROM "
+            "articles a WHERE a.id = p.article_id) LIMIT 1"},
+};
+
+Status CheckReferences(sql::Connection& tx) {
+  for (const Orphans& o : kOrphans) {
+    PL_TRY(auto row, tx.QueryRow(o.query, {}, [](const sql::Row& r) {
+      return std::to_string(sql::Int(r[0])) + " names " + std::to_string(sql::Int(r[1]));
+    }));
+    if (row) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  std::string(o.what) + " (" + *row + "); nothing was imported");
+    }
+  }
+  return {};
+}
+
+// After the records: what a new database's bookkeeping must say about them.
+Status Complete(sql::Connection& tx, const std::string& digest) {
+  PL_CHECK(CheckReferences(tx));
+  // The like counts, from the rows (the like triggers counted them too; this is the same
+  // count, whatever the dialect's triggers do).
+  PL_CHECK(tx.Query(
+      "UPDATE articles SET like_count = (SELECT COUNT(*) FROM likes l WHERE "
+      "l.target_type = 'a' AND l.target_id = articles.id AND l.valid = 1)"));
+  PL_CHECK(tx.Query(
+      "UPDATE comments SET like_count = (SELECT COUNT(*) FROM likes l WHERE "
+      "l.target_type = 'c' AND l.target_id = comments.id AND l.valid = 1)"));
+  // The change feed's next id follows the imported ones (sql/article_changes.hpp).
+  PL_CHECK(tx.Query(
+      "UPDATE article_change_seq SET last_id = (SELECT COALESCE(MAX(id), 0) FROM "
+      "article_changes)"));
+  if (tx.dialect() == Dialect::kPostgres) {
+    // An explicit id does not move an IDENTITY's or a BIGSERIAL's sequence.
+    for (const RecordType& t : RecordTypes()) {
+      if (t.sequence) {
+        const std::string table(t.table);
+        PL_CHECK(tx.Query("SELECT setval(pg_get_serial_sequence('" + table +
+                          "', 'id'), COALESCE(MAX(id), 0) + 1, false) FROM " + table));
+      }
+    }
+  }
+  PL_CHECK(tx.Query("DELETE FROM plaudit_meta WHERE \"key\" = $1", {std::string(kImportedKey)}));
+  PL_CHECK(tx.Query("INSERT INTO plaudit_meta (\"key\", value) VALUES ($1, $2)",
+                    {std::string(kImportedKey), digest}));
+  return {};
+}
+
+Status Load(sql::Connection& tx, std::istream& in, const std::string& digest, Counts& counts) {
+  PL_TRY(const auto standing, StandingFor(tx, digest));
+  if (standing != Standing::kEmpty) {
+    return Fail(ErrorCode::kAlreadyExists,
+                "the database is not new: an export is imported into a new database");
+  }
+  // A new database's reserved accounts ('@pages', '@guest'): the file has its own, under the
+  // ids its rows refer to.
+  PL_CHECK(tx.Query("DELETE FROM user_name_keys"));
+  PL_CHECK(tx.Query("DELETE FROM users"));
+
+  const auto types = RecordTypes();
+  Batch batch(tx);
+  std::string text;
+  int64_t line = 0;
+  size_t at = 0;  // RecordTypes() index of the last record
+  int64_t records = 0;
+  bool ended = false;
+  while (std::getline(in, text)) {
+    ++line;
+    if (text.size() > kMaxLine) {
+      return tl::unexpected(AtLine(line, "longer than 64 MiB"));
+    }
+    if (ended) {
+      return tl::unexpected(AtLine(line, "after the end record"));
+    }
+    boost::system::error_code ec;
+    json::value v = json::parse(text, ec);
+    if (ec || !v.is_object()) {
+      return tl::unexpected(AtLine(line, "not a JSON object"));
+    }
+    const json::object& o = v.get_object();
+    if (line == 1) {
+      PL_CHECK(CheckHeader(o));
+      continue;
+    }
+    const json::value* type = o.if_contains("type");
+    if (type == nullptr || !type->is_string()) {
+      return tl::unexpected(AtLine(line, "a record without a \"type\""));
+    }
+    const std::string_view name(type->get_string().data(), type->get_string().size());
+    if (name == "end") {
+      const json::value* n = o.if_contains("records");
+      if (n == nullptr || !n->is_int64() || n->get_int64() != records || o.size() != 2) {
+        return tl::unexpected(AtLine(line, "the end record does not count the " +
+                                               std::to_string(records) + " records before it"));
+      }
+      ended = true;
+      continue;
+    }
+    const RecordType* t = FindRecordType(name);
+    if (t == nullptr) {
+      return tl::unexpected(AtLine(line, "unknown record type \"" + std::string(name) + "\""));
+    }
+    const auto index = static_cast<size_t>(t - types.data());
+    if (index < at) {
+      return tl::unexpected(AtLine(line, "a " + std::string(name) + " record after the " +
+                                             std::string(types[at].type) +
+                                             " records (records come in the export's order)"));
+    }
+    at = index;
+    PL_CHECK(batch.Add(*t, o, line));
+    ++counts[index].records;
+    ++records;
+  }
+  if (in.bad()) {
+    return Fail(ErrorCode::kUnavailable, "cannot read the file");
+  }
+  if (line == 0) {
+    return tl::unexpected(AtLine(1, "an empty file"));
+  }
+  if (!ended) {
+    return tl::unexpected(AtLine(line, "the file ends without its end record (cut short?)"));
+  }
+  PL_CHECK(batch.Flush());
+  return Complete(tx, digest);
+}
+
+}  // namespace
+
+Result<std::string> Digest(std::istream& in) {
+  crypto_hash_sha256_state state;
+  crypto_hash_sha256_init(&state);
+  std::array<char, 1 << 16> buf{};
+  while (in) {
+    in.read(buf.data(), buf.size());
+    const auto n = in.gcount();
+    if (n > 0) {
+      crypto_hash_sha256_update(&state, reinterpret_cast<const unsigned char*>(buf.data()),
+                                static_cast<unsigned long long>(n));
+    }
+  }
+  if (in.bad()) {
+    return Fail(ErrorCode::kUnavailable, "cannot read the file");
+  }
+  std::array<unsigned char, crypto_hash_sha256_BYTES> hash{};
+  crypto_hash_sha256_final(&state, hash.data());
+  std::array<char, crypto_hash_sha256_BYTES * 2 + 1> hex{};
+  sodium_bin2hex(hex.data(), hex.size(), hash.data(), hash.size());
+  return std::string(hex.data());
+}
+
+Result<Standing> StandingFor(sql::Connection& c, const std::string& digest) {
+  PL_TRY(const auto imported, c.QueryRow("SELECT value FROM plaudit_meta WHERE \"key\" = $1",
+                                         {std::string(kImportedKey)},
+                                         [](const sql::Row& r) { return sql::Text(r[0]); }));
+  if (imported && *imported == digest) {
+    return Standing::kImported;
+  }
+  for (const RecordType& t : RecordTypes()) {
+    if (t.replaces) {
+      continue;
+    }
+    std::string q = "SELECT COUNT(*) FROM " + std::string(t.table);
+    if (t.type == "user") {
+      q += " WHERE username NOT LIKE '@%'";  // the reserved accounts every database has
+    }
+    PL_TRY(const auto n, c.QueryInt(q));
+    if (n.value_or(0) > 0) {
+      return Standing::kOccupied;
+    }
+  }
+  return Standing::kEmpty;
+}
+
+Result<Counts> ReadImport(sql::Connection& c, std::istream& in, const std::string& digest) {
+  Counts counts;
+  for (const RecordType& t : RecordTypes()) {
+    counts.push_back({std::string(t.type), 0});
+  }
+  PL_CHECK(c.Transaction([&](sql::Connection& tx) { return Load(tx, in, digest, counts); }));
+  return counts;
+}
+
+}  // namespace plaudit::transfer

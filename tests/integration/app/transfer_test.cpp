@@ -1,0 +1,377 @@
+// plauditd export and import (API.md "Moving data in and out", issue 49): a site's data out of
+// SQLite and into PostgreSQL and MariaDB byte for byte, a second import that changes nothing,
+// the imported site serving what the old one did, and bad files refused whole.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "plauditd_process.hpp"
+#include "support/mariadb_server.hpp"
+#include "support/postgres_server.hpp"
+
+namespace plaudit::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+const std::vector<std::string> kFlags = {"--password-hash", "minimal", "--rate-limits", "off",
+                                         "--sites", "https://blog.example", "--guests", "on",
+                                         "--flush-interval-ms", "3600000"};
+
+class TransferTest : public PlauditdProcessTest {
+ protected:
+  TransferTest() : PlauditdProcessTest("plaudit-transfer") {}
+
+  // plauditd `args` run to completion; its exit status.
+  int Run(std::vector<std::string> args) {
+    std::vector<std::string> argv = {PLAUDITD_PATH};
+    argv.insert(argv.end(), args.begin(), args.end());
+    Process p(argv, log_path());
+    return p.Wait(120s).value_or(-1);
+  }
+
+  std::string Dir(const std::string& name) const { return (scratch_.path() / name).string(); }
+  std::string File(const std::string& name) const { return Dir(name); }
+
+  // Runs `args` and returns its exit status, keeping what it logged apart from the rest.
+  int RunLogged(std::vector<std::string> args, std::string& log) {
+    const size_t before = Log().size();
+    const int status = Run(std::move(args));
+    log = Log().substr(before);
+    return status;
+  }
+
+  static std::string Bearer(HttpClient& c, const std::string& name, const std::string& password) {
+    auto s = c.Post("/api/v1/sessions",
+                    R"({"username":")" + name + R"(","password":")" + password + R"("})");
+    EXPECT_EQ(s.status, 201) << s.body;
+    return s.status == 201 ? "Bearer " + std::string(s.Json().at("token").as_string()) : "";
+  }
+
+  // A small site with something of every kind: accounts, a published and a draft article,
+  // a reply, likes on both, a view, a report, a guest's comment on a page thread.
+  struct Site {
+    int64_t article = 0;
+    int64_t comment = 0;
+    int64_t reply = 0;
+  };
+  static Site Populate(int port) {
+    HttpClient c("127.0.0.1", port);
+    Site site;
+    for (std::string name : {"alice", "bob"}) {
+      EXPECT_EQ(c.Post("/api/v1/users", R"({"username":")" + name +
+                                             R"(","password":"password123","displayName":"Ms )" +
+                                             name + R"( \u00e9\u4f60"})")
+                    .status,
+                201);
+    }
+    const std::string boss = Bearer(c, "boss", "boss-password");
+    const std::string alice = Bearer(c, "alice", "password123");
+    const std::string bob = Bearer(c, "bob", "password123");
+    auto a = c.Post("/api/v1/articles",
+                    R"({"title":"Hello \"world\"","content":"<p>one\ntwo</p>","status":"published"})",
+                    {{"Authorization", boss}});
+    EXPECT_EQ(a.status, 201) << a.body;
+    site.article = a.Json().at("id").as_int64();
+    EXPECT_EQ(c.Post("/api/v1/articles", R"({"title":"Draft","content":"<p>later</p>"})",
+                     {{"Authorization", boss}})
+                  .status,
+              201);
+    const std::string comments = "/api/v1/articles/" + std::to_string(site.article) + "/comments";
+    auto first = c.Post(comments, R"({"body":"first *post*"})", {{"Authorization", alice}});
+    EXPECT_EQ(first.status, 201) << first.body;
+    site.comment = first.Json().at("id").as_int64();
+    auto reply = c.Post(comments, R"({"body":"a reply","parentId":)" + std::to_string(site.comment) + "}",
+                        {{"Authorization", bob}});
+    EXPECT_EQ(reply.status, 201) << reply.body;
+    site.reply = reply.Json().at("id").as_int64();
+    const std::string like = "/api/v1/articles/" + std::to_string(site.article) + "/like";
+    EXPECT_EQ(c.Put(like, "", {{"Authorization", alice}}).status, 200);
+    EXPECT_EQ(c.Put(like, "", {{"Authorization", bob}}).status, 200);
+    EXPECT_EQ(c.Put("/api/v1/comments/" + std::to_string(site.reply) + "/like", "",
+                    {{"Authorization", alice}})
+                  .status,
+              200);
+    // An undone like leaves a row the export does not carry.
+    EXPECT_EQ(c.Put("/api/v1/comments/" + std::to_string(site.comment) + "/like", "",
+                    {{"Authorization", bob}})
+                  .status,
+              200);
+    EXPECT_EQ(c.Delete("/api/v1/comments/" + std::to_string(site.comment) + "/like",
+                       {{"Authorization", bob}})
+                  .status,
+              200);
+    EXPECT_EQ(c.Get("/api/v1/articles/" + std::to_string(site.article)).status, 200);
+    EXPECT_EQ(c.Post("/api/v1/comments/" + std::to_string(site.reply) + "/reports",
+                     R"({"reason":"rude"})", {{"Authorization", alice}})
+                  .status,
+              204);
+    auto guest = c.Post("/api/v1/pages/comments?url=https%3A%2F%2Fblog.example%2Fp1",
+                        R"({"body":"from a guest","guest":{"name":"Gus","email":"gus@example.com"}})",
+                        {{"Origin", "https://blog.example"}});
+    EXPECT_EQ(guest.status, 201) << guest.body;
+    return site;
+  }
+
+  TempDir scratch_{"plaudit-transfer-files"};
+};
+
+TEST_F(TransferTest, ExportImportExportIsByteIdenticalAcrossBackendsAndTheSiteServesTheSame) {
+  const int port = FreeTcpPort();
+  std::vector<std::string> flags = kFlags;
+  flags.insert(flags.end(), {"--bootstrap-admin", "boss:boss-password"});
+  auto p = Start(flags, port);
+  ASSERT_TRUE(Ready(port)) << Log();
+  const Site site = Populate(port);
+  if (HasFailure()) {
+    return;
+  }
+  // Beside the running server (its likes and views are still only in Redis: the export
+  // flushes them first).
+  ASSERT_EQ(Run({"export", "--data-dir", data_dir(), "--with-secrets", "--out", File("a.jsonl")}),
+            0)
+      << Log();
+  ASSERT_EQ(Run({"export", "--data-dir", data_dir(), "--out", File("public.jsonl")}), 0) << Log();
+  EXPECT_EQ(p->Stop(15s), 0);
+  const std::string exported = ReadFile(File("a.jsonl"));
+  EXPECT_TRUE(exported.starts_with(R"({"type":"plaudit-export","version":1})"
+                                   "\n"))
+      << exported.substr(0, 200);
+  EXPECT_NE(exported.find(R"("password_hash":"$argon2id)"), std::string::npos);
+  EXPECT_NE(exported.find(R"({"type":"end","records":)"), std::string::npos);
+  EXPECT_FALSE(fs::exists(File("a.jsonl.partial")));
+  const std::string plain = ReadFile(File("public.jsonl"));
+  EXPECT_EQ(plain.find("password_hash"), std::string::npos);
+  EXPECT_EQ(plain.find("unsubscribe_key"), std::string::npos);
+  EXPECT_EQ(plain.find("edit_token_hash"), std::string::npos);
+  // The likes and the view reached the snapshot; the undone like did not.
+  EXPECT_NE(exported.find(R"({"type":"like","target_type":"a","target_id":)" +
+                          std::to_string(site.article)),
+            std::string::npos);
+  EXPECT_NE(exported.find(R"("view_count":1,)"), std::string::npos);
+  size_t likes = 0;
+  for (size_t at = 0; (at = exported.find(R"({"type":"like",)", at)) != std::string::npos; ++at) {
+    ++likes;
+  }
+  EXPECT_EQ(likes, 3u);
+
+  // Into PostgreSQL, and out again: the same bytes.
+  auto& pg = PostgresServer::Shared();
+  const std::string pg_url = pg.url(pg.CreateDatabase());
+  ASSERT_EQ(Run({"import", File("a.jsonl"), "--data-dir", Dir("pg"), "--database", pg_url}), 0)
+      << Log();
+  ASSERT_EQ(Run({"export", "--data-dir", Dir("pg"), "--database", pg_url, "--with-secrets",
+                 "--out", File("pg.jsonl")}),
+            0)
+      << Log();
+  EXPECT_EQ(ReadFile(File("pg.jsonl")), exported);
+  // The same file again changes nothing.
+  std::string log;
+  EXPECT_EQ(RunLogged({"import", File("a.jsonl"), "--data-dir", Dir("pg"), "--database", pg_url},
+                      log),
+            0)
+      << log;
+  EXPECT_NE(log.find("holds this file's import already; nothing changed"), std::string::npos)
+      << log;
+  ASSERT_EQ(Run({"export", "--data-dir", Dir("pg"), "--database", pg_url, "--with-secrets",
+                 "--out", File("pg2.jsonl")}),
+            0);
+  EXPECT_EQ(ReadFile(File("pg2.jsonl")), exported);
+
+  // Into MariaDB, and out again.
+  auto& maria = MariadbServer::Shared();
+  const std::string maria_url = maria.url(maria.CreateDatabase());
+  ASSERT_EQ(Run({"import", File("a.jsonl"), "--data-dir", Dir("maria"), "--database", maria_url}),
+            0)
+      << Log();
+  ASSERT_EQ(Run({"export", "--data-dir", Dir("maria"), "--database", maria_url,
+                 "--with-secrets", "--out", File("maria.jsonl")}),
+            0)
+      << Log();
+  EXPECT_EQ(ReadFile(File("maria.jsonl")), exported);
+
+  // The imported site serves what the old one did, signs its readers in, and hands out new ids
+  // above the imported ones.
+  const int pg_port = FreeTcpPort();
+  std::vector<std::string> pg_flags = kFlags;
+  pg_flags.insert(pg_flags.end(), {"--data-dir", Dir("pg"), "--database", pg_url, "--port",
+                                   std::to_string(pg_port)});
+  std::vector<std::string> argv = {PLAUDITD_PATH};
+  argv.insert(argv.end(), pg_flags.begin(), pg_flags.end());
+  Process server(argv, log_path());
+  ASSERT_TRUE(Ready(pg_port)) << Log();
+  HttpClient c("127.0.0.1", pg_port);
+  const std::string art = "/api/v1/articles/" + std::to_string(site.article);
+  auto a = c.Get(art);
+  ASSERT_EQ(a.status, 200) << a.body;
+  EXPECT_EQ(a.Json().at("likeCount").as_int64(), 2);
+  EXPECT_EQ(a.Json().at("title").as_string(), "Hello \"world\"");
+  auto reply = c.Get("/api/v1/comments/" + std::to_string(site.reply));
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  EXPECT_EQ(reply.Json().at("likeCount").as_int64(), 1);
+  EXPECT_EQ(c.Get("/api/v1/comments/" + std::to_string(site.comment)).Json().at("likeCount"), 0);
+  auto page = c.Get("/api/v1/pages?url=https%3A%2F%2Fblog.example%2Fp1");
+  ASSERT_EQ(page.status, 200) << page.body;
+  EXPECT_EQ(page.Json().at("commentCount").as_int64(), 1);
+  const std::string alice = Bearer(c, "alice", "password123");
+  auto liked = c.Get(art + "/like", {{"Authorization", alice}});
+  EXPECT_EQ(liked.body, R"({"liked":true,"likeCount":2})");
+  auto more = c.Post(art + "/comments", R"({"body":"after the move"})", {{"Authorization", alice}});
+  ASSERT_EQ(more.status, 201) << more.body;
+  EXPECT_GT(more.Json().at("id").as_int64(), site.reply);
+  const std::string boss = Bearer(c, "boss", "boss-password");
+  auto next = c.Post("/api/v1/articles", R"({"title":"Next","content":"<p>x</p>"})",
+                     {{"Authorization", boss}});
+  ASSERT_EQ(next.status, 201) << next.body;
+  EXPECT_GT(next.Json().at("id").as_int64(), site.article + 1);  // the draft had article + 1
+  auto signup = c.Post("/api/v1/users", R"({"username":"carol","password":"password123"})");
+  EXPECT_EQ(signup.status, 201) << signup.body;  // the users' id sequence moved past the file's
+  EXPECT_EQ(server.Stop(15s), 0);
+
+  // Without secrets the accounts are there but sign in no other way than they can without a
+  // password.
+  ASSERT_EQ(Run({"import", File("public.jsonl"), "--data-dir", Dir("plain")}), 0) << Log();
+  const int plain_port = FreeTcpPort();
+  std::vector<std::string> plain_argv = {PLAUDITD_PATH, "--data-dir", Dir("plain"), "--port",
+                                         std::to_string(plain_port)};
+  plain_argv.insert(plain_argv.end(), kFlags.begin(), kFlags.end());
+  Process plain_server(plain_argv, log_path());
+  ASSERT_TRUE(Ready(plain_port)) << Log();
+  HttpClient pc("127.0.0.1", plain_port);
+  EXPECT_EQ(pc.Post("/api/v1/sessions", R"({"username":"alice","password":"password123"})").status,
+            401);
+  EXPECT_EQ(pc.Get(art).Json().at("likeCount").as_int64(), 2);
+  EXPECT_EQ(plain_server.Stop(15s), 0);
+}
+
+// Lines of a good export of a small site (no secrets), for the bad-file tests to spoil.
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+void Write(const std::string& path, const std::vector<std::string>& lines) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  for (const auto& l : lines) {
+    out << l << '\n';
+  }
+}
+
+TEST_F(TransferTest, BadFilesAreRefusedWholeWithTheirLineAndAFullDatabaseOrRedisIsNotTouched) {
+  const int port = FreeTcpPort();
+  std::vector<std::string> flags = kFlags;
+  flags.insert(flags.end(), {"--bootstrap-admin", "boss:boss-password"});
+  auto p = Start(flags, port);
+  ASSERT_TRUE(Ready(port)) << Log();
+  Populate(port);
+  ASSERT_EQ(Run({"export", "--data-dir", data_dir(), "--out", File("good.jsonl")}), 0) << Log();
+  // Into the database it came from (the server's Redis beside it): refused.
+  std::string log;
+  EXPECT_EQ(RunLogged({"import", File("good.jsonl"), "--data-dir", data_dir()}, log), 1);
+  EXPECT_NE(log.find("the database is not new"), std::string::npos) << log;
+  EXPECT_EQ(p->Stop(15s), 0);
+
+  const std::vector<std::string> good = Lines(ReadFile(File("good.jsonl")));
+  ASSERT_GT(good.size(), 10u);
+  size_t comment_line = 0;
+  for (size_t i = 0; i < good.size(); ++i) {
+    if (good[i].starts_with(R"({"type":"comment",)") && comment_line == 0) {
+      comment_line = i;
+    }
+  }
+  ASSERT_GT(comment_line, 0u);
+  const std::string line_no = std::to_string(comment_line + 1);
+
+  struct Bad {
+    std::string name;
+    std::vector<std::string> lines;
+    std::string message;
+  };
+  std::vector<Bad> bad;
+  {
+    auto l = good;
+    l[0] = R"({"type":"disqus","version":1})";
+    bad.push_back({"not an export", l, "line 1: not a Plaudit export"});
+  }
+  {
+    auto l = good;
+    l[0] = R"({"type":"plaudit-export","version":2})";
+    bad.push_back({"a newer version", l, "line 1: an export of version 2"});
+  }
+  {
+    auto l = good;
+    l[comment_line].insert(1, R"("colour":"red",)");
+    bad.push_back({"an unknown field", l, "line " + line_no + ": unknown field \"colour\""});
+  }
+  {
+    auto l = good;
+    const size_t at = l[comment_line].find(R"("deleted":0,)");
+    ASSERT_NE(at, std::string::npos) << l[comment_line];
+    l[comment_line].erase(at, 12);
+    bad.push_back({"a missing field", l, "line " + line_no + ": a comment record without \"deleted\""});
+  }
+  {
+    auto l = good;
+    l[comment_line] = l[comment_line].substr(0, l[comment_line].size() / 2);
+    bad.push_back({"a line cut in half", l, "line " + line_no + ": not a JSON object"});
+  }
+  {
+    auto l = good;
+    l.pop_back();
+    bad.push_back({"cut short at a line's end", l, "ends without its end record"});
+  }
+  {
+    auto l = good;
+    l.erase(l.begin() + static_cast<std::ptrdiff_t>(comment_line));
+    bad.push_back({"a record less than the end counts", l, "does not count the"});
+  }
+  {
+    // The first comment (the reply's parent) removed and the end's count mended: a reply
+    // whose parent is missing.
+    auto l = good;
+    l.erase(l.begin() + static_cast<std::ptrdiff_t>(comment_line));
+    const size_t n = l.size() - 2;
+    l.back() = R"({"type":"end","records":)" + std::to_string(n) + "}";
+    bad.push_back({"a reply without its parent", l, "a reply names a parent comment"});
+  }
+  {
+    auto l = good;
+    std::swap(l[1], l[comment_line]);
+    bad.push_back({"records out of order", l, "records come in the export's order"});
+  }
+  for (const Bad& b : bad) {
+    SCOPED_TRACE(b.name);
+    Write(File("bad.jsonl"), b.lines);
+    EXPECT_EQ(RunLogged({"import", File("bad.jsonl"), "--data-dir", Dir("fresh")}, log), 1) << log;
+    EXPECT_NE(log.find(b.message), std::string::npos) << log;
+  }
+  // None of them left a row: the good file still loads into the same database.
+  ASSERT_EQ(RunLogged({"import", File("good.jsonl"), "--data-dir", Dir("fresh")}, log), 0) << log;
+  EXPECT_NE(log.find("imported "), std::string::npos) << log;
+
+  // A new database beside a Redis that holds Plaudit's keys (a server ran on it): refused.
+  const int port2 = FreeTcpPort();
+  std::vector<std::string> argv = {PLAUDITD_PATH, "--data-dir", Dir("busy"), "--port",
+                                   std::to_string(port2)};
+  Process busy(argv, log_path());
+  ASSERT_TRUE(Ready(port2)) << Log();
+  // A failed sign-in: a rate-limit key in Redis, nothing in SQL.
+  EXPECT_EQ(HttpClient("127.0.0.1", port2)
+                .Post("/api/v1/sessions", R"({"username":"nobody","password":"wrong-password"})")
+                .status,
+            401);
+  EXPECT_NE(Shell("redis-cli -s " + ShellQuote(Dir("busy") + "/redis/redis.sock") + " DBSIZE"),
+            "0");
+  EXPECT_EQ(RunLogged({"import", File("good.jsonl"), "--data-dir", Dir("busy")}, log), 1) << log;
+  EXPECT_NE(log.find("Redis holds Plaudit's keys"), std::string::npos) << log;
+  EXPECT_EQ(busy.Stop(15s), 0);
+}
+
+}  // namespace
+}  // namespace plaudit::testing
