@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs every Debian package Plaudit needs to build, test, lint and benchmark (chromium for
 # the browser tests, node/npm for the web bundles, whose npm packages come with `make build`;
-# clang 22 from bookworm-security for `make lint`, since 14's clang-tidy takes 3x as long).
+# clang 22 from bookworm-security for `make lint`, since 14's clang-tidy takes 3x as long;
+# prometheus only for its promtool, which ctest alert_rules runs on the alert rules).
 # Idempotent: does nothing (and needs no network) when all packages are present.
 set -euo pipefail
 
@@ -13,7 +14,7 @@ PKGS=(
   libspdlog-dev libfmt-dev libcli11-dev libtomlplusplus-dev libexpected-dev
   prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
   libjemalloc-dev gnuplot-nox valgrind python3
-  help2man dpkg-dev systemd
+  help2man dpkg-dev systemd prometheus
   python3-aiosmtpd
   redis-server redis-tools postgresql postgresql-client mariadb-server mariadb-client wrk curl nginx
   chromium chromium-driver
@@ -45,9 +46,10 @@ echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 APT=($SUDO apt-get -o DPkg::Lock::Timeout=600 -y -q)
 # nginx is only a benchmark reference (bench/lib/nginx.sh runs the binary itself, on a free
-# port, with its own config): its packaged service must not start. Without systemd the
-# package's postinst starts it through invoke-rc.d unless a policy-rc.d says no: put one in
-# place for this install when there is none (and remove it afterwards).
+# port, with its own config), and prometheus is here for promtool: neither packaged service
+# may start (prometheus's would hold port 9090). Their postinsts start them through
+# invoke-rc.d (without systemd) or deb-systemd-invoke, both of which obey a policy-rc.d that
+# says no: put one in place for this install when there is none (and remove it afterwards).
 POLICY=/usr/sbin/policy-rc.d
 if [ ! -e "$POLICY" ]; then
   printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$POLICY" >/dev/null
@@ -61,5 +63,6 @@ fi
 if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
   $SUDO systemctl disable --now redis-server >/dev/null 2>&1 || true
   $SUDO systemctl disable --now nginx >/dev/null 2>&1 || true
+  $SUDO systemctl disable --now prometheus >/dev/null 2>&1 || true
   $SUDO systemctl disable --now mariadb >/dev/null 2>&1 || true
 fi
