@@ -39,6 +39,9 @@ endif()
 install(FILES ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_SOURCE_DIR}/docs/operations.md
               ${CMAKE_SOURCE_DIR}/packaging/copyright
         DESTINATION usr/share/doc/plaudit)
+# The Prometheus alert rules docs/operations.md "Monitoring" describes, to copy into a rules dir.
+install(FILES ${CMAKE_SOURCE_DIR}/packaging/prometheus/plaudit-alerts.yml
+        DESTINATION usr/share/doc/plaudit/examples)
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME plaudit)

@@ -10,8 +10,8 @@
 
 #include "app/app.hpp"
 #include "common/unix_socket.hpp"
-#include "redis/dataset.hpp"
 #include "common/web_origin.hpp"
+#include "redis/dataset.hpp"
 #include "transfer/dump.hpp"
 #include "transfer/foreign_plan.hpp"
 
@@ -287,7 +287,8 @@ int Import(const config::Invocation& inv) {
     return 1;
   }
   return RunOneShot(config, "import", [path](App& app) -> Awaitable<Status> {
-    std::function<Result<Seen>(sql::Connection&)> look = [path](sql::Connection& c) -> Result<Seen> {
+    std::function<Result<Seen>(sql::Connection&)> look =
+        [path](sql::Connection& c) -> Result<Seen> {
       std::ifstream file(path, std::ios::binary);
       PL_TRY(auto digest, transfer::Digest(file));
       PL_TRY(auto standing, transfer::StandingFor(c, digest));

@@ -149,11 +149,11 @@ struct Invocation {
   Command command = Command::kServe;
   std::string user_name;  // user add NAME
   std::string user_role = "user";
-  std::string export_out;  // export --out FILE ("": standard output)
+  std::string export_out;       // export --out FILE ("": standard output)
   bool export_secrets = false;  // export --with-secrets
-  std::string import_file;  // import FILE
-  std::string import_from;  // import --from SYSTEM ("": Plaudit's own export)
-  std::string import_site;  // import --site ORIGIN
+  std::string import_file;      // import FILE
+  std::string import_from;      // import --from SYSTEM ("": Plaudit's own export)
+  std::string import_site;      // import --site ORIGIN
   bool import_dry_run = false;  // import --dry-run
 };
 

@@ -10,12 +10,13 @@ namespace plaudit::transfer {
 namespace {
 
 std::string Trimmed(std::string s) {
-  const auto first = s.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) {
+  const auto last = s.find_last_not_of(" \t\r\n");
+  if (last == std::string::npos) {
     return {};
   }
-  const auto last = s.find_last_not_of(" \t\r\n");
-  return s.substr(first, last - first + 1);
+  s.erase(last + 1);
+  s.erase(0, s.find_first_not_of(" \t\r\n"));
+  return s;
 }
 
 std::string_view AttributeId(const std::vector<XmlAttribute>& attributes) {

@@ -1,6 +1,5 @@
 // plauditd export: every table of transfer/records.hpp, in one read snapshot, as JSON Lines.
 #include <boost/json.hpp>
-
 #include <string>
 
 #include "transfer/dump.hpp"

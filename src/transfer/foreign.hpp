@@ -33,12 +33,12 @@ enum class ForeignStatus { kApproved, kPending, kSpam };
 enum class TextFormat { kHtml, kMarkdown };
 
 struct ForeignComment {
-  std::string id;         // the source's id
-  std::string thread;     // its thread's key (or, Waline and Twikoo, its page's path)
-  std::string parent;     // the direct parent's id; "" for a top-level comment
-  std::string thread_url; // Twikoo, Waline: the page's URL or path, when the thread is implicit
-  std::string author;     // the name shown
-  std::string email;      // "" when none
+  std::string id;          // the source's id
+  std::string thread;      // its thread's key (or, Waline and Twikoo, its page's path)
+  std::string parent;      // the direct parent's id; "" for a top-level comment
+  std::string thread_url;  // Twikoo, Waline: the page's URL or path, when the thread is implicit
+  std::string author;      // the name shown
+  std::string email;       // "" when none
   std::optional<int64_t> created_ms;  // nullopt: the source's time could not be read
   std::string text;
   bool text_cut = false;  // longer than the reader keeps

@@ -98,7 +98,7 @@ Status ForeignPlan::Comment(ForeignComment comment) {
   return {};
 }
 
-void ForeignPlan::Skip(size_t i, std::string why) {
+void ForeignPlan::Skip(size_t i, const std::string& why) {
   planned_[i].page = -1;
   ++counts_.skipped;
   if (problems_.size() < kMaxProblems) {
@@ -122,9 +122,9 @@ void ForeignPlan::Resolve() {
   auto decide_one = [&](size_t i) {
     const Read& r = read_[i];
     PlannedComment& p = planned_[i];
-    auto skip = [&](std::string why) {
+    auto skip = [&](const std::string& why) {
       skipped[i] = 1;
-      Skip(i, std::move(why));
+      Skip(i, why);
     };
     if (r.duplicate) {
       return skip(r.id.empty() ? "it has no id" : "its id was seen before");
@@ -231,8 +231,8 @@ std::string DescribePlan(const ForeignPlan& plan, bool dry_run, size_t max_probl
          std::to_string(plan.pages().size()) + " pages; comments: " + std::to_string(c.approved) +
          " approved, " + std::to_string(c.pending) + " pending, " + std::to_string(c.spam) +
          " spam, " + std::to_string(c.placeholders) + " deleted with replies (placeholders)\n";
-  out += "left out: " + std::to_string(c.deleted_left_out) + " deleted; skipped: " +
-         std::to_string(c.skipped) + "\n";
+  out += "left out: " + std::to_string(c.deleted_left_out) +
+         " deleted; skipped: " + std::to_string(c.skipped) + "\n";
   const auto& problems = plan.problems();
   for (size_t i = 0; i < problems.size() && i < max_problems; ++i) {
     out += "  line " + std::to_string(problems[i].line) + ": " + problems[i].message + "\n";

@@ -41,11 +41,11 @@ struct PlannedPage {
 
 // One comment's fate.
 struct PlannedComment {
-  int32_t page = -1;       // PlannedPage index; -1: skipped
-  int32_t top = -1;        // the top-level ancestor's index (itself for a top-level one)
-  int32_t answers = -1;    // the direct parent's index when it is imported, else -1
+  int32_t page = -1;     // PlannedPage index; -1: skipped
+  int32_t top = -1;      // the top-level ancestor's index (itself for a top-level one)
+  int32_t answers = -1;  // the direct parent's index when it is imported, else -1
   ForeignStatus status = ForeignStatus::kApproved;
-  bool deleted = false;    // imported as a deleted placeholder
+  bool deleted = false;  // imported as a deleted placeholder
 };
 
 struct Problem {
@@ -54,8 +54,8 @@ struct Problem {
 };
 
 struct PlanCounts {
-  int64_t threads = 0;  // thread records read
-  int64_t comments = 0;  // comment records read
+  int64_t threads = 0;                                            // thread records read
+  int64_t comments = 0;                                           // comment records read
   int64_t approved = 0, pending = 0, spam = 0, placeholders = 0;  // to import
   int64_t deleted_left_out = 0;
   int64_t skipped = 0;
@@ -89,7 +89,7 @@ class ForeignPlan : public ForeignSink {
     bool duplicate = false;
   };
   int32_t PageOf(const std::string& url, int64_t line, std::string* why);
-  void Skip(size_t i, std::string why);
+  void Skip(size_t i, const std::string& why);
 
   PlanOptions options_;
   std::unordered_map<std::string, int32_t> threads_;  // thread key → page (-1: not a page)

@@ -27,7 +27,7 @@ constexpr std::string_view kImportedKey = "imported";
 
 std::string Quoted(std::string_view name) { return "\"" + std::string(name) + "\""; }
 
-Error AtLine(int64_t line, std::string message) {
+Error AtLine(int64_t line, const std::string& message) {
   return Error{ErrorCode::kInvalidArgument, "line " + std::to_string(line) + ": " + message};
 }
 
@@ -83,8 +83,8 @@ Result<sql::Value> FieldValue(const RecordType& t, const Column& col, const json
     if (col.secret) {
       return SecretDefault(t, col, o);
     }
-    return tl::unexpected(AtLine(line, "a " + std::string(t.type) + " record without \"" +
-                                           std::string(col.name) + "\""));
+    return tl::unexpected(AtLine(
+        line, "a " + std::string(t.type) + " record without \"" + std::string(col.name) + "\""));
   }
   if (v->is_null()) {
     if (col.nullable) {
@@ -141,9 +141,9 @@ class Batch {
     last_line_ = line;
     if (t.replaces) {
       // A row a new database may hold already (start-up writes it): the file's wins.
-      PL_CHECK(tx_.Query("DELETE FROM " + std::string(t.table) + " WHERE " + Quoted(t.key[0]) +
-                             " = $1",
-                         {params_[before]}));
+      PL_CHECK(
+          tx_.Query("DELETE FROM " + std::string(t.table) + " WHERE " + Quoted(t.key[0]) + " = $1",
+                    {params_[before]}));
     }
     if (t.replaces || rows_ >= kBatchRows || params_.size() >= kBatchParams) {
       return Flush();
@@ -178,16 +178,14 @@ class Batch {
     params_.clear();
     rows_ = 0;
     if (!done) {
-      const std::string where =
-          first_line_ == last_line_
-              ? "line " + std::to_string(first_line_)
-              : "lines " + std::to_string(first_line_) + "-" + std::to_string(last_line_);
-      return tl::unexpected(Error{done.error().code == ErrorCode::kUnavailable
-                                      ? ErrorCode::kUnavailable
-                                      : ErrorCode::kInvalidArgument,
-                                  where + " (" + std::string(t.type) +
-                                      " records): the database refused them: " +
-                                      done.error().message});
+      const std::string where = first_line_ == last_line_ ? "line " + std::to_string(first_line_)
+                                                          : "lines " + std::to_string(first_line_) +
+                                                                "-" + std::to_string(last_line_);
+      return tl::unexpected(
+          Error{done.error().code == ErrorCode::kUnavailable ? ErrorCode::kUnavailable
+                                                             : ErrorCode::kInvalidArgument,
+                where + " (" + std::string(t.type) +
+                    " records): the database refused them: " + done.error().message});
     }
     return {};
   }
@@ -207,12 +205,12 @@ Status CheckHeader(const json::object& o) {
   const json::value* version = o.if_contains("version");
   if (type == nullptr || !type->is_string() || type->get_string() != kHeaderType ||
       version == nullptr || !version->is_int64()) {
-    return tl::unexpected(AtLine(1, "not a Plaudit export (it begins with "
-                                    "{\"type\":\"plaudit-export\",\"version\":1})"));
+    return tl::unexpected(AtLine(1,
+                                 "not a Plaudit export (it begins with "
+                                 "{\"type\":\"plaudit-export\",\"version\":1})"));
   }
   if (version->get_int64() != kFormatVersion) {
-    return tl::unexpected(AtLine(1, "an export of version " +
-                                        std::to_string(version->get_int64()) +
+    return tl::unexpected(AtLine(1, "an export of version " + std::to_string(version->get_int64()) +
                                         "; this plauditd reads version " +
                                         std::to_string(kFormatVersion)));
   }
@@ -273,23 +271,24 @@ Status Complete(sql::Connection& tx, const std::string& digest) {
   PL_CHECK(CheckReferences(tx));
   // The like counts, from the rows (the like triggers counted them too; this is the same
   // count, whatever the dialect's triggers do).
-  PL_CHECK(tx.Query(
-      "UPDATE articles SET like_count = (SELECT COUNT(*) FROM likes l WHERE "
-      "l.target_type = 'a' AND l.target_id = articles.id AND l.valid = 1)"));
-  PL_CHECK(tx.Query(
-      "UPDATE comments SET like_count = (SELECT COUNT(*) FROM likes l WHERE "
-      "l.target_type = 'c' AND l.target_id = comments.id AND l.valid = 1)"));
+  PL_CHECK(
+      tx.Query("UPDATE articles SET like_count = (SELECT COUNT(*) FROM likes l WHERE "
+               "l.target_type = 'a' AND l.target_id = articles.id AND l.valid = 1)"));
+  PL_CHECK(
+      tx.Query("UPDATE comments SET like_count = (SELECT COUNT(*) FROM likes l WHERE "
+               "l.target_type = 'c' AND l.target_id = comments.id AND l.valid = 1)"));
   // The change feed's next id follows the imported ones (sql/article_changes.hpp).
-  PL_CHECK(tx.Query(
-      "UPDATE article_change_seq SET last_id = (SELECT COALESCE(MAX(id), 0) FROM "
-      "article_changes)"));
+  PL_CHECK(
+      tx.Query("UPDATE article_change_seq SET last_id = (SELECT COALESCE(MAX(id), 0) FROM "
+               "article_changes)"));
   if (tx.dialect() == Dialect::kPostgres) {
     // An explicit id does not move an IDENTITY's or a BIGSERIAL's sequence.
     for (const RecordType& t : RecordTypes()) {
       if (t.sequence) {
-        const std::string table(t.table);
-        PL_CHECK(tx.Query("SELECT setval(pg_get_serial_sequence('" + table +
-                          "', 'id'), COALESCE(MAX(id), 0) + 1, false) FROM " + table));
+        std::string q = "SELECT setval(pg_get_serial_sequence('";
+        q.append(t.table).append("', 'id'), COALESCE(MAX(id), 0) + 1, false) FROM ");
+        q.append(t.table);
+        PL_CHECK(tx.Query(q));
       }
     }
   }

@@ -39,15 +39,27 @@ constexpr std::array kUser{
     Secret(OptText("unsubscribe_key")),
 };
 constexpr std::array kNameKey{Text("name_key"), Int("user_id")};
-constexpr std::array kIdentity{Text("provider"),   Text("subject"),    Int("user_id"),
-                               OptText("email"),   Int("created_at"),  Int("updated_at")};
+constexpr std::array kIdentity{Text("provider"), Text("subject"),   Int("user_id"),
+                               OptText("email"), Int("created_at"), Int("updated_at")};
 // articles: like_count is counted again from the like rows; like_seq, comment_ver, cache_seq
 // and thread_seq are the caches' and start again.
 constexpr std::array kArticle{
-    Int("id"),         Text("kind"),           Int("author_id"),     Text("title"),
-    Text("summary"),   Text("content"),        Text("status"),       Int("pinned"),
-    Int("allow_comments"), Int("created_at"),  Int("updated_at"),    OptInt("published_at"),
-    Int("view_count"), Int("comment_count"),   Int("ver"),           OptText("moderation"),
+    Int("id"),
+    Text("kind"),
+    Int("author_id"),
+    Text("title"),
+    Text("summary"),
+    Text("content"),
+    Text("status"),
+    Int("pinned"),
+    Int("allow_comments"),
+    Int("created_at"),
+    Int("updated_at"),
+    OptInt("published_at"),
+    Int("view_count"),
+    Int("comment_count"),
+    Int("ver"),
+    OptText("moderation"),
 };
 constexpr std::array kPage{Text("url"), Int("article_id"), Int("created_at")};
 // comments: like_count as articles'; like_seq starts again.
@@ -78,9 +90,9 @@ constexpr std::array kComment{
 constexpr std::array kLike{Text("target_type"), Int("target_id"), Int("user_id"),
                            Int("updated_at")};
 constexpr std::array kReport{Int("comment_id"), Int("user_id"), Text("reason"), Int("at")};
-constexpr std::array kModeration{Int("id"),          Int("at"),          OptInt("actor_id"),
-                                 Text("action"),     OptInt("comment_id"), OptInt("user_id"),
-                                 Text("reason")};
+constexpr std::array kModeration{
+    Int("id"),         Int("at"),     OptInt("actor_id"), Text("action"), OptInt("comment_id"),
+    OptInt("user_id"), Text("reason")};
 constexpr std::array kGuestAddress{
     Int("id"),
     Text("email"),
@@ -95,9 +107,9 @@ constexpr std::array kNoticeKey{Text("key"), Int("created_at")};
 // The outbox's rows still to deliver (a delivered or given-up row is history); leases are the
 // old instances' and are not carried.
 constexpr std::array kNotice{
-    Int("id"),          Text("event_id"), Text("channel"),      Text("recipient"),
-    Text("kind"),       Text("payload"),  Int("created_at"),    Int("due_at"),
-    Int("attempts"),    OptText("batch"), OptText("last_error"),
+    Int("id"),       Text("event_id"), Text("channel"),       Text("recipient"),
+    Text("kind"),    Text("payload"),  Int("created_at"),     Int("due_at"),
+    Int("attempts"), OptText("batch"), OptText("last_error"),
 };
 constexpr std::array kChange{Int("id"), Int("article_id"), Text("op"), Int("at")};
 constexpr std::array kIdMark{Text("name"), Int("last")};
@@ -126,8 +138,7 @@ const std::array<RecordType, 15> kTypes{{
     {"moderation", "moderation_log", kModeration, kById, "", true, false},
     {"guest_address", "guest_addresses", kGuestAddress, kById, "", true, false},
     {"notice_key", "notice_keys", kNoticeKey, kByKey, "", false, false},
-    {"notice", "outbox", kNotice, kById, "delivered_at IS NULL AND failed_at IS NULL", true,
-     false},
+    {"notice", "outbox", kNotice, kById, "delivered_at IS NULL AND failed_at IS NULL", true, false},
     {"change", "article_changes", kChange, kById, "", false, false},
     {"id_mark", "id_marks", kIdMark, kByName, "", false, true},
     {"meta", "plaudit_meta", kMeta, kByKey, "\"key\" IN ('first_admin', 'comment_html_through')",

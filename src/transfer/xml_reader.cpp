@@ -98,8 +98,8 @@ Status ReadXml(std::istream& in, XmlHandler& handler) {
       }
       return Fail(ErrorCode::kInvalidArgument,
                   "line " + std::to_string(XML_GetCurrentLineNumber(parser.get())) +
-                      ": not well-formed XML (" +
-                      XML_ErrorString(XML_GetErrorCode(parser.get())) + ")");
+                      ": not well-formed XML (" + XML_ErrorString(XML_GetErrorCode(parser.get())) +
+                      ")");
     }
     if (last) {
       return {};

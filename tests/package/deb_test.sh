@@ -21,7 +21,8 @@ root=$WORK/root
 dpkg-deb -x "$deb" "$root"
 for f in usr/bin/plauditd lib/systemd/system/plauditd.service etc/plaudit/plaudit.toml \
          usr/share/man/man8/plauditd.8.gz usr/share/doc/plaudit/README.md \
-         usr/share/doc/plaudit/operations.md usr/share/doc/plaudit/copyright; do
+         usr/share/doc/plaudit/operations.md usr/share/doc/plaudit/copyright \
+         usr/share/doc/plaudit/examples/plaudit-alerts.yml; do
   [ -e "$root/$f" ] || fail "missing /$f"
 done
 [ -x "$root/usr/bin/plauditd" ] || fail "/usr/bin/plauditd is not executable"

@@ -121,27 +121,17 @@ void MariadbServer::Start() {
   if (proc_) {
     return;
   }
-  std::vector<std::string> argv{Server(),
-                                "--no-defaults",
-                                "--datadir=" + data_dir_,
-                                "--socket=" + socket_,
-                                // Its internal temporary tables in a directory of its own, not
-                                // /tmp: one vanished from /tmp under a CI run ("Error on delete
-                                // of '/tmp/#sql-temptable-…MAI'", a 500 in a comments test).
-                                "--tmpdir=" + tmp_dir_,
-                                "--port=" + std::to_string(port_),
-                                "--bind-address=127.0.0.1",
-                                "--pid-file=" + pid_path_,
-                                "--skip-name-resolve",
-                                "--skip-log-bin",
-                                "--innodb-flush-log-at-trx-commit=0",
-                                "--innodb-doublewrite=0",
-                                "--innodb-buffer-pool-size=128M",
-                                "--innodb-log-file-size=64M",
-                                "--max-connections=1000",
-                                "--character-set-server=utf8mb4",
-                                "--collation-server=utf8mb4_general_ci",
-                                "--log-error=" + log_path_};
+  std::vector<std::string> argv{
+      Server(), "--no-defaults", "--datadir=" + data_dir_, "--socket=" + socket_,
+      // Its internal temporary tables in a directory of its own, not
+      // /tmp: one vanished from /tmp under a CI run ("Error on delete
+      // of '/tmp/#sql-temptable-…MAI'", a 500 in a comments test).
+      "--tmpdir=" + tmp_dir_, "--port=" + std::to_string(port_), "--bind-address=127.0.0.1",
+      "--pid-file=" + pid_path_, "--skip-name-resolve", "--skip-log-bin",
+      "--innodb-flush-log-at-trx-commit=0", "--innodb-doublewrite=0",
+      "--innodb-buffer-pool-size=128M", "--innodb-log-file-size=64M", "--max-connections=1000",
+      "--character-set-server=utf8mb4", "--collation-server=utf8mb4_general_ci",
+      "--log-error=" + log_path_};
   if (as_root_) {
     argv.push_back("--user=mysql");
   }

@@ -125,13 +125,11 @@ TEST(ForeignPlanTest, MergesAPagesThreadsFlattensRepliesAndKeepsADeletedParentOn
   EXPECT_EQ(plan.comment(4).status, ForeignStatus::kSpam);
   ASSERT_EQ(plan.problems().size(), 1u);
   EXPECT_EQ(plan.problems()[0].line, 147);
-  EXPECT_EQ(plan.problems()[0].message,
-            "comment 9006 skipped: its thread 7999 is not in the file");
+  EXPECT_EQ(plan.problems()[0].message, "comment 9006 skipped: its thread 7999 is not in the file");
 }
 
 TEST(ForeignPlanTest, WithoutSiteTheHttpThreadIsAnotherPageAndItsReplyToTheOtherIsSkipped) {
-  const ForeignPlan plan =
-      PlanOf(Sample(), {"", {"https://blog.example.org"}});
+  const ForeignPlan plan = PlanOf(Sample(), {"", {"https://blog.example.org"}});
   ASSERT_EQ(plan.pages().size(), 2u);  // http://blog.example.org is not one of --sites
   // 9002 (its thread), so 9003 and 9004 (their parents); 9006 (no thread).
   EXPECT_EQ(plan.counts().skipped, 4);

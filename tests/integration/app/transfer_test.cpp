@@ -16,9 +16,16 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-const std::vector<std::string> kFlags = {"--password-hash", "minimal", "--rate-limits", "off",
-                                         "--sites", "https://blog.example", "--guests", "on",
-                                         "--flush-interval-ms", "3600000"};
+const std::vector<std::string> kFlags = {"--password-hash",
+                                         "minimal",
+                                         "--rate-limits",
+                                         "off",
+                                         "--sites",
+                                         "https://blog.example",
+                                         "--guests",
+                                         "on",
+                                         "--flush-interval-ms",
+                                         "3600000"};
 
 class TransferTest : public PlauditdProcessTest {
  protected:
@@ -62,17 +69,18 @@ class TransferTest : public PlauditdProcessTest {
     Site site;
     for (std::string name : {"alice", "bob"}) {
       EXPECT_EQ(c.Post("/api/v1/users", R"({"username":")" + name +
-                                             R"(","password":"password123","displayName":"Ms )" +
-                                             name + R"( \u00e9\u4f60"})")
+                                            R"(","password":"password123","displayName":"Ms )" +
+                                            name + R"( \u00e9\u4f60"})")
                     .status,
                 201);
     }
     const std::string boss = Bearer(c, "boss", "boss-password");
     const std::string alice = Bearer(c, "alice", "password123");
     const std::string bob = Bearer(c, "bob", "password123");
-    auto a = c.Post("/api/v1/articles",
-                    R"({"title":"Hello \"world\"","content":"<p>one\ntwo</p>","status":"published"})",
-                    {{"Authorization", boss}});
+    auto a =
+        c.Post("/api/v1/articles",
+               R"({"title":"Hello \"world\"","content":"<p>one\ntwo</p>","status":"published"})",
+               {{"Authorization", boss}});
     EXPECT_EQ(a.status, 201) << a.body;
     site.article = a.Json().at("id").as_int64();
     EXPECT_EQ(c.Post("/api/v1/articles", R"({"title":"Draft","content":"<p>later</p>"})",
@@ -83,8 +91,9 @@ class TransferTest : public PlauditdProcessTest {
     auto first = c.Post(comments, R"({"body":"first *post*"})", {{"Authorization", alice}});
     EXPECT_EQ(first.status, 201) << first.body;
     site.comment = first.Json().at("id").as_int64();
-    auto reply = c.Post(comments, R"({"body":"a reply","parentId":)" + std::to_string(site.comment) + "}",
-                        {{"Authorization", bob}});
+    auto reply =
+        c.Post(comments, R"({"body":"a reply","parentId":)" + std::to_string(site.comment) + "}",
+               {{"Authorization", bob}});
     EXPECT_EQ(reply.status, 201) << reply.body;
     site.reply = reply.Json().at("id").as_int64();
     const std::string like = "/api/v1/articles/" + std::to_string(site.article) + "/like";
@@ -108,9 +117,10 @@ class TransferTest : public PlauditdProcessTest {
                      R"({"reason":"rude"})", {{"Authorization", alice}})
                   .status,
               204);
-    auto guest = c.Post("/api/v1/pages/comments?url=https%3A%2F%2Fblog.example%2Fp1",
-                        R"({"body":"from a guest","guest":{"name":"Gus","email":"gus@example.com"}})",
-                        {{"Origin", "https://blog.example"}});
+    auto guest =
+        c.Post("/api/v1/pages/comments?url=https%3A%2F%2Fblog.example%2Fp1",
+               R"({"body":"from a guest","guest":{"name":"Gus","email":"gus@example.com"}})",
+               {{"Origin", "https://blog.example"}});
     EXPECT_EQ(guest.status, 201) << guest.body;
     return site;
   }
@@ -162,21 +172,20 @@ TEST_F(TransferTest, ExportImportExportIsByteIdenticalAcrossBackendsAndTheSiteSe
   const std::string pg_url = pg.url(pg.CreateDatabase());
   ASSERT_EQ(Run({"import", File("a.jsonl"), "--data-dir", Dir("pg"), "--database", pg_url}), 0)
       << Log();
-  ASSERT_EQ(Run({"export", "--data-dir", Dir("pg"), "--database", pg_url, "--with-secrets",
-                 "--out", File("pg.jsonl")}),
+  ASSERT_EQ(Run({"export", "--data-dir", Dir("pg"), "--database", pg_url, "--with-secrets", "--out",
+                 File("pg.jsonl")}),
             0)
       << Log();
   EXPECT_EQ(ReadFile(File("pg.jsonl")), exported);
   // The same file again changes nothing.
   std::string log;
-  EXPECT_EQ(RunLogged({"import", File("a.jsonl"), "--data-dir", Dir("pg"), "--database", pg_url},
-                      log),
-            0)
+  EXPECT_EQ(
+      RunLogged({"import", File("a.jsonl"), "--data-dir", Dir("pg"), "--database", pg_url}, log), 0)
       << log;
   EXPECT_NE(log.find("holds this file's import already; nothing changed"), std::string::npos)
       << log;
-  ASSERT_EQ(Run({"export", "--data-dir", Dir("pg"), "--database", pg_url, "--with-secrets",
-                 "--out", File("pg2.jsonl")}),
+  ASSERT_EQ(Run({"export", "--data-dir", Dir("pg"), "--database", pg_url, "--with-secrets", "--out",
+                 File("pg2.jsonl")}),
             0);
   EXPECT_EQ(ReadFile(File("pg2.jsonl")), exported);
 
@@ -186,8 +195,8 @@ TEST_F(TransferTest, ExportImportExportIsByteIdenticalAcrossBackendsAndTheSiteSe
   ASSERT_EQ(Run({"import", File("a.jsonl"), "--data-dir", Dir("maria"), "--database", maria_url}),
             0)
       << Log();
-  ASSERT_EQ(Run({"export", "--data-dir", Dir("maria"), "--database", maria_url,
-                 "--with-secrets", "--out", File("maria.jsonl")}),
+  ASSERT_EQ(Run({"export", "--data-dir", Dir("maria"), "--database", maria_url, "--with-secrets",
+                 "--out", File("maria.jsonl")}),
             0)
       << Log();
   EXPECT_EQ(ReadFile(File("maria.jsonl")), exported);
@@ -314,7 +323,8 @@ TEST_F(TransferTest, BadFilesAreRefusedWholeWithTheirLineAndAFullDatabaseOrRedis
     const size_t at = l[comment_line].find(R"("deleted":0,)");
     ASSERT_NE(at, std::string::npos) << l[comment_line];
     l[comment_line].erase(at, 12);
-    bad.push_back({"a missing field", l, "line " + line_no + ": a comment record without \"deleted\""});
+    bad.push_back(
+        {"a missing field", l, "line " + line_no + ": a comment record without \"deleted\""});
   }
   {
     auto l = good;
