@@ -96,6 +96,7 @@ class App {
   redis::LikeStore& like_store() { return *like_store_; }
   sql::LikeTable& like_table() { return *like_table_; }
   domain::CommentService& comments() { return *comments_; }
+  domain::PageService& pages() { return *pages_; }
   render::LiveStreams& live_streams() { return *live_streams_; }
   domain::LiveFeed& live_feed() { return *live_feed_; }
   domain::FirstRunSetup& setup() { return *setup_; }

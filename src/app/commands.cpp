@@ -1,7 +1,12 @@
 #include "app/commands.hpp"
 
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -13,6 +18,7 @@
 #include "common/web_origin.hpp"
 #include "redis/dataset.hpp"
 #include "transfer/dump.hpp"
+#include "transfer/foreign_import.hpp"
 #include "transfer/foreign_plan.hpp"
 
 namespace plaudit::app {
@@ -215,17 +221,36 @@ int Export(const config::Invocation& inv) {
       if (out.empty()) {
         return transfer::WriteExport(c, std::cout, secrets);
       }
-      const std::string partial = out + ".partial";
-      std::ofstream file(partial, std::ios::binary | std::ios::trunc);
-      if (!file) {
-        return Fail(ErrorCode::kUnavailable, "cannot write " + partial);
+      struct stat st{};
+      if (::stat(out.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+        // A pipe, a terminal, /dev/stdout: written as it is.
+        std::ofstream file(out, std::ios::binary);
+        return transfer::WriteExport(c, file, secrets);
       }
-      PL_TRY(auto counts, transfer::WriteExport(c, file, secrets));
+      // FILE.partial made new (O_EXCL: never one already there, another user's in a shared
+      // directory; O_NOFOLLOW: never through a link), for its owner only, renamed to FILE
+      // once complete and removed if the export fails.
+      const std::string partial = out + ".partial";
+      const int fd =
+          ::open(partial.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+      if (fd < 0) {
+        const int err = errno;
+        return Fail(ErrorCode::kUnavailable,
+                    "cannot make " + partial + ": " +
+                        std::error_code(err, std::generic_category()).message() +
+                        (err == EEXIST ? " (an export cut short? remove it)" : ""));
+      }
+      ::close(fd);
+      std::ofstream file(partial, std::ios::binary | std::ios::trunc);
+      auto counts = transfer::WriteExport(c, file, secrets);
       file.close();
       std::error_code ec;
-      std::filesystem::rename(partial, out, ec);
-      if (!file || ec) {
-        return Fail(ErrorCode::kUnavailable, "cannot write " + out);
+      if (counts && file) {
+        std::filesystem::rename(partial, out, ec);
+      }
+      if (!counts || !file || ec) {
+        std::filesystem::remove(partial, ec);
+        return counts ? Fail(ErrorCode::kUnavailable, "cannot write " + out) : counts;
       }
       return counts;
     };
@@ -233,6 +258,22 @@ int Export(const config::Invocation& inv) {
     spdlog::info("exported {}", CountsLine(counts));
     co_return Status{};
   });
+}
+
+// An import reads its file more than once (its digest first): a pipe would be empty the second
+// time.
+bool RegularFile(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    spdlog::error("import: {} is not a file that can be read twice (save a pipe's output first)",
+                  path);
+    return false;
+  }
+  if (!std::ifstream(path, std::ios::binary)) {
+    spdlog::error("import: cannot read {}", path);
+    return false;
+  }
+  return true;
 }
 
 struct Seen {
@@ -254,14 +295,21 @@ int ImportForeign(const config::Invocation& inv) {
     }
     options.site = *site;
   }
-  transfer::ForeignPlan plan(options);
-  std::ifstream file(inv.import_file, std::ios::binary);
-  if (!file) {
-    spdlog::error("import: cannot read {}", inv.import_file);
+  const std::string path = inv.import_file;
+  if (!RegularFile(path)) {
     return 1;
   }
+  std::ifstream file(path, std::ios::binary);
+  auto digest = transfer::Digest(file);
+  if (!file.eof() || !digest) {
+    spdlog::error("import: cannot read {}", path);
+    return 1;
+  }
+  file.clear();
+  file.seekg(0);
+  transfer::ForeignPlan plan(options);
   if (auto st = transfer::ReadForeign(*source, file, plan); !st) {
-    spdlog::error("import: {}: {} (nothing was imported)", inv.import_file, st.error().message);
+    spdlog::error("import: {}: {} (nothing was imported)", path, st.error().message);
     return 1;
   }
   plan.Resolve();
@@ -269,8 +317,16 @@ int ImportForeign(const config::Invocation& inv) {
   if (inv.import_dry_run) {
     return 0;
   }
-  spdlog::error("import --from: only --dry-run is built so far; nothing was imported");
-  return 1;
+  config::Config config = inv.config;
+  config.bootstrap_admin.reset();
+  config.rate_limits = false;  // an import makes every page thread at once
+  return RunOneShot(config, "import", [&](App& app) -> Awaitable<Status> {
+    transfer::ForeignWrite w{app.pages(), app.comments(), *source, path, *digest};
+    PL_CO_TRY(const auto counts, co_await transfer::WriteForeign(std::move(w), plan));
+    spdlog::info("imported: {} pages; {} comments written now, {} by an earlier run", counts.pages,
+                 counts.written, counts.earlier);
+    co_return Status{};
+  });
 }
 
 // `plauditd import FILE`: into a new database beside an empty Redis (redis/dataset.hpp), or,
@@ -282,8 +338,7 @@ int Import(const config::Invocation& inv) {
   config::Config config = inv.config;
   config.bootstrap_admin.reset();  // the file's accounts, and only them
   const std::string path = inv.import_file;
-  if (!std::ifstream(path, std::ios::binary)) {
-    spdlog::error("import: cannot read {}", path);
+  if (!RegularFile(path)) {
     return 1;
   }
   return RunOneShot(config, "import", [path](App& app) -> Awaitable<Status> {

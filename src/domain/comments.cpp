@@ -39,6 +39,19 @@ Awaitable<Result<int64_t>> CommentService::AllocateId(int64_t article_id, bool r
   co_return co_await AllocateId(article_id, true);
 }
 
+Awaitable<Result<int64_t>> CommentService::NewImportId(int64_t article_id) {
+  co_return co_await AllocateId(article_id, false);
+}
+
+Awaitable<Result<sql::CommentWrite>> CommentService::ImportBatch(
+    int64_t article_id, std::string import_key, std::vector<sql::ImportedComment> batch) {
+  std::function<Awaitable<Result<sql::CommentWrite>>(sql::CacheStamp)> write =
+      [this, article_id, &import_key, &batch](sql::CacheStamp stamp) {
+        return table_.InsertImported(article_id, import_key, batch, stamp);
+      };
+  co_return co_await WriteThread(article_id, std::move(write));
+}
+
 Awaitable<Status> CommentService::ReseedIds() {
   PL_CO_CHECK(co_await AllocateId(0, true));
   co_return Status{};

@@ -200,6 +200,21 @@ class CommentService {
   // For tests: how many rebuilds of an article's comment cache ran in this process.
   int rebuilds() const { return repo_.rebuilds(); }
 
+  // `import --from` (transfer/foreign_import.hpp): a new id for a comment of `article_id`;
+  // imported comments of one article written under the thread's cache mark, as every comment
+  // write (sql::CommentTable::InsertImported); what an import wrote; answers set afterwards.
+  Awaitable<Result<int64_t>> NewImportId(int64_t article_id);
+  Awaitable<Result<sql::CommentWrite>> ImportBatch(int64_t article_id, std::string import_key,
+                                                   std::vector<sql::ImportedComment> batch);
+  Awaitable<Result<std::vector<std::pair<int64_t, int64_t>>>> ImportedIds(std::string import_key,
+                                                                          int64_t after_idx,
+                                                                          int64_t limit) {
+    return table_.ImportedIds(std::move(import_key), after_idx, limit);
+  }
+  Awaitable<Status> SetImportedAnswers(std::vector<std::pair<int64_t, int64_t>> answers) {
+    return table_.SetAnswers(std::move(answers));
+  }
+
  private:
   // --- Writes (comments.cpp).
   Awaitable<Result<int64_t>> AllocateId(int64_t article_id, bool reseed);

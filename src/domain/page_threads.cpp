@@ -206,6 +206,21 @@ Awaitable<Result<PageService::Found>> PageService::FindOrCreate(
   co_return Found{id, false};
 }
 
+Awaitable<Result<int64_t>> PageService::ImportThread(const PageUrl& page,
+                                                     const std::string& title) {
+  static const Principal kImporter{};
+  const PageWriter writer{kImporter, ""};
+  std::optional<std::string> named;
+  if (!title.empty() && NormalizeTitle(title)) {
+    named = title;
+  }
+  PL_CO_TRY(const Found found, co_await FindOrCreate(writer, page, named, /*fresh=*/true));
+  if (!found.id) {
+    co_return Fail(ErrorCode::kInternal, "the page's thread was not made");
+  }
+  co_return *found.id;
+}
+
 Awaitable<Result<PageCounts>> PageService::Read(const std::optional<Principal>& viewer,
                                                 const PageUrl& page, bool count_view) {
   for (int attempt = 0; attempt < 2; ++attempt) {

@@ -96,6 +96,10 @@ class PageService {
   // kRateLimited (with its retry-after) when creating it is over a creation limit.
   Awaitable<Result<PostedComment>> AddComment(PageWriter writer, const PageUrl& page,
                                               CommentInput in, std::optional<std::string> title);
+  // The page's thread for `import --from`: found, or created titled `title` (the URL when it
+  // is empty or not a valid title). Created as a first comment creates one, under the
+  // creation limits set (the import runs without them).
+  Awaitable<Result<int64_t>> ImportThread(const PageUrl& page, const std::string& title);
   // Likes (creating the thread if need be) or unlikes (never creating one) the page.
   Awaitable<Result<LikeState>> SetLike(PageWriter writer, const PageUrl& page, bool like);
   // The counts of up to kMaxPageCounts pages and articles at once, pages first, in the order

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/comment.hpp"
@@ -82,6 +83,22 @@ struct NewComment {
   std::optional<GuestAuthor> guest;
 };
 
+// A comment of another system's file (`import --from`), placed as transfer/foreign_plan.hpp
+// decided, written as a guest's: no address to confirm, no notice, no hold logged.
+struct ImportedComment {
+  int64_t idx = 0;  // its place among the file's comments
+  int64_t id = 0;
+  std::optional<int64_t> top;      // its top-level comment; nullopt: it is one
+  std::optional<int64_t> answers;  // the comment it answers, when already written
+  std::string body;                // its visible text
+  std::string html;                // sanitised
+  int64_t created_at_ms = 0;
+  model::CommentStatus status = model::CommentStatus::kApproved;
+  bool deleted = false;  // a placeholder of a deleted comment with replies: no text
+  std::string guest_name;
+  std::string guest_email;  // "" for none
+};
+
 // What a moderator (or the server, for reports) does to a comment.
 enum class ModerationAction {
   kApprove,  // into every list and count; reports cleared
@@ -151,6 +168,21 @@ class CommentTable {
   // Each write raises its shard's committed cache seq with `stamp` (sql/cache_shards.hpp).
   // A guest's comment (c.guest) is kAlreadyExists when its name's key is a registered user's.
   Awaitable<Result<CommentWrite>> Insert(NewComment c, CacheStamp stamp = {});
+  // Writes imported comments of one article (their top-level comments written before them),
+  // each with its row of imported_comments (migration 026) under `import_key`, in one
+  // transaction: a comment whose row is there already is left as it was. The counts move as
+  // Insert's do. The rows are the ones written and their top-level comments.
+  Awaitable<Result<CommentWrite>> InsertImported(int64_t article_id, std::string import_key,
+                                                 std::vector<ImportedComment> batch,
+                                                 CacheStamp stamp);
+  // What an import under `import_key` wrote: (idx, comment id) after `after_idx`, by idx, at
+  // most `limit`.
+  Awaitable<Result<std::vector<std::pair<int64_t, int64_t>>>> ImportedIds(std::string import_key,
+                                                                          int64_t after_idx,
+                                                                          int64_t limit);
+  // Sets answers_id (comment id, answered id) of imported replies written before the comment
+  // they answer.
+  Awaitable<Status> SetAnswers(std::vector<std::pair<int64_t, int64_t>> answers);
   // Whether a registered user's names hold `name_key` (migration 018).
   Awaitable<Result<bool>> NameKeyHeld(std::string name_key);
   // The hash of a guest comment's edit token; nullopt for no such comment or an account's.

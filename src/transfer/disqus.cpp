@@ -157,7 +157,21 @@ class DisqusReader : public XmlHandler {
   std::string post_id_text_;
 };
 
+class DisqusStream : public ForeignStream {
+ public:
+  DisqusStream(std::istream& in, ForeignSink& sink) : reader_(sink), xml_(in, reader_) {}
+  Result<bool> Step() override { return xml_.Step(); }
+
+ private:
+  DisqusReader reader_;
+  XmlStream xml_;
+};
+
 }  // namespace
+
+std::unique_ptr<ForeignStream> OpenDisqus(std::istream& in, ForeignSink& sink) {
+  return std::make_unique<DisqusStream>(in, sink);
+}
 
 Status ReadDisqus(std::istream& in, ForeignSink& sink) {
   DisqusReader reader(sink);

@@ -14,20 +14,51 @@ constexpr int64_t kPage = 1000;
 
 std::string Quoted(std::string_view name) { return "\"" + std::string(name) + "\""; }
 
+bool IsText(const RecordType& t, std::string_view column) {
+  for (const Column& c : t.columns) {
+    if (c.name == column) {
+      return c.kind == Kind::kText;
+    }
+  }
+  return false;
+}
+
+// A key column as it is compared and ordered: text by its bytes on every backend (PostgreSQL's
+// and MariaDB's collations order "B" and "a" otherwise, and the file's order with them).
+std::string KeyTerm(const RecordType& t, std::string_view column, Dialect d) {
+  std::string q = Quoted(column);
+  if (!IsText(t, column)) {
+    return q;
+  }
+  switch (d) {
+    case Dialect::kPostgres:
+      return q + " COLLATE \"C\"";
+    case Dialect::kMysql:
+      return "CAST(" + q + " AS BINARY)";
+    case Dialect::kSqlite:
+      break;
+  }
+  return q;  // SQLite compares text by its bytes (BINARY)
+}
+
 // SELECT <columns> FROM <table> [WHERE <where> [AND <key> > <last key>]] ORDER BY <key>
 // LIMIT <page>: the next page after `after` (none for the first).
-std::string PageQuery(const RecordType& t, bool after) {
+std::string PageQuery(const RecordType& t, bool after, bool with_secrets, Dialect d) {
   std::string q = "SELECT ";
   for (size_t i = 0; i < t.columns.size(); ++i) {
     q += (i == 0 ? "" : ", ") + Quoted(t.columns[i].name);
   }
   q += " FROM " + std::string(t.table);
   std::string cond(t.where);
+  if (!with_secrets && !t.public_where.empty()) {
+    cond = cond.empty() ? std::string(t.public_where)
+                        : "(" + cond + ") AND (" + std::string(t.public_where) + ")";
+  }
   if (after) {
     std::string lhs;
     std::string rhs;
     for (size_t i = 0; i < t.key.size(); ++i) {
-      lhs += (i == 0 ? "" : ", ") + Quoted(t.key[i]);
+      lhs += (i == 0 ? "" : ", ") + KeyTerm(t, t.key[i], d);
       rhs += (i == 0 ? "$" : ", $") + std::to_string(i + 1);
     }
     const std::string row = t.key.size() == 1 ? lhs + " > " + rhs : "(" + lhs + ") > (" + rhs + ")";
@@ -38,7 +69,7 @@ std::string PageQuery(const RecordType& t, bool after) {
   }
   q += " ORDER BY ";
   for (size_t i = 0; i < t.key.size(); ++i) {
-    q += (i == 0 ? "" : ", ") + Quoted(t.key[i]);
+    q += (i == 0 ? "" : ", ") + KeyTerm(t, t.key[i], d);
   }
   q += " LIMIT " + std::to_string(kPage);
   return q;
@@ -85,8 +116,8 @@ Status WriteLine(std::ostream& out, const json::object& o) {
 
 Result<int64_t> WriteTable(sql::Connection& c, const RecordType& t, std::ostream& out,
                            bool with_secrets) {
-  const std::string first = PageQuery(t, false);
-  const std::string next = PageQuery(t, true);
+  const std::string first = PageQuery(t, false, with_secrets, c.dialect());
+  const std::string next = PageQuery(t, true, with_secrets, c.dialect());
   std::vector<sql::Value> last;
   int64_t written = 0;
   for (;;) {
@@ -113,7 +144,11 @@ std::string_view BeginSnapshot(Dialect d) {
     case Dialect::kPostgres:
       return "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
     case Dialect::kMysql:
-      return "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY";
+      // The session's READ COMMITTED (sql/mysql_connection.cpp) would read each page from a
+      // snapshot of its own, WITH CONSISTENT SNAPSHOT or not: this transaction is REPEATABLE
+      // READ. (ExecScript: the two statements in one call.)
+      return "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ; "
+             "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY";
     case Dialect::kSqlite:
       break;
   }

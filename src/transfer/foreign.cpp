@@ -30,12 +30,25 @@ std::string_view SourceName(Source s) {
   return "?";
 }
 
-Status ReadForeign(Source source, std::istream& in, ForeignSink& sink) {
+std::unique_ptr<ForeignStream> OpenForeign(Source source, std::istream& in, ForeignSink& sink) {
   switch (source) {
     case Source::kDisqus:
-      return ReadDisqus(in, sink);
+      return OpenDisqus(in, sink);
   }
-  return Fail(ErrorCode::kInternal, "an unknown source");
+  return nullptr;
+}
+
+Status ReadForeign(Source source, std::istream& in, ForeignSink& sink) {
+  auto stream = OpenForeign(source, in, sink);
+  if (!stream) {
+    return Fail(ErrorCode::kInternal, "an unknown source");
+  }
+  for (;;) {
+    PL_TRY(const bool more, stream->Step());
+    if (!more) {
+      return {};
+    }
+  }
 }
 
 }  // namespace plaudit::transfer

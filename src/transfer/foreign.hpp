@@ -5,6 +5,7 @@
 // business (transfer/foreign_plan.hpp).
 #include <cstdint>
 #include <istream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -55,12 +56,23 @@ class ForeignSink {
   virtual Status Comment(ForeignComment comment) = 0;
 };
 
+// A file of one format read a piece at a time: each Step() reads a little more, handing what it
+// completes to the sink; false once the file has been read. (The writing pass takes what a
+// step gave before it reads on, so memory holds a step's records, not the file's.)
+class ForeignStream {
+ public:
+  virtual ~ForeignStream() = default;
+  virtual Result<bool> Step() = 0;
+};
+std::unique_ptr<ForeignStream> OpenForeign(Source source, std::istream& in, ForeignSink& sink);
+
 // Reads a whole file of `source`'s format into `sink`. A file that is not of that format, not
 // well-formed, or cut short is kInvalidArgument "line N: …" (before or after some records
 // were handed over: the sink must not write until the whole file has been read once).
 Status ReadForeign(Source source, std::istream& in, ForeignSink& sink);
 
 // Per format (transfer/disqus.cpp, …).
+std::unique_ptr<ForeignStream> OpenDisqus(std::istream& in, ForeignSink& sink);
 Status ReadDisqus(std::istream& in, ForeignSink& sink);
 
 }  // namespace plaudit::transfer

@@ -7,9 +7,23 @@
 namespace plaudit::transfer {
 namespace {
 
-constexpr size_t kMaxProblems = 100'000;  // kept for the report; the rest are only counted
+constexpr size_t kMaxProblems = 10'000;  // kept for the report; the rest are only counted
+// A URL or id quoted in a problem is cut here: one thread's 1 MiB link was once copied into
+// the problem of each of its comments.
+constexpr size_t kMaxQuoted = 200;
 
 std::string Line(int64_t line) { return "line " + std::to_string(line); }
+
+std::string Quote(std::string_view text) {
+  if (text.size() <= kMaxQuoted) {
+    return std::string(text);
+  }
+  size_t cut = kMaxQuoted;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
+    --cut;  // not inside a UTF-8 sequence
+  }
+  return std::string(text.substr(0, cut)) + "…";
+}
 
 }  // namespace
 
@@ -21,7 +35,7 @@ int32_t ForeignPlan::PageOf(const std::string& url, int64_t line, std::string* w
   }
   if (text.front() == '/') {
     if (options_.site.empty()) {
-      *why = "is a path (" + url + "): give --site";
+      *why = "is a path (" + Quote(url) + "): give --site";
       return -1;
     }
     text = options_.site + text;
@@ -33,7 +47,7 @@ int32_t ForeignPlan::PageOf(const std::string& url, int64_t line, std::string* w
   }
   auto page = NormalisePageUrl(text);
   if (!page) {
-    *why = "has a URL that is not a page's (" + url + ")";
+    *why = "has a URL that is not a page's (" + Quote(url) + ")";
     return -1;
   }
   if (std::find(options_.sites.begin(), options_.sites.end(), page->origin) ==
@@ -102,7 +116,7 @@ void ForeignPlan::Skip(size_t i, const std::string& why) {
   planned_[i].page = -1;
   ++counts_.skipped;
   if (problems_.size() < kMaxProblems) {
-    problems_.push_back({read_[i].line, "comment " + read_[i].id + " skipped: " + why});
+    problems_.push_back({read_[i].line, "comment " + Quote(read_[i].id) + " skipped: " + why});
   }
 }
 
@@ -134,7 +148,7 @@ void ForeignPlan::Resolve() {
     }
     auto t = threads_.find(r.thread);
     if (t == threads_.end()) {
-      return skip("its thread " + r.thread + " is not in the file");
+      return skip("its thread " + Quote(r.thread) + " is not in the file");
     }
     if (t->second < 0) {
       return skip(thread_problem_[r.thread]);
@@ -147,7 +161,7 @@ void ForeignPlan::Resolve() {
     }
     auto parent = index.find(r.parent);
     if (parent == index.end()) {
-      return skip("its parent " + r.parent + " is not in the file");
+      return skip("its parent " + Quote(r.parent) + " is not in the file");
     }
     const auto q = static_cast<size_t>(parent->second);
     if (state[q] != 2) {

@@ -27,6 +27,13 @@ constexpr std::string_view kImportedKey = "imported";
 
 std::string Quoted(std::string_view name) { return "\"" + std::string(name) + "\""; }
 
+// "a comment", "an article".
+std::string Article(std::string_view noun) {
+  const bool vowel =
+      !noun.empty() && std::string_view("aeiou").find(noun[0]) != std::string_view::npos;
+  return (vowel ? "an " : "a ") + std::string(noun);
+}
+
 Error AtLine(int64_t line, const std::string& message) {
   return Error{ErrorCode::kInvalidArgument, "line " + std::to_string(line) + ": " + message};
 }
@@ -83,8 +90,8 @@ Result<sql::Value> FieldValue(const RecordType& t, const Column& col, const json
     if (col.secret) {
       return SecretDefault(t, col, o);
     }
-    return tl::unexpected(AtLine(
-        line, "a " + std::string(t.type) + " record without \"" + std::string(col.name) + "\""));
+    return tl::unexpected(
+        AtLine(line, Article(t.type) + " record without \"" + std::string(col.name) + "\""));
   }
   if (v->is_null()) {
     if (col.nullable) {
@@ -97,8 +104,8 @@ Result<sql::Value> FieldValue(const RecordType& t, const Column& col, const json
     return sql::Value{std::string(s.data(), s.size())};
   }
   const char* want = col.kind == Kind::kInt ? "an integer" : "a string";
-  return tl::unexpected(AtLine(line, "\"" + std::string(col.name) + "\" of a " +
-                                         std::string(t.type) + " record must be " + want +
+  return tl::unexpected(AtLine(line, "\"" + std::string(col.name) + "\" of " + Article(t.type) +
+                                         " record must be " + want +
                                          (col.nullable ? " or null" : "")));
 }
 
@@ -116,11 +123,8 @@ class Batch {
     for (const auto& field : o) {
       if (field.key() != "type" && FindColumn(t, field.key()) == nullptr) {
         return tl::unexpected(AtLine(line, "unknown field \"" + std::string(field.key()) +
-                                               "\" in a " + std::string(t.type) + " record"));
+                                               "\" in " + Article(t.type) + " record"));
       }
-    }
-    if (rows_ == 0) {
-      first_line_ = line;
     }
     const size_t before = params_.size();
     for (const Column& col : t.columns) {
@@ -138,7 +142,7 @@ class Batch {
       params_.push_back(int64_t{0});  // seq: the new Redis's like seqs start above it
     }
     ++rows_;
-    last_line_ = line;
+    lines_.push_back(line);
     if (t.replaces) {
       // A row a new database may hold already (start-up writes it): the file's wins.
       PL_CHECK(
@@ -156,6 +160,34 @@ class Batch {
       return {};
     }
     const RecordType& t = *type_;
+    const size_t rows = rows_;
+    std::vector<sql::Value> params = std::move(params_);
+    std::vector<int64_t> lines = std::move(lines_);
+    params_.clear();
+    lines_.clear();
+    rows_ = 0;
+    // In a savepoint: a refused batch leaves the transaction usable (PostgreSQL's too), and
+    // its rows go in again one at a time to find the one refused.
+    auto done = Insert(InsertSql(t, rows), params);
+    if (done || done.error().code == ErrorCode::kUnavailable) {
+      return done;
+    }
+    const size_t width = params.size() / rows;
+    const std::string one = InsertSql(t, 1);
+    for (size_t r = 0; r < rows; ++r) {
+      const std::vector<sql::Value> row(
+          params.begin() + static_cast<std::ptrdiff_t>(r * width),
+          params.begin() + static_cast<std::ptrdiff_t>((r + 1) * width));
+      if (auto single = Insert(one, row); !single) {
+        return tl::unexpected(AtLine(
+            lines[r], Article(t.type) + " record the database refused: " + single.error().message));
+      }
+    }
+    return {};
+  }
+
+ private:
+  std::string InsertSql(const RecordType& t, size_t rows) const {
     std::string q = "INSERT INTO " + std::string(t.table) + " (";
     size_t width = 0;
     for (const Column& col : t.columns) {
@@ -167,37 +199,29 @@ class Batch {
     }
     q += ") VALUES ";
     size_t n = 0;
-    for (size_t r = 0; r < rows_; ++r) {
+    for (size_t r = 0; r < rows; ++r) {
       q += r == 0 ? "(" : ", (";
       for (size_t i = 0; i < width; ++i) {
         q += (i == 0 ? "$" : ", $") + std::to_string(++n);
       }
       q += ")";
     }
-    auto done = tx_.Query(q, params_);
-    params_.clear();
-    rows_ = 0;
-    if (!done) {
-      const std::string where = first_line_ == last_line_ ? "line " + std::to_string(first_line_)
-                                                          : "lines " + std::to_string(first_line_) +
-                                                                "-" + std::to_string(last_line_);
-      return tl::unexpected(
-          Error{done.error().code == ErrorCode::kUnavailable ? ErrorCode::kUnavailable
-                                                             : ErrorCode::kInvalidArgument,
-                where + " (" + std::string(t.type) +
-                    " records): the database refused them: " + done.error().message});
-    }
-    return {};
+    return q;
   }
 
- private:
+  Status Insert(const std::string& q, const std::vector<sql::Value>& params) {
+    return tx_.Transaction([&](sql::Connection& sp) -> Status {
+      PL_CHECK(sp.Query(q, params));
+      return {};
+    });
+  }
+
   sql::Connection& tx_;
   const RecordType* type_ = nullptr;
   std::vector<std::string_view> derived_;
   std::vector<sql::Value> params_;
+  std::vector<int64_t> lines_;  // each waiting row's line
   size_t rows_ = 0;
-  int64_t first_line_ = 0;
-  int64_t last_line_ = 0;
 };
 
 Status CheckHeader(const json::object& o) {
@@ -233,6 +257,18 @@ constexpr std::array kOrphans{
     Orphans{"a reply names a parent comment the file does not have",
             "SELECT c.id, c.parent_id FROM comments c WHERE c.parent_id IS NOT NULL AND NOT "
             "EXISTS (SELECT 1 FROM comments p WHERE p.id = c.parent_id) LIMIT 1"},
+    Orphans{"a reply names a parent comment of another article",
+            "SELECT c.id, c.parent_id FROM comments c JOIN comments p ON p.id = c.parent_id "
+            "WHERE p.article_id <> c.article_id LIMIT 1"},
+    Orphans{"a reply names a parent that is not a top-level comment",
+            "SELECT c.id, c.parent_id FROM comments c JOIN comments p ON p.id = c.parent_id "
+            "WHERE p.parent_id IS NOT NULL OR p.id = c.id LIMIT 1"},
+    Orphans{"a comment answers a comment the file does not have",
+            "SELECT c.id, c.answers_id FROM comments c WHERE c.answers_id IS NOT NULL AND NOT "
+            "EXISTS (SELECT 1 FROM comments a WHERE a.id = c.answers_id) LIMIT 1"},
+    Orphans{"a report names a comment the file does not have",
+            "SELECT r.user_id, r.comment_id FROM comment_reports r WHERE NOT EXISTS (SELECT 1 "
+            "FROM comments c WHERE c.id = r.comment_id) LIMIT 1"},
     Orphans{"a comment names an author the file does not have",
             "SELECT c.id, c.author_id FROM comments c WHERE NOT EXISTS (SELECT 1 FROM users u "
             "WHERE u.id = c.author_id) LIMIT 1"},
@@ -254,6 +290,14 @@ constexpr std::array kOrphans{
 };
 
 Status CheckReferences(sql::Connection& tx) {
+  // The reserved accounts every database has (migrations 017, 021): page threads and guests'
+  // comments are theirs.
+  PL_TRY(const auto reserved,
+         tx.QueryInt("SELECT COUNT(*) FROM users WHERE username IN ('@pages', '@guest')"));
+  if (reserved.value_or(0) != 2) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "the file lacks the reserved accounts @pages and @guest; nothing was imported");
+  }
   for (const Orphans& o : kOrphans) {
     PL_TRY(auto row, tx.QueryRow(o.query, {}, [](const sql::Row& r) {
       return std::to_string(sql::Int(r[0])) + " names " + std::to_string(sql::Int(r[1]));
@@ -341,7 +385,12 @@ Status Load(sql::Connection& tx, std::istream& in, const std::string& digest, Co
     const std::string_view name(type->get_string().data(), type->get_string().size());
     if (name == "end") {
       const json::value* n = o.if_contains("records");
-      if (n == nullptr || !n->is_int64() || n->get_int64() != records || o.size() != 2) {
+      if (o.size() != 2) {
+        return tl::unexpected(AtLine(line,
+                                     "the end record has fields other than type and "
+                                     "records"));
+      }
+      if (n == nullptr || !n->is_int64() || n->get_int64() != records) {
         return tl::unexpected(AtLine(line, "the end record does not count the " +
                                                std::to_string(records) + " records before it"));
       }
@@ -354,7 +403,7 @@ Status Load(sql::Connection& tx, std::istream& in, const std::string& digest, Co
     }
     const auto index = static_cast<size_t>(t - types.data());
     if (index < at) {
-      return tl::unexpected(AtLine(line, "a " + std::string(name) + " record after the " +
+      return tl::unexpected(AtLine(line, Article(name) + " record after the " +
                                              std::string(types[at].type) +
                                              " records (records come in the export's order)"));
     }

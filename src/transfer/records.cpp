@@ -127,22 +127,24 @@ constexpr std::array<std::string_view, 1> kByKey{"key"};
 constexpr std::array<std::string_view, 1> kByName{"name"};
 
 const std::array<RecordType, 15> kTypes{{
-    {"user", "users", kUser, kById, "", true, false},
-    {"name_key", "user_name_keys", kNameKey, kByNameKey, "", false, false},
-    {"identity", "user_identities", kIdentity, kByIdentity, "", false, false},
-    {"article", "articles", kArticle, kById, "", false, false},
-    {"page", "pages", kPage, kByUrl, "", false, false},
-    {"comment", "comments", kComment, kById, "", false, false},
-    {"like", "likes", kLike, kByLike, "valid = 1", false, false},
-    {"report", "comment_reports", kReport, kByReport, "", false, false},
-    {"moderation", "moderation_log", kModeration, kById, "", true, false},
-    {"guest_address", "guest_addresses", kGuestAddress, kById, "", true, false},
-    {"notice_key", "notice_keys", kNoticeKey, kByKey, "", false, false},
-    {"notice", "outbox", kNotice, kById, "delivered_at IS NULL AND failed_at IS NULL", true, false},
-    {"change", "article_changes", kChange, kById, "", false, false},
-    {"id_mark", "id_marks", kIdMark, kByName, "", false, true},
+    {"user", "users", kUser, kById, "", "", true, false},
+    {"name_key", "user_name_keys", kNameKey, kByNameKey, "", "", false, false},
+    {"identity", "user_identities", kIdentity, kByIdentity, "", "", false, false},
+    {"article", "articles", kArticle, kById, "", "", false, false},
+    {"page", "pages", kPage, kByUrl, "", "", false, false},
+    {"comment", "comments", kComment, kById, "", "", false, false},
+    {"like", "likes", kLike, kByLike, "valid = 1", "", false, false},
+    {"report", "comment_reports", kReport, kByReport, "", "", false, false},
+    {"moderation", "moderation_log", kModeration, kById, "", "", true, false},
+    {"guest_address", "guest_addresses", kGuestAddress, kById, "", "", true, false},
+    {"notice_key", "notice_keys", kNoticeKey, kByKey, "", "", false, false},
+    // A verify or confirm mail's payload holds its link's token in the clear.
+    {"notice", "outbox", kNotice, kById, "delivered_at IS NULL AND failed_at IS NULL",
+     "kind NOT IN ('verify', 'confirm')", true, false},
+    {"change", "article_changes", kChange, kById, "", "", false, false},
+    {"id_mark", "id_marks", kIdMark, kByName, "", "", false, true},
     {"meta", "plaudit_meta", kMeta, kByKey, "\"key\" IN ('first_admin', 'comment_html_through')",
-     false, true},
+     "", false, true},
 }};
 
 }  // namespace

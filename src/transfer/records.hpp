@@ -42,6 +42,9 @@ struct RecordType {
   std::span<const std::string_view> key;
   // Which rows are carried ("" all): an SQL condition on the table's columns.
   std::string_view where;
+  // Which of those only with --with-secrets ("" all): rows that hold a secret in a column
+  // that is not one (a notice's payload with its confirmation link's token).
+  std::string_view public_where;
   // Its id comes from a sequence on PostgreSQL (IDENTITY, BIGSERIAL), moved past the imported
   // ids after an import.
   bool sequence = false;

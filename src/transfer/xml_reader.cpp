@@ -15,7 +15,10 @@ std::string_view Local(const XML_Char* name) {
   return bar == std::string_view::npos ? n : n.substr(bar + 1);
 }
 
-struct State {
+}  // namespace
+
+struct XmlStream::State {
+  std::unique_ptr<XML_ParserStruct, decltype(&XML_ParserFree)> owned{nullptr, &XML_ParserFree};
   XML_Parser parser = nullptr;
   XmlHandler* handler = nullptr;
   std::vector<std::string> path;
@@ -23,6 +26,10 @@ struct State {
   bool cut = false;
   bool leaf = true;  // no child element since the current one started
   Status failed;
+  int64_t fed_through = 0;   // bytes fed, through the piece being parsed
+  int64_t seen_through = 0;  // fed_through at the last callback
+
+  void Saw() { seen_through = fed_through; }
 
   int64_t Line() const { return static_cast<int64_t>(XML_GetCurrentLineNumber(parser)); }
 
@@ -32,8 +39,19 @@ struct State {
   }
 };
 
+namespace {
+
+using State = XmlStream::State;
+
 void OnStart(void* data, const XML_Char* name, const XML_Char** atts) {
   auto* s = static_cast<State*>(data);
+  s->Saw();
+  if (s->path.size() >= kMaxXmlDepth) {
+    s->Stop(Fail(ErrorCode::kInvalidArgument, "line " + std::to_string(s->Line()) +
+                                                  ": elements nested deeper than " +
+                                                  std::to_string(kMaxXmlDepth)));
+    return;
+  }
   s->path.emplace_back(Local(name));
   s->text.clear();
   s->cut = false;
@@ -49,6 +67,7 @@ void OnStart(void* data, const XML_Char* name, const XML_Char** atts) {
 
 void OnEnd(void* data, const XML_Char*) {
   auto* s = static_cast<State*>(data);
+  s->Saw();
   std::string text = s->leaf ? std::move(s->text) : std::string();
   if (auto st = s->handler->End(s->path, std::move(text), s->leaf && s->cut, s->Line()); !st) {
     s->Stop(std::move(st));
@@ -61,6 +80,7 @@ void OnEnd(void* data, const XML_Char*) {
 
 void OnText(void* data, const XML_Char* chars, int len) {
   auto* s = static_cast<State*>(data);
+  s->Saw();
   const auto n = static_cast<size_t>(len);
   if (s->text.size() + n > kMaxElementText) {
     s->cut = true;
@@ -72,36 +92,61 @@ void OnText(void* data, const XML_Char* chars, int len) {
 
 }  // namespace
 
-Status ReadXml(std::istream& in, XmlHandler& handler) {
-  std::unique_ptr<XML_ParserStruct, decltype(&XML_ParserFree)> parser(
-      XML_ParserCreateNS(nullptr, '|'), &XML_ParserFree);
-  if (!parser) {
+XmlStream::XmlStream(std::istream& in, XmlHandler& handler)
+    : in_(in), state_(std::make_unique<State>()) {
+  state_->owned.reset(XML_ParserCreateNS(nullptr, '|'));
+  state_->parser = state_->owned.get();
+  state_->handler = &handler;
+  if (state_->parser != nullptr) {
+    XML_SetUserData(state_->parser, state_.get());
+    XML_SetElementHandler(state_->parser, OnStart, OnEnd);
+    XML_SetCharacterDataHandler(state_->parser, OnText);
+  }
+}
+
+XmlStream::~XmlStream() = default;
+
+Result<bool> XmlStream::Step() {
+  if (done_) {
+    return false;
+  }
+  XML_Parser parser = state_->parser;
+  if (parser == nullptr) {
     return Fail(ErrorCode::kInternal, "cannot create an XML parser");
   }
-  State state;
-  state.parser = parser.get();
-  state.handler = &handler;
-  XML_SetUserData(parser.get(), &state);
-  XML_SetElementHandler(parser.get(), OnStart, OnEnd);
-  XML_SetCharacterDataHandler(parser.get(), OnText);
   std::array<char, 1 << 16> buf{};
+  in_.read(buf.data(), buf.size());
+  const auto n = static_cast<int>(in_.gcount());
+  if (in_.bad()) {
+    return Fail(ErrorCode::kUnavailable, "cannot read the file");
+  }
+  const bool last = n == 0 || in_.eof();
+  state_->fed_through = fed_ + n;
+  if (XML_Parse(parser, buf.data(), n, last ? XML_TRUE : XML_FALSE) == XML_STATUS_ERROR) {
+    done_ = true;
+    if (!state_->failed) {
+      return tl::unexpected(state_->failed.error());
+    }
+    return Fail(ErrorCode::kInvalidArgument,
+                "line " + std::to_string(XML_GetCurrentLineNumber(parser)) +
+                    ": not well-formed XML (" + XML_ErrorString(XML_GetErrorCode(parser)) + ")");
+  }
+  done_ = last;
+  fed_ += n;
+  if (!last && fed_ - state_->seen_through > kMaxXmlToken) {
+    done_ = true;
+    return Fail(ErrorCode::kInvalidArgument, "line " +
+                                                 std::to_string(XML_GetCurrentLineNumber(parser)) +
+                                                 ": a tag or token longer than 8 MiB");
+  }
+  return !last;
+}
+
+Status ReadXml(std::istream& in, XmlHandler& handler) {
+  XmlStream stream(in, handler);
   for (;;) {
-    in.read(buf.data(), buf.size());
-    const auto n = static_cast<int>(in.gcount());
-    if (in.bad()) {
-      return Fail(ErrorCode::kUnavailable, "cannot read the file");
-    }
-    const bool last = n == 0 || in.eof();
-    if (XML_Parse(parser.get(), buf.data(), n, last ? XML_TRUE : XML_FALSE) == XML_STATUS_ERROR) {
-      if (!state.failed) {
-        return state.failed;
-      }
-      return Fail(ErrorCode::kInvalidArgument,
-                  "line " + std::to_string(XML_GetCurrentLineNumber(parser.get())) +
-                      ": not well-formed XML (" + XML_ErrorString(XML_GetErrorCode(parser.get())) +
-                      ")");
-    }
-    if (last) {
+    PL_TRY(const bool more, stream.Step());
+    if (!more) {
       return {};
     }
   }

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "transfer/foreign_plan.hpp"
+#include "transfer/xml_reader.hpp"
 
 namespace plaudit::transfer {
 namespace {
@@ -88,6 +89,39 @@ TEST(DisqusReaderTest, RefusesWhatIsNotADisqusExportOrNotWellFormedWithTheLine) 
   st = ReadDisqus(bad, got);
   ASSERT_FALSE(st);
   EXPECT_EQ(st.error().message, "line 69: not well-formed XML (mismatched tag)");
+}
+
+TEST(DisqusReaderTest, RefusesDeepNestingAndTagsOfMegabytesWithoutReadingThemWhole) {
+  Collect got;
+  std::string deep = "<disqus>";
+  for (int i = 0; i < 40; ++i) {
+    deep += "<a>";
+  }
+  std::istringstream nested(deep);
+  auto st = ReadDisqus(nested, got);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().message, "line 1: elements nested deeper than 32");
+
+  // expat 2.5 parses an unfinished token again for every piece fed: quadratic in its length.
+  std::istringstream huge(
+      "<disqus xmlns:dsq=\"http://disqus.com/disqus-internals\">\n<post "
+      "dsq:id=\"" +
+      std::string(size_t{9} << 20, 'z') + "\"/></disqus>");
+  st = ReadDisqus(huge, got);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message.find("a tag or token longer than 8 MiB"), std::string::npos)
+      << st.error().message;
+
+  // A long text is read (and kept to its first MiB).
+  std::istringstream text(
+      "<disqus xmlns:dsq=\"http://disqus.com/disqus-internals\"><post "
+      "dsq:id=\"1\"><message>" +
+      std::string(size_t{20} << 20, 'x') + "</message></post></disqus>");
+  got.comments.clear();
+  ASSERT_TRUE(ReadDisqus(text, got));
+  ASSERT_EQ(got.comments.size(), 1u);
+  EXPECT_EQ(got.comments[0].text.size(), kMaxElementText);
+  EXPECT_TRUE(got.comments[0].text_cut);
 }
 
 ForeignPlan PlanOf(const std::string& xml, PlanOptions options) {
@@ -192,6 +226,28 @@ TEST(ForeignPlanTest, DeepChainsCyclesDuplicatesMissingParentsAndBadTimes) {
   EXPECT_NE(all.find(": comment z skipped: its parent gone is not in the file"), std::string::npos)
       << all;
   EXPECT_NE(all.find(": comment t skipped: its time cannot be read"), std::string::npos) << all;
+}
+
+TEST(ForeignPlanTest, AProblemQuotesAtMostTwoHundredBytesOfAUrlOrId) {
+  const std::string url = "https://elsewhere.example/" + std::string(size_t{1} << 20, 'p');
+  std::string xml =
+      "<disqus xmlns:dsq=\"http://disqus.com/disqus-internals\"><thread "
+      "dsq:id=\"1\"><link>" +
+      url + "</link></thread>";
+  for (int i = 0; i < 300; ++i) {
+    xml += "<post dsq:id=\"" + std::to_string(i) +
+           "\"><thread dsq:id=\"1\"/><createdAt>2020-01-01T00:00:00Z</createdAt></post>";
+  }
+  xml += "</disqus>";
+  const ForeignPlan plan = PlanOf(xml, {"", {"https://b.example"}});
+  ASSERT_EQ(plan.problems().size(), 300u);
+  for (const auto& p : plan.problems()) {
+    ASSERT_LT(p.message.size(), 400u);
+  }
+  EXPECT_NE(plan.problems()[0].message.find("has a URL that is not a page's "
+                                            "(https://elsewhere.example/ppp"),
+            std::string::npos)
+      << plan.problems()[0].message;
 }
 
 TEST(ForeignPlanTest, DescribesWhatWouldBeImportedAndTheProblems) {

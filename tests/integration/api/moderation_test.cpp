@@ -215,6 +215,11 @@ TEST_P(FirstPolicyTest, RepliesReportsSpamAndRestoreKeepEveryCountExact) {
 
   // Two readers' reports hold bob's first comment, and its reply with it.
   const std::string report = "/api/v1/comments/" + std::to_string(first) + "/reports";
+  // A reason is one line of text: a NUL in one stopped a SQLite site's export from loading
+  // into PostgreSQL (issue 49). Refused, and counted as no report.
+  auto nul = Client().Post(report, R"({"reason":"ru\u0000de"})", Bearer(dee));
+  EXPECT_EQ(nul.status, 400) << nul.body;
+  EXPECT_NE(nul.body.find("reason must not hold control characters"), std::string::npos);
   EXPECT_EQ(Client().Post(report, R"({"reason":"rude"})", Bearer(dee)).status, 204);
   EXPECT_EQ(Client().Post(report, R"({"reason":"rude"})", Bearer(dee)).status, 204);  // again
   EXPECT_EQ(CommentCount(), 3);

@@ -152,6 +152,15 @@ TEST_F(TransferTest, ExportImportExportIsByteIdenticalAcrossBackendsAndTheSiteSe
   EXPECT_NE(exported.find(R"("password_hash":"$argon2id)"), std::string::npos);
   EXPECT_NE(exported.find(R"({"type":"end","records":)"), std::string::npos);
   EXPECT_FALSE(fs::exists(File("a.jsonl.partial")));
+  // Its owner's only (it holds password hashes), made new: an export cut short leaves a
+  // .partial that the next one will not write through.
+  EXPECT_EQ(fs::status(File("a.jsonl")).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+  std::ofstream(File("b.jsonl.partial")) << "someone else's\n";
+  std::string refused;
+  EXPECT_EQ(RunLogged({"export", "--data-dir", data_dir(), "--out", File("b.jsonl")}, refused), 1);
+  EXPECT_NE(refused.find("(an export cut short? remove it)"), std::string::npos) << refused;
+  EXPECT_EQ(ReadFile(File("b.jsonl.partial")), "someone else's\n");
   const std::string plain = ReadFile(File("public.jsonl"));
   EXPECT_EQ(plain.find("password_hash"), std::string::npos);
   EXPECT_EQ(plain.find("unsubscribe_key"), std::string::npos);
@@ -381,6 +390,73 @@ TEST_F(TransferTest, BadFilesAreRefusedWholeWithTheirLineAndAFullDatabaseOrRedis
   EXPECT_EQ(RunLogged({"import", File("good.jsonl"), "--data-dir", Dir("busy")}, log), 1) << log;
   EXPECT_NE(log.find("Redis holds Plaudit's keys"), std::string::npos) << log;
   EXPECT_EQ(busy.Stop(15s), 0);
+}
+
+// import --from disqus beside a running server (tests/data/import/disqus.xml): a dry run
+// writes nothing; the import makes the page threads, flattens the replies, keeps spam out of
+// readers' sight, and the running server serves it all at once (its caches learn of the
+// writes as of any other); a second run writes nothing.
+TEST_F(TransferTest, ImportFromDisqusBesideARunningServerWritesEachCommentOnce) {
+  const std::string sample = std::string(PLAUDIT_SOURCE_DIR) + "/tests/data/import/disqus.xml";
+  const std::vector<std::string> site = {
+      "--sites", "https://blog.example.org", "--password-hash", "minimal", "--rate-limits", "off"};
+  const int port = FreeTcpPort();
+  auto p = Start(site, port);
+  ASSERT_TRUE(Ready(port)) << Log();
+  HttpClient c("127.0.0.1", port);
+  const std::string hello = "url=https%3A%2F%2Fblog.example.org%2F2020%2F05%2Fhello";
+  const std::string about = "url=https%3A%2F%2Fblog.example.org%2Fabout";
+  auto before = c.Get("/api/v1/pages?" + hello);
+  ASSERT_EQ(before.status, 200) << before.body;
+  EXPECT_TRUE(before.Json().at("articleId").is_null());
+
+  std::vector<std::string> import = {"import",     "--from",  "disqus",
+                                     sample,       "--site",  "https://blog.example.org",
+                                     "--data-dir", data_dir()};
+  import.insert(import.end(), site.begin(), site.end());
+  std::vector<std::string> dry = import;
+  dry.push_back("--dry-run");
+  ASSERT_EQ(Run(dry), 0) << Log();
+  EXPECT_TRUE(c.Get("/api/v1/pages?" + hello).Json().at("articleId").is_null());
+
+  std::string log;
+  ASSERT_EQ(RunLogged(import, log), 0) << log;
+  EXPECT_NE(log.find("imported: 2 pages; 4 comments written now, 0 by an earlier run"),
+            std::string::npos)
+      << log;
+  auto page = c.Get("/api/v1/pages?" + hello);
+  ASSERT_EQ(page.status, 200) << page.body;
+  ASSERT_FALSE(page.Json().at("articleId").is_null()) << page.body;
+  EXPECT_EQ(page.Json().at("commentCount").as_int64(), 3);
+  auto list = c.Get("/api/v1/pages/comments?" + hello + "&sort=old&replies=5");
+  ASSERT_EQ(list.status, 200) << list.body;
+  const boost::json::value listed = list.Json();
+  const auto& items = listed.at("items").as_array();
+  ASSERT_EQ(items.size(), 1u) << list.body;
+  const auto& first = items[0].as_object();
+  EXPECT_EQ(first.at("author").at("displayName").as_string(), "Alice");
+  EXPECT_TRUE(first.at("author").at("guest").as_bool());
+  EXPECT_EQ(first.at("createdAt").as_string(), "2020-05-02T09:15:00.000Z");
+  EXPECT_EQ(first.at("replyCount").as_int64(), 2);
+  const auto& replies = first.at("replies").as_array();
+  ASSERT_EQ(replies.size(), 2u) << list.body;
+  EXPECT_EQ(replies[0].at("author").at("displayName").as_string(), "Bob");
+  EXPECT_EQ(replies[0].at("body").as_string(), "Thanks Alice & all. Second line.");
+  EXPECT_EQ(replies[1].at("author").at("displayName").as_string(), "Dave");
+  EXPECT_EQ(list.body.find("spam@example.net"), std::string::npos);
+  // The spam comment is the about page's, held from readers.
+  auto about_page = c.Get("/api/v1/pages?" + about);
+  ASSERT_EQ(about_page.status, 200) << about_page.body;
+  EXPECT_EQ(about_page.Json().at("commentCount").as_int64(), 0);
+  EXPECT_EQ(c.Get("/api/v1/pages/comments?" + about).Json().at("items").as_array().size(), 0u);
+
+  // Again: nothing more.
+  ASSERT_EQ(RunLogged(import, log), 0) << log;
+  EXPECT_NE(log.find("imported: 2 pages; 0 comments written now, 4 by an earlier run"),
+            std::string::npos)
+      << log;
+  EXPECT_EQ(c.Get("/api/v1/pages?" + hello).Json().at("commentCount").as_int64(), 3);
+  EXPECT_EQ(p->Stop(15s), 0);
 }
 
 }  // namespace

@@ -1,0 +1,131 @@
+// CommentTable's writes of imported comments (`import --from`, transfer/foreign_import.hpp).
+#include <map>
+#include <set>
+
+#include "sql/comment_standing.hpp"
+#include "sql/comments.hpp"
+#include "sql/dialect.hpp"
+
+namespace plaudit::sql {
+
+using namespace detail;  // comment_standing.hpp: the counts and locks every comment write uses
+
+namespace {
+
+constexpr std::string_view kGuestAccount = "SELECT id FROM users WHERE username_key = '@guest'";
+constexpr std::string_view kMapImported =
+    "INSERT INTO imported_comments (import_key, idx, comment_id) VALUES ($1, $2, $3) "
+    "ON CONFLICT (import_key, idx) DO NOTHING";
+constexpr std::string_view kInsertImported =
+    "INSERT INTO comments (id, article_id, parent_id, author_id, body, created_at, updated_at, "
+    "status, held_reasons, guest_name, guest_email, answers_id, html, deleted) "
+    "VALUES ($1, $2, $3, $4, $5, $6, $6, $7, '', $8, $9, $10, $11, $12)";
+constexpr std::string_view kImportedIds =
+    "SELECT idx, comment_id FROM imported_comments WHERE import_key = $1 AND idx > $2 "
+    "ORDER BY idx LIMIT $3";
+constexpr std::string_view kSetAnswers = "UPDATE comments SET answers_id = $2 WHERE id = $1";
+
+}  // namespace
+
+Awaitable<Result<CommentWrite>> CommentTable::InsertImported(int64_t article_id,
+                                                             std::string import_key,
+                                                             std::vector<ImportedComment> batch,
+                                                             CacheStamp stamp) {
+  std::function<Result<CommentWrite>(Connection&)> job =
+      [article_id, key = std::move(import_key), batch = std::move(batch),
+       stamp](Connection& conn) -> Result<CommentWrite> {
+    CommentWrite out;
+    auto st = conn.Transaction([&](Connection& tx) -> Status {
+      // The article's row first: the lock order of every comment write and the like flush.
+      PL_TRY(auto lock, tx.Query(kThreadSeq, {article_id, stamp.seq}));
+      if (lock.affected == 0) {
+        return Fail(ErrorCode::kNotFound, "no such article");
+      }
+      PL_TRY(auto guest, tx.QueryInt(kGuestAccount));
+      if (!guest) {
+        return Fail(ErrorCode::kInternal, "no '@guest' account");
+      }
+      std::map<int64_t, bool> hides;       // top → whether it hides its replies
+      std::map<int64_t, int64_t> replies;  // top → approved replies written
+      std::vector<int64_t> ids;
+      int64_t shown = 0;
+      for (const ImportedComment& c : batch) {
+        PL_TRY(auto mapped, InsertOrNothing(tx, kMapImported, {key, c.idx, c.id}));
+        if (mapped.affected == 0) {
+          continue;  // written by an earlier run
+        }
+        const std::string status(model::CommentStatusName(c.status));
+        PL_CHECK(
+            tx.Query(kInsertImported,
+                     {c.id, article_id, Nullable(c.top), *guest, c.body, c.created_at_ms, status,
+                      c.guest_name, c.guest_email.empty() ? Value{nullptr} : Value{c.guest_email},
+                      Nullable(c.answers), c.html, int64_t{c.deleted ? 1 : 0}}));
+        ids.push_back(c.id);
+        const bool counted = c.status == model::CommentStatus::kApproved && !c.deleted;
+        if (!counted) {
+          continue;
+        }
+        if (!c.top) {
+          ++shown;
+          continue;
+        }
+        auto h = hides.find(*c.top);
+        if (h == hides.end()) {
+          PL_TRY(const bool top_hides, TopHides(tx, *c.top));
+          h = hides.emplace(*c.top, top_hides).first;
+        }
+        shown += h->second ? 0 : 1;
+        ++replies[*c.top];
+      }
+      if (ids.empty()) {
+        return Status{};
+      }
+      PL_CHECK(tx.Query(kAddToArticle, {article_id, shown, stamp.seq}));
+      for (const auto& [top, n] : replies) {
+        PL_CHECK(tx.Query(kAddReplies, {top, n}));
+        ids.push_back(top);
+      }
+      std::set<int64_t> seen;
+      std::vector<int64_t> unique;
+      for (int64_t id : ids) {
+        if (seen.insert(id).second) {
+          unique.push_back(id);
+        }
+      }
+      PL_CHECK(ReadBack(tx, unique, article_id, out));
+      return RaiseCacheShard(tx, stamp);
+    });
+    PL_CHECK(st);
+    return out;
+  };
+  co_return co_await store_.Run<CommentWrite>(std::move(job));
+}
+
+Awaitable<Result<std::vector<std::pair<int64_t, int64_t>>>> CommentTable::ImportedIds(
+    std::string import_key, int64_t after_idx, int64_t limit) {
+  using Pairs = std::vector<std::pair<int64_t, int64_t>>;
+  std::function<Result<Pairs>(Connection&)> job = [key = std::move(import_key), after_idx,
+                                                   limit](Connection& c) -> Result<Pairs> {
+    return c.QueryRows(kImportedIds, {key, after_idx, limit}, [](const Row& r) {
+      return std::pair<int64_t, int64_t>{Int(r[0]), Int(r[1])};
+    });
+  };
+  co_return co_await store_.Run<Pairs>(std::move(job));
+}
+
+Awaitable<Status> CommentTable::SetAnswers(std::vector<std::pair<int64_t, int64_t>> answers) {
+  std::function<Result<bool>(Connection&)> job =
+      [answers = std::move(answers)](Connection& c) -> Result<bool> {
+    PL_CHECK(c.Transaction([&](Connection& tx) -> Status {
+      for (const auto& [id, answered] : answers) {
+        PL_CHECK(tx.Query(kSetAnswers, {id, answered}));
+      }
+      return Status{};
+    }));
+    return true;
+  };
+  PL_CO_CHECK(co_await store_.Run<bool>(std::move(job)));
+  co_return Status{};
+}
+
+}  // namespace plaudit::sql

@@ -1,0 +1,276 @@
+#include "transfer/foreign_import.hpp"
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "common/web_origin.hpp"
+#include "text/sanitizer.hpp"
+
+namespace plaudit::transfer {
+namespace {
+
+// Comments taken from the file before they are written (a step of the writing pass).
+constexpr size_t kStepComments = 500;
+constexpr int64_t kIdPage = 10'000;
+constexpr size_t kAnswersPage = 1'000;
+// A guest's name: 1-50 code points (API.md "Guests").
+constexpr size_t kGuestNameCodePoints = 50;
+
+class Collect : public ForeignSink {
+ public:
+  Status Thread(ForeignThread) override { return {}; }
+  Status Comment(ForeignComment c) override {
+    got.push_back(std::move(c));
+    return {};
+  }
+  std::vector<ForeignComment> got;
+};
+
+std::string GuestName(const std::string& name) {
+  std::string out;
+  size_t points = 0;
+  for (char ch : name) {
+    const bool starts = (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+    if (starts && ++points > kGuestNameCodePoints) {
+      break;
+    }
+    out += ch;
+  }
+  return out.empty() ? "Anonymous" : out;
+}
+
+std::string GuestEmail(const std::string& email) {
+  const bool plausible = email.size() <= 254 && email.find('@') != std::string::npos &&
+                         email.find_first_of(" \t\r\n<>") == std::string::npos;
+  return plausible ? email : "";
+}
+
+model::CommentStatus StatusOf(ForeignStatus s) {
+  switch (s) {
+    case ForeignStatus::kPending:
+      return model::CommentStatus::kPending;
+    case ForeignStatus::kSpam:
+      return model::CommentStatus::kSpam;
+    case ForeignStatus::kApproved:
+      break;
+  }
+  return model::CommentStatus::kApproved;
+}
+
+// What one step of the writing pass writes: comments in the file's order, with their places.
+struct Step {
+  std::vector<size_t> places;
+  std::vector<ForeignComment> records;
+};
+
+class Writer {
+ public:
+  Writer(ForeignWrite& w, const ForeignPlan& plan)
+      : w_(w), plan_(plan), key_(std::string(SourceName(w.source)) + ":" + w.digest) {}
+
+  Awaitable<Result<WriteCounts>> Run() {
+    ids_.assign(plan_.size(), 0);
+    PL_CO_CHECK(co_await ReadEarlier());
+    PL_CO_CHECK(co_await MakePages());
+    for (int phase = 0; phase < 2; ++phase) {
+      PL_CO_CHECK(co_await Pass(/*replies=*/phase == 1));
+    }
+    PL_CO_CHECK(co_await SetLaterAnswers());
+    co_return counts_;
+  }
+
+ private:
+  Awaitable<Status> ReadEarlier() {
+    for (int64_t after = -1;;) {
+      PL_CO_TRY(const auto got, co_await w_.comments.ImportedIds(key_, after, kIdPage));
+      for (const auto& [idx, id] : got) {
+        if (idx >= 0 && static_cast<size_t>(idx) < ids_.size()) {
+          ids_[static_cast<size_t>(idx)] = id;
+          ++counts_.earlier;
+        }
+        after = idx;
+      }
+      if (static_cast<int64_t>(got.size()) < kIdPage) {
+        co_return Status{};
+      }
+    }
+  }
+
+  Awaitable<Status> MakePages() {
+    for (const PlannedPage& p : plan_.pages()) {
+      PL_CO_TRY(const PageUrl page, NormalisePageUrl(p.url));
+      PL_CO_TRY(const int64_t article, co_await w_.pages.ImportThread(page, p.title));
+      articles_.push_back(article);
+    }
+    counts_.pages = static_cast<int64_t>(articles_.size());
+    co_return Status{};
+  }
+
+  // The file read once more, writing the top-level comments (or the replies) not yet written.
+  Awaitable<Status> Pass(bool replies) {
+    std::ifstream in(w_.path, std::ios::binary);
+    if (!in) {
+      co_return Fail(ErrorCode::kUnavailable, "cannot read " + w_.path);
+    }
+    Collect collect;
+    const auto stream = OpenForeign(w_.source, in, collect);
+    size_t next = 0;
+    Step step;
+    for (bool more = true; more;) {
+      auto stepped = stream->Step();
+      PL_CO_CHECK(stepped);
+      more = *stepped;
+      for (ForeignComment& c : collect.got) {
+        const size_t i = next++;
+        if (i >= plan_.size()) {
+          co_return Fail(ErrorCode::kInvalidArgument, "the file changed since it was first read");
+        }
+        const PlannedComment& p = plan_.comment(i);
+        const bool top = p.top == static_cast<int32_t>(i);
+        if (p.page < 0 || ids_[i] != 0 || top == replies) {
+          continue;
+        }
+        step.places.push_back(i);
+        step.records.push_back(std::move(c));
+      }
+      collect.got.clear();
+      if (step.places.size() >= kStepComments || (!more && !step.places.empty())) {
+        PL_CO_CHECK(co_await Write(step));
+        step = Step{};
+      }
+    }
+    if (next != plan_.size()) {
+      co_return Fail(ErrorCode::kInvalidArgument, "the file changed since it was first read");
+    }
+    co_return Status{};
+  }
+
+  // One step's comments, one batch per article.
+  Awaitable<Status> Write(const Step& step) {
+    std::map<int64_t, std::vector<size_t>> by_article;  // article → positions in step
+    for (size_t k = 0; k < step.places.size(); ++k) {
+      const auto page = static_cast<size_t>(plan_.comment(step.places[k]).page);
+      by_article[articles_[page]].push_back(k);
+    }
+    for (const auto& [article, positions] : by_article) {
+      PL_CO_CHECK(co_await WriteArticle(article, step, positions));
+    }
+    co_return Status{};
+  }
+
+  Awaitable<Status> WriteArticle(int64_t article, const Step& step,
+                                 const std::vector<size_t>& positions) {
+    for (int attempt = 0;; ++attempt) {
+      PL_CO_TRY(auto batch, co_await Batch(article, step, positions));
+      auto written = co_await w_.comments.ImportBatch(article, key_, batch);
+      if (!written && written.error().code == ErrorCode::kAlreadyExists && attempt == 0) {
+        // An id SQL has already (a Redis sequence that came back older): resume it above
+        // SQL's and make the batch again with new ids.
+        PL_CO_CHECK(co_await w_.comments.ReseedIds());
+        continue;
+      }
+      PL_CO_CHECK(written);
+      std::set<int64_t> rows;
+      for (const auto& row : written->rows) {
+        rows.insert(row.id);
+      }
+      for (const sql::ImportedComment& c : batch) {
+        if (!rows.contains(c.id)) {
+          co_return Fail(ErrorCode::kAlreadyExists,
+                         "another import of this file wrote its comment " +
+                             std::to_string(c.idx + 1) +
+                             " meanwhile: run it again once that "
+                             "one has ended");
+        }
+        ids_[static_cast<size_t>(c.idx)] = c.id;
+        ++counts_.written;
+      }
+      co_return Status{};
+    }
+  }
+
+  Awaitable<Result<std::vector<sql::ImportedComment>>> Batch(int64_t article, const Step& step,
+                                                             const std::vector<size_t>& positions) {
+    std::vector<sql::ImportedComment> batch;
+    std::unordered_map<size_t, int64_t> fresh;  // place → id, for answers within the batch
+    for (size_t k : positions) {
+      const size_t i = step.places[k];
+      const ForeignComment& r = step.records[k];
+      const PlannedComment& p = plan_.comment(i);
+      sql::ImportedComment c;
+      c.idx = static_cast<int64_t>(i);
+      PL_CO_TRY(c.id, co_await w_.comments.NewImportId(article));
+      fresh[i] = c.id;
+      if (p.top != static_cast<int32_t>(i)) {
+        c.top = ids_[static_cast<size_t>(p.top)];
+      }
+      if (p.answers >= 0) {
+        const auto a = static_cast<size_t>(p.answers);
+        const int64_t answered = ids_[a] != 0 ? ids_[a] : (fresh.contains(a) ? fresh[a] : 0);
+        if (answered != 0) {
+          c.answers = answered;
+        }
+      }
+      c.created_at_ms = r.created_ms.value_or(0);
+      c.status = StatusOf(p.status);
+      c.deleted = p.deleted;
+      c.guest_name = GuestName(r.author);
+      c.guest_email = GuestEmail(r.email);
+      if (!c.deleted) {
+        text::SanitizeOptions options;
+        options.user_links = true;
+        auto text = text::SanitizeHtml(r.text, options);
+        if (text) {
+          c.body = std::move(text->text);
+          c.html = std::move(text->html);
+        } else {
+          c.deleted = true;  // text the sanitiser refuses (too large, too deep): no text
+        }
+      }
+      batch.push_back(std::move(c));
+    }
+    co_return batch;
+  }
+
+  // Replies written before the comment they answer (one later in the file): their answers_id,
+  // now that every id is known (also for replies an earlier run wrote).
+  Awaitable<Status> SetLaterAnswers() {
+    std::vector<std::pair<int64_t, int64_t>> pairs;
+    for (size_t i = 0; i < plan_.size(); ++i) {
+      const PlannedComment& p = plan_.comment(i);
+      if (p.page < 0 || p.answers < 0 || static_cast<size_t>(p.answers) < i) {
+        continue;
+      }
+      const auto a = static_cast<size_t>(p.answers);
+      if (ids_[i] != 0 && ids_[a] != 0) {
+        pairs.emplace_back(ids_[i], ids_[a]);
+      }
+      if (pairs.size() >= kAnswersPage) {
+        PL_CO_CHECK(co_await w_.comments.SetImportedAnswers(std::move(pairs)));
+        pairs.clear();
+      }
+    }
+    if (!pairs.empty()) {
+      PL_CO_CHECK(co_await w_.comments.SetImportedAnswers(std::move(pairs)));
+    }
+    co_return Status{};
+  }
+
+  ForeignWrite& w_;
+  const ForeignPlan& plan_;
+  const std::string key_;
+  std::vector<int64_t> ids_;       // place → comment id (0: not written)
+  std::vector<int64_t> articles_;  // plan page → article
+  WriteCounts counts_;
+};
+
+}  // namespace
+
+Awaitable<Result<WriteCounts>> WriteForeign(ForeignWrite w, const ForeignPlan& plan) {
+  Writer writer(w, plan);
+  co_return co_await writer.Run();
+}
+
+}  // namespace plaudit::transfer
