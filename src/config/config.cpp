@@ -130,8 +130,10 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
   auto* import_cmd =
       app.add_subcommand("import", "load an export into a new database (with an empty Redis)");
   import_cmd->add_option("file", inv.import_file, "the export to load")->required();
-  import_cmd->add_option("--from", inv.import_from, "another system's export: disqus")
-      ->check(CLI::IsMember({"disqus"}));
+  import_cmd
+      ->add_option("--from", inv.import_from,
+                   "another system's export: disqus, wordpress, waline, twikoo")
+      ->check(CLI::IsMember({"disqus", "wordpress", "waline", "twikoo"}));
   import_cmd->add_option("--site", inv.import_site,
                          "--from: the origin of the pages (joined to paths, replaces others')");
   import_cmd->add_flag("--dry-run", inv.import_dry_run,

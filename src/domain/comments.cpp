@@ -25,22 +25,29 @@ CommentService::CommentService(sql::CommentTable& table, redis::CommentCache& ca
       unknown_(likes.store(), redis::IdKind::kComment) {}
 
 Awaitable<Result<int64_t>> CommentService::AllocateId(int64_t article_id, bool reseed) {
+  PL_CO_TRY(auto ids, co_await AllocateIds(article_id, reseed, 1));
+  co_return ids.front();
+}
+
+Awaitable<Result<std::vector<int64_t>>> CommentService::AllocateIds(int64_t article_id, bool reseed,
+                                                                    int64_t count) {
   std::optional<int64_t> sql_max_id;
   if (reseed) {
     PL_CO_TRY(sql_max_id, co_await table_.MaxId());
   }
-  PL_CO_TRY(const std::optional<int64_t> id, co_await cache_.NextCommentId(article_id, sql_max_id));
-  if (id) {
-    co_return *id;
+  PL_CO_TRY(auto ids, co_await cache_.NextCommentIds(article_id, sql_max_id, count));
+  if (ids) {
+    co_return std::move(*ids);
   }
   if (reseed) {
     co_return Fail(ErrorCode::kInternal, "comment sequence did not resume");
   }
-  co_return co_await AllocateId(article_id, true);
+  co_return co_await AllocateIds(article_id, true, count);
 }
 
-Awaitable<Result<int64_t>> CommentService::NewImportId(int64_t article_id) {
-  co_return co_await AllocateId(article_id, false);
+Awaitable<Result<std::vector<int64_t>>> CommentService::NewImportIds(int64_t article_id,
+                                                                     int64_t count) {
+  co_return co_await AllocateIds(article_id, false, count);
 }
 
 Awaitable<Result<sql::CommentWrite>> CommentService::ImportBatch(

@@ -200,10 +200,11 @@ class CommentService {
   // For tests: how many rebuilds of an article's comment cache ran in this process.
   int rebuilds() const { return repo_.rebuilds(); }
 
-  // `import --from` (transfer/foreign_import.hpp): a new id for a comment of `article_id`;
+  // `import --from` (transfer/foreign_import.hpp): `count` new ids for comments of
+  // `article_id` (one Redis call, ascending);
   // imported comments of one article written under the thread's cache mark, as every comment
   // write (sql::CommentTable::InsertImported); what an import wrote; answers set afterwards.
-  Awaitable<Result<int64_t>> NewImportId(int64_t article_id);
+  Awaitable<Result<std::vector<int64_t>>> NewImportIds(int64_t article_id, int64_t count);
   Awaitable<Result<sql::CommentWrite>> ImportBatch(int64_t article_id, std::string import_key,
                                                    std::vector<sql::ImportedComment> batch);
   Awaitable<Result<std::vector<std::pair<int64_t, int64_t>>>> ImportedIds(std::string import_key,
@@ -218,6 +219,8 @@ class CommentService {
  private:
   // --- Writes (comments.cpp).
   Awaitable<Result<int64_t>> AllocateId(int64_t article_id, bool reseed);
+  Awaitable<Result<std::vector<int64_t>>> AllocateIds(int64_t article_id, bool reseed,
+                                                      int64_t count);
   // One write of the thread of `article_id`: takes its cache mark, runs `write` (the SQL
   // transaction, stamped with the mark), then AfterCommit. A write that fails drops the mark
   // unless it may have committed (ArticleService::UnmarkUnless).

@@ -57,17 +57,34 @@ LeaseState ParseLeaseState(LeaseOp op, std::string_view reply) {
 
 Awaitable<Result<std::optional<int64_t>>> CommentCache::NextCommentId(
     int64_t article_id, std::optional<int64_t> sql_max_id) {
+  PL_CO_TRY(auto ids, co_await NextCommentIds(article_id, sql_max_id, 1));
+  if (!ids) {
+    co_return std::optional<int64_t>{};
+  }
+  co_return std::optional<int64_t>(ids->front());
+}
+
+Awaitable<Result<std::optional<std::vector<int64_t>>>> CommentCache::NextCommentIds(
+    int64_t article_id, std::optional<int64_t> sql_max_id, int64_t count) {
+  if (count < 1) {
+    co_return Fail(ErrorCode::kInvalidArgument, "no ids asked for");
+  }
   // The sequence counts per shard: id = seq·256 + the article's shard (keys::CommentIdFor),
   // so the floor of a sequence above SQL's highest id is that id's seq.
   const int64_t floor = sql_max_id ? *sql_max_id / keys::kLikeShards : -1;
   std::vector<std::string> keys{std::string(keys::kCommentSeq)};
-  std::vector<std::string> args{std::to_string(floor)};
+  std::vector<std::string> args{std::to_string(floor), std::to_string(count)};
   auto r = co_await client_.Eval(GetScript("next_id.lua"), std::move(keys), std::move(args));
   PL_CO_CHECK(ReplyOk(r));
   if (r->is_nil()) {
-    co_return std::optional<int64_t>{};
+    co_return std::optional<std::vector<int64_t>>{};
   }
-  co_return std::optional<int64_t>(keys::CommentIdFor(r->integer, article_id));
+  std::vector<int64_t> ids;
+  ids.reserve(static_cast<size_t>(count));
+  for (int64_t seq = r->integer - count + 1; seq <= r->integer; ++seq) {
+    ids.push_back(keys::CommentIdFor(seq, article_id));
+  }
+  co_return std::optional<std::vector<int64_t>>(std::move(ids));
 }
 
 Awaitable<Status> CommentCache::Put(int64_t article_id, std::span<const model::Comment> comments) {

@@ -41,6 +41,9 @@ class CommentCache {
   // sequence resumes above it.
   Awaitable<Result<std::optional<int64_t>>> NextCommentId(int64_t article_id,
                                                           std::optional<int64_t> sql_max_id);
+  // `count` new ids on that shard in one call, ascending (an import's block).
+  Awaitable<Result<std::optional<std::vector<int64_t>>>> NextCommentIds(
+      int64_t article_id, std::optional<int64_t> sql_max_id, int64_t count);
 
   // Applies comment states of one article in one atomic script (see comment_put.lua); each
   // is indexed under its parent_id (a reply) or the article (a top-level comment).

@@ -174,14 +174,16 @@ Result<SanitizedHtml> RenderCommentMarkdown(std::string_view body, const Markdow
   if (doc == nullptr) {
     return Fail(ErrorCode::kInternal, "could not read the text");
   }
-  HtmlAsText(doc.get());
+  if (!options.raw_html) {
+    HtmlAsText(doc.get());
+  }
   // The parser leaves a text in pieces (an '@' apart, for the autolinker): one node each, so
   // a mention is found whole.
   cmark_consolidate_text_nodes(doc.get());
   MarkMentions(doc.get(), options.mentionable);
   // cmark allocates with malloc (its default allocator) and leaves freeing to the caller.
   const std::unique_ptr<char, decltype(&std::free)> html(
-      cmark_render_html(doc.get(), CMARK_OPT_HARDBREAKS,
+      cmark_render_html(doc.get(), CMARK_OPT_HARDBREAKS | (options.raw_html ? CMARK_OPT_UNSAFE : 0),
                         cmark_parser_get_syntax_extensions(parser.get())),
       &std::free);
   if (html == nullptr) {

@@ -24,6 +24,9 @@ struct MarkdownOptions {
   // text/mentions.hpp's rule; not inside a link or code): the thread's participants, as the
   // service found them. Sorted.
   std::vector<std::string> mentionable;
+  // Raw HTML in the text is passed on for the allow-list to judge, rather than shown as text:
+  // for text written where Markdown allowed HTML (an import from Waline), not for readers'.
+  bool raw_html = false;
 };
 
 // `body`'s HTML and visible text. kInvalidArgument: invalid UTF-8, or over kMaxHtmlBytes of

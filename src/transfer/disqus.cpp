@@ -9,16 +9,6 @@
 namespace plaudit::transfer {
 namespace {
 
-std::string Trimmed(std::string s) {
-  const auto last = s.find_last_not_of(" \t\r\n");
-  if (last == std::string::npos) {
-    return {};
-  }
-  s.erase(last + 1);
-  s.erase(0, s.find_first_not_of(" \t\r\n"));
-  return s;
-}
-
 std::string_view AttributeId(const std::vector<XmlAttribute>& attributes) {
   for (const auto& a : attributes) {
     if (a.name == "id") {

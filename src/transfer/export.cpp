@@ -12,8 +12,6 @@ namespace json = boost::json;
 
 constexpr int64_t kPage = 1000;
 
-std::string Quoted(std::string_view name) { return "\"" + std::string(name) + "\""; }
-
 bool IsText(const RecordType& t, std::string_view column) {
   for (const Column& c : t.columns) {
     if (c.name == column) {
@@ -26,7 +24,7 @@ bool IsText(const RecordType& t, std::string_view column) {
 // A key column as it is compared and ordered: text by its bytes on every backend (PostgreSQL's
 // and MariaDB's collations order "B" and "a" otherwise, and the file's order with them).
 std::string KeyTerm(const RecordType& t, std::string_view column, Dialect d) {
-  std::string q = Quoted(column);
+  std::string q = QuotedName(column);
   if (!IsText(t, column)) {
     return q;
   }
@@ -46,7 +44,7 @@ std::string KeyTerm(const RecordType& t, std::string_view column, Dialect d) {
 std::string PageQuery(const RecordType& t, bool after, bool with_secrets, Dialect d) {
   std::string q = "SELECT ";
   for (size_t i = 0; i < t.columns.size(); ++i) {
-    q += (i == 0 ? "" : ", ") + Quoted(t.columns[i].name);
+    q += (i == 0 ? "" : ", ") + QuotedName(t.columns[i].name);
   }
   q += " FROM " + std::string(t.table);
   std::string cond(t.where);

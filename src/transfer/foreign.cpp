@@ -6,8 +6,11 @@
 namespace plaudit::transfer {
 namespace {
 
-constexpr std::array<std::pair<Source, std::string_view>, 1> kNames{{
+constexpr std::array<std::pair<Source, std::string_view>, 4> kNames{{
     {Source::kDisqus, "disqus"},
+    {Source::kWordpress, "wordpress"},
+    {Source::kWaline, "waline"},
+    {Source::kTwikoo, "twikoo"},
 }};
 
 }  // namespace
@@ -30,10 +33,38 @@ std::string_view SourceName(Source s) {
   return "?";
 }
 
+std::string Trimmed(std::string s) {
+  const auto last = s.find_last_not_of(" \t\r\n");
+  if (last == std::string::npos) {
+    return {};
+  }
+  s.erase(last + 1);
+  s.erase(0, s.find_first_not_of(" \t\r\n"));
+  return s;
+}
+
+bool CutForeignText(std::string& text) {
+  if (text.size() <= kMaxForeignText) {
+    return false;
+  }
+  size_t cut = kMaxForeignText;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
+    --cut;
+  }
+  text.resize(cut);
+  return true;
+}
+
 std::unique_ptr<ForeignStream> OpenForeign(Source source, std::istream& in, ForeignSink& sink) {
   switch (source) {
     case Source::kDisqus:
       return OpenDisqus(in, sink);
+    case Source::kWordpress:
+      return OpenWordpress(in, sink);
+    case Source::kWaline:
+      return OpenWaline(in, sink);
+    case Source::kTwikoo:
+      return OpenTwikoo(in, sink);
   }
   return nullptr;
 }

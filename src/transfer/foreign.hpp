@@ -14,8 +14,8 @@
 
 namespace plaudit::transfer {
 
-// The systems read so far (API.md lists wordpress, waline and twikoo too: issue 49).
-enum class Source { kDisqus };
+// The systems read (API.md "Moving data in and out").
+enum class Source { kDisqus, kWordpress, kWaline, kTwikoo };
 std::optional<Source> ParseSource(std::string_view name);
 std::string_view SourceName(Source s);
 
@@ -46,6 +46,7 @@ struct ForeignComment {
   TextFormat format = TextFormat::kHtml;
   ForeignStatus status = ForeignStatus::kApproved;
   bool deleted = false;
+  std::string skip;  // why it is no comment to import (a pingback): skipped, with this reason
   int64_t line = 0;
 };
 
@@ -71,8 +72,19 @@ std::unique_ptr<ForeignStream> OpenForeign(Source source, std::istream& in, Fore
 // were handed over: the sink must not write until the whole file has been read once).
 Status ReadForeign(Source source, std::istream& in, ForeignSink& sink);
 
+// A field's text without the white space around it (what every format leaves there).
+std::string Trimmed(std::string s);
+// The longest comment text a reader keeps (the rest is dropped and the comment marked
+// text_cut; the importer's sanitiser and renderer refuse far less anyway).
+inline constexpr size_t kMaxForeignText = size_t{1} << 20;
+// `text` kept to kMaxForeignText bytes, cut between UTF-8 characters; true when it was cut.
+bool CutForeignText(std::string& text);
+
 // Per format (transfer/disqus.cpp, …).
 std::unique_ptr<ForeignStream> OpenDisqus(std::istream& in, ForeignSink& sink);
+std::unique_ptr<ForeignStream> OpenWordpress(std::istream& in, ForeignSink& sink);
+std::unique_ptr<ForeignStream> OpenWaline(std::istream& in, ForeignSink& sink);
+std::unique_ptr<ForeignStream> OpenTwikoo(std::istream& in, ForeignSink& sink);
 Status ReadDisqus(std::istream& in, ForeignSink& sink);
 
 }  // namespace plaudit::transfer

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "common/web_origin.hpp"
+#include "text/markdown.hpp"
 #include "text/sanitizer.hpp"
 
 namespace plaudit::transfer {
@@ -57,6 +58,20 @@ model::CommentStatus StatusOf(ForeignStatus s) {
       break;
   }
   return model::CommentStatus::kApproved;
+}
+
+// A comment's text as Plaudit keeps it: HTML through the sanitiser's allow-list, Markdown
+// (Waline) rendered as a reader's comment is, with the HTML Waline allowed in it judged by the
+// same allow-list.
+Result<text::SanitizedHtml> Rendered(const ForeignComment& r) {
+  if (r.format == TextFormat::kMarkdown) {
+    text::MarkdownOptions options;
+    options.raw_html = true;
+    return text::RenderCommentMarkdown(r.text, options);
+  }
+  text::SanitizeOptions options;
+  options.user_links = true;
+  return text::SanitizeHtml(r.text, options);
 }
 
 // What one step of the writing pass writes: comments in the file's order, with their places.
@@ -195,16 +210,27 @@ class Writer {
                                                              const std::vector<size_t>& positions) {
     std::vector<sql::ImportedComment> batch;
     std::unordered_map<size_t, int64_t> fresh;  // place → id, for answers within the batch
-    for (size_t k : positions) {
+    // The batch's ids in one Redis call (ids are taken, not returned: a batch refused leaves
+    // a gap in the sequence, as a failed comment write does).
+    PL_CO_TRY(const std::vector<int64_t> ids,
+              co_await w_.comments.NewImportIds(article, static_cast<int64_t>(positions.size())));
+    for (size_t n = 0; n < positions.size(); ++n) {
+      const size_t k = positions[n];
       const size_t i = step.places[k];
       const ForeignComment& r = step.records[k];
       const PlannedComment& p = plan_.comment(i);
       sql::ImportedComment c;
       c.idx = static_cast<int64_t>(i);
-      PL_CO_TRY(c.id, co_await w_.comments.NewImportId(article));
+      c.id = ids[n];
       fresh[i] = c.id;
       if (p.top != static_cast<int32_t>(i)) {
         c.top = ids_[static_cast<size_t>(p.top)];
+        if (c.top == 0) {
+          // The top-level pass writes every top-level comment first (the plan places a reply
+          // only under one it keeps): a reply without its written top would be a stray.
+          co_return Fail(ErrorCode::kInternal,
+                         "comment " + std::to_string(i + 1) + " has no written top-level comment");
+        }
       }
       if (p.answers >= 0) {
         const auto a = static_cast<size_t>(p.answers);
@@ -219,9 +245,7 @@ class Writer {
       c.guest_name = GuestName(r.author);
       c.guest_email = GuestEmail(r.email);
       if (!c.deleted) {
-        text::SanitizeOptions options;
-        options.user_links = true;
-        auto text = text::SanitizeHtml(r.text, options);
+        auto text = Rendered(r);
         if (text) {
           c.body = std::move(text->text);
           c.html = std::move(text->html);

@@ -108,6 +108,7 @@ Status ForeignPlan::Comment(ForeignComment comment) {
   r.status = comment.status;
   r.deleted = comment.deleted;
   r.timed = comment.created_ms.has_value();
+  r.skip = std::move(comment.skip);
   read_.push_back(std::move(r));
   return {};
 }
@@ -140,6 +141,9 @@ void ForeignPlan::Resolve() {
       skipped[i] = 1;
       Skip(i, why);
     };
+    if (!r.skip.empty()) {
+      return skip(r.skip);
+    }
     if (r.duplicate) {
       return skip(r.id.empty() ? "it has no id" : "its id was seen before");
     }

@@ -87,6 +87,7 @@ class ForeignPlan : public ForeignSink {
     bool deleted = false;
     bool timed = true;
     bool duplicate = false;
+    std::string skip;  // the reader's reason to skip it
   };
   int32_t PageOf(const std::string& url, int64_t line, std::string* why);
   void Skip(size_t i, const std::string& why);

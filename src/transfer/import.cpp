@@ -25,8 +25,6 @@ constexpr size_t kBatchParams = 16'000;
 // Where an import leaves the SHA-256 of its file.
 constexpr std::string_view kImportedKey = "imported";
 
-std::string Quoted(std::string_view name) { return "\"" + std::string(name) + "\""; }
-
 // "a comment", "an article".
 std::string Article(std::string_view noun) {
   const bool vowel =
@@ -145,9 +143,9 @@ class Batch {
     lines_.push_back(line);
     if (t.replaces) {
       // A row a new database may hold already (start-up writes it): the file's wins.
-      PL_CHECK(
-          tx_.Query("DELETE FROM " + std::string(t.table) + " WHERE " + Quoted(t.key[0]) + " = $1",
-                    {params_[before]}));
+      PL_CHECK(tx_.Query(
+          "DELETE FROM " + std::string(t.table) + " WHERE " + QuotedName(t.key[0]) + " = $1",
+          {params_[before]}));
     }
     if (t.replaces || rows_ >= kBatchRows || params_.size() >= kBatchParams) {
       return Flush();
@@ -191,10 +189,10 @@ class Batch {
     std::string q = "INSERT INTO " + std::string(t.table) + " (";
     size_t width = 0;
     for (const Column& col : t.columns) {
-      q += (width++ == 0 ? "" : ", ") + Quoted(col.name);
+      q += (width++ == 0 ? "" : ", ") + QuotedName(col.name);
     }
     for (std::string_view name : derived_) {
-      q += ", " + Quoted(name);
+      q += ", " + QuotedName(name);
       ++width;
     }
     q += ") VALUES ";

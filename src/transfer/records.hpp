@@ -15,6 +15,7 @@
 // rows it refers to.
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace plaudit::transfer {
@@ -57,5 +58,9 @@ struct RecordType {
 std::span<const RecordType> RecordTypes();
 // The record type named `type`, or nullptr.
 const RecordType* FindRecordType(std::string_view type);
+
+// A column's or table's name as SQL spells it on every backend ("name": the columns of
+// RecordTypes() are plain lower-case words, so nothing in them needs escaping).
+inline std::string QuotedName(std::string_view name) { return "\"" + std::string(name) + "\""; }
 
 }  // namespace plaudit::transfer

@@ -9,6 +9,7 @@
 #include "plauditd_process.hpp"
 #include "support/mariadb_server.hpp"
 #include "support/postgres_server.hpp"
+#include "support/sse_reader.hpp"
 
 namespace plaudit::testing {
 namespace {
@@ -456,6 +457,131 @@ TEST_F(TransferTest, ImportFromDisqusBesideARunningServerWritesEachCommentOnce) 
             std::string::npos)
       << log;
   EXPECT_EQ(c.Get("/api/v1/pages?" + hello).Json().at("commentCount").as_int64(), 3);
+  EXPECT_EQ(p->Stop(15s), 0);
+}
+
+// WordPress, Waline and Twikoo files into one running site (their pages are the same paths, so
+// their threads merge): each comment written once, replies under their top-level comment, and
+// what the files held for moderation (WordPress 0, Waline "waiting", Twikoo isSpam) pending:
+// in the moderation queue, and served by no path a reader has (lists, replies, reads, counts,
+// likes, live events).
+TEST_F(TransferTest, ImportsFromWordpressWalineAndTwikooHoldPendingCommentsFromEveryReader) {
+  const std::string data = std::string(PLAUDIT_SOURCE_DIR) + "/tests/data/import/";
+  const std::vector<std::string> site = {
+      "--sites", "https://blog.example.org", "--password-hash", "minimal", "--rate-limits", "off"};
+  const int port = FreeTcpPort();
+  std::vector<std::string> serve = site;
+  serve.insert(serve.end(), {"--bootstrap-admin", "boss:boss-password"});
+  auto p = Start(serve, port);
+  ASSERT_TRUE(Ready(port)) << Log();
+  HttpClient c("127.0.0.1", port);
+  const std::string boss = Bearer(c, "boss", "boss-password");
+  auto import = [&](const std::string& from, const std::string& file, std::string& log) {
+    std::vector<std::string> args = {"import",     "--from",  from,
+                                     data + file,  "--site",  "https://blog.example.org",
+                                     "--data-dir", data_dir()};
+    args.insert(args.end(), site.begin(), site.end());
+    return RunLogged(args, log);
+  };
+  const std::string hello = "url=https%3A%2F%2Fblog.example.org%2F2024%2F01%2Fhello-world%2F";
+  std::string log;
+  ASSERT_EQ(import("wordpress", "wordpress.xml", log), 0) << log;
+  EXPECT_NE(log.find("imported: 1 pages; 3 comments written now, 0 by an earlier run"),
+            std::string::npos)
+      << log;
+  // A reader of the page from now on: what the next imports write must not reach it.
+  auto thread = c.Get("/api/v1/pages?" + hello);
+  ASSERT_EQ(thread.status, 200) << thread.body;
+  EXPECT_EQ(thread.Json().at("commentCount").as_int64(), 2);
+  SseReader live(static_cast<uint16_t>(port), "/api/v1/pages/events?" + hello);
+  ASSERT_EQ(live.status(), 200) << live.head();
+
+  ASSERT_EQ(import("waline", "waline.json", log), 0) << log;
+  EXPECT_NE(log.find("imported: 3 pages; 5 comments written now, 0 by an earlier run"),
+            std::string::npos)
+      << log;
+  ASSERT_EQ(import("twikoo", "twikoo.json", log), 0) << log;
+  EXPECT_NE(log.find("imported: 2 pages; 4 comments written now, 0 by an earlier run"),
+            std::string::npos)
+      << log;
+  ASSERT_EQ(import("twikoo", "twikoo.json", log), 0) << log;  // again: nothing more
+  EXPECT_NE(log.find("imported: 2 pages; 0 comments written now, 4 by an earlier run"),
+            std::string::npos)
+      << log;
+
+  // What the files held back: in the queue, with their text.
+  auto queue = c.Get("/api/v1/moderation/comments?status=pending", {{"Authorization", boss}});
+  ASSERT_EQ(queue.status, 200) << queue.body;
+  std::vector<int64_t> held;
+  std::string held_text;
+  const boost::json::value queued = queue.Json();
+  for (const auto& item : queued.at("items").as_array()) {
+    EXPECT_EQ(item.at("status").as_string(), "pending");
+    held.push_back(item.at("id").as_int64());
+    held_text += std::string(item.at("body").as_string()) + "\n";
+  }
+  ASSERT_EQ(held.size(), 4u) << queue.body;
+  for (const char* text : {"Waiting for moderation (reply to the admin).",
+                           "Nested reply, still waiting for moderation.",
+                           "Nested reply awaiting manual review.", "cheap pills here"}) {
+    EXPECT_NE(held_text.find(text), std::string::npos) << text << " not in " << queue.body;
+  }
+  auto spam = c.Get("/api/v1/moderation/comments?status=spam", {{"Authorization", boss}});
+  ASSERT_EQ(spam.status, 200) << spam.body;
+  EXPECT_EQ(spam.Json().at("items").as_array().size(), 1u) << spam.body;  // Waline's
+
+  // Nowhere for readers: the page's count and list with its replies, each reply page, each
+  // comment's own read and its likes.
+  const std::vector<std::string> hidden = {"moderation", "manual review", "cheap pills"};
+  auto expect_hidden = [&](const HttpResponse& r, const std::string& what) {
+    for (const std::string& text : hidden) {
+      EXPECT_EQ(r.body.find(text), std::string::npos) << what << ": " << r.body;
+    }
+  };
+  auto page = c.Get("/api/v1/pages?" + hello);
+  ASSERT_EQ(page.status, 200) << page.body;
+  EXPECT_EQ(page.Json().at("commentCount").as_int64(), 6);  // 2 approved from each file
+  auto list = c.Get("/api/v1/pages/comments?" + hello + "&sort=old&replies=10");
+  ASSERT_EQ(list.status, 200) << list.body;
+  expect_hidden(list, "the page's list");
+  const boost::json::value listed = list.Json();
+  const auto& tops = listed.at("items").as_array();
+  ASSERT_EQ(tops.size(), 3u) << list.body;  // Alice's, from each file
+  std::string replies_seen;
+  for (const auto& top : tops) {
+    EXPECT_EQ(top.at("author").at("displayName").as_string(), "Alice");
+    EXPECT_EQ(top.at("replyCount").as_int64(), 1) << list.body;
+    const std::string id = std::to_string(top.at("id").as_int64());
+    auto replies = c.Get("/api/v1/comments/" + id + "/replies?sort=old");
+    ASSERT_EQ(replies.status, 200) << replies.body;
+    expect_hidden(replies, "replies of " + id);
+    replies_seen += replies.body;
+  }
+  // Waline's Markdown rendered, the emoji image it allowed in it judged by the allow-list
+  // (images off: its alt text); WordPress's newlines as breaks.
+  EXPECT_NE(list.body.find("<a href=\\\"https://example.com\\\""), std::string::npos) << list.body;
+  EXPECT_NE(replies_seen.find("Thanks weibo_smile"), std::string::npos) << replies_seen;
+  EXPECT_EQ(list.body.find("wl-emoji"), std::string::npos) << list.body;
+  EXPECT_NE(list.body.find("Nice post!<br"), std::string::npos) << list.body;
+  auto about = c.Get("/api/v1/pages?url=https%3A%2F%2Fblog.example.org%2Fabout");
+  ASSERT_EQ(about.status, 200) << about.body;
+  EXPECT_EQ(about.Json().at("commentCount").as_int64(), 0);
+  expect_hidden(c.Get("/api/v1/pages/comments?url=https%3A%2F%2Fblog.example.org%2Fabout"),
+                "the about page's list");
+  for (const int64_t id : held) {
+    const std::string path = "/api/v1/comments/" + std::to_string(id);
+    EXPECT_EQ(c.Get(path).status, 404) << path;
+    EXPECT_EQ(c.Get(path, {{"Authorization", boss}}).status, 200) << path;
+    EXPECT_EQ(c.Get(path + "/replies").status, 404) << path;
+    auto likes = c.Get("/api/v1/likes?comment=" + std::to_string(id));
+    ASSERT_EQ(likes.status, 200) << likes.body;
+    EXPECT_EQ(likes.Json().at("comment").at(std::to_string(id)).at("likeCount").as_int64(), 0);
+  }
+  // The live stream saw none of it (imports announce nothing; held comments never would).
+  live.Next(std::chrono::milliseconds(200));
+  for (const std::string& text : hidden) {
+    EXPECT_EQ(live.raw().find(text), std::string::npos) << live.raw();
+  }
   EXPECT_EQ(p->Stop(15s), 0);
 }
 

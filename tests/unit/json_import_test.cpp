@@ -1,0 +1,219 @@
+// import --from waline and --from twikoo: the streaming JSON reader (transfer/json_reader.cpp)
+// and the two readers on samples of their real formats (tests/data/import/waline.json and
+// twikoo*.json, after docs/import-formats.md §3.8 and §4.5): records with their lines, ids of
+// either type, the times each backend writes, statuses, pages by path, bad files refused with
+// the line, records over 16 MiB refused without being held whole.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "transfer/foreign_plan.hpp"
+#include "transfer/json_reader.hpp"
+
+namespace plaudit::transfer {
+namespace {
+
+std::string Data(const std::string& name) {
+  std::ifstream in(std::string(PLAUDIT_SOURCE_DIR) + "/tests/data/import/" + name);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class Collect : public ForeignSink {
+ public:
+  Status Thread(ForeignThread t) override {
+    threads.push_back(std::move(t));
+    return {};
+  }
+  Status Comment(ForeignComment c) override {
+    comments.push_back(std::move(c));
+    return {};
+  }
+  std::vector<ForeignThread> threads;
+  std::vector<ForeignComment> comments;
+};
+
+Status Read(Source source, const std::string& text, Collect& got) {
+  std::istringstream in(text);
+  return ReadForeign(source, in, got);
+}
+
+TEST(WalineReaderTest, ReadsTheCommentTableWithLinesParentsStatusesAndMarkdown) {
+  Collect got;
+  ASSERT_TRUE(Read(Source::kWaline, Data("waline.json"), got));
+  EXPECT_TRUE(got.threads.empty());    // pages are the comments' paths (the plan makes them)
+  ASSERT_EQ(got.comments.size(), 5u);  // Counter and Users rows are no comments
+  const ForeignComment& alice = got.comments[0];
+  EXPECT_EQ(alice.id, "1");
+  EXPECT_EQ(alice.thread, "/2024/01/hello-world/");
+  EXPECT_EQ(alice.thread_url, "/2024/01/hello-world/");
+  EXPECT_EQ(alice.parent, "");
+  EXPECT_EQ(alice.author, "Alice");
+  EXPECT_EQ(alice.email, "alice@example.com");
+  EXPECT_EQ(alice.created_ms, int64_t{1705314600000});
+  EXPECT_EQ(alice.text, "Great post! Here is a link: [example](https://example.com)");
+  EXPECT_EQ(alice.format, TextFormat::kMarkdown);
+  EXPECT_EQ(alice.status, ForeignStatus::kApproved);
+  EXPECT_EQ(alice.line, 13);
+  EXPECT_EQ(got.comments[1].parent, "1");
+  EXPECT_EQ(got.comments[1].line, 32);
+  EXPECT_EQ(got.comments[2].parent, "2");                      // pid, not rid
+  EXPECT_EQ(got.comments[2].status, ForeignStatus::kPending);  // "waiting"
+  EXPECT_EQ(got.comments[3].status, ForeignStatus::kSpam);
+  EXPECT_EQ(got.comments[4].thread, "/posts/你好/");
+}
+
+TEST(WalineReaderTest, TimesOfEveryBackendStringIdsAndRowsWithoutStatus) {
+  const std::string json = R"({"type":"waline","version":1,"data":{"Comment":[
+{"objectId":"k3j9x0a1b2c","url":"/a/","insertedAt":"2024-01-15 10:30:00","comment":"x"},
+{"objectId":"5f1e","url":"/a/","insertedAt":{"__type":"Date","iso":"2024-01-15T10:30:00.000Z"},
+ "pid":"k3j9x0a1b2c","status":""},
+{"objectId":7,"url":"/a/","insertedAt":{"$date":"2024-01-15T10:30:00Z"},"pid":""},
+{"objectId":8,"url":"/a/","createdAt":1705314600000,"pid":null},
+{"objectId":9,"url":"","insertedAt":"yesterday"},
+"not an object"
+]}})";
+  Collect got;
+  ASSERT_TRUE(Read(Source::kWaline, json, got));
+  ASSERT_EQ(got.comments.size(), 6u);
+  const int64_t lines[] = {2, 3, 5, 6};  // where each begins (the second has two)
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(got.comments[i].created_ms, int64_t{1705314600000}) << i;
+    EXPECT_EQ(got.comments[i].status, ForeignStatus::kApproved) << i;
+    EXPECT_EQ(got.comments[i].line, lines[i]) << i;
+  }
+  EXPECT_EQ(got.comments[0].id, "k3j9x0a1b2c");
+  EXPECT_EQ(got.comments[1].parent, "k3j9x0a1b2c");
+  EXPECT_EQ(got.comments[2].id, "7");
+  EXPECT_EQ(got.comments[2].parent, "");
+  EXPECT_EQ(got.comments[3].parent, "");
+  EXPECT_EQ(got.comments[4].created_ms, std::nullopt);
+  EXPECT_EQ(got.comments[4].skip, "it names no page (no \"url\")");
+  EXPECT_EQ(got.comments[5].skip, "it is not a JSON object");
+}
+
+TEST(WalineReaderTest, RefusesOtherFilesBadJsonAndFilesCutShortWithTheLine) {
+  Collect got;
+  auto st = Read(Source::kWaline, Data("twikoo.json"), got);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().message,
+            "line 1: not a Waline export (no \"type\": \"waline\" in its top object)");
+
+  st = Read(Source::kWaline, R"({"type":"valine","data":{"Comment":[{"objectId":1}]}})", got);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().message,
+            "line 1: not a Waline export (no \"type\": \"waline\" in its top object)");
+
+  const std::string sample = Data("waline.json");
+  st = Read(Source::kWaline, sample.substr(0, sample.find("\"objectId\": 3")), got);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().message, "line 68: the file ends inside a JSON document");
+
+  std::string broken = sample;
+  broken.replace(broken.find("\"like\": 0,"), 10, "\"like\": 0,,");
+  st = Read(Source::kWaline, broken, got);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message.find("line 44: not well-formed JSON ("), std::string::npos)
+      << st.error().message;
+
+  st = Read(Source::kWaline, sample + "\n{}", got);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().message, "line 153: more than one JSON document in the file");
+}
+
+TEST(TwikooReaderTest, ReadsTheArrayWithPagesParentsAndHiddenCommentsPending) {
+  Collect got;
+  ASSERT_TRUE(Read(Source::kTwikoo, Data("twikoo.json"), got));
+  ASSERT_EQ(got.comments.size(), 5u);
+  const ForeignComment& alice = got.comments[0];
+  EXPECT_EQ(alice.id, "3f1c2a9be4d04c6f9a7e5b1d2c3a4b5c");
+  EXPECT_EQ(alice.thread_url, "/2024/01/hello-world/");
+  EXPECT_EQ(alice.parent, "");
+  EXPECT_EQ(alice.author, "Alice");
+  EXPECT_EQ(alice.created_ms, int64_t{1705314600000});
+  EXPECT_EQ(alice.text, "<p>Great post! <a href=\"https://example.com\">example</a></p>\n");
+  EXPECT_EQ(alice.format, TextFormat::kHtml);
+  EXPECT_EQ(alice.status, ForeignStatus::kApproved);
+  EXPECT_EQ(alice.line, 2);
+  EXPECT_EQ(got.comments[1].parent, "3f1c2a9be4d04c6f9a7e5b1d2c3a4b5c");
+  EXPECT_EQ(got.comments[2].parent, "7a6b5c4d3e2f41a0b9c8d7e6f5a4b3c2");  // pid, not rid
+  EXPECT_EQ(got.comments[2].status, ForeignStatus::kPending);             // isSpam: spam or held
+  EXPECT_EQ(got.comments[3].status, ForeignStatus::kPending);
+  EXPECT_EQ(got.comments[4].thread_url, "/about");
+  EXPECT_EQ(got.comments[4].line, 78);
+}
+
+TEST(TwikooReaderTest, ReadsJsonLinesWithMongoFieldsTheResultsFormAndSkipsCounters) {
+  Collect lines;
+  ASSERT_TRUE(Read(Source::kTwikoo, Data("twikoo-lines.json"), lines));
+  ASSERT_EQ(lines.comments.size(), 2u);
+  EXPECT_EQ(lines.comments[0].id, "65a4f0c2e4b0a1b2c3d4e5f6");
+  EXPECT_EQ(lines.comments[0].created_ms, int64_t{1705314600000});  // {"$numberLong"}
+  EXPECT_EQ(lines.comments[1].parent, "65a4f0c2e4b0a1b2c3d4e5f6");
+  EXPECT_EQ(lines.comments[1].line, 2);
+
+  Collect results;
+  ASSERT_TRUE(Read(Source::kTwikoo,
+                   "{\"results\": [\n{\"_id\": \"a\", \"url\": \"/x\", \"comment\": \"<p>hi</p>\","
+                   " \"rid\": \"\", \"isSpam\": \"true\", \"updated\": 5},\n"
+                   "{\"_id\": \"b\", \"url\": \"/x\", \"title\": \"X\", \"time\": 3}]}",
+                   results));
+  ASSERT_EQ(results.comments.size(), 2u);
+  EXPECT_EQ(results.comments[0].line, 2);
+  EXPECT_EQ(results.comments[0].status, ForeignStatus::kPending);
+  EXPECT_EQ(results.comments[0].created_ms, int64_t{5});  // updated, when created is missing
+  EXPECT_EQ(results.comments[1].skip, "it is not a comment (no \"comment\": a counter?)");
+}
+
+TEST(JsonRecordStreamTest, RefusesDeepNestingAndRecordsOverSixteenMebibytes) {
+  Collect got;
+  auto st = Read(Source::kTwikoo, std::string(40, '[') + std::string(40, ']'), got);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().message, "line 1: JSON nested deeper than 32");
+
+  // A string of 20 MiB in one record, on one line: refused once 16 MiB of it are read.
+  st = Read(Source::kTwikoo,
+            "[{\"_id\": \"a\", \"comment\": \"" + std::string(size_t{20} << 20, 'x') + "\"}]", got);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().message, "line 1: a record longer than 16 MiB");
+
+  // A long text under the limit is read, and kept to its first MiB (cut between characters).
+  std::string text = "é" + std::string(kMaxForeignText, 'y');
+  got.comments.clear();
+  ASSERT_TRUE(Read(Source::kTwikoo,
+                   "[{\"_id\": \"a\", \"url\": \"/x\", \"comment\": \"" + text + "\"}]", got));
+  ASSERT_EQ(got.comments.size(), 1u);
+  EXPECT_EQ(got.comments[0].text.size(), kMaxForeignText);
+  EXPECT_TRUE(got.comments[0].text_cut);
+  // Text that is not whole records outside the chosen arrays is not held.
+  got.comments.clear();
+  ASSERT_TRUE(Read(Source::kWaline,
+                   "{\"type\": \"waline\", \"data\": {\"Users\": [{\"password\": \"" +
+                       std::string(size_t{20} << 20, 'p') + "\"}], \"Comment\": []}}",
+                   got));
+  EXPECT_TRUE(got.comments.empty());
+}
+
+// Twikoo leaves replies behind when it deletes a comment (Twikoo showed them no more): they
+// are skipped with their line, as every format's comments whose parent is not in the file.
+TEST(JsonImportPlanTest, PagesByPathUnderSiteMergedWithAndWithoutTheTrailingSlash) {
+  ForeignPlan plan(PlanOptions{"https://blog.example.org", {"https://blog.example.org"}});
+  std::istringstream in(Data("twikoo.json"));
+  ASSERT_TRUE(ReadForeign(Source::kTwikoo, in, plan));
+  plan.Resolve();
+  ASSERT_EQ(plan.pages().size(), 2u);
+  EXPECT_EQ(plan.pages()[0].url, "https://blog.example.org/2024/01/hello-world");
+  EXPECT_EQ(plan.pages()[1].url, "https://blog.example.org/about");
+  EXPECT_EQ(DescribePlan(plan, true, 10),
+            "read 0 threads and 5 comments\n"
+            "would import: 2 pages; comments: 2 approved, 2 pending, 0 spam, 0 deleted with "
+            "replies (placeholders)\n"
+            "left out: 0 deleted; skipped: 1\n"
+            "  line 78: comment c4d5e6f7a8b94c0d1e2f3a4b5c6d7e8f skipped: its parent "
+            "ffffffffffffffffffffffffffffffff is not in the file\n");
+}
+
+}  // namespace
+}  // namespace plaudit::transfer
