@@ -214,7 +214,7 @@ struct Handler {
       return Scalar(ec, json::value(nullptr));  // kept by no one
     }
     whole.append(s.data(), s.size());
-    return Scalar(ec, json::value(std::move(whole)));
+    return Scalar(ec, json::value(json::string_view(whole)));
   }
   bool on_number_part(json::string_view, json::error_code&) { return true; }
   bool on_int64(int64_t i, json::string_view, json::error_code& ec) {
@@ -377,11 +377,11 @@ const json::value* Field(const json::object& record, std::string_view key) {
 }
 
 // A value inside MongoDB's or LeanCloud's wrapper ({"$oid": …}, {"$date": …}, {"iso": …}).
-const json::value& Unwrapped(const json::value& v, std::initializer_list<std::string_view> keys) {
-  if (const auto* o = v.if_object()) {
+const json::value* Unwrapped(const json::value* v, std::initializer_list<std::string_view> keys) {
+  if (const auto* o = v->if_object()) {
     for (const std::string_view k : keys) {
       if (const json::value* inner = Field(*o, k)) {
-        return *inner;
+        return inner;
       }
     }
   }
@@ -430,7 +430,7 @@ std::string JsonId(const json::object& record, std::string_view key) {
   if (v == nullptr) {
     return {};
   }
-  const json::value& id = Unwrapped(*v, {"$oid"});
+  const json::value& id = *Unwrapped(v, {"$oid"});
   if (id.is_string()) {
     return std::string(id.as_string());
   }
@@ -453,7 +453,7 @@ std::optional<int64_t> JsonTime(const json::object& record, std::string_view key
   if (v == nullptr) {
     return std::nullopt;
   }
-  return TimeOf(Unwrapped(Unwrapped(*v, {"$date", "iso"}), {"$numberLong"}));
+  return TimeOf(*Unwrapped(Unwrapped(v, {"$date", "iso"}), {"$numberLong"}));
 }
 
 }  // namespace plaudit::transfer
