@@ -321,10 +321,13 @@ int ImportForeign(const config::Invocation& inv) {
   config.bootstrap_admin.reset();
   config.rate_limits = false;  // an import makes every page thread at once
   return RunOneShot(config, "import", [&](App& app) -> Awaitable<Status> {
-    transfer::ForeignWrite w{app.pages(), app.comments(), *source, path, *digest};
+    transfer::ForeignWrite w{app.pages(), app.comments(), *source,
+                             path,        *digest,        config.comment_images};
     PL_CO_TRY(const auto counts, co_await transfer::WriteForeign(std::move(w), plan));
-    spdlog::info("imported: {} pages; {} comments written now, {} by an earlier run", counts.pages,
-                 counts.written, counts.earlier);
+    spdlog::info(
+        "imported: {} pages; {} comments written now, {} by an earlier run; {} written other "
+        "than the file has them (logged above)",
+        counts.pages, counts.written, counts.earlier, counts.altered);
     co_return Status{};
   });
 }

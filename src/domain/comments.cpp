@@ -50,13 +50,38 @@ Awaitable<Result<std::vector<int64_t>>> CommentService::NewImportIds(int64_t art
   co_return co_await AllocateIds(article_id, false, count);
 }
 
-Awaitable<Result<sql::CommentWrite>> CommentService::ImportBatch(
-    int64_t article_id, std::string import_key, std::vector<sql::ImportedComment> batch) {
-  std::function<Awaitable<Result<sql::CommentWrite>>(sql::CacheStamp)> write =
-      [this, article_id, &import_key, &batch](sql::CacheStamp stamp) {
-        return table_.InsertImported(article_id, import_key, batch, stamp);
-      };
-  co_return co_await WriteThread(article_id, std::move(write));
+Awaitable<Result<std::vector<sql::CommentWrite>>> CommentService::ImportBatches(
+    std::string import_key,
+    std::vector<std::pair<int64_t, std::vector<sql::ImportedComment>>> batches) {
+  // WriteThread's protocol for many threads at once: every mark taken before the transaction,
+  // each article's write reflected (or repaired) under its own mark after the commit.
+  std::vector<redis::CacheMark> marks;
+  std::vector<sql::ImportedArticle> articles;
+  marks.reserve(batches.size());
+  articles.reserve(batches.size());
+  for (auto& [article_id, comments] : batches) {
+    auto mark = co_await articles_.MarkWrite(redis::CacheTarget::OfThread(article_id));
+    if (!mark) {
+      for (const redis::CacheMark& m : marks) {
+        co_await articles_.Unmark(m);
+      }
+      co_return tl::unexpected(mark.error());
+    }
+    articles.push_back(
+        {article_id, std::move(comments), sql::CacheStamp{mark->shard, mark->seq, article_id}});
+    marks.push_back(*mark);
+  }
+  auto written = co_await table_.InsertImported(std::move(import_key), std::move(articles));
+  if (!written) {
+    for (const redis::CacheMark& m : marks) {
+      co_await articles_.UnmarkUnless(m, written.error());
+    }
+    co_return tl::unexpected(written.error());
+  }
+  for (size_t i = 0; i < marks.size(); ++i) {
+    PL_CO_CHECK(co_await AfterCommit((*written)[i], marks[i]));
+  }
+  co_return std::move(*written);
 }
 
 Awaitable<Status> CommentService::ReseedIds() {

@@ -201,12 +201,14 @@ class CommentService {
   int rebuilds() const { return repo_.rebuilds(); }
 
   // `import --from` (transfer/foreign_import.hpp): `count` new ids for comments of
-  // `article_id` (one Redis call, ascending);
-  // imported comments of one article written under the thread's cache mark, as every comment
-  // write (sql::CommentTable::InsertImported); what an import wrote; answers set afterwards.
+  // `article_id` (one Redis call, ascending); imported comments of several articles (by
+  // ascending id) written in one transaction, each article's under its thread's cache mark as
+  // every comment write's (sql::CommentTable::InsertImported), one write an article; what an
+  // import wrote; answers set afterwards.
   Awaitable<Result<std::vector<int64_t>>> NewImportIds(int64_t article_id, int64_t count);
-  Awaitable<Result<sql::CommentWrite>> ImportBatch(int64_t article_id, std::string import_key,
-                                                   std::vector<sql::ImportedComment> batch);
+  Awaitable<Result<std::vector<sql::CommentWrite>>> ImportBatches(
+      std::string import_key,
+      std::vector<std::pair<int64_t, std::vector<sql::ImportedComment>>> batches);
   Awaitable<Result<std::vector<std::pair<int64_t, int64_t>>>> ImportedIds(std::string import_key,
                                                                           int64_t after_idx,
                                                                           int64_t limit) {

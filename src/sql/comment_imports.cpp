@@ -5,6 +5,7 @@
 #include "sql/comment_standing.hpp"
 #include "sql/comments.hpp"
 #include "sql/dialect.hpp"
+#include "text/utf8.hpp"
 
 namespace plaudit::sql {
 
@@ -27,78 +28,122 @@ constexpr std::string_view kSetAnswers = "UPDATE comments SET answers_id = $2 WH
 
 }  // namespace
 
-Awaitable<Result<CommentWrite>> CommentTable::InsertImported(int64_t article_id,
-                                                             std::string import_key,
-                                                             std::vector<ImportedComment> batch,
-                                                             CacheStamp stamp) {
-  std::function<Result<CommentWrite>(Connection&)> job =
-      [article_id, key = std::move(import_key), batch = std::move(batch),
-       stamp](Connection& conn) -> Result<CommentWrite> {
-    CommentWrite out;
+namespace {
+
+// A guest's name that looks like a registered user's (its skeleton is one of their name keys,
+// as a guest commenting now is refused for): marked as the guest's, so no import passes a
+// passer-by off as the site's admin. `held` remembers the keys looked up.
+Result<std::string> GuestName(Connection& tx, const ImportedComment& c,
+                              std::map<std::string, bool>& held) {
+  if (c.guest_name_key.empty()) {
+    return c.guest_name;
+  }
+  auto it = held.find(c.guest_name_key);
+  if (it == held.end()) {
+    PL_TRY(auto r, tx.Query(kNameKeyHeld, {c.guest_name_key}));
+    it = held.emplace(c.guest_name_key, !r.rows.empty()).first;
+  }
+  if (!it->second) {
+    return c.guest_name;
+  }
+  return std::string(text::PrefixCodePoints(c.guest_name, 42)) + " (guest)";
+}
+
+// One article's imported comments, inside the caller's transaction.
+Status WriteArticle(Connection& tx, const std::string& key, int64_t guest, const ImportedArticle& a,
+                    std::map<std::string, bool>& held, CommentWrite& out) {
+  const int64_t article_id = a.article_id;
+  // The article's row first: the lock order of every comment write and the like flush.
+  PL_TRY(auto lock, tx.Query(kThreadSeq, {article_id, a.stamp.seq}));
+  if (lock.affected == 0) {
+    return Fail(ErrorCode::kNotFound, "no such article");
+  }
+  std::map<int64_t, bool> hides;       // top → whether it hides its replies
+  std::map<int64_t, int64_t> replies;  // top → approved replies written
+  std::vector<int64_t> ids;
+  int64_t shown = 0;
+  for (const ImportedComment& c : a.comments) {
+    PL_TRY(auto mapped, InsertOrNothing(tx, kMapImported, {key, c.idx, c.id}));
+    if (mapped.affected == 0) {
+      continue;  // written by an earlier run
+    }
+    const std::string status(model::CommentStatusName(c.status));
+    PL_TRY(const std::string name, GuestName(tx, c, held));
+    PL_CHECK(tx.Query(kInsertImported,
+                      {c.id, article_id, Nullable(c.top), guest, c.body, c.created_at_ms, status,
+                       name, c.guest_email.empty() ? Value{nullptr} : Value{c.guest_email},
+                       Nullable(c.answers), c.html, int64_t{c.deleted ? 1 : 0}}));
+    ids.push_back(c.id);
+    const bool counted = c.status == model::CommentStatus::kApproved && !c.deleted;
+    if (!counted) {
+      continue;
+    }
+    if (!c.top) {
+      ++shown;
+      continue;
+    }
+    auto h = hides.find(*c.top);
+    if (h == hides.end()) {
+      PL_TRY(const bool top_hides, TopHides(tx, *c.top));
+      h = hides.emplace(*c.top, top_hides).first;
+    }
+    shown += h->second ? 0 : 1;
+    ++replies[*c.top];
+  }
+  if (ids.empty()) {
+    return Status{};
+  }
+  PL_CHECK(tx.Query(kAddToArticle, {article_id, shown, a.stamp.seq}));
+  for (const auto& [top, n] : replies) {
+    PL_CHECK(tx.Query(kAddReplies, {top, n}));
+    ids.push_back(top);
+  }
+  std::set<int64_t> seen;
+  std::vector<int64_t> unique;
+  for (int64_t id : ids) {
+    if (seen.insert(id).second) {
+      unique.push_back(id);
+    }
+  }
+  return ReadBack(tx, unique, article_id, out);
+}
+
+}  // namespace
+
+Awaitable<Result<std::vector<CommentWrite>>> CommentTable::InsertImported(
+    std::string import_key, std::vector<ImportedArticle> batches) {
+  using Writes = std::vector<CommentWrite>;
+  std::function<Result<Writes>(Connection&)> job =
+      [key = std::move(import_key),
+       batches = std::move(batches)](Connection& conn) -> Result<Writes> {
+    Writes out;
     auto st = conn.Transaction([&](Connection& tx) -> Status {
-      // The article's row first: the lock order of every comment write and the like flush.
-      PL_TRY(auto lock, tx.Query(kThreadSeq, {article_id, stamp.seq}));
-      if (lock.affected == 0) {
-        return Fail(ErrorCode::kNotFound, "no such article");
-      }
+      out.assign(batches.size(), CommentWrite{});
       PL_TRY(auto guest, tx.QueryInt(kGuestAccount));
       if (!guest) {
         return Fail(ErrorCode::kInternal, "no '@guest' account");
       }
-      std::map<int64_t, bool> hides;       // top → whether it hides its replies
-      std::map<int64_t, int64_t> replies;  // top → approved replies written
-      std::vector<int64_t> ids;
-      int64_t shown = 0;
-      for (const ImportedComment& c : batch) {
-        PL_TRY(auto mapped, InsertOrNothing(tx, kMapImported, {key, c.idx, c.id}));
-        if (mapped.affected == 0) {
-          continue;  // written by an earlier run
-        }
-        const std::string status(model::CommentStatusName(c.status));
-        PL_CHECK(
-            tx.Query(kInsertImported,
-                     {c.id, article_id, Nullable(c.top), *guest, c.body, c.created_at_ms, status,
-                      c.guest_name, c.guest_email.empty() ? Value{nullptr} : Value{c.guest_email},
-                      Nullable(c.answers), c.html, int64_t{c.deleted ? 1 : 0}}));
-        ids.push_back(c.id);
-        const bool counted = c.status == model::CommentStatus::kApproved && !c.deleted;
-        if (!counted) {
-          continue;
-        }
-        if (!c.top) {
-          ++shown;
-          continue;
-        }
-        auto h = hides.find(*c.top);
-        if (h == hides.end()) {
-          PL_TRY(const bool top_hides, TopHides(tx, *c.top));
-          h = hides.emplace(*c.top, top_hides).first;
-        }
-        shown += h->second ? 0 : 1;
-        ++replies[*c.top];
-      }
-      if (ids.empty()) {
-        return Status{};
-      }
-      PL_CHECK(tx.Query(kAddToArticle, {article_id, shown, stamp.seq}));
-      for (const auto& [top, n] : replies) {
-        PL_CHECK(tx.Query(kAddReplies, {top, n}));
-        ids.push_back(top);
-      }
-      std::set<int64_t> seen;
-      std::vector<int64_t> unique;
-      for (int64_t id : ids) {
-        if (seen.insert(id).second) {
-          unique.push_back(id);
+      std::map<int, CacheStamp> shards;  // shard → the highest stamp of it
+      std::map<std::string, bool> held;  // guest name key → a user's
+      for (size_t i = 0; i < batches.size(); ++i) {
+        PL_CHECK(WriteArticle(tx, key, *guest, batches[i], held, out[i]));
+        CacheStamp& top = shards[batches[i].stamp.shard];
+        if (top.shard < 0 || top.seq < batches[i].stamp.seq) {
+          top = batches[i].stamp;
         }
       }
-      PL_CHECK(ReadBack(tx, unique, article_id, out));
-      return RaiseCacheShard(tx, stamp);
+      // The shards' rows after every article's, in ascending order: a write of one article
+      // takes its row and then its shard's, so one that waits for an article held here holds
+      // no shard this transaction will want.
+      for (const auto& [shard, stamp] : shards) {
+        PL_CHECK(RaiseCacheShard(tx, stamp));
+      }
+      return Status{};
     });
     PL_CHECK(st);
     return out;
   };
-  co_return co_await store_.Run<CommentWrite>(std::move(job));
+  co_return co_await store_.Run<Writes>(std::move(job));
 }
 
 Awaitable<Result<std::vector<std::pair<int64_t, int64_t>>>> CommentTable::ImportedIds(

@@ -96,7 +96,15 @@ struct ImportedComment {
   model::CommentStatus status = model::CommentStatus::kApproved;
   bool deleted = false;  // a placeholder of a deleted comment with replies: no text
   std::string guest_name;
-  std::string guest_email;  // "" for none
+  std::string guest_name_key;  // its skeleton (domain::NormalizeGuest): a user's? then marked
+  std::string guest_email;     // "" for none
+};
+
+// One article's imported comments, under its cache mark's stamp.
+struct ImportedArticle {
+  int64_t article_id = 0;
+  std::vector<ImportedComment> comments;
+  CacheStamp stamp;
 };
 
 // What a moderator (or the server, for reports) does to a comment.
@@ -168,13 +176,14 @@ class CommentTable {
   // Each write raises its shard's committed cache seq with `stamp` (sql/cache_shards.hpp).
   // A guest's comment (c.guest) is kAlreadyExists when its name's key is a registered user's.
   Awaitable<Result<CommentWrite>> Insert(NewComment c, CacheStamp stamp = {});
-  // Writes imported comments of one article (their top-level comments written before them),
-  // each with its row of imported_comments (migration 026) under `import_key`, in one
-  // transaction: a comment whose row is there already is left as it was. The counts move as
-  // Insert's do. The rows are the ones written and their top-level comments.
-  Awaitable<Result<CommentWrite>> InsertImported(int64_t article_id, std::string import_key,
-                                                 std::vector<ImportedComment> batch,
-                                                 CacheStamp stamp);
+  // Writes imported comments of several articles (their top-level comments written before
+  // them), each with its row of imported_comments (migration 026) under `import_key`, in one
+  // transaction (one commit, one fsync, for a step of the import): a comment whose row is
+  // there already is left as it was. The articles' rows are locked in the order given
+  // (ascending ids: the lock order of every write that takes more than one). The counts move
+  // as Insert's do. One write an article: the rows written and their top-level comments.
+  Awaitable<Result<std::vector<CommentWrite>>> InsertImported(std::string import_key,
+                                                              std::vector<ImportedArticle> batches);
   // What an import under `import_key` wrote: (idx, comment id) after `after_idx`, by idx, at
   // most `limit`.
   Awaitable<Result<std::vector<std::pair<int64_t, int64_t>>>> ImportedIds(std::string import_key,

@@ -192,7 +192,7 @@ Result<SanitizedHtml> RenderCommentMarkdown(std::string_view body, const Markdow
   SanitizeOptions sanitize;
   sanitize.images = options.images;
   sanitize.user_links = true;
-  sanitize.mentions = true;
+  sanitize.mentions = !options.raw_html;  // with raw HTML, a span of that class is no mark of ours
   PL_TRY(SanitizedHtml out, SanitizeHtml(html.get(), sanitize));
   // cmark ends every block with a newline; the last one is no part of the comment.
   while (!out.html.empty() && out.html.back() == '\n') {

@@ -43,6 +43,30 @@ std::string Trimmed(std::string s) {
   return s;
 }
 
+std::string QuotedText(std::string_view text) {
+  constexpr size_t kMaxQuoted = 200;
+  size_t cut = text.size();
+  if (cut > kMaxQuoted) {
+    cut = kMaxQuoted;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
+      --cut;  // not inside a UTF-8 sequence
+    }
+  }
+  std::string out;
+  for (const char ch : text.substr(0, cut)) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7F) {
+      constexpr std::string_view kHex = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xF];
+    } else {
+      out += ch;
+    }
+  }
+  return cut < text.size() ? out + "…" : out;
+}
+
 bool CutForeignText(std::string& text) {
   if (text.size() <= kMaxForeignText) {
     return false;

@@ -74,6 +74,10 @@ Status ReadForeign(Source source, std::istream& in, ForeignSink& sink);
 
 // A field's text without the white space around it (what every format leaves there).
 std::string Trimmed(std::string s);
+// A URL or id of the file as a problem quotes it: at most 200 bytes (one thread's 1 MiB link
+// was once copied into the problem of each of its comments), control characters as \xNN (it
+// is printed to the operator's terminal).
+std::string QuotedText(std::string_view text);
 // The longest comment text a reader keeps (the rest is dropped and the comment marked
 // text_cut; the importer's sanitiser and renderer refuse far less anyway).
 inline constexpr size_t kMaxForeignText = size_t{1} << 20;

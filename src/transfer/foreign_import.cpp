@@ -1,23 +1,36 @@
 #include "transfer/foreign_import.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <fstream>
 #include <map>
 #include <set>
 #include <unordered_map>
 
 #include "common/web_origin.hpp"
+#include "domain/guest_author.hpp"
 #include "text/markdown.hpp"
 #include "text/sanitizer.hpp"
+#include "text/unicode.hpp"
+#include "text/utf8.hpp"
 
 namespace plaudit::transfer {
 namespace {
 
-// Comments taken from the file before they are written (a step of the writing pass).
-constexpr size_t kStepComments = 500;
+// Comments taken from the file before they are written (a step of the writing pass), and
+// their texts' bytes (a reader keeps 1 MiB of each): whichever is reached first.
+constexpr size_t kStepComments = 20'000;
+constexpr size_t kStepBytes = size_t{32} << 20;
+// Comments a transaction writes, at most (a step's articles are grouped until they reach it):
+// the import's cost is its commits (each an fsync), so one for a few thousand comments, not
+// one an article; and not more, so that a running server's writes do not wait long for it.
+constexpr size_t kTransactionComments = 2'000;
 constexpr int64_t kIdPage = 10'000;
 constexpr size_t kAnswersPage = 1'000;
 // A guest's name: 1-50 code points (API.md "Guests").
 constexpr size_t kGuestNameCodePoints = 50;
+// Comments written other than the file has them, logged one by one (the rest only counted).
+constexpr int64_t kMaxReports = 100;
 
 class Collect : public ForeignSink {
  public:
@@ -29,23 +42,64 @@ class Collect : public ForeignSink {
   std::vector<ForeignComment> got;
 };
 
-std::string GuestName(const std::string& name) {
-  std::string out;
-  size_t points = 0;
-  for (char ch : name) {
-    const bool starts = (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
-    if (starts && ++points > kGuestNameCodePoints) {
-      break;
-    }
-    out += ch;
+// The file's author as a guest who passes the rules a guest commenting now must (API.md
+// "Guests"): one line (controls dropped), no bidi embeddings, at most 50 characters; a name
+// that still does not pass (only invisible characters, a bidi mark) is "Anonymous". The
+// e-mail address only when it has an address's shape. (A name that looks like a registered
+// user's is marked when it is stored: sql::CommentTable::InsertImported.)
+domain::GuestIdentity ImportedGuest(const std::string& name, const std::string& email) {
+  std::string line;
+  for (const char ch : name) {
+    const auto c = static_cast<unsigned char>(ch);
+    line += c < 0x20 || c == 0x7F ? ' ' : ch;
   }
-  return out.empty() ? "Anonymous" : out;
+  line = text::StripBidiEmbeddings(line);
+  const std::string cut(text::PrefixCodePoints(text::Trim(line), kGuestNameCodePoints));
+  auto guest = domain::NormalizeGuest(cut, "");
+  if (!guest) {
+    guest = domain::NormalizeGuest("Anonymous", "");
+  }
+  domain::GuestIdentity g = guest ? std::move(*guest) : domain::GuestIdentity{"Anonymous", "", ""};
+  const std::string_view mail = text::Trim(email);
+  if (domain::CheckEmail(mail, "email")) {
+    g.email = std::string(mail);
+  }
+  return g;
 }
 
-std::string GuestEmail(const std::string& email) {
-  const bool plausible = email.size() <= 254 && email.find('@') != std::string::npos &&
-                         email.find_first_of(" \t\r\n<>") == std::string::npos;
-  return plausible ? email : "";
+// A comment's text as Plaudit keeps it: HTML through the sanitiser's allow-list, Markdown
+// (Waline) rendered as a reader's comment is, with the HTML Waline allowed in it judged by the
+// same allow-list (its mentions are not marks of ours: none are kept).
+Result<text::SanitizedHtml> Render(std::string_view input, TextFormat format, bool images) {
+  if (format == TextFormat::kMarkdown) {
+    text::MarkdownOptions options;
+    options.raw_html = true;
+    options.images = images;
+    return text::RenderCommentMarkdown(input, options);
+  }
+  text::SanitizeOptions options;
+  options.user_links = true;
+  options.images = images;
+  return text::SanitizeHtml(input, options);
+}
+
+// Render() of the comment's text, cut (by halves, between characters) until what it renders
+// to is within what a comment keeps (kMaxHtmlBytes, text::kMaxHtmlDepth's tree): an imported
+// comment keeps as much of its text as fits. `cut` is set when it was shortened.
+Result<text::SanitizedHtml> RenderToFit(const ForeignComment& r, bool images, bool& cut) {
+  std::string_view input = r.text;
+  for (;;) {
+    auto out = Render(input, r.format, images);
+    if (out || input.size() < 1024) {
+      return out;
+    }
+    size_t half = input.size() / 2;
+    while (half > 0 && (static_cast<unsigned char>(input[half]) & 0xC0) == 0x80) {
+      --half;
+    }
+    input = input.substr(0, half);
+    cut = true;
+  }
 }
 
 model::CommentStatus StatusOf(ForeignStatus s) {
@@ -60,24 +114,11 @@ model::CommentStatus StatusOf(ForeignStatus s) {
   return model::CommentStatus::kApproved;
 }
 
-// A comment's text as Plaudit keeps it: HTML through the sanitiser's allow-list, Markdown
-// (Waline) rendered as a reader's comment is, with the HTML Waline allowed in it judged by the
-// same allow-list.
-Result<text::SanitizedHtml> Rendered(const ForeignComment& r) {
-  if (r.format == TextFormat::kMarkdown) {
-    text::MarkdownOptions options;
-    options.raw_html = true;
-    return text::RenderCommentMarkdown(r.text, options);
-  }
-  text::SanitizeOptions options;
-  options.user_links = true;
-  return text::SanitizeHtml(r.text, options);
-}
-
 // What one step of the writing pass writes: comments in the file's order, with their places.
 struct Step {
   std::vector<size_t> places;
   std::vector<ForeignComment> records;
+  size_t bytes = 0;  // of their texts
 };
 
 class Writer {
@@ -148,10 +189,12 @@ class Writer {
           continue;
         }
         step.places.push_back(i);
+        step.bytes += c.text.size();
         step.records.push_back(std::move(c));
       }
       collect.got.clear();
-      if (step.places.size() >= kStepComments || (!more && !step.places.empty())) {
+      const bool full = step.places.size() >= kStepComments || step.bytes >= kStepBytes;
+      if (full || (!more && !step.places.empty())) {
         PL_CO_CHECK(co_await Write(step));
         step = Step{};
       }
@@ -162,45 +205,70 @@ class Writer {
     co_return Status{};
   }
 
-  // One step's comments, one batch per article.
+  // One step's comments: one batch an article, several articles a transaction.
   Awaitable<Status> Write(const Step& step) {
     std::map<int64_t, std::vector<size_t>> by_article;  // article → positions in step
     for (size_t k = 0; k < step.places.size(); ++k) {
       const auto page = static_cast<size_t>(plan_.comment(step.places[k]).page);
       by_article[articles_[page]].push_back(k);
     }
-    for (const auto& [article, positions] : by_article) {
-      PL_CO_CHECK(co_await WriteArticle(article, step, positions));
+    Group group;  // by ascending article id (the map's order): the lock order
+    size_t comments = 0;
+    for (auto& [article, positions] : by_article) {
+      comments += positions.size();
+      group.emplace_back(article, std::move(positions));
+      if (comments >= kTransactionComments) {
+        PL_CO_CHECK(co_await WriteGroup(step, group));
+        group.clear();
+        comments = 0;
+      }
+    }
+    if (!group.empty()) {
+      PL_CO_CHECK(co_await WriteGroup(step, group));
     }
     co_return Status{};
   }
 
-  Awaitable<Status> WriteArticle(int64_t article, const Step& step,
-                                 const std::vector<size_t>& positions) {
+  using Group = std::vector<std::pair<int64_t, std::vector<size_t>>>;  // article → positions
+
+  Awaitable<Status> WriteGroup(const Step& step, const Group& group) {
     for (int attempt = 0;; ++attempt) {
-      PL_CO_TRY(auto batch, co_await Batch(article, step, positions));
-      auto written = co_await w_.comments.ImportBatch(article, key_, batch);
+      std::vector<std::pair<int64_t, std::vector<sql::ImportedComment>>> batches;
+      for (const auto& [article, positions] : group) {
+        PL_CO_TRY(auto batch, co_await Batch(article, step, positions));
+        batches.emplace_back(article, std::move(batch));
+      }
+      // The batches as sent, to check what was written against (the service takes them).
+      std::vector<std::vector<std::pair<int64_t, int64_t>>> sent;  // per article: (idx, id)
+      for (const auto& [article, batch] : batches) {
+        auto& pairs = sent.emplace_back();
+        for (const sql::ImportedComment& c : batch) {
+          pairs.emplace_back(c.idx, c.id);
+        }
+      }
+      auto written = co_await w_.comments.ImportBatches(key_, std::move(batches));
       if (!written && written.error().code == ErrorCode::kAlreadyExists && attempt == 0) {
         // An id SQL has already (a Redis sequence that came back older): resume it above
-        // SQL's and make the batch again with new ids.
+        // SQL's and make the batches again with new ids.
         PL_CO_CHECK(co_await w_.comments.ReseedIds());
         continue;
       }
       PL_CO_CHECK(written);
-      std::set<int64_t> rows;
-      for (const auto& row : written->rows) {
-        rows.insert(row.id);
-      }
-      for (const sql::ImportedComment& c : batch) {
-        if (!rows.contains(c.id)) {
-          co_return Fail(ErrorCode::kAlreadyExists,
-                         "another import of this file wrote its comment " +
-                             std::to_string(c.idx + 1) +
-                             " meanwhile: run it again once that "
-                             "one has ended");
+      for (size_t a = 0; a < sent.size(); ++a) {
+        std::set<int64_t> rows;
+        for (const auto& row : (*written)[a].rows) {
+          rows.insert(row.id);
         }
-        ids_[static_cast<size_t>(c.idx)] = c.id;
-        ++counts_.written;
+        for (const auto& [idx, id] : sent[a]) {
+          if (!rows.contains(id)) {
+            co_return Fail(ErrorCode::kAlreadyExists,
+                           "another import of this file wrote its comment " +
+                               std::to_string(idx + 1) +
+                               " meanwhile: run it again once that one has ended");
+          }
+          ids_[static_cast<size_t>(idx)] = id;
+          ++counts_.written;
+        }
       }
       co_return Status{};
     }
@@ -242,15 +310,23 @@ class Writer {
       c.created_at_ms = r.created_ms.value_or(0);
       c.status = StatusOf(p.status);
       c.deleted = p.deleted;
-      c.guest_name = GuestName(r.author);
-      c.guest_email = GuestEmail(r.email);
+      domain::GuestIdentity guest = ImportedGuest(r.author, r.email);
+      c.guest_name = std::move(guest.name);
+      c.guest_name_key = std::move(guest.name_key);
+      c.guest_email = std::move(guest.email);
       if (!c.deleted) {
-        auto text = Rendered(r);
+        bool cut = r.text_cut;
+        auto text = RenderToFit(r, w_.images, cut);
         if (text) {
           c.body = std::move(text->text);
           c.html = std::move(text->html);
         } else {
-          c.deleted = true;  // text the sanitiser refuses (too large, too deep): no text
+          c.deleted = true;  // text nothing of which renders (not UTF-8): a placeholder
+        }
+        if (!text || cut) {
+          Report(r, text ? "its text was cut to what a comment keeps"
+                         : "its text could not be read (" + text.error().message +
+                               "): imported without it");
         }
       }
       batch.push_back(std::move(c));
@@ -280,6 +356,13 @@ class Writer {
       PL_CO_CHECK(co_await w_.comments.SetImportedAnswers(std::move(pairs)));
     }
     co_return Status{};
+  }
+
+  // A comment written other than the file has it: logged (the first kMaxReports), counted.
+  void Report(const ForeignComment& r, const std::string& what) {
+    if (++counts_.altered <= kMaxReports) {
+      spdlog::warn("line {}: comment {}: {}", r.line, QuotedText(r.id), what);
+    }
   }
 
   ForeignWrite& w_;

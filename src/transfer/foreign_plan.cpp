@@ -8,21 +8,31 @@ namespace plaudit::transfer {
 namespace {
 
 constexpr size_t kMaxProblems = 10'000;  // kept for the report; the rest are only counted
-// A URL or id quoted in a problem is cut here: one thread's 1 MiB link was once copied into
-// the problem of each of its comments.
-constexpr size_t kMaxQuoted = 200;
+constexpr int64_t kLastTimeMs = 253'402'300'799'999;  // 9999-12-31T23:59:59.999Z
 
 std::string Line(int64_t line) { return "line " + std::to_string(line); }
 
-std::string Quote(std::string_view text) {
-  if (text.size() <= kMaxQuoted) {
-    return std::string(text);
+}  // namespace
+
+namespace {
+
+// A path as Waline keeps it (decoded: "/a b/你好") made a URL's: what a URL cannot hold
+// percent-encoded (non-ASCII is the IRI mapping's, in NormalisePageUrl).
+std::string EncodedPath(std::string_view path) {
+  constexpr std::string_view kHex = "0123456789ABCDEF";
+  std::string out;
+  for (const char ch : path) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c <= 0x20 || c == 0x7F ||
+        std::string_view("\"<>\\^`{|}[]").find(ch) != std::string_view::npos) {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 0xF];
+    } else {
+      out += ch;
+    }
   }
-  size_t cut = kMaxQuoted;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
-    --cut;  // not inside a UTF-8 sequence
-  }
-  return std::string(text.substr(0, cut)) + "…";
+  return out;
 }
 
 }  // namespace
@@ -33,21 +43,24 @@ int32_t ForeignPlan::PageOf(const std::string& url, int64_t line, std::string* w
     *why = "has no URL";
     return -1;
   }
-  if (text.front() == '/') {
+  const auto scheme = text.find("://");
+  const bool absolute = scheme != std::string::npos && text.find('/') > scheme;
+  if (!absolute) {
+    // A path (Waline's and Twikoo's pages), or what a site set as one ("post-1"): its page is
+    // that path on --site.
     if (options_.site.empty()) {
-      *why = "is a path (" + Quote(url) + "): give --site";
+      *why = "is a path (" + QuotedText(url) + "): give --site";
       return -1;
     }
-    text = options_.site + text;
+    text = options_.site + (text.front() == '/' ? "" : "/") + EncodedPath(text);
   } else if (!options_.site.empty()) {
     // --site moves every page to that origin: the path (and what follows) stays.
-    const auto scheme = text.find("://");
-    const auto path = scheme == std::string::npos ? std::string::npos : text.find('/', scheme + 3);
+    const auto path = text.find('/', scheme + 3);
     text = options_.site + (path == std::string::npos ? "/" : text.substr(path));
   }
   auto page = NormalisePageUrl(text);
   if (!page) {
-    *why = "has a URL that is not a page's (" + Quote(url) + ")";
+    *why = "has a URL that is not a page's (" + QuotedText(url) + ")";
     return -1;
   }
   if (std::find(options_.sites.begin(), options_.sites.end(), page->origin) ==
@@ -58,8 +71,16 @@ int32_t ForeignPlan::PageOf(const std::string& url, int64_t line, std::string* w
   auto [it, fresh] = page_of_url_.try_emplace(page->url, static_cast<int32_t>(pages_.size()));
   if (fresh) {
     pages_.push_back({page->url, "", std::nullopt, 0});
+    first_url_.push_back(url);
+  } else if (url.find('?') != std::string::npos &&
+             first_url_[static_cast<size_t>(it->second)] != url &&
+             problems_.size() < kMaxProblems) {
+    // Two posts of a site with plain permalinks (?p=10, ?p=11): one page for the widget too.
+    problems_.push_back({line, "a thread's URL " + QuotedText(url) + " is the page " +
+                                   QuotedText(page->url) + " of " +
+                                   QuotedText(first_url_[static_cast<size_t>(it->second)]) +
+                                   " (a page's URL has no query): their comments are joined"});
   }
-  (void)line;
   return it->second;
 }
 
@@ -107,7 +128,9 @@ Status ForeignPlan::Comment(ForeignComment comment) {
   r.line = comment.line;
   r.status = comment.status;
   r.deleted = comment.deleted;
-  r.timed = comment.created_ms.has_value();
+  // A time before 1970 or after 9999 is no comment's (a file's placeholder, a garbled field).
+  r.timed = comment.created_ms.has_value() && *comment.created_ms >= 0 &&
+            *comment.created_ms <= kLastTimeMs;
   r.skip = std::move(comment.skip);
   read_.push_back(std::move(r));
   return {};
@@ -117,7 +140,7 @@ void ForeignPlan::Skip(size_t i, const std::string& why) {
   planned_[i].page = -1;
   ++counts_.skipped;
   if (problems_.size() < kMaxProblems) {
-    problems_.push_back({read_[i].line, "comment " + Quote(read_[i].id) + " skipped: " + why});
+    problems_.push_back({read_[i].line, "comment " + QuotedText(read_[i].id) + " skipped: " + why});
   }
 }
 
@@ -152,7 +175,7 @@ void ForeignPlan::Resolve() {
     }
     auto t = threads_.find(r.thread);
     if (t == threads_.end()) {
-      return skip("its thread " + Quote(r.thread) + " is not in the file");
+      return skip("its thread " + QuotedText(r.thread) + " is not in the file");
     }
     if (t->second < 0) {
       return skip(thread_problem_[r.thread]);
@@ -165,7 +188,7 @@ void ForeignPlan::Resolve() {
     }
     auto parent = index.find(r.parent);
     if (parent == index.end()) {
-      return skip("its parent " + Quote(r.parent) + " is not in the file");
+      return skip("its parent " + QuotedText(r.parent) + " is not in the file");
     }
     const auto q = static_cast<size_t>(parent->second);
     if (state[q] != 2) {

@@ -17,7 +17,7 @@
 // Refused as a whole (nothing written): a file that is not of the format, not well-formed, or
 // cut short; the first pass reads it all before the second writes anything.
 //
-// Memory: the comments' ids, parents and threads (no texts), about 150 bytes a comment.
+// Memory: the comments' ids, parents and threads (no texts), about 270 bytes a comment.
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -97,6 +97,7 @@ class ForeignPlan : public ForeignSink {
   std::unordered_map<std::string, int32_t> page_of_url_;
   std::unordered_map<std::string, std::string> thread_problem_;  // why a thread is no page
   std::vector<PlannedPage> pages_;
+  std::vector<std::string> first_url_;  // page → the URL of the first thread that made it
   std::vector<Read> read_;
   std::vector<PlannedComment> planned_;
   std::vector<Problem> problems_;

@@ -340,6 +340,30 @@ Status Complete(sql::Connection& tx, const std::string& digest) {
   return {};
 }
 
+// The next line of `in` into `text` (without its newline); false at the end. A line is read
+// only up to one byte past kMaxLine (the caller refuses it): a file of one line of gigabytes
+// is not held whole.
+Result<bool> ReadLine(std::istream& in, std::string& text) {
+  text.clear();
+  std::streambuf* buf = in.rdbuf();
+  for (;;) {
+    const int c = buf->sbumpc();
+    if (c == std::char_traits<char>::eof()) {
+      if (in.bad()) {
+        return Fail(ErrorCode::kUnavailable, "the file could not be read");
+      }
+      return !text.empty();
+    }
+    if (c == '\n') {
+      return true;
+    }
+    if (text.size() > kMaxLine) {
+      return true;  // one byte more than allowed: enough to refuse it
+    }
+    text.push_back(static_cast<char>(c));
+  }
+}
+
 Status Load(sql::Connection& tx, std::istream& in, const std::string& digest, Counts& counts) {
   PL_TRY(const auto standing, StandingFor(tx, digest));
   if (standing != Standing::kEmpty) {
@@ -358,10 +382,17 @@ Status Load(sql::Connection& tx, std::istream& in, const std::string& digest, Co
   size_t at = 0;  // RecordTypes() index of the last record
   int64_t records = 0;
   bool ended = false;
-  while (std::getline(in, text)) {
+  for (;;) {
+    PL_TRY(const bool more, ReadLine(in, text));
+    if (!more) {
+      break;
+    }
     ++line;
     if (text.size() > kMaxLine) {
       return tl::unexpected(AtLine(line, "longer than 64 MiB"));
+    }
+    if (ended && text.find_first_not_of(" \t\r") == std::string::npos) {
+      continue;  // blank lines after the end (an editor's last newline)
     }
     if (ended) {
       return tl::unexpected(AtLine(line, "after the end record"));

@@ -1,6 +1,7 @@
 #include "transfer/json_reader.hpp"
 
 #include <boost/json/basic_parser_impl.hpp>
+#include <boost/json/serialize.hpp>
 #include <boost/json/value_stack.hpp>
 #include <charconv>
 #include <optional>
@@ -40,13 +41,17 @@ struct Handler {
   int64_t documents = 0;  // begun
   std::map<std::string, std::string> root_strings;
   std::string key;            // a key outside a record, in parts
+  bool key_too_long = false;  // that key is longer than kMaxRootString (and not kept)
   std::string string;         // a root string, in parts
   bool root_pending = false;  // a JSON Lines root object, before its first key
+  int64_t document_line = 0;  // where that object began
   // The record being read: it began at `record_line`, when `record_depth` containers were open.
   bool in_record = false;
   size_t record_depth = 0;
   int64_t record_line = 0;
   int64_t record_fed = 0;         // bytes fed since it began (JsonRecordStream)
+  int64_t records = 0;            // handed over
+  int64_t record_arrays = 0;      // begun
   std::optional<Status> failure;  // what stopped the parser (a message for a false return)
 
   bool Stop(json::error_code& ec, Status st) {
@@ -76,6 +81,7 @@ struct Handler {
       return true;
     }
     in_record = false;
+    ++records;
     json::value record = stack.release();
     if (Status st = sink(std::move(record), record_line); !st) {
       return Stop(ec, std::move(st));
@@ -108,6 +114,19 @@ struct Handler {
     return false;
   }
 
+  bool KeepKeyPart(json::string_view s, size_t n, json::error_code& ec) {
+    if (root_pending) {
+      if (n > static_cast<size_t>(kMaxJsonRecord)) {
+        return Fail(ec, "a record longer than " + std::to_string(kMaxJsonRecord >> 20) + " MiB");
+      }
+    } else if (n > kMaxRootString) {
+      key_too_long = true;
+      return true;
+    }
+    key.append(s.data(), s.size());
+    return true;
+  }
+
   bool on_document_begin(json::error_code& ec) {
     if (++documents > 1 && !options.documents) {
       return Fail(ec, "more than one JSON document in the file");
@@ -122,6 +141,9 @@ struct Handler {
       StartRecord();
     }
     root_pending = !in_record && frames.empty() && options.documents;
+    if (root_pending) {
+      document_line = line;
+    }
     return Push(ec, true);
   }
   bool on_object_end(size_t n, json::error_code& ec) {
@@ -135,11 +157,12 @@ struct Handler {
     if (!in_record && ParentIsRecords()) {
       StartRecord();
     }
-    const bool records = !in_record && LeadsToRecords();
+    const bool of_records = !in_record && LeadsToRecords();
     if (!Push(ec, false)) {
       return false;
     }
-    frames.back().records = records;
+    frames.back().records = of_records;
+    record_arrays += of_records ? 1 : 0;
     return true;
   }
   bool on_array_end(size_t n, json::error_code& ec) {
@@ -150,20 +173,25 @@ struct Handler {
     return Ended(ec);
   }
 
-  bool on_key_part(json::string_view s, size_t, json::error_code&) {
+  // A key outside a record is held whole only up to kMaxRootString (keys that lead to the
+  // records are short words); a longer one is remembered as too long to lead anywhere, except
+  // a JSON Lines document's first key, which begins its record (and counts towards its size).
+  bool on_key_part(json::string_view s, size_t n, json::error_code& ec) {
     if (in_record) {
       stack.push_chars(s);
-    } else {
-      key.append(s.data(), s.size());
+    } else if (!KeepKeyPart(s, n, ec)) {
+      return false;
     }
     return true;
   }
-  bool on_key(json::string_view s, size_t, json::error_code&) {
+  bool on_key(json::string_view s, size_t n, json::error_code& ec) {
     if (in_record) {
       stack.push_key(s);
       return true;
     }
-    key.append(s.data(), s.size());
+    if (!KeepKeyPart(s, n, ec)) {
+      return false;
+    }
     if (root_pending) {
       // A JSON Lines document: a wrapper of records ({"results": […]}) or a record itself.
       root_pending = false;
@@ -174,11 +202,13 @@ struct Handler {
       if (!wrapper) {
         StartRecord();
         record_depth = 0;
+        record_line = document_line;
         stack.push_key(key);
       }
     }
-    frames.back().key = std::move(key);
+    frames.back().key = key_too_long ? std::string("\x01(too long)") : std::move(key);
     key.clear();
+    key_too_long = false;
     return true;
   }
 
@@ -186,6 +216,7 @@ struct Handler {
   // or nothing.
   bool Scalar(json::error_code& ec, json::value v) {
     if (ParentIsRecords()) {
+      ++records;
       if (Status st = sink(std::move(v), line); !st) {
         return Stop(ec, std::move(st));
       }
@@ -285,6 +316,9 @@ const std::map<std::string, std::string>& JsonRecordStream::root_strings() const
 }
 
 int64_t JsonRecordStream::documents() const { return state_->parser.handler().documents; }
+int64_t JsonRecordStream::records() const { return state_->parser.handler().records; }
+int64_t JsonRecordStream::record_arrays() const { return state_->parser.handler().record_arrays; }
+int64_t JsonRecordStream::line() const { return state_->parser.handler().line; }
 
 // One line's piece (or the rest of a chunk) to the parser, which may end a document in it
 // and begin the next.
@@ -341,8 +375,14 @@ Result<bool> JsonRecordStream::Step() {
   if (in_.bad()) {
     return Fail(ErrorCode::kUnavailable, "the file could not be read");
   }
+  // A byte order mark (Windows editors write one) is no part of the JSON.
+  size_t start = 0;
+  if (!started_ && chunk.starts_with("\xEF\xBB\xBF")) {
+    start = 3;
+  }
+  started_ = true;
   // Fed a line at a time, so that what the parser hands over knows its line.
-  for (size_t at = 0; at < chunk.size();) {
+  for (size_t at = start; at < chunk.size();) {
     const size_t nl = chunk.find('\n', at);
     const size_t end = nl == std::string::npos ? chunk.size() : nl + 1;
     PL_CHECK(Feed(chunk.data() + at, end - at));
@@ -397,22 +437,37 @@ std::optional<int64_t> Digits(std::string_view text) {
   return n;
 }
 
+// Epoch milliseconds; a number below 10^11 is seconds (10^11 ms is 1973, 10^11 s the year
+// 5138: a comment of 1970 is more likely a time in seconds).
+std::optional<int64_t> EpochMs(int64_t n) {
+  constexpr int64_t kSecondsBelow = 100'000'000'000;
+  if (n >= 0 && n < kSecondsBelow) {
+    return n * 1000;
+  }
+  return n;
+}
+
 std::optional<int64_t> TimeOf(const json::value& v) {
   if (v.is_int64()) {
-    return v.as_int64();
+    return EpochMs(v.as_int64());
   }
   if (v.is_uint64() && v.as_uint64() <= static_cast<uint64_t>(INT64_MAX)) {
-    return static_cast<int64_t>(v.as_uint64());
+    return EpochMs(static_cast<int64_t>(v.as_uint64()));
   }
   if (v.is_double()) {
-    return static_cast<int64_t>(v.as_double());
+    const double d = v.as_double();
+    constexpr double kLimit = 9.0e15;  // beyond any time a comment has (and exact in a double)
+    if (!(d > -kLimit && d < kLimit)) {
+      return std::nullopt;  // NaN too
+    }
+    return EpochMs(static_cast<int64_t>(d));
   }
   if (!v.is_string()) {
     return std::nullopt;
   }
   std::string text(v.as_string());
-  if (auto ms = Digits(text)) {
-    return ms;
+  if (auto n = Digits(text)) {
+    return EpochMs(*n);
   }
   if (text.size() >= 19 && text[10] == ' ') {
     text[10] = 'T';  // "2024-01-15 18:30:00" (Waline on SQLite)
@@ -439,6 +494,15 @@ std::string JsonId(const json::object& record, std::string_view key) {
   }
   if (id.is_uint64()) {
     return std::to_string(id.as_uint64());
+  }
+  if (id.is_double()) {
+    // 3.0 is the id 3 (a file through a tool that writes numbers so); 3.5 is no comment's id,
+    // and a parent of that id is not found (the reply is skipped, not made top-level).
+    const double d = id.as_double();
+    if (d > -9.0e15 && d < 9.0e15 && d == static_cast<double>(static_cast<int64_t>(d))) {
+      return std::to_string(static_cast<int64_t>(d));
+    }
+    return json::serialize(id);
   }
   return {};
 }

@@ -50,8 +50,12 @@ class JsonRecordStream {
   Result<bool> Step();
   // The string values of the (first) root object's own keys read so far (Waline's "type").
   const std::map<std::string, std::string>& root_strings() const;
-  // Documents begun so far.
+  // Documents begun so far; records handed over so far; arrays of records begun so far.
   int64_t documents() const;
+  int64_t records() const;
+  int64_t record_arrays() const;
+  // The line being read (the last, once the file has been read).
+  int64_t line() const;
 
   struct State;  // the parser and its handler (json_reader.cpp)
 
@@ -59,6 +63,7 @@ class JsonRecordStream {
   Status Feed(const char* data, size_t size);
   std::istream& in_;
   std::unique_ptr<State> state_;
+  bool started_ = false;
   bool done_ = false;
 };
 

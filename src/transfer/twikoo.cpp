@@ -38,9 +38,35 @@ class TwikooStream : public ForeignStream {
           return Record(std::move(v), line);
         }) {}
 
-  Result<bool> Step() override { return json_.Step(); }
+  Result<bool> Step() override {
+    PL_TRY(const bool more, json_.Step());
+    if (!more) {
+      PL_CHECK(CheckWhole());
+    }
+    return more;
+  }
 
  private:
+  // A Twikoo export holds an array of documents (or JSON Lines of them), and comments among
+  // them: an empty file, a bare value or object, or documents of which none is a comment (a
+  // Waline export, a counter export alone) is another file.
+  Status CheckWhole() const {
+    const auto refuse = [&](const std::string& why) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  "line " + std::to_string(json_.line()) + ": not a Twikoo export (" + why + ")");
+    };
+    if (json_.documents() == 0) {
+      return refuse("the file is empty");
+    }
+    if (json_.records() == 0 && json_.record_arrays() == 0) {
+      return refuse("no array of comments and no comment documents");
+    }
+    if (json_.records() > 0 && comments_ == 0) {
+      return refuse("no document in it has a \"comment\"");
+    }
+    return {};
+  }
+
   Status Record(json::value v, int64_t line) {
     ForeignComment c;
     c.line = line;
@@ -50,6 +76,7 @@ class TwikooStream : public ForeignStream {
       return sink_.Comment(std::move(c));
     }
     c.id = JsonId(*o, "_id");
+    comments_ += o->contains("comment") ? 1 : 0;
     if (!o->contains("comment")) {
       // Twikoo 2.0's counter export wrote comments, and its fixed one counters: either may
       // be given.
@@ -85,6 +112,7 @@ class TwikooStream : public ForeignStream {
 
   ForeignSink& sink_;
   JsonRecordStream json_;
+  int64_t comments_ = 0;  // records with a "comment"
 };
 
 }  // namespace

@@ -38,7 +38,7 @@ class WalineStream : public ForeignStream {
   Result<bool> Step() override {
     PL_TRY(const bool more, json_.Step());
     if (!more) {
-      PL_CHECK(CheckType(/*final=*/true, 1));
+      PL_CHECK(CheckType(/*final=*/true, json_.line()));
     }
     return more;
   }

@@ -122,7 +122,10 @@ class WordpressReader : public XmlHandler {
   struct Item {
     ForeignThread thread;
     std::string post_id;
-    std::vector<ForeignComment> comments;  // until the item's end names its thread's key
+    bool sent = false;  // its thread handed over (its comments go on as they end)
+    // Comments read before the item's post id (which WordPress writes before them): kept until
+    // it comes, or the item ends.
+    std::vector<ForeignComment> comments;
   };
   struct Comment {
     ForeignComment record;
@@ -134,13 +137,11 @@ class WordpressReader : public XmlHandler {
     std::string type;
   };
 
-  // Comment ids are unique in a site, but exports with one id in two items exist: ids are
-  // taken as the item's.
   Status EmitComment() {
     Comment& c = comment_;
     ForeignComment r = std::move(c.record);
-    r.id = c.id.empty() ? "" : item_.post_id + ":" + c.id;
-    r.parent = c.parent.empty() || c.parent == "0" ? "" : item_.post_id + ":" + c.parent;
+    r.id = std::move(c.id);
+    r.parent = c.parent == "0" ? "" : std::move(c.parent);
     // The site's local time only when UTC is missing (WXR does not say the site's zone).
     r.created_ms = c.gmt ? c.gmt : c.local;
     r.format = TextFormat::kHtml;
@@ -156,22 +157,46 @@ class WordpressReader : public XmlHandler {
     if (c.type == "pingback" || c.type == "trackback") {
       r.skip = "a " + c.type + ", not a reader's comment";
     }
+    if (!item_.sent && !item_.post_id.empty()) {
+      PL_CHECK(SendThread());
+    }
+    if (item_.sent) {
+      return Send(std::move(r));  // as it streams past: a post's comments are never all held
+    }
     item_.comments.push_back(std::move(r));
     return {};
   }
 
-  Status EmitItem() {
-    Item item = std::move(item_);
-    item.thread.key = item.post_id.empty() ? item.thread.url : "p" + item.post_id;
-    if (item.comments.empty()) {
-      return {};  // posts without comments, attachments, menu items: nothing to import
-    }
-    PL_CHECK(sink_.Thread(item.thread));
-    for (ForeignComment& c : item.comments) {
-      c.thread = item.thread.key;
-      PL_CHECK(sink_.Comment(std::move(c)));
+  // The item's thread, once its post id (or its end) is read, with the comments kept till then.
+  // The item's fields are the ones read before it (WordPress writes them before the comments).
+  Status SendThread() {
+    item_.thread.key = item_.post_id.empty() ? item_.thread.url : "p" + item_.post_id;
+    PL_CHECK(sink_.Thread(item_.thread));
+    item_.sent = true;
+    std::vector<ForeignComment> kept = std::move(item_.comments);
+    item_.comments.clear();
+    for (ForeignComment& c : kept) {
+      PL_CHECK(Send(std::move(c)));
     }
     return {};
+  }
+
+  // Comment ids are unique in a site, but exports with one id in two items exist: ids are
+  // taken as the item's.
+  Status Send(ForeignComment r) {
+    r.id = r.id.empty() ? "" : item_.post_id + ":" + r.id;
+    r.parent = r.parent.empty() ? "" : item_.post_id + ":" + r.parent;
+    r.thread = item_.thread.key;
+    return sink_.Comment(std::move(r));
+  }
+
+  Status EmitItem() {
+    Status st;
+    if (!item_.sent && !item_.comments.empty()) {
+      st = SendThread();
+    }
+    item_ = Item{};  // posts without comments, attachments, menu items: nothing to import
+    return st;
   }
 
   ForeignSink& sink_;

@@ -98,8 +98,8 @@ TEST(WalineReaderTest, RefusesOtherFilesBadJsonAndFilesCutShortWithTheLine) {
   Collect got;
   auto st = Read(Source::kWaline, Data("twikoo.json"), got);
   ASSERT_FALSE(st);
-  EXPECT_EQ(st.error().message,
-            "line 1: not a Waline export (no \"type\": \"waline\" in its top object)");
+  EXPECT_EQ(st.error().message,  // found out at its end
+            "line 98: not a Waline export (no \"type\": \"waline\" in its top object)");
 
   st = Read(Source::kWaline, R"({"type":"valine","data":{"Comment":[{"objectId":1}]}})", got);
   ASSERT_FALSE(st);
@@ -157,13 +157,13 @@ TEST(TwikooReaderTest, ReadsJsonLinesWithMongoFieldsTheResultsFormAndSkipsCounte
   Collect results;
   ASSERT_TRUE(Read(Source::kTwikoo,
                    "{\"results\": [\n{\"_id\": \"a\", \"url\": \"/x\", \"comment\": \"<p>hi</p>\","
-                   " \"rid\": \"\", \"isSpam\": \"true\", \"updated\": 5},\n"
+                   " \"rid\": \"\", \"isSpam\": \"true\", \"updated\": 1705314600000},\n"
                    "{\"_id\": \"b\", \"url\": \"/x\", \"title\": \"X\", \"time\": 3}]}",
                    results));
   ASSERT_EQ(results.comments.size(), 2u);
   EXPECT_EQ(results.comments[0].line, 2);
   EXPECT_EQ(results.comments[0].status, ForeignStatus::kPending);
-  EXPECT_EQ(results.comments[0].created_ms, int64_t{5});  // updated, when created is missing
+  EXPECT_EQ(results.comments[0].created_ms, int64_t{1705314600000});  // updated, when no created
   EXPECT_EQ(results.comments[1].skip, "it is not a comment (no \"comment\": a counter?)");
 }
 
@@ -213,6 +213,136 @@ TEST(JsonImportPlanTest, PagesByPathUnderSiteMergedWithAndWithoutTheTrailingSlas
             "left out: 0 deleted; skipped: 1\n"
             "  line 78: comment c4d5e6f7a8b94c0d1e2f3a4b5c6d7e8f skipped: its parent "
             "ffffffffffffffffffffffffffffffff is not in the file\n");
+}
+
+TEST(TwikooReaderTest, RefusesFilesThatAreNoTwikooExportAndReadsAByteOrderMark) {
+  for (const std::string text : {"", "  \n", "{}", "null", "\"x\"", "5\n"}) {
+    Collect got;
+    auto st = Read(Source::kTwikoo, text, got);
+    ASSERT_FALSE(st) << text;
+    EXPECT_NE(st.error().message.find("not a Twikoo export ("), std::string::npos)
+        << text << ": " << st.error().message;
+  }
+  Collect got;
+  auto st = Read(Source::kTwikoo, Data("waline.json"), got);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().message,
+            "line 152: not a Twikoo export (no document in it has a \"comment\")");
+  // An empty export is one.
+  ASSERT_TRUE(Read(Source::kTwikoo, "[]", got));
+  // A byte order mark before the JSON (Windows editors write one).
+  Collect bom;
+  ASSERT_TRUE(Read(Source::kTwikoo, "\xEF\xBB\xBF" + Data("twikoo.json"), bom));
+  EXPECT_EQ(bom.comments.size(), 5u);
+}
+
+TEST(TwikooReaderTest, AJsonLinesDocumentOnManyLinesStartsAtItsBrace) {
+  Collect got;
+  ASSERT_TRUE(Read(Source::kTwikoo,
+                   "{\n  \"_id\": \"a\",\n  \"url\": \"/x\",\n  \"comment\": \"1\"\n}\n"
+                   "{\n  \"_id\": \"b\", \"url\": \"/x\", \"comment\": \"2\"}\n",
+                   got));
+  ASSERT_EQ(got.comments.size(), 2u);
+  EXPECT_EQ(got.comments[0].line, 1);
+  EXPECT_EQ(got.comments[1].line, 6);
+}
+
+TEST(JsonFieldsTest, TimesOutOfRangeAreNoneSecondsAreReadAsSecondsAndFloatIdsAreNotTopLevel) {
+  Collect got;
+  ASSERT_TRUE(Read(Source::kTwikoo, R"([
+{"_id":"a","url":"/t","comment":"x","created":1e300},
+{"_id":"b","url":"/t","comment":"x","created":{"$numberLong":"9223372036854775807"}},
+{"_id":"c","url":"/t","comment":"x","created":1705314600},
+{"_id":"d","url":"/t","comment":"x","created":"1705314600000"},
+{"_id":3.0,"url":"/t","comment":"x","pid":2.5},
+{"_id":"f","url":"/t","comment":"x","created":-1e300}
+])",
+                   got));
+  ASSERT_EQ(got.comments.size(), 6u);
+  EXPECT_EQ(got.comments[0].created_ms, std::nullopt);
+  // Kept as read: the plan skips a time after 9999 as unreadable (below).
+  EXPECT_EQ(got.comments[1].created_ms, INT64_MAX);
+  EXPECT_EQ(got.comments[2].created_ms, int64_t{1705314600000});
+  EXPECT_EQ(got.comments[3].created_ms, int64_t{1705314600000});
+  EXPECT_EQ(got.comments[4].id, "3");
+  EXPECT_EQ(got.comments[4].parent, "2.5E0");  // no comment's id
+  EXPECT_EQ(got.comments[5].created_ms, std::nullopt);
+
+  ForeignPlan plan(PlanOptions{"https://blog.example.org", {"https://blog.example.org"}});
+  for (auto& c : got.comments) {
+    c.thread = c.thread_url = "/t";
+    ASSERT_TRUE(plan.Comment(c));
+  }
+  plan.Resolve();
+  EXPECT_LT(plan.comment(0).page, 0);
+  EXPECT_LT(plan.comment(1).page, 0);
+  EXPECT_GE(plan.comment(2).page, 0);
+  EXPECT_LT(plan.comment(4).page, 0);  // its parent 2.5 is not in the file
+}
+
+TEST(JsonRecordStreamTest, KeysOutsideRecordsAreNotHeldAndAFirstKeyCountsTowardsItsRecord) {
+  Collect got;
+  // A key of 20 MiB beside the comments: not kept (memory), the comments read.
+  ASSERT_TRUE(Read(Source::kWaline,
+                   "{\"type\": \"waline\", \"" + std::string(size_t{20} << 20, 'k') +
+                       "\": 1, \"data\": {\"Comment\": [{\"objectId\": 1, \"url\": \"/a\"}]}}",
+                   got));
+  EXPECT_EQ(got.comments.size(), 1u);
+  // A JSON Lines document's first key of 20 MiB: its record is longer than 16 MiB.
+  auto st = Read(Source::kTwikoo, "{\"" + std::string(size_t{20} << 20, 'k') + "\": 1}\n", got);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().message, "line 1: a record longer than 16 MiB");
+}
+
+TEST(JsonImportPlanTest, PathsAnyStringJoinedToSiteEncodedAndQueriesThatJoinPagesReported) {
+  Collect got;
+  ASSERT_TRUE(Read(Source::kTwikoo, R"([
+{"_id":"a","url":"post-a","comment":"x","created":1705314600000},
+{"_id":"b","url":"post-b","comment":"x","created":1705314600000},
+{"_id":"c","url":"/a b|c/","comment":"x","created":1705314600000},
+{"_id":"d","url":"/redirect?u=http://x","comment":"x","created":1705314600000},
+{"_id":"e","url":"\u001b[2J","comment":"x","created":1705314600000}
+])",
+                   got));
+  ForeignPlan plan(PlanOptions{"https://blog.example.org", {"https://blog.example.org"}});
+  for (auto& c : got.comments) {
+    ASSERT_TRUE(plan.Comment(c));
+  }
+  plan.Resolve();
+  ASSERT_EQ(plan.pages().size(), 5u);
+  EXPECT_EQ(plan.pages()[0].url, "https://blog.example.org/post-a");
+  EXPECT_EQ(plan.pages()[1].url, "https://blog.example.org/post-b");
+  EXPECT_EQ(plan.pages()[2].url, "https://blog.example.org/a%20b%7Cc");
+  EXPECT_EQ(plan.pages()[3].url, "https://blog.example.org/redirect");
+  EXPECT_EQ(plan.pages()[4].url, "https://blog.example.org/%1B%5B2J");
+
+  // Plain permalinks: two posts, one page (the widget's too), said.
+  const std::string wxr = R"(<rss xmlns:wp="http://wordpress.org/export/1.2/"><channel>
+<item><link>https://blog.example.org/?p=10</link><wp:post_id>10</wp:post_id>
+<wp:comment><wp:comment_id>1</wp:comment_id><wp:comment_approved>1</wp:comment_approved>
+<wp:comment_date_gmt>2024-01-15 10:30:00</wp:comment_date_gmt></wp:comment></item>
+<item><link>https://blog.example.org/?p=11</link><wp:post_id>11</wp:post_id>
+<wp:comment><wp:comment_id>2</wp:comment_id><wp:comment_approved>1</wp:comment_approved>
+<wp:comment_date_gmt>2024-01-15 10:30:00</wp:comment_date_gmt></wp:comment></item>
+</channel></rss>)";
+  ForeignPlan wp(PlanOptions{"", {"https://blog.example.org"}});
+  std::istringstream in(wxr);
+  ASSERT_TRUE(ReadForeign(Source::kWordpress, in, wp));
+  wp.Resolve();
+  ASSERT_EQ(wp.pages().size(), 1u);
+  ASSERT_EQ(wp.problems().size(), 1u);
+  EXPECT_EQ(wp.problems()[0].line, 5);
+  EXPECT_EQ(wp.problems()[0].message,
+            "a thread's URL https://blog.example.org/?p=11 is the page https://blog.example.org/ "
+            "of https://blog.example.org/?p=10 (a page's URL has no query): their comments are "
+            "joined");
+}
+
+TEST(JsonImportPlanTest, ProblemsQuoteControlCharactersEscaped) {
+  EXPECT_EQ(QuotedText("a\x1b[2J\x7f"
+                       "b"),
+            "a\\x1b[2J\\x7fb");
+  EXPECT_EQ(QuotedText(std::string(300, 'x')), std::string(200, 'x') + "…");
 }
 
 }  // namespace

@@ -153,5 +153,33 @@ TEST(WordpressReaderTest, ThePlanKeepsPendingAndRepliesAndSkipsPingbacksAndTrash
             "  line 149: comment 12:30 skipped: its thread (line 128) is deleted\n");
 }
 
+// A post's comments are handed over as they are read, not held till the post ends: one post of
+// 100,000 comments takes the memory of a few.
+TEST(WordpressReaderTest, APostsCommentsAreHandedOverAsTheyAreRead) {
+  std::string xml = R"(<rss xmlns:wp="http://wordpress.org/export/1.2/"><channel><item>
+<link>https://a.example/x/</link><wp:post_id>1</wp:post_id>)";
+  for (int i = 0; i < 3; ++i) {
+    xml += "<wp:comment><wp:comment_id>" + std::to_string(i) + "</wp:comment_id></wp:comment>\n";
+  }
+  xml += "<wp:comment><broken></wp:comment>";  // not well-formed, inside the same post
+  Collect got;
+  auto st = Read(xml, got);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(got.threads.size(), 1u);
+  EXPECT_EQ(got.comments.size(), 3u);  // handed over before the post ended
+  // A comment before the post's id (not WordPress's order) waits for it, and is named by it.
+  Collect late;
+  ASSERT_TRUE(Read(R"(<rss><channel><item><link>https://a.example/y/</link>
+<wp:comment xmlns:wp="w"><wp:comment_id>7</wp:comment_id></wp:comment>
+<wp:post_id xmlns:wp="w">9</wp:post_id>
+<wp:comment xmlns:wp="w"><wp:comment_id>8</wp:comment_id><wp:comment_parent>7</wp:comment_parent></wp:comment>
+</item></channel></rss>)",
+                   late));
+  ASSERT_EQ(late.comments.size(), 2u);
+  EXPECT_EQ(late.comments[0].id, "9:7");
+  EXPECT_EQ(late.comments[0].thread, "p9");
+  EXPECT_EQ(late.comments[1].parent, "9:7");
+}
+
 }  // namespace
 }  // namespace plaudit::transfer

@@ -3,8 +3,13 @@
 // the imported site serving what the old one did, and bad files refused whole.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <random>
+#include <thread>
 
 #include "plauditd_process.hpp"
 #include "support/mariadb_server.hpp"
@@ -365,13 +370,26 @@ TEST_F(TransferTest, BadFilesAreRefusedWholeWithTheirLineAndAFullDatabaseOrRedis
     std::swap(l[1], l[comment_line]);
     bad.push_back({"records out of order", l, "records come in the export's order"});
   }
+  {
+    // One line of 100 MiB: refused once it passes 64 MiB, without being read whole.
+    auto l = good;
+    l[comment_line] = std::string(size_t{100} << 20, ' ');
+    bad.push_back({"a line of 100 MiB", l, "line " + line_no + ": longer than 64 MiB"});
+  }
+  {
+    auto l = good;
+    l.push_back("{}");
+    bad.push_back({"a record after the end", l, "after the end record"});
+  }
   for (const Bad& b : bad) {
     SCOPED_TRACE(b.name);
     Write(File("bad.jsonl"), b.lines);
     EXPECT_EQ(RunLogged({"import", File("bad.jsonl"), "--data-dir", Dir("fresh")}, log), 1) << log;
     EXPECT_NE(log.find(b.message), std::string::npos) << log;
   }
-  // None of them left a row: the good file still loads into the same database.
+  // None of them left a row: the good file still loads into the same database (with the blank
+  // lines an editor may leave after its end).
+  std::ofstream(File("good.jsonl"), std::ios::app) << "\n\n";
   ASSERT_EQ(RunLogged({"import", File("good.jsonl"), "--data-dir", Dir("fresh")}, log), 0) << log;
   EXPECT_NE(log.find("imported "), std::string::npos) << log;
 
@@ -582,6 +600,247 @@ TEST_F(TransferTest, ImportsFromWordpressWalineAndTwikooHoldPendingCommentsFromE
   for (const std::string& text : hidden) {
     EXPECT_EQ(live.raw().find(text), std::string::npos) << live.raw();
   }
+  EXPECT_EQ(p->Stop(15s), 0);
+}
+
+// A Twikoo file of 3,000 comments on 40 pages (seeded: a third replies to an approved comment of
+// their page, a tenth held) imported into PostgreSQL and MariaDB while readers' comments arrive
+// on the same pages from two clients: the import's transactions take many articles' rows
+// (by ascending id, their cache shards after them) and the server's one each, so neither waits
+// on the other for ever; afterwards each page counts exactly what was imported and posted.
+TEST_F(TransferTest, AnImportOfManyPagesBesideCommentsOnThemKeepsEveryCountOnPostgresAndMariadb) {
+  constexpr int kPages = 40;
+  constexpr int kComments = 3000;
+  std::mt19937 rng(49);
+  std::map<int, int> approved;              // page → approved comments in the file
+  std::map<int, std::vector<int>> visible;  // page → approved comments (to reply to)
+  std::string file = "[\n";
+  for (int i = 0; i < kComments; ++i) {
+    const int page = static_cast<int>(rng() % kPages);
+    const bool held = rng() % 10 == 0;
+    std::string parent;
+    if (rng() % 3 == 0 && !visible[page].empty()) {
+      parent = "c" + std::to_string(visible[page][rng() % visible[page].size()]);
+    }
+    if (!held) {
+      ++approved[page];
+      visible[page].push_back(i);
+    }
+    file += std::string(i == 0 ? "" : ",\n") + R"({"_id":"c)" + std::to_string(i) +
+            R"(","url":"/p/)" + std::to_string(page) + R"(/","nick":"n)" + std::to_string(i) +
+            R"(","comment":"<p>comment )" + std::to_string(i) + R"(</p>","created":)" +
+            std::to_string(1700000000000 + i) +
+            (parent.empty() ? "" : R"(,"pid":")" + parent + "\"") +
+            (held ? R"(,"isSpam":true)" : "") + "}";
+  }
+  file += "\n]\n";
+  std::ofstream(File("many.json")) << file;
+
+  for (const std::string backend : {"postgresql", "mariadb"}) {
+    SCOPED_TRACE(backend);
+    const std::string url =
+        backend == "postgresql"
+            ? PostgresServer::Shared().url(PostgresServer::Shared().CreateDatabase())
+            : MariadbServer::Shared().url(MariadbServer::Shared().CreateDatabase());
+    const std::string dir = Dir("many-" + backend);
+    std::vector<std::string> flags = kFlags;
+    flags.insert(flags.end(), {"--database", url});
+    const int port = FreeTcpPort();
+    std::vector<std::string> serve = {PLAUDITD_PATH, "--data-dir", dir, "--port",
+                                      std::to_string(port)};
+    serve.insert(serve.end(), flags.begin(), flags.end());
+    auto p = std::make_unique<Process>(serve, log_path());
+    ASSERT_TRUE(Ready(port)) << Log();
+
+    std::atomic<bool> importing{true};
+    std::vector<std::map<int, int>> posted(2);  // per client: page → comments posted
+    std::vector<std::thread> clients;
+    for (int t = 0; t < 2; ++t) {
+      clients.emplace_back([&, t] {
+        HttpClient c("127.0.0.1", port);
+        std::mt19937 r(static_cast<unsigned>(t));
+        for (int n = 0; importing.load() || n < 20; ++n) {
+          const int page = static_cast<int>(r() % kPages);
+          auto res = c.Post(
+              "/api/v1/pages/comments?url=https%3A%2F%2Fblog.example%2Fp%2F" + std::to_string(page),
+              R"({"body":"live )" + std::to_string(n) + R"(","guest":{"name":"Live )" +
+                  std::to_string(t) + R"("}})",
+              {{"Origin", "https://blog.example"}});
+          if (res.status == 201) {
+            posted[t][page] += res.Json().at("status").as_string() == "approved" ? 1 : 0;
+          } else {
+            ADD_FAILURE() << res.status << " " << res.body;
+            return;
+          }
+        }
+      });
+    }
+    std::string log;
+    const int status = RunLogged({"import", "--from", "twikoo", File("many.json"), "--site",
+                                  "https://blog.example", "--data-dir", dir, "--database", url,
+                                  "--sites", "https://blog.example", "--rate-limits", "off"},
+                                 log);
+    importing = false;
+    for (auto& t : clients) {
+      t.join();
+    }
+    ASSERT_EQ(status, 0) << log;
+    EXPECT_NE(log.find("comments written now, 0 by an earlier run"), std::string::npos) << log;
+    HttpClient c("127.0.0.1", port);
+    for (int page = 0; page < kPages; ++page) {
+      auto got =
+          c.Get("/api/v1/pages?url=https%3A%2F%2Fblog.example%2Fp%2F" + std::to_string(page));
+      ASSERT_EQ(got.status, 200) << got.body;
+      EXPECT_EQ(got.Json().at("commentCount").as_int64(),
+                approved[page] + posted[0][page] + posted[1][page])
+          << "page " << page;
+    }
+    EXPECT_EQ(p->Stop(15s), 0);
+  }
+}
+
+// An import SIGKILLed in the middle, beside a running server: the rerun writes what the first
+// run did not, each comment once (their places in the file commit with them), and the pages
+// count exactly the file's approved comments; a third run writes nothing.
+TEST_F(TransferTest, AnImportKilledMidwayIsFinishedByTheRerunWritingEachCommentOnce) {
+  constexpr int kPages = 20;
+  constexpr int kComments = 30000;
+  std::mt19937 rng(4949);
+  std::map<int, int> approved;  // page → approved comments in the file
+  std::string file = "[\n";
+  for (int i = 0; i < kComments; ++i) {
+    const int page = i < kPages ? i : static_cast<int>(rng() % kPages);
+    const bool held = rng() % 10 == 0;
+    approved[page] += held ? 0 : 1;
+    file += std::string(i == 0 ? "" : ",\n") + R"({"_id":"c)" + std::to_string(i) +
+            R"(","url":"/k/)" + std::to_string(page) + R"(","nick":"n","comment":"<p>c )" +
+            std::to_string(i) + R"(</p>","created":)" + std::to_string(1700000000000 + i) +
+            (held ? R"(,"isSpam":true)" : "") + "}";
+  }
+  file += "\n]\n";
+  std::ofstream(File("kill.json")) << file;
+  const std::vector<std::string> site = {"--sites", "https://blog.example", "--password-hash",
+                                         "minimal", "--rate-limits",        "off"};
+  const int port = FreeTcpPort();
+  auto p = Start(site, port);
+  ASSERT_TRUE(Ready(port)) << Log();
+  HttpClient c("127.0.0.1", port);
+  auto count = [&](int page) -> int64_t {
+    auto got = c.Get("/api/v1/pages?url=https%3A%2F%2Fblog.example%2Fk%2F" + std::to_string(page));
+    if (got.status != 200 || got.Json().at("commentCount").is_null()) {
+      return -1;
+    }
+    return got.Json().at("commentCount").as_int64();
+  };
+  std::vector<std::string> import = {
+      PLAUDITD_PATH,          "import",     "--from",  "twikoo", File("kill.json"), "--site",
+      "https://blog.example", "--data-dir", data_dir()};
+  import.insert(import.end(), site.begin(), site.end());
+  {
+    Process first(import, log_path());
+    // Killed once it has written something, long before it has written everything.
+    ASSERT_TRUE(WaitFor([&] { return count(0) > 0 || !first.Running(); }, 60s)) << Log();
+    first.Signal(SIGKILL);
+    first.Wait(10s);
+  }
+  std::string log;
+  import.erase(import.begin());
+  ASSERT_EQ(RunLogged(import, log), 0) << log;
+  const auto at = log.find("comments written now, ");
+  ASSERT_NE(at, std::string::npos) << log;
+  const auto now_at = log.rfind("; ", at) + 2;
+  const int64_t now = std::stoll(log.substr(now_at, at - now_at));
+  const int64_t earlier = std::stoll(log.substr(at + 22));
+  EXPECT_GT(now, 0) << log;
+  EXPECT_GT(earlier, 0) << log;
+  EXPECT_EQ(now + earlier, kComments) << log;
+  int64_t total = 0;
+  for (int page = 0; page < kPages; ++page) {
+    EXPECT_EQ(count(page), approved[page]) << "page " << page;
+    total += count(page);
+  }
+  ASSERT_EQ(RunLogged(import, log), 0) << log;
+  EXPECT_NE(log.find("0 comments written now, " + std::to_string(kComments) + " by an earlier run"),
+            std::string::npos)
+      << log;
+  int64_t again = 0;
+  for (int page = 0; page < kPages; ++page) {
+    again += count(page);
+  }
+  EXPECT_EQ(again, total);
+  EXPECT_EQ(p->Stop(15s), 0);
+}
+
+// What an import writes follows the rules a comment written now follows: a text that renders
+// larger than a comment keeps is cut to fit and said so (not dropped); a guest's name is one
+// line, and one that looks like a registered user's is marked as a guest's; a span the file's
+// HTML calls a mention is no mention.
+TEST_F(TransferTest, ImportedTextsAndNamesFollowTheRulesOfCommentsWrittenNow) {
+  std::string list;
+  for (int i = 0; i < 200000; ++i) {
+    list += "- a\n";
+  }
+  const std::string file =
+      R"({"type":"waline","version":1,"data":{"Comment":[)"
+      R"({"objectId":1,"url":"/r/","nick":"boss","insertedAt":"2024-01-15T10:30:00Z","comment":")" +
+      [&] {
+        std::string escaped;
+        for (char ch : list) {
+          escaped += ch == '\n' ? std::string("\\n") : std::string(1, ch);
+        }
+        return escaped;
+      }() +
+      R"("},{"objectId":2,"url":"/r/","nick":"line1\nline2\u0007","mail":"x@example.com",)"
+      R"("insertedAt":"2024-01-15T10:31:00Z",)"
+      R"("comment":"<span class=\"mention\">@boss</span> hi"}]}})";
+  std::ofstream(File("rules.json")) << file;
+  const std::vector<std::string> site = {"--sites", "https://blog.example", "--password-hash",
+                                         "minimal", "--rate-limits",        "off"};
+  const int port = FreeTcpPort();
+  std::vector<std::string> serve = site;
+  serve.insert(serve.end(), {"--bootstrap-admin", "boss:boss-password"});
+  auto p = Start(serve, port);
+  ASSERT_TRUE(Ready(port)) << Log();
+  std::vector<std::string> import = {"import",           "--from",  "waline",
+                                     File("rules.json"), "--site",  "https://blog.example",
+                                     "--data-dir",       data_dir()};
+  import.insert(import.end(), site.begin(), site.end());
+  std::string log;
+  ASSERT_EQ(RunLogged(import, log), 0) << log;
+  EXPECT_NE(log.find("line 1: comment 1: its text was cut to what a comment keeps"),
+            std::string::npos)
+      << log.substr(0, 2000);
+  EXPECT_NE(log.find("2 comments written now, 0 by an earlier run; 1 written other than the "
+                     "file has them"),
+            std::string::npos)
+      << log.substr(0, 2000);
+  HttpClient c("127.0.0.1", port);
+  // The pages of the list (one of a long comment is a page of its own: pages are bounded in
+  // bytes, and say where the next begins).
+  boost::json::array items;
+  std::string cursor;
+  for (int n = 0; n < 5 && items.size() < 2; ++n) {
+    auto got = c.Get("/api/v1/pages/comments?url=https%3A%2F%2Fblog.example%2Fr&sort=old" +
+                     (cursor.empty() ? "" : "&cursor=" + cursor));
+    ASSERT_EQ(got.status, 200) << got.body.substr(0, 2000);
+    const boost::json::value page = got.Json();
+    for (const auto& item : page.at("items").as_array()) {
+      items.push_back(item);
+    }
+    if (page.at("nextCursor").is_null()) {
+      break;
+    }
+    cursor = std::string(page.at("nextCursor").as_string());
+  }
+  ASSERT_EQ(items.size(), 2u);
+  EXPECT_EQ(items[0].at("author").at("displayName").as_string(), "boss (guest)");
+  const auto& html = items[0].at("html").as_string();
+  EXPECT_TRUE(html.starts_with("<ul>\n<li>a</li>")) << std::string(html.subview(0, 100));
+  EXPECT_LE(html.size(), size_t{1} << 20);
+  EXPECT_GT(html.size(), size_t{100} << 10);  // cut to fit, not to nothing
+  EXPECT_EQ(items[1].at("author").at("displayName").as_string(), "line1 line2");
+  EXPECT_EQ(items[1].at("html").as_string().find("mention"), std::string::npos)
+      << items[1].at("html");
   EXPECT_EQ(p->Stop(15s), 0);
 }
 
