@@ -55,30 +55,48 @@ int Migrate(const config::Config& config) {
   return 0;
 }
 
-int UserAdd(const config::Invocation& inv) {
-  // The password comes from stdin (first line), never from argv where `ps` would show it.
+// The password of `user add` and `user password`: the first line of stdin, never argv, where
+// `ps` would show it.
+std::optional<std::string> PasswordFromStdin(const char* what) {
   std::string password;
   if (!std::getline(std::cin, password)) {
-    spdlog::error("user add: expected the password on standard input");
-    return 1;
+    spdlog::error("{}: expected the password on standard input", what);
+    return std::nullopt;
   }
   if (!password.empty() && password.back() == '\r') {
     password.pop_back();
   }
-  auto role = domain::ParseRole(inv.user_role);
-  auto store = OpenStore(inv.config);
+  return password;
+}
+
+// The store, opened and migrated, for the user commands; nullptr (logged) when it cannot be.
+std::unique_ptr<sql::Store> MigratedStore(const config::Config& config) {
+  auto store = OpenStore(config);
   if (!store) {
     spdlog::error("cannot open database: {}", store.error().message);
-    return 1;
+    return nullptr;
   }
   auto migrated = (*store)->Migrate();
   if (!migrated) {
     spdlog::error("migration failed: {}", migrated.error().message);
+    return nullptr;
+  }
+  return std::move(*store);
+}
+
+int UserAdd(const config::Invocation& inv) {
+  const auto password = PasswordFromStdin("user add");
+  if (!password) {
     return 1;
   }
-  auto created = domain::EnsureUser(**store, inv.user_name, password,
+  auto role = domain::ParseRole(inv.user_role);
+  auto store = MigratedStore(inv.config);
+  if (!store) {
+    return 1;
+  }
+  auto created = domain::EnsureUser(*store, inv.user_name, *password,
                                     role.value_or(domain::Role::kUser), HashOptions(inv.config));
-  (*store)->Close();
+  store->Close();
   if (!created) {
     spdlog::error("user add: {}", created.error().message);
     return 1;
@@ -88,6 +106,32 @@ int UserAdd(const config::Invocation& inv) {
     return 1;
   }
   spdlog::info("created user '{}' with role {}", inv.user_name, inv.user_role);
+  return 0;
+}
+
+// `plauditd user password NAME`: a new password for an account (one moved by an export without
+// --with-secrets has none, and signs in no other way until it is given one). Signing in reads
+// the hash from SQL, so a running server takes it at once; sessions already open stay open.
+int UserPassword(const config::Invocation& inv) {
+  const auto password = PasswordFromStdin("user password");
+  if (!password) {
+    return 1;
+  }
+  auto store = MigratedStore(inv.config);
+  if (!store) {
+    return 1;
+  }
+  auto set = domain::SetUserPassword(*store, inv.user_name, *password, HashOptions(inv.config));
+  store->Close();
+  if (!set) {
+    spdlog::error("user password: {}", set.error().message);
+    return 1;
+  }
+  if (!*set) {
+    spdlog::error("user password: no user '{}'", inv.user_name);
+    return 1;
+  }
+  spdlog::info("set the password of user '{}'", inv.user_name);
   return 0;
 }
 
@@ -400,6 +444,8 @@ int RunCommand(const config::Invocation& inv) {
       return RebuildSearch(inv.config);
     case config::Command::kUserAdd:
       return UserAdd(inv);
+    case config::Command::kUserPassword:
+      return UserPassword(inv);
     case config::Command::kExport:
       return Export(inv);
     case config::Command::kImport:

@@ -82,9 +82,10 @@ Status CheckInvocation(const config::Invocation& inv) {
   if (inv.import_from.empty() && (!inv.import_site.empty() || inv.import_dry_run)) {
     return Fail(ErrorCode::kInvalidArgument, "import: --site and --dry-run go with --from");
   }
-  if (inv.command == config::Command::kUserAdd) {
+  if (inv.command == config::Command::kUserAdd || inv.command == config::Command::kUserPassword) {
     if (auto st = domain::ValidateUsername(inv.user_name); !st) {
-      return Fail(st.error().code, "user add NAME: " + st.error().message);
+      const char* what = inv.command == config::Command::kUserAdd ? "user add" : "user password";
+      return Fail(st.error().code, std::string(what) + " NAME: " + st.error().message);
     }
   }
   return {};

@@ -145,6 +145,11 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
   user_add->add_option("--role", inv.user_role, "user, author, moderator or admin")
       ->check(CLI::IsMember({"user", "author", "moderator", "admin"}))
       ->capture_default_str();
+  auto* user_password = user->add_subcommand(
+      "password",
+      "set a user's password (an account moved without its secrets has none); the "
+      "password is read from stdin");
+  user_password->add_option("name", inv.user_name, "username")->required();
 
   try {
     app.parse(argc, argv);
@@ -180,6 +185,9 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
   }
   if (user_add->parsed()) {
     inv.command = Command::kUserAdd;
+  }
+  if (user_password->parsed()) {
+    inv.command = Command::kUserPassword;
   }
   if (export_cmd->parsed()) {
     inv.command = Command::kExport;

@@ -140,6 +140,7 @@ enum class Command {
   kRebuildCache,
   kRebuildSearch,
   kUserAdd,
+  kUserPassword,
   kExport,
   kImport,
 };
@@ -147,7 +148,7 @@ enum class Command {
 struct Invocation {
   Config config;
   Command command = Command::kServe;
-  std::string user_name;  // user add NAME
+  std::string user_name;  // user add NAME, user password NAME
   std::string user_role = "user";
   std::string export_out;       // export --out FILE ("": standard output)
   bool export_secrets = false;  // export --with-secrets

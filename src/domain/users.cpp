@@ -412,4 +412,34 @@ Result<bool> EnsureUser(sql::Store& store, const std::string& username, const st
   return fut.get();
 }
 
+Result<bool> SetUserPassword(sql::Store& store, const std::string& username,
+                             const std::string& password, const PasswordHashOptions& hash_options) {
+  PL_CHECK(ValidatePassword(password));
+  if (sodium_init() < 0) {
+    return Fail(ErrorCode::kInternal, "libsodium failed to initialise");
+  }
+  net::io_context ioc;
+  auto fut = net::co_spawn(
+      ioc,
+      [&]() -> Awaitable<Result<bool>> {
+        std::function<Result<bool>(sql::Connection&)> job =
+            [&](sql::Connection& c) -> Result<bool> {
+          PL_TRY(auto existing, sql::UserTable::FindByKey(c, UsernameKey(username)));
+          if (!existing || existing->deleted_at_ms != 0) {
+            return false;
+          }
+          char out[crypto_pwhash_STRBYTES];
+          if (crypto_pwhash_str(out, password.data(), password.size(), hash_options.ops_limit,
+                                hash_options.mem_limit) != 0) {
+            return Fail(ErrorCode::kInternal, "password hashing failed");
+          }
+          return sql::UserTable::SetPasswordHash(c, existing->id, out);
+        };
+        co_return co_await store.Run<bool>(std::move(job));
+      },
+      net::use_future);
+  ioc.run();
+  return fut.get();
+}
+
 }  // namespace plaudit::domain

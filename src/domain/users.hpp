@@ -121,5 +121,9 @@ sql::UserRow NewUserRow(std::string_view username, std::string display_name,
 // Synchronous, for start-up and the command line. Returns true when created.
 Result<bool> EnsureUser(sql::Store& store, const std::string& username, const std::string& password,
                         Role role, const PasswordHashOptions& hash);
+// Sets the password of the live account `username` (`user password`). Synchronous, for the
+// command line. False when there is no such account.
+Result<bool> SetUserPassword(sql::Store& store, const std::string& username,
+                             const std::string& password, const PasswordHashOptions& hash);
 
 }  // namespace plaudit::domain

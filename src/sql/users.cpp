@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "common/time.hpp"
 #include "sql/dialect.hpp"
 #include "text/unicode.hpp"
 
@@ -28,6 +29,8 @@ constexpr std::string_view kSelectColumns =
     "SELECT id, username, username_key, display_name, password_hash, role, created_at, "
     "deleted_at, banned_until, ban_reason FROM users ";
 constexpr std::string_view kWhereKey = "WHERE username_key = $1";
+constexpr std::string_view kSetPasswordHash =
+    "UPDATE users SET password_hash = $1, updated_at = $3 WHERE id = $2 AND deleted_at IS NULL";
 constexpr std::string_view kWhereId = "WHERE id = $1";
 // $4 = 1 for a role that cannot be banned: then only while no ban is in force, in the same
 // statement, so a ban racing the promotion cannot leave a banned moderator (PostgreSQL
@@ -286,6 +289,11 @@ Result<UserRow> UserTable::Insert(Connection& c, UserRow row) {
 
 Result<std::optional<UserRow>> UserTable::FindByKey(Connection& c, const std::string& key) {
   return FindOne(c, kWhereKey, key);
+}
+
+Result<bool> UserTable::SetPasswordHash(Connection& c, int64_t id, const std::string& hash) {
+  PL_TRY(auto r, c.Query(kSetPasswordHash, {hash, id, NowMs()}));
+  return r.affected == 1;
 }
 
 // Jobs are named std::function variables, never lambda temporaries inside co_await: GCC 12

@@ -77,6 +77,8 @@ class UserTable {
   // The same on a connection (for start-up and CLI code that runs without an event loop).
   static Result<UserRow> Insert(Connection& c, UserRow row);
   static Result<std::optional<UserRow>> FindByKey(Connection& c, const std::string& key);
+  // Sets the password hash of the live account `id`; false when there is none.
+  static Result<bool> SetPasswordHash(Connection& c, int64_t id, const std::string& hash);
 
  private:
   Store& store_;

@@ -440,6 +440,14 @@ TEST(Config, BootstrapAdminFollowsTheAccountRulesBeforeAnythingStarts) {
   auto st = check({"user", "add", "no spaces"});
   ASSERT_FALSE(st);
   EXPECT_EQ(st.error().message.rfind("user add NAME: ", 0), 0u) << st.error().message;
+  EXPECT_TRUE(check({"user", "password", "alice"}));
+  auto inv = ParseArgs({"user", "password", "alice"}, code);
+  ASSERT_TRUE(inv);
+  EXPECT_EQ(inv->command, config::Command::kUserPassword);
+  EXPECT_EQ(inv->user_name, "alice");
+  st = check({"user", "password", "no spaces"});
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().message.rfind("user password NAME: ", 0), 0u) << st.error().message;
 }
 
 // --redis-wait-replicas needs replicas, so an external Redis; its timeout must be above 0

@@ -844,5 +844,46 @@ TEST_F(TransferTest, ImportedTextsAndNamesFollowTheRulesOfCommentsWrittenNow) {
   EXPECT_EQ(p->Stop(15s), 0);
 }
 
+// A site moved without --with-secrets: its accounts have no password, until the operator gives
+// one (`plauditd user password NAME`, read from stdin); a running server takes it at once.
+TEST_F(TransferTest, AnAccountMovedWithoutItsSecretsSignsInOnceGivenAPassword) {
+  const int port = FreeTcpPort();
+  std::vector<std::string> flags = kFlags;
+  flags.insert(flags.end(), {"--bootstrap-admin", "boss:boss-password"});
+  auto p = Start(flags, port);
+  ASSERT_TRUE(Ready(port)) << Log();
+  Populate(port);
+  ASSERT_EQ(Run({"export", "--data-dir", data_dir(), "--out", File("public.jsonl")}), 0) << Log();
+  EXPECT_EQ(p->Stop(15s), 0);
+  ASSERT_EQ(Run({"import", File("public.jsonl"), "--data-dir", Dir("moved")}), 0) << Log();
+
+  const int port2 = FreeTcpPort();
+  std::vector<std::string> argv = {PLAUDITD_PATH, "--data-dir", Dir("moved"), "--port",
+                                   std::to_string(port2)};
+  argv.insert(argv.end(), kFlags.begin(), kFlags.end());
+  Process moved(argv, log_path());
+  ASSERT_TRUE(Ready(port2)) << Log();
+  HttpClient c("127.0.0.1", port2);
+  const std::string login = R"({"username":"alice","password":"new-password-1"})";
+  EXPECT_EQ(c.Post("/api/v1/sessions", login).status, 401);
+  auto set = [&](const std::string& name, const std::string& password) {
+    Process sh({"sh", "-c",
+                "printf '%s\\n' " + ShellQuote(password) + " | " + ShellQuote(PLAUDITD_PATH) +
+                    " user password " + ShellQuote(name) + " --password-hash minimal --data-dir " +
+                    ShellQuote(Dir("moved"))},
+               log_path());
+    return sh.Wait(60s).value_or(-1);
+  };
+  EXPECT_EQ(set("alice", "new-password-1"), 0) << Log();
+  auto s = c.Post("/api/v1/sessions", login);
+  ASSERT_EQ(s.status, 201) << s.body;
+  EXPECT_EQ(s.Json().at("user").at("username").as_string(), "alice");
+  EXPECT_EQ(set("nobody", "new-password-1"), 1);  // no such account
+  EXPECT_EQ(set("alice", "short"), 1);            // the rules of a password
+  EXPECT_EQ(c.Post("/api/v1/sessions", login).status, 201);
+  EXPECT_EQ(Log().find("new-password-1"), std::string::npos);  // never logged
+  EXPECT_EQ(moved.Stop(15s), 0);
+}
+
 }  // namespace
 }  // namespace plaudit::testing
