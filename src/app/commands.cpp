@@ -365,8 +365,9 @@ int ImportForeign(const config::Invocation& inv) {
   config.bootstrap_admin.reset();
   config.rate_limits = false;  // an import makes every page thread at once
   return RunOneShot(config, "import", [&](App& app) -> Awaitable<Status> {
-    transfer::ForeignWrite w{app.pages(), app.comments(), *source,
-                             path,        *digest,        config.comment_images};
+    transfer::ForeignWrite w{
+        app.pages(),           app.comments(),           *source, path, *digest,
+        config.comment_images, inv.import_users_by_email};
     PL_CO_TRY(const auto counts, co_await transfer::WriteForeign(std::move(w), plan));
     spdlog::info(
         "imported: {} pages; {} comments written now, {} by an earlier run; {} written other "

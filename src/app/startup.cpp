@@ -79,8 +79,10 @@ Status CheckInvocation(const config::Invocation& inv) {
     return Fail(ErrorCode::kInvalidArgument,
                 "--redis-wait-replicas: the embedded Redis has no replicas; give --redis");
   }
-  if (inv.import_from.empty() && (!inv.import_site.empty() || inv.import_dry_run)) {
-    return Fail(ErrorCode::kInvalidArgument, "import: --site and --dry-run go with --from");
+  if (inv.import_from.empty() &&
+      (!inv.import_site.empty() || inv.import_dry_run || inv.import_users_by_email)) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "import: --site, --users-by-email and --dry-run go with --from");
   }
   if (inv.command == config::Command::kUserAdd || inv.command == config::Command::kUserPassword) {
     if (auto st = domain::ValidateUsername(inv.user_name); !st) {

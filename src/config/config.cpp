@@ -136,6 +136,9 @@ std::optional<Invocation> Parse(int argc, const char* const* argv, int& exit_cod
       ->check(CLI::IsMember({"disqus", "wordpress", "waline", "twikoo"}));
   import_cmd->add_option("--site", inv.import_site,
                          "--from: the origin of the pages (joined to paths, replaces others')");
+  import_cmd->add_flag("--users-by-email", inv.import_users_by_email,
+                       "--from: a comment whose e-mail address is a user's verified one is "
+                       "that user's (else a guest's)");
   import_cmd->add_flag("--dry-run", inv.import_dry_run,
                        "--from: print what would be imported, and the problems; write nothing");
   auto* user = app.add_subcommand("user", "manage users");

@@ -150,12 +150,13 @@ struct Invocation {
   Command command = Command::kServe;
   std::string user_name;  // user add NAME, user password NAME
   std::string user_role = "user";
-  std::string export_out;       // export --out FILE ("": standard output)
-  bool export_secrets = false;  // export --with-secrets
-  std::string import_file;      // import FILE
-  std::string import_from;      // import --from SYSTEM ("": Plaudit's own export)
-  std::string import_site;      // import --site ORIGIN
-  bool import_dry_run = false;  // import --dry-run
+  std::string export_out;              // export --out FILE ("": standard output)
+  bool export_secrets = false;         // export --with-secrets
+  std::string import_file;             // import FILE
+  std::string import_from;             // import --from SYSTEM ("": Plaudit's own export)
+  std::string import_site;             // import --site ORIGIN
+  bool import_dry_run = false;         // import --dry-run
+  bool import_users_by_email = false;  // import --users-by-email
 };
 
 // The exit code of a bad value, unknown flag or unknown key.

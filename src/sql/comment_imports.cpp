@@ -21,6 +21,9 @@ constexpr std::string_view kInsertImported =
     "INSERT INTO comments (id, article_id, parent_id, author_id, body, created_at, updated_at, "
     "status, held_reasons, guest_name, guest_email, answers_id, html, deleted) "
     "VALUES ($1, $2, $3, $4, $5, $6, $6, $7, '', $8, $9, $10, $11, $12)";
+constexpr std::string_view kUserByEmail =
+    "SELECT id FROM users WHERE LOWER(email) = LOWER($1) AND email_verified_at IS NOT NULL "
+    "AND deleted_at IS NULL ORDER BY id LIMIT 1";
 constexpr std::string_view kImportedIds =
     "SELECT idx, comment_id FROM imported_comments WHERE import_key = $1 AND idx > $2 "
     "ORDER BY idx LIMIT $3";
@@ -30,28 +33,69 @@ constexpr std::string_view kSetAnswers = "UPDATE comments SET answers_id = $2 WH
 
 namespace {
 
-// A guest's name that looks like a registered user's (its skeleton is one of their name keys,
-// as a guest commenting now is refused for): marked as the guest's, so no import passes a
-// passer-by off as the site's admin. `held` remembers the keys looked up.
-Result<std::string> GuestName(Connection& tx, const ImportedComment& c,
-                              std::map<std::string, bool>& held) {
-  if (c.guest_name_key.empty()) {
-    return c.guest_name;
+// Who an imported comment is by, as a transaction finds out (each name key and address looked
+// up once).
+class Authors {
+ public:
+  Authors(int64_t guest, bool users_by_email) : guest_(guest), users_by_email_(users_by_email) {}
+
+  struct Author {
+    int64_t id = 0;
+    Value name;   // a guest's; null for a user's comment
+    Value email;  // a guest's, or null
+  };
+
+  Result<Author> Of(Connection& tx, const ImportedComment& c) {
+    if (users_by_email_ && !c.guest_email.empty()) {
+      PL_TRY(const int64_t user, UserOf(tx, c.guest_email));
+      if (user != 0) {
+        return Author{user, Value{nullptr}, Value{nullptr}};
+      }
+    }
+    PL_TRY(std::string name, GuestName(tx, c));
+    return Author{guest_, Value{std::move(name)},
+                  c.guest_email.empty() ? Value{nullptr} : Value{c.guest_email}};
   }
-  auto it = held.find(c.guest_name_key);
-  if (it == held.end()) {
-    PL_TRY(auto r, tx.Query(kNameKeyHeld, {c.guest_name_key}));
-    it = held.emplace(c.guest_name_key, !r.rows.empty()).first;
+
+ private:
+  // A guest's name that looks like a registered user's (its skeleton is one of their name
+  // keys, as a guest commenting now is refused for): marked as the guest's, so no import
+  // passes a passer-by off as the site's admin.
+  Result<std::string> GuestName(Connection& tx, const ImportedComment& c) {
+    if (c.guest_name_key.empty()) {
+      return c.guest_name;
+    }
+    auto it = held_.find(c.guest_name_key);
+    if (it == held_.end()) {
+      PL_TRY(auto r, tx.Query(kNameKeyHeld, {c.guest_name_key}));
+      it = held_.emplace(c.guest_name_key, !r.rows.empty()).first;
+    }
+    if (!it->second) {
+      return c.guest_name;
+    }
+    return std::string(text::PrefixCodePoints(c.guest_name, 42)) + " (guest)";
   }
-  if (!it->second) {
-    return c.guest_name;
+
+  // The live user whose verified address `email` is (by its lower case), or 0. Only a
+  // verified one: an address anyone may type in does not take a stranger's comments.
+  Result<int64_t> UserOf(Connection& tx, const std::string& email) {
+    auto it = users_.find(email);
+    if (it == users_.end()) {
+      PL_TRY(auto r, tx.Query(kUserByEmail, {email}));
+      it = users_.emplace(email, r.rows.empty() ? 0 : Int(r.rows[0][0])).first;
+    }
+    return it->second;
   }
-  return std::string(text::PrefixCodePoints(c.guest_name, 42)) + " (guest)";
-}
+
+  int64_t guest_;
+  bool users_by_email_;
+  std::map<std::string, bool> held_;      // guest name key → a user's
+  std::map<std::string, int64_t> users_;  // address → user (0: none)
+};
 
 // One article's imported comments, inside the caller's transaction.
-Status WriteArticle(Connection& tx, const std::string& key, int64_t guest, const ImportedArticle& a,
-                    std::map<std::string, bool>& held, CommentWrite& out) {
+Status WriteArticle(Connection& tx, const std::string& key, Authors& authors,
+                    const ImportedArticle& a, CommentWrite& out) {
   const int64_t article_id = a.article_id;
   // The article's row first: the lock order of every comment write and the like flush.
   PL_TRY(auto lock, tx.Query(kThreadSeq, {article_id, a.stamp.seq}));
@@ -68,11 +112,11 @@ Status WriteArticle(Connection& tx, const std::string& key, int64_t guest, const
       continue;  // written by an earlier run
     }
     const std::string status(model::CommentStatusName(c.status));
-    PL_TRY(const std::string name, GuestName(tx, c, held));
+    PL_TRY(Authors::Author author, authors.Of(tx, c));
     PL_CHECK(tx.Query(kInsertImported,
-                      {c.id, article_id, Nullable(c.top), guest, c.body, c.created_at_ms, status,
-                       name, c.guest_email.empty() ? Value{nullptr} : Value{c.guest_email},
-                       Nullable(c.answers), c.html, int64_t{c.deleted ? 1 : 0}}));
+                      {c.id, article_id, Nullable(c.top), author.id, c.body, c.created_at_ms,
+                       status, std::move(author.name), std::move(author.email), Nullable(c.answers),
+                       c.html, int64_t{c.deleted ? 1 : 0}}));
     ids.push_back(c.id);
     const bool counted = c.status == model::CommentStatus::kApproved && !c.deleted;
     if (!counted) {
@@ -111,10 +155,10 @@ Status WriteArticle(Connection& tx, const std::string& key, int64_t guest, const
 }  // namespace
 
 Awaitable<Result<std::vector<CommentWrite>>> CommentTable::InsertImported(
-    std::string import_key, std::vector<ImportedArticle> batches) {
+    std::string import_key, bool users_by_email, std::vector<ImportedArticle> batches) {
   using Writes = std::vector<CommentWrite>;
   std::function<Result<Writes>(Connection&)> job =
-      [key = std::move(import_key),
+      [key = std::move(import_key), users_by_email,
        batches = std::move(batches)](Connection& conn) -> Result<Writes> {
     Writes out;
     auto st = conn.Transaction([&](Connection& tx) -> Status {
@@ -124,9 +168,9 @@ Awaitable<Result<std::vector<CommentWrite>>> CommentTable::InsertImported(
         return Fail(ErrorCode::kInternal, "no '@guest' account");
       }
       std::map<int, CacheStamp> shards;  // shard → the highest stamp of it
-      std::map<std::string, bool> held;  // guest name key → a user's
+      Authors authors(*guest, users_by_email);
       for (size_t i = 0; i < batches.size(); ++i) {
-        PL_CHECK(WriteArticle(tx, key, *guest, batches[i], held, out[i]));
+        PL_CHECK(WriteArticle(tx, key, authors, batches[i], out[i]));
         CacheStamp& top = shards[batches[i].stamp.shard];
         if (top.shard < 0 || top.seq < batches[i].stamp.seq) {
           top = batches[i].stamp;

@@ -182,7 +182,10 @@ class CommentTable {
   // there already is left as it was. The articles' rows are locked in the order given
   // (ascending ids: the lock order of every write that takes more than one). The counts move
   // as Insert's do. One write an article: the rows written and their top-level comments.
+  // `users_by_email`: a comment whose guest e-mail address is a live user's verified one (by
+  // its lower case) is written as that user's.
   Awaitable<Result<std::vector<CommentWrite>>> InsertImported(std::string import_key,
+                                                              bool users_by_email,
                                                               std::vector<ImportedArticle> batches);
   // What an import under `import_key` wrote: (idx, comment id) after `after_idx`, by idx, at
   // most `limit`.

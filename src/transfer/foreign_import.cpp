@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "common/web_origin.hpp"
 #include "domain/guest_author.hpp"
@@ -246,7 +247,8 @@ class Writer {
           pairs.emplace_back(c.idx, c.id);
         }
       }
-      auto written = co_await w_.comments.ImportBatches(key_, std::move(batches));
+      auto written =
+          co_await w_.comments.ImportBatches(key_, w_.users_by_email, std::move(batches));
       if (!written && written.error().code == ErrorCode::kAlreadyExists && attempt == 0) {
         // An id SQL has already (a Redis sequence that came back older): resume it above
         // SQL's and make the batches again with new ids.
@@ -324,9 +326,10 @@ class Writer {
           c.deleted = true;  // text nothing of which renders (not UTF-8): a placeholder
         }
         if (!text || cut) {
-          Report(r, text ? "its text was cut to what a comment keeps"
-                         : "its text could not be read (" + text.error().message +
-                               "): imported without it");
+          Report(i, r,
+                 text ? "its text was cut to what a comment keeps"
+                      : "its text could not be read (" + text.error().message +
+                            "): imported without it");
         }
       }
       batch.push_back(std::move(c));
@@ -359,7 +362,11 @@ class Writer {
   }
 
   // A comment written other than the file has it: logged (the first kMaxReports), counted.
-  void Report(const ForeignComment& r, const std::string& what) {
+  // (Once: a batch made again after a reseed reports nothing more.)
+  void Report(size_t place, const ForeignComment& r, const std::string& what) {
+    if (!reported_.insert(place).second) {
+      return;
+    }
     if (++counts_.altered <= kMaxReports) {
       spdlog::warn("line {}: comment {}: {}", r.line, QuotedText(r.id), what);
     }
@@ -371,6 +378,7 @@ class Writer {
   std::vector<int64_t> ids_;       // place → comment id (0: not written)
   std::vector<int64_t> articles_;  // plan page → article
   WriteCounts counts_;
+  std::unordered_set<size_t> reported_;  // places of the comments reported
 };
 
 }  // namespace

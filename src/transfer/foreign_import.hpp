@@ -30,6 +30,8 @@ struct ForeignWrite {
   std::string path;     // the file, read again
   std::string digest;   // its SHA-256 (transfer/dump.hpp Digest)
   bool images = false;  // --comment-images: images in comments shown, else their alt text
+  // --users-by-email: a comment whose e-mail address is a user's verified one is that user's.
+  bool users_by_email = false;
 };
 
 struct WriteCounts {

@@ -885,5 +885,71 @@ TEST_F(TransferTest, AnAccountMovedWithoutItsSecretsSignsInOnceGivenAPassword) {
   EXPECT_EQ(moved.Stop(15s), 0);
 }
 
+// --users-by-email: a comment whose address is a user's verified one (whatever its case) is
+// that user's; an address a user gave but did not verify takes nothing, and the guest who
+// wrote it under that user's name is marked as a guest.
+TEST_F(TransferTest, UsersByEmailGivesACommentToTheUserWhoseVerifiedAddressItIs) {
+  const std::vector<std::string> site = {"--sites", "https://blog.example", "--password-hash",
+                                         "minimal", "--rate-limits",        "off"};
+  const int port = FreeTcpPort();
+  auto p = Start(site, port);
+  ASSERT_TRUE(Ready(port)) << Log();
+  HttpClient c("127.0.0.1", port);
+  for (const std::string name : {"carol", "dave"}) {
+    auto r = c.Post("/api/v1/users", R"({"username":")" + name +
+                                         R"(","password":"password123","displayName":"Ms )" + name +
+                                         R"("})");
+    ASSERT_EQ(r.status, 201) << r.body;
+  }
+  const std::string db = ShellQuote(data_dir() + "/plaudit.db");
+  Shell("sqlite3 " + db +
+        " \"UPDATE users SET email = 'Carol@Example.com', email_verified_at = 1 WHERE "
+        "username = 'carol'; UPDATE users SET email = 'dave@example.net' WHERE username = "
+        "'dave'\"");
+  std::ofstream(File("by-email.json")) << R"([
+{"_id":"1","url":"/e","nick":"C.","mail":"carol@example.com","comment":"<p>mine</p>","created":1705314600000},
+{"_id":"2","url":"/e","nick":"dave","mail":"dave@example.net","comment":"<p>not his</p>","created":1705314601000},
+{"_id":"3","url":"/e","nick":"Eve","mail":"eve@example.org","comment":"<p>a guest</p>","created":1705314602000}
+])";
+  std::vector<std::string> import = {"import",           "--from",
+                                     "twikoo",           File("by-email.json"),
+                                     "--site",           "https://blog.example",
+                                     "--users-by-email", "--data-dir",
+                                     data_dir()};
+  import.insert(import.end(), site.begin(), site.end());
+  std::string log;
+  ASSERT_EQ(RunLogged(import, log), 0) << log;
+  auto got = c.Get("/api/v1/pages/comments?url=https%3A%2F%2Fblog.example%2Fe&sort=old");
+  ASSERT_EQ(got.status, 200) << got.body;
+  const boost::json::value listed = got.Json();
+  const auto& items = listed.at("items").as_array();
+  ASSERT_EQ(items.size(), 3u) << got.body;
+  EXPECT_EQ(items[0].at("author").at("displayName").as_string(), "Ms carol");
+  EXPECT_FALSE(items[0].at("author").at("guest").as_bool());
+  EXPECT_FALSE(items[0].at("author").at("id").is_null());
+  EXPECT_EQ(items[1].at("author").at("displayName").as_string(), "dave (guest)");
+  EXPECT_TRUE(items[1].at("author").at("guest").as_bool());
+  EXPECT_EQ(items[2].at("author").at("displayName").as_string(), "Eve");
+  EXPECT_TRUE(items[2].at("author").at("guest").as_bool());
+  // carol may delete what is now hers, and dave not what is not his.
+  auto session = [&](const std::string& name) {
+    auto s =
+        c.Post("/api/v1/sessions", R"({"username":")" + name + R"(","password":"password123"})");
+    EXPECT_EQ(s.status, 201) << s.body;
+    return "Bearer " + std::string(s.Json().at("token").as_string());
+  };
+  EXPECT_EQ(c.Delete("/api/v1/comments/" + std::to_string(items[1].at("id").as_int64()),
+                     {{"Authorization", session("dave")}})
+                .status,
+            403);
+  EXPECT_EQ(c.Delete("/api/v1/comments/" + std::to_string(items[0].at("id").as_int64()),
+                     {{"Authorization", session("carol")}})
+                .status,
+            204);
+  // Without --from the flag is refused.
+  EXPECT_EQ(Run({"import", File("by-email.json"), "--users-by-email", "--data-dir", Dir("x")}), 2);
+  EXPECT_EQ(p->Stop(15s), 0);
+}
+
 }  // namespace
 }  // namespace plaudit::testing
