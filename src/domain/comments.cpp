@@ -51,7 +51,7 @@ Awaitable<Result<std::vector<int64_t>>> CommentService::NewImportIds(int64_t art
 }
 
 Awaitable<Result<std::vector<sql::CommentWrite>>> CommentService::ImportBatches(
-    std::string import_key, bool users_by_email,
+    std::string import_key, std::shared_ptr<const sql::VerifiedAddresses> users,
     std::vector<std::pair<int64_t, std::vector<sql::ImportedComment>>> batches) {
   // WriteThread's protocol for many threads at once: every mark taken before the transaction,
   // each article's write reflected (or repaired) under its own mark after the commit.
@@ -72,7 +72,7 @@ Awaitable<Result<std::vector<sql::CommentWrite>>> CommentService::ImportBatches(
     marks.push_back(*mark);
   }
   auto written =
-      co_await table_.InsertImported(std::move(import_key), users_by_email, std::move(articles));
+      co_await table_.InsertImported(std::move(import_key), std::move(users), std::move(articles));
   if (!written) {
     for (const redis::CacheMark& m : marks) {
       co_await articles_.UnmarkUnless(m, written.error());

@@ -206,10 +206,12 @@ class CommentService {
   // every comment write's (sql::CommentTable::InsertImported), one write an article; what an
   // import wrote; answers set afterwards.
   Awaitable<Result<std::vector<int64_t>>> NewImportIds(int64_t article_id, int64_t count);
-  // `users_by_email`: a comment whose e-mail address is a user's verified one is that user's.
+  // `users` (ImportUsers, or null): a comment whose e-mail address is a user's verified one is
+  // that user's.
   Awaitable<Result<std::vector<sql::CommentWrite>>> ImportBatches(
-      std::string import_key, bool users_by_email,
+      std::string import_key, std::shared_ptr<const sql::VerifiedAddresses> users,
       std::vector<std::pair<int64_t, std::vector<sql::ImportedComment>>> batches);
+  Awaitable<Result<sql::VerifiedAddresses>> ImportUsers() { return table_.VerifiedUserAddresses(); }
   Awaitable<Result<std::vector<std::pair<int64_t, int64_t>>>> ImportedIds(std::string import_key,
                                                                           int64_t after_idx,
                                                                           int64_t limit) {

@@ -380,66 +380,60 @@ Awaitable<Status> UserService::Delete(const Principal& actor, int64_t id) {
   co_return co_await sessions_.DeleteUser(id);
 }
 
-Result<bool> EnsureUser(sql::Store& store, const std::string& username, const std::string& password,
-                        Role role, const PasswordHashOptions& hash_options) {
-  PL_CHECK(ValidateUsername(username));
-  PL_CHECK(ValidatePassword(password));
-  if (sodium_init() < 0) {
-    return Fail(ErrorCode::kInternal, "libsodium failed to initialise");
-  }
+namespace {
+
+// A store job of a command (`plauditd user …`), run to its end: there is no server's
+// io_context to await it on.
+Result<bool> RunNow(sql::Store& store, std::function<Result<bool>(sql::Connection&)> job) {
   net::io_context ioc;
   auto fut = net::co_spawn(
-      ioc,
-      [&]() -> Awaitable<Result<bool>> {
-        std::function<Result<bool>(sql::Connection&)> job =
-            [&](sql::Connection& c) -> Result<bool> {
-          PL_TRY(auto existing, sql::UserTable::FindByKey(c, UsernameKey(username)));
-          if (existing) {
-            return false;
-          }
-          char out[crypto_pwhash_STRBYTES];
-          if (crypto_pwhash_str(out, password.data(), password.size(), hash_options.ops_limit,
-                                hash_options.mem_limit) != 0) {
-            return Fail(ErrorCode::kInternal, "password hashing failed");
-          }
-          PL_CHECK(sql::UserTable::Insert(c, NewUserRow(username, username, out, role)));
-          return true;
-        };
-        co_return co_await store.Run<bool>(std::move(job));
-      },
+      ioc, [&]() -> Awaitable<Result<bool>> { co_return co_await store.Run<bool>(std::move(job)); },
       net::use_future);
   ioc.run();
   return fut.get();
 }
 
-Result<bool> SetUserPassword(sql::Store& store, const std::string& username,
-                             const std::string& password, const PasswordHashOptions& hash_options) {
-  PL_CHECK(ValidatePassword(password));
+// `password` hashed on this thread (a command's: nothing else waits on it).
+Result<std::string> HashNow(const std::string& password, const PasswordHashOptions& options) {
   if (sodium_init() < 0) {
     return Fail(ErrorCode::kInternal, "libsodium failed to initialise");
   }
-  net::io_context ioc;
-  auto fut = net::co_spawn(
-      ioc,
-      [&]() -> Awaitable<Result<bool>> {
-        std::function<Result<bool>(sql::Connection&)> job =
-            [&](sql::Connection& c) -> Result<bool> {
-          PL_TRY(auto existing, sql::UserTable::FindByKey(c, UsernameKey(username)));
-          if (!existing || existing->deleted_at_ms != 0) {
-            return false;
-          }
-          char out[crypto_pwhash_STRBYTES];
-          if (crypto_pwhash_str(out, password.data(), password.size(), hash_options.ops_limit,
-                                hash_options.mem_limit) != 0) {
-            return Fail(ErrorCode::kInternal, "password hashing failed");
-          }
-          return sql::UserTable::SetPasswordHash(c, existing->id, out);
-        };
-        co_return co_await store.Run<bool>(std::move(job));
-      },
-      net::use_future);
-  ioc.run();
-  return fut.get();
+  char out[crypto_pwhash_STRBYTES];
+  if (crypto_pwhash_str(out, password.data(), password.size(), options.ops_limit,
+                        options.mem_limit) != 0) {
+    return Fail(ErrorCode::kInternal, "password hashing failed");
+  }
+  return std::string(out);
+}
+
+}  // namespace
+
+Result<bool> EnsureUser(sql::Store& store, const std::string& username, const std::string& password,
+                        Role role, const PasswordHashOptions& hash_options) {
+  PL_CHECK(ValidateUsername(username));
+  PL_CHECK(ValidatePassword(password));
+  return RunNow(store, [&](sql::Connection& c) -> Result<bool> {
+    PL_TRY(auto existing, sql::UserTable::FindByKey(c, UsernameKey(username)));
+    if (existing) {
+      return false;
+    }
+    PL_TRY(const std::string hash, HashNow(password, hash_options));
+    PL_CHECK(sql::UserTable::Insert(c, NewUserRow(username, username, hash, role)));
+    return true;
+  });
+}
+
+Result<bool> SetUserPassword(sql::Store& store, const std::string& username,
+                             const std::string& password, const PasswordHashOptions& hash_options) {
+  PL_CHECK(ValidatePassword(password));
+  return RunNow(store, [&](sql::Connection& c) -> Result<bool> {
+    PL_TRY(auto existing, sql::UserTable::FindByKey(c, UsernameKey(username)));
+    if (!existing || existing->deleted_at_ms != 0) {
+      return false;
+    }
+    PL_TRY(const std::string hash, HashNow(password, hash_options));
+    return sql::UserTable::SetPasswordHash(c, existing->id, hash);
+  });
 }
 
 }  // namespace plaudit::domain

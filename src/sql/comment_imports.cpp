@@ -1,4 +1,5 @@
 // CommentTable's writes of imported comments (`import --from`, transfer/foreign_import.hpp).
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -21,9 +22,9 @@ constexpr std::string_view kInsertImported =
     "INSERT INTO comments (id, article_id, parent_id, author_id, body, created_at, updated_at, "
     "status, held_reasons, guest_name, guest_email, answers_id, html, deleted) "
     "VALUES ($1, $2, $3, $4, $5, $6, $6, $7, '', $8, $9, $10, $11, $12)";
-constexpr std::string_view kUserByEmail =
-    "SELECT id FROM users WHERE LOWER(email) = LOWER($1) AND email_verified_at IS NOT NULL "
-    "AND deleted_at IS NULL ORDER BY id LIMIT 1";
+constexpr std::string_view kVerifiedAddresses =
+    "SELECT id, email FROM users WHERE email IS NOT NULL AND email_verified_at IS NOT NULL "
+    "AND deleted_at IS NULL ORDER BY id";
 constexpr std::string_view kImportedIds =
     "SELECT idx, comment_id FROM imported_comments WHERE import_key = $1 AND idx > $2 "
     "ORDER BY idx LIMIT $3";
@@ -37,7 +38,7 @@ namespace {
 // up once).
 class Authors {
  public:
-  Authors(int64_t guest, bool users_by_email) : guest_(guest), users_by_email_(users_by_email) {}
+  Authors(int64_t guest, const VerifiedAddresses* users) : guest_(guest), users_(users) {}
 
   struct Author {
     int64_t id = 0;
@@ -46,10 +47,11 @@ class Authors {
   };
 
   Result<Author> Of(Connection& tx, const ImportedComment& c) {
-    if (users_by_email_ && !c.guest_email.empty()) {
-      PL_TRY(const int64_t user, UserOf(tx, c.guest_email));
-      if (user != 0) {
-        return Author{user, Value{nullptr}, Value{nullptr}};
+    if (users_ != nullptr && !c.guest_email.empty()) {
+      // Only a verified address: one anyone may type in does not take a stranger's comments.
+      const auto user = users_->find(AddressKey(c.guest_email));
+      if (user != users_->end()) {
+        return Author{user->second, Value{nullptr}, Value{nullptr}};
       }
     }
     PL_TRY(std::string name, GuestName(tx, c));
@@ -76,32 +78,33 @@ class Authors {
     return std::string(text::PrefixCodePoints(c.guest_name, 42)) + " (guest)";
   }
 
-  // The live user whose verified address `email` is (by its lower case), or 0. Only a
-  // verified one: an address anyone may type in does not take a stranger's comments.
-  Result<int64_t> UserOf(Connection& tx, const std::string& email) {
-    auto it = users_.find(email);
-    if (it == users_.end()) {
-      PL_TRY(auto r, tx.Query(kUserByEmail, {email}));
-      it = users_.emplace(email, r.rows.empty() ? 0 : Int(r.rows[0][0])).first;
-    }
-    return it->second;
-  }
-
   int64_t guest_;
-  bool users_by_email_;
-  std::map<std::string, bool> held_;      // guest name key → a user's
-  std::map<std::string, int64_t> users_;  // address → user (0: none)
+  const VerifiedAddresses* users_;    // null: comments stay guests'
+  std::map<std::string, bool> held_;  // guest name key → a user's
 };
 
-// One article's imported comments, inside the caller's transaction.
+// Every article's row, in ascending order, before any comment's: the like flush takes the
+// rows of several articles in that order and then their comments', so an import that took an
+// article, then its comments, then the next article could wait on a flush waiting on it.
+Status LockArticles(Connection& tx, const std::vector<ImportedArticle>& batches) {
+  std::map<int64_t, int64_t> seqs;  // article → the thread seq its batch was stamped with
+  for (const ImportedArticle& a : batches) {
+    int64_t& seq = seqs[a.article_id];
+    seq = std::max(seq, a.stamp.seq);
+  }
+  for (const auto& [article_id, seq] : seqs) {
+    PL_TRY(auto lock, tx.Query(kThreadSeq, {article_id, seq}));
+    if (lock.affected == 0) {
+      return Fail(ErrorCode::kNotFound, "no such article");
+    }
+  }
+  return Status{};
+}
+
+// One article's imported comments, inside the caller's transaction, its row locked.
 Status WriteArticle(Connection& tx, const std::string& key, Authors& authors,
                     const ImportedArticle& a, CommentWrite& out) {
   const int64_t article_id = a.article_id;
-  // The article's row first: the lock order of every comment write and the like flush.
-  PL_TRY(auto lock, tx.Query(kThreadSeq, {article_id, a.stamp.seq}));
-  if (lock.affected == 0) {
-    return Fail(ErrorCode::kNotFound, "no such article");
-  }
   std::map<int64_t, bool> hides;       // top → whether it hides its replies
   std::map<int64_t, int64_t> replies;  // top → approved replies written
   std::vector<int64_t> ids;
@@ -155,10 +158,11 @@ Status WriteArticle(Connection& tx, const std::string& key, Authors& authors,
 }  // namespace
 
 Awaitable<Result<std::vector<CommentWrite>>> CommentTable::InsertImported(
-    std::string import_key, bool users_by_email, std::vector<ImportedArticle> batches) {
+    std::string import_key, std::shared_ptr<const VerifiedAddresses> users,
+    std::vector<ImportedArticle> batches) {
   using Writes = std::vector<CommentWrite>;
   std::function<Result<Writes>(Connection&)> job =
-      [key = std::move(import_key), users_by_email,
+      [key = std::move(import_key), users = std::move(users),
        batches = std::move(batches)](Connection& conn) -> Result<Writes> {
     Writes out;
     auto st = conn.Transaction([&](Connection& tx) -> Status {
@@ -167,27 +171,42 @@ Awaitable<Result<std::vector<CommentWrite>>> CommentTable::InsertImported(
       if (!guest) {
         return Fail(ErrorCode::kInternal, "no '@guest' account");
       }
-      std::map<int, CacheStamp> shards;  // shard → the highest stamp of it
-      Authors authors(*guest, users_by_email);
+      ShardRaises shards;
+      Authors authors(*guest, users.get());
+      PL_CHECK(LockArticles(tx, batches));
       for (size_t i = 0; i < batches.size(); ++i) {
         PL_CHECK(WriteArticle(tx, key, authors, batches[i], out[i]));
-        CacheStamp& top = shards[batches[i].stamp.shard];
-        if (top.shard < 0 || top.seq < batches[i].stamp.seq) {
-          top = batches[i].stamp;
-        }
+        shards.Hold(batches[i].stamp);
       }
-      // The shards' rows after every article's, in ascending order: a write of one article
-      // takes its row and then its shard's, so one that waits for an article held here holds
-      // no shard this transaction will want.
-      for (const auto& [shard, stamp] : shards) {
-        PL_CHECK(RaiseCacheShard(tx, stamp));
-      }
-      return Status{};
+      return shards.Raise(tx);  // after every article's row (ShardRaises says why)
     });
     PL_CHECK(st);
     return out;
   };
   co_return co_await store_.Run<Writes>(std::move(job));
+}
+
+std::string AddressKey(std::string_view email) {
+  std::string key(email);
+  for (char& ch : key) {
+    if (ch >= 'A' && ch <= 'Z') {
+      ch = static_cast<char>(ch - 'A' + 'a');
+    }
+  }
+  return key;
+}
+
+Awaitable<Result<VerifiedAddresses>> CommentTable::VerifiedUserAddresses() {
+  std::function<Result<VerifiedAddresses>(Connection&)> job =
+      [](Connection& c) -> Result<VerifiedAddresses> {
+    PL_TRY(auto r, c.Query(kVerifiedAddresses, {}));
+    VerifiedAddresses out;
+    for (const Row& row : r.rows) {
+      out.emplace(AddressKey(Text(row[1])), Int(row[0]));  // the oldest account keeps it
+    }
+    return out;
+  };
+  co_return co_await store_.Run<VerifiedAddresses>(std::move(job));
 }
 
 Awaitable<Result<std::vector<std::pair<int64_t, int64_t>>>> CommentTable::ImportedIds(

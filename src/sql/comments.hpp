@@ -9,8 +9,11 @@
 // first (every comment write does, as does the like flush), then reads the rows it decides
 // on, so two writers of one thread decide one after the other on PostgreSQL too.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -107,6 +110,13 @@ struct ImportedArticle {
   CacheStamp stamp;
 };
 
+// Live users by their verified e-mail address (AddressKey), for `import --users-by-email`:
+// read once an import, so no transaction looks an address up by a function of a column.
+using VerifiedAddresses = std::unordered_map<std::string, int64_t>;
+// The key of an address in VerifiedAddresses: ASCII letters lowered, the rest as it is (the
+// domain is case-blind, and no backend lowers the rest alike).
+std::string AddressKey(std::string_view email);
+
 // What a moderator (or the server, for reports) does to a comment.
 enum class ModerationAction {
   kApprove,  // into every list and count; reports cleared
@@ -182,11 +192,13 @@ class CommentTable {
   // there already is left as it was. The articles' rows are locked in the order given
   // (ascending ids: the lock order of every write that takes more than one). The counts move
   // as Insert's do. One write an article: the rows written and their top-level comments.
-  // `users_by_email`: a comment whose guest e-mail address is a live user's verified one (by
-  // its lower case) is written as that user's.
-  Awaitable<Result<std::vector<CommentWrite>>> InsertImported(std::string import_key,
-                                                              bool users_by_email,
-                                                              std::vector<ImportedArticle> batches);
+  // `users`: when given, a comment whose guest e-mail address is one of them (AddressKey) is
+  // written as that user's.
+  Awaitable<Result<std::vector<CommentWrite>>> InsertImported(
+      std::string import_key, std::shared_ptr<const VerifiedAddresses> users,
+      std::vector<ImportedArticle> batches);
+  // Every live user's verified address.
+  Awaitable<Result<VerifiedAddresses>> VerifiedUserAddresses();
   // What an import under `import_key` wrote: (idx, comment id) after `after_idx`, by idx, at
   // most `limit`.
   Awaitable<Result<std::vector<std::pair<int64_t, int64_t>>>> ImportedIds(std::string import_key,

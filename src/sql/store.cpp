@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "sql/cache_shards.hpp"
 #include "sql/connection_impl.hpp"
 
 namespace plaudit::sql {
@@ -35,6 +36,18 @@ constexpr auto kReconnectBackoff = std::chrono::milliseconds(200);
 constexpr size_t kMaxGroup = 128;
 constexpr size_t kMaxServerGroup = 30;  // PostgreSQL and MariaDB: see MaxGroup()
 constexpr std::string_view kConnectionLost = "database connection lost during a group commit";
+
+// A group job's shard raises held in `raises` while it runs, whatever way it ends.
+class HeldShardRaises {
+ public:
+  HeldShardRaises(Connection& tx, ShardRaises& raises) : tx_(tx) { tx_.HoldShardRaises(&raises); }
+  ~HeldShardRaises() { tx_.HoldShardRaises(nullptr); }
+  HeldShardRaises(const HeldShardRaises&) = delete;
+  HeldShardRaises& operator=(const HeldShardRaises&) = delete;
+
+ private:
+  Connection& tx_;
+};
 
 class StoreImpl final : public Store {
  public:
@@ -292,8 +305,15 @@ class StoreImpl final : public Store {
       bool broke = false;
       bool given_up = false;
       Status outcome = conn->Transaction([&](Connection& tx) -> Status {
+        // Each job's shard raises held, and made after every job's rows (ShardRaises, in
+        // sql/cache_shards.hpp, says why); a job whose savepoint rolled back raises none.
+        ShardRaises raises;
         for (auto& m : group) {
-          ran.push_back(m.run(tx));
+          ShardRaises mine;
+          {
+            const HeldShardRaises hold(tx, mine);
+            ran.push_back(m.run(tx));
+          }
           if (conn->broken()) {
             broke = true;  // the transaction died with the connection: nothing of it commits
             return Fail(ErrorCode::kUnavailable, std::string(kConnectionLost));
@@ -302,6 +322,17 @@ class StoreImpl final : public Store {
             given_up = true;
             return Fail(ErrorCode::kInternal, "group commit given up");  // answers nobody
           }
+          if (ran.back() == Ran::kOk) {
+            raises.Merge(mine);
+          }
+        }
+        if (auto st = raises.Raise(tx); !st) {
+          if (conn->broken()) {
+            broke = true;
+            return st;
+          }
+          given_up = true;  // every job runs alone, raising its own shard
+          return Fail(ErrorCode::kInternal, "group commit given up");
         }
         return {};
       });

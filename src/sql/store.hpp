@@ -50,10 +50,17 @@ std::string InList(const std::vector<int64_t>& ids, std::vector<Value>& params);
 template <class Read>
 using RowValue = std::invoke_result_t<Read&, const Row&>;
 
+class ShardRaises;  // sql/cache_shards.hpp
+
 // One database connection. Used only on a pool thread, inside Store::Run().
 class Connection {
  public:
   virtual ~Connection() = default;
+  // Inside a job of a group commit: where RaiseCacheShard holds the job's shard raises, for
+  // the group to make after all its jobs (sql/cache_shards.hpp says why). Null otherwise.
+  ShardRaises* held_shard_raises() const { return held_shard_raises_; }
+  void HoldShardRaises(ShardRaises* raises) { held_shard_raises_ = raises; }
+
   virtual Dialect dialect() const = 0;
   // Runs one statement with bound parameters. Unique/primary-key violations map to
   // ErrorCode::kAlreadyExists, other constraint violations (NOT NULL, CHECK, FOREIGN KEY) to
@@ -81,6 +88,9 @@ class Connection {
   // Runs fn inside BEGIN ... COMMIT (BEGIN IMMEDIATE on SQLite); rolls back when fn returns
   // an error or throws. Nested calls use savepoints.
   virtual Status Transaction(const std::function<Status(Connection&)>& fn) = 0;
+
+ private:
+  ShardRaises* held_shard_raises_ = nullptr;
 };
 
 struct StoreOptions {

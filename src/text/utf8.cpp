@@ -71,6 +71,17 @@ std::string_view PrefixCodePoints(std::string_view s, size_t n) {
   return s.substr(0, i);
 }
 
+size_t CutPoint(std::string_view s, size_t n) {
+  if (n >= s.size()) {
+    return s.size();
+  }
+  // A continuation byte (10xxxxxx) at the cut belongs to the character before it.
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) {
+    --n;
+  }
+  return n;
+}
+
 std::string_view Trim(std::string_view s) {
   size_t start = 0;
   while (start < s.size()) {

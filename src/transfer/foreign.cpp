@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include "text/utf8.hpp"
+
 namespace plaudit::transfer {
 namespace {
 
@@ -71,11 +73,7 @@ bool CutForeignText(std::string& text) {
   if (text.size() <= kMaxForeignText) {
     return false;
   }
-  size_t cut = kMaxForeignText;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
-    --cut;
-  }
-  text.resize(cut);
+  text.resize(text::CutPoint(text, kMaxForeignText));
   return true;
 }
 

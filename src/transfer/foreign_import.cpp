@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <map>
+#include <memory>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -94,11 +95,7 @@ Result<text::SanitizedHtml> RenderToFit(const ForeignComment& r, bool images, bo
     if (out || input.size() < 1024) {
       return out;
     }
-    size_t half = input.size() / 2;
-    while (half > 0 && (static_cast<unsigned char>(input[half]) & 0xC0) == 0x80) {
-      --half;
-    }
-    input = input.substr(0, half);
+    input = input.substr(0, text::CutPoint(input, input.size() / 2));
     cut = true;
   }
 }
@@ -129,6 +126,10 @@ class Writer {
 
   Awaitable<Result<WriteCounts>> Run() {
     ids_.assign(plan_.size(), 0);
+    if (w_.users_by_email) {
+      PL_CO_TRY(auto users, co_await w_.comments.ImportUsers());
+      users_ = std::make_shared<const sql::VerifiedAddresses>(std::move(users));
+    }
     PL_CO_CHECK(co_await ReadEarlier());
     PL_CO_CHECK(co_await MakePages());
     for (int phase = 0; phase < 2; ++phase) {
@@ -247,8 +248,7 @@ class Writer {
           pairs.emplace_back(c.idx, c.id);
         }
       }
-      auto written =
-          co_await w_.comments.ImportBatches(key_, w_.users_by_email, std::move(batches));
+      auto written = co_await w_.comments.ImportBatches(key_, users_, std::move(batches));
       if (!written && written.error().code == ErrorCode::kAlreadyExists && attempt == 0) {
         // An id SQL has already (a Redis sequence that came back older): resume it above
         // SQL's and make the batches again with new ids.
@@ -377,6 +377,8 @@ class Writer {
   const std::string key_;
   std::vector<int64_t> ids_;       // place → comment id (0: not written)
   std::vector<int64_t> articles_;  // plan page → article
+  // --users-by-email: the users' verified addresses, read once; null without it.
+  std::shared_ptr<const sql::VerifiedAddresses> users_;
   WriteCounts counts_;
   std::unordered_set<size_t> reported_;  // places of the comments reported
 };

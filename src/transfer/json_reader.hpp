@@ -13,9 +13,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/result.hpp"
+#include "transfer/foreign.hpp"
 
 namespace plaudit::transfer {
 
@@ -65,6 +67,30 @@ class JsonRecordStream {
   std::unique_ptr<State> state_;
   bool started_ = false;
   bool done_ = false;
+};
+
+// A reader of a JSON export (transfer/foreign.hpp): each record of the file to Record(), and
+// Finish() once the whole file has been read (a check of the file as a whole).
+class JsonForeignStream : public ForeignStream {
+ public:
+  Result<bool> Step() final {
+    PL_TRY(const bool more, json_.Step());
+    if (!more) {
+      PL_CHECK(Finish());
+    }
+    return more;
+  }
+
+ protected:
+  JsonForeignStream(std::istream& in, JsonRecordsOptions options)
+      : json_(in, std::move(options),
+              [this](boost::json::value v, int64_t line) { return Record(std::move(v), line); }) {}
+  virtual Status Record(boost::json::value v, int64_t line) = 0;
+  virtual Status Finish() const = 0;
+  const JsonRecordStream& json() const { return json_; }
+
+ private:
+  JsonRecordStream json_;
 };
 
 // Fields as the exports write them, from whichever backend made the file

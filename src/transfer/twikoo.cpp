@@ -31,43 +31,33 @@ bool Hidden(const json::object& o) {
   return (v.is_bool() && v.as_bool()) || (v.is_string() && v.as_string() == "true");
 }
 
-class TwikooStream : public ForeignStream {
+class TwikooStream : public JsonForeignStream {
  public:
   TwikooStream(std::istream& in, ForeignSink& sink)
-      : sink_(sink), json_(in, Options(), [this](json::value v, int64_t line) {
-          return Record(std::move(v), line);
-        }) {}
-
-  Result<bool> Step() override {
-    PL_TRY(const bool more, json_.Step());
-    if (!more) {
-      PL_CHECK(CheckWhole());
-    }
-    return more;
-  }
+      : JsonForeignStream(in, Options()), sink_(sink) {}
 
  private:
   // A Twikoo export holds an array of documents (or JSON Lines of them), and comments among
   // them: an empty file, a bare value or object, or documents of which none is a comment (a
   // Waline export, a counter export alone) is another file.
-  Status CheckWhole() const {
+  Status Finish() const override {
     const auto refuse = [&](const std::string& why) {
       return Fail(ErrorCode::kInvalidArgument,
-                  "line " + std::to_string(json_.line()) + ": not a Twikoo export (" + why + ")");
+                  "line " + std::to_string(json().line()) + ": not a Twikoo export (" + why + ")");
     };
-    if (json_.documents() == 0) {
+    if (json().documents() == 0) {
       return refuse("the file is empty");
     }
-    if (json_.records() == 0 && json_.record_arrays() == 0) {
+    if (json().records() == 0 && json().record_arrays() == 0) {
       return refuse("no array of comments and no comment documents");
     }
-    if (json_.records() > 0 && comments_ == 0) {
+    if (json().records() > 0 && comments_ == 0) {
       return refuse("no document in it has a \"comment\"");
     }
     return {};
   }
 
-  Status Record(json::value v, int64_t line) {
+  Status Record(json::value v, int64_t line) override {
     ForeignComment c;
     c.line = line;
     const json::object* o = v.if_object();
@@ -111,7 +101,6 @@ class TwikooStream : public ForeignStream {
   }
 
   ForeignSink& sink_;
-  JsonRecordStream json_;
   int64_t comments_ = 0;  // records with a "comment"
 };
 

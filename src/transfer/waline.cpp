@@ -28,26 +28,18 @@ ForeignStatus StatusOf(const std::string& status) {
   return ForeignStatus::kPending;  // "waiting", and anything else: held for a moderator
 }
 
-class WalineStream : public ForeignStream {
+class WalineStream : public JsonForeignStream {
  public:
   WalineStream(std::istream& in, ForeignSink& sink)
-      : sink_(sink), json_(in, Options(), [this](json::value v, int64_t line) {
-          return Record(std::move(v), line);
-        }) {}
-
-  Result<bool> Step() override {
-    PL_TRY(const bool more, json_.Step());
-    if (!more) {
-      PL_CHECK(CheckType(/*final=*/true, json_.line()));
-    }
-    return more;
-  }
+      : JsonForeignStream(in, Options()), sink_(sink) {}
 
  private:
+  Status Finish() const override { return CheckType(/*final=*/true, json().line()); }
+
   // "type" is written before "data": a file that says it is something else is refused at its
   // first comment, one that never says what it is at its end.
   Status CheckType(bool final, int64_t line) const {
-    const auto& roots = json_.root_strings();
+    const auto& roots = json().root_strings();
     const auto type = roots.find("type");
     if (type == roots.end() ? final : type->second != "waline") {
       return Fail(ErrorCode::kInvalidArgument,
@@ -57,7 +49,7 @@ class WalineStream : public ForeignStream {
     return {};
   }
 
-  Status Record(json::value v, int64_t line) {
+  Status Record(json::value v, int64_t line) override {
     PL_CHECK(CheckType(/*final=*/false, line));
     ForeignComment c;
     c.line = line;
@@ -88,7 +80,6 @@ class WalineStream : public ForeignStream {
   }
 
   ForeignSink& sink_;
-  JsonRecordStream json_;
 };
 
 }  // namespace

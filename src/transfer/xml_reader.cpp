@@ -5,6 +5,8 @@
 #include <array>
 #include <memory>
 
+#include "text/utf8.hpp"
+
 namespace plaudit::transfer {
 namespace {
 
@@ -84,7 +86,10 @@ void OnText(void* data, const XML_Char* chars, int len) {
   const auto n = static_cast<size_t>(len);
   if (s->text.size() + n > kMaxElementText) {
     s->cut = true;
-    s->text.append(chars, kMaxElementText - std::min(kMaxElementText, s->text.size()));
+    // Cut between characters (expat hands over whole ones), so a long text stays UTF-8.
+    const std::string_view more(chars, n);
+    s->text.append(
+        chars, text::CutPoint(more, kMaxElementText - std::min(kMaxElementText, s->text.size())));
     return;
   }
   s->text.append(chars, n);

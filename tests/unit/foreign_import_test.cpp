@@ -5,35 +5,19 @@
 // their lines, bad XML refused.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <sstream>
 
+#include "foreign_test_support.hpp"
+#include "text/utf8.hpp"
 #include "transfer/foreign_plan.hpp"
 #include "transfer/xml_reader.hpp"
 
 namespace plaudit::transfer {
 namespace {
 
-std::string Sample() {
-  std::ifstream in(std::string(PLAUDIT_SOURCE_DIR) + "/tests/data/import/disqus.xml");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using test::Collect;
 
-class Collect : public ForeignSink {
- public:
-  Status Thread(ForeignThread t) override {
-    threads.push_back(std::move(t));
-    return {};
-  }
-  Status Comment(ForeignComment c) override {
-    comments.push_back(std::move(c));
-    return {};
-  }
-  std::vector<ForeignThread> threads;
-  std::vector<ForeignComment> comments;
-};
+std::string Sample() { return test::ImportSample("disqus.xml"); }
 
 TEST(DisqusReaderTest, ReadsThreadsAndPostsWithTheirReferencesTimesAndLines) {
   std::istringstream in(Sample());
@@ -121,6 +105,23 @@ TEST(DisqusReaderTest, RefusesDeepNestingAndTagsOfMegabytesWithoutReadingThemWho
   ASSERT_TRUE(ReadDisqus(text, got));
   ASSERT_EQ(got.comments.size(), 1u);
   EXPECT_EQ(got.comments[0].text.size(), kMaxElementText);
+  EXPECT_TRUE(got.comments[0].text_cut);
+
+  // ... cut between characters: 349,525 three-byte ones are 1,048,575 bytes, and the next
+  // would cross the MiB (a text cut inside one is no longer UTF-8: the importer would halve it).
+  std::string kana;
+  for (int i = 0; i < 400000; ++i) {
+    kana += "\xe3\x81\x82";  // U+3042
+  }
+  std::istringstream wide(
+      "<disqus xmlns:dsq=\"http://disqus.com/disqus-internals\"><post "
+      "dsq:id=\"1\"><message>" +
+      kana + "</message></post></disqus>");
+  got.comments.clear();
+  ASSERT_TRUE(ReadDisqus(wide, got));
+  ASSERT_EQ(got.comments.size(), 1u);
+  EXPECT_EQ(got.comments[0].text.size(), size_t{1048575});
+  EXPECT_TRUE(text::CodePoints(got.comments[0].text).has_value());
   EXPECT_TRUE(got.comments[0].text_cut);
 }
 

@@ -5,40 +5,18 @@
 // the line, records over 16 MiB refused without being held whole.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <sstream>
 
+#include "foreign_test_support.hpp"
 #include "transfer/foreign_plan.hpp"
 #include "transfer/json_reader.hpp"
 
 namespace plaudit::transfer {
 namespace {
 
-std::string Data(const std::string& name) {
-  std::ifstream in(std::string(PLAUDIT_SOURCE_DIR) + "/tests/data/import/" + name);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-class Collect : public ForeignSink {
- public:
-  Status Thread(ForeignThread t) override {
-    threads.push_back(std::move(t));
-    return {};
-  }
-  Status Comment(ForeignComment c) override {
-    comments.push_back(std::move(c));
-    return {};
-  }
-  std::vector<ForeignThread> threads;
-  std::vector<ForeignComment> comments;
-};
-
-Status Read(Source source, const std::string& text, Collect& got) {
-  std::istringstream in(text);
-  return ReadForeign(source, in, got);
-}
+using test::Collect;
+constexpr auto Data = test::ImportSample;
+constexpr auto Read = test::ReadText;
 
 TEST(WalineReaderTest, ReadsTheCommentTableWithLinesParentsStatusesAndMarkdown) {
   Collect got;

@@ -25,6 +25,19 @@ TEST(Utf8, PrefixNeverSplitsACodePoint) {
   EXPECT_EQ(text::PrefixCodePoints("abc", 0), "");
 }
 
+TEST(Utf8, CutPointFallsBetweenCharacters) {
+  const std::string s = "a\xc3\xa9\xe6\xbc\xa2\xf0\x9f\x99\x82";  // a é 漢 🙂: 1, 2, 3, 4 bytes
+  EXPECT_EQ(text::CutPoint(s, 0), 0u);
+  EXPECT_EQ(text::CutPoint(s, 1), 1u);
+  EXPECT_EQ(text::CutPoint(s, 2), 1u);  // inside é
+  EXPECT_EQ(text::CutPoint(s, 3), 3u);
+  EXPECT_EQ(text::CutPoint(s, 5), 3u);  // inside 漢
+  EXPECT_EQ(text::CutPoint(s, 6), 6u);
+  EXPECT_EQ(text::CutPoint(s, 9), 6u);  // inside 🙂
+  EXPECT_EQ(text::CutPoint(s, 10), 10u);
+  EXPECT_EQ(text::CutPoint(s, 99), 10u);
+}
+
 TEST(Utf8, TrimsUnicodeWhiteSpace) {
   EXPECT_EQ(text::Trim("  a b \n\t"), "a b");
   EXPECT_EQ(text::Trim("\u3000\u00A0x\u2003"), "x");

@@ -5,38 +5,20 @@
 // when the UTC one is missing.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <sstream>
 
+#include "foreign_test_support.hpp"
 #include "transfer/foreign_plan.hpp"
 
 namespace plaudit::transfer {
 namespace {
 
-std::string Sample() {
-  std::ifstream in(std::string(PLAUDIT_SOURCE_DIR) + "/tests/data/import/wordpress.xml");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using test::Collect;
 
-class Collect : public ForeignSink {
- public:
-  Status Thread(ForeignThread t) override {
-    threads.push_back(std::move(t));
-    return {};
-  }
-  Status Comment(ForeignComment c) override {
-    comments.push_back(std::move(c));
-    return {};
-  }
-  std::vector<ForeignThread> threads;
-  std::vector<ForeignComment> comments;
-};
+std::string Sample() { return test::ImportSample("wordpress.xml"); }
 
 Status Read(const std::string& xml, Collect& got) {
-  std::istringstream in(xml);
-  return ReadForeign(Source::kWordpress, in, got);
+  return test::ReadText(Source::kWordpress, xml, got);
 }
 
 TEST(WordpressReaderTest, ReadsPostsAndTheirCommentsWithParentsStatusesTimesAndLines) {

@@ -48,6 +48,17 @@ class TransferTest : public PlauditdProcessTest {
   std::string Dir(const std::string& name) const { return (scratch_.path() / name).string(); }
   std::string File(const std::string& name) const { return Dir(name); }
 
+  // `import --from FROM FILE --site SITE`, into this test's data directory, with `flags` (the
+  // server's) after it.
+  std::vector<std::string> ImportArgs(const std::string& from, const std::string& file,
+                                      const std::string& site,
+                                      const std::vector<std::string>& flags) const {
+    std::vector<std::string> args = {"import", "--from", from,         file,
+                                     "--site", site,     "--data-dir", data_dir()};
+    args.insert(args.end(), flags.begin(), flags.end());
+    return args;
+  }
+
   // Runs `args` and returns its exit status, keeping what it logged apart from the rest.
   int RunLogged(std::vector<std::string> args, std::string& log) {
     const size_t before = Log().size();
@@ -429,10 +440,7 @@ TEST_F(TransferTest, ImportFromDisqusBesideARunningServerWritesEachCommentOnce) 
   ASSERT_EQ(before.status, 200) << before.body;
   EXPECT_TRUE(before.Json().at("articleId").is_null());
 
-  std::vector<std::string> import = {"import",     "--from",  "disqus",
-                                     sample,       "--site",  "https://blog.example.org",
-                                     "--data-dir", data_dir()};
-  import.insert(import.end(), site.begin(), site.end());
+  std::vector<std::string> import = ImportArgs("disqus", sample, "https://blog.example.org", site);
   std::vector<std::string> dry = import;
   dry.push_back("--dry-run");
   ASSERT_EQ(Run(dry), 0) << Log();
@@ -495,11 +503,7 @@ TEST_F(TransferTest, ImportsFromWordpressWalineAndTwikooHoldPendingCommentsFromE
   HttpClient c("127.0.0.1", port);
   const std::string boss = Bearer(c, "boss", "boss-password");
   auto import = [&](const std::string& from, const std::string& file, std::string& log) {
-    std::vector<std::string> args = {"import",     "--from",  from,
-                                     data + file,  "--site",  "https://blog.example.org",
-                                     "--data-dir", data_dir()};
-    args.insert(args.end(), site.begin(), site.end());
-    return RunLogged(args, log);
+    return RunLogged(ImportArgs(from, data + file, "https://blog.example.org", site), log);
   };
   const std::string hello = "url=https%3A%2F%2Fblog.example.org%2F2024%2F01%2Fhello-world%2F";
   std::string log;
@@ -732,10 +736,10 @@ TEST_F(TransferTest, AnImportKilledMidwayIsFinishedByTheRerunWritingEachCommentO
     }
     return got.Json().at("commentCount").as_int64();
   };
-  std::vector<std::string> import = {
-      PLAUDITD_PATH,          "import",     "--from",  "twikoo", File("kill.json"), "--site",
-      "https://blog.example", "--data-dir", data_dir()};
-  import.insert(import.end(), site.begin(), site.end());
+  std::vector<std::string> import = {PLAUDITD_PATH};
+  for (std::string& arg : ImportArgs("twikoo", File("kill.json"), "https://blog.example", site)) {
+    import.push_back(std::move(arg));
+  }
   {
     Process first(import, log_path());
     // Killed once it has written something, long before it has written everything.
@@ -801,10 +805,8 @@ TEST_F(TransferTest, ImportedTextsAndNamesFollowTheRulesOfCommentsWrittenNow) {
   serve.insert(serve.end(), {"--bootstrap-admin", "boss:boss-password"});
   auto p = Start(serve, port);
   ASSERT_TRUE(Ready(port)) << Log();
-  std::vector<std::string> import = {"import",           "--from",  "waline",
-                                     File("rules.json"), "--site",  "https://blog.example",
-                                     "--data-dir",       data_dir()};
-  import.insert(import.end(), site.begin(), site.end());
+  const std::vector<std::string> import =
+      ImportArgs("waline", File("rules.json"), "https://blog.example", site);
   std::string log;
   ASSERT_EQ(RunLogged(import, log), 0) << log;
   EXPECT_NE(log.find("line 1: comment 1: its text was cut to what a comment keeps"),
@@ -911,12 +913,9 @@ TEST_F(TransferTest, UsersByEmailGivesACommentToTheUserWhoseVerifiedAddressItIs)
 {"_id":"2","url":"/e","nick":"dave","mail":"dave@example.net","comment":"<p>not his</p>","created":1705314601000},
 {"_id":"3","url":"/e","nick":"Eve","mail":"eve@example.org","comment":"<p>a guest</p>","created":1705314602000}
 ])";
-  std::vector<std::string> import = {"import",           "--from",
-                                     "twikoo",           File("by-email.json"),
-                                     "--site",           "https://blog.example",
-                                     "--users-by-email", "--data-dir",
-                                     data_dir()};
-  import.insert(import.end(), site.begin(), site.end());
+  std::vector<std::string> import =
+      ImportArgs("twikoo", File("by-email.json"), "https://blog.example", site);
+  import.push_back("--users-by-email");
   std::string log;
   ASSERT_EQ(RunLogged(import, log), 0) << log;
   auto got = c.Get("/api/v1/pages/comments?url=https%3A%2F%2Fblog.example%2Fe&sort=old");

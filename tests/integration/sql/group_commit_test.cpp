@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "sql/cache_shards.hpp"
 #include "sql_test_util.hpp"
 
 namespace plaudit::sql::test {
@@ -272,6 +273,132 @@ TEST_P(GroupCommit, AGroupRunsItsJobsInAscendingOrder) {
   ioc.run();
   ExpectAnswers(answers, answers.size(), ErrorCode::kInternal);  // none fails
   EXPECT_EQ(ran, (std::vector<int64_t>{1, 3, 3, 5, 9}));
+}
+
+// The cache_shards table of migration 014, for the tests of shard raises.
+void CreateShards(Store& store) {
+  auto created =
+      Query(store, "CREATE TABLE cache_shards (shard INTEGER PRIMARY KEY, seq BIGINT NOT NULL)");
+  ASSERT_TRUE(created) << created.error().message;
+}
+
+std::vector<std::pair<int64_t, int64_t>> Shards(Store& store) {
+  auto rows = Query(store, "SELECT shard, seq FROM cache_shards ORDER BY shard");
+  EXPECT_TRUE(rows) << rows.error().message;
+  std::vector<std::pair<int64_t, int64_t>> out;
+  if (rows) {
+    for (const auto& r : rows->rows) {
+      out.emplace_back(Int(r[0]), Int(r[1]));
+    }
+  }
+  return out;
+}
+
+// A job's RaiseCacheShard is held back and made for the whole group after its last job
+// (sql::ShardRaises): a later job of the group does not see it yet, the highest seq of each
+// shard lands, and a job whose savepoint rolled back raises nothing.
+TEST_P(GroupCommit, AGroupRaisesItsJobsShardsAfterTheLastJobAndNoneForAFailedOne) {
+  CreateShards(*store_);
+  Hold();
+  net::io_context ioc;
+  std::vector<std::function<Result<int64_t>(Connection&)>> fns;
+  fns.push_back([](Connection& conn) -> Result<int64_t> {
+    PL_CHECK(RaiseCacheShard(conn, CacheStamp{2, 10, 1}));
+    PL_CHECK(conn.Query(kInsert, {int64_t{1}, int64_t{0}, "a"}));
+    return 1;
+  });
+  fns.push_back([](Connection& conn) -> Result<int64_t> {
+    PL_CHECK(RaiseCacheShard(conn, CacheStamp{1, 50, 2}));
+    PL_CHECK(conn.Query(kInsert, {int64_t{2}, int64_t{0}, "b"}));
+    return Fail(ErrorCode::kInvalidArgument, "refused (test)");
+  });
+  fns.push_back([](Connection& conn) -> Result<int64_t> {
+    PL_TRY(auto seen, conn.QueryInt("SELECT COUNT(*) FROM cache_shards"));
+    PL_CHECK(RaiseCacheShard(conn, CacheStamp{2, 7, 3}));
+    PL_CHECK(RaiseCacheShard(conn, CacheStamp{3, 4, 3}));
+    PL_CHECK(conn.Query(kInsert, {int64_t{3}, int64_t{0}, "c"}));
+    return seen.value_or(-1);
+  });
+  std::vector<std::optional<Result<int64_t>>> answers;
+  Spawn(ioc, std::move(fns), answers, nullptr, {1, 2, 3});
+  Release();
+  ioc.run();
+  ExpectAnswers(answers, 1, ErrorCode::kInvalidArgument);
+  ASSERT_TRUE(answers[2].has_value() && *answers[2]);
+  EXPECT_EQ(**answers[2], 0) << "a shard was raised before the group's last job";
+  EXPECT_EQ(Shards(*reader_), (std::vector<std::pair<int64_t, int64_t>>{{2, 10}, {3, 4}}));
+  EXPECT_EQ(Ids(), (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(Groups(), (std::vector<size_t>{2 + 1}));
+}
+
+// Rows standing for two articles (5 and 9) of two shards. A transaction that writes several
+// articles (an import) holds article 9 and then raises shard 2; a group writes article 5 (of
+// shard 2) and then article 9. Raised after each job, the group would hold shard 2 while it
+// waited for article 9, and the import would wait for shard 2: a deadlock, one side undone
+// and run again. Held to the end, the group holds no shard while it waits: each runs once.
+TEST_P(GroupCommit, AGroupAndAnImportOfTheSameArticlesNeverWaitOnEachOtherInACircle) {
+  if (GetParam() == Dialect::kSqlite) {
+    GTEST_SKIP() << "one writer: SQLite cannot deadlock";
+  }
+  CreateShards(*store_);
+  ASSERT_TRUE(Query(*store_, "INSERT INTO t (id, n) VALUES (5, 0), (9, 0)"));
+  auto other = OpenStore(/*pool_size=*/1);
+  ASSERT_TRUE(other);
+  std::promise<void> holds_nine;
+  std::promise<void> go;
+  std::atomic<int> import_runs{0};
+  auto import = std::async(std::launch::async, [&] {
+    auto go_on = go.get_future();
+    return RunSync(other->Run<int64_t>([&](Connection& c) -> Result<int64_t> {
+      const int run = ++import_runs;
+      PL_CHECK(c.Transaction([&](Connection& tx) -> Status {
+        PL_CHECK(tx.Query("UPDATE t SET n = n + 1 WHERE id = 9"));
+        if (run == 1) {
+          holds_nine.set_value();
+          go_on.wait();
+        }
+        return RaiseCacheShard(tx, CacheStamp{2, 20, 9});
+      }));
+      return run;
+    }));
+  });
+  ASSERT_EQ(holds_nine.get_future().wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  Hold();
+  net::io_context ioc;
+  std::vector<std::atomic<int>> runs(2);
+  std::promise<void> nine_wanted;
+  std::vector<std::function<Result<int64_t>(Connection&)>> fns;
+  for (const int64_t article : {5, 9}) {
+    fns.push_back([&runs, &nine_wanted, article](Connection& conn) -> Result<int64_t> {
+      if (++runs[article == 5 ? 0 : 1] == 1 && article == 9) {
+        nine_wanted.set_value();
+      }
+      PL_CHECK(conn.Query("UPDATE t SET n = n + 1 WHERE id = $1", {article}));
+      PL_CHECK(RaiseCacheShard(conn, CacheStamp{article == 5 ? 2 : 1, 10 + article, article}));
+      return article;
+    });
+  }
+  std::vector<std::optional<Result<int64_t>>> answers;
+  Spawn(ioc, std::move(fns), answers, nullptr, {5, 9});
+  Release();
+  // The group's second job is about to want article 9: its first has run (and, raising its
+  // shard at once, would hold shard 2). The import may go on.
+  const bool reached =
+      nine_wanted.get_future().wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+  go.set_value();
+  ASSERT_TRUE(reached) << "the group never came to article 9";
+  ioc.run();
+  auto imported = import.get();
+  ASSERT_TRUE(imported) << imported.error().message;
+  EXPECT_EQ(import_runs, 1) << "the import was undone as a deadlock's victim";
+  ExpectAnswers(answers, answers.size(), ErrorCode::kInternal);  // none fails
+  EXPECT_EQ(runs[0], 1) << "the group was given up (a deadlock) and its jobs ran alone";
+  EXPECT_EQ(runs[1], 1);
+  EXPECT_EQ(Shards(*reader_), (std::vector<std::pair<int64_t, int64_t>>{{1, 19}, {2, 20}}));
+  auto rows = Query(*reader_, "SELECT n FROM t ORDER BY id");
+  ASSERT_TRUE(rows) << rows.error().message;
+  EXPECT_EQ(Int(rows->rows.at(0).at(0)), 1);
+  EXPECT_EQ(Int(rows->rows.at(1).at(0)), 2);
 }
 
 // With one pool thread, comment writes arriving during every group must not keep a plain job
