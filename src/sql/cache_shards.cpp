@@ -29,6 +29,17 @@ Status RaiseCacheShard(Connection& tx, const CacheStamp& stamp) {
   return RaiseNow(tx, stamp.shard, stamp.seq);
 }
 
+Status LockArticleRows(Connection& tx, const std::vector<int64_t>& ids) {
+  if (tx.dialect() == Dialect::kSqlite || ids.size() < 2) {
+    return {};
+  }
+  std::vector<Value> params;
+  const std::string sql =
+      "SELECT id FROM articles WHERE id IN " + InList(ids, params) + " ORDER BY id FOR UPDATE";
+  PL_CHECK(tx.Query(sql, params));
+  return {};
+}
+
 void ShardRaises::Hold(const CacheStamp& stamp) {
   if (stamp.shard < 0) {
     return;

@@ -3,6 +3,7 @@
 // redis/cache_marks.hpp for why every such write takes one.
 #include <cstdint>
 #include <map>
+#include <vector>
 
 #include "sql/store.hpp"
 
@@ -21,7 +22,9 @@ struct CacheStamp {
 
 // Raises the shard's committed cache seq inside `tx`, the write's own transaction. Run it
 // last in the transaction: on PostgreSQL the shard's row stays locked until COMMIT. In a job
-// of a group commit it is held (Connection::held_shard_raises) and made after every job.
+// of a group commit it is held (Connection::held_shard_raises) and made after every job: a
+// job's raises are kept when the job's own savepoint commits, so a job must not raise inside
+// an inner savepoint it rolls back while going on.
 Status RaiseCacheShard(Connection& tx, const CacheStamp& stamp);
 
 // Shard raises held back until the end of a transaction that writes several articles (a group
@@ -30,6 +33,14 @@ Status RaiseCacheShard(Connection& tx, const CacheStamp& stamp);
 // (ascending), and no two can wait on each other in a cycle; raised after each article, a
 // group holding article 5 and shard 2 could wait for article 9 while a write holding 9 waits
 // for shard 2.
+// The rows of articles `ids` (ascending, distinct) locked in that order, for a group commit to
+// take before its first job (Store::SetGroupLocks): a group's jobs lock their article and then
+// rows under it (a reply count's comment), and the like flush locks its articles and then its
+// comments; a group that took article 5, then a comment of 5, then waited for article 9 could
+// wait in a circle with a flush holding 9 and wanting that comment. PostgreSQL and MySQL:
+// SELECT … ORDER BY id FOR UPDATE; SQLite (one writer) and a single article: nothing to do.
+Status LockArticleRows(Connection& tx, const std::vector<int64_t>& ids);
+
 class ShardRaises {
  public:
   void Hold(const CacheStamp& stamp);

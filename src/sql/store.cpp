@@ -304,7 +304,25 @@ class StoreImpl final : public Store {
       ran.reserve(group.size());
       bool broke = false;
       bool given_up = false;
+      bool own_failed = false;  // the group's own locks or shard raises, not a job
       Status outcome = conn->Transaction([&](Connection& tx) -> Status {
+        const auto own_step = [&](const Status& /*failed*/) -> Status {
+          own_failed = true;
+          broke = conn->broken();
+          given_up = !broke;
+          return Fail(ErrorCode::kInternal, "group commit given up");  // answers nobody
+        };
+        if (group_locks_ && group.size() > 1) {
+          std::vector<int64_t> orders;
+          for (const auto& m : group) {
+            if (orders.empty() || orders.back() != m.order) {
+              orders.push_back(m.order);
+            }
+          }
+          if (auto st = group_locks_(tx, orders); !st) {
+            return own_step(st);
+          }
+        }
         // Each job's shard raises held, and made after every job's rows (ShardRaises, in
         // sql/cache_shards.hpp, says why); a job whose savepoint rolled back raises none.
         ShardRaises raises;
@@ -327,17 +345,14 @@ class StoreImpl final : public Store {
           }
         }
         if (auto st = raises.Raise(tx); !st) {
-          if (conn->broken()) {
-            broke = true;
-            return st;
-          }
-          given_up = true;  // every job runs alone, raising its own shard
-          return Fail(ErrorCode::kInternal, "group commit given up");
+          return own_step(st);
         }
         return {};
       });
       if (broke) {
-        settle(ran.size() - 1, lost);
+        if (!own_failed) {
+          settle(ran.size() - 1, lost);  // the job that lost the connection
+        }
         for (size_t i = 0; i < group.size(); ++i) {
           if (!done[i]) {
             retake(i);
@@ -351,9 +366,10 @@ class StoreImpl final : public Store {
         }
         return again;
       }
-      const size_t ender = ran.size() - 1;
-      if (ran[ender] == Ran::kFailed) {
-        settle(ender, Status{});  // its own error
+      // A job that ended the group keeps its own error; when the group's own locks or shard
+      // raises did, every job runs again alone (also one that had failed, on writes now undone).
+      if (!own_failed && ran.back() == Ran::kFailed) {
+        settle(ran.size() - 1, Status{});  // its own error
       }
       for (size_t i = 0; i < group.size(); ++i) {
         if (done[i]) {

@@ -160,6 +160,14 @@ class Store {
   void SetLatencyObserver(std::function<void(double)> observer) {
     latency_observer_ = std::move(observer);
   }
+  // Called in each group commit's transaction before its first job, with its jobs' distinct
+  // orders ascending (RunGrouped's: the articles of comment writes), to lock what the jobs will
+  // lock first, all of it before any job's other rows (sql/cache_shards.hpp LockArticleRows
+  // says why). When it fails, the group is given up and every job runs alone. Set before the
+  // first RunGrouped().
+  void SetGroupLocks(std::function<Status(Connection&, const std::vector<int64_t>&)> locks) {
+    group_locks_ = std::move(locks);
+  }
   // Called on a pool thread with the number of jobs each group commit carried (for
   // /metrics). Set before the first RunGrouped(); must be thread-safe.
   void SetGroupObserver(std::function<void(size_t)> observer) {
@@ -169,6 +177,7 @@ class Store {
  protected:
   std::function<void(double)> latency_observer_;
   std::function<void(size_t)> group_observer_;
+  std::function<Status(Connection&, const std::vector<int64_t>&)> group_locks_;
 
   // A RunGrouped() job as the pool sees it (made in store_run.hpp, where T is known).
   struct GroupedJob {

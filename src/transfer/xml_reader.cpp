@@ -83,6 +83,9 @@ void OnEnd(void* data, const XML_Char*) {
 void OnText(void* data, const XML_Char* chars, int len) {
   auto* s = static_cast<State*>(data);
   s->Saw();
+  if (s->cut) {
+    return;  // the rest of a text already cut (a later piece must not follow the cut)
+  }
   const auto n = static_cast<size_t>(len);
   if (s->text.size() + n > kMaxElementText) {
     s->cut = true;

@@ -108,7 +108,8 @@ TEST(DisqusReaderTest, RefusesDeepNestingAndTagsOfMegabytesWithoutReadingThemWho
   EXPECT_TRUE(got.comments[0].text_cut);
 
   // ... cut between characters: 349,525 three-byte ones are 1,048,575 bytes, and the next
-  // would cross the MiB (a text cut inside one is no longer UTF-8: the importer would halve it).
+  // would cross the MiB (a text cut inside one is no longer UTF-8: the importer would halve it);
+  // and the text after the cut (here the '&' of an entity, handed over apart) is not added.
   std::string kana;
   for (int i = 0; i < 400000; ++i) {
     kana += "\xe3\x81\x82";  // U+3042
@@ -116,12 +117,14 @@ TEST(DisqusReaderTest, RefusesDeepNestingAndTagsOfMegabytesWithoutReadingThemWho
   std::istringstream wide(
       "<disqus xmlns:dsq=\"http://disqus.com/disqus-internals\"><post "
       "dsq:id=\"1\"><message>" +
-      kana + "</message></post></disqus>");
+      kana + "&amp;ab</message></post></disqus>");
   got.comments.clear();
   ASSERT_TRUE(ReadDisqus(wide, got));
   ASSERT_EQ(got.comments.size(), 1u);
   EXPECT_EQ(got.comments[0].text.size(), size_t{1048575});
   EXPECT_TRUE(text::CodePoints(got.comments[0].text).has_value());
+  EXPECT_TRUE(got.comments[0].text.ends_with("\xe3\x81\x82"))  // nothing after the cut
+      << got.comments[0].text.substr(got.comments[0].text.size() - 8);
   EXPECT_TRUE(got.comments[0].text_cut);
 }
 

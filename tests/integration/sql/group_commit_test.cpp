@@ -331,6 +331,45 @@ TEST_P(GroupCommit, AGroupRaisesItsJobsShardsAfterTheLastJobAndNoneForAFailedOne
   EXPECT_EQ(Groups(), (std::vector<size_t>{2 + 1}));
 }
 
+// The shards' raise after the last job fails (here a CHECK refuses job 1's seq): the group is
+// given up and every job runs again alone, also the last one that had failed by itself in the
+// group (on writes now undone), so each is answered as it is alone.
+TEST_P(GroupCommit, AShardRaiseThatFailsAfterTheLastJobGivesTheGroupUp) {
+  auto created = Query(*store_,
+                       "CREATE TABLE cache_shards (shard INTEGER PRIMARY KEY, seq BIGINT NOT NULL "
+                       "CHECK (seq < 100))");
+  ASSERT_TRUE(created) << created.error().message;
+  Hold();
+  net::io_context ioc;
+  std::vector<std::atomic<int>> runs(3);
+  std::vector<std::function<Result<int64_t>(Connection&)>> fns;
+  for (int i = 0; i < 3; ++i) {
+    // As the comment writes: one transaction of their own (a savepoint in the group).
+    fns.push_back([&runs, i](Connection& conn) -> Result<int64_t> {
+      const int run = ++runs[i];
+      PL_CHECK(conn.Transaction([&](Connection& tx) -> Status {
+        PL_CHECK(tx.Query(kInsert, {int64_t{i + 1}, int64_t{run}, "x"}));
+        PL_CHECK(RaiseCacheShard(tx, CacheStamp{i + 1, i == 0 ? 500 : 10, i + 1}));
+        if (i == 2 && run == 1) {
+          return Fail(ErrorCode::kNotFound, "gone in the group (test)");
+        }
+        return Status{};
+      }));
+      return i + 1;
+    });
+  }
+  std::vector<std::optional<Result<int64_t>>> answers;
+  Spawn(ioc, std::move(fns), answers, nullptr, {1, 2, 3});
+  Release();
+  ioc.run();
+  ExpectAnswers(answers, 0, ErrorCode::kInvalidArgument);  // job 1's own raise, alone
+  EXPECT_EQ(runs[0], 2);
+  EXPECT_EQ(runs[1], 2);
+  EXPECT_EQ(runs[2], 2) << "the last job kept the error of a run the group undid";
+  EXPECT_EQ(Ids(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(Shards(*reader_), (std::vector<std::pair<int64_t, int64_t>>{{2, 10}, {3, 10}}));
+}
+
 // Rows standing for two articles (5 and 9) of two shards. A transaction that writes several
 // articles (an import) holds article 9 and then raises shard 2; a group writes article 5 (of
 // shard 2) and then article 9. Raised after each job, the group would hold shard 2 while it
@@ -346,8 +385,22 @@ TEST_P(GroupCommit, AGroupAndAnImportOfTheSameArticlesNeverWaitOnEachOtherInACir
   ASSERT_TRUE(other);
   std::promise<void> holds_nine;
   std::promise<void> go;
+  // Whatever fails below, the import is let go before its future is waited for.
+  struct LetGo {
+    std::promise<void>& go;
+    bool done = false;
+    void Now() {
+      if (!done) {
+        done = true;
+        go.set_value();
+      }
+    }
+    ~LetGo() { Now(); }
+  };
   std::atomic<int> import_runs{0};
-  auto import = std::async(std::launch::async, [&] {
+  std::future<Result<int64_t>> import;
+  LetGo let_go{go};
+  import = std::async(std::launch::async, [&] {
     auto go_on = go.get_future();
     return RunSync(other->Run<int64_t>([&](Connection& c) -> Result<int64_t> {
       const int run = ++import_runs;
@@ -385,7 +438,7 @@ TEST_P(GroupCommit, AGroupAndAnImportOfTheSameArticlesNeverWaitOnEachOtherInACir
   // shard at once, would hold shard 2). The import may go on.
   const bool reached =
       nine_wanted.get_future().wait_for(std::chrono::seconds(30)) == std::future_status::ready;
-  go.set_value();
+  let_go.Now();
   ASSERT_TRUE(reached) << "the group never came to article 9";
   ioc.run();
   auto imported = import.get();
@@ -399,6 +452,95 @@ TEST_P(GroupCommit, AGroupAndAnImportOfTheSameArticlesNeverWaitOnEachOtherInACir
   ASSERT_TRUE(rows) << rows.error().message;
   EXPECT_EQ(Int(rows->rows.at(0).at(0)), 1);
   EXPECT_EQ(Int(rows->rows.at(1).at(0)), 2);
+}
+
+// A flush-like transaction holds article 9 and then wants a comment of article 5; a group
+// writes a comment of article 5 (a reply count: its row) and then article 9. A group that took
+// its rows job by job would hold the comment while it waited for 9: a deadlock, one side undone
+// and run again. Locking its articles first (Store::SetGroupLocks, LockArticleRows), it waits
+// for 9 holding only article 5, and each side runs once.
+TEST_P(GroupCommit, AGroupLocksAllItsArticlesBeforeAnyRowUnderThem) {
+  if (GetParam() == Dialect::kSqlite) {
+    GTEST_SKIP() << "one writer: SQLite cannot deadlock";
+  }
+  ASSERT_TRUE(Query(*store_, "CREATE TABLE articles (id INTEGER PRIMARY KEY, n BIGINT)"));
+  ASSERT_TRUE(Query(*store_, "INSERT INTO articles (id, n) VALUES (5, 0), (9, 0)"));
+  ASSERT_TRUE(Query(*store_, "INSERT INTO t (id, n) VALUES (50, 0)"));  // a comment of 5
+  store_->SetGroupLocks(LockArticleRows);
+  auto other = OpenStore(/*pool_size=*/1);
+  ASSERT_TRUE(other);
+  std::promise<void> holds_nine;
+  std::promise<void> go;
+  std::atomic<int> flush_runs{0};
+  std::future<Result<int64_t>> flush;
+  struct LetGo {
+    std::promise<void>& go;
+    bool done = false;
+    void Now() {
+      if (!done) {
+        done = true;
+        go.set_value();
+      }
+    }
+    ~LetGo() { Now(); }
+  } let_go{go};
+  flush = std::async(std::launch::async, [&] {
+    auto go_on = go.get_future();
+    return RunSync(other->Run<int64_t>([&](Connection& c) -> Result<int64_t> {
+      const int run = ++flush_runs;
+      PL_CHECK(c.Transaction([&](Connection& tx) -> Status {
+        PL_CHECK(tx.Query("UPDATE articles SET n = n + 1 WHERE id = 9"));
+        if (run == 1) {
+          holds_nine.set_value();
+          go_on.wait();
+        }
+        PL_CHECK(tx.Query("UPDATE t SET n = n + 1 WHERE id = 50"));
+        return Status{};
+      }));
+      return run;
+    }));
+  });
+  ASSERT_EQ(holds_nine.get_future().wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  Hold();
+  net::io_context ioc;
+  std::vector<std::atomic<int>> runs(2);
+  std::promise<void> nine_wanted;
+  std::vector<std::function<Result<int64_t>(Connection&)>> fns;
+  fns.push_back([&runs](Connection& conn) -> Result<int64_t> {
+    ++runs[0];
+    PL_CHECK(conn.Query("UPDATE articles SET n = n + 1 WHERE id = 5"));
+    PL_CHECK(conn.Query("UPDATE t SET n = n + 1 WHERE id = 50"));
+    return 5;
+  });
+  fns.push_back([&runs, &nine_wanted](Connection& conn) -> Result<int64_t> {
+    if (++runs[1] == 1) {
+      nine_wanted.set_value();
+    }
+    PL_CHECK(conn.Query("UPDATE articles SET n = n + 1 WHERE id = 9"));
+    return 9;
+  });
+  std::vector<std::optional<Result<int64_t>>> answers;
+  Spawn(ioc, std::move(fns), answers, nullptr, {5, 9});
+  Release();
+  // Taking its rows job by job, the group comes to article 9 holding comment 50 at once;
+  // locking its articles first, it waits in its locks and never comes there before the flush
+  // is let go (2 s, then the flush goes on either way).
+  (void)nine_wanted.get_future().wait_for(std::chrono::seconds(2));
+  let_go.Now();
+  ioc.run();
+  auto flushed = flush.get();
+  ASSERT_TRUE(flushed) << flushed.error().message;
+  EXPECT_EQ(flush_runs, 1) << "the flush was undone as a deadlock's victim";
+  ExpectAnswers(answers, answers.size(), ErrorCode::kInternal);  // none fails
+  EXPECT_EQ(runs[0], 1) << "the group was given up (a deadlock) and its jobs ran alone";
+  EXPECT_EQ(runs[1], 1);
+  auto rows = Query(*reader_, "SELECT n FROM articles ORDER BY id");
+  ASSERT_TRUE(rows) << rows.error().message;
+  EXPECT_EQ(Int(rows->rows.at(0).at(0)), 1);
+  EXPECT_EQ(Int(rows->rows.at(1).at(0)), 2);
+  auto comment = Query(*reader_, "SELECT n FROM t WHERE id = 50");
+  ASSERT_TRUE(comment) << comment.error().message;
+  EXPECT_EQ(Int(comment->rows.at(0).at(0)), 2);
 }
 
 // With one pool thread, comment writes arriving during every group must not keep a plain job

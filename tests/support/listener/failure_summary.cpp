@@ -4,7 +4,9 @@
 // show that a test failed and not why (a FaultTest failure on PostgreSQL, 2026-12-07).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -19,14 +21,19 @@ class FailureSummary : public ::testing::EmptyTestEventListener {
   // The test's name from here: OnTestPartResult runs under the mutex of UnitTest, which
   // current_test_info() would take again (and wait for itself).
   void OnTestStart(const ::testing::TestInfo& test) override {
+    const std::lock_guard lock(mu_);
     test_ = std::string(test.test_suite_name()) + "." + test.name();
   }
-  void OnTestEnd(const ::testing::TestInfo& /*test*/) override { test_ = "(outside any test)"; }
+  void OnTestEnd(const ::testing::TestInfo& /*test*/) override {
+    const std::lock_guard lock(mu_);
+    test_ = "(outside any test)";
+  }
 
   void OnTestPartResult(const ::testing::TestPartResult& result) override {
     if (!result.failed()) {
       return;
     }
+    const std::lock_guard lock(mu_);  // a test's own threads may fail too
     ++failed_;
     if (failures_.size() >= kMaxFailures) {
       return;
@@ -35,7 +42,12 @@ class FailureSummary : public ::testing::EmptyTestEventListener {
     text += result.file_name() != nullptr ? result.file_name() : "?";
     text += ":" + std::to_string(result.line_number()) + "\n";
     const std::string message = result.message();
-    text += message.substr(0, kMaxMessage);
+    size_t cut = std::min(kMaxMessage, message.size());
+    while (cut > 0 && cut < message.size() &&
+           (static_cast<unsigned char>(message[cut]) & 0xC0) == 0x80) {
+      --cut;  // not inside a UTF-8 character
+    }
+    text += message.substr(0, cut);
     if (message.size() > kMaxMessage) {
       text += "\n  [... " + std::to_string(message.size() - kMaxMessage) +
               " more bytes: the whole message is in the output above]";
@@ -44,6 +56,7 @@ class FailureSummary : public ::testing::EmptyTestEventListener {
   }
 
   void OnTestProgramEnd(const ::testing::UnitTest& /*unit*/) override {
+    const std::lock_guard lock(mu_);
     if (failures_.empty()) {
       return;
     }
@@ -56,6 +69,7 @@ class FailureSummary : public ::testing::EmptyTestEventListener {
   }
 
  private:
+  std::mutex mu_;
   std::string test_ = "(outside any test)";
   size_t failed_ = 0;
   std::vector<std::string> failures_;
