@@ -7,6 +7,7 @@
 
 #include "api/routes.hpp"
 #include "app/app.hpp"
+#include "sql/cache_shards.hpp"
 
 namespace plaudit::app {
 
@@ -25,6 +26,9 @@ Status App::StartBackend() {
   store_ = std::move(store);
   store_->SetLatencyObserver([m = &metrics_](double s) { m->ObserveSql(s); });
   store_->SetGroupObserver([m = &metrics_](size_t jobs) { m->ObserveSqlGroup(jobs); });
+  // Comment writes are grouped by article (RunGrouped's order): a group locks its articles
+  // before its first job. Set here, once, before any job runs.
+  store_->SetGroupLocks(sql::LockArticleRows);
   auto applied = store_->Migrate();
   PL_CHECK(applied);
   if (*applied > 0) {

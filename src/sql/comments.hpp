@@ -149,9 +149,7 @@ struct QueuedComment {
 
 class CommentTable {
  public:
-  // Comment writes are grouped by article (RunGrouped's order): a group locks its articles
-  // before its first job (LockArticleRows).
-  explicit CommentTable(Store& store) : store_(store) { store_.SetGroupLocks(LockArticleRows); }
+  explicit CommentTable(Store& store) : store_(store) {}
 
   // Which of `names` (lower-cased usernames) name a live account that visibly took part in
   // the article's thread (wrote the article, or a live approved comment there): the ones a

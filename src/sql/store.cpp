@@ -306,7 +306,9 @@ class StoreImpl final : public Store {
       bool given_up = false;
       bool own_failed = false;  // the group's own locks or shard raises, not a job
       Status outcome = conn->Transaction([&](Connection& tx) -> Status {
-        const auto own_step = [&](const Status& /*failed*/) -> Status {
+        const auto own_step = [&](const Status& failed) -> Status {
+          spdlog::warn("sql: a group commit's own step failed ({}): its jobs run alone",
+                       failed.error().message);
           own_failed = true;
           broke = conn->broken();
           given_up = !broke;

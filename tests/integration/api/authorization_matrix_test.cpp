@@ -7,11 +7,13 @@
 // one cell changes nothing another reads), made through the API by the bootstrap admin `root`,
 // who is never the caller. A cell's caller:
 //   anonymous  no session;
-//   guest      no session, but on its own comment the Plaudit-Edit-Token of its 201 (guests on);
+//   guest      no session, but the Plaudit-Edit-Token of its own comment's 201 (guests on),
+//              presented on its own comment and on another guest's;
 //   user       a new account;  author, moderator, admin: one given that role by root;
 //   banned     a user banned (by root) after writing its own post and comment.
 // "Own": the article (a user's: a post), comment or account the path names is the caller's;
-// "another's": another user's (an author's published article, a user's comment, an account).
+// "another's": another user's (an author's published article, a user's comment, an account;
+// for a guest, another guest's comment).
 // Callers without an account own nothing: their "own" cell is the other one's.
 #include <array>
 #include <map>
@@ -74,7 +76,7 @@ const Row kTable[] = {
      "404 404 404 404 404 404 404"},
     {verb::get, "/api/v1/auth/nowhere/callback?code=c&state=s", "", "404 404 404 404 404 404 404"},
     {verb::get, "/api/v1/setup", "", "200 200 200 200 200 200 200"},
-    // The site has its admin (and this is not the setup token): refused to anyone.
+    // Not the setup token (printed at start only when the site has no admin): refused to anyone.
     {verb::post, "/api/v1/setup",
      R"({"token":"not-the-one","username":"{fresh}","password":"password123"})",
      "403 403 403 403 403 403 403"},
@@ -115,12 +117,13 @@ const Row kTable[] = {
     {verb::get, "/api/v1/articles/{article}/comments", "", "200 200 200 200 200 200 200",
      "200 200 200 200 200 200 200"},
     {verb::post, "/api/v1/comments/preview", R"({"body":"*hi*"})", "200 200 200 200 200 200 200"},
-    {verb::get, "/api/v1/comments/{comment}", "", "200 200 200 200 200 200 200",
+    // An edit token presented on a comment it is not for is refused (403), even to read.
+    {verb::get, "/api/v1/comments/{comment}", "", "200 403 200 200 200 200 200",
      "200 200 200 200 200 200 200"},
-    // Its author (a guest: by its edit token) or an admin.
+    // Its author (a guest: by its edit token, not another guest's) or an admin.
     {verb::patch, "/api/v1/comments/{comment}", R"({"body":"edited"})",
-     "401 401 403 403 403 200 403", "401 200 200 200 200 200 403"},
-    {verb::delete_, "/api/v1/comments/{comment}", "", "401 401 403 403 403 204 403",
+     "401 403 403 403 403 200 403", "401 200 200 200 200 200 403"},
+    {verb::delete_, "/api/v1/comments/{comment}", "", "401 403 403 403 403 204 403",
      "401 204 204 204 204 204 403"},
     {verb::get, "/api/v1/comments/{comment}/replies", "", "200 200 200 200 200 200 200",
      "200 200 200 200 200 200 200"},
@@ -271,8 +274,13 @@ class AuthorizationMatrixTest : public ApiTest {
       my_article = Article(token, actor == kUser || actor == kBanned ? "post" : "article");
       my_comment = Comment(others_article, token);
     }
+    // A guest's "another's" comment is another guest's, and it presents its own edit token on
+    // it: every guest comment is by the one '@guest' account, so only the token tells them
+    // apart.
+    int64_t other_guests_comment = 0;
     if (actor == kGuest) {
       my_comment = Comment(others_article, "", &edit_token);
+      other_guests_comment = Comment(others_article, "");
     }
     if (actor == kBanned) {
       auto r = Client().Put("/api/v1/users/" + std::to_string(me) + "/ban", R"({"reason":"x"})",
@@ -281,7 +289,9 @@ class AuthorizationMatrixTest : public ApiTest {
     }
     const int64_t user = own && me != 0 ? me : other_user;
     const int64_t article = own && my_article != 0 ? my_article : others_article;
-    const int64_t comment = own && my_comment != 0 ? my_comment : others_comment;
+    const int64_t comment = own && my_comment != 0      ? my_comment
+                            : other_guests_comment != 0 ? other_guests_comment
+                                                        : others_comment;
 
     std::map<std::string, std::string> fill = {
         {"{user}", std::to_string(user)},
@@ -305,7 +315,7 @@ class AuthorizationMatrixTest : public ApiTest {
     if (!token.empty()) {
       headers = Bearer(token);
     }
-    if (actor == kGuest && own && !edit_token.empty()) {
+    if (actor == kGuest && !edit_token.empty()) {
       headers.emplace_back("Plaudit-Edit-Token", edit_token);
     }
     if (target.find("/events") != std::string::npos) {

@@ -275,6 +275,61 @@ TEST_P(GroupCommit, AGroupRunsItsJobsInAscendingOrder) {
   EXPECT_EQ(ran, (std::vector<int64_t>{1, 3, 3, 5, 9}));
 }
 
+// A transaction on a store of its own (another connection) that runs `first`, says so, and on
+// its first run waits to be let go before `then`; it is let go when it goes out of scope, so a
+// test that fails midway never waits for it forever.
+class HeldTransaction {
+ public:
+  HeldTransaction(Store& store, std::string first, std::function<Status(Connection&)> then)
+      : go_on_(go_.get_future()) {
+    done_ = std::async(std::launch::async,
+                       [this, &store, first = std::move(first), then = std::move(then)] {
+                         return RunSync(store.Run<int64_t>([&](Connection& c) -> Result<int64_t> {
+                           const int run = ++runs_;
+                           PL_CHECK(c.Transaction([&](Connection& tx) -> Status {
+                             PL_CHECK(tx.Query(first));
+                             if (run == 1) {
+                               holds_.set_value();
+                               go_on_.wait();
+                             }
+                             return then(tx);
+                           }));
+                           return run;
+                         }));
+                       });
+  }
+  ~HeldTransaction() {
+    LetGo();
+    if (done_.valid()) {
+      done_.wait();
+    }
+  }
+  HeldTransaction(const HeldTransaction&) = delete;
+  HeldTransaction& operator=(const HeldTransaction&) = delete;
+
+  // Whether it holds what `first` took (within 30 s).
+  bool Holds() {
+    return holds_.get_future().wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+  }
+  void LetGo() {
+    if (!let_go_) {
+      let_go_ = true;
+      go_.set_value();
+    }
+  }
+  // Its outcome, once it has ended; and how often it ran (a deadlock's victim runs again).
+  Result<int64_t> Outcome() { return done_.get(); }
+  int runs() const { return runs_; }
+
+ private:
+  std::promise<void> holds_;
+  std::promise<void> go_;
+  std::shared_future<void> go_on_;
+  bool let_go_ = false;
+  std::atomic<int> runs_{0};
+  std::future<Result<int64_t>> done_;
+};
+
 // The cache_shards table of migration 014, for the tests of shard raises.
 void CreateShards(Store& store) {
   auto created =
@@ -383,39 +438,9 @@ TEST_P(GroupCommit, AGroupAndAnImportOfTheSameArticlesNeverWaitOnEachOtherInACir
   ASSERT_TRUE(Query(*store_, "INSERT INTO t (id, n) VALUES (5, 0), (9, 0)"));
   auto other = OpenStore(/*pool_size=*/1);
   ASSERT_TRUE(other);
-  std::promise<void> holds_nine;
-  std::promise<void> go;
-  // Whatever fails below, the import is let go before its future is waited for.
-  struct LetGo {
-    std::promise<void>& go;
-    bool done = false;
-    void Now() {
-      if (!done) {
-        done = true;
-        go.set_value();
-      }
-    }
-    ~LetGo() { Now(); }
-  };
-  std::atomic<int> import_runs{0};
-  std::future<Result<int64_t>> import;
-  LetGo let_go{go};
-  import = std::async(std::launch::async, [&] {
-    auto go_on = go.get_future();
-    return RunSync(other->Run<int64_t>([&](Connection& c) -> Result<int64_t> {
-      const int run = ++import_runs;
-      PL_CHECK(c.Transaction([&](Connection& tx) -> Status {
-        PL_CHECK(tx.Query("UPDATE t SET n = n + 1 WHERE id = 9"));
-        if (run == 1) {
-          holds_nine.set_value();
-          go_on.wait();
-        }
-        return RaiseCacheShard(tx, CacheStamp{2, 20, 9});
-      }));
-      return run;
-    }));
-  });
-  ASSERT_EQ(holds_nine.get_future().wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  HeldTransaction import(*other, "UPDATE t SET n = n + 1 WHERE id = 9",
+                         [](Connection& tx) { return RaiseCacheShard(tx, CacheStamp{2, 20, 9}); });
+  ASSERT_TRUE(import.Holds());
   Hold();
   net::io_context ioc;
   std::vector<std::atomic<int>> runs(2);
@@ -438,12 +463,12 @@ TEST_P(GroupCommit, AGroupAndAnImportOfTheSameArticlesNeverWaitOnEachOtherInACir
   // shard at once, would hold shard 2). The import may go on.
   const bool reached =
       nine_wanted.get_future().wait_for(std::chrono::seconds(30)) == std::future_status::ready;
-  let_go.Now();
+  import.LetGo();
   ASSERT_TRUE(reached) << "the group never came to article 9";
   ioc.run();
-  auto imported = import.get();
+  auto imported = import.Outcome();
   ASSERT_TRUE(imported) << imported.error().message;
-  EXPECT_EQ(import_runs, 1) << "the import was undone as a deadlock's victim";
+  EXPECT_EQ(import.runs(), 1) << "the import was undone as a deadlock's victim";
   ExpectAnswers(answers, answers.size(), ErrorCode::kInternal);  // none fails
   EXPECT_EQ(runs[0], 1) << "the group was given up (a deadlock) and its jobs ran alone";
   EXPECT_EQ(runs[1], 1);
@@ -469,38 +494,12 @@ TEST_P(GroupCommit, AGroupLocksAllItsArticlesBeforeAnyRowUnderThem) {
   store_->SetGroupLocks(LockArticleRows);
   auto other = OpenStore(/*pool_size=*/1);
   ASSERT_TRUE(other);
-  std::promise<void> holds_nine;
-  std::promise<void> go;
-  std::atomic<int> flush_runs{0};
-  std::future<Result<int64_t>> flush;
-  struct LetGo {
-    std::promise<void>& go;
-    bool done = false;
-    void Now() {
-      if (!done) {
-        done = true;
-        go.set_value();
-      }
-    }
-    ~LetGo() { Now(); }
-  } let_go{go};
-  flush = std::async(std::launch::async, [&] {
-    auto go_on = go.get_future();
-    return RunSync(other->Run<int64_t>([&](Connection& c) -> Result<int64_t> {
-      const int run = ++flush_runs;
-      PL_CHECK(c.Transaction([&](Connection& tx) -> Status {
-        PL_CHECK(tx.Query("UPDATE articles SET n = n + 1 WHERE id = 9"));
-        if (run == 1) {
-          holds_nine.set_value();
-          go_on.wait();
-        }
-        PL_CHECK(tx.Query("UPDATE t SET n = n + 1 WHERE id = 50"));
-        return Status{};
-      }));
-      return run;
-    }));
-  });
-  ASSERT_EQ(holds_nine.get_future().wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  HeldTransaction flush(*other, "UPDATE articles SET n = n + 1 WHERE id = 9",
+                        [](Connection& tx) -> Status {
+                          PL_CHECK(tx.Query("UPDATE t SET n = n + 1 WHERE id = 50"));
+                          return Status{};
+                        });
+  ASSERT_TRUE(flush.Holds());
   Hold();
   net::io_context ioc;
   std::vector<std::atomic<int>> runs(2);
@@ -526,11 +525,11 @@ TEST_P(GroupCommit, AGroupLocksAllItsArticlesBeforeAnyRowUnderThem) {
   // locking its articles first, it waits in its locks and never comes there before the flush
   // is let go (2 s, then the flush goes on either way).
   (void)nine_wanted.get_future().wait_for(std::chrono::seconds(2));
-  let_go.Now();
+  flush.LetGo();
   ioc.run();
-  auto flushed = flush.get();
+  auto flushed = flush.Outcome();
   ASSERT_TRUE(flushed) << flushed.error().message;
-  EXPECT_EQ(flush_runs, 1) << "the flush was undone as a deadlock's victim";
+  EXPECT_EQ(flush.runs(), 1) << "the flush was undone as a deadlock's victim";
   ExpectAnswers(answers, answers.size(), ErrorCode::kInternal);  // none fails
   EXPECT_EQ(runs[0], 1) << "the group was given up (a deadlock) and its jobs ran alone";
   EXPECT_EQ(runs[1], 1);
