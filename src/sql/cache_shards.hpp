@@ -27,12 +27,6 @@ struct CacheStamp {
 // an inner savepoint it rolls back while going on.
 Status RaiseCacheShard(Connection& tx, const CacheStamp& stamp);
 
-// Shard raises held back until the end of a transaction that writes several articles (a group
-// commit, an import): each shard's highest seq, raised after every article's row, in ascending
-// shard order. Every such transaction then takes article rows (ascending) before shard rows
-// (ascending), and no two can wait on each other in a cycle; raised after each article, a
-// group holding article 5 and shard 2 could wait for article 9 while a write holding 9 waits
-// for shard 2.
 // The rows of articles `ids` (ascending, distinct) locked in that order, for a group commit to
 // take before its first job (Store::SetGroupLocks): a group's jobs lock their article and then
 // rows under it (a reply count's comment), and the like flush locks its articles and then its
@@ -41,6 +35,12 @@ Status RaiseCacheShard(Connection& tx, const CacheStamp& stamp);
 // SELECT … ORDER BY id FOR UPDATE; SQLite (one writer) and a single article: nothing to do.
 Status LockArticleRows(Connection& tx, const std::vector<int64_t>& ids);
 
+// Shard raises held back until the end of a transaction that writes several articles (a group
+// commit, an import): each shard's highest seq, raised after every article's row, in ascending
+// shard order. Every such transaction then takes article rows (ascending) before shard rows
+// (ascending), and no two can wait on each other in a cycle; raised after each article, a
+// group holding article 5 and shard 2 could wait for article 9 while a write holding 9 waits
+// for shard 2.
 class ShardRaises {
  public:
   void Hold(const CacheStamp& stamp);
