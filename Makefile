@@ -1,5 +1,5 @@
 # Thin wrappers over CMake presets; see README.md.
-.PHONY: deps build run test test-debug bench soak soak-content clean format lint deb
+.PHONY: deps build run test test-debug bench soak soak-content clean format lint deb fuzz
 
 JOBS ?= $(shell nproc)
 ARGS ?=
@@ -24,6 +24,15 @@ test-debug: deps
 
 bench: build
 	bash bench/run.sh
+
+# The libFuzzer targets (fuzz/, clang 22 with ASan + UBSan in build-fuzz/), each for
+# FUZZ_SECONDS (default 30): make fuzz [FUZZ_SECONDS=600] [FUZZ_TARGETS="http resp"]
+FUZZ_SECONDS ?= 30
+FUZZ_TARGETS ?=
+FUZZ_JOBS ?= 2
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" FUZZ_JOBS=$(FUZZ_JOBS) \
+	  JOBS=$(JOBS) bash fuzz/run.sh
 
 # The model-based fault test (tests/integration/app/fault_test.cpp) alone, for longer:
 #   make soak SEED=1234 MINUTES=10 [FAULTS=flushall,redis-kill] [DB=sqlite|postgresql|mariadb]

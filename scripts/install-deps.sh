@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs every Debian package Plaudit needs to build, test, lint and benchmark (chromium for
 # the browser tests, node/npm for the web bundles, whose npm packages come with `make build`;
-# clang 22 from bookworm-security for `make lint`, since 14's clang-tidy takes 3x as long;
+# clang 22 from bookworm-security for `make lint`, since 14's clang-tidy takes 3x as long, and
+# for `make fuzz` (its libFuzzer and sanitizer runtimes: libclang-rt-22-dev);
 # prometheus only for its promtool, which ctest alert_rules runs on the alert rules).
 # Idempotent: does nothing (and needs no network) when all packages are present.
 set -euo pipefail
@@ -18,7 +19,7 @@ PKGS=(
   python3-aiosmtpd
   redis-server redis-tools postgresql postgresql-client mariadb-server mariadb-client wrk curl nginx
   chromium chromium-driver
-  clang-format-22 clang-tidy-22 clang-22
+  clang-format-22 clang-tidy-22 clang-22 libclang-rt-22-dev
 )
 # The web front end is built with Node and npm (web/package-lock.json); Debian's own only
 # when there is no node at all (a newer one from elsewhere is fine).

@@ -11,6 +11,7 @@
 #include "common/decimal.hpp"
 #include "sql/comment_standing.hpp"
 #include "sql/comments.hpp"
+#include "sql/dialect.hpp"
 
 namespace plaudit::sql {
 namespace {
@@ -44,10 +45,7 @@ constexpr std::string_view kUnrendered =
 // How far start-up has rendered (plaudit_meta): every comment up to that id was looked at.
 constexpr std::string_view kRenderedThrough =
     "SELECT value FROM plaudit_meta WHERE \"key\" = 'comment_html_through'";
-constexpr std::string_view kForgetRenderedThrough =
-    "DELETE FROM plaudit_meta WHERE \"key\" = 'comment_html_through'";
-constexpr std::string_view kSetRenderedThrough =
-    "INSERT INTO plaudit_meta (\"key\", value) VALUES ('comment_html_through', $1)";
+constexpr std::string_view kRenderedThroughKey = "comment_html_through";
 constexpr std::string_view kLastCommentId = "SELECT COALESCE(MAX(id), 0) FROM comments";
 constexpr std::string_view kSetHtml =
     "UPDATE comments SET html = $2 WHERE id = $1 AND body = $3 AND html = ''";
@@ -74,11 +72,9 @@ Result<CommentTable::RenderState> CommentTable::ReadRenderState(Connection& c) {
 }
 
 Status CommentTable::SetRenderedThrough(Connection& c, int64_t id) {
-  return c.Transaction([id](Connection& tx) -> Status {
-    PL_CHECK(tx.Query(kForgetRenderedThrough));
-    PL_CHECK(tx.Query(kSetRenderedThrough, {std::to_string(id)}));
-    return {};
-  });
+  // Two runs at once (two `plauditd flush`) may set it back to the lower of their ids:
+  // harmless, the next start looks at those comments again.
+  return SetMeta(c, kRenderedThroughKey, std::to_string(id));
 }
 
 Status CommentTable::SetHtml(Connection& c, int64_t id, const CommentText& text) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 namespace plaudit::sql {
 
@@ -19,6 +20,18 @@ Result<Rows> InsertOrNothing(Connection& tx, std::string_view sql,
     return Rows{};
   }
   return r;
+}
+
+Status SetMeta(Connection& tx, std::string_view key, std::string value) {
+  constexpr std::string_view kSet =
+      "INSERT INTO plaudit_meta (\"key\", value) VALUES ($1, $2) "
+      "ON CONFLICT (\"key\") DO UPDATE SET value = excluded.value";
+  constexpr std::string_view kSetMysql =
+      "INSERT INTO plaudit_meta (\"key\", value) VALUES ($1, $2) "
+      "ON DUPLICATE KEY UPDATE value = VALUES(value)";
+  PL_CHECK(tx.Query(tx.dialect() == Dialect::kMysql ? kSetMysql : kSet,
+                    {std::string(key), std::move(value)}));
+  return {};
 }
 
 Result<int64_t> DeleteLikesOf(Connection& tx, char type, const std::vector<int64_t>& ids) {

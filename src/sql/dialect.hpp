@@ -23,6 +23,12 @@ Result<Rows> InsertOrNothing(Connection& tx, std::string_view sql,
 // triggers write.)
 Result<int64_t> DeleteLikesOf(Connection& tx, char type, const std::vector<int64_t>& ids);
 
+// Sets plaudit_meta's `key` to `value` in one statement (an upsert, the row updated in place
+// when it is there). A delete and an insert, or an update and an insert when it touched no row,
+// fail with a duplicate key when two processes (two `plauditd flush` runs) do it at once: the
+// second's delete or update saw no row, the first's insert committed before the second's.
+Status SetMeta(Connection& tx, std::string_view key, std::string value);
+
 // MySQL: the id AUTO_INCREMENT gave this session's last insert (or the value of its last
 // LAST_INSERT_ID(expr)), where the others read RETURNING.
 Result<int64_t> LastInsertId(Connection& tx);

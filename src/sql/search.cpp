@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string_view>
 
+#include "sql/dialect.hpp"
 #include "sql/query_rows.hpp"
 
 namespace plaudit::sql {
@@ -14,8 +15,6 @@ constexpr std::string_view kLockCursor =
     "UPDATE plaudit_meta SET value = value WHERE \"key\" = 'search_through'";
 constexpr std::string_view kReadMeta = "SELECT value FROM plaudit_meta WHERE \"key\" = $1";
 constexpr std::string_view kForgetMeta = "DELETE FROM plaudit_meta WHERE \"key\" = $1";
-constexpr std::string_view kSetMeta = "INSERT INTO plaudit_meta (\"key\", value) VALUES ($1, $2)";
-constexpr std::string_view kUpdateMeta = "UPDATE plaudit_meta SET value = $1 WHERE \"key\" = $2";
 constexpr std::string_view kThrough = "search_through";
 constexpr std::string_view kRebuild = "search_rebuild";
 // The cursor's value for an index to build anew: the row stays, as the indexers' lock.
@@ -68,14 +67,12 @@ Result<std::optional<int64_t>> ReadMetaInt(Connection& c, std::string_view key) 
   return std::optional<int64_t>(Int(r.rows[0][0]));
 }
 
-// In place when the row is there: the cursor's row is the indexers' lock (kLockCursor), and
-// a row deleted and inserted again would let a waiting step through without it.
+// In place when the row is there (an upsert): the cursor's row is the indexers' lock
+// (kLockCursor), and a row deleted and inserted again would let a waiting step through without
+// it. Two first steps, with no cursor row to lock yet, both insert: the upsert lets the second
+// update instead of failing on the key.
 Status SetMeta(Connection& c, std::string_view key, int64_t value) {
-  PL_TRY(auto updated, c.Query(kUpdateMeta, {std::to_string(value), std::string(key)}));
-  if (updated.affected == 0) {
-    PL_CHECK(c.Query(kSetMeta, {std::string(key), std::to_string(value)}));
-  }
-  return {};
+  return sql::SetMeta(c, key, std::to_string(value));
 }
 
 // Replaces the article's doc with what `make` says of it (nothing: no doc).

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "domain/guest_token.hpp"
+#include "sql/dialect.hpp"
 #include "transfer/dump.hpp"
 #include "transfer/records.hpp"
 
@@ -334,9 +335,7 @@ Status Complete(sql::Connection& tx, const std::string& digest) {
       }
     }
   }
-  PL_CHECK(tx.Query("DELETE FROM plaudit_meta WHERE \"key\" = $1", {std::string(kImportedKey)}));
-  PL_CHECK(tx.Query("INSERT INTO plaudit_meta (\"key\", value) VALUES ($1, $2)",
-                    {std::string(kImportedKey), digest}));
+  PL_CHECK(sql::SetMeta(tx, kImportedKey, digest));
   return {};
 }
 

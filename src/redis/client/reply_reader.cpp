@@ -1,5 +1,6 @@
 #include "redis/client/reply_reader.hpp"
 
+#include <algorithm>
 #include <new>
 #include <utility>
 
@@ -23,22 +24,28 @@ Reply::Type TypeOf(int hiredis_type) {
   }
 }
 
-// Where the task's value goes: a new root, or its slot in the parent array (sized when the
-// parent was created, so element addresses stay put while hiredis fills them). Returns the
+// Where the task's value goes: a new root, or the next slot of the parent array. Returns the
 // object hiredis keeps for the task: the ReplyRoot for the root, the element otherwise.
+// An array grows as its elements arrive (hiredis hands them over in order, idx 0, 1, …), not
+// to the count its header declares: "*100000000\r\n" from a server would otherwise make a
+// hundred million empty Replies (8 GB) before one element was read (found by fuzz/resp.cpp).
+// Growing moves the earlier elements, which is safe: hiredis keeps the object of each array
+// being filled (this one, and its parents', which do not grow meanwhile), never a finished
+// element's. Throws std::bad_alloc (the callers catch it).
 void* Place(const redisReadTask* task, Reply** slot) {
   if (task->parent == nullptr) {
-    auto* root = new (std::nothrow) ReplyRoot;
-    if (root == nullptr) {
-      return nullptr;
-    }
+    auto* root = new ReplyRoot;
     *slot = &root->value;
     return root;
   }
   void* parent_obj = task->parent->obj;
   Reply* parent = task->parent->parent == nullptr ? &static_cast<ReplyRoot*>(parent_obj)->value
                                                   : static_cast<Reply*>(parent_obj);
-  *slot = &parent->elements[static_cast<size_t>(task->idx)];
+  const auto idx = static_cast<size_t>(task->idx);
+  if (idx >= parent->elements.size()) {
+    parent->elements.resize(idx + 1);
+  }
+  *slot = &parent->elements[idx];
   return *slot;
 }
 
@@ -80,8 +87,13 @@ void* CreateArray(const redisReadTask* task, int elements) {
       return nullptr;
     }
     slot->type = Reply::Type::kArray;
-    slot->elements.resize(static_cast<size_t>(elements));
+    // Room for a small array's elements at once; a large one grows as they come (Place).
+    constexpr size_t kReservedAtMost = 1024;
+    slot->elements.reserve(std::min(static_cast<size_t>(elements), kReservedAtMost));
     SyncHead(task, obj);
+    if (task->parent == nullptr) {
+      static_cast<ReplyRoot*>(obj)->head.elements = static_cast<size_t>(elements);
+    }
     return obj;
   } catch (...) {
     return nullptr;
@@ -89,26 +101,34 @@ void* CreateArray(const redisReadTask* task, int elements) {
 }
 
 void* CreateInteger(const redisReadTask* task, long long value) {
-  Reply* slot = nullptr;
-  void* obj = Place(task, &slot);
-  if (obj == nullptr) {
+  try {
+    Reply* slot = nullptr;
+    void* obj = Place(task, &slot);
+    if (obj == nullptr) {
+      return nullptr;
+    }
+    slot->type = Reply::Type::kInteger;
+    slot->integer = value;
+    SyncHead(task, obj);
+    return obj;
+  } catch (...) {
     return nullptr;
   }
-  slot->type = Reply::Type::kInteger;
-  slot->integer = value;
-  SyncHead(task, obj);
-  return obj;
 }
 
 void* CreateNil(const redisReadTask* task) {
-  Reply* slot = nullptr;
-  void* obj = Place(task, &slot);
-  if (obj == nullptr) {
+  try {
+    Reply* slot = nullptr;
+    void* obj = Place(task, &slot);
+    if (obj == nullptr) {
+      return nullptr;
+    }
+    slot->type = Reply::Type::kNil;
+    SyncHead(task, obj);
+    return obj;
+  } catch (...) {
     return nullptr;
   }
-  slot->type = Reply::Type::kNil;
-  SyncHead(task, obj);
-  return obj;
 }
 
 void FreeObject(void* obj) { delete static_cast<ReplyRoot*>(obj); }

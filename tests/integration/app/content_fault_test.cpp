@@ -416,15 +416,19 @@ class ContentFaultTest : public FaultFixture {
   std::vector<std::thread> clients_;
   std::atomic<bool> stop_clients_{false};
   std::atomic<uint64_t> acked_ops_{0};
-  // Until then (ms since the start) a comment write that Redis missed may still be waiting for
-  // its repair: a comment write whose Redis step fails is acknowledged all the same (it is
+  // Until then (ms since the start) a write that Redis missed may still be waiting for its
+  // repair. A comment write whose Redis step fails is acknowledged all the same (it is
   // committed), its article's comment cache invalidated, and when even that fails (Redis
   // down), the flusher retries the invalidation each pass (docs/architecture.md, "Comments").
-  // Comment counts and threads are not checked during the run before then, and a checkpoint
-  // waits for it.
-  std::atomic<int64_t> comments_settle_ms_{0};
-  void RedisFaultEnded() { comments_settle_ms_.store(log_->Now() + 4 * kFlushMs + 500); }
-  bool CommentsSettled() const { return log_->Now() >= comments_settle_ms_.load(); }
+  // An article write (a delete, a PATCH) whose step fails is answered as committed too, and
+  // its cache is written from SQL's row by the next flush pass; until then a read may answer
+  // the older state (docs/architecture.md, "A write whose Redis step fails"; seed 75082035 on
+  // PostgreSQL: a delete answered 204 while Redis was SIGKILLed was listed by both instances
+  // 0.1 s later, before the pass). Articles, comment counts and threads are not checked during
+  // the run before then, and a checkpoint waits for it.
+  std::atomic<int64_t> caches_settle_ms_{0};
+  void RedisFaultEnded() { caches_settle_ms_.store(log_->Now() + 4 * kFlushMs + 500); }
+  bool CachesSettled() const { return log_->Now() >= caches_settle_ms_.load(); }
   // A write of `a` (or of one of its comments) that went unanswered: see Art::repair_until_ms.
   void NoteUnanswered(Art& a, const Sent& s) {
     if (!s.unanswered && s.reply.kind == Reply::kAnswered) {
@@ -1227,14 +1231,14 @@ void ContentFaultTest::ReadOwn(int t, std::mt19937_64& rng, std::array<Conn, kIn
     if (r.kind != Reply::kAnswered || r.status >= 500 || r.status == 401) {
       continue;
     }
-    if (a.uncertain || !Repaired(a)) {
+    if (a.uncertain || !Repaired(a) || !CachesSettled()) {
       continue;
     }
     ++tm.stats.checked_reads;
     CheckArticleRead(a, viewer, r, "GET " + path + " via instance " + std::to_string(inst),
-                     "read during the run", a.CommentsCertain() && CommentsSettled());
+                     "read during the run", a.CommentsCertain());
   }
-  if (a.uncertain || !Repaired(a) || !a.CommentsCertain() || !CommentsSettled()) {
+  if (a.uncertain || !Repaired(a) || !a.CommentsCertain() || !CachesSettled()) {
     return;
   }
   const int viewer = rng() % 2 ? -1 : a.author;
@@ -1269,6 +1273,9 @@ void ContentFaultTest::ReadOwnList(int t, std::mt19937_64& rng,
   if (!items) {
     Add("bad body", path + ": " + r.body.substr(0, 200));
     return;
+  }
+  if (!CachesSettled()) {
+    return;  // an article write answered while Redis was down may not be listed yet
   }
   ++tm.stats.checked_reads;
   std::map<int64_t, int> seen;
@@ -2017,7 +2024,7 @@ void ContentFaultTest::Checkpoint(const std::string& why) {
   const std::string label = "checkpoint " + why;
   const size_t before = findings_.Count();
   const auto started = Clock::now();
-  WaitFor([&] { return CommentsSettled() && log_->Now() >= repairs_settle_ms_.load(); }, 10s);
+  WaitFor([&] { return CachesSettled() && log_->Now() >= repairs_settle_ms_.load(); }, 10s);
   Reconcile(label);
   for (int i = 0; i < kInstances; ++i) {
     if (!servers_[i] || !servers_[i]->Running() || !Ready(ports_[i], 30s)) {

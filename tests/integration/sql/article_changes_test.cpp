@@ -58,30 +58,6 @@ class ArticleChanges : public MigratedStoreTest {
     }
     return ops;
   }
-
-  // Expects the transaction `b` runs to be blocked behind another one's lock: on PostgreSQL
-  // until `probe` sees a lock wait in pg_stat_activity (not for a fixed time); on SQLite, it
-  // is still waiting after 200 ms (in BEGIN IMMEDIATE's busy handler, 5 s, for the write lock;
-  // on MySQL in its 5 s innodb_lock_wait_timeout).
-  template <class T>
-  void ExpectWaitsForLock(Store& probe, const std::future<T>& b) {
-    if (GetParam() == Dialect::kPostgres) {
-      bool waiting = false;
-      for (int i = 0; i < 1000 && !waiting; ++i) {
-        auto r = Query(probe,
-                       "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() "
-                       "AND wait_event_type = 'Lock'");
-        ASSERT_TRUE(r) << r.error().message;
-        waiting = Int(r->rows.at(0).at(0)) > 0;
-        if (!waiting && b.wait_for(10ms) == std::future_status::ready) {
-          break;
-        }
-      }
-      EXPECT_TRUE(waiting) << "B did not wait for A";
-    } else {
-      EXPECT_EQ(b.wait_for(200ms), std::future_status::timeout);
-    }
-  }
 };
 
 TEST_P(ArticleChanges, EachWriteRecordsTheOpOfTheCommittedRowsInItsTransaction) {
