@@ -59,6 +59,7 @@ Status App::Start() {
                                                       : DefaultMaxConnections(open_files);
   live_streams_->FitConnections(sopts.max_connections);
   sopts.body_budget = static_cast<size_t>(config_.body_memory_mb) << 20;
+  sopts.max_in_flight = static_cast<size_t>(config_.max_in_flight);
   sopts.sites = config_.sites;
   sopts.trusted_proxies = config_.trusted_proxies;
   sopts.proxy_header =

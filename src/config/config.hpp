@@ -36,6 +36,11 @@ struct Config {
   // start) less 256 for Redis, SQL and files, at most 10,000 (http/server.hpp).
   int64_t max_connections = 0;
   int64_t body_memory_mb = 32;  // bytes of request bodies being read at once, all clients
+  // Requests handled at once, at most; beyond it 503 + Retry-After at once (0: no bound).
+  // High enough that a flood of cheap requests is never shed (shedding one costs about half
+  // of serving it: bench/overload.py), low enough to bound handlers piled up on a slow Redis
+  // or database (docs/reliability.md "Overload").
+  int64_t max_in_flight = 4096;
   // Live-update streams (render/live_streams.hpp): open at most, and from one client address.
   int64_t live_streams = 5000;
   int64_t live_streams_per_address = 8;

@@ -63,6 +63,12 @@ void AddServerOptions(CLI::App& app, Config& c) {
       ->envname("PLAUDIT_LIVE_STREAMS_PER_ADDRESS")
       ->check(CLI::Range(int64_t{1}, int64_t{100'000}))
       ->capture_default_str();
+  app.add_option("--max-in-flight", c.max_in_flight,
+                 "requests handled at once at most; beyond it 503 with Retry-After at once, "
+                 "rather than queued (0: no bound; /healthz, /readyz and /metrics are never shed)")
+      ->envname("PLAUDIT_MAX_IN_FLIGHT")
+      ->check(CLI::Range(int64_t{0}, int64_t{1'000'000}))
+      ->capture_default_str();
   app.add_option("--body-memory-mb", c.body_memory_mb,
                  "MiB of request bodies read at once over all clients; beyond it 503")
       ->envname("PLAUDIT_BODY_MEMORY_MB")

@@ -101,6 +101,10 @@ Metrics::Metrics()
               "Requests refused (503) because request bodies in flight had "
               "used up --body-memory-mb")
            .Add({});
+  shed_ = &Family(prometheus::BuildCounter(), *registry_, "plaudit_http_shed_total",
+                  "Requests answered 503 at once, their handler not run, because "
+                  "--max-in-flight requests were being handled")
+               .Add({});
 }
 
 void Metrics::SetOpenConnections(size_t open) { connections_open_->Set(static_cast<double>(open)); }
@@ -110,6 +114,8 @@ void Metrics::CountConnectionCap(bool evicted) {
 }
 
 void Metrics::CountBodyRefused() { bodies_refused_->Increment(); }
+
+void Metrics::CountShed() { shed_->Increment(); }
 
 void Metrics::SetBacklog(int64_t dirty_buckets, double oldest_unflushed_seconds) {
   backlog_->Set(static_cast<double>(dirty_buckets));

@@ -55,6 +55,8 @@ class Metrics {
   void CountConnectionCap(bool evicted);
   // A request refused because the bodies in flight had used up the body budget.
   void CountBodyRefused();
+  // A request shed at --max-in-flight (503 at once, its handler not run).
+  void CountShed();
 
   prometheus::Registry& registry() { return *registry_; }
   // The text exposition format of every metric.
@@ -92,6 +94,7 @@ class Metrics {
   prometheus::Counter* connections_evicted_;
   prometheus::Counter* connections_refused_;
   prometheus::Counter* bodies_refused_;
+  prometheus::Counter* shed_;
   uint64_t page_hits_seen_ = 0;
   uint64_t page_misses_seen_ = 0;
 

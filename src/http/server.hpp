@@ -53,6 +53,10 @@ struct ServerOptions {
   ProxyHeader proxy_header = ProxyHeader::kXForwarded;  // which headers they write
   size_t max_connections = 0;                           // open connections at most (0: no cap)
   size_t body_budget = 32u << 20;  // bytes of request bodies being read, all connections
+  // Requests whose handlers run at once, at most (0: no bound). Beyond it a request is answered
+  // 503 with Retry-After at once, its handler not run, rather than queued behind the others
+  // (the ops routes, /healthz, /readyz and /metrics, are never shed).
+  size_t max_in_flight = 0;
 };
 
 using RequestParser = beast::http::request_parser<beast::http::string_body>;
@@ -76,6 +80,8 @@ class Server {
   size_t open_streams() const { return streams_.size(); }
   // Bytes reserved by the bodies being read now.
   size_t body_bytes_in_flight() const { return body_bytes_; }
+  // Requests whose handlers are running now.
+  size_t requests_in_flight() const { return in_flight_; }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -132,6 +138,7 @@ class Server {
   // Connections without a request in progress, the one waiting longest first.
   std::list<Connection*> waiting_;
   size_t body_bytes_ = 0;
+  size_t in_flight_ = 0;  // handlers running (one thread runs the io_context: no atomics)
   std::chrono::steady_clock::time_point cap_logged_at_{};
   uint64_t evicted_since_log_ = 0;
   uint64_t refused_since_log_ = 0;

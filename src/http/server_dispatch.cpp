@@ -9,6 +9,26 @@
 #include "http/server.hpp"
 
 namespace plaudit::http {
+namespace {
+
+// The routes a monitor polls: never shed, so an overloaded server still says how it is.
+bool IsOpsRoute(std::string_view pattern) {
+  return pattern == "/healthz" || pattern == "/readyz" || pattern == "/metrics";
+}
+
+// Counts a handler in flight for as long as it runs, whichever way it ends.
+class InFlight {
+ public:
+  explicit InFlight(size_t& n) : n_(n) { ++n_; }
+  ~InFlight() { --n_; }
+  InFlight(const InFlight&) = delete;
+  InFlight& operator=(const InFlight&) = delete;
+
+ private:
+  size_t& n_;
+};
+
+}  // namespace
 
 Awaitable<Response> Server::Dispatch(RawRequest& req, const std::string& remote,
                                      std::string_view& route) {
@@ -48,6 +68,20 @@ Awaitable<Response> Server::Dispatch(RawRequest& req, const std::string& remote,
     co_return ErrorResponse(HttpError::kUnsupportedMediaType,
                             "request body must be application/json");
   }
+  // Shed rather than queue: past the bound a handler would only wait behind the others for
+  // Redis, SQL or the CPU, and every client's answer would come later; a fast 503 lets the
+  // client (or its proxy) retry elsewhere or later, and the admitted ones keep their pace.
+  if (options_.max_in_flight > 0 && in_flight_ >= options_.max_in_flight &&
+      !IsOpsRoute(m.pattern)) {
+    if (metrics_) {
+      metrics_->CountShed();
+    }
+    Response shed = ErrorResponse(Error{
+        ErrorCode::kUnavailable, "the server is at its limit of requests; retry in a moment"});
+    shed.headers.emplace_back("Retry-After", "1");
+    co_return shed;
+  }
+  const InFlight counted(in_flight_);
   try {
     co_return co_await (*m.handler)(request);
   } catch (const std::exception& e) {

@@ -15,10 +15,13 @@
 // "another's": another user's (an author's published article, a user's comment, an account;
 // for a guest, another guest's comment).
 // Callers without an account own nothing: their "own" cell is the other one's.
+// Rows with a variant call a route again in a world changed the way API.md has a rule for:
+// drafts, held comments, closed threads, a moderator as the one banned.
 #include <array>
 #include <map>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "api_test_base.hpp"
 
@@ -31,6 +34,17 @@ enum Actor { kAnonymous, kGuest, kUser, kAuthor, kModerator, kAdmin, kBanned, kA
 constexpr std::array<const char*, kActors> kActorNames = {"anonymous", "guest", "user",  "author",
                                                           "moderator", "admin", "banned"};
 
+// How a cell's world differs from the plain one, before the call.
+enum Variant {
+  kPlain,
+  kDraft,            // both articles (the caller's and another's) are drafts
+  kHeld,             // every comment of the world is held (marked spam by root)
+  kClosed,           // both articles take no comments (allowComments: false)
+  kModeratorTarget,  // the other user (the one "another's" account names) is a moderator
+};
+constexpr std::array<const char*, 5> kVariantNames = {"", " (drafts)", " (held comments)",
+                                                      " (closed threads)", " (a moderator)"};
+
 // One route's row: the statuses of the seven callers (in Actor order) on their own object and
 // on another's. `own` empty: the path names nobody's object, both are `others`.
 struct Row {
@@ -39,6 +53,7 @@ struct Row {
   const char* body;    // "" for none; {marker}s are filled in by the cell
   const char* others;  // seven statuses, space-separated
   const char* own = "";
+  Variant variant = kPlain;
 };
 
 // API.md's rules, route by route (its order, that of api/routes.cpp).
@@ -167,6 +182,37 @@ const Row kTable[] = {
      "404 404 404 404 404 404 404"},
     {verb::post, "/api/v1/notifications/unsubscribe?token=nonsense", "{}",
      "404 404 404 404 404 404 404"},
+
+    // The variants: API.md's rules that a plain world cannot reach.
+    // Drafts are their author's and admins' alone: 404 to anyone else, also to write.
+    {verb::get, "/api/v1/articles/{article}", "", "404 404 404 404 404 200 404",
+     "404 404 200 200 200 200 200", kDraft},
+    {verb::patch, "/api/v1/articles/{article}", R"({"title":"New"})", "401 401 404 404 404 200 403",
+     "401 401 200 200 200 200 403", kDraft},
+    {verb::delete_, "/api/v1/articles/{article}", "", "401 401 404 404 404 204 403",
+     "401 401 204 204 204 204 403", kDraft},
+    // Not published: no comments (403), nor for the author.
+    {verb::post, "/api/v1/articles/{article}/comments", R"({"body":"a comment"{guest}})",
+     "401 404 404 404 404 403 403", "401 404 403 403 403 403 403", kDraft},
+    {verb::put, "/api/v1/articles/{article}/like", "", "401 401 404 404 404 200 403",
+     "401 401 200 200 200 200 403", kDraft},
+    // allowComments false: a comment is refused to everyone (403).
+    {verb::post, "/api/v1/articles/{article}/comments", R"({"body":"a comment"{guest}})",
+     "401 403 403 403 403 403 403", "401 403 403 403 403 403 403", kClosed},
+    // A held comment is its author's and moderators' to read (404 to anyone else); the guest's
+    // token on another guest's comment stays refused (403).
+    {verb::get, "/api/v1/comments/{comment}", "", "404 403 404 404 200 200 404",
+     "404 200 200 200 200 200 200", kHeld},
+    {verb::put, "/api/v1/comments/{comment}/like", "", "401 401 404 404 404 404 403",
+     "401 401 404 404 404 404 403", kHeld},
+    // Only admins pin, and only authors write articles (a user's kind is "post").
+    {verb::post, "/api/v1/articles", R"({"title":"T","content":"c","kind":"post","pinned":true})",
+     "401 401 403 403 403 201 403"},
+    {verb::post, "/api/v1/articles", R"({"title":"T","content":"c","kind":"article"})",
+     "401 401 403 201 201 201 403"},
+    // Moderators and admins are not bannable.
+    {verb::put, "/api/v1/users/{user}/ban", R"({"reason":"spam"})", "401 401 403 403 403 403 403",
+     "", kModeratorTarget},
 };
 
 std::array<int, kActors> Statuses(const char* text) {
@@ -192,6 +238,16 @@ std::string RouteOf(const Row& row) {
     path = "/api/v1/auth/{name}/" + path.substr(std::string("/api/v1/auth/nowhere/").size());
   }
   return std::string(beast::http::to_string(row.method)) + " " + path;
+}
+
+// The row's name in messages and in the check that no row is there twice: its route, its
+// variant, and its body (rows of one route may differ by what they send: a pinned article).
+std::string RowName(const Row& row) {
+  std::string name = RouteOf(row) + kVariantNames[row.variant];
+  if (row.body[0] != '\0') {
+    name += std::string(" with ") + row.body;
+  }
+  return name;
 }
 
 class AuthorizationMatrixTest : public ApiTest {
@@ -287,6 +343,8 @@ class AuthorizationMatrixTest : public ApiTest {
                             Bearer(root_));
       EXPECT_EQ(r.status, 200) << r.body;
     }
+    ChangeWorld(row.variant, {my_article, others_article},
+                {my_comment, others_comment, other_guests_comment}, other_user);
     const int64_t user = own && me != 0 ? me : other_user;
     const int64_t article = own && my_article != 0 ? my_article : others_article;
     const int64_t comment = own && my_comment != 0      ? my_comment
@@ -324,6 +382,37 @@ class AuthorizationMatrixTest : public ApiTest {
     return Client()
         .Send(row.method, target, body, body.empty() ? "" : "application/json", headers)
         .status;
+  }
+
+  // Makes the world of `variant` (root's requests, each expected to succeed).
+  void ChangeWorld(Variant variant, const std::vector<int64_t>& articles,
+                   const std::vector<int64_t>& comments, int64_t other_user) {
+    auto expect_ok = [](const HttpResponse& r) { EXPECT_EQ(r.status, 200) << r.body; };
+    for (const int64_t a : articles) {
+      if (a == 0) {
+        continue;
+      }
+      const std::string path = "/api/v1/articles/" + std::to_string(a);
+      if (variant == kDraft) {
+        expect_ok(Client().Patch(path, R"({"status":"draft"})", Bearer(root_)));
+      } else if (variant == kClosed) {
+        expect_ok(Client().Patch(path, R"({"allowComments":false})", Bearer(root_)));
+      }
+    }
+    if (variant == kHeld) {
+      std::string ids;
+      for (const int64_t c : comments) {
+        if (c != 0) {
+          ids += (ids.empty() ? "" : ",") + std::to_string(c);
+        }
+      }
+      expect_ok(Client().Post("/api/v1/moderation/comments",
+                              R"({"ids":[)" + ids + R"(],"action":"spam"})", Bearer(root_)));
+    }
+    if (variant == kModeratorTarget) {
+      expect_ok(Client().Patch("/api/v1/users/" + std::to_string(other_user),
+                               R"({"role":"moderator"})", Bearer(root_)));
+    }
   }
 
   // The status of a live stream's answer: its head only (the stream never ends), within 5 s.
@@ -368,8 +457,10 @@ TEST_P(AuthorizationMatrixTest, EveryRouteAnswersEveryCallerAsTheTableSays) {
     }
   }
   std::set<std::string> rows;
+  std::set<std::string> names;
   for (const Row& row : kTable) {
-    EXPECT_TRUE(rows.insert(RouteOf(row)).second) << RouteOf(row) << " has two rows";
+    EXPECT_TRUE(names.insert(RowName(row)).second) << RowName(row) << " has two rows";
+    rows.insert(RouteOf(row));
   }
   for (const std::string& r : routed) {
     EXPECT_TRUE(rows.count(r)) << r << " is routed but has no row in the authorization table";
@@ -393,7 +484,7 @@ TEST_P(AuthorizationMatrixTest, EveryRouteAnswersEveryCallerAsTheTableSays) {
         const int got = Call(row, static_cast<Actor>(a), mine);
         ++cells;
         if (got != want) {
-          wrong += "  " + RouteOf(row) + " as " + kActorNames[a] + (mine ? " (own)" : "") + ": " +
+          wrong += "  " + RowName(row) + " as " + kActorNames[a] + (mine ? " (own)" : "") + ": " +
                    std::to_string(got) + ", the table says " + std::to_string(want) + "\n";
         }
       }

@@ -1,7 +1,8 @@
 // Issue 41, items 2 and 3: what a stranger's connections may hold. At the connection cap a new
 // client takes the place of the connection waiting longest without a request; with every
 // connection busy it gets a fast 503. Bodies are read only for routes that take one, and only
-// within the body budget.
+// within the body budget. Issue 50: past --max-in-flight requests a request is shed with a fast
+// 503, except the ops routes.
 #include <gtest/gtest.h>
 
 #include <future>
@@ -20,10 +21,12 @@ using testing::HttpClient;
 
 class ConnectionLimitsTest : public ::testing::Test {
  protected:
-  void Start(size_t max_connections, size_t body_budget) {
-    router_.Add(beast::http::verb::get, "/ping", [](Request&) -> Awaitable<Response> {
-      co_return JsonResponse(beast::http::status::ok, {{"pong", true}});
-    });
+  void Start(size_t max_connections, size_t body_budget, size_t max_in_flight = 0) {
+    for (const char* path : {"/ping", "/healthz"}) {
+      router_.Add(beast::http::verb::get, path, [](Request&) -> Awaitable<Response> {
+        co_return JsonResponse(beast::http::status::ok, {{"pong", true}});
+      });
+    }
     router_.Add(beast::http::verb::post, "/echo", [](Request& r) -> Awaitable<Response> {
       co_return JsonResponse(beast::http::status::ok, {{"bytes", r.raw.body().size()}});
     });
@@ -41,6 +44,7 @@ class ConnectionLimitsTest : public ::testing::Test {
     opts.max_body = 64 * 1024;
     opts.max_connections = max_connections;
     opts.body_budget = body_budget;
+    opts.max_in_flight = max_in_flight;
     opts.idle_timeout = 20s;
     opts.header_timeout = 20s;
     opts.body_timeout = 20s;
@@ -193,6 +197,33 @@ TEST_F(ConnectionLimitsTest, WithEveryConnectionBusyANewcomerGetsAFast503) {
   EXPECT_EQ(HttpClient("127.0.0.1", server_->port()).Get("/ping").status, 200);
   EXPECT_NE(metrics_.Serialize().find(R"(plaudit_http_connection_cap_total{result="refused"} 1)"),
             std::string::npos);
+}
+
+TEST_F(ConnectionLimitsTest, PastMaxInFlightARequestIsShedAtOnceButNotTheOpsRoutes) {
+  Start(100, 1 << 20, /*max_in_flight=*/2);
+  std::vector<std::unique_ptr<tcp::socket>> busy;
+  for (int i = 0; i < 2; ++i) {
+    busy.push_back(Connect());
+    Send(*busy.back(), "GET /hold HTTP/1.1\r\nHost: x\r\n\r\n");
+  }
+  ASSERT_TRUE(::plaudit::testing::WaitFor([&] { return held_.load() == 2; }, 5s));
+  HttpClient client("127.0.0.1", server_->port());
+  const auto started = std::chrono::steady_clock::now();
+  const auto shed = client.Get("/ping");
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 1s);  // answered, not queued
+  EXPECT_EQ(shed.status, 503);
+  EXPECT_NE(shed.body.find(R"("code":"unavailable")"), std::string::npos) << shed.body;
+  EXPECT_EQ(shed.Header("retry-after"), "1");
+  // A monitor still hears how the server is, on the same keep-alive connection.
+  EXPECT_EQ(client.Get("/healthz").status, 200);
+  EXPECT_NE(metrics_.Serialize().find("plaudit_http_shed_total 1"), std::string::npos);
+  // The running ones finish, and their places are free again.
+  release_ = true;
+  for (auto& s : busy) {
+    EXPECT_NE(ReadAll(*s, 1s).find("HTTP/1.1 200"), std::string::npos);
+  }
+  EXPECT_EQ(client.Get("/ping").status, 200);
+  EXPECT_EQ(client.Get("/ping").status, 200);
 }
 
 // Before the budget, 200 connections each sending 1 MiB minus one byte held ~1 MiB each.
