@@ -1,5 +1,5 @@
 # Thin wrappers over CMake presets; see README.md.
-.PHONY: deps build run test test-debug bench soak soak-content clean format lint deb fuzz
+.PHONY: deps build run test test-debug bench soak soak-content soak-all clean format lint deb fuzz
 
 JOBS ?= $(shell nproc)
 ARGS ?=
@@ -54,6 +54,14 @@ soak-content: deps
 	cmake --build build -j $(JOBS) --target app_tests plauditd
 	PLAUDIT_CONTENT_SEED=$(SEED) PLAUDIT_CONTENT_SECONDS=$$(( $(MINUTES) * 60 )) \
 	  PLAUDIT_CONTENT_FAULTS=$(FAULTS) ./build/tests/app_tests --gtest_filter='Databases/ContentFaultTest.*/$(DB)'
+
+# Both fault tests at once on one database (default postgresql, with a server of their own that
+# they restart), the plauditd RSS sampled and plotted into docs/soak-rss.png (scripts/soak_all.sh):
+#   make soak-all MINUTES=30 [DB=postgresql|mariadb|sqlite] [SEED=1234]
+soak-all: deps
+	@test -f build/build.ninja || cmake --preset release >/dev/null
+	cmake --build build -j $(JOBS) --target app_tests plauditd
+	MINUTES=$(MINUTES) SEED=$(SEED) DB=$(if $(filter *,$(DB)),postgresql,$(DB)) bash scripts/soak_all.sh
 
 # The Debian package (cmake/Package.cmake): build/plaudit_<version>_<arch>.deb.
 deb: build

@@ -10,6 +10,32 @@
 
 namespace plaudit::app {
 
+namespace {
+
+// A final flush that finds the database (or Redis) unreachable is tried again this long, every
+// kFinalFlushSpacing (past the store's 200 ms reconnect backoff): a database that restarted
+// just before a stop still gets every like acknowledged before it (issue 50's sql-restart
+// fault). After that the changes stay in Redis for the next start's flush; the unit's
+// TimeoutStopSec (45 s) leaves room for this.
+constexpr auto kFinalFlushPatience = std::chrono::seconds(5);
+constexpr auto kFinalFlushSpacing = std::chrono::milliseconds(250);
+
+}  // namespace
+
+Awaitable<Result<flush::FlushReport>> App::FinalFlush() {
+  const auto give_up = std::chrono::steady_clock::now() + kFinalFlushPatience;
+  Result<flush::FlushReport> r = co_await flusher_->FlushAll();
+  while (!r && r.error().code == ErrorCode::kUnavailable &&
+         std::chrono::steady_clock::now() + kFinalFlushSpacing < give_up) {
+    spdlog::warn("final flush failed: {}; trying again", r.error().message);
+    net::steady_timer spacing(ioc_, kFinalFlushSpacing);
+    auto waited = spacing.async_wait(net::as_tuple(net::use_awaitable));
+    (void)co_await std::move(waited);
+    r = co_await flusher_->FlushAll();
+  }
+  co_return r;
+}
+
 App::App(config::Config config) : config_(std::move(config)) {}
 
 App::~App() {
@@ -133,9 +159,10 @@ void App::BeginStop() {
     net::co_spawn(
         ioc_,
         [this]() -> Awaitable<void> {
-          auto r = co_await flusher_->FlushAll();
+          auto r = co_await FinalFlush();
           if (!r) {
-            spdlog::error("final flush failed: {}", r.error().message);
+            spdlog::error("final flush failed: {}; the changes stay in Redis for the next flush",
+                          r.error().message);
           } else {
             spdlog::info("final flush: {} view counts, {} like states", r->views, r->like_changes);
           }

@@ -107,6 +107,9 @@ class App {
   Status WireServices();
   // Logs the first-run setup link when no admin exists yet (domain/setup.hpp).
   Awaitable<void> AnnounceSetup();
+  // The shutdown's last write-behind pass, tried again for a few seconds while a backend is
+  // unreachable.
+  Awaitable<Result<flush::FlushReport>> FinalFlush();
 
   config::Config config_;
   net::io_context ioc_{1};

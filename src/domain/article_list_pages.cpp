@@ -36,53 +36,67 @@ std::optional<int64_t> OwnCursorId(std::string_view raw) {
 
 }  // namespace
 
+Awaitable<Result<bool>> ArticleService::RebuildLocked() {
+  // Every step renews the lock and is refused once it is lost (a stall past the lease):
+  // then another instance rebuilds, and this one's twins are never swapped in.
+  auto lost = [this]() -> Result<bool> {
+    spdlog::warn(
+        "lost the list index rebuild lock (a stall past {} ms?); another instance "
+        "rebuilds",
+        redis::ArticleCache::kRebuildLeaseMs);
+    return false;
+  };
+  PL_CO_TRY(auto begun, co_await cache_.BeginRebuild(instance_id_));
+  if (!begun) {
+    co_return lost();
+  }
+  int64_t after = 0;
+  size_t total = 0;
+  while (true) {
+    PL_CO_TRY(auto chunk, co_await table_.PublishedAfter(after, 2000));
+    if (chunk.empty()) {
+      break;
+    }
+    std::vector<redis::ArticleCache::RebuildEntry> entries;
+    entries.reserve(chunk.size());
+    for (const auto& e : chunk) {
+      const ArticleKind kind = ParseKind(e.kind).value_or(ArticleKind::kPost);
+      entries.push_back({e.id, e.pinned, e.published_at_ms, e.ver, kind});
+      after = e.id;
+    }
+    total += chunk.size();
+    // Skips an article changed since this read: that change already put it in or out of
+    // the twins (index_rebuild.lua).
+    PL_CO_TRY(auto added, co_await cache_.RebuildAdd(instance_id_, entries));
+    if (!added) {
+      co_return lost();
+    }
+  }
+  PL_CO_TRY(auto finished, co_await cache_.FinishRebuild(instance_id_));
+  if (!finished) {
+    co_return lost();
+  }
+  spdlog::info("rebuilt published list indexes from SQL ({} articles)", total);
+  co_return true;
+}
+
 Awaitable<Status> ArticleService::RebuildIndexes() {
   std::function<Awaitable<Result<bool>>()> rebuild = [this]() -> Awaitable<Result<bool>> {
     PL_CO_TRY(auto locked, co_await cache_.TryLockRebuild(instance_id_));
     if (!locked) {
       co_return false;  // another instance is rebuilding
     }
-    // Every step renews the lock and is refused once it is lost (a stall past the lease):
-    // then another instance rebuilds, and this one's twins are never swapped in.
-    auto lost = [this]() -> Result<bool> {
-      spdlog::warn(
-          "lost the list index rebuild lock (a stall past {} ms?); another instance "
-          "rebuilds",
-          redis::ArticleCache::kRebuildLeaseMs);
-      return false;
-    };
-    PL_CO_TRY(auto begun, co_await cache_.BeginRebuild(instance_id_));
-    if (!begun) {
-      co_return lost();
-    }
-    int64_t after = 0;
-    size_t total = 0;
-    while (true) {
-      PL_CO_TRY(auto chunk, co_await table_.PublishedAfter(after, 2000));
-      if (chunk.empty()) {
-        break;
-      }
-      std::vector<redis::ArticleCache::RebuildEntry> entries;
-      entries.reserve(chunk.size());
-      for (const auto& e : chunk) {
-        const ArticleKind kind = ParseKind(e.kind).value_or(ArticleKind::kPost);
-        entries.push_back({e.id, e.pinned, e.published_at_ms, e.ver, kind});
-        after = e.id;
-      }
-      total += chunk.size();
-      // Skips an article changed since this read: that change already put it in or out of
-      // the twins (index_rebuild.lua).
-      PL_CO_TRY(auto added, co_await cache_.RebuildAdd(instance_id_, entries));
-      if (!added) {
-        co_return lost();
+    auto rebuilt = co_await RebuildLocked();
+    if (!rebuilt) {
+      // SQL (or Redis) failed halfway: the lock goes now, so that the next read rebuilds
+      // rather than every list answering 503 until the lease ends (the sql-restart fault).
+      auto aborted = co_await cache_.AbortRebuild(instance_id_);
+      if (!aborted) {
+        spdlog::warn("cannot release the list index rebuild lock ({}); it ends with its lease",
+                     aborted.error().message);
       }
     }
-    PL_CO_TRY(auto finished, co_await cache_.FinishRebuild(instance_id_));
-    if (!finished) {
-      co_return lost();
-    }
-    spdlog::info("rebuilt published list indexes from SQL ({} articles)", total);
-    co_return true;
+    co_return rebuilt;
   };
   PL_CO_CHECK(co_await rebuilds_.Do(0, std::move(rebuild)));
   co_return Status{};

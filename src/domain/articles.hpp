@@ -197,6 +197,8 @@ class ArticleService {
   static constexpr int64_t kAbandonUs = 60'000'000;
   // Rebuilds the published list indexes from SQL (once, under a lock).
   Awaitable<Status> RebuildIndexes();
+  // The rebuild's steps once its lock is taken; false when the lock was lost.
+  Awaitable<Result<bool>> RebuildLocked();
   // Resumes the id sequence above every id SQL ever held (after Redis came back older).
   Awaitable<Status> ReseedIds();
   // Retries cache steps that failed after committed writes (from SQL's rows). Returns how

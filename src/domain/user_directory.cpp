@@ -20,19 +20,18 @@ std::optional<Principal> PrincipalOf(const sql::UserRow& row) {
   return p;
 }
 
-UserDirectory::UserDirectory(sql::UserTable& table, size_t capacity)
-    : table_(table), capacity_(capacity) {}
+UserDirectory::UserDirectory(sql::UserTable& table, size_t capacity,
+                             std::chrono::milliseconds max_age)
+    : table_(table), capacity_(capacity), max_age_(max_age) {}
 
 const std::optional<Principal>* UserDirectory::FindCached(int64_t id) {
   if (!live_) {
     return nullptr;
   }
   auto it = entries_.find(id);
-  if (it == entries_.end()) {
-    return nullptr;
-  }
-  if (it->second.valid_until <= Clock::now()) {
-    entries_.erase(it);
+  // An entry past its age stays (until Put needs the room): Lookup falls back on it while SQL
+  // is unreachable.
+  if (it == entries_.end() || it->second.valid_until <= Clock::now()) {
     return nullptr;
   }
   return &it->second.principal;
@@ -52,9 +51,19 @@ Awaitable<Result<std::optional<Principal>>> UserDirectory::Lookup(int64_t id) {
     co_return PrincipalOf(*row);
   };
   const std::pair<int64_t, uint64_t> key{id, epoch};
-  PL_CO_TRY(auto found, co_await loads_.Do(key, std::move(load)));
-  Put(id, found, epoch);
-  co_return std::move(found);
+  auto found = co_await loads_.Do(key, std::move(load));
+  if (!found) {
+    // SQL away: the last answer stands unless something was forgotten meanwhile (the epoch)
+    // or the channel went down (live_; SetLive empties the entries).
+    if (found.error().code == ErrorCode::kUnavailable && live_ && epoch == epoch_) {
+      if (auto it = entries_.find(id); it != entries_.end()) {
+        co_return it->second.principal;
+      }
+    }
+    co_return tl::unexpected(found.error());
+  }
+  Put(id, *found, epoch);
+  co_return std::move(*found);
 }
 
 void UserDirectory::Put(int64_t id, const std::optional<Principal>& principal,
@@ -69,7 +78,7 @@ void UserDirectory::Put(int64_t id, const std::optional<Principal>& principal,
       entries_.clear();  // the cache only saves reads
     }
   }
-  entries_[id] = Entry{principal, now + kMaxAge};
+  entries_[id] = Entry{principal, now + max_age_};
 }
 
 void UserDirectory::Forget(int64_t id) {

@@ -16,7 +16,11 @@
 // - a lookup that was in flight while anything was forgotten is not stored, and no lookup
 //   joins one that began before a Forget (the flights are keyed by the epoch);
 // - an entry lives at most kMaxAge, which bounds a change made behind plauditd's back (an
-//   UPDATE by hand in SQL).
+//   UPDATE by hand in SQL);
+// - while SQL is unreachable, a lookup answers the last principal SQL gave for the account, however
+//   old, if nothing has forgotten it since (issue 50: a database outage must not sign every
+//   reader out; no role can change in SQL then, and a change made through another plauditd
+//   still reaches this one as a Forget on the channel).
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -35,13 +39,22 @@ class UserDirectory {
   using Clock = std::chrono::steady_clock;
   static constexpr std::chrono::seconds kMaxAge{60};
 
-  explicit UserDirectory(sql::UserTable& table, size_t capacity = 100'000);
+  explicit UserDirectory(sql::UserTable& table, size_t capacity = 100'000,
+                         std::chrono::milliseconds max_age = kMaxAge);
 
   // The account as it is now; nullopt when there is no such user or it was deleted.
   Awaitable<Result<std::optional<Principal>>> Lookup(int64_t id);
   // What Lookup would answer, when the cache knows it now (no SQL read, no coroutine); null
   // when Lookup must ask SQL.
   const std::optional<Principal>* FindCached(int64_t id);
+
+  // What SQL said of account `id` at a read that began at `epoch_at_read` (epoch()): a login
+  // stores the principal of the row it checked, so the session's first request needs no
+  // second read.
+  void Remember(int64_t id, const std::optional<Principal>& principal, uint64_t epoch_at_read) {
+    Put(id, principal, epoch_at_read);
+  }
+  uint64_t epoch() const { return epoch_; }
 
   // The account changed (committed in SQL): the next lookup reads SQL.
   void Forget(int64_t id);
@@ -61,6 +74,7 @@ class UserDirectory {
 
   sql::UserTable& table_;
   size_t capacity_;
+  std::chrono::milliseconds max_age_;
   bool live_ = false;
   uint64_t epoch_ = 0;
   std::unordered_map<int64_t, Entry> entries_;

@@ -106,6 +106,7 @@ Awaitable<Result<Session>> UserService::Login(std::string username, std::string 
     reserved.push_back(b);
   }
 
+  const uint64_t directory_epoch = directory_.epoch();
   auto row = co_await users_.FindByKey(key);
   if (!row) {
     co_await Refund(reserved);
@@ -127,6 +128,7 @@ Awaitable<Result<Session>> UserService::Login(std::string username, std::string 
     co_return Fail(ErrorCode::kUnauthenticated, "wrong username or password");
   }
   co_await Refund(reserved);
+  directory_.Remember((*row)->id, PrincipalOf(**row), directory_epoch);
 
   co_return co_await OpenSession((*row)->id);
 }

@@ -94,7 +94,13 @@ Awaitable<Result<bool>> RedisCheck::CheckOnce(Scope scope) {
   if (!scope.likes.Empty()) {
     seqs = co_await like_table_.ShardSeqs();
   }
-  Result<int64_t> view_seq = seqs ? co_await article_table_.ViewSeq() : Result<int64_t>(0);
+  // if/else, not ?: with a co_await in it: GCC 12 destroys such a temporary twice, and an
+  // error's message then was freed twice while SQL was down (heap corruption, then crashes
+  // far from here: the sql-restart fault, issue 50).
+  Result<int64_t> view_seq = 0;
+  if (seqs) {
+    view_seq = co_await article_table_.ViewSeq();
+  }
   if (!seqs || !view_seq) {
     const auto& e = !seqs ? seqs.error() : view_seq.error();
     spdlog::warn("cannot read SQL to check Redis against it: {}", e.message);

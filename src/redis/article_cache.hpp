@@ -154,6 +154,8 @@ class ArticleCache {
   Awaitable<Result<bool>> RebuildAdd(const std::string& owner,
                                      const std::vector<RebuildEntry>& entries);
   Awaitable<Result<bool>> FinishRebuild(const std::string& owner);
+  // Ends a rebuild that failed: its twins and the lock go, if the lock is still `owner`'s.
+  Awaitable<Result<bool>> AbortRebuild(const std::string& owner);
 
   // Views, flushed with claim → commit → done (view_claim.lua): ClaimViews takes up to `max`
   // ids (those left in flight by an earlier or concurrent pass first) and reads their

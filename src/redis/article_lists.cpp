@@ -163,6 +163,11 @@ Awaitable<Result<bool>> ArticleCache::RebuildAdd(const std::string& owner,
   co_return co_await RebuildStep("add", owner, std::move(extra));
 }
 
+Awaitable<Result<bool>> ArticleCache::AbortRebuild(const std::string& owner) {
+  std::vector<std::string> extra;
+  co_return co_await RebuildStep("abort", owner, std::move(extra));
+}
+
 Awaitable<Result<bool>> ArticleCache::FinishRebuild(const std::string& owner) {
   std::vector<std::string> extra;
   co_return co_await RebuildStep("finish", owner, std::move(extra));

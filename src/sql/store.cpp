@@ -15,12 +15,14 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <boost/core/demangle.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
 #include <mutex>
 #include <thread>
+#include <typeinfo>
 #include <vector>
 
 #include "sql/cache_shards.hpp"
@@ -231,7 +233,8 @@ class StoreImpl final : public Store {
           again = RunGroup(group, conn.get());
         }
       } catch (const std::exception& e) {
-        spdlog::error("sql: job threw: {}", e.what());  // Run() catches; only a bug gets here
+        // Run() catches what the job's own code throws; only a bug gets here.
+        spdlog::error("sql: job threw {}: {}", boost::core::demangle(typeid(e).name()), e.what());
       } catch (...) {
         spdlog::error("sql: job threw");
       }
@@ -385,7 +388,7 @@ class StoreImpl final : public Store {
         alone(i, conn);
       }
     } catch (const std::exception& e) {
-      Abandon(group, done, e.what());
+      Abandon(group, done, boost::core::demangle(typeid(e).name()) + ": " + e.what());
     } catch (...) {
       Abandon(group, done, "an exception");
     }

@@ -30,7 +30,8 @@
 //
 // Faults (seeded): FLUSHALL, Redis SIGKILL + restart from its AOF, Redis restarted from an
 // OLDER snapshot (taken earlier under traffic), `plauditd rebuild-cache` under traffic, SIGKILL
-// + restart of one instance, concurrent `plauditd flush` runs. FLUSHALL and the rollback run
+// + restart of one instance, concurrent `plauditd flush` runs, the database server (PostgreSQL,
+// MariaDB) stopped under traffic for up to 2 s and started again. FLUSHALL and the rollback run
 // with the clients paused, between a checkpoint before and (always for the rollback, every
 // other time for FLUSHALL) one right after, still paused, so a stale cache shows without any
 // race. A finding about an object that had an unanswered write is filed apart ("after an
@@ -47,7 +48,8 @@
 //   PLAUDIT_CONTENT_SEED=<n>      the fault schedule and the clients' choices (printed)
 //   PLAUDIT_CONTENT_SECONDS=<s>   length of the fault phase per database (default 25)
 //   PLAUDIT_CONTENT_FAULTS=a,b    enabled kinds (default all): flushall, redis-kill,
-//                                 redis-rollback, rebuild-cache, server-kill, extra-flush;
+//                                 redis-rollback, rebuild-cache, server-kill, extra-flush,
+//                                 sql-restart (as in fault_test.cpp);
 //                                 `none`: traffic and checkpoints only
 //   PLAUDIT_CONTENT_PAIRS=0       no concurrent PATCH pairs (isolates the faults from that race)
 //   PLAUDIT_CONTENT_KEEP_LOGS=1   keep the servers' logs also when the test passes
@@ -79,7 +81,8 @@ namespace {
 // The kinds PLAUDIT_CONTENT_FAULTS may name.
 constexpr std::array kFaults = {FaultKind::kFlushAll,      FaultKind::kRedisKill,
                                 FaultKind::kRedisRollback, FaultKind::kRebuildCache,
-                                FaultKind::kServerKill,    FaultKind::kExtraFlush};
+                                FaultKind::kServerKill,    FaultKind::kExtraFlush,
+                                FaultKind::kSqlRestart};
 
 constexpr int kThreads = 4;
 constexpr int kInstances = 2;
@@ -310,7 +313,12 @@ class ContentFaultTest : public FaultFixture {
  protected:
   ContentFaultTest() : FaultFixture("plaudit-content") {}
 
-  void SetUp() override { settings_ = ReadSettings(); }
+  void SetUp() override {
+    settings_ = ReadSettings();
+    if (GetParam() == "sqlite") {
+      std::erase(settings_.faults, FaultKind::kSqlRestart);  // no server to restart
+    }
+  }
 
   void TearDown() override {
     if (settings_.keep_logs || HasFailure()) {
@@ -492,7 +500,8 @@ void ContentFaultTest::StartInstance(int i) {
 }
 
 void ContentFaultTest::Prepare() {
-  StartBackends();
+  StartBackends(std::find(settings_.faults.begin(), settings_.faults.end(),
+                          FaultKind::kSqlRestart) != settings_.faults.end());
   if (HasFatalFailure()) {
     return;
   }
@@ -2176,6 +2185,18 @@ void ContentFaultTest::FaultPhase() {
         note(FaultName(kind), std::to_string(total.load()) + " plauditd flush runs by " +
                                   std::to_string(n) + " runner(s) under traffic (" + ms_since(t) +
                                   " ms)");
+        break;
+      }
+      case FaultKind::kSqlRestart: {
+        const auto down = std::chrono::milliseconds(200 + rng() % 1800);
+        bool restarted = false;
+        if (auto err = RestartSql(down, &restarted); !err.empty()) {
+          problem(err);
+        }
+        note(FaultName(kind), restarted ? "database server stopped under traffic for " +
+                                              std::to_string(down.count()) + " ms, then started (" +
+                                              ms_since(t) + " ms)"
+                                        : std::string("(no database server to restart)"));
         break;
       }
       case FaultKind::kSecondInstance:  // not one of kFaults

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <iomanip>
 #include <sstream>
 #include <stdexcept>
 
@@ -33,7 +34,7 @@ std::pair<std::string, int> Shell(const std::string& cmd) {
   return {out, st};
 }
 
-constexpr std::array<std::pair<FaultKind, const char*>, 7> kFaultNames = {{
+constexpr std::array<std::pair<FaultKind, const char*>, 8> kFaultNames = {{
     {FaultKind::kFlushAll, "flushall"},
     {FaultKind::kRedisKill, "redis-kill"},
     {FaultKind::kRedisRollback, "redis-rollback"},
@@ -41,6 +42,7 @@ constexpr std::array<std::pair<FaultKind, const char*>, 7> kFaultNames = {{
     {FaultKind::kServerKill, "server-kill"},
     {FaultKind::kExtraFlush, "extra-flush"},
     {FaultKind::kSecondInstance, "second-instance"},
+    {FaultKind::kSqlRestart, "sql-restart"},
 }};
 
 const char* FaultName(FaultKind kind) {
@@ -220,6 +222,82 @@ std::string LoggedProblems(const fs::path& dir) {
 // ---------------------------------------------------------------------------------------
 // FaultFixture
 
+FaultFixture::FaultFixture(const std::string& prefix) : dir_(prefix) {
+  if (const char* path = std::getenv("PLAUDIT_SOAK_RSS"); path && *path) {
+    rss_ = std::make_unique<RssSampler>(Plauditd(), dir_.path().string());
+  }
+}
+
+FaultFixture::~FaultFixture() = default;
+
+FaultFixture::RssSampler::RssSampler(std::string plauditd, std::string marker)
+    : plauditd_(std::move(plauditd)), marker_(std::move(marker)) {
+  thread_ = std::thread([this, path = std::string(std::getenv("PLAUDIT_SOAK_RSS"))] { Run(path); });
+}
+
+FaultFixture::RssSampler::~RssSampler() {
+  stop_.store(true);
+  thread_.join();
+}
+
+namespace {
+
+// The NUL-separated arguments of process `pid` ("" once it is gone).
+std::vector<std::string> CommandLine(const fs::path& proc) {
+  std::ifstream in(proc / "cmdline", std::ios::binary);
+  std::vector<std::string> args;
+  std::string arg;
+  while (std::getline(in, arg, '\0')) {
+    args.push_back(arg);
+  }
+  return args;
+}
+
+// VmRSS of a process in KiB (0 when it is gone).
+int64_t RssKib(const fs::path& proc) {
+  std::ifstream in(proc / "status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) {
+      return std::strtoll(line.c_str() + 6, nullptr, 10);
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+void FaultFixture::RssSampler::Run(const std::string& path) {
+  std::ofstream out(path, std::ios::app);
+  const auto t0 = Clock::now();
+  while (!stop_.load()) {
+    const double at = std::chrono::duration<double>(Clock::now() - t0).count();
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator("/proc", ec)) {
+      const std::string pid = e.path().filename().string();
+      if (pid.find_first_not_of("0123456789") != std::string::npos) {
+        continue;
+      }
+      const auto args = CommandLine(e.path());
+      const bool ours = args.size() > 2 && args[0] == plauditd_ && args[1] == "serve" &&
+                        std::any_of(args.begin(), args.end(), [&](const std::string& a) {
+                          return a.find(marker_) != std::string::npos;
+                        });
+      if (!ours) {
+        continue;
+      }
+      if (const int64_t kib = RssKib(e.path()); kib > 0) {
+        out << std::fixed << std::setprecision(1) << at << "," << pid << "," << kib << "\n";
+      }
+    }
+    out.flush();
+    // A sampling period, not a wait for background work.
+    for (int i = 0; i < 10 && !stop_.load(); ++i) {
+      std::this_thread::sleep_for(100ms);
+    }
+  }
+}
+
 std::string FaultFixture::Plauditd() {
   const char* v = std::getenv("PLAUDIT_FAULT_PLAUDITD");
   return v && *v ? std::string(v) : std::string(PLAUDITD_PATH);
@@ -229,21 +307,51 @@ std::vector<std::string> FaultFixture::BackendFlags() const {
   return {"--redis", redis_->url(), "--database", db_url_};
 }
 
-void FaultFixture::StartBackends() {
+void FaultFixture::StartBackends(bool own_sql_server) {
   redis_ = std::make_unique<FaultRedis>(dir_.path() / "redis");
   ASSERT_TRUE(redis_->Start()) << TailOf(dir_.path() / "redis" / "redis.log", 20);
   if (GetParam() == "sqlite") {
     sqlite_path_ = dir_.path() / "plaudit.db";
     db_url_ = "sqlite://" + sqlite_path_.string();
   } else if (GetParam() == "mariadb") {
-    auto& mariadb = MariadbServer::Shared();
+    if (own_sql_server) {
+      own_mariadb_ = std::make_unique<MariadbServer>();
+    }
+    auto& mariadb = own_mariadb_ ? *own_mariadb_ : MariadbServer::Shared();
     server_db_ = mariadb.CreateDatabase();
     db_url_ = mariadb.url(server_db_);
   } else {
-    auto& pg = PostgresServer::Shared();
+    if (own_sql_server) {
+      own_pg_ = std::make_unique<PostgresServer>();
+    }
+    auto& pg = own_pg_ ? *own_pg_ : PostgresServer::Shared();
     server_db_ = pg.CreateDatabase();
     db_url_ = pg.url(server_db_);
   }
+}
+
+std::string FaultFixture::RestartSql(std::chrono::milliseconds down, bool* restarted) {
+  *restarted = false;
+  if (!own_pg_ && !own_mariadb_) {
+    return "";
+  }
+  try {
+    if (own_pg_) {
+      own_pg_->Stop();
+    } else {
+      own_mariadb_->Stop();
+    }
+    std::this_thread::sleep_for(down);  // the outage itself, under traffic
+    if (own_pg_) {
+      own_pg_->Start();
+    } else {
+      own_mariadb_->Start();
+    }
+  } catch (const std::exception& e) {
+    return std::string("restarting the database server failed: ") + e.what();
+  }
+  *restarted = true;
+  return "";
 }
 
 std::unique_ptr<Process> FaultFixture::StartServe(int port, const std::string& log_name,
@@ -300,7 +408,8 @@ std::vector<std::vector<std::string>> FaultFixture::Sql(const std::string& query
     out = text;
   } else if (GetParam() == "mariadb") {
     // As psql -A and sqlite3 print them: '|' between values, NULL as "".
-    std::string text = MariadbServer::Shared().Sql(server_db_, query);
+    auto& mariadb = own_mariadb_ ? *own_mariadb_ : MariadbServer::Shared();
+    std::string text = mariadb.Sql(server_db_, query);
     std::string line;
     std::stringstream in(text);
     while (std::getline(in, line)) {
@@ -318,7 +427,8 @@ std::vector<std::vector<std::string>> FaultFixture::Sql(const std::string& query
       out += row + "\n";
     }
   } else {
-    out = PostgresServer::Shared().Psql(server_db_, query);
+    auto& pg = own_pg_ ? *own_pg_ : PostgresServer::Shared();
+    out = pg.Psql(server_db_, query);
   }
   return SplitRows(out);
 }

@@ -26,6 +26,7 @@
 #include <span>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -34,6 +35,9 @@
 #include "support/temp_dir.hpp"
 
 namespace plaudit::testing {
+
+class PostgresServer;
+class MariadbServer;
 
 namespace fs = std::filesystem;
 namespace json = boost::json;
@@ -55,6 +59,7 @@ enum class FaultKind {
   kServerKill,
   kExtraFlush,
   kSecondInstance,
+  kSqlRestart,
 };
 // The name of `kind` in the environment and in the fault log: "flushall", "redis-kill", ...
 const char* FaultName(FaultKind kind);
@@ -469,13 +474,20 @@ class Gate {
 
 class FaultFixture : public ::testing::TestWithParam<std::string> {
  protected:
-  explicit FaultFixture(const std::string& prefix) : dir_(prefix) {}
+  explicit FaultFixture(const std::string& prefix);
+  ~FaultFixture() override;
 
   // The binary to run: $PLAUDIT_FAULT_PLAUDITD, else the one built with the tests.
   static std::string Plauditd();
   std::vector<std::string> BackendFlags() const;
-  // Redis started and the database created (ASSERTs).
-  void StartBackends();
+  // Redis started and the database created (ASSERTs). With `own_sql_server`, PostgreSQL and
+  // MariaDB run a server for this test alone (RestartSql stops it; the shared one serves the
+  // API tests beside this one), else a database on the shared server.
+  void StartBackends(bool own_sql_server = false);
+  // Stops the test's own PostgreSQL or MariaDB under traffic, keeps it down for `down`, and
+  // starts it again: "" when it came back, else what went wrong. SQLite (no server) and a
+  // shared server are left alone (`*restarted` false).
+  std::string RestartSql(std::chrono::milliseconds down, bool* restarted);
   // `plauditd serve` on `port`, logging into `log_name`, with the test flags.
   std::unique_ptr<Process> StartServe(int port, const std::string& log_name, int flush_ms);
   struct ToolRun {
@@ -494,8 +506,29 @@ class FaultFixture : public ::testing::TestWithParam<std::string> {
   // Copies every *.log under the temp dir to $TMPDIR/<name> and says so.
   void KeepLogs(const std::string& name);
 
+  // While it lives, and $PLAUDIT_SOAK_RSS names a file, appends `<seconds>,<pid>,<rss KiB>`
+  // once a second for every `plauditd serve` running on this test's Redis (make soak-all
+  // plots them).
+  class RssSampler {
+   public:
+    RssSampler(std::string plauditd, std::string marker);
+    ~RssSampler();
+    RssSampler(const RssSampler&) = delete;
+    RssSampler& operator=(const RssSampler&) = delete;
+
+   private:
+    void Run(const std::string& path);
+    std::string plauditd_;
+    std::string marker_;
+    std::atomic<bool> stop_{false};
+    std::thread thread_;
+  };
+
   TempDir dir_;
   std::unique_ptr<FaultRedis> redis_;
+  std::unique_ptr<PostgresServer> own_pg_;
+  std::unique_ptr<MariadbServer> own_mariadb_;
+  std::unique_ptr<RssSampler> rss_;
   std::string db_url_;
   std::string server_db_;  // the PostgreSQL or MariaDB database
   fs::path sqlite_path_;

@@ -31,7 +31,9 @@
 //   PLAUDIT_FAULT_SEED=<n>       the fault schedule and client choices (printed every run)
 //   PLAUDIT_FAULT_SECONDS=<s>    length of the fault phase per database (default 40)
 //   PLAUDIT_FAULTS=a,b           enabled kinds (default all): flushall, redis-kill,
-//                                redis-rollback, server-kill, extra-flush, second-instance;
+//                                redis-rollback, server-kill, extra-flush, second-instance,
+//                                sql-restart (PostgreSQL or MariaDB stopped for 0.2-2 s under
+//                                traffic; the test then runs a server of its own);
 //                                `none`: traffic only (a baseline for the harness itself)
 //   PLAUDIT_FAULT_FLUSH_MS=<ms>  plauditd serve's --flush-interval-ms (default 200)
 //   PLAUDIT_FAULT_FINAL_SIGTERM=0  skip the final SIGTERM-under-traffic stage (isolates the
@@ -66,7 +68,8 @@ namespace {
 // The kinds PLAUDIT_FAULTS may name.
 constexpr std::array kFaults = {FaultKind::kFlushAll,      FaultKind::kRedisKill,
                                 FaultKind::kRedisRollback, FaultKind::kServerKill,
-                                FaultKind::kExtraFlush,    FaultKind::kSecondInstance};
+                                FaultKind::kExtraFlush,    FaultKind::kSecondInstance,
+                                FaultKind::kSqlRestart};
 
 constexpr int kUsers = 320;  // > 256 so that hot targets go to big mode
 constexpr int kThreads = 8;  // users are partitioned among them: user i belongs to i % kThreads
@@ -134,7 +137,12 @@ class FaultTest : public FaultFixture {
  protected:
   FaultTest() : FaultFixture("plaudit-fault") {}
 
-  void SetUp() override { settings_ = ReadSettings(); }
+  void SetUp() override {
+    settings_ = ReadSettings();
+    if (GetParam() == "sqlite") {
+      std::erase(settings_.faults, FaultKind::kSqlRestart);  // no server to restart
+    }
+  }
 
   void TearDown() override {
     if (settings_.keep_logs || HasFailure()) {
@@ -339,7 +347,8 @@ class FaultTest : public FaultFixture {
 
 void FaultTest::Prepare() {
   // Redis, the database, the primary plauditd.
-  StartBackends();
+  StartBackends(std::find(settings_.faults.begin(), settings_.faults.end(),
+                          FaultKind::kSqlRestart) != settings_.faults.end());
   if (HasFatalFailure()) {
     return;
   }
@@ -1155,6 +1164,18 @@ void FaultTest::FaultPhase() {
         note(FaultName(kind), "second instance started on port " + std::to_string(port) +
                                   ", odd client threads use it for " +
                                   std::to_string(second_steps_left) + " step(s)");
+        break;
+      }
+      case FaultKind::kSqlRestart: {
+        const auto down = std::chrono::milliseconds(200 + rng() % 1800);
+        bool restarted = false;
+        if (auto err = RestartSql(down, &restarted); !err.empty()) {
+          problem(err);
+        }
+        note(FaultName(kind), restarted ? "database server stopped under traffic for " +
+                                              std::to_string(down.count()) + " ms, then started (" +
+                                              ms_since(t) + " ms)"
+                                        : std::string("(no database server to restart)"));
         break;
       }
       case FaultKind::kRebuildCache:  // not one of kFaults
