@@ -6,9 +6,10 @@ of ?: twice. The result's destructor then runs twice: an error's message was fre
 the database was down, and the heap corruption crashed plauditd far from the cause (issue 50,
 the sql-restart fault; redis_check.cpp). Write if/else with a named result instead.
 
-Each statement (text between ';', '{' and '}', with comments, string and character literals
-blanked) with a co_await after a '?' in the same brackets is reported with its file and line;
-exits 1 if there is any.
+Each statement (text between two ';', with comments, string and character literals blanked)
+with a co_await in an arm of a '?' (after it, in the same brackets) or in its condition (before
+it, back to the start of the expression) is reported with its file and line; exits 1 if there
+is any. Not seen: a ?: whose arm holds a lambda with statements of its own.
 """
 import os
 import re
@@ -16,8 +17,10 @@ import sys
 
 root = sys.argv[1] if len(sys.argv) > 1 else os.getcwd()
 
-LITERAL = re.compile(r'//[^\n]*|/\*.*?\*/|R"(\w*)\(.*?\)\1"|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'',
-                     re.S)
+# Comments, raw and plain string literals, character literals (not a digit separator: 1'000).
+LITERAL = re.compile(r'//[^\n]*|/\*.*?\*/|R"(\w*)\(.*?\)\1"|"(?:\\.|[^"\\\n])*"'
+                     r"|(?<![0-9A-Fa-f])'(?:\\.|[^'\\\n]){1,8}'", re.S)
+OPEN, CLOSE = "([{", ")]}"
 
 
 def blank(m):
@@ -26,19 +29,32 @@ def blank(m):
 
 
 def operand_await(stmt):
-    """The offset of a co_await that is an operand of a ?: in `stmt` (after its '?', inside
-    the same brackets), else None. A ?: inside a co_await's arguments is fine."""
+    """The offset of a co_await that is an operand of a ?: in `stmt`, else None: after the '?'
+    in the same brackets (its arms), or before it back to the start of the expression (its
+    condition). A ?: inside a co_await's arguments is fine (it sits deeper than the co_await)."""
     for q in (i for i, ch in enumerate(stmt) if ch == "?"):
         depth = 0
         for j in range(q + 1, len(stmt)):
             ch = stmt[j]
-            if ch in "([":
+            if ch in OPEN:
                 depth += 1
-            elif ch in ")]":
+            elif ch in CLOSE:
                 depth -= 1
                 if depth < 0:
                     break
-            elif ch == "," and depth == 0:
+            elif stmt.startswith("co_await", j) and depth >= 0:
+                return j
+        depth = 0
+        for j in range(q - 1, -1, -1):
+            ch = stmt[j]
+            if ch in CLOSE:
+                depth += 1
+            elif ch in OPEN:
+                depth -= 1
+                if depth < 0:
+                    break
+            elif depth == 0 and (ch in ",;" or (ch == "=" and stmt[j - 1:j] not in ("=", "!", "<", ">")
+                                                and stmt[j + 1:j + 2] != "=")):
                 break
             elif stmt.startswith("co_await", j):
                 return j
@@ -57,7 +73,7 @@ for base, dirs, files in (w for top in ("src", "tests", "fuzz", "bench")
         text = LITERAL.sub(blank, open(path, encoding="utf-8").read())
         checked += 1
         start = 0
-        for m in re.finditer(r"[;{}]", text + ";"):
+        for m in re.finditer(r";", text + ";"):
             stmt = text[start:m.start()]
             at = operand_await(stmt)
             if at is not None:

@@ -13,12 +13,14 @@ namespace plaudit::app {
 namespace {
 
 // A final flush that finds the database (or Redis) unreachable is tried again this long, every
-// kFinalFlushSpacing (past the store's 200 ms reconnect backoff): a database that restarted
-// just before a stop still gets every like acknowledged before it (issue 50's sql-restart
-// fault). After that the changes stay in Redis for the next start's flush; the unit's
-// TimeoutStopSec (45 s) leaves room for this.
+// kFinalFlushSpacing (past the flusher's 1 s back-off after a failed check of Redis against
+// SQL, and the store's 200 ms reconnect back-off; sooner would find both still closed): a
+// database that restarted just before a stop still gets every like acknowledged before it
+// (issue 50's sql-restart fault). After that the changes stay in Redis for the next start's
+// flush; the unit's TimeoutStopSec (45 s) leaves room for this. A dead embedded Redis costs the
+// same wait for nothing.
 constexpr auto kFinalFlushPatience = std::chrono::seconds(5);
-constexpr auto kFinalFlushSpacing = std::chrono::milliseconds(250);
+constexpr auto kFinalFlushSpacing = std::chrono::milliseconds(1100);
 
 }  // namespace
 

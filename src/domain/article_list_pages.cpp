@@ -87,9 +87,11 @@ Awaitable<Status> ArticleService::RebuildIndexes() {
       co_return false;  // another instance is rebuilding
     }
     auto rebuilt = co_await RebuildLocked();
-    if (!rebuilt) {
-      // SQL (or Redis) failed halfway: the lock goes now, so that the next read rebuilds
-      // rather than every list answering 503 until the lease ends (the sql-restart fault).
+    if (!rebuilt || !*rebuilt) {
+      // SQL (or Redis) failed halfway, or a step was refused: the lock goes now if it is
+      // still this rebuild's (a step refused for twins a restored Redis lost renewed it), so
+      // that the next read rebuilds rather than every list answering 503 until the lease ends
+      // (the sql-restart fault). A lock another instance holds is left alone.
       auto aborted = co_await cache_.AbortRebuild(instance_id_);
       if (!aborted) {
         spdlog::warn("cannot release the list index rebuild lock ({}); it ends with its lease",

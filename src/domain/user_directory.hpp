@@ -15,12 +15,13 @@
 //   down (messages may have been missed);
 // - a lookup that was in flight while anything was forgotten is not stored, and no lookup
 //   joins one that began before a Forget (the flights are keyed by the epoch);
-// - an entry lives at most kMaxAge, which bounds a change made behind plauditd's back (an
-//   UPDATE by hand in SQL);
-// - while SQL is unreachable, a lookup answers the last principal SQL gave for the account, however
-//   old, if nothing has forgotten it since (issue 50: a database outage must not sign every
-//   reader out; no role can change in SQL then, and a change made through another plauditd
-//   still reaches this one as a Forget on the channel).
+// - an entry is used at most kMaxAge, which bounds a change made behind plauditd's back (an
+//   UPDATE by hand in SQL, or a change whose publication failed after its commit), except:
+// - while SQL is unreachable, a lookup answers the last principal SQL gave for the account,
+//   however old, if nothing has forgotten it since (issue 50: a database outage must not sign
+//   every reader out). A change made through another plauditd still reaches this one as a
+//   Forget on the channel; one whose publication failed, or a hand UPDATE, made while only this
+//   process cannot reach SQL, waits for SQL to come back (docs/security.md).
 #include <chrono>
 #include <cstdint>
 #include <optional>

@@ -320,7 +320,7 @@ Awaitable<Result<User>> UserService::SetRole(const Principal& actor, int64_t id,
   // SQL is the record; every process's copy follows: this one's now, the others' through the
   // channel before the answer goes out. If Redis fails here the caller gets the error and may
   // retry (the update is idempotent); the others then drop their copies when their
-  // subscription fails, or within UserDirectory::kMaxAge.
+  // subscription fails, or within UserDirectory::kMaxAge (once they can read SQL again).
   directory_.Forget(id);
   PL_CO_CHECK(co_await sessions_.PublishUserChange(id));
   co_return co_await Get(id);
