@@ -19,6 +19,7 @@
 #include "sql/users.hpp"
 #include "support/mariadb_server.hpp"
 #include "support/postgres_server.hpp"
+#include "support/run_sync.hpp"
 
 namespace plaudit::testing {
 namespace {
@@ -192,21 +193,6 @@ INSTANTIATE_TEST_SUITE_P(Databases, DatabaseDownTest,
 // The user directory alone (the role and standing of a session's user, read from SQL, kept a
 // minute): an entry past its age answers while SQL is unreachable, and only then; never one a
 // Forget dropped, nor one kept while the invalidation channel was down.
-template <class T>
-T RunSync(Awaitable<T> aw) {
-  net::io_context ioc;
-  std::optional<T> out;
-  net::co_spawn(
-      ioc, [&]() -> Awaitable<void> { out.emplace(co_await std::move(aw)); },
-      [](std::exception_ptr e) {
-        if (e) {
-          std::rethrow_exception(e);
-        }
-      });
-  ioc.run();
-  return std::move(*out);
-}
-
 TEST(UserDirectoryOutage, AnAgedEntryAnswersOnlyWhileSqlIsAwayAndNeverAfterAForget) {
   PostgresServer pg;
   auto store = sql::Store::Open(

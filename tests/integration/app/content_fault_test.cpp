@@ -2188,15 +2188,11 @@ void ContentFaultTest::FaultPhase() {
         break;
       }
       case FaultKind::kSqlRestart: {
-        const auto down = std::chrono::milliseconds(200 + rng() % 1800);
-        bool restarted = false;
-        if (auto err = RestartSql(down, &restarted); !err.empty()) {
-          problem(err);
+        const FaultStep step = RestartSql(rng);
+        if (!step.error.empty()) {
+          problem(step.error);
         }
-        note(FaultName(kind), restarted ? "database server stopped under traffic for " +
-                                              std::to_string(down.count()) + " ms, then started (" +
-                                              ms_since(t) + " ms)"
-                                        : std::string("(no database server to restart)"));
+        note(FaultName(kind), step.note);
         break;
       }
       case FaultKind::kSecondInstance:  // not one of kFaults

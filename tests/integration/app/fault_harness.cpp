@@ -330,11 +330,12 @@ void FaultFixture::StartBackends(bool own_sql_server) {
   }
 }
 
-std::string FaultFixture::RestartSql(std::chrono::milliseconds down, bool* restarted) {
-  *restarted = false;
+FaultFixture::FaultStep FaultFixture::RestartSql(std::mt19937_64& rng) {
+  const auto down = std::chrono::milliseconds(200 + rng() % 1800);
   if (!own_pg_ && !own_mariadb_) {
-    return "";
+    return {"(no database server to restart)", ""};
   }
+  const auto started = Clock::now();
   try {
     if (own_pg_) {
       own_pg_->Stop();
@@ -348,10 +349,14 @@ std::string FaultFixture::RestartSql(std::chrono::milliseconds down, bool* resta
       own_mariadb_->Start();
     }
   } catch (const std::exception& e) {
-    return std::string("restarting the database server failed: ") + e.what();
+    return {"database server restart failed",
+            std::string("restarting the database server: ") + e.what()};
   }
-  *restarted = true;
-  return "";
+  const auto took =
+      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
+  return {"database server stopped under traffic for " + std::to_string(down.count()) +
+              " ms, then started (" + std::to_string(took) + " ms)",
+          ""};
 }
 
 std::unique_ptr<Process> FaultFixture::StartServe(int port, const std::string& log_name,

@@ -23,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <span>
 #include <sstream>
 #include <string>
@@ -484,10 +485,14 @@ class FaultFixture : public ::testing::TestWithParam<std::string> {
   // MariaDB run a server for this test alone (RestartSql stops it; the shared one serves the
   // API tests beside this one), else a database on the shared server.
   void StartBackends(bool own_sql_server = false);
-  // Stops the test's own PostgreSQL or MariaDB under traffic, keeps it down for `down`, and
-  // starts it again: "" when it came back, else what went wrong. SQLite (no server) and a
-  // shared server are left alone (`*restarted` false).
-  std::string RestartSql(std::chrono::milliseconds down, bool* restarted);
+  // The sql-restart fault: the test's own PostgreSQL or MariaDB stopped under traffic for
+  // 0.2-2 s (drawn from `rng`) and started again. `note` says what was done (nothing for
+  // SQLite or a shared server); `error` what went wrong, if anything.
+  struct FaultStep {
+    std::string note;
+    std::string error;
+  };
+  FaultStep RestartSql(std::mt19937_64& rng);
   // `plauditd serve` on `port`, logging into `log_name`, with the test flags.
   std::unique_ptr<Process> StartServe(int port, const std::string& log_name, int flush_ms);
   struct ToolRun {

@@ -1167,15 +1167,11 @@ void FaultTest::FaultPhase() {
         break;
       }
       case FaultKind::kSqlRestart: {
-        const auto down = std::chrono::milliseconds(200 + rng() % 1800);
-        bool restarted = false;
-        if (auto err = RestartSql(down, &restarted); !err.empty()) {
-          problem(err);
+        const FaultStep step = RestartSql(rng);
+        if (!step.error.empty()) {
+          problem(step.error);
         }
-        note(FaultName(kind), restarted ? "database server stopped under traffic for " +
-                                              std::to_string(down.count()) + " ms, then started (" +
-                                              ms_since(t) + " ms)"
-                                        : std::string("(no database server to restart)"));
+        note(FaultName(kind), step.note);
         break;
       }
       case FaultKind::kRebuildCache:  // not one of kFaults

@@ -13,25 +13,12 @@
 #include "sql/store.hpp"
 #include "support/mariadb_server.hpp"
 #include "support/postgres_server.hpp"
+#include "support/run_sync.hpp"
 #include "support/temp_dir.hpp"
 
 namespace plaudit::sql::test {
 
-// Runs `aw` to completion on a private io_context on this thread.
-template <class T>
-T RunSync(Awaitable<T> aw) {
-  net::io_context ioc;
-  std::optional<T> out;
-  net::co_spawn(
-      ioc, [&]() -> Awaitable<void> { out.emplace(co_await std::move(aw)); },
-      [](std::exception_ptr e) {
-        if (e) {
-          std::rethrow_exception(e);
-        }
-      });
-  ioc.run();
-  return std::move(*out);
-}
+using plaudit::testing::RunSync;
 
 inline Result<Rows> Query(Store& store, std::string sql, std::vector<Value> params = {}) {
   return RunSync(store.Run<Rows>([sql = std::move(sql), params = std::move(params)](
