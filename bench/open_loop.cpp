@@ -3,19 +3,22 @@
 //
 // wrk is closed-loop: each connection sends its next request only when the last one came back,
 // so an overloaded server slows down its own load and a 503 makes the next request come at
-// once. Here requests fall due at a fixed rate whatever the server does. A due request goes out
-// on an idle keep-alive connection, or a new one up to --connections; when none is free it waits
-// in a local queue (at most one second of requests; older ones are dropped and counted), and
-// its latency is counted from when it fell due, not from when it was sent, so a server that
-// holds requests back cannot hide it (no coordinated omission).
+// once. Here requests fall due at a fixed rate whatever the server does. --connections
+// keep-alive connections are opened first; a due request goes out on an idle one, and when none
+// is free it waits in a local queue (at most one second of requests; older ones are dropped and
+// counted), and its latency is counted from when it fell due, not from when it was sent, so a
+// server that holds requests back cannot hide it (no coordinated omission).
 //
 //   bench_open_loop --port P --rate R --seconds S [--connections M] [--method GET|PUT|...]
-//                   [--target /path] [--tokens FILE] [--alternate DELETE]
+//                   [--target /path] [--tokens FILE] [--alternate DELETE] [--body JSON]
 //
 // --tokens: bearer tokens one per line, request i uses token i mod n; --alternate: every other
-// request with this method (a like, then an unlike). Prints one JSON object: what fell due, what
-// was answered 2xx (goodput), 503 (shed) or otherwise, I/O errors, dropped requests, and the
-// latency percentiles of the 2xx and the 503 answers.
+// request with this method (a like, then an unlike); --body: a JSON body sent with each request,
+// "{n}" in it replaced by the request's number (so comment texts differ). Prints one JSON
+// object: what fell due, what was answered 2xx (goodput), 503 (shed) or otherwise, I/O errors,
+// dropped requests, and the latency percentiles of the 2xx and the 503 answers, counted from
+// when each fell due; and of the 2xx counted from when each was sent (the server's part: the
+// rest is the time a due request waited here for a free connection).
 #include <algorithm>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
@@ -46,12 +49,13 @@ struct Options {
   std::string method = "GET";
   std::string alternate;
   std::string target = "/healthz";
+  std::string body;
   std::vector<std::string> tokens;
 };
 
 struct Tally {
   int64_t due = 0, ok = 0, shed = 0, other = 0, errors = 0, dropped = 0;
-  std::vector<double> ok_ms, shed_ms;
+  std::vector<double> ok_ms, shed_ms, ok_sent_ms;
 };
 
 struct Worker {
@@ -70,20 +74,44 @@ class Generator {
         ticker_(io),
         endpoint_(net::ip::address_v4::loopback(), o_.port) {}
 
+  // Every connection is opened first (a server busy with the load accepts late, and a
+  // request's wait for that would be counted as the server's), then requests fall due.
   void Start() {
-    start_ = Clock::now();
-    end_ = start_ +
-           std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o_.seconds));
-    Tick();
+    start_ = end_ = Clock::time_point::max();
+    for (; workers_ < o_.connections; ++workers_) {
+      net::co_spawn(io_, Run(std::make_shared<Worker>(io_)), net::detached);
+    }
+    ticker_.expires_after(std::chrono::milliseconds(10));
+    ticker_.async_wait([this](boost::system::error_code ec) {
+      if (!ec) {
+        WaitConnected(Clock::now() + std::chrono::seconds(10));
+      }
+    });
   }
 
   const Tally& tally() const { return tally_; }
-  int peak_connections() const { return peak_workers_; }
+  int connections() const { return workers_; }
 
  private:
   Clock::time_point DueAt(int64_t n) const {
     return start_ + std::chrono::duration_cast<Clock::duration>(
                         std::chrono::duration<double>(static_cast<double>(n) / o_.rate));
+  }
+
+  void WaitConnected(Clock::time_point give_up) {
+    if (connected_ < o_.connections && Clock::now() < give_up) {
+      ticker_.expires_after(std::chrono::milliseconds(10));
+      ticker_.async_wait([this, give_up](boost::system::error_code ec) {
+        if (!ec) {
+          WaitConnected(give_up);
+        }
+      });
+      return;
+    }
+    start_ = Clock::now();
+    end_ = start_ +
+           std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o_.seconds));
+    Tick();
   }
 
   void Tick() {
@@ -101,13 +129,6 @@ class Generator {
     while (waiting > 0 && !idle_.empty()) {
       idle_.back()->wake.cancel();
       idle_.pop_back();
-      --waiting;
-    }
-    while (waiting > 0 && workers_ < o_.connections) {
-      auto w = std::make_shared<Worker>(io_);
-      ++workers_;
-      peak_workers_ = std::max(peak_workers_, workers_);
-      net::co_spawn(io_, Run(w), net::detached);
       --waiting;
     }
     if (now >= end_ + std::chrono::seconds(2)) {  // the last answers' grace
@@ -132,14 +153,36 @@ class Generator {
     if (!o_.tokens.empty()) {
       r += "Authorization: Bearer " + o_.tokens[static_cast<size_t>(n) % o_.tokens.size()] + "\r\n";
     }
-    if (method != "GET" && method != "HEAD") {
-      r += "Content-Length: 0\r\n";
+    if (method == "GET" || method == "HEAD") {
+      return r + "\r\n";
     }
-    return r + "\r\n";
+    std::string body = o_.body;
+    if (const auto at = body.find("{n}"); at != std::string::npos) {
+      body.replace(at, 3, std::to_string(n));
+    }
+    if (!body.empty()) {
+      r += "Content-Type: application/json\r\n";
+    }
+    return r + "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
   }
 
   net::awaitable<void> Run(std::shared_ptr<Worker> w) {
     while (!stopping_) {
+      if (!w->connected) {
+        boost::system::error_code ec;
+        auto connecting =
+            w->socket.async_connect(endpoint_, net::redirect_error(net::use_awaitable, ec));
+        co_await std::move(connecting);
+        if (ec) {
+          ++tally_.errors;
+          w->socket.close(ec);
+          w->socket = tcp::socket(io_);
+          continue;
+        }
+        w->connected = true;
+        ++connected_;
+        w->socket.set_option(tcp::no_delay(true), ec);
+      }
       if (queue_.empty()) {
         idle_.push_back(w.get());
         w->wake.expires_at(Clock::time_point::max());
@@ -150,19 +193,8 @@ class Generator {
       const auto [due, n] = queue_.front();
       queue_.pop_front();
       boost::system::error_code ec;
-      if (!w->connected) {
-        auto connecting =
-            w->socket.async_connect(endpoint_, net::redirect_error(net::use_awaitable, ec));
-        co_await std::move(connecting);
-        if (ec) {
-          ++tally_.errors;
-          w->socket.close(ec);
-          continue;
-        }
-        w->connected = true;
-        w->socket.set_option(tcp::no_delay(true), ec);
-      }
       const std::string request = RequestFor(n);
+      const auto sent = Clock::now();
       auto writing = net::async_write(w->socket, net::buffer(request),
                                       net::redirect_error(net::use_awaitable, ec));
       co_await std::move(writing);
@@ -182,6 +214,7 @@ class Generator {
         w->socket = tcp::socket(io_);
         w->buffer.clear();
         w->connected = false;
+        --connected_;
         continue;
       }
       const double ms = std::chrono::duration<double, std::milli>(Clock::now() - due).count();
@@ -189,6 +222,8 @@ class Generator {
       if (status >= 200 && status < 300) {
         ++tally_.ok;
         tally_.ok_ms.push_back(ms);
+        tally_.ok_sent_ms.push_back(
+            std::chrono::duration<double, std::milli>(Clock::now() - sent).count());
       } else if (status == 503) {
         ++tally_.shed;
         tally_.shed_ms.push_back(ms);
@@ -200,6 +235,7 @@ class Generator {
         w->socket = tcp::socket(io_);
         w->buffer.clear();
         w->connected = false;
+        --connected_;
       }
     }
   }
@@ -212,7 +248,7 @@ class Generator {
   std::deque<std::pair<Clock::time_point, int64_t>> queue_;
   std::vector<Worker*> idle_;
   int workers_ = 0;
-  int peak_workers_ = 0;
+  int connected_ = 0;
   bool stopping_ = false;
   Tally tally_;
 };
@@ -229,7 +265,7 @@ double Percentile(std::vector<double> v, double p) {
 int Usage() {
   std::fprintf(stderr,
                "usage: bench_open_loop --port P --rate R --seconds S [--connections M] "
-               "[--method M] [--target PATH] [--tokens FILE] [--alternate METHOD]\n");
+               "[--method M] [--target PATH] [--tokens FILE] [--alternate METHOD] [--body JSON]\n");
   return 2;
 }
 
@@ -253,6 +289,8 @@ int main(int argc, char** argv) {
       o.alternate = value;
     } else if (flag == "--target") {
       o.target = value;
+    } else if (flag == "--body") {
+      o.body = value;
     } else if (flag == "--tokens") {
       std::ifstream in(value);
       for (std::string line; std::getline(in, line);) {
@@ -276,11 +314,12 @@ int main(int argc, char** argv) {
       "{\"rate\": %.0f, \"seconds\": %.1f, \"due\": %lld, \"ok\": %lld, \"shed\": %lld, "
       "\"other\": %lld, \"errors\": %lld, \"dropped\": %lld, \"goodput\": %.0f, "
       "\"ok_p50_ms\": %.2f, \"ok_p99_ms\": %.2f, \"shed_p50_ms\": %.2f, \"shed_p99_ms\": %.2f, "
-      "\"connections\": %d}\n",
+      "\"ok_sent_p50_ms\": %.2f, \"ok_sent_p99_ms\": %.2f, \"connections\": %d}\n",
       o.rate, o.seconds, static_cast<long long>(t.due), static_cast<long long>(t.ok),
       static_cast<long long>(t.shed), static_cast<long long>(t.other),
       static_cast<long long>(t.errors), static_cast<long long>(t.dropped),
       static_cast<double>(t.ok) / o.seconds, Percentile(t.ok_ms, 0.5), Percentile(t.ok_ms, 0.99),
-      Percentile(t.shed_ms, 0.5), Percentile(t.shed_ms, 0.99), g.peak_connections());
+      Percentile(t.shed_ms, 0.5), Percentile(t.shed_ms, 0.99), Percentile(t.ok_sent_ms, 0.5),
+      Percentile(t.ok_sent_ms, 0.99), g.connections());
   return 0;
 }
