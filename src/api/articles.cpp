@@ -1,6 +1,7 @@
 #include "api/articles.hpp"
 
 #include "api/bind.hpp"
+#include "api/bodies.hpp"
 #include "api/handlers.hpp"
 #include "api/json_fields.hpp"
 #include "api/paging.hpp"
@@ -48,70 +49,6 @@ boost::json::object ArticleJson(const domain::Article& a) {
 
 namespace articles {
 
-// A kind the articles routes take: "article" or "post". Page threads ("page") are made by the
-// pages routes only and are never listed, so a body or filter naming them is refused.
-std::optional<domain::ArticleKind> ArticleKindOf(std::string_view text) {
-  auto k = domain::ParseKind(text);
-  if (!k || *k == domain::ArticleKind::kPage) {
-    return std::nullopt;
-  }
-  return k;
-}
-
-// Parses a create/update body. Only these fields are accepted: anything else (notably
-// authorId, author, id and the counters) is refused, so nothing a client sends about
-// identity or server-owned state is ever obeyed.
-Result<domain::ArticleInput> ParseInput(const boost::json::object& body, bool create) {
-  // if/else: the two lists are initializer_lists, alive for the call only.
-  Status known;
-  if (create) {
-    known = OnlyFields(
-        body, {"title", "content", "kind", "status", "pinned", "allowComments", "moderation"});
-  } else {
-    known =
-        OnlyFields(body, {"title", "content", "status", "pinned", "allowComments", "moderation"});
-  }
-  PL_CHECK(known);
-  domain::ArticleInput in;
-  auto title = OptionalString(body, "title");
-  PL_CHECK(title);
-  in.title = std::move(*title);
-  auto content = OptionalString(body, "content");
-  PL_CHECK(content);
-  in.content = std::move(*content);
-  auto kind = OptionalString(body, "kind");
-  PL_CHECK(kind);
-  if (*kind) {
-    in.kind = ArticleKindOf(**kind);
-    if (!in.kind) {
-      return Fail(ErrorCode::kInvalidArgument, "kind must be article or post");
-    }
-  }
-  auto status = OptionalString(body, "status");
-  PL_CHECK(status);
-  if (*status) {
-    in.status = domain::ParseStatus(**status);
-    if (!in.status) {
-      return Fail(ErrorCode::kInvalidArgument, "status must be draft or published");
-    }
-  }
-  auto pinned = OptionalBool(body, "pinned");
-  PL_CHECK(pinned);
-  in.pinned = *pinned;
-  PL_TRY(auto allow, OptionalBool(body, "allowComments"));
-  in.allow_comments = allow;
-  if (const auto* m = body.if_contains("moderation")) {
-    if (m->is_null()) {
-      in.moderation = "";
-    } else if (!m->is_string() || !domain::ParsePolicy(m->as_string())) {
-      return Fail(ErrorCode::kInvalidArgument, "moderation must be null, off, first or all");
-    } else {
-      in.moderation = std::string(m->as_string());
-    }
-  }
-  return in;
-}
-
 // An article's own policy may be stricter than --moderation; only an admin may make it laxer
 // (else any writer of a post could open their thread past a server-wide `all` or `first`).
 Status MayChooseModeration(const ApiContext& ctx, const Caller& caller,
@@ -132,7 +69,7 @@ Result<std::optional<domain::ArticleKind>> KindParam(const Request& req) {
   if (!kind || kind->empty()) {
     return std::optional<domain::ArticleKind>{};
   }
-  auto k = ArticleKindOf(*kind);
+  auto k = bodies::ArticleKindOf(*kind);
   if (!k) {
     return Fail(ErrorCode::kInvalidArgument, "kind must be article or post");
   }
@@ -142,7 +79,7 @@ Result<std::optional<domain::ArticleKind>> KindParam(const Request& req) {
 HandlerResult Create(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
   PL_CO_TRY(auto body, req.JsonBody());
-  PL_CO_TRY(auto in, ParseInput(body, true));
+  PL_CO_TRY(auto in, bodies::Article(body, true));
   PL_CO_CHECK(MayChooseModeration(ctx, caller, in));
   PL_CO_TRY(auto a, co_await ctx.articles->Create(*caller.principal, std::move(in)));
   co_return JsonResponse(beast::http::status::created, ArticleJson(a));
@@ -160,7 +97,7 @@ HandlerResult Patch(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
   PL_CO_TRY(const int64_t id, req.IdParam("id"));
   PL_CO_TRY(auto body, req.JsonBody());
-  PL_CO_TRY(auto in, ParseInput(body, false));
+  PL_CO_TRY(auto in, bodies::Article(body, false));
   PL_CO_CHECK(MayChooseModeration(ctx, caller, in));
   PL_CO_TRY(auto a, co_await ctx.articles->UpdateAndRead(*caller.principal, id, std::move(in)));
   co_return JsonResponse(beast::http::status::ok, ArticleJson(a));

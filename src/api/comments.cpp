@@ -1,6 +1,7 @@
 #include "api/comments.hpp"
 
 #include "api/bind.hpp"
+#include "api/bodies.hpp"
 #include "api/handlers.hpp"
 #include "api/json_fields.hpp"
 #include "api/paging.hpp"
@@ -38,36 +39,6 @@ Result<domain::CommentSort> SortParam(const Request& req, domain::CommentSort fa
   return *s;
 }
 
-// Only these fields are accepted; identity (author) comes from the session alone.
-Result<domain::CommentInput> ParseCreate(const boost::json::object& body) {
-  if (auto st = OnlyFields(body, {"body", "parentId", "replyToUserId", "website", "formAgeMs"});
-      !st) {
-    return tl::unexpected(st.error());
-  }
-  domain::CommentInput in;
-  PL_TRY(auto text, RequiredString(body, "body"));
-  in.body = std::move(text);
-  PL_TRY(auto parent, OptionalId(body, "parentId"));
-  in.parent_id = parent;
-  PL_TRY(auto reply_to, OptionalId(body, "replyToUserId"));
-  in.reply_to_user_id = reply_to;
-  // The widget's spam signals (API.md "Moderation"): a hidden field people leave empty, and
-  // how long the form was open.
-  if (auto it = body.find("website"); it != body.end() && !it->value().is_null()) {
-    if (!it->value().is_string()) {
-      return Fail(ErrorCode::kInvalidArgument, "website must be a string");
-    }
-    in.honeypot = std::string(it->value().as_string());
-  }
-  if (auto it = body.find("formAgeMs"); it != body.end() && !it->value().is_null()) {
-    if (!it->value().is_int64() || it->value().as_int64() < 0) {
-      return Fail(ErrorCode::kInvalidArgument, "formAgeMs must be a non-negative integer");
-    }
-    in.form_age_ms = it->value().as_int64();
-  }
-  return in;
-}
-
 // GET .../comments's parameters (also GET /pages/comments).
 Result<CommentListQuery> ParseListQuery(const Request& req) {
   PL_TRY(auto paging, ParsePaging(req));
@@ -90,7 +61,7 @@ HandlerResult CreateGuest(ApiContext ctx, Request& req, boost::json::object body
     co_return Fail(ErrorCode::kInvalidArgument, "signed in: post without \"guest\"");
   }
   PL_CO_TRY(auto id, req.IdParam("id"));
-  PL_CO_TRY(auto in, ParseCreate(body));
+  PL_CO_TRY(auto in, bodies::NewComment(body));
   PL_CO_TRY(auto identity,
             co_await ctx.comments->AdmitGuest(guest.name, guest.email, caller.address));
   PL_CO_TRY(auto posted, co_await ctx.comments->CreateAsGuest(std::move(identity), caller.address,
@@ -114,22 +85,6 @@ Awaitable<Result<domain::Principal>> Writer(ApiContext ctx, Request& req) {
 
 }  // namespace
 
-Result<std::optional<domain::GuestName>> ParseGuest(boost::json::object& body) {
-  auto it = body.find("guest");
-  if (it == body.end()) {
-    return std::nullopt;
-  }
-  const boost::json::value guest = it->value();
-  body.erase(it);
-  if (!guest.is_object()) {
-    return Fail(ErrorCode::kInvalidArgument, "guest must be an object");
-  }
-  PL_CHECK(OnlyFields(guest.as_object(), {"name", "email"}));
-  PL_TRY(auto name, RequiredString(guest.as_object(), "name"));
-  PL_TRY(auto email, OptionalString(guest.as_object(), "email"));
-  return domain::GuestName{std::move(name), email.value_or("")};
-}
-
 Response PostedResponse(const domain::PostedComment& posted) {
   boost::json::object out = CommentJson(posted.comment);
   if (posted.edit_token.empty()) {
@@ -147,14 +102,14 @@ HandlerResult Create(ApiContext ctx, Request& req) {
   // before guests (401 without one).
   if (req.Header(beast::http::field::authorization).empty()) {
     if (auto body = req.JsonBody(); body && body->contains("guest")) {
-      PL_CO_TRY(auto guest, ParseGuest(*body));
+      PL_CO_TRY(auto guest, bodies::Guest(*body));
       co_return co_await CreateGuest(ctx, req, std::move(*body), std::move(*guest));
     }
   }
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
   PL_CO_TRY(auto id, req.IdParam("id"));
   PL_CO_TRY(auto body, req.JsonBody());
-  PL_CO_TRY(auto in, ParseCreate(body));
+  PL_CO_TRY(auto in, bodies::NewComment(body));
   PL_CO_TRY(auto c, co_await ctx.comments->Create(*caller.principal, id, std::move(in)));
   co_return JsonResponse(beast::http::status::created, CommentJson(c));
 }
@@ -192,8 +147,7 @@ HandlerResult Patch(ApiContext ctx, Request& req) {
   PL_CO_TRY(const domain::Principal who, co_await Writer(ctx, req));
   PL_CO_TRY(auto id, req.IdParam("id"));
   PL_CO_TRY(auto body, req.JsonBody());
-  PL_CO_CHECK(OnlyFields(body, {"body"}));
-  PL_CO_TRY(auto text, RequiredString(body, "body"));
+  PL_CO_TRY(auto text, bodies::CommentText(body));
   PL_CO_TRY(auto c, co_await ctx.comments->Edit(who, id, std::move(text)));
   co_return JsonResponse(beast::http::status::ok, CommentJson(c));
 }
@@ -204,8 +158,7 @@ HandlerResult Patch(ApiContext ctx, Request& req) {
 HandlerResult Preview(ApiContext ctx, Request& req) {
   PL_CO_CHECK(co_await ctx.guard->Admit(req, Access::kCostly));
   PL_CO_TRY(auto body, req.JsonBody());
-  PL_CO_CHECK(OnlyFields(body, {"body"}));
-  PL_CO_TRY(auto text, RequiredString(body, "body"));
+  PL_CO_TRY(auto text, bodies::CommentText(body));
   PL_CO_TRY(const std::string html, ctx.comments->Preview(text));
   co_return JsonResponse(beast::http::status::ok, boost::json::object{{"html", html}});
 }

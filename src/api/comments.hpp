@@ -17,10 +17,6 @@ namespace comments {
 // A comment list's query: sort (default new), paging, replies (default 3).
 using CommentListQuery = render::CommentPageQuery;
 Result<CommentListQuery> ParseListQuery(const http::Request& req);
-// A comment create's body: body, parentId?, replyToUserId? and nothing else.
-Result<domain::CommentInput> ParseCreate(const boost::json::object& body);
-// A guest's post: `guest` {name, email?} taken out of `body`; nullopt when there is none.
-Result<std::optional<domain::GuestName>> ParseGuest(boost::json::object& body);
 // The 201 of a new comment; a guest's carries its edit token once, never to be cached.
 http::Response PostedResponse(const domain::PostedComment& posted);
 }  // namespace comments

@@ -2,6 +2,7 @@
 #include <boost/json.hpp>
 #include <charconv>
 
+#include "api/bodies.hpp"
 #include "api/comments.hpp"
 #include "api/handlers.hpp"
 #include "api/json_fields.hpp"
@@ -17,43 +18,6 @@ using http::JsonResponse;
 using http::Request;
 
 namespace {
-
-constexpr size_t kMaxBulk = 100;
-
-Result<sql::ModerationAction> ParseAction(std::string_view name) {
-  if (name == "approve") {
-    return sql::ModerationAction::kApprove;
-  }
-  if (name == "spam") {
-    return sql::ModerationAction::kSpam;
-  }
-  if (name == "delete") {
-    return sql::ModerationAction::kDelete;
-  }
-  if (name == "restore") {
-    return sql::ModerationAction::kRestore;
-  }
-  return Fail(ErrorCode::kInvalidArgument, "action must be approve, spam, delete or restore");
-}
-
-Result<std::vector<int64_t>> ParseIdList(const boost::json::object& body) {
-  auto it = body.find("ids");
-  if (it == body.end() || !it->value().is_array()) {
-    return Fail(ErrorCode::kInvalidArgument, "ids must be an array of 1 to 100 comment ids");
-  }
-  const auto& arr = it->value().as_array();
-  if (arr.empty() || arr.size() > kMaxBulk) {
-    return Fail(ErrorCode::kInvalidArgument, "ids must be an array of 1 to 100 comment ids");
-  }
-  std::vector<int64_t> ids;
-  for (const auto& v : arr) {
-    if (!v.is_int64() || v.as_int64() <= 0) {
-      return Fail(ErrorCode::kInvalidArgument, "ids must be positive integers");
-    }
-    ids.push_back(v.as_int64());
-  }
-  return ids;
-}
 
 // The queue's and the log's cursor: the id of the last item seen (0: from the start).
 Result<int64_t> CursorId(const Request& req) {
@@ -88,13 +52,10 @@ HandlerResult Act(ApiContext ctx, Request& req) {
     co_return Fail(ErrorCode::kPermissionDenied, "only moderators may moderate comments");
   }
   PL_CO_TRY(auto body, req.JsonBody());
-  PL_CO_CHECK(OnlyFields(body, {"ids", "action"}));
-  PL_CO_TRY(auto ids, ParseIdList(body));
-  PL_CO_TRY(auto action_name, RequiredString(body, "action"));
-  PL_CO_TRY(auto action, ParseAction(action_name));
+  PL_CO_TRY(auto asked, bodies::Moderation(body));
   boost::json::object results;
-  for (int64_t id : ids) {
-    auto done = co_await ctx.comments->Moderate(*caller.principal, id, action);
+  for (int64_t id : asked.ids) {
+    auto done = co_await ctx.comments->Moderate(*caller.principal, id, asked.action);
     if (!done && done.error().code == ErrorCode::kUnavailable) {
       co_return tl::unexpected(done.error());
     }
@@ -187,24 +148,6 @@ HandlerResult Log(ApiContext ctx, Request& req) {
                          boost::json::object{{"items", items}, {"nextCursor", next}});
 }
 
-namespace {
-
-// A report's or a ban's reason: at most 500 bytes, one line of text (a NUL once stopped an
-// export of the site from loading into PostgreSQL).
-Status CheckReason(std::string_view reason) {
-  if (reason.size() > 500) {
-    return Fail(ErrorCode::kInvalidArgument, "reason must be at most 500 bytes");
-  }
-  for (const char ch : reason) {
-    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7F) {
-      return Fail(ErrorCode::kInvalidArgument, "reason must not hold control characters");
-    }
-  }
-  return {};
-}
-
-}  // namespace
-
 // POST /api/v1/comments/{id}/reports {"reason"?} → 204, once per reader.
 HandlerResult Report(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
@@ -212,13 +155,8 @@ HandlerResult Report(ApiContext ctx, Request& req) {
   std::string reason;
   if (!req.raw.body().empty()) {
     PL_CO_TRY(auto body, req.JsonBody());
-    PL_CO_CHECK(OnlyFields(body, {"reason"}));
-    PL_CO_TRY(auto r, OptionalString(body, "reason"));
-    if (r) {
-      reason = std::move(*r);
-    }
+    PL_CO_TRY(reason, bodies::ReportReason(body));
   }
-  PL_CO_CHECK(CheckReason(reason));
   PL_CO_CHECK(co_await ctx.comments->Report(*caller.principal, id, std::move(reason)));
   co_return http::NoContent();
 }
@@ -227,26 +165,13 @@ HandlerResult Report(ApiContext ctx, Request& req) {
 HandlerResult Ban(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
   PL_CO_TRY(auto id, req.IdParam("id"));
-  int64_t until = domain::kBannedForever;
-  std::string reason;
+  bodies::BanRequest ban;
   if (!req.raw.body().empty()) {
     PL_CO_TRY(auto body, req.JsonBody());
-    PL_CO_CHECK(OnlyFields(body, {"until", "reason"}));
-    PL_CO_TRY(auto until_text, OptionalString(body, "until"));
-    if (until_text) {
-      auto parsed = ParseTimeMs(*until_text);
-      if (!parsed || *parsed <= NowMs()) {
-        co_return Fail(ErrorCode::kInvalidArgument, "until must be an RFC 3339 time in the future");
-      }
-      until = *parsed;
-    }
-    PL_CO_TRY(auto r, OptionalString(body, "reason"));
-    if (r) {
-      reason = std::move(*r);
-    }
+    PL_CO_TRY(ban, bodies::Ban(body, NowMs()));
   }
-  PL_CO_CHECK(CheckReason(reason));
-  PL_CO_TRY(auto user, co_await ctx.users->SetBan(*caller.principal, id, until, std::move(reason)));
+  PL_CO_TRY(auto user,
+            co_await ctx.users->SetBan(*caller.principal, id, ban.until, std::move(ban.reason)));
   co_return JsonResponse(beast::http::status::ok, UserJson(user));
 }
 

@@ -3,6 +3,7 @@
 // shows a button (mail scanners fetch links, and a fetch must change nothing), the button's
 // POST (or a mail client's RFC 8058 one-click POST) does it.
 #include "api/bind.hpp"
+#include "api/bodies.hpp"
 #include "api/handlers.hpp"
 #include "api/json_fields.hpp"
 #include "api/users.hpp"
@@ -116,18 +117,13 @@ namespace notifications {
 HandlerResult PatchMe(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
   PL_CO_TRY(auto body, req.JsonBody());
-  PL_CO_CHECK(OnlyFields(body, {"email"}, "cannot be changed here"));
+  PL_CO_TRY(auto change, bodies::Email(body));
   PL_CO_TRY(auto user, co_await ctx.users->Get(caller.principal->id));
-  if (!body.contains("email")) {
+  if (!change.given) {
     PL_CO_TRY(auto s, co_await ctx.notices->Get(*caller.principal));
     co_return JsonResponse(beast::http::status::ok, OwnUserJson(user, s));
   }
-  std::string email;
-  if (!body.at("email").is_null()) {
-    PL_CO_TRY(auto e, RequiredString(body, "email"));
-    email = std::move(e);
-  }
-  PL_CO_TRY(auto s, co_await ctx.notices->SetEmail(*caller.principal, std::move(email)));
+  PL_CO_TRY(auto s, co_await ctx.notices->SetEmail(*caller.principal, std::move(change.email)));
   co_return JsonResponse(beast::http::status::ok, OwnUserJson(user, s));
 }
 
@@ -135,8 +131,7 @@ HandlerResult PatchMe(ApiContext ctx, Request& req) {
 HandlerResult VerifyEmail(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kAuthenticated));
   PL_CO_TRY(auto body, req.JsonBody());
-  PL_CO_CHECK(OnlyFields(body, {"token"}));
-  PL_CO_TRY(auto token, RequiredString(body, "token"));
+  PL_CO_TRY(auto token, bodies::Token(body));
   PL_CO_CHECK(co_await ctx.notices->Verify(*caller.principal, std::move(token)));
   co_return http::NoContent();
 }
@@ -152,19 +147,7 @@ HandlerResult GetSettings(ApiContext ctx, Request& req) {
 HandlerResult PatchSettings(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kAuthenticated));
   PL_CO_TRY(auto body, req.JsonBody());
-  PL_CO_CHECK(OnlyFields(body, {"replies", "articleComments", "moderation", "language"}));
-  sql::SettingsChange c;
-  PL_CO_TRY(c.replies, OptionalBool(body, "replies"));
-  PL_CO_TRY(c.article_comments, OptionalBool(body, "articleComments"));
-  PL_CO_TRY(c.moderation, OptionalBool(body, "moderation"));
-  PL_CO_TRY(auto language, OptionalString(body, "language"));
-  if (language) {
-    auto known = domain::NoticeLanguage(*language);
-    if (!known) {
-      co_return Fail(ErrorCode::kInvalidArgument, "language must be en or zh-CN");
-    }
-    c.language = *known;
-  }
+  PL_CO_TRY(auto c, bodies::NoticeSettings(body));
   PL_CO_TRY(auto s, co_await ctx.notices->Change(*caller.principal, std::move(c)));
   co_return JsonResponse(beast::http::status::ok, SettingsJson(s));
 }

@@ -4,6 +4,7 @@
 // likes answer exactly as the article routes' do.
 #include <unordered_set>
 
+#include "api/bodies.hpp"
 #include "api/comments.hpp"
 #include "api/handlers.hpp"
 #include "api/json_fields.hpp"
@@ -100,7 +101,7 @@ HandlerResult AddComment(ApiContext ctx, Request& req) {
   if (req.Header(beast::http::field::authorization).empty()) {
     if (auto parsed = req.JsonBody(); parsed && parsed->contains("guest")) {
       body = std::move(*parsed);
-      PL_CO_TRY(guest, comments::ParseGuest(body));
+      PL_CO_TRY(guest, bodies::Guest(body));
     }
   }
   if (guest) {
@@ -115,14 +116,12 @@ HandlerResult AddComment(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto page, PageParam(ctx, req));
   // The title is the thread's, read only when this comment creates it; the rest is a
   // comment's body as POST /articles/{id}/comments takes it.
-  PL_CO_TRY(auto title, OptionalString(body, "title"));
-  body.erase("title");
-  PL_CO_TRY(auto in, comments::ParseCreate(body));
+  PL_CO_TRY(auto in, bodies::NewPageComment(std::move(body)));
   const domain::Principal nobody;
   const domain::PageWriter writer{caller.principal ? *caller.principal : nobody, caller.address,
                                   guest ? &*guest : nullptr};
-  PL_CO_TRY(auto posted,
-            co_await ctx.pages->AddComment(writer, page, std::move(in), std::move(title)));
+  PL_CO_TRY(auto posted, co_await ctx.pages->AddComment(writer, page, std::move(in.comment),
+                                                        std::move(in.title)));
   co_return comments::PostedResponse(posted);
 }
 

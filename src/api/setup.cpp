@@ -1,5 +1,6 @@
 // API.md "Users and sessions", first-run setup: GET and POST /api/v1/setup. The rules (one
 // token per process, used once, one admin however setups race) are domain/setup.hpp's.
+#include "api/bodies.hpp"
 #include "api/handlers.hpp"
 #include "api/json_fields.hpp"
 #include "api/users.hpp"
@@ -22,14 +23,9 @@ HandlerResult Needed(ApiContext ctx, Request& req) {
 HandlerResult Create(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
   PL_CO_TRY(auto body, req.JsonBody());
-  PL_CO_CHECK(RefuseFields(body, {"id", "userId", "role"}));
-  PL_CO_TRY(auto token, RequiredString(body, "token"));
-  PL_CO_TRY(auto username, RequiredString(body, "username"));
-  PL_CO_TRY(auto password, RequiredString(body, "password"));
-  PL_CO_TRY(auto display, OptionalString(body, "displayName"));
-  domain::FirstAdmin admin{std::move(username), std::move(password), display.value_or("")};
-  auto session =
-      co_await ctx.setup->CreateAdmin(std::move(token), std::move(admin), caller.address);
+  PL_CO_TRY(auto asked, bodies::Setup(body));
+  auto session = co_await ctx.setup->CreateAdmin(std::move(asked.token), std::move(asked.admin),
+                                                 caller.address);
   PL_CO_CHECK(session);
   co_return SessionResponse(ctx, req, *session);
 }

@@ -6,6 +6,7 @@
 #include <array>
 
 #include "api/bind.hpp"
+#include "api/bodies.hpp"
 #include "api/handlers.hpp"
 #include "api/json_fields.hpp"
 #include "api/users.hpp"
@@ -47,8 +48,7 @@ HandlerResult Sso(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kCostly));
   (void)caller;
   PL_CO_TRY(auto body, req.JsonBody());
-  PL_CO_CHECK(OnlyFields(body, {"token"}));
-  PL_CO_TRY(auto token, RequiredString(body, "token"));
+  PL_CO_TRY(auto token, bodies::Token(body));
   if (ctx.sso == nullptr) {
     co_return Fail(ErrorCode::kUnauthenticated, "sso token: no site signs readers in here");
   }

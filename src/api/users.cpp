@@ -1,6 +1,7 @@
 #include "api/users.hpp"
 
 #include "api/bind.hpp"
+#include "api/bodies.hpp"
 #include "api/handlers.hpp"
 #include "api/json_fields.hpp"
 #include "api/keyset_page.hpp"
@@ -68,23 +69,19 @@ namespace users {
 HandlerResult CreateUser(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
   PL_CO_TRY(auto body, req.JsonBody());
-  // Identity and authority come from the session, never from the body.
-  PL_CO_CHECK(RefuseFields(body, {"id", "userId", "authorId", "role"}));
-  PL_CO_TRY(auto username, RequiredString(body, "username"));
-  PL_CO_TRY(auto password, RequiredString(body, "password"));
-  PL_CO_TRY(auto display, OptionalString(body, "displayName"));
-  PL_CO_TRY(auto user, co_await ctx.users->Register(std::move(username), std::move(password),
-                                                    display.value_or(""), caller.address));
+  PL_CO_TRY(auto asked, bodies::NewUser(body));
+  PL_CO_TRY(auto user,
+            co_await ctx.users->Register(std::move(asked.username), std::move(asked.password),
+                                         std::move(asked.display_name), caller.address));
   co_return JsonResponse(beast::http::status::created, UserJson(user));
 }
 
 HandlerResult CreateSession(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kPublic));
   PL_CO_TRY(auto body, req.JsonBody());
-  PL_CO_TRY(auto username, RequiredString(body, "username"));
-  PL_CO_TRY(auto password, RequiredString(body, "password"));
-  auto session =
-      co_await ctx.users->Login(std::move(username), std::move(password), caller.address);
+  PL_CO_TRY(auto asked, bodies::SignIn(body));
+  auto session = co_await ctx.users->Login(std::move(asked.username), std::move(asked.password),
+                                           caller.address);
   PL_CO_CHECK(session);
   co_return SessionResponse(ctx, req, *session);
 }
@@ -140,14 +137,8 @@ HandlerResult PatchUser(ApiContext ctx, Request& req) {
   PL_CO_TRY(auto caller, co_await ctx.guard->Admit(req, Access::kWrite));
   PL_CO_TRY(auto id, req.IdParam("id"));
   PL_CO_TRY(auto body, req.JsonBody());
-  PL_CO_CHECK(OnlyFields(body, {"role"}, "cannot be changed"));
-  PL_CO_TRY(auto role_name, RequiredString(body, "role"));
-  auto role = domain::ParseRole(role_name);
-  if (!role) {
-    co_return Fail(ErrorCode::kInvalidArgument,
-                   "role must be one of admin, moderator, author, user");
-  }
-  PL_CO_TRY(auto user, co_await ctx.users->SetRole(*caller.principal, id, *role));
+  PL_CO_TRY(auto role, bodies::RoleChange(body));
+  PL_CO_TRY(auto user, co_await ctx.users->SetRole(*caller.principal, id, role));
   co_return JsonResponse(beast::http::status::ok, UserJson(user));
 }
 

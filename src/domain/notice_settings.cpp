@@ -18,20 +18,6 @@ NoticeSettingsView View(const sql::NotifySettings& s) {
 
 }  // namespace
 
-std::optional<std::string> NoticeLanguage(std::string_view tag) {
-  std::string t;
-  for (char c : tag) {
-    t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  if (t == "en" || t.rfind("en-", 0) == 0) {
-    return "en";
-  }
-  if (t == "zh" || t.rfind("zh-", 0) == 0) {
-    return "zh-CN";
-  }
-  return std::nullopt;
-}
-
 Awaitable<Result<NoticeSettingsView>> NoticeSettings::Get(const Principal& who) {
   PL_CO_TRY(auto s, co_await book_.Settings(who.id));
   if (!s) {

@@ -40,7 +40,4 @@ class NoticeSettings {
   bool mail_;
 };
 
-// "en" or "zh-CN" from a language tag ("zh", "zh-Hans-CN", "en-GB"…); nullopt for others.
-std::optional<std::string> NoticeLanguage(std::string_view tag);
-
 }  // namespace plaudit::domain

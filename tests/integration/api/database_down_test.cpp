@@ -202,12 +202,11 @@ TEST(UserDirectoryOutage, AnAgedEntryAnswersOnlyWhileSqlIsAwayAndNeverAfterAForg
   sql::UserTable users(**store);
   std::vector<int64_t> ids;
   for (const char* name : {"kept", "forgotten", "unseen"}) {
-    sql::UserRow row{.username = name,
-                     .username_key = name,
-                     .display_name = name,
-                     .password_hash = "x",
-                     .role = "user",
-                     .created_at_ms = 1};
+    sql::UserRow row;
+    row.username = row.username_key = row.display_name = name;
+    row.password_hash = "x";
+    row.role = "user";
+    row.created_at_ms = 1;
     auto made = RunSync(users.Insert(row));
     ASSERT_TRUE(made) << made.error().message;
     ids.push_back(made->id);
