@@ -28,6 +28,14 @@
 // During the run each thread checks what it reads about its own articles when the model is
 // certain of them.
 //
+// A fifth client, the HELD client, writes on page threads (never listed, so the four threads'
+// lists are untouched) comments that the honeypot holds (`"website"` filled), and as the admin
+// approves some and marks others spam, and its poster signs out now and then: at any time, on
+// either instance, an anonymous reader must never get a comment it knows to be pending or spam,
+// from a page's list or by its id (DESIGN invariant 9, under every fault); at a checkpoint, each
+// page lists exactly its approved comments and counts them, as SQL says; and a session signed out
+// (204) answers 401 on both instances right after.
+//
 // Faults (seeded): FLUSHALL, Redis SIGKILL + restart from its AOF, Redis restarted from an
 // OLDER snapshot (taken earlier under traffic), `plauditd rebuild-cache` under traffic, SIGKILL
 // + restart of one instance, concurrent `plauditd flush` runs, the database server (PostgreSQL,
@@ -85,6 +93,7 @@ constexpr std::array kFaults = {FaultKind::kFlushAll,      FaultKind::kRedisKill
                                 FaultKind::kSqlRestart};
 
 constexpr int kThreads = 4;
+constexpr int kHeldThread = kThreads;  // the held client's index among the clients
 constexpr int kInstances = 2;
 constexpr int kMaxArticlesPerThread = 7;    // live or pending; keeps every list on one page
 constexpr int kMaxCommentsPerArticle = 36;  // rows, deleted included
@@ -229,6 +238,16 @@ struct PendingArt {  // an unanswered create
   bool pinned = false, allow = true;
 };
 
+// A page thread of the held client and what it knows of the comments on it.
+enum class Held { kPending, kApproved, kSpam, kUnsure };  // kUnsure: a moderation unanswered
+struct HeldPage {
+  std::string url;
+  int64_t article = 0;  // 0 until its first comment is answered
+  std::map<int64_t, Held> comments;
+  int posts = 0;  // sent, answered or not
+  bool Full() const { return posts >= 30; }
+};
+
 struct ThreadStats {
   uint64_t acked = 0, unanswered = 0, resolved_by_retry = 0, refused = 0, reads = 0,
            checked_reads = 0, not_sent = 0, relogins = 0, pair_patches = 0;
@@ -359,6 +378,17 @@ class ContentFaultTest : public FaultFixture {
   void ReadOwn(int t, std::mt19937_64& rng, std::array<Conn, kInstances>& conns, const Art& a);
   void ReadOwnList(int t, std::mt19937_64& rng, std::array<Conn, kInstances>& conns);
   void ReadNoise(int t, std::mt19937_64& rng, std::array<Conn, kInstances>& conns);
+  // The held client (see the top of the file).
+  void HeldOp(std::mt19937_64& rng, std::array<Conn, kInstances>& conns);
+  void PostHeld(std::mt19937_64& rng, std::array<Conn, kInstances>& conns);
+  void ModerateHeld(std::mt19937_64& rng, std::array<Conn, kInstances>& conns);
+  void ReadHeld(std::mt19937_64& rng, std::array<Conn, kInstances>& conns);
+  void SignOutHeld(std::mt19937_64& rng, std::array<Conn, kInstances>& conns);
+  void RecycleHeld(std::mt19937_64& rng, std::array<Conn, kInstances>& conns);
+  // A read of a page's list, as an anonymous reader: no comment known to be held in it.
+  void CheckNothingHeldListed(const HeldPage& page, const Reply& r, const std::string& where);
+  void ReconcileHeld(const std::string& label);
+  void CheckHeld(int instance, const std::string& label);
   // Applies an acknowledged PATCH body's fields to the model.
   static void ApplyPatch(Art& a, const json::object& patch);
   static void NoteUncertainPatch(Art& a, const json::object& patch);
@@ -418,7 +448,10 @@ class ContentFaultTest : public FaultFixture {
   int serve_runs_ = 0;
   int checkpoints_ = 0;
   std::array<int64_t, kUserCount> user_ids_{};
-  std::vector<ThreadModel> model_ = std::vector<ThreadModel>(kThreads);
+  std::vector<ThreadModel> model_ = std::vector<ThreadModel>(kThreads + 1);  // + the held client
+  std::vector<HeldPage> held_pages_;  // written by the held client, read by checkpoints
+  uint64_t held_sign_outs_ = 0;       // answered 204, then tried on both instances
+  size_t held_recycled_ = 0;          // the next page RecycleHeld empties (after a rotate: 0)
   std::map<std::string, int> fault_counts_;
   Gate gate_;
   std::vector<std::thread> clients_;
@@ -665,7 +698,11 @@ void ContentFaultTest::ClientThread(int t) {
       if (stop_clients_.load()) {
         break;
       }
-      OneOp(t, rng, conns);
+      if (t == kHeldThread) {
+        HeldOp(rng, conns);
+      } else {
+        OneOp(t, rng, conns);
+      }
     }
   } catch (const std::exception& e) {
     findings_.Add("harness", "client thread " + std::to_string(t) + " threw: " + e.what());
@@ -1340,6 +1377,342 @@ void ContentFaultTest::ReadNoise(int t, std::mt19937_64& rng, std::array<Conn, k
 // ---------------------------------------------------------------------------------------
 // Checks
 
+// ---------------------------------------------------------------------------------------
+// The held client: comments the honeypot holds, on page threads, approved or marked spam by
+// the admin. Its poster is cuser3; every read it checks is anonymous.
+
+constexpr int kHeldPoster = 5;  // cuser3
+
+std::string HeldName(Held h) {
+  switch (h) {
+    case Held::kPending:
+      return "pending";
+    case Held::kApproved:
+      return "approved";
+    case Held::kSpam:
+      return "spam";
+    case Held::kUnsure:
+      break;
+  }
+  return "unsure";
+}
+
+// At most this many pages; when all are full, the client deletes one page's comments (as the
+// admin, by moderation) and writes on it again, so a soak of hours keeps a bounded dataset in
+// the caches, as the four threads do.
+constexpr size_t kHeldPages = 6;
+
+void ContentFaultTest::HeldOp(std::mt19937_64& rng, std::array<Conn, kInstances>& conns) {
+  const int op = static_cast<int>(rng() % 100);
+  if (held_pages_.empty() ||
+      (op < 30 && held_pages_.back().Full() && held_pages_.size() < kHeldPages)) {
+    held_pages_.push_back(
+        HeldPage{"https://blog.example/held/" + std::to_string(held_pages_.size() + 1)});
+  }
+  if (op < 30 && held_pages_.back().Full()) {
+    RecycleHeld(rng, conns);
+  } else if (op < 30) {
+    PostHeld(rng, conns);
+  } else if (op < 50) {
+    ModerateHeld(rng, conns);
+  } else if (op < 95) {
+    ReadHeld(rng, conns);
+  } else {
+    SignOutHeld(rng, conns);
+  }
+}
+
+// The poster signs out (its next write signs in again). A sign-out answered 204 ends the
+// session on every instance at once: the other's session cache heard it before the answer.
+void ContentFaultTest::SignOutHeld(std::mt19937_64& rng, std::array<Conn, kInstances>& conns) {
+  User& u = model_[kHeldThread].users[kHeldPoster];
+  if (u.token.empty()) {
+    return;
+  }
+  const std::string token = u.token;
+  u.token.clear();
+  const int i = static_cast<int>(rng() % kInstances);
+  const Reply out =
+      conns[i].Send(beast::http::verb::delete_, "/api/v1/sessions/current", token, "");
+  if (out.kind != Reply::kAnswered || out.status == 401 || out.status >= 500) {
+    return;  // unanswered, or the session was already gone (a FLUSHALL)
+  }
+  if (out.status != 204) {
+    Add("signed out", "DELETE /api/v1/sessions/current answered HTTP " +
+                          std::to_string(out.status) + " " + out.body);
+    return;
+  }
+  ++held_sign_outs_;
+  for (int j = 0; j < kInstances; ++j) {
+    const Reply me = conns[j].Send(beast::http::verb::get, "/api/v1/users/me", token, "");
+    if (me.kind == Reply::kAnswered && me.status == 200) {
+      Add("signed out", "a session signed out on instance " + std::to_string(i) +
+                            " (204) still answered 200 on instance " + std::to_string(j));
+    }
+  }
+}
+
+// Deletes every comment of the next page in turn, and makes it the page written on.
+void ContentFaultTest::RecycleHeld(std::mt19937_64& rng, std::array<Conn, kInstances>& conns) {
+  HeldPage& page = held_pages_[held_recycled_++ % held_pages_.size()];
+  json::array ids;
+  for (const auto& [id, h] : page.comments) {
+    ids.push_back(id);
+  }
+  if (!ids.empty()) {
+    const json::object body{{"ids", ids}, {"action", "delete"}};
+    Sent s = SendWrite(kHeldThread, rng, conns, kAdmin, beast::http::verb::post,
+                       "/api/v1/moderation/comments", json::serialize(body), true);
+    const auto v = s.reply.ok() ? ParseJson(s.reply.body) : std::nullopt;
+    for (const auto& id : ids) {
+      const std::string result =
+          v && v->is_object() && v->as_object().contains("results")
+              ? Field(v->at("results"), std::to_string(id.as_int64()).c_str())
+              : "<no answer>";
+      if (result == "ok") {
+        page.comments.erase(id.as_int64());
+      } else {
+        page.comments[id.as_int64()] = Held::kUnsure;  // SQL says (a deleted one is dropped)
+      }
+    }
+    if (!page.comments.empty()) {
+      return;  // still full: tried again on its next turn
+    }
+  }
+  page.posts = 0;
+  std::rotate(held_pages_.begin(),
+              held_pages_.begin() + static_cast<long>(&page - &held_pages_[0]) + 1,
+              held_pages_.end());  // the emptied page is now the last, the one written on
+  held_recycled_ = 0;
+}
+
+void ContentFaultTest::PostHeld(std::mt19937_64& rng, std::array<Conn, kInstances>& conns) {
+  HeldPage& page = held_pages_.back();
+  ++page.posts;
+  const json::object body{
+      {"body", "held " + std::to_string(page.posts) + " on " + page.url},
+      {"title", "Held " + page.url},
+      {"website", "https://spam.example"}};  // the honeypot: held whatever else is true
+  Sent s = SendWrite(kHeldThread, rng, conns, kHeldPoster, beast::http::verb::post,
+                     "/api/v1/pages/comments?url=" + page.url, json::serialize(body), false);
+  if (!s.reply.ok()) {
+    if (s.reply.kind == Reply::kAnswered && s.reply.status < 500 && !s.unanswered) {
+      Add("held client", "POST of a held comment on " + page.url + " refused: HTTP " +
+                             std::to_string(s.reply.status) + " " + s.reply.body);
+    }
+    return;  // unanswered: if it committed, the next checkpoint finds it in SQL
+  }
+  const auto v = ParseJson(s.reply.body);
+  if (!v || !v->is_object() || !v->as_object().contains("id")) {
+    Add("held client", "a held comment's 201 without an id: " + s.reply.body);
+    return;
+  }
+  const int64_t id = v->at("id").as_int64();
+  page.article = v->at("articleId").as_int64();
+  const std::string status = Field(*v, "status");
+  if (status != "pending") {
+    Add("held client", "comment " + std::to_string(id) +
+                           " with the honeypot filled answered "
+                           "status " +
+                           status + ", not pending");
+  }
+  page.comments[id] = status == "approved" ? Held::kApproved : Held::kPending;
+}
+
+void ContentFaultTest::ModerateHeld(std::mt19937_64& rng, std::array<Conn, kInstances>& conns) {
+  std::vector<std::pair<HeldPage*, int64_t>> pending;
+  for (auto& page : held_pages_) {
+    for (const auto& [id, h] : page.comments) {
+      if (h == Held::kPending) {
+        pending.emplace_back(&page, id);
+      }
+    }
+  }
+  if (pending.empty()) {
+    ReadHeld(rng, conns);
+    return;
+  }
+  auto [page, id] = pending[rng() % pending.size()];
+  const bool approve = rng() % 5 < 3;
+  const json::object body{{"ids", json::array{id}}, {"action", approve ? "approve" : "spam"}};
+  Sent s = SendWrite(kHeldThread, rng, conns, kAdmin, beast::http::verb::post,
+                     "/api/v1/moderation/comments", json::serialize(body), true);
+  Held& h = page->comments[id];
+  if (!s.reply.ok()) {
+    h = Held::kUnsure;  // SQL says at the next checkpoint
+    return;
+  }
+  const auto v = ParseJson(s.reply.body);
+  const std::string result = v && v->is_object() && v->as_object().contains("results")
+                                 ? Field(v->at("results"), std::to_string(id).c_str())
+                                 : "<no results>";
+  if (result == "ok") {
+    h = approve ? Held::kApproved : Held::kSpam;
+  } else {
+    h = Held::kUnsure;
+    if (!s.unanswered) {
+      Add("held client", std::string(approve ? "approving" : "marking spam") + " comment " +
+                             std::to_string(id) + " answered " + result);
+    }
+  }
+}
+
+void ContentFaultTest::CheckNothingHeldListed(const HeldPage& page, const Reply& r,
+                                              const std::string& where) {
+  const auto v = ParseJson(r.body);
+  const json::array* items = v ? Items(*v) : nullptr;
+  if (items == nullptr) {
+    Add("nothing held is served", where + ": the list of " + page.url + " is no list: " + r.body);
+    return;
+  }
+  for (const auto& item : *items) {
+    const std::string id_text = Field(item, "id");
+    const auto it = page.comments.find(std::atoll(id_text.c_str()));
+    if (it != page.comments.end() && (it->second == Held::kPending || it->second == Held::kSpam)) {
+      Add("nothing held is served", where + ": comment " + id_text + " (" + HeldName(it->second) +
+                                        ") is in the list of " + page.url +
+                                        " as an anonymous reader reads it");
+    }
+  }
+}
+
+void ContentFaultTest::ReadHeld(std::mt19937_64& rng, std::array<Conn, kInstances>& conns) {
+  const HeldPage& page = held_pages_[rng() % held_pages_.size()];
+  int i = 0;
+  const Reply list =
+      SendRead(kHeldThread, rng, conns, -1, "/api/v1/pages/comments?size=50&url=" + page.url, &i);
+  if (list.kind == Reply::kAnswered && list.status == 200) {
+    CheckNothingHeldListed(page, list, "run, instance " + std::to_string(i));
+  }
+  std::vector<int64_t> held;
+  for (const auto& [id, h] : page.comments) {
+    if (h == Held::kPending || h == Held::kSpam) {
+      held.push_back(id);
+    }
+  }
+  if (held.empty()) {
+    return;
+  }
+  const int64_t id = held[rng() % held.size()];
+  const Reply one =
+      SendRead(kHeldThread, rng, conns, -1, "/api/v1/comments/" + std::to_string(id), &i);
+  if (one.kind == Reply::kAnswered && one.status == 200) {
+    Add("nothing held is served", "run, instance " + std::to_string(i) + ": GET comment " +
+                                      std::to_string(id) + " (" + HeldName(page.comments.at(id)) +
+                                      ") answered 200 to an anonymous reader: " + one.body);
+  }
+}
+
+// SQL decides what the held client could not: a moderation without an answer, and a post
+// that was never answered (any comment on its pages is its own).
+void ContentFaultTest::ReconcileHeld(const std::string& label) {
+  for (auto& page : held_pages_) {
+    try {
+      std::set<int64_t> live;
+      for (const auto& row :
+           Sql("SELECT c.id, c.status, a.id FROM comments c JOIN articles a ON a.id = "
+               "c.article_id WHERE a.kind = 'page' AND c.deleted = 0 AND a.title = 'Held " +
+               page.url + "'")) {
+        const int64_t id = std::stoll(row.at(0));
+        live.insert(id);
+        page.article = std::stoll(row.at(2));
+        const Held in_sql = row.at(1) == "approved" ? Held::kApproved
+                            : row.at(1) == "spam"   ? Held::kSpam
+                                                    : Held::kPending;
+        auto [it, added] = page.comments.emplace(id, in_sql);
+        if (!added && it->second != in_sql) {
+          if (it->second != Held::kUnsure) {
+            Add("held client", label + ": comment " + std::to_string(id) + " is " + row.at(1) +
+                                   " in SQL, " + HeldName(it->second) +
+                                   " by its acknowledged moderation");
+          }
+          it->second = in_sql;
+        }
+      }
+      for (auto it = page.comments.begin(); it != page.comments.end();) {
+        if (live.count(it->first)) {
+          ++it;
+          continue;
+        }
+        if (it->second != Held::kUnsure) {  // only an unanswered delete may have taken it
+          Add("held client", label + ": comment " + std::to_string(it->first) + " (" +
+                                 HeldName(it->second) + ", acknowledged) is not in SQL");
+        }
+        it = page.comments.erase(it);
+      }
+    } catch (const std::exception& e) {
+      findings_.Add("harness", std::string("reading the held pages from SQL failed: ") + e.what());
+      return;
+    }
+  }
+}
+
+// With the clients paused and the caches settled: each page lists exactly its approved
+// comments and counts them; each held one is 404 by its id.
+void ContentFaultTest::CheckHeld(int instance, const std::string& label) {
+  Conn c(ports_[instance]);
+  const std::string where = "checkpoint " + label + ", instance " + std::to_string(instance);
+  // The newest pages, and one older one: the check stays short however long the soak.
+  std::vector<const HeldPage*> pages;
+  for (size_t p = held_pages_.size() > 3 ? held_pages_.size() - 3 : 0; p < held_pages_.size();
+       ++p) {
+    pages.push_back(&held_pages_[p]);
+  }
+  if (held_pages_.size() > 3) {
+    pages.push_back(&held_pages_[static_cast<size_t>(checkpoints_) % (held_pages_.size() - 3)]);
+  }
+  for (const HeldPage* page : pages) {
+    if (page->article == 0) {
+      continue;
+    }
+    std::vector<int64_t> approved;
+    for (const auto& [id, h] : page->comments) {
+      if (h == Held::kApproved) {
+        approved.push_back(id);
+      }
+    }
+    const Reply list =
+        Reliable(c, beast::http::verb::get,
+                 "/api/v1/pages/comments?size=50&sort=old&url=" + page->url, nullptr);
+    if (list.status != 200) {
+      Add("held client",
+          where + ": the list of " + page->url + " answered HTTP " + std::to_string(list.status));
+      continue;
+    }
+    CheckNothingHeldListed(*page, list, where);
+    std::vector<int64_t> listed;
+    if (const auto v = ParseJson(list.body); v && Items(*v)) {
+      for (const auto& item : *Items(*v)) {
+        listed.push_back(std::atoll(Field(item, "id").c_str()));
+      }
+    }
+    if (listed != approved) {
+      Add("held client", where + ": " + page->url + " lists " + IdsText(listed) +
+                             ", its approved comments are " + IdsText(approved));
+    }
+    const Reply counts =
+        Reliable(c, beast::http::verb::get, "/api/v1/pages?url=" + page->url, nullptr);
+    const auto cv = ParseJson(counts.body);
+    if (counts.status != 200 || !cv ||
+        Field(*cv, "commentCount") != std::to_string(approved.size())) {
+      Add("held client", where + ": " + page->url + " counts " + counts.body + ", " +
+                             std::to_string(approved.size()) + " approved");
+    }
+    for (const auto& [id, h] : page->comments) {
+      if (h != Held::kPending && h != Held::kSpam) {
+        continue;
+      }
+      const Reply one =
+          Reliable(c, beast::http::verb::get, "/api/v1/comments/" + std::to_string(id), nullptr);
+      if (one.status != 404) {
+        Add("nothing held is served", where + ": GET comment " + std::to_string(id) + " (" +
+                                          HeldName(h) + ") answered HTTP " +
+                                          std::to_string(one.status) + " to an anonymous reader");
+      }
+    }
+  }
+}
+
 std::string ContentFaultTest::DiffComment(const Art& a, const Cm& c, const json::value& v) const {
   std::string d;
   auto expect = [&](const char* what, const std::string& got, const std::string& want) {
@@ -1551,9 +1924,10 @@ void ContentFaultTest::Reconcile(const std::string& label) {
   std::map<int64_t, SqlArt> arts;
   std::map<int64_t, std::vector<SqlCm>> comments;
   try {
+    // Page threads are the held client's (ReconcileHeld).
     for (const auto& row : Sql("SELECT id, kind, author_id, title, content, status, pinned, "
                                "allow_comments, COALESCE(published_at, 0), comment_count "
-                               "FROM articles ORDER BY id")) {
+                               "FROM articles WHERE kind <> 'page' ORDER BY id")) {
       SqlArt s;
       s.kind = row.at(1);
       s.author = std::stoll(row.at(2));
@@ -1568,7 +1942,8 @@ void ContentFaultTest::Reconcile(const std::string& label) {
     }
     for (const auto& row : Sql("SELECT id, article_id, COALESCE(parent_id, 0), author_id, "
                                "COALESCE(reply_to_user_id, 0), body, deleted, reply_count "
-                               "FROM comments ORDER BY id")) {
+                               "FROM comments WHERE article_id IN (SELECT id FROM articles "
+                               "WHERE kind <> 'page') ORDER BY id")) {
       SqlCm c;
       c.id = std::stoll(row.at(0));
       c.article = std::stoll(row.at(1));
@@ -2035,12 +2410,14 @@ void ContentFaultTest::Checkpoint(const std::string& why) {
   const auto started = Clock::now();
   WaitFor([&] { return CachesSettled() && log_->Now() >= repairs_settle_ms_.load(); }, 10s);
   Reconcile(label);
+  ReconcileHeld(label);
   for (int i = 0; i < kInstances; ++i) {
     if (!servers_[i] || !servers_[i]->Running() || !Ready(ports_[i], 30s)) {
       findings_.Add("fault step", "instance " + std::to_string(i) + " not ready at " + label);
       continue;
     }
     CheckApi(i, why);
+    CheckHeld(i, why);
   }
   const size_t n = findings_.Count() - before;
   log_->Add(
@@ -2230,10 +2607,10 @@ TEST_P(ContentFaultTest, AcknowledgedArticlesAndCommentsReadBackUnderFaults) {
   }
   log_->Add("setup done: 2 instances, " + std::to_string(kUserCount) + " users");
 
-  for (int t = 0; t < kThreads; ++t) {
+  for (int t = 0; t <= kHeldThread; ++t) {
     gate_.Join();
   }
-  for (int t = 0; t < kThreads; ++t) {
+  for (int t = 0; t <= kHeldThread; ++t) {
     clients_.emplace_back([this, t] { ClientThread(t); });
   }
   FaultPhase();
@@ -2285,6 +2662,23 @@ TEST_P(ContentFaultTest, AcknowledgedArticlesAndCommentsReadBackUnderFaults) {
     kinds += k + "=" + std::to_string(n) + " ";
   }
   const auto secs = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
+  // The held client's part, so a run shows it was there (and fails when it did nothing).
+  size_t held_counts[4] = {0, 0, 0, 0};
+  for (const auto& page : held_pages_) {
+    for (const auto& [id, h] : page.comments) {
+      ++held_counts[static_cast<int>(h)];
+    }
+  }
+  if (held_counts[static_cast<int>(Held::kApproved)] == 0 ||
+      held_counts[static_cast<int>(Held::kSpam)] == 0) {
+    findings_.Add("harness", "the held client approved or marked spam no comment");
+  }
+  std::printf(
+      "[content] held client: %zu pages, %zu comments (%zu pending, %zu approved, %zu spam, "
+      "%zu unsure), %llu reads, %llu sign-outs tried on both instances\n",
+      held_pages_.size(), held_counts[0] + held_counts[1] + held_counts[2] + held_counts[3],
+      held_counts[0], held_counts[1], held_counts[2], held_counts[3],
+      (unsigned long long)model_[kHeldThread].stats.reads, (unsigned long long)held_sign_outs_);
   std::printf(
       "[content] %s: seed %llu, %.1f s; faults: %s(%d checkpoints)\n"
       "[content]   %zu articles, %zu comments; acked writes %llu (%llu concurrent pairs), "

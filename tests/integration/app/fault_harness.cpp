@@ -371,7 +371,9 @@ std::unique_ptr<Process> FaultFixture::StartServe(int port, const std::string& l
       "--log-level", "info",
       // The checks read view counts from the article list and compare them exactly: kept
       // list pages must then be current in views too (still kept, under their versions).
-      "--list-views-max-age-ms", "0"};
+      "--list-views-max-age-ms", "0",
+      // The content test's held client writes on page threads of this site.
+      "--sites", "https://blog.example"};
   argv.insert(argv.end(), flags.begin(), flags.end());
   return std::make_unique<Process>(argv, (dir_.path() / log_name).string());
 }
