@@ -19,6 +19,7 @@
 
 #include "domain/id_token.hpp"
 #include "domain/sso_token.hpp"
+#include "support/jwt.hpp"
 
 namespace plaudit::fuzz {
 namespace {
@@ -34,27 +35,6 @@ void Require(bool ok, const char* what) {
   }
 }
 
-std::string Base64Url(std::string_view bytes) {
-  std::string out(sodium_base64_ENCODED_LEN(bytes.size(), sodium_base64_VARIANT_URLSAFE_NO_PADDING),
-                  '\0');
-  sodium_bin2base64(out.data(), out.size(), reinterpret_cast<const unsigned char*>(bytes.data()),
-                    bytes.size(), sodium_base64_VARIANT_URLSAFE_NO_PADDING);
-  out.resize(out.find('\0'));
-  return out;
-}
-
-std::string Signed(std::string_view claims) {
-  std::string text = Base64Url(R"({"alg":"HS256","typ":"JWT"})") + "." + Base64Url(claims);
-  unsigned char mac[crypto_auth_hmacsha256_BYTES];
-  crypto_auth_hmacsha256_state st;
-  crypto_auth_hmacsha256_init(&st, reinterpret_cast<const unsigned char*>(kSecret.data()),
-                              kSecret.size());
-  crypto_auth_hmacsha256_update(&st, reinterpret_cast<const unsigned char*>(text.data()),
-                                text.size());
-  crypto_auth_hmacsha256_final(&st, mac);
-  return text + "." + Base64Url(std::string_view(reinterpret_cast<const char*>(mac), sizeof mac));
-}
-
 std::optional<std::string> SecretOf(std::string_view iss) {
   if (iss == kSite) {
     return std::string(kSecret);
@@ -63,7 +43,7 @@ std::optional<std::string> SecretOf(std::string_view iss) {
 }
 
 void SignedClaims(std::string_view claims) {
-  const std::string token = Signed(claims);
+  const std::string token = test::SignHs256(claims, kSecret);
   const auto got = domain::VerifySsoToken(token, SecretOf, kNowS);
   if (!got) {
     return;

@@ -7,7 +7,9 @@
 # The likes test (fault_test.cpp: likes, views, logins on one primary) runs every fault but
 # server-kill by default, so its primary lives the whole run and its RSS line shows growth
 # over the full length; the content test (content_fault_test.cpp: articles, comments on two
-# instances) runs every fault, SIGKILLs and restarts of its instances included. LIKE_FAULTS
+# instances, and its held client: page threads, held comments approved, marked spam and
+# deleted by moderation, sign-outs) runs every fault, SIGKILLs and restarts of its instances
+# included. LIKE_FAULTS
 # and CONTENT_FAULTS override the kinds (the tests' own names, comma-separated, or all).
 set -euo pipefail
 cd "$(dirname "$0")/.."

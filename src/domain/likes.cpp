@@ -23,13 +23,24 @@ Awaitable<Result<std::optional<LikeState>>> LikeService::SetIfPublished(
   return SetImpl(who, target, like, hot, true);
 }
 
+Awaitable<Status> LikeService::EnsureChecked() {
+  if (freshness_ == nullptr || freshness_->LikesChecked()) {
+    co_return Status{};
+  }
+  PL_CO_TRY(const bool checked, co_await freshness_->Check());
+  if (!checked) {
+    co_return Fail(ErrorCode::kUnavailable,
+                   "likes wait until Redis is checked against the database, which cannot be "
+                   "read now; retry");
+  }
+  co_return Status{};
+}
+
 Awaitable<Result<std::optional<LikeState>>> LikeService::SetImpl(const Principal& who,
                                                                  const model::Target& t, bool like,
                                                                  const redis::HotOrder* hot,
                                                                  bool require_published) {
-  if (freshness_ != nullptr && !freshness_->LikesChecked()) {
-    PL_CO_CHECK(co_await freshness_->Check());
-  }
+  PL_CO_CHECK(co_await EnsureChecked());
   for (int attempt = 0; attempt < 4; ++attempt) {
     PL_CO_TRY(auto r, co_await store_.Set(t, who.id, like, hot, require_published));
     if (r.user == redis::LikeOf::kNotPublished) {
@@ -49,9 +60,7 @@ Awaitable<Result<std::optional<LikeState>>> LikeService::SetImpl(const Principal
 }
 
 Awaitable<Result<LikeState>> LikeService::Get(int64_t user_id, const model::Target& t) {
-  if (freshness_ != nullptr && !freshness_->LikesChecked()) {
-    PL_CO_CHECK(co_await freshness_->Check());
-  }
+  PL_CO_CHECK(co_await EnsureChecked());
   for (int attempt = 0; attempt < 3; ++attempt) {
     PL_CO_TRY(auto r, co_await store_.Get(t, user_id));
     if (r.Complete()) {
@@ -72,9 +81,7 @@ Awaitable<Result<std::vector<LikeState>>> LikeService::GetMany(int64_t user_id,
 
 Awaitable<Result<std::vector<std::optional<LikeState>>>> LikeService::ReadCached(
     int64_t user_id, std::vector<model::Target> targets) {
-  if (freshness_ != nullptr && !freshness_->LikesChecked()) {
-    PL_CO_CHECK(co_await freshness_->Check());
-  }
+  PL_CO_CHECK(co_await EnsureChecked());
   PL_CO_TRY(const auto readings, co_await store_.GetMany(targets, user_id, /*counts=*/true));
   std::vector<std::optional<LikeState>> out(targets.size());
   for (size_t i = 0; i < targets.size(); ++i) {
@@ -99,9 +106,7 @@ Awaitable<Result<std::vector<bool>>> LikeService::Liked(int64_t user_id,
 Awaitable<Result<std::vector<LikeState>>> LikeService::Read(int64_t user_id,
                                                             std::vector<model::Target> targets,
                                                             bool counts) {
-  if (freshness_ != nullptr && !freshness_->LikesChecked()) {
-    PL_CO_CHECK(co_await freshness_->Check());
-  }
+  PL_CO_CHECK(co_await EnsureChecked());
   PL_CO_TRY(auto readings, co_await store_.GetMany(targets, user_id, counts));
   std::vector<LikeState> out(targets.size());
   // Whatever is not loaded goes through Get (which loads it from SQL), all at once.

@@ -64,14 +64,20 @@ class LikeService {
 
  public:
   // Before the first like on each connection to Redis, the check that recovers a Redis that
-  // came back older than SQL (flush::RedisCheck), set once by the wiring; none: no check. A
-  // failed check (SQL unreadable) lets likes go on, as the write-behind does while SQL is away.
+  // came back older than SQL (flush::RedisCheck), set once by the wiring; none: no check.
+  // Likes go on while SQL is away on a connection checked before; on one not yet checked
+  // (a reconnect, a start, a dataset that went back) they answer 503 until SQL can be read:
+  // a Redis restored from an older snapshot during a database outage would otherwise take
+  // likes that lose to SQL's newer rows when the check at last runs (the soak's double
+  // fault, issue 50).
   void SetRedisFreshness(store::RedisFreshness* freshness) {
     freshness_ = freshness;
     fill_.SetRedisFreshness(freshness);
   }
 
  private:
+  // kUnavailable unless the connection is checked, or a check runs now and reads SQL.
+  Awaitable<Status> EnsureChecked();
   Awaitable<Result<std::optional<LikeState>>> SetImpl(const Principal& who,
                                                       const model::Target& target, bool like,
                                                       const redis::HotOrder* hot,

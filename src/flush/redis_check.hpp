@@ -46,8 +46,8 @@ class RedisCheck final : public store::RedisFreshness {
   bool ViewsChecked() const override { return views_checked_ == Generation(); }
 
   // One check (concurrent calls share it). False: SQL could not be read, so nothing was
-  // checked (likes and views go on, as the write-behind does while SQL is away; flushes
-  // wait); tried again at most once a second.
+  // checked (likes answer 503 until a check passes; reads and views go on; flushes wait);
+  // tried again at most once a second.
   Awaitable<Result<bool>> Check() override;
   // Check() on a connection already checked: a script found the dataset emptied since
   // (no birth mark).

@@ -16,7 +16,7 @@ class RedisFreshness {
   virtual bool LikesChecked() const = 0;
   virtual bool ViewsChecked() const = 0;
   // One check (concurrent calls share it). False: SQL could not be read, so nothing was
-  // checked (likes and views go on, as the write-behind does while SQL is away).
+  // checked (likes answer 503 until a check passes; reads and views go on).
   virtual Awaitable<Result<bool>> Check() = 0;
   // Check() on a connection already checked: a script found the dataset emptied since.
   virtual Awaitable<Result<bool>> Recheck() = 0;

@@ -155,6 +155,53 @@ TEST_P(DatabaseDownTest, CommentWritesAre503AtOnceWhileLikesGoOnAndReachSqlWhenI
   EXPECT_EQ(c.Get(CommentsPath(article)).Json().at("items").as_array().size(), 2U);
 }
 
+// A Redis restored from an older snapshot while the database is away: a signed-in request
+// waits for SQL after the reconnect (the session check), likes too; once SQL is back, the
+// check recovers the shard from SQL and the like made after the snapshot is there. (Likes
+// also wait for a check that could not read SQL when the sessions can be read: the test
+// LikesNoTimerTest.ALikeOnAConnectionWhoseCheckCouldNotReadSql….)
+TEST_P(DatabaseDownTest, ARedisBackOlderWhileTheDatabaseIsAwayTakesNoLikesUntilChecked) {
+  PL_NEEDS_ONE_REDIS();
+  const int64_t article = NewArticle();
+  const std::vector<std::string> fans = NewUsers("fan", 2);
+  auto c = Client();
+  for (const std::string& fan : fans) {
+    ASSERT_EQ(c.Get(LikePath(article), Bearer(fan)).status, 200);  // accounts known here
+  }
+  const std::string snapshot = redis_.SaveSnapshot();
+  ASSERT_EQ(c.Put(LikePath(article), "", Bearer(fans[0])).status, 200);
+  ASSERT_TRUE(Flush());  // in SQL, stamped above everything the snapshot holds
+
+  StopDatabase();
+  redis_.RestartFrom(snapshot);
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto ready = c.Get("/readyz");
+        return ready.body.find(R"("redis":"ok")") != std::string::npos;
+      },
+      10s));
+  auto unlike = c.Delete(LikePath(article), Bearer(fans[0]));
+  EXPECT_EQ(unlike.status, 503) << unlike.body;
+  EXPECT_EQ(unlike.ErrorCode(), "unavailable") << unlike.body;
+  auto like = c.Put(LikePath(article), "", Bearer(fans[1]));
+  EXPECT_EQ(like.status, 503) << like.body;
+
+  StartDatabase();
+  HttpResponse state;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        state = c.Get(LikePath(article), Bearer(fans[0]));
+        return state.status == 200;
+      },
+      10s))
+      << state.body;
+  EXPECT_EQ(state.body, R"({"liked":true,"likeCount":1})") << "the like made before is back";
+  auto again = c.Delete(LikePath(article), Bearer(fans[0]));
+  ASSERT_EQ(again.status, 200) << again.body;
+  ASSERT_TRUE(WaitFor([&] { return Flush().has_value(); }, 10s));
+  EXPECT_EQ(SqlLikes(article), (std::pair<int64_t, int64_t>{0, 0}));
+}
+
 // The published lists' index, lost from Redis during the outage, is rebuilt from SQL by the
 // first read after the database is back: a rebuild that failed halfway (SQL away after it took
 // the rebuild lock) gives the lock back, not answering 503 to every list read until its 30 s
