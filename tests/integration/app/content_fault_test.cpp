@@ -1406,8 +1406,9 @@ void ContentFaultTest::HeldOp(std::mt19937_64& rng, std::array<Conn, kInstances>
   const int op = static_cast<int>(rng() % 100);
   if (held_pages_.empty() ||
       (op < 30 && held_pages_.back().Full() && held_pages_.size() < kHeldPages)) {
-    held_pages_.push_back(
-        HeldPage{"https://blog.example/held/" + std::to_string(held_pages_.size() + 1)});
+    HeldPage page;
+    page.url = "https://blog.example/held/" + std::to_string(held_pages_.size() + 1);
+    held_pages_.push_back(std::move(page));
   }
   if (op < 30 && held_pages_.back().Full()) {
     RecycleHeld(rng, conns);
