@@ -3,6 +3,7 @@
 #include <string>
 
 #include "transfer/dump.hpp"
+#include "transfer/record_lines.hpp"
 #include "transfer/records.hpp"
 
 namespace plaudit::transfer {
@@ -82,28 +83,6 @@ size_t ColumnIndex(const RecordType& t, std::string_view name) {
   return t.columns.size();  // records.cpp names only its own columns as keys
 }
 
-// One row as its record. PostgreSQL answers every value as text: the column's kind, not the
-// value's, says what it is.
-json::object Record(const RecordType& t, const sql::Row& row, bool with_secrets) {
-  json::object o;
-  o["type"] = t.type;
-  for (size_t i = 0; i < t.columns.size(); ++i) {
-    const Column& col = t.columns[i];
-    if (col.secret && !with_secrets) {
-      continue;
-    }
-    json::value& v = o[col.name];
-    if (sql::IsNull(row[i])) {
-      v = nullptr;
-    } else if (col.kind == Kind::kInt) {
-      v = sql::Int(row[i]);
-    } else {
-      v = sql::Text(row[i]);
-    }
-  }
-  return o;
-}
-
 Status WriteLine(std::ostream& out, const json::object& o) {
   out << json::serialize(o) << '\n';
   if (!out) {
@@ -121,7 +100,7 @@ Result<int64_t> WriteTable(sql::Connection& c, const RecordType& t, std::ostream
   for (;;) {
     PL_TRY(auto rows, c.Query(last.empty() ? first : next, last));
     for (const sql::Row& row : rows.rows) {
-      PL_CHECK(WriteLine(out, Record(t, row, with_secrets)));
+      PL_CHECK(WriteLine(out, EncodeRecord(t, row, with_secrets)));
     }
     written += static_cast<int64_t>(rows.rows.size());
     if (static_cast<int64_t>(rows.rows.size()) < kPage) {
@@ -158,10 +137,7 @@ std::string_view BeginSnapshot(Dialect d) {
 
 Result<Counts> WriteExport(sql::Connection& c, std::ostream& out, bool with_secrets) {
   PL_CHECK(c.ExecScript(BeginSnapshot(c.dialect())));
-  json::object header;
-  header["type"] = kHeaderType;
-  header["version"] = kFormatVersion;
-  PL_CHECK(WriteLine(out, header));
+  PL_CHECK(WriteLine(out, HeaderRecord()));
   Counts counts;
   int64_t records = 0;
   for (const RecordType& t : RecordTypes()) {
@@ -169,10 +145,7 @@ Result<Counts> WriteExport(sql::Connection& c, std::ostream& out, bool with_secr
     counts.push_back({std::string(t.type), n});
     records += n;
   }
-  json::object end;
-  end["type"] = "end";
-  end["records"] = records;
-  PL_CHECK(WriteLine(out, end));
+  PL_CHECK(WriteLine(out, EndRecord(records)));
   out.flush();
   if (!out) {
     return Fail(ErrorCode::kUnavailable, "export: cannot write the file");

@@ -3,22 +3,17 @@
 #include <sodium.h>
 
 #include <array>
-#include <boost/json.hpp>
+#include <iterator>
 #include <string>
 
-#include "domain/guest_token.hpp"
 #include "sql/dialect.hpp"
 #include "transfer/dump.hpp"
+#include "transfer/record_lines.hpp"
 #include "transfer/records.hpp"
 
 namespace plaudit::transfer {
 namespace {
 
-namespace json = boost::json;
-
-// A line longer than this is refused (an article's text is at most --max-body, 1 MiB by
-// default; a record is that, escaped, and its other fields).
-constexpr size_t kMaxLine = size_t{64} << 20;
 // A batch's rows go in one INSERT: at most this many rows, and parameters (SQLite allows
 // 32,766, PostgreSQL and MariaDB 65,535).
 constexpr size_t kBatchRows = 256;
@@ -26,122 +21,21 @@ constexpr size_t kBatchParams = 16'000;
 // Where an import leaves the SHA-256 of its file.
 constexpr std::string_view kImportedKey = "imported";
 
-// "a comment", "an article".
-std::string Article(std::string_view noun) {
-  const bool vowel =
-      !noun.empty() && std::string_view("aeiou").find(noun[0]) != std::string_view::npos;
-  return (vowel ? "an " : "a ") + std::string(noun);
-}
-
-Error AtLine(int64_t line, const std::string& message) {
-  return Error{ErrorCode::kInvalidArgument, "line " + std::to_string(line) + ": " + message};
-}
-
-// The columns an import writes besides the record's own, from them.
-std::vector<std::string_view> DerivedColumns(const RecordType& t) {
-  if (t.type == "user") {
-    return {"username_key"};
-  }
-  if (t.type == "like") {
-    return {"valid", "seq"};
-  }
-  return {};
-}
-
-std::string AsciiLower(std::string s) {
-  for (char& ch : s) {
-    if (ch >= 'A' && ch <= 'Z') {
-      ch = static_cast<char>(ch - 'A' + 'a');
-    }
-  }
-  return s;
-}
-
-const Column* FindColumn(const RecordType& t, std::string_view name) {
-  for (const Column& c : t.columns) {
-    if (c.name == name) {
-      return &c;
-    }
-  }
-  return nullptr;
-}
-
-// A secret the file does not carry: what a new row would have.
-sql::Value SecretDefault(const RecordType& t, const Column& col, const json::object& o) {
-  if (col.name == "unsubscribe_key") {
-    // Every guest address has one; an account one once it has an address.
-    const json::value* email = o.if_contains("email");
-    if (t.type == "guest_address" || (email != nullptr && !email->is_null())) {
-      return domain::NewGuestToken().token;
-    }
-    return nullptr;
-  }
-  if (col.nullable) {
-    return nullptr;
-  }
-  return std::string();  // a password hash: none (the account cannot sign in with one)
-}
-
-Result<sql::Value> FieldValue(const RecordType& t, const Column& col, const json::object& o,
-                              int64_t line) {
-  const json::value* v = o.if_contains(col.name);
-  if (v == nullptr) {
-    if (col.secret) {
-      return SecretDefault(t, col, o);
-    }
-    return tl::unexpected(
-        AtLine(line, Article(t.type) + " record without \"" + std::string(col.name) + "\""));
-  }
-  if (v->is_null()) {
-    if (col.nullable) {
-      return sql::Value{nullptr};
-    }
-  } else if (col.kind == Kind::kInt && v->is_int64()) {
-    return sql::Value{v->get_int64()};
-  } else if (col.kind == Kind::kText && v->is_string()) {
-    const json::string& s = v->get_string();
-    return sql::Value{std::string(s.data(), s.size())};
-  }
-  const char* want = col.kind == Kind::kInt ? "an integer" : "a string";
-  return tl::unexpected(AtLine(line, "\"" + std::string(col.name) + "\" of " + Article(t.type) +
-                                         " record must be " + want +
-                                         (col.nullable ? " or null" : "")));
-}
-
 // Rows of one record type waiting for their INSERT.
 class Batch {
  public:
   explicit Batch(sql::Connection& tx) : tx_(tx) {}
 
-  Status Add(const RecordType& t, const json::object& o, int64_t line) {
+  Status Add(ImportRecord record) {
+    const RecordType& t = *record.type;
     if (type_ != &t) {
       PL_CHECK(Flush());
       type_ = &t;
-      derived_ = DerivedColumns(t);
-    }
-    for (const auto& field : o) {
-      if (field.key() != "type" && FindColumn(t, field.key()) == nullptr) {
-        return tl::unexpected(AtLine(line, "unknown field \"" + std::string(field.key()) +
-                                               "\" in " + Article(t.type) + " record"));
-      }
     }
     const size_t before = params_.size();
-    for (const Column& col : t.columns) {
-      auto v = FieldValue(t, col, o, line);
-      if (!v) {
-        params_.resize(before);
-        return tl::unexpected(v.error());
-      }
-      params_.push_back(std::move(*v));
-    }
-    if (t.type == "user") {
-      params_.push_back(AsciiLower(sql::Text(params_[before + 1])));  // username
-    } else if (t.type == "like") {
-      params_.push_back(int64_t{1});  // valid
-      params_.push_back(int64_t{0});  // seq: the new Redis's like seqs start above it
-    }
+    std::move(record.row.begin(), record.row.end(), std::back_inserter(params_));
     ++rows_;
-    lines_.push_back(line);
+    lines_.push_back(record.line);
     if (t.replaces) {
       // A row a new database may hold already (start-up writes it): the file's wins.
       PL_CHECK(tx_.Query(
@@ -179,7 +73,8 @@ class Batch {
           params.begin() + static_cast<std::ptrdiff_t>((r + 1) * width));
       if (auto single = Insert(one, row); !single) {
         return tl::unexpected(AtLine(
-            lines[r], Article(t.type) + " record the database refused: " + single.error().message));
+            lines[r],
+            WithArticle(t.type) + " record the database refused: " + single.error().message));
       }
     }
     return {};
@@ -192,7 +87,7 @@ class Batch {
     for (const Column& col : t.columns) {
       q += (width++ == 0 ? "" : ", ") + QuotedName(col.name);
     }
-    for (std::string_view name : derived_) {
+    for (std::string_view name : DerivedColumns(t)) {
       q += ", " + QuotedName(name);
       ++width;
     }
@@ -217,31 +112,10 @@ class Batch {
 
   sql::Connection& tx_;
   const RecordType* type_ = nullptr;
-  std::vector<std::string_view> derived_;
   std::vector<sql::Value> params_;
   std::vector<int64_t> lines_;  // each waiting row's line
   size_t rows_ = 0;
 };
-
-Status CheckHeader(const json::object& o) {
-  const json::value* type = o.if_contains("type");
-  const json::value* version = o.if_contains("version");
-  if (type == nullptr || !type->is_string() || type->get_string() != kHeaderType ||
-      version == nullptr || !version->is_int64()) {
-    return tl::unexpected(AtLine(1,
-                                 "not a Plaudit export (it begins with "
-                                 "{\"type\":\"plaudit-export\",\"version\":1})"));
-  }
-  if (version->get_int64() != kFormatVersion) {
-    return tl::unexpected(AtLine(1, "an export of version " + std::to_string(version->get_int64()) +
-                                        "; this plauditd reads version " +
-                                        std::to_string(kFormatVersion)));
-  }
-  if (o.size() != 2) {
-    return tl::unexpected(AtLine(1, "the header has fields other than type and version"));
-  }
-  return {};
-}
 
 // Rows that name a row the file does not have: the first of each kind found, as an error.
 // (The schema holds most references by convention, not by a foreign key.)
@@ -339,30 +213,6 @@ Status Complete(sql::Connection& tx, const std::string& digest) {
   return {};
 }
 
-// The next line of `in` into `text` (without its newline); false at the end. A line is read
-// only up to one byte past kMaxLine (the caller refuses it): a file of one line of gigabytes
-// is not held whole.
-Result<bool> ReadLine(std::istream& in, std::string& text) {
-  text.clear();
-  std::streambuf* buf = in.rdbuf();
-  for (;;) {
-    const int c = buf->sbumpc();
-    if (c == std::char_traits<char>::eof()) {
-      if (in.bad()) {
-        return Fail(ErrorCode::kUnavailable, "the file could not be read");
-      }
-      return !text.empty();
-    }
-    if (c == '\n') {
-      return true;
-    }
-    if (text.size() > kMaxLine) {
-      return true;  // one byte more than allowed: enough to refuse it
-    }
-    text.push_back(static_cast<char>(c));
-  }
-}
-
 Status Load(sql::Connection& tx, std::istream& in, const std::string& digest, Counts& counts) {
   PL_TRY(const auto standing, StandingFor(tx, digest));
   if (standing != Standing::kEmpty) {
@@ -374,80 +224,15 @@ Status Load(sql::Connection& tx, std::istream& in, const std::string& digest, Co
   PL_CHECK(tx.Query("DELETE FROM user_name_keys"));
   PL_CHECK(tx.Query("DELETE FROM users"));
 
-  const auto types = RecordTypes();
   Batch batch(tx);
-  std::string text;
-  int64_t line = 0;
-  size_t at = 0;  // RecordTypes() index of the last record
-  int64_t records = 0;
-  bool ended = false;
+  ExportReader reader(in);
   for (;;) {
-    PL_TRY(const bool more, ReadLine(in, text));
-    if (!more) {
+    PL_TRY(auto record, reader.Next());
+    if (!record) {
       break;
     }
-    ++line;
-    if (text.size() > kMaxLine) {
-      return tl::unexpected(AtLine(line, "longer than 64 MiB"));
-    }
-    if (ended && text.find_first_not_of(" \t\r") == std::string::npos) {
-      continue;  // blank lines after the end (an editor's last newline)
-    }
-    if (ended) {
-      return tl::unexpected(AtLine(line, "after the end record"));
-    }
-    boost::system::error_code ec;
-    json::value v = json::parse(text, ec);
-    if (ec || !v.is_object()) {
-      return tl::unexpected(AtLine(line, "not a JSON object"));
-    }
-    const json::object& o = v.get_object();
-    if (line == 1) {
-      PL_CHECK(CheckHeader(o));
-      continue;
-    }
-    const json::value* type = o.if_contains("type");
-    if (type == nullptr || !type->is_string()) {
-      return tl::unexpected(AtLine(line, "a record without a \"type\""));
-    }
-    const std::string_view name(type->get_string().data(), type->get_string().size());
-    if (name == "end") {
-      const json::value* n = o.if_contains("records");
-      if (o.size() != 2) {
-        return tl::unexpected(AtLine(line,
-                                     "the end record has fields other than type and "
-                                     "records"));
-      }
-      if (n == nullptr || !n->is_int64() || n->get_int64() != records) {
-        return tl::unexpected(AtLine(line, "the end record does not count the " +
-                                               std::to_string(records) + " records before it"));
-      }
-      ended = true;
-      continue;
-    }
-    const RecordType* t = FindRecordType(name);
-    if (t == nullptr) {
-      return tl::unexpected(AtLine(line, "unknown record type \"" + std::string(name) + "\""));
-    }
-    const auto index = static_cast<size_t>(t - types.data());
-    if (index < at) {
-      return tl::unexpected(AtLine(line, Article(name) + " record after the " +
-                                             std::string(types[at].type) +
-                                             " records (records come in the export's order)"));
-    }
-    at = index;
-    PL_CHECK(batch.Add(*t, o, line));
-    ++counts[index].records;
-    ++records;
-  }
-  if (in.bad()) {
-    return Fail(ErrorCode::kUnavailable, "cannot read the file");
-  }
-  if (line == 0) {
-    return tl::unexpected(AtLine(1, "an empty file"));
-  }
-  if (!ended) {
-    return tl::unexpected(AtLine(line, "the file ends without its end record (cut short?)"));
+    ++counts[record->type_index].records;
+    PL_CHECK(batch.Add(std::move(*record)));
   }
   PL_CHECK(batch.Flush());
   return Complete(tx, digest);
