@@ -30,11 +30,13 @@
 //
 // A fifth client, the HELD client, writes on page threads (never listed, so the four threads'
 // lists are untouched) comments that the honeypot holds (`"website"` filled), and as the admin
-// approves some and marks others spam, and its poster signs out now and then: at any time, on
-// either instance, an anonymous reader must never get a comment it knows to be pending or spam,
-// from a page's list or by its id (DESIGN invariant 9, under every fault); at a checkpoint, each
-// page lists exactly its approved comments and counts them, as SQL says; and a session signed out
-// (204) answers 401 on both instances right after.
+// approves some and marks others spam, while four readers report approved ones (the third
+// report since a moderator's last decision holds one again), and its poster signs out now and
+// then: at any time, on either instance, an anonymous reader must never get a comment it knows
+// to be pending or spam, from a page's list or by its id (DESIGN invariant 9, under every
+// fault); at a checkpoint, each page lists exactly its approved comments and counts them, as
+// SQL says, and each comment's report count is what the acknowledged reports made it; and a
+// session signed out (204) answers 401 on both instances right after.
 //
 // Faults (seeded): FLUSHALL, Redis SIGKILL + restart from its AOF, Redis restarted from an
 // OLDER snapshot (taken earlier under traffic), `plauditd rebuild-cache` under traffic, SIGKILL
@@ -240,10 +242,18 @@ struct PendingArt {  // an unanswered create
 
 // A page thread of the held client and what it knows of the comments on it.
 enum class Held { kPending, kApproved, kSpam, kUnsure };  // kUnsure: a moderation unanswered
+// Reports of one comment: who ever reported it (a reader counts once, whatever a moderator
+// decides after), and how many since a moderator's last decision (the server's threshold).
+struct HeldReports {
+  std::set<int> by;
+  int64_t count = 0;
+  bool unsure = false;  // a report unanswered: SQL says at the next checkpoint
+};
 struct HeldPage {
   std::string url;
   int64_t article = 0;  // 0 until its first comment is answered
   std::map<int64_t, Held> comments;
+  std::map<int64_t, HeldReports> reports;
   int posts = 0;  // sent, answered or not
   bool Full() const { return posts >= 30; }
 };
@@ -384,6 +394,7 @@ class ContentFaultTest : public FaultFixture {
   void ModerateHeld(std::mt19937_64& rng, std::array<Conn, kInstances>& conns);
   void ReadHeld(std::mt19937_64& rng, std::array<Conn, kInstances>& conns);
   void SignOutHeld(std::mt19937_64& rng, std::array<Conn, kInstances>& conns);
+  void ReportHeld(std::mt19937_64& rng, std::array<Conn, kInstances>& conns);
   void RecycleHeld(std::mt19937_64& rng, std::array<Conn, kInstances>& conns);
   // A read of a page's list, as an anonymous reader: no comment known to be held in it.
   void CheckNothingHeldListed(const HeldPage& page, const Reply& r, const std::string& where);
@@ -451,6 +462,8 @@ class ContentFaultTest : public FaultFixture {
   std::vector<ThreadModel> model_ = std::vector<ThreadModel>(kThreads + 1);  // + the held client
   std::vector<HeldPage> held_pages_;  // written by the held client, read by checkpoints
   uint64_t held_sign_outs_ = 0;       // answered 204, then tried on both instances
+  uint64_t held_reports_ = 0;         // answered 204
+  uint64_t held_by_reports_ = 0;      // of those, the ones that held their comment
   size_t held_recycled_ = 0;          // the next page RecycleHeld empties (after a rotate: 0)
   std::map<std::string, int> fault_counts_;
   Gate gate_;
@@ -1416,6 +1429,8 @@ void ContentFaultTest::HeldOp(std::mt19937_64& rng, std::array<Conn, kInstances>
     PostHeld(rng, conns);
   } else if (op < 50) {
     ModerateHeld(rng, conns);
+  } else if (op < 60) {
+    ReportHeld(rng, conns);
   } else if (op < 95) {
     ReadHeld(rng, conns);
   } else {
@@ -1472,6 +1487,7 @@ void ContentFaultTest::RecycleHeld(std::mt19937_64& rng, std::array<Conn, kInsta
               : "<no answer>";
       if (result == "ok") {
         page.comments.erase(id.as_int64());
+        page.reports.erase(id.as_int64());
       } else {
         page.comments[id.as_int64()] = Held::kUnsure;  // SQL says (a deleted one is dropped)
       }
@@ -1541,6 +1557,7 @@ void ContentFaultTest::ModerateHeld(std::mt19937_64& rng, std::array<Conn, kInst
   Held& h = page->comments[id];
   if (!s.reply.ok()) {
     h = Held::kUnsure;  // SQL says at the next checkpoint
+    page->reports[id].unsure = true;
     return;
   }
   const auto v = ParseJson(s.reply.body);
@@ -1549,12 +1566,75 @@ void ContentFaultTest::ModerateHeld(std::mt19937_64& rng, std::array<Conn, kInst
                                  : "<no results>";
   if (result == "ok") {
     h = approve ? Held::kApproved : Held::kSpam;
+    page->reports[id].count = 0;  // a moderator's decision zeroes the count
   } else {
+    page->reports[id].unsure = true;
     h = Held::kUnsure;
     if (!s.unanswered) {
       Add("held client", std::string(approve ? "approving" : "marking spam") + " comment " +
                              std::to_string(id) + " answered " + result);
     }
+  }
+}
+
+// The readers who may report a held-client comment: neither its poster nor the admin.
+constexpr std::array<int, 4> kHeldReporters{1, 2, 3, 4};
+constexpr int64_t kReportThreshold = 3;  // plauditd's default --report-threshold
+
+// A reader reports an approved comment it has not reported before. The report that makes the
+// count since a moderator's last decision reach the threshold holds the comment: from its 204
+// on, no anonymous read may get it, and the checkpoint wants it off its page's list.
+void ContentFaultTest::ReportHeld(std::mt19937_64& rng, std::array<Conn, kInstances>& conns) {
+  std::vector<std::pair<HeldPage*, int64_t>> approved, reported;
+  for (auto& page : held_pages_) {
+    for (const auto& [id, h] : page.comments) {
+      const size_t by = page.reports[id].by.size();
+      if (h == Held::kApproved && by < kHeldReporters.size()) {
+        (by > 0 ? reported : approved).emplace_back(&page, id);
+      }
+    }
+  }
+  // Half the time one reported before, so that reports reach the threshold in a short run.
+  const auto& pool =
+      !reported.empty() && (approved.empty() || rng() % 2 == 0) ? reported : approved;
+  if (pool.empty()) {
+    ReadHeld(rng, conns);
+    return;
+  }
+  auto [page, id] = pool[rng() % pool.size()];
+  HeldReports& reports = page->reports[id];
+  std::vector<int> fresh;
+  for (int r : kHeldReporters) {
+    if (!reports.by.count(r)) {
+      fresh.push_back(r);
+    }
+  }
+  const int reader = fresh[rng() % fresh.size()];
+  const json::object body{{"reason", "soak report by " + std::string(kUserNames[reader])}};
+  // Idempotent: a reader's second report changes nothing.
+  Sent s =
+      SendWrite(kHeldThread, rng, conns, reader, beast::http::verb::post,
+                "/api/v1/comments/" + std::to_string(id) + "/reports", json::serialize(body), true);
+  reports.by.insert(reader);
+  Held& h = page->comments[id];
+  if (s.reply.kind == Reply::kAnswered && s.reply.status == 204) {
+    // Counted once even after an unanswered attempt: a reader's report is one row. (Had that
+    // attempt held the comment, the retry would have met a pending comment: 404.)
+    ++held_reports_;
+    if (reports.unsure) {
+      h = Held::kUnsure;  // an earlier report's fate is SQL's to say
+    } else if (++reports.count >= kReportThreshold) {
+      h = Held::kPending;
+      ++held_by_reports_;
+    }
+    return;
+  }
+  h = Held::kUnsure;
+  reports.unsure = true;
+  if (s.reply.kind == Reply::kAnswered && s.reply.status < 500 && !s.unanswered) {
+    Add("held client", "a report of approved comment " + std::to_string(id) + " by " +
+                           kUserNames[reader] + " answered HTTP " + std::to_string(s.reply.status) +
+                           " " + s.reply.body);
   }
 }
 
@@ -1610,13 +1690,35 @@ void ContentFaultTest::ReconcileHeld(const std::string& label) {
   for (auto& page : held_pages_) {
     try {
       std::set<int64_t> live;
+      const std::string of_page =
+          "JOIN articles a ON a.id = c.article_id WHERE a.kind = 'page' AND c.deleted = 0 AND "
+          "a.title = 'Held " +
+          page.url + "'";
+      std::map<int64_t, std::set<int>> reporters;
+      for (const auto& row : Sql("SELECT r.comment_id, u.username FROM comment_reports r JOIN "
+                                 "users u ON u.id = r.user_id JOIN comments c ON c.id = "
+                                 "r.comment_id " +
+                                 of_page)) {
+        const auto name = std::find(std::begin(kUserNames), std::end(kUserNames), row.at(1));
+        reporters[std::stoll(row.at(0))].insert(
+            static_cast<int>(name - std::begin(kUserNames)));  // kUserCount: not a known user
+      }
       for (const auto& row :
-           Sql("SELECT c.id, c.status, a.id FROM comments c JOIN articles a ON a.id = "
-               "c.article_id WHERE a.kind = 'page' AND c.deleted = 0 AND a.title = 'Held " +
-               page.url + "'")) {
+           Sql("SELECT c.id, c.status, a.id, c.reports FROM comments c " + of_page)) {
         const int64_t id = std::stoll(row.at(0));
         live.insert(id);
         page.article = std::stoll(row.at(2));
+        HeldReports& reports = page.reports[id];
+        const int64_t count = std::stoll(row.at(3));
+        if (!reports.unsure && (reports.count != count || reports.by != reporters[id])) {
+          Add("held client",
+              label + ": comment " + std::to_string(id) + " has " + std::to_string(count) +
+                  " reports since its last decision, by " + std::to_string(reporters[id].size()) +
+                  " readers in SQL; its acknowledged reports and moderations "
+                  "make them " +
+                  std::to_string(reports.count) + ", by " + std::to_string(reports.by.size()));
+        }
+        reports = HeldReports{reporters[id], count, false};
         const Held in_sql = row.at(1) == "approved" ? Held::kApproved
                             : row.at(1) == "spam"   ? Held::kSpam
                                                     : Held::kPending;
@@ -1639,6 +1741,7 @@ void ContentFaultTest::ReconcileHeld(const std::string& label) {
           Add("held client", label + ": comment " + std::to_string(it->first) + " (" +
                                  HeldName(it->second) + ", acknowledged) is not in SQL");
         }
+        page.reports.erase(it->first);
         it = page.comments.erase(it);
       }
     } catch (const std::exception& e) {
@@ -2674,12 +2777,17 @@ TEST_P(ContentFaultTest, AcknowledgedArticlesAndCommentsReadBackUnderFaults) {
       held_counts[static_cast<int>(Held::kSpam)] == 0) {
     findings_.Add("harness", "the held client approved or marked spam no comment");
   }
+  if (held_reports_ == 0) {
+    findings_.Add("harness", "the held client's readers reported no comment");
+  }
   std::printf(
       "[content] held client: %zu pages, %zu comments (%zu pending, %zu approved, %zu spam, "
-      "%zu unsure), %llu reads, %llu sign-outs tried on both instances\n",
+      "%zu unsure), %llu reads, %llu reports (%llu held their comment), %llu sign-outs tried "
+      "on both instances\n",
       held_pages_.size(), held_counts[0] + held_counts[1] + held_counts[2] + held_counts[3],
       held_counts[0], held_counts[1], held_counts[2], held_counts[3],
-      (unsigned long long)model_[kHeldThread].stats.reads, (unsigned long long)held_sign_outs_);
+      (unsigned long long)model_[kHeldThread].stats.reads, (unsigned long long)held_reports_,
+      (unsigned long long)held_by_reports_, (unsigned long long)held_sign_outs_);
   std::printf(
       "[content] %s: seed %llu, %.1f s; faults: %s(%d checkpoints)\n"
       "[content]   %zu articles, %zu comments; acked writes %llu (%llu concurrent pairs), "
