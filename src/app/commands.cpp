@@ -109,32 +109,6 @@ int UserAdd(const config::Invocation& inv) {
   return 0;
 }
 
-// `plauditd user password NAME`: a new password for an account (one moved by an export without
-// --with-secrets has none, and signs in no other way until it is given one). Signing in reads
-// the hash from SQL, so a running server takes it at once; sessions already open stay open.
-int UserPassword(const config::Invocation& inv) {
-  const auto password = PasswordFromStdin("user password");
-  if (!password) {
-    return 1;
-  }
-  auto store = MigratedStore(inv.config);
-  if (!store) {
-    return 1;
-  }
-  auto set = domain::SetUserPassword(*store, inv.user_name, *password, HashOptions(inv.config));
-  store->Close();
-  if (!set) {
-    spdlog::error("user password: {}", set.error().message);
-    return 1;
-  }
-  if (!*set) {
-    spdlog::error("user password: no user '{}'", inv.user_name);
-    return 1;
-  }
-  spdlog::info("set the password of user '{}'", inv.user_name);
-  return 0;
-}
-
 // Runs `job` once against Redis and SQL, without HTTP. In embedded mode it uses the running
 // server's Redis when there is one (never a second server on the same data), else starts
 // Redis from its AOF.
@@ -169,6 +143,47 @@ int RunOneShot(config::Config config, const char* what,
       net::detached);
   app.io().run();
   return code;
+}
+
+// `plauditd user password NAME`: a new password for an account (one moved by an export without
+// --with-secrets has none, and signs in no other way until it is given one). Signing in reads
+// the hash from SQL, so a running server takes it at once. Then the account's open sessions
+// end, on every instance at once (an operator resets a password because another may know the
+// old one); when Redis cannot be reached for that, the command fails, the password set.
+int UserPassword(const config::Invocation& inv) {
+  const auto password = PasswordFromStdin("user password");
+  if (!password) {
+    return 1;
+  }
+  auto store = MigratedStore(inv.config);
+  if (!store) {
+    return 1;
+  }
+  auto set = domain::SetUserPassword(*store, inv.user_name, *password, HashOptions(inv.config));
+  store->Close();
+  if (!set) {
+    spdlog::error("user password: {}", set.error().message);
+    return 1;
+  }
+  if (!*set) {
+    spdlog::error("user password: no user '{}'", inv.user_name);
+    return 1;
+  }
+  spdlog::info("set the password of user '{}'", inv.user_name);
+  const int64_t id = **set;
+  const int ended = RunOneShot(inv.config, "user password: ending the sessions",
+                               [id](App& app) -> Awaitable<Status> {
+                                 PL_CO_CHECK(co_await app.sessions().DeleteUser(id));
+                                 co_return Status{};
+                               });
+  if (ended != 0) {
+    spdlog::error(
+        "user password: the password is set, but the account's open sessions could not "
+        "be ended; run the command again once Redis is back");
+    return ended;
+  }
+  spdlog::info("ended the open sessions of user '{}'", inv.user_name);
+  return 0;
 }
 
 int Flush(const config::Config& config) {

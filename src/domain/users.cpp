@@ -386,10 +386,11 @@ namespace {
 
 // A store job of a command (`plauditd user …`), run to its end: there is no server's
 // io_context to await it on.
-Result<bool> RunNow(sql::Store& store, std::function<Result<bool>(sql::Connection&)> job) {
+template <class T>
+Result<T> RunNow(sql::Store& store, std::function<Result<T>(sql::Connection&)> job) {
   net::io_context ioc;
   auto fut = net::co_spawn(
-      ioc, [&]() -> Awaitable<Result<bool>> { co_return co_await store.Run<bool>(std::move(job)); },
+      ioc, [&]() -> Awaitable<Result<T>> { co_return co_await store.Run<T>(std::move(job)); },
       net::use_future);
   ioc.run();
   return fut.get();
@@ -414,7 +415,7 @@ Result<bool> EnsureUser(sql::Store& store, const std::string& username, const st
                         Role role, const PasswordHashOptions& hash_options) {
   PL_CHECK(ValidateUsername(username));
   PL_CHECK(ValidatePassword(password));
-  return RunNow(store, [&](sql::Connection& c) -> Result<bool> {
+  return RunNow<bool>(store, [&](sql::Connection& c) -> Result<bool> {
     PL_TRY(auto existing, sql::UserTable::FindByKey(c, UsernameKey(username)));
     if (existing) {
       return false;
@@ -425,16 +426,19 @@ Result<bool> EnsureUser(sql::Store& store, const std::string& username, const st
   });
 }
 
-Result<bool> SetUserPassword(sql::Store& store, const std::string& username,
-                             const std::string& password, const PasswordHashOptions& hash_options) {
+Result<std::optional<int64_t>> SetUserPassword(sql::Store& store, const std::string& username,
+                                               const std::string& password,
+                                               const PasswordHashOptions& hash_options) {
   PL_CHECK(ValidatePassword(password));
-  return RunNow(store, [&](sql::Connection& c) -> Result<bool> {
+  using Id = std::optional<int64_t>;
+  return RunNow<Id>(store, [&](sql::Connection& c) -> Result<Id> {
     PL_TRY(auto existing, sql::UserTable::FindByKey(c, UsernameKey(username)));
     if (!existing || existing->deleted_at_ms != 0) {
-      return false;
+      return Id();
     }
     PL_TRY(const std::string hash, HashNow(password, hash_options));
-    return sql::UserTable::SetPasswordHash(c, existing->id, hash);
+    PL_TRY(const bool set, sql::UserTable::SetPasswordHash(c, existing->id, hash));
+    return set ? Id(existing->id) : Id();
   });
 }
 

@@ -122,8 +122,9 @@ sql::UserRow NewUserRow(std::string_view username, std::string display_name,
 Result<bool> EnsureUser(sql::Store& store, const std::string& username, const std::string& password,
                         Role role, const PasswordHashOptions& hash);
 // Sets the password of the live account `username` (`user password`). Synchronous, for the
-// command line. False when there is no such account.
-Result<bool> SetUserPassword(sql::Store& store, const std::string& username,
-                             const std::string& password, const PasswordHashOptions& hash);
+// command line. The account's id, or nullopt when there is no such account.
+Result<std::optional<int64_t>> SetUserPassword(sql::Store& store, const std::string& username,
+                                               const std::string& password,
+                                               const PasswordHashOptions& hash);
 
 }  // namespace plaudit::domain

@@ -884,6 +884,21 @@ TEST_F(TransferTest, AnAccountMovedWithoutItsSecretsSignsInOnceGivenAPassword) {
   EXPECT_EQ(set("alice", "short"), 1);            // the rules of a password
   EXPECT_EQ(c.Post("/api/v1/sessions", login).status, 201);
   EXPECT_EQ(Log().find("new-password-1"), std::string::npos);  // never logged
+
+  // A password reset ends the account's open sessions (another may know the old password),
+  // and no other account's; the refused resets above ended none.
+  const std::string alice = "Bearer " + std::string(s.Json().at("token").as_string());
+  ASSERT_EQ(set("boss", "boss-password"), 0) << Log();  // moved without one too
+  const std::string boss2 = Bearer(c, "boss", "boss-password");
+  ASSERT_EQ(c.Get("/api/v1/users/me", {{"Authorization", alice}}).status, 200);
+  ASSERT_EQ(c.Get("/api/v1/users/me", {{"Authorization", boss2}}).status, 200);
+  EXPECT_EQ(set("alice", "new-password-2"), 0) << Log();
+  EXPECT_EQ(c.Get("/api/v1/users/me", {{"Authorization", alice}}).status, 401);
+  EXPECT_EQ(c.Get("/api/v1/users/me", {{"Authorization", boss2}}).status, 200);
+  EXPECT_EQ(c.Post("/api/v1/sessions", login).status, 401);
+  EXPECT_EQ(
+      c.Post("/api/v1/sessions", R"({"username":"alice","password":"new-password-2"})").status,
+      201);
   EXPECT_EQ(moved.Stop(15s), 0);
 }
 
