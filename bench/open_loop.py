@@ -27,7 +27,9 @@ capacity is printed beside it.
 Without --pin the client runs on the same 2 cores as plauditd and its Redis, and takes a share
 of them that grows with the load it makes; with --pin plauditd, its Redis child and this script
 run on CPU 0 and the client alone on CPU 1, so the capacity and the 2x run are both the server's
-on one core. Prints one line per figure; docs/reliability.md quotes them.
+on one core. Prints one line per figure; docs/reliability.md quotes them. Then draws them into
+docs/open-loop.png (OPEN_LOOP_CHART=FILE elsewhere; gnuplot): for each route and connection count,
+the goodput at 2x against the capacity (dashed: the 80% asked for) and the admitted p99 from send.
 """
 import json
 import os
@@ -35,8 +37,10 @@ import resource
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from charts import bars  # noqa: E402
 from flood import rss_mb, start, stop  # noqa: E402
 from overload import call  # noqa: E402
 
@@ -84,6 +88,17 @@ def line(name, r):
             f"{r['shed_p99_ms']:.1f} ms), other {r['other']}, errors {r['errors']}, dropped "
             f"{r['dropped']}, {r['connections']} connections, {r['retransmitted']} TCP "
             f"segments retransmitted")
+
+
+def chart(rows):
+    out = os.environ.get("OPEN_LOOP_CHART") or os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "open-loop.png")
+    why = bars(out, f"bench/open_loop.py{' --pin' if PIN else ''}, {SECONDS} s a run, "
+                    f"{time.strftime('%Y-%m-%d')}", [r[0] for r in rows],
+               [("goodput at 2x capacity, % of capacity (dashed: 80%)", [r[1] for r in rows], 80,
+                 False),
+                ("admitted p99 from send at 2x (ms)", [r[2] for r in rows], None, True)])
+    print(why or f"chart: {out}")
 
 
 def main():
@@ -142,6 +157,7 @@ def run():
         }
         print(f"plauditd --max-in-flight {MAX_IN_FLIGHT}, {SECONDS} s a run"
               + (", server on CPU 0, client on CPU 1" if PIN else ", client and server share the cores"))
+        rows = []
         for name, route in routes.items():
             load(port, 200, 64, route)  # warm caches and connections
             first = None
@@ -156,6 +172,9 @@ def run():
                       f"of capacity through as many ({twice['goodput'] / first:.0%} of the "
                       f"64-connection capacity); admitted p99 from send "
                       f"{twice['ok_sent_p99_ms']:.1f} ms; RSS {rss_mb(p.pid):.0f} MB", flush=True)
+                rows.append((f"{name}, {connections:,} conns", 100 * twice["goodput"] / capacity,
+                             twice["ok_sent_p99_ms"]))
+        chart(rows)
     finally:
         stop(p, d)
 

@@ -20,7 +20,9 @@ RSS:
   4. headers:    100 connections sending 64 KiB headers (431, closed), 10 times a second.
   5. chunked:    200 connections with chunked bodies that never end, a chunk every 10 ms.
   6. pipelined:  8 connections each writing GETs back to back without reading, 1 MB at a time.
-Prints one line per figure; docs/reliability.md quotes them.
+Prints one line per figure; docs/reliability.md quotes them. Then draws them into
+docs/overload.png (OVERLOAD_CHART=FILE elsewhere; gnuplot): each phase's probe p99 against the
+unloaded one, with the 2x line, and plauditd's RSS.
 """
 import json
 import os
@@ -34,6 +36,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from charts import bars  # noqa: E402
 from flood import rss_mb, start, stop  # noqa: E402
 
 BIN = sys.argv[1] if len(sys.argv) > 1 else "build/plauditd"
@@ -190,9 +193,24 @@ def trickle(socks, seconds, period, chunk_for):
     return answered
 
 
-def report(what, probe, base, rss):
+ROWS = []  # (phase, probe p99 ms, RSS MB), for the chart
+
+
+def report(what, probe, base, rss, label):
     print(f"{what}: probe p99 {probe.p99_ms():.2f} ms = {probe.p99_ms() / base:.1f}x unloaded "
           f"({probe.counts()}), RSS {rss:.0f} MB")
+    ROWS.append((label, probe.p99_ms(), rss))
+
+
+def chart(base):
+    out = os.environ.get("OVERLOAD_CHART") or os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "overload.png")
+    labels = [r[0] for r in ROWS]
+    why = bars(out, f"bench/overload.py, {SECONDS} s a phase, "
+                    f"{time.strftime('%Y-%m-%d')} (unloaded probe p99 {base:.2f} ms)", labels,
+               [("probe p99 / unloaded p99 (dashed: 2x)", [r[1] / base for r in ROWS], 2, True),
+                ("plauditd RSS (MB)", [r[2] for r in ROWS], None, False)])
+    print(why or f"chart: {out}")
 
 
 def main():
@@ -213,6 +231,7 @@ def main():
         probe, rss, _ = phase(port, p.pid, probe_path, "unloaded", lambda: time.sleep(SECONDS))
         base = probe.p99_ms()
         print(f"unloaded: probe p99 {base:.2f} ms ({probe.counts()}), RSS {rss:.0f} MB")
+        ROWS.append(("unloaded", base, rss))
 
         def slowloris():
             head = b"GET /api/v1/articles HTTP/1.1\r\nHost: x\r\nX-Pad: " + b"a" * 4000
@@ -220,13 +239,14 @@ def main():
 
         probe, rss, _ = phase(port, p.pid, probe_path, "slowloris", slowloris(),
                               lambda: connections(port, 2000))
-        report("slowloris (2,000 connections, a byte every 2 s)", probe, base, rss)
+        report("slowloris (2,000 connections, a byte every 2 s)", probe, base, rss, "slowloris")
 
         probe, rss, (st, p99) = phase(port, p.pid, probe_path, "capacity",
                                       lambda: wrk(port, path, 64, SECONDS, script))
         capacity = st.get(200, 0) / SECONDS
         print(f"capacity: {capacity:,.0f} req/s at 64 connections (wrk p99 {p99}), "
               f"statuses {st}; probe p99 {probe.p99_ms():.2f} ms, RSS {rss:.0f} MB")
+        ROWS.append(("capacity (64 conns)", probe.p99_ms(), rss))
 
         probe, rss, (st, p99) = phase(port, p.pid, probe_path, "overload",
                                       lambda: wrk(port, path, FLOOD_CONNECTIONS, SECONDS, script))
@@ -235,6 +255,7 @@ def main():
         print(f"{FLOOD_CONNECTIONS:,} connections: goodput {good:,.0f} req/s = {good / capacity:.0%} of capacity, "
               f"shed {shed:,.0f}/s (503), wrk p99 of all {p99}; probe p99 {probe.p99_ms():.2f} ms "
               f"for 200s, {probe.p99_ms(503):.2f} ms for 503s ({probe.counts()}), RSS {rss:.0f} MB")
+        ROWS.append((f"flood ({FLOOD_CONNECTIONS:,} conns)", probe.p99_ms(), rss))
 
         def headers():
             big = (b"GET /api/v1/articles HTTP/1.1\r\nHost: x\r\n" +
@@ -262,7 +283,7 @@ def main():
 
         probe, rss, sent = phase(port, p.pid, probe_path, "headers", headers)
         report(f"huge headers ({sent:,} connections of 64 KiB headers, 100 at a time)", probe, base,
-               rss)
+               rss, "huge headers")
 
         def chunked():
             head = (b"POST " + path.encode() + b"/comments HTTP/1.1\r\nHost: x\r\n"
@@ -272,7 +293,8 @@ def main():
 
         probe, rss, _ = phase(port, p.pid, probe_path, "chunked", chunked(),
                               lambda: connections(port, 200))
-        report("endless chunked bodies (200 connections, 16 bytes every 10 ms)", probe, base, rss)
+        report("endless chunked bodies (200 connections, 16 bytes every 10 ms)", probe, base, rss,
+               "endless chunked")
 
         def pipelined():
             one = f"GET {probe_path} HTTP/1.1\r\nHost: x\r\n\r\n".encode()
@@ -298,8 +320,10 @@ def main():
                 t.join()
 
         probe, rss, _ = phase(port, p.pid, probe_path, "pipelined", pipelined)
-        report("pipelined floods (8 connections writing without reading)", probe, base, rss)
+        report("pipelined floods (8 connections writing without reading)", probe, base, rss,
+               "pipelined floods")
         os.unlink(script)
+        chart(base)
     finally:
         stop(p, d)
 
