@@ -4,6 +4,10 @@
 // - a crash, a sanitizer report, an exception out of the reader;
 // - a record whose row breaks its type's columns (a value of the wrong kind, a null where the
 //   column takes none, a row of the wrong width), or records out of the file's order;
+// - a value other than its line's: each column the line has, written again, must be the
+//   line's JSON value (a reader that took 1.0 or "7" for the integer 7 would pass the
+//   round trip below), and the derived columns what the line says (username_key the username
+//   lower-cased, a like valid and at seq 0);
 // - an error that is not "line N: …" with N the line the reader stopped on;
 // - a file read to its end whose records, written again as an export, read back otherwise
 //   (the writer and the reader disagree, or the reader is not a function of its input).
@@ -15,6 +19,7 @@
 #include <cstdlib>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "transfer/record_lines.hpp"
@@ -73,11 +78,59 @@ void CheckError(const Error& e, int64_t stopped_at) {
   }
 }
 
+std::string AsciiLower(std::string s) {
+  for (char& ch : s) {
+    if (ch >= 'A' && ch <= 'Z') {
+      ch = static_cast<char>(ch - 'A' + 'a');
+    }
+  }
+  return s;
+}
+
+// The record against the line it was read from.
+void CheckAgainstLine(const ImportRecord& r, std::string_view line) {
+  boost::system::error_code ec;
+  const json::value parsed = json::parse(line, ec);
+  if (ec || !parsed.is_object()) {
+    Finding("a record read from a line that is not a JSON object");
+  }
+  const json::object& in = parsed.get_object();
+  const json::object out = transfer::EncodeRecord(*r.type, r.row, /*with_secrets=*/true);
+  for (const transfer::Column& col : r.type->columns) {
+    const json::value* given = in.if_contains(col.name);
+    if (given != nullptr && *given != out.at(col.name)) {
+      Finding(std::string(r.type->type) + "." + std::string(col.name) + ": the line has " +
+              json::serialize(*given) + ", the record " + json::serialize(out.at(col.name)));
+    }
+  }
+  const size_t own = r.type->columns.size();
+  if (r.type->type == "user" &&
+      r.row[own] != sql::Value(AsciiLower(std::get<std::string>(r.row[1])))) {
+    Finding("a user's username_key other than its username lower-cased");
+  }
+  if (r.type->type == "like" &&
+      (r.row[own] != sql::Value(int64_t{1}) || r.row[own + 1] != sql::Value(int64_t{0}))) {
+    Finding("a like not valid, or at a seq other than 0");
+  }
+}
+
+// The file's lines as the reader counts them (from 1).
+std::vector<std::string_view> Lines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  while (!text.empty()) {
+    const size_t end = text.find('\n');
+    lines.push_back(text.substr(0, end));
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+  }
+  return lines;
+}
+
 // Reads `text` to its end. The records, or nullopt for a file the reader refused (checked).
 std::optional<std::vector<ImportRecord>> ReadAll(const std::string& text) {
   std::istringstream in(text);
   transfer::ExportReader reader(in);
   std::vector<ImportRecord> records;
+  const std::vector<std::string_view> lines = Lines(text);
   for (;;) {
     auto next = reader.Next();
     if (!next) {
@@ -88,6 +141,11 @@ std::optional<std::vector<ImportRecord>> ReadAll(const std::string& text) {
       break;
     }
     CheckRecord(**next, records.empty() ? nullptr : &records.back());
+    if (static_cast<size_t>((*next)->line) > lines.size()) {
+      Finding("a record from line " + std::to_string((*next)->line) + " of a file of " +
+              std::to_string(lines.size()));
+    }
+    CheckAgainstLine(**next, lines[static_cast<size_t>((*next)->line) - 1]);
     if (records.size() == kMaxRecords) {
       return std::nullopt;
     }

@@ -232,10 +232,13 @@ class CommentService {
   Awaitable<Result<sql::CommentWrite>> WriteThread(
       int64_t article_id,
       std::function<Awaitable<Result<sql::CommentWrite>>(sql::CacheStamp)> write);
-  Awaitable<Status> Reflect(const sql::CommentWrite& w);
+  // `hashes`: kOnlyCached for an import's comments (redis::CommentCache::Put).
+  Awaitable<Status> Reflect(const sql::CommentWrite& w, redis::CommentCache::NewHashes hashes);
   // The Redis step after a commit, then the write's cache mark goes (kept when the step failed
   // and so did the invalidation: the check repairs it should this process die first).
-  Awaitable<Status> AfterCommit(const sql::CommentWrite& w, const redis::CacheMark& mark);
+  Awaitable<Status> AfterCommit(
+      const sql::CommentWrite& w, const redis::CacheMark& mark,
+      redis::CommentCache::NewHashes hashes = redis::CommentCache::NewHashes::kCreate);
 
   // --- Reads (comment_reads.cpp, comment_page_versions.cpp, comment_pages.cpp).
   // The comment if the viewer may see it (listed, on an article they can see; a held one to

@@ -130,7 +130,7 @@ Awaitable<Result<Session>> UserService::Login(std::string username, std::string 
   co_await Refund(reserved);
   directory_.Remember((*row)->id, PrincipalOf(**row), directory_epoch);
 
-  co_return co_await OpenSession((*row)->id);
+  co_return co_await OpenSession((*row)->id, &(*row)->password_hash);
 }
 
 namespace {
@@ -176,7 +176,8 @@ Awaitable<Result<Session>> UserService::SignInExternal(ExternalProfile profile) 
   co_return co_await OpenSession(row->id);
 }
 
-Awaitable<Result<Session>> UserService::OpenSession(int64_t user_id) {
+Awaitable<Result<Session>> UserService::OpenSession(int64_t user_id,
+                                                    const std::string* verified_hash) {
   Session s;
   s.token = redis::SessionStore::NewToken();
   s.expires_at_ms = NowMs() + sessions_.ttl().count();
@@ -185,7 +186,8 @@ Awaitable<Result<Session>> UserService::OpenSession(int64_t user_id) {
   // one the answer names (the session holds no role to be stale), and an account deleted
   // meanwhile gets no session.
   auto now = co_await users_.FindById(user_id);
-  if (!now || !*now || (*now)->deleted_at_ms != 0) {
+  if (!now || !*now || (*now)->deleted_at_ms != 0 ||
+      (verified_hash != nullptr && (*now)->password_hash != *verified_hash)) {
     (void)co_await sessions_.Delete(s.token, user_id);
     PL_CO_CHECK(now);
     co_return Fail(ErrorCode::kUnauthenticated, "wrong username or password");

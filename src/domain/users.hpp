@@ -63,7 +63,11 @@ class UserService {
                                    std::string client_address);
   // A new session for an account that just proved itself (a right password, first-run
   // setup). kUnauthenticated when the account was deleted meanwhile.
-  Awaitable<Result<Session>> OpenSession(int64_t user_id);
+  // `verified_hash`: the password hash a sign-in checked. A session opened as that hash was
+  // replaced (`plauditd user password` ends the sessions it finds, after setting the hash) is
+  // closed again: no session outlives a reset by a sign-in with the old password in flight.
+  Awaitable<Result<Session>> OpenSession(int64_t user_id,
+                                         const std::string* verified_hash = nullptr);
   // A session for the account of (provider, subject), made on first use (a random username,
   // the provider's name as display name, suffixed " (2)"… while it looks like another
   // account's) and renamed when the provider's name changed. The same session as a password

@@ -87,12 +87,13 @@ Awaitable<Result<std::optional<std::vector<int64_t>>>> CommentCache::NextComment
   co_return std::optional<std::vector<int64_t>>(std::move(ids));
 }
 
-Awaitable<Status> CommentCache::Put(int64_t article_id, std::span<const model::Comment> comments) {
+Awaitable<Status> CommentCache::Put(int64_t article_id, std::span<const model::Comment> comments,
+                                    NewHashes hashes) {
   if (comments.empty()) {
     co_return Status{};
   }
   std::vector<std::string> keys{keys::CommentMeta(article_id)};
-  std::vector<std::string> args;
+  std::vector<std::string> args{hashes == NewHashes::kCreate ? "1" : "0"};
   for (const auto& c : comments) {
     const CommentFields fields = EncodeComment(c);
     keys.push_back(keys::Comment(c.id));

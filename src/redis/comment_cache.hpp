@@ -47,7 +47,12 @@ class CommentCache {
 
   // Applies comment states of one article in one atomic script (see comment_put.lua); each
   // is indexed under its parent_id (a reply) or the article (a top-level comment).
-  Awaitable<Status> Put(int64_t article_id, std::span<const model::Comment> comments);
+  // kOnlyCached: while the article's comment cache does not exist, only comments whose hash
+  // is cached take their new state; the rest stay uncached (an import's: a reader asking for
+  // one reads SQL, as after Forget), so an import of a million comments does not fill Redis.
+  enum class NewHashes { kCreate, kOnlyCached };
+  Awaitable<Status> Put(int64_t article_id, std::span<const model::Comment> comments,
+                        NewHashes hashes = NewHashes::kCreate);
   // Comments of ONE article (one hash slot) for many ids: one pipeline of HMGETs.
   Awaitable<Result<std::vector<CachedComment>>> GetMany(const std::vector<int64_t>& ids);
   // GetMany with only what places a comment filled in (id, article_id, parent_id, deleted,

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sodium.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <sstream>
 #include <string>
@@ -39,6 +40,7 @@ std::string ExportText(const std::vector<json::object>& records, int64_t end) {
 struct ReadOutcome {
   std::vector<ImportRecord> records;
   std::optional<Error> error;
+  int64_t line = 0;  // the line the reader stopped on
 };
 
 ReadOutcome ReadExport(const std::string& text) {
@@ -47,6 +49,7 @@ ReadOutcome ReadExport(const std::string& text) {
   ReadOutcome r;
   for (;;) {
     auto next = reader.Next();
+    r.line = reader.line();
     if (!next) {
       r.error = next.error();
       return r;
@@ -137,7 +140,8 @@ TEST_F(ExportLines, TheFirstBadLineIsNamedAndNothingAfterItIsRead) {
        "line 2: the file ends without its end record"},
       {"wrong count", ExportText({RecordSample("user")}, 2),
        "line 3: the end record does not count the 1"},
-      {"wrong kind", ExportText({wrong_kind}, 1),
+      // A bad line then another: the first is named, and the reader stops on it.
+      {"wrong kind", ExportText({wrong_kind, unknown}, 2),
        "line 2: \"pinned\" of an article record must be an integer"},
       {"unknown field", ExportText({unknown}, 1),
        "line 2: unknown field \"colour\" in a page record"},
@@ -151,6 +155,9 @@ TEST_F(ExportLines, TheFirstBadLineIsNamedAndNothingAfterItIsRead) {
     ASSERT_TRUE(r.error);
     EXPECT_EQ(r.error->code, ErrorCode::kInvalidArgument);
     EXPECT_EQ(r.error->message.rfind(c.message, 0), 0u) << r.error->message;
+    // It stopped on the line it named (an empty file has none).
+    EXPECT_EQ("line " + std::to_string(std::max<int64_t>(r.line, 1)) + ":",
+              c.message.substr(0, c.message.find(':') + 1));
   }
   // Blank lines after the end are an editor's, not an error.
   EXPECT_FALSE(ReadExport(ExportText({}, 0) + "\n \r\n").error);

@@ -10,15 +10,19 @@
 -- They are kept only while the article's comment cache exists (meta present): otherwise
 -- the next read rebuilds everything from SQL, which already holds these rows.
 -- KEYS[1] pl:cmeta:{s}:<aid>; then per comment: hash, time index, likes index, like count.
--- ARGV per comment: member (19-digit id), time score (id), n, then n field/value pairs
--- (they include 'ver', 'deleted', 'replies' and 'likes', the SQL like count).
+-- ARGV[1] '1' to create hashes, '0' to create none while the article's cache does not exist
+-- (an import's comments: only hashes already cached take the new states, the rest are read
+-- from SQL when asked for, as after a Forget); then per comment: member (19-digit id), time
+-- score (id), n, then n field/value pairs (they include 'ver', 'deleted', 'replies' and
+-- 'likes', the SQL like count).
 -- Returns how many states were newer than the cached ones.
 -- While the cache exists, every call raises the thread's version (meta 'v', see
 -- comment_meta.lua) in this same step: a rendered page cached under the version before
 -- it is never served again (render/page_cache.hpp).
 local live = redis.call('EXISTS', KEYS[1]) == 1
+local create = live or ARGV[1] == '1'
 local applied = 0
-local a = 1
+local a = 2
 -- Complete quadruples only: on Redis Cluster a last key follows them (the slot guard,
 -- cluster_slots.hpp).
 for k = 2, #KEYS - 3, 4 do
@@ -36,7 +40,8 @@ for k = 2, #KEYS - 3, 4 do
   -- At its own version, SQL's rendering fills a hash without one (none: an earlier release
   -- wrote it; empty: filled before start-up rendered the row).
   local fills_html = cached[2] == false or (cached[2] == '' and html ~= '')
-  if ver > cached_ver or (ver == cached_ver and fills_html) then
+  local exists = cached[1] ~= false
+  if (create or exists) and (ver > cached_ver or (ver == cached_ver and fills_html)) then
     redis.call('HSET', hash, unpack(ARGV, first, last))
     applied = applied + 1
   end

@@ -373,7 +373,7 @@ std::unique_ptr<Process> FaultFixture::StartServe(int port, const std::string& l
       // list pages must then be current in views too (still kept, under their versions).
       "--list-views-max-age-ms", "0",
       // The content test's held client writes on page threads of this site.
-      "--sites", "https://blog.example"};
+      "--sites", "https://blog.example", "--report-threshold", "3"};
   argv.insert(argv.end(), flags.begin(), flags.end());
   return std::make_unique<Process>(argv, (dir_.path() / log_name).string());
 }
