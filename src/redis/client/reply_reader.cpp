@@ -62,73 +62,55 @@ void SyncHead(const redisReadTask* task, void* obj) {
   root->head.elements = root->value.elements.size();
 }
 
-// These run inside hiredis (C): nothing may throw through them; nullptr means out of memory.
-void* CreateString(const redisReadTask* task, char* str, size_t len) {
+// What each callback below shares: the reply placed (Place), `fill` run on it, the root's
+// header kept in step (SyncHead). These run inside hiredis (C): nothing may throw through them,
+// and nullptr means out of memory, so a root made here and not handed back is freed.
+template <class Fill>
+void* Create(const redisReadTask* task, Fill fill) noexcept {
+  void* obj = nullptr;
   try {
     Reply* slot = nullptr;
-    void* obj = Place(task, &slot);
-    if (obj == nullptr) {
-      return nullptr;
-    }
-    slot->type = TypeOf(task->type);
-    slot->str.assign(str, len);
+    obj = Place(task, &slot);
+    fill(*slot);
     SyncHead(task, obj);
     return obj;
   } catch (...) {
+    if (task->parent == nullptr) {
+      delete static_cast<ReplyRoot*>(obj);
+    }
     return nullptr;
   }
+}
+
+void* CreateString(const redisReadTask* task, char* str, size_t len) {
+  return Create(task, [&](Reply& r) {
+    r.type = TypeOf(task->type);
+    r.str.assign(str, len);
+  });
 }
 
 void* CreateArray(const redisReadTask* task, int elements) {
-  try {
-    Reply* slot = nullptr;
-    void* obj = Place(task, &slot);
-    if (obj == nullptr) {
-      return nullptr;
-    }
-    slot->type = Reply::Type::kArray;
+  void* obj = Create(task, [&](Reply& r) {
+    r.type = Reply::Type::kArray;
     // Room for a small array's elements at once; a large one grows as they come (Place).
     constexpr size_t kReservedAtMost = 1024;
-    slot->elements.reserve(std::min(static_cast<size_t>(elements), kReservedAtMost));
-    SyncHead(task, obj);
-    if (task->parent == nullptr) {
-      static_cast<ReplyRoot*>(obj)->head.elements = static_cast<size_t>(elements);
-    }
-    return obj;
-  } catch (...) {
-    return nullptr;
+    r.elements.reserve(std::min(static_cast<size_t>(elements), kReservedAtMost));
+  });
+  if (obj != nullptr && task->parent == nullptr) {
+    static_cast<ReplyRoot*>(obj)->head.elements = static_cast<size_t>(elements);
   }
+  return obj;
 }
 
 void* CreateInteger(const redisReadTask* task, long long value) {
-  try {
-    Reply* slot = nullptr;
-    void* obj = Place(task, &slot);
-    if (obj == nullptr) {
-      return nullptr;
-    }
-    slot->type = Reply::Type::kInteger;
-    slot->integer = value;
-    SyncHead(task, obj);
-    return obj;
-  } catch (...) {
-    return nullptr;
-  }
+  return Create(task, [&](Reply& r) {
+    r.type = Reply::Type::kInteger;
+    r.integer = value;
+  });
 }
 
 void* CreateNil(const redisReadTask* task) {
-  try {
-    Reply* slot = nullptr;
-    void* obj = Place(task, &slot);
-    if (obj == nullptr) {
-      return nullptr;
-    }
-    slot->type = Reply::Type::kNil;
-    SyncHead(task, obj);
-    return obj;
-  } catch (...) {
-    return nullptr;
-  }
+  return Create(task, [](Reply& r) { r.type = Reply::Type::kNil; });
 }
 
 void FreeObject(void* obj) { delete static_cast<ReplyRoot*>(obj); }
