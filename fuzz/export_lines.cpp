@@ -13,6 +13,7 @@
 //   (the writer and the reader disagree, or the reader is not a function of its input).
 #include <sodium.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <cstdint>
 #include <cstdio>
@@ -78,12 +79,11 @@ void CheckError(const Error& e, int64_t stopped_at) {
   }
 }
 
+// The oracle's own lower-casing (ASCII only, as the username key is), not the reader's.
 std::string AsciiLower(std::string s) {
-  for (char& ch : s) {
-    if (ch >= 'A' && ch <= 'Z') {
-      ch = static_cast<char>(ch - 'A' + 'a');
-    }
-  }
+  std::transform(s.begin(), s.end(), s.begin(), [](char ch) {
+    return ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch | 0x20) : ch;
+  });
   return s;
 }
 
