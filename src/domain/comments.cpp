@@ -83,8 +83,8 @@ Awaitable<Result<std::vector<sql::CommentWrite>>> CommentService::ImportBatches(
   // Redis (a reader asking for one reads SQL): a large import would otherwise fill Redis with
   // every comment it moved (1.8 GiB at a million), read or not.
   for (size_t i = 0; i < marks.size(); ++i) {
-    PL_CO_CHECK(co_await AfterCommit((*written)[i], marks[i],
-                                     redis::CommentCache::NewHashes::kOnlyCached));
+    PL_CO_CHECK(
+        co_await AfterCommit((*written)[i], marks[i], redis::CommentCache::NewHashes::kOnlyCached));
   }
   co_return std::move(*written);
 }
