@@ -160,7 +160,7 @@ int UserPassword(const config::Invocation& inv) {
       inv.config, "user password",
       [name = inv.user_name, password = *password,
        hash = HashOptions(inv.config)](App& app) -> Awaitable<Status> {
-        // Hashed on this thread (~0.15 s): a command's, nothing else waits on it.
+        // Synchronous, the hash (~0.15 s) in the store's job: a command's, nothing else waits.
         PL_CO_TRY(const auto id, domain::SetUserPassword(app.store(), name, password, hash));
         if (!id) {
           co_return Fail(ErrorCode::kNotFound, "no user '" + name + "'");
